@@ -1,0 +1,239 @@
+/* co_conn: finding recorderd and registering the ring with it. Runs at load
+ * and exit only, never on the hook path (but for co_conn_gone, which the
+ * full-ring wait calls now and then). */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "co_state.h"
+#include "lt_ctl.h"
+
+#ifndef CO_RECORDERD_INSTALLED
+#define CO_RECORDERD_INSTALLED "/usr/local/bin/recorderd"
+#endif
+
+static int connect_unix(const char *path)
+{
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    if (strlen(path) >= sizeof a.sun_path)
+        return -ENAMETOOLONG;
+    strcpy(a.sun_path, path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -errno;
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
+        int e = -errno;
+        close(fd);
+        return e;
+    }
+    return fd;
+}
+
+static void default_socket(char *buf, size_t cap)
+{
+    const char *xdg = getenv("XDG_RUNTIME_DIR");
+    if (xdg && *xdg)
+        snprintf(buf, cap, "%s/luatrace/recorderd.sock", xdg);
+    else
+        snprintf(buf, cap, "/tmp/luatrace-%u/recorderd.sock", (unsigned)getuid());
+}
+
+/* recorderd next to this module in a build tree, else the installed one. */
+static void find_recorderd(char *buf, size_t cap)
+{
+    const char *env = getenv("LUATRACE_RECORDERD");
+    Dl_info info;
+    if (env && *env) {
+        snprintf(buf, cap, "%s", env);
+        return;
+    }
+    if (dladdr((void *)find_recorderd, &info) && info.dli_fname) {
+        char dir[PATH_MAX];
+        snprintf(dir, sizeof dir, "%s", info.dli_fname);
+        char *slash = strrchr(dir, '/');
+        if (slash) {
+            *slash = 0;
+            snprintf(buf, cap, "%s/../recorderd/recorderd", dir);
+            if (access(buf, X_OK) == 0)
+                return;
+        }
+    }
+    snprintf(buf, cap, "%s", access(CO_RECORDERD_INSTALLED, X_OK) == 0 ? CO_RECORDERD_INSTALLED
+                                                                       : "recorderd");
+}
+
+/* Starts a private recorder on one end of a socketpair. It is detached
+ * (double fork, own session) so the program's own wait()s never see it. */
+static int spawn_recorder(co_state *s)
+{
+    int sv[2];
+    char exe[PATH_MAX];
+    find_recorderd(exe, sizeof exe);
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+        return -errno;
+    pid_t child = fork();
+    if (child == 0) {
+        if (fork() == 0) {
+            setsid();
+            dup2(sv[1], 3); /* dup2 clears CLOEXEC on the copy */
+            const char *out = getenv("LUATRACE_OUT");
+            execlp(exe, exe, "serve", "--fd", "3", "--out", out && *out ? out : "luatrace-out",
+                   s->private_summary ? "--summary" : "--quiet", (char *)NULL);
+            fprintf(stderr, "luatrace: cannot run %s: %s\n", exe, strerror(errno));
+        }
+        _exit(0);
+    }
+    close(sv[1]);
+    if (child < 0) {
+        close(sv[0]);
+        return -errno;
+    }
+    while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+        ;
+    s->wait_bye = 1;
+    return sv[0];
+}
+
+static void read_cmdline(char *buf, size_t cap)
+{
+    buf[0] = 0;
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    ssize_t n = read(fd, buf, cap - 1);
+    close(fd);
+    n = n < 0 ? 0 : n;
+    buf[n] = 0;
+    for (ssize_t i = 0; i + 1 < n; i++)
+        if (!buf[i])
+            buf[i] = ' ';
+}
+
+static int send_all(int fd, const char *p, size_t n)
+{
+    while (n) {
+        ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return -EPIPE;
+        p += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+/* Waits up to 10 s for the ack. */
+static int read_ack(int fd, lt_ctl_msg *m)
+{
+    char buf[LT_CTL_MSG_MAX];
+    size_t have = 0;
+    while (have < sizeof buf) {
+        struct pollfd pfd = {fd, POLLIN, 0};
+        int r = poll(&pfd, 1, 10000);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return -ETIMEDOUT;
+        ssize_t k = read(fd, buf + have, sizeof buf - have);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return -ECONNRESET;
+        have += (size_t)k;
+        msgpack_unpacked u;
+        msgpack_unpacked_init(&u);
+        size_t off = 0;
+        int ok = msgpack_unpack_next(&u, buf, have, &off) == MSGPACK_UNPACK_SUCCESS;
+        int err = ok ? lt_ctl_parse(&u.data, m) : 0;
+        msgpack_unpacked_destroy(&u);
+        if (ok)
+            return err ? err : m->type == LT_CTL_ACK ? 0 : -EPROTO;
+    }
+    return -EPROTO;
+}
+
+static int hello(co_state *s, int fd, char *err, size_t cap)
+{
+    lt_ctl_msg m = {.type = LT_CTL_HELLO, .pid = (uint32_t)getpid(), .ring = s->ring.size};
+    snprintf(m.shm, sizeof m.shm, "%s", s->shm);
+    read_cmdline(m.cmd, sizeof m.cmd);
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    int e = lt_ctl_pack(&m, &sb);
+    if (!e)
+        e = send_all(fd, sb.data, sb.size);
+    msgpack_sbuffer_destroy(&sb);
+    if (!e)
+        e = read_ack(fd, &m);
+    if (e)
+        snprintf(err, cap, "no answer from recorderd (%s)", strerror(-e));
+    else if (!m.ok)
+        snprintf(err, cap, "recorderd refused the trace: %s", m.text);
+    return e ? e : m.ok ? 0 : -EPERM;
+}
+
+int co_conn_open(co_state *s, char *err, size_t cap)
+{
+    char path[PATH_MAX];
+    const char *env = getenv("LUATRACE_SOCKET");
+    int fd;
+    if (s->private_summary) {
+        fd = spawn_recorder(s);
+        if (fd < 0)
+            snprintf(err, cap, "cannot start a recorder: %s", strerror(-fd));
+    } else if (env && *env) {
+        fd = connect_unix(env);
+        if (fd < 0)
+            snprintf(err, cap, "cannot connect to recorderd at %s: %s", env, strerror(-fd));
+    } else {
+        default_socket(path, sizeof path);
+        fd = connect_unix(path);
+        const char *spawn = getenv("LUATRACE_SPAWN");
+        if (fd < 0 && !(spawn && !strcmp(spawn, "0")))
+            fd = spawn_recorder(s);
+        if (fd < 0)
+            snprintf(err, cap, "no recorderd is listening on %s (LUATRACE_SPAWN=0: not starting one)",
+                     path);
+    }
+    if (fd < 0)
+        return fd;
+    s->sock = fd;
+    int e = hello(s, fd, err, cap);
+    if (e) {
+        close(fd);
+        s->sock = -1;
+    }
+    return e;
+}
+
+int co_conn_gone(co_state *s)
+{
+    if (s->sock < 0)
+        return 1;
+    struct pollfd pfd = {s->sock, POLLIN, 0};
+    /* the recorder never writes after the ack: readable means EOF */
+    return poll(&pfd, 1, 0) > 0;
+}
+
+void co_conn_close(co_state *s)
+{
+    if (s->sock < 0)
+        return;
+    if (s->wait_bye && !s->lost) {
+        struct pollfd pfd = {s->sock, POLLIN, 0};
+        while (poll(&pfd, 1, 60000) < 0 && errno == EINTR)
+            ;
+    }
+    close(s->sock);
+    s->sock = -1;
+}

@@ -1,0 +1,322 @@
+/* co_func: interning of functions and strings.
+ *
+ * A call event needs the called function's id. Asking Lua for the source
+ * (lua_getinfo "S") costs ~100 ns, so the id is cached by the function's
+ * identity: its Proto* for a Lua function (all closures of one function
+ * share it), its lua_CFunction for a C function. Both sit at the same
+ * offset of a Lua 5.1 closure; co_func_layout_check verifies that layout at
+ * load time and, if it does not hold (another Lua), keys by closure
+ * instead. A Proto address can be reused after the GC frees it, so a hit
+ * is confirmed against the Proto's source and linedefined.
+ *
+ * Naming, at first sight (see README "Frame labels"): "main chunk"; else the
+ * shortest global or package.loaded path holding the function; else the
+ * name the caller used; else "?".
+ */
+#include <lauxlib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "co_state.h"
+
+enum {
+    CL_ISC = 10,      /* Closure.isC */
+    CL_FP = 32,       /* LClosure.p / CClosure.f */
+    PR_SOURCE = 64,   /* Proto.source (TString*) */
+    PR_LINEDEF = 96,  /* Proto.linedefined */
+    TSTRING_SIZE = 24 /* sizeof(TString): getstr(ts) == (char*)ts + 24 */
+};
+
+static const void *read_ptr(const void *base, int off)
+{
+    const void *v;
+    memcpy(&v, (const char *)base + off, sizeof v);
+    return v;
+}
+
+static int read_int(const void *base, int off)
+{
+    int v;
+    memcpy(&v, (const char *)base + off, sizeof v);
+    return v;
+}
+
+static int layout_probe(lua_State *L)
+{
+    return lua_gettop(L);
+}
+
+int co_func_layout_check(lua_State *L)
+{
+    int top = lua_gettop(L), ok = 0;
+    if (luaL_loadstring(L, "return function() end") == 0) {
+        lua_pushvalue(L, -1);
+        lua_call(L, 0, 1); /* chunk, A */
+        lua_insert(L, -2);
+        lua_call(L, 0, 1); /* A, B: two closures of one Proto */
+        const uint8_t *a = lua_topointer(L, -2), *b = lua_topointer(L, -1);
+        const void *pa = read_ptr(a, CL_FP), *pb = read_ptr(b, CL_FP);
+        lua_Debug ar;
+        lua_pushvalue(L, -1);
+        lua_getinfo(L, ">S", &ar);
+        ok = a != b && a[8] == LUA_TFUNCTION && a[CL_ISC] == 0 && pa && pa == pb &&
+             (const char *)read_ptr(pa, PR_SOURCE) + TSTRING_SIZE == ar.source &&
+             read_int(pa, PR_LINEDEF) == ar.linedefined;
+    }
+    lua_pushcfunction(L, layout_probe);
+    const uint8_t *c = lua_topointer(L, -1);
+    ok = ok && c[CL_ISC] == 1 && read_ptr(c, CL_FP) == (const void *)layout_probe;
+    lua_settop(L, top);
+    return ok;
+}
+
+int co_func_init(co_state *s)
+{
+    s->ft.cap = 4096;
+    s->ft.e = calloc(s->ft.cap, sizeof *s->ft.e);
+    s->st.cap = 1024;
+    s->st.e = calloc(s->st.cap, sizeof *s->st.e);
+    s->next_fid = 1;
+    s->next_sid = 1;
+    return s->ft.e && s->st.e ? 0 : -1;
+}
+
+void co_func_free(co_state *s)
+{
+    for (uint32_t i = 0; s->st.e && i < s->st.cap; i++)
+        free(s->st.e[i].s);
+    free(s->st.e);
+    free(s->ft.e);
+    s->st.e = NULL;
+    s->ft.e = NULL;
+}
+
+static uint32_t hash_ptr(const void *p)
+{
+    uint64_t x = (uint64_t)(uintptr_t)p;
+    return (uint32_t)((x >> 3) * 0x9E3779B97F4A7C15ull >> 32);
+}
+
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (uint8_t)s[i]) * 1099511628211ull;
+    return h;
+}
+
+static int grow_strings(co_stab *t)
+{
+    uint32_t cap = t->cap * 2;
+    co_sent *e = calloc(cap, sizeof *e);
+    if (!e)
+        return -1;
+    for (uint32_t i = 0; i < t->cap; i++) {
+        if (!t->e[i].s)
+            continue;
+        uint32_t j = (uint32_t)t->e[i].hash & (cap - 1);
+        while (e[j].s)
+            j = (j + 1) & (cap - 1);
+        e[j] = t->e[i];
+    }
+    free(t->e);
+    t->e = e;
+    t->cap = cap;
+    return 0;
+}
+
+/* Returns the sid of s[0..n), emitting a STR record the first time. */
+static uint32_t intern_str(co_state *s, const char *str, size_t n)
+{
+    if (n > LT_STR_MAX)
+        n = LT_STR_MAX;
+    if ((s->st.n + 1) * 2 > s->st.cap && grow_strings(&s->st))
+        return 0;
+    uint64_t h = hash_bytes(str, n);
+    uint32_t i = (uint32_t)h & (s->st.cap - 1);
+    for (; s->st.e[i].s; i = (i + 1) & (s->st.cap - 1))
+        if (s->st.e[i].hash == h && s->st.e[i].len == n && !memcmp(s->st.e[i].s, str, n))
+            return s->st.e[i].sid;
+    uint8_t *p = co_out_reserve(s, n + 16);
+    char *copy = malloc(n + 1);
+    if (!p || !copy) {
+        free(copy);
+        return 0;
+    }
+    memcpy(copy, str, n);
+    copy[n] = 0;
+    s->st.e[i] = (co_sent){copy, (uint32_t)n, s->next_sid++, h};
+    s->st.n++;
+    uint8_t *q = lt_put_head(p, LT_EV_STR, 2);
+    q = lt_put_uint(q, s->st.e[i].sid);
+    q = lt_put_str(q, str, (uint32_t)n);
+    lt_ring_commit(&s->ring, (uint64_t)(q - p));
+    return s->st.e[i].sid;
+}
+
+/* Keeps in best the shortest "prefix.key" (ties: smaller bytes) among the
+ * string keys of table t whose value is rawequal to the function at fi. */
+static void scan_table(lua_State *L, int fi, int t, const char *prefix, char *best, size_t cap)
+{
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        if (lua_type(L, -2) == LUA_TSTRING && lua_rawequal(L, -1, fi)) {
+            char cand[256];
+            const char *k = lua_tostring(L, -2);
+            snprintf(cand, sizeof cand, "%s%s%s", prefix, *prefix ? "." : "", k);
+            size_t cl = strlen(cand), bl = strlen(best);
+            if (!*best || cl < bl || (cl == bl && strcmp(cand, best) < 0))
+                snprintf(best, cap, "%s", cand);
+        }
+        lua_pop(L, 1);
+    }
+}
+
+static void scan_modules(lua_State *L, int fi, char *best, size_t cap)
+{
+    best[0] = 0;
+    scan_table(L, fi, LUA_GLOBALSINDEX, "", best, cap);
+    lua_pushliteral(L, "_LOADED");
+    lua_rawget(L, LUA_REGISTRYINDEX);
+    if (lua_type(L, -1) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        return;
+    }
+    int loaded = lua_gettop(L);
+    lua_pushnil(L);
+    while (lua_next(L, loaded)) {
+        if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TTABLE &&
+            strcmp(lua_tostring(L, -2), "_G") != 0)
+            scan_table(L, fi, lua_gettop(L), lua_tostring(L, -2), best, cap);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+}
+
+static void sanitize(char *s)
+{
+    for (; *s; s++)
+        if (*s == ';')
+            *s = ',';
+        else if (*s == '\n' || *s == '\r')
+            *s = ' ';
+}
+
+static uint32_t fflags(const co_state *s, const void *cf)
+{
+    if (cf == (const void *)s->cf_pcall || cf == (const void *)s->cf_xpcall)
+        return LT_FF_PCALL;
+    if (cf == (const void *)s->cf_resume)
+        return LT_FF_RESUME;
+    if (cf == (const void *)s->cf_wrap)
+        return LT_FF_WRAP;
+    if (cf == (const void *)s->cf_yield)
+        return LT_FF_YIELD;
+    return 0;
+}
+
+/* Writes the FUNC record (and its strings) for the function at the top. */
+static uint32_t describe(co_state *s, lua_State *L, lua_Debug *ar, int isC, uint32_t flags)
+{
+    char name[256], src[LUA_IDSIZE + 256];
+    lua_getinfo(L, "Sn", ar);
+    unsigned what = isC ? LT_WHAT_C : !strcmp(ar->what, "main") ? LT_WHAT_MAIN : LT_WHAT_LUA;
+    if (what == LT_WHAT_MAIN)
+        snprintf(name, sizeof name, "main chunk");
+    else
+        scan_modules(L, lua_gettop(L), name, sizeof name);
+    if (!name[0])
+        snprintf(name, sizeof name, "%s", ar->name ? ar->name : "?");
+    if (isC)
+        snprintf(src, sizeof src, "[C]");
+    else
+        snprintf(src, sizeof src, "%s", ar->source[0] == '@' ? ar->source + 1 : ar->short_src);
+    sanitize(name);
+    sanitize(src);
+    uint32_t src_sid = intern_str(s, src, strlen(src));
+    uint32_t name_sid = intern_str(s, name, strlen(name));
+    uint8_t *p = co_out_reserve(s, 64);
+    if (!src_sid || !name_sid || !p)
+        return 0;
+    uint32_t fid = s->next_fid++;
+    uint8_t *q = lt_put_head(p, LT_EV_FUNC, 7);
+    q = lt_put_uint(q, fid);
+    q = lt_put_uint(q, what);
+    q = lt_put_uint(q, src_sid);
+    q = lt_put_uint(q, name_sid);
+    q = lt_put_uint(q, ar->linedefined > 0 ? (uint64_t)ar->linedefined : 0);
+    q = lt_put_uint(q, ar->lastlinedefined > 0 ? (uint64_t)ar->lastlinedefined : 0);
+    q = lt_put_uint(q, flags);
+    lt_ring_commit(&s->ring, (uint64_t)(q - p));
+    return fid;
+}
+
+static int grow_funcs(co_ftab *t)
+{
+    uint32_t cap = t->cap * 2;
+    co_fent *e = calloc(cap, sizeof *e);
+    if (!e)
+        return -1;
+    for (uint32_t i = 0; i < t->cap; i++) {
+        if (!t->e[i].key)
+            continue;
+        uint32_t j = hash_ptr(t->e[i].key) & (cap - 1);
+        while (e[j].key)
+            j = (j + 1) & (cap - 1);
+        e[j] = t->e[i];
+    }
+    free(t->e);
+    t->e = e;
+    t->cap = cap;
+    return 0;
+}
+
+static uint32_t func_new(co_state *s, lua_State *L, lua_Debug *ar, co_fent k, int isC)
+{
+    k.flags = isC ? fflags(s, k.key) : 0;
+    k.fid = describe(s, L, ar, isC, k.flags);
+    if (!k.fid)
+        return 0;
+    if ((s->ft.n + 1) * 2 > s->ft.cap && grow_funcs(&s->ft))
+        return k.fid; /* correct id, just not cached */
+    uint32_t i = hash_ptr(k.key) & (s->ft.cap - 1);
+    while (s->ft.e[i].key && s->ft.e[i].key != k.key)
+        i = (i + 1) & (s->ft.cap - 1);
+    if (!s->ft.e[i].key)
+        s->ft.n++;
+    s->ft.e[i] = k;
+    return k.fid;
+}
+
+uint32_t co_func_id(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *flags)
+{
+    const uint8_t *cl = lua_topointer(L, -1);
+    co_fent k = {0};
+    int isC;
+    if (s->layout_ok) {
+        isC = cl[CL_ISC];
+        k.key = read_ptr(cl, CL_FP);
+        if (!isC) {
+            k.src = read_ptr(k.key, PR_SOURCE);
+            k.line = read_int(k.key, PR_LINEDEF);
+        }
+    } else {
+        isC = lua_iscfunction(L, -1);
+        k.key = isC ? (const void *)lua_tocfunction(L, -1) : (const void *)cl;
+    }
+    for (uint32_t i = hash_ptr(k.key) & (s->ft.cap - 1); s->ft.e[i].key;
+         i = (i + 1) & (s->ft.cap - 1)) {
+        const co_fent *e = &s->ft.e[i];
+        if (e->key == k.key) {
+            if (e->src == k.src && e->line == k.line) {
+                *flags = e->flags;
+                return e->fid;
+            }
+            break; /* a recycled Proto address: a new function */
+        }
+    }
+    uint32_t fid = func_new(s, L, ar, k, isC);
+    *flags = isC ? fflags(s, k.key) : 0;
+    return fid;
+}

@@ -1,0 +1,203 @@
+/* co_hook: the debug hook, the collector's hot path. Per event: two clock
+ * reads, a few stores into the ring; a call adds one lua_getinfo("f") and a
+ * cache lookup. No syscall, lock or allocation unless the ring is full or
+ * a function is seen for the first time.
+ *
+ * Time between hooks is the program's; time inside them is not: dt of an
+ * event runs from the end of the previous hook to the start of this one.
+ */
+#include "co_clock.h"
+#include "co_state.h"
+
+#define CO_MASK (LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE)
+
+/* The hook has no user pointer: one traced state per process. */
+static co_state *g_state;
+
+co_state *co_hook_state(void)
+{
+    return g_state;
+}
+
+void co_hook_set_state(co_state *s)
+{
+    g_state = s;
+}
+
+/* Space for one record, preceded by a GAP record after drops. */
+static uint8_t *begin(co_state *s, size_t n)
+{
+    uint8_t *p = co_out_reserve(s, n);
+    if (p && __builtin_expect(s->dropped != 0, 0)) {
+        uint8_t *q = lt_put_head(p, LT_EV_GAP, 1);
+        q = lt_put_uint(q, s->dropped);
+        s->dropped = 0;
+        lt_ring_commit(&s->ring, (uint64_t)(q - p));
+        p = co_out_reserve(s, n);
+    }
+    return p;
+}
+
+static void end(co_state *s, uint8_t *p, uint8_t *q)
+{
+    lt_ring_commit(&s->ring, (uint64_t)(q - p));
+    s->events++;
+}
+
+static void anchor_thread(co_state *s, lua_State *L)
+{
+    /* Keeps the current thread alive: the next switch inspects it. */
+    lua_pushthread(L);
+    lua_rawseti(L, LUA_REGISTRYINDEX, s->anchor_ref);
+    s->cur_L = L;
+}
+
+/* L runs now, another thread ran the previous event. R if that thread is
+ * still running (it resumed L), Y if it yielded, finished or died. */
+static void switch_thread(co_state *s, lua_State *L, uint64_t dt)
+{
+    lua_State *old = s->cur_L;
+    lua_Debug top;
+    int st = lua_status(old);
+    int resumed = st == 0 && lua_getstack(old, 0, &top);
+    uint8_t *p = begin(s, LT_EVENT_HOT_MAX);
+    if (p) {
+        uint8_t *q = lt_put_head(p, resumed ? LT_EV_RESUME : LT_EV_YIELD, resumed ? 2 : 3);
+        q = lt_put_uint(q, dt);
+        q = lt_put_uint(q, (uint64_t)(uintptr_t)L);
+        if (!resumed)
+            q = lt_put_uint(q, st != LUA_YIELD);
+        end(s, p, q);
+    }
+    anchor_thread(s, L);
+}
+
+static void maybe_hook_target(co_state *s, lua_State *L, lua_Debug *ar, uint32_t flags)
+{
+    lua_State *co = NULL;
+    if (flags & LT_FF_RESUME) {
+        if (lua_getlocal(L, ar, 1)) {
+            co = lua_tothread(L, -1);
+            lua_pop(L, 1);
+        }
+    } else if (lua_getupvalue(L, -1, 1)) { /* LT_FF_WRAP: function at -1 */
+        co = lua_tothread(L, -1);
+        lua_pop(L, 1);
+    }
+    if (co && co != L && lua_gethook(co) != co_hook)
+        co_hook_attach_thread(s, L, co);
+}
+
+static void on_call(co_state *s, lua_State *L, lua_Debug *ar, uint64_t dt)
+{
+    uint32_t flags = 0;
+    lua_getinfo(L, "f", ar);
+    uint32_t fid = co_func_id(s, L, ar, &flags);
+    if (flags & (LT_FF_RESUME | LT_FF_WRAP))
+        maybe_hook_target(s, L, ar, flags);
+    lua_pop(L, 1);
+    uint8_t *p = fid ? begin(s, LT_EVENT_HOT_MAX) : NULL;
+    if (!p)
+        return;
+    uint8_t *q = lt_put_head(p, LT_EV_CALL, 3);
+    q = lt_put_uint(q, (uint64_t)ar->i_ci);
+    q = lt_put_uint(q, dt);
+    q = lt_put_uint(q, fid);
+    end(s, p, q);
+}
+
+static void on_ret(co_state *s, lua_Debug *ar, uint64_t dt)
+{
+    uint8_t *p = begin(s, LT_EVENT_HOT_MAX);
+    if (!p)
+        return;
+    uint8_t *q = lt_put_head(p, LT_EV_RET, 2);
+    q = lt_put_uint(q, (uint64_t)ar->i_ci);
+    q = lt_put_uint(q, dt);
+    end(s, p, q);
+}
+
+static void on_line(co_state *s, lua_Debug *ar, uint64_t dt)
+{
+    uint8_t *p = begin(s, LT_EVENT_HOT_MAX);
+    if (!p)
+        return;
+    uint8_t *q = lt_put_head(p, LT_EV_LINE, 3);
+    q = lt_put_uint(q, (uint64_t)ar->i_ci);
+    q = lt_put_uint(q, dt);
+    q = lt_put_uint(q, ar->currentline > 0 ? (uint64_t)ar->currentline : 0);
+    end(s, p, q);
+}
+
+void co_hook(lua_State *L, lua_Debug *ar)
+{
+    co_state *s = g_state;
+    if (!s || !s->active) {
+        lua_sethook(L, NULL, 0, 0); /* troff, or tracing lost: unhook lazily */
+        return;
+    }
+    uint64_t t0 = co_clock_ticks(s->use_tsc);
+    if (ar->event == LUA_HOOKTAILRET) {
+        /* implied by depths; only keep this hook's time out of the next dt */
+        s->last += co_clock_ticks(s->use_tsc) - t0;
+        return;
+    }
+    uint64_t dt = t0 - s->last;
+    if (__builtin_expect(L != s->cur_L, 0)) {
+        switch_thread(s, L, dt);
+        dt = 0;
+    }
+    if (ar->event == LUA_HOOKLINE)
+        on_line(s, ar, dt);
+    else if (ar->event == LUA_HOOKCALL)
+        on_call(s, L, ar, dt);
+    else
+        on_ret(s, ar, dt);
+    s->last = co_clock_ticks(s->use_tsc);
+}
+
+/* FRAME records for every frame of L, top first. Tail-call placeholders
+ * (i_ci 0) are skipped: the callee already stands in its caller's place. */
+static void snapshot_frames(co_state *s, lua_State *L)
+{
+    lua_Debug ar;
+    for (int level = 0; lua_getstack(L, level, &ar); level++) {
+        if (ar.i_ci == 0)
+            continue;
+        uint32_t flags;
+        lua_getinfo(L, "fl", &ar);
+        uint32_t fid = co_func_id(s, L, &ar, &flags);
+        lua_pop(L, 1);
+        uint8_t *p = fid ? begin(s, LT_EVENT_HOT_MAX) : NULL;
+        if (!p)
+            return;
+        uint8_t *q = lt_put_head(p, LT_EV_FRAME, 3);
+        q = lt_put_uint(q, (uint64_t)ar.i_ci);
+        q = lt_put_uint(q, fid);
+        q = lt_put_uint(q, ar.currentline > 0 ? (uint64_t)ar.currentline : 0);
+        end(s, p, q);
+    }
+}
+
+void co_hook_snapshot(co_state *s, lua_State *L, unsigned reason)
+{
+    uint8_t *p = begin(s, LT_EVENT_HOT_MAX);
+    if (!p)
+        return;
+    uint8_t *q = lt_put_head(p, LT_EV_START, 2);
+    q = lt_put_uint(q, (uint64_t)(uintptr_t)L);
+    q = lt_put_uint(q, reason);
+    end(s, p, q);
+    snapshot_frames(s, L);
+}
+
+void co_hook_attach_thread(co_state *s, lua_State *L, lua_State *co)
+{
+    (void)L;
+    lua_sethook(co, co_hook, CO_MASK, 0);
+    lua_Debug ar;
+    /* naming a function pushes onto co's stack; a suspended thread has no
+     * LUA_MINSTACK guarantee the way a running hook does */
+    if (lua_getstack(co, 0, &ar) && lua_checkstack(co, LUA_MINSTACK))
+        co_hook_snapshot(s, co, LT_R_HOOKED);
+}

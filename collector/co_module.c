@@ -1,0 +1,274 @@
+/* co_module: the Lua module luatrace.so. Entry points luaopen_luatrace
+ * (require "luatrace": tron/troff; traces from load when LUATRACE_SHM is
+ * set) and luaopen_luatrace_profile (lua -lluatrace.profile: trace the whole
+ * run, print a profile summary at exit). Lua errors are raised only here. */
+#include <errno.h>
+#include <lauxlib.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "co_clock.h"
+#include "co_state.h"
+
+#define CO_EXPORT __attribute__((visibility("default")))
+#define CO_MASK (LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE)
+#define CO_SENTINEL "luatrace.sentinel"
+
+static void emit_stop(co_state *s, unsigned reason)
+{
+    uint64_t t0 = co_clock_ticks(s->use_tsc);
+    uint8_t *p = co_out_reserve(s, LT_EVENT_HOT_MAX);
+    if (!p)
+        return;
+    uint8_t *q = lt_put_head(p, LT_EV_STOP, 2);
+    q = lt_put_uint(q, t0 - s->last);
+    q = lt_put_uint(q, reason);
+    lt_ring_commit(&s->ring, (uint64_t)(q - p));
+    co_out_clock(s);
+    lt_ring_publish(&s->ring);
+}
+
+/* Ends the trace for good: last records, producer DONE, wait for a private
+ * recorder to write its reports. Idempotent (lua_close, then atexit). */
+static void finish(co_state *s, unsigned reason)
+{
+    if (!s || !s->ring.hdr)
+        return;
+    if (s->active)
+        emit_stop(s, reason);
+    s->active = 0;
+    lt_ring_publish(&s->ring);
+    /* release: every record is visible before DONE */
+    atomic_store_explicit(&s->ring.hdr->prod_state, LT_PROD_DONE, memory_order_release);
+    co_conn_close(s);
+    lt_ring_unlink(s->shm);
+    lt_ring_close(&s->ring);
+    co_func_free(s);
+}
+
+static void at_exit(void)
+{
+    finish(co_hook_state(), LT_R_EXIT);
+}
+
+static void in_forked_child(void)
+{
+    co_state *s = co_hook_state();
+    if (!s)
+        return;
+    /* The child must not write into its parent's ring: it runs untraced. */
+    s->active = 0;
+    s->lost = 1;
+    s->ring.hdr = NULL;
+    s->sock = -1;
+}
+
+static int sentinel_gc(lua_State *L)
+{
+    (void)L;
+    finish(co_hook_state(), LT_R_CLOSE);
+    return 0;
+}
+
+static int create_ring(co_state *s, const char *name, char *err, size_t cap)
+{
+    const char *size_s = getenv("LUATRACE_RING");
+    uint64_t size = LT_RING_DEFAULT_SIZE;
+    if (size_s && *size_s && lt_ring_parse_size(size_s, &size)) {
+        snprintf(err, cap, "LUATRACE_RING=%s: expected a power of two from 64K to 1G", size_s);
+        return -EINVAL;
+    }
+    if (lt_ring_name_check(name)) {
+        snprintf(err, cap, "LUATRACE_SHM=%s: use 1-%d of [A-Za-z0-9._-]", name, LT_RING_NAME_MAX - 16);
+        return -EINVAL;
+    }
+    int e = -EEXIST;
+    for (int i = 0; i < 100 && e == -EEXIST; i++) {
+        if (i == 0)
+            snprintf(s->shm, sizeof s->shm, "%s", name);
+        else
+            snprintf(s->shm, sizeof s->shm, "%.40s.%d%s%.0d", name, (int)getpid(), i > 1 ? "." : "", i > 1 ? i : 0);
+        e = lt_ring_create(&s->ring, s->shm, size);
+    }
+    if (e)
+        snprintf(err, cap, "cannot create ring /dev/shm%s%s: %s", LT_RING_PREFIX, s->shm, strerror(-e));
+    return e;
+}
+
+static lua_CFunction field_cfunction(lua_State *L, int t, const char *k)
+{
+    lua_getfield(L, t, k);
+    lua_CFunction f = lua_tocfunction(L, -1);
+    lua_pop(L, 1);
+    return f;
+}
+
+static int dummy(lua_State *L)
+{
+    (void)L;
+    return 0;
+}
+
+/* The C functions the stack rebuilder needs to know by identity. */
+static void find_special_functions(co_state *s, lua_State *L)
+{
+    s->cf_pcall = field_cfunction(L, LUA_GLOBALSINDEX, "pcall");
+    s->cf_xpcall = field_cfunction(L, LUA_GLOBALSINDEX, "xpcall");
+    lua_getglobal(L, "coroutine");
+    if (lua_istable(L, -1)) {
+        int co = lua_gettop(L);
+        s->cf_resume = field_cfunction(L, co, "resume");
+        s->cf_yield = field_cfunction(L, co, "yield");
+        lua_getfield(L, co, "wrap");
+        if (lua_isfunction(L, -1)) {
+            lua_pushcfunction(L, dummy);
+            if (lua_pcall(L, 1, 1, 0) == 0)
+                s->cf_wrap = lua_tocfunction(L, -1);
+        }
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+}
+
+static void make_sentinel(lua_State *L)
+{
+    lua_newuserdata(L, 1);
+    luaL_newmetatable(L, CO_SENTINEL);
+    lua_pushcfunction(L, sentinel_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_setmetatable(L, -2);
+    lua_setfield(L, LUA_REGISTRYINDEX, CO_SENTINEL);
+}
+
+/* Creates the state, the ring, and registers with a recorder. Returns the
+ * state, or NULL after printing why tracing is off. */
+static co_state *setup(lua_State *L, const char *name, int private_summary)
+{
+    static co_state state;
+    co_state *s = &state;
+    char err[512];
+    memset(s, 0, sizeof *s);
+    s->sock = -1;
+    s->private_summary = private_summary;
+    s->use_tsc = co_clock_tsc_ok();
+    const char *mode = getenv("LUATRACE_MODE");
+    s->drop_mode = mode && !strcmp(mode, "drop");
+    if (create_ring(s, name, err, sizeof err))
+        goto fail;
+    if (co_func_init(s)) {
+        snprintf(err, sizeof err, "out of memory");
+        goto fail_ring;
+    }
+    if (co_conn_open(s, err, sizeof err))
+        goto fail_func;
+    s->layout_ok = co_func_layout_check(L);
+    find_special_functions(s, L);
+    lua_pushboolean(L, 0);
+    s->anchor_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    make_sentinel(L);
+    co_hook_set_state(s);
+    atexit(at_exit);
+    pthread_atfork(NULL, NULL, in_forked_child);
+    co_out_clock(s);
+    return s;
+fail_func:
+    co_func_free(s);
+fail_ring:
+    lt_ring_unlink(s->shm);
+    lt_ring_close(&s->ring);
+fail:
+    fprintf(stderr, "luatrace: %s; running untraced\n", err);
+    return NULL;
+}
+
+/* Starts (or restarts after troff) tracing L from its current stack. */
+static void start(co_state *s, lua_State *L)
+{
+    if (s->active || s->lost)
+        return;
+    co_hook_snapshot(s, L, LT_R_BEGIN);
+    lua_pushthread(L);
+    lua_rawseti(L, LUA_REGISTRYINDEX, s->anchor_ref);
+    s->cur_L = L;
+    s->active = 1;
+    lua_sethook(L, co_hook, CO_MASK, 0);
+    s->last = co_clock_ticks(s->use_tsc);
+}
+
+static int l_tron(lua_State *L)
+{
+    co_state *s = co_hook_state();
+    if (!s) {
+        const char *name = getenv("LUATRACE_SHM");
+        if (lua_istable(L, 1)) {
+            lua_getfield(L, 1, "shm");
+            name = lua_isstring(L, -1) ? lua_tostring(L, -1) : name;
+        }
+        s = setup(L, name && *name ? name : "lua", 0);
+    }
+    if (s)
+        start(s, L);
+    lua_pushboolean(L, s && s->active);
+    return 1;
+}
+
+static int l_troff(lua_State *L)
+{
+    co_state *s = co_hook_state();
+    if (s && s->active) {
+        emit_stop(s, LT_R_TROFF);
+        s->active = 0; /* other threads unhook at their next event */
+        lua_sethook(L, NULL, 0, 0);
+    }
+    return 0;
+}
+
+static int l_tracing(lua_State *L)
+{
+    co_state *s = co_hook_state();
+    lua_pushboolean(L, s && s->active);
+    return 1;
+}
+
+static const luaL_Reg co_funcs[] = {
+    {"tron", l_tron}, {"troff", l_troff}, {"tracing", l_tracing}, {NULL, NULL}};
+
+static void open_table(lua_State *L)
+{
+    lua_newtable(L);
+    luaL_register(L, NULL, co_funcs);
+    lua_pushliteral(L, "0.1.0");
+    lua_setfield(L, -2, "version");
+}
+
+static void open_traced(lua_State *L, const char *name, int private_summary)
+{
+    open_table(L);
+    if (!co_hook_state()) {
+        co_state *s = setup(L, name, private_summary);
+        if (s)
+            start(s, L);
+    }
+}
+
+CO_EXPORT int luaopen_luatrace(lua_State *L)
+{
+    const char *shm = getenv("LUATRACE_SHM");
+    if (shm && *shm)
+        open_traced(L, shm, 0);
+    else
+        open_table(L);
+    return 1;
+}
+
+/* The original luatrace habit: trace the whole run, summary at exit, from a
+ * private recorder so no daemon or environment is needed. */
+CO_EXPORT int luaopen_luatrace_profile(lua_State *L)
+{
+    const char *shm = getenv("LUATRACE_SHM");
+    open_traced(L, shm && *shm ? shm : "profile", 1);
+    return 1;
+}

@@ -1,0 +1,68 @@
+/* co_out: the slow paths of writing records: a full ring, a lost consumer,
+ * clock calibration records. */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "co_clock.h"
+#include "co_state.h"
+
+void co_out_lost(co_state *s, const char *why)
+{
+    if (s->lost)
+        return;
+    s->lost = 1;
+    s->active = 0;
+    fprintf(stderr, "luatrace: tracing stopped: %s; the program continues untraced\n", why);
+}
+
+static void pause_a_little(unsigned round)
+{
+    if (round < 64) {
+        sched_yield();
+        return;
+    }
+    struct timespec ts = {0, round < 1024 ? 20000 : 200000};
+    nanosleep(&ts, NULL);
+}
+
+uint8_t *co_out_wait(co_state *s, size_t n)
+{
+    if (s->lost)
+        return NULL;
+    lt_ring_publish(&s->ring); /* the consumer may be waiting for these */
+    if (s->drop_mode) {
+        s->dropped++;
+        /* relaxed: a statistic, read by the consumer at leisure */
+        atomic_fetch_add_explicit(&s->ring.hdr->drops, 1, memory_order_relaxed);
+        return NULL;
+    }
+    for (unsigned round = 0;; round++) {
+        uint8_t *p = lt_ring_reserve(&s->ring, n);
+        if (p)
+            return p;
+        /* acquire: pairs with the consumer's release when it leaves */
+        if (atomic_load_explicit(&s->ring.hdr->cons_state, memory_order_acquire) ==
+                LT_CONS_GONE ||
+            ((round & 63) == 63 && co_conn_gone(s))) {
+            co_out_lost(s, "recorderd went away");
+            return NULL;
+        }
+        pause_a_little(round);
+    }
+}
+
+void co_out_clock(co_state *s)
+{
+    uint64_t ticks, ns;
+    co_clock_pair(s->use_tsc, &ticks, &ns);
+    uint8_t *p = co_out_reserve(s, LT_EVENT_HOT_MAX);
+    if (!p)
+        return;
+    uint8_t *q = lt_put_head(p, LT_EV_CLOCK, 3);
+    q = lt_put_uint(q, ticks);
+    q = lt_put_uint(q, ns);
+    q = lt_put_uint(q, (uint64_t)s->use_tsc);
+    lt_ring_commit(&s->ring, (uint64_t)(q - p));
+}

@@ -1,0 +1,122 @@
+/* co_state: the collector's per-process state, shared by its files. One
+ * co_state traces one lua_State (and its coroutines) into one ring. */
+#ifndef CO_STATE_H
+#define CO_STATE_H
+
+#include <lua.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "lt_event.h"
+#include "lt_ring.h"
+
+typedef struct co_fent {
+    const void *key; /* Proto* of a Lua function, or the lua_CFunction */
+    const void *src; /* Proto.source, to detect a recycled Proto address */
+    int line;        /* Proto.linedefined, idem */
+    uint32_t fid;
+    uint32_t flags; /* LT_FF_* */
+} co_fent;
+
+typedef struct co_ftab {
+    co_fent *e;
+    uint32_t cap; /* power of two */
+    uint32_t n;
+} co_ftab;
+
+typedef struct co_sent {
+    char *s;
+    uint32_t len;
+    uint32_t sid;
+    uint64_t hash;
+} co_sent;
+
+typedef struct co_stab {
+    co_sent *e;
+    uint32_t cap;
+    uint32_t n;
+} co_stab;
+
+typedef struct co_state {
+    lt_ring ring;
+    int active;    /* hooks emit events */
+    int lost;      /* the recorder went away: tracing abandoned for good */
+    int use_tsc;   /* ticks are TSC, else CLOCK_MONOTONIC ns */
+    int layout_ok; /* Lua 5.1 closure layout verified: key by Proto* */
+    int drop_mode; /* LUATRACE_MODE=drop: never wait for space */
+    lua_State *cur_L;
+    uint64_t last;    /* ticks when the previous hook returned */
+    uint64_t dropped; /* events dropped since the last GAP record */
+    uint64_t events;
+    co_ftab ft;
+    co_stab st;
+    uint32_t next_fid;
+    uint32_t next_sid;
+    int sock;       /* connection to recorderd; -1 if none */
+    int anchor_ref; /* registry slot keeping cur_L alive */
+    lua_CFunction cf_pcall, cf_xpcall, cf_resume, cf_wrap, cf_yield;
+    pid_t recorder_pid; /* private recorder we spawned, or 0 */
+    int wait_bye;       /* at exit, wait until the recorder closes */
+    int private_summary; /* -lluatrace.profile: own recorder, summary at exit */
+    char shm[LT_RING_NAME_MAX + 1];
+} co_state;
+
+/* ---- co_out.c: writing records (traced thread only) ---- */
+
+/* Returns space for n bytes, waiting for the consumer if the ring is full
+ * (lossless mode) or NULL if the event must be dropped or tracing is lost. */
+uint8_t *co_out_wait(co_state *s, size_t n);
+
+static inline uint8_t *co_out_reserve(co_state *s, size_t n)
+{
+    uint8_t *p = lt_ring_reserve(&s->ring, n);
+    return p ? p : co_out_wait(s, n);
+}
+
+/* Emits a CLOCK record. */
+void co_out_clock(co_state *s);
+
+/* Gives up tracing: one message on stderr, hooks become no-ops. */
+void co_out_lost(co_state *s, const char *why);
+
+/* ---- co_func.c: function and string interning (cold path) ---- */
+
+int co_func_init(co_state *s);
+void co_func_free(co_state *s);
+
+/* Checks the Lua 5.1 closure layout co_func_key relies on. */
+int co_func_layout_check(lua_State *L);
+
+/* The function at the top of L's stack (pushed by getinfo "f"): returns its
+ * fid, interning it (FUNC/STR records, naming) on first sight. ar must
+ * describe the same function (a hook's ar or one from lua_getstack).
+ * Sets *flags to its LT_FF_* flags. Returns 0 if the record could not be
+ * written. */
+uint32_t co_func_id(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *flags);
+
+/* ---- co_hook.c ---- */
+
+void co_hook(lua_State *L, lua_Debug *ar);
+co_state *co_hook_state(void);
+void co_hook_set_state(co_state *s);
+
+/* Emits START + FRAME records describing L's whole stack. */
+void co_hook_snapshot(co_state *s, lua_State *L, unsigned reason);
+
+/* Installs the hook on L (and records its stack if it already has one). */
+void co_hook_attach_thread(co_state *s, lua_State *L, lua_State *co);
+
+/* ---- co_conn.c: the control connection ---- */
+
+/* Connects to recorderd (LUATRACE_SOCKET, else the default socket, else a
+ * private recorder it spawns) and registers the ring. Returns 0 or -errno
+ * with a message in err. */
+int co_conn_open(co_state *s, char *err, size_t cap);
+
+/* 1 if the recorder closed the connection. No blocking. */
+int co_conn_gone(co_state *s);
+
+/* At exit: waits (bounded) until the recorder has written the reports. */
+void co_conn_close(co_state *s);
+
+#endif

@@ -1,0 +1,137 @@
+/* lt_ctl: packing and validating control messages. */
+#include "lt_ctl.h"
+
+#include <errno.h>
+#include <string.h>
+
+static void pack_key(msgpack_packer *pk, const char *k)
+{
+    msgpack_pack_str_with_body(pk, k, strlen(k));
+}
+
+static void pack_kv_str(msgpack_packer *pk, const char *k, const char *v)
+{
+    pack_key(pk, k);
+    msgpack_pack_str_with_body(pk, v, strlen(v));
+}
+
+static void pack_kv_uint(msgpack_packer *pk, const char *k, uint64_t v)
+{
+    pack_key(pk, k);
+    msgpack_pack_uint64(pk, v);
+}
+
+int lt_ctl_pack(const lt_ctl_msg *m, msgpack_sbuffer *sb)
+{
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
+    size_t before = sb->size;
+    if (m->type == LT_CTL_HELLO) {
+        msgpack_pack_map(&pk, 6);
+        pack_kv_str(&pk, "type", "hello");
+        pack_kv_uint(&pk, "v", LT_CTL_VERSION);
+        pack_kv_uint(&pk, "pid", m->pid);
+        pack_kv_str(&pk, "shm", m->shm);
+        pack_kv_uint(&pk, "ring", m->ring);
+        pack_kv_str(&pk, "cmd", m->cmd);
+    } else if (m->type == LT_CTL_ACK) {
+        msgpack_pack_map(&pk, 4);
+        pack_kv_str(&pk, "type", "ack");
+        pack_kv_uint(&pk, "v", LT_CTL_VERSION);
+        pack_key(&pk, "ok");
+        m->ok ? msgpack_pack_true(&pk) : msgpack_pack_false(&pk);
+        pack_kv_str(&pk, m->ok ? "session" : "err", m->text);
+    } else {
+        return -EINVAL;
+    }
+    return sb->size > before ? 0 : -ENOMEM;
+}
+
+static int key_is(const msgpack_object_kv *kv, const char *k)
+{
+    size_t n = strlen(k);
+    return kv->key.type == MSGPACK_OBJECT_STR && kv->key.via.str.size == n &&
+           memcmp(kv->key.via.str.ptr, k, n) == 0;
+}
+
+static int get_str(const msgpack_object *v, char *dst, size_t cap)
+{
+    if (v->type != MSGPACK_OBJECT_STR || v->via.str.size >= cap)
+        return -EPROTO;
+    if (memchr(v->via.str.ptr, 0, v->via.str.size))
+        return -EPROTO;
+    memcpy(dst, v->via.str.ptr, v->via.str.size);
+    dst[v->via.str.size] = 0;
+    return 0;
+}
+
+static int get_uint(const msgpack_object *v, uint64_t *dst)
+{
+    if (v->type != MSGPACK_OBJECT_POSITIVE_INTEGER)
+        return -EPROTO;
+    *dst = v->via.u64;
+    return 0;
+}
+
+static int parse_kv(const msgpack_object_kv *kv, lt_ctl_msg *m, unsigned *seen)
+{
+    char type[16];
+    uint64_t u = 0;
+    if (key_is(kv, "type")) {
+        if (get_str(&kv->val, type, sizeof type))
+            return -EPROTO;
+        m->type = !strcmp(type, "hello") ? LT_CTL_HELLO : !strcmp(type, "ack") ? LT_CTL_ACK
+                                                                                : LT_CTL_BAD;
+        *seen |= 1;
+        return 0;
+    }
+    if (key_is(kv, "v")) {
+        *seen |= 2;
+        int e = get_uint(&kv->val, &u);
+        m->version = (uint32_t)u;
+        return e || u > UINT32_MAX ? -EPROTO : 0;
+    }
+    if (key_is(kv, "pid")) {
+        *seen |= 4;
+        int e = get_uint(&kv->val, &u);
+        m->pid = (uint32_t)u;
+        return e || u == 0 || u > INT32_MAX ? -EPROTO : 0;
+    }
+    if (key_is(kv, "ring")) {
+        *seen |= 8;
+        return get_uint(&kv->val, &m->ring);
+    }
+    if (key_is(kv, "shm"))
+        return (*seen |= 16), get_str(&kv->val, m->shm, sizeof m->shm);
+    if (key_is(kv, "cmd"))
+        return get_str(&kv->val, m->cmd, sizeof m->cmd);
+    if (key_is(kv, "ok")) {
+        *seen |= 32;
+        if (kv->val.type != MSGPACK_OBJECT_BOOLEAN)
+            return -EPROTO;
+        m->ok = kv->val.via.boolean;
+        return 0;
+    }
+    if (key_is(kv, "session") || key_is(kv, "err"))
+        return get_str(&kv->val, m->text, sizeof m->text);
+    return 0;
+}
+
+int lt_ctl_parse(const msgpack_object *o, lt_ctl_msg *m)
+{
+    memset(m, 0, sizeof *m);
+    if (o->type != MSGPACK_OBJECT_MAP || o->via.map.size > 32)
+        return -EPROTO;
+    unsigned seen = 0;
+    for (uint32_t i = 0; i < o->via.map.size; i++)
+        if (parse_kv(&o->via.map.ptr[i], m, &seen))
+            return -EPROTO;
+    if (!(seen & 3) || m->version != LT_CTL_VERSION)
+        return -EPROTO;
+    if (m->type == LT_CTL_HELLO && (seen & (4 | 8 | 16)) == (4 | 8 | 16))
+        return 0;
+    if (m->type == LT_CTL_ACK && (seen & 32))
+        return 0;
+    m->type = LT_CTL_BAD;
+    return -EPROTO;
+}

@@ -1,0 +1,42 @@
+/* lt_ctl: control messages on the unix socket between a traced process and
+ * recorderd. Each message is one msgpack map with string keys; "type" says
+ * which message it is and "v" the protocol version.
+ *
+ *   collector -> recorderd  {type:"hello", v, pid, shm, ring, cmd}
+ *   recorderd -> collector  {type:"ack", v, ok, session | err}
+ *
+ * The connection then stays open with nothing on it: its closing tells each
+ * side that the other is gone.
+ */
+#ifndef LT_CTL_H
+#define LT_CTL_H
+
+#include <msgpack.h>
+#include <stdint.h>
+
+#define LT_CTL_VERSION 1u
+#define LT_CTL_CMD_MAX 512
+#define LT_CTL_TEXT_MAX 256
+#define LT_CTL_MSG_MAX 4096 /* a peer sending more without a message is dropped */
+
+enum lt_ctl_type { LT_CTL_BAD = 0, LT_CTL_HELLO, LT_CTL_ACK };
+
+typedef struct lt_ctl_msg {
+    enum lt_ctl_type type;
+    uint32_t version;
+    uint32_t pid;
+    uint64_t ring;
+    int ok;
+    char shm[72];
+    char cmd[LT_CTL_CMD_MAX];
+    char text[LT_CTL_TEXT_MAX]; /* ack: session name, or the error */
+} lt_ctl_msg;
+
+/* Appends the msgpack encoding of m to sb. Returns 0 or -ENOMEM. */
+int lt_ctl_pack(const lt_ctl_msg *m, msgpack_sbuffer *sb);
+
+/* Fills m from an unpacked object. Unknown keys are ignored; missing or
+ * mistyped ones and over-long strings give -EPROTO. Any thread. */
+int lt_ctl_parse(const msgpack_object *o, lt_ctl_msg *m);
+
+#endif

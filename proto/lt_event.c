@@ -1,0 +1,107 @@
+/* lt_event: tables generated from LT_EVENT_LIST and the record decoder. */
+#include "lt_event.h"
+
+#include <errno.h>
+#include <stdio.h>
+
+#define LT_X_LETTER(name, letter, nargs, doc) letter,
+#define LT_X_NAME(name, letter, nargs, doc) #name,
+#define LT_X_NARGS(name, letter, nargs, doc) nargs,
+const char lt_event_letter[LT_EV_COUNT] = {LT_EVENT_LIST(LT_X_LETTER)};
+const char *const lt_event_name[LT_EV_COUNT] = {LT_EVENT_LIST(LT_X_NAME)};
+const uint8_t lt_event_nargs[LT_EV_COUNT] = {LT_EVENT_LIST(LT_X_NARGS)};
+
+static uint64_t be_read(const uint8_t *p, unsigned n)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n; i++)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+/* Reads one uint or string at p. Returns bytes used, 0 if incomplete,
+ * -EPROTO for any other msgpack type. */
+static int get_item(const uint8_t *p, size_t n, uint64_t *v, const char **s, uint32_t *slen)
+{
+    if (n < 1)
+        return 0;
+    uint8_t b = p[0];
+    unsigned w;
+    if (b < 0x80) {
+        *v = b;
+        return 1;
+    }
+    if ((b & 0xe0) == 0xa0 || b == 0xd9 || b == 0xda) {
+        unsigned hl = (b & 0xe0) == 0xa0 ? 1 : b == 0xd9 ? 2 : 3;
+        if (n < hl)
+            return 0;
+        uint32_t len = hl == 1 ? (b & 0x1fu) : (uint32_t)be_read(p + 1, hl - 1);
+        if (len > LT_STR_MAX)
+            return -EPROTO;
+        if (n < hl + len)
+            return 0;
+        *s = (const char *)p + hl;
+        *slen = len;
+        *v = 0;
+        return (int)(hl + len);
+    }
+    switch (b) {
+    case 0xcc: w = 1; break;
+    case 0xcd: w = 2; break;
+    case 0xce: w = 4; break;
+    case 0xcf: w = 8; break;
+    default: return -EPROTO;
+    }
+    if (n < 1 + w)
+        return 0;
+    *v = be_read(p + 1, w);
+    return (int)(1 + w);
+}
+
+int lt_event_decode(const uint8_t *p, size_t n, lt_event *ev)
+{
+    if (n < 2)
+        return 0;
+    if ((p[0] & 0xf0) != 0x90)
+        return -EPROTO;
+    unsigned count = p[0] & 0x0fu;
+    if (count < 1 || p[1] >= LT_EV_COUNT || count - 1 != lt_event_nargs[p[1]])
+        return -EPROTO;
+    ev->kind = p[1];
+    ev->nargs = (uint8_t)(count - 1);
+    ev->str = NULL;
+    ev->slen = 0;
+    size_t off = 2;
+    for (unsigned i = 0; i < ev->nargs; i++) {
+        const char *s = NULL;
+        uint32_t slen = 0;
+        int k = get_item(p + off, n - off, &ev->a[i], &s, &slen);
+        if (k <= 0)
+            return k;
+        if (s) {
+            if (ev->kind != LT_EV_STR || i != 1)
+                return -EPROTO; /* strings only where the format has one */
+            ev->str = s;
+            ev->slen = slen;
+        } else if (ev->kind == LT_EV_STR && i == 1) {
+            return -EPROTO;
+        }
+        off += (size_t)k;
+    }
+    return (int)off;
+}
+
+int lt_event_format(const lt_event *ev, char *buf, size_t cap)
+{
+    size_t len = 0;
+    int k = snprintf(buf, cap, "%c %s", lt_event_letter[ev->kind], lt_event_name[ev->kind]);
+    len = k > 0 ? (size_t)k : 0;
+    for (unsigned i = 0; i < ev->nargs && len < cap; i++) {
+        if (ev->kind == LT_EV_STR && i == 1)
+            k = snprintf(buf + len, cap - len, " \"%.*s\"", (int)ev->slen, ev->str);
+        else
+            k = snprintf(buf + len, cap - len, " %llu", (unsigned long long)ev->a[i]);
+        len += k > 0 ? (size_t)k : 0;
+    }
+    return (int)(len < cap ? len : cap - 1);
+}

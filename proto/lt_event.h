@@ -1,0 +1,156 @@
+/* lt_event: the event records that cross the ring and fill trace files.
+ *
+ * Every record is one msgpack array: [kind, args...] where kind is a
+ * positive fixint and each arg is an unsigned integer or (STR only) a
+ * string. Any msgpack reader can parse the stream; the collector writes the
+ * bytes of each record directly (msgpack-c's packer calls its sink once per
+ * primitive, several times the cost of the hook itself).
+ *
+ * Times (dt) are in clock ticks of the producer; CLOCK records pair a tick
+ * count with CLOCK_MONOTONIC nanoseconds so a reader converts ticks to ns.
+ * dt is the program time since the previous event, hook time excluded; it
+ * belongs to the state before the record (the frame and line running then).
+ *
+ * START is followed by one FRAME per frame of that thread, top first
+ * (STR/FUNC records may come between them); the snapshot ends at the first
+ * other record.
+ *
+ * depth is the frame's CallInfo index (lua_Debug.i_ci) in its own thread:
+ * exact and O(1); a reader resynchronises on it after unwinding nobody
+ * announced (errors) and infers tail calls from it (Lua 5.1's hook has no
+ * tail-call event). P, E and T of the luatrace vocabulary are therefore
+ * reconstructed by recorderd, not sent.
+ */
+#ifndef LT_EVENT_H
+#define LT_EVENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define LT_EVENT_VERSION 1u
+#define LT_EVENT_MAX_ARGS 8
+#define LT_EVENT_HOT_MAX 32 /* bytes: bound of any record without a string */
+#define LT_STR_MAX 4096     /* longest interned string */
+
+/* X(NAME, letter, nargs after kind, arg names) */
+#define LT_EVENT_LIST(X)                                                                          \
+    X(STR, 'N', 2, "sid str")                                                                     \
+    X(FUNC, 'F', 7, "fid what src_sid name_sid linedefined lastlinedefined flags")               \
+    X(CLOCK, 'K', 3, "ticks mono_ns tsc")                                                         \
+    X(START, 'S', 2, "thread reason")                                                     \
+    X(FRAME, 'f', 3, "depth fid line")                                                            \
+    X(CALL, '>', 3, "depth dt fid")                                                               \
+    X(RET, '<', 2, "depth dt")                                                                    \
+    X(LINE, 'L', 3, "depth dt line")                                                              \
+    X(RESUME, 'R', 2, "dt thread")                                                                \
+    X(YIELD, 'Y', 3, "dt thread dead")                                                            \
+    X(GAP, 'G', 1, "dropped")                                                                     \
+    X(STOP, 'X', 2, "dt reason")
+
+enum lt_kind {
+#define LT_X_ENUM(name, letter, nargs, doc) LT_EV_##name,
+    LT_EVENT_LIST(LT_X_ENUM)
+#undef LT_X_ENUM
+    LT_EV_COUNT
+};
+
+/* FUNC.what */
+enum lt_what { LT_WHAT_LUA = 0, LT_WHAT_C = 1, LT_WHAT_MAIN = 2 };
+
+/* FUNC.flags: functions the stack rebuilder treats specially */
+enum lt_fflag {
+    LT_FF_PCALL = 1,  /* pcall/xpcall: a protected call begins (P) */
+    LT_FF_RESUME = 2, /* coroutine.resume */
+    LT_FF_WRAP = 4,   /* a coroutine.wrap function */
+    LT_FF_YIELD = 8,  /* coroutine.yield */
+};
+
+/* START.reason / STOP.reason */
+enum lt_reason {
+    LT_R_BEGIN = 0,  /* START: tracing begins (tron, load) */
+    LT_R_HOOKED = 1, /* START: snapshot of a coroutine hooked late */
+    LT_R_TROFF = 0,  /* STOP: troff() */
+    LT_R_EXIT = 1,   /* STOP: process exit (os.exit, end of main) */
+    LT_R_CLOSE = 2,  /* STOP: lua_close */
+    LT_R_LOST = 3,   /* STOP: consumer gone, tracing abandoned */
+};
+
+typedef struct lt_event {
+    uint8_t kind;
+    uint8_t nargs;
+    uint64_t a[LT_EVENT_MAX_ARGS]; /* args after kind; a string arg reads 0 */
+    const char *str;               /* STR: points into the input, not terminated */
+    uint32_t slen;
+} lt_event;
+
+extern const char lt_event_letter[LT_EV_COUNT];
+extern const char *const lt_event_name[LT_EV_COUNT];
+extern const uint8_t lt_event_nargs[LT_EV_COUNT];
+
+/* Decodes one record from p[0..n). Returns the bytes used (> 0), 0 if the
+ * record is incomplete, or -EPROTO if the bytes are not a valid record (the
+ * input is untrusted: every length is checked, nothing is asserted).
+ * ev->str points into p. Any thread. */
+int lt_event_decode(const uint8_t *p, size_t n, lt_event *ev);
+
+/* Formats ev as one text line (for debugging and `recorderd report
+ * --format events`). Returns the length written, truncated to cap. */
+int lt_event_format(const lt_event *ev, char *buf, size_t cap);
+
+/* ---- encoding: inline, used on the collector's hot path ---- */
+
+static inline uint8_t *lt_put_uint(uint8_t *p, uint64_t v)
+{
+    if (v < 128) {
+        *p = (uint8_t)v;
+        return p + 1;
+    }
+    if (v < 256) {
+        p[0] = 0xcc;
+        p[1] = (uint8_t)v;
+        return p + 2;
+    }
+    if (v < 65536) {
+        p[0] = 0xcd;
+        p[1] = (uint8_t)(v >> 8);
+        p[2] = (uint8_t)v;
+        return p + 3;
+    }
+    if (v <= 0xffffffffu) {
+        uint32_t be = __builtin_bswap32((uint32_t)v);
+        p[0] = 0xce;
+        memcpy(p + 1, &be, 4);
+        return p + 5;
+    }
+    uint64_t be = __builtin_bswap64(v);
+    p[0] = 0xcf;
+    memcpy(p + 1, &be, 8);
+    return p + 9;
+}
+
+/* Starts a record of `kind` with n args; returns where the args go. */
+static inline uint8_t *lt_put_head(uint8_t *p, enum lt_kind kind, unsigned n)
+{
+    p[0] = (uint8_t)(0x90 | (n + 1));
+    p[1] = (uint8_t)kind;
+    return p + 2;
+}
+
+static inline uint8_t *lt_put_str(uint8_t *p, const char *s, uint32_t len)
+{
+    if (len < 32) {
+        *p++ = (uint8_t)(0xa0 | len);
+    } else if (len < 256) {
+        *p++ = 0xd9;
+        *p++ = (uint8_t)len;
+    } else {
+        *p++ = 0xda;
+        *p++ = (uint8_t)(len >> 8);
+        *p++ = (uint8_t)len;
+    }
+    memcpy(p, s, len);
+    return p + len;
+}
+
+#endif

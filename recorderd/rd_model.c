@@ -1,0 +1,211 @@
+/* rd_model: interned strings and functions, clock, calling-context tree. */
+#include "rd_model.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RD_MAX_IDS (1u << 24) /* bound on sids/fids a peer may declare */
+
+static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
+{
+    if (need < *cap)
+        return 0;
+    uint32_t n = *cap ? *cap : 64;
+    while (n <= need)
+        n *= 2;
+    void *q = realloc(*p, (size_t)n * elem);
+    if (!q)
+        return -ENOMEM;
+    memset((char *)q + (size_t)*cap * elem, 0, (size_t)(n - *cap) * elem);
+    *p = q;
+    *cap = n;
+    return 0;
+}
+
+int rd_model_init(rd_model *m)
+{
+    memset(m, 0, sizeof *m);
+    m->capchild = 1024;
+    m->child_ix = calloc(m->capchild, sizeof *m->child_ix);
+    m->capline = 1024;
+    m->line = calloc(m->capline, sizeof *m->line);
+    if (!m->child_ix || !m->line || grow((void **)&m->node, &m->capnode, 1, sizeof *m->node) ||
+        grow((void **)&m->func, &m->capfunc, 1, sizeof *m->func)) {
+        rd_model_free(m);
+        return -ENOMEM;
+    }
+    m->nnode = 1; /* the root */
+    m->nfunc = 1; /* fid 0: unknown */
+    return 0;
+}
+
+void rd_model_free(rd_model *m)
+{
+    for (uint32_t i = 0; i < m->nstr; i++)
+        free(m->str[i]);
+    free(m->str);
+    free(m->func);
+    free(m->node);
+    free(m->child_ix);
+    free(m->line);
+    memset(m, 0, sizeof *m);
+}
+
+int rd_model_add_str(rd_model *m, uint64_t sid, const char *s, uint32_t len)
+{
+    if (sid == 0 || sid >= RD_MAX_IDS || !s)
+        return -EPROTO;
+    if (grow((void **)&m->str, &m->capstr, (uint32_t)sid, sizeof *m->str))
+        return -ENOMEM;
+    char *copy = malloc(len + 1);
+    if (!copy)
+        return -ENOMEM;
+    memcpy(copy, s, len);
+    copy[len] = 0;
+    free(m->str[sid]);
+    m->str[sid] = copy;
+    if (sid >= m->nstr)
+        m->nstr = (uint32_t)sid + 1;
+    return 0;
+}
+
+int rd_model_add_func(rd_model *m, const lt_event *ev)
+{
+    uint64_t fid = ev->a[0];
+    if (fid == 0 || fid >= RD_MAX_IDS || ev->a[1] > LT_WHAT_MAIN || ev->a[2] >= RD_MAX_IDS ||
+        ev->a[3] >= RD_MAX_IDS)
+        return -EPROTO;
+    if (grow((void **)&m->func, &m->capfunc, (uint32_t)fid, sizeof *m->func))
+        return -ENOMEM;
+    rd_func *f = &m->func[fid];
+    uint64_t calls = f->calls;
+    *f = (rd_func){(uint32_t)ev->a[3], (uint32_t)ev->a[2], (uint32_t)ev->a[4],
+                   (uint32_t)ev->a[5], (uint8_t)ev->a[1], (uint8_t)ev->a[6], 1, calls};
+    if (fid >= m->nfunc)
+        m->nfunc = (uint32_t)fid + 1;
+    return 0;
+}
+
+void rd_model_add_clock(rd_model *m, uint64_t ticks, uint64_t ns, int tsc)
+{
+    if (m->clk_pairs == 0) {
+        m->clk_t0 = ticks;
+        m->clk_n0 = ns;
+    }
+    m->clk_t1 = ticks;
+    m->clk_n1 = ns;
+    m->clk_tsc = tsc;
+    m->clk_pairs++;
+}
+
+double rd_model_ns_per_tick(const rd_model *m)
+{
+    if (!m->clk_tsc)
+        return 1.0;
+    if (m->clk_pairs >= 2 && m->clk_t1 > m->clk_t0 && m->clk_n1 > m->clk_n0)
+        return (double)(m->clk_n1 - m->clk_n0) / (double)(m->clk_t1 - m->clk_t0);
+    return 1.0 / 3.0; /* unknown rate: a guess, only for traces cut short */
+}
+
+const rd_func *rd_model_func(const rd_model *m, uint32_t fid)
+{
+    return fid < m->nfunc && m->func[fid].known ? &m->func[fid] : &m->func[0];
+}
+
+const char *rd_model_string(const rd_model *m, uint32_t sid)
+{
+    return sid < m->nstr && m->str[sid] ? m->str[sid] : "?";
+}
+
+void rd_model_label(const rd_model *m, uint32_t fid, char *buf, size_t cap)
+{
+    const rd_func *f = rd_model_func(m, fid);
+    if (!f->known)
+        snprintf(buf, cap, "?@?");
+    else if (f->what == LT_WHAT_C)
+        snprintf(buf, cap, "%s@[C]", rd_model_string(m, f->name_sid));
+    else
+        snprintf(buf, cap, "%s@%s:%u", rd_model_string(m, f->name_sid),
+                 rd_model_string(m, f->src_sid), f->linedefined);
+}
+
+static uint32_t hash2(uint32_t a, uint32_t b)
+{
+    uint64_t x = ((uint64_t)a << 32 | b) * 0x9E3779B97F4A7C15ull;
+    return (uint32_t)(x >> 32);
+}
+
+static int rehash_children(rd_model *m)
+{
+    uint32_t cap = m->capchild * 2;
+    uint32_t *ix = calloc(cap, sizeof *ix);
+    if (!ix)
+        return -ENOMEM;
+    for (uint32_t n = 1; n < m->nnode; n++) {
+        uint32_t i = hash2(m->node[n].parent, m->node[n].fid) & (cap - 1);
+        while (ix[i])
+            i = (i + 1) & (cap - 1);
+        ix[i] = n + 1;
+    }
+    free(m->child_ix);
+    m->child_ix = ix;
+    m->capchild = cap;
+    return 0;
+}
+
+uint32_t rd_model_child(rd_model *m, uint32_t parent, uint32_t fid)
+{
+    uint32_t mask = m->capchild - 1, i = hash2(parent, fid) & mask;
+    for (; m->child_ix[i]; i = (i + 1) & mask) {
+        const rd_node *n = &m->node[m->child_ix[i] - 1];
+        if (n->parent == parent && n->fid == fid)
+            return m->child_ix[i] - 1;
+    }
+    if (grow((void **)&m->node, &m->capnode, m->nnode, sizeof *m->node))
+        return 0;
+    uint32_t k = m->nnode++;
+    m->node[k] = (rd_node){.parent = parent, .fid = fid};
+    m->node[k].next_sibling = m->node[parent].first_child;
+    m->node[parent].first_child = k;
+    m->child_ix[i] = k + 1;
+    if (m->nnode * 2 > m->capchild)
+        rehash_children(m);
+    return k;
+}
+
+static int rehash_lines(rd_model *m)
+{
+    uint32_t cap = m->capline * 2;
+    rd_line *t = calloc(cap, sizeof *t);
+    if (!t)
+        return -ENOMEM;
+    for (uint32_t j = 0; j < m->capline; j++) {
+        if (!m->line[j].fid)
+            continue;
+        uint32_t i = hash2(m->line[j].fid, m->line[j].line) & (cap - 1);
+        while (t[i].fid)
+            i = (i + 1) & (cap - 1);
+        t[i] = m->line[j];
+    }
+    free(m->line);
+    m->line = t;
+    m->capline = cap;
+    return 0;
+}
+
+rd_line *rd_model_line(rd_model *m, uint32_t fid, uint32_t line)
+{
+    if (fid == 0)
+        return NULL; /* unknown function: no per-line stats */
+    if ((m->nline + 1) * 2 > m->capline && rehash_lines(m))
+        return NULL;
+    uint32_t mask = m->capline - 1, i = hash2(fid, line) & mask;
+    for (; m->line[i].fid; i = (i + 1) & mask)
+        if (m->line[i].fid == fid && m->line[i].line == line)
+            return &m->line[i];
+    m->nline++;
+    m->line[i] = (rd_line){.fid = fid, .line = line};
+    return &m->line[i];
+}

@@ -1,0 +1,82 @@
+/* rd_model: what recorderd knows about one traced process: its interned
+ * strings and functions, its clock calibration, and the calling-context
+ * tree (CCT) that the stack rebuilder fills: one node per distinct stack,
+ * holding self time, line events and calls of that stack's leaf. Memory
+ * grows with distinct functions, lines and stacks, never with events.
+ * One model is used by one thread at a time. */
+#ifndef RD_MODEL_H
+#define RD_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lt_event.h"
+
+typedef struct rd_func {
+    uint32_t name_sid, src_sid;
+    uint32_t linedefined, lastlinedefined;
+    uint8_t what;  /* LT_WHAT_* */
+    uint8_t flags; /* LT_FF_* */
+    uint8_t known; /* a FUNC record defined it */
+    uint64_t calls;
+} rd_func;
+
+typedef struct rd_node {
+    uint32_t parent; /* node index; 0 is the root (no function) */
+    uint32_t fid;
+    uint32_t first_child, next_sibling;
+    uint64_t self; /* ticks */
+    uint64_t lines;
+    uint64_t calls;
+} rd_node;
+
+typedef struct rd_line {
+    uint32_t fid, line; /* fid 0 = free slot */
+    uint64_t hits;
+    uint64_t ticks;
+} rd_line;
+
+typedef struct rd_model {
+    char **str; /* sid -> NUL-terminated copy */
+    uint32_t nstr, capstr;
+    rd_func *func; /* fid -> function; fid 0 is "?" */
+    uint32_t nfunc, capfunc;
+    rd_node *node;
+    uint32_t nnode, capnode;
+    uint32_t *child_ix; /* hash (parent, fid) -> node index + 1 */
+    uint32_t capchild;
+    rd_line *line;
+    uint32_t nline, capline;
+    /* clock: first and last (ticks, ns) pairs */
+    uint64_t clk_t0, clk_n0, clk_t1, clk_n1;
+    int clk_pairs, clk_tsc;
+    uint64_t events, ticks_total;
+} rd_model;
+
+int rd_model_init(rd_model *m);
+void rd_model_free(rd_model *m);
+
+/* STR / FUNC records. Return 0 or -EPROTO for ids out of range (ids are
+ * dense from 1; a sender cannot make us allocate more than it declared). */
+int rd_model_add_str(rd_model *m, uint64_t sid, const char *s, uint32_t len);
+int rd_model_add_func(rd_model *m, const lt_event *ev);
+void rd_model_add_clock(rd_model *m, uint64_t ticks, uint64_t ns, int tsc);
+
+/* Returns the function fid, or the unknown function 0 for bad ids. */
+const rd_func *rd_model_func(const rd_model *m, uint32_t fid);
+const char *rd_model_string(const rd_model *m, uint32_t sid);
+
+/* Label "NAME@SRC:LINEDEFINED" or "NAME@[C]" into buf. */
+void rd_model_label(const rd_model *m, uint32_t fid, char *buf, size_t cap);
+
+/* The child of parent for fid, created on first use. Returns its index, or
+ * 0 (the root) if memory ran out. */
+uint32_t rd_model_child(rd_model *m, uint32_t parent, uint32_t fid);
+
+/* Stats of (fid, line), created on first use; NULL if memory ran out. */
+rd_line *rd_model_line(rd_model *m, uint32_t fid, uint32_t line);
+
+/* Nanoseconds per tick from the calibration records (1.0 without TSC). */
+double rd_model_ns_per_tick(const rd_model *m);
+
+#endif

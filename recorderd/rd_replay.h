@@ -1,0 +1,21 @@
+/* rd_replay: feeds record bytes (from a ring or a trace file) through the
+ * decoder into the stack rebuilder. */
+#ifndef RD_REPLAY_H
+#define RD_REPLAY_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rd_stack.h"
+
+/* Applies every complete record in p[0..n). Returns the bytes used (a
+ * trailing partial record is left for the next call), or -EPROTO / -ENOMEM
+ * with a message in err. Any thread, one at a time per stack. */
+int64_t rd_replay_feed(rd_stack *s, const uint8_t *p, size_t n, char *err, size_t cap);
+
+/* Replays a trace file (or a session directory holding trace.ltr) into a
+ * fresh model+stack the caller initialised. progress, if not NULL, gets a
+ * line per second on a terminal. Returns 0 or a negative errno with err. */
+int rd_replay_path(const char *path, rd_stack *s, char *err, size_t cap);
+
+#endif

@@ -1,0 +1,394 @@
+/* rd_report: profile.txt, folded stacks, annotated sources. */
+#include "rd_report.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Depth-first walk of the call tree: enter(n) before a node's children,
+ * leave(n) after them. */
+typedef struct walker {
+    void (*enter)(struct walker *, uint32_t);
+    void (*leave)(struct walker *, uint32_t);
+    const rd_model *m;
+} walker;
+
+static void walk(walker *w)
+{
+    const rd_node *nd = w->m->node;
+    uint32_t n = nd[0].first_child;
+    while (n) {
+        w->enter(w, n);
+        if (nd[n].first_child) {
+            n = nd[n].first_child;
+            continue;
+        }
+        for (;;) {
+            w->leave(w, n);
+            if (nd[n].next_sibling) {
+                n = nd[n].next_sibling;
+                break;
+            }
+            n = nd[n].parent;
+            if (n == 0)
+                break;
+        }
+    }
+}
+
+/* ---- per-function totals ---- */
+
+typedef struct totals {
+    walker w;
+    rd_fstat *fs;
+    uint64_t *incl;   /* inclusive ticks per node */
+    uint32_t *active; /* frames of fid on the current path */
+} totals;
+
+static void tot_enter(walker *w, uint32_t n)
+{
+    totals *t = (totals *)w;
+    uint32_t fid = w->m->node[n].fid;
+    if (t->active[fid]++ == 0)
+        t->fs[fid].total += t->incl[n]; /* outermost frame of a recursion */
+}
+
+static void tot_leave(walker *w, uint32_t n)
+{
+    totals *t = (totals *)w;
+    t->active[w->m->node[n].fid]--;
+}
+
+rd_fstat *rd_report_fstats(const rd_model *m)
+{
+    rd_fstat *fs = calloc(m->nfunc + 1, sizeof *fs);
+    uint64_t *incl = calloc(m->nnode, sizeof *incl);
+    uint32_t *active = calloc(m->nfunc + 1, sizeof *active);
+    if (!fs || !incl || !active) {
+        free(fs);
+        fs = NULL;
+        goto out;
+    }
+    /* children always have larger indices than their parent */
+    for (uint32_t n = m->nnode; n-- > 1;) {
+        incl[n] += m->node[n].self;
+        incl[m->node[n].parent] += incl[n];
+        fs[m->node[n].fid].self += m->node[n].self;
+    }
+    for (uint32_t f = 0; f < m->nfunc; f++)
+        fs[f].calls = m->func[f].calls;
+    totals t = {{tot_enter, tot_leave, m}, fs, incl, active};
+    walk(&t.w);
+out:
+    free(incl);
+    free(active);
+    return fs;
+}
+
+/* ---- folded ---- */
+
+typedef struct folder {
+    walker w;
+    enum rd_weight weight;
+    double ns_per_tick;
+    FILE *out;
+    char *path;
+    size_t len, cap;
+    size_t *marks; /* path length before each depth */
+    uint32_t depth, capdepth;
+    int err;
+} folder;
+
+static uint64_t weight_of(const folder *f, const rd_node *n)
+{
+    switch (f->weight) {
+    case RD_W_LINES: return n->lines;
+    case RD_W_CALLS: return n->calls;
+    default: return (uint64_t)((double)n->self * f->ns_per_tick + 0.5);
+    }
+}
+
+static int fold_push(folder *f, const char *label)
+{
+    size_t l = strlen(label);
+    if (f->depth == f->capdepth) {
+        uint32_t cap = f->capdepth ? f->capdepth * 2 : 64;
+        size_t *mk = realloc(f->marks, cap * sizeof *mk);
+        if (!mk)
+            return -ENOMEM;
+        f->marks = mk;
+        f->capdepth = cap;
+    }
+    if (f->len + l + 2 > f->cap) {
+        size_t cap = (f->len + l + 2) * 2;
+        char *p = realloc(f->path, cap);
+        if (!p)
+            return -ENOMEM;
+        f->path = p;
+        f->cap = cap;
+    }
+    f->marks[f->depth++] = f->len;
+    if (f->len)
+        f->path[f->len++] = ';';
+    memcpy(f->path + f->len, label, l + 1);
+    f->len += l;
+    return 0;
+}
+
+static void fold_enter(walker *w, uint32_t n)
+{
+    folder *f = (folder *)w;
+    char label[1024];
+    rd_model_label(w->m, w->m->node[n].fid, label, sizeof label);
+    if (fold_push(f, label)) {
+        f->err = -ENOMEM;
+        return;
+    }
+    uint64_t v = weight_of(f, &w->m->node[n]);
+    if (v && fprintf(f->out, "%s %llu\n", f->path, (unsigned long long)v) < 0)
+        f->err = -EIO;
+}
+
+static void fold_leave(walker *w, uint32_t n)
+{
+    folder *f = (folder *)w;
+    (void)n;
+    if (f->depth) {
+        f->len = f->marks[--f->depth];
+        f->path[f->len] = 0;
+    }
+}
+
+int rd_report_folded(const rd_model *m, enum rd_weight w, FILE *out)
+{
+    folder f = {{fold_enter, fold_leave, m}, w, rd_model_ns_per_tick(m), out, NULL, 0, 0,
+                NULL, 0, 0, 0};
+    walk(&f.w);
+    free(f.path);
+    free(f.marks);
+    return f.err;
+}
+
+/* ---- profile.txt ---- */
+
+typedef struct rank {
+    const rd_fstat *fs;
+    int by_total;
+} rank;
+
+static int cmp_fid(const void *a, const void *b, void *ctx)
+{
+    const rank *r = ctx;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    uint64_t vx = r->by_total ? r->fs[x].total : r->fs[x].self;
+    uint64_t vy = r->by_total ? r->fs[y].total : r->fs[y].self;
+    return vx < vy ? 1 : vx > vy ? -1 : x < y ? -1 : x > y;
+}
+
+static void plain_label(const rd_model *m, uint32_t fid, char *buf, size_t cap)
+{
+    const rd_func *f = rd_model_func(m, fid);
+    if (!f->known)
+        snprintf(buf, cap, "? (unknown frame)");
+    else if (f->what == LT_WHAT_C)
+        snprintf(buf, cap, "%s [C]", rd_model_string(m, f->name_sid));
+    else
+        snprintf(buf, cap, "%s (%s:%u)", rd_model_string(m, f->name_sid),
+                 rd_model_string(m, f->src_sid), f->linedefined);
+}
+
+static void table(const rd_model *m, const rd_fstat *fs, uint32_t *ids, uint32_t n,
+                  unsigned top, int by_total, FILE *out)
+{
+    double k = rd_model_ns_per_tick(m) / 1e6, all = (double)m->ticks_total;
+    rank r = {fs, by_total};
+    qsort_r(ids, n, sizeof *ids, cmp_fid, &r);
+    fprintf(out, "\n%s\n", by_total ? "By total time (callees included, recursion once)"
+                                     : "By self time");
+    fprintf(out, "%10s %12s %6s %12s %6s %12s  %s\n", "calls", "self ms", "self%", "total ms",
+            "total%", "self/call us", "function");
+    for (uint32_t i = 0; i < n && (!top || i < top); i++) {
+        const rd_fstat *f = &fs[ids[i]];
+        char label[1024];
+        plain_label(m, ids[i], label, sizeof label);
+        double per = f->calls ? (double)f->self * k * 1000.0 / (double)f->calls : 0.0;
+        fprintf(out, "%10llu %12.3f %6.2f %12.3f %6.2f %12.3f  %s\n",
+                (unsigned long long)f->calls, (double)f->self * k,
+                all > 0 ? 100.0 * (double)f->self / all : 0.0, (double)f->total * k,
+                all > 0 ? 100.0 * (double)f->total / all : 0.0, per, label);
+    }
+}
+
+int rd_report_profile(const rd_model *m, const char *title, const char *cmd, unsigned top,
+                      FILE *out)
+{
+    rd_fstat *fs = rd_report_fstats(m);
+    uint32_t *ids = malloc((m->nfunc + 1) * sizeof *ids);
+    if (!fs || !ids) {
+        free(fs);
+        free(ids);
+        return -ENOMEM;
+    }
+    uint32_t n = 0;
+    for (uint32_t f = 0; f < m->nfunc; f++)
+        if (fs[f].calls || fs[f].self || fs[f].total)
+            ids[n++] = f;
+    double ms = (double)m->ticks_total * rd_model_ns_per_tick(m) / 1e6;
+    fprintf(out, "luatrace profile%s%s\n", title ? ": " : "", title ? title : "");
+    if (cmd)
+        fprintf(out, "command: %s\n", cmd);
+    fprintf(out, "traced time: %.3f ms   events: %llu   functions: %u   stacks: %u\n", ms,
+            (unsigned long long)m->events, n, m->nnode - 1);
+    table(m, fs, ids, n, top, 0, out);
+    if (!top)
+        table(m, fs, ids, n, top, 1, out);
+    free(fs);
+    free(ids);
+    return ferror(out) ? -EIO : 0;
+}
+
+/* ---- annotate ---- */
+
+typedef struct fline {
+    uint32_t line;
+    uint64_t hits, ticks;
+} fline;
+
+static int cmp_line(const void *a, const void *b)
+{
+    uint32_t x = ((const fline *)a)->line, y = ((const fline *)b)->line;
+    return x < y ? -1 : x > y;
+}
+
+/* Gathers the line stats of every Lua function whose source is sid. */
+static fline *file_lines(const rd_model *m, uint32_t sid, uint32_t *n)
+{
+    fline *v = NULL;
+    uint32_t cnt = 0, cap = 0;
+    for (uint32_t i = 0; i < m->capline; i++) {
+        const rd_line *l = &m->line[i];
+        if (!l->fid || rd_model_func(m, l->fid)->src_sid != sid)
+            continue;
+        if (cnt == cap) {
+            cap = cap ? cap * 2 : 256;
+            fline *nv = realloc(v, cap * sizeof *nv);
+            if (!nv)
+                break;
+            v = nv;
+        }
+        v[cnt++] = (fline){l->line, l->hits, l->ticks};
+    }
+    qsort(v, cnt, sizeof *v, cmp_line);
+    uint32_t w = 0; /* merge functions sharing a line */
+    for (uint32_t i = 0; i < cnt; i++) {
+        if (w && v[w - 1].line == v[i].line) {
+            v[w - 1].hits += v[i].hits;
+            v[w - 1].ticks += v[i].ticks;
+        } else {
+            v[w++] = v[i];
+        }
+    }
+    *n = w;
+    return v;
+}
+
+static void annotate_row(FILE *out, const fline *l, double k, unsigned line, const char *text)
+{
+    if (l)
+        fprintf(out, "%10llu %12.3f %6u  %s\n", (unsigned long long)l->hits,
+                (double)l->ticks * k, line, text);
+    else
+        fprintf(out, "%10s %12s %6u  %s\n", "", "", line, text);
+}
+
+static void annotate_one(const rd_model *m, uint32_t sid, const char *srcdir, FILE *out)
+{
+    const char *name = rd_model_string(m, sid);
+    char path[4096];
+    uint32_t n = 0, j = 0;
+    fline *v = file_lines(m, sid, &n);
+    double k = rd_model_ns_per_tick(m) / 1e6;
+    if (name[0] == '/' || !srcdir)
+        snprintf(path, sizeof path, "%s", name);
+    else
+        snprintf(path, sizeof path, "%s/%s", srcdir, name);
+    FILE *src = fopen(path, "r");
+    fprintf(out, "== %s   (hits: line events; ms: time on the line itself)\n", name);
+    if (!src)
+        fprintf(out, "   (source not readable: %s; lines with data only)\n", path);
+    fprintf(out, "%10s %12s %6s  %s\n", "hits", "ms", "line", "source");
+    char *text = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    for (unsigned line = 1; src && (len = getline(&text, &cap, src)) >= 0; line++) {
+        text[strcspn(text, "\n")] = 0;
+        while (j < n && v[j].line < line)
+            j++;
+        annotate_row(out, j < n && v[j].line == line ? &v[j] : NULL, k, line, text);
+    }
+    for (; j < n; j++) /* no source, or lines past its end */
+        annotate_row(out, &v[j], k, v[j].line, "");
+    free(text);
+    if (src)
+        fclose(src);
+    free(v);
+}
+
+/* Source ids of traced Lua files, each once. */
+static uint32_t *source_ids(const rd_model *m, uint32_t *n)
+{
+    uint32_t *ids = calloc(m->nstr + 1, sizeof *ids);
+    uint8_t *seen = calloc(m->nstr + 1, 1);
+    *n = 0;
+    for (uint32_t f = 1; ids && seen && f < m->nfunc; f++) {
+        const rd_func *fn = &m->func[f];
+        if (fn->known && fn->what != LT_WHAT_C && fn->src_sid < m->nstr && !seen[fn->src_sid]) {
+            seen[fn->src_sid] = 1;
+            ids[(*n)++] = fn->src_sid;
+        }
+    }
+    free(seen);
+    return ids;
+}
+
+int rd_report_annotate_stream(const rd_model *m, const char *srcdir, FILE *out)
+{
+    uint32_t n;
+    uint32_t *ids = source_ids(m, &n);
+    for (uint32_t i = 0; ids && i < n; i++)
+        annotate_one(m, ids[i], srcdir, out);
+    free(ids);
+    return ids ? 0 : -ENOMEM;
+}
+
+int rd_report_annotate(const rd_model *m, const char *dir, const char *srcdir, char *err,
+                       size_t cap)
+{
+    if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+        snprintf(err, cap, "cannot create %s: %s", dir, strerror(errno));
+        return -errno;
+    }
+    uint32_t n;
+    uint32_t *ids = source_ids(m, &n);
+    int e = ids ? 0 : -ENOMEM;
+    for (uint32_t i = 0; !e && i < n; i++) {
+        char file[4096], flat[2048];
+        snprintf(flat, sizeof flat, "%s", rd_model_string(m, ids[i]));
+        for (char *c = flat; *c; c++)
+            if (*c == '/' || *c == '\\' || (c[0] == '.' && c[1] == '.') || *c == ' ')
+                *c = '_';
+        snprintf(file, sizeof file, "%s/%s.txt", dir, flat[0] ? flat : "_");
+        FILE *out = fopen(file, "w");
+        if (!out) {
+            snprintf(err, cap, "cannot write %s: %s", file, strerror(errno));
+            e = -EIO;
+            break;
+        }
+        annotate_one(m, ids[i], srcdir, out);
+        if (fclose(out))
+            e = -EIO;
+    }
+    free(ids);
+    return e;
+}

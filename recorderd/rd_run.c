@@ -1,0 +1,185 @@
+/* rd_run: spawn a command with the environment that makes lua5.1 load the
+ * collector and report to us, serve its sessions, exit with its status. */
+#include "rd_run.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rd_server.h"
+
+#ifndef RD_CMODDIR
+#define RD_CMODDIR "/usr/local/lib/lua/5.1"
+#endif
+
+extern char **environ;
+
+typedef struct run_ctx {
+    rd_server srv;
+    uv_process_t proc;
+    int child_done, closed;
+    int code;
+} run_ctx;
+
+void rd_run_module_dir(char *buf, unsigned long cap)
+{
+    char exe[PATH_MAX], probe[PATH_MAX + 32];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = 0;
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = 0;
+            snprintf(probe, sizeof probe, "%s/../collector/luatrace.so", exe);
+            if (access(probe, R_OK) == 0) {
+                snprintf(buf, cap, "%s/../collector", exe);
+                return;
+            }
+        }
+    }
+    snprintf(buf, cap, "%s", RD_CMODDIR);
+}
+
+static void finish(run_ctx *r)
+{
+    if (!r->closed) {
+        r->closed = 1;
+        rd_server_close(&r->srv);
+    }
+}
+
+static void on_idle(rd_server *srv)
+{
+    run_ctx *r = srv->ud;
+    if (r->child_done)
+        finish(r);
+}
+
+static void on_child_exit(uv_process_t *p, int64_t status, int sig)
+{
+    run_ctx *r = p->data;
+    r->code = sig ? 128 + sig : (int)status;
+    r->child_done = 1;
+    uv_close((uv_handle_t *)p, NULL);
+    if (!r->srv.sessions && !r->srv.conns)
+        finish(r);
+}
+
+/* The ring name: the script's base name without .lua, else "lua". */
+static void ring_name(char **argv, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "lua");
+    for (int i = 1; argv[0] && argv[i]; i++) {
+        size_t n = strlen(argv[i]);
+        if (n > 4 && !strcmp(argv[i] + n - 4, ".lua")) {
+            const char *b = strrchr(argv[i], '/');
+            b = b ? b + 1 : argv[i];
+            snprintf(buf, cap, "%.*s", (int)(strlen(b) - 4 > 40 ? 40 : strlen(b) - 4), b);
+            break;
+        }
+    }
+    for (char *c = buf; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+              *c == '_' || *c == '-'))
+            *c = '_';
+    if (!buf[0] || buf[0] == '.')
+        snprintf(buf, cap, "lua");
+}
+
+typedef struct envb {
+    char **v;
+    int n;
+} envb;
+
+static void env_set(envb *e, const char *key, const char *val)
+{
+    size_t kl = strlen(key);
+    char *kv = malloc(kl + strlen(val) + 2);
+    sprintf(kv, "%s=%s", key, val);
+    for (int i = 0; i < e->n; i++)
+        if (!strncmp(e->v[i], key, kl) && e->v[i][kl] == '=') {
+            e->v[i] = kv;
+            return;
+        }
+    e->v[e->n++] = kv;
+    e->v[e->n] = NULL;
+}
+
+static char **child_env(const rd_run_opts *o, char **argv, const char *sock)
+{
+    int n = 0;
+    while (environ[n])
+        n++;
+    envb e = {calloc((size_t)n + 16, sizeof(char *)), n};
+    memcpy(e.v, environ, (size_t)n * sizeof(char *));
+    char mod[PATH_MAX], cpath[PATH_MAX * 2], name[64];
+    rd_run_module_dir(mod, sizeof mod);
+    const char *old = getenv("LUA_CPATH");
+    snprintf(cpath, sizeof cpath, "%s/?.so;%s", mod, old && *old ? old : ";");
+    env_set(&e, "LUA_CPATH", cpath);
+    env_set(&e, "LUATRACE_SOCKET", sock);
+    if (!getenv("LUATRACE_SHM")) {
+        ring_name(argv, name, sizeof name);
+        env_set(&e, "LUATRACE_SHM", name);
+    }
+    if (!getenv("LUA_INIT")) /* lua5.1 app.lua without -lluatrace is traced too */
+        env_set(&e, "LUA_INIT", "require'luatrace'");
+    if (o->ring)
+        env_set(&e, "LUATRACE_RING", o->ring);
+    if (o->mode)
+        env_set(&e, "LUATRACE_MODE", o->mode);
+    return e.v;
+}
+
+static int spawn(run_ctx *r, const rd_run_opts *o, char **argv, const char *sock)
+{
+    uv_stdio_container_t io[3];
+    for (int i = 0; i < 3; i++) {
+        io[i].flags = UV_INHERIT_FD;
+        io[i].data.fd = i;
+    }
+    uv_process_options_t po = {0};
+    po.exit_cb = on_child_exit;
+    po.file = argv[0];
+    po.args = argv;
+    po.env = child_env(o, argv, sock);
+    po.stdio = io;
+    po.stdio_count = 3;
+    r->proc.data = r;
+    int e = uv_spawn(r->srv.loop, &r->proc, &po);
+    if (e)
+        fprintf(stderr, "recorderd: cannot run %s: %s\n", argv[0], uv_strerror(e));
+    return e;
+}
+
+int rd_run(const rd_run_opts *o, char **argv)
+{
+    char tmp[] = "/tmp/luatrace-run-XXXXXX", sock[64], err[512];
+    run_ctx r = {.code = 127};
+    rd_session_opts so = {o->out, !o->quiet};
+    uv_loop_t *loop = uv_default_loop();
+    if (!mkdtemp(tmp)) {
+        fprintf(stderr, "recorderd: cannot create a temporary directory: %s\n", strerror(errno));
+        return 127;
+    }
+    snprintf(sock, sizeof sock, "%s/sock", tmp);
+    if (rd_server_init(&r.srv, loop, &so) || rd_server_listen(&r.srv, sock, err, sizeof err)) {
+        fprintf(stderr, "recorderd: %s\n", err);
+        rmdir(tmp);
+        return 127;
+    }
+    r.srv.ud = &r;
+    r.srv.on_idle = on_idle;
+    r.srv.ignore_sigint = 1;
+    if (spawn(&r, o, argv, sock)) {
+        r.child_done = 1;
+        finish(&r);
+    }
+    uv_run(loop, UV_RUN_DEFAULT);
+    uv_loop_close(loop);
+    rmdir(tmp);
+    return r.code;
+}

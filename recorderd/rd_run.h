@@ -1,0 +1,20 @@
+/* rd_run: `recorderd run -- CMD`: a private recorder around one command. */
+#ifndef RD_RUN_H
+#define RD_RUN_H
+
+typedef struct rd_run_opts {
+    const char *out;
+    int quiet;
+    const char *ring; /* LUATRACE_RING for the child, or NULL */
+    const char *mode; /* LUATRACE_MODE for the child, or NULL */
+} rd_run_opts;
+
+/* Runs argv traced; returns the exit code to exit with (the child's, or
+ * 128+signal; 127 if it could not start). Main thread only. */
+int rd_run(const rd_run_opts *o, char **argv);
+
+/* Directory holding luatrace.so: next to this binary in a build tree,
+ * else the install directory. */
+void rd_run_module_dir(char *buf, unsigned long cap);
+
+#endif

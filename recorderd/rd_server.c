@@ -1,0 +1,354 @@
+/* rd_server: accepting traced processes and running their sessions. */
+#include "rd_server.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "lt_ctl.h"
+#include "rd_util.h"
+
+typedef struct rd_conn {
+    uv_pipe_t pipe;
+    rd_server *srv;
+    msgpack_unpacker up;
+    rd_session *sess;
+    int closing;
+    char buf[LT_CTL_MSG_MAX];
+} rd_conn;
+
+static void maybe_idle(rd_server *srv)
+{
+    if (!srv->sessions && !srv->conns && srv->on_idle)
+        srv->on_idle(srv);
+}
+
+static void conn_free(uv_handle_t *h)
+{
+    rd_conn *c = h->data;
+    rd_server *srv = c->srv;
+    msgpack_unpacker_destroy(&c->up);
+    free(c);
+    srv->conns--;
+    maybe_idle(srv);
+}
+
+static void conn_close(rd_conn *c)
+{
+    if (c->closing)
+        return;
+    c->closing = 1;
+    uv_close((uv_handle_t *)&c->pipe, conn_free);
+}
+
+typedef struct ack_req {
+    uv_write_t w;
+    msgpack_sbuffer sb;
+    rd_conn *c;
+    int close_after;
+} ack_req;
+
+static void ack_done(uv_write_t *w, int status)
+{
+    ack_req *a = (ack_req *)w;
+    if (status < 0 || a->close_after)
+        conn_close(a->c);
+    msgpack_sbuffer_destroy(&a->sb);
+    free(a);
+}
+
+static void send_ack(rd_conn *c, int ok, const char *text)
+{
+    ack_req *a = calloc(1, sizeof *a);
+    lt_ctl_msg m = {.type = LT_CTL_ACK, .ok = ok};
+    if (!a) {
+        conn_close(c);
+        return;
+    }
+    snprintf(m.text, sizeof m.text, "%s", text);
+    msgpack_sbuffer_init(&a->sb);
+    a->c = c;
+    a->close_after = !ok;
+    lt_ctl_pack(&m, &a->sb);
+    uv_buf_t b = uv_buf_init(a->sb.data, (unsigned)a->sb.size);
+    if (uv_write(&a->w, (uv_stream_t *)&c->pipe, &b, 1, ack_done) < 0)
+        ack_done(&a->w, -1);
+}
+
+static int peer_cred(rd_conn *c, struct ucred *cr)
+{
+    uv_os_fd_t fd;
+    socklen_t len = sizeof *cr;
+    if (uv_fileno((uv_handle_t *)&c->pipe, &fd) < 0 ||
+        getsockopt(fd, SOL_SOCKET, SO_PEERCRED, cr, &len) < 0)
+        return -1;
+    return 0;
+}
+
+static void on_hello(rd_conn *c, const lt_ctl_msg *m)
+{
+    char err[256];
+    struct ucred cr;
+    if (m->type != LT_CTL_HELLO || lt_ring_name_check(m->shm)) {
+        send_ack(c, 0, "expected a hello with a valid ring name");
+        return;
+    }
+    if (peer_cred(c, &cr) || cr.uid != getuid() || (uint32_t)cr.pid != m->pid) {
+        send_ack(c, 0, "peer is another user, or its pid does not match");
+        return;
+    }
+    c->sess = rd_session_start(&c->srv->opts, m->shm, cr.uid, cr.pid, m->cmd, &c->srv->wake,
+                               err, sizeof err);
+    if (!c->sess) {
+        fprintf(stderr, "recorderd: pid %d: %s\n", (int)cr.pid, err);
+        send_ack(c, 0, err);
+        return;
+    }
+    c->sess->owner = c;
+    c->sess->next = c->srv->sessions;
+    c->srv->sessions = c->sess;
+    send_ack(c, 1, c->sess->name);
+}
+
+static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf)
+{
+    rd_conn *c = h->data;
+    (void)hint;
+    *buf = uv_buf_init(c->buf, sizeof c->buf);
+}
+
+static void feed_hello(rd_conn *c, const char *p, size_t n)
+{
+    if (msgpack_unpacker_buffer_capacity(&c->up) < n &&
+        (!msgpack_unpacker_reserve_buffer(&c->up, n) ||
+         msgpack_unpacker_message_size(&c->up) + n > LT_CTL_MSG_MAX)) {
+        conn_close(c); /* too big to be a hello */
+        return;
+    }
+    memcpy(msgpack_unpacker_buffer(&c->up), p, n);
+    msgpack_unpacker_buffer_consumed(&c->up, n);
+    msgpack_unpacked r;
+    msgpack_unpacked_init(&r);
+    msgpack_unpack_return st = msgpack_unpacker_next(&c->up, &r);
+    if (st == MSGPACK_UNPACK_SUCCESS) {
+        lt_ctl_msg m;
+        if (lt_ctl_parse(&r.data, &m))
+            send_ack(c, 0, "malformed hello");
+        else
+            on_hello(c, &m);
+    } else if (st != MSGPACK_UNPACK_CONTINUE) {
+        conn_close(c);
+    }
+    msgpack_unpacked_destroy(&r);
+}
+
+static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
+{
+    rd_conn *c = st->data;
+    if (n < 0) {
+        uv_read_stop(st);
+        if (c->sess)
+            rd_session_conn_closed(c->sess); /* closed when its reports are done */
+        else
+            conn_close(c);
+        return;
+    }
+    if (n > 0 && !c->sess && !c->closing)
+        feed_hello(c, buf->base, (size_t)n);
+    /* after the hello a collector sends nothing; extra bytes are ignored */
+}
+
+static rd_conn *conn_new(rd_server *srv)
+{
+    rd_conn *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    if (!msgpack_unpacker_init(&c->up, 1024) || uv_pipe_init(srv->loop, &c->pipe, 0)) {
+        free(c);
+        return NULL;
+    }
+    c->srv = srv;
+    c->pipe.data = c;
+    srv->conns++;
+    return c;
+}
+
+static void on_connection(uv_stream_t *l, int status)
+{
+    rd_server *srv = l->data;
+    rd_conn *c = status < 0 ? NULL : conn_new(srv);
+    if (!c)
+        return;
+    if (uv_accept(l, (uv_stream_t *)&c->pipe) || uv_read_start((uv_stream_t *)&c->pipe,
+                                                               on_alloc, on_read))
+        conn_close(c);
+}
+
+/* A drainer finished: reap every session that is done. */
+static void on_wake(uv_async_t *a)
+{
+    rd_server *srv = a->data;
+    rd_session **pp = &srv->sessions;
+    while (*pp) {
+        rd_session *s = *pp;
+        /* acquire: the reports and fields written by the drainer are visible */
+        if (!atomic_load_explicit(&s->done, memory_order_acquire)) {
+            pp = &s->next;
+            continue;
+        }
+        *pp = s->next;
+        rd_conn *c = s->owner;
+        rd_session_free(s);
+        if (c) {
+            c->sess = NULL;
+            conn_close(c); /* tells a waiting collector its reports are written */
+        }
+        if (srv->once)
+            rd_server_stop(srv);
+    }
+    maybe_idle(srv);
+}
+
+static void on_signal(uv_signal_t *h, int sig)
+{
+    rd_server *srv = h->data;
+    if (sig == SIGINT && srv->ignore_sigint)
+        return;
+    rd_server_stop(srv);
+}
+
+int rd_server_init(rd_server *srv, uv_loop_t *loop, const rd_session_opts *opts)
+{
+    memset(srv, 0, sizeof *srv);
+    srv->loop = loop;
+    srv->opts = *opts;
+    int e = uv_async_init(loop, &srv->wake, on_wake);
+    if (!e)
+        e = uv_signal_init(loop, &srv->sigint);
+    if (!e)
+        e = uv_signal_init(loop, &srv->sigterm);
+    if (e)
+        return e;
+    srv->wake.data = srv->sigint.data = srv->sigterm.data = srv;
+    uv_signal_start(&srv->sigint, on_signal, SIGINT);
+    uv_signal_start(&srv->sigterm, on_signal, SIGTERM);
+    uv_unref((uv_handle_t *)&srv->sigint);
+    uv_unref((uv_handle_t *)&srv->sigterm);
+    return 0;
+}
+
+void rd_server_default_path(char *buf, size_t cap)
+{
+    const char *xdg = getenv("XDG_RUNTIME_DIR");
+    if (xdg && *xdg)
+        snprintf(buf, cap, "%s/luatrace/recorderd.sock", xdg);
+    else
+        snprintf(buf, cap, "/tmp/luatrace-%u/recorderd.sock", (unsigned)getuid());
+}
+
+/* Someone answers on path: a live daemon, not a stale file. */
+static int socket_alive(const char *path)
+{
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int ok = fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
+    if (fd >= 0)
+        close(fd);
+    return ok;
+}
+
+static int prepare_dir(const char *path, char *err, size_t cap)
+{
+    char dir[sizeof((struct sockaddr_un *)0)->sun_path];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir)
+        return 0;
+    *slash = 0;
+    struct stat st;
+    if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+        snprintf(err, cap, "cannot create %s: %s", dir, strerror(errno));
+        return -errno;
+    }
+    if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid()) {
+        snprintf(err, cap, "%s is not a directory owned by you", dir);
+        return -EPERM;
+    }
+    return 0;
+}
+
+int rd_server_listen(rd_server *srv, const char *path, char *err, size_t cap)
+{
+    if (strlen(path) >= sizeof srv->path) {
+        snprintf(err, cap, "socket path too long (max %zu bytes): %s", sizeof srv->path - 1,
+                 path);
+        return -ENAMETOOLONG;
+    }
+    int e = prepare_dir(path, err, cap);
+    if (e)
+        return e;
+    if (socket_alive(path)) {
+        snprintf(err, cap, "a recorderd already listens on %s", path);
+        return -EADDRINUSE;
+    }
+    unlink(path); /* stale socket file */
+    uv_pipe_init(srv->loop, &srv->listener, 0);
+    srv->listener.data = srv;
+    mode_t old = umask(0177);
+    e = uv_pipe_bind(&srv->listener, path);
+    umask(old);
+    if (!e)
+        e = uv_listen((uv_stream_t *)&srv->listener, 128, on_connection);
+    if (e) {
+        snprintf(err, cap, "cannot listen on %s: %s", path, uv_strerror(e));
+        uv_close((uv_handle_t *)&srv->listener, NULL);
+        return e;
+    }
+    snprintf(srv->path, sizeof srv->path, "%s", path);
+    srv->listening = 1;
+    return 0;
+}
+
+int rd_server_adopt(rd_server *srv, int fd)
+{
+    rd_conn *c = conn_new(srv);
+    if (!c)
+        return UV_ENOMEM;
+    int e = uv_pipe_open(&c->pipe, fd);
+    if (!e)
+        e = uv_read_start((uv_stream_t *)&c->pipe, on_alloc, on_read);
+    if (e)
+        conn_close(c);
+    return e;
+}
+
+void rd_server_stop(rd_server *srv)
+{
+    if (srv->listening) {
+        srv->listening = 0;
+        uv_close((uv_handle_t *)&srv->listener, NULL);
+        unlink(srv->path);
+    }
+    srv->stopping = 1;
+    for (rd_session *s = srv->sessions; s; s = s->next)
+        rd_session_conn_closed(s);
+    maybe_idle(srv);
+}
+
+void rd_server_close(rd_server *srv)
+{
+    if (srv->listening) {
+        srv->listening = 0;
+        uv_close((uv_handle_t *)&srv->listener, NULL);
+        unlink(srv->path);
+    }
+    uv_close((uv_handle_t *)&srv->wake, NULL);
+    uv_close((uv_handle_t *)&srv->sigint, NULL);
+    uv_close((uv_handle_t *)&srv->sigterm, NULL);
+}

@@ -1,0 +1,49 @@
+/* rd_server: the libuv side of recorderd: a unix socket (or an inherited
+ * connected fd), the hello/ack handshake, session lifecycle, signals.
+ * Everything here runs on the loop thread. */
+#ifndef RD_SERVER_H
+#define RD_SERVER_H
+
+#include <uv.h>
+
+#include "rd_session.h"
+
+typedef struct rd_server rd_server;
+
+struct rd_server {
+    uv_loop_t *loop;
+    uv_pipe_t listener;
+    int listening;
+    uv_async_t wake;
+    uv_signal_t sigint, sigterm;
+    rd_session_opts opts;
+    rd_session *sessions;
+    unsigned conns;  /* open connections */
+    int once;        /* stop after the first session ends (serve --fd) */
+    int stopping;
+    int ignore_sigint; /* run: Ctrl-C is the child's to handle */
+    void (*on_idle)(rd_server *); /* no session and no connection left */
+    void *ud;
+    char path[108];
+};
+
+/* Sets up handles on loop. Returns 0 or a negative libuv error. */
+int rd_server_init(rd_server *srv, uv_loop_t *loop, const rd_session_opts *opts);
+
+/* Listens on path (0600, directory created 0700; a stale socket file with
+ * nobody behind it is replaced). Returns 0 or -errno with err. */
+int rd_server_listen(rd_server *srv, const char *path, char *err, size_t cap);
+
+/* Serves one already connected socket (the private recorder). */
+int rd_server_adopt(rd_server *srv, int fd);
+
+/* Stops accepting; sessions finish and their reports are written. */
+void rd_server_stop(rd_server *srv);
+
+/* Closes every handle (after the loop ran dry or was stopped). */
+void rd_server_close(rd_server *srv);
+
+/* Default socket path (DESIGN §1). */
+void rd_server_default_path(char *buf, size_t cap);
+
+#endif

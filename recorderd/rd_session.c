@@ -1,0 +1,261 @@
+/* rd_session: draining one ring and writing one session's reports. */
+#include "rd_session.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lt_file.h"
+#include "rd_replay.h"
+#include "rd_report.h"
+#include "rd_util.h"
+
+/* Picks out/<shm>, or out/<shm>.<pid>[.N] when taken; creates it. */
+static int make_dir(rd_session *s, const char *out, char *err, size_t cap)
+{
+    int e = rd_mkdir_p(out);
+    for (int i = 0; !e && i < 1000; i++) {
+        if (i == 0)
+            snprintf(s->dir, sizeof s->dir, "%s/%s", out, s->name);
+        else
+            snprintf(s->dir, sizeof s->dir, "%s/%s.%d%s%.0d", out, s->name, (int)s->pid,
+                     i > 1 ? "." : "", i > 1 ? i : 0);
+        if (mkdir(s->dir, 0755) == 0)
+            return 0;
+        if (errno != EEXIST)
+            e = -errno;
+    }
+    snprintf(err, cap, "cannot create a session directory in %s: %s", out,
+             strerror(e ? -e : EEXIST));
+    return e ? e : -EEXIST;
+}
+
+static int open_trace_file(rd_session *s, FILE **f)
+{
+    char path[PATH_MAX + 16];
+    uint8_t hdr[LT_FILE_HDR_SIZE];
+    snprintf(path, sizeof path, "%s/trace.ltr", s->dir);
+    *f = fopen(path, "wbx");
+    if (!*f)
+        return -errno;
+    setvbuf(*f, NULL, _IOFBF, 1 << 20);
+    lt_file_header(hdr);
+    fwrite(hdr, 1, sizeof hdr, *f);
+    return 0;
+}
+
+static void pause_drain(unsigned idle)
+{
+    struct timespec ts = {0, idle < 10 ? 50000 : idle < 100 ? 200000 : 1000000};
+    nanosleep(&ts, NULL);
+}
+
+/* Moves everything readable from the ring through the model. Returns 1 if
+ * there was data, 0 if none, -1 on a corrupt ring. */
+static int drain_once(rd_session *s, FILE *trace)
+{
+    const uint8_t *p;
+    int64_t n = lt_ring_peek(&s->ring, &p);
+    if (n < 0) {
+        snprintf(s->err, sizeof s->err, "ring corrupt: impossible head position");
+        return -1;
+    }
+    if (n == 0)
+        return 0;
+    int64_t used = rd_replay_feed(&s->st, p, (size_t)n, s->err, sizeof s->err);
+    if (used < 0)
+        return -1;
+    if (used == 0 && n == (int64_t)s->ring.size) {
+        snprintf(s->err, sizeof s->err, "ring corrupt: record larger than the ring");
+        return -1;
+    }
+    if (trace && fwrite(p, 1, (size_t)used, trace) != (size_t)used)
+        snprintf(s->err, sizeof s->err, "cannot write trace.ltr: %s", strerror(errno));
+    s->bytes += (uint64_t)used;
+    lt_ring_consume(&s->ring, (uint64_t)used);
+    return used > 0;
+}
+
+static void drain(rd_session *s, FILE *trace)
+{
+    for (unsigned idle = 0;;) {
+        int r = drain_once(s, trace);
+        if (r < 0) {
+            s->truncated = 1;
+            return;
+        }
+        if (r > 0) {
+            idle = 0;
+            continue;
+        }
+        /* acquire: pairs with the producer's release of DONE */
+        if (atomic_load_explicit(&s->ring.hdr->prod_state, memory_order_acquire) ==
+            LT_PROD_DONE) {
+            if (drain_once(s, trace) == 0)
+                return;
+            continue;
+        }
+        if (atomic_load_explicit(&s->conn_closed, memory_order_acquire)) {
+            if (drain_once(s, trace) == 0) {
+                s->truncated = 1; /* gone without saying goodbye */
+                return;
+            }
+            continue;
+        }
+        pause_drain(idle++);
+    }
+}
+
+typedef struct folded_args {
+    const rd_model *m;
+    enum rd_weight w;
+} folded_args;
+
+static int write_folded(FILE *f, void *ud)
+{
+    folded_args *a = ud;
+    return rd_report_folded(a->m, a->w, f);
+}
+
+static int write_profile(FILE *f, void *ud)
+{
+    rd_session *s = ud;
+    return rd_report_profile(&s->m, s->name, s->cmd, 0, f);
+}
+
+static int write_json(FILE *f, void *ud)
+{
+    rd_session *s = ud;
+    double ns = (double)s->m.ticks_total * rd_model_ns_per_tick(&s->m);
+    fprintf(f, "{\n  \"session\": ");
+    rd_json_str(f, s->name);
+    fprintf(f, ",\n  \"status\": \"%s\",\n  \"pid\": %d,\n  \"command\": ",
+            s->truncated ? "truncated" : "complete", (int)s->pid);
+    rd_json_str(f, s->cmd);
+    fprintf(f,
+            ",\n  \"events\": %llu,\n  \"bytes\": %llu,\n  \"drops\": %llu,\n"
+            "  \"traced_ns\": %.0f,\n  \"wall_ns\": %llu,\n  \"functions\": %u,\n"
+            "  \"stacks\": %u,\n  \"unwinds\": %llu,\n  \"tail_calls\": %llu,\n"
+            "  \"bad_records\": %llu,\n  \"error\": ",
+            (unsigned long long)s->m.events, (unsigned long long)s->bytes,
+            (unsigned long long)s->drops, ns, s->t1 - s->t0, s->m.nfunc - 1, s->m.nnode - 1,
+            (unsigned long long)s->st.unwinds, (unsigned long long)s->st.tails,
+            (unsigned long long)s->st.bad);
+    rd_json_str(f, s->err);
+    fprintf(f, "\n}\n");
+    return 0;
+}
+
+static void note_error(rd_session *s, const char *what, int e)
+{
+    if (e && !s->err[0])
+        snprintf(s->err, sizeof s->err, "cannot write %s: %s", what, strerror(-e));
+}
+
+static void write_reports(rd_session *s)
+{
+    char dir[PATH_MAX + 16], err[256] = "";
+    folded_args fa = {&s->m, RD_W_TIME};
+    note_error(s, "profile.txt", rd_write_atomic(s->dir, "profile.txt", write_profile, s));
+    note_error(s, "stacks.folded", rd_write_atomic(s->dir, "stacks.folded", write_folded, &fa));
+    snprintf(dir, sizeof dir, "%s/annotate", s->dir);
+    if (rd_report_annotate(&s->m, dir, NULL, err, sizeof err) && !s->err[0])
+        snprintf(s->err, sizeof s->err, "%s", err);
+    note_error(s, "session.json", rd_write_atomic(s->dir, "session.json", write_json, s));
+}
+
+void rd_session_summary(const rd_model *m, const char *dir, FILE *out)
+{
+    fprintf(out, "\n");
+    rd_report_profile(m, NULL, NULL, 20, out);
+    fprintf(out, "\nreports: %s/\n", dir);
+}
+
+static void drainer(void *arg)
+{
+    rd_session *s = arg;
+    FILE *trace = NULL;
+    int e = open_trace_file(s, &trace);
+    if (e)
+        snprintf(s->err, sizeof s->err, "cannot write trace.ltr: %s", strerror(-e));
+    drain(s, trace);
+    rd_stack_finish(&s->st);
+    if (trace && fclose(trace) && !s->err[0])
+        snprintf(s->err, sizeof s->err, "cannot write trace.ltr: %s", strerror(errno));
+    /* relaxed: a statistic */
+    s->drops = atomic_load_explicit(&s->ring.hdr->drops, memory_order_relaxed);
+    s->drops += s->st.dropped > s->drops ? s->st.dropped - s->drops : 0;
+    /* release: the producer may stop waiting for space */
+    atomic_store_explicit(&s->ring.hdr->cons_state, LT_CONS_GONE, memory_order_release);
+    s->t1 = rd_now_ns();
+    write_reports(s);
+    if (s->summary)
+        rd_session_summary(&s->m, s->dir, stderr);
+    atomic_store_explicit(&s->done, 1, memory_order_release);
+    uv_async_send(s->wake);
+}
+
+rd_session *rd_session_start(const rd_session_opts *opts, const char *shm, uid_t uid,
+                             pid_t pid, const char *cmd, uv_async_t *wake, char *err,
+                             size_t cap)
+{
+    rd_session *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(err, cap, "out of memory");
+        return NULL;
+    }
+    snprintf(s->name, sizeof s->name, "%s", shm);
+    snprintf(s->cmd, sizeof s->cmd, "%s", cmd);
+    s->pid = pid;
+    s->wake = wake;
+    s->summary = opts->summary;
+    s->t0 = rd_now_ns();
+    int e = lt_ring_open(&s->ring, shm, (long)uid);
+    if (e) {
+        snprintf(err, cap, "cannot open ring %s: %s", shm,
+                 e == -EPROTO ? "not a luatrace ring of this version" : strerror(-e));
+        goto fail;
+    }
+    lt_ring_unlink(shm); /* mapped now; the name is no longer needed */
+    if (make_dir(s, opts->out, err, cap))
+        goto fail_ring;
+    if (rd_model_init(&s->m) || rd_stack_init(&s->st, &s->m)) {
+        snprintf(err, cap, "out of memory");
+        goto fail_model;
+    }
+    if (uv_thread_create(&s->thread, drainer, s)) {
+        snprintf(err, cap, "cannot start a drainer thread");
+        goto fail_model;
+    }
+    return s;
+fail_model:
+    rd_stack_free(&s->st);
+    rd_model_free(&s->m);
+    rmdir(s->dir);
+fail_ring:
+    lt_ring_close(&s->ring);
+fail:
+    free(s);
+    return NULL;
+}
+
+void rd_session_conn_closed(rd_session *s)
+{
+    /* release: pairs with the drainer's acquire */
+    atomic_store_explicit(&s->conn_closed, 1, memory_order_release);
+}
+
+void rd_session_free(rd_session *s)
+{
+    if (!s)
+        return;
+    uv_thread_join(&s->thread);
+    rd_stack_free(&s->st);
+    rd_model_free(&s->m);
+    lt_ring_close(&s->ring);
+    free(s);
+}

@@ -1,0 +1,61 @@
+/* rd_session: one traced process. Owns its ring, its model and a drainer
+ * thread that decodes the ring, writes trace.ltr as it goes and, when the
+ * process is done (or gone), writes every report and session.json last.
+ * The loop thread creates and reaps sessions; the drainer touches nothing
+ * of the loop's but the two atomic flags and one uv_async_send. */
+#ifndef RD_SESSION_H
+#define RD_SESSION_H
+
+#include <limits.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <uv.h>
+
+#include "lt_ring.h"
+#include "rd_model.h"
+#include "rd_stack.h"
+
+typedef struct rd_session_opts {
+    const char *out; /* parent dir of session dirs */
+    int summary;     /* print the top-20 summary on stderr at the end */
+} rd_session_opts;
+
+typedef struct rd_session {
+    char name[96];
+    char dir[PATH_MAX];
+    char cmd[512];
+    pid_t pid;
+    lt_ring ring;
+    rd_model m;
+    rd_stack st;
+    uv_thread_t thread;
+    uv_async_t *wake;        /* loop's async handle, signalled when done */
+    _Atomic int conn_closed; /* loop -> drainer: the process is gone */
+    _Atomic int done;        /* drainer -> loop: reports written */
+    int summary;
+    int truncated;
+    char err[256];
+    uint64_t bytes, drops;
+    unsigned long long t0, t1;
+    void *owner; /* the loop's connection, opaque here */
+    struct rd_session *next;
+} rd_session;
+
+/* Loop thread: creates the session directory under opts->out, opens the
+ * ring of `shm` (owned by uid), unlinks its name and starts draining.
+ * Returns the session, or NULL with a message in err. */
+rd_session *rd_session_start(const rd_session_opts *opts, const char *shm, uid_t uid,
+                             pid_t pid, const char *cmd, uv_async_t *wake, char *err,
+                             size_t cap);
+
+/* Loop thread: the process's connection closed. */
+void rd_session_conn_closed(rd_session *s);
+
+/* Loop thread, after done: joins the drainer and frees everything. */
+void rd_session_free(rd_session *s);
+
+/* Prints the top-20 summary of a finished model. */
+void rd_session_summary(const rd_model *m, const char *dir, FILE *out);
+
+#endif

@@ -1,0 +1,436 @@
+/* rd_stack: stack reconstruction (rules in rd_stack.h). */
+#include "rd_stack.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint32_t hash_id(uint64_t id)
+{
+    return (uint32_t)((id >> 3) * 0x9E3779B97F4A7C15ull >> 32);
+}
+
+int rd_stack_init(rd_stack *s, rd_model *m)
+{
+    memset(s, 0, sizeof *s);
+    s->m = m;
+    s->capth = 64;
+    s->th = calloc(s->capth, sizeof *s->th);
+    return s->th ? 0 : -ENOMEM;
+}
+
+void rd_stack_free(rd_stack *s)
+{
+    for (uint32_t i = 0; s->th && i < s->capth; i++)
+        free(s->th[i].f);
+    free(s->th);
+    free(s->chain);
+    free(s->snap);
+    memset(s, 0, sizeof *s);
+}
+
+/* ---- threads ---- */
+
+static rd_thread *find_thread(rd_stack *s, uint64_t id)
+{
+    for (uint32_t i = hash_id(id) & (s->capth - 1); s->th[i].id; i = (i + 1) & (s->capth - 1))
+        if (s->th[i].id == id)
+            return &s->th[i];
+    return NULL;
+}
+
+static int grow_threads(rd_stack *s)
+{
+    uint32_t cap = s->capth * 2;
+    rd_thread *t = calloc(cap, sizeof *t);
+    if (!t)
+        return -ENOMEM;
+    for (uint32_t j = 0; j < s->capth; j++) {
+        if (!s->th[j].id)
+            continue;
+        uint32_t i = hash_id(s->th[j].id) & (cap - 1);
+        while (t[i].id)
+            i = (i + 1) & (cap - 1);
+        t[i] = s->th[j];
+    }
+    free(s->th);
+    s->th = t;
+    s->capth = cap;
+    return 0;
+}
+
+/* May move other threads: do not hold rd_thread pointers across it. */
+static rd_thread *get_thread(rd_stack *s, uint64_t id)
+{
+    rd_thread *t = find_thread(s, id);
+    if (t || id == 0)
+        return t;
+    if ((s->nth + 1) * 2 > s->capth && grow_threads(s))
+        return NULL;
+    uint32_t i = hash_id(id) & (s->capth - 1);
+    while (s->th[i].id)
+        i = (i + 1) & (s->capth - 1);
+    s->nth++;
+    s->th[i] = (rd_thread){.id = id};
+    return &s->th[i];
+}
+
+/* Backward-shift deletion keeps probe chains intact without tombstones. */
+static void drop_thread(rd_stack *s, uint64_t id)
+{
+    rd_thread *t = find_thread(s, id);
+    if (!t)
+        return;
+    uint32_t mask = s->capth - 1, i = (uint32_t)(t - s->th);
+    free(t->f);
+    s->th[i] = (rd_thread){0};
+    s->nth--;
+    for (uint32_t j = (i + 1) & mask; s->th[j].id; j = (j + 1) & mask) {
+        uint32_t home = hash_id(s->th[j].id) & mask;
+        if (((j - home) & mask) >= ((j - i) & mask)) {
+            s->th[i] = s->th[j];
+            s->th[j] = (rd_thread){0};
+            i = j;
+        }
+    }
+}
+
+static rd_thread *current(rd_stack *s)
+{
+    return s->nchain ? find_thread(s, s->chain[s->nchain - 1]) : NULL;
+}
+
+const rd_thread *rd_stack_current(const rd_stack *s)
+{
+    return current((rd_stack *)s);
+}
+
+static int chain_push(rd_stack *s, uint64_t id)
+{
+    if (s->nchain == s->capchain) {
+        uint32_t cap = s->capchain ? s->capchain * 2 : 16;
+        uint64_t *c = realloc(s->chain, cap * sizeof *c);
+        if (!c)
+            return -ENOMEM;
+        s->chain = c;
+        s->capchain = cap;
+    }
+    s->chain[s->nchain++] = id;
+    return 0;
+}
+
+static int chain_find(const rd_stack *s, uint64_t id)
+{
+    for (int i = (int)s->nchain - 1; i >= 0; i--)
+        if (s->chain[i] == id)
+            return i;
+    return -1;
+}
+
+/* ---- frames ---- */
+
+static uint32_t top_node(const rd_thread *t)
+{
+    return t->n ? t->f[t->n - 1].node : t->base;
+}
+
+static int push(rd_stack *s, rd_thread *t, rd_frame f)
+{
+    if (t->n == t->cap) {
+        uint32_t cap = t->cap ? t->cap * 2 : 16;
+        rd_frame *nf = realloc(t->f, cap * sizeof *nf);
+        if (!nf)
+            return -ENOMEM;
+        t->f = nf;
+        t->cap = cap;
+    }
+    f.node = rd_model_child(s->m, top_node(t), f.fid);
+    t->f[t->n++] = f;
+    return 0;
+}
+
+static void count_call(rd_stack *s, const rd_frame *f)
+{
+    s->m->node[f->node].calls++;
+    if (f->fid < s->m->nfunc)
+        s->m->func[f->fid].calls++;
+}
+
+static void pop(rd_stack *s, rd_thread *t)
+{
+    rd_frame *f = &t->f[--t->n];
+    if (f->fresh)
+        count_call(s, f); /* a Lua call that ended before its first line */
+}
+
+/* Pops frames deeper than depth: unwinding by an error (E). */
+static void unwind_to(rd_stack *s, rd_thread *t, uint32_t depth)
+{
+    if (t->n && t->f[t->n - 1].depth > depth)
+        s->unwinds++;
+    while (t->n && t->f[t->n - 1].depth > depth)
+        pop(s, t);
+}
+
+/* The top frame's first own record says the top belongs at `depth`. */
+static int settle_fresh(rd_stack *s, rd_thread *t, uint32_t depth)
+{
+    if (!t->n || !t->f[t->n - 1].fresh)
+        return 0;
+    rd_frame g = t->f[t->n - 1];
+    g.fresh = 0;
+    if (depth + 1 == g.depth) { /* T: g replaces its caller */
+        t->n--;
+        if (t->n && t->f[t->n - 1].depth == depth)
+            pop(s, t);
+        g.depth = depth;
+        s->tails++;
+        int e = push(s, t, g);
+        if (e)
+            return e;
+    } else {
+        t->f[t->n - 1] = g;
+    }
+    count_call(s, &t->f[t->n - 1]);
+    return 0;
+}
+
+/* Hangs t's stack under node base, rebuilding its path in the tree. */
+static void rebase(rd_stack *s, rd_thread *t, uint32_t base)
+{
+    if (t->base == base)
+        return;
+    t->base = base;
+    for (uint32_t i = 0; i < t->n; i++)
+        t->f[i].node = rd_model_child(s->m, i ? t->f[i - 1].node : base, t->f[i].fid);
+}
+
+static void charge(rd_stack *s, rd_thread *t, uint64_t dt)
+{
+    rd_model *m = s->m;
+    m->ticks_total += dt;
+    if (!t || !t->n) {
+        m->node[t ? t->base : 0].self += dt;
+        return;
+    }
+    const rd_frame *f = &t->f[t->n - 1];
+    m->node[f->node].self += dt;
+    if (f->line) {
+        rd_line *l = rd_model_line(m, f->fid, f->line);
+        if (l)
+            l->ticks += dt;
+    }
+}
+
+/* ---- records ---- */
+
+static int on_call(rd_stack *s, rd_thread *t, uint32_t depth, uint32_t fid)
+{
+    if (depth == 0)
+        return s->bad++, 0;
+    int e = settle_fresh(s, t, depth - 1);
+    if (e)
+        return e;
+    unwind_to(s, t, depth - 1);
+    const rd_func *fn = rd_model_func(s->m, fid);
+    int lua = fn->known && fn->what != LT_WHAT_C;
+    rd_frame f = {.depth = depth, .fid = fn->known ? fid : 0, .fresh = (uint8_t)lua,
+                  .is_lua = (uint8_t)lua};
+    e = push(s, t, f);
+    if (!e && !lua)
+        count_call(s, &t->f[t->n - 1]);
+    return e;
+}
+
+static int on_ret(rd_stack *s, rd_thread *t, uint32_t depth)
+{
+    int e = settle_fresh(s, t, depth);
+    unwind_to(s, t, depth);
+    if (t->n && t->f[t->n - 1].depth == depth)
+        pop(s, t);
+    return e;
+}
+
+static int on_line(rd_stack *s, rd_thread *t, uint32_t depth, uint32_t line)
+{
+    int e = settle_fresh(s, t, depth);
+    unwind_to(s, t, depth);
+    if (!e && (!t->n || t->f[t->n - 1].depth < depth)) /* a frame we never saw */
+        e = push(s, t, (rd_frame){.depth = depth});
+    if (e)
+        return e;
+    rd_frame *f = &t->f[t->n - 1];
+    f->line = line;
+    s->m->node[f->node].lines++;
+    rd_line *l = rd_model_line(s->m, f->fid, line);
+    if (l)
+        l->hits++;
+    return 0;
+}
+
+/* Thread id resumes (or is returned to): it becomes current. */
+static int switch_to(rd_stack *s, uint64_t id, uint32_t base, int resumed)
+{
+    int at = chain_find(s, id);
+    if (at >= 0) {
+        s->nchain = (uint32_t)at + 1;
+        return 0;
+    }
+    rd_thread *t = get_thread(s, id);
+    if (!t || chain_push(s, id))
+        return -ENOMEM;
+    rebase(s, t, resumed ? base : 0);
+    return 0;
+}
+
+static int on_resume(rd_stack *s, rd_thread *t, uint64_t id)
+{
+    return switch_to(s, id, t ? top_node(t) : 0, 1);
+}
+
+static int on_yield(rd_stack *s, rd_thread *t, uint64_t id, int dead)
+{
+    if (t && s->nchain) {
+        uint64_t old = s->chain[--s->nchain];
+        if (dead && old != id)
+            drop_thread(s, old);
+    }
+    if (s->nchain && s->chain[s->nchain - 1] == id)
+        return 0;
+    return switch_to(s, id, 0, 0); /* resumed from C, or lost track */
+}
+
+static void begin_snapshot(rd_stack *s, uint64_t id, int begin)
+{
+    s->in_snap = 1;
+    s->snap_thread = id;
+    s->snap_begin = begin;
+    s->nsnap = 0;
+}
+
+static int add_snap_frame(rd_stack *s, const lt_event *ev)
+{
+    if (!s->in_snap || ev->a[0] == 0 || ev->a[0] > UINT32_MAX)
+        return s->bad++, 0;
+    if (s->nsnap == s->capsnap) {
+        uint32_t cap = s->capsnap ? s->capsnap * 2 : 64;
+        rd_frame *f = realloc(s->snap, cap * sizeof *f);
+        if (!f)
+            return -ENOMEM;
+        s->snap = f;
+        s->capsnap = cap;
+    }
+    const rd_func *fn = rd_model_func(s->m, (uint32_t)ev->a[1]);
+    s->snap[s->nsnap++] = (rd_frame){.depth = (uint32_t)ev->a[0],
+                                     .fid = fn->known ? (uint32_t)ev->a[1] : 0,
+                                     .line = (uint32_t)ev->a[2],
+                                     .is_lua = fn->known && fn->what != LT_WHAT_C};
+    return 0;
+}
+
+/* The snapshot came top first: install it bottom first as the thread's
+ * stack. Frames out of depth order are dropped. */
+static int end_snapshot(rd_stack *s)
+{
+    if (!s->in_snap)
+        return 0;
+    s->in_snap = 0;
+    if (s->snap_begin) {
+        s->nchain = 0;
+        s->stopped = 0;
+        if (chain_push(s, s->snap_thread))
+            return -ENOMEM;
+    }
+    rd_thread *t = get_thread(s, s->snap_thread);
+    if (!t)
+        return -ENOMEM;
+    t->n = 0;
+    for (uint32_t i = s->nsnap; i-- > 0;) {
+        if (t->n && s->snap[i].depth <= t->f[t->n - 1].depth) {
+            s->bad++;
+            continue;
+        }
+        if (push(s, t, s->snap[i]))
+            return -ENOMEM;
+    }
+    return 0;
+}
+
+static void stop_all(rd_stack *s)
+{
+    for (uint32_t i = 0; i < s->capth; i++) {
+        free(s->th[i].f);
+        s->th[i] = (rd_thread){0};
+    }
+    s->nth = 0;
+    s->nchain = 0;
+    s->stopped = 1;
+}
+
+static int frame_event(rd_stack *s, const lt_event *ev)
+{
+    rd_thread *t = current(s);
+    uint64_t dt = ev->kind == LT_EV_CALL || ev->kind == LT_EV_LINE || ev->kind == LT_EV_RET
+                      ? ev->a[1]
+                      : ev->a[0];
+    charge(s, t, dt);
+    switch (ev->kind) {
+    case LT_EV_CALL:
+    case LT_EV_RET:
+    case LT_EV_LINE:
+        if (!t || ev->a[0] > UINT32_MAX || ev->a[2] > UINT32_MAX)
+            return s->bad++, 0;
+        if (ev->kind == LT_EV_CALL)
+            return on_call(s, t, (uint32_t)ev->a[0], (uint32_t)ev->a[2]);
+        if (ev->kind == LT_EV_RET)
+            return on_ret(s, t, (uint32_t)ev->a[0]);
+        return on_line(s, t, (uint32_t)ev->a[0], (uint32_t)ev->a[2]);
+    case LT_EV_RESUME:
+        return ev->a[1] ? on_resume(s, t, ev->a[1]) : (s->bad++, 0);
+    case LT_EV_YIELD:
+        return ev->a[1] ? on_yield(s, t, ev->a[1], ev->a[2] != 0) : (s->bad++, 0);
+    default: /* STOP */
+        stop_all(s);
+        return 0;
+    }
+}
+
+int rd_stack_event(rd_stack *s, const lt_event *ev)
+{
+    rd_model *m = s->m;
+    m->events++;
+    switch (ev->kind) {
+    case LT_EV_STR:
+        return rd_model_add_str(m, ev->a[0], ev->str, ev->slen) == -ENOMEM ? -ENOMEM : 0;
+    case LT_EV_FUNC:
+        return rd_model_add_func(m, ev) == -ENOMEM ? -ENOMEM : 0;
+    case LT_EV_CLOCK:
+        rd_model_add_clock(m, ev->a[0], ev->a[1], ev->a[2] != 0);
+        return 0;
+    case LT_EV_FRAME:
+        return add_snap_frame(s, ev);
+    default:
+        break;
+    }
+    int e = end_snapshot(s);
+    if (e)
+        return e;
+    switch (ev->kind) {
+    case LT_EV_START:
+        if (!ev->a[0])
+            return s->bad++, 0;
+        begin_snapshot(s, ev->a[0], ev->a[1] == LT_R_BEGIN);
+        return 0;
+    case LT_EV_GAP:
+        s->gaps++;
+        s->dropped += ev->a[0];
+        return 0;
+    default:
+        return s->stopped && ev->kind != LT_EV_STOP ? 0 : frame_event(s, ev);
+    }
+}
+
+void rd_stack_finish(rd_stack *s)
+{
+    end_snapshot(s);
+}

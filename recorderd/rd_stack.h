@@ -1,0 +1,65 @@
+/* rd_stack: rebuilds every call stack of a traced process from its event
+ * records and accumulates the profile into an rd_model's call tree.
+ *
+ * Rules (the facts are in DESIGN.md §3; tests/unit/check_stack.c has a case
+ * for each):
+ * - One stack per thread (coroutine). RESUME pushes a thread on the resume
+ *   chain and hangs its stack under the resumer's current frame; YIELD pops
+ *   it (and forgets it when it died). Code in a coroutine is thus charged
+ *   under its resumer's stack.
+ * - Every record carries the depth (CallInfo index) of the frame it
+ *   concerns. Frames deeper than that were unwound by an error nobody
+ *   announced (E): they are popped.
+ * - Lua 5.1 reports a tail call as a call one level deeper than the frame
+ *   it replaces. A Lua frame whose first record arrives one level lower
+ *   than it was called at was tail-called (T): it replaces its caller. Its
+ *   call is counted once that is known.
+ * - dt on a record belongs to the frame and line on top before the record.
+ */
+#ifndef RD_STACK_H
+#define RD_STACK_H
+
+#include "rd_model.h"
+
+typedef struct rd_frame {
+    uint32_t depth, fid, node, line;
+    uint8_t fresh;  /* Lua frame called, no record of its own yet */
+    uint8_t is_lua;
+} rd_frame;
+
+typedef struct rd_thread {
+    uint64_t id; /* 0 = free slot */
+    rd_frame *f;
+    uint32_t n, cap;
+    uint32_t base; /* call-tree node the stack hangs under */
+} rd_thread;
+
+typedef struct rd_stack {
+    rd_model *m;
+    rd_thread *th; /* open addressing by id */
+    uint32_t capth, nth;
+    uint64_t *chain; /* resume chain of thread ids, current last */
+    uint32_t nchain, capchain;
+    rd_frame *snap; /* frames of a START being received */
+    uint32_t nsnap, capsnap;
+    uint64_t snap_thread;
+    int in_snap;
+    int snap_begin; /* the START began tracing (not a late-hooked thread) */
+    int stopped;    /* after STOP until the next START */
+    uint64_t unwinds, tails, gaps, dropped, bad;
+} rd_stack;
+
+int rd_stack_init(rd_stack *s, rd_model *m);
+void rd_stack_free(rd_stack *s);
+
+/* Applies one decoded record. Never fails on bad input: inconsistent
+ * records are counted in s->bad and skipped. Returns -ENOMEM only. */
+int rd_stack_event(rd_stack *s, const lt_event *ev);
+
+/* Ends input: completes a pending snapshot. */
+void rd_stack_finish(rd_stack *s);
+
+/* The current thread's stack (NULL if none). For tests. */
+const rd_thread *rd_stack_current(const rd_stack *s);
+
+#endif

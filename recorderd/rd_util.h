@@ -1,0 +1,21 @@
+/* rd_util: small file helpers for report writers. Any thread. */
+#ifndef RD_UTIL_H
+#define RD_UTIL_H
+
+#include <stdio.h>
+
+/* Creates dir and its parents (mode 0755). Returns 0 or -errno. */
+int rd_mkdir_p(const char *dir);
+
+/* Writes dir/name atomically: fn writes into a temporary file that is then
+ * renamed over name. The file is created with O_EXCL|O_NOFOLLOW, so a
+ * planted symlink is never followed. Returns 0 or a negative errno. */
+int rd_write_atomic(const char *dir, const char *name, int (*fn)(FILE *, void *), void *ud);
+
+/* Writes s as a JSON string literal (with quotes). */
+void rd_json_str(FILE *f, const char *s);
+
+/* Monotonic clock in ns. */
+unsigned long long rd_now_ns(void);
+
+#endif
