@@ -230,6 +230,7 @@ void co_conn_close(co_state *s)
     if (s->sock < 0)
         return;
     if (s->wait_bye && !s->lost) {
+        fflush(stdout); /* the program's output before the recorder's summary */
         struct pollfd pfd = {s->sock, POLLIN, 0};
         while (poll(&pfd, 1, 60000) < 0 && errno == EINTR)
             ;

@@ -155,13 +155,22 @@ static uint32_t intern_str(co_state *s, const char *str, size_t n)
     return s->st.e[i].sid;
 }
 
+/* The value at idx is the function at fi: the same closure for a Lua
+ * function; the same lua_CFunction for a C one (Lua makes several closures
+ * of one C function, e.g. _G.next and the iterator pairs returns). */
+static int same_function(lua_State *L, int idx, int fi, lua_CFunction cf)
+{
+    return cf ? lua_tocfunction(L, idx) == cf : lua_rawequal(L, idx, fi);
+}
+
 /* Keeps in best the shortest "prefix.key" (ties: smaller bytes) among the
- * string keys of table t whose value is rawequal to the function at fi. */
+ * string keys of table t whose value is the function at fi. */
 static void scan_table(lua_State *L, int fi, int t, const char *prefix, char *best, size_t cap)
 {
+    lua_CFunction cf = lua_tocfunction(L, fi);
     lua_pushnil(L);
     while (lua_next(L, t)) {
-        if (lua_type(L, -2) == LUA_TSTRING && lua_rawequal(L, -1, fi)) {
+        if (lua_type(L, -2) == LUA_TSTRING && same_function(L, -1, fi, cf)) {
             char cand[256];
             const char *k = lua_tostring(L, -2);
             snprintf(cand, sizeof cand, "%s%s%s", prefix, *prefix ? "." : "", k);
