@@ -1,0 +1,298 @@
+#!/usr/bin/env python3
+"""Check recorderd against the reference tracer on one corpus program.
+
+  corpus.py PROGRAM.lua --recorderd PATH [--lua lua5.1] [--reftrace-c SO]
+
+In a fresh temporary directory (always removed), with the program's
+directory as the working directory and the program given by its file name:
+  1. run it untraced: stdout, stderr, exit status;
+  2. run it under the reference tracer (lua5.1 -lreftrace PROG): same
+     output expected, and the folded stacks of the truth (lines and calls);
+  3. run it under `recorderd run --quiet --out DIR -- lua5.1 PROG`: output
+     must be byte-identical to step 1; then `recorderd report SESSION
+     --format folded --weight lines|calls`;
+  4. compare the folded stacks exactly.
+Exit status: 0 pass, 1 fail, 77 skipped (recorderd does not exist).
+"""
+
+import argparse
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True  # keep the source tree clean
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import reftrace_post  # noqa: E402
+
+SKIP = 77
+RUN_TIMEOUT = 60       # seconds, for each process we start
+MAX_DIFF_LINES = 30
+
+
+class Failure(Exception):
+    pass
+
+
+class Result:
+    def __init__(self, cmd, out, err, status):
+        self.cmd, self.out, self.err, self.status = cmd, out, err, status
+
+
+def _kill_group(proc):
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def run(cmd, cwd, env, timeout=RUN_TIMEOUT):
+    """Run cmd in its own process group; kill the whole group on timeout or
+    if we are interrupted."""
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        proc.communicate()
+        raise Failure('timeout after %ds: %s' % (timeout, ' '.join(cmd)))
+    finally:
+        if proc.poll() is None:
+            _kill_group(proc)
+            proc.wait()
+    # the program is done; take any straggler of its group with it
+    _kill_group(proc)
+    return Result(cmd, out, err, proc.returncode)
+
+
+def base_env():
+    """The environment all runs share: ours, minus what would change how
+    lua5.1 starts or finds modules."""
+    env = dict(os.environ)
+    for var in ('LUA_INIT', 'LUA_PATH', 'REFTRACE_OUT', 'REFTRACE_NAIVE'):
+        env.pop(var, None)
+    return env
+
+
+def show_bytes(b, limit=600):
+    s = b.decode('utf-8', 'replace')
+    if len(s) > limit:
+        s = s[:limit] + '...[%d more chars]' % (len(s) - limit)
+    return s
+
+
+def compare_runs(expected, got, what):
+    """Raise Failure unless stdout, stderr and status are identical."""
+    problems = []
+    if expected.status != got.status:
+        problems.append('exit status %s, expected %s'
+                        % (got.status, expected.status))
+    for name in ('out', 'err'):
+        a, b = getattr(expected, name), getattr(got, name)
+        if a != b:
+            problems.append('std%s differs:\n--- expected\n%s\n--- got\n%s'
+                            % (name, show_bytes(a), show_bytes(b)))
+    if problems:
+        raise Failure('%s (%s):\n%s' % (what, ' '.join(got.cmd),
+                                         '\n'.join(problems)))
+
+
+# {======================================================================
+# Reference tracer
+
+def build_helper(tmp):
+    """Compile tests/lua/reftrace_c.c when no --reftrace-c was given."""
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                       '..', 'lua', 'reftrace_c.c')
+    try:
+        cflags = subprocess.run(['pkg-config', '--cflags', 'lua5.1'],
+                                capture_output=True, text=True,
+                                check=True).stdout.split()
+    except (OSError, subprocess.CalledProcessError):
+        cflags = ['-I/usr/include/lua5.1']
+    so = os.path.join(tmp, 'reftrace_c.so')
+    cc = os.environ.get('CC', 'cc')
+    proc = subprocess.run([cc, '-shared', '-fPIC', '-O2'] + cflags
+                          + [src, '-o', so], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise Failure('cannot build reftrace_c.so:\n' + proc.stderr)
+    return so
+
+
+def reference(args, prog_dir, prog, tmp, helper, extra_env=None):
+    """Run the program under reftrace.lua: (result, lines, calls)."""
+    out = os.path.join(tmp, 'reftrace.out')
+    env = base_env()
+    env.update(extra_env or {})
+    env['LUA_PATH'] = './?.lua;%s/?.lua;;' % os.path.abspath(
+        os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lua'))
+    cpath = os.environ.get('LUA_CPATH', ';;')
+    env['LUA_CPATH'] = '%s/?.so;%s' % (os.path.dirname(helper), cpath)
+    env['REFTRACE_OUT'] = out
+    res = run([args.lua, '-lreftrace', prog], prog_dir, env)
+    try:
+        lines, calls = reftrace_post.parse(out)
+    except (OSError, reftrace_post.RefTraceError) as e:
+        raise Failure('reference tracer failed: %s\nstderr:\n%s'
+                      % (e, show_bytes(res.err)))
+    for key in lines:
+        if reftrace_post.leaf(key).endswith('@[C]'):
+            raise Failure('reference: line events in a C frame: '
+                          + squeeze(key))
+    return res, lines, calls
+
+
+# {======================================================================
+# recorderd
+
+def traced(args, prog_dir, prog, tmp):
+    outdir = os.path.join(tmp, 'out')
+    os.mkdir(outdir)
+    cmd = [args.recorderd, 'run', '--quiet', '--out', outdir, '--',
+           args.lua, prog]
+    res = run(cmd, prog_dir, base_env())
+    return res, outdir
+
+
+def find_session(outdir):
+    dirs = sorted(d for d in os.listdir(outdir)
+                  if os.path.isdir(os.path.join(outdir, d)))
+    if len(dirs) != 1:
+        raise Failure('expected one session directory in %s, found %r'
+                      % (outdir, os.listdir(outdir)))
+    return os.path.join(outdir, dirs[0])
+
+
+def report(args, session, weight, tmp):
+    path = os.path.join(tmp, 'report-%s.folded' % weight)
+    cmd = [args.recorderd, 'report', session, '--format', 'folded',
+           '--weight', weight, '-o', path]
+    res = run(cmd, tmp, base_env())
+    if res.status != 0:
+        raise Failure('%s failed with status %s:\n%s'
+                      % (' '.join(cmd), res.status, show_bytes(res.err)))
+    try:
+        return reftrace_post.read_folded(path)
+    except (OSError, ValueError) as e:
+        raise Failure('bad folded report: %s' % e)
+
+
+# {======================================================================
+# Comparison
+
+def squeeze(key, limit=240):
+    """A stack key for display: runs of one frame as 'frame*N', long ones
+    cut in the middle (the leaf end is kept)."""
+    s = ';'.join(label if n == 1 else '%s*%d' % (label, n)
+                 for label, n in reftrace_post.runs_of(key))
+    if len(s) > limit:
+        s = s[:60] + ' ... ' + s[-(limit - 65):]
+    return s
+
+
+def diff(weight, ref, got):
+    """Lines describing how got differs from ref (empty if equal)."""
+    ref = {k: v for k, v in ref.items() if v}
+    got = {k: v for k, v in got.items() if v}
+    if ref == got:
+        return []
+    rows = []
+    for stack in sorted(set(ref) | set(got)):
+        a, b = ref.get(stack), got.get(stack)
+        if a == b:
+            continue
+        if b is None:
+            rows.append('  missing %s  (reference %d)' % (squeeze(stack), a))
+        elif a is None:
+            rows.append('  extra   %s  (recorderd %d)' % (squeeze(stack), b))
+        else:
+            rows.append('  count   %s  reference %d, recorderd %d'
+                        % (squeeze(stack), a, b))
+    head = ('weight %s: %d stacks differ (reference: %d stacks, %d events;'
+            ' recorderd: %d stacks, %d events)'
+            % (weight, len(rows), len(ref), sum(ref.values()), len(got),
+               sum(got.values())))
+    if len(rows) > MAX_DIFF_LINES:
+        rows = rows[:MAX_DIFF_LINES] + ['  ... %d more'
+                                        % (len(rows) - MAX_DIFF_LINES)]
+    return [head] + rows
+
+
+def save(dirname, name, d):
+    os.makedirs(dirname, exist_ok=True)
+    reftrace_post.write_folded(d, os.path.join(dirname, name))
+
+
+# {======================================================================
+
+def check(args, tmp):
+    path = os.path.abspath(args.program)
+    prog_dir, prog = os.path.dirname(path), os.path.basename(path)
+    helper = args.reftrace_c or build_helper(tmp)
+
+    plain = run([args.lua, prog], prog_dir, base_env())
+    ref, ref_lines, ref_calls = reference(args, prog_dir, prog, tmp, helper)
+    compare_runs(plain, ref, 'the reference run changed the program output'
+                 ' (reftrace.lua disturbs it, or the program is not'
+                 ' deterministic)')
+
+    res, outdir = traced(args, prog_dir, prog, tmp)
+    compare_runs(plain, res, 'the traced run changed the program output')
+    session = find_session(outdir)
+    lines = report(args, session, 'lines', tmp)
+    calls = report(args, session, 'calls', tmp)
+
+    problems = diff('lines', ref_lines, lines) + diff('calls', ref_calls,
+                                                      calls)
+    if problems and args.save:
+        save(args.save, 'reference-lines.folded', ref_lines)
+        save(args.save, 'reference-calls.folded', ref_calls)
+        save(args.save, 'recorderd-lines.folded', lines)
+        save(args.save, 'recorderd-calls.folded', calls)
+        problems.append('folded files saved in ' + args.save)
+    if problems:
+        raise Failure('%s: recorderd disagrees with the reference\n%s'
+                      % (prog, '\n'.join(problems)))
+    print('%s: ok (%d line events in %d stacks, %d calls in %d stacks)'
+          % (prog, sum(ref_lines.values()), len(ref_lines),
+             sum(ref_calls.values()), len(ref_calls)))
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    p.add_argument('program', help='a .lua file of tests/lua')
+    p.add_argument('--recorderd', required=True, help='the recorderd binary')
+    p.add_argument('--lua', default='lua5.1', help='the Lua 5.1 interpreter')
+    p.add_argument('--reftrace-c', help='reftrace_c.so (built here with cc'
+                   ' when not given)')
+    p.add_argument('--save', help='on mismatch, write the four folded files'
+                   ' into this directory')
+    return p.parse_args(argv)
+
+
+def main(argv):
+    args = parse_args(argv)
+    if not (os.path.isfile(args.recorderd)
+            and os.access(args.recorderd, os.X_OK)):
+        print('SKIP: no recorderd at %s' % args.recorderd)
+        return SKIP
+    # meson stops a test with SIGTERM: unwind so that children are killed
+    # and the temporary directory is removed
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+    tmp = tempfile.mkdtemp(prefix='luatrace-corpus-')
+    try:
+        check(args, tmp)
+        return 0
+    except Failure as e:
+        print('FAIL: %s' % e)
+        return 1
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,49 @@
+-- Frame naming rules: a function's name is fixed when the tracer first
+-- meets it: "main chunk"; else its shortest global or package.loaded name
+-- (ties by string order); else the call-site name; else "?".
+
+-- global aliases: "zz" and "ab" have the same length, "ab" < "zz"
+local function aliased(x) return x + 1 end
+zz = aliased
+ab = aliased
+long_alias_name = aliased
+print("aliased", zz(1))
+
+-- a global found through package.loaded as well: string.upper is shorter
+-- than nothing else; upper is not a global
+print("upper", string.upper("abc"))
+
+-- call-site names
+local function local_name(x) return x * 2 end
+local t = { field = function(x) return x - 1 end }
+function t:method(x) return x + 10 end
+print("call sites", local_name(2), t.field(2), t:method(2))
+
+-- first sight decides: seen first as "first_site", later called as "other"
+local function renamed(x) return x end
+local first_site = renamed
+print("first", first_site(1))
+local other = renamed
+print("other", other(2))
+
+-- a function made global after its first call keeps its first name
+local function late(x) return x end
+print("late", late(3))
+late_global = late
+print("late global", late_global(4))
+
+-- no name at all: called from C
+print("anon", pcall(function() return "anonymous" end))
+print("sort", (function()
+  local s = { 3, 1, 2 }
+  table.sort(s, function(a, b) return a < b end)
+  return table.concat(s)
+end)())
+
+-- a table in package.loaded with functions
+package.loaded.my_pkg = { run = function(x) return x .. "!" end }
+print("pkg", package.loaded.my_pkg.run("go"))
+
+-- same line, two functions: one first-sight key
+local f1, f2 = function() return 1 end, function() return 2 end
+print("same line", f1(), f2())

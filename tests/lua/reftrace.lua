@@ -1,0 +1,310 @@
+-- reftrace: the reference tracer, the "truth" luatrace is tested against.
+-- Usage: REFTRACE_OUT=out.txt lua5.1 -lreftrace prog.lua
+-- Stacks are computed from debug.getinfo on the real stacks only; see README.md
+-- for the label rules and the output format.
+--
+-- Design. Walking a whole stack with debug.getinfo costs O(depth^2) (each
+-- lua_getstack walks from the top), far too slow for 3000-deep recursion at
+-- every event. So each thread keeps a cache of its frames by position (from
+-- the bottom; tail pseudo-levels are positions too) and re-reads with getinfo
+-- only the positions that may have changed since its last event. Between two
+-- events of one thread the stack can only: lose frames (return events, or an
+-- error unwinding down to a catching C function, after which the next event
+-- is at most one above the catcher and is then a call); gain one frame (whose
+-- call event is the next event); or have the caller of a just-called Lua
+-- function turned into a tail pseudo-level (a tail call). Everything at or
+-- above the top that may differ is re-read. The depth itself is found with
+-- getinfo probes (galloping search from the previous depth).
+--
+-- Output (fully buffered; exit() flushes it, also on os.exit and uncaught
+-- errors):
+--   N <id> <parent> <label>   stack node <id> = stack <parent> + frame <label>
+--                             (parent 0 is the empty stack)
+--   L <id>                    a line event with full stack <id>
+--   C <id>                    a call, stack <id> has the called function as leaf
+
+local out_path = os.getenv("REFTRACE_OUT")
+if not out_path or out_path == "" then
+  error("reftrace: set REFTRACE_OUT to the output file")
+end
+local out = assert(io.open(out_path, "w"))
+out:setvbuf("full")
+
+-- debug.getupvalue refuses C functions in 5.1; a wrap closure's coroutine
+-- is its first upvalue, so a tiny C helper reads it (reftrace_c.c).
+local has_c, rc = pcall(require, "reftrace_c")
+if not has_c then
+  error("reftrace: needs reftrace_c.so (tests/lua/reftrace_c.c) on LUA_CPATH: "
+        .. tostring(rc))
+end
+local cupvalue, cfid = rc.cupvalue, rc.cfid
+
+local getinfo, getlocal = debug.getinfo, debug.getlocal
+local sethook, gethook = debug.sethook, debug.gethook
+local running, co_resume = coroutine.running, coroutine.resume
+local co_status = coroutine.status
+local rawequal, next, type, tostring = rawequal, next, type, tostring
+local dump = string.dump
+local G = getfenv(0)                     -- the table of globals
+local LOADED = debug.getregistry()._LOADED  -- package.loaded
+local SELF = getinfo(1, "S").source
+
+-- REFTRACE_NAIVE=1: re-read the whole stack at every event (slow; checks the
+-- cache against the plain definition).
+local NAIVE = os.getenv("REFTRACE_NAIVE") == "1"
+
+local MAIN = {}   -- stands for the main thread (coroutine.running() is nil)
+
+-- {======================================================================
+-- Frame labels, fixed per function at first sight.
+
+local labels = {}  -- first-sight key -> label
+local by_closure = setmetatable({}, { __mode = "k" })  -- Lua closure -> label
+
+local function shorter(best, c)
+  if best == nil or #c < #best or (#c == #best and c < best) then return c end
+  return best
+end
+
+-- v is the function f: the same closure for Lua, the same C function for C.
+local function same(v, f, cf)
+  if cf then return type(v) == "function" and cfid(v) == cf end
+  return rawequal(v, f)
+end
+
+-- Shortest name of f among the globals and the tables in package.loaded.
+local function global_name(f)
+  local best
+  local cf = cfid(f)
+  for k, v in next, G do
+    if type(k) == "string" and same(v, f, cf) then best = shorter(best, k) end
+  end
+  for m, t in next, LOADED do
+    if type(m) == "string" and m ~= "_G" and type(t) == "table" then
+      for k, v in next, t do
+        if type(k) == "string" and same(v, f, cf) then
+          best = shorter(best, m .. "." .. k)
+        end
+      end
+    end
+  end
+  return best
+end
+
+-- info: getinfo fields "Snf" of a frame that is not a tail pseudo-level.
+local function label_of(info)
+  local what, f, key, where = info.what, info.func
+  if what == "C" then
+    key = cfid(f)  -- one C function, however many closures (wrap, pairs)
+    where = "[C]"
+  else
+    local label = by_closure[f]
+    if label then return label end
+    local src = info.source
+    if src:sub(1, 1) == "@" then src = src:sub(2) else src = info.short_src end
+    where = src .. ":" .. info.linedefined
+    -- the function's prototype: closures of one function share it, two
+    -- functions defined on one line do not
+    key = where .. "\0" .. dump(f)
+  end
+  local label = labels[key]
+  if label then return label end
+  local name
+  if what == "main" then
+    name = "main chunk"
+  else
+    name = global_name(f) or info.name or "?"
+  end
+  label = (name .. "@" .. where):gsub(";", ","):gsub("\n", " ")
+  labels[key] = label
+  if what ~= "C" then by_closure[f] = label end
+  return label
+end
+
+-- {======================================================================
+-- Stack nodes: a trie of stacks, each node written once.
+
+local children = { [0] = {} }  -- node id -> { label -> child node id }
+local nnodes = 0
+
+local function child(parent, label)
+  local kids = children[parent]
+  local id = kids[label]
+  if not id then
+    nnodes = nnodes + 1
+    id = nnodes
+    kids[label] = id
+    children[id] = {}
+    out:write("N ", id, " ", parent, " ", label, "\n")
+  end
+  return id
+end
+
+-- {======================================================================
+-- Threads: per-thread frame caches and the chain of resumers.
+
+local weak = { __mode = "k" }
+local states = setmetatable({}, weak)  -- thread -> cache of its stack
+local pending = setmetatable({}, weak) -- thread -> resumer's stack node
+local chain, in_chain = { MAIN }, setmetatable({ [MAIN] = 1 }, weak)
+-- Threads we hooked, held until they die: a collected thread's hook stays
+-- registered under its address in 5.1, and a new coroutine allocated there
+-- would inherit it (new threads copy their creator's C hook).
+local hooked = {}
+local last = MAIN
+
+local function state_of(T)
+  local st = states[T]
+  if not st then
+    st = {
+      depth = 0,         -- frames (levels, tail pseudo-levels included)
+      valid = 0,         -- positions 1..valid of labels/nodes are right
+      labels = {},       -- position -> label, or false for a tail level
+      nodes = {},        -- position -> stack node
+      prefix = 0,        -- node of the resumer's stack
+      nodes_prefix = 0,  -- prefix the nodes were computed from
+      call = false,      -- a Lua function was called: count it at its line
+    }
+    states[T] = st
+  end
+  return st
+end
+
+local function switch_to(T)
+  local i = in_chain[T]
+  if i then  -- a yield or a death gave control back to T
+    for j = #chain, i + 1, -1 do
+      local co = chain[j]
+      in_chain[co] = nil
+      chain[j] = nil
+      if co_status(co) == "dead" then
+        hooked[co] = nil
+        sethook(co)
+      end
+    end
+  else       -- T was resumed by the last thread
+    chain[#chain + 1] = T
+    in_chain[T] = #chain
+    state_of(T).prefix = pending[T] or child(0, "?@[unknown resumer]")
+    pending[T] = nil
+  end
+  last = T
+end
+
+-- {======================================================================
+-- Stack reading. Levels are counted as in the hook (1 = the hook,
+-- 2 = the running function); helpers called from the hook add one.
+
+-- Highest level that exists, searched from hint.
+local function top_level(hint)
+  local lo, hi, step = nil, nil, 1  -- level lo exists, level hi does not
+  if getinfo(hint + 1, "l") then
+    lo, hi = hint, hint + 1
+    while getinfo(hi + 1, "l") do
+      lo = hi
+      step = step * 2
+      hi = hi + step
+    end
+  else
+    hi, lo = hint, hint - 1
+    while lo > 1 and not getinfo(lo + 1, "l") do
+      hi = lo
+      step = step * 2
+      lo = lo - step
+    end
+    if lo < 1 then lo = 1 end
+  end
+  while hi - lo > 1 do
+    local mid = math.floor((lo + hi) / 2)
+    if getinfo(mid + 1, "l") then lo = mid else hi = mid end
+  end
+  return lo
+end
+
+-- Re-read positions from..D of the running thread (D frames; position p
+-- is at hook level D - p + 2), then recompute their stack nodes.
+local function refresh(st, from, D)
+  local labs, nodes = st.labels, st.nodes
+  for p = from, D do
+    local info = getinfo(D - p + 3, "Snf")
+    labs[p] = info.what ~= "tail" and label_of(info)
+  end
+  if st.nodes_prefix ~= st.prefix then
+    from = 1
+    st.nodes_prefix = st.prefix
+  end
+  local node = from == 1 and st.prefix or nodes[from - 1]
+  for p = from, D do
+    local l = labs[p]
+    if l then node = child(node, l) end
+    nodes[p] = node
+  end
+end
+
+-- {======================================================================
+-- The hook.
+
+local hook
+
+local function note_resume(info, node)
+  local f, co = info.func, nil
+  if rawequal(f, co_resume) then
+    local _
+    _, co = getlocal(3, 1)  -- resume's first argument
+  else
+    co = cupvalue(f, 1)  -- a wrap closure's coroutine
+  end
+  if type(co) == "thread" then
+    pending[co] = node
+    if gethook(co) ~= hook then sethook(co, hook, "crl") end
+    hooked[co] = true
+  end
+end
+
+hook = function(event)
+  if event ~= "line" and event ~= "call" and event ~= "return" then return end
+  local info = getinfo(2, "Sf")
+  if info.source == SELF then return end
+  local T = running() or MAIN
+  if T ~= last then switch_to(T) end
+  local st = states[T] or state_of(T)
+  local D = top_level(st.depth + 1) - 1
+  st.depth = D
+  local valid = st.valid
+  if event == "return" then
+    if st.call then out:write("X return before the first line\n") end
+    if valid >= D then st.valid = D - 1 end
+    return
+  end
+  if event == "call" and info.what ~= "C" then
+    if st.call then out:write("X call before the first line\n") end
+    label_of(getinfo(2, "Snf"))  -- first sight of a Lua function: its call
+    if valid > D - 2 then  -- a tail call turns the caller into a tail level
+      st.valid = D > 2 and D - 2 or 0
+    end
+    st.call = true
+    return
+  end
+  if event == "call" then
+    if valid > D - 1 then valid = D - 1 end
+  elseif valid > D then
+    valid = D
+  end
+  if NAIVE then valid = 0 end
+  if valid < D or st.nodes_prefix ~= st.prefix then refresh(st, valid + 1, D) end
+  st.valid = D
+  local node = st.nodes[D]
+  if event == "line" then
+    if st.call then
+      st.call = false
+      out:write("C ", node, "\n")
+    end
+    out:write("L ", node, "\n")
+  else
+    if st.call then out:write("X C call before the first line\n") end
+    out:write("C ", node, "\n")
+    note_resume(info, node)
+  end
+end
+
+sethook(hook, "crl")

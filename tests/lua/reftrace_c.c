@@ -1,0 +1,48 @@
+/* reftrace_c: the one thing tests/lua/reftrace.lua cannot do in plain Lua
+ * 5.1: read an upvalue of a C function. debug.getupvalue refuses C
+ * functions in 5.1, and a coroutine.wrap closure keeps its coroutine in its
+ * first upvalue; the reference tracer needs that coroutine to hook it.
+ * require "reftrace_c" returns a table with cupvalue(f, n) and cfid(f). */
+
+#include <lua.h>
+#include <lauxlib.h>
+
+/* cupvalue(f, n): the value of upvalue n of function f, or nothing. */
+static int cupvalue(lua_State *L)
+{
+  int n = luaL_checkint(L, 2);
+  luaL_checktype(L, 1, LUA_TFUNCTION);
+  if (lua_getupvalue(L, 1, n) == NULL)
+    return 0;
+  return 1;
+}
+
+#if defined(__GNUC__)
+#define RT_EXPORT __attribute__((visibility("default")))
+#else
+#define RT_EXPORT
+#endif
+
+RT_EXPORT int luaopen_reftrace_c(lua_State *L);
+
+/* cfid(f): the C function behind f as a light userdata (Lua makes several
+ * closures of one C function: _G.next and the iterator pairs returns), or
+ * nothing for a Lua function. */
+static int cfid(lua_State *L)
+{
+  lua_CFunction f = lua_tocfunction(L, 1);
+  if (!f)
+    return 0;
+  lua_pushlightuserdata(L, (void *)f);
+  return 1;
+}
+
+RT_EXPORT int luaopen_reftrace_c(lua_State *L)
+{
+  lua_newtable(L);
+  lua_pushcfunction(L, cupvalue);
+  lua_setfield(L, -2, "cupvalue");
+  lua_pushcfunction(L, cfid);
+  lua_setfield(L, -2, "cfid");
+  return 1;
+}
