@@ -126,7 +126,7 @@ int lt_ctl_parse(const msgpack_object *o, lt_ctl_msg *m)
     for (uint32_t i = 0; i < o->via.map.size; i++)
         if (parse_kv(&o->via.map.ptr[i], m, &seen))
             return -EPROTO;
-    if (!(seen & 3) || m->version != LT_CTL_VERSION)
+    if ((seen & 3) != 3 || m->version != LT_CTL_VERSION)
         return -EPROTO;
     if (m->type == LT_CTL_HELLO && (seen & (4 | 8 | 16)) == (4 | 8 | 16))
         return 0;

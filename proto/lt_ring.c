@@ -28,8 +28,8 @@ int lt_ring_name_check(const char *name)
 int lt_ring_parse_size(const char *s, uint64_t *out)
 {
     char *end;
-    if (!s || !*s || *s == '-')
-        return -EINVAL;
+    if (!s || *s < '0' || *s > '9')
+        return -EINVAL; /* strtoull would accept spaces, '+' and '-' */
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
     if (errno || end == s)

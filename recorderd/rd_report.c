@@ -241,8 +241,7 @@ int rd_report_profile(const rd_model *m, const char *title, const char *cmd, uns
     fprintf(out, "traced time: %.3f ms   events: %llu   functions: %u   stacks: %u\n", ms,
             (unsigned long long)m->events, n, m->nnode - 1);
     table(m, fs, ids, n, top, 0, out);
-    if (!top)
-        table(m, fs, ids, n, top, 1, out);
+    table(m, fs, ids, n, top, 1, out);
     free(fs);
     free(ids);
     return ferror(out) ? -EIO : 0;
@@ -320,13 +319,16 @@ static void annotate_one(const rd_model *m, uint32_t sid, const char *srcdir, FI
     fprintf(out, "%10s %12s %6s  %s\n", "hits", "ms", "line", "source");
     char *text = NULL;
     size_t cap = 0;
-    ssize_t len;
-    for (unsigned line = 1; src && (len = getline(&text, &cap, src)) >= 0; line++) {
+    unsigned line = 0;
+    while (src && getline(&text, &cap, src) >= 0) {
         text[strcspn(text, "\n")] = 0;
+        line++;
         while (j < n && v[j].line < line)
             j++;
         annotate_row(out, j < n && v[j].line == line ? &v[j] : NULL, k, line, text);
     }
+    while (j < n && v[j].line <= line)
+        j++;
     for (; j < n; j++) /* no source, or lines past its end */
         annotate_row(out, &v[j], k, v[j].line, "");
     free(text);
@@ -362,6 +364,25 @@ int rd_report_annotate_stream(const rd_model *m, const char *srcdir, FILE *out)
     return ids ? 0 : -ENOMEM;
 }
 
+/* A file name for source path src: '/' and other risky bytes become '_';
+ * a long path keeps its end and gains a hash of the whole, so names stay
+ * under NAME_MAX and distinct. */
+static void annotate_name(const char *src, char *out, size_t cap)
+{
+    size_t n = strlen(src);
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (uint8_t)src[i]) * 1099511628211ull;
+    const char *tail = n > 160 ? src + n - 160 : src;
+    if (n > 160)
+        snprintf(out, cap, "%08x_%s.txt", (unsigned)h, tail);
+    else
+        snprintf(out, cap, "%s.txt", n ? tail : "_");
+    for (char *c = out; *c; c++)
+        if (*c == '/' || *c == '\\' || *c == ' ' || (c[0] == '.' && c[1] == '.') || *c < 32)
+            *c = '_';
+}
+
 int rd_report_annotate(const rd_model *m, const char *dir, const char *srcdir, char *err,
                        size_t cap)
 {
@@ -373,12 +394,9 @@ int rd_report_annotate(const rd_model *m, const char *dir, const char *srcdir, c
     uint32_t *ids = source_ids(m, &n);
     int e = ids ? 0 : -ENOMEM;
     for (uint32_t i = 0; !e && i < n; i++) {
-        char file[4096], flat[2048];
-        snprintf(flat, sizeof flat, "%s", rd_model_string(m, ids[i]));
-        for (char *c = flat; *c; c++)
-            if (*c == '/' || *c == '\\' || (c[0] == '.' && c[1] == '.') || *c == ' ')
-                *c = '_';
-        snprintf(file, sizeof file, "%s/%s.txt", dir, flat[0] ? flat : "_");
+        char file[4096], flat[256];
+        annotate_name(rd_model_string(m, ids[i]), flat, sizeof flat);
+        snprintf(file, sizeof file, "%s/%s", dir, flat);
         FILE *out = fopen(file, "w");
         if (!out) {
             snprintf(err, cap, "cannot write %s: %s", file, strerror(errno));

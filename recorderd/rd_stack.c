@@ -156,11 +156,21 @@ static void count_call(rd_stack *s, const rd_frame *f)
         s->m->func[f->fid].calls++;
 }
 
+/* Time that ran while the top frame was a fresh Lua call goes to the node
+ * where the frame settled (after a tail call, not its caller's child). */
+static void settle_ticks(rd_stack *s, rd_thread *t, const rd_frame *f)
+{
+    s->m->node[f->node].self += t->fresh_ticks;
+    t->fresh_ticks = 0;
+}
+
 static void pop(rd_stack *s, rd_thread *t)
 {
     rd_frame *f = &t->f[--t->n];
-    if (f->fresh)
-        count_call(s, f); /* a Lua call that ended before its first line */
+    if (f->fresh) { /* a Lua call that ended before its first line */
+        count_call(s, f);
+        settle_ticks(s, t, f);
+    }
 }
 
 /* Pops frames deeper than depth: unwinding by an error (E). */
@@ -192,6 +202,7 @@ static int settle_fresh(rd_stack *s, rd_thread *t, uint32_t depth)
         t->f[t->n - 1] = g;
     }
     count_call(s, &t->f[t->n - 1]);
+    settle_ticks(s, t, &t->f[t->n - 1]);
     return 0;
 }
 
@@ -214,6 +225,10 @@ static void charge(rd_stack *s, rd_thread *t, uint64_t dt)
         return;
     }
     const rd_frame *f = &t->f[t->n - 1];
+    if (f->fresh) {
+        t->fresh_ticks += dt;
+        return;
+    }
     m->node[f->node].self += dt;
     if (f->line) {
         rd_line *l = rd_model_line(m, f->fid, f->line);
@@ -294,6 +309,11 @@ static int on_yield(rd_stack *s, rd_thread *t, uint64_t id, int dead)
         uint64_t old = s->chain[--s->nchain];
         if (dead && old != id)
             drop_thread(s, old);
+        /* An error that skips resumers (nested wraps) killed them too: a
+         * resumer that caught it would have run in between. */
+        int at = dead ? chain_find(s, id) : -1;
+        while (at >= 0 && s->nchain > (uint32_t)at + 1)
+            drop_thread(s, s->chain[--s->nchain]);
     }
     if (s->nchain && s->chain[s->nchain - 1] == id)
         return 0;
@@ -378,7 +398,7 @@ static int frame_event(rd_stack *s, const lt_event *ev)
     case LT_EV_CALL:
     case LT_EV_RET:
     case LT_EV_LINE:
-        if (!t || ev->a[0] > UINT32_MAX || ev->a[2] > UINT32_MAX)
+        if (!t || ev->a[0] > UINT32_MAX || (ev->kind != LT_EV_RET && ev->a[2] > UINT32_MAX))
             return s->bad++, 0;
         if (ev->kind == LT_EV_CALL)
             return on_call(s, t, (uint32_t)ev->a[0], (uint32_t)ev->a[2]);

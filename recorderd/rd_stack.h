@@ -32,6 +32,7 @@ typedef struct rd_thread {
     rd_frame *f;
     uint32_t n, cap;
     uint32_t base; /* call-tree node the stack hangs under */
+    uint64_t fresh_ticks; /* charged while the top was an unsettled Lua call */
 } rd_thread;
 
 typedef struct rd_stack {

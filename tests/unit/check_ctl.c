@@ -1,0 +1,398 @@
+/* check_ctl: control messages of proto/lt_ctl: pack/parse round trips and
+ * the parser's refusals (the peer is untrusted).
+ *
+ * Malformed messages are written with a tiny builder: a list of key/value
+ * specs packed with msgpack-c, so each case changes one thing of a valid
+ * message.
+ */
+#include <check.h>
+#include <errno.h>
+#include <msgpack.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lt_ctl.h"
+
+enum vtype { V_END = 0, V_STR, V_UINT, V_NEG, V_BOOL, V_FLOAT, V_NIL, V_ARRAY, V_BIN, V_SKIP };
+
+typedef struct kv {
+    const char *key;
+    enum vtype t;
+    const char *s; /* V_STR/V_BIN: bytes; slen 0 means strlen */
+    uint64_t u;
+    size_t slen;
+} kv;
+
+static void pack_value(msgpack_packer *pk, const kv *e)
+{
+    size_t n = e->slen ? e->slen : e->s ? strlen(e->s) : 0;
+    switch (e->t) {
+    case V_STR: msgpack_pack_str_with_body(pk, e->s, n); break;
+    case V_BIN: msgpack_pack_bin_with_body(pk, e->s, n); break;
+    case V_UINT: msgpack_pack_uint64(pk, e->u); break;
+    case V_NEG: msgpack_pack_int64(pk, -(int64_t)e->u); break;
+    case V_BOOL: e->u ? msgpack_pack_true(pk) : msgpack_pack_false(pk); break;
+    case V_FLOAT: msgpack_pack_double(pk, (double)e->u); break;
+    case V_NIL: msgpack_pack_nil(pk); break;
+    default: msgpack_pack_array(pk, 1), msgpack_pack_uint8(pk, 1); break;
+    }
+}
+
+/* Packs the map of the specs (V_SKIP entries left out) and parses it. */
+static int parse_specs(const kv *specs, lt_ctl_msg *m)
+{
+    msgpack_sbuffer sb;
+    msgpack_packer pk;
+    msgpack_sbuffer_init(&sb);
+    msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+    uint32_t n = 0;
+    for (const kv *e = specs; e->t != V_END; e++)
+        n += e->t != V_SKIP;
+    msgpack_pack_map(&pk, n);
+    for (const kv *e = specs; e->t != V_END; e++) {
+        if (e->t == V_SKIP)
+            continue;
+        msgpack_pack_str_with_body(&pk, e->key, strlen(e->key));
+        pack_value(&pk, e);
+    }
+    msgpack_unpacked res;
+    msgpack_unpacked_init(&res);
+    size_t off = 0;
+    ck_assert_int_eq(msgpack_unpack_next(&res, sb.data, sb.size, &off), MSGPACK_UNPACK_SUCCESS);
+    int rc = lt_ctl_parse(&res.data, m);
+    msgpack_unpacked_destroy(&res);
+    msgpack_sbuffer_destroy(&sb);
+    return rc;
+}
+
+static int pack_parse(const lt_ctl_msg *in, lt_ctl_msg *out)
+{
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    ck_assert_int_eq(lt_ctl_pack(in, &sb), 0);
+    msgpack_unpacked res;
+    msgpack_unpacked_init(&res);
+    size_t off = 0;
+    ck_assert_int_eq(msgpack_unpack_next(&res, sb.data, sb.size, &off), MSGPACK_UNPACK_SUCCESS);
+    ck_assert_uint_eq(off, sb.size); /* one message, nothing after it */
+    ck_assert_int_eq(res.data.type, MSGPACK_OBJECT_MAP);
+    int rc = lt_ctl_parse(&res.data, out);
+    msgpack_unpacked_destroy(&res);
+    msgpack_sbuffer_destroy(&sb);
+    return rc;
+}
+
+#define HELLO_KEYS 6
+static void hello_specs(kv *h)
+{
+    kv base[HELLO_KEYS + 1] = {
+        {"type", V_STR, "hello", 0, 0}, {"v", V_UINT, NULL, LT_CTL_VERSION, 0},
+        {"pid", V_UINT, NULL, 4242, 0}, {"shm", V_STR, "ck-ring", 0, 0},
+        {"ring", V_UINT, NULL, 1u << 20, 0}, {"cmd", V_STR, "lua5.1 app.lua", 0, 0},
+        {NULL, V_END, NULL, 0, 0}};
+    memcpy(h, base, sizeof base);
+}
+
+#define ACK_KEYS 4
+static void ack_specs(kv *a)
+{
+    kv base[ACK_KEYS + 1] = {{"type", V_STR, "ack", 0, 0},
+                             {"v", V_UINT, NULL, LT_CTL_VERSION, 0},
+                             {"ok", V_BOOL, NULL, 1, 0},
+                             {"session", V_STR, "s-1", 0, 0},
+                             {NULL, V_END, NULL, 0, 0}};
+    memcpy(a, base, sizeof base);
+}
+
+START_TEST(test_ctl_hello_round_trip)
+{
+    lt_ctl_msg in = {.type = LT_CTL_HELLO, .pid = 4242, .ring = 1u << 24}, out;
+    snprintf(in.shm, sizeof in.shm, "ck-ring.1_x");
+    snprintf(in.cmd, sizeof in.cmd, "lua5.1 -lluatrace app.lua --flag \"quoted\"");
+    ck_assert_int_eq(pack_parse(&in, &out), 0);
+    ck_assert_int_eq(out.type, LT_CTL_HELLO);
+    ck_assert_uint_eq(out.version, LT_CTL_VERSION);
+    ck_assert_uint_eq(out.pid, 4242);
+    ck_assert_uint_eq(out.ring, 1u << 24);
+    ck_assert_str_eq(out.shm, in.shm);
+    ck_assert_str_eq(out.cmd, in.cmd);
+
+    /* longest strings that fit, and an empty command */
+    memset(in.shm, 's', sizeof in.shm - 1);
+    in.shm[sizeof in.shm - 1] = 0;
+    memset(in.cmd, 'c', sizeof in.cmd - 1);
+    in.cmd[sizeof in.cmd - 1] = 0;
+    in.ring = UINT64_MAX;
+    ck_assert_int_eq(pack_parse(&in, &out), 0);
+    ck_assert_str_eq(out.shm, in.shm);
+    ck_assert_str_eq(out.cmd, in.cmd);
+    ck_assert_uint_eq(out.ring, UINT64_MAX);
+    in.cmd[0] = 0;
+    ck_assert_int_eq(pack_parse(&in, &out), 0);
+    ck_assert_str_eq(out.cmd, "");
+}
+END_TEST
+
+START_TEST(test_ctl_ack_round_trip)
+{
+    lt_ctl_msg in = {.type = LT_CTL_ACK, .ok = 1}, out;
+    snprintf(in.text, sizeof in.text, "20240101-120000-4242");
+    ck_assert_int_eq(pack_parse(&in, &out), 0);
+    ck_assert_int_eq(out.type, LT_CTL_ACK);
+    ck_assert_int_eq(out.ok, 1);
+    ck_assert_str_eq(out.text, in.text);
+
+    in.ok = 0;
+    snprintf(in.text, sizeof in.text, "ring ck-ring: not owned by uid 1000");
+    ck_assert_int_eq(pack_parse(&in, &out), 0);
+    ck_assert_int_eq(out.ok, 0);
+    ck_assert_str_eq(out.text, in.text);
+
+    memset(in.text, 't', sizeof in.text - 1);
+    in.text[sizeof in.text - 1] = 0;
+    ck_assert_int_eq(pack_parse(&in, &out), 0);
+    ck_assert_str_eq(out.text, in.text);
+}
+END_TEST
+
+START_TEST(test_ctl_pack_bad_type)
+{
+    lt_ctl_msg m = {.type = LT_CTL_BAD};
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    ck_assert_int_eq(lt_ctl_pack(&m, &sb), -EINVAL);
+    ck_assert_uint_eq(sb.size, 0);
+    msgpack_sbuffer_destroy(&sb);
+}
+END_TEST
+
+START_TEST(test_ctl_builder_baseline)
+{
+    kv h[HELLO_KEYS + 1], a[ACK_KEYS + 1];
+    lt_ctl_msg m;
+    hello_specs(h);
+    ck_assert_int_eq(parse_specs(h, &m), 0);
+    ck_assert_int_eq(m.type, LT_CTL_HELLO);
+    ack_specs(a);
+    ck_assert_int_eq(parse_specs(a, &m), 0);
+    ck_assert_int_eq(m.type, LT_CTL_ACK);
+    /* unknown keys are ignored */
+    kv extra[] = {{"type", V_STR, "ack", 0, 0}, {"future", V_ARRAY, NULL, 0, 0},
+                  {"v", V_UINT, NULL, 1, 0},    {"ok", V_BOOL, NULL, 0, 0},
+                  {"zz", V_FLOAT, NULL, 3, 0},  {NULL, V_END, NULL, 0, 0}};
+    ck_assert_int_eq(parse_specs(extra, &m), 0);
+    ck_assert_int_eq(m.ok, 0);
+}
+END_TEST
+
+START_TEST(test_ctl_missing_keys)
+{
+    kv h[HELLO_KEYS + 1], a[ACK_KEYS + 1];
+    lt_ctl_msg m;
+    for (int i = 0; i < HELLO_KEYS; i++) {
+        hello_specs(h);
+        if (!strcmp(h[i].key, "cmd"))
+            continue; /* optional: a host may not know its command line */
+        h[i].t = V_SKIP;
+        ck_assert_msg(parse_specs(h, &m) == -EPROTO, "hello without %s accepted", h[i].key);
+    }
+    for (int i = 0; i < ACK_KEYS; i++) {
+        ack_specs(a);
+        if (!strcmp(a[i].key, "session"))
+            continue; /* the text is optional */
+        a[i].t = V_SKIP;
+        ck_assert_msg(parse_specs(a, &m) == -EPROTO, "ack without %s accepted", a[i].key);
+    }
+    kv empty[] = {{NULL, V_END, NULL, 0, 0}};
+    ck_assert_int_eq(parse_specs(empty, &m), -EPROTO);
+}
+END_TEST
+
+/* Every key given a value of each wrong type. */
+START_TEST(test_ctl_wrong_types)
+{
+    static const enum vtype all[] = {V_STR, V_UINT, V_NEG, V_BOOL, V_FLOAT, V_NIL, V_ARRAY, V_BIN};
+    kv h[HELLO_KEYS + 1], a[ACK_KEYS + 1];
+    lt_ctl_msg m;
+    for (int i = 0; i < HELLO_KEYS; i++) {
+        for (size_t j = 0; j < sizeof all / sizeof *all; j++) {
+            hello_specs(h);
+            if (all[j] == h[i].t)
+                continue;
+            h[i].t = all[j];
+            h[i].s = all[j] == V_STR || all[j] == V_BIN ? "x" : NULL;
+            h[i].u = 1;
+            ck_assert_msg(parse_specs(h, &m) == -EPROTO, "hello %s as type %d accepted",
+                          h[i].key, all[j]);
+        }
+    }
+    for (int i = 0; i < ACK_KEYS; i++) {
+        for (size_t j = 0; j < sizeof all / sizeof *all; j++) {
+            ack_specs(a);
+            if (all[j] == a[i].t)
+                continue;
+            a[i].t = all[j];
+            a[i].s = all[j] == V_STR || all[j] == V_BIN ? "x" : NULL;
+            a[i].u = 1;
+            ck_assert_msg(parse_specs(a, &m) == -EPROTO, "ack %s as type %d accepted", a[i].key,
+                          all[j]);
+        }
+    }
+}
+END_TEST
+
+START_TEST(test_ctl_bad_values)
+{
+    kv h[HELLO_KEYS + 1];
+    lt_ctl_msg m;
+    const uint64_t bad_v[] = {0, LT_CTL_VERSION + 1, 1ull << 32 | LT_CTL_VERSION, UINT64_MAX};
+    for (size_t i = 0; i < sizeof bad_v / sizeof *bad_v; i++) {
+        hello_specs(h);
+        h[1].u = bad_v[i];
+        ck_assert_msg(parse_specs(h, &m) == -EPROTO, "version %llu accepted",
+                      (unsigned long long)bad_v[i]);
+    }
+    const char *bad_type[] = {"", "HELLO", "hello ", "bye", "ack2"};
+    for (size_t i = 0; i < sizeof bad_type / sizeof *bad_type; i++) {
+        hello_specs(h);
+        h[0].s = bad_type[i];
+        ck_assert_msg(parse_specs(h, &m) == -EPROTO, "type \"%s\" accepted", bad_type[i]);
+    }
+    const uint64_t bad_pid[] = {0, (uint64_t)INT32_MAX + 1, UINT64_MAX};
+    for (size_t i = 0; i < sizeof bad_pid / sizeof *bad_pid; i++) {
+        hello_specs(h);
+        h[2].u = bad_pid[i];
+        ck_assert_msg(parse_specs(h, &m) == -EPROTO, "pid %llu accepted",
+                      (unsigned long long)bad_pid[i]);
+    }
+    /* the type says ack but the keys are a hello's */
+    hello_specs(h);
+    h[0].s = "ack";
+    ck_assert_int_eq(parse_specs(h, &m), -EPROTO);
+}
+END_TEST
+
+START_TEST(test_ctl_long_strings)
+{
+    static char big[LT_CTL_CMD_MAX + 2];
+    kv h[HELLO_KEYS + 1], a[ACK_KEYS + 1];
+    lt_ctl_msg m;
+    memset(big, 'x', sizeof big - 1);
+    struct {
+        int hello, ix;
+        size_t fits; /* longest accepted length */
+    } c[] = {{1, 3, sizeof m.shm - 1}, {1, 5, LT_CTL_CMD_MAX - 1}, {0, 3, LT_CTL_TEXT_MAX - 1}};
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        kv *e = c[i].hello ? (hello_specs(h), &h[c[i].ix]) : (ack_specs(a), &a[c[i].ix]);
+        kv *msg = c[i].hello ? h : a;
+        e->s = big;
+        e->slen = c[i].fits;
+        ck_assert_msg(parse_specs(msg, &m) == 0, "%s of %zu rejected", e->key, e->slen);
+        e->slen = c[i].fits + 1;
+        ck_assert_msg(parse_specs(msg, &m) == -EPROTO, "%s of %zu accepted", e->key, e->slen);
+    }
+    /* the error text of a failed ack is bounded the same way */
+    ack_specs(a);
+    a[2].u = 0;
+    a[3].key = "err";
+    a[3].s = big;
+    a[3].slen = LT_CTL_TEXT_MAX;
+    ck_assert_int_eq(parse_specs(a, &m), -EPROTO);
+}
+END_TEST
+
+START_TEST(test_ctl_nul_in_strings)
+{
+    kv h[HELLO_KEYS + 1], a[ACK_KEYS + 1];
+    lt_ctl_msg m;
+    static const char with_nul[] = "abc\0def";
+    const int ix[] = {0, 3, 5};
+    for (size_t i = 0; i < sizeof ix / sizeof *ix; i++) {
+        hello_specs(h);
+        h[ix[i]].s = with_nul;
+        h[ix[i]].slen = sizeof with_nul - 1;
+        ck_assert_msg(parse_specs(h, &m) == -EPROTO, "NUL in %s accepted", h[ix[i]].key);
+    }
+    ack_specs(a);
+    a[3].s = with_nul;
+    a[3].slen = sizeof with_nul - 1;
+    ck_assert_int_eq(parse_specs(a, &m), -EPROTO);
+    hello_specs(h);
+    h[3].s = "ring\0";
+    h[3].slen = 5;
+    ck_assert_int_eq(parse_specs(h, &m), -EPROTO);
+}
+END_TEST
+
+START_TEST(test_ctl_not_a_map)
+{
+    msgpack_sbuffer sb;
+    msgpack_packer pk;
+    lt_ctl_msg m;
+    for (int kind = 0; kind < 6; kind++) {
+        msgpack_sbuffer_init(&sb);
+        msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+        switch (kind) {
+        case 0: msgpack_pack_array(&pk, 2), msgpack_pack_str_with_body(&pk, "type", 4),
+                msgpack_pack_str_with_body(&pk, "hello", 5); break;
+        case 1: msgpack_pack_uint8(&pk, 1); break;
+        case 2: msgpack_pack_str_with_body(&pk, "hello", 5); break;
+        case 3: msgpack_pack_nil(&pk); break;
+        case 4: msgpack_pack_true(&pk); break;
+        default: msgpack_pack_bin_with_body(&pk, "\x81", 1); break;
+        }
+        msgpack_unpacked res;
+        msgpack_unpacked_init(&res);
+        size_t off = 0;
+        ck_assert_int_eq(msgpack_unpack_next(&res, sb.data, sb.size, &off),
+                         MSGPACK_UNPACK_SUCCESS);
+        ck_assert_msg(lt_ctl_parse(&res.data, &m) == -EPROTO, "object kind %d accepted", kind);
+        msgpack_unpacked_destroy(&res);
+        msgpack_sbuffer_destroy(&sb);
+    }
+    /* keys that are not strings do not count as the keys they spell */
+    msgpack_sbuffer_init(&sb);
+    msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+    msgpack_pack_map(&pk, 3);
+    msgpack_pack_bin_with_body(&pk, "type", 4), msgpack_pack_str_with_body(&pk, "ack", 3);
+    msgpack_pack_str_with_body(&pk, "v", 1), msgpack_pack_uint8(&pk, LT_CTL_VERSION);
+    msgpack_pack_str_with_body(&pk, "ok", 2), msgpack_pack_true(&pk);
+    msgpack_unpacked res;
+    msgpack_unpacked_init(&res);
+    size_t off = 0;
+    ck_assert_int_eq(msgpack_unpack_next(&res, sb.data, sb.size, &off), MSGPACK_UNPACK_SUCCESS);
+    ck_assert_int_eq(lt_ctl_parse(&res.data, &m), -EPROTO);
+    msgpack_unpacked_destroy(&res);
+    msgpack_sbuffer_destroy(&sb);
+}
+END_TEST
+
+static void add(Suite *s, const char *name, const TTest *t)
+{
+    TCase *tc = tcase_create(name);
+    tcase_add_test(tc, t);
+    suite_add_tcase(s, tc);
+}
+
+#define ADD(s, t) add(s, #t, t)
+
+int main(void)
+{
+    Suite *s = suite_create("ctl");
+    ADD(s, test_ctl_hello_round_trip);
+    ADD(s, test_ctl_ack_round_trip);
+    ADD(s, test_ctl_pack_bad_type);
+    ADD(s, test_ctl_builder_baseline);
+    ADD(s, test_ctl_missing_keys);
+    ADD(s, test_ctl_wrong_types);
+    ADD(s, test_ctl_bad_values);
+    ADD(s, test_ctl_long_strings);
+    ADD(s, test_ctl_nul_in_strings);
+    ADD(s, test_ctl_not_a_map);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_ENV);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

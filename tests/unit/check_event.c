@@ -1,0 +1,406 @@
+/* check_event: the record codec of proto/lt_event: the inline encoders at
+ * every integer width, the decoder on valid, truncated, malformed and
+ * random input, and msgpack-c reading the same stream.
+ */
+#include <check.h>
+#include <errno.h>
+#include <msgpack.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lt_event.h"
+
+static const uint64_t bounds[] = {0,      127,         128,           255,
+                                  256,    65535,       65536,         0xffffffffull,
+                                  1ull << 32, UINT64_MAX};
+#define NB (sizeof bounds / sizeof *bounds)
+static const uint32_t str_lens[] = {0, 1, 31, 32, 255, 256, 4095, LT_STR_MAX};
+#define NS (sizeof str_lens / sizeof *str_lens)
+
+/* One record as the test meant it. */
+typedef struct rec {
+    uint8_t kind;
+    uint64_t a[LT_EVENT_MAX_ARGS];
+    uint32_t slen;
+    size_t off, len; /* where it sits in the stream */
+} rec;
+
+typedef struct stream {
+    uint8_t *buf;
+    size_t n;
+    rec *recs;
+    size_t nrec;
+} stream;
+
+static char g_text[LT_STR_MAX + 1];
+
+static int is_str_arg(unsigned kind, unsigned i)
+{
+    return kind == LT_EV_STR && i == 1;
+}
+
+static void put_rec(stream *st, const rec *r)
+{
+    uint8_t *p = st->buf + st->n;
+    uint8_t *q = lt_put_head(p, (enum lt_kind)r->kind, lt_event_nargs[r->kind]);
+    for (unsigned i = 0; i < lt_event_nargs[r->kind]; i++)
+        q = is_str_arg(r->kind, i) ? lt_put_str(q, g_text, r->slen) : lt_put_uint(q, r->a[i]);
+    rec *d = &st->recs[st->nrec++];
+    *d = *r;
+    d->off = st->n;
+    d->len = (size_t)(q - p);
+    st->n += d->len;
+}
+
+/* Every kind, every boundary value at every argument position, and (STR)
+ * every string length class. */
+static void build(stream *st)
+{
+    for (size_t i = 0; i < sizeof g_text - 1; i++)
+        g_text[i] = (char)('a' + i % 26);
+    st->buf = malloc(1u << 20);
+    st->recs = calloc(LT_EV_COUNT * NB * 2, sizeof *st->recs);
+    ck_assert(st->buf && st->recs);
+    st->n = st->nrec = 0;
+    for (unsigned k = 0; k < LT_EV_COUNT; k++) {
+        for (size_t j = 0; j < NB; j++) {
+            rec r = {.kind = (uint8_t)k, .slen = str_lens[j % NS]};
+            for (unsigned i = 0; i < lt_event_nargs[k]; i++)
+                r.a[i] = is_str_arg(k, i) ? 0 : bounds[(j + i) % NB];
+            put_rec(st, &r);
+        }
+    }
+}
+
+static void check_decoded(const rec *r, const lt_event *ev, const uint8_t *base)
+{
+    ck_assert_uint_eq(ev->kind, r->kind);
+    ck_assert_uint_eq(ev->nargs, lt_event_nargs[r->kind]);
+    for (unsigned i = 0; i < ev->nargs; i++)
+        ck_assert_uint_eq(ev->a[i], r->a[i]);
+    if (r->kind == LT_EV_STR) {
+        ck_assert_uint_eq(ev->slen, r->slen);
+        ck_assert_ptr_eq(ev->str, (const char *)base + r->off + r->len - r->slen);
+        ck_assert(memcmp(ev->str, g_text, r->slen) == 0);
+    } else {
+        ck_assert_ptr_null(ev->str);
+    }
+}
+
+START_TEST(test_event_tables)
+{
+    ck_assert_uint_eq(LT_EV_COUNT, 12);
+    for (unsigned k = 0; k < LT_EV_COUNT; k++) {
+        ck_assert(lt_event_name[k] && lt_event_name[k][0]);
+        ck_assert_uint_le(lt_event_nargs[k], LT_EVENT_MAX_ARGS);
+        ck_assert_uint_le(lt_event_nargs[k] + 1, 15); /* fits a fixarray */
+        for (unsigned j = 0; j < k; j++)
+            ck_assert_msg(lt_event_letter[j] != lt_event_letter[k], "letter %c twice",
+                          lt_event_letter[k]);
+    }
+    ck_assert_str_eq(lt_event_name[LT_EV_CALL], "CALL");
+    ck_assert_int_eq(lt_event_letter[LT_EV_RET], '<');
+}
+END_TEST
+
+START_TEST(test_event_uint_widths)
+{
+    static const struct {
+        uint64_t v;
+        size_t len;
+        uint8_t first;
+    } w[] = {{0, 1, 0x00},          {127, 1, 0x7f},       {128, 2, 0xcc},
+             {255, 2, 0xcc},        {256, 3, 0xcd},       {65535, 3, 0xcd},
+             {65536, 5, 0xce},      {0xffffffffull, 5, 0xce}, {1ull << 32, 9, 0xcf},
+             {UINT64_MAX, 9, 0xcf}};
+    uint8_t b[16];
+    for (size_t i = 0; i < sizeof w / sizeof *w; i++) {
+        ck_assert_uint_eq((size_t)(lt_put_uint(b, w[i].v) - b), w[i].len);
+        ck_assert_uint_eq(b[0], w[i].first);
+    }
+    uint8_t *q = lt_put_uint(b, 0x0102030405060708ull);
+    ck_assert_uint_eq((size_t)(q - b), 9);
+    ck_assert_mem_eq(b, "\xcf\x01\x02\x03\x04\x05\x06\x07\x08", 9);
+    ck_assert_uint_eq((size_t)(lt_put_str(b, "", 0) - b), 1);
+    ck_assert_uint_eq(b[0], 0xa0);
+    ck_assert(LT_EVENT_HOT_MAX >= 2 + 3 * 9); /* any record without a string */
+}
+END_TEST
+
+START_TEST(test_event_round_trip)
+{
+    stream st;
+    build(&st);
+    lt_event ev;
+    size_t off = 0;
+    for (size_t i = 0; i < st.nrec; i++) {
+        const rec *r = &st.recs[i];
+        ck_assert_uint_eq(off, r->off);
+        int k = lt_event_decode(st.buf + off, st.n - off, &ev); /* more bytes follow */
+        ck_assert_msg(k == (int)r->len, "record %zu (%s): %d != %zu", i,
+                      lt_event_name[r->kind], k, r->len);
+        check_decoded(r, &ev, st.buf);
+        ck_assert_int_eq(lt_event_decode(st.buf + off, r->len, &ev), (int)r->len);
+        off += (size_t)k;
+    }
+    ck_assert_uint_eq(off, st.n);
+    free(st.buf);
+    free(st.recs);
+}
+END_TEST
+
+static void check_msgpack_obj(const rec *r, const msgpack_object *o)
+{
+    unsigned nargs = lt_event_nargs[r->kind];
+    ck_assert_int_eq(o->type, MSGPACK_OBJECT_ARRAY);
+    ck_assert_uint_eq(o->via.array.size, nargs + 1);
+    const msgpack_object *a = o->via.array.ptr;
+    ck_assert_int_eq(a[0].type, MSGPACK_OBJECT_POSITIVE_INTEGER);
+    ck_assert_uint_eq(a[0].via.u64, r->kind);
+    for (unsigned i = 0; i < nargs; i++) {
+        if (is_str_arg(r->kind, i)) {
+            ck_assert_int_eq(a[i + 1].type, MSGPACK_OBJECT_STR);
+            ck_assert_uint_eq(a[i + 1].via.str.size, r->slen);
+            ck_assert(memcmp(a[i + 1].via.str.ptr, g_text, r->slen) == 0);
+        } else {
+            ck_assert_int_eq(a[i + 1].type, MSGPACK_OBJECT_POSITIVE_INTEGER);
+            ck_assert_uint_eq(a[i + 1].via.u64, r->a[i]);
+        }
+    }
+}
+
+/* The stream is plain msgpack: msgpack-c's streaming unpacker, fed in odd
+ * chunk sizes, finds the same records. */
+START_TEST(test_event_msgpack_compat)
+{
+    static const size_t chunks[] = {1, 3, 7, 13, 29, 61, 127, 509, 2003};
+    stream st;
+    build(&st);
+    msgpack_unpacker up;
+    msgpack_unpacked res;
+    ck_assert(msgpack_unpacker_init(&up, 64));
+    msgpack_unpacked_init(&res);
+    size_t off = 0, got = 0, c = 0;
+    while (off < st.n) {
+        size_t len = chunks[c++ % (sizeof chunks / sizeof *chunks)];
+        if (len > st.n - off)
+            len = st.n - off;
+        ck_assert(msgpack_unpacker_reserve_buffer(&up, len));
+        memcpy(msgpack_unpacker_buffer(&up), st.buf + off, len);
+        msgpack_unpacker_buffer_consumed(&up, len);
+        off += len;
+        msgpack_unpack_return ret;
+        while ((ret = msgpack_unpacker_next(&up, &res)) == MSGPACK_UNPACK_SUCCESS) {
+            ck_assert_uint_lt(got, st.nrec);
+            check_msgpack_obj(&st.recs[got++], &res.data);
+        }
+        ck_assert_int_eq(ret, MSGPACK_UNPACK_CONTINUE);
+    }
+    ck_assert_uint_eq(got, st.nrec);
+    msgpack_unpacked_destroy(&res);
+    msgpack_unpacker_destroy(&up);
+    free(st.buf);
+    free(st.recs);
+}
+END_TEST
+
+/* Every proper prefix of a record is "incomplete", never an error. */
+START_TEST(test_event_truncated)
+{
+    stream st;
+    build(&st);
+    lt_event ev;
+    for (size_t i = 0; i < st.nrec; i++) {
+        const rec *r = &st.recs[i];
+        /* a copy of exactly `cut` bytes, so reading past it is a memory error */
+        uint8_t *copy = malloc(r->len);
+        for (size_t cut = 0; cut < r->len; cut++) {
+            memcpy(copy, st.buf + r->off, cut);
+            uint8_t *p = copy + r->len - cut;
+            memmove(p, copy, cut);
+            ck_assert_msg(lt_event_decode(p, cut, &ev) == 0, "record %zu (%s) cut at %zu", i,
+                          lt_event_name[r->kind], cut);
+        }
+        free(copy);
+    }
+    free(st.buf);
+    free(st.recs);
+}
+END_TEST
+
+static int decode_bytes(const char *bytes, size_t n)
+{
+    lt_event ev;
+    return lt_event_decode((const uint8_t *)bytes, n, &ev);
+}
+
+#define REJECT(lit)                                                                                \
+    ck_assert_msg(decode_bytes(lit, sizeof(lit) - 1) == -EPROTO, "accepted %s", #lit)
+#define ACCEPT(lit)                                                                                \
+    ck_assert_msg(decode_bytes(lit, sizeof(lit) - 1) == (int)sizeof(lit) - 1, "rejected %s", #lit)
+
+/* Kinds are 0..11: STR=0 FUNC=1 CLOCK=2 START=3 FRAME=4 CALL=5 RET=6 LINE=7
+ * RESUME=8 YIELD=9 GAP=10 STOP=11. */
+START_TEST(test_event_malformed)
+{
+    ck_assert_uint_eq(LT_EV_CALL, 5);
+    ck_assert_uint_eq(LT_EV_STR, 0);
+    ACCEPT("\x94\x05\x01\x02\x03");         /* CALL 1 2 3 */
+    ACCEPT("\x93\x00\x01\xa2hi");           /* STR 1 "hi" */
+    /* wrong kinds */
+    REJECT("\x94\x0c\x01\x02\x03");         /* kind 12 */
+    REJECT("\x94\x7f\x01\x02\x03");
+    REJECT("\x94\xff\x01\x02\x03");         /* negative fixint */
+    REJECT("\x94\xcc\x05\x01\x02\x03");     /* kind as uint8 */
+    REJECT("\x94\xa1" "C\x01\x02\x03");     /* kind as string */
+    /* wrong argument counts */
+    REJECT("\x90\x05");
+    REJECT("\x91\x05");
+    REJECT("\x93\x05\x01\x02");
+    REJECT("\x95\x05\x01\x02\x03\x04");
+    REJECT("\x9f\x05\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e");
+    /* not a fixarray */
+    REJECT("\x84\x05\x01\x02\x03");         /* map */
+    REJECT("\x05\x05\x01\x02\x03");         /* int */
+    REJECT("\xdc\x00\x04\x05\x01\x02\x03"); /* array16 */
+    REJECT("\xc0\x05");                     /* nil */
+    REJECT("\xa4\x05\x01\x02\x03");         /* str */
+    /* strings where integers are expected, and the reverse */
+    REJECT("\x94\x05\xa1x\x02\x03");
+    REJECT("\x94\x05\x01\x02\xa0");
+    REJECT("\x93\x00\xa1x\xa2hi");          /* STR sid as string */
+    REJECT("\x93\x00\x01\x02");             /* STR text as int */
+    REJECT("\x93\x00\x01\xc4\x02hi");       /* STR text as bin */
+    /* negative integers, signed encodings, floats, other types */
+    REJECT("\x94\x05\xff\x02\x03");
+    REJECT("\x94\x05\xd0\x01\x02\x03");     /* int8 1 */
+    REJECT("\x94\x05\xd3\x00\x00\x00\x00\x00\x00\x00\x01\x02\x03");
+    REJECT("\x94\x05\xca\x3f\x80\x00\x00\x02\x03");
+    REJECT("\x94\x05\xcb\x3f\xf0\x00\x00\x00\x00\x00\x00\x02\x03");
+    REJECT("\x94\x05\xc0\x02\x03");
+    REJECT("\x94\x05\xc3\x02\x03");
+    REJECT("\x94\x05\xc1\x02\x03");         /* never used */
+    REJECT("\x94\x05\xd4\x01\x01\x02\x03"); /* fixext */
+    /* nested containers */
+    REJECT("\x94\x05\x91\x01\x02\x03");
+    REJECT("\x94\x05\x81\x01\x01\x02\x03");
+    REJECT("\x92\x0a\x92\x05\x01");
+    /* over-long strings: rejected from the header, before the bytes arrive */
+    REJECT("\x93\x00\x01\xda\x10\x01");                 /* 4097 */
+    REJECT("\x93\x00\x01\xda\xff\xff");                 /* 65535 */
+    REJECT("\x93\x00\x01\xdb\x00\x00\x00\x03" "abc");   /* str32 */
+}
+END_TEST
+
+/* A STR of exactly LT_STR_MAX bytes passes, one more does not. */
+START_TEST(test_event_string_limit)
+{
+    static uint8_t b[LT_STR_MAX + 64];
+    static char s[LT_STR_MAX + 1];
+    memset(s, 'x', sizeof s);
+    lt_event ev;
+    uint8_t *q = lt_put_str(lt_put_uint(lt_put_head(b, LT_EV_STR, 2), 7), s, LT_STR_MAX);
+    ck_assert_int_eq(lt_event_decode(b, (size_t)(q - b), &ev), (int)(q - b));
+    ck_assert_uint_eq(ev.slen, LT_STR_MAX);
+    ck_assert_uint_eq(ev.a[0], 7);
+    q = lt_put_str(lt_put_uint(lt_put_head(b, LT_EV_STR, 2), 7), s, LT_STR_MAX + 1);
+    ck_assert_int_eq(lt_event_decode(b, (size_t)(q - b), &ev), -EPROTO);
+}
+END_TEST
+
+static uint64_t rng_next(uint64_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+
+/* Random bytes never crash the decoder or make it claim bytes it was not
+ * given. Half the buffers start like a record, so the argument parser is
+ * reached; each buffer ends at the end of its allocation so an overread is
+ * a memory error (valgrind, ASan). */
+START_TEST(test_event_random_bytes)
+{
+    enum { CAP = 48 };
+    uint8_t *block = malloc(CAP);
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    unsigned ok = 0, incomplete = 0, bad = 0;
+    static const uint8_t markers[] = {0xcc, 0xcd, 0xce, 0xcf, 0xa3, 0xd9, 0xda, 0xdb, 0x05};
+    for (unsigned it = 0; it < 1000000; it++) {
+        size_t n = rng_next(&x) % (CAP + 1);
+        uint8_t *p = block + CAP - n;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t r = rng_next(&x);
+            p[i] = (r & 3) == 0 ? markers[(r >> 8) % sizeof markers] : (uint8_t)(r >> 16);
+        }
+        if ((it & 1) && n >= 2) {
+            p[0] = (uint8_t)(0x90 | (1 + rng_next(&x) % 8));
+            p[1] = (uint8_t)(rng_next(&x) % (LT_EV_COUNT + 2));
+        }
+        lt_event ev;
+        int k = lt_event_decode(p, n, &ev);
+        if (k == -EPROTO) {
+            bad++;
+        } else if (k == 0) {
+            incomplete++;
+        } else {
+            ck_assert_msg(k > 0 && (size_t)k <= n, "decode returned %d for %zu bytes", k, n);
+            ck_assert_uint_lt(ev.kind, LT_EV_COUNT);
+            ck_assert_uint_eq(ev.nargs, lt_event_nargs[ev.kind]);
+            if (ev.str)
+                ck_assert((const uint8_t *)ev.str >= p && (const uint8_t *)ev.str + ev.slen <= p + k);
+            ok++;
+        }
+    }
+    free(block);
+    ck_assert_uint_gt(ok, 1000); /* the generator does reach valid records */
+    ck_assert_uint_gt(incomplete, 1000);
+    ck_assert_uint_gt(bad, 1000);
+}
+END_TEST
+
+START_TEST(test_event_format)
+{
+    lt_event ev = {.kind = LT_EV_CALL, .nargs = 3, .a = {3, 10, 7}};
+    char buf[64];
+    int n = lt_event_format(&ev, buf, sizeof buf);
+    ck_assert_str_eq(buf, "> CALL 3 10 7");
+    ck_assert_int_eq(n, (int)strlen(buf));
+    lt_event s = {.kind = LT_EV_STR, .nargs = 2, .a = {4, 0}, .str = "app.luaXX", .slen = 7};
+    lt_event_format(&s, buf, sizeof buf);
+    ck_assert_str_eq(buf, "N STR 4 \"app.lua\"");
+    n = lt_event_format(&ev, buf, 5);
+    ck_assert_int_eq(n, 4);
+    ck_assert_str_eq(buf, "> CA");
+}
+END_TEST
+
+static void add(Suite *s, const char *name, const TTest *t)
+{
+    TCase *tc = tcase_create(name);
+    tcase_add_test(tc, t);
+    suite_add_tcase(s, tc);
+}
+
+#define ADD(s, t) add(s, #t, t)
+
+int main(void)
+{
+    Suite *s = suite_create("event");
+    ADD(s, test_event_tables);
+    ADD(s, test_event_uint_widths);
+    ADD(s, test_event_round_trip);
+    ADD(s, test_event_msgpack_compat);
+    ADD(s, test_event_truncated);
+    ADD(s, test_event_malformed);
+    ADD(s, test_event_string_limit);
+    ADD(s, test_event_random_bytes);
+    ADD(s, test_event_format);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_ENV);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,639 @@
+/* check_report: the report writers of recorderd/rd_report over models built
+ * by feeding events through rd_stack: per-function totals (recursion
+ * counted once), profile.txt, folded stacks and annotated sources.
+ *
+ * The recursion model (build_recursion): main calls a -> b -> a -> b, then
+ * the C function print; every dt is a whole number of milliseconds. Self
+ * times: main 12, a 14+20, b 17+15, print 13; the outer a spans 66.
+ */
+#include <check.h>
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rd_report.h"
+#include "rd_stack.h"
+
+#define MS 1000000ull
+
+enum { F_MAIN = 1, F_A, F_B, F_PRINT };
+#define L_MAIN "main@app.lua:0"
+#define L_A "a@app.lua:50"
+#define L_B "b@app.lua:60"
+#define L_PRINT "print@[C]"
+
+static rd_model M;
+static rd_stack S;
+static char g_tmp[64]; /* per-tcase scratch directory, made by the runner */
+
+/* ---- feeding events ---- */
+
+static void evn(enum lt_kind k, const uint64_t *a, size_t n)
+{
+    ck_assert_uint_eq(n, lt_event_nargs[k]);
+    lt_event ev = {.kind = (uint8_t)k, .nargs = (uint8_t)n};
+    memcpy(ev.a, a, n * sizeof *a);
+    ck_assert_int_eq(rd_stack_event(&S, &ev), 0);
+}
+
+#define EV(k, ...)                                                                                 \
+    evn(LT_EV_##k, (const uint64_t[]){__VA_ARGS__},                                                \
+        sizeof((const uint64_t[]){__VA_ARGS__}) / sizeof(uint64_t))
+
+static void ev_str(uint64_t sid, const char *s)
+{
+    lt_event ev = {.kind = LT_EV_STR, .nargs = 2, .a = {sid, 0}, .str = s,
+                   .slen = (uint32_t)strlen(s)};
+    ck_assert_int_eq(rd_stack_event(&S, &ev), 0);
+}
+
+static void ev_func(uint32_t fid, unsigned what, uint32_t src, uint32_t name, uint32_t line)
+{
+    EV(FUNC, fid, what, src, name, line, line + 5, 0);
+}
+
+static void model_setup(void)
+{
+    ck_assert_int_eq(rd_model_init(&M), 0);
+    ck_assert_int_eq(rd_stack_init(&S, &M), 0);
+}
+
+static void model_teardown(void)
+{
+    rd_stack_free(&S);
+    rd_model_free(&M);
+}
+
+static void build_recursion(void)
+{
+    ev_str(1, "app.lua");
+    ev_str(2, "[C]");
+    ev_str(3, "main");
+    ev_str(4, "a");
+    ev_str(5, "b");
+    ev_str(6, "print");
+    ev_func(F_MAIN, LT_WHAT_MAIN, 1, 3, 0);
+    ev_func(F_A, LT_WHAT_LUA, 1, 4, 50);
+    ev_func(F_B, LT_WHAT_LUA, 1, 5, 60);
+    ev_func(F_PRINT, LT_WHAT_C, 2, 6, 0);
+    EV(CLOCK, 0, 0, 0);
+    EV(START, 0x1000, LT_R_BEGIN);
+    EV(FRAME, 1, F_MAIN, 5);
+    EV(CALL, 2, 0, F_A);
+    EV(LINE, 2, 1 * MS, 51);  /* a */
+    EV(CALL, 3, 2 * MS, F_B); /* a */
+    EV(LINE, 3, 3 * MS, 61);  /* b */
+    EV(CALL, 4, 4 * MS, F_A); /* b */
+    EV(LINE, 4, 5 * MS, 51);  /* inner a */
+    EV(CALL, 5, 6 * MS, F_B); /* inner a */
+    EV(LINE, 5, 7 * MS, 61);  /* inner b */
+    EV(RET, 5, 8 * MS);       /* inner b */
+    EV(RET, 4, 9 * MS);       /* inner a */
+    EV(RET, 3, 10 * MS);      /* b */
+    EV(RET, 2, 11 * MS);      /* a */
+    EV(LINE, 1, 12 * MS, 6);  /* main */
+    EV(CALL, 2, 0, F_PRINT);
+    EV(RET, 2, 13 * MS); /* print */
+    EV(LINE, 1, 0, 7);
+}
+
+/* ---- judging ---- */
+
+static char *render(int (*fn)(FILE *, const void *), const void *arg)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_int_eq(fn(f, arg), 0);
+    fclose(f);
+    return buf;
+}
+
+static int do_folded(FILE *f, const void *w)
+{
+    return rd_report_folded(&M, *(const enum rd_weight *)w, f);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static char *sorted_lines(const char *text)
+{
+    size_t len = strlen(text), n = 0;
+    char *copy = strdup(text), **v = calloc(len + 1, sizeof *v);
+    for (char *save = NULL, *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+        v[n++] = l;
+    qsort(v, n, sizeof *v, cmp_str);
+    char *out = calloc(len + n + 1, 1);
+    for (size_t i = 0; i < n; i++)
+        strcat(strcat(out, v[i]), "\n");
+    free(v);
+    free(copy);
+    return out;
+}
+
+static void expect_folded(enum rd_weight w, const char *expected)
+{
+    char *raw = render(do_folded, &w), *got = sorted_lines(raw), *want = sorted_lines(expected);
+    ck_assert_msg(strcmp(got, want) == 0, "folded %d:\n--- got\n%s--- want\n%s", w, got, want);
+    free(raw);
+    free(got);
+    free(want);
+}
+
+/* ==== totals ==== */
+
+START_TEST(test_report_fstats_recursion)
+{
+    build_recursion();
+    rd_fstat *fs = rd_report_fstats(&M);
+    ck_assert_ptr_nonnull(fs);
+    ck_assert_uint_eq(fs[F_A].calls, 2);
+    ck_assert_uint_eq(fs[F_B].calls, 2);
+    ck_assert_uint_eq(fs[F_PRINT].calls, 1);
+    ck_assert_uint_eq(fs[F_MAIN].calls, 0); /* running when tracing began */
+    ck_assert_uint_eq(fs[F_A].self, 34 * MS);
+    ck_assert_uint_eq(fs[F_B].self, 32 * MS);
+    ck_assert_uint_eq(fs[F_MAIN].self, 12 * MS);
+    ck_assert_uint_eq(fs[F_PRINT].self, 13 * MS);
+    /* the outermost frame's inclusive time, not the sum over the recursion */
+    ck_assert_uint_eq(fs[F_A].total, 66 * MS);
+    ck_assert_uint_eq(fs[F_B].total, (17 + 20 + 15) * MS);
+    ck_assert_uint_eq(fs[F_MAIN].total, 91 * MS);
+    ck_assert_uint_eq(fs[F_PRINT].total, 13 * MS);
+    ck_assert_uint_eq(M.ticks_total, 91 * MS);
+    free(fs);
+}
+END_TEST
+
+/* The same function in two unrelated subtrees adds up. */
+START_TEST(test_report_fstats_siblings)
+{
+    build_recursion();
+    EV(CALL, 2, 0, F_B);
+    EV(LINE, 2, 0, 61);
+    EV(RET, 2, 5 * MS);
+    rd_fstat *fs = rd_report_fstats(&M);
+    ck_assert_uint_eq(fs[F_B].total, (52 + 5) * MS);
+    ck_assert_uint_eq(fs[F_B].self, (32 + 5) * MS);
+    ck_assert_uint_eq(fs[F_B].calls, 3);
+    free(fs);
+}
+END_TEST
+
+/* ==== profile.txt ==== */
+
+typedef struct row {
+    unsigned long long calls;
+    double self, self_pct, total, total_pct, per_call;
+    char label[128];
+} row;
+
+/* Parses the rows of the table whose heading is `title`. */
+static int table_rows(const char *text, const char *title, row *rows, int cap)
+{
+    const char *p = strstr(text, title);
+    if (!p)
+        return -1;
+    p = strchr(p, '\n') + 1; /* heading */
+    p = strchr(p, '\n') + 1; /* column names */
+    int n = 0;
+    while (*p && *p != '\n' && n < cap) {
+        row *r = &rows[n];
+        int used = 0;
+        if (sscanf(p, "%llu %lf %lf %lf %lf %lf %n", &r->calls, &r->self, &r->self_pct,
+                   &r->total, &r->total_pct, &r->per_call, &used) < 6)
+            break;
+        const char *e = strchr(p, '\n');
+        snprintf(r->label, sizeof r->label, "%.*s", (int)(e - p - used), p + used);
+        n++;
+        p = e + 1;
+    }
+    return n;
+}
+
+static int do_profile(FILE *f, const void *top)
+{
+    return rd_report_profile(&M, "demo", "lua5.1 app.lua", *(const unsigned *)top, f);
+}
+
+#define NEAR(x, y) ck_assert_msg(((x) - (y)) < 0.01 && ((y) - (x)) < 0.01, "%f != %f", x, y)
+
+START_TEST(test_report_profile)
+{
+    build_recursion();
+    unsigned top = 0;
+    char *txt = render(do_profile, &top);
+    ck_assert_msg(strncmp(txt, "luatrace profile: demo\n", 23) == 0, "%s", txt);
+    ck_assert_ptr_nonnull(strstr(txt, "command: lua5.1 app.lua\n"));
+    ck_assert_ptr_nonnull(strstr(txt, "traced time: 91.000 ms"));
+    ck_assert_ptr_nonnull(strstr(txt, "functions: 4"));
+    row r[8];
+    ck_assert_int_eq(table_rows(txt, "By self time", r, 8), 4);
+    ck_assert_str_eq(r[0].label, "a (app.lua:50)");
+    ck_assert_str_eq(r[1].label, "b (app.lua:60)");
+    ck_assert_str_eq(r[2].label, "print [C]");
+    ck_assert_str_eq(r[3].label, "main (app.lua:0)");
+    ck_assert_uint_eq(r[0].calls, 2);
+    NEAR(r[0].self, 34.0);
+    NEAR(r[0].self_pct, 3400.0 / 91);
+    NEAR(r[0].total, 66.0);
+    NEAR(r[0].total_pct, 6600.0 / 91);
+    NEAR(r[0].per_call, 17000.0);
+    NEAR(r[3].per_call, 0.0); /* no calls: no division by zero */
+    ck_assert_int_eq(table_rows(txt, "By total time", r, 8), 4);
+    ck_assert_str_eq(r[0].label, "main (app.lua:0)");
+    ck_assert_str_eq(r[1].label, "a (app.lua:50)");
+    ck_assert_str_eq(r[2].label, "b (app.lua:60)");
+    ck_assert_str_eq(r[3].label, "print [C]");
+    NEAR(r[0].total, 91.0);
+    NEAR(r[2].total, 52.0);
+    free(txt);
+}
+END_TEST
+
+/* `top` limits each table (rd_report.h). */
+START_TEST(test_report_profile_top)
+{
+    build_recursion();
+    unsigned top = 2;
+    char *txt = render(do_profile, &top);
+    row r[8];
+    ck_assert_int_eq(table_rows(txt, "By self time", r, 8), 2);
+    ck_assert_str_eq(r[1].label, "b (app.lua:60)");
+    ck_assert_msg(table_rows(txt, "By total time", r, 8) == 2, "no by-total table with top=2:\n%s",
+                  txt);
+    free(txt);
+}
+END_TEST
+
+START_TEST(test_report_profile_empty)
+{
+    unsigned top = 0;
+    char *txt = render(do_profile, &top);
+    ck_assert_ptr_nonnull(strstr(txt, "traced time: 0.000 ms"));
+    row r[2];
+    ck_assert_int_eq(table_rows(txt, "By self time", r, 2), 0);
+    free(txt);
+}
+END_TEST
+
+/* ==== folded ==== */
+
+START_TEST(test_report_folded_weights)
+{
+    build_recursion();
+    expect_folded(RD_W_TIME, L_MAIN " 12000000\n" L_MAIN ";" L_A " 14000000\n"
+                  L_MAIN ";" L_A ";" L_B " 17000000\n" L_MAIN ";" L_A ";" L_B ";" L_A " 20000000\n"
+                  L_MAIN ";" L_A ";" L_B ";" L_A ";" L_B " 15000000\n"
+                  L_MAIN ";" L_PRINT " 13000000\n");
+    expect_folded(RD_W_CALLS, L_MAIN ";" L_A " 1\n" L_MAIN ";" L_A ";" L_B " 1\n"
+                  L_MAIN ";" L_A ";" L_B ";" L_A " 1\n" L_MAIN ";" L_A ";" L_B ";" L_A ";" L_B " 1\n"
+                  L_MAIN ";" L_PRINT " 1\n");
+    expect_folded(RD_W_LINES, L_MAIN " 2\n" L_MAIN ";" L_A " 1\n" L_MAIN ";" L_A ";" L_B " 1\n"
+                  L_MAIN ";" L_A ";" L_B ";" L_A " 1\n" L_MAIN ";" L_A ";" L_B ";" L_A ";" L_B " 1\n");
+}
+END_TEST
+
+/* With TSC calibration, ticks become ns through the first and last CLOCK
+ * pairs (here 0.5 ns per tick); folded weights are whole ns, rounded. */
+START_TEST(test_report_folded_tsc)
+{
+    ev_str(1, "app.lua");
+    ev_str(3, "main");
+    ev_str(4, "a");
+    ev_func(F_MAIN, LT_WHAT_MAIN, 1, 3, 0);
+    ev_func(F_A, LT_WHAT_LUA, 1, 4, 50);
+    EV(CLOCK, 1000, 5000, 1);
+    EV(START, 0x1000, LT_R_BEGIN);
+    EV(FRAME, 1, F_MAIN, 5);
+    EV(LINE, 1, 4000, 6);
+    EV(CALL, 2, 0, F_A);
+    EV(LINE, 2, 3, 51);
+    EV(RET, 2, 0);
+    EV(CLOCK, 3000, 6000, 1);
+    ck_assert(rd_model_ns_per_tick(&M) == 0.5);
+    expect_folded(RD_W_TIME, L_MAIN " 2000\n" L_MAIN ";" L_A " 2\n");
+}
+END_TEST
+
+START_TEST(test_report_folded_empty)
+{
+    enum rd_weight w = RD_W_TIME;
+    char *txt = render(do_folded, &w);
+    ck_assert_str_eq(txt, "");
+    free(txt);
+}
+END_TEST
+
+/* ==== annotate ==== */
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+static void tmp_setup(void)
+{
+    snprintf(g_tmp, sizeof g_tmp, "/tmp/ck-report-XXXXXX");
+    if (!mkdtemp(g_tmp))
+        g_tmp[0] = 0;
+}
+
+static void tmp_teardown(void)
+{
+    if (g_tmp[0])
+        nftw(g_tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* A runaway writer must not fill the disk: files stop at 16 MB. */
+static void limit_files(void)
+{
+    struct rlimit rl = {16u << 20, 16u << 20};
+    ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+    ck_assert_str_ne(g_tmp, "");
+}
+
+static void write_file(const char *name, const char *text)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", g_tmp, name);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    int c;
+    while ((c = fgetc(f)) != EOF)
+        fputc(c, m);
+    fclose(f);
+    fclose(m);
+    return buf;
+}
+
+typedef struct arow {
+    int present, has_data;
+    unsigned long long hits;
+    double ms;
+    char text[64];
+} arow;
+
+/* Rows of an annotated listing by line number (1..cap-1). */
+static void parse_annotation(const char *txt, arow *rows, unsigned cap)
+{
+    memset(rows, 0, cap * sizeof *rows);
+    const char *p = strstr(txt, "source\n");
+    ck_assert_ptr_nonnull(p);
+    for (p += 7; *p; p = strchr(p, '\n') + 1) {
+        unsigned long long hits;
+        double ms;
+        unsigned line;
+        int used = 0;
+        arow r = {0};
+        if (sscanf(p, "%llu %lf %u%n", &hits, &ms, &line, &used) == 3) {
+            r.has_data = 1;
+            r.hits = hits;
+            r.ms = ms;
+        } else if (sscanf(p, "%u%n", &line, &used) != 1) {
+            ck_abort_msg("bad annotation row: %.60s", p);
+        }
+        const char *e = strchr(p, '\n');
+        ck_assert_ptr_nonnull(e);
+        used += 2; /* two spaces between the line number and the text */
+        if (p + used > e)
+            used = (int)(e - p);
+        snprintf(r.text, sizeof r.text, "%.*s", (int)(e - p - used), p + used);
+        r.present = 1;
+        if (line < cap) {
+            ck_assert_msg(!rows[line].present, "line %u twice", line);
+            rows[line] = r;
+        }
+    }
+}
+
+enum { SRC_T = 1, SRC_MISSING, SRC_EVIL, NAME_MAIN, NAME_F, NAME_C, SRC_C, NAME_M2 };
+
+/* t.lua's main chunk calls f twice (lines 2 and 3 of f: 1 ms and 2 ms each
+ * time) and print; missing.lua's chunk runs lines 7, 9, 7; ../evil/x.lua
+ * has one line. */
+static void build_sources(void)
+{
+    write_file("t.lua", "local function f()\n  local x = 1\n  return x\nend\nf() f() print()\n");
+    ev_str(SRC_T, "t.lua");
+    ev_str(SRC_MISSING, "missing.lua");
+    ev_str(SRC_EVIL, "../evil/x.lua");
+    ev_str(NAME_MAIN, "main chunk");
+    ev_str(NAME_F, "f");
+    ev_str(NAME_C, "print");
+    ev_str(SRC_C, "[C]");
+    ev_str(NAME_M2, "other");
+    ev_func(1, LT_WHAT_MAIN, SRC_T, NAME_MAIN, 0);
+    ev_func(2, LT_WHAT_LUA, SRC_T, NAME_F, 1);
+    ev_func(3, LT_WHAT_C, SRC_C, NAME_C, 0);
+    ev_func(4, LT_WHAT_MAIN, SRC_MISSING, NAME_M2, 0);
+    ev_func(5, LT_WHAT_LUA, SRC_EVIL, NAME_F, 1);
+    EV(CLOCK, 0, 0, 0);
+    EV(START, 0x1000, LT_R_BEGIN);
+    EV(FRAME, 1, 1, 5);
+    EV(LINE, 1, 0, 5);
+    for (int i = 0; i < 2; i++) {
+        EV(CALL, 2, 0, 2);
+        EV(LINE, 2, 0, 2);
+        EV(LINE, 2, 1 * MS, 3);
+        EV(RET, 2, 2 * MS);
+    }
+    EV(CALL, 2, 0, 3);
+    EV(RET, 2, 0);
+    EV(CALL, 2, 0, 4);
+    EV(LINE, 2, 0, 7);
+    EV(LINE, 2, 0, 9);
+    EV(LINE, 2, 0, 7);
+    EV(RET, 2, 0);
+    EV(CALL, 2, 0, 5);
+    EV(LINE, 2, 0, 2);
+    EV(RET, 2, 0);
+}
+
+static int count_entries(const char *dir)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "ls -A '%s' | wc -l", dir);
+    FILE *p = popen(cmd, "r");
+    int n = -1;
+    ck_assert_int_eq(fscanf(p, "%d", &n), 1);
+    pclose(p);
+    return n;
+}
+
+START_TEST(test_report_annotate)
+{
+    limit_files();
+    build_sources();
+    char dir[128], err[256] = "", path[256];
+    snprintf(dir, sizeof dir, "%s/annotate", g_tmp);
+    ck_assert_msg(rd_report_annotate(&M, dir, g_tmp, err, sizeof err) == 0, "%s", err);
+    /* one file per Lua source, all inside dir; nothing written elsewhere */
+    ck_assert_int_eq(count_entries(dir), 3);
+    ck_assert_int_eq(count_entries(g_tmp), 2); /* t.lua, annotate/ */
+
+    snprintf(path, sizeof path, "%s/t.lua.txt", dir);
+    char *txt = read_file(path);
+    ck_assert_msg(strncmp(txt, "== t.lua", 8) == 0, "%s", txt);
+    arow r[8];
+    parse_annotation(txt, r, 8);
+    for (unsigned l = 1; l <= 5; l++)
+        ck_assert_msg(r[l].present, "line %u missing:\n%s", l, txt);
+    ck_assert(!r[6].present);
+    ck_assert(!r[1].has_data && !r[4].has_data);
+    ck_assert_str_eq(r[1].text, "local function f()");
+    ck_assert_str_eq(r[2].text, "  local x = 1");
+    ck_assert_uint_eq(r[2].hits, 2);
+    NEAR(r[2].ms, 2.0);
+    ck_assert_uint_eq(r[3].hits, 2);
+    NEAR(r[3].ms, 4.0);
+    ck_assert(r[5].has_data);
+    ck_assert_uint_eq(r[5].hits, 1);
+    ck_assert_str_eq(r[5].text, "f() f() print()");
+    free(txt);
+
+    /* an unreadable source lists the lines with data only */
+    snprintf(path, sizeof path, "%s/missing.lua.txt", dir);
+    txt = read_file(path);
+    ck_assert_ptr_nonnull(strstr(txt, "source not readable"));
+    arow m[12];
+    parse_annotation(txt, m, 12);
+    ck_assert(m[7].present && m[7].hits == 2);
+    ck_assert(m[9].present && m[9].hits == 1);
+    for (unsigned l = 0; l < 12; l++)
+        ck_assert_msg(m[l].present == (l == 7 || l == 9), "line %u:\n%s", l, txt);
+    free(txt);
+
+    snprintf(path, sizeof path, "%s/_._evil_x.lua.txt", dir);
+    ck_assert_int_eq(access(path, F_OK), 0);
+}
+END_TEST
+
+START_TEST(test_report_annotate_stream)
+{
+    limit_files();
+    build_sources();
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_int_eq(rd_report_annotate_stream(&M, g_tmp, f), 0);
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(buf, "== t.lua"));
+    ck_assert_ptr_nonnull(strstr(buf, "== missing.lua"));
+    ck_assert_ptr_nonnull(strstr(buf, "== ../evil/x.lua"));
+    ck_assert_ptr_null(strstr(buf, "[C]"));
+    ck_assert_ptr_nonnull(strstr(buf, "  local x = 1\n"));
+    free(buf);
+}
+END_TEST
+
+/* Lines longer than any buffer still count as one line each. */
+START_TEST(test_report_annotate_long_line)
+{
+    limit_files();
+    static char src[20000];
+    memset(src, 'x', 9000);
+    memcpy(src + 9000, "\nreturn 2\nend\n", 15);
+    write_file("long.lua", src);
+    ev_str(1, "long.lua");
+    ev_str(2, "main chunk");
+    ev_func(1, LT_WHAT_MAIN, 1, 2, 0);
+    EV(START, 0x1000, LT_R_BEGIN);
+    EV(FRAME, 1, 1, 1);
+    EV(LINE, 1, 0, 3);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_int_eq(rd_report_annotate_stream(&M, g_tmp, f), 0);
+    fclose(f);
+    arow r[8];
+    parse_annotation(buf, r, 8);
+    ck_assert(r[3].present && r[3].has_data && r[3].hits == 1);
+    ck_assert_str_eq(r[3].text, "end");
+    ck_assert(!r[4].present);
+    free(buf);
+}
+END_TEST
+
+/* A source path longer than a file name may be (255 bytes) still gets its
+ * annotation, and does not stop the other sources'. */
+START_TEST(test_report_annotate_long_name)
+{
+    limit_files();
+    static char name[400];
+    memset(name, 'd', sizeof name - 1);
+    name[0] = '/';
+    memcpy(name + sizeof name - 8, "/x.lua", 7);
+    ev_str(1, name);
+    ev_str(2, "main chunk");
+    ev_str(3, "b.lua");
+    ev_func(1, LT_WHAT_MAIN, 1, 2, 0);
+    ev_func(2, LT_WHAT_MAIN, 3, 2, 0);
+    EV(START, 0x1000, LT_R_BEGIN);
+    EV(FRAME, 1, 1, 1);
+    EV(LINE, 1, 0, 3);
+    EV(CALL, 2, 0, 2);
+    EV(LINE, 2, 0, 1);
+    char dir[128], err[256] = "";
+    snprintf(dir, sizeof dir, "%s/annotate", g_tmp);
+    int rc = rd_report_annotate(&M, dir, g_tmp, err, sizeof err);
+    ck_assert_msg(rc == 0, "rd_report_annotate: %d %s", rc, err);
+    ck_assert_int_eq(count_entries(dir), 2);
+}
+END_TEST
+
+static void add(Suite *s, const char *name, const TTest *t, int scratch)
+{
+    TCase *tc = tcase_create(name);
+    tcase_add_checked_fixture(tc, model_setup, model_teardown);
+    if (scratch) {
+        tcase_add_unchecked_fixture(tc, tmp_setup, tmp_teardown);
+        tcase_set_timeout(tc, 30);
+    }
+    tcase_add_test(tc, t);
+    suite_add_tcase(s, tc);
+}
+
+#define ADD(s, t, scratch) add(s, #t, t, scratch)
+
+int main(void)
+{
+    Suite *s = suite_create("report");
+    ADD(s, test_report_fstats_recursion, 0);
+    ADD(s, test_report_fstats_siblings, 0);
+    ADD(s, test_report_profile, 0);
+    ADD(s, test_report_profile_top, 0);
+    ADD(s, test_report_profile_empty, 0);
+    ADD(s, test_report_folded_weights, 0);
+    ADD(s, test_report_folded_tsc, 0);
+    ADD(s, test_report_folded_empty, 0);
+    ADD(s, test_report_annotate, 1);
+    ADD(s, test_report_annotate_stream, 1);
+    ADD(s, test_report_annotate_long_line, 1);
+    ADD(s, test_report_annotate_long_name, 1);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_ENV);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,947 @@
+/* check_stack: the stack rebuilder of recorderd/rd_stack, fed hand-written
+ * event sequences (the shapes DESIGN.md §3 describes for Lua 5.1's hooks)
+ * and judged by the call tree it builds, rendered as sorted folded stacks.
+ *
+ * Every case starts from the same program: the functions and strings of
+ * define() below, a main thread T_MAIN and coroutines T_CO... . Events carry
+ * dt 0 unless a case is about time.
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rd_replay.h"
+#include "rd_report.h"
+#include "rd_stack.h"
+
+enum fid {
+    F_MAIN = 1, F_F, F_G, F_H, F_PCALL, F_ERROR, F_RESUME, F_YIELD, F_CO, F_WRAP, F_A, F_B,
+    F_COUNT
+};
+
+#define L_MAIN "main@app.lua:0"
+#define L_F "f@app.lua:10"
+#define L_G "g@app.lua:20"
+#define L_H "h@app.lua:30"
+#define L_PCALL "pcall@[C]"
+#define L_ERROR "error@[C]"
+#define L_RESUME "resume@[C]"
+#define L_YIELD "yield@[C]"
+#define L_CO "co@app.lua:40"
+#define L_WRAP "wrap@[C]"
+#define L_UNK "?@?"
+
+enum { T_MAIN = 0x1000, T_CO = 0x2000, T_CO2 = 0x3000, T_LATE = 0x4000 };
+
+static rd_model M;
+static rd_stack S;
+
+/* ---- feeding events ---- */
+
+static void evn(enum lt_kind k, const uint64_t *a, size_t n)
+{
+    ck_assert_uint_eq(n, lt_event_nargs[k]);
+    lt_event ev = {.kind = (uint8_t)k, .nargs = (uint8_t)n};
+    memcpy(ev.a, a, n * sizeof *a);
+    ck_assert_int_eq(rd_stack_event(&S, &ev), 0);
+}
+
+#define EV(k, ...)                                                                                 \
+    evn(LT_EV_##k, (const uint64_t[]){__VA_ARGS__},                                                \
+        sizeof((const uint64_t[]){__VA_ARGS__}) / sizeof(uint64_t))
+
+static void ev_str(uint64_t sid, const char *s)
+{
+    lt_event ev = {.kind = LT_EV_STR, .nargs = 2, .a = {sid, 0}, .str = s,
+                   .slen = (uint32_t)strlen(s)};
+    ck_assert_int_eq(rd_stack_event(&S, &ev), 0);
+}
+
+static void ev_func(uint32_t fid, unsigned what, uint32_t name_sid, uint32_t line,
+                    unsigned flags)
+{
+    EV(FUNC, fid, what, what == LT_WHAT_C ? 2 : 1, name_sid, line, line ? line + 9 : 0, flags);
+}
+
+static void ev_start(uint64_t th, unsigned why) { EV(START, th, why); }
+static void ev_frame(uint32_t d, uint32_t fid, uint32_t line) { EV(FRAME, d, fid, line); }
+static void ev_call(uint32_t d, uint32_t fid) { EV(CALL, d, 0, fid); }
+static void ev_ret(uint32_t d) { EV(RET, d, 0); }
+static void ev_line(uint32_t d, uint32_t line) { EV(LINE, d, 0, line); }
+static void ev_resume(uint64_t th) { EV(RESUME, 0, th); }
+static void ev_yield(uint64_t th, int dead) { EV(YIELD, 0, th, (uint64_t)dead); }
+
+/* sid 1 "app.lua", 2 "[C]", fid+2 the name of fid */
+static void define(void)
+{
+    static const char *const names[F_COUNT] = {NULL,     "main",  "f",     "g",
+                                               "h",      "pcall", "error", "resume",
+                                               "yield",  "co",    "wrap",  "a",
+                                               "b"};
+    ev_str(1, "app.lua");
+    ev_str(2, "[C]");
+    for (uint32_t f = 1; f < F_COUNT; f++)
+        ev_str(f + 2, names[f]);
+    ev_func(F_MAIN, LT_WHAT_MAIN, F_MAIN + 2, 0, 0);
+    ev_func(F_F, LT_WHAT_LUA, F_F + 2, 10, 0);
+    ev_func(F_G, LT_WHAT_LUA, F_G + 2, 20, 0);
+    ev_func(F_H, LT_WHAT_LUA, F_H + 2, 30, 0);
+    ev_func(F_PCALL, LT_WHAT_C, F_PCALL + 2, 0, LT_FF_PCALL);
+    ev_func(F_ERROR, LT_WHAT_C, F_ERROR + 2, 0, 0);
+    ev_func(F_RESUME, LT_WHAT_C, F_RESUME + 2, 0, LT_FF_RESUME);
+    ev_func(F_YIELD, LT_WHAT_C, F_YIELD + 2, 0, LT_FF_YIELD);
+    ev_func(F_CO, LT_WHAT_LUA, F_CO + 2, 40, 0);
+    ev_func(F_WRAP, LT_WHAT_C, F_WRAP + 2, 0, LT_FF_WRAP);
+    ev_func(F_A, LT_WHAT_LUA, F_A + 2, 50, 0);
+    ev_func(F_B, LT_WHAT_LUA, F_B + 2, 60, 0);
+}
+
+static void setup(void)
+{
+    ck_assert_int_eq(rd_model_init(&M), 0);
+    ck_assert_int_eq(rd_stack_init(&S, &M), 0);
+    define();
+}
+
+static void teardown(void)
+{
+    rd_stack_free(&S);
+    rd_model_free(&M);
+}
+
+/* Tracing starts in the main chunk at depth 1, line `line`. */
+static void begin_main(uint32_t line)
+{
+    ev_start(T_MAIN, LT_R_BEGIN);
+    ev_frame(1, F_MAIN, line);
+}
+
+/* ---- judging ---- */
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The lines of text, sorted, each ending in '\n'. Caller frees. */
+static char *sorted_lines(const char *text)
+{
+    size_t len = strlen(text), n = 0;
+    char *copy = strdup(text), **v = calloc(len + 1, sizeof *v);
+    for (char *save = NULL, *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+        v[n++] = l;
+    qsort(v, n, sizeof *v, cmp_str);
+    char *out = calloc(len + n + 1, 1);
+    for (size_t i = 0; i < n; i++)
+        strcat(strcat(out, v[i]), "\n");
+    free(v);
+    free(copy);
+    return out;
+}
+
+static char *folded(enum rd_weight w)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_int_eq(rd_report_folded(&M, w, f), 0);
+    fclose(f);
+    char *s = sorted_lines(buf);
+    free(buf);
+    return s;
+}
+
+static const char *const wname[] = {"time", "lines", "calls"};
+
+#define expect_folded(w, text) expect_folded_at(__LINE__, w, text)
+static void expect_folded_at(int at, enum rd_weight w, const char *expected)
+{
+    char *got = folded(w), *want = sorted_lines(expected);
+    ck_assert_msg(strcmp(got, want) == 0, "line %d, folded %s:\n--- got\n%s--- want\n%s", at,
+                  wname[w], got, want);
+    free(got);
+    free(want);
+}
+
+/* The current thread is th and its frames, bottom first, are fids. */
+#define expect_stack(th, ...)                                                                      \
+    expect_stack_at(__LINE__, th, (const uint32_t[]){__VA_ARGS__},                                 \
+                    sizeof((const uint32_t[]){__VA_ARGS__}) / sizeof(uint32_t))
+static void expect_stack_at(int at, uint64_t th, const uint32_t *fids, uint32_t n)
+{
+    const rd_thread *t = rd_stack_current(&S);
+    ck_assert_msg(t != NULL, "line %d: no current thread", at);
+    ck_assert_msg(t->id == th, "line %d: thread %#llx, want %#llx", at,
+                  (unsigned long long)t->id, (unsigned long long)th);
+    ck_assert_msg(t->n == n, "line %d: %u frames, want %u", at, t->n, n);
+    for (uint32_t i = 0; i < n; i++)
+        ck_assert_msg(t->f[i].fid == fids[i], "line %d: frame %u is fid %u, want %u", at, i,
+                      t->f[i].fid, fids[i]);
+}
+
+static uint64_t line_ticks(uint32_t fid, uint32_t line)
+{
+    for (uint32_t i = 0; i < M.capline; i++)
+        if (M.line[i].fid == fid && M.line[i].line == line)
+            return M.line[i].ticks;
+    return 0;
+}
+
+static uint64_t line_hits(uint32_t fid, uint32_t line)
+{
+    for (uint32_t i = 0; i < M.capline; i++)
+        if (M.line[i].fid == fid && M.line[i].line == line)
+            return M.line[i].hits;
+    return 0;
+}
+
+/* ==== snapshot, calls, lines, returns ==== */
+
+START_TEST(test_stack_snapshot)
+{
+    ev_start(T_MAIN, LT_R_BEGIN);
+    ev_frame(2, F_F, 11); /* top first */
+    ev_frame(1, F_MAIN, 5);
+    ev_line(2, 12);
+    expect_stack(T_MAIN, F_MAIN, F_F);
+    ck_assert_uint_eq(rd_stack_current(&S)->f[1].line, 12);
+    ev_call(3, F_G);
+    ev_line(3, 21);
+    ev_line(3, 22);
+    expect_stack(T_MAIN, F_MAIN, F_F, F_G);
+    ev_ret(3);
+    ev_line(2, 13);
+    ev_ret(2);
+    ev_line(1, 6);
+    expect_stack(T_MAIN, F_MAIN);
+    expect_folded(RD_W_LINES, L_MAIN " 1\n" L_MAIN ";" L_F " 2\n" L_MAIN ";" L_F ";" L_G " 2\n");
+    /* frames of the snapshot were entered before tracing: not calls */
+    expect_folded(RD_W_CALLS, L_MAIN ";" L_F ";" L_G " 1\n");
+    ck_assert_uint_eq(M.func[F_G].calls, 1);
+    ck_assert_uint_eq(M.func[F_F].calls, 0);
+    ck_assert_uint_eq(line_hits(F_G, 22), 1);
+    ck_assert_uint_eq(S.bad, 0);
+    ck_assert_uint_eq(S.unwinds, 0);
+}
+END_TEST
+
+/* A snapshot with nothing after it is installed by rd_stack_finish. */
+START_TEST(test_stack_snapshot_finish)
+{
+    ev_start(T_MAIN, LT_R_BEGIN);
+    ev_frame(3, F_G, 21);
+    ev_str(40, "late string"); /* may come between frames */
+    ev_frame(2, F_F, 11);
+    ev_frame(1, F_MAIN, 5);
+    ck_assert_ptr_null(rd_stack_current(&S));
+    rd_stack_finish(&S);
+    expect_stack(T_MAIN, F_MAIN, F_F, F_G);
+    ck_assert_uint_eq(rd_stack_current(&S)->f[2].line, 21);
+    ck_assert_uint_eq(S.bad, 0);
+}
+END_TEST
+
+/* An error unwinds frames without return events: the next record arrives
+ * at a smaller depth and the frames above it are gone. */
+START_TEST(test_stack_error_unwind)
+{
+    begin_main(5);
+    ev_line(1, 6);
+    ev_call(2, F_F);
+    ev_line(2, 11);
+    ev_call(3, F_G);
+    ev_line(3, 21);
+    ev_call(4, F_ERROR);
+    ev_line(1, 7);
+    expect_stack(T_MAIN, F_MAIN);
+    ck_assert_uint_eq(S.unwinds, 1);
+    ev_call(2, F_H);
+    ev_line(2, 31);
+    ev_ret(2);
+    ev_line(1, 8);
+    expect_folded(RD_W_CALLS, L_MAIN ";" L_F " 1\n" L_MAIN ";" L_F ";" L_G " 1\n"
+                  L_MAIN ";" L_F ";" L_G ";" L_ERROR " 1\n" L_MAIN ";" L_H " 1\n");
+    expect_folded(RD_W_LINES, L_MAIN " 3\n" L_MAIN ";" L_F " 1\n" L_MAIN ";" L_F ";" L_G " 1\n"
+                  L_MAIN ";" L_H " 1\n");
+}
+END_TEST
+
+/* pcall catches an error raised three frames up: its own return arrives
+ * next and pops everything above it too. */
+START_TEST(test_stack_pcall_unwind)
+{
+    begin_main(5);
+    ev_line(1, 6);
+    ev_call(2, F_PCALL);
+    ev_call(3, F_F);
+    ev_line(3, 11);
+    ev_call(4, F_G);
+    ev_line(4, 21);
+    ev_call(5, F_ERROR);
+    ev_ret(2); /* pcall returns false, msg */
+    expect_stack(T_MAIN, F_MAIN);
+    ck_assert_uint_eq(S.unwinds, 1);
+    ev_line(1, 7);
+    ev_call(2, F_H);
+    ev_line(2, 31);
+    ev_ret(2);
+    expect_folded(RD_W_CALLS, L_MAIN ";" L_PCALL " 1\n" L_MAIN ";" L_PCALL ";" L_F " 1\n"
+                  L_MAIN ";" L_PCALL ";" L_F ";" L_G " 1\n"
+                  L_MAIN ";" L_PCALL ";" L_F ";" L_G ";" L_ERROR " 1\n" L_MAIN ";" L_H " 1\n");
+    expect_folded(RD_W_LINES, L_MAIN " 2\n" L_MAIN ";" L_PCALL ";" L_F " 1\n"
+                  L_MAIN ";" L_PCALL ";" L_F ";" L_G " 1\n" L_MAIN ";" L_H " 1\n");
+}
+END_TEST
+
+/* f does `return g()`: g is called at depth 3, then runs at depth 2 in
+ * f's place. */
+START_TEST(test_stack_tail_call)
+{
+    begin_main(5);
+    ev_line(1, 6);
+    ev_call(2, F_F);
+    ev_line(2, 11);
+    ev_call(3, F_G);
+    ev_line(2, 21);
+    expect_stack(T_MAIN, F_MAIN, F_G);
+    ck_assert_uint_eq(rd_stack_current(&S)->f[1].depth, 2);
+    ev_line(2, 22);
+    ev_ret(2);
+    ev_line(1, 7);
+    expect_stack(T_MAIN, F_MAIN);
+    ck_assert_uint_eq(S.tails, 1);
+    ck_assert_uint_eq(S.unwinds, 0);
+    expect_folded(RD_W_CALLS, L_MAIN ";" L_F " 1\n" L_MAIN ";" L_G " 1\n");
+    expect_folded(RD_W_LINES, L_MAIN " 2\n" L_MAIN ";" L_F " 1\n" L_MAIN ";" L_G " 2\n");
+    ck_assert_uint_eq(M.func[F_G].calls, 1);
+}
+END_TEST
+
+/* f -> return g() -> return h(): each callee replaces the last. */
+START_TEST(test_stack_tail_chain)
+{
+    begin_main(5);
+    ev_line(1, 6);
+    ev_call(2, F_F);
+    ev_line(2, 11);
+    ev_call(3, F_G);
+    ev_line(2, 21);
+    ev_call(3, F_H);
+    ev_line(2, 31);
+    expect_stack(T_MAIN, F_MAIN, F_H);
+    ev_ret(2);
+    ev_line(1, 7);
+    ck_assert_uint_eq(S.tails, 2);
+    expect_folded(RD_W_CALLS,
+                  L_MAIN ";" L_F " 1\n" L_MAIN ";" L_G " 1\n" L_MAIN ";" L_H " 1\n");
+    expect_folded(RD_W_LINES, L_MAIN " 2\n" L_MAIN ";" L_F " 1\n" L_MAIN ";" L_G " 1\n"
+                  L_MAIN ";" L_H " 1\n");
+}
+END_TEST
+
+/* A tail call below a normal call, and one whose callee calls before its
+ * first line: the call at depth d+1 reveals the callee sits at d. */
+START_TEST(test_stack_tail_nested)
+{
+    begin_main(5);
+    ev_call(2, F_F);
+    ev_line(2, 11);
+    ev_call(3, F_G); /* plain call */
+    ev_line(3, 21);
+    ev_call(4, F_H); /* g: return h() */
+    ev_call(4, F_ERROR); /* h calls error before any line of its own */
+    expect_stack(T_MAIN, F_MAIN, F_F, F_H, F_ERROR);
+    ev_line(2, 12);
+    ck_assert_uint_eq(S.tails, 1);
+    expect_folded(RD_W_CALLS, L_MAIN ";" L_F " 1\n" L_MAIN ";" L_F ";" L_G " 1\n"
+                  L_MAIN ";" L_F ";" L_H " 1\n" L_MAIN ";" L_F ";" L_H ";" L_ERROR " 1\n");
+}
+END_TEST
+
+/* Tail recursion: `return f(n-1)` three times is one frame, four calls. */
+START_TEST(test_stack_tail_recursion)
+{
+    begin_main(5);
+    ev_call(2, F_F);
+    for (int i = 0; i < 3; i++) {
+        ev_line(2, 11);
+        ev_call(3, F_F);
+    }
+    ev_line(2, 11);
+    ev_line(2, 12);
+    expect_stack(T_MAIN, F_MAIN, F_F);
+    ev_ret(2);
+    ck_assert_uint_eq(S.tails, 3);
+    expect_folded(RD_W_CALLS, L_MAIN ";" L_F " 4\n");
+    expect_folded(RD_W_LINES, L_MAIN ";" L_F " 5\n");
+}
+END_TEST
+
+/* A callee whose first record is one level deeper is a plain call. */
+START_TEST(test_stack_call_same_depth)
+{
+    begin_main(5);
+    ev_call(2, F_F);
+    ev_line(2, 11);
+    ev_call(3, F_G);
+    ev_line(3, 21);
+    expect_stack(T_MAIN, F_MAIN, F_F, F_G);
+    ev_ret(3);
+    ev_ret(2);
+    ck_assert_uint_eq(S.tails, 0);
+    expect_folded(RD_W_CALLS, L_MAIN ";" L_F " 1\n" L_MAIN ";" L_F ";" L_G " 1\n");
+}
+END_TEST
+
+/* C functions cannot be tail-called into place: their call counts at once.
+ * A Lua call counts once its first record says where it runs. */
+START_TEST(test_stack_c_call)
+{
+    begin_main(5);
+    ev_line(1, 6);
+    ev_call(2, F_PCALL);
+    expect_folded(RD_W_CALLS, L_MAIN ";" L_PCALL " 1\n");
+    ck_assert_uint_eq(M.func[F_PCALL].calls, 1);
+    ev_call(3, F_F);
+    expect_folded(RD_W_CALLS, L_MAIN ";" L_PCALL " 1\n");
+    ev_line(3, 11);
+    expect_folded(RD_W_CALLS, L_MAIN ";" L_PCALL " 1\n" L_MAIN ";" L_PCALL ";" L_F " 1\n");
+    ev_ret(3);
+    ev_ret(2);
+    /* a Lua call that ends before its first line still counts */
+    ev_call(2, F_G);
+    ev_ret(2);
+    expect_folded(RD_W_CALLS,
+                  L_MAIN ";" L_PCALL " 1\n" L_MAIN ";" L_PCALL ";" L_F " 1\n" L_MAIN ";" L_G " 1\n");
+}
+END_TEST
+
+/* ==== coroutines ==== */
+
+/* main resumes co at line 6; co runs line 41 and calls yield. */
+static void co_first_resume(void)
+{
+    begin_main(5);
+    ev_line(1, 6);
+    ev_call(2, F_RESUME);
+    ev_resume(T_CO);
+    ev_call(1, F_CO); /* depths restart at 1 in the coroutine */
+    ev_line(1, 41);
+}
+
+static void co_yield_back(void)
+{
+    ev_call(2, F_YIELD);
+    ev_yield(T_MAIN, 0);
+    ev_ret(2); /* resume returns in main */
+    ev_line(1, 7);
+}
+
+START_TEST(test_stack_coroutine_resume)
+{
+    co_first_resume();
+    expect_stack(T_CO, F_CO);
+    expect_folded(RD_W_LINES, L_MAIN " 1\n" L_MAIN ";" L_RESUME ";" L_CO " 1\n");
+    expect_folded(RD_W_CALLS, L_MAIN ";" L_RESUME " 1\n" L_MAIN ";" L_RESUME ";" L_CO " 1\n");
+}
+END_TEST
+
+START_TEST(test_stack_coroutine_yield)
+{
+    co_first_resume();
+    ev_call(2, F_YIELD);
+    ev_yield(T_MAIN, 0);
+    expect_stack(T_MAIN, F_MAIN, F_RESUME);
+    ev_ret(2);
+    ev_line(1, 7);
+    expect_stack(T_MAIN, F_MAIN);
+    ck_assert_uint_eq(S.nth, 2); /* the suspended coroutine is remembered */
+    expect_folded(RD_W_CALLS, L_MAIN ";" L_RESUME " 1\n" L_MAIN ";" L_RESUME ";" L_CO " 1\n"
+                  L_MAIN ";" L_RESUME ";" L_CO ";" L_YIELD " 1\n");
+    expect_folded(RD_W_LINES, L_MAIN " 2\n" L_MAIN ";" L_RESUME ";" L_CO " 1\n");
+}
+END_TEST
+
+/* Resumed again from inside f: co's frames now hang under main;f;resume. */
+START_TEST(test_stack_coroutine_resume_elsewhere)
+{
+    co_first_resume();
+    co_yield_back();
+    ev_call(2, F_F);
+    ev_line(2, 11);
+    ev_call(3, F_RESUME);
+    ev_resume(T_CO);
+    expect_stack(T_CO, F_CO, F_YIELD);
+    ev_ret(2); /* yield returns in co */
+    ev_line(1, 42);
+    expect_stack(T_CO, F_CO);
+    expect_folded(RD_W_LINES, L_MAIN " 2\n" L_MAIN ";" L_RESUME ";" L_CO " 1\n"
+                  L_MAIN ";" L_F " 1\n" L_MAIN ";" L_F ";" L_RESUME ";" L_CO " 1\n");
+    expect_folded(RD_W_CALLS, L_MAIN ";" L_RESUME " 1\n" L_MAIN ";" L_RESUME ";" L_CO " 1\n"
+                  L_MAIN ";" L_RESUME ";" L_CO ";" L_YIELD " 1\n" L_MAIN ";" L_F " 1\n"
+                  L_MAIN ";" L_F ";" L_RESUME " 1\n");
+}
+END_TEST
+
+/* co returns: the YIELD that follows says it is dead, and it is forgotten. */
+START_TEST(test_stack_coroutine_death)
+{
+    co_first_resume();
+    co_yield_back();
+    ev_call(2, F_F);
+    ev_line(2, 11);
+    ev_call(3, F_RESUME);
+    ev_resume(T_CO);
+    ev_ret(2);
+    ev_line(1, 42);
+    ev_ret(1);
+    ev_yield(T_MAIN, 1);
+    expect_stack(T_MAIN, F_MAIN, F_F, F_RESUME);
+    ck_assert_uint_eq(S.nth, 1);
+    ev_ret(3);
+    ev_line(2, 12);
+    ev_ret(2);
+    ev_line(1, 8);
+    expect_stack(T_MAIN, F_MAIN);
+    expect_folded(RD_W_LINES, L_MAIN " 3\n" L_MAIN ";" L_RESUME ";" L_CO " 1\n"
+                  L_MAIN ";" L_F " 2\n" L_MAIN ";" L_F ";" L_RESUME ";" L_CO " 1\n");
+    /* a new coroutine that reuses the dead one's id starts empty */
+    ev_call(2, F_RESUME);
+    ev_resume(T_CO);
+    ev_call(1, F_G);
+    ev_line(1, 21);
+    expect_stack(T_CO, F_G);
+    ck_assert_uint_eq(S.unwinds, 0);
+}
+END_TEST
+
+/* Many suspended coroutines, ids colliding in groups of eight (consecutive
+ * addresses hash alike), half of them dying in between: every survivor
+ * resumes with its own stack. */
+START_TEST(test_stack_many_coroutines)
+{
+    enum { N = 400 };
+    begin_main(5);
+    for (uint64_t i = 0; i < N; i++) {
+        ev_call(2, F_RESUME);
+        ev_resume(0x10000 + i);
+        ev_call(1, F_CO);
+        ev_line(1, 41);
+        ev_call(2, F_YIELD);
+        ev_yield(T_MAIN, 0);
+        ev_ret(2);
+    }
+    ck_assert_uint_eq(S.nth, N + 1);
+    for (uint64_t i = 0; i < N; i += 2) { /* resume to the end */
+        ev_call(2, F_RESUME);
+        ev_resume(0x10000 + i);
+        expect_stack(0x10000 + i, F_CO, F_YIELD);
+        ev_ret(2);
+        ev_ret(1);
+        ev_yield(T_MAIN, 1);
+        ev_ret(2);
+    }
+    ck_assert_uint_eq(S.nth, N / 2 + 1);
+    for (uint64_t i = N; i-- > 0;) {
+        ev_call(2, F_RESUME);
+        ev_resume(0x10000 + i);
+        if (i % 2)
+            expect_stack(0x10000 + i, F_CO, F_YIELD);
+        else /* a dead one's id, reused by a new coroutine */
+            ck_assert(rd_stack_current(&S)->id == 0x10000 + i && rd_stack_current(&S)->n == 0);
+        ev_yield(T_MAIN, 0);
+        ev_ret(2);
+    }
+    expect_stack(T_MAIN, F_MAIN);
+    ck_assert_uint_eq(S.bad, 0);
+    ck_assert_uint_eq(S.unwinds, 0);
+}
+END_TEST
+
+/* An error in a coroutine.wrap function propagates into the resumer: the
+ * coroutine dies and the resumer unwinds to its pcall without a return
+ * from wrap. */
+START_TEST(test_stack_wrap_error)
+{
+    begin_main(5);
+    ev_line(1, 6);
+    ev_call(2, F_PCALL);
+    ev_call(3, F_WRAP);
+    ev_resume(T_CO);
+    ev_call(1, F_CO);
+    ev_line(1, 41);
+    ev_call(2, F_ERROR);
+    ev_yield(T_MAIN, 1);
+    ck_assert_uint_eq(S.nth, 1);
+    ev_ret(2); /* pcall returns false, msg */
+    expect_stack(T_MAIN, F_MAIN);
+    ck_assert_uint_eq(S.unwinds, 1);
+    ev_line(1, 7);
+    expect_folded(RD_W_CALLS, L_MAIN ";" L_PCALL " 1\n" L_MAIN ";" L_PCALL ";" L_WRAP " 1\n"
+                  L_MAIN ";" L_PCALL ";" L_WRAP ";" L_CO " 1\n"
+                  L_MAIN ";" L_PCALL ";" L_WRAP ";" L_CO ";" L_ERROR " 1\n");
+    expect_folded(RD_W_LINES, L_MAIN " 2\n" L_MAIN ";" L_PCALL ";" L_WRAP ";" L_CO " 1\n");
+}
+END_TEST
+
+/* main -> wrap -> co (T_CO) -> wrap -> co (T_CO2) raises: the error goes
+ * through both wrap frames and both coroutines die. The YIELD only names
+ * the thread that raised; the one between had no event of its own. */
+START_TEST(test_stack_wrap_nested_error)
+{
+    begin_main(5);
+    ev_call(2, F_PCALL);
+    ev_call(3, F_WRAP);
+    ev_resume(T_CO);
+    ev_call(1, F_CO);
+    ev_line(1, 41);
+    ev_call(2, F_WRAP);
+    ev_resume(T_CO2);
+    ev_call(1, F_G);
+    ev_line(1, 21);
+    ev_call(2, F_ERROR);
+    ev_yield(T_MAIN, 1);
+    ev_ret(2);
+    expect_stack(T_MAIN, F_MAIN);
+    ck_assert_msg(S.nth == 1, "%u threads kept: the coroutine between the error and the "
+                  "resumer died too", S.nth);
+}
+END_TEST
+
+/* A coroutine that existed before tracing gets its hook (and a snapshot)
+ * when it is next resumed; its frames then hang under the resumer. */
+START_TEST(test_stack_late_hooked)
+{
+    begin_main(5);
+    ev_line(1, 6);
+    ev_start(T_LATE, LT_R_HOOKED);
+    ev_frame(2, F_YIELD, 0);
+    ev_frame(1, F_CO, 43);
+    ev_call(2, F_RESUME); /* main's call of resume, after the snapshot */
+    expect_stack(T_MAIN, F_MAIN, F_RESUME);
+    ev_resume(T_LATE);
+    expect_stack(T_LATE, F_CO, F_YIELD);
+    ev_ret(2); /* yield returns */
+    ev_line(1, 44);
+    expect_stack(T_LATE, F_CO);
+    ev_ret(1);
+    ev_yield(T_MAIN, 1);
+    ev_ret(2);
+    ev_line(1, 7);
+    expect_stack(T_MAIN, F_MAIN);
+    ck_assert_uint_eq(S.nth, 1);
+    ck_assert_uint_eq(S.bad, 0);
+    expect_folded(RD_W_LINES, L_MAIN " 2\n" L_MAIN ";" L_RESUME ";" L_CO " 1\n");
+    expect_folded(RD_W_CALLS, L_MAIN ";" L_RESUME " 1\n");
+}
+END_TEST
+
+/* troff then tron: what comes between is not traced; the new START's
+ * snapshot is the truth again. */
+START_TEST(test_stack_stop_start)
+{
+    begin_main(5);
+    ev_line(1, 6);
+    ev_call(2, F_F);
+    ev_line(2, 11);
+    EV(STOP, 0, LT_R_TROFF);
+    ck_assert_ptr_null(rd_stack_current(&S));
+    EV(LINE, 2, 1000, 12);
+    ev_call(3, F_G);
+    ev_ret(3);
+    ev_ret(2);
+    ev_start(T_MAIN, LT_R_BEGIN);
+    ev_frame(2, F_G, 21);
+    ev_frame(1, F_MAIN, 9);
+    ev_line(2, 22);
+    expect_stack(T_MAIN, F_MAIN, F_G);
+    ev_ret(2);
+    ev_line(1, 10);
+    expect_folded(RD_W_LINES, L_MAIN " 2\n" L_MAIN ";" L_F " 1\n" L_MAIN ";" L_G " 1\n");
+    expect_folded(RD_W_CALLS, L_MAIN ";" L_F " 1\n");
+    ck_assert_uint_eq(M.ticks_total, 0);
+    ck_assert_uint_eq(S.bad, 0);
+}
+END_TEST
+
+/* Records were dropped: counted, and the depths resynchronise the stack. */
+START_TEST(test_stack_gap)
+{
+    begin_main(5);
+    ev_line(1, 6);
+    ev_call(2, F_F);
+    ev_line(2, 11);
+    EV(GAP, 17); /* lost: f calls g (3), g calls h (4) */
+    ev_line(4, 31);
+    expect_stack(T_MAIN, F_MAIN, F_F, 0);
+    ev_ret(4);
+    ev_line(2, 12);
+    EV(GAP, 3);
+    ck_assert_uint_eq(S.gaps, 2);
+    ck_assert_uint_eq(S.dropped, 20);
+    expect_folded(RD_W_LINES,
+                  L_MAIN " 1\n" L_MAIN ";" L_F " 2\n" L_MAIN ";" L_F ";" L_UNK " 1\n");
+}
+END_TEST
+
+/* dt on a record is the time of the frame and line on top before it. With
+ * a CLOCK without TSC a tick is a nanosecond. */
+START_TEST(test_stack_time)
+{
+    EV(CLOCK, 0, 0, 0);
+    begin_main(5);
+    EV(LINE, 1, 7, 6);          /* main:5 */
+    EV(CALL, 2, 11, F_F);       /* main:6 */
+    EV(LINE, 2, 13, 11);        /* f, before its first line */
+    EV(RET, 2, 17);             /* f:11 */
+    EV(LINE, 1, 19, 7);         /* main:6, after f returned */
+    EV(CALL, 2, 23, F_RESUME);  /* main:7 */
+    EV(RESUME, 29, T_CO);       /* resume */
+    EV(CALL, 1, 0, F_CO);       /* the switch took the dt */
+    EV(LINE, 1, 31, 41);        /* co, before its first line */
+    EV(YIELD, 37, T_MAIN, 0);   /* co:41 */
+    EV(RET, 2, 41);             /* resume */
+    EV(LINE, 1, 43, 8);         /* main:7 */
+    ck_assert(rd_model_ns_per_tick(&M) == 1.0);
+    expect_folded(RD_W_TIME, L_MAIN " 103\n" L_MAIN ";" L_F " 30\n" L_MAIN ";" L_RESUME " 70\n"
+                  L_MAIN ";" L_RESUME ";" L_CO " 68\n");
+    ck_assert_uint_eq(line_ticks(F_MAIN, 5), 7);
+    ck_assert_uint_eq(line_ticks(F_MAIN, 6), 30);
+    ck_assert_uint_eq(line_ticks(F_MAIN, 7), 66);
+    ck_assert_uint_eq(line_ticks(F_F, 11), 17);
+    ck_assert_uint_eq(line_ticks(F_CO, 41), 37);
+    ck_assert_uint_eq(M.ticks_total, 271);
+}
+END_TEST
+
+/* Time is charged where the frame turns out to be: a tail-called function
+ * never ran on top of its caller, so no time lands on caller;callee. */
+START_TEST(test_stack_tail_call_time)
+{
+    EV(CLOCK, 0, 0, 0);
+    begin_main(5);
+    EV(CALL, 2, 1, F_F);
+    EV(LINE, 2, 2, 11);
+    EV(CALL, 3, 4, F_G); /* f:11 does return g() */
+    EV(LINE, 2, 8, 21);  /* g, placed at depth 2 by this record */
+    EV(RET, 2, 16);
+    expect_folded(RD_W_TIME, L_MAIN " 1\n" L_MAIN ";" L_F " 6\n" L_MAIN ";" L_G " 24\n");
+}
+END_TEST
+
+/* A RET has two arguments: whatever lies in a[2] (a decoder reusing its
+ * lt_event leaves the previous record's there) is not part of it. */
+START_TEST(test_stack_ret_ignores_unused_args)
+{
+    begin_main(5);
+    ev_call(2, F_F);
+    ev_line(2, 11);
+    lt_event ret = {.kind = LT_EV_RET, .nargs = 2, .a = {2, 0, 1ull << 40, 7, 7, 7, 7, 7}};
+    ck_assert_int_eq(rd_stack_event(&S, &ret), 0);
+    expect_stack(T_MAIN, F_MAIN);
+    ck_assert_uint_eq(S.bad, 0);
+}
+END_TEST
+
+/* Inconsistent records are skipped and counted, never fatal. */
+START_TEST(test_stack_garbage)
+{
+    /* before any START */
+    EV(LINE, 1, 5, 6);
+    EV(CALL, 2, 0, F_F);
+    EV(RET, 1, 0);
+    ev_frame(1, F_MAIN, 5);
+    EV(YIELD, 0, 0, 0);
+    EV(RESUME, 0, 0);
+    ev_start(0, LT_R_BEGIN);
+    ck_assert_uint_ge(S.bad, 7);
+    ck_assert_ptr_null(rd_stack_current(&S));
+    uint64_t bad = S.bad;
+
+    begin_main(5);
+    ev_frame(0, F_F, 1); /* depth 0 */
+    EV(FRAME, 1ull << 40, F_F, 1);
+    ev_line(1, 6);
+    ck_assert_uint_eq(S.bad, bad + 2);
+    expect_stack(T_MAIN, F_MAIN);
+    ev_call(0, F_F);
+    EV(LINE, 1ull << 40, 0, 1);
+    EV(CALL, 2, 0, 1ull << 40);
+    EV(LINE, 2, 0, 1ull << 33);
+    ck_assert_uint_ge(S.bad, bad + 6);
+    ev_call(2, 999); /* never defined */
+    ev_line(2, 3);
+    expect_stack(T_MAIN, F_MAIN, 0);
+    ev_ret(7);   /* deeper than anything: nothing to pop */
+    ev_ret(2);
+    ev_ret(1);
+    ev_ret(1);   /* no frames left */
+    ev_line(1, 9); /* a frame never seen */
+    EV(FUNC, 0, LT_WHAT_LUA, 1, 1, 1, 1, 0);
+    EV(FUNC, 50, 7, 1, 1, 1, 1, 0);
+    EV(FUNC, 1ull << 40, LT_WHAT_LUA, 1, 1, 1, 1, 0);
+    ev_str(0, "zero");
+    ev_str(1ull << 40, "huge");
+    ev_yield(0x5555, 1); /* to a thread never seen */
+    ev_resume(T_MAIN);   /* a thread resuming itself */
+    ev_yield(T_MAIN, 1);
+    ev_call(UINT32_MAX, F_F);
+    ev_line(UINT32_MAX, 1);
+    ev_ret(UINT32_MAX);
+    ev_start(T_CO, LT_R_HOOKED);
+    ev_frame(1, F_CO, 41); /* bottom first: out of order */
+    ev_frame(2, F_YIELD, 0);
+    rd_stack_finish(&S);
+    /* still usable */
+    begin_main(5);
+    ev_line(1, 6);
+    expect_stack(T_MAIN, F_MAIN);
+    char *f = folded(RD_W_LINES);
+    ck_assert_ptr_nonnull(strstr(f, L_MAIN " "));
+    free(f);
+}
+END_TEST
+
+static uint64_t rng_next(uint64_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+
+/* Random records with small ids and depths (so they collide with real
+ * frames, threads and functions) never crash the rebuilder or the reports. */
+START_TEST(test_stack_random_records)
+{
+    uint64_t x = 88172645463325252ull;
+    static const char text[] = "random string";
+    for (int i = 0; i < 300000; i++) {
+        lt_event ev = {.kind = (uint8_t)(rng_next(&x) % LT_EV_COUNT)};
+        ev.nargs = lt_event_nargs[ev.kind];
+        for (unsigned j = 0; j < ev.nargs; j++) {
+            uint64_t r = rng_next(&x);
+            ev.a[j] = (r & 0xff) == 0 ? r : (r >> 8) % 9; /* mostly 0..8 */
+        }
+        if (ev.kind == LT_EV_START || ev.kind == LT_EV_RESUME || ev.kind == LT_EV_YIELD)
+            ev.a[ev.kind == LT_EV_START ? 0 : 1] *= 0x1000;
+        if (ev.kind == LT_EV_FUNC)
+            ev.a[1] %= 4;
+        if (ev.kind == LT_EV_STR) {
+            ev.a[1] = 0;
+            ev.str = text;
+            ev.slen = (uint32_t)(rng_next(&x) % sizeof text);
+        }
+        ck_assert_int_eq(rd_stack_event(&S, &ev), 0);
+    }
+    rd_stack_finish(&S);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    for (int w = RD_W_TIME; w <= RD_W_CALLS; w++)
+        ck_assert_int_eq(rd_report_folded(&M, (enum rd_weight)w, f), 0);
+    ck_assert_int_eq(rd_report_profile(&M, "random", NULL, 0, f), 0);
+    ck_assert_int_eq(rd_report_annotate_stream(&M, "/nonexistent", f), 0);
+    fclose(f);
+    free(buf);
+    free(rd_report_fstats(&M));
+    ck_assert_uint_lt(M.nnode, 300000);
+}
+END_TEST
+
+/* ==== replay: encoded bytes through the decoder ==== */
+
+static size_t encode_case(uint8_t *b, size_t *last)
+{
+    uint8_t *q = b, *rec;
+    q = lt_put_str(lt_put_uint(lt_put_head(q, LT_EV_STR, 2), 30), "k", 1);
+    q = lt_put_head(q, LT_EV_FUNC, 7);
+    const uint64_t fn[] = {20, LT_WHAT_LUA, 1, 30, 70, 75, 0};
+    for (int i = 0; i < 7; i++)
+        q = lt_put_uint(q, fn[i]);
+    q = lt_put_uint(lt_put_uint(lt_put_head(q, LT_EV_START, 2), T_MAIN), LT_R_BEGIN);
+    q = lt_put_uint(lt_put_uint(lt_put_uint(lt_put_head(q, LT_EV_FRAME, 3), 1), F_MAIN), 5);
+    q = lt_put_uint(lt_put_uint(lt_put_uint(lt_put_head(q, LT_EV_LINE, 3), 1), 0), 6);
+    q = lt_put_uint(lt_put_uint(lt_put_uint(lt_put_head(q, LT_EV_CALL, 3), 2), 0), 20);
+    q = lt_put_uint(lt_put_uint(lt_put_uint(lt_put_head(q, LT_EV_LINE, 3), 2), 0), 71);
+    q = lt_put_uint(lt_put_uint(lt_put_uint(lt_put_head(q, LT_EV_LINE, 3), 2), 300), 72);
+    q = lt_put_uint(lt_put_uint(lt_put_head(q, LT_EV_RET, 2), 2), 0);
+    rec = q;
+    q = lt_put_uint(lt_put_uint(lt_put_uint(lt_put_head(q, LT_EV_LINE, 3), 1), 0), 700);
+    *last = (size_t)(q - rec);
+    return (size_t)(q - b);
+}
+
+START_TEST(test_stack_replay_feed)
+{
+    uint8_t b[256];
+    size_t last, n = encode_case(b, &last);
+    char err[128] = "";
+    ck_assert_uint_gt(last, 3);
+    int64_t used = rd_replay_feed(&S, b, n - 2, err, sizeof err);
+    ck_assert_int_eq(used, (int64_t)(n - last)); /* the cut record waits */
+    expect_folded(RD_W_LINES, L_MAIN " 1\n" L_MAIN ";k@app.lua:70 2\n");
+    expect_stack(T_MAIN, F_MAIN);
+    ck_assert_int_eq(rd_replay_feed(&S, b + used, n - (size_t)used, err, sizeof err),
+                     (int64_t)last);
+    expect_folded(RD_W_LINES, L_MAIN " 2\n" L_MAIN ";k@app.lua:70 2\n");
+    ck_assert_uint_eq(line_hits(20, 72), 1);
+    ck_assert_int_eq(rd_replay_feed(&S, b, 0, err, sizeof err), 0);
+    ck_assert_int_eq(rd_replay_feed(&S, b, 1, err, sizeof err), 0);
+    ck_assert_str_eq(err, "");
+
+    /* a malformed record stops the feed with a message */
+    static const uint8_t bad[] = {0x93, LT_EV_RET, 1, 0, 0x94, 0x0c, 1, 2, 3};
+    ck_assert_int_eq(rd_replay_feed(&S, bad, sizeof bad, err, sizeof err), -EPROTO);
+    ck_assert_str_ne(err, "");
+    ck_assert_uint_eq(rd_stack_current(&S)->n, 0); /* the RET before it was applied */
+}
+END_TEST
+
+static void add(Suite *s, const char *name, const TTest *t)
+{
+    TCase *tc = tcase_create(name);
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, t);
+    suite_add_tcase(s, tc);
+}
+
+#define ADD(s, t) add(s, #t, t)
+
+int main(void)
+{
+    Suite *s = suite_create("stack");
+    ADD(s, test_stack_snapshot);
+    ADD(s, test_stack_snapshot_finish);
+    ADD(s, test_stack_error_unwind);
+    ADD(s, test_stack_pcall_unwind);
+    ADD(s, test_stack_tail_call);
+    ADD(s, test_stack_tail_chain);
+    ADD(s, test_stack_tail_nested);
+    ADD(s, test_stack_tail_recursion);
+    ADD(s, test_stack_call_same_depth);
+    ADD(s, test_stack_c_call);
+    ADD(s, test_stack_coroutine_resume);
+    ADD(s, test_stack_coroutine_yield);
+    ADD(s, test_stack_coroutine_resume_elsewhere);
+    ADD(s, test_stack_coroutine_death);
+    ADD(s, test_stack_many_coroutines);
+    ADD(s, test_stack_wrap_error);
+    ADD(s, test_stack_wrap_nested_error);
+    ADD(s, test_stack_late_hooked);
+    ADD(s, test_stack_stop_start);
+    ADD(s, test_stack_gap);
+    ADD(s, test_stack_time);
+    ADD(s, test_stack_tail_call_time);
+    ADD(s, test_stack_ret_ignores_unused_args);
+    ADD(s, test_stack_garbage);
+    ADD(s, test_stack_random_records);
+    ADD(s, test_stack_replay_feed);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_ENV);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
