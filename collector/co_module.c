@@ -156,13 +156,15 @@ static co_state *setup(lua_State *L, const char *name, int private_summary)
     s->use_tsc = co_clock_tsc_ok();
     const char *mode = getenv("LUATRACE_MODE");
     s->drop_mode = mode && !strcmp(mode, "drop");
+    const char *sink = getenv("LUATRACE_SINK");
+    s->discard = sink && !strcmp(sink, "discard");
     if (create_ring(s, name, err, sizeof err))
         goto fail;
     if (co_func_init(s)) {
         snprintf(err, sizeof err, "out of memory");
         goto fail_ring;
     }
-    if (co_conn_open(s, err, sizeof err))
+    if (!s->discard && co_conn_open(s, err, sizeof err))
         goto fail_func;
     s->layout_ok = co_func_layout_check(L);
     find_special_functions(s, L);

@@ -44,6 +44,7 @@ typedef struct co_state {
     int use_tsc;   /* ticks are TSC, else CLOCK_MONOTONIC ns */
     int layout_ok; /* Lua 5.1 closure layout verified: key by Proto* */
     int drop_mode; /* LUATRACE_MODE=drop: never wait for space */
+    int discard;   /* LUATRACE_SINK=discard: nobody reads; for scripts/bench */
     lua_State *cur_L;
     uint64_t last;    /* ticks when the previous hook returned */
     uint64_t dropped; /* events dropped since the last GAP record */

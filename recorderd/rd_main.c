@@ -19,7 +19,7 @@ static void usage(FILE *f)
             "usage:\n"
             "  recorderd run [--out DIR] [--quiet] [--ring SIZE] [--mode wait|drop] -- CMD [ARGS...]\n"
             "  recorderd listen [--socket PATH] [--out DIR]      (also: recorderd --listen)\n"
-            "  recorderd report SESSION_DIR|TRACE_FILE [--format profile|annotate|folded]\n"
+            "  recorderd report SESSION_DIR|TRACE_FILE [--format profile|annotate|folded|none]\n"
             "                   [--weight time|lines|calls] [-o FILE]\n"
             "  recorderd serve --fd N [--out DIR] [--summary|--quiet]   (used by the collector)\n"
             "  recorderd --version | --help\n");
@@ -202,7 +202,9 @@ static int write_report(const report_opts *o, rd_model *m)
         return 1;
     }
     int e;
-    if (!strcmp(o->format, "folded"))
+    if (!strcmp(o->format, "none"))
+        e = fprintf(out, "%llu events\n", (unsigned long long)m->events) < 0;
+    else if (!strcmp(o->format, "folded"))
         e = rd_report_folded(m, w, out);
     else if (!strcmp(o->format, "annotate"))
         e = rd_report_annotate_stream(m, NULL, out);
@@ -220,8 +222,9 @@ static int cmd_report(int argc, char **argv)
     report_opts o;
     if (parse_report(argc, argv, &o))
         return 2;
-    if (strcmp(o.format, "profile") && strcmp(o.format, "folded") && strcmp(o.format, "annotate")) {
-        fprintf(stderr, "recorderd report: unknown format %s (profile, annotate, folded)\n",
+    if (strcmp(o.format, "profile") && strcmp(o.format, "folded") && strcmp(o.format, "annotate") &&
+        strcmp(o.format, "none")) {
+        fprintf(stderr, "recorderd report: unknown format %s (profile, annotate, folded, none)\n",
                 o.format);
         return 2;
     }
