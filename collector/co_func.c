@@ -21,6 +21,11 @@
 #include "co_state.h"
 
 enum {
+    LS_BASE_CI = 80,  /* lua_State.base_ci (CallInfo*) */
+    LS_CI = 40,       /* lua_State.ci */
+    CI_FUNC = 8,      /* CallInfo.func (StkId: TValue*) */
+    CI_SIZE = 40,     /* sizeof(CallInfo) */
+    TV_TT = 8,        /* TValue.tt */
     CL_ISC = 10,      /* Closure.isC */
     CL_FP = 32,       /* LClosure.p / CClosure.f */
     PR_SOURCE = 64,   /* Proto.source (TString*) */
@@ -69,6 +74,28 @@ int co_func_layout_check(lua_State *L)
     ok = ok && c[CL_ISC] == 1 && read_ptr(c, CL_FP) == (const void *)layout_probe;
     lua_settop(L, top);
     return ok;
+}
+
+int co_func_state_check(lua_State *L, lua_CFunction running)
+{
+    lua_Debug ar;
+    if (!lua_getstack(L, 0, &ar))
+        return 0;
+    const char *base = read_ptr(L, LS_BASE_CI), *ci = read_ptr(L, LS_CI);
+    if (!base || ci - base != (ptrdiff_t)ar.i_ci * CI_SIZE)
+        return 0;
+    const void *tv = read_ptr(ci, CI_FUNC);
+    const uint8_t *cl = tv ? read_ptr(tv, 0) : NULL;
+    return cl && read_int(tv, TV_TT) == LUA_TFUNCTION && cl[CL_ISC] == 1 &&
+           read_ptr(cl, CL_FP) == (const void *)running;
+}
+
+/* The closure running at ar's level, read from the CallInfo array: the
+ * cost of lua_getinfo("f") without its option parsing and stack push. */
+static const uint8_t *closure_at(lua_State *L, const lua_Debug *ar)
+{
+    const char *ci = (const char *)read_ptr(L, LS_BASE_CI) + (ptrdiff_t)ar->i_ci * CI_SIZE;
+    return read_ptr(read_ptr(ci, CI_FUNC), 0);
 }
 
 int co_func_init(co_state *s)
@@ -300,7 +327,14 @@ static uint32_t func_new(co_state *s, lua_State *L, lua_Debug *ar, co_fent k, in
 
 uint32_t co_func_id(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *flags)
 {
-    const uint8_t *cl = lua_topointer(L, -1);
+    const uint8_t *cl;
+    if (s->state_ok) {
+        cl = closure_at(L, ar);
+    } else {
+        lua_getinfo(L, "f", ar);
+        cl = lua_topointer(L, -1);
+        lua_pop(L, 1);
+    }
     co_fent k = {0};
     int isC;
     if (s->layout_ok) {
@@ -311,8 +345,10 @@ uint32_t co_func_id(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *flags)
             k.line = read_int(k.key, PR_LINEDEF);
         }
     } else {
+        lua_getinfo(L, "f", ar);
         isC = lua_iscfunction(L, -1);
         k.key = isC ? (const void *)lua_tocfunction(L, -1) : (const void *)cl;
+        lua_pop(L, 1);
     }
     for (uint32_t i = hash_ptr(k.key) & (s->ft.cap - 1); s->ft.e[i].key;
          i = (i + 1) & (s->ft.cap - 1)) {
@@ -325,7 +361,9 @@ uint32_t co_func_id(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *flags)
             break; /* a recycled Proto address: a new function */
         }
     }
+    lua_getinfo(L, "f", ar); /* naming needs the function on the stack */
     uint32_t fid = func_new(s, L, ar, k, isC);
+    lua_pop(L, 1);
     *flags = isC ? fflags(s, k.key) : 0;
     return fid;
 }

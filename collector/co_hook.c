@@ -80,8 +80,12 @@ static void maybe_hook_target(co_state *s, lua_State *L, lua_Debug *ar, uint32_t
             co = lua_tothread(L, -1);
             lua_pop(L, 1);
         }
-    } else if (lua_getupvalue(L, -1, 1)) { /* LT_FF_WRAP: function at -1 */
-        co = lua_tothread(L, -1);
+    } else { /* LT_FF_WRAP: the coroutine is the closure's upvalue */
+        lua_getinfo(L, "f", ar);
+        if (lua_getupvalue(L, -1, 1)) {
+            co = lua_tothread(L, -1); /* stays alive: the running closure holds it */
+            lua_pop(L, 1);
+        }
         lua_pop(L, 1);
     }
     if (co && co != L && lua_gethook(co) != co_hook)
@@ -91,11 +95,9 @@ static void maybe_hook_target(co_state *s, lua_State *L, lua_Debug *ar, uint32_t
 static void on_call(co_state *s, lua_State *L, lua_Debug *ar, uint64_t dt)
 {
     uint32_t flags = 0;
-    lua_getinfo(L, "f", ar);
     uint32_t fid = co_func_id(s, L, ar, &flags);
     if (flags & (LT_FF_RESUME | LT_FF_WRAP))
         maybe_hook_target(s, L, ar, flags);
-    lua_pop(L, 1);
     uint8_t *p = fid ? begin(s, LT_EVENT_HOT_MAX) : NULL;
     if (!p)
         return;
@@ -165,9 +167,8 @@ static void snapshot_frames(co_state *s, lua_State *L)
         if (ar.i_ci == 0)
             continue;
         uint32_t flags;
-        lua_getinfo(L, "fl", &ar);
+        lua_getinfo(L, "l", &ar);
         uint32_t fid = co_func_id(s, L, &ar, &flags);
-        lua_pop(L, 1);
         uint8_t *p = fid ? begin(s, LT_EVENT_HOT_MAX) : NULL;
         if (!p)
             return;

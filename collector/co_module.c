@@ -145,7 +145,7 @@ static void make_sentinel(lua_State *L)
 
 /* Creates the state, the ring, and registers with a recorder. Returns the
  * state, or NULL after printing why tracing is off. */
-static co_state *setup(lua_State *L, const char *name, int private_summary)
+static co_state *setup(lua_State *L, const char *name, int private_summary, lua_CFunction running)
 {
     static co_state state;
     co_state *s = &state;
@@ -167,6 +167,7 @@ static co_state *setup(lua_State *L, const char *name, int private_summary)
     if (!s->discard && co_conn_open(s, err, sizeof err))
         goto fail_func;
     s->layout_ok = co_func_layout_check(L);
+    s->state_ok = s->layout_ok && co_func_state_check(L, running);
     find_special_functions(s, L);
     lua_pushboolean(L, 0);
     s->anchor_ref = luaL_ref(L, LUA_REGISTRYINDEX);
@@ -209,7 +210,7 @@ static int l_tron(lua_State *L)
             lua_getfield(L, 1, "shm");
             name = lua_isstring(L, -1) ? lua_tostring(L, -1) : name;
         }
-        s = setup(L, name && *name ? name : "lua", 0);
+        s = setup(L, name && *name ? name : "lua", 0, l_tron);
     }
     if (s)
         start(s, L);
@@ -235,6 +236,9 @@ static int l_tracing(lua_State *L)
     return 1;
 }
 
+CO_EXPORT int luaopen_luatrace(lua_State *L);
+CO_EXPORT int luaopen_luatrace_profile(lua_State *L);
+
 static const luaL_Reg co_funcs[] = {
     {"tron", l_tron}, {"troff", l_troff}, {"tracing", l_tracing}, {NULL, NULL}};
 
@@ -246,11 +250,12 @@ static void open_table(lua_State *L)
     lua_setfield(L, -2, "version");
 }
 
-static void open_traced(lua_State *L, const char *name, int private_summary)
+static void open_traced(lua_State *L, const char *name, int private_summary,
+                        lua_CFunction running)
 {
     open_table(L);
     if (!co_hook_state()) {
-        co_state *s = setup(L, name, private_summary);
+        co_state *s = setup(L, name, private_summary, running);
         if (s)
             start(s, L);
     }
@@ -260,7 +265,7 @@ CO_EXPORT int luaopen_luatrace(lua_State *L)
 {
     const char *shm = getenv("LUATRACE_SHM");
     if (shm && *shm)
-        open_traced(L, shm, 0);
+        open_traced(L, shm, 0, luaopen_luatrace);
     else
         open_table(L);
     return 1;
@@ -271,6 +276,6 @@ CO_EXPORT int luaopen_luatrace(lua_State *L)
 CO_EXPORT int luaopen_luatrace_profile(lua_State *L)
 {
     const char *shm = getenv("LUATRACE_SHM");
-    open_traced(L, shm && *shm ? shm : "profile", 1);
+    open_traced(L, shm && *shm ? shm : "profile", 1, luaopen_luatrace_profile);
     return 1;
 }

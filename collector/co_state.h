@@ -43,6 +43,7 @@ typedef struct co_state {
     int lost;      /* the recorder went away: tracing abandoned for good */
     int use_tsc;   /* ticks are TSC, else CLOCK_MONOTONIC ns */
     int layout_ok; /* Lua 5.1 closure layout verified: key by Proto* */
+    int state_ok;  /* lua_State/CallInfo layout verified: no getinfo("f") */
     int drop_mode; /* LUATRACE_MODE=drop: never wait for space */
     int discard;   /* LUATRACE_SINK=discard: nobody reads; for scripts/bench */
     lua_State *cur_L;
@@ -88,9 +89,13 @@ void co_func_free(co_state *s);
 /* Checks the Lua 5.1 closure layout co_func_key relies on. */
 int co_func_layout_check(lua_State *L);
 
-/* The function at the top of L's stack (pushed by getinfo "f"): returns its
- * fid, interning it (FUNC/STR records, naming) on first sight. ar must
- * describe the same function (a hook's ar or one from lua_getstack).
+/* Checks the lua_State and CallInfo layout closure lookups rely on, from
+ * inside the C function `running`. */
+int co_func_state_check(lua_State *L, lua_CFunction running);
+
+/* The function running at ar's level (a hook's ar or one from
+ * lua_getstack): returns its fid, interning it (FUNC/STR records, naming)
+ * on first sight.
  * Sets *flags to its LT_FF_* flags. Returns 0 if the record could not be
  * written. */
 uint32_t co_func_id(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *flags);
