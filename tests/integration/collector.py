@@ -1,0 +1,323 @@
+#!/usr/bin/env python3
+"""Behaviour of the collector and recorderd around the trace itself.
+
+  collector.py CASE --recorderd PATH --cpath DIR [--lua lua5.1]
+
+Each case starts real processes (a `recorderd listen` daemon on a socket in
+a temporary directory, lua5.1 with luatrace.so from DIR) and cleans up its
+daemon, socket and shm segments even when it fails. Cases:
+  tron        tron()/troff() trace only the region between them
+  coroutine   a coroutine created before tron() is traced once resumed
+  spawn0      LUATRACE_SPAWN=0 with nobody listening: a clear message
+  killed      recorderd killed with SIGKILL mid-run: the program finishes
+              with unchanged output and says once that tracing stopped
+  profile     lua5.1 -lluatrace.profile: summary at exit, reports written
+  badtrace    recorderd report refuses a non-trace and a truncated trace
+  exit        os.exit inside nested calls: session complete, exit code kept
+"""
+
+import argparse
+import glob
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from corpus import Failure, run, base_env  # noqa: E402
+
+SHM_DIR = '/dev/shm'
+
+
+def shm_segments():
+    try:
+        return {n for n in os.listdir(SHM_DIR) if n.startswith('luatrace-')}
+    except FileNotFoundError:
+        return set()
+
+
+class Case:
+    def __init__(self, args, tmp):
+        self.args, self.tmp = args, tmp
+        self.sock = os.path.join(tmp, 'sock', 'recorderd.sock')
+        self.out = os.path.join(tmp, 'out')
+        self.daemon = None
+
+    def env(self, **extra):
+        env = base_env()
+        env['LUA_CPATH'] = self.args.cpath + '/?.so;;'
+        for k in ('LUATRACE_SHM', 'LUATRACE_SOCKET', 'LUATRACE_SPAWN',
+                  'LUATRACE_MODE', 'LUATRACE_RING', 'LUATRACE_OUT'):
+            env.pop(k, None)
+        env['XDG_RUNTIME_DIR'] = os.path.join(self.tmp, 'xdg')
+        env.update(extra)
+        return env
+
+    def write(self, name, text):
+        path = os.path.join(self.tmp, name)
+        with open(path, 'w') as f:
+            f.write(text)
+        return name
+
+    def start_daemon(self):
+        self.daemon = subprocess.Popen(
+            [self.args.recorderd, 'listen', '--socket', self.sock, '--out', self.out],
+            cwd=self.tmp, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE, start_new_session=True)
+        for _ in range(200):
+            if os.path.exists(self.sock):
+                return
+            time.sleep(0.01)
+        raise Failure('recorderd listen did not create %s' % self.sock)
+
+    def stop_daemon(self):
+        if self.daemon and self.daemon.poll() is None:
+            self.daemon.send_signal(signal.SIGTERM)
+            try:
+                self.daemon.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.daemon.kill()
+                self.daemon.wait()
+                raise Failure('recorderd did not stop on SIGTERM')
+            if self.daemon.returncode != 0:
+                raise Failure('recorderd exited %d' % self.daemon.returncode)
+
+    def kill_daemon(self):
+        if self.daemon and self.daemon.poll() is None:
+            os.killpg(self.daemon.pid, signal.SIGKILL)
+            self.daemon.wait()
+
+    def lua(self, prog, env, timeout=60, traced=False):
+        cmd = [self.args.lua] + (['-lluatrace'] if traced else []) + [prog]
+        return run(cmd, self.tmp, env, timeout)
+
+    def session(self, name):
+        path = os.path.join(self.out, name)
+        if not os.path.isdir(path):
+            raise Failure('no session %s in %s: %s' % (name, self.out,
+                          os.listdir(self.out) if os.path.isdir(self.out) else []))
+        return path
+
+    def folded(self, session, weight='lines'):
+        r = run([self.args.recorderd, 'report', session, '--format', 'folded',
+                 '--weight', weight], self.tmp, base_env())
+        if r.status != 0:
+            raise Failure('report failed: %s' % r.err.decode())
+        rows = {}
+        for line in r.out.decode().splitlines():
+            stack, _, n = line.rpartition(' ')
+            rows[stack] = int(n)
+        return rows
+
+
+def expect(cond, what):
+    if not cond:
+        raise Failure(what)
+
+
+def same_output(a, b):
+    expect(a.out == b.out, 'stdout differs:\n%r\n%r' % (a.out[:300], b.out[:300]))
+    expect(a.status == b.status, 'exit status %d, untraced %d' % (b.status, a.status))
+
+
+TRON = '''
+local function before() local x = 0 for i = 1, 10 do x = x + i end return x end
+local function inside() local x = 0 for i = 1, 10 do x = x + i end return x end
+local function after() local x = 0 for i = 1, 10 do x = x + i end return x end
+print(before())
+local luatrace = require "luatrace"
+print(luatrace.tron{shm = "region"})
+print(inside())
+luatrace.troff()
+print(after(), luatrace.tracing())
+'''
+
+
+def case_tron(c):
+    prog = c.write('tron.lua', TRON)
+    plain = c.lua(prog, c.env(LUATRACE_SPAWN='0'))
+    c.start_daemon()
+    traced = c.lua(prog, c.env(LUATRACE_SOCKET=c.sock))
+    c.stop_daemon()
+    expect(plain.out.decode().splitlines()[1] == 'false', 'untraced tron() should say false')
+    lines = traced.out.decode().splitlines()
+    expect(lines[1] == 'true', 'tron() returned %r' % lines[1])
+    expect(lines[0] == plain.out.decode().splitlines()[0], 'output changed')
+    rows = c.folded(c.session('region'))
+    text = '\n'.join(rows)
+    expect('inside@tron.lua:3' in text, 'the traced region is missing:\n' + text)
+    expect('before@' not in text and 'after@' not in text, 'code outside tron/troff traced:\n' + text)
+    # one line event entering inside(), one per backward jump of its loop
+    expect(rows.get('?@[C];main chunk@tron.lua:0;inside@tron.lua:3') == 11,
+           'inside() should have 11 line events: %s' % rows)
+
+
+COROUTINE = '''
+local luatrace = require "luatrace"
+local gen = coroutine.create(function()
+  for i = 1, 3 do
+    coroutine.yield(i)
+  end
+end)
+print(coroutine.resume(gen))
+luatrace.tron{shm = "late"}
+print(coroutine.resume(gen))
+print(coroutine.resume(gen))
+luatrace.troff()
+'''
+
+
+def case_coroutine(c):
+    prog = c.write('late.lua', COROUTINE)
+    c.start_daemon()
+    r = c.lua(prog, c.env(LUATRACE_SOCKET=c.sock))
+    c.stop_daemon()
+    expect(r.status == 0 and r.out.decode().count('true') == 3, 'program failed: %r' % r.err)
+    rows = c.folded(c.session('late'))
+    body = [s for s in rows if s.endswith('@late.lua:3')]
+    expect(body, 'the pre-existing coroutine was not traced:\n' + '\n'.join(rows))
+    expect(all('coroutine.resume@[C];' in s for s in body),
+           'coroutine not under its resumer: %s' % body)
+    # lines 4 and 5 run twice after tron: 4 line events in the coroutine
+    expect(sum(rows[s] for s in body) == 4, 'line events in coroutine: %s' % rows)
+
+
+def case_spawn0(c):
+    prog = c.write('hello.lua', 'print("hello")\n')
+    plain = c.lua(prog, c.env())
+    r = c.lua(prog, c.env(LUATRACE_SHM='x', LUATRACE_SPAWN='0'), traced=True)
+    same_output(plain, r)
+    err = r.err.decode()
+    expect('no recorderd is listening' in err and 'running untraced' in err,
+           'unclear message: %r' % err)
+    expect(err.count('\n') == 1, 'more than one line on stderr: %r' % err)
+
+
+SLOW = '''
+local function work(n) local s = 0 for i = 1, n do s = s + i % 7 end return s end
+local t = 0
+for round = 1, 40 do t = t + work(100000) end
+print(t)
+'''
+
+
+def case_killed(c):
+    prog = c.write('slow.lua', SLOW)
+    plain = c.lua(prog, c.env())
+    c.start_daemon()
+    env = c.env(LUATRACE_SOCKET=c.sock, LUATRACE_SHM='slow', LUATRACE_RING='64K')
+    proc = subprocess.Popen([c.args.lua, '-lluatrace', prog], cwd=c.tmp, env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    time.sleep(0.3)
+    c.kill_daemon()
+    try:
+        out, err = proc.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        raise Failure('the traced program hung after recorderd was killed')
+    expect(out == plain.out and proc.returncode == plain.status,
+           'output or status changed: %r %d' % (out, proc.returncode))
+    msg = err.decode()
+    expect(msg.count('tracing stopped') == 1, 'expected one message, got %r' % msg)
+
+
+def case_profile(c):
+    prog = c.write('hello.lua', 'local function f() return 1 end\nprint(f())\n')
+    plain = c.lua(prog, c.env())
+    r = run([c.args.lua, '-lluatrace.profile', prog], c.tmp,
+            c.env(LUATRACE_OUT=c.out))
+    same_output(plain, r)
+    err = r.err.decode()
+    expect('By self time' in err and 'f (hello.lua:1)' in err, 'no summary: %r' % err)
+    meta = json.load(open(os.path.join(c.session('profile'), 'session.json')))
+    expect(meta['status'] == 'complete', 'session %s' % meta)
+
+
+def case_badtrace(c):
+    junk = c.write('junk.ltr', 'this is not a trace\n')
+    r = run([c.args.recorderd, 'report', junk], c.tmp, base_env())
+    expect(r.status == 1 and b'not a luatrace trace file' in r.err, 'junk: %r' % r.err)
+    prog = c.write('hello.lua', 'print(1)\n')
+    r = run([c.args.recorderd, 'run', '-q', '--out', c.out, '--', c.args.lua, prog], c.tmp,
+            c.env())
+    expect(r.status == 0, 'run failed: %r' % r.err)
+    trace = os.path.join(c.session('hello'), 'trace.ltr')
+    data = open(trace, 'rb').read()
+    cut = c.write('cut.ltr', '')
+    with open(os.path.join(c.tmp, cut), 'wb') as f:
+        f.write(data[:len(data) - 3])
+    r = run([c.args.recorderd, 'report', cut], c.tmp, base_env())
+    expect(r.status == 0 and b'truncated' in r.err, 'truncated: %d %r' % (r.status, r.err))
+    with open(os.path.join(c.tmp, cut), 'wb') as f:
+        f.write(data[:16] + b'\x93\xff\x00' + data[16:])
+    r = run([c.args.recorderd, 'report', cut], c.tmp, base_env())
+    expect(r.status == 1 and b'malformed record' in r.err, 'corrupt: %d %r' % (r.status, r.err))
+
+
+EXIT = '''
+local function deep(n) if n == 0 then io.write("bye\\n") os.exit(7) end return deep(n - 1) + 1 end
+deep(5)
+'''
+
+
+def case_exit(c):
+    prog = c.write('ex.lua', EXIT)
+    plain = c.lua(prog, c.env())
+    r = run([c.args.recorderd, 'run', '-q', '--out', c.out, '--', c.args.lua, prog], c.tmp,
+            c.env())
+    same_output(plain, r)
+    expect(r.status == 7, 'exit status %d' % r.status)
+    meta = json.load(open(os.path.join(c.session('ex'), 'session.json')))
+    expect(meta['status'] == 'complete', 'session %s' % meta)
+    rows = c.folded(c.session('ex'), 'calls')
+    expect(rows.get('?@[C];main chunk@ex.lua:0;deep@ex.lua:2;deep@ex.lua:2;deep@ex.lua:2;'
+                    'deep@ex.lua:2;deep@ex.lua:2;deep@ex.lua:2;os.exit@[C]') == 1,
+           'os.exit call missing: %s' % rows)
+
+
+CASES = {'tron': case_tron, 'coroutine': case_coroutine, 'spawn0': case_spawn0,
+         'killed': case_killed, 'profile': case_profile, 'badtrace': case_badtrace,
+         'exit': case_exit}
+
+
+def main(argv):
+    ap = argparse.ArgumentParser()
+    ap.add_argument('case', choices=sorted(CASES))
+    ap.add_argument('--recorderd', required=True)
+    ap.add_argument('--cpath', required=True)
+    ap.add_argument('--lua', default='lua5.1')
+    args = ap.parse_args(argv)
+    args.recorderd = os.path.abspath(args.recorderd)
+    args.cpath = os.path.abspath(args.cpath)
+    before = shm_segments()
+    tmp = tempfile.mkdtemp(prefix='luatrace-collector-')
+    c = Case(args, tmp)
+    try:
+        CASES[args.case](c)
+        c.stop_daemon()
+        left = shm_segments() - before
+        expect(not left, 'shm segments left behind: %s' % sorted(left))
+    except Failure as e:
+        print('FAIL: %s: %s' % (args.case, e))
+        return 1
+    finally:
+        c.kill_daemon()
+        for name in shm_segments() - before:
+            try:
+                os.unlink(os.path.join(SHM_DIR, name))
+            except OSError:
+                pass
+        shutil.rmtree(tmp, ignore_errors=True)
+    print('ok: %s' % args.case)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
