@@ -92,13 +92,23 @@ static void ring_name(char **argv, char *buf, size_t cap)
 typedef struct envb {
     char **v;
     int n;
+    char *mine[16]; /* the entries we allocated */
+    int nmine;
 } envb;
+
+static void env_free(envb *e)
+{
+    for (int i = 0; i < e->nmine; i++)
+        free(e->mine[i]);
+    free(e->v);
+}
 
 static void env_set(envb *e, const char *key, const char *val)
 {
     size_t kl = strlen(key);
     char *kv = malloc(kl + strlen(val) + 2);
     sprintf(kv, "%s=%s", key, val);
+    e->mine[e->nmine++] = kv;
     for (int i = 0; i < e->n; i++)
         if (!strncmp(e->v[i], key, kl) && e->v[i][kl] == '=') {
             e->v[i] = kv;
@@ -108,30 +118,29 @@ static void env_set(envb *e, const char *key, const char *val)
     e->v[e->n] = NULL;
 }
 
-static char **child_env(const rd_run_opts *o, char **argv, const char *sock)
+static void child_env(envb *e, const rd_run_opts *o, char **argv, const char *sock)
 {
     int n = 0;
     while (environ[n])
         n++;
-    envb e = {calloc((size_t)n + 16, sizeof(char *)), n};
-    memcpy(e.v, environ, (size_t)n * sizeof(char *));
+    *e = (envb){calloc((size_t)n + 16, sizeof(char *)), n, {0}, 0};
+    memcpy(e->v, environ, (size_t)n * sizeof(char *));
     char mod[PATH_MAX], cpath[PATH_MAX * 2], name[64];
     rd_run_module_dir(mod, sizeof mod);
     const char *old = getenv("LUA_CPATH");
     snprintf(cpath, sizeof cpath, "%s/?.so;%s", mod, old && *old ? old : ";");
-    env_set(&e, "LUA_CPATH", cpath);
-    env_set(&e, "LUATRACE_SOCKET", sock);
+    env_set(e, "LUA_CPATH", cpath);
+    env_set(e, "LUATRACE_SOCKET", sock);
     if (!getenv("LUATRACE_SHM")) {
         ring_name(argv, name, sizeof name);
-        env_set(&e, "LUATRACE_SHM", name);
+        env_set(e, "LUATRACE_SHM", name);
     }
     if (!getenv("LUA_INIT")) /* lua5.1 app.lua without -lluatrace is traced too */
-        env_set(&e, "LUA_INIT", "require'luatrace'");
+        env_set(e, "LUA_INIT", "require'luatrace'");
     if (o->ring)
-        env_set(&e, "LUATRACE_RING", o->ring);
+        env_set(e, "LUATRACE_RING", o->ring);
     if (o->mode)
-        env_set(&e, "LUATRACE_MODE", o->mode);
-    return e.v;
+        env_set(e, "LUATRACE_MODE", o->mode);
 }
 
 static int spawn(run_ctx *r, const rd_run_opts *o, char **argv, const char *sock)
@@ -142,14 +151,17 @@ static int spawn(run_ctx *r, const rd_run_opts *o, char **argv, const char *sock
         io[i].data.fd = i;
     }
     uv_process_options_t po = {0};
+    envb env;
+    child_env(&env, o, argv, sock);
     po.exit_cb = on_child_exit;
     po.file = argv[0];
     po.args = argv;
-    po.env = child_env(o, argv, sock);
+    po.env = env.v;
     po.stdio = io;
     po.stdio_count = 3;
     r->proc.data = r;
     int e = uv_spawn(r->srv.loop, &r->proc, &po);
+    env_free(&env);
     if (e)
         fprintf(stderr, "recorderd: cannot run %s: %s\n", argv[0], uv_strerror(e));
     return e;
