@@ -11,7 +11,7 @@ const char lt_event_letter[LT_EV_COUNT] = {LT_EVENT_LIST(LT_X_LETTER)};
 const char *const lt_event_name[LT_EV_COUNT] = {LT_EVENT_LIST(LT_X_NAME)};
 const uint8_t lt_event_nargs[LT_EV_COUNT] = {LT_EVENT_LIST(LT_X_NARGS)};
 
-static uint64_t be_read(const uint8_t *p, unsigned n)
+static inline uint64_t be_read(const uint8_t *p, unsigned n)
 {
     uint64_t v = 0;
     for (unsigned i = 0; i < n; i++)
@@ -21,7 +21,7 @@ static uint64_t be_read(const uint8_t *p, unsigned n)
 
 /* Reads one uint or string at p. Returns bytes used, 0 if incomplete,
  * -EPROTO for any other msgpack type. */
-static int get_item(const uint8_t *p, size_t n, uint64_t *v, const char **s, uint32_t *slen)
+static inline __attribute__((always_inline)) int get_item(const uint8_t *p, size_t n, uint64_t *v, const char **s, uint32_t *slen)
 {
     if (n < 1)
         return 0;

@@ -192,6 +192,7 @@ static int rehash_lines(rd_model *m)
     free(m->line);
     m->line = t;
     m->capline = cap;
+    m->line_gen++;
     return 0;
 }
 

@@ -47,6 +47,7 @@ typedef struct rd_model {
     uint32_t capchild;
     rd_line *line;
     uint32_t nline, capline;
+    uint32_t line_gen; /* bumped when line slots move */
     /* clock: first and last (ticks, ns) pairs */
     uint64_t clk_t0, clk_n0, clk_t1, clk_n1;
     int clk_pairs, clk_tsc;

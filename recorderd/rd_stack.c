@@ -65,6 +65,7 @@ static rd_thread *get_thread(rd_stack *s, uint64_t id)
     rd_thread *t = find_thread(s, id);
     if (t || id == 0)
         return t;
+    s->cur = NULL;
     if ((s->nth + 1) * 2 > s->capth && grow_threads(s))
         return NULL;
     uint32_t i = hash_id(id) & (s->capth - 1);
@@ -81,6 +82,7 @@ static void drop_thread(rd_stack *s, uint64_t id)
     rd_thread *t = find_thread(s, id);
     if (!t)
         return;
+    s->cur = NULL;
     uint32_t mask = s->capth - 1, i = (uint32_t)(t - s->th);
     free(t->f);
     s->th[i] = (rd_thread){0};
@@ -95,9 +97,13 @@ static void drop_thread(rd_stack *s, uint64_t id)
     }
 }
 
+/* The current thread, cached: only records that switch threads or change
+ * the thread table (which may move entries) reset the cache. */
 static rd_thread *current(rd_stack *s)
 {
-    return s->nchain ? find_thread(s, s->chain[s->nchain - 1]) : NULL;
+    if (!s->cur)
+        s->cur = s->nchain ? find_thread(s, s->chain[s->nchain - 1]) : NULL;
+    return s->cur;
 }
 
 const rd_thread *rd_stack_current(const rd_stack *s)
@@ -230,7 +236,9 @@ static void charge(rd_stack *s, rd_thread *t, uint64_t dt)
         return;
     }
     m->node[f->node].self += dt;
-    if (f->line) {
+    if (f->lix && f->lgen == m->line_gen) {
+        m->line[f->lix - 1].ticks += dt;
+    } else if (f->line) {
         rd_line *l = rd_model_line(m, f->fid, f->line);
         if (l)
             l->ticks += dt;
@@ -275,11 +283,15 @@ static int on_line(rd_stack *s, rd_thread *t, uint32_t depth, uint32_t line)
     if (e)
         return e;
     rd_frame *f = &t->f[t->n - 1];
-    f->line = line;
     s->m->node[f->node].lines++;
-    rd_line *l = rd_model_line(s->m, f->fid, line);
-    if (l)
-        l->hits++;
+    if (f->line != line || !f->lix || f->lgen != s->m->line_gen) {
+        rd_line *l = rd_model_line(s->m, f->fid, line);
+        f->lix = l ? (uint32_t)(l - s->m->line) + 1 : 0;
+        f->lgen = s->m->line_gen;
+    }
+    f->line = line;
+    if (f->lix)
+        s->m->line[f->lix - 1].hits++;
     return 0;
 }
 
@@ -355,6 +367,7 @@ static int end_snapshot(rd_stack *s)
     if (!s->in_snap)
         return 0;
     s->in_snap = 0;
+    s->cur = NULL;
     if (s->snap_begin) {
         s->nchain = 0;
         s->stopped = 0;
@@ -406,10 +419,13 @@ static int frame_event(rd_stack *s, const lt_event *ev)
             return on_ret(s, t, (uint32_t)ev->a[0]);
         return on_line(s, t, (uint32_t)ev->a[0], (uint32_t)ev->a[2]);
     case LT_EV_RESUME:
+        s->cur = NULL;
         return ev->a[1] ? on_resume(s, t, ev->a[1]) : (s->bad++, 0);
     case LT_EV_YIELD:
+        s->cur = NULL;
         return ev->a[1] ? on_yield(s, t, ev->a[1], ev->a[2] != 0) : (s->bad++, 0);
     default: /* STOP */
+        s->cur = NULL;
         stop_all(s);
         return 0;
     }

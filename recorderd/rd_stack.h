@@ -23,6 +23,7 @@
 
 typedef struct rd_frame {
     uint32_t depth, fid, node, line;
+    uint32_t lix, lgen; /* rd_model line slot + 1 of (fid, line), valid for lgen */
     uint8_t fresh;  /* Lua frame called, no record of its own yet */
     uint8_t is_lua;
 } rd_frame;
@@ -41,6 +42,7 @@ typedef struct rd_stack {
     uint32_t capth, nth;
     uint64_t *chain; /* resume chain of thread ids, current last */
     uint32_t nchain, capchain;
+    rd_thread *cur;  /* cache of the current thread, NULL = look it up */
     rd_frame *snap; /* frames of a START being received */
     uint32_t nsnap, capsnap;
     uint64_t snap_thread;

@@ -201,7 +201,7 @@ def case_spawn0(c):
 SLOW = '''
 local function work(n) local s = 0 for i = 1, n do s = s + i % 7 end return s end
 local t = 0
-for round = 1, 40 do t = t + work(100000) end
+for round = 1, 300 do t = t + work(100000) end
 print(t)
 '''
 
@@ -215,6 +215,7 @@ def case_killed(c):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True)
     time.sleep(0.3)
+    expect(proc.poll() is None, 'the program ended before recorderd was killed')
     c.kill_daemon()
     try:
         out, err = proc.communicate(timeout=120)
