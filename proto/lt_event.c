@@ -58,6 +58,30 @@ static inline __attribute__((always_inline)) int get_item(const uint8_t *p, size
     return (int)(1 + w);
 }
 
+/* Records without a string (all but STR): unsigned integers only. */
+static int decode_uints(const uint8_t *p, size_t n, lt_event *ev)
+{
+    size_t off = 2;
+    for (unsigned i = 0; i < ev->nargs; i++) {
+        if (off >= n)
+            return 0;
+        uint8_t b = p[off];
+        if (b < 0x80) {
+            ev->a[i] = b;
+            off++;
+            continue;
+        }
+        unsigned w = b == 0xcc ? 1 : b == 0xcd ? 2 : b == 0xce ? 4 : b == 0xcf ? 8 : 0;
+        if (!w)
+            return -EPROTO;
+        if (off + 1 + w > n)
+            return 0;
+        ev->a[i] = be_read(p + off + 1, w);
+        off += 1 + w;
+    }
+    return (int)off;
+}
+
 int lt_event_decode(const uint8_t *p, size_t n, lt_event *ev)
 {
     if (n < 2)
@@ -71,6 +95,8 @@ int lt_event_decode(const uint8_t *p, size_t n, lt_event *ev)
     ev->nargs = (uint8_t)(count - 1);
     ev->str = NULL;
     ev->slen = 0;
+    if (ev->kind != LT_EV_STR)
+        return decode_uints(p, n, ev);
     size_t off = 2;
     for (unsigned i = 0; i < ev->nargs; i++) {
         const char *s = NULL;

@@ -157,11 +157,17 @@ static int rehash_children(rd_model *m)
 
 uint32_t rd_model_child(rd_model *m, uint32_t parent, uint32_t fid)
 {
+    rd_node *p = &m->node[parent];
+    if (p->hot_child && p->hot_fid == fid)
+        return p->hot_child;
     uint32_t mask = m->capchild - 1, i = hash2(parent, fid) & mask;
     for (; m->child_ix[i]; i = (i + 1) & mask) {
         const rd_node *n = &m->node[m->child_ix[i] - 1];
-        if (n->parent == parent && n->fid == fid)
-            return m->child_ix[i] - 1;
+        if (n->parent == parent && n->fid == fid) {
+            p->hot_fid = fid;
+            p->hot_child = m->child_ix[i] - 1;
+            return p->hot_child;
+        }
     }
     if (grow((void **)&m->node, &m->capnode, m->nnode, sizeof *m->node))
         return 0;
@@ -170,6 +176,8 @@ uint32_t rd_model_child(rd_model *m, uint32_t parent, uint32_t fid)
     m->node[k].next_sibling = m->node[parent].first_child;
     m->node[parent].first_child = k;
     m->child_ix[i] = k + 1;
+    m->node[parent].hot_fid = fid;
+    m->node[parent].hot_child = k;
     if (m->nnode * 2 > m->capchild)
         rehash_children(m);
     return k;

@@ -25,6 +25,7 @@ typedef struct rd_node {
     uint32_t parent; /* node index; 0 is the root (no function) */
     uint32_t fid;
     uint32_t first_child, next_sibling;
+    uint32_t hot_fid, hot_child; /* last child looked up: loops call the same one */
     uint64_t self; /* ticks */
     uint64_t lines;
     uint64_t calls;

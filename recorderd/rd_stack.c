@@ -435,6 +435,10 @@ int rd_stack_event(rd_stack *s, const lt_event *ev)
 {
     rd_model *m = s->m;
     m->events++;
+    if (ev->kind == LT_EV_LINE || ev->kind == LT_EV_CALL || ev->kind == LT_EV_RET) {
+        int e = s->in_snap ? end_snapshot(s) : 0; /* the hot path first */
+        return e ? e : s->stopped ? 0 : frame_event(s, ev);
+    }
     switch (ev->kind) {
     case LT_EV_STR:
         return rd_model_add_str(m, ev->a[0], ev->str, ev->slen) == -ENOMEM ? -ENOMEM : 0;
