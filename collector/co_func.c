@@ -119,6 +119,8 @@ void co_func_free(co_state *s)
     s->ft.e = NULL;
 }
 
+#define CO_SCAN_MAX 20000 /* entries looked at per table when naming */
+
 static uint32_t hash_ptr(const void *p)
 {
     uint64_t x = (uint64_t)(uintptr_t)p;
@@ -195,8 +197,13 @@ static int same_function(lua_State *L, int idx, int fi, lua_CFunction cf)
 static void scan_table(lua_State *L, int fi, int t, const char *prefix, char *best, size_t cap)
 {
     lua_CFunction cf = lua_tocfunction(L, fi);
+    unsigned budget = CO_SCAN_MAX; /* a huge table must not stall the program */
     lua_pushnil(L);
     while (lua_next(L, t)) {
+        if (!--budget) {
+            lua_pop(L, 2);
+            return;
+        }
         if (lua_type(L, -2) == LUA_TSTRING && same_function(L, -1, fi, cf)) {
             char cand[256];
             const char *k = lua_tostring(L, -2);
