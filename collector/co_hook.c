@@ -24,8 +24,10 @@ void co_hook_set_state(co_state *s)
     g_state = s;
 }
 
+#define CO_INLINE static inline __attribute__((always_inline))
+
 /* Space for one record, preceded by a GAP record after drops. */
-static uint8_t *begin(co_state *s, size_t n)
+CO_INLINE uint8_t *begin(co_state *s, size_t n)
 {
     uint8_t *p = co_out_reserve(s, n);
     if (p && __builtin_expect(s->dropped != 0, 0)) {
@@ -38,10 +40,9 @@ static uint8_t *begin(co_state *s, size_t n)
     return p;
 }
 
-static void end(co_state *s, uint8_t *p, uint8_t *q)
+CO_INLINE void end(co_state *s, uint8_t *p, uint8_t *q)
 {
     lt_ring_commit(&s->ring, (uint64_t)(q - p));
-    s->events++;
 }
 
 static void anchor_thread(co_state *s, lua_State *L)
@@ -108,7 +109,7 @@ static void on_call(co_state *s, lua_State *L, lua_Debug *ar, uint64_t dt)
     end(s, p, q);
 }
 
-static void on_ret(co_state *s, lua_Debug *ar, uint64_t dt)
+CO_INLINE void on_ret(co_state *s, lua_Debug *ar, uint64_t dt)
 {
     uint8_t *p = begin(s, LT_EVENT_HOT_MAX);
     if (!p)
@@ -119,7 +120,7 @@ static void on_ret(co_state *s, lua_Debug *ar, uint64_t dt)
     end(s, p, q);
 }
 
-static void on_line(co_state *s, lua_Debug *ar, uint64_t dt)
+CO_INLINE void on_line(co_state *s, lua_Debug *ar, uint64_t dt)
 {
     uint8_t *p = begin(s, LT_EVENT_HOT_MAX);
     if (!p)

@@ -49,7 +49,6 @@ typedef struct co_state {
     lua_State *cur_L;
     uint64_t last;    /* ticks when the previous hook returned */
     uint64_t dropped; /* events dropped since the last GAP record */
-    uint64_t events;
     co_ftab ft;
     co_stab st;
     uint32_t next_fid;
