@@ -85,6 +85,14 @@ static int spawn_recorder(co_state *s)
         if (fork() == 0) {
             setsid();
             dup2(sv[1], 3); /* dup2 clears CLOEXEC on the copy */
+            /* Hold none of the program's files (a pipe kept open would
+             * delay whoever waits for its end); keep stderr for messages. */
+            int null = open("/dev/null", O_RDWR);
+            if (null >= 0) {
+                dup2(null, 0);
+                dup2(null, 1);
+            }
+            close_range(4, ~0u, 0);
             const char *out = getenv("LUATRACE_OUT");
             execlp(exe, exe, "serve", "--fd", "3", "--out", out && *out ? out : "luatrace-out",
                    s->private_summary ? "--summary" : "--quiet", (char *)NULL);
