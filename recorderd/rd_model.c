@@ -8,7 +8,7 @@
 
 #define RD_MAX_IDS (1u << 24) /* bound on sids/fids a peer may declare */
 
-static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
+int rd_grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
 {
     if (need < *cap)
         return 0;
@@ -31,8 +31,8 @@ int rd_model_init(rd_model *m)
     m->child_ix = calloc(m->capchild, sizeof *m->child_ix);
     m->capline = 1024;
     m->line = calloc(m->capline, sizeof *m->line);
-    if (!m->child_ix || !m->line || grow((void **)&m->node, &m->capnode, 1, sizeof *m->node) ||
-        grow((void **)&m->func, &m->capfunc, 1, sizeof *m->func)) {
+    if (!m->child_ix || !m->line || rd_grow((void **)&m->node, &m->capnode, 1, sizeof *m->node) ||
+        rd_grow((void **)&m->func, &m->capfunc, 1, sizeof *m->func)) {
         rd_model_free(m);
         return -ENOMEM;
     }
@@ -57,7 +57,7 @@ int rd_model_add_str(rd_model *m, uint64_t sid, const char *s, uint32_t len)
 {
     if (sid == 0 || sid >= RD_MAX_IDS || !s)
         return -EPROTO;
-    if (grow((void **)&m->str, &m->capstr, (uint32_t)sid, sizeof *m->str))
+    if (rd_grow((void **)&m->str, &m->capstr, (uint32_t)sid, sizeof *m->str))
         return -ENOMEM;
     char *copy = malloc(len + 1);
     if (!copy)
@@ -77,7 +77,7 @@ int rd_model_add_func(rd_model *m, const lt_event *ev)
     if (fid == 0 || fid >= RD_MAX_IDS || ev->a[1] > LT_WHAT_MAIN || ev->a[2] >= RD_MAX_IDS ||
         ev->a[3] >= RD_MAX_IDS)
         return -EPROTO;
-    if (grow((void **)&m->func, &m->capfunc, (uint32_t)fid, sizeof *m->func))
+    if (rd_grow((void **)&m->func, &m->capfunc, (uint32_t)fid, sizeof *m->func))
         return -ENOMEM;
     rd_func *f = &m->func[fid];
     uint64_t calls = f->calls;
@@ -169,7 +169,7 @@ uint32_t rd_model_child(rd_model *m, uint32_t parent, uint32_t fid)
             return p->hot_child;
         }
     }
-    if (grow((void **)&m->node, &m->capnode, m->nnode, sizeof *m->node))
+    if (rd_grow((void **)&m->node, &m->capnode, m->nnode, sizeof *m->node))
         return 0;
     uint32_t k = m->nnode++;
     m->node[k] = (rd_node){.parent = parent, .fid = fid};

@@ -55,6 +55,10 @@ typedef struct rd_model {
     uint64_t events, ticks_total;
 } rd_model;
 
+/* Makes the array *p (capacity *cap elements of elem bytes) hold index
+ * need, doubling it and zero-filling the new part. Returns 0 or -ENOMEM. */
+int rd_grow(void **p, uint32_t *cap, uint32_t need, size_t elem);
+
 int rd_model_init(rd_model *m);
 void rd_model_free(rd_model *m);
 

@@ -112,14 +112,8 @@ static uint64_t weight_of(const folder *f, const rd_node *n)
 static int fold_push(folder *f, const char *label)
 {
     size_t l = strlen(label);
-    if (f->depth == f->capdepth) {
-        uint32_t cap = f->capdepth ? f->capdepth * 2 : 64;
-        size_t *mk = realloc(f->marks, cap * sizeof *mk);
-        if (!mk)
-            return -ENOMEM;
-        f->marks = mk;
-        f->capdepth = cap;
-    }
+    if (rd_grow((void **)&f->marks, &f->capdepth, f->depth, sizeof *f->marks))
+        return -ENOMEM;
     if (f->len + l + 2 > f->cap) {
         size_t cap = (f->len + l + 2) * 2;
         char *p = realloc(f->path, cap);

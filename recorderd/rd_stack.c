@@ -113,14 +113,8 @@ const rd_thread *rd_stack_current(const rd_stack *s)
 
 static int chain_push(rd_stack *s, uint64_t id)
 {
-    if (s->nchain == s->capchain) {
-        uint32_t cap = s->capchain ? s->capchain * 2 : 16;
-        uint64_t *c = realloc(s->chain, cap * sizeof *c);
-        if (!c)
-            return -ENOMEM;
-        s->chain = c;
-        s->capchain = cap;
-    }
+    if (rd_grow((void **)&s->chain, &s->capchain, s->nchain, sizeof *s->chain))
+        return -ENOMEM;
     s->chain[s->nchain++] = id;
     return 0;
 }
@@ -142,14 +136,8 @@ static uint32_t top_node(const rd_thread *t)
 
 static int push(rd_stack *s, rd_thread *t, rd_frame f)
 {
-    if (t->n == t->cap) {
-        uint32_t cap = t->cap ? t->cap * 2 : 16;
-        rd_frame *nf = realloc(t->f, cap * sizeof *nf);
-        if (!nf)
-            return -ENOMEM;
-        t->f = nf;
-        t->cap = cap;
-    }
+    if (rd_grow((void **)&t->f, &t->cap, t->n, sizeof *t->f))
+        return -ENOMEM;
     f.node = rd_model_child(s->m, top_node(t), f.fid);
     t->f[t->n++] = f;
     return 0;
@@ -344,14 +332,8 @@ static int add_snap_frame(rd_stack *s, const lt_event *ev)
 {
     if (!s->in_snap || ev->a[0] == 0 || ev->a[0] > UINT32_MAX)
         return s->bad++, 0;
-    if (s->nsnap == s->capsnap) {
-        uint32_t cap = s->capsnap ? s->capsnap * 2 : 64;
-        rd_frame *f = realloc(s->snap, cap * sizeof *f);
-        if (!f)
-            return -ENOMEM;
-        s->snap = f;
-        s->capsnap = cap;
-    }
+    if (rd_grow((void **)&s->snap, &s->capsnap, s->nsnap, sizeof *s->snap))
+        return -ENOMEM;
     const rd_func *fn = rd_model_func(s->m, (uint32_t)ev->a[1]);
     s->snap[s->nsnap++] = (rd_frame){.depth = (uint32_t)ev->a[0],
                                      .fid = fn->known ? (uint32_t)ev->a[1] : 0,
