@@ -44,7 +44,8 @@ static void finish(co_state *s, unsigned reason)
     /* release: every record is visible before DONE */
     atomic_store_explicit(&s->ring.hdr->prod_state, LT_PROD_DONE, memory_order_release);
     co_conn_close(s);
-    lt_ring_unlink(s->shm);
+    /* No unlink here: recorderd removed the name when it mapped the ring,
+     * and by now the name may belong to another process's ring. */
     lt_ring_close(&s->ring);
     co_func_free(s);
 }
@@ -164,7 +165,9 @@ static co_state *setup(lua_State *L, const char *name, int private_summary, lua_
         snprintf(err, sizeof err, "out of memory");
         goto fail_ring;
     }
-    if (!s->discard && co_conn_open(s, err, sizeof err))
+    if (s->discard)
+        lt_ring_unlink(s->shm); /* nobody will map it */
+    else if (co_conn_open(s, err, sizeof err))
         goto fail_func;
     s->layout_ok = co_func_layout_check(L);
     s->state_ok = s->layout_ok && co_func_state_check(L, running);

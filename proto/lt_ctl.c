@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <string.h>
 
+static int key_is(const msgpack_object_kv *kv, const char *k);
+
 static void pack_key(msgpack_packer *pk, const char *k)
 {
     msgpack_pack_str_with_body(pk, k, strlen(k));
@@ -41,10 +43,41 @@ int lt_ctl_pack(const lt_ctl_msg *m, msgpack_sbuffer *sb)
         pack_key(&pk, "ok");
         m->ok ? msgpack_pack_true(&pk) : msgpack_pack_false(&pk);
         pack_kv_str(&pk, m->ok ? "session" : "err", m->text);
+    } else if (m->type == LT_CTL_STATUS || m->type == LT_CTL_STOP) {
+        msgpack_pack_map(&pk, 2);
+        pack_kv_str(&pk, "type", m->type == LT_CTL_STATUS ? "status" : "stop");
+        pack_kv_uint(&pk, "v", LT_CTL_VERSION);
     } else {
         return -EINVAL;
     }
     return sb->size > before ? 0 : -ENOMEM;
+}
+
+int lt_ctl_pack_status(const char *text, const char *json, msgpack_sbuffer *sb)
+{
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
+    size_t before = sb->size;
+    msgpack_pack_map(&pk, 4);
+    pack_kv_str(&pk, "type", "status");
+    pack_kv_uint(&pk, "v", LT_CTL_VERSION);
+    pack_kv_str(&pk, "text", text);
+    pack_kv_str(&pk, "json", json);
+    return sb->size > before ? 0 : -ENOMEM;
+}
+
+const char *lt_ctl_field(const msgpack_object *o, const char *key, uint32_t *len)
+{
+    if (o->type != MSGPACK_OBJECT_MAP)
+        return NULL;
+    for (uint32_t i = 0; i < o->via.map.size; i++) {
+        const msgpack_object_kv *kv = &o->via.map.ptr[i];
+        if (key_is(kv, key) && kv->val.type == MSGPACK_OBJECT_STR) {
+            *len = kv->val.via.str.size;
+            return kv->val.via.str.ptr;
+        }
+    }
+    return NULL;
 }
 
 static int key_is(const msgpack_object_kv *kv, const char *k)
@@ -80,8 +113,11 @@ static int parse_kv(const msgpack_object_kv *kv, lt_ctl_msg *m, unsigned *seen)
     if (key_is(kv, "type")) {
         if (get_str(&kv->val, type, sizeof type))
             return -EPROTO;
-        m->type = !strcmp(type, "hello") ? LT_CTL_HELLO : !strcmp(type, "ack") ? LT_CTL_ACK
-                                                                                : LT_CTL_BAD;
+        m->type = !strcmp(type, "hello")    ? LT_CTL_HELLO
+                  : !strcmp(type, "ack")    ? LT_CTL_ACK
+                  : !strcmp(type, "status") ? LT_CTL_STATUS
+                  : !strcmp(type, "stop")   ? LT_CTL_STOP
+                                            : LT_CTL_BAD;
         *seen |= 1;
         return 0;
     }
@@ -131,6 +167,8 @@ int lt_ctl_parse(const msgpack_object *o, lt_ctl_msg *m)
     if (m->type == LT_CTL_HELLO && (seen & (4 | 8 | 16)) == (4 | 8 | 16))
         return 0;
     if (m->type == LT_CTL_ACK && (seen & 32))
+        return 0;
+    if (m->type == LT_CTL_STATUS || m->type == LT_CTL_STOP)
         return 0;
     m->type = LT_CTL_BAD;
     return -EPROTO;

@@ -4,6 +4,8 @@
  *
  *   collector -> recorderd  {type:"hello", v, pid, shm, ring, cmd}
  *   recorderd -> collector  {type:"ack", v, ok, session | err}
+ *   client    -> recorderd  {type:"status", v}  reply {type:"status", v, text, json}
+ *   client    -> recorderd  {type:"stop", v}    reply {type:"ack", v, ok, session:""}
  *
  * The connection then stays open with nothing on it: its closing tells each
  * side that the other is gone.
@@ -19,7 +21,7 @@
 #define LT_CTL_TEXT_MAX 256
 #define LT_CTL_MSG_MAX 4096 /* a peer sending more without a message is dropped */
 
-enum lt_ctl_type { LT_CTL_BAD = 0, LT_CTL_HELLO, LT_CTL_ACK };
+enum lt_ctl_type { LT_CTL_BAD = 0, LT_CTL_HELLO, LT_CTL_ACK, LT_CTL_STATUS, LT_CTL_STOP };
 
 typedef struct lt_ctl_msg {
     enum lt_ctl_type type;
@@ -32,11 +34,19 @@ typedef struct lt_ctl_msg {
     char text[LT_CTL_TEXT_MAX]; /* ack: session name, or the error */
 } lt_ctl_msg;
 
-/* Appends the msgpack encoding of m to sb. Returns 0 or -ENOMEM. */
+/* Appends the msgpack encoding of m to sb (hello, ack, or a bare status or
+ * stop request). Returns 0 or -ENOMEM. */
 int lt_ctl_pack(const lt_ctl_msg *m, msgpack_sbuffer *sb);
 
 /* Fills m from an unpacked object. Unknown keys are ignored; missing or
  * mistyped ones and over-long strings give -EPROTO. Any thread. */
 int lt_ctl_parse(const msgpack_object *o, lt_ctl_msg *m);
+
+/* Appends a status reply: text for people, json for programs. */
+int lt_ctl_pack_status(const char *text, const char *json, msgpack_sbuffer *sb);
+
+/* Finds string field key of a reply map. Returns a pointer into o (not
+ * terminated) and its length in *len, or NULL. */
+const char *lt_ctl_field(const msgpack_object *o, const char *key, uint32_t *len);
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "rd_client.h"
 #include "rd_replay.h"
 #include "rd_report.h"
 #include "rd_run.h"
@@ -21,6 +22,8 @@ static void usage(FILE *f)
             "  recorderd listen [--socket PATH] [--out DIR]      (also: recorderd --listen)\n"
             "  recorderd report SESSION_DIR|TRACE_FILE [--format profile|annotate|folded|none]\n"
             "                   [--weight time|lines|calls] [-o FILE]\n"
+            "  recorderd status [--socket PATH] [--json]\n"
+            "  recorderd stop [--socket PATH]\n"
             "  recorderd serve --fd N [--out DIR] [--summary|--quiet]   (used by the collector)\n"
             "  recorderd --version | --help\n");
 }
@@ -114,6 +117,24 @@ static int cmd_listen(int argc, char **argv)
             return usage(stderr), 2;
     }
     return serve(path, -1, &so, 0);
+}
+
+/* status and stop: [--socket PATH] [--json] */
+static int cmd_client(int argc, char **argv, int stop)
+{
+    char path[PATH_MAX];
+    int json = 0;
+    rd_server_default_path(path, sizeof path);
+    for (int i = 0; i < argc; i++) {
+        const char *v;
+        if (!strcmp(argv[i], "--socket") && (v = optval(argc, argv, &i)))
+            snprintf(path, sizeof path, "%s", v);
+        else if (!strcmp(argv[i], "--json") && !stop)
+            json = 1;
+        else
+            return usage(stderr), 2;
+    }
+    return stop ? rd_client_stop(path) : rd_client_status(path, json);
 }
 
 static int cmd_serve(int argc, char **argv)
@@ -253,11 +274,16 @@ int main(int argc, char **argv)
 {
     if (argc < 2)
         return usage(stderr), 2;
+    rd_session_guard_init();
     const char *c = argv[1];
     if (!strcmp(c, "run"))
         return cmd_run(argc - 2, argv + 2);
     if (!strcmp(c, "listen") || !strcmp(c, "--listen"))
         return cmd_listen(argc - 2, argv + 2);
+    if (!strcmp(c, "status"))
+        return cmd_client(argc - 2, argv + 2, 0);
+    if (!strcmp(c, "stop"))
+        return cmd_client(argc - 2, argv + 2, 1);
     if (!strcmp(c, "serve"))
         return cmd_serve(argc - 2, argv + 2);
     if (!strcmp(c, "report"))

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "lt_ctl.h"
+#include "rd_status.h"
 #include "rd_util.h"
 
 typedef struct rd_conn {
@@ -19,6 +20,7 @@ typedef struct rd_conn {
     msgpack_unpacker up;
     rd_session *sess;
     int closing;
+    int closing_after_ack; /* a stop request: no more messages */
     char buf[LT_CTL_MSG_MAX];
 } rd_conn;
 
@@ -62,22 +64,54 @@ static void ack_done(uv_write_t *w, int status)
     free(a);
 }
 
-static void send_ack(rd_conn *c, int ok, const char *text)
+/* Sends what fill() packs; the connection closes after it if close_after. */
+static void send_reply(rd_conn *c, int close_after, int (*fill)(msgpack_sbuffer *, void *),
+                       void *ud)
 {
     ack_req *a = calloc(1, sizeof *a);
-    lt_ctl_msg m = {.type = LT_CTL_ACK, .ok = ok};
     if (!a) {
         conn_close(c);
         return;
     }
-    snprintf(m.text, sizeof m.text, "%s", text);
     msgpack_sbuffer_init(&a->sb);
     a->c = c;
-    a->close_after = !ok;
-    lt_ctl_pack(&m, &a->sb);
+    a->close_after = close_after;
+    if (fill(&a->sb, ud)) {
+        ack_done(&a->w, -1);
+        return;
+    }
     uv_buf_t b = uv_buf_init(a->sb.data, (unsigned)a->sb.size);
     if (uv_write(&a->w, (uv_stream_t *)&c->pipe, &b, 1, ack_done) < 0)
         ack_done(&a->w, -1);
+}
+
+static int fill_ack(msgpack_sbuffer *sb, void *ud)
+{
+    return lt_ctl_pack(ud, sb);
+}
+
+static void send_ack(rd_conn *c, int ok, const char *text)
+{
+    lt_ctl_msg m = {.type = LT_CTL_ACK, .ok = ok};
+    snprintf(m.text, sizeof m.text, "%s", text);
+    send_reply(c, !ok, fill_ack, &m);
+}
+
+static int fill_status(msgpack_sbuffer *sb, void *ud)
+{
+    char *text = NULL, *json = NULL;
+    size_t tl = 0, jl = 0;
+    FILE *t = open_memstream(&text, &tl), *j = open_memstream(&json, &jl);
+    if (t && j)
+        rd_status_write(ud, t, j);
+    if (t)
+        fclose(t);
+    if (j)
+        fclose(j);
+    int e = text && json ? lt_ctl_pack_status(text, json, sb) : -ENOMEM;
+    free(text);
+    free(json);
+    return e;
 }
 
 static int peer_cred(rd_conn *c, struct ucred *cr)
@@ -122,6 +156,20 @@ static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf)
     *buf = uv_buf_init(c->buf, sizeof c->buf);
 }
 
+static void on_message(rd_conn *c, const lt_ctl_msg *m)
+{
+    if (m->type == LT_CTL_STATUS) {
+        send_reply(c, 1, fill_status, c->srv);
+    } else if (m->type == LT_CTL_STOP) {
+        lt_ctl_msg ack = {.type = LT_CTL_ACK, .ok = 1};
+        c->closing_after_ack = 1;
+        send_reply(c, 1, fill_ack, &ack);
+        rd_server_stop(c->srv);
+    } else {
+        on_hello(c, m);
+    }
+}
+
 static void feed_hello(rd_conn *c, const char *p, size_t n)
 {
     if (msgpack_unpacker_buffer_capacity(&c->up) < n &&
@@ -138,9 +186,9 @@ static void feed_hello(rd_conn *c, const char *p, size_t n)
     if (st == MSGPACK_UNPACK_SUCCESS) {
         lt_ctl_msg m;
         if (lt_ctl_parse(&r.data, &m))
-            send_ack(c, 0, "malformed hello");
+            send_ack(c, 0, "malformed message");
         else
-            on_hello(c, &m);
+            on_message(c, &m);
     } else if (st != MSGPACK_UNPACK_CONTINUE) {
         conn_close(c);
     }
@@ -158,7 +206,7 @@ static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
             conn_close(c);
         return;
     }
-    if (n > 0 && !c->sess && !c->closing)
+    if (n > 0 && !c->sess && !c->closing && !c->closing_after_ack)
         feed_hello(c, buf->base, (size_t)n);
     /* after the hello a collector sends nothing; extra bytes are ignored */
 }

@@ -2,6 +2,8 @@
 #include "rd_session.h"
 
 #include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,10 +79,57 @@ static int drain_once(rd_session *s, FILE *trace)
         snprintf(s->err, sizeof s->err, "cannot write trace.ltr: %s", strerror(errno));
     s->bytes += (uint64_t)used;
     lt_ring_consume(&s->ring, (uint64_t)used);
+    /* relaxed: statistics for status, read by the loop thread */
+    atomic_store_explicit(&s->stat_events, s->m.events, memory_order_relaxed);
+    atomic_store_explicit(&s->stat_fill, (uint64_t)n, memory_order_relaxed);
+    atomic_store_explicit(&s->stat_drops,
+                          atomic_load_explicit(&s->ring.hdr->drops, memory_order_relaxed),
+                          memory_order_relaxed);
     return used > 0;
 }
 
+/* A producer of the same uid could shrink its shm object under us: reading
+ * the mapping then raises SIGBUS. A drainer reads the ring only inside this
+ * guard, so the fault ends that session, not the daemon. */
+static __thread sigjmp_buf *bus_guard;
+
+static void on_sigbus(int sig, siginfo_t *si, void *ctx)
+{
+    (void)si;
+    (void)ctx;
+    if (bus_guard)
+        siglongjmp(*bus_guard, 1);
+    signal(sig, SIG_DFL); /* a real fault elsewhere: die as we would have */
+    raise(sig);
+}
+
+void rd_session_guard_init(void)
+{
+    struct sigaction sa = {0};
+    sa.sa_sigaction = on_sigbus;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGBUS, &sa, NULL);
+}
+
+static void drain_loop(rd_session *s, FILE *trace);
+
 static void drain(rd_session *s, FILE *trace)
+{
+    sigjmp_buf jb;
+    if (sigsetjmp(jb, 1)) {
+        bus_guard = NULL;
+        s->ring_lost = 1;
+        s->truncated = 1;
+        snprintf(s->err, sizeof s->err, "the ring shrank under recorderd (SIGBUS): session cut");
+        return;
+    }
+    bus_guard = &jb;
+    drain_loop(s, trace);
+    bus_guard = NULL;
+}
+
+static void drain_loop(rd_session *s, FILE *trace)
 {
     for (unsigned idle = 0;;) {
         int r = drain_once(s, trace);
@@ -186,12 +235,16 @@ static void drainer(void *arg)
     rd_stack_finish(&s->st);
     if (trace && fclose(trace) && !s->err[0])
         snprintf(s->err, sizeof s->err, "cannot write trace.ltr: %s", strerror(errno));
-    /* relaxed: a statistic */
-    s->drops = atomic_load_explicit(&s->ring.hdr->drops, memory_order_relaxed);
-    s->drops += s->st.dropped > s->drops ? s->st.dropped - s->drops : 0;
-    /* release: the producer may stop waiting for space */
-    atomic_store_explicit(&s->ring.hdr->cons_state, LT_CONS_GONE, memory_order_release);
+    if (!s->ring_lost) {
+        /* relaxed: a statistic */
+        s->drops = atomic_load_explicit(&s->ring.hdr->drops, memory_order_relaxed);
+        /* release: the producer may stop waiting for space */
+        atomic_store_explicit(&s->ring.hdr->cons_state, LT_CONS_GONE, memory_order_release);
+    }
+    s->drops = s->st.dropped > s->drops ? s->st.dropped : s->drops;
     s->t1 = rd_now_ns();
+    atomic_store_explicit(&s->stat_events, s->m.events, memory_order_relaxed);
+    atomic_store_explicit(&s->stat_writing, 1, memory_order_relaxed);
     write_reports(s);
     if (s->summary)
         rd_session_summary(&s->m, s->dir, stderr);
@@ -220,7 +273,6 @@ rd_session *rd_session_start(const rd_session_opts *opts, const char *shm, uid_t
                  e == -EPROTO ? "not a luatrace ring of this version" : strerror(-e));
         goto fail;
     }
-    lt_ring_unlink(shm); /* mapped now; the name is no longer needed */
     if (make_dir(s, opts->out, err, cap))
         goto fail_ring;
     if (rd_model_init(&s->m) || rd_stack_init(&s->st, &s->m)) {
@@ -231,6 +283,9 @@ rd_session *rd_session_start(const rd_session_opts *opts, const char *shm, uid_t
         snprintf(err, cap, "cannot start a drainer thread");
         goto fail_model;
     }
+    /* Mapped and served: the name is no longer needed. Only on success, so
+     * that a refused collector removes its own name itself. */
+    lt_ring_unlink(shm);
     return s;
 fail_model:
     rd_stack_free(&s->st);

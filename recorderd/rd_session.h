@@ -33,8 +33,12 @@ typedef struct rd_session {
     uv_async_t *wake;        /* loop's async handle, signalled when done */
     _Atomic int conn_closed; /* loop -> drainer: the process is gone */
     _Atomic int done;        /* drainer -> loop: reports written */
+    /* drainer -> loop, for `recorderd status` (relaxed: statistics) */
+    _Atomic uint64_t stat_events, stat_fill, stat_drops; /* fill: unread bytes */
+    _Atomic int stat_writing; /* the process is done, reports are being written */
     int summary;
     int truncated;
+    int ring_lost; /* the mapping faulted: never touch the ring again */
     char err[256];
     uint64_t bytes, drops;
     unsigned long long t0, t1;
@@ -54,6 +58,10 @@ void rd_session_conn_closed(rd_session *s);
 
 /* Loop thread, after done: joins the drainer and frees everything. */
 void rd_session_free(rd_session *s);
+
+/* Installs the SIGBUS handler that lets a drainer survive a ring shrunk
+ * under it. Call once, before any session starts. */
+void rd_session_guard_init(void);
 
 /* Prints the top-20 summary of a finished model. */
 void rd_session_summary(const rd_model *m, const char *dir, FILE *out);

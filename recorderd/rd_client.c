@@ -1,0 +1,105 @@
+/* rd_client: one request, one reply, on the daemon's socket. */
+#include "rd_client.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "lt_ctl.h"
+
+static int connect_to(const char *path)
+{
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    if (strlen(path) >= sizeof a.sun_path)
+        return -ENAMETOOLONG;
+    strcpy(a.sun_path, path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -errno;
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
+        int e = -errno;
+        close(fd);
+        return e;
+    }
+    return fd;
+}
+
+/* Sends a bare request of type t and reads the reply until the daemon
+ * closes (30 s at most). Returns the unpacked reply in r, or an error. */
+static int request(const char *path, enum lt_ctl_type t, msgpack_unpacked *r, char **buf)
+{
+    int fd = connect_to(path);
+    if (fd < 0) {
+        fprintf(stderr, "recorderd: no daemon answers on %s: %s\n", path, strerror(-fd));
+        return fd;
+    }
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    lt_ctl_msg m = {.type = t};
+    int e = lt_ctl_pack(&m, &sb);
+    if (!e && send(fd, sb.data, sb.size, MSG_NOSIGNAL) != (ssize_t)sb.size)
+        e = -EPIPE;
+    msgpack_sbuffer_destroy(&sb);
+    size_t have = 0, cap = 1 << 16;
+    *buf = malloc(cap);
+    while (!e && *buf) {
+        struct pollfd p = {fd, POLLIN, 0};
+        if (poll(&p, 1, 30000) <= 0) {
+            e = -ETIMEDOUT;
+            break;
+        }
+        if (have == cap && !(*buf = realloc(*buf, cap *= 2)))
+            break;
+        ssize_t k = read(fd, *buf + have, cap - have);
+        if (k <= 0)
+            break;
+        have += (size_t)k;
+    }
+    close(fd);
+    size_t off = 0;
+    if (!e && (!*buf || msgpack_unpack_next(r, *buf, have, &off) != MSGPACK_UNPACK_SUCCESS))
+        e = -EPROTO;
+    if (e && e != -ENOENT)
+        fprintf(stderr, "recorderd: bad or no answer from %s: %s\n", path, strerror(-e));
+    return e;
+}
+
+int rd_client_status(const char *path, int json)
+{
+    msgpack_unpacked r;
+    msgpack_unpacked_init(&r);
+    char *buf = NULL;
+    int e = request(path, LT_CTL_STATUS, &r, &buf);
+    uint32_t len = 0;
+    const char *s = e ? NULL : lt_ctl_field(&r.data, json ? "json" : "text", &len);
+    if (s)
+        fwrite(s, 1, len, stdout);
+    else if (!e)
+        fprintf(stderr, "recorderd: the daemon's answer has no %s\n", json ? "json" : "text");
+    msgpack_unpacked_destroy(&r);
+    free(buf);
+    return s ? 0 : 1;
+}
+
+int rd_client_stop(const char *path)
+{
+    msgpack_unpacked r;
+    msgpack_unpacked_init(&r);
+    char *buf = NULL;
+    int e = request(path, LT_CTL_STOP, &r, &buf);
+    lt_ctl_msg m;
+    int ok = !e && lt_ctl_parse(&r.data, &m) == 0 && m.type == LT_CTL_ACK && m.ok;
+    msgpack_unpacked_destroy(&r);
+    free(buf);
+    /* the daemon removes its socket once every session is written */
+    for (int i = 0; ok && i < 600 && access(path, F_OK) == 0; i++)
+        usleep(100000);
+    if (ok)
+        fprintf(stderr, "recorderd: stopped the daemon on %s\n", path);
+    return ok ? 0 : 1;
+}

@@ -1,0 +1,391 @@
+#!/usr/bin/env python3
+"""recorderd listen under load and under faults.
+
+  daemon.py CASE --recorderd PATH --cpath DIR --corpus DIR [--lua lua5.1]
+            [--reftrace-c SO]
+
+Every case starts a real `recorderd listen` on a socket in a temporary
+directory and real lua5.1 processes, and removes its daemons, sockets and
+shm segments even when it fails. Cases:
+  status      status (text and --json) while a program runs; stop
+  concurrent  16 traced processes at once: each session equals the truth
+  lossless    the daemon frozen (SIGSTOP) while a program traces: it waits,
+              nothing is lost, the stacks equal the truth
+  drop        LUATRACE_MODE=drop with a tiny ring and a frozen daemon:
+              drops counted and reported, the session completes
+  killed      a traced process SIGKILLed: its session is written, marked
+              truncated; the daemon serves the next one
+  restart     daemon SIGKILLed, a new one on the same socket serves on
+  unwritable  an output directory that cannot be created: a clear refusal,
+              the program runs untraced, the daemon survives
+  badinput    garbage, bad msgpack, a huge message, a bad ring name on the
+              socket: each connection refused, the daemon survives
+  sigbus      a producer shrinks its ring under the daemon: that session is
+              cut with a clear error, the daemon survives
+"""
+
+import argparse
+import json
+import mmap
+import os
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import reftrace_post  # noqa: E402
+from collector import Case, expect, shm_segments, SHM_DIR  # noqa: E402
+from corpus import Failure, run, base_env, reference, build_helper  # noqa: E402
+
+
+class Daemon(Case):
+    def status(self):
+        r = run([self.args.recorderd, 'status', '--socket', self.sock, '--json'], self.tmp,
+                base_env())
+        expect(r.status == 0, 'status failed: %r' % r.err)
+        return json.loads(r.out)
+
+    def alive(self):
+        expect(self.daemon.poll() is None, 'the daemon died (status %s)' % self.daemon.poll())
+        self.status()
+
+    def spawn_lua(self, prog, env, cwd=None):
+        return subprocess.Popen([self.args.lua, '-lluatrace', prog], cwd=cwd or self.tmp, env=env,
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, start_new_session=True)
+
+    def traced_env(self, shm, **extra):
+        return self.env(LUATRACE_SOCKET=self.sock, LUATRACE_SHM=shm, **extra)
+
+    def meta(self, session):
+        return json.load(open(os.path.join(session, 'session.json')))
+
+
+def wait(proc, timeout=120):
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise Failure('a traced program hung')
+    return out, err, proc.returncode
+
+
+SLOW = '''
+local function work(n) local s = 0 for i = 1, n do s = s + i % 7 end return s end
+local t = 0
+for round = 1, ROUNDS do t = t + work(100000) end
+print(t)
+'''
+
+
+def case_status(d):
+    prog = d.write('slow.lua', SLOW.replace('ROUNDS', '100'))
+    d.start_daemon()
+    p = d.spawn_lua(prog, d.traced_env('slow'))
+    time.sleep(0.3)
+    st = d.status()
+    names = [s['session'] for s in st['sessions']]
+    expect(names == ['slow'], 'status lists %s' % names)
+    row = st['sessions'][0]
+    expect(row['pid'] == p.pid and row['state'] in ('tracing', 'draining', 'writing'),
+           'status row %s' % row)
+    r = run([d.args.recorderd, 'status', '--socket', d.sock], d.tmp, base_env())
+    expect(b'slow' in r.out and b'EVENTS/S' in r.out, 'text status: %r' % r.out)
+    out, err, rc = wait(p)
+    expect(rc == 0, 'program failed: %r' % err)
+    r = run([d.args.recorderd, 'stop', '--socket', d.sock], d.tmp, base_env())
+    expect(r.status == 0, 'stop failed: %r' % r.err)
+    d.daemon.wait(timeout=30)
+    expect(d.daemon.returncode == 0, 'daemon exit %d' % d.daemon.returncode)
+    expect(not os.path.exists(d.sock), 'socket left behind')
+    expect(d.meta(d.session('slow'))['status'] == 'complete', 'session not complete')
+    r = run([d.args.recorderd, 'status', '--socket', d.sock], d.tmp, base_env())
+    expect(r.status == 1 and b'no daemon answers' in r.err, 'status without daemon: %r' % r.err)
+
+
+def truth(d, prog_name):
+    """The reference folded stacks (lines) of a corpus program."""
+    helper = d.args.reftrace_c or build_helper(d.tmp)
+    return reference(d.args, d.args.corpus, prog_name, d.tmp, helper)[1]
+
+
+def folded_equal(d, session, ref_lines, what):
+    got = {reftrace_post.compress(k): v for k, v in d.folded(session, 'lines').items()}
+    if got != ref_lines:
+        extra = {k for k in got if got[k] != ref_lines.get(k)}
+        missing = set(ref_lines) - set(got)
+        raise Failure('%s: stacks differ from the truth (%d missing, %d extra), e.g. %s'
+                      % (what, len(missing), len(extra),
+                         [(reftrace_post.expand(k)[-120:], got.get(k), ref_lines.get(k))
+                          for k in sorted(extra or set(got))[:3]]))
+
+
+def case_concurrent(d):
+    prog = 'coroutines.lua'
+    ref = truth(d, prog)
+    d.start_daemon()
+    procs = [d.spawn_lua(prog, d.traced_env('conc'), cwd=d.args.corpus) for _ in range(16)]
+    outs = [wait(p) for p in procs]
+    d.stop_daemon()
+    expect(all(o[2] == 0 and not o[1] for o in outs) and len({o[0] for o in outs}) == 1,
+           'programs failed or printed different things: %s' % [o[1] for o in outs if o[1]])
+    sessions = sorted(os.listdir(d.out))
+    expect(len(sessions) == 16, 'expected 16 sessions, got %s' % sessions)
+    for name in sessions:
+        path = os.path.join(d.out, name)
+        expect(d.meta(path)['status'] == 'complete', '%s incomplete' % name)
+        folded_equal(d, path, ref, name)
+
+
+GATED = '''
+local function f(n) if n == 0 then return 0 end return 1 + f(n - 1) end
+local gen = coroutine.wrap(function() local i = 0 while true do i = i + 1 coroutine.yield(i) end end)
+local function phase(k) local t = 0 for i = 1, k do t = t + f(20) + gen() end return t end
+print(phase(100))
+io.read("*l")
+print(phase(ROUNDS))
+'''
+
+
+def gated_run(d, shm, rounds, **env):
+    """Starts the gated program traced, waits until its session traces,
+    freezes the daemon, lets the program's second phase run, and returns
+    (process, whether it was still running after 0.5 s frozen)."""
+    prog = d.write('gated.lua', GATED.replace('ROUNDS', str(rounds)))
+    p = subprocess.Popen([d.args.lua, '-lluatrace', prog], cwd=d.tmp,
+                         env=d.traced_env(shm, LUATRACE_RING='64K', **env),
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         start_new_session=True)
+    for _ in range(500):
+        if any(s['session'] == shm and s['events'] > 0 for s in d.status()['sessions']):
+            break
+        time.sleep(0.01)
+    else:
+        raise Failure('the session never started')
+    os.kill(d.daemon.pid, signal.SIGSTOP)
+    try:
+        p.stdin.write(b'go\n')
+        p.stdin.flush()
+        time.sleep(0.5)
+        blocked = p.poll() is None
+    finally:
+        os.kill(d.daemon.pid, signal.SIGCONT)
+    return p, blocked
+
+
+def case_lossless(d):
+    prog = d.write('gated.lua', GATED.replace('ROUNDS', '3000'))
+    helper = d.args.reftrace_c or build_helper(d.tmp)
+    ref_out = os.path.join(d.tmp, 'ref.txt')
+    env = base_env()
+    env['LUA_PATH'] = os.path.join(d.args.corpus, '?.lua') + ';;'
+    env['LUA_CPATH'] = os.path.dirname(helper) + '/?.so;;'
+    env['REFTRACE_OUT'] = ref_out
+    r = subprocess.run([d.args.lua, '-lreftrace', prog], cwd=d.tmp, env=env, input=b'go\n',
+                       capture_output=True, timeout=300)
+    expect(r.returncode == 0, 'reference run failed: %r' % r.stderr)
+    ref = reftrace_post.parse(ref_out)[0]
+    d.start_daemon()
+    p, blocked = gated_run(d, 'lossless', 3000)
+    out, err, rc = wait(p)
+    expect(blocked, 'the program did not wait for the frozen daemon')
+    expect(rc == 0 and out == r.stdout, 'program changed: %r %r' % (out, err))
+    d.stop_daemon()
+    meta = d.meta(d.session('lossless'))
+    expect(meta['status'] == 'complete' and meta['drops'] == 0, 'session %s' % meta)
+    folded_equal(d, d.session('lossless'), ref, 'lossless')
+
+
+def case_drop(d):
+    prog = d.write('gated.lua', GATED.replace('ROUNDS', '3000'))
+    plain = subprocess.run([d.args.lua, prog], cwd=d.tmp, env=d.env(), input=b'go\n',
+                           capture_output=True, timeout=60)
+    d.start_daemon()
+    p, blocked = gated_run(d, 'drop', 3000, LUATRACE_MODE='drop')
+    out, err, rc = wait(p)
+    d.stop_daemon()
+    expect(not blocked, 'drop mode waited for the frozen daemon')
+    expect(out == plain.stdout and rc == 0 and not err, 'program changed: %r %r' % (out, err))
+    meta = d.meta(d.session('drop'))
+    expect(meta['status'] == 'complete', 'session %s' % meta)
+    expect(meta['drops'] > 0, 'no drops counted: %s' % meta)
+    r = run([d.args.recorderd, 'report', d.session('drop')], d.tmp, base_env())
+    expect(r.status == 0, 'report after drops failed: %r' % r.err)
+
+
+def case_killed(d):
+    prog = d.write('slow.lua', SLOW.replace('ROUNDS', '300'))
+    d.start_daemon()
+    p = d.spawn_lua(prog, d.traced_env('victim'))
+    time.sleep(0.3)
+    os.killpg(p.pid, signal.SIGKILL)
+    p.communicate()
+    hello = d.write('hello.lua', 'print("hi")\n')
+    r = run([d.args.lua, '-lluatrace', hello], d.tmp, d.traced_env('next'))
+    expect(r.status == 0 and r.out == b'hi\n', 'next program: %r' % r.err)
+    d.stop_daemon()
+    meta = d.meta(d.session('victim'))
+    expect(meta['status'] == 'truncated' and meta['events'] > 0, 'victim session %s' % meta)
+    for f in ('profile.txt', 'stacks.folded', 'trace.ltr'):
+        expect(os.path.exists(os.path.join(d.session('victim'), f)), '%s missing' % f)
+    expect(d.meta(d.session('next'))['status'] == 'complete', 'next session incomplete')
+
+
+def case_restart(d):
+    d.start_daemon()
+    d.kill_daemon()
+    expect(os.path.exists(d.sock), 'the test expects a stale socket file')
+    d.start_daemon()
+    hello = d.write('hello.lua', 'print("hi")\n')
+    r = run([d.args.lua, '-lluatrace', hello], d.tmp, d.traced_env('after'))
+    expect(r.status == 0 and not r.err, 'after restart: %r' % r.err)
+    d.stop_daemon()
+    expect(d.meta(d.session('after'))['status'] == 'complete', 'session incomplete')
+
+
+def case_unwritable(d):
+    d.out = '/dev/null/luatrace-out'
+    d.start_daemon()
+    hello = d.write('hello.lua', 'print("hi")\n')
+    r = run([d.args.lua, '-lluatrace', hello], d.tmp, d.traced_env('nowhere'))
+    expect(r.status == 0 and r.out == b'hi\n', 'program changed: %r' % r.out)
+    expect(b'cannot create a session directory' in r.err and b'running untraced' in r.err,
+           'unclear refusal: %r' % r.err)
+    d.alive()
+    d.stop_daemon()
+
+
+def pack_str(s):
+    b = s.encode()
+    return (bytes([0xa0 | len(b)]) if len(b) < 32 else bytes([0xd9, len(b)])) + b
+
+
+def pack_uint(v):
+    return bytes([v]) if v < 128 else b'\xce' + struct.pack('>I', v)
+
+
+def hello_bytes(shm, pid, ring=65536):
+    kv = [('type', pack_str('hello')), ('v', pack_uint(1)), ('pid', pack_uint(pid)),
+          ('shm', pack_str(shm)), ('ring', pack_uint(ring)), ('cmd', pack_str('fake'))]
+    return bytes([0x80 | len(kv)]) + b''.join(pack_str(k) + v for k, v in kv)
+
+
+def send_raw(d, data, read=True):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(10)
+    s.connect(d.sock)
+    try:
+        s.sendall(data)
+        return s.recv(4096) if read else b''
+    except (ConnectionResetError, BrokenPipeError, socket.timeout):
+        return b''
+    finally:
+        s.close()
+
+
+def case_badinput(d):
+    d.start_daemon()
+    for data in (os.urandom(3000), b'\xc1' * 10, b'\x81\xa4type\xa5hello',
+                 b'\xdb\xff\xff\xff\xff' + b'x' * 5000,
+                 hello_bytes('../../etc/passwd', os.getpid()),
+                 hello_bytes('nonexistent-ring', os.getpid()),
+                 hello_bytes('ok-name', 1)):
+        reply = send_raw(d, data)
+        expect(b'"ok' not in reply, 'accepted garbage')
+        d.alive()
+    d.stop_daemon()
+
+
+def case_sigbus(d):
+    name = 'fake-%d' % os.getpid()
+    path = os.path.join(SHM_DIR, 'luatrace-' + name)
+    size = 65536
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        os.ftruncate(fd, 4096 + size)
+        mm = mmap.mmap(fd, 4096)
+        mm[0:32] = struct.pack('<QIIQII', 0x31474e4952544c, 1, 4096, size, os.getpid(), 0)
+        data = mmap.mmap(fd, size, offset=4096)
+        clock = b'\x94\x02\x01\x01\x00'           # CLOCK [1, 1, 0]
+        data[0:len(clock)] = clock
+        d.start_daemon()
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(10)
+        s.connect(d.sock)
+        s.sendall(hello_bytes(name, os.getpid(), size))
+        expect(b'session' in s.recv(4096), 'the fake producer was refused')
+        mm[64:72] = struct.pack('<Q', len(clock))   # publish the record
+        time.sleep(0.2)
+        data.close()
+        os.ftruncate(fd, 4096)                     # the data is gone...
+        mm[64:72] = struct.pack('<Q', len(clock) + 200)  # ...and more is announced
+        time.sleep(0.5)
+        s.close()
+        time.sleep(0.5)
+        d.alive()
+        d.stop_daemon()
+        meta = d.meta(d.session(name))
+        expect(meta['status'] == 'truncated' and 'SIGBUS' in meta['error'],
+               'session %s' % meta)
+    finally:
+        os.close(fd)
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
+
+
+CASES = {'status': case_status, 'concurrent': case_concurrent, 'lossless': case_lossless,
+         'drop': case_drop, 'killed': case_killed, 'restart': case_restart,
+         'unwritable': case_unwritable, 'badinput': case_badinput, 'sigbus': case_sigbus}
+
+
+def main(argv):
+    ap = argparse.ArgumentParser()
+    ap.add_argument('case', choices=sorted(CASES))
+    ap.add_argument('--recorderd', required=True)
+    ap.add_argument('--cpath', required=True)
+    ap.add_argument('--corpus', required=True)
+    ap.add_argument('--lua', default='lua5.1')
+    ap.add_argument('--reftrace-c', default=None)
+    args = ap.parse_args(argv)
+    for k in ('recorderd', 'cpath', 'corpus', 'reftrace_c'):
+        if getattr(args, k):
+            setattr(args, k, os.path.abspath(getattr(args, k)))
+    before = shm_segments()
+    tmp = tempfile.mkdtemp(prefix='luatrace-daemon-')
+    d = Daemon(args, tmp)
+    try:
+        CASES[args.case](d)
+        d.stop_daemon()
+        left = shm_segments() - before
+        expect(not left, 'shm segments left behind: %s' % sorted(left))
+    except Failure as e:
+        print('FAIL: %s: %s' % (args.case, e))
+        return 1
+    finally:
+        if d.daemon and d.daemon.poll() is None:
+            try:
+                os.kill(d.daemon.pid, signal.SIGCONT)
+            except ProcessLookupError:
+                pass
+        d.kill_daemon()
+        for name in shm_segments() - before:
+            try:
+                os.unlink(os.path.join(SHM_DIR, name))
+            except OSError:
+                pass
+        shutil.rmtree(tmp, ignore_errors=True)
+    print('ok: %s' % args.case)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
