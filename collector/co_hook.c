@@ -40,6 +40,12 @@ CO_INLINE uint8_t *begin(co_state *s, size_t n)
     return p;
 }
 
+void co_hook_flush_gap(co_state *s)
+{
+    uint8_t *p = begin(s, LT_EVENT_HOT_MAX); /* writes the GAP, if any */
+    (void)p;
+}
+
 CO_INLINE void end(co_state *s, uint8_t *p, uint8_t *q)
 {
     lt_ring_commit(&s->ring, (uint64_t)(q - p));

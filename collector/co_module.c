@@ -37,8 +37,13 @@ static void finish(co_state *s, unsigned reason)
 {
     if (!s || !s->ring.hdr)
         return;
-    if (s->active)
+    /* The last records are worth a wait even in drop mode: without them the
+     * trace would not say how it ended, nor what it lost. */
+    s->drop_mode = 0;
+    if (s->active) {
+        co_hook_flush_gap(s);
         emit_stop(s, reason);
+    }
     s->active = 0;
     lt_ring_publish(&s->ring);
     /* release: every record is visible before DONE */

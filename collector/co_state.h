@@ -105,6 +105,9 @@ void co_hook(lua_State *L, lua_Debug *ar);
 co_state *co_hook_state(void);
 void co_hook_set_state(co_state *s);
 
+/* Writes the GAP record of events dropped since the last one, if any. */
+void co_hook_flush_gap(co_state *s);
+
 /* Emits START + FRAME records describing L's whole stack. */
 void co_hook_snapshot(co_state *s, lua_State *L, unsigned reason);
 

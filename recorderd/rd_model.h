@@ -53,6 +53,7 @@ typedef struct rd_model {
     uint64_t clk_t0, clk_n0, clk_t1, clk_n1;
     int clk_pairs, clk_tsc;
     uint64_t events, ticks_total;
+    uint64_t dropped; /* events the producer dropped (GAP records) */
 } rd_model;
 
 /* Makes the array *p (capacity *cap elements of elem bytes) hold index

@@ -446,6 +446,7 @@ int rd_stack_event(rd_stack *s, const lt_event *ev)
     case LT_EV_GAP:
         s->gaps++;
         s->dropped += ev->a[0];
+        m->dropped += ev->a[0];
         return 0;
     default:
         return s->stopped && ev->kind != LT_EV_STOP ? 0 : frame_event(s, ev);

@@ -151,13 +151,14 @@ local function phase(k) local t = 0 for i = 1, k do t = t + f(20) + gen() end re
 print(phase(100))
 io.read("*l")
 print(phase(ROUNDS))
+io.open("phase2.done", "w"):close()
 '''
 
 
 def gated_run(d, shm, rounds, **env):
     """Starts the gated program traced, waits until its session traces,
     freezes the daemon, lets the program's second phase run, and returns
-    (process, whether it was still running after 0.5 s frozen)."""
+    (process, whether that phase was still unfinished after 0.5 s frozen)."""
     prog = d.write('gated.lua', GATED.replace('ROUNDS', str(rounds)))
     p = subprocess.Popen([d.args.lua, '-lluatrace', prog], cwd=d.tmp,
                          env=d.traced_env(shm, LUATRACE_RING='64K', **env),
@@ -174,7 +175,7 @@ def gated_run(d, shm, rounds, **env):
         p.stdin.write(b'go\n')
         p.stdin.flush()
         time.sleep(0.5)
-        blocked = p.poll() is None
+        blocked = not os.path.exists(os.path.join(d.tmp, 'phase2.done'))
     finally:
         os.kill(d.daemon.pid, signal.SIGCONT)
     return p, blocked
@@ -190,6 +191,7 @@ def case_lossless(d):
     env['REFTRACE_OUT'] = ref_out
     r = subprocess.run([d.args.lua, '-lreftrace', prog], cwd=d.tmp, env=env, input=b'go\n',
                        capture_output=True, timeout=300)
+    os.unlink(os.path.join(d.tmp, 'phase2.done'))
     expect(r.returncode == 0, 'reference run failed: %r' % r.stderr)
     ref = reftrace_post.parse(ref_out)[0]
     d.start_daemon()
@@ -207,6 +209,7 @@ def case_drop(d):
     prog = d.write('gated.lua', GATED.replace('ROUNDS', '3000'))
     plain = subprocess.run([d.args.lua, prog], cwd=d.tmp, env=d.env(), input=b'go\n',
                            capture_output=True, timeout=60)
+    os.unlink(os.path.join(d.tmp, 'phase2.done'))
     d.start_daemon()
     p, blocked = gated_run(d, 'drop', 3000, LUATRACE_MODE='drop')
     out, err, rc = wait(p)
@@ -218,6 +221,7 @@ def case_drop(d):
     expect(meta['drops'] > 0, 'no drops counted: %s' % meta)
     r = run([d.args.recorderd, 'report', d.session('drop')], d.tmp, base_env())
     expect(r.status == 0, 'report after drops failed: %r' % r.err)
+    expect(b'DROPPED EVENTS' in r.out, 'the profile does not say events were dropped')
 
 
 def case_killed(d):
@@ -305,6 +309,7 @@ def case_badinput(d):
 
 def case_sigbus(d):
     name = 'fake-%d' % os.getpid()
+    d.used.add(name)
     path = os.path.join(SHM_DIR, 'luatrace-' + name)
     size = 65536
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
@@ -342,7 +347,29 @@ def case_sigbus(d):
             pass
 
 
-CASES = {'status': case_status, 'concurrent': case_concurrent, 'lossless': case_lossless,
+def case_otheruser(d):
+    """A process of another uid reaching the socket is refused (SO_PEERCRED)."""
+    if os.geteuid() != 0 or not shutil.which('setpriv'):
+        print('skipped: needs root and setpriv')
+        raise SystemExit(77)
+    d.start_daemon()
+    os.chmod(os.path.dirname(d.sock), 0o755)
+    os.chmod(d.sock, 0o666)
+    os.chmod(d.tmp, 0o755)
+    hello = d.write('hello.lua', 'print("hi")\n')
+    os.chmod(os.path.join(d.tmp, hello), 0o644)
+    env = d.traced_env('intruder')
+    r = run(['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups',
+             d.args.lua, '-lluatrace', hello], d.tmp, env)
+    expect(r.status == 0 and r.out == b'hi\n', 'program changed: %r %r' % (r.out, r.err))
+    expect(b'peer is another user' in r.err and b'running untraced' in r.err,
+           'not refused: %r' % r.err)
+    d.alive()
+    d.stop_daemon()
+    expect(not os.path.exists(os.path.join(d.out, 'intruder')), 'a session was made')
+
+
+CASES = {'otheruser': case_otheruser, 'status': case_status, 'concurrent': case_concurrent, 'lossless': case_lossless,
          'drop': case_drop, 'killed': case_killed, 'restart': case_restart,
          'unwritable': case_unwritable, 'badinput': case_badinput, 'sigbus': case_sigbus}
 
@@ -365,7 +392,7 @@ def main(argv):
     try:
         CASES[args.case](d)
         d.stop_daemon()
-        left = shm_segments() - before
+        left = d.mine(shm_segments() - before)
         expect(not left, 'shm segments left behind: %s' % sorted(left))
     except Failure as e:
         print('FAIL: %s: %s' % (args.case, e))
@@ -377,7 +404,7 @@ def main(argv):
             except ProcessLookupError:
                 pass
         d.kill_daemon()
-        for name in shm_segments() - before:
+        for name in d.mine(shm_segments() - before):
             try:
                 os.unlink(os.path.join(SHM_DIR, name))
             except OSError:
