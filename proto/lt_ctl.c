@@ -91,6 +91,9 @@ static int get_str(const msgpack_object *v, char *dst, size_t cap)
 {
     if (v->type != MSGPACK_OBJECT_STR || v->via.str.size >= cap)
         return -EPROTO;
+    dst[0] = 0;
+    if (v->via.str.size == 0)
+        return 0; /* msgpack-c may give a NULL body: no memchr/memcpy on it */
     if (memchr(v->via.str.ptr, 0, v->via.str.size))
         return -EPROTO;
     memcpy(dst, v->via.str.ptr, v->via.str.size);

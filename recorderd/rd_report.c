@@ -276,7 +276,8 @@ static fline *file_lines(const rd_model *m, uint32_t sid, uint32_t *n)
         }
         v[cnt++] = (fline){l->line, l->hits, l->ticks};
     }
-    qsort(v, cnt, sizeof *v, cmp_line);
+    if (cnt)
+        qsort(v, cnt, sizeof *v, cmp_line);
     uint32_t w = 0; /* merge functions sharing a line */
     for (uint32_t i = 0; i < cnt; i++) {
         if (w && v[w - 1].line == v[i].line) {

@@ -162,7 +162,8 @@ static void check_msgpack_obj(const rec *r, const msgpack_object *o)
         if (is_str_arg(r->kind, i)) {
             ck_assert_int_eq(a[i + 1].type, MSGPACK_OBJECT_STR);
             ck_assert_uint_eq(a[i + 1].via.str.size, r->slen);
-            ck_assert(memcmp(a[i + 1].via.str.ptr, g_text, r->slen) == 0);
+            /* msgpack-c gives a NULL body for an empty string */
+            ck_assert(r->slen == 0 || memcmp(a[i + 1].via.str.ptr, g_text, r->slen) == 0);
         } else {
             ck_assert_int_eq(a[i + 1].type, MSGPACK_OBJECT_POSITIVE_INTEGER);
             ck_assert_uint_eq(a[i + 1].via.u64, r->a[i]);
