@@ -158,10 +158,15 @@ static int read_ack(int fd, lt_ctl_msg *m)
         if (k <= 0)
             return -ECONNRESET;
         have += (size_t)k;
+        long len = lt_ctl_scan((const uint8_t *)buf, have, sizeof buf);
+        if (len < 0)
+            return -EPROTO;
+        if (len == 0)
+            continue;
         msgpack_unpacked u;
         msgpack_unpacked_init(&u);
         size_t off = 0;
-        int ok = msgpack_unpack_next(&u, buf, have, &off) == MSGPACK_UNPACK_SUCCESS;
+        int ok = msgpack_unpack_next(&u, buf, (size_t)len, &off) == MSGPACK_UNPACK_SUCCESS;
         int err = ok ? lt_ctl_parse(&u.data, m) : 0;
         msgpack_unpacked_destroy(&u);
         if (ok)

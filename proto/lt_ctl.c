@@ -6,6 +6,82 @@
 
 static int key_is(const msgpack_object_kv *kv, const char *k);
 
+static uint64_t be_len(const uint8_t *p, size_t n)
+{
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* Header of the object starting with b: its size (hl) and, for strings and
+ * containers, kind 1 (bytes), 2 (array) or 3 (map). Returns the length of a
+ * scalar, 0 for a string or container, -1 for a type we never use. */
+static int head_of(uint8_t b, size_t *hl, int *kind, uint64_t *len)
+{
+    static const struct { uint8_t b, hl, kind, scalar; } t[] = {
+        {0xc0, 1, 0, 1}, {0xc2, 1, 0, 1}, {0xc3, 1, 0, 1}, {0xcc, 1, 0, 2}, {0xd0, 1, 0, 2},
+        {0xcd, 1, 0, 3}, {0xd1, 1, 0, 3}, {0xce, 1, 0, 5}, {0xd2, 1, 0, 5}, {0xca, 1, 0, 5},
+        {0xcf, 1, 0, 9}, {0xd3, 1, 0, 9}, {0xcb, 1, 0, 9}, {0xd9, 2, 1, 0}, {0xc4, 2, 1, 0},
+        {0xda, 3, 1, 0}, {0xc5, 3, 1, 0}, {0xdb, 5, 1, 0}, {0xc6, 5, 1, 0}, {0xdc, 3, 2, 0},
+        {0xdd, 5, 2, 0}, {0xde, 3, 3, 0}, {0xdf, 5, 3, 0}};
+    *hl = 1;
+    *len = 0;
+    if (b <= 0x7f || b >= 0xe0)
+        return 1;
+    if ((b & 0xe0) == 0xa0 || (b & 0xf0) == 0x90 || (b & 0xf0) == 0x80) {
+        *kind = (b & 0xe0) == 0xa0 ? 1 : (b & 0xf0) == 0x90 ? 2 : 3;
+        *len = (b & 0xe0) == 0xa0 ? (b & 0x1fu) : (b & 0x0fu);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (t[i].b == b) {
+            *hl = t[i].hl;
+            *kind = t[i].kind;
+            return t[i].scalar;
+        }
+    return -1;
+}
+
+static long scan_obj(const uint8_t *p, size_t n, size_t max, unsigned depth)
+{
+    size_t hl;
+    int kind = 0;
+    uint64_t len;
+    if (n == 0)
+        return 0;
+    int scalar = head_of(p[0], &hl, &kind, &len);
+    if (scalar < 0)
+        return -EPROTO;
+    if (scalar > 0)
+        return n >= (size_t)scalar ? scalar : 0;
+    if (hl > 1) {
+        if (n < hl)
+            return 0;
+        len = be_len(p + 1, hl - 1);
+    }
+    if (len > max)
+        return -EPROTO;
+    if (kind == 1)
+        return n >= hl + len ? (long)(hl + len) : 0;
+    if (depth >= 4)
+        return -EPROTO;
+    size_t off = hl;
+    for (uint64_t i = 0; i < (kind == 3 ? 2 * len : len); i++) {
+        long k = scan_obj(p + off, n - off, max, depth + 1);
+        if (k <= 0)
+            return k;
+        off += (size_t)k;
+    }
+    return (long)off;
+}
+
+long lt_ctl_scan(const uint8_t *p, size_t n, size_t max)
+{
+    long k = scan_obj(p, n < max ? n : max, max, 0);
+    return k == 0 && n >= max ? -EPROTO : k;
+}
+
 static void pack_key(msgpack_packer *pk, const char *k)
 {
     msgpack_pack_str_with_body(pk, k, strlen(k));

@@ -42,6 +42,14 @@ int lt_ctl_pack(const lt_ctl_msg *m, msgpack_sbuffer *sb);
  * mistyped ones and over-long strings give -EPROTO. Any thread. */
 int lt_ctl_parse(const msgpack_object *o, lt_ctl_msg *m);
 
+/* Checks the msgpack object at p[0..n) before msgpack-c sees it: msgpack-c
+ * allocates what a container header declares, so a 5-byte header could make
+ * it reserve gigabytes. Returns the object's length when complete, 0 if
+ * more bytes are needed, or -EPROTO when a string or container declares more
+ * than max, nesting is deeper than 4, a type we never send appears, or max
+ * bytes hold no complete object. Allocates nothing; any thread. */
+long lt_ctl_scan(const uint8_t *p, size_t n, size_t max);
+
 /* Appends a status reply: text for people, json for programs. */
 int lt_ctl_pack_status(const char *text, const char *json, msgpack_sbuffer *sb);
 

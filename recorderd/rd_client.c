@@ -62,7 +62,9 @@ static int request(const char *path, enum lt_ctl_type t, msgpack_unpacked *r, ch
     }
     close(fd);
     size_t off = 0;
-    if (!e && (!*buf || msgpack_unpack_next(r, *buf, have, &off) != MSGPACK_UNPACK_SUCCESS))
+    long len = !e && *buf ? lt_ctl_scan((const uint8_t *)*buf, have, have + 1) : -1;
+    if (!e && (len <= 0 || msgpack_unpack_next(r, *buf, (size_t)len, &off) !=
+                               MSGPACK_UNPACK_SUCCESS))
         e = -EPROTO;
     if (e && e != -ENOENT)
         fprintf(stderr, "recorderd: bad or no answer from %s: %s\n", path, strerror(-e));

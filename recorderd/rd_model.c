@@ -7,6 +7,15 @@
 #include <string.h>
 
 #define RD_MAX_IDS (1u << 24) /* bound on sids/fids a peer may declare */
+/* The collector hands out ids densely: a new id is at most the next one.
+ * The slack tolerates nothing in particular; it only keeps a forged id
+ * from making us allocate for 2^24 entries. */
+#define RD_ID_SLACK 1024u
+
+static int id_ok(uint64_t id, uint32_t n)
+{
+    return id != 0 && id < RD_MAX_IDS && id <= (uint64_t)(n ? n : 1) + RD_ID_SLACK;
+}
 
 int rd_grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
 {
@@ -55,7 +64,7 @@ void rd_model_free(rd_model *m)
 
 int rd_model_add_str(rd_model *m, uint64_t sid, const char *s, uint32_t len)
 {
-    if (sid == 0 || sid >= RD_MAX_IDS || !s)
+    if (!id_ok(sid, m->nstr) || !s)
         return -EPROTO;
     if (rd_grow((void **)&m->str, &m->capstr, (uint32_t)sid, sizeof *m->str))
         return -ENOMEM;
@@ -74,7 +83,7 @@ int rd_model_add_str(rd_model *m, uint64_t sid, const char *s, uint32_t len)
 int rd_model_add_func(rd_model *m, const lt_event *ev)
 {
     uint64_t fid = ev->a[0];
-    if (fid == 0 || fid >= RD_MAX_IDS || ev->a[1] > LT_WHAT_MAIN || ev->a[2] >= RD_MAX_IDS ||
+    if (!id_ok(fid, m->nfunc) || ev->a[1] > LT_WHAT_MAIN || ev->a[2] >= RD_MAX_IDS ||
         ev->a[3] >= RD_MAX_IDS)
         return -EPROTO;
     if (rd_grow((void **)&m->func, &m->capfunc, (uint32_t)fid, sizeof *m->func))

@@ -105,7 +105,10 @@ static uint64_t weight_of(const folder *f, const rd_node *n)
     switch (f->weight) {
     case RD_W_LINES: return n->lines;
     case RD_W_CALLS: return n->calls;
-    default: return (uint64_t)((double)n->self * f->ns_per_tick + 0.5);
+    default: {
+        double ns = (double)n->self * f->ns_per_tick + 0.5;
+        return ns < 0x1p64 ? (uint64_t)ns : UINT64_MAX; /* a corrupt clock */
+    }
     }
 }
 

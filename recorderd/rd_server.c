@@ -17,7 +17,8 @@
 typedef struct rd_conn {
     uv_pipe_t pipe;
     rd_server *srv;
-    msgpack_unpacker up;
+    char msg[LT_CTL_MSG_MAX]; /* the first message, as it arrives */
+    size_t nmsg;
     rd_session *sess;
     int closing;
     int closing_after_ack; /* a stop request: no more messages */
@@ -34,7 +35,6 @@ static void conn_free(uv_handle_t *h)
 {
     rd_conn *c = h->data;
     rd_server *srv = c->srv;
-    msgpack_unpacker_destroy(&c->up);
     free(c);
     srv->conns--;
     maybe_idle(srv);
@@ -170,28 +170,32 @@ static void on_message(rd_conn *c, const lt_ctl_msg *m)
     }
 }
 
+/* The first message arrives in pieces; it is checked with lt_ctl_scan
+ * before msgpack-c, which would allocate whatever a header declares. */
 static void feed_hello(rd_conn *c, const char *p, size_t n)
 {
-    if (msgpack_unpacker_buffer_capacity(&c->up) < n &&
-        (!msgpack_unpacker_reserve_buffer(&c->up, n) ||
-         msgpack_unpacker_message_size(&c->up) + n > LT_CTL_MSG_MAX)) {
-        conn_close(c); /* too big to be a hello */
+    if (n > sizeof c->msg - c->nmsg) {
+        conn_close(c); /* too big to be a message */
         return;
     }
-    memcpy(msgpack_unpacker_buffer(&c->up), p, n);
-    msgpack_unpacker_buffer_consumed(&c->up, n);
+    memcpy(c->msg + c->nmsg, p, n);
+    c->nmsg += n;
+    long k = lt_ctl_scan((const uint8_t *)c->msg, c->nmsg, sizeof c->msg);
+    if (k < 0) {
+        conn_close(c);
+        return;
+    }
+    if (k == 0)
+        return; /* wait for the rest */
     msgpack_unpacked r;
     msgpack_unpacked_init(&r);
-    msgpack_unpack_return st = msgpack_unpacker_next(&c->up, &r);
-    if (st == MSGPACK_UNPACK_SUCCESS) {
-        lt_ctl_msg m;
-        if (lt_ctl_parse(&r.data, &m))
-            send_ack(c, 0, "malformed message");
-        else
-            on_message(c, &m);
-    } else if (st != MSGPACK_UNPACK_CONTINUE) {
-        conn_close(c);
-    }
+    size_t off = 0;
+    lt_ctl_msg m;
+    if (msgpack_unpack_next(&r, c->msg, (size_t)k, &off) != MSGPACK_UNPACK_SUCCESS ||
+        lt_ctl_parse(&r.data, &m))
+        send_ack(c, 0, "malformed message");
+    else
+        on_message(c, &m);
     msgpack_unpacked_destroy(&r);
 }
 
@@ -216,7 +220,7 @@ static rd_conn *conn_new(rd_server *srv)
     rd_conn *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
-    if (!msgpack_unpacker_init(&c->up, 1024) || uv_pipe_init(srv->loop, &c->pipe, 0)) {
+    if (uv_pipe_init(srv->loop, &c->pipe, 0)) {
         free(c);
         return NULL;
     }

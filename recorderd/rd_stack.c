@@ -134,13 +134,19 @@ static uint32_t top_node(const rd_thread *t)
     return t->n ? t->f[t->n - 1].node : t->base;
 }
 
-static int push(rd_stack *s, rd_thread *t, rd_frame f)
+/* A new top frame, filled in place (no struct copies on the hot path). */
+static rd_frame *push_frame(rd_stack *s, rd_thread *t, uint32_t depth, uint32_t fid, int lua)
 {
     if (rd_grow((void **)&t->f, &t->cap, t->n, sizeof *t->f))
-        return -ENOMEM;
-    f.node = rd_model_child(s->m, top_node(t), f.fid);
-    t->f[t->n++] = f;
-    return 0;
+        return NULL;
+    uint32_t node = rd_model_child(s->m, top_node(t), fid);
+    rd_frame *f = &t->f[t->n++];
+    memset(f, 0, sizeof *f);
+    f->depth = depth;
+    f->fid = fid;
+    f->node = node;
+    f->is_lua = (uint8_t)lua;
+    return f;
 }
 
 static void count_call(rd_stack *s, const rd_frame *f)
@@ -181,19 +187,16 @@ static int settle_fresh(rd_stack *s, rd_thread *t, uint32_t depth)
 {
     if (!t->n || !t->f[t->n - 1].fresh)
         return 0;
-    rd_frame g = t->f[t->n - 1];
-    g.fresh = 0;
-    if (depth + 1 == g.depth) { /* T: g replaces its caller */
+    rd_frame *g = &t->f[t->n - 1];
+    g->fresh = 0;
+    if (depth + 1 == g->depth) { /* T: g replaces its caller */
+        uint32_t fid = g->fid;
         t->n--;
         if (t->n && t->f[t->n - 1].depth == depth)
             pop(s, t);
-        g.depth = depth;
         s->tails++;
-        int e = push(s, t, g);
-        if (e)
-            return e;
-    } else {
-        t->f[t->n - 1] = g;
+        if (!push_frame(s, t, depth, fid, 1))
+            return -ENOMEM;
     }
     count_call(s, &t->f[t->n - 1]);
     settle_ticks(s, t, &t->f[t->n - 1]);
@@ -245,12 +248,13 @@ static int on_call(rd_stack *s, rd_thread *t, uint32_t depth, uint32_t fid)
     unwind_to(s, t, depth - 1);
     const rd_func *fn = rd_model_func(s->m, fid);
     int lua = fn->known && fn->what != LT_WHAT_C;
-    rd_frame f = {.depth = depth, .fid = fn->known ? fid : 0, .fresh = (uint8_t)lua,
-                  .is_lua = (uint8_t)lua};
-    e = push(s, t, f);
-    if (!e && !lua)
-        count_call(s, &t->f[t->n - 1]);
-    return e;
+    rd_frame *f = push_frame(s, t, depth, fn->known ? fid : 0, lua);
+    if (!f)
+        return -ENOMEM;
+    f->fresh = (uint8_t)lua;
+    if (!lua)
+        count_call(s, f);
+    return 0;
 }
 
 static int on_ret(rd_stack *s, rd_thread *t, uint32_t depth)
@@ -267,7 +271,7 @@ static int on_line(rd_stack *s, rd_thread *t, uint32_t depth, uint32_t line)
     int e = settle_fresh(s, t, depth);
     unwind_to(s, t, depth);
     if (!e && (!t->n || t->f[t->n - 1].depth < depth)) /* a frame we never saw */
-        e = push(s, t, (rd_frame){.depth = depth});
+        e = push_frame(s, t, depth, 0, 0) ? 0 : -ENOMEM;
     if (e)
         return e;
     rd_frame *f = &t->f[t->n - 1];
@@ -365,8 +369,10 @@ static int end_snapshot(rd_stack *s)
             s->bad++;
             continue;
         }
-        if (push(s, t, s->snap[i]))
+        rd_frame *f = push_frame(s, t, s->snap[i].depth, s->snap[i].fid, s->snap[i].is_lua);
+        if (!f)
             return -ENOMEM;
+        f->line = s->snap[i].line;
     }
     return 0;
 }
