@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "rd_client.h"
+#include "rd_cov.h"
 #include "rd_replay.h"
 #include "rd_report.h"
 #include "rd_run.h"
@@ -22,6 +23,10 @@ static void usage(FILE *f)
             "  recorderd listen [--socket PATH] [--out DIR]      (also: recorderd --listen)\n"
             "  recorderd report SESSION_DIR|TRACE_FILE [--format profile|annotate|folded|none]\n"
             "                   [--weight time|lines|calls] [-o FILE]\n"
+            "  recorderd report SESSION_DIR|TRACE_FILE --format lcov|luacov|coverage\n"
+            "                   [--include PAT]... [--exclude PAT]... [--include-untested DIR]...\n"
+            "                   [-o FILE]\n"
+            "  recorderd report --merge SESSION... [--format lcov|luacov|coverage] [-o FILE]\n"
             "  recorderd status [--socket PATH] [--json]\n"
             "  recorderd stop [--socket PATH]\n"
             "  recorderd serve --fd N [--out DIR] [--summary|--quiet]   (used by the collector)\n"
@@ -161,14 +166,52 @@ static int cmd_serve(int argc, char **argv)
 
 typedef struct report_opts {
     const char *path, *format, *weight, *out;
+    /* coverage: inputs (several with --merge) and file selection; each
+     * array has room for every argument */
+    const char **inputs, **include, **exclude, **untested;
+    unsigned ninputs, ninclude, nexclude, nuntested;
+    int merge;
 } report_opts;
+
+/* --include, --exclude, --include-untested: repeatable. Returns 1 if a is
+ * one of them, -1 if its value is missing. */
+static int cov_option(int argc, char **argv, int *i, report_opts *o)
+{
+    const char *a = argv[*i], *v;
+    const char **list = !strcmp(a, "--include")            ? o->include
+                        : !strcmp(a, "--exclude")          ? o->exclude
+                        : !strcmp(a, "--include-untested") ? o->untested
+                                                           : NULL;
+    if (!list)
+        return 0;
+    if (!(v = optval(argc, argv, i)))
+        return -1;
+    unsigned *n = list == o->include ? &o->ninclude
+                  : list == o->exclude ? &o->nexclude
+                                       : &o->nuntested;
+    list[(*n)++] = v;
+    return 1;
+}
 
 static int parse_report(int argc, char **argv, report_opts *o)
 {
-    *o = (report_opts){NULL, "profile", "time", NULL};
+    const char **v = calloc(4 * ((size_t)argc + 1), sizeof *v);
+    *o = (report_opts){NULL, NULL, "time", NULL, v, NULL, NULL, NULL, 0, 0, 0, 0, 0};
+    if (!v)
+        return -1;
+    o->include = v + argc + 1;
+    o->exclude = v + 2 * (argc + 1);
+    o->untested = v + 3 * (argc + 1);
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "--format") || !strcmp(a, "-f")) {
+        int k = cov_option(argc, argv, &i, o);
+        if (k < 0)
+            return -1;
+        if (k > 0)
+            continue;
+        if (!strcmp(a, "--merge")) {
+            o->merge = 1;
+        } else if (!strcmp(a, "--format") || !strcmp(a, "-f")) {
             if (!(o->format = optval(argc, argv, &i)))
                 return -1;
         } else if (!strcmp(a, "--weight") || !strcmp(a, "-w")) {
@@ -177,16 +220,20 @@ static int parse_report(int argc, char **argv, report_opts *o)
         } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
             if (!(o->out = optval(argc, argv, &i)))
                 return -1;
-        } else if (a[0] != '-' && !o->path) {
-            o->path = a;
+        } else if (a[0] != '-') {
+            o->inputs[o->ninputs++] = a;
         } else {
             fprintf(stderr, "recorderd report: unknown argument %s\n", a);
             return -1;
         }
     }
+    o->path = o->ninputs ? o->inputs[0] : NULL;
+    o->format = o->format ? o->format : o->merge ? "lcov" : "profile";
     if (!o->path)
         fprintf(stderr, "recorderd report: give a session directory or a trace file\n");
-    return o->path ? 0 : -1;
+    else if (o->ninputs > 1 && !o->merge)
+        fprintf(stderr, "recorderd report: several traces given: add --merge to merge them\n");
+    return o->path && (o->ninputs == 1 || o->merge) ? 0 : -1;
 }
 
 static int weight_of(const char *w, enum rd_weight *out)
@@ -238,14 +285,80 @@ static int write_report(const report_opts *o, rd_model *m)
     return 0;
 }
 
+static int is_coverage(const char *format)
+{
+    return !strcmp(format, "lcov") || !strcmp(format, "luacov") || !strcmp(format, "coverage");
+}
+
+static int write_coverage(const report_opts *o, const rd_cov *c)
+{
+    char title[64];
+    FILE *out = o->out ? fopen(o->out, "w") : stdout;
+    if (!out) {
+        fprintf(stderr, "recorderd report: cannot write %s: %s\n", o->out, strerror(errno));
+        return 1;
+    }
+    snprintf(title, sizeof title, "%u traces merged", o->ninputs);
+    int e = !strcmp(o->format, "lcov")     ? rd_cov_write_lcov(c, out)
+            : !strcmp(o->format, "luacov") ? rd_cov_write_luacov(c, out)
+                                           : rd_cov_write_text(c, o->ninputs > 1 ? title
+                                                                   : o->path, out);
+    if ((out != stdout && fclose(out)) || (out == stdout && fflush(out)) || e) {
+        fprintf(stderr, "recorderd report: write error\n");
+        return 1;
+    }
+    return 0;
+}
+
+/* Coverage of one trace, or of several whose counts add up (--merge). */
+static int cmd_coverage(const report_opts *o)
+{
+    rd_cov c;
+    rd_cov_opts co = {o->include, o->ninclude, o->exclude, o->nexclude};
+    char err[512];
+    int rc = 0;
+    if (rd_cov_init(&c, &co)) {
+        fprintf(stderr, "recorderd report: out of memory\n");
+        return 1;
+    }
+    for (unsigned i = 0; !rc && i < o->ninputs; i++) {
+        if (rd_cov_add_trace(&c, o->inputs[i], err, sizeof err)) {
+            fprintf(stderr, "recorderd report: %s: %s\n", o->inputs[i], err);
+            rc = 1;
+        } else if (err[0]) {
+            fprintf(stderr, "recorderd report: warning: %s: %s\n", o->inputs[i], err);
+        }
+    }
+    for (unsigned i = 0; !rc && i < o->nuntested; i++)
+        if (rd_cov_add_untested(&c, o->untested[i], err, sizeof err)) {
+            fprintf(stderr, "recorderd report: --include-untested: %s\n", err);
+            rc = 1;
+        }
+    if (!rc) {
+        rd_cov_finish(&c);
+        rc = write_coverage(o, &c);
+    }
+    rd_cov_free(&c);
+    return rc;
+}
+
 static int cmd_report(int argc, char **argv)
 {
     report_opts o;
-    if (parse_report(argc, argv, &o))
+    int rc = parse_report(argc, argv, &o) ? 2 : is_coverage(o.format) ? cmd_coverage(&o) : -1;
+    free(o.inputs); /* o.path points into argv */
+    if (rc >= 0)
+        return rc;
+    if (o.merge || o.ninclude || o.nexclude || o.nuntested) {
+        fprintf(stderr, "recorderd report: --merge, --include, --exclude and --include-untested "
+                        "are for lcov, luacov and coverage\n");
         return 2;
+    }
     if (strcmp(o.format, "profile") && strcmp(o.format, "folded") && strcmp(o.format, "annotate") &&
         strcmp(o.format, "none")) {
-        fprintf(stderr, "recorderd report: unknown format %s (profile, annotate, folded, none)\n",
+        fprintf(stderr,
+                "recorderd report: unknown format %s (profile, annotate, folded, lcov, luacov, "
+                "coverage, none)\n",
                 o.format);
         return 2;
     }
@@ -257,7 +370,7 @@ static int cmd_report(int argc, char **argv)
         return 1;
     }
     int e = rd_replay_path(o.path, &st, err, sizeof err);
-    int rc = 1;
+    rc = 1;
     if (e)
         fprintf(stderr, "recorderd report: %s: %s\n", o.path, err);
     else {

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "lt_file.h"
+#include "rd_cov.h"
 #include "rd_replay.h"
 #include "rd_report.h"
 #include "rd_util.h"
@@ -176,9 +177,19 @@ static int write_profile(FILE *f, void *ud)
     return rd_report_profile(&s->m, s->name, s->cmd, 0, f);
 }
 
+/* What the report writers share: the session, the traced program's
+ * working directory (relative sources are resolved against it) and the
+ * coverage being written. */
+typedef struct report_ctx {
+    rd_session *s;
+    const char *cwd;
+    rd_cov *cov;
+} report_ctx;
+
 static int write_json(FILE *f, void *ud)
 {
-    rd_session *s = ud;
+    const report_ctx *r = ud;
+    rd_session *s = r->s;
     double ns = (double)s->m.ticks_total * rd_model_ns_per_tick(&s->m);
     fprintf(f, "{\n  \"session\": ");
     rd_json_str(f, s->name);
@@ -189,11 +200,13 @@ static int write_json(FILE *f, void *ud)
             ",\n  \"events\": %llu,\n  \"bytes\": %llu,\n  \"drops\": %llu,\n"
             "  \"traced_ns\": %.0f,\n  \"wall_ns\": %llu,\n  \"functions\": %u,\n"
             "  \"stacks\": %u,\n  \"unwinds\": %llu,\n  \"tail_calls\": %llu,\n"
-            "  \"bad_records\": %llu,\n  \"error\": ",
+            "  \"bad_records\": %llu,\n  \"cwd\": ",
             (unsigned long long)s->m.events, (unsigned long long)s->bytes,
             (unsigned long long)s->drops, ns, s->t1 - s->t0, s->m.nfunc - 1, s->m.nnode - 1,
             (unsigned long long)s->st.unwinds, (unsigned long long)s->st.tails,
             (unsigned long long)s->st.bad);
+    rd_json_str(f, r->cwd);
+    fprintf(f, ",\n  \"error\": ");
     rd_json_str(f, s->err);
     fprintf(f, "\n}\n");
     return 0;
@@ -205,16 +218,70 @@ static void note_error(rd_session *s, const char *what, int e)
         snprintf(s->err, sizeof s->err, "cannot write %s: %s", what, strerror(-e));
 }
 
-static void write_reports(rd_session *s)
+static int write_lcov(FILE *f, void *ud)
+{
+    return rd_cov_write_lcov(((report_ctx *)ud)->cov, f);
+}
+
+static int write_luacov(FILE *f, void *ud)
+{
+    return rd_cov_write_luacov(((report_ctx *)ud)->cov, f);
+}
+
+static int write_covtext(FILE *f, void *ud)
+{
+    report_ctx *r = ud;
+    return rd_cov_write_text(r->cov, r->s->name, f);
+}
+
+/* coverage.lcov, luacov.stats.out, coverage.txt: from the same model. */
+static void write_coverage(report_ctx *r)
+{
+    rd_session *s = r->s;
+    rd_cov cov;
+    r->cov = &cov;
+    int e = rd_cov_init(&cov, NULL);
+    if (!e)
+        e = rd_cov_add_model(&cov, &s->m, r->cwd);
+    if (!e) {
+        rd_cov_finish(&cov);
+        note_error(s, "coverage.lcov", rd_write_atomic(s->dir, "coverage.lcov", write_lcov, r));
+        note_error(s, "luacov.stats.out",
+                   rd_write_atomic(s->dir, "luacov.stats.out", write_luacov, r));
+        note_error(s, "coverage.txt", rd_write_atomic(s->dir, "coverage.txt", write_covtext, r));
+    }
+    note_error(s, "coverage reports", e);
+    rd_cov_free(&cov);
+    r->cov = NULL;
+}
+
+/* The traced process's working directory, read while it runs (its
+ * sources are named relative to it); ours if it is gone already. */
+static void program_cwd(pid_t pid, char *buf, size_t cap)
+{
+    char link[64];
+    snprintf(link, sizeof link, "/proc/%d/cwd", (int)pid);
+    ssize_t n = readlink(link, buf, cap - 1);
+    if (n > 0 && buf[0] == '/') {
+        buf[n] = 0;
+        return;
+    }
+    if (!getcwd(buf, cap))
+        snprintf(buf, cap, "/");
+}
+
+static void write_reports(rd_session *s, const char *cwd)
 {
     char dir[PATH_MAX + 16], err[256] = "";
     folded_args fa = {&s->m, RD_W_TIME};
+    report_ctx r = {s, cwd, NULL};
     note_error(s, "profile.txt", rd_write_atomic(s->dir, "profile.txt", write_profile, s));
     note_error(s, "stacks.folded", rd_write_atomic(s->dir, "stacks.folded", write_folded, &fa));
     snprintf(dir, sizeof dir, "%s/annotate", s->dir);
-    if (rd_report_annotate(&s->m, dir, NULL, err, sizeof err) && !s->err[0])
+    if (rd_report_annotate(&s->m, dir, cwd, err, sizeof err) && !s->err[0])
         snprintf(s->err, sizeof s->err, "%s", err);
-    note_error(s, "session.json", rd_write_atomic(s->dir, "session.json", write_json, s));
+    write_coverage(&r);
+    note_error(s, "session.json", rd_write_atomic(s->dir, "session.json", write_json, &r));
 }
 
 void rd_session_summary(const rd_model *m, const char *dir, FILE *out)
@@ -228,6 +295,8 @@ static void drainer(void *arg)
 {
     rd_session *s = arg;
     FILE *trace = NULL;
+    char cwd[PATH_MAX];
+    program_cwd(s->pid, cwd, sizeof cwd);
     int e = open_trace_file(s, &trace);
     if (e)
         snprintf(s->err, sizeof s->err, "cannot write trace.ltr: %s", strerror(-e));
@@ -245,7 +314,7 @@ static void drainer(void *arg)
     s->t1 = rd_now_ns();
     atomic_store_explicit(&s->stat_events, s->m.events, memory_order_relaxed);
     atomic_store_explicit(&s->stat_writing, 1, memory_order_relaxed);
-    write_reports(s);
+    write_reports(s, cwd);
     if (s->summary)
         rd_session_summary(&s->m, s->dir, stderr);
     atomic_store_explicit(&s->done, 1, memory_order_release);

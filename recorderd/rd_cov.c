@@ -1,0 +1,952 @@
+/* rd_cov: coverage from models; LCOV, luacov stats and text writers.
+ *
+ * Design. rd_cov_add_model maps each source of a model to a file entry
+ * (created on first sight: the file is compiled once and its executable
+ * lines and prototypes recorded), then appends the model's line counts and
+ * adds its functions' calls to the prototype with the same line range.
+ * Appending is cheap and order-free, so several models (a merge) simply
+ * add up; rd_cov_finish sorts and folds the duplicates once. */
+#include "rd_cov.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rd_lines.h"
+#include "rd_replay.h"
+
+#define SKIP UINT32_MAX            /* a source left out by the patterns */
+#define LUACOV_MAX_LINE (1u << 24) /* a trace claiming more lines is corrupt */
+#define WALK_MAX_DEPTH 64
+
+static uint32_t hash_str(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 16777619u;
+    return h;
+}
+
+int rd_cov_init(rd_cov *c, const rd_cov_opts *opts)
+{
+    memset(c, 0, sizeof *c);
+    if (opts)
+        c->opts = *opts;
+    c->capix = 64;
+    c->ix = calloc(c->capix, sizeof *c->ix);
+    return c->ix ? 0 : -ENOMEM;
+}
+
+static void file_free(rd_cov_file *f)
+{
+    for (uint32_t i = 0; i < f->nfn; i++)
+        free(f->fn[i].name);
+    free(f->fn);
+    free(f->ln);
+    free(f->key);
+    free(f->name);
+    free(f->path);
+    free(f->note);
+}
+
+void rd_cov_free(rd_cov *c)
+{
+    for (uint32_t i = 0; i < c->nf; i++)
+        file_free(&c->f[i]);
+    free(c->f);
+    free(c->ix);
+    if (c->L)
+        lua_close(c->L);
+    memset(c, 0, sizeof *c);
+}
+
+/* {====================================================================
+ * Files by key */
+
+static uint32_t *slot_of(const rd_cov *c, const char *key)
+{
+    uint32_t mask = c->capix - 1, i = hash_str(key) & mask;
+    while (c->ix[i] && strcmp(c->f[c->ix[i] - 1].key, key))
+        i = (i + 1) & mask;
+    return &c->ix[i];
+}
+
+static int rehash(rd_cov *c)
+{
+    uint32_t *old = c->ix;
+    c->ix = calloc((size_t)c->capix * 2, sizeof *c->ix);
+    if (!c->ix) {
+        c->ix = old;
+        return -ENOMEM;
+    }
+    c->capix *= 2;
+    free(old);
+    for (uint32_t k = 0; k < c->nf; k++)
+        *slot_of(c, c->f[k].key) = k + 1;
+    return 0;
+}
+
+static int add_line(rd_cov_file *f, uint32_t line, uint8_t exec, uint64_t hits)
+{
+    if (rd_grow((void **)&f->ln, &f->capln, f->nln, sizeof *f->ln))
+        return -ENOMEM;
+    f->ln[f->nln++] = (rd_cov_line){line, exec, hits};
+    return 0;
+}
+
+/* The function of f with this line range, created when missing. */
+static rd_cov_fn *fn_of(rd_cov_file *f, uint32_t line, uint32_t last)
+{
+    for (uint32_t i = 0; i < f->nfn; i++)
+        if (f->fn[i].line == line && f->fn[i].last == last)
+            return &f->fn[i];
+    if (rd_grow((void **)&f->fn, &f->capfn, f->nfn, sizeof *f->fn))
+        return NULL;
+    f->fn[f->nfn] = (rd_cov_fn){line, last, 0, NULL};
+    return &f->fn[f->nfn++];
+}
+
+/* Records the executable lines and prototypes of f's file. A file that
+ * cannot be compiled keeps its hits, with the reason as its note. */
+static int compile_file(rd_cov *c, rd_cov_file *f)
+{
+    char err[512];
+    rd_lines ls;
+    if (!c->L && !(c->L = rd_lines_state()))
+        return -ENOMEM;
+    int e = rd_lines_file(c->L, f->path, &ls, err, sizeof err);
+    if (e)
+        return e == -ENOMEM ? e : (f->note = strdup(err)) ? 0 : -ENOMEM;
+    f->exact = 1;
+    for (uint32_t i = 0; !e && i < ls.nline; i++)
+        e = add_line(f, ls.line[i], 1, 0);
+    for (uint32_t i = 0; !e && i < ls.nproto; i++)
+        if (!fn_of(f, ls.proto[i].linedefined, ls.proto[i].lastlinedefined))
+            e = -ENOMEM;
+    rd_lines_free(&ls);
+    return e;
+}
+
+static int new_file(rd_cov *c, const char *key, const char *name, const char *path,
+                    const char *note, uint32_t *ix)
+{
+    if ((c->nf + 1) * 2 > c->capix && rehash(c))
+        return -ENOMEM;
+    if (rd_grow((void **)&c->f, &c->capf, c->nf, sizeof *c->f))
+        return -ENOMEM;
+    rd_cov_file *f = &c->f[c->nf];
+    *f = (rd_cov_file){.key = strdup(key), .name = strdup(name)};
+    f->path = path ? strdup(path) : NULL;
+    f->note = note ? strdup(note) : NULL;
+    int e = !f->key || !f->name || (path && !f->path) || (note && !f->note) ? -ENOMEM : 0;
+    if (!e && path)
+        e = compile_file(c, f);
+    if (e) {
+        file_free(f);
+        return e;
+    }
+    *slot_of(c, key) = ++c->nf;
+    *ix = c->nf - 1;
+    return 0;
+}
+
+/* {====================================================================
+ * Sources: which file a traced source names */
+
+typedef struct source {
+    char key[64 + PATH_MAX];
+    char path[PATH_MAX]; /* absolute, "" if not a file */
+    char note[PATH_MAX + 256];
+} source;
+
+/* base/name with "." and ".." folded and "//" squeezed, as people write
+ * paths (the kernel may resolve ".." after a symlink elsewhere: checked by
+ * the caller). */
+static int normalize(const char *base, const char *name, char *out, size_t cap)
+{
+    char buf[2 * PATH_MAX + 2];
+    if (snprintf(buf, sizeof buf, "%s/%s", name[0] == '/' ? "" : base, name) >= (int)sizeof buf)
+        return -ENAMETOOLONG;
+    size_t n = 0;
+    for (char *save = NULL, *p = strtok_r(buf, "/", &save); p; p = strtok_r(NULL, "/", &save)) {
+        if (!strcmp(p, "."))
+            continue;
+        if (!strcmp(p, "..")) {
+            while (n && out[--n] != '/')
+                ;
+            continue;
+        }
+        size_t l = strlen(p);
+        if (n + l + 2 > cap)
+            return -ENAMETOOLONG;
+        out[n++] = '/';
+        memcpy(out + n, p, l);
+        n += l;
+    }
+    if (!n)
+        out[n++] = '/';
+    out[n] = 0;
+    return 0;
+}
+
+static int is_string_chunk(const char *name)
+{
+    return !name[0] || !strncmp(name, "[string \"", 9) || !strcmp(name, "?");
+}
+
+/* LCOV and luacov stats are line-based: a name with a line break cannot
+ * go into them. */
+static int has_control(const char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20)
+            return 1;
+    return 0;
+}
+
+static void resolve(const char *name, const char *base, source *s)
+{
+    char cwd[PATH_MAX], raw[PATH_MAX];
+    struct stat st, st2;
+    s->path[0] = s->note[0] = 0;
+    snprintf(s->key, sizeof s->key, "c:%s", name);
+    if (is_string_chunk(name)) {
+        snprintf(s->note, sizeof s->note, "a chunk loaded from a string: no source file");
+        return;
+    }
+    if (!base)
+        base = getcwd(cwd, sizeof cwd) ? cwd : "/";
+    int se = snprintf(raw, sizeof raw, "%s%s%s", name[0] == '/' ? "" : base,
+                      name[0] == '/' ? "" : "/", name) >= (int)sizeof raw ? ENAMETOOLONG : 0;
+    if (!se && stat(raw, &st) < 0)
+        se = errno;
+    if (!se && has_control(raw))
+        se = EILSEQ;
+    if (se || !S_ISREG(st.st_mode)) {
+        snprintf(s->note, sizeof s->note, "no source file: %s: %s (a chunk not loaded from a "
+                 "file, or a file gone since)", raw, se ? strerror(se) : "not a regular file");
+        return;
+    }
+    snprintf(s->key, sizeof s->key, "f:%llx:%llx", (unsigned long long)st.st_dev,
+             (unsigned long long)st.st_ino);
+    if (normalize(base, name, s->path, sizeof s->path) || stat(s->path, &st2) < 0 ||
+        st2.st_dev != st.st_dev || st2.st_ino != st.st_ino) {
+        if (!realpath(raw, s->path))
+            snprintf(s->path, sizeof s->path, "%s", raw);
+    }
+}
+
+/* A pattern matches a string, or a directory above it ("dir" covers
+ * "dir/x.lua"). */
+static int pat_match(const char *pat, const char *s)
+{
+    char dir[PATH_MAX + 3];
+    if (!fnmatch(pat, s, 0))
+        return 1;
+    size_t n = strlen(pat);
+    while (n > 1 && pat[n - 1] == '/')
+        n--;
+    return n < PATH_MAX && snprintf(dir, sizeof dir, "%.*s/*", (int)n, pat) > 0 &&
+           !fnmatch(dir, s, 0);
+}
+
+/* Patterns see the source as traced (without a leading "./") and, for a
+ * file, its absolute path. */
+static int any_match(const char *const *pats, unsigned n, const char *name, const char *path)
+{
+    while (name[0] == '.' && name[1] == '/')
+        name += 2;
+    for (unsigned i = 0; i < n; i++)
+        if (pat_match(pats[i], name) || (path[0] && pat_match(pats[i], path)))
+            return 1;
+    return 0;
+}
+
+static int wanted(const rd_cov *c, const char *name, const char *path)
+{
+    if (c->opts.ninclude && !any_match(c->opts.include, c->opts.ninclude, name, path))
+        return 0;
+    return !any_match(c->opts.exclude, c->opts.nexclude, name, path);
+}
+
+/* The file index of source name, or SKIP. Returns 0 or -ENOMEM. */
+static int map_source(rd_cov *c, const char *name, const char *base, uint32_t *ix)
+{
+    source *s = malloc(sizeof *s);
+    if (!s)
+        return -ENOMEM;
+    resolve(name, base, s);
+    int e = 0;
+    uint32_t k = *slot_of(c, s->key);
+    if (!wanted(c, name, s->path))
+        *ix = SKIP;
+    else if (k)
+        *ix = k - 1;
+    else
+        e = new_file(c, s->key, name, s->path[0] ? s->path : NULL, s->note[0] ? s->note : NULL,
+                     ix);
+    free(s);
+    return e;
+}
+
+/* {====================================================================
+ * Adding a model */
+
+typedef struct adder {
+    rd_cov *c;
+    const rd_model *m;
+    uint32_t *sidf; /* src sid -> file index + 1, or SKIP */
+    uint8_t *ran;   /* fid had line events */
+} adder;
+
+static int lua_fn(const rd_func *f)
+{
+    return f->known && f->what != LT_WHAT_C;
+}
+
+static int map_sources(adder *a, const char *base)
+{
+    const rd_model *m = a->m;
+    for (uint32_t fid = 1; fid < m->nfunc; fid++) {
+        const rd_func *f = &m->func[fid];
+        if (!lua_fn(f) || f->src_sid >= m->nstr || a->sidf[f->src_sid])
+            continue;
+        uint32_t ix;
+        int e = map_source(a->c, rd_model_string(m, f->src_sid), base, &ix);
+        if (e)
+            return e;
+        a->sidf[f->src_sid] = ix == SKIP ? SKIP : ix + 1;
+    }
+    return 0;
+}
+
+/* The file of fid's source, or NULL (C, unknown, left out). */
+static rd_cov_file *file_of(const adder *a, uint32_t fid)
+{
+    const rd_func *f = rd_model_func(a->m, fid);
+    if (!lua_fn(f) || f->src_sid >= a->m->nstr)
+        return NULL;
+    uint32_t k = a->sidf[f->src_sid];
+    return k && k != SKIP ? &a->c->f[k - 1] : NULL;
+}
+
+static int add_lines(adder *a)
+{
+    const rd_model *m = a->m;
+    for (uint32_t i = 0; i < m->capline; i++) {
+        const rd_line *l = &m->line[i];
+        rd_cov_file *f = l->fid && l->line ? file_of(a, l->fid) : NULL;
+        if (!f || !l->hits)
+            continue;
+        a->ran[l->fid] = 1;
+        if (add_line(f, l->line, 0, l->hits))
+            return -ENOMEM;
+    }
+    return 0;
+}
+
+/* Calls go to the prototype with the function's line range. A function
+ * already running when tracing began has line events but no call: it
+ * counts as entered once, so that FNH never misses a function that ran. */
+static int add_functions(adder *a)
+{
+    const rd_model *m = a->m;
+    for (uint32_t fid = 1; fid < m->nfunc; fid++) {
+        rd_cov_file *f = file_of(a, fid);
+        if (!f)
+            continue;
+        const rd_func *mf = &m->func[fid];
+        rd_cov_fn *fn = fn_of(f, mf->linedefined, mf->lastlinedefined);
+        if (!fn)
+            return -ENOMEM;
+        fn->calls += mf->calls ? mf->calls : a->ran[fid];
+        const char *name = rd_model_string(m, mf->name_sid);
+        if (!fn->name && strcmp(name, "?") && !(fn->name = strdup(name)))
+            return -ENOMEM;
+    }
+    return 0;
+}
+
+int rd_cov_add_model(rd_cov *c, const rd_model *m, const char *basedir)
+{
+    adder a = {c, m, calloc(m->nstr + 1, sizeof(uint32_t)), calloc(m->nfunc + 1, 1)};
+    int e = a.sidf && a.ran ? 0 : -ENOMEM;
+    if (!e)
+        e = map_sources(&a, basedir);
+    if (!e)
+        e = add_lines(&a);
+    if (!e)
+        e = add_functions(&a);
+    free(a.sidf);
+    free(a.ran);
+    return e;
+}
+
+/* {====================================================================
+ * Files never loaded */
+
+static int add_untested_file(rd_cov *c, const char *path)
+{
+    while (path[0] == '.' && path[1] == '/')
+        path += 2;
+    source *s = malloc(sizeof *s);
+    if (!s)
+        return -ENOMEM;
+    resolve(path, NULL, s);
+    uint32_t ix;
+    int e = 0;
+    if (s->path[0] && !*slot_of(c, s->key) && wanted(c, path, s->path))
+        e = new_file(c, s->key, path, s->path, NULL, &ix);
+    free(s);
+    return e;
+}
+
+static int has_lua_suffix(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 4 && !strcmp(name + n - 4, ".lua");
+}
+
+/* Depth first under path (a buffer of PATH_MAX, modified and restored). */
+static int walk(rd_cov *c, char *path, int depth, char *err, size_t cap)
+{
+    DIR *d = opendir(path);
+    if (!d) {
+        int e = errno;
+        snprintf(err, cap, "cannot read directory %s: %s", path, strerror(e));
+        return depth ? 0 : -e; /* below the top: skip what we may not read */
+    }
+    size_t len = strlen(path);
+    int e = 0;
+    for (struct dirent *de; !e && (de = readdir(d));) {
+        struct stat st;
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+            snprintf(path + len, PATH_MAX - len, "/%s", de->d_name) >= (int)(PATH_MAX - len))
+            continue;
+        if (lstat(path, &st) < 0)
+            continue;
+        if (S_ISDIR(st.st_mode) && depth < WALK_MAX_DEPTH)
+            e = walk(c, path, depth + 1, err, cap);
+        else if (S_ISREG(st.st_mode) && has_lua_suffix(de->d_name))
+            e = add_untested_file(c, path);
+    }
+    path[len] = 0;
+    closedir(d);
+    if (e == -ENOMEM)
+        snprintf(err, cap, "out of memory");
+    return e;
+}
+
+int rd_cov_add_untested(rd_cov *c, const char *dir, char *err, size_t cap)
+{
+    char path[PATH_MAX];
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    if (n >= sizeof path) {
+        snprintf(err, cap, "%s: path too long", dir);
+        return -ENAMETOOLONG;
+    }
+    memcpy(path, dir, n);
+    path[n] = 0;
+    return walk(c, path, 0, err, cap);
+}
+
+/* {====================================================================
+ * Finishing: sorted lines and functions, unique names */
+
+static int cmp_line(const void *a, const void *b)
+{
+    uint32_t x = ((const rd_cov_line *)a)->line, y = ((const rd_cov_line *)b)->line;
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_fn(const void *a, const void *b)
+{
+    const rd_cov_fn *x = a, *y = b;
+    if (x->line != y->line)
+        return x->line < y->line ? -1 : 1;
+    return x->last < y->last ? -1 : x->last > y->last;
+}
+
+static void fold_lines(rd_cov_file *f)
+{
+    uint32_t w = 0;
+    if (f->nln > 1) /* qsort wants a valid base even for no elements */
+        qsort(f->ln, f->nln, sizeof *f->ln, cmp_line);
+    for (uint32_t i = 0; i < f->nln; i++) {
+        if (w && f->ln[w - 1].line == f->ln[i].line) {
+            f->ln[w - 1].hits += f->ln[i].hits;
+            f->ln[w - 1].exec |= f->ln[i].exec;
+        } else {
+            f->ln[w++] = f->ln[i];
+        }
+    }
+    f->nln = w;
+    f->changed = 0;
+    for (uint32_t i = 0; f->exact && i < w; i++)
+        if (!f->ln[i].exec) { /* ran, yet no bytecode now: keep the count */
+            f->ln[i].exec = 1;
+            f->changed++;
+        }
+}
+
+/* LCOV reads "FN:<line>,<name>" up to the end of the line and cuts a name
+ * at ',': such bytes become '_'. */
+static char *label_of(const rd_cov_fn *fn)
+{
+    char buf[512];
+    if (fn->name)
+        snprintf(buf, sizeof buf, "%s", fn->name);
+    else if (fn->line == 0)
+        snprintf(buf, sizeof buf, "main chunk");
+    else
+        snprintf(buf, sizeof buf, "function@%u", fn->line);
+    for (char *p = buf; *p; p++)
+        if (*p == ',' || (unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '_';
+    return strdup(buf);
+}
+
+/* A function's label; "?" only if memory ran out while naming it. */
+static const char *label(const rd_cov_fn *fn)
+{
+    return fn->name ? fn->name : "?";
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(label(*(rd_cov_fn *const *)a), label(*(rd_cov_fn *const *)b));
+}
+
+/* Renames every function whose name another one shares: NAME@LINE, then
+ * NAME@LINE-LAST, then NAME#k. Returns the number of clashes seen. */
+static uint32_t unclash(rd_cov_file *f, rd_cov_fn **v, int round)
+{
+    uint32_t clashes = 0;
+    for (uint32_t i = 0; i < f->nfn; i++)
+        v[i] = &f->fn[i];
+    qsort(v, f->nfn, sizeof *v, cmp_name);
+    for (uint32_t i = 0, j; i < f->nfn; i = j) {
+        for (j = i + 1; j < f->nfn && !strcmp(label(v[i]), label(v[j])); j++)
+            ;
+        for (uint32_t k = i; j - i > 1 && k < j; k++, clashes++) {
+            char buf[600];
+            if (round == 0)
+                snprintf(buf, sizeof buf, "%s@%u", label(v[k]), v[k]->line);
+            else if (round == 1)
+                snprintf(buf, sizeof buf, "%s@%u-%u", label(v[k]), v[k]->line, v[k]->last);
+            else
+                snprintf(buf, sizeof buf, "%s#%u", label(v[k]), k - i + 1);
+            char *n = strdup(buf);
+            if (n) {
+                free(v[k]->name);
+                v[k]->name = n;
+            }
+        }
+    }
+    return clashes;
+}
+
+static void name_functions(rd_cov_file *f)
+{
+    if (f->nfn > 1)
+        qsort(f->fn, f->nfn, sizeof *f->fn, cmp_fn);
+    for (uint32_t i = 0; i < f->nfn; i++) {
+        char *l = label_of(&f->fn[i]);
+        if (l) {
+            free(f->fn[i].name);
+            f->fn[i].name = l;
+        }
+    }
+    rd_cov_fn **v = malloc((f->nfn + 1) * sizeof *v);
+    for (int round = 0; v && round < 3 && unclash(f, v, round); round++)
+        ;
+    free(v);
+}
+
+static const char *shown(const rd_cov_file *f)
+{
+    return f->path ? f->path : f->name;
+}
+
+static int cmp_file(const void *a, const void *b)
+{
+    return strcmp(shown(a), shown(b));
+}
+
+void rd_cov_finish(rd_cov *c)
+{
+    for (uint32_t i = 0; i < c->nf; i++) {
+        fold_lines(&c->f[i]);
+        name_functions(&c->f[i]);
+    }
+    if (c->nf > 1)
+        qsort(c->f, c->nf, sizeof *c->f, cmp_file);
+    memset(c->ix, 0, (size_t)c->capix * sizeof *c->ix);
+    for (uint32_t k = 0; k < c->nf; k++)
+        *slot_of(c, c->f[k].key) = k + 1;
+}
+
+rd_cov_total rd_cov_file_total(const rd_cov_file *f)
+{
+    rd_cov_total t = {0, 0, 0, 0};
+    for (uint32_t i = 0; i < f->nln; i++) {
+        t.lines += f->ln[i].exec;
+        t.hit += f->ln[i].exec && f->ln[i].hits;
+    }
+    for (uint32_t i = 0; i < f->nfn; i++) {
+        t.fns++;
+        t.fns_hit += f->fn[i].calls > 0;
+    }
+    return t;
+}
+
+rd_cov_total rd_cov_total_of(const rd_cov *c)
+{
+    rd_cov_total t = {0, 0, 0, 0};
+    for (uint32_t i = 0; i < c->nf; i++) {
+        if (!c->f[i].exact)
+            continue;
+        rd_cov_total ft = rd_cov_file_total(&c->f[i]);
+        t.lines += ft.lines;
+        t.hit += ft.hit;
+        t.fns += ft.fns;
+        t.fns_hit += ft.fns_hit;
+    }
+    return t;
+}
+
+/* {====================================================================
+ * Writers */
+
+int rd_cov_write_lcov(const rd_cov *c, FILE *out)
+{
+    for (uint32_t i = 0; i < c->nf; i++) {
+        const rd_cov_file *f = &c->f[i];
+        if (!f->exact)
+            continue; /* genhtml must be able to read every SF */
+        rd_cov_total t = rd_cov_file_total(f);
+        fprintf(out, "TN:\nSF:%s\n", f->path);
+        for (uint32_t k = 0; k < f->nfn; k++) /* LCOV lines start at 1 */
+            fprintf(out, "FN:%u,%s\n", f->fn[k].line ? f->fn[k].line : 1, label(&f->fn[k]));
+        for (uint32_t k = 0; k < f->nfn; k++)
+            fprintf(out, "FNDA:%llu,%s\n", (unsigned long long)f->fn[k].calls, label(&f->fn[k]));
+        fprintf(out, "FNF:%llu\nFNH:%llu\n", (unsigned long long)t.fns,
+                (unsigned long long)t.fns_hit);
+        for (uint32_t k = 0; k < f->nln; k++)
+            if (f->ln[k].exec)
+                fprintf(out, "DA:%u,%llu\n", f->ln[k].line, (unsigned long long)f->ln[k].hits);
+        fprintf(out, "LF:%llu\nLH:%llu\nend_of_record\n", (unsigned long long)t.lines,
+                (unsigned long long)t.hit);
+    }
+    return ferror(out) ? -EIO : 0;
+}
+
+/* luacov's key: the chunk name without a leading "./". */
+static const char *luacov_key(const rd_cov_file *f)
+{
+    const char *k = f->name;
+    while (k[0] == '.' && k[1] == '/')
+        k += 2;
+    return k;
+}
+
+static int cmp_luacov(const void *a, const void *b)
+{
+    return strcmp(luacov_key(*(rd_cov_file *const *)a), luacov_key(*(rd_cov_file *const *)b));
+}
+
+/* Two lines per file: "MAX:NAME", then the counts of lines 1..MAX, each
+ * followed by one space (luacov drops a last count without it). */
+static void luacov_file(const rd_cov_file *f, FILE *out)
+{
+    uint32_t max = 0, k = 0;
+    for (uint32_t i = 0; i < f->nln; i++)
+        if (f->ln[i].line <= LUACOV_MAX_LINE && f->ln[i].line > max)
+            max = f->ln[i].line;
+    fprintf(out, "%u:%s\n", max, luacov_key(f));
+    for (uint32_t line = 1; line <= max; line++) {
+        while (k < f->nln && f->ln[k].line < line)
+            k++;
+        fprintf(out, "%llu ",
+                (unsigned long long)(k < f->nln && f->ln[k].line == line ? f->ln[k].hits : 0));
+    }
+    fputc('\n', out);
+}
+
+int rd_cov_write_luacov(const rd_cov *c, FILE *out)
+{
+    const rd_cov_file **v = malloc((c->nf + 1) * sizeof *v);
+    uint32_t n = 0;
+    if (!v)
+        return -ENOMEM;
+    for (uint32_t i = 0; i < c->nf; i++)
+        if (c->f[i].exact) /* luacov's reporters open every file they list */
+            v[n++] = &c->f[i];
+    qsort(v, n, sizeof *v, cmp_luacov);
+    for (uint32_t i = 0; i < n; i++)
+        luacov_file(v[i], out);
+    free(v);
+    return ferror(out) ? -EIO : 0;
+}
+
+/* ---- coverage.txt ---- */
+
+static void pct(char *buf, size_t cap, uint64_t part, uint64_t all)
+{
+    if (all)
+        snprintf(buf, cap, "%.2f%%", 100.0 * (double)part / (double)all);
+    else
+        snprintf(buf, cap, "-");
+}
+
+static void summary_row(FILE *out, int w, const char *name, rd_cov_total t)
+{
+    char lp[16], fp[16], fns[48];
+    pct(lp, sizeof lp, t.hit, t.lines);
+    pct(fp, sizeof fp, t.fns_hit, t.fns);
+    snprintf(fns, sizeof fns, "%llu/%llu", (unsigned long long)t.fns_hit,
+             (unsigned long long)t.fns);
+    fprintf(out, "%-*s %8llu %8llu %9s %13s %9s\n", w, name, (unsigned long long)t.hit,
+            (unsigned long long)(t.lines - t.hit), lp, fns, fp);
+}
+
+static void rule(FILE *out, int n, char ch)
+{
+    for (int i = 0; i < n; i++)
+        fputc(ch, out);
+    fputc('\n', out);
+}
+
+static void text_summary(const rd_cov *c, FILE *out)
+{
+    int w = 5;
+    for (uint32_t i = 0; i < c->nf; i++)
+        if (c->f[i].exact && (int)strlen(shown(&c->f[i])) > w)
+            w = (int)strlen(shown(&c->f[i]));
+    fprintf(out, "%-*s %8s %8s %9s %13s %9s\n", w, "File", "Hits", "Missed", "Coverage",
+            "Functions", "Fn cov");
+    rule(out, w + 52, '-');
+    for (uint32_t i = 0; i < c->nf; i++)
+        if (c->f[i].exact)
+            summary_row(out, w, shown(&c->f[i]), rd_cov_file_total(&c->f[i]));
+    rule(out, w + 52, '-');
+    summary_row(out, w, "Total", rd_cov_total_of(c));
+}
+
+static uint32_t lines_hit(const rd_cov_file *f)
+{
+    uint32_t hit = 0;
+    for (uint32_t k = 0; k < f->nln; k++)
+        hit += f->ln[k].hits > 0;
+    return hit;
+}
+
+/* A chunk that is no file and had no line event (the LUA_INIT chunk that
+ * started tracing) has nothing to show. */
+static int worth_showing(const rd_cov_file *f)
+{
+    return f->exact || f->path || lines_hit(f);
+}
+
+static void text_others(const rd_cov *c, FILE *out)
+{
+    int head = 0;
+    for (uint32_t i = 0; i < c->nf; i++) {
+        const rd_cov_file *f = &c->f[i];
+        if (f->exact || !worth_showing(f))
+            continue;
+        if (!head++)
+            fprintf(out, "\nNot in the totals (no executable lines known; hit lines only):\n");
+        uint32_t hit = lines_hit(f);
+        fprintf(out, "  %s: %u line%s hit; %s\n", f->name, hit, hit == 1 ? "" : "s",
+                f->note ? f->note : "no source");
+    }
+}
+
+static int digits(uint64_t v)
+{
+    int d = 1;
+    while (v >= 10) {
+        v /= 10;
+        d++;
+    }
+    return d;
+}
+
+/* One listing row: the count right-aligned in w columns, "*...0" for a
+ * missed line, blanks for a line without bytecode. */
+static void list_row(FILE *out, int w, const rd_cov_line *l, int exact, const char *text,
+                     int len)
+{
+    if (l && l->hits)
+        fprintf(out, "%*llu %.*s\n", w, (unsigned long long)l->hits, len, text);
+    else if (l && exact && l->exec)
+        fprintf(out, "%.*s0 %.*s\n", w - 1, "****************************", len, text);
+    else
+        fprintf(out, "%*s %.*s\n", w, "", len, text);
+}
+
+/* The source lines of f, then rows for lines with data past its end (or
+ * for all of them when there is no source). */
+static void list_lines(const rd_cov_file *f, int w, const char *text, size_t len, FILE *out)
+{
+    char num[32];
+    uint32_t line = 0, k = 0;
+    for (size_t at = 0; text && at < len; line++) {
+        const char *nl = memchr(text + at, '\n', len - at);
+        size_t n = nl ? (size_t)(nl - (text + at)) : len - at, shown = n;
+        if (shown && text[at + shown - 1] == '\r')
+            shown--;
+        while (k < f->nln && f->ln[k].line < line + 1)
+            k++;
+        list_row(out, w, k < f->nln && f->ln[k].line == line + 1 ? &f->ln[k] : NULL, f->exact,
+                 text + at, (int)shown);
+        at += n + 1;
+    }
+    for (; k < f->nln; k++)
+        if (f->ln[k].line > line) {
+            int n = snprintf(num, sizeof num, "(line %u)", f->ln[k].line);
+            list_row(out, w, &f->ln[k], f->exact, num, n);
+        }
+}
+
+static void text_listing(const rd_cov_file *f, FILE *out)
+{
+    uint64_t most = 0;
+    char *text = NULL, err[PATH_MAX + 64];
+    size_t len = 0;
+    for (uint32_t i = 0; i < f->nln; i++)
+        most = f->ln[i].hits > most ? f->ln[i].hits : most;
+    rule(out, 78, '=');
+    fprintf(out, "%s\n", shown(f));
+    rule(out, 78, '=');
+    if (f->note)
+        fprintf(out, "(%s)\n", f->note);
+    if (f->changed)
+        fprintf(out, "(%u line%s ran but carry no bytecode now: the source changed since the "
+                "trace?)\n", f->changed, f->changed == 1 ? "" : "s");
+    if (f->path && rd_lines_read(f->path, &text, &len, err, sizeof err))
+        fprintf(out, "(%s now; lines with data only)\n", err);
+    list_lines(f, digits(most) + 1, text, len, out);
+    free(text);
+    fputc('\n', out);
+}
+
+int rd_cov_write_text(const rd_cov *c, const char *title, FILE *out)
+{
+    fprintf(out, "luatrace coverage%s%s\n", title ? ": " : "", title ? title : "");
+    fprintf(out, "Executable lines are the lines that carry bytecode (as luac5.1 -l -l lists "
+                 "them);\nhits are line events; a function is hit when it was called.\n\n");
+    text_summary(c, out);
+    text_others(c, out);
+    fputc('\n', out);
+    for (uint32_t i = 0; i < c->nf; i++)
+        if (worth_showing(&c->f[i]))
+            text_listing(&c->f[i], out);
+    return ferror(out) ? -EIO : 0;
+}
+
+/* {====================================================================
+ * session.json's cwd */
+
+static int hexval(int ch)
+{
+    return ch >= '0' && ch <= '9'   ? ch - '0'
+           : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
+           : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10
+                                    : -1;
+}
+
+/* Decodes the JSON string at s (after its opening quote) into buf. A
+ * \u escape above 0x7f, or of NUL, is refused: rd_json_str escapes only
+ * '"', '\' and control bytes. */
+static int json_unquote(const char *s, char *buf, size_t cap)
+{
+    size_t n = 0;
+    for (; *s && *s != '"'; s++) {
+        unsigned ch = (unsigned char)*s;
+        if (ch == '\\') {
+            s++;
+            ch = *s == 'n' ? '\n' : *s == 't' ? '\t' : *s == 'r' ? '\r' : (unsigned char)*s;
+            if (*s == 'u') {
+                int h[4] = {0};
+                for (int i = 0; i < 4; i++)
+                    if ((h[i] = hexval(s[i + 1])) < 0)
+                        return -EPROTO;
+                ch = (unsigned)(h[0] << 12 | h[1] << 8 | h[2] << 4 | h[3]);
+                s += 4;
+            }
+            if (!ch || ch > 0x7f)
+                return -EPROTO;
+        }
+        if (n + 1 >= cap)
+            return -ENAMETOOLONG;
+        buf[n++] = (char)ch;
+    }
+    buf[n] = 0;
+    return *s == '"' && n ? 0 : -EPROTO;
+}
+
+int rd_cov_session_cwd(const char *session_dir, char *buf, size_t cap)
+{
+    char path[PATH_MAX + 16], text[16384];
+    snprintf(path, sizeof path, "%s/session.json", session_dir);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -ENOENT;
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = 0;
+    const char *p = strstr(text, "\"cwd\"");
+    if (!p)
+        return -ENOENT;
+    p += 5;
+    p += strspn(p, " \t\r\n");
+    if (*p++ != ':')
+        return -ENOENT;
+    p += strspn(p, " \t\r\n");
+    return *p == '"' && !json_unquote(p + 1, buf, cap) && buf[0] == '/' ? 0 : -ENOENT;
+}
+
+/* The session directory of a trace path: itself, or the directory of a
+ * trace.ltr. */
+static void session_dir_of(const char *path, char *dir, size_t cap)
+{
+    struct stat st;
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        snprintf(dir, cap, "%s", path);
+    else if (!strcmp(base, "trace.ltr"))
+        snprintf(dir, cap, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+    else
+        dir[0] = 0;
+}
+
+int rd_cov_add_trace(rd_cov *c, const char *path, char *err, size_t cap)
+{
+    char dir[PATH_MAX], cwd[PATH_MAX];
+    rd_model m;
+    rd_stack st;
+    err[0] = 0;
+    if (rd_model_init(&m) || rd_stack_init(&st, &m)) {
+        rd_model_free(&m);
+        snprintf(err, cap, "out of memory");
+        return -ENOMEM;
+    }
+    int e = rd_replay_path(path, &st, err, cap);
+    session_dir_of(path, dir, sizeof dir);
+    int has_cwd = dir[0] && !rd_cov_session_cwd(dir, cwd, sizeof cwd);
+    if (!e && (e = rd_cov_add_model(c, &m, has_cwd ? cwd : NULL)))
+        snprintf(err, cap, "out of memory");
+    rd_stack_free(&st);
+    rd_model_free(&m);
+    return e;
+}

@@ -1,0 +1,107 @@
+/* rd_cov: line and function coverage from finished models, and its three
+ * writers: LCOV tracefile, luacov stats, and a text summary with annotated
+ * listings.
+ *
+ * Hits are the model's line events (rd_line.hits), summed over every
+ * function of a source. The executable lines of a source file are the
+ * lines that carry bytecode in any of its prototypes (rd_lines), so lines
+ * of functions that never ran count as missed. Sources are grouped by the
+ * file they name (device and inode), so one file reached as `./m.lua` and
+ * `m.lua`, or traced by several processes, is one entry whose counts add
+ * up. A source that is not a readable file (loadstring chunks, `=name`,
+ * files removed since) keeps its hit lines but has no executable lines: it
+ * appears in the text report only, with a note.
+ *
+ * One rd_cov is used by one thread; it owns a private lua_State that only
+ * compiles. */
+#ifndef RD_COV_H
+#define RD_COV_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rd_model.h"
+
+typedef struct rd_cov_opts {
+    const char *const *include; /* shell patterns; none: every source */
+    unsigned ninclude;
+    const char *const *exclude;
+    unsigned nexclude;
+} rd_cov_opts;
+
+typedef struct rd_cov_line {
+    uint32_t line;
+    uint8_t exec; /* carries bytecode */
+    uint64_t hits;
+} rd_cov_line;
+
+typedef struct rd_cov_fn {
+    uint32_t line, last; /* linedefined, lastlinedefined; 0, 0: main chunk */
+    uint64_t calls;
+    char *name; /* as traced or NULL (never ran); after rd_cov_finish the
+                   label in reports, unique in its file */
+} rd_cov_fn;
+
+typedef struct rd_cov_file {
+    char *key;        /* "f:DEV:INO" for files, "c:NAME" for other chunks */
+    char *name;       /* the source as traced (first seen), or as found */
+    char *path;       /* absolute path of the file, or NULL */
+    char *note;       /* why executable lines are unknown, or NULL */
+    int exact;        /* executable lines known: in LCOV and luacov stats */
+    uint32_t changed; /* hit lines without bytecode: source changed? */
+    rd_cov_line *ln;  /* sorted by line after rd_cov_finish */
+    uint32_t nln, capln;
+    rd_cov_fn *fn; /* sorted by line after rd_cov_finish */
+    uint32_t nfn, capfn;
+} rd_cov_file;
+
+typedef struct rd_cov {
+    rd_cov_file *f;
+    uint32_t nf, capf;
+    uint32_t *ix; /* hash of key -> file index + 1 */
+    uint32_t capix;
+    void *L; /* lua_State, created on first use */
+    rd_cov_opts opts;
+} rd_cov;
+
+/* opts may be NULL; its arrays must outlive c. Returns 0 or -ENOMEM. */
+int rd_cov_init(rd_cov *c, const rd_cov_opts *opts);
+void rd_cov_free(rd_cov *c);
+
+/* Adds the line and call counts of a finished model. Relative sources are
+ * resolved against basedir (the traced program's working directory; NULL:
+ * ours). Returns 0 or -ENOMEM. */
+int rd_cov_add_model(rd_cov *c, const rd_model *m, const char *basedir);
+
+/* Adds every *.lua file under dir (recursively, symlinks not followed) that
+ * is not covered yet, with zero hits. Returns 0, or a negative errno with
+ * a message in err. */
+int rd_cov_add_untested(rd_cov *c, const char *dir, char *err, size_t cap);
+
+/* Sorts lines and functions, merges duplicates and makes function names
+ * unique per file. Call once, after the last add, before writing. */
+void rd_cov_finish(rd_cov *c);
+
+/* Totals over exact files (what LCOV holds). */
+typedef struct rd_cov_total {
+    uint64_t lines, hit, fns, fns_hit;
+} rd_cov_total;
+rd_cov_total rd_cov_file_total(const rd_cov_file *f);
+rd_cov_total rd_cov_total_of(const rd_cov *c);
+
+/* Writers. Each returns 0 or -EIO. */
+int rd_cov_write_lcov(const rd_cov *c, FILE *out);
+int rd_cov_write_luacov(const rd_cov *c, FILE *out);
+int rd_cov_write_text(const rd_cov *c, const char *title, FILE *out);
+
+/* Replays a session directory or trace file (rd_replay_path) and adds it;
+ * relative sources are resolved against the working directory its
+ * session.json records, else ours. Returns 0, with a warning in err for a
+ * truncated trace, or a negative errno with a message in err. */
+int rd_cov_add_trace(rd_cov *c, const char *path, char *err, size_t cap);
+
+/* The working directory a session recorded in its session.json ("cwd"),
+ * into buf. Returns 0, or -ENOENT when there is none. */
+int rd_cov_session_cwd(const char *session_dir, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,846 @@
+#!/usr/bin/env python3
+"""Coverage reports against the truth and against their real consumers.
+
+  coverage.py CASE [PROGRAM.lua] --recorderd PATH [--lua lua5.1]
+
+Cases (each in a fresh temporary directory, always removed):
+  program P  run P (a tests/lua program, from its own directory) under
+             `recorderd run` and under a reference line counter (a C line
+             hook counting per source and line, REFCOUNT_C below), then
+             check the session's coverage files (check_session)
+  threads    coroutines created before tracing starts, after it, by
+             coroutine.wrap, and in C with lua_newthread (a helper module
+             compiled here with cc): hit counts equal the reference's
+  merge      the same program traced twice: `report --merge` adds the
+             counts, and equals `lcov -a A -a B`
+  options    --include, --exclude, --include-untested; a source deleted
+             and one edited after the trace; reports rebuilt from the trace
+  luacheck   luacheck (lua-check) over Penlight's sources (lua-penlight):
+             exact lines of every loaded file, hits against the same
+             trace's reports (luacheck's own counts vary from run to run);
+             every file under /usr/share/lua/5.1 against luac (skipped
+             when they are not installed)
+
+check_session, for one session directory:
+  - coverage.lcov, luacov.stats.out, coverage.txt exist;
+  - the DA lines of every SF equal the instruction lines `luac5.1 -l -l -p`
+    lists for that file, and its FN records the prototypes it lists;
+  - `lcov --summary` and `genhtml` accept coverage.lcov with the line and
+    function totals of coverage.txt's Total row;
+  - luacov.stats.out: "MAX:NAME" then MAX counts each followed by one space,
+    equal to the DA counts;
+  - `recorderd report SESSION --format lcov|luacov|coverage`, run from
+    another directory, rebuilds the three files byte for byte;
+  - DA hits equal the annotate report's, line by line, and all line events
+    add up to the total of the line-weighted folded stacks;
+  - with a reference: every line's DA count equals the reference's count,
+    and the line events of sources that are not files add up too.
+Exit status: 0 pass, 1 fail, 77 skipped.
+"""
+
+import argparse
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from corpus import Failure, run, base_env, show_bytes  # noqa: E402
+
+SKIP = 77
+HERE = os.path.dirname(os.path.abspath(__file__))
+CORPUS = os.path.normpath(os.path.join(HERE, '..', 'lua'))
+LUA_DIR = '/usr/share/lua/5.1'
+
+# The reference: a C line hook, as the collector's, but counting line
+# events per (source, line) in a plain table. A C hook is inherited by every
+# thread created after it is set (coroutine.create, wrap, lua_newthread);
+# threads that exist before are given to COV_START. With REFCOUNT_DEFER=1
+# counting starts when the program calls COV_START(threads...). Counts are
+# written at exit (atexit: normal end, os.exit, uncaught error), one
+# "HEXSOURCE LINE COUNT" per line.
+REFCOUNT_C = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <lua.h>
+#include <lauxlib.h>
+
+typedef struct entry { char *src; int line; unsigned long n; } entry;
+static entry *tab;
+static size_t cap, used;
+
+static size_t hash(const char *s, int line)
+{
+    size_t h = 1469598103934665603ull ^ (size_t)line;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static void put(entry *t, size_t c, char *src, int line, unsigned long n)
+{
+    size_t i = hash(src, line) & (c - 1);
+    while (t[i].src && (t[i].line != line || strcmp(t[i].src, src)))
+        i = (i + 1) & (c - 1);
+    if (!t[i].src) {
+        t[i].src = src;
+        t[i].line = line;
+        used++;
+    }
+    t[i].n += n;
+}
+
+static void count(const char *src, int line)
+{
+    size_t i = hash(src, line) & (cap - 1);
+    while (tab[i].src && (tab[i].line != line || strcmp(tab[i].src, src)))
+        i = (i + 1) & (cap - 1);
+    if (tab[i].src) {
+        tab[i].n++;
+        return;
+    }
+    if ((used + 1) * 2 > cap) {
+        entry *old = tab;
+        size_t oc = cap;
+        cap *= 2;
+        tab = calloc(cap, sizeof *tab);
+        used = 0;
+        for (size_t k = 0; k < oc; k++)
+            if (old[k].src)
+                put(tab, cap, old[k].src, old[k].line, old[k].n);
+        free(old);
+    }
+    put(tab, cap, strdup(src), line, 1);
+}
+
+static void hook(lua_State *L, lua_Debug *ar)
+{
+    if (ar->event == LUA_HOOKLINE && lua_getinfo(L, "S", ar))
+        count(ar->source, ar->currentline);
+}
+
+static void watch(lua_State *T)
+{
+    lua_sethook(T, hook, LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE, 0);
+}
+
+static int start(lua_State *L)
+{
+    watch(L);
+    for (int i = 1; i <= lua_gettop(L); i++)
+        if (lua_isthread(L, i))
+            watch(lua_tothread(L, i));
+    return 0;
+}
+
+static void dump(void)
+{
+    const char *path = getenv("REFCOUNT_OUT");
+    FILE *f = path ? fopen(path, "w") : NULL;
+    for (size_t i = 0; f && i < cap; i++) {
+        if (!tab[i].src)
+            continue;
+        for (const char *s = tab[i].src; *s; s++)
+            fprintf(f, "%02x", (unsigned char)*s);
+        fprintf(f, " %d %lu\n", tab[i].line, tab[i].n);
+    }
+    if (f)
+        fclose(f);
+}
+
+int luaopen_refcount(lua_State *L)
+{
+    cap = 1024;
+    tab = calloc(cap, sizeof *tab);
+    atexit(dump);
+    lua_register(L, "COV_START", start);
+    lua_register(L, "COV_SETUP", start);
+    const char *defer = getenv("REFCOUNT_DEFER");
+    if (!defer || strcmp(defer, "1"))
+        watch(L);
+    return 0;
+}
+"""
+
+# A C module whose run(f, setup) runs f in a thread made by lua_newthread,
+# resumed from C until it returns (no coroutine.resume involved).
+COTHREAD_C = r'''
+#include <lua.h>
+#include <lauxlib.h>
+
+static int run(lua_State *L)
+{
+    int n = 0, st;
+    luaL_checktype(L, 1, LUA_TFUNCTION);
+    lua_State *T = lua_newthread(L);
+    if (lua_isfunction(L, 2)) { /* the reference hooks the thread */
+        lua_pushvalue(L, 2);
+        lua_pushvalue(L, -2);
+        lua_call(L, 1, 0);
+    }
+    lua_pushvalue(L, 1);
+    lua_xmove(L, T, 1);
+    while ((st = lua_resume(T, 0)) == LUA_YIELD) {
+        n++;
+        lua_settop(T, 0);
+    }
+    if (st != 0) {
+        lua_xmove(T, L, 1);
+        return lua_error(L);
+    }
+    lua_pushinteger(L, n);
+    return 1;
+}
+
+int luaopen_cothread(lua_State *L)
+{
+    lua_newtable(L);
+    lua_pushcfunction(L, run);
+    lua_setfield(L, -2, "run");
+    return 1;
+}
+'''
+
+BODIES = '''local M = {}
+
+function M.counter(n)
+  local total = 0
+  for i = 1, n do
+    total = total + i
+    coroutine.yield(total)
+  end
+  return total
+end
+
+function M.cbody()
+  local s = 0
+  for i = 1, 4 do
+    s = s + i
+    if i % 2 == 0 then
+      coroutine.yield(s)
+    end
+  end
+  return s
+end
+
+function M.gen(n)
+  return coroutine.wrap(function()
+    for i = 1, n do
+      coroutine.yield(i * i)
+    end
+  end)
+end
+
+function M.never(x)
+  if x then
+    return x + 1
+  end
+  return 0
+end
+
+return M
+'''
+
+THREADS_MAIN = '''local bodies = require "bodies"
+local cothread = require "cothread"
+local early = coroutine.create(bodies.counter)
+print("early", coroutine.resume(early, 4))
+if COV_START then COV_START(early) else require "luatrace" end
+print("early", coroutine.resume(early))
+print("early", coroutine.resume(early))
+print("cthread", cothread.run(bodies.cbody, COV_SETUP))
+local late = coroutine.create(bodies.counter)
+while coroutine.status(late) ~= "dead" do print("late", coroutine.resume(late, 3)) end
+for v in bodies.gen(3) do print("gen", v) end
+print("cthread", cothread.run(function() return bodies.cbody() end, COV_SETUP))
+'''
+
+
+def expect(cond, what):
+    if not cond:
+        raise Failure(what)
+
+
+# {======================================================================
+# Running things
+
+class Ctx:
+    def __init__(self, args, tmp):
+        self.args, self.tmp = args, tmp
+        self.refdir = os.path.join(tmp, 'refcount')
+        os.mkdir(self.refdir)
+        build_module(self.refdir, 'refcount', REFCOUNT_C)
+        self.nout = 0
+
+    def traced(self, cmd, cwd, env_extra=None):
+        """Runs cmd under `recorderd run`; returns (result, session dir)."""
+        self.nout += 1
+        out = os.path.join(self.tmp, 'out%d' % self.nout)
+        env = base_env()
+        env.update(env_extra or {})
+        res = run([self.args.recorderd, 'run', '--quiet', '--out', out, '--'] + cmd,
+                  cwd, env, timeout=300)
+        dirs = [d for d in os.listdir(out) if os.path.isdir(os.path.join(out, d))]
+        expect(len(dirs) == 1, 'expected one session in %s: %r' % (out, dirs))
+        return res, os.path.join(out, dirs[0])
+
+    def reference(self, cmd, cwd, env_extra=None):
+        """Runs cmd with the reference line counter; returns its counts
+        {source: {line: n}} (sources as Lua names them, '@' included)."""
+        out = os.path.join(self.tmp, 'refcount.out')
+        env = base_env()
+        env.update(env_extra or {})
+        env['REFCOUNT_OUT'] = out
+        env['LUA_CPATH'] = '%s/?.so;%s' % (self.refdir, env.get('LUA_CPATH', ';;'))
+        res = run(cmd[:1] + ['-lrefcount'] + cmd[1:], cwd, env, timeout=300)
+        counts = {}
+        try:
+            with open(out) as f:
+                for row in f:
+                    hexsrc, line, n = row.split()
+                    src = bytes.fromhex(hexsrc).decode('utf-8', 'replace')
+                    counts.setdefault(src, {})[int(line)] = int(n)
+        except (OSError, ValueError) as e:
+            raise Failure('reference counter failed (%s); stderr:\n%s'
+                          % (e, show_bytes(res.err)))
+        os.unlink(out)
+        return counts
+
+    def report(self, args, cwd=None):
+        res = run([self.args.recorderd, 'report'] + args, cwd or self.tmp, base_env())
+        expect(res.status == 0, 'recorderd report %s: status %d\n%s'
+               % (' '.join(args), res.status, show_bytes(res.err)))
+        return res
+
+
+# {======================================================================
+# Readers
+
+def read_lcov(path):
+    """{SF: {'da': {line: n}, 'fn': {name: line}, 'fnda': {name: n},
+    'totals': {'LF': n, ...}}}"""
+    recs, cur = {}, None
+    with open(path) as f:
+        for row in f:
+            row = row.rstrip('\n')
+            key, _, val = row.partition(':')
+            if key == 'SF':
+                expect(val not in recs, 'SF %s twice in %s' % (val, path))
+                cur = recs[val] = {'da': {}, 'fn': {}, 'fnda': {}, 'totals': {}}
+            elif key == 'DA':
+                line, n = val.split(',')[:2]
+                cur['da'][int(line)] = int(n)
+            elif key == 'FN':
+                line, name = val.split(',', 1)
+                expect(name not in cur['fn'], 'FN %s twice in %s' % (name, path))
+                cur['fn'][name] = int(line)
+            elif key == 'FNDA':
+                n, name = val.split(',', 1)
+                cur['fnda'][name] = int(n)
+            elif key in ('LF', 'LH', 'FNF', 'FNH'):
+                cur['totals'][key] = int(val)
+            elif key not in ('TN', 'end_of_record'):
+                raise Failure('%s: unexpected line %r' % (path, row))
+    return recs
+
+
+def luac_listing(path, lua):
+    """(instruction lines, prototype line ranges) of luac5.1 -l -l -p."""
+    luac = os.path.join(os.path.dirname(lua), 'luac5.1') if os.sep in lua else 'luac5.1'
+    res = subprocess.run([luac, '-l', '-l', '-p', path], capture_output=True, text=True,
+                         errors='replace')
+    expect(res.returncode == 0, 'luac5.1 -p %s failed: %s' % (path, res.stderr))
+    lines, protos = set(), set()
+    for row in res.stdout.splitlines():
+        m = re.match(r'\t\d+\t\[(\d+)\]\t', row)
+        if m:
+            lines.add(int(m.group(1)))
+        m = re.match(r'(?:main|function) <.*:(\d+),(\d+)> \(', row)
+        if m:
+            protos.add((int(m.group(1)), int(m.group(2))))
+    return lines, protos
+
+
+def read_text(path):
+    """coverage.txt: the Total row (hits, missed, fns hit, fns) and the hit
+    counts of the listings of sources outside the totals {name: {line: n}}."""
+    with open(path) as f:
+        text = f.read()
+    m = re.search(r'^Total +(\d+) +(\d+) +\S+ +(\d+)/(\d+) ', text, re.M)
+    expect(m, '%s: no Total row' % path)
+    total = tuple(int(x) for x in m.groups())
+    others = set()
+    part = text.split('\nNot in the totals', 1)
+    if len(part) == 2:
+        for row in part[1].split('\n\n', 1)[0].splitlines()[1:]:
+            others.add(row[2:])
+    listings = {}
+    for m in re.finditer(r'^={78}\n([^\n]*)\n={78}\n(.*?)(?=^={78}\n|\Z)', text,
+                         re.M | re.S):
+        name, body = m.group(1), m.group(2)
+        rows = {}
+        for r in re.finditer(r'^ *(\d+) \(line (\d+)\)$', body, re.M):
+            rows[int(r.group(2))] = int(r.group(1))
+        listings[name] = rows
+    return total, others, listings, text
+
+
+def lcov_summary(path):
+    """(lines hit, lines, functions hit, functions) from lcov --summary."""
+    res = subprocess.run(['lcov', '--summary', path], capture_output=True, text=True)
+    expect(res.returncode == 0, 'lcov --summary %s: %s%s' % (path, res.stdout, res.stderr))
+    return summary_numbers(res.stdout + res.stderr, 'lcov --summary')
+
+
+def summary_numbers(out, who):
+    lm = re.search(r'lines\.+: [\d.]+% \((\d+) of (\d+) lines\)', out)
+    fm = re.search(r'functions\.+: [\d.]+% \((\d+) of (\d+) functions\)', out)
+    expect(lm, '%s printed no line totals:\n%s' % (who, out))
+    fh, ft = (int(fm.group(1)), int(fm.group(2))) if fm else (0, 0)
+    return int(lm.group(1)), int(lm.group(2)), fh, ft
+
+
+def genhtml(path, tmp):
+    html = tempfile.mkdtemp(prefix='html-', dir=tmp)
+    res = subprocess.run(['genhtml', '-o', html, path], capture_output=True, text=True)
+    expect(res.returncode == 0, 'genhtml %s: status %d\n%s%s'
+           % (path, res.returncode, res.stdout[-2000:], res.stderr[-2000:]))
+    expect(os.path.isfile(os.path.join(html, 'index.html')), 'genhtml wrote no index.html')
+    shutil.rmtree(html, ignore_errors=True)
+    return summary_numbers(res.stdout + res.stderr, 'genhtml')
+
+
+def read_luacov(path):
+    """{name: [count of line 1, ...]}; checks the layout on the way."""
+    with open(path) as f:
+        rows = f.read().split('\n')
+    expect(rows[-1] == '', '%s does not end with a newline' % path)
+    rows = rows[:-1]
+    expect(len(rows) % 2 == 0, '%s: odd number of lines' % path)
+    stats = {}
+    for head, counts in zip(rows[0::2], rows[1::2]):
+        m = re.match(r'(\d+):(.+)$', head)
+        expect(m, '%s: bad header %r' % (path, head))
+        n = int(m.group(1))
+        expect(counts.endswith(' ') or n == 0,
+               '%s: counts of %s lack the trailing space' % (path, m.group(2)))
+        values = counts.split(' ')[:-1] if n else []
+        expect(len(values) == n, '%s: %s has %d counts, max %d'
+               % (path, m.group(2), len(values), n))
+        stats[m.group(2)] = [int(v) for v in values]
+    expect(list(stats) == sorted(stats), '%s: files not sorted' % path)
+    return stats
+
+
+# {======================================================================
+# The checks
+
+def check_exact(lcov, lua):
+    """DA lines and FN records against luac5.1 -l -l -p, file by file."""
+    for sf, rec in lcov.items():
+        expect(os.path.isabs(sf), 'SF %s is not absolute' % sf)
+        lines, protos = luac_listing(sf, lua)
+        got = set(rec['da'])
+        expect(got == lines, '%s: executable lines differ from luac5.1 -l -l: only ours %s,'
+               ' only luac %s' % (sf, sorted(got - lines)[:20], sorted(lines - got)[:20]))
+        fn_lines = sorted(rec['fn'].values())
+        want = sorted(max(a, 1) for a, _ in protos)
+        expect(fn_lines == want, '%s: FN lines %s, luac prototypes %s'
+               % (sf, fn_lines[:20], want[:20]))
+        t = rec['totals']
+        expect(t.get('LF') == len(rec['da']) and t.get('FNF') == len(rec['fn'])
+               and t.get('LH') == sum(1 for v in rec['da'].values() if v)
+               and t.get('FNH') == sum(1 for v in rec['fnda'].values() if v),
+               '%s: LF/LH/FNF/FNH do not match the records: %s' % (sf, t))
+
+
+def check_consumers(session, tmp, total):
+    """lcov --summary and genhtml agree with coverage.txt's totals."""
+    path = os.path.join(session, 'coverage.lcov')
+    hits, missed, fh, ft = total
+    want = (hits, hits + missed, fh, ft)
+    if os.path.getsize(path) == 0:
+        expect(want == (0, 0, 0, 0), 'empty coverage.lcov, but coverage.txt totals %s' % (want,))
+        return
+    got = lcov_summary(path)
+    expect(got == want, 'lcov --summary says %s (hit, lines, fn hit, fns), coverage.txt %s'
+           % (got, want))
+    got = genhtml(path, tmp)
+    expect(got == want, 'genhtml says %s, coverage.txt %s' % (got, want))
+
+
+def check_luacov(session, lcov, cwd):
+    stats = read_luacov(os.path.join(session, 'luacov.stats.out'))
+    expect(len(stats) == len(lcov), 'luacov.stats.out has %d files, coverage.lcov %d'
+           % (len(stats), len(lcov)))
+    for name, counts in stats.items():
+        expect(not name.startswith('./') and not name.startswith('@'), 'luacov key %r' % name)
+        sf = os.path.normpath(os.path.join(cwd, name))
+        expect(sf in lcov, 'luacov file %s (%s) is not in coverage.lcov' % (name, sf))
+        da = lcov[sf]['da']
+        expect(len(counts) == max(da, default=0), '%s: max %d, last DA line %d'
+               % (name, len(counts), max(da, default=0)))
+        for i, n in enumerate(counts, 1):
+            expect(n == da.get(i, 0), '%s:%d: luacov %d, DA %s' % (name, i, n, da.get(i)))
+
+
+def check_rebuild(ctx, session):
+    """report --format F from the trace equals the session's file."""
+    other = tempfile.mkdtemp(prefix='elsewhere-', dir=ctx.tmp)
+    for fmt, name in (('lcov', 'coverage.lcov'), ('luacov', 'luacov.stats.out'),
+                      ('coverage', 'coverage.txt')):
+        out = os.path.join(other, name)
+        ctx.report([session, '--format', fmt, '-o', out], cwd=other)
+        with open(out, 'rb') as a, open(os.path.join(session, name), 'rb') as b:
+            x, y = a.read(), b.read()
+        if fmt == 'coverage':  # the title names the session, or the trace
+            x, y = x.split(b'\n', 1)[1], y.split(b'\n', 1)[1]
+        expect(x == y, 'report --format %s differs from the session\'s %s' % (fmt, name))
+    shutil.rmtree(other, ignore_errors=True)
+
+
+def check_reference(ref, lcov, others, listings, cwd, skip):
+    """Every line's hits against the reference counts; sources that are
+    not files by their total of line events."""
+    ref_other = 0
+    skip = {os.path.realpath(p) for p in skip}
+    for src, lines in ref.items():
+        path = os.path.normpath(os.path.join(cwd, src[1:])) if src.startswith('@') else None
+        if path and os.path.realpath(path) in skip:
+            continue
+        if path in lcov:
+            da = lcov[path]['da']
+            for line, n in lines.items():
+                expect(da.get(line) == n, '%s:%d: %s line events, the reference counted %d'
+                       % (path, line, da.get(line), n))
+            for line, n in da.items():
+                expect(n == lines.get(line, 0), '%s:%d: %d line events, the reference %d'
+                       % (path, line, n, lines.get(line, 0)))
+        else:
+            ref_other += sum(lines.values())
+    for sf in lcov:
+        if os.path.realpath(sf) not in skip:
+            expect(any(s.startswith('@') and os.path.normpath(os.path.join(cwd, s[1:])) == sf
+                       for s in ref) or not any(lcov[sf]['da'].values()),
+                   '%s has hits the reference never saw' % sf)
+    got_other = sum(sum(listings.get(name, {}).values()) for name in others)
+    expect(got_other == ref_other, 'sources that are not files: %d line events, the reference'
+           ' %d' % (got_other, ref_other))
+
+
+def check_same_trace(ctx, session, lcov, others, listings, cwd):
+    """Hits against the other reports of the same trace: the annotate
+    listing, line by line, and the total of the line-weighted folded
+    stacks."""
+    res = ctx.report([session, '--format', 'annotate'])
+    per_src, cur = {}, None
+    for row in res.out.decode('utf-8', 'replace').split('\n'):
+        if row.startswith('== ') and '   (hits: line events' in row:
+            cur = per_src.setdefault(row[3:].rsplit('   (hits: line events', 1)[0], {})
+            continue
+        m = re.match(r' *(\d+) +[\d.]+ +(\d+)  ', row)
+        if m and cur is not None and int(m.group(1)):  # 0: time only (trace start)
+            cur[int(m.group(2))] = cur.get(int(m.group(2)), 0) + int(m.group(1))
+    by_path = {}
+    for src, lines in per_src.items():
+        path = os.path.normpath(os.path.join(cwd, src))
+        if path in lcov:
+            for line, n in lines.items():
+                by_path.setdefault(path, {})[line] = by_path.get(path, {}).get(line, 0) + n
+    for path, rec in lcov.items():
+        hits = {k: v for k, v in rec['da'].items() if v}
+        expect(hits == by_path.get(path, {}), '%s: DA hits differ from the annotate report:'
+               ' %s' % (path, sorted(set(hits.items()) ^ set(by_path.get(path, {}).items()))[:10]))
+    res = ctx.report([session, '--format', 'folded', '--weight', 'lines'])
+    folded = sum(int(r.rsplit(' ', 1)[1]) for r in res.out.decode('utf-8', 'replace')
+                 .splitlines() if r)
+    ours = sum(sum(r['da'].values()) for r in lcov.values()) + sum(
+        sum(listings.get(name, {}).values()) for name in others)
+    expect(ours == folded, 'coverage counts %d line events, the folded stacks %d'
+           % (ours, folded))
+
+
+def other_names(others):
+    """Names of the sources listed outside the totals ("NAME: N lines hit; NOTE")."""
+    names = set()
+    for row in others:
+        m = re.match(r'(.*): \d+ lines? hit; ', row)
+        if m:
+            names.add(m.group(1))
+    return names
+
+
+def check_session(ctx, session, cwd, ref=None, skip=()):
+    for name in ('coverage.lcov', 'luacov.stats.out', 'coverage.txt'):
+        expect(os.path.isfile(os.path.join(session, name)), 'no %s in %s' % (name, session))
+    lcov = read_lcov(os.path.join(session, 'coverage.lcov'))
+    total, others, listings, _ = read_text(os.path.join(session, 'coverage.txt'))
+    check_exact(lcov, ctx.args.lua)
+    check_consumers(session, ctx.tmp, total)
+    check_luacov(session, lcov, cwd)
+    check_rebuild(ctx, session)
+    check_same_trace(ctx, session, lcov, other_names(others), listings, cwd)
+    if ref is not None:
+        check_reference(ref, lcov, other_names(others), listings, cwd, skip)
+    return lcov, total
+
+
+# {======================================================================
+# Cases
+
+def case_program(ctx):
+    path = os.path.abspath(ctx.args.program)
+    cwd, prog = os.path.dirname(path), os.path.basename(path)
+    _, session = ctx.traced([ctx.args.lua, prog], cwd)
+    ref = ctx.reference([ctx.args.lua, prog], cwd)
+    lcov, total = check_session(ctx, session, cwd, ref)
+    print('%s: ok (%d files, %d of %d lines, %d of %d functions)'
+          % (prog, len(lcov), total[0], total[0] + total[1], total[2], total[3]))
+
+
+def build_module(tmp, name, text):
+    """Compiles C source text into tmp/name.so."""
+    src = os.path.join(tmp, name + '.c')
+    with open(src, 'w') as f:
+        f.write(text)
+    try:
+        cflags = subprocess.run(['pkg-config', '--cflags', 'lua5.1'], capture_output=True,
+                                text=True, check=True).stdout.split()
+    except (OSError, subprocess.CalledProcessError):
+        cflags = ['-I/usr/include/lua5.1']
+    res = subprocess.run([os.environ.get('CC', 'cc'), '-shared', '-fPIC', '-O2'] + cflags
+                         + [src, '-o', os.path.join(tmp, name + '.so')],
+                         capture_output=True, text=True)
+    expect(res.returncode == 0, 'cannot build %s.so:\n%s' % (name, res.stderr))
+
+
+def case_threads(ctx):
+    work = os.path.join(ctx.tmp, 'threads')
+    os.mkdir(work)
+    build_module(work, 'cothread', COTHREAD_C)
+    for name, text in (('bodies.lua', BODIES), ('main.lua', THREADS_MAIN)):
+        with open(os.path.join(work, name), 'w') as f:
+            f.write(text)
+    env = {'LUA_CPATH': work + '/?.so;;'}
+    # LUA_INIT set (empty): recorderd run leaves it alone, so tracing starts
+    # at the program's own require "luatrace", after `early` was created
+    res, session = ctx.traced([ctx.args.lua, 'main.lua'], work, dict(env, LUA_INIT=''))
+    expect(res.status == 0, 'traced run failed:\n' + show_bytes(res.err))
+    ref = ctx.reference([ctx.args.lua, 'main.lua'], work, dict(env, REFCOUNT_DEFER='1'))
+    bodies = os.path.join(work, 'bodies.lua')
+    lcov, _ = check_session(ctx, session, work, None)
+    da = lcov[bodies]['da']
+    want = {}
+    for src, lines in ref.items():
+        if src.startswith('@') and os.path.normpath(os.path.join(work, src[1:])) == bodies:
+            want = lines
+    for line in sorted(set(da) | set(want)):
+        expect(da.get(line, 0) == want.get(line, 0), 'bodies.lua:%d: %s line events, the'
+               ' reference %s' % (line, da.get(line), want.get(line, 0)))
+    expect(want.get(14, 0) == 10 and want.get(7, 0) == 5,
+           'the reference did not see the C thread or the early coroutine: %s' % want)
+    # bodies.lua's main chunk ran before tracing began, M.never never ran
+    fnda = lcov[bodies]['fnda']
+    expect(fnda.get('main chunk') == 0 and fnda.get('function@31') == 0 and
+           all(v > 0 for k, v in fnda.items() if k not in ('main chunk', 'function@31')),
+           'function hits: %s' % fnda)
+    print('threads: ok (%d line events in bodies.lua)' % sum(da.values()))
+
+
+def case_merge(ctx):
+    prog = 'coroutines_nested.lua'
+    _, s1 = ctx.traced([ctx.args.lua, prog], CORPUS)
+    _, s2 = ctx.traced([ctx.args.lua, prog], CORPUS)
+    merged = os.path.join(ctx.tmp, 'merged.lcov')
+    ctx.report(['--merge', s1, s2, '-o', merged])
+    one, two = read_lcov(os.path.join(s1, 'coverage.lcov')), read_lcov(merged)
+    expect(set(one) == set(two), 'merged files %s, single run %s' % (set(two), set(one)))
+    for sf in one:
+        expect({k: 2 * v for k, v in one[sf]['da'].items()} == two[sf]['da'],
+               '%s: merged DA counts are not twice the single run\'s' % sf)
+        expect({k: 2 * v for k, v in one[sf]['fnda'].items()} == two[sf]['fnda'],
+               '%s: merged FNDA counts are not twice the single run\'s' % sf)
+    theirs = os.path.join(ctx.tmp, 'lcov-merged.lcov')
+    res = subprocess.run(['lcov', '-q', '-a', os.path.join(s1, 'coverage.lcov'), '-a',
+                          os.path.join(s2, 'coverage.lcov'), '-o', theirs],
+                         capture_output=True, text=True)
+    expect(res.returncode == 0, 'lcov -a failed: ' + res.stderr)
+    lc = read_lcov(theirs)
+    for sf in one:
+        expect(lc[sf]['da'] == two[sf]['da'] and lc[sf]['fnda'] == two[sf]['fnda'],
+               '%s: lcov -a and report --merge disagree' % sf)
+    stats = os.path.join(ctx.tmp, 'merged.stats')
+    ctx.report(['--merge', s1, s2, '--format', 'luacov', '-o', stats])
+    single = read_luacov(os.path.join(s1, 'luacov.stats.out'))
+    double = read_luacov(stats)
+    expect(double == {k: [2 * n for n in v] for k, v in single.items()},
+           'merged luacov stats are not twice the single run\'s')
+    for lcovfile in (merged,):
+        h, n, fh, fn = lcov_summary(lcovfile)
+        expect((h, n) == (sum(1 for r in two.values() for v in r['da'].values() if v),
+                          sum(len(r['da']) for r in two.values())), 'lcov --summary of merge')
+        genhtml(lcovfile, ctx.tmp)
+    print('merge: ok (%d files, counts doubled, equal to lcov -a)' % len(one))
+
+
+OPTIONS_PROG = '''local a = require "lib.a"
+local c = require "vendor.c"
+print(a.f(2), c.g(3))
+dofile("gone.lua")
+os.remove("gone.lua")
+print(loadstring("return 1 + 1")())
+'''
+
+
+def case_options(ctx):
+    work = os.path.join(ctx.tmp, 'opts')
+    for d in ('lib', 'vendor'):
+        os.makedirs(os.path.join(work, d))
+    files = {
+        'main.lua': OPTIONS_PROG,
+        'lib/a.lua': 'local M = {}\nfunction M.f(x)\n  return x * 2\nend\n'
+                     'function M.unused()\n  return 0\nend\nreturn M\n',
+        'lib/unused.lua': 'local t = {}\n\nfunction t.x()\n  return 1\nend\n\nreturn t\n',
+        'vendor/c.lua': 'return { g = function(x) return x + 1 end }\n',
+        'gone.lua': 'local x = 1\nx = x + 1\n',
+    }
+    for name, text in files.items():
+        with open(os.path.join(work, name), 'w') as f:
+            f.write(text)
+    env = {'LUA_PATH': './?.lua;;'}
+    res, session = ctx.traced([ctx.args.lua, 'main.lua'], work, env)
+    expect(res.status == 0, 'traced run failed:\n' + show_bytes(res.err))
+    lcov, _ = check_session(ctx, session, work)
+    expect(os.path.join(work, 'lib/a.lua') in lcov and os.path.join(work, 'vendor/c.lua')
+           in lcov and os.path.join(work, 'gone.lua') not in lcov,
+           'session files: %s' % sorted(lcov))
+    _, others, _, text = read_text(os.path.join(session, 'coverage.txt'))
+    expect(any(r.startswith('gone.lua: 2 lines hit; no source file: ') and
+               'No such file' in r for r in others),
+           'the deleted file is not noted: %s' % others)
+    expect(any(r.startswith('[string "return 1 + 1"]: 1 line hit;') for r in others),
+           'the loadstring chunk is not listed: %s' % others)
+
+    def lcov_of(*opts):
+        out = os.path.join(ctx.tmp, 'opt.lcov')
+        ctx.report([session, '--format', 'lcov', '-o', out] + list(opts), cwd=work)
+        got = read_lcov(out)
+        check_exact(got, ctx.args.lua)
+        if got:
+            genhtml(out, ctx.tmp)
+        return {os.path.relpath(sf, work) for sf in got}, got
+
+    names, _ = lcov_of('--exclude', os.path.join(work, 'vendor'))
+    expect(names == {'main.lua', 'lib/a.lua'}, '--exclude DIR: %s' % names)
+    names, _ = lcov_of('--exclude', '*/c.lua', '--exclude', 'main.lua')
+    expect(names == {'lib/a.lua'}, '--exclude PAT twice: %s' % names)
+    names, _ = lcov_of('--include', '*/lib/*', '--include', 'vendor/*')
+    expect(names == {'lib/a.lua', 'vendor/c.lua'}, '--include twice: %s' % names)
+    names, got = lcov_of('--include-untested', 'lib', '--include-untested', work + '/vendor/')
+    expect(names == {'main.lua', 'lib/a.lua', 'lib/unused.lua', 'vendor/c.lua'},
+           '--include-untested: %s' % names)
+    unused = got[os.path.join(work, 'lib/unused.lua')]
+    expect(unused['da'] and not any(unused['da'].values()) and not any(unused['fnda'].values()),
+           'an untested file has hits: %s' % unused)
+    names, _ = lcov_of('--include-untested', 'lib', '--exclude', '*unused*')
+    expect('lib/unused.lua' not in names, '--exclude applies to untested files: %s' % names)
+    stats = os.path.join(ctx.tmp, 'untested.stats')
+    ctx.report([session, '--format', 'luacov', '--include-untested', 'lib', '-o', stats],
+               cwd=work)
+    expect('lib/unused.lua' in read_luacov(stats), 'untested file missing from luacov stats')
+
+    # an edited source: two lines inserted at the top move every hit
+    a = os.path.join(work, 'lib/a.lua')
+    with open(a) as f:
+        old = f.read()
+    with open(a, 'w') as f:
+        f.write('\n\n' + old)
+    ctx.report([session, '--format', 'coverage', '-o', os.path.join(ctx.tmp, 'edited.txt')])
+    with open(os.path.join(ctx.tmp, 'edited.txt')) as f:
+        edited = f.read()
+    expect('carry no bytecode now: the source changed since the trace?' in edited,
+           'the edited source is not noted:\n' + edited[:2000])
+    res = run([ctx.args.recorderd, 'report', session, '--format', 'lcov', '--merge'],
+              ctx.tmp, base_env())
+    expect(res.status == 0, '--merge of one session: %s' % show_bytes(res.err))
+    res = run([ctx.args.recorderd, 'report', session, session], ctx.tmp, base_env())
+    expect(res.status == 2 and b'--merge' in res.err, 'two traces without --merge: %s'
+           % show_bytes(res.err))
+    res = run([ctx.args.recorderd, 'report', session, '--exclude', 'x'], ctx.tmp, base_env())
+    expect(res.status == 2, '--exclude with the profile format was accepted')
+    print('options: ok')
+
+
+def case_luacheck(ctx):
+    luacheck = shutil.which('luacheck')
+    pl = os.path.join(LUA_DIR, 'pl')
+    if not luacheck or not os.path.isdir(pl):
+        print('SKIP: needs luacheck (lua-check) and %s (lua-penlight)' % pl)
+        return SKIP
+    # luacheck is not deterministic from run to run (its table.sort
+    # comparator runs a few times more or less: pairs() over tables keyed by
+    # addresses), so hits are checked against the same trace's other
+    # reports, not against a separate reference run
+    cmd = [ctx.args.lua, luacheck, '--no-cache', '--formatter', 'plain', pl]
+    res, session = ctx.traced(cmd, ctx.tmp)
+    lcov, total = check_session(ctx, session, ctx.tmp)
+    expect(sum(1 for sf in lcov if '/luacheck/' in sf) > 20, 'luacheck\'s modules missing')
+    # every file under /usr/share/lua/5.1, compiled only
+    out = os.path.join(ctx.tmp, 'all.lcov')
+    ctx.report([session, '--format', 'lcov', '--include-untested', LUA_DIR, '-o', out])
+    every = read_lcov(out)
+    check_exact(every, ctx.args.lua)
+    found = {os.path.join(d, f) for d, _, fs in os.walk(LUA_DIR) for f in fs
+             if f.endswith('.lua')}
+    compiles = {f for f in found if subprocess.run(['luac5.1', '-p', f],
+                                                    capture_output=True).returncode == 0}
+    got = {sf for sf in every if sf.startswith(LUA_DIR + '/')}
+    expect(got == compiles, 'files under %s that Lua 5.1 compiles: %d, in the report: %d (%s)'
+           % (LUA_DIR, len(compiles), len(got), sorted(got ^ compiles)[:5]))
+    text = ctx.report([session, '--format', 'coverage', '--include-untested', LUA_DIR]).out
+    for f in found - compiles:  # e.g. Lua 5.3 code in luacheck's vendor tree
+        expect(('\n  %s: 0 lines hit; %s:' % (f, f)).encode() in text,
+               '%s does not compile, yet coverage.txt gives no reason' % f)
+    print('luacheck: ok (%d files traced, %d of %d lines; %d files of %s exact, %d do not'
+          ' compile)' % (len(lcov), total[0], total[0] + total[1], len(got), LUA_DIR,
+                         len(found - compiles)))
+
+
+CASES = {'program': case_program, 'threads': case_threads, 'merge': case_merge,
+         'options': case_options, 'luacheck': case_luacheck}
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('case', choices=sorted(CASES))
+    ap.add_argument('program', nargs='?', help='for the program case')
+    ap.add_argument('--recorderd', required=True)
+    ap.add_argument('--lua', default='lua5.1')
+    args = ap.parse_args(argv)
+    args.recorderd = os.path.abspath(args.recorderd)
+    if not os.access(args.recorderd, os.X_OK):
+        print('SKIP: no recorderd at %s' % args.recorderd)
+        return SKIP
+    if not shutil.which('lcov') or not shutil.which('genhtml'):
+        print('FAIL: lcov and genhtml are needed (scripts/setup installs the lcov package)')
+        return 1
+    if args.case == 'program' and not args.program:
+        ap.error('the program case needs a program')
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+    tmp = tempfile.mkdtemp(prefix='luatrace-coverage-')
+    try:
+        return CASES[args.case](Ctx(args, tmp)) or 0
+    except Failure as e:
+        print('FAIL: %s: %s' % (args.case, e))
+        return 1
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))

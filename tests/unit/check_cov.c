@@ -1,0 +1,674 @@
+/* check_cov: the bytecode line reader (recorderd/rd_lines) and the coverage
+ * model and writers (recorderd/rd_cov).
+ *
+ * The sample source (SAMPLE) and what luac5.1 -l -l lists for it:
+ *   main <0,0>: lines 3 4 7 10     f <1,3>: lines 2 3     g <5,7>: lines 6 7
+ * so its executable lines are 2 3 4 6 7 10, and it has three prototypes.
+ */
+#include <check.h>
+#include <errno.h>
+#include <ftw.h>
+#include <lauxlib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rd_cov.h"
+#include "rd_lines.h"
+
+#define SAMPLE                                                                                     \
+    "local function f(x)\n"                                                                        \
+    "  return x + 1\n"                                                                             \
+    "end\n"                                                                                        \
+    "local t = {\n"                                                                                \
+    "  g = function()\n"                                                                           \
+    "    return 2\n"                                                                               \
+    "  end,\n"                                                                                     \
+    "}\n"                                                                                          \
+    "-- comment\n"                                                                                 \
+    "return f(1)\n"
+
+static const uint32_t sample_lines[] = {2, 3, 4, 6, 7, 10};
+static char g_tmp[64]; /* per-tcase scratch directory */
+
+/* {====================================================================
+ * Helpers */
+
+static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(p);
+}
+
+static void tmp_setup(void)
+{
+    snprintf(g_tmp, sizeof g_tmp, "/tmp/ck-cov-XXXXXX");
+    if (!mkdtemp(g_tmp))
+        g_tmp[0] = 0;
+}
+
+static void tmp_teardown(void)
+{
+    if (g_tmp[0])
+        nftw(g_tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void write_file(const char *name, const char *text)
+{
+    char path[256];
+    ck_assert_str_ne(g_tmp, "");
+    snprintf(path, sizeof path, "%s/%s", g_tmp, name);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+typedef struct dump {
+    uint8_t *p;
+    size_t n, cap;
+} dump;
+
+static int dump_writer(lua_State *L, const void *p, size_t sz, void *ud)
+{
+    dump *d = ud;
+    (void)L;
+    if (d->n + sz > d->cap) {
+        d->cap = (d->n + sz) * 2;
+        d->p = realloc(d->p, d->cap);
+    }
+    memcpy(d->p + d->n, p, sz);
+    d->n += sz;
+    return 0;
+}
+
+/* lua_dump of a chunk compiled from text. */
+static dump compile_dump(const char *text)
+{
+    dump d = {0};
+    lua_State *L = luaL_newstate();
+    ck_assert_int_eq(luaL_loadbuffer(L, text, strlen(text), "@sample.lua"), 0);
+    ck_assert_int_eq(lua_dump(L, dump_writer, &d), 0);
+    lua_close(L);
+    return d;
+}
+
+static void assert_sample(const rd_lines *l)
+{
+    ck_assert_uint_eq(l->nline, 6);
+    for (unsigned i = 0; i < 6; i++)
+        ck_assert_uint_eq(l->line[i], sample_lines[i]);
+    ck_assert_uint_eq(l->nproto, 3);
+    ck_assert(l->proto[0].linedefined == 0 && l->proto[0].lastlinedefined == 0);
+    ck_assert(l->proto[1].linedefined == 1 && l->proto[1].lastlinedefined == 3);
+    ck_assert(l->proto[2].linedefined == 5 && l->proto[2].lastlinedefined == 7);
+}
+
+/* ---- a synthetic Lua 5.1 dump of any byte order and sizes ---- */
+
+typedef struct builder {
+    uint8_t b[1 << 16];
+    size_t n;
+    int big, intsz, sizetsz;
+} builder;
+
+static void put_n(builder *d, uint64_t v, int sz)
+{
+    for (int i = 0; i < sz; i++)
+        d->b[d->n + (size_t)(d->big ? sz - 1 - i : i)] = (uint8_t)(v >> (8 * i));
+    d->n += (size_t)sz;
+}
+
+static void put_str(builder *d, const char *s)
+{
+    size_t len = s ? strlen(s) + 1 : 0;
+    put_n(d, len, d->sizetsz);
+    memcpy(d->b + d->n, s ? s : "", len);
+    d->n += len;
+}
+
+static void put_header(builder *d, int big, int intsz, int sizetsz)
+{
+    *d = (builder){.big = big, .intsz = intsz, .sizetsz = sizetsz};
+    const uint8_t h[12] = {27, 'L', 'u', 'a', 0x51, 0, (uint8_t)!big, (uint8_t)intsz,
+                           (uint8_t)sizetsz, 4, 8, 0};
+    memcpy(d->b, h, sizeof h);
+    d->n = sizeof h;
+}
+
+/* A function on lines first..first+2 with `depth` nested functions below
+ * it, one per level, each one line further down. */
+static void put_function(builder *d, int first, int depth)
+{
+    put_str(d, depth % 2 ? NULL : "@synthetic.lua");
+    put_n(d, (uint64_t)first, d->intsz);
+    put_n(d, (uint64_t)first + 2, d->intsz);
+    memcpy(d->b + d->n, "\0\1\0\2", 4);
+    d->n += 4;
+    put_n(d, 2, d->intsz); /* two instructions */
+    memset(d->b + d->n, 0, 8);
+    d->n += 8;
+    put_n(d, 4, d->intsz); /* constants: nil, true, 1.0, "k" */
+    d->b[d->n++] = 0;
+    d->b[d->n++] = 1;
+    d->b[d->n++] = 1;
+    d->b[d->n++] = 3;
+    memset(d->b + d->n, 0, 8);
+    d->n += 8;
+    d->b[d->n++] = 4;
+    put_str(d, "k");
+    put_n(d, depth > 0, d->intsz);
+    if (depth > 0)
+        put_function(d, first + 1, depth - 1);
+    put_n(d, 2, d->intsz); /* line info */
+    put_n(d, (uint64_t)first, d->intsz);
+    put_n(d, (uint64_t)first + 2, d->intsz);
+    put_n(d, 1, d->intsz); /* one local */
+    put_str(d, "v");
+    put_n(d, 0, d->intsz);
+    put_n(d, 1, d->intsz);
+    put_n(d, 1, d->intsz); /* one upvalue name */
+    put_str(d, "u");
+}
+
+/* {====================================================================
+ * rd_lines */
+
+START_TEST(test_lines_parse_real)
+{
+    dump d = compile_dump(SAMPLE);
+    rd_lines l;
+    ck_assert_int_eq(rd_lines_parse(d.p, d.n, &l), 0);
+    assert_sample(&l);
+    rd_lines_free(&l);
+    rd_lines_free(&l); /* twice is harmless */
+    free(d.p);
+}
+END_TEST
+
+START_TEST(test_lines_parse_truncated)
+{
+    dump d = compile_dump(SAMPLE);
+    for (size_t n = 0; n < d.n; n++) {
+        rd_lines l;
+        uint8_t *copy = malloc(n + 1); /* exact size: ASan/valgrind see overreads */
+        memcpy(copy, d.p, n);
+        ck_assert_int_eq(rd_lines_parse(copy, n, &l), -EPROTO);
+        ck_assert(l.line == NULL && l.nline == 0 && l.proto == NULL);
+        free(copy);
+    }
+    free(d.p);
+}
+END_TEST
+
+START_TEST(test_lines_parse_corrupt)
+{
+    dump d = compile_dump(SAMPLE);
+    uint8_t *copy = malloc(d.n);
+    uint32_t seed = 12345;
+    for (int round = 0; round < 5000; round++) {
+        memcpy(copy, d.p, d.n);
+        for (int k = 0; k < 1 + round % 4; k++) {
+            seed = seed * 1103515245u + 12345u;
+            size_t at = (seed >> 8) % d.n;
+            seed = seed * 1103515245u + 12345u;
+            copy[at] = round % 3 ? (uint8_t)(seed >> 16) : 0xff;
+        }
+        rd_lines l;
+        int e = rd_lines_parse(copy, d.n, &l);
+        ck_assert(e == 0 || e == -EPROTO);
+        for (uint32_t i = 1; e == 0 && i < l.nline; i++)
+            ck_assert_uint_lt(l.line[i - 1], l.line[i]);
+        rd_lines_free(&l);
+    }
+    free(copy);
+    free(d.p);
+}
+END_TEST
+
+START_TEST(test_lines_parse_layouts)
+{
+    static const int layouts[][3] = {{0, 4, 8}, {1, 4, 8}, {1, 8, 4}, {0, 8, 8}, {1, 4, 4}};
+    builder *d = malloc(sizeof *d);
+    for (unsigned k = 0; k < sizeof layouts / sizeof *layouts; k++) {
+        rd_lines l;
+        put_header(d, layouts[k][0], layouts[k][1], layouts[k][2]);
+        put_function(d, 10, 2);
+        ck_assert_int_eq(rd_lines_parse(d->b, d->n, &l), 0);
+        /* functions on 10-12, 11-13, 12-14: lines 10 12 11 13 12 14 */
+        ck_assert_uint_eq(l.nline, 5);
+        for (uint32_t i = 0; i < 5; i++)
+            ck_assert_uint_eq(l.line[i], 10 + i);
+        ck_assert_uint_eq(l.nproto, 3);
+        ck_assert(l.proto[2].linedefined == 12 && l.proto[2].lastlinedefined == 14);
+        rd_lines_free(&l);
+    }
+    free(d);
+}
+END_TEST
+
+START_TEST(test_lines_parse_bad)
+{
+    builder *d = malloc(sizeof *d);
+    rd_lines l;
+    put_header(d, 0, 4, 8);
+    put_function(d, 1, 0);
+    ck_assert_int_eq(rd_lines_parse(d->b, d->n, &l), 0);
+    rd_lines_free(&l);
+    d->b[d->n] = 0; /* a byte after the main function */
+    ck_assert_int_eq(rd_lines_parse(d->b, d->n + 1, &l), -EPROTO);
+    static const struct { size_t at; uint8_t v; } bad[] = {
+        {0, 'X'}, {4, 0x52}, {5, 1}, {6, 2}, {7, 2}, {8, 16}, {9, 8}, {10, 2},
+        {12, 0xff},                /* a source string longer than the input */
+        {12 + 8 + 15 + 8 + 4 + 3, 0x7f}, /* a huge instruction count */
+        {12 + 8 + 15 + 8 + 4 + 4 + 8 + 4, 9}, /* a constant of an unknown type */
+    };
+    for (unsigned k = 0; k < sizeof bad / sizeof *bad; k++) {
+        builder *c = malloc(sizeof *c);
+        memcpy(c, d, sizeof *c);
+        c->b[bad[k].at] = bad[k].v;
+        ck_assert_msg(rd_lines_parse(c->b, c->n, &l) == -EPROTO, "corruption %u accepted", k);
+        free(c);
+    }
+    free(d);
+}
+END_TEST
+
+START_TEST(test_lines_parse_depth)
+{
+    builder *d = malloc(sizeof *d);
+    rd_lines l;
+    put_header(d, 0, 4, 8);
+    put_function(d, 1, 200);
+    ck_assert_int_eq(rd_lines_parse(d->b, d->n, &l), 0);
+    ck_assert_uint_eq(l.nproto, 201);
+    rd_lines_free(&l);
+    put_header(d, 0, 4, 8);
+    put_function(d, 1, 300); /* deeper than the compiler ever nests */
+    ck_assert_int_eq(rd_lines_parse(d->b, d->n, &l), -EPROTO);
+    free(d);
+}
+END_TEST
+
+START_TEST(test_lines_file)
+{
+    char path[128], err[512];
+    rd_lines l;
+    lua_State *L = rd_lines_state();
+    ck_assert_ptr_nonnull(L);
+    write_file("s.lua", "#!/usr/bin/env lua5.1\n" SAMPLE);
+    snprintf(path, sizeof path, "%s/s.lua", g_tmp);
+    ck_assert_int_eq(rd_lines_file(L, path, &l, err, sizeof err), 0);
+    ck_assert_uint_eq(l.nline, 6);
+    ck_assert_uint_eq(l.line[0], 3); /* the #! line still counts as line 1 */
+    rd_lines_free(&l);
+    dump d = compile_dump(SAMPLE); /* a precompiled chunk behind a #! line */
+    snprintf(path, sizeof path, "%s/bin.lua", g_tmp);
+    FILE *f = fopen(path, "wb");
+    fputs("#!/usr/bin/env lua5.1\n", f);
+    fwrite(d.p, 1, d.n, f);
+    fclose(f);
+    free(d.p);
+    ck_assert_int_eq(rd_lines_file(L, path, &l, err, sizeof err), 0);
+    assert_sample(&l);
+    rd_lines_free(&l);
+    write_file("bad.lua", "local x = \nreturn +\n");
+    snprintf(path, sizeof path, "%s/bad.lua", g_tmp);
+    ck_assert_int_eq(rd_lines_file(L, path, &l, err, sizeof err), -EINVAL);
+    ck_assert_ptr_nonnull(strstr(err, "bad.lua:2:"));
+    snprintf(path, sizeof path, "%s/missing.lua", g_tmp);
+    ck_assert_int_eq(rd_lines_file(L, path, &l, err, sizeof err), -ENOENT);
+    ck_assert_ptr_nonnull(strstr(err, "No such file"));
+    ck_assert_int_eq(rd_lines_file(L, g_tmp, &l, err, sizeof err), -EISDIR);
+    snprintf(path, sizeof path, "%s/fifo.lua", g_tmp);
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    ck_assert_int_eq(rd_lines_file(L, path, &l, err, sizeof err), -EISDIR); /* never blocks */
+    lua_close(L);
+}
+END_TEST
+
+/* {====================================================================
+ * rd_cov over hand-built models */
+
+static void mstr(rd_model *m, uint32_t sid, const char *s)
+{
+    ck_assert_int_eq(rd_model_add_str(m, sid, s, (uint32_t)strlen(s)), 0);
+}
+
+static void mfunc(rd_model *m, uint32_t fid, unsigned what, uint32_t src, uint32_t name,
+                  uint32_t line, uint32_t last, uint64_t calls)
+{
+    lt_event ev = {.kind = LT_EV_FUNC, .nargs = 7, .a = {fid, what, src, name, line, last, 0}};
+    ck_assert_int_eq(rd_model_add_func(m, &ev), 0);
+    m->func[fid].calls = calls;
+}
+
+static void mhit(rd_model *m, uint32_t fid, uint32_t line, uint64_t hits)
+{
+    rd_line *l = rd_model_line(m, fid, line);
+    ck_assert_ptr_nonnull(l);
+    l->hits += hits;
+}
+
+/* SAMPLE run as app.lua: main once, f three times, g never; plus a
+ * loadstring chunk and the C function print. */
+static void sample_model(rd_model *m, const char *src)
+{
+    ck_assert_int_eq(rd_model_init(m), 0);
+    mstr(m, 1, src);
+    mstr(m, 2, "main chunk");
+    mstr(m, 3, "f");
+    mstr(m, 4, "[C]");
+    mstr(m, 5, "print");
+    mstr(m, 6, "[string \"return 1\"]");
+    mfunc(m, 1, LT_WHAT_MAIN, 1, 2, 0, 0, 1);
+    mfunc(m, 2, LT_WHAT_LUA, 1, 3, 1, 3, 3);
+    mfunc(m, 3, LT_WHAT_C, 4, 5, 0, 0, 7);
+    mfunc(m, 4, LT_WHAT_MAIN, 6, 2, 0, 0, 1);
+    mhit(m, 1, 3, 1);
+    mhit(m, 1, 4, 1);
+    mhit(m, 1, 7, 1);
+    mhit(m, 1, 10, 1);
+    mhit(m, 2, 2, 3);
+    mhit(m, 4, 1, 2);
+}
+
+/* Runs a writer into a string the caller frees. */
+static char *written(int (*w)(const rd_cov *, FILE *), const rd_cov *c)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_int_eq(w(c, f), 0);
+    fclose(f);
+    return buf;
+}
+
+static int write_text(const rd_cov *c, FILE *f)
+{
+    return rd_cov_write_text(c, "t", f);
+}
+
+static void cov_of(rd_cov *c, const rd_cov_opts *o, const char *src, int times)
+{
+    rd_model m;
+    ck_assert_int_eq(rd_cov_init(c, o), 0);
+    sample_model(&m, src);
+    for (int i = 0; i < times; i++)
+        ck_assert_int_eq(rd_cov_add_model(c, &m, g_tmp), 0);
+    rd_model_free(&m);
+    rd_cov_finish(c);
+}
+
+START_TEST(test_cov_lcov)
+{
+    rd_cov c;
+    char want[2048];
+    write_file("app.lua", SAMPLE);
+    cov_of(&c, NULL, "app.lua", 1);
+    char *got = written(rd_cov_write_lcov, &c);
+    snprintf(want, sizeof want,
+             "TN:\nSF:%s/app.lua\n"
+             "FN:1,main chunk\nFN:1,f\nFN:5,function@5\n"
+             "FNDA:1,main chunk\nFNDA:3,f\nFNDA:0,function@5\nFNF:3\nFNH:2\n"
+             "DA:2,3\nDA:3,1\nDA:4,1\nDA:6,0\nDA:7,1\nDA:10,1\nLF:6\nLH:5\nend_of_record\n",
+             g_tmp);
+    ck_assert_str_eq(got, want);
+    rd_cov_total t = rd_cov_total_of(&c);
+    ck_assert(t.lines == 6 && t.hit == 5 && t.fns == 3 && t.fns_hit == 2);
+    free(got);
+    rd_cov_free(&c);
+}
+END_TEST
+
+START_TEST(test_cov_luacov)
+{
+    rd_cov c;
+    write_file("app.lua", SAMPLE);
+    cov_of(&c, NULL, "./app.lua", 1);
+    char *got = written(rd_cov_write_luacov, &c);
+    ck_assert_str_eq(got, "10:app.lua\n0 3 1 1 0 0 1 0 0 1 \n");
+    free(got);
+    rd_cov_free(&c);
+}
+END_TEST
+
+START_TEST(test_cov_text)
+{
+    rd_cov c;
+    write_file("app.lua", SAMPLE);
+    cov_of(&c, NULL, "app.lua", 1);
+    char *got = written(write_text, &c);
+    ck_assert_ptr_nonnull(strstr(got, "luatrace coverage: t\n"));
+    ck_assert_msg(strstr(got, "\nTotal ") &&
+                      strstr(got, "       5        1    83.33%           2/3"),
+                  "%s", got);
+    ck_assert_ptr_nonnull(strstr(got, "\n 3   return x + 1\n"));
+    ck_assert_ptr_nonnull(strstr(got, "\n*0     return 2\n")); /* g never ran */
+    ck_assert_ptr_nonnull(strstr(got, "\n   -- comment\n"));   /* no bytecode */
+    ck_assert_ptr_nonnull(strstr(got, "  [string \"return 1\"]: 1 line hit; a chunk loaded "
+                                      "from a string"));
+    ck_assert_ptr_nonnull(strstr(got, "\n 2 (line 1)\n"));
+    free(got);
+    rd_cov_free(&c);
+}
+END_TEST
+
+START_TEST(test_cov_merge)
+{
+    rd_cov c;
+    rd_model m;
+    char sub[128];
+    write_file("app.lua", SAMPLE);
+    snprintf(sub, sizeof sub, "%s/sub", g_tmp);
+    ck_assert_int_eq(mkdir(sub, 0700), 0);
+    ck_assert_int_eq(rd_cov_init(&c, NULL), 0);
+    sample_model(&m, "app.lua");
+    ck_assert_int_eq(rd_cov_add_model(&c, &m, g_tmp), 0);
+    rd_model_free(&m);
+    sample_model(&m, "./sub/../app.lua"); /* the same file by another name */
+    ck_assert_int_eq(rd_cov_add_model(&c, &m, g_tmp), 0);
+    rd_model_free(&m);
+    rd_cov_finish(&c);
+    char *got = written(rd_cov_write_lcov, &c);
+    ck_assert_msg(strstr(got, "FNDA:2,main chunk\nFNDA:6,f\nFNDA:0,function@5\n") &&
+                      strstr(got, "DA:2,6\nDA:3,2\nDA:4,2\nDA:6,0\nDA:7,2\nDA:10,2\n") &&
+                      strstr(got, "LF:6\nLH:5\n") && !strstr(got + 1, "TN:"),
+                  "%s", got);
+    free(got);
+    got = written(rd_cov_write_luacov, &c);
+    ck_assert_str_eq(got, "10:app.lua\n0 6 2 2 0 0 2 0 0 2 \n");
+    free(got);
+    rd_cov_free(&c);
+}
+END_TEST
+
+START_TEST(test_cov_names)
+{
+    rd_cov c;
+    rd_model m;
+    write_file("n.lua", "local a = function() end\nlocal b = function() end\n"
+                        "local c = function() end\nlocal d = function() end\n");
+    ck_assert_int_eq(rd_model_init(&m), 0);
+    mstr(&m, 1, "n.lua");
+    mstr(&m, 2, "x");
+    mstr(&m, 3, "M.f, (anon)");
+    mstr(&m, 4, "?");
+    mfunc(&m, 1, LT_WHAT_LUA, 1, 2, 1, 1, 1);
+    mfunc(&m, 2, LT_WHAT_LUA, 1, 2, 2, 2, 1);
+    mfunc(&m, 3, LT_WHAT_LUA, 1, 3, 3, 3, 1);
+    mfunc(&m, 4, LT_WHAT_LUA, 1, 4, 4, 4, 0);
+    mhit(&m, 4, 4, 1); /* running when tracing began: no call, yet it ran */
+    ck_assert_int_eq(rd_cov_init(&c, NULL), 0);
+    ck_assert_int_eq(rd_cov_add_model(&c, &m, g_tmp), 0);
+    rd_cov_finish(&c);
+    char *got = written(rd_cov_write_lcov, &c);
+    ck_assert_msg(strstr(got, "FN:1,main chunk\nFN:1,x@1\nFN:2,x@2\nFN:3,M.f_ (anon)\n"
+                              "FN:4,function@4\n") &&
+                      strstr(got, "FNDA:1,function@4\nFNF:5\nFNH:4\n"),
+                  "%s", got);
+    free(got);
+    rd_cov_free(&c);
+    rd_model_free(&m);
+}
+END_TEST
+
+START_TEST(test_cov_changed)
+{
+    rd_cov c;
+    write_file("app.lua", "\n\n" SAMPLE); /* edited after the trace */
+    cov_of(&c, NULL, "app.lua", 1);
+    ck_assert_uint_eq(c.nf, 2);
+    ck_assert(c.f[0].exact);
+    ck_assert_uint_ge(c.f[0].changed, 1);
+    rd_cov_total t = rd_cov_total_of(&c);
+    ck_assert_uint_le(t.hit, t.lines); /* every hit kept, and counted */
+    char *got = written(write_text, &c);
+    ck_assert_ptr_nonnull(strstr(got, "carry no bytecode now"));
+    free(got);
+    rd_cov_free(&c);
+}
+END_TEST
+
+START_TEST(test_cov_missing)
+{
+    rd_cov c;
+    cov_of(&c, NULL, "gone.lua", 1); /* never written */
+    ck_assert_uint_eq(c.nf, 2);
+    char *got = written(rd_cov_write_lcov, &c);
+    ck_assert_str_eq(got, ""); /* genhtml must be able to read every SF */
+    free(got);
+    got = written(rd_cov_write_luacov, &c);
+    ck_assert_str_eq(got, "");
+    free(got);
+    got = written(write_text, &c);
+    ck_assert_ptr_nonnull(strstr(got, "  gone.lua: 5 lines hit; no source file: "));
+    ck_assert_ptr_nonnull(strstr(got, "No such file or directory"));
+    ck_assert_ptr_nonnull(strstr(got, "\n 3 (line 2)\n"));
+    free(got);
+    rd_cov_free(&c);
+}
+END_TEST
+
+START_TEST(test_cov_patterns)
+{
+    static const char *const lib[] = {"*/lib"}, *const app[] = {"app.lua"},
+                             *const str[] = {"\\[string*"};
+    struct { rd_cov_opts o; uint32_t nf; } cases[] = {
+        {{lib, 1, NULL, 0}, 0},    /* include: nothing under lib */
+        {{NULL, 0, app, 1}, 1},    /* exclude the file by its name */
+        {{app, 1, str, 1}, 1},     /* include the file, exclude the chunk */
+        {{NULL, 0, str, 1}, 1},
+        {{NULL, 0, NULL, 0}, 2},
+    };
+    write_file("app.lua", SAMPLE);
+    for (unsigned k = 0; k < sizeof cases / sizeof *cases; k++) {
+        rd_cov c;
+        cov_of(&c, &cases[k].o, "./app.lua", 1);
+        ck_assert_msg(c.nf == cases[k].nf, "case %u: %u files", k, c.nf);
+        rd_cov_free(&c);
+    }
+    rd_cov c; /* a directory pattern matches the absolute path */
+    const char *dir[] = {g_tmp};
+    rd_cov_opts o = {NULL, 0, dir, 1};
+    cov_of(&c, &o, "app.lua", 1);
+    ck_assert_uint_eq(c.nf, 1);
+    ck_assert_ptr_null(c.f[0].path);
+    rd_cov_free(&c);
+}
+END_TEST
+
+START_TEST(test_cov_untested)
+{
+    char dir[128], err[256];
+    rd_cov c;
+    write_file("app.lua", SAMPLE);
+    snprintf(dir, sizeof dir, "%s/lib", g_tmp);
+    ck_assert_int_eq(mkdir(dir, 0700), 0);
+    snprintf(dir, sizeof dir, "%s/lib/deep", g_tmp);
+    ck_assert_int_eq(mkdir(dir, 0700), 0);
+    write_file("lib/deep/u.lua", "return 1\n");
+    write_file("lib/notes.txt", "x\n");
+    write_file("lib/broken.lua", "return +\n");
+    ck_assert_int_eq(rd_cov_init(&c, NULL), 0);
+    rd_model m;
+    sample_model(&m, "app.lua");
+    ck_assert_int_eq(rd_cov_add_model(&c, &m, g_tmp), 0);
+    rd_model_free(&m);
+    ck_assert_int_eq(rd_cov_add_untested(&c, g_tmp, err, sizeof err), 0); /* app.lua once */
+    rd_cov_finish(&c);
+    char *got = written(rd_cov_write_lcov, &c);
+    ck_assert_msg(strstr(got, "/lib/deep/u.lua\nFN:1,main chunk\nFNDA:0,main chunk\nFNF:1\n"
+                              "FNH:0\nDA:1,0\nLF:1\nLH:0\n") &&
+                      !strstr(got, "broken") && !strstr(got, "notes"),
+                  "%s", got);
+    const char *first = strstr(got, "/app.lua\n");
+    ck_assert_msg(first && !strstr(first + 1, "/app.lua\n"), "app.lua not once: %s", got);
+    free(got);
+    got = written(write_text, &c);
+    ck_assert_ptr_nonnull(strstr(got, "broken.lua:1: unexpected symbol"));
+    free(got);
+    snprintf(dir, sizeof dir, "%s/none", g_tmp);
+    ck_assert_int_eq(rd_cov_add_untested(&c, dir, err, sizeof err), -ENOENT);
+    ck_assert_ptr_nonnull(strstr(err, "none"));
+    rd_cov_free(&c);
+}
+END_TEST
+
+START_TEST(test_cov_session_cwd)
+{
+    char buf[256];
+    write_file("session.json", "{\n  \"session\": \"x\",\n"
+                               "  \"cwd\": \"/srv/a \\\"q\\\"\\\\b\\u0001\",\n"
+                               "  \"error\": \"\"\n}\n");
+    ck_assert_int_eq(rd_cov_session_cwd(g_tmp, buf, sizeof buf), 0);
+    ck_assert_str_eq(buf, "/srv/a \"q\"\\b\x01");
+    write_file("session.json", "{\n  \"cwd\": \"/unterminated\n");
+    ck_assert_int_eq(rd_cov_session_cwd(g_tmp, buf, sizeof buf), -ENOENT);
+    write_file("session.json", "{\n  \"session\": \"x\"\n}\n");
+    ck_assert_int_eq(rd_cov_session_cwd(g_tmp, buf, sizeof buf), -ENOENT);
+    ck_assert_int_eq(rd_cov_session_cwd("/nonexistent-dir", buf, sizeof buf), -ENOENT);
+}
+END_TEST
+
+static void add(Suite *s, const char *name, const TTest *t)
+{
+    TCase *tc = tcase_create(name);
+    tcase_add_checked_fixture(tc, tmp_setup, tmp_teardown);
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, t);
+    suite_add_tcase(s, tc);
+}
+
+#define ADD(s, t) add(s, #t, t)
+
+int main(void)
+{
+    Suite *s = suite_create("cov");
+    ADD(s, test_lines_parse_real);
+    ADD(s, test_lines_parse_truncated);
+    ADD(s, test_lines_parse_corrupt);
+    ADD(s, test_lines_parse_layouts);
+    ADD(s, test_lines_parse_bad);
+    ADD(s, test_lines_parse_depth);
+    ADD(s, test_lines_file);
+    ADD(s, test_cov_lcov);
+    ADD(s, test_cov_luacov);
+    ADD(s, test_cov_text);
+    ADD(s, test_cov_merge);
+    ADD(s, test_cov_names);
+    ADD(s, test_cov_changed);
+    ADD(s, test_cov_missing);
+    ADD(s, test_cov_patterns);
+    ADD(s, test_cov_untested);
+    ADD(s, test_cov_session_cwd);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_ENV);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
