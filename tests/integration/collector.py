@@ -14,6 +14,8 @@ daemon, socket and shm segments even when it fails. Cases:
   profile     lua5.1 -lluatrace.profile: summary at exit, reports written
   badtrace    recorderd report refuses a non-trace and a truncated trace
   exit        os.exit inside nested calls: session complete, exit code kept
+  badring     LUATRACE_RING values that are not a power of two in range:
+              a clear message, the program runs untraced
 """
 
 import argparse
@@ -197,6 +199,17 @@ def case_coroutine(c):
     expect(sum(rows[s] for s in body) == 4, 'line events in coroutine: %s' % rows)
 
 
+def case_badring(c):
+    prog = c.write('hello.lua', 'print("hello")\n')
+    plain = c.lua(prog, c.env())
+    for bad in ('3M', '16', '2G', 'lots'):
+        r = c.lua(prog, c.env(LUATRACE_SHM='ring', LUATRACE_RING=bad), traced=True)
+        same_output(plain, r)
+        err = r.err.decode()
+        expect('LUATRACE_RING=%s: expected a power of two from 64K to 1G' % bad in err
+               and 'running untraced' in err, 'unclear message for %s: %r' % (bad, err))
+
+
 def case_spawn0(c):
     prog = c.write('hello.lua', 'print("hello")\n')
     plain = c.lua(prog, c.env())
@@ -293,7 +306,7 @@ def case_exit(c):
            'os.exit call missing: %s' % rows)
 
 
-CASES = {'tron': case_tron, 'coroutine': case_coroutine, 'spawn0': case_spawn0,
+CASES = {'badring': case_badring, 'tron': case_tron, 'coroutine': case_coroutine, 'spawn0': case_spawn0,
          'killed': case_killed, 'profile': case_profile, 'badtrace': case_badtrace,
          'exit': case_exit}
 
