@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,32 +19,6 @@
 #ifndef CO_RECORDERD_INSTALLED
 #define CO_RECORDERD_INSTALLED "/usr/local/bin/recorderd"
 #endif
-
-static int connect_unix(const char *path)
-{
-    struct sockaddr_un a = {.sun_family = AF_UNIX};
-    if (strlen(path) >= sizeof a.sun_path)
-        return -ENAMETOOLONG;
-    strcpy(a.sun_path, path);
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return -errno;
-    if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
-        int e = -errno;
-        close(fd);
-        return e;
-    }
-    return fd;
-}
-
-static void default_socket(char *buf, size_t cap)
-{
-    const char *xdg = getenv("XDG_RUNTIME_DIR");
-    if (xdg && *xdg)
-        snprintf(buf, cap, "%s/luatrace/recorderd.sock", xdg);
-    else
-        snprintf(buf, cap, "/tmp/luatrace-%u/recorderd.sock", (unsigned)getuid());
-}
 
 /* recorderd next to this module in a build tree, else the installed one. */
 static void find_recorderd(char *buf, size_t cap)
@@ -205,12 +178,12 @@ int co_conn_open(co_state *s, char *err, size_t cap)
         if (fd < 0)
             snprintf(err, cap, "cannot start a recorder: %s", strerror(-fd));
     } else if (env && *env) {
-        fd = connect_unix(env);
+        fd = lt_ctl_connect(env);
         if (fd < 0)
             snprintf(err, cap, "cannot connect to recorderd at %s: %s", env, strerror(-fd));
     } else {
-        default_socket(path, sizeof path);
-        fd = connect_unix(path);
+        lt_ctl_default_path(path, sizeof path);
+        fd = lt_ctl_connect(path);
         const char *spawn = getenv("LUATRACE_SPAWN");
         if (fd < 0 && !(spawn && !strcmp(spawn, "0")))
             fd = spawn_recorder(s);

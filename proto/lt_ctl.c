@@ -2,9 +2,40 @@
 #include "lt_ctl.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 static int key_is(const msgpack_object_kv *kv, const char *k);
+
+void lt_ctl_default_path(char *buf, size_t cap)
+{
+    const char *xdg = getenv("XDG_RUNTIME_DIR");
+    if (xdg && *xdg)
+        snprintf(buf, cap, "%s/luatrace/recorderd.sock", xdg);
+    else
+        snprintf(buf, cap, "/tmp/luatrace-%u/recorderd.sock", (unsigned)getuid());
+}
+
+int lt_ctl_connect(const char *path)
+{
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    if (strlen(path) >= sizeof a.sun_path)
+        return -ENAMETOOLONG; /* never silently truncated */
+    memcpy(a.sun_path, path, strlen(path) + 1);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -errno;
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
+        int e = -errno;
+        close(fd);
+        return e;
+    }
+    return fd;
+}
 
 static uint64_t be_len(const uint8_t *p, size_t n)
 {

@@ -34,6 +34,15 @@ typedef struct lt_ctl_msg {
     char text[LT_CTL_TEXT_MAX]; /* ack: session name, or the error */
 } lt_ctl_msg;
 
+/* The daemon's socket when none is given (DESIGN §1):
+ * $XDG_RUNTIME_DIR/luatrace/recorderd.sock, else
+ * /tmp/luatrace-$UID/recorderd.sock. */
+void lt_ctl_default_path(char *buf, size_t cap);
+
+/* Connects a stream socket to the unix socket at path (blocking, CLOEXEC).
+ * Returns the fd, or -ENAMETOOLONG or another negative errno. */
+int lt_ctl_connect(const char *path);
+
 /* Appends the msgpack encoding of m to sb (hello, ack, or a bare status or
  * stop request). Returns 0 or -ENOMEM. */
 int lt_ctl_pack(const lt_ctl_msg *m, msgpack_sbuffer *sb);

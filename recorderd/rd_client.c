@@ -7,33 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "lt_ctl.h"
-
-static int connect_to(const char *path)
-{
-    struct sockaddr_un a = {.sun_family = AF_UNIX};
-    if (strlen(path) >= sizeof a.sun_path)
-        return -ENAMETOOLONG;
-    strcpy(a.sun_path, path);
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return -errno;
-    if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
-        int e = -errno;
-        close(fd);
-        return e;
-    }
-    return fd;
-}
 
 /* Sends a bare request of type t and reads the reply until the daemon
  * closes (30 s at most). Returns the unpacked reply in r, or an error. */
 static int request(const char *path, enum lt_ctl_type t, msgpack_unpacked *r, char **buf)
 {
-    int fd = connect_to(path);
+    int fd = lt_ctl_connect(path);
     if (fd < 0) {
         fprintf(stderr, "recorderd: no daemon answers on %s: %s\n", path, strerror(-fd));
         return fd;

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lt_ctl.h"
 #include "rd_client.h"
 #include "rd_cov.h"
 #include "rd_replay.h"
@@ -111,7 +112,7 @@ static int cmd_listen(int argc, char **argv)
 {
     char path[PATH_MAX];
     rd_session_opts so = {"luatrace-out", 0};
-    rd_server_default_path(path, sizeof path);
+    lt_ctl_default_path(path, sizeof path);
     for (int i = 0; i < argc; i++) {
         const char *v;
         if (!strcmp(argv[i], "--socket") && (v = optval(argc, argv, &i)))
@@ -129,7 +130,7 @@ static int cmd_client(int argc, char **argv, int stop)
 {
     char path[PATH_MAX];
     int json = 0;
-    rd_server_default_path(path, sizeof path);
+    lt_ctl_default_path(path, sizeof path);
     for (int i = 0; i < argc; i++) {
         const char *v;
         if (!strcmp(argv[i], "--socket") && (v = optval(argc, argv, &i)))

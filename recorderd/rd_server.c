@@ -294,25 +294,13 @@ int rd_server_init(rd_server *srv, uv_loop_t *loop, const rd_session_opts *opts)
     return 0;
 }
 
-void rd_server_default_path(char *buf, size_t cap)
-{
-    const char *xdg = getenv("XDG_RUNTIME_DIR");
-    if (xdg && *xdg)
-        snprintf(buf, cap, "%s/luatrace/recorderd.sock", xdg);
-    else
-        snprintf(buf, cap, "/tmp/luatrace-%u/recorderd.sock", (unsigned)getuid());
-}
-
 /* Someone answers on path: a live daemon, not a stale file. */
 static int socket_alive(const char *path)
 {
-    struct sockaddr_un a = {.sun_family = AF_UNIX};
-    snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    int ok = fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
+    int fd = lt_ctl_connect(path);
     if (fd >= 0)
         close(fd);
-    return ok;
+    return fd >= 0;
 }
 
 static int prepare_dir(const char *path, char *err, size_t cap)

@@ -43,7 +43,5 @@ void rd_server_stop(rd_server *srv);
 /* Closes every handle (after the loop ran dry or was stopped). */
 void rd_server_close(rd_server *srv);
 
-/* Default socket path (DESIGN §1). */
-void rd_server_default_path(char *buf, size_t cap);
 
 #endif
