@@ -88,7 +88,8 @@ static int create_ring(co_state *s, const char *name, char *err, size_t cap)
         return -EINVAL;
     }
     if (lt_ring_name_check(name)) {
-        snprintf(err, cap, "LUATRACE_SHM=%s: use 1-%d of [A-Za-z0-9._-]", name, LT_RING_NAME_MAX - 16);
+        snprintf(err, cap, "LUATRACE_SHM=%s: use 1-%d of [A-Za-z0-9._-], not starting with '.'",
+                 name, LT_RING_NAME_MAX);
         return -EINVAL;
     }
     int e = -EEXIST;
