@@ -26,7 +26,7 @@ static int same(const lt_ctl_msg *a, const lt_ctl_msg *b)
         return 0;
     if (a->type == LT_CTL_HELLO)
         return a->pid == b->pid && a->ring == b->ring && !strcmp(a->shm, b->shm) &&
-               !strcmp(a->cmd, b->cmd);
+               !strcmp(a->cmd, b->cmd) && !strcmp(a->cwd, b->cwd);
     if (a->type == LT_CTL_ACK)
         return a->ok == b->ok && !strcmp(a->text, b->text);
     return 1;

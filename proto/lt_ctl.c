@@ -136,13 +136,14 @@ int lt_ctl_pack(const lt_ctl_msg *m, msgpack_sbuffer *sb)
     msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
     size_t before = sb->size;
     if (m->type == LT_CTL_HELLO) {
-        msgpack_pack_map(&pk, 6);
+        msgpack_pack_map(&pk, 7);
         pack_kv_str(&pk, "type", "hello");
         pack_kv_uint(&pk, "v", LT_CTL_VERSION);
         pack_kv_uint(&pk, "pid", m->pid);
         pack_kv_str(&pk, "shm", m->shm);
         pack_kv_uint(&pk, "ring", m->ring);
         pack_kv_str(&pk, "cmd", m->cmd);
+        pack_kv_str(&pk, "cwd", m->cwd);
     } else if (m->type == LT_CTL_ACK) {
         msgpack_pack_map(&pk, 4);
         pack_kv_str(&pk, "type", "ack");
@@ -251,6 +252,8 @@ static int parse_kv(const msgpack_object_kv *kv, lt_ctl_msg *m, unsigned *seen)
         return (*seen |= 16), get_str(&kv->val, m->shm, sizeof m->shm);
     if (key_is(kv, "cmd"))
         return get_str(&kv->val, m->cmd, sizeof m->cmd);
+    if (key_is(kv, "cwd"))
+        return get_str(&kv->val, m->cwd, sizeof m->cwd);
     if (key_is(kv, "ok")) {
         *seen |= 32;
         if (kv->val.type != MSGPACK_OBJECT_BOOLEAN)

@@ -2,7 +2,7 @@
  * recorderd. Each message is one msgpack map with string keys; "type" says
  * which message it is and "v" the protocol version.
  *
- *   collector -> recorderd  {type:"hello", v, pid, shm, ring, cmd}
+ *   collector -> recorderd  {type:"hello", v, pid, shm, ring, cmd, cwd}
  *   recorderd -> collector  {type:"ack", v, ok, session | err}
  *   client    -> recorderd  {type:"status", v}  reply {type:"status", v, text, json}
  *   client    -> recorderd  {type:"stop", v}    reply {type:"ack", v, ok, session:""}
@@ -19,6 +19,7 @@
 #define LT_CTL_VERSION 1u
 #define LT_CTL_CMD_MAX 512
 #define LT_CTL_TEXT_MAX 256
+#define LT_CTL_CWD_MAX 1024 /* a longer cwd is sent empty: reports then use /proc */
 #define LT_CTL_MSG_MAX 4096 /* a peer sending more without a message is dropped */
 
 enum lt_ctl_type { LT_CTL_BAD = 0, LT_CTL_HELLO, LT_CTL_ACK, LT_CTL_STATUS, LT_CTL_STOP };
@@ -31,6 +32,7 @@ typedef struct lt_ctl_msg {
     int ok;
     char shm[72];
     char cmd[LT_CTL_CMD_MAX];
+    char cwd[LT_CTL_CWD_MAX]; /* hello: the program's working directory, or "" */
     char text[LT_CTL_TEXT_MAX]; /* ack: session name, or the error */
 } lt_ctl_msg;
 

@@ -136,8 +136,8 @@ static void on_hello(rd_conn *c, const lt_ctl_msg *m)
         send_ack(c, 0, "peer is another user, or its pid does not match");
         return;
     }
-    c->sess = rd_session_start(&c->srv->opts, m->shm, cr.uid, cr.pid, m->cmd, &c->srv->wake,
-                               err, sizeof err);
+    c->sess = rd_session_start(&c->srv->opts, m->shm, cr.uid, cr.pid, m->cmd, m->cwd,
+                               &c->srv->wake, err, sizeof err);
     if (!c->sess) {
         fprintf(stderr, "recorderd: pid %d: %s\n", (int)cr.pid, err);
         send_ack(c, 0, err);

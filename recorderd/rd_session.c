@@ -296,7 +296,10 @@ static void drainer(void *arg)
     rd_session *s = arg;
     FILE *trace = NULL;
     char cwd[PATH_MAX];
-    program_cwd(s->pid, cwd, sizeof cwd);
+    if (s->cwd[0])
+        snprintf(cwd, sizeof cwd, "%s", s->cwd);
+    else
+        program_cwd(s->pid, cwd, sizeof cwd);
     int e = open_trace_file(s, &trace);
     if (e)
         snprintf(s->err, sizeof s->err, "cannot write trace.ltr: %s", strerror(-e));
@@ -322,8 +325,8 @@ static void drainer(void *arg)
 }
 
 rd_session *rd_session_start(const rd_session_opts *opts, const char *shm, uid_t uid,
-                             pid_t pid, const char *cmd, uv_async_t *wake, char *err,
-                             size_t cap)
+                             pid_t pid, const char *cmd, const char *cwd, uv_async_t *wake,
+                             char *err, size_t cap)
 {
     rd_session *s = calloc(1, sizeof *s);
     if (!s) {
@@ -332,6 +335,7 @@ rd_session *rd_session_start(const rd_session_opts *opts, const char *shm, uid_t
     }
     snprintf(s->name, sizeof s->name, "%s", shm);
     snprintf(s->cmd, sizeof s->cmd, "%s", cmd);
+    snprintf(s->cwd, sizeof s->cwd, "%s", cwd && cwd[0] == '/' ? cwd : "");
     s->pid = pid;
     s->wake = wake;
     s->summary = opts->summary;

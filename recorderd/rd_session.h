@@ -25,6 +25,7 @@ typedef struct rd_session {
     char name[96];
     char dir[PATH_MAX];
     char cmd[512];
+    char cwd[PATH_MAX]; /* the program's working directory, from its hello */
     pid_t pid;
     lt_ring ring;
     rd_model m;
@@ -50,8 +51,8 @@ typedef struct rd_session {
  * ring of `shm` (owned by uid), unlinks its name and starts draining.
  * Returns the session, or NULL with a message in err. */
 rd_session *rd_session_start(const rd_session_opts *opts, const char *shm, uid_t uid,
-                             pid_t pid, const char *cmd, uv_async_t *wake, char *err,
-                             size_t cap);
+                             pid_t pid, const char *cmd, const char *cwd, uv_async_t *wake,
+                             char *err, size_t cap);
 
 /* Loop thread: the process's connection closed. */
 void rd_session_conn_closed(rd_session *s);
