@@ -2,12 +2,14 @@
 #include "rd_server.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lt_ctl.h"
@@ -124,6 +126,20 @@ static int peer_cred(rd_conn *c, struct ucred *cr)
     return 0;
 }
 
+void rd_server_note(rd_server *srv, const char *fmt, ...)
+{
+    char *slot = srv->errors[srv->nerrors++ % RD_SERVER_ERRORS];
+    time_t now = time(NULL);
+    struct tm tm;
+    size_t n = strftime(slot, sizeof srv->errors[0], "%Y-%m-%d %H:%M:%S ",
+                        localtime_r(&now, &tm));
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(slot + n, sizeof srv->errors[0] - n, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "recorderd: %s\n", slot + n);
+}
+
 static void on_hello(rd_conn *c, const lt_ctl_msg *m)
 {
     char err[256];
@@ -139,7 +155,7 @@ static void on_hello(rd_conn *c, const lt_ctl_msg *m)
     c->sess = rd_session_start(&c->srv->opts, m->shm, cr.uid, cr.pid, m->cmd, m->cwd,
                                &c->srv->wake, err, sizeof err);
     if (!c->sess) {
-        fprintf(stderr, "recorderd: pid %d: %s\n", (int)cr.pid, err);
+        rd_server_note(c->srv, "pid %d refused: %s", (int)cr.pid, err);
         send_ack(c, 0, err);
         return;
     }
@@ -255,6 +271,8 @@ static void on_wake(uv_async_t *a)
         }
         *pp = s->next;
         rd_conn *c = s->owner;
+        if (s->err[0])
+            rd_server_note(srv, "session %s (pid %d): %s", s->name, (int)s->pid, s->err);
         rd_session_free(s);
         if (c) {
             c->sess = NULL;

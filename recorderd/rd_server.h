@@ -10,6 +10,8 @@
 
 typedef struct rd_server rd_server;
 
+#define RD_SERVER_ERRORS 8
+
 struct rd_server {
     uv_loop_t *loop;
     uv_pipe_t listener;
@@ -25,7 +27,12 @@ struct rd_server {
     void (*on_idle)(rd_server *); /* no session and no connection left */
     void *ud;
     char path[108];
+    char errors[RD_SERVER_ERRORS][320]; /* the latest problems, for status */
+    unsigned nerrors;                   /* how many were ever noted */
 };
+
+/* Notes a problem: on stderr (the log) and in the list status shows. */
+void rd_server_note(rd_server *srv, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Sets up handles on loop. Returns 0 or a negative libuv error. */
 int rd_server_init(rd_server *srv, uv_loop_t *loop, const rd_session_opts *opts);

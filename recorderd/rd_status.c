@@ -72,5 +72,15 @@ void rd_status_write(const rd_server *srv, FILE *text, FILE *json)
         json_row(json, s, &r, first);
         first = 0;
     }
-    fprintf(json, "%s]\n}\n", first ? "" : "\n  ");
+    fprintf(json, "%s],\n  \"errors\": [", first ? "" : "\n  ");
+    unsigned k = srv->nerrors < RD_SERVER_ERRORS ? srv->nerrors : RD_SERVER_ERRORS;
+    if (k)
+        fprintf(text, "latest problems (%u in all):\n", srv->nerrors);
+    for (unsigned i = 0; i < k; i++) {
+        const char *e = srv->errors[(srv->nerrors - k + i) % RD_SERVER_ERRORS];
+        fprintf(text, "  %s\n", e);
+        fprintf(json, "%s\n    ", i ? "," : "");
+        rd_json_str(json, e);
+    }
+    fprintf(json, "%s]\n}\n", k ? "\n  " : "");
 }

@@ -263,6 +263,11 @@ def case_unwritable(d):
     expect(b'cannot create a session directory' in r.err and b'running untraced' in r.err,
            'unclear refusal: %r' % r.err)
     d.alive()
+    errors = d.status()['errors']
+    expect(len(errors) == 1 and 'cannot create a session directory' in errors[0],
+           'status does not show the problem: %s' % errors)
+    r = run([d.args.recorderd, 'status', '--socket', d.sock], d.tmp, base_env())
+    expect(b'latest problems' in r.out, 'text status does not show the problem: %r' % r.out)
     d.stop_daemon()
 
 
