@@ -24,6 +24,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -81,11 +82,18 @@ class Case:
             [self.args.recorderd, 'listen', '--socket', self.sock, '--out', self.out],
             cwd=self.tmp, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE, start_new_session=True)
-        for _ in range(200):
-            if os.path.exists(self.sock):
+        for _ in range(1000):  # until it answers: a stale file may already be there
+            probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                probe.connect(self.sock)
                 return
-            time.sleep(0.01)
-        raise Failure('recorderd listen did not create %s' % self.sock)
+            except OSError:
+                if self.daemon.poll() is not None:
+                    raise Failure('recorderd listen exited: %r' % self.daemon.stderr.read())
+                time.sleep(0.01)
+            finally:
+                probe.close()
+        raise Failure('recorderd listen does not answer on %s' % self.sock)
 
     def stop_daemon(self):
         if self.daemon and self.daemon.poll() is None:
