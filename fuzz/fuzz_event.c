@@ -10,7 +10,9 @@
 
 #include "lt_event.h"
 #include "rd_replay.h"
+#include "rd_flame.h"
 #include "rd_report.h"
+#include "rd_speedscope.h"
 
 static ssize_t sink_write(void *cookie, const char *buf, size_t n)
 {
@@ -86,6 +88,8 @@ static void write_reports(const rd_model *m)
     rd_report_folded(m, RD_W_TIME, out);
     rd_report_folded(m, RD_W_LINES, out);
     rd_report_folded(m, RD_W_CALLS, out);
+    rd_flame_write_svg(m, "fuzz", out);
+    rd_speedscope_write(m, "fuzz", out);
     free(rd_report_fstats(m));
     fflush(out);
 }

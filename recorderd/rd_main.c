@@ -7,12 +7,15 @@
 #include <unistd.h>
 
 #include "lt_ctl.h"
+#include "rd_callgrind.h"
 #include "rd_client.h"
 #include "rd_cov.h"
+#include "rd_flame.h"
 #include "rd_replay.h"
 #include "rd_report.h"
 #include "rd_run.h"
 #include "rd_server.h"
+#include "rd_speedscope.h"
 
 #define RD_VERSION "0.1.0"
 
@@ -22,7 +25,8 @@ static void usage(FILE *f)
             "usage:\n"
             "  recorderd run [--out DIR] [--quiet] [--ring SIZE] [--mode wait|drop] -- CMD [ARGS...]\n"
             "  recorderd listen [--socket PATH] [--out DIR]      (also: recorderd --listen)\n"
-            "  recorderd report SESSION_DIR|TRACE_FILE [--format profile|annotate|folded|none]\n"
+            "  recorderd report SESSION_DIR|TRACE_FILE [--format profile|annotate|folded|"
+            "callgrind|flamegraph|speedscope|none]\n"
             "                   [--weight time|lines|calls] [-o FILE]\n"
             "  recorderd report SESSION_DIR|TRACE_FILE --format lcov|luacov|coverage\n"
             "                   [--include PAT]... [--exclude PAT]... [--include-untested DIR]...\n"
@@ -76,9 +80,12 @@ static int cmd_run(int argc, char **argv)
     return rd_run(&o, argv + i);
 }
 
+/* listen: idle after stop. serve --fd (once): idle as soon as its one
+ * connection is gone, even if it never became a session (a refused hello):
+ * a private recorder must not outlive its program. */
 static void stop_when_idle(rd_server *srv)
 {
-    if (srv->stopping)
+    if (srv->stopping || srv->once)
         rd_server_close(srv);
 }
 
@@ -277,6 +284,12 @@ static int write_report(const report_opts *o, rd_model *m)
         e = rd_report_folded(m, w, out);
     else if (!strcmp(o->format, "annotate"))
         e = rd_report_annotate_stream(m, NULL, out);
+    else if (!strcmp(o->format, "flamegraph"))
+        e = rd_flame_write_svg(m, o->path, out);
+    else if (!strcmp(o->format, "speedscope"))
+        e = rd_speedscope_write(m, o->path, out);
+    else if (!strcmp(o->format, "callgrind"))
+        e = rd_callgrind_write(m, NULL, NULL, out);
     else
         e = rd_report_profile(m, NULL, NULL, 0, out);
     if ((out != stdout && fclose(out)) || (out == stdout && fflush(out)) || e) {
@@ -356,10 +369,12 @@ static int cmd_report(int argc, char **argv)
         return 2;
     }
     if (strcmp(o.format, "profile") && strcmp(o.format, "folded") && strcmp(o.format, "annotate") &&
-        strcmp(o.format, "none")) {
+        strcmp(o.format, "flamegraph") && strcmp(o.format, "speedscope") &&
+        strcmp(o.format, "callgrind") && strcmp(o.format, "none")) {
         fprintf(stderr,
-                "recorderd report: unknown format %s (profile, annotate, folded, lcov, luacov, "
-                "coverage, none)\n",
+                "recorderd report: unknown format %s (profile, annotate, folded, callgrind, "
+                "flamegraph, speedscope, "
+                "lcov, luacov, coverage, none)\n",
                 o.format);
         return 2;
     }

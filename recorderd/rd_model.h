@@ -29,6 +29,7 @@ typedef struct rd_node {
     uint64_t self; /* ticks */
     uint64_t lines;
     uint64_t calls;
+    uint32_t call_line; /* caller's line at the node's first call; 0 unknown */
 } rd_node;
 
 typedef struct rd_line {

@@ -12,9 +12,12 @@
 #include <unistd.h>
 
 #include "lt_file.h"
+#include "rd_callgrind.h"
 #include "rd_cov.h"
+#include "rd_flame.h"
 #include "rd_replay.h"
 #include "rd_report.h"
+#include "rd_speedscope.h"
 #include "rd_util.h"
 
 /* Picks out/<shm>, or out/<shm>.<pid>[.N] when taken; creates it. */
@@ -171,6 +174,18 @@ static int write_folded(FILE *f, void *ud)
     return rd_report_folded(a->m, a->w, f);
 }
 
+static int write_flame(FILE *f, void *ud)
+{
+    const rd_session *s = ud;
+    return rd_flame_write_svg(&s->m, s->name, f);
+}
+
+static int write_speedscope(FILE *f, void *ud)
+{
+    const rd_session *s = ud;
+    return rd_speedscope_write(&s->m, s->name, f);
+}
+
 static int write_profile(FILE *f, void *ud)
 {
     rd_session *s = ud;
@@ -270,6 +285,12 @@ static void program_cwd(pid_t pid, char *buf, size_t cap)
         snprintf(buf, cap, "/");
 }
 
+static int write_callgrind(FILE *f, void *ud)
+{
+    const report_ctx *r = ud;
+    return rd_callgrind_write(&r->s->m, r->s->cmd, r->cwd, f);
+}
+
 static void write_reports(rd_session *s, const char *cwd)
 {
     char dir[PATH_MAX + 16], err[256] = "";
@@ -277,6 +298,10 @@ static void write_reports(rd_session *s, const char *cwd)
     report_ctx r = {s, cwd, NULL};
     note_error(s, "profile.txt", rd_write_atomic(s->dir, "profile.txt", write_profile, s));
     note_error(s, "stacks.folded", rd_write_atomic(s->dir, "stacks.folded", write_folded, &fa));
+    note_error(s, "flamegraph.svg", rd_write_atomic(s->dir, "flamegraph.svg", write_flame, s));
+    note_error(s, "profile.speedscope.json",
+               rd_write_atomic(s->dir, "profile.speedscope.json", write_speedscope, s));
+    note_error(s, "callgrind.out", rd_write_atomic(s->dir, "callgrind.out", write_callgrind, &r));
     snprintf(dir, sizeof dir, "%s/annotate", s->dir);
     if (rd_report_annotate(&s->m, dir, cwd, err, sizeof err) && !s->err[0])
         snprintf(s->err, sizeof s->err, "%s", err);

@@ -146,6 +146,8 @@ static rd_frame *push_frame(rd_stack *s, rd_thread *t, uint32_t depth, uint32_t 
     f->fid = fid;
     f->node = node;
     f->is_lua = (uint8_t)lua;
+    if (t->n > 1 && !s->m->node[node].call_line) /* the call site, for callgrind */
+        s->m->node[node].call_line = t->f[t->n - 2].line;
     return f;
 }
 

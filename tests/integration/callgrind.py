@@ -1,0 +1,237 @@
+#!/usr/bin/env python3
+"""Check recorderd's callgrind.out with callgrind_annotate (valgrind).
+
+  callgrind.py --recorderd PATH [--lua lua5.1] PROGRAM...
+
+Runs each Lua PROGRAM under `recorderd run` (from its own directory, in a
+temporary output directory, always removed), then:
+  - callgrind.out has its header keys before `events: ns lines`;
+  - `callgrind_annotate --threshold=100` exits 0 without warnings, and its
+    PROGRAM TOTALS equal the summary line, the session's traced_ns (the
+    traced time of profile.txt, within 1 ns) and the line events of the
+    line-weighted folded stacks;
+  - each function's self time equals the time-weighted folded stacks ending
+    in it (within their rounding, 1 ns a stack), and the rest, the "(no
+    frame)" time, is what the folded stacks leave out of the traced time;
+  - `--inclusive=yes` exits 0 and each function's inclusive time is its
+    total time in profile.txt (recursion counted once) within 2 us;
+  - `recorderd report S --format callgrind -o F` rebuilds the file (all
+    but the `cmd:` line, which a trace file does not keep).
+Exit status: 0 pass, 1 fail, 77 skipped (no recorderd, no callgrind_annotate).
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import corpus  # noqa: E402
+
+NUM = r'([\d,]+)(?: \([^)]*\))?'
+ROW = re.compile(r'^\s*' + NUM + r'\s+' + NUM + r'\s+(\S.*)$')
+
+
+def check(cond, msg):
+    if not cond:
+        raise corpus.Failure(msg)
+
+
+def run_ok(cmd, cwd):
+    res = corpus.run(cmd, cwd, corpus.base_env())
+    check(res.status == 0, '%s exited with %s:\n%s'
+          % (' '.join(cmd), res.status, corpus.show_bytes(res.out + res.err)))
+    return res
+
+
+def read_folded(path):
+    """{leaf label: (weight, stacks)} of a folded file, and its total."""
+    leaves, total = {}, 0
+    with open(path) as f:
+        for line in f:
+            stack, w = line.rstrip('\n').rsplit(' ', 1)
+            leaf = stack.split(';')[-1]
+            old = leaves.get(leaf, (0, 0))
+            leaves[leaf] = (old[0] + int(w), old[1] + 1)
+            total += int(w)
+    return leaves, total
+
+
+def cg_name(label):
+    """The callgrind function name of a folded label NAME@SRC:LINE."""
+    name, where = label.rsplit('@', 1)
+    if where == '?':
+        return '? (unknown frame)'
+    return '%s %s' % (name, where)
+
+
+def read_callgrind(path):
+    """Header lines, summary and {fn name: self ns} of callgrind.out."""
+    with open(path) as f:
+        text = f.read()
+    head, _, body = text.partition('\n\n')
+    names, selfs, fn, after_calls = {}, {}, None, False
+    for line in body.split('\n'):
+        m = re.match(r'^c?fn=\((\d+)\)(?: (.*))?$', line)
+        if m and m.group(2):
+            names[m.group(1)] = m.group(2)
+        if m and line.startswith('fn='):
+            fn = names[m.group(1)]
+        if re.match(r'^\d+ \d+ \d+$', line) and not after_calls:
+            selfs[fn] = selfs.get(fn, 0) + int(line.split()[1])
+        after_calls = line.startswith('calls=')
+    return head.split('\n'), selfs, text
+
+
+def annotate(session, tmp, inclusive):
+    cmd = ['callgrind_annotate', '--threshold=100', '--auto=no']
+    if inclusive:
+        cmd.append('--inclusive=yes')
+    res = run_ok(cmd + [os.path.join(session, 'callgrind.out')], tmp)
+    err = res.err.decode('utf-8', 'replace')
+    check('WARNING' not in err and 'malformed' not in err, 'callgrind_annotate: %s' % err)
+    rows = {}
+    for line in res.out.decode('utf-8', 'replace').split('\n'):
+        m = ROW.match(line)
+        if m:
+            rows[m.group(3)] = (int(m.group(1).replace(',', '')),
+                                int(m.group(2).replace(',', '')))
+    check('PROGRAM TOTALS' in rows, 'no PROGRAM TOTALS in:\n%s' % res.out.decode())
+    return rows
+
+
+def fn_rows(rows):
+    """{fn name: ns} from annotate rows keyed FILE:FN (FILE has no ':')."""
+    out = {}
+    for k, v in rows.items():
+        if k != 'PROGRAM TOTALS':
+            name = k.split(':', 1)[1] if not k.startswith('[C]:') else k[4:]
+            out[name] = out.get(name, 0) + v[0]
+    return out
+
+
+def profile_totals(path):
+    """{callgrind name: total ms} of profile.txt's by-total table; labels
+    found twice (two C functions of one name) are left out."""
+    totals, seen, on = {}, set(), False
+    with open(path) as f:
+        for line in f:
+            if line.startswith('By total time'):
+                on = True
+                continue
+            parts = line.split(None, 6)
+            if not on or len(parts) < 7 or not parts[0].isdigit():
+                continue
+            label = parts[6].rstrip('\n')
+            m = re.match(r'^(.*) \((.*)\)$', label)
+            if m and label != '? (unknown frame)':
+                label = '%s %s' % (m.group(1), m.group(2))
+            if label in seen:
+                totals.pop(label, None)
+            else:
+                totals[label] = float(parts[3])
+            seen.add(label)
+    return totals
+
+
+def check_self(selfs, folded):
+    leaves, ftotal = folded
+    by_name = {}
+    for leaf, (w, n) in leaves.items():
+        old = by_name.get(cg_name(leaf), (0, 0))
+        by_name[cg_name(leaf)] = (old[0] + w, old[1] + n)
+    for name, (w, n) in by_name.items():
+        got = selfs.get(name, 0)
+        check(abs(got - w) <= n, 'self of %s: callgrind %d, folded %d' % (name, got, w))
+    extra = set(selfs) - set(by_name) - {'(no frame)'}
+    check(all(selfs[x] <= 1 for x in extra), 'callgrind functions not in folded: %r' % extra)
+
+
+def one(args, prog, tmp):
+    path = os.path.abspath(prog)
+    name = os.path.splitext(os.path.basename(path))[0]
+    outdir = os.path.join(tmp, 'out-' + name)
+    os.mkdir(outdir)
+    corpus.run([args.recorderd, 'run', '--quiet', '--out', outdir, '--', args.lua,
+                os.path.basename(path)], os.path.dirname(path), corpus.base_env())
+    session = corpus.find_session(outdir)
+    cg = os.path.join(session, 'callgrind.out')
+    head, selfs, text = read_callgrind(cg)
+    check(head[0] == '# callgrind format' and head[-2] == 'events: ns lines'
+          and head[-1].startswith('summary: ') and 'positions: line' in head,
+          'callgrind.out header:\n%s' % '\n'.join(head))
+    summary = [int(x) for x in head[-1].split()[1:]]
+    folded = {}
+    for w in ('time', 'lines'):
+        out = os.path.join(tmp, '%s-%s.folded' % (name, w))
+        run_ok([args.recorderd, 'report', session, '--format', 'folded', '--weight', w,
+                '-o', out], tmp)
+        folded[w] = read_folded(out)
+    with open(os.path.join(session, 'session.json')) as f:
+        traced_ns = int(json.load(f)['traced_ns'])
+
+    rows = annotate(session, tmp, False)
+    total = rows['PROGRAM TOTALS']
+    check(list(total) == summary, 'annotate totals %r, summary %r' % (total, summary))
+    check(abs(total[0] - traced_ns) <= 1, 'total %d ns, traced %d ns' % (total[0], traced_ns))
+    check(total[1] == folded['lines'][1], 'lines %d, folded %d' % (total[1], folded['lines'][1]))
+    check(sum(selfs.values()) == total[0], 'self costs add up to %d, not %d'
+          % (sum(selfs.values()), total[0]))
+    check_self(selfs, folded['time'])
+    nodes = sum(n for _, n in folded['time'][0].values())
+    rest = total[0] - folded['time'][1]
+    check(abs(rest - selfs.get('(no frame)', 0)) <= nodes,
+          'traced %d - folded %d != (no frame) %d' % (total[0], folded['time'][1],
+                                                      selfs.get('(no frame)', 0)))
+
+    incl = fn_rows(annotate(session, tmp, True))
+    totals = profile_totals(os.path.join(session, 'profile.txt'))
+    check(totals, 'no totals in profile.txt')
+    for fn, ms in totals.items():
+        check(fn in incl, 'no %s in callgrind_annotate --inclusive=yes: %r' % (fn, list(incl)))
+        check(abs(incl[fn] / 1e6 - ms) <= 0.002,
+              'inclusive of %s: callgrind %d ns, profile.txt %.3f ms' % (fn, incl[fn], ms))
+
+    rebuilt = os.path.join(tmp, name + '.callgrind')
+    run_ok([args.recorderd, 'report', session, '--format', 'callgrind', '-o', rebuilt],
+           os.path.dirname(path))
+    with open(rebuilt) as f:
+        again = f.read()
+    strip = lambda t: '\n'.join(x for x in t.split('\n') if not x.startswith('cmd: '))  # noqa
+    check(strip(again) == strip(text), 'report --format callgrind differs from callgrind.out')
+    print('%s: %d ns, %d line events, %d functions, inclusive of %d checked'
+          % (name, total[0], total[1], len(selfs), len(totals)))
+
+
+def main(argv):
+    p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    p.add_argument('--recorderd', required=True)
+    p.add_argument('--lua', default='lua5.1')
+    p.add_argument('programs', nargs='+')
+    args = p.parse_args(argv)
+    if not (os.path.isfile(args.recorderd) and os.access(args.recorderd, os.X_OK)):
+        print('SKIP: no recorderd at %s' % args.recorderd)
+        return corpus.SKIP
+    if not shutil.which('callgrind_annotate'):
+        print('SKIP: no callgrind_annotate (package valgrind)')
+        return corpus.SKIP
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+    tmp = tempfile.mkdtemp(prefix='luatrace-callgrind-')
+    try:
+        for prog in args.programs:
+            one(args, prog, tmp)
+    except (corpus.Failure, ValueError, KeyError, OSError) as e:
+        print('FAIL: %s: %s' % (type(e).__name__, e))
+        return 1
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
