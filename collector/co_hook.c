@@ -60,23 +60,27 @@ static void anchor_thread(co_state *s, lua_State *L)
 }
 
 /* L runs now, another thread ran the previous event. R if that thread is
- * still running (it resumed L), Y if it yielded, finished or died. */
-static void switch_thread(co_state *s, lua_State *L, uint64_t dt)
+ * still running (it resumed L), Y if it yielded, finished or died.
+ * Returns 0 if the record could not be written (drop mode, full ring): the
+ * switch is then not taken, so the next event in L tries again rather than
+ * landing on the wrong thread's stack. */
+static int switch_thread(co_state *s, lua_State *L, uint64_t dt)
 {
     lua_State *old = s->cur_L;
     lua_Debug top;
     int st = lua_status(old);
     int resumed = st == 0 && lua_getstack(old, 0, &top);
     uint8_t *p = begin(s, LT_EVENT_HOT_MAX);
-    if (p) {
-        uint8_t *q = lt_put_head(p, resumed ? LT_EV_RESUME : LT_EV_YIELD, resumed ? 2 : 3);
-        q = lt_put_uint(q, dt);
-        q = lt_put_uint(q, (uint64_t)(uintptr_t)L);
-        if (!resumed)
-            q = lt_put_uint(q, st != LUA_YIELD);
-        end(s, p, q);
-    }
+    if (!p)
+        return 0;
+    uint8_t *q = lt_put_head(p, resumed ? LT_EV_RESUME : LT_EV_YIELD, resumed ? 2 : 3);
+    q = lt_put_uint(q, dt);
+    q = lt_put_uint(q, (uint64_t)(uintptr_t)L);
+    if (!resumed)
+        q = lt_put_uint(q, st != LUA_YIELD);
+    end(s, p, q);
     anchor_thread(s, L);
+    return 1;
 }
 
 static void maybe_hook_target(co_state *s, lua_State *L, lua_Debug *ar, uint32_t flags)
@@ -153,7 +157,10 @@ void co_hook(lua_State *L, lua_Debug *ar)
     }
     uint64_t dt = t0 - s->last;
     if (__builtin_expect(L != s->cur_L, 0)) {
-        switch_thread(s, L, dt);
+        if (!switch_thread(s, L, dt)) {
+            s->last = co_clock_ticks(s->use_tsc); /* this event is dropped too */
+            return;
+        }
         dt = 0;
     }
     if (ar->event == LUA_HOOKLINE)
