@@ -175,6 +175,7 @@ static co_state *setup(lua_State *L, const char *name, int private_summary, lua_
         lt_ring_unlink(s->shm); /* nobody will map it */
     else if (co_conn_open(s, err, sizeof err))
         goto fail_func;
+    s->registry = lua_topointer(L, LUA_REGISTRYINDEX);
     s->layout_ok = co_func_layout_check(L);
     s->state_ok = s->layout_ok && co_func_state_check(L, running);
     find_special_functions(s, L);
@@ -220,6 +221,12 @@ static int l_tron(lua_State *L)
             name = lua_isstring(L, -1) ? lua_tostring(L, -1) : name;
         }
         s = setup(L, name && *name ? name : "lua", 0, l_tron);
+    }
+    if (s && lua_topointer(L, LUA_REGISTRYINDEX) != s->registry) {
+        /* another Lua state (a C host with several): one ring has one
+         * producer, so only the first state is traced */
+        fprintf(stderr, "luatrace: tron: this process traces its first Lua state only\n");
+        s = NULL;
     }
     if (s)
         start(s, L);

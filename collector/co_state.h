@@ -46,6 +46,7 @@ typedef struct co_state {
     int state_ok;  /* lua_State/CallInfo layout verified: no getinfo("f") */
     int drop_mode; /* LUATRACE_MODE=drop: never wait for space */
     int discard;   /* LUATRACE_SINK=discard: nobody reads; for scripts/bench */
+    const void *registry; /* identifies the traced Lua state (universe) */
     lua_State *cur_L;
     uint64_t last;    /* ticks when the previous hook returned */
     uint64_t dropped; /* events dropped since the last GAP record */
