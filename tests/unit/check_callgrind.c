@@ -18,47 +18,16 @@
 
 #include "rd_callgrind.h"
 #include "rd_stack.h"
+#include "ut_events.h"
 
 enum { F_MAIN = 1, F_A, F_B, F_PRINT, F_LIBA };
 
-static rd_model M;
-static rd_stack S;
-
-static void evn(enum lt_kind k, const uint64_t *a, size_t n)
-{
-    ck_assert_uint_eq(n, lt_event_nargs[k]);
-    lt_event ev = {.kind = (uint8_t)k, .nargs = (uint8_t)n};
-    memcpy(ev.a, a, n * sizeof *a);
-    ck_assert_int_eq(rd_stack_event(&S, &ev), 0);
-}
-
-#define EV(k, ...)                                                                                 \
-    evn(LT_EV_##k, (const uint64_t[]){__VA_ARGS__},                                                \
-        sizeof((const uint64_t[]){__VA_ARGS__}) / sizeof(uint64_t))
-
-static void ev_str(uint64_t sid, const char *s)
-{
-    lt_event ev = {.kind = LT_EV_STR, .nargs = 2, .a = {sid, 0}, .str = s,
-                   .slen = (uint32_t)strlen(s)};
-    ck_assert_int_eq(rd_stack_event(&S, &ev), 0);
-}
 
 static void ev_func(uint32_t fid, unsigned what, uint32_t src, uint32_t name, uint32_t line)
 {
     EV(FUNC, fid, what, src, name, line, line + 5, 0);
 }
 
-static void model_setup(void)
-{
-    ck_assert_int_eq(rd_model_init(&M), 0);
-    ck_assert_int_eq(rd_stack_init(&S, &M), 0);
-}
-
-static void model_teardown(void)
-{
-    rd_stack_free(&S);
-    rd_model_free(&M);
-}
 
 static void define_funcs(const char *app_src)
 {

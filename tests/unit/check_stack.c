@@ -15,6 +15,7 @@
 #include "rd_replay.h"
 #include "rd_report.h"
 #include "rd_stack.h"
+#include "ut_events.h"
 
 enum fid {
     F_MAIN = 1, F_F, F_G, F_H, F_PCALL, F_ERROR, F_RESUME, F_YIELD, F_CO, F_WRAP, F_A, F_B,
@@ -35,29 +36,8 @@ enum fid {
 
 enum { T_MAIN = 0x1000, T_CO = 0x2000, T_CO2 = 0x3000, T_LATE = 0x4000 };
 
-static rd_model M;
-static rd_stack S;
 
 /* ---- feeding events ---- */
-
-static void evn(enum lt_kind k, const uint64_t *a, size_t n)
-{
-    ck_assert_uint_eq(n, lt_event_nargs[k]);
-    lt_event ev = {.kind = (uint8_t)k, .nargs = (uint8_t)n};
-    memcpy(ev.a, a, n * sizeof *a);
-    ck_assert_int_eq(rd_stack_event(&S, &ev), 0);
-}
-
-#define EV(k, ...)                                                                                 \
-    evn(LT_EV_##k, (const uint64_t[]){__VA_ARGS__},                                                \
-        sizeof((const uint64_t[]){__VA_ARGS__}) / sizeof(uint64_t))
-
-static void ev_str(uint64_t sid, const char *s)
-{
-    lt_event ev = {.kind = LT_EV_STR, .nargs = 2, .a = {sid, 0}, .str = s,
-                   .slen = (uint32_t)strlen(s)};
-    ck_assert_int_eq(rd_stack_event(&S, &ev), 0);
-}
 
 static void ev_func(uint32_t fid, unsigned what, uint32_t name_sid, uint32_t line,
                     unsigned flags)
