@@ -19,7 +19,6 @@ daemon, socket and shm segments even when it fails. Cases:
 """
 
 import argparse
-import glob
 import json
 import os
 import shutil
@@ -320,6 +319,33 @@ CASES = {'badring': case_badring, 'tron': case_tron, 'coroutine': case_coroutine
          'exit': case_exit}
 
 
+def run_case(case, name, make, prefix):
+    """Runs case(c) on c = make(tmpdir); returns the exit status. Whatever
+    happens, its daemon is killed (SIGKILL ends a stopped one too), the
+    rings it made are removed and so is its directory."""
+    before = shm_segments()
+    tmp = tempfile.mkdtemp(prefix=prefix)
+    c = make(tmp)
+    try:
+        case(c)
+        c.stop_daemon()
+        left = c.mine(shm_segments() - before)
+        expect(not left, 'shm segments left behind: %s' % sorted(left))
+    except Failure as e:
+        print('FAIL: %s: %s' % (name, e))
+        return 1
+    finally:
+        c.kill_daemon()
+        for seg in c.mine(shm_segments() - before):
+            try:
+                os.unlink(os.path.join(SHM_DIR, seg))
+            except OSError:
+                pass
+        shutil.rmtree(tmp, ignore_errors=True)
+    print('ok: %s' % name)
+    return 0
+
+
 def main(argv):
     ap = argparse.ArgumentParser()
     ap.add_argument('case', choices=sorted(CASES))
@@ -329,27 +355,8 @@ def main(argv):
     args = ap.parse_args(argv)
     args.recorderd = os.path.abspath(args.recorderd)
     args.cpath = os.path.abspath(args.cpath)
-    before = shm_segments()
-    tmp = tempfile.mkdtemp(prefix='luatrace-collector-')
-    c = Case(args, tmp)
-    try:
-        CASES[args.case](c)
-        c.stop_daemon()
-        left = c.mine(shm_segments() - before)
-        expect(not left, 'shm segments left behind: %s' % sorted(left))
-    except Failure as e:
-        print('FAIL: %s: %s' % (args.case, e))
-        return 1
-    finally:
-        c.kill_daemon()
-        for name in c.mine(shm_segments() - before):
-            try:
-                os.unlink(os.path.join(SHM_DIR, name))
-            except OSError:
-                pass
-        shutil.rmtree(tmp, ignore_errors=True)
-    print('ok: %s' % args.case)
-    return 0
+    return run_case(CASES[args.case], args.case, lambda tmp: Case(args, tmp),
+                    'luatrace-collector-')
 
 
 if __name__ == '__main__':

@@ -34,13 +34,12 @@ import socket
 import struct
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import reftrace_post  # noqa: E402
-from collector import Case, expect, shm_segments, SHM_DIR  # noqa: E402
+from collector import Case, expect, run_case, SHM_DIR  # noqa: E402
 from corpus import Failure, run, base_env, reference, build_helper  # noqa: E402
 
 
@@ -391,32 +390,8 @@ def main(argv):
     for k in ('recorderd', 'cpath', 'corpus', 'reftrace_c'):
         if getattr(args, k):
             setattr(args, k, os.path.abspath(getattr(args, k)))
-    before = shm_segments()
-    tmp = tempfile.mkdtemp(prefix='luatrace-daemon-')
-    d = Daemon(args, tmp)
-    try:
-        CASES[args.case](d)
-        d.stop_daemon()
-        left = d.mine(shm_segments() - before)
-        expect(not left, 'shm segments left behind: %s' % sorted(left))
-    except Failure as e:
-        print('FAIL: %s: %s' % (args.case, e))
-        return 1
-    finally:
-        if d.daemon and d.daemon.poll() is None:
-            try:
-                os.kill(d.daemon.pid, signal.SIGCONT)
-            except ProcessLookupError:
-                pass
-        d.kill_daemon()
-        for name in d.mine(shm_segments() - before):
-            try:
-                os.unlink(os.path.join(SHM_DIR, name))
-            except OSError:
-                pass
-        shutil.rmtree(tmp, ignore_errors=True)
-    print('ok: %s' % args.case)
-    return 0
+    return run_case(CASES[args.case], args.case, lambda tmp: Daemon(args, tmp),
+                    'luatrace-daemon-')
 
 
 if __name__ == '__main__':
