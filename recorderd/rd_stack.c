@@ -29,6 +29,8 @@ void rd_stack_free(rd_stack *s)
     memset(s, 0, sizeof *s);
 }
 
+static void pop_all(rd_stack *s, rd_thread *t, enum rd_how how);
+
 /* ---- threads ---- */
 
 static rd_thread *find_thread(rd_stack *s, uint64_t id)
@@ -82,6 +84,8 @@ static void drop_thread(rd_stack *s, uint64_t id)
     rd_thread *t = find_thread(s, id);
     if (!t)
         return;
+    if (s->ls)
+        pop_all(s, t, RD_UNWIND); /* a coroutine that died with frames left died of an error */
     s->cur = NULL;
     uint32_t mask = s->capth - 1, i = (uint32_t)(t - s->th);
     free(t->f);
@@ -134,6 +138,28 @@ static uint32_t top_node(const rd_thread *t)
     return t->n ? t->f[t->n - 1].node : t->base;
 }
 
+/* Listeners see times that never go back: a delayed enter (a Lua call
+ * settled late) is moved after anything already reported. */
+static uint64_t note_time(rd_stack *s, uint64_t at)
+{
+    if (at < s->ls_t)
+        at = s->ls_t;
+    return s->ls_t = at;
+}
+
+static void note_enter(rd_stack *s, const rd_thread *t, enum rd_how how, uint64_t at)
+{
+    if (s->ls && s->ls->enter)
+        s->ls->enter(s->ls->ud, t->id, &t->f[t->n - 1], t->n - 1, how, note_time(s, at));
+}
+
+/* Call before the top frame is removed. */
+static void note_leave(rd_stack *s, const rd_thread *t, enum rd_how how, uint64_t at)
+{
+    if (s->ls && s->ls->leave)
+        s->ls->leave(s->ls->ud, t->id, &t->f[t->n - 1], t->n - 1, how, note_time(s, at));
+}
+
 /* A new top frame, filled in place (no struct copies on the hot path). */
 static rd_frame *push_frame(rd_stack *s, rd_thread *t, uint32_t depth, uint32_t fid, int lua)
 {
@@ -146,6 +172,7 @@ static rd_frame *push_frame(rd_stack *s, rd_thread *t, uint32_t depth, uint32_t 
     f->fid = fid;
     f->node = node;
     f->is_lua = (uint8_t)lua;
+    f->t_call = s->m->ticks_total;
     if (t->n > 1 && !s->m->node[node].call_line) /* the call site, for callgrind */
         s->m->node[node].call_line = t->f[t->n - 2].line;
     return f;
@@ -166,13 +193,23 @@ static void settle_ticks(rd_stack *s, rd_thread *t, const rd_frame *f)
     t->fresh_ticks = 0;
 }
 
-static void pop(rd_stack *s, rd_thread *t)
+static void pop(rd_stack *s, rd_thread *t, enum rd_how how, uint64_t at)
 {
-    rd_frame *f = &t->f[--t->n];
+    rd_frame *f = &t->f[t->n - 1];
     if (f->fresh) { /* a Lua call that ended before its first line */
         count_call(s, f);
         settle_ticks(s, t, f);
+        note_enter(s, t, RD_CALL, f->t_call);
     }
+    note_leave(s, t, how, at);
+    t->n--;
+}
+
+/* Empties t's stack, top first. */
+static void pop_all(rd_stack *s, rd_thread *t, enum rd_how how)
+{
+    while (t->n)
+        pop(s, t, how, s->m->ticks_total);
 }
 
 /* Pops frames deeper than depth: unwinding by an error (E). */
@@ -181,7 +218,7 @@ static void unwind_to(rd_stack *s, rd_thread *t, uint32_t depth)
     if (t->n && t->f[t->n - 1].depth > depth)
         s->unwinds++;
     while (t->n && t->f[t->n - 1].depth > depth)
-        pop(s, t);
+        pop(s, t, RD_UNWIND, s->m->ticks_total);
 }
 
 /* The top frame's first own record says the top belongs at `depth`. */
@@ -191,17 +228,22 @@ static int settle_fresh(rd_stack *s, rd_thread *t, uint32_t depth)
         return 0;
     rd_frame *g = &t->f[t->n - 1];
     g->fresh = 0;
+    uint64_t at = g->t_call;
     if (depth + 1 == g->depth) { /* T: g replaces its caller */
         uint32_t fid = g->fid;
         t->n--;
         if (t->n && t->f[t->n - 1].depth == depth)
-            pop(s, t);
+            pop(s, t, RD_TAIL, at);
         s->tails++;
-        if (!push_frame(s, t, depth, fid, 1))
+        if (!(g = push_frame(s, t, depth, fid, 1)))
             return -ENOMEM;
+        g->t_call = at;
+        note_enter(s, t, RD_TAIL, at);
+    } else {
+        note_enter(s, t, RD_CALL, at);
     }
-    count_call(s, &t->f[t->n - 1]);
-    settle_ticks(s, t, &t->f[t->n - 1]);
+    count_call(s, g);
+    settle_ticks(s, t, g);
     return 0;
 }
 
@@ -254,8 +296,10 @@ static int on_call(rd_stack *s, rd_thread *t, uint32_t depth, uint32_t fid)
     if (!f)
         return -ENOMEM;
     f->fresh = (uint8_t)lua;
-    if (!lua)
+    if (!lua) {
         count_call(s, f);
+        note_enter(s, t, RD_CALL, f->t_call);
+    }
     return 0;
 }
 
@@ -264,7 +308,7 @@ static int on_ret(rd_stack *s, rd_thread *t, uint32_t depth)
     int e = settle_fresh(s, t, depth);
     unwind_to(s, t, depth);
     if (t->n && t->f[t->n - 1].depth == depth)
-        pop(s, t);
+        pop(s, t, RD_CALL, s->m->ticks_total);
     return e;
 }
 
@@ -272,8 +316,11 @@ static int on_line(rd_stack *s, rd_thread *t, uint32_t depth, uint32_t line)
 {
     int e = settle_fresh(s, t, depth);
     unwind_to(s, t, depth);
-    if (!e && (!t->n || t->f[t->n - 1].depth < depth)) /* a frame we never saw */
+    if (!e && (!t->n || t->f[t->n - 1].depth < depth)) { /* a frame we never saw */
         e = push_frame(s, t, depth, 0, 0) ? 0 : -ENOMEM;
+        if (!e)
+            note_enter(s, t, RD_SNAP, s->m->ticks_total);
+    }
     if (e)
         return e;
     rd_frame *f = &t->f[t->n - 1];
@@ -286,6 +333,8 @@ static int on_line(rd_stack *s, rd_thread *t, uint32_t depth, uint32_t line)
     f->line = line;
     if (f->lix)
         s->m->line[f->lix - 1].hits++;
+    if (s->ls && s->ls->line)
+        s->ls->line(s->ls->ud, t->id, f, t->n - 1, note_time(s, s->m->ticks_total));
     return 0;
 }
 
@@ -324,6 +373,20 @@ static int on_yield(rd_stack *s, rd_thread *t, uint64_t id, int dead)
     if (s->nchain && s->chain[s->nchain - 1] == id)
         return 0;
     return switch_to(s, id, 0, 0); /* resumed from C, or lost track */
+}
+
+/* Tells the listener which thread runs now. */
+static void note_thread(rd_stack *s)
+{
+    if (s->ls && s->ls->thread && s->nchain)
+        s->ls->thread(s->ls->ud, s->chain[s->nchain - 1], note_time(s, s->m->ticks_total));
+}
+
+static int note_thread_e(rd_stack *s, int e)
+{
+    if (!e)
+        note_thread(s);
+    return e;
 }
 
 static void begin_snapshot(rd_stack *s, uint64_t id, int begin)
@@ -365,7 +428,7 @@ static int end_snapshot(rd_stack *s)
     rd_thread *t = get_thread(s, s->snap_thread);
     if (!t)
         return -ENOMEM;
-    t->n = 0;
+    pop_all(s, t, RD_STOP);
     for (uint32_t i = s->nsnap; i-- > 0;) {
         if (t->n && s->snap[i].depth <= t->f[t->n - 1].depth) {
             s->bad++;
@@ -375,12 +438,16 @@ static int end_snapshot(rd_stack *s)
         if (!f)
             return -ENOMEM;
         f->line = s->snap[i].line;
+        note_enter(s, t, RD_SNAP, s->m->ticks_total);
     }
+    note_thread(s);
     return 0;
 }
 
 static void stop_all(rd_stack *s)
 {
+    for (uint32_t i = 0; s->ls && i < s->capth; i++)
+        pop_all(s, &s->th[i], RD_STOP);
     for (uint32_t i = 0; i < s->capth; i++) {
         free(s->th[i].f);
         s->th[i] = (rd_thread){0};
@@ -410,10 +477,11 @@ static int frame_event(rd_stack *s, const lt_event *ev)
         return on_line(s, t, (uint32_t)ev->a[0], (uint32_t)ev->a[2]);
     case LT_EV_RESUME:
         s->cur = NULL;
-        return ev->a[1] ? on_resume(s, t, ev->a[1]) : (s->bad++, 0);
+        return ev->a[1] ? note_thread_e(s, on_resume(s, t, ev->a[1])) : (s->bad++, 0);
     case LT_EV_YIELD:
         s->cur = NULL;
-        return ev->a[1] ? on_yield(s, t, ev->a[1], ev->a[2] != 0) : (s->bad++, 0);
+        return ev->a[1] ? note_thread_e(s, on_yield(s, t, ev->a[1], ev->a[2] != 0))
+                        : (s->bad++, 0);
     default: /* STOP */
         s->cur = NULL;
         stop_all(s);

@@ -26,7 +26,32 @@ typedef struct rd_frame {
     uint32_t lix, lgen; /* rd_model line slot + 1 of (fid, line), valid for lgen */
     uint8_t fresh;  /* Lua frame called, no record of its own yet */
     uint8_t is_lua;
+    uint64_t t_call; /* ticks_total when it was called (listeners only) */
 } rd_frame;
+
+/* Why a frame entered or left the rebuilt stack. */
+enum rd_how {
+    RD_CALL,   /* enter: called; leave: returned */
+    RD_TAIL,   /* enter: tail-called (T); leave: replaced by a tail call */
+    RD_UNWIND, /* leave: unwound by an error (E) */
+    RD_SNAP,   /* enter: found on the stack when tracing began (S) */
+    RD_STOP,   /* leave: tracing stopped, or the stack was replaced by a snapshot */
+};
+
+/* An optional observer of the rebuilt stacks, for streaming backends
+ * (timelines, user Lua backends). t is the traced time in ticks since the
+ * trace began (rd_model's clock converts it); thread is the coroutine id.
+ * enter of a Lua call is reported once its first record settles it (so a
+ * tail call is never reported as a call), with the time of the call. */
+typedef struct rd_listener {
+    void *ud;
+    void (*enter)(void *ud, uint64_t thread, const rd_frame *f, uint32_t level,
+                  enum rd_how how, uint64_t t);
+    void (*leave)(void *ud, uint64_t thread, const rd_frame *f, uint32_t level,
+                  enum rd_how how, uint64_t t);
+    void (*line)(void *ud, uint64_t thread, const rd_frame *f, uint32_t level, uint64_t t);
+    void (*thread)(void *ud, uint64_t thread, uint64_t t); /* becomes current */
+} rd_listener;
 
 typedef struct rd_thread {
     uint64_t id; /* 0 = free slot */
@@ -50,6 +75,8 @@ typedef struct rd_stack {
     int snap_begin; /* the START began tracing (not a late-hooked thread) */
     int stopped;    /* after STOP until the next START */
     uint64_t unwinds, tails, gaps, dropped, bad;
+    const rd_listener *ls; /* NULL: no listener (the common, fast case) */
+    uint64_t ls_t;         /* the last time reported to it */
 } rd_stack;
 
 int rd_stack_init(rd_stack *s, rd_model *m);

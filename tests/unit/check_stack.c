@@ -91,6 +91,131 @@ static void teardown(void)
     rd_model_free(&M);
 }
 
+/* ---- the listener, checked by mirroring ----
+ * Every case also runs with a listener that rebuilds each thread's stack
+ * from enter/leave alone; it must always agree with the rebuilder's own
+ * stacks, and its times must never go back. */
+
+typedef struct mthread {
+    uint64_t id;
+    uint32_t *fid, n, cap;
+} mthread;
+
+static mthread *MT;
+static uint32_t NMT;
+static uint64_t LAST_T;
+static unsigned NENTER, NLEAVE, NLINE, NTHREAD;
+
+static mthread *mthread_get(uint64_t id)
+{
+    for (uint32_t i = 0; i < NMT; i++)
+        if (MT[i].id == id)
+            return &MT[i];
+    MT = realloc(MT, (NMT + 1) * sizeof *MT);
+    ck_assert_ptr_nonnull(MT);
+    MT[NMT] = (mthread){.id = id};
+    return &MT[NMT++];
+}
+
+static void check_time(uint64_t t)
+{
+    ck_assert_uint_ge(t, LAST_T);
+    LAST_T = t;
+}
+
+static void m_enter(void *ud, uint64_t th, const rd_frame *f, uint32_t level, enum rd_how how,
+                    uint64_t t)
+{
+    (void)ud;
+    (void)how;
+    mthread *m = mthread_get(th);
+    ck_assert_uint_eq(level, m->n);
+    if (m->n == m->cap) {
+        m->cap = m->cap ? m->cap * 2 : 16;
+        m->fid = realloc(m->fid, m->cap * sizeof *m->fid);
+        ck_assert_ptr_nonnull(m->fid);
+    }
+    m->fid[m->n++] = f->fid;
+    check_time(t);
+    NENTER++;
+}
+
+static void m_leave(void *ud, uint64_t th, const rd_frame *f, uint32_t level, enum rd_how how,
+                    uint64_t t)
+{
+    (void)ud;
+    (void)how;
+    mthread *m = mthread_get(th);
+    ck_assert_uint_eq(level + 1, m->n);
+    ck_assert_uint_eq(f->fid, m->fid[--m->n]);
+    check_time(t);
+    NLEAVE++;
+}
+
+/* The mirror of thread th equals the rebuilder's stack t (a fresh top frame
+ * is not entered yet). */
+static void mirror_check(const mthread *m, const rd_thread *t)
+{
+    uint32_t n = t ? t->n : 0;
+    if (n && t->f[n - 1].fresh)
+        n--;
+    ck_assert_uint_eq(m->n, n);
+    for (uint32_t i = 0; i < n; i++)
+        ck_assert_uint_eq(m->fid[i], t->f[i].fid);
+}
+
+static const rd_thread *stack_thread(uint64_t id)
+{
+    for (uint32_t i = 0; i < S.capth; i++)
+        if (S.th[i].id == id)
+            return &S.th[i];
+    return NULL;
+}
+
+static void m_line(void *ud, uint64_t th, const rd_frame *f, uint32_t level, uint64_t t)
+{
+    (void)ud;
+    const rd_thread *st = rd_stack_current(&S);
+    ck_assert_ptr_nonnull(st);
+    ck_assert_uint_eq(st->id, th);
+    ck_assert_ptr_eq(f, &st->f[level]);
+    mirror_check(mthread_get(th), st);
+    check_time(t);
+    NLINE++;
+}
+
+static void m_thread(void *ud, uint64_t th, uint64_t t)
+{
+    (void)ud;
+    const rd_thread *st = rd_stack_current(&S);
+    ck_assert_ptr_nonnull(st);
+    ck_assert_uint_eq(st->id, th);
+    check_time(t);
+    NTHREAD++;
+}
+
+static const rd_listener MIRROR = {NULL, m_enter, m_leave, m_line, m_thread};
+
+static void setup_mirror(void)
+{
+    setup();
+    S.ls = &MIRROR;
+}
+
+static void teardown_mirror(void)
+{
+    rd_stack_finish(&S);
+    for (uint32_t i = 0; i < NMT; i++)
+        mirror_check(&MT[i], stack_thread(MT[i].id));
+    for (uint32_t i = 0; i < NMT; i++)
+        free(MT[i].fid);
+    free(MT);
+    MT = NULL;
+    NMT = 0;
+    LAST_T = 0;
+    teardown();
+}
+
 /* Tracing starts in the main chunk at depth 1, line `line`. */
 static void begin_main(uint32_t line)
 {
@@ -884,6 +1009,12 @@ static void add(Suite *s, const char *name, const TTest *t)
 {
     TCase *tc = tcase_create(name);
     tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, t);
+    suite_add_tcase(s, tc);
+    char mname[128];
+    snprintf(mname, sizeof mname, "%s_listener", name);
+    tc = tcase_create(strdup(mname));
+    tcase_add_checked_fixture(tc, setup_mirror, teardown_mirror);
     tcase_add_test(tc, t);
     suite_add_tcase(s, tc);
 }
