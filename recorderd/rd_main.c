@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "lt_ctl.h"
+#include "rd_backend.h"
 #include "rd_callgrind.h"
 #include "rd_client.h"
 #include "rd_cov.h"
@@ -23,8 +24,10 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage:\n"
-            "  recorderd run [--out DIR] [--quiet] [--ring SIZE] [--mode wait|drop] -- CMD [ARGS...]\n"
-            "  recorderd listen [--socket PATH] [--out DIR]      (also: recorderd --listen)\n"
+            "  recorderd run [--out DIR] [--quiet] [--ring SIZE] [--mode wait|drop]\n"
+            "                [--backend SPEC]... -- CMD [ARGS...]\n"
+            "  recorderd listen [--socket PATH] [--out DIR] [--backend SPEC]...\n"
+            "                                                  (also: recorderd --listen)\n"
             "  recorderd report SESSION_DIR|TRACE_FILE [--format profile|annotate|folded|"
             "callgrind|flamegraph|speedscope|none]\n"
             "                   [--weight time|lines|calls] [-o FILE]\n"
@@ -32,6 +35,7 @@ static void usage(FILE *f)
             "                   [--include PAT]... [--exclude PAT]... [--include-untested DIR]...\n"
             "                   [-o FILE]\n"
             "  recorderd report --merge SESSION... [--format lcov|luacov|coverage] [-o FILE]\n"
+            "  recorderd report SESSION_DIR|TRACE_FILE --backend SPEC... [-o DIR]\n"
             "  recorderd status [--socket PATH] [--json]\n"
             "  recorderd stop [--socket PATH]\n"
             "  recorderd serve --fd N [--out DIR] [--summary|--quiet]   (used by the collector)\n"
@@ -48,12 +52,41 @@ static const char *optval(int argc, char **argv, int *i)
     return argv[++*i];
 }
 
+/* --backend SPEC, repeatable (run, listen, serve, report). */
+static const char *backend_specs[RD_MAX_BACKENDS];
+static unsigned nbackend_specs;
+
+/* 1 if argv[*i] was --backend (taken), 0 if not, -1 on a bad value. */
+static int backend_option(int argc, char **argv, int *i)
+{
+    if (strcmp(argv[*i], "--backend") && strcmp(argv[*i], "-b"))
+        return 0;
+    const char *v = optval(argc, argv, i);
+    if (!v)
+        return -1;
+    if (!rd_backend_known(v)) {
+        fprintf(stderr, "recorderd: unknown backend %s (see recorderd --help)\n", v);
+        return -1;
+    }
+    if (nbackend_specs == RD_MAX_BACKENDS) {
+        fprintf(stderr, "recorderd: at most %d backends\n", RD_MAX_BACKENDS);
+        return -1;
+    }
+    backend_specs[nbackend_specs++] = v;
+    return 1;
+}
+
 static int cmd_run(int argc, char **argv)
 {
     rd_run_opts o = {.out = "luatrace-out"};
     int i = 0;
     for (; i < argc && strcmp(argv[i], "--"); i++) {
         const char *a = argv[i];
+        int b = backend_option(argc, argv, &i);
+        if (b < 0)
+            return 2;
+        if (b)
+            continue;
         if (!strcmp(a, "--quiet") || !strcmp(a, "-q"))
             o.quiet = 1;
         else if (!strcmp(a, "--out") && (o.out = optval(argc, argv, &i)))
@@ -77,6 +110,8 @@ static int cmd_run(int argc, char **argv)
         fprintf(stderr, "recorderd run: --mode is wait or drop\n");
         return 2;
     }
+    o.backends = backend_specs;
+    o.nbackends = nbackend_specs;
     return rd_run(&o, argv + i);
 }
 
@@ -118,10 +153,16 @@ static int serve(const char *path, int fd, rd_session_opts *so, int once)
 static int cmd_listen(int argc, char **argv)
 {
     char path[PATH_MAX];
-    rd_session_opts so = {"luatrace-out", 0};
+    rd_session_opts so = {"luatrace-out", 0, backend_specs, 0};
     lt_ctl_default_path(path, sizeof path);
     for (int i = 0; i < argc; i++) {
         const char *v;
+        int b = backend_option(argc, argv, &i);
+        if (b < 0)
+            return 2;
+        so.nbackends = nbackend_specs;
+        if (b)
+            continue;
         if (!strcmp(argv[i], "--socket") && (v = optval(argc, argv, &i)))
             snprintf(path, sizeof path, "%s", v);
         else if (!strcmp(argv[i], "--out") && (v = optval(argc, argv, &i)))
@@ -152,10 +193,16 @@ static int cmd_client(int argc, char **argv, int stop)
 
 static int cmd_serve(int argc, char **argv)
 {
-    rd_session_opts so = {"luatrace-out", 0};
+    rd_session_opts so = {"luatrace-out", 0, backend_specs, 0};
     int fd = -1;
     for (int i = 0; i < argc; i++) {
         const char *v;
+        int b = backend_option(argc, argv, &i);
+        if (b < 0)
+            return 2;
+        so.nbackends = nbackend_specs;
+        if (b)
+            continue;
         if (!strcmp(argv[i], "--fd") && (v = optval(argc, argv, &i)))
             fd = atoi(v);
         else if (!strcmp(argv[i], "--out") && (v = optval(argc, argv, &i)))
@@ -215,8 +262,10 @@ static int parse_report(int argc, char **argv, report_opts *o)
         int k = cov_option(argc, argv, &i, o);
         if (k < 0)
             return -1;
-        if (k > 0)
+        if (k > 0 || (k = backend_option(argc, argv, &i)) > 0)
             continue;
+        if (k < 0)
+            return -1;
         if (!strcmp(a, "--merge")) {
             o->merge = 1;
         } else if (!strcmp(a, "--format") || !strcmp(a, "-f")) {
@@ -236,7 +285,7 @@ static int parse_report(int argc, char **argv, report_opts *o)
         }
     }
     o->path = o->ninputs ? o->inputs[0] : NULL;
-    o->format = o->format ? o->format : o->merge ? "lcov" : "profile";
+    o->format = o->format ? o->format : o->merge ? "lcov" : nbackend_specs ? "none" : "profile";
     if (!o->path)
         fprintf(stderr, "recorderd report: give a session directory or a trace file\n");
     else if (o->ninputs > 1 && !o->merge)
@@ -368,9 +417,17 @@ static int cmd_report(int argc, char **argv)
                         "are for lcov, luacov and coverage\n");
         return 2;
     }
-    if (strcmp(o.format, "profile") && strcmp(o.format, "folded") && strcmp(o.format, "annotate") &&
-        strcmp(o.format, "flamegraph") && strcmp(o.format, "speedscope") &&
-        strcmp(o.format, "callgrind") && strcmp(o.format, "none")) {
+    int streaming = rd_backend_known(o.format); /* a format that is a backend */
+    if (streaming && nbackend_specs) {
+        fprintf(stderr, "recorderd report: --format %s takes no --backend\n", o.format);
+        return 2;
+    }
+    if (streaming)
+        backend_specs[nbackend_specs++] = o.format;
+    if (!streaming && strcmp(o.format, "profile") && strcmp(o.format, "folded") &&
+        strcmp(o.format, "annotate") && strcmp(o.format, "flamegraph") &&
+        strcmp(o.format, "speedscope") && strcmp(o.format, "callgrind") &&
+        strcmp(o.format, "none")) {
         fprintf(stderr,
                 "recorderd report: unknown format %s (profile, annotate, folded, callgrind, "
                 "flamegraph, speedscope, "
@@ -385,6 +442,14 @@ static int cmd_report(int argc, char **argv)
         fprintf(stderr, "recorderd report: out of memory\n");
         return 1;
     }
+    rd_backends bk;
+    if (rd_backends_open(&bk, backend_specs, nbackend_specs, &m, err, sizeof err)) {
+        fprintf(stderr, "recorderd report: %s\n", err);
+        rd_stack_free(&st);
+        rd_model_free(&m);
+        return 2;
+    }
+    rd_backends_attach(&bk, &st);
     int e = rd_replay_path(o.path, &st, err, sizeof err);
     rc = 1;
     if (e)
@@ -392,8 +457,15 @@ static int cmd_report(int argc, char **argv)
     else {
         if (err[0])
             fprintf(stderr, "recorderd report: warning: %s\n", err);
-        rc = write_report(&o, &m);
+        /* a backend format writes -o FILE; --backend outputs go to -o DIR */
+        rc = streaming ? 0 : write_report(&o, &m);
+        if (rd_backends_finish(&bk, &m, streaming || !o.out ? "." : o.out,
+                               streaming ? o.out : NULL, err, sizeof err)) {
+            fprintf(stderr, "recorderd report: %s\n", err);
+            rc = 1;
+        }
     }
+    rd_backends_close(&bk);
     rd_stack_free(&st);
     rd_model_free(&m);
     return rc;

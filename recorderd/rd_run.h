@@ -7,6 +7,8 @@ typedef struct rd_run_opts {
     int quiet;
     const char *ring; /* LUATRACE_RING for the child, or NULL */
     const char *mode; /* LUATRACE_MODE for the child, or NULL */
+    const char *const *backends; /* --backend specs */
+    unsigned nbackends;
 } rd_run_opts;
 
 /* Runs argv traced; returns the exit code to exit with (the child's, or

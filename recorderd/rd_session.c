@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "lt_file.h"
+#include "rd_backend.h"
 #include "rd_callgrind.h"
 #include "rd_cov.h"
 #include "rd_flame.h"
@@ -328,8 +329,17 @@ static void drainer(void *arg)
     int e = open_trace_file(s, &trace);
     if (e)
         snprintf(s->err, sizeof s->err, "cannot write trace.ltr: %s", strerror(-e));
+    rd_backends bk;
+    char err[256] = "";
+    if (rd_backends_open(&bk, s->backends, s->nbackends, &s->m, err, sizeof err) && !s->err[0])
+        snprintf(s->err, sizeof s->err, "%s", err); /* traced all the same, without them */
+    rd_backends_attach(&bk, &s->st);
     drain(s, trace);
     rd_stack_finish(&s->st);
+    if (rd_backends_finish(&bk, &s->m, s->dir, NULL, err, sizeof err) && !s->err[0])
+        snprintf(s->err, sizeof s->err, "%s", err);
+    rd_backends_close(&bk);
+    s->st.ls = NULL;
     if (trace && fclose(trace) && !s->err[0])
         snprintf(s->err, sizeof s->err, "cannot write trace.ltr: %s", strerror(errno));
     if (!s->ring_lost) {
@@ -364,6 +374,8 @@ rd_session *rd_session_start(const rd_session_opts *opts, const char *shm, uid_t
     s->pid = pid;
     s->wake = wake;
     s->summary = opts->summary;
+    s->backends = opts->backends;
+    s->nbackends = opts->nbackends;
     s->t0 = rd_now_ns();
     int e = lt_ring_open(&s->ring, shm, (long)uid);
     if (e) {

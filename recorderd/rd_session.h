@@ -19,6 +19,8 @@
 typedef struct rd_session_opts {
     const char *out; /* parent dir of session dirs */
     int summary;     /* print the top-20 summary on stderr at the end */
+    const char *const *backends; /* streaming backend specs (rd_backend.h) */
+    unsigned nbackends;
 } rd_session_opts;
 
 typedef struct rd_session {
@@ -38,6 +40,8 @@ typedef struct rd_session {
     _Atomic uint64_t stat_events, stat_fill, stat_drops; /* fill: unread bytes */
     _Atomic int stat_writing; /* the process is done, reports are being written */
     int summary;
+    const char *const *backends; /* the options', which outlive sessions */
+    unsigned nbackends;
     int truncated;
     int ring_lost; /* the mapping faulted: never touch the ring again */
     char err[256];
