@@ -175,7 +175,11 @@ int co_conn_open(co_state *s, char *err, size_t cap)
     char path[PATH_MAX];
     const char *env = getenv("LUATRACE_SOCKET");
     int fd;
-    if (s->private_summary) {
+    if (s->sock_path[0]) { /* attach: recorderd waits there; never spawn */
+        fd = lt_ctl_connect(s->sock_path);
+        if (fd < 0)
+            snprintf(err, cap, "cannot connect to %s: %s", s->sock_path, strerror(-fd));
+    } else if (s->private_summary) {
         fd = spawn_recorder(s);
         if (fd < 0)
             snprintf(err, cap, "cannot start a recorder: %s", strerror(-fd));

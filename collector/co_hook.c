@@ -142,11 +142,27 @@ CO_INLINE void on_line(co_state *s, lua_Debug *ar, uint64_t dt)
     end(s, p, q);
 }
 
+/* Not tracing: serve an attach request, else unhook (troff, tracing lost
+ * or detached: hooks left on threads go lazily). */
+static void inactive(lua_State *L, lua_Debug *ar)
+{
+    if (co_attach_req || (g_state && g_state->attached))
+        co_attach_serve(L, ar);
+    else
+        lua_sethook(L, NULL, 0, 0);
+}
+
 void co_hook(lua_State *L, lua_Debug *ar)
 {
     co_state *s = g_state;
-    if (!s || !s->active) {
-        lua_sethook(L, NULL, 0, 0); /* troff, or tracing lost: unhook lazily */
+    if (__builtin_expect(!s || !s->active, 0)) {
+        inactive(L, ar);
+        return;
+    }
+    /* relaxed: the word only asks for a detach; nothing else rides on it */
+    if (__builtin_expect(atomic_load_explicit(&s->ring.hdr->control, memory_order_relaxed) != 0,
+                         0)) {
+        co_attach_control(s, L);
         return;
     }
     uint64_t t0 = co_clock_ticks(s->use_tsc);
@@ -170,6 +186,16 @@ void co_hook(lua_State *L, lua_Debug *ar)
     else
         on_ret(s, ar, dt);
     s->last = co_clock_ticks(s->use_tsc);
+}
+
+void co_hook_emit(co_state *s, lua_State *L, lua_Debug *ar, uint64_t dt)
+{
+    if (ar->event == LUA_HOOKLINE)
+        on_line(s, ar, dt);
+    else if (ar->event == LUA_HOOKCALL)
+        on_call(s, L, ar, dt);
+    else if (ar->event == LUA_HOOKRET)
+        on_ret(s, ar, dt);
 }
 
 /* FRAME records for every frame of L, top first. Tail-call placeholders

@@ -31,9 +31,9 @@ static void emit_stop(co_state *s, unsigned reason)
     lt_ring_publish(&s->ring);
 }
 
-/* Ends the trace for good: last records, producer DONE, wait for a private
+/* Ends the trace: last records, producer DONE, wait for a private
  * recorder to write its reports. Idempotent (lua_close, then atexit). */
-static void finish(co_state *s, unsigned reason)
+void co_module_finish(co_state *s, unsigned reason)
 {
     if (!s || !s->ring.hdr)
         return;
@@ -53,11 +53,12 @@ static void finish(co_state *s, unsigned reason)
      * and by now the name may belong to another process's ring. */
     lt_ring_close(&s->ring);
     co_func_free(s);
+    s->ring.hdr = NULL;
 }
 
 static void at_exit(void)
 {
-    finish(co_hook_state(), LT_R_EXIT);
+    co_module_finish(co_hook_state(), LT_R_EXIT);
 }
 
 static void in_forked_child(void)
@@ -75,7 +76,7 @@ static void in_forked_child(void)
 static int sentinel_gc(lua_State *L)
 {
     (void)L;
-    finish(co_hook_state(), LT_R_CLOSE);
+    co_module_finish(co_hook_state(), LT_R_CLOSE);
     return 0;
 }
 
@@ -150,51 +151,82 @@ static void make_sentinel(lua_State *L)
     lua_setfield(L, LUA_REGISTRYINDEX, CO_SENTINEL);
 }
 
-/* Creates the state, the ring, and registers with a recorder. Returns the
- * state, or NULL after printing why tracing is off. */
-static co_state *setup(lua_State *L, const char *name, int private_summary, lua_CFunction running)
+static co_state g_co; /* one traced Lua state per process */
+
+/* Opens a trace into a fresh ring registered with a recorder (sock_path,
+ * else the usual search). Fills s from the environment; keeps nothing of
+ * a previous trace. Returns 0 or -1 with a message in err. */
+int co_module_begin(co_state *s, lua_State *L, const char *name, const char *sock_path,
+                    lua_CFunction running, char *err, size_t cap)
 {
-    static co_state state;
-    co_state *s = &state;
-    char err[512];
+    int private_summary = s->private_summary;
     memset(s, 0, sizeof *s);
     s->sock = -1;
     s->private_summary = private_summary;
     s->use_tsc = co_clock_tsc_ok();
+    snprintf(s->sock_path, sizeof s->sock_path, "%s", sock_path ? sock_path : "");
     const char *mode = getenv("LUATRACE_MODE");
     s->drop_mode = mode && !strcmp(mode, "drop");
     const char *sink = getenv("LUATRACE_SINK");
     s->discard = sink && !strcmp(sink, "discard");
-    if (create_ring(s, name, err, sizeof err))
-        goto fail;
+    if (create_ring(s, name, err, cap))
+        return -1;
     if (co_func_init(s)) {
-        snprintf(err, sizeof err, "out of memory");
+        snprintf(err, cap, "out of memory");
         goto fail_ring;
     }
     if (s->discard)
         lt_ring_unlink(s->shm); /* nobody will map it */
-    else if (co_conn_open(s, err, sizeof err))
+    else if (co_conn_open(s, err, cap))
         goto fail_func;
     s->registry = lua_topointer(L, LUA_REGISTRYINDEX);
     s->layout_ok = co_func_layout_check(L);
-    s->state_ok = s->layout_ok && co_func_state_check(L, running);
+    s->state_ok = s->layout_ok && running && co_func_state_check(L, running);
     find_special_functions(s, L);
     lua_pushboolean(L, 0);
     s->anchor_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    make_sentinel(L);
-    co_hook_set_state(s);
-    atexit(at_exit);
-    pthread_atfork(NULL, NULL, in_forked_child);
     co_out_clock(s);
-    return s;
+    return 0;
 fail_func:
     co_func_free(s);
 fail_ring:
     lt_ring_unlink(s->shm);
     lt_ring_close(&s->ring);
-fail:
-    fprintf(stderr, "luatrace: %s; running untraced\n", err);
-    return NULL;
+    s->ring.hdr = NULL;
+    return -1;
+}
+
+/* Process-wide hooks of the module, installed once. */
+void co_module_once(lua_State *L)
+{
+    static int done;
+    if (done)
+        return;
+    done = 1;
+    make_sentinel(L);
+    atexit(at_exit);
+    pthread_atfork(NULL, NULL, in_forked_child);
+}
+
+co_state *co_module_state(void)
+{
+    return &g_co;
+}
+
+/* Creates the state, the ring, and registers with a recorder. Returns the
+ * state, or NULL after printing why tracing is off. */
+static co_state *setup(lua_State *L, const char *name, int private_summary, lua_CFunction running)
+{
+    co_state *s = &g_co;
+    char err[512];
+    s->private_summary = private_summary;
+    if (co_module_begin(s, L, name, NULL, running, err, sizeof err)) {
+        fprintf(stderr, "luatrace: %s; running untraced\n", err);
+        return NULL;
+    }
+    co_module_once(L);
+    co_hook_set_state(s);
+    return s;
 }
 
 /* Starts (or restarts after troff) tracing L from its current stack. */
@@ -214,7 +246,10 @@ static void start(co_state *s, lua_State *L)
 static int l_tron(lua_State *L)
 {
     co_state *s = co_hook_state();
-    if (!s) {
+    if (s && s->attached) {
+        fprintf(stderr, "luatrace: tron: recorderd attach is tracing this process\n");
+        s = NULL;
+    } else if (!s || !s->ring.hdr) { /* never traced, or detached since */
         const char *name = getenv("LUATRACE_SHM");
         if (lua_istable(L, 1)) {
             lua_getfield(L, 1, "shm");
@@ -237,7 +272,7 @@ static int l_tron(lua_State *L)
 static int l_troff(lua_State *L)
 {
     co_state *s = co_hook_state();
-    if (s && s->active) {
+    if (s && s->active && !s->attached) {
         emit_stop(s, LT_R_TROFF);
         s->active = 0; /* other threads unhook at their next event */
         lua_sethook(L, NULL, 0, 0);
@@ -254,9 +289,35 @@ static int l_tracing(lua_State *L)
 
 CO_EXPORT int luaopen_luatrace(lua_State *L);
 CO_EXPORT int luaopen_luatrace_profile(lua_State *L);
+CO_EXPORT int luatrace_listen(lua_State *L);
 
-static const luaL_Reg co_funcs[] = {
-    {"tron", l_tron}, {"troff", l_troff}, {"tracing", l_tracing}, {NULL, NULL}};
+int luatrace_listen(lua_State *L)
+{
+    char err[512];
+    int e = co_attach_listen(L, err, sizeof err);
+    if (e)
+        fprintf(stderr, "luatrace: listen: %s\n", err);
+    return e;
+}
+
+/* listen(): dormant until `recorderd attach PID`. true, or nil and why. */
+static int l_listen(lua_State *L)
+{
+    char err[512];
+    if (co_attach_listen(L, err, sizeof err)) {
+        lua_pushnil(L);
+        lua_pushstring(L, err);
+        return 2;
+    }
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static const luaL_Reg co_funcs[] = {{"tron", l_tron},
+                                    {"troff", l_troff},
+                                    {"tracing", l_tracing},
+                                    {"listen", l_listen},
+                                    {NULL, NULL}};
 
 static void open_table(lua_State *L)
 {
@@ -280,10 +341,13 @@ static void open_traced(lua_State *L, const char *name, int private_summary,
 CO_EXPORT int luaopen_luatrace(lua_State *L)
 {
     const char *shm = getenv("LUATRACE_SHM");
+    const char *attach = getenv("LUATRACE_ATTACH");
     if (shm && *shm)
         open_traced(L, shm, 0, luaopen_luatrace);
     else
         open_table(L);
+    if (attach && !strcmp(attach, "1"))
+        luatrace_listen(L);
     return 1;
 }
 

@@ -14,6 +14,8 @@ void co_out_lost(co_state *s, const char *why)
         return;
     s->lost = 1;
     s->active = 0;
+    if (s->attached)
+        return; /* a host traced on demand says nothing: it is untraced again */
     fprintf(stderr, "luatrace: tracing stopped: %s; the program continues untraced\n", why);
 }
 

@@ -60,6 +60,8 @@ typedef struct co_state {
     pid_t recorder_pid; /* private recorder we spawned, or 0 */
     int wait_bye;       /* at exit, wait until the recorder closes */
     int private_summary; /* -lluatrace.profile: own recorder, summary at exit */
+    int attached;       /* started by `recorderd attach`: end silently */
+    char sock_path[108]; /* the recorder to register with, "" = search */
     char shm[LT_RING_NAME_MAX + 1];
 } co_state;
 
@@ -114,6 +116,39 @@ void co_hook_snapshot(co_state *s, lua_State *L, unsigned reason);
 
 /* Installs the hook on L (and records its stack if it already has one). */
 void co_hook_attach_thread(co_state *s, lua_State *L, lua_State *co);
+
+/* Records one hook event (the hook's work once it knows it traces). */
+void co_hook_emit(co_state *s, lua_State *L, lua_Debug *ar, uint64_t dt);
+
+/* ---- co_module.c ---- */
+
+/* Opens a trace: ring, recorder (sock_path, or the usual search), function
+ * tables, layout checks. Resets s first. Returns 0 or -1 with err. */
+int co_module_begin(co_state *s, lua_State *L, const char *name, const char *sock_path,
+                    lua_CFunction running, char *err, size_t cap);
+
+/* Ends the trace: STOP, producer DONE, connection and ring closed. */
+void co_module_finish(co_state *s, unsigned reason);
+
+/* The atexit/fork/lua_close handlers, installed once per process. */
+void co_module_once(lua_State *L);
+
+/* The process's one collector state (dormant, tracing or done). */
+co_state *co_module_state(void);
+
+/* ---- co_attach.c: live attach ---- */
+
+/* Starts listening for `recorderd attach`. Returns 0 or -errno with err. */
+int co_attach_listen(lua_State *L, char *err, size_t cap);
+
+/* An attach request arrived (signal) and waits for a Lua event. */
+extern volatile int co_attach_req;
+
+/* From the hook, not tracing: serves a pending request on this event. */
+void co_attach_serve(lua_State *L, lua_Debug *ar);
+
+/* From the hook, tracing: the ring's control word is set. */
+void co_attach_control(co_state *s, lua_State *L);
 
 /* ---- co_conn.c: the control connection ---- */
 

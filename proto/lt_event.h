@@ -74,6 +74,7 @@ enum lt_reason {
     LT_R_EXIT = 1,   /* STOP: process exit (os.exit, end of main) */
     LT_R_CLOSE = 2,  /* STOP: lua_close */
     LT_R_LOST = 3,   /* STOP: consumer gone, tracing abandoned */
+    LT_R_DETACH = 4, /* STOP: recorderd detached (live attach) */
 };
 
 typedef struct lt_event {

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "lt_ctl.h"
+#include "rd_attach.h"
 #include "rd_backend.h"
 #include "rd_callgrind.h"
 #include "rd_client.h"
@@ -36,6 +37,10 @@ static void usage(FILE *f)
             "                   [-o FILE]\n"
             "  recorderd report --merge SESSION... [--format lcov|luacov|coverage] [-o FILE]\n"
             "  recorderd report SESSION_DIR|TRACE_FILE --backend SPEC... [-o DIR]\n"
+            "  recorderd attach PID [--duration SECONDS] [--out DIR] [--timeout SECONDS]\n"
+            "                   [--backend SPEC]...\n"
+            "  recorderd dump PID [--timeout SECONDS]\n"
+            "  recorderd top PID [--duration SECONDS] [--timeout SECONDS]\n"
             "  recorderd status [--socket PATH] [--json]\n"
             "  recorderd stop [--socket PATH]\n"
             "  recorderd serve --fd N [--out DIR] [--summary|--quiet]   (used by the collector)\n"
@@ -153,7 +158,7 @@ static int serve(const char *path, int fd, rd_session_opts *so, int once)
 static int cmd_listen(int argc, char **argv)
 {
     char path[PATH_MAX];
-    rd_session_opts so = {"luatrace-out", 0, backend_specs, 0};
+    rd_session_opts so = {.out = "luatrace-out", .backends = backend_specs};
     lt_ctl_default_path(path, sizeof path);
     for (int i = 0; i < argc; i++) {
         const char *v;
@@ -193,7 +198,7 @@ static int cmd_client(int argc, char **argv, int stop)
 
 static int cmd_serve(int argc, char **argv)
 {
-    rd_session_opts so = {"luatrace-out", 0, backend_specs, 0};
+    rd_session_opts so = {.out = "luatrace-out", .backends = backend_specs};
     int fd = -1;
     for (int i = 0; i < argc; i++) {
         const char *v;
@@ -471,6 +476,58 @@ static int cmd_report(int argc, char **argv)
     return rc;
 }
 
+/* Seconds (decimals allowed) as milliseconds; -1 if not a number. */
+static long seconds_ms(const char *v)
+{
+    char *end;
+    double d = v ? strtod(v, &end) : -1;
+    return v && end != v && !*end && d >= 0 && d < 1e7 ? (long)(d * 1000 + 0.5) : -1;
+}
+
+/* attach, dump, top: PID [options] */
+static int cmd_attach(int argc, char **argv, const char *what)
+{
+    rd_attach_opts o = {.timeout_ms = 10000, .grace_ms = 5000};
+    o.so = (rd_session_opts){.out = "luatrace-out", .backends = backend_specs};
+    int dump = !strcmp(what, "dump"), top = !strcmp(what, "top");
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        long ms;
+        int b = dump || top ? 0 : backend_option(argc, argv, &i);
+        if (b < 0)
+            return 2;
+        o.so.nbackends = nbackend_specs;
+        if (b)
+            continue;
+        if ((!strcmp(a, "--duration") || !strcmp(a, "-d")) && !dump) {
+            if ((ms = seconds_ms(optval(argc, argv, &i))) <= 0)
+                return fprintf(stderr, "recorderd %s: --duration takes seconds > 0\n", what), 2;
+            o.duration_ms = (unsigned)ms;
+        } else if (!strcmp(a, "--timeout")) {
+            if ((ms = seconds_ms(optval(argc, argv, &i))) <= 0)
+                return fprintf(stderr, "recorderd %s: --timeout takes seconds > 0\n", what), 2;
+            o.timeout_ms = (unsigned)ms;
+        } else if (!strcmp(a, "--out") && !dump && !top) {
+            if (!(o.so.out = optval(argc, argv, &i)))
+                return 2;
+        } else if (a[0] != '-' && !o.pid && atoi(a) > 0) {
+            o.pid = atoi(a);
+        } else {
+            return usage(stderr), 2;
+        }
+    }
+    if (!o.pid)
+        return fprintf(stderr, "recorderd %s: give the process id\n", what), 2;
+    o.dump = dump;
+    o.keys = top;
+    o.so.no_files = dump || top;
+    o.so.live = dump ? rd_attach_dump_view : top ? rd_attach_top_view : NULL;
+    o.so.live_ms = 1000;
+    if (!dump && !top)
+        o.so.summary = 1;
+    return rd_attach(&o);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
@@ -489,6 +546,8 @@ int main(int argc, char **argv)
         return cmd_serve(argc - 2, argv + 2);
     if (!strcmp(c, "report"))
         return cmd_report(argc - 2, argv + 2);
+    if (!strcmp(c, "attach") || !strcmp(c, "dump") || !strcmp(c, "top"))
+        return cmd_attach(argc - 2, argv + 2, c);
     if (!strcmp(c, "--version")) {
         printf("recorderd %s\n", RD_VERSION);
         return 0;

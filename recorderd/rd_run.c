@@ -171,7 +171,8 @@ int rd_run(const rd_run_opts *o, char **argv)
 {
     char tmp[] = "/tmp/luatrace-run-XXXXXX", sock[64], err[512];
     run_ctx r = {.code = 127};
-    rd_session_opts so = {o->out, !o->quiet, o->backends, o->nbackends};
+    rd_session_opts so = {.out = o->out, .summary = !o->quiet, .backends = o->backends,
+                          .nbackends = o->nbackends};
     uv_loop_t *loop = uv_default_loop();
     if (!mkdtemp(tmp)) {
         fprintf(stderr, "recorderd: cannot create a temporary directory: %s\n", strerror(errno));

@@ -148,7 +148,8 @@ static void on_hello(rd_conn *c, const lt_ctl_msg *m)
         send_ack(c, 0, "expected a hello with a valid ring name");
         return;
     }
-    if (peer_cred(c, &cr) || cr.uid != getuid() || (uint32_t)cr.pid != m->pid) {
+    if (peer_cred(c, &cr) || cr.uid != getuid() || (uint32_t)cr.pid != m->pid ||
+        (c->srv->only_pid && cr.pid != c->srv->only_pid)) {
         send_ack(c, 0, "peer is another user, or its pid does not match");
         return;
     }
@@ -162,6 +163,7 @@ static void on_hello(rd_conn *c, const lt_ctl_msg *m)
     c->sess->owner = c;
     c->sess->next = c->srv->sessions;
     c->srv->sessions = c->sess;
+    c->srv->nstarted++;
     send_ack(c, 1, c->sess->name);
 }
 

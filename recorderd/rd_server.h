@@ -26,6 +26,8 @@ struct rd_server {
     int ignore_sigint; /* run: Ctrl-C is the child's to handle */
     void (*on_idle)(rd_server *); /* no session and no connection left */
     void *ud;
+    pid_t only_pid;    /* attach: serve this process only */
+    unsigned nstarted; /* sessions ever started */
     char path[108];
     char errors[RD_SERVER_ERRORS][320]; /* the latest problems, for status */
     unsigned nerrors;                   /* how many were ever noted */

@@ -134,9 +134,22 @@ static void drain(rd_session *s, FILE *trace)
     bus_guard = NULL;
 }
 
+/* The live view's turn, about every live_ms. */
+static void maybe_live(rd_session *s, unsigned long long *next)
+{
+    if (!s->opts->live)
+        return;
+    unsigned long long now = rd_now_ns();
+    if (now < *next)
+        return;
+    *next = now + (unsigned long long)s->opts->live_ms * 1000000ull;
+    s->opts->live(s, s->opts->live_ud, 0);
+}
+
 static void drain_loop(rd_session *s, FILE *trace)
 {
-    for (unsigned idle = 0;;) {
+    unsigned long long next_live = rd_now_ns() + (unsigned long long)s->opts->live_ms * 1000000ull;
+    for (unsigned idle = 0;; maybe_live(s, &next_live)) {
         int r = drain_once(s, trace);
         if (r < 0) {
             s->truncated = 1;
@@ -326,7 +339,7 @@ static void drainer(void *arg)
         snprintf(cwd, sizeof cwd, "%s", s->cwd);
     else
         program_cwd(s->pid, cwd, sizeof cwd);
-    int e = open_trace_file(s, &trace);
+    int e = s->opts->no_files ? 0 : open_trace_file(s, &trace);
     if (e)
         snprintf(s->err, sizeof s->err, "cannot write trace.ltr: %s", strerror(-e));
     rd_backends bk;
@@ -352,7 +365,10 @@ static void drainer(void *arg)
     s->t1 = rd_now_ns();
     atomic_store_explicit(&s->stat_events, s->m.events, memory_order_relaxed);
     atomic_store_explicit(&s->stat_writing, 1, memory_order_relaxed);
-    write_reports(s, cwd);
+    if (s->opts->live)
+        s->opts->live(s, s->opts->live_ud, 1);
+    if (!s->opts->no_files)
+        write_reports(s, cwd);
     if (s->summary)
         rd_session_summary(&s->m, s->dir, stderr);
     atomic_store_explicit(&s->done, 1, memory_order_release);
@@ -383,7 +399,8 @@ rd_session *rd_session_start(const rd_session_opts *opts, const char *shm, uid_t
                  e == -EPROTO ? "not a luatrace ring of this version" : strerror(-e));
         goto fail;
     }
-    if (make_dir(s, opts->out, err, cap))
+    s->opts = opts;
+    if (!opts->no_files && make_dir(s, opts->out, err, cap))
         goto fail_ring;
     if (rd_model_init(&s->m) || rd_stack_init(&s->st, &s->m)) {
         snprintf(err, cap, "out of memory");

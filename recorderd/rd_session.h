@@ -16,11 +16,19 @@
 #include "rd_model.h"
 #include "rd_stack.h"
 
+struct rd_session;
+
 typedef struct rd_session_opts {
     const char *out; /* parent dir of session dirs */
     int summary;     /* print the top-20 summary on stderr at the end */
     const char *const *backends; /* streaming backend specs (rd_backend.h) */
     unsigned nbackends;
+    int no_files; /* no session directory, trace or reports (dump, top) */
+    /* Called on the drainer thread about every live_ms while the session
+     * runs, and once more (last = 1) when the trace ended. */
+    void (*live)(struct rd_session *s, void *ud, int last);
+    void *live_ud;
+    unsigned live_ms;
 } rd_session_opts;
 
 typedef struct rd_session {
@@ -40,7 +48,8 @@ typedef struct rd_session {
     _Atomic uint64_t stat_events, stat_fill, stat_drops; /* fill: unread bytes */
     _Atomic int stat_writing; /* the process is done, reports are being written */
     int summary;
-    const char *const *backends; /* the options', which outlive sessions */
+    const rd_session_opts *opts; /* the server's, which outlive sessions */
+    const char *const *backends;
     unsigned nbackends;
     int truncated;
     int ring_lost; /* the mapping faulted: never touch the ring again */

@@ -1,0 +1,275 @@
+/* co_attach: live attach (the rendezvous is in proto/lt_attach.h).
+ *
+ * Dormant, the collector is a marker file and a signal handler. The
+ * handler only calls lua_sethook on the main thread (safe from a signal
+ * handler: lua.c does it for Ctrl-C). The hook's next event, in whatever
+ * thread runs Lua next, opens the trace: ring, hello, a snapshot of the
+ * running thread, then the hook and a snapshot on every other coroutine,
+ * so recorderd's stacks are exact from the first event. Detach removes the
+ * hook from every thread again.
+ *
+ * Every coroutine is found by walking the Lua 5.1 GC object list, whose
+ * layout (global_State) is verified when listening; without it, threads
+ * are hooked when resumed through coroutine.resume/wrap and unhook at their
+ * next event. The walk runs with the GC held (no step can free a thread we
+ * hold) and skips objects the GC has already found dead.
+ */
+#include <errno.h>
+#include <lauxlib.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "co_clock.h"
+#include "co_state.h"
+#include "lt_attach.h"
+
+#define CO_MASK (LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE)
+
+enum {
+    LS_TT = 8,          /* GCheader.tt */
+    LS_MARKED = 9,      /* GCheader.marked */
+    LS_G = 32,          /* lua_State.l_G */
+    G_CURWHITE = 32,    /* global_State.currentwhite */
+    G_ROOTGC = 40,      /* global_State.rootgc */
+    G_THRESHOLD = 112,  /* global_State.GCthreshold */
+    G_TOTALBYTES = 120, /* global_State.totalbytes */
+    G_REGISTRY = 160,   /* global_State.l_registry (TValue) */
+    G_MAINTHREAD = 176, /* global_State.mainthread */
+    WALK_MAX = 1 << 28  /* objects: a bound against a corrupt list */
+};
+
+volatile int co_attach_req;
+static lua_State *g_main;
+static int g_walk_ok; /* the GC list layout held when listening */
+static char g_marker[256];
+static pid_t g_pid;
+
+static void *rd_ptr(const void *base, int off)
+{
+    void *v;
+    memcpy(&v, (const char *)base + off, sizeof v);
+    return v;
+}
+
+static size_t rd_size(const void *base, int off)
+{
+    size_t v;
+    memcpy(&v, (const char *)base + off, sizeof v);
+    return v;
+}
+
+static void wr_size(void *base, int off, size_t v)
+{
+    memcpy((char *)base + off, &v, sizeof v);
+}
+
+/* Calls fn on every live thread but L. GC steps are held off meanwhile. */
+static void each_thread(lua_State *L, void (*fn)(lua_State *T, void *ud), void *ud)
+{
+    char *g = rd_ptr(L, LS_G);
+    size_t threshold = rd_size(g, G_THRESHOLD);
+    wr_size(g, G_THRESHOLD, (size_t)-3); /* Lua 5.1's MAX_LUMEM: no GC step */
+    unsigned otherwhite = (unsigned)(((const uint8_t *)g)[G_CURWHITE] ^ 3) & 3;
+    size_t n = 0, cap = 64;
+    lua_State **t = malloc(cap * sizeof *t);
+    for (char *o = rd_ptr(g, G_ROOTGC); t && o && n < WALK_MAX; o = rd_ptr(o, 0)) {
+        if (o[LS_TT] != LUA_TTHREAD || (lua_State *)o == L || (o[LS_MARKED] & otherwhite))
+            continue;
+        if (n == cap) {
+            lua_State **u = realloc(t, 2 * cap * sizeof *t);
+            if (!u)
+                break;
+            t = u;
+            cap *= 2;
+        }
+        t[n++] = (lua_State *)o;
+    }
+    for (size_t i = 0; t && i < n; i++) /* fn may allocate: not while walking */
+        fn(t[i], ud);
+    free(t);
+    wr_size(g, G_THRESHOLD, threshold);
+}
+
+/* Checks the global_State fields each_thread uses, from L's main thread. */
+static int walk_check(lua_State *L)
+{
+    char *g = rd_ptr(L, LS_G);
+    if (!g || rd_ptr(g, G_MAINTHREAD) != (void *)L || rd_ptr(g, G_REGISTRY) !=
+        lua_topointer(L, LUA_REGISTRYINDEX) || *(const int *)(g + G_REGISTRY + 8) != LUA_TTABLE)
+        return 0;
+    size_t total = ((size_t)lua_gc(L, LUA_GCCOUNT, 0) << 10) + (size_t)lua_gc(L, LUA_GCCOUNTB, 0);
+    if (rd_size(g, G_TOTALBYTES) != total)
+        return 0;
+    lua_State *co = lua_newthread(L); /* must be found on the list */
+    int found_co = 0, found_main = 0;
+    size_t n = 0;
+    for (char *o = rd_ptr(g, G_ROOTGC); o && n < WALK_MAX; o = rd_ptr(o, 0), n++) {
+        if ((uint8_t)o[LS_TT] > LUA_TTHREAD + 2) /* proto, upval */
+            break;
+        found_co |= (lua_State *)o == co && o[LS_TT] == LUA_TTHREAD;
+        found_main |= (lua_State *)o == L && o[LS_TT] == LUA_TTHREAD;
+    }
+    lua_pop(L, 1);
+    return found_co && found_main;
+}
+
+static void on_signal(int sig, siginfo_t *si, void *ctx)
+{
+    (void)sig;
+    (void)ctx;
+    int v = si->si_code == SI_QUEUE ? si->si_value.sival_int : 0;
+    if (v != LT_ATTACH_TRACE && v != LT_ATTACH_DUMP && v != LT_ATTACH_WAKE)
+        return; /* not from recorderd */
+    if (v != LT_ATTACH_WAKE)
+        co_attach_req = v;
+    lua_sethook(g_main, co_hook, CO_MASK, 0);
+}
+
+static void remove_marker(void)
+{
+    if (g_marker[0] && getpid() == g_pid)
+        unlink(g_marker);
+}
+
+static int install_handler(int signo, char *err, size_t cap)
+{
+    struct sigaction sa = {0}, old;
+    if (sigaction(signo, NULL, &old) == 0 && old.sa_handler != SIG_DFL &&
+        old.sa_handler != SIG_IGN && old.sa_sigaction != on_signal) {
+        snprintf(err, cap, "signal %d is in use by the program; choose another with "
+                           "LUATRACE_ATTACH_SIGNAL", signo);
+        return -EBUSY;
+    }
+    sa.sa_sigaction = on_signal;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigfillset(&sa.sa_mask);
+    if (sigaction(signo, &sa, NULL) < 0) {
+        snprintf(err, cap, "cannot handle signal %d: %s", signo, strerror(errno));
+        return -errno;
+    }
+    return 0;
+}
+
+static int attach_signal(void)
+{
+    const char *v = getenv("LUATRACE_ATTACH_SIGNAL");
+    int n = v && *v ? atoi(v) : 0;
+    return n >= SIGRTMIN && n <= SIGRTMAX ? n : SIGRTMIN + 7;
+}
+
+int co_attach_listen(lua_State *L, char *err, size_t cap)
+{
+    if (!lua_pushthread(L)) {
+        lua_pop(L, 1);
+        snprintf(err, cap, "listen() must be called from the main thread");
+        return -EINVAL;
+    }
+    lua_pop(L, 1);
+    if (g_main == L)
+        return 0; /* listening already */
+    if (g_main) {
+        snprintf(err, cap, "this process listens for attach on another Lua state");
+        return -EBUSY;
+    }
+    lt_attach_marker m = {getpid(), lt_attach_start_time(getpid()), attach_signal()};
+    int e = lt_attach_make_dir(getuid());
+    if (e) {
+        snprintf(err, cap, "cannot use /tmp/luatrace-%u/attach: %s", (unsigned)getuid(),
+                 strerror(-e));
+        return e;
+    }
+    g_main = L;
+    g_walk_ok = walk_check(L);
+    if ((e = install_handler(m.signo, err, cap))) {
+        g_main = NULL;
+        return e;
+    }
+    g_pid = m.pid;
+    lt_attach_marker_path(getuid(), m.pid, g_marker, sizeof g_marker);
+    if ((e = lt_attach_marker_write(g_marker, &m))) {
+        snprintf(err, cap, "cannot write %s: %s", g_marker, strerror(-e));
+        g_marker[0] = 0;
+        return e;
+    }
+    atexit(remove_marker);
+    co_module_once(L);
+    return 0;
+}
+
+static void hook_thread(lua_State *T, void *ud)
+{
+    co_hook_attach_thread(ud, NULL, T);
+}
+
+static void unhook_thread(lua_State *T, void *ud)
+{
+    (void)ud;
+    lua_sethook(T, NULL, 0, 0);
+}
+
+/* Ends an attached trace and unhooks every thread: dormant again. */
+static void detach(co_state *s, lua_State *L)
+{
+    co_module_finish(s, LT_R_DETACH);
+    luaL_unref(L, LUA_REGISTRYINDEX, s->anchor_ref);
+    s->anchor_ref = LUA_NOREF;
+    s->active = 0;
+    s->attached = 0;
+    lua_sethook(L, NULL, 0, 0);
+    if (g_main)
+        lua_sethook(g_main, NULL, 0, 0);
+    if (g_walk_ok)
+        each_thread(L, unhook_thread, NULL);
+}
+
+void co_attach_serve(lua_State *L, lua_Debug *ar)
+{
+    int req = co_attach_req;
+    co_attach_req = 0;
+    co_state *s = co_module_state();
+    char sock[108], name[32], err[256];
+    if (s->attached && s->ring.hdr) /* recorderd went away: close, unhook all */
+        detach(s, L);
+    if (!req || s->ring.hdr) { /* nothing asked, or a trace begun by tron is open */
+        lua_sethook(L, NULL, 0, 0);
+        return;
+    }
+    lt_attach_socket_path(getuid(), getpid(), sock, sizeof sock);
+    snprintf(name, sizeof name, "attach.%d", (int)getpid());
+    s->private_summary = 0;
+    if (co_module_begin(s, L, name, sock, NULL, err, sizeof err)) {
+        lua_sethook(L, NULL, 0, 0);
+        return; /* recorderd gave up waiting: stay dormant, say nothing */
+    }
+    s->attached = 1;
+    co_hook_set_state(s);
+    co_hook_snapshot(s, L, LT_R_BEGIN); /* the running thread, this event included */
+    if (g_walk_ok)
+        each_thread(L, hook_thread, s);
+    lua_pushthread(L);
+    lua_rawseti(L, LUA_REGISTRYINDEX, s->anchor_ref);
+    s->cur_L = L;
+    s->active = 1;
+    lua_sethook(L, co_hook, CO_MASK, 0);
+    if (req == LT_ATTACH_DUMP) {
+        s->active = 0; /* no STOP: the stacks are the whole message */
+        detach(s, L);
+        return;
+    }
+    /* a call is in the snapshot already; a line or a return is not */
+    if (ar->event == LUA_HOOKLINE || ar->event == LUA_HOOKRET)
+        co_hook_emit(s, L, ar, 0);
+    s->last = co_clock_ticks(s->use_tsc);
+}
+
+void co_attach_control(co_state *s, lua_State *L)
+{
+    if (s->attached)
+        detach(s, L);
+    else /* a ring of a non-attached trace carries no control: ignore it */
+        atomic_store_explicit(&s->ring.hdr->control, LT_CONTROL_NONE, memory_order_relaxed);
+}

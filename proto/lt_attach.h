@@ -1,0 +1,64 @@
+/* lt_attach: the rendezvous of live attach, between a dormant collector
+ * (a host that called luatrace.listen()) and `recorderd attach|dump|top`.
+ *
+ * - Listening, the collector writes a marker file LT_ATTACH_DIR/<pid>
+ *   (see lt_attach_marker_*) naming the signal it listens on, and installs
+ *   a handler for that signal. Nothing else: no thread, no hook.
+ * - recorderd listens on LT_ATTACH_DIR/<pid>.sock, then sends the signal
+ *   with sigqueue(); its value is an lt_attach_req.
+ * - The handler sets the hook on the host's main thread; at its next Lua
+ *   event the collector connects to that socket and says hello as any
+ *   traced process does (lt_ctl), then streams records into its ring.
+ * - To detach, recorderd stores LT_CONTROL_DETACH in the ring's control
+ *   word (and sends LT_ATTACH_WAKE): the collector ends the trace at its
+ *   next event and goes back to dormant.
+ * LT_ATTACH_DIR is /tmp/luatrace-<uid>/attach, mode 0700: the same for
+ * every process of the user, whatever its environment. */
+#ifndef LT_ATTACH_H
+#define LT_ATTACH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define LT_ATTACH_VERSION 1
+
+/* The value sent with the signal. */
+enum lt_attach_req {
+    LT_ATTACH_TRACE = 1, /* trace until detached */
+    LT_ATTACH_DUMP = 2,  /* send every thread's stack, then detach */
+    LT_ATTACH_WAKE = 3,  /* look at the control word soon */
+};
+
+/* The ring's control word (struct lt_ring_hdr.control). */
+enum lt_control {
+    LT_CONTROL_NONE = 0,
+    LT_CONTROL_DETACH = 1,
+};
+
+typedef struct lt_attach_marker {
+    pid_t pid;
+    unsigned long long start; /* process start time, /proc/PID/stat field 22 */
+    int signo;
+} lt_attach_marker;
+
+/* LT_ATTACH_DIR for uid into buf. */
+void lt_attach_dir(uid_t uid, char *buf, size_t cap);
+
+/* Creates LT_ATTACH_DIR (and its parent) with mode 0700, checking that an
+ * existing one belongs to uid and is private. Returns 0 or -errno. */
+int lt_attach_make_dir(uid_t uid);
+
+/* Paths of pid's marker and socket. */
+void lt_attach_marker_path(uid_t uid, pid_t pid, char *buf, size_t cap);
+void lt_attach_socket_path(uid_t uid, pid_t pid, char *buf, size_t cap);
+
+/* pid's start time from /proc (0 if unknown): tells a recycled pid apart. */
+unsigned long long lt_attach_start_time(pid_t pid);
+
+/* Writes (atomically) / reads a marker file. Read returns 0, -ENOENT, or
+ * -EPROTO for a file that is not a marker of this version. */
+int lt_attach_marker_write(const char *path, const lt_attach_marker *m);
+int lt_attach_marker_read(const char *path, lt_attach_marker *m);
+
+#endif

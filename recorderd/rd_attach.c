@@ -1,0 +1,227 @@
+/* rd_attach: `recorderd attach|dump|top PID`: trace a running process
+ * whose collector listens (proto/lt_attach.h has the rendezvous). One
+ * libuv loop serves the one connection; the session's drainer does the
+ * rest, as for any traced process. */
+#include "rd_attach.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lt_attach.h"
+#include "rd_server.h"
+#include "rd_util.h"
+
+typedef struct attach_ctx {
+    rd_server srv;
+    const rd_attach_opts *o;
+    lt_attach_marker mk;
+    uv_timer_t wait_timer, stop_timer, grace_timer;
+    uv_signal_t sigint, sigterm;
+    uv_tty_t tty;
+    int have_tty;
+    int detaching, closed, started, warned;
+    unsigned long long t_signal; /* when the request was sent */
+} attach_ctx;
+
+/* The checks before anything is sent: the process exists, is ours, and
+ * has a dormant collector (a marker matching its start time). */
+static int check_target(pid_t pid, lt_attach_marker *mk, char *err, size_t cap)
+{
+    char proc[64], marker[256];
+    struct stat st;
+    snprintf(proc, sizeof proc, "/proc/%d", (int)pid);
+    if (pid <= 0 || stat(proc, &st) < 0) {
+        snprintf(err, cap, "no process %d", (int)pid);
+        return -ESRCH;
+    }
+    if (st.st_uid != geteuid()) {
+        snprintf(err, cap, "process %d belongs to uid %u: attach only to your own processes",
+                 (int)pid, (unsigned)st.st_uid);
+        return -EPERM;
+    }
+    lt_attach_marker_path(geteuid(), pid, marker, sizeof marker);
+    int e = lt_attach_marker_read(marker, mk);
+    if (e || mk->pid != pid || mk->start != lt_attach_start_time(pid)) {
+        snprintf(err, cap,
+                 "process %d has no dormant luatrace collector (start it with "
+                 "LUATRACE_ATTACH=1 lua5.1 -lluatrace ..., or call "
+                 "require(\"luatrace\").listen() or luatrace_listen(L))",
+                 (int)pid);
+        return -ENOENT;
+    }
+    return 0;
+}
+
+static rd_session *the_session(attach_ctx *a)
+{
+    return a->srv.sessions;
+}
+
+static void ask(attach_ctx *a, int req)
+{
+    union sigval v = {.sival_int = req};
+    sigqueue(a->o->pid, a->mk.signo, v);
+}
+
+static void close_all(attach_ctx *a)
+{
+    if (a->closed)
+        return;
+    a->closed = 1;
+    uv_close((uv_handle_t *)&a->wait_timer, NULL);
+    uv_close((uv_handle_t *)&a->stop_timer, NULL);
+    uv_close((uv_handle_t *)&a->grace_timer, NULL);
+    uv_close((uv_handle_t *)&a->sigint, NULL);
+    uv_close((uv_handle_t *)&a->sigterm, NULL);
+    if (a->have_tty) {
+        uv_tty_reset_mode();
+        uv_close((uv_handle_t *)&a->tty, NULL);
+    }
+    rd_server_close(&a->srv);
+}
+
+static void on_grace(uv_timer_t *t)
+{
+    attach_ctx *a = t->data;
+    fprintf(stderr, "recorderd: process %d has not run Lua since the detach request; "
+                    "ending the session (the process detaches at its next Lua event)\n",
+            (int)a->o->pid);
+    close_all(a);
+}
+
+/* Ends the trace: the collector sees the control word at its next event. */
+static void detach(attach_ctx *a)
+{
+    if (a->detaching)
+        return;
+    a->detaching = 1;
+    rd_session *s = the_session(a);
+    if (!s) { /* never answered: nothing to detach */
+        close_all(a);
+        return;
+    }
+    if (!s->ring_lost)
+        atomic_store_explicit(&s->ring.hdr->control, LT_CONTROL_DETACH, memory_order_relaxed);
+    ask(a, LT_ATTACH_WAKE);
+    uv_timer_start(&a->grace_timer, on_grace, a->o->grace_ms, 0);
+}
+
+static void on_stop_timer(uv_timer_t *t)
+{
+    detach(t->data);
+}
+
+static void on_signal(uv_signal_t *h, int sig)
+{
+    attach_ctx *a = h->data;
+    (void)sig;
+    if (a->detaching)
+        close_all(a); /* a second Ctrl-C: do not wait */
+    else
+        detach(a);
+}
+
+/* Until the process answers: say why nothing happens, give up at last. */
+static void on_wait(uv_timer_t *t)
+{
+    attach_ctx *a = t->data;
+    if (a->srv.nstarted) {
+        if (!a->started && a->o->duration_ms)
+            uv_timer_start(&a->stop_timer, on_stop_timer, a->o->duration_ms, 0);
+        a->started = 1;
+        uv_timer_stop(t);
+        return;
+    }
+    unsigned long long waited = (rd_now_ns() - a->t_signal) / 1000000ull;
+    if (!a->warned && waited >= 1000) {
+        a->warned = 1;
+        fprintf(stderr, "recorderd: waiting for process %d to run Lua (it may be blocked in C, "
+                        "or running a coroutine that does not yield)...\n", (int)a->o->pid);
+    }
+    if (waited >= a->o->timeout_ms) {
+        fprintf(stderr, "recorderd: process %d did not answer within %u ms\n", (int)a->o->pid,
+                a->o->timeout_ms);
+        a->detaching = 1;
+        close_all(a);
+    }
+}
+
+static void on_idle(rd_server *srv)
+{
+    attach_ctx *a = srv->ud;
+    if (a->srv.nstarted || a->detaching)
+        close_all(a);
+}
+
+static void on_key(uv_stream_t *h, ssize_t n, const uv_buf_t *buf)
+{
+    attach_ctx *a = h->data;
+    for (ssize_t i = 0; i < n; i++)
+        if (buf->base[i] == 'q' || buf->base[i] == 'Q' || buf->base[i] == 3)
+            detach(a);
+    free(buf->base);
+}
+
+static void key_alloc(uv_handle_t *h, size_t size, uv_buf_t *buf)
+{
+    (void)h;
+    buf->base = malloc(size);
+    buf->len = buf->base ? size : 0;
+}
+
+static int start_handles(attach_ctx *a, uv_loop_t *loop)
+{
+    uv_timer_init(loop, &a->wait_timer);
+    uv_timer_init(loop, &a->stop_timer);
+    uv_timer_init(loop, &a->grace_timer);
+    uv_signal_init(loop, &a->sigint);
+    uv_signal_init(loop, &a->sigterm);
+    a->wait_timer.data = a->stop_timer.data = a->grace_timer.data = a;
+    a->sigint.data = a->sigterm.data = a;
+    uv_signal_start(&a->sigint, on_signal, SIGINT);
+    uv_signal_start(&a->sigterm, on_signal, SIGTERM);
+    uv_timer_start(&a->wait_timer, on_wait, 20, 20);
+    if (a->o->keys && isatty(0) && uv_tty_init(loop, &a->tty, 0, 1) == 0) {
+        a->have_tty = 1;
+        a->tty.data = a;
+        uv_tty_set_mode(&a->tty, UV_TTY_MODE_RAW);
+        uv_read_start((uv_stream_t *)&a->tty, key_alloc, on_key);
+    }
+    return 0;
+}
+
+int rd_attach(const rd_attach_opts *o)
+{
+    attach_ctx a = {.o = o};
+    char err[512], sock[108];
+    if (check_target(o->pid, &a.mk, err, sizeof err)) {
+        fprintf(stderr, "recorderd: %s\n", err);
+        return 1;
+    }
+    uv_loop_t *loop = uv_default_loop();
+    lt_attach_socket_path(geteuid(), o->pid, sock, sizeof sock);
+    if (rd_server_init(&a.srv, loop, &o->so) ||
+        rd_server_listen(&a.srv, sock, err, sizeof err)) {
+        fprintf(stderr, "recorderd: %s\n", err);
+        rd_server_close(&a.srv);
+        uv_run(loop, UV_RUN_DEFAULT);
+        return 1;
+    }
+    a.srv.ud = &a;
+    a.srv.only_pid = o->pid;
+    a.srv.once = 1;
+    a.srv.ignore_sigint = 1; /* ours: Ctrl-C detaches */
+    a.srv.on_idle = on_idle;
+    start_handles(&a, loop);
+    a.t_signal = rd_now_ns();
+    ask(&a, o->dump ? LT_ATTACH_DUMP : LT_ATTACH_TRACE);
+    uv_run(loop, UV_RUN_DEFAULT);
+    uv_loop_close(loop);
+    unlink(sock);
+    return a.srv.nstarted ? 0 : 1;
+}

@@ -1,0 +1,28 @@
+/* rd_attach: `recorderd attach|dump|top PID` (live attach to a process
+ * whose collector listens; see proto/lt_attach.h). */
+#ifndef RD_ATTACH_H
+#define RD_ATTACH_H
+
+#include <sys/types.h>
+
+#include "rd_session.h"
+
+typedef struct rd_attach_opts {
+    pid_t pid;
+    unsigned duration_ms; /* 0: until Ctrl-C (or q) */
+    unsigned timeout_ms;  /* give up if the process does not answer */
+    unsigned grace_ms;    /* after a detach request, before giving up */
+    int dump;             /* ask for the stacks only */
+    int keys;             /* q on a terminal detaches (top) */
+    rd_session_opts so;   /* where and what the session writes */
+} rd_attach_opts;
+
+/* Runs one attach to completion. Returns the exit code. Main thread. */
+int rd_attach(const rd_attach_opts *o);
+
+/* Session callbacks (drainer thread): dump prints every thread's stack
+ * once the trace ended; top redraws the busiest functions every second. */
+void rd_attach_dump_view(rd_session *s, void *ud, int last);
+void rd_attach_top_view(rd_session *s, void *ud, int last);
+
+#endif

@@ -1,0 +1,134 @@
+/* rd_attach_view: what `dump` and `top` print, from a live session's
+ * model and stacks (on its drainer thread). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rd_attach.h"
+#include "rd_report.h"
+
+/* "name (file:line)" for a frame: the line it is on, if known. */
+static void print_frame(const rd_model *m, const rd_frame *f, FILE *out)
+{
+    const rd_func *fn = rd_model_func(m, f->fid);
+    if (!fn->known)
+        fprintf(out, "    ? (unknown function)\n");
+    else if (fn->what == LT_WHAT_C)
+        fprintf(out, "    %s [C]\n", rd_model_string(m, fn->name_sid));
+    else
+        fprintf(out, "    %s (%s:%u)\n", rd_model_string(m, fn->name_sid),
+                rd_model_string(m, fn->src_sid), f->line ? f->line : fn->linedefined);
+}
+
+static void print_thread(const rd_session *s, const rd_thread *t, const char *what, FILE *out)
+{
+    fprintf(out, "%s 0x%llx (%s):\n", t->id == s->st.chain[0] ? "Thread" : "Coroutine",
+            (unsigned long long)t->id, what);
+    if (!t->n)
+        fprintf(out, "    (not started)\n");
+    for (uint32_t i = t->n; i-- > 0;)
+        print_frame(&s->m, &t->f[i], out);
+}
+
+void rd_attach_dump_view(rd_session *s, void *ud, int last)
+{
+    (void)ud;
+    if (!last)
+        return;
+    FILE *out = stdout;
+    const rd_stack *st = &s->st;
+    fprintf(out, "Process %d: %s\n", (int)s->pid, s->cmd);
+    if (!st->nchain) {
+        fprintf(out, "  (no stack received%s%s)\n", s->err[0] ? ": " : "", s->err);
+        fflush(out);
+        return;
+    }
+    /* the running thread and its resumers first, innermost first */
+    for (uint32_t c = st->nchain; c-- > 0;)
+        for (uint32_t i = 0; i < st->capth; i++)
+            if (st->th[i].id == st->chain[c])
+                print_thread(s, &st->th[i], c + 1 == st->nchain ? "running" : "resumed another",
+                             out);
+    for (uint32_t i = 0; i < st->capth; i++) {
+        int on_chain = 0;
+        for (uint32_t c = 0; c < st->nchain; c++)
+            on_chain |= st->chain[c] == st->th[i].id;
+        if (st->th[i].id && !on_chain)
+            print_thread(s, &st->th[i], "suspended", out);
+    }
+    fflush(out);
+}
+
+typedef struct top_row {
+    uint32_t fid;
+    uint64_t self, calls;
+} top_row;
+
+static int by_self(const void *a, const void *b)
+{
+    const top_row *x = a, *y = b;
+    return x->self < y->self ? 1 : x->self > y->self ? -1 : (x->fid > y->fid) - (x->fid < y->fid);
+}
+
+/* Per-function self time and calls in the last interval: this view's
+ * totals minus the previous view's. */
+typedef struct top_state {
+    uint64_t *self, *calls;
+    uint32_t n;
+    uint64_t ticks, events;
+} top_state;
+
+static top_state g_top;
+
+static void draw(const rd_session *s, top_row *rows, uint32_t n, uint64_t dticks,
+                 uint64_t devents, FILE *out)
+{
+    const rd_model *m = &s->m;
+    double nspt = rd_model_ns_per_tick(m);
+    if (isatty(fileno(out)))
+        fprintf(out, "\033[H\033[2J");
+    fprintf(out, "luatrace top: process %d: %s\n", (int)s->pid, s->cmd);
+    fprintf(out, "%llu events in the last interval, %.1f ms of Lua; q or Ctrl-C detaches\n\n",
+            (unsigned long long)devents, (double)dticks * nspt / 1e6);
+    fprintf(out, "%7s %10s %10s  %s\n", "%self", "self ms", "calls", "function");
+    for (uint32_t i = 0; i < n && i < 20 && rows[i].self; i++) {
+        char label[512];
+        rd_model_label(m, rows[i].fid, label, sizeof label);
+        fprintf(out, "%7.2f %10.3f %10llu  %s\n",
+                dticks ? 100.0 * (double)rows[i].self / (double)dticks : 0.0,
+                (double)rows[i].self * nspt / 1e6, (unsigned long long)rows[i].calls, label);
+    }
+    fprintf(out, "\n");
+    fflush(out);
+}
+
+void rd_attach_top_view(rd_session *s, void *ud, int last)
+{
+    (void)ud;
+    top_state *t = &g_top;
+    const rd_model *m = &s->m;
+    rd_fstat *fs = rd_report_fstats(m);
+    top_row *rows = calloc(m->nfunc + 1, sizeof *rows);
+    if (!fs || !rows || (m->nfunc > t->n && (!(t->self = realloc(t->self, m->nfunc * 8)) ||
+                                               !(t->calls = realloc(t->calls, m->nfunc * 8))))) {
+        free(fs);
+        free(rows);
+        return;
+    }
+    for (uint32_t f = t->n; f < m->nfunc; f++)
+        t->self[f] = t->calls[f] = 0;
+    t->n = m->nfunc > t->n ? m->nfunc : t->n;
+    for (uint32_t f = 0; f < m->nfunc; f++) {
+        rows[f] = (top_row){f, fs[f].self - t->self[f], fs[f].calls - t->calls[f]};
+        t->self[f] = fs[f].self;
+        t->calls[f] = fs[f].calls;
+    }
+    qsort(rows, m->nfunc, sizeof *rows, by_self);
+    if (!last)
+        draw(s, rows, m->nfunc, m->ticks_total - t->ticks, m->events - t->events, stdout);
+    t->ticks = m->ticks_total;
+    t->events = m->events;
+    free(fs);
+    free(rows);
+}
