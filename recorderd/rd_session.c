@@ -15,6 +15,7 @@
 #include "rd_callgrind.h"
 #include "rd_cov.h"
 #include "rd_flame.h"
+#include "rd_pprof.h"
 #include "rd_replay.h"
 #include "rd_report.h"
 #include "rd_speedscope.h"
@@ -291,6 +292,22 @@ static int write_callgrind(FILE *f, void *ud)
     return rd_callgrind_write(&r->s->m, r->s->cmd, r->cwd, f);
 }
 
+/* When tracing began, on the wall clock: now less the time since t0. */
+static int64_t start_wall_ns(const rd_session *s)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    return now - (int64_t)(rd_now_ns() - s->t0);
+}
+
+static int write_pprof(FILE *f, void *ud)
+{
+    const report_ctx *r = ud;
+    rd_pprof_info info = {r->s->cmd, r->cwd, start_wall_ns(r->s)};
+    return rd_pprof_write(&r->s->m, &info, f);
+}
+
 static void write_reports(rd_session *s, const char *cwd)
 {
     char dir[PATH_MAX + 16], err[256] = "";
@@ -302,6 +319,7 @@ static void write_reports(rd_session *s, const char *cwd)
     note_error(s, "profile.speedscope.json",
                rd_write_atomic(s->dir, "profile.speedscope.json", write_speedscope, s));
     note_error(s, "callgrind.out", rd_write_atomic(s->dir, "callgrind.out", write_callgrind, &r));
+    note_error(s, "profile.pb.gz", rd_write_atomic(s->dir, "profile.pb.gz", write_pprof, &r));
     snprintf(dir, sizeof dir, "%s/annotate", s->dir);
     if (rd_report_annotate(&s->m, dir, cwd, err, sizeof err) && !s->err[0])
         snprintf(s->err, sizeof s->err, "%s", err);
