@@ -15,6 +15,7 @@
 #include "rd_callgrind.h"
 #include "rd_cov.h"
 #include "rd_flame.h"
+#include "rd_html.h"
 #include "rd_pprof.h"
 #include "rd_replay.h"
 #include "rd_report.h"
@@ -250,7 +251,16 @@ static int write_covtext(FILE *f, void *ud)
     return rd_cov_write_text(r->cov, r->s->name, f);
 }
 
-/* coverage.lcov, luacov.stats.out, coverage.txt: from the same model. */
+static int write_html(FILE *f, void *ud)
+{
+    report_ctx *r = ud;
+    rd_session *s = r->s;
+    rd_html_info info = {s->name, s->cmd, r->cwd, s->t1 - s->t0, r->cov};
+    return rd_html_write(&s->m, &info, f);
+}
+
+/* coverage.lcov, luacov.stats.out, coverage.txt, and report.html, which
+ * shows the same coverage: from the same model. */
 static void write_coverage(report_ctx *r)
 {
     rd_session *s = r->s;
@@ -265,6 +275,7 @@ static void write_coverage(report_ctx *r)
         note_error(s, "luacov.stats.out",
                    rd_write_atomic(s->dir, "luacov.stats.out", write_luacov, r));
         note_error(s, "coverage.txt", rd_write_atomic(s->dir, "coverage.txt", write_covtext, r));
+        note_error(s, "report.html", rd_write_atomic(s->dir, "report.html", write_html, r));
     }
     note_error(s, "coverage reports", e);
     rd_cov_free(&cov);
