@@ -37,7 +37,7 @@ typedef struct html {
     const rd_cov *cov;
     FILE *out;
     double ms_per_tick;
-    uint32_t *file_of_sid; /* source sid -> cov file index + 1, 0 none */
+    uint32_t *file_of_sid;        /* source sid -> cov file index + 1, 0 none */
     uint64_t max_ticks, max_hits; /* hottest line of the page */
 } html;
 
@@ -113,11 +113,9 @@ static hline *file_ticks(const html *h, uint32_t i, uint32_t *n)
     for (uint32_t j = 0; v && j < m->capline; j++) {
         const rd_line *l = &m->line[j];
         uint32_t sid = l->fid ? rd_model_func(m, l->fid)->src_sid : UINT32_MAX;
-        if (sid < m->nstr && h->file_of_sid[sid] == i + 1)
-            v[(*n)++] = (hline){l->line, l->ticks};
+        if (sid < m->nstr && h->file_of_sid[sid] == i + 1) v[(*n)++] = (hline){l->line, l->ticks};
     }
-    if (*n)
-        qsort(v, *n, sizeof *v, cmp_hline);
+    if (*n) qsort(v, *n, sizeof *v, cmp_hline);
     uint32_t w = 0;
     for (uint32_t j = 0; j < *n; j++) {
         if (w && v[w - 1].line == v[j].line)
@@ -136,8 +134,7 @@ static void find_maxima(html *h)
             h->max_ticks = h->m->line[j].ticks;
     for (uint32_t i = 0; i < h->cov->nf; i++)
         for (uint32_t j = 0; j < h->cov->f[i].nln; j++)
-            if (h->cov->f[i].ln[j].hits > h->max_hits)
-                h->max_hits = h->cov->f[i].ln[j].hits;
+            if (h->cov->f[i].ln[j].hits > h->max_hits) h->max_hits = h->cov->f[i].ln[j].hits;
 }
 
 /* ---- summary, flame graph, top functions ---- */
@@ -173,8 +170,8 @@ static void put_summary(html *h, const rd_fstat *fs)
     rd_cov_total t = rd_cov_total_of(h->cov);
     snprintf(buf, sizeof buf, "%llu of %llu lines (%.2f%%), %llu of %llu functions",
              (unsigned long long)t.hit, (unsigned long long)t.lines,
-             t.lines ? 100.0 * (double)t.hit / (double)t.lines : 0.0,
-             (unsigned long long)t.fns_hit, (unsigned long long)t.fns);
+             t.lines ? 100.0 * (double)t.hit / (double)t.lines : 0.0, (unsigned long long)t.fns_hit,
+             (unsigned long long)t.fns);
     summary_row(h, "coverage", buf);
     if (m->dropped) {
         snprintf(buf, sizeof buf, "%llu: times and counts are incomplete",
@@ -207,8 +204,9 @@ static void put_func_row(html *h, const rd_fstat *f, uint32_t fid)
     const rd_model *m = h->m;
     const rd_func *fn = rd_model_func(m, fid);
     double all = (double)m->ticks_total, k = h->ms_per_tick;
-    fprintf(h->out, "<tr><td>%llu</td><td>%.3f</td><td>%.2f</td><td>%.3f</td><td>%.2f</td>"
-                    "<td class=\"l\">",
+    fprintf(h->out,
+            "<tr><td>%llu</td><td>%.3f</td><td>%.2f</td><td>%.3f</td><td>%.2f</td>"
+            "<td class=\"l\">",
             (unsigned long long)f->calls, (double)f->self * k,
             all > 0 ? 100.0 * (double)f->self / all : 0.0, (double)f->total * k,
             all > 0 ? 100.0 * (double)f->total / all : 0.0);
@@ -231,11 +229,9 @@ static int put_top(html *h, const rd_fstat *fs)
 {
     const rd_model *m = h->m;
     uint32_t *ids = malloc(((size_t)m->nfunc + 1) * sizeof *ids), n = 0;
-    if (!ids)
-        return -ENOMEM;
+    if (!ids) return -ENOMEM;
     for (uint32_t f = 0; f < m->nfunc; f++)
-        if (fs[f].calls || fs[f].self || fs[f].total)
-            ids[n++] = f;
+        if (fs[f].calls || fs[f].self || fs[f].total) ids[n++] = f;
     qsort_r(ids, n, sizeof *ids, cmp_self, (void *)fs);
     fprintf(h->out, "<h2 id=\"top\">Top functions by self time</h2>\n<table class=\"top\">\n"
                     "<tr><th>calls</th><th>self ms</th><th>self%%</th><th>total ms</th>"
@@ -273,8 +269,8 @@ static void put_file_row(html *h, uint32_t i, uint64_t ticks)
 static void heat_cell(html *h, double frac, const char *text)
 {
     if (frac > 0)
-        fprintf(h->out, "<td style=\"background:hsl(%.0f,100%%,%.0f%%)\">%s</td>",
-                40 - 35 * frac, 95 - 40 * frac, text);
+        fprintf(h->out, "<td style=\"background:hsl(%.0f,100%%,%.0f%%)\">%s</td>", 40 - 35 * frac,
+                95 - 40 * frac, text);
     else
         fprintf(h->out, "<td>%s</td>", text);
 }
@@ -286,8 +282,7 @@ static void put_src_row(html *h, uint32_t line, const rd_cov_line *cl, const hli
     const char *cls = cl && cl->hits ? "hit" : cl && cl->exec ? "miss" : "none";
     if (cl && (cl->hits || cl->exec))
         snprintf(hits, sizeof hits, "%llu", (unsigned long long)cl->hits);
-    if (tl)
-        snprintf(ms, sizeof ms, "%.3f", (double)tl->ticks * h->ms_per_tick);
+    if (tl) snprintf(ms, sizeof ms, "%.3f", (double)tl->ticks * h->ms_per_tick);
     fprintf(h->out, "<tr class=\"%s\"><td class=\"n\">%u</td>", cls, line);
     heat_cell(h, cl && h->max_hits ? (double)cl->hits / (double)h->max_hits : 0, hits);
     heat_cell(h, tl && h->max_ticks ? (double)tl->ticks / (double)h->max_ticks : 0, ms);
@@ -303,8 +298,7 @@ static void put_rows(html *h, const rd_cov_file *f, const hline *tv, uint32_t nt
     uint32_t ci = 0, ti = 0, line = 0;
     for (char *s = text, *nl; s && *s; s = nl ? nl + 1 : NULL) {
         nl = strchr(s, '\n');
-        if (nl)
-            *nl = 0;
+        if (nl) *nl = 0;
         s[strcspn(s, "\r")] = 0;
         line++;
         while (ci < f->nln && f->ln[ci].line < line)
@@ -317,8 +311,7 @@ static void put_rows(html *h, const rd_cov_file *f, const hline *tv, uint32_t nt
     for (; ci < f->nln || ti < nt;) { /* no source, or lines past its end */
         uint32_t lc = ci < f->nln ? f->ln[ci].line : UINT32_MAX;
         uint32_t lt = ti < nt ? tv[ti].line : UINT32_MAX, l = lc < lt ? lc : lt;
-        if (l > line)
-            put_src_row(h, l, lc == l ? &f->ln[ci] : NULL, lt == l ? &tv[ti] : NULL, "");
+        if (l > line) put_src_row(h, l, lc == l ? &f->ln[ci] : NULL, lt == l ? &tv[ti] : NULL, "");
         ci += lc == l;
         ti += lt == l;
     }
@@ -354,8 +347,7 @@ static int put_sources(html *h)
     hline **tv = calloc((size_t)nf + 1, sizeof *tv);
     int e = nt && tv ? 0 : -ENOMEM;
     for (uint32_t i = 0; !e && i < nf; i++)
-        if (!(tv[i] = file_ticks(h, i, &nt[i])))
-            e = -ENOMEM;
+        if (!(tv[i] = file_ticks(h, i, &nt[i]))) e = -ENOMEM;
     if (!e) {
         fputs("<h2 id=\"sources\">Sources and coverage</h2>\n<p class=\"note\">hits: line "
               "events; ms: time on the line itself; green: run, red: executable but never "
@@ -384,8 +376,7 @@ static int put_sources(html *h)
 static int put_page(html *h)
 {
     rd_fstat *fs = rd_report_fstats(h->m);
-    if (!fs)
-        return -ENOMEM;
+    if (!fs) return -ENOMEM;
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>"
           "luatrace: ",
           h->out);
@@ -395,10 +386,8 @@ static int put_page(html *h)
     fputs("</h1>\n", h->out);
     put_summary(h, fs);
     int e = put_flame(h);
-    if (!e)
-        e = put_top(h, fs);
-    if (!e)
-        e = put_sources(h);
+    if (!e) e = put_top(h, fs);
+    if (!e) e = put_sources(h);
     fputs("</body>\n</html>\n", h->out);
     free(fs);
     return e;
@@ -412,18 +401,15 @@ int rd_html_write(const rd_model *m, const rd_html_info *info, FILE *out)
     h.ms_per_tick = rd_model_ns_per_tick(m) / 1e6;
     if (!h.cov) {
         e = rd_cov_init(&own, NULL);
-        if (!e && !(e = rd_cov_add_model(&own, m, info->srcdir)))
-            rd_cov_finish(&own);
+        if (!e && !(e = rd_cov_add_model(&own, m, info->srcdir))) rd_cov_finish(&own);
         h.cov = &own;
     }
-    if (!e)
-        e = map_sources(&h);
+    if (!e) e = map_sources(&h);
     if (!e) {
         find_maxima(&h);
         e = put_page(&h);
     }
-    if (!info->cov && h.cov == &own)
-        rd_cov_free(&own);
+    if (!info->cov && h.cov == &own) rd_cov_free(&own);
     free(h.file_of_sid);
     return e ? e : ferror(out) ? -EIO : 0;
 }

@@ -9,10 +9,8 @@
 
 static int reserve(rd_pb *b, size_t more)
 {
-    if (b->err)
-        return -1;
-    if (b->n + more <= b->cap)
-        return 0;
+    if (b->err) return -1;
+    if (b->n + more <= b->cap) return 0;
     size_t cap = b->cap ? b->cap : 256;
     while (cap < b->n + more)
         cap *= 2;
@@ -28,8 +26,7 @@ static int reserve(rd_pb *b, size_t more)
 
 void rd_pb_raw_varint(rd_pb *b, uint64_t v)
 {
-    if (reserve(b, 10))
-        return;
+    if (reserve(b, 10)) return;
     do {
         uint8_t c = v & 0x7f;
         v >>= 7;

@@ -31,9 +31,20 @@
 #include <zlib.h>
 
 /* profile.proto field numbers */
-enum { P_SAMPLE_TYPE = 1, P_SAMPLE, P_MAPPING, P_LOCATION, P_FUNCTION, P_STRING_TABLE,
-       P_TIME_NANOS = 9, P_DURATION_NANOS, P_PERIOD_TYPE, P_PERIOD, P_COMMENT,
-       P_DEFAULT_SAMPLE_TYPE };
+enum {
+    P_SAMPLE_TYPE = 1,
+    P_SAMPLE,
+    P_MAPPING,
+    P_LOCATION,
+    P_FUNCTION,
+    P_STRING_TABLE,
+    P_TIME_NANOS = 9,
+    P_DURATION_NANOS,
+    P_PERIOD_TYPE,
+    P_PERIOD,
+    P_COMMENT,
+    P_DEFAULT_SAMPLE_TYPE
+};
 enum { VT_TYPE = 1, VT_UNIT };
 enum { S_LOCATION_ID = 1, S_VALUE };
 enum { M_ID = 1, M_FILENAME = 5, M_HAS_FUNCTIONS = 7, M_HAS_FILENAMES, M_HAS_LINE_NUMBERS };
@@ -75,10 +86,8 @@ static int grow_strings(pp *p)
     uint32_t *h = calloc(cap, sizeof *h);
     size_t *off = realloc(p->soff, cap / 2 * sizeof *off);
     uint32_t *len = realloc(p->slen, cap / 2 * sizeof *len);
-    if (off)
-        p->soff = off;
-    if (len)
-        p->slen = len;
+    if (off) p->soff = off;
+    if (len) p->slen = len;
     if (!h || !off || !len) {
         free(h);
         return p->err = -ENOMEM;
@@ -105,21 +114,18 @@ static uint64_t str(pp *p, const char *s)
     size_t n = 0;
     for (; s[n] && n < sizeof clean - 1; n++)
         clean[n] = (unsigned char)s[n] < 32 ? ' ' : s[n];
-    if (p->nstr + 1 > p->capstr && grow_strings(p))
-        return 0;
+    if (p->nstr + 1 > p->capstr && grow_strings(p)) return 0;
     uint32_t mask = p->capshash - 1, j = hash_bytes(clean, n) & mask;
     for (; p->shash[j]; j = (j + 1) & mask) {
         uint32_t i = p->shash[j] - 1;
-        if (p->slen[i] == n && !memcmp(p->strs.p + p->soff[i], clean, n))
-            return i;
+        if (p->slen[i] == n && !memcmp(p->strs.p + p->soff[i], clean, n)) return i;
     }
     rd_pb_raw_varint(&p->strs, (uint64_t)P_STRING_TABLE << 3 | 2);
     rd_pb_raw_varint(&p->strs, n);
     p->soff[p->nstr] = p->strs.n;
     p->slen[p->nstr] = (uint32_t)n;
     rd_pb_append(&p->strs, clean, n);
-    if (p->strs.err)
-        return p->err = p->strs.err, 0;
+    if (p->strs.err) return p->err = p->strs.err, 0;
     p->shash[j] = p->nstr + 1;
     return p->nstr++;
 }
@@ -148,8 +154,7 @@ static int grow_locations(pp *p)
         return p->err = -ENOMEM;
     }
     for (uint32_t i = 0; i < p->caploc; i++) {
-        if (!p->lkey[i].fid)
-            continue;
+        if (!p->lkey[i].fid) continue;
         uint32_t j = hash_bytes((const char *)&p->lkey[i], sizeof *k) & (cap - 1);
         while (k[j].fid)
             j = (j + 1) & (cap - 1);
@@ -168,8 +173,7 @@ static void put_location(pp *p, uint32_t id, uint32_t fid, uint32_t line)
 {
     rd_pb_reset(&p->sub);
     rd_pb_varint(&p->sub, LN_FUNCTION_ID, (uint64_t)fid + 1);
-    if (line)
-        rd_pb_varint(&p->sub, LN_LINE, line);
+    if (line) rd_pb_varint(&p->sub, LN_LINE, line);
     rd_pb_reset(&p->msg);
     rd_pb_varint(&p->msg, L_ID, id);
     rd_pb_varint(&p->msg, L_MAPPING_ID, 1);
@@ -180,14 +184,12 @@ static void put_location(pp *p, uint32_t id, uint32_t fid, uint32_t line)
 /* Id of the location (fid, line), written on first use. */
 static uint32_t location(pp *p, uint32_t fid, uint32_t line)
 {
-    if ((p->nloc + 1) * 2 > p->caploc && grow_locations(p))
-        return 0;
+    if ((p->nloc + 1) * 2 > p->caploc && grow_locations(p)) return 0;
     loc_key key = {fid + 1, line};
     uint32_t mask = p->caploc - 1;
     uint32_t j = hash_bytes((const char *)&key, sizeof key) & mask;
     for (; p->lkey[j].fid; j = (j + 1) & mask)
-        if (p->lkey[j].fid == key.fid && p->lkey[j].line == line)
-            return p->lid[j];
+        if (p->lkey[j].fid == key.fid && p->lkey[j].line == line) return p->lid[j];
     p->lkey[j] = key;
     p->lid[j] = ++p->nloc;
     p->used[fid] = 1;
@@ -199,10 +201,8 @@ static uint32_t location(pp *p, uint32_t fid, uint32_t line)
  * (as in callgrind.out, so that pprof -list finds it). */
 static uint64_t file_str(pp *p, const rd_func *f)
 {
-    if (!f->known)
-        return str(p, "");
-    if (f->what == LT_WHAT_C)
-        return str(p, "[C]");
+    if (!f->known) return str(p, "");
+    if (f->what == LT_WHAT_C) return str(p, "[C]");
     const char *src = rd_model_string(p->m, f->src_sid);
     char joined[PATH_MAX + 1], real[PATH_MAX];
     if (src[0] != '/' && p->info->srcdir)
@@ -233,8 +233,7 @@ static void put_function(pp *p, uint32_t fid)
     rd_pb_varint(&p->msg, F_NAME, str(p, label));
     rd_pb_varint(&p->msg, F_SYSTEM_NAME, str(p, name));
     rd_pb_varint(&p->msg, F_FILENAME, fid == p->root ? str(p, "") : file_str(p, f));
-    if (leaf_line(p, fid))
-        rd_pb_varint(&p->msg, F_START_LINE, leaf_line(p, fid));
+    if (leaf_line(p, fid)) rd_pb_varint(&p->msg, F_START_LINE, leaf_line(p, fid));
     rd_pb_bytes(p->out, P_FUNCTION, p->msg.p, p->msg.n);
 }
 
@@ -266,8 +265,7 @@ static void put_samples(pp *p, uint64_t *ns_total)
     uint64_t ticks = 0, printed = 0;
     for (uint32_t n = 0; n < p->m->nnode && !p->err; n++) {
         const rd_node *nd = &p->m->node[n];
-        if (!nd->self && !nd->lines)
-            continue;
+        if (!nd->self && !nd->lines) continue;
         ticks += nd->self;
         uint64_t want = to_ns((double)ticks, k), ns = want - printed;
         printed = want;
@@ -312,11 +310,9 @@ static void put_header(pp *p, uint64_t ns_total)
     rd_pb_varint(p->out, P_DEFAULT_SAMPLE_TYPE, str(p, "time"));
     put_value_type(p, P_PERIOD_TYPE, "time", "nanoseconds");
     rd_pb_varint(p->out, P_PERIOD, 1);
-    if (p->info->time_nanos > 0)
-        rd_pb_varint(p->out, P_TIME_NANOS, (uint64_t)p->info->time_nanos);
+    if (p->info->time_nanos > 0) rd_pb_varint(p->out, P_TIME_NANOS, (uint64_t)p->info->time_nanos);
     rd_pb_varint(p->out, P_DURATION_NANOS, ns_total);
-    if (p->info->cmd)
-        rd_pb_varint(p->out, P_COMMENT, str(p, p->info->cmd));
+    if (p->info->cmd) rd_pb_varint(p->out, P_COMMENT, str(p, p->info->cmd));
     snprintf(note, sizeof note, "luatrace: %llu events, every call traced (not sampled)",
              (unsigned long long)p->m->events);
     rd_pb_varint(p->out, P_COMMENT, str(p, note));
@@ -353,14 +349,17 @@ int rd_pprof_encode(const rd_model *m, const rd_pprof_info *info, rd_pb *out)
         str(&p, ""); /* string 0 must be empty */
     put_samples(&p, &ns_total);
     for (uint32_t fid = 0; fid <= p.root && !p.err; fid++)
-        if (p.used[fid])
-            put_function(&p, fid);
+        if (p.used[fid]) put_function(&p, fid);
     if (!p.err) {
         put_mapping(&p);
         put_header(&p, ns_total);
         rd_pb_append(out, p.strs.p, p.strs.n); /* already tagged entries */
     }
-    int e = p.err ? p.err : p.msg.err ? p.msg.err : p.sub.err ? p.sub.err : p.ids.err ? p.ids.err : out->err;
+    int e = p.err       ? p.err
+            : p.msg.err ? p.msg.err
+            : p.sub.err ? p.sub.err
+            : p.ids.err ? p.ids.err
+                        : out->err;
     pp_free(&p);
     return e;
 }
@@ -392,10 +391,8 @@ int rd_pprof_write(const rd_model *m, const rd_pprof_info *info, FILE *out)
 {
     rd_pb b = {0};
     int e = rd_pprof_encode(m, info, &b);
-    if (!e && b.n > UINT32_MAX)
-        e = -EFBIG;
-    if (!e)
-        e = gzip_to(b.p, b.n, out);
+    if (!e && b.n > UINT32_MAX) e = -EFBIG;
+    if (!e) e = gzip_to(b.p, b.n, out);
     rd_pb_free(&b);
     return e ? e : ferror(out) ? -EIO : 0;
 }

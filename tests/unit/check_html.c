@@ -50,7 +50,8 @@ START_TEST(test_html_escaped)
     ck_assert_ptr_null(strstr(page, "<script>x"));
     ck_assert_ptr_null(strstr(page, "<b>&"));
     ck_assert_ptr_null(strstr(page, "t<i>tle"));
-    ck_assert_ptr_nonnull(strstr(page, "&lt;script&gt;x&lt;/script&gt; (&lt;b&gt;&amp;&quot;&apos;.lua:3)"));
+    ck_assert_ptr_nonnull(
+        strstr(page, "&lt;script&gt;x&lt;/script&gt; (&lt;b&gt;&amp;&quot;&apos;.lua:3)"));
     ck_assert_ptr_nonnull(strstr(page, "lua5.1 &lt;b&gt;&amp;&quot;&apos;.lua"));
     ck_assert_int_eq(count(page, "<script"), 1);
     ck_assert_int_eq(count(page, "http"), 0);

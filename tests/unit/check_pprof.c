@@ -51,8 +51,7 @@ static uint64_t varint(rd *r)
     for (int sh = 0; r->p < r->end && sh < 64; sh += 7) {
         uint8_t c = *r->p++;
         v |= (uint64_t)(c & 0x7f) << sh;
-        if (!(c & 0x80))
-            return v;
+        if (!(c & 0x80)) return v;
     }
     ck_abort_msg("truncated varint");
     return 0;
@@ -61,8 +60,7 @@ static uint64_t varint(rd *r)
 /* Next field of r: its number, and either *v (varint) or *sub (bytes). */
 static int field(rd *r, uint64_t *v, rd *sub)
 {
-    if (r->p >= r->end)
-        return 0;
+    if (r->p >= r->end) return 0;
     uint64_t tag = varint(r);
     ck_assert_msg((tag & 7) == 0 || (tag & 7) == 2, "wire type %d", (int)(tag & 7));
     if ((tag & 7) == 0) {
@@ -91,8 +89,7 @@ static uint64_t id_of(rd m)
     uint64_t v;
     rd sub;
     for (int f; (f = field(&m, &v, &sub));)
-        if (f == 1)
-            return v;
+        if (f == 1) return v;
     return 0;
 }
 
@@ -120,8 +117,7 @@ static void read_function(prof *p, rd m)
     rd sub;
     p->fn_ids[p->nfn] = id_of(m);
     for (int f; (f = field(&m, &v, &sub));)
-        if (f == 2)
-            p->fn_name[p->nfn] = v;
+        if (f == 2) p->fn_name[p->nfn] = v;
     p->nfn++;
 }
 
@@ -163,8 +159,7 @@ static int has_id(const uint64_t *ids, uint32_t n, uint64_t id)
 static int has_name(const prof *p, const char *name)
 {
     for (uint32_t i = 0; i < p->nfn; i++)
-        if (p->fn_name[i] < p->nstr && !strcmp(p->str[p->fn_name[i]], name))
-            return 1;
+        if (p->fn_name[i] < p->nstr && !strcmp(p->str[p->fn_name[i]], name)) return 1;
     return 0;
 }
 
@@ -248,14 +243,18 @@ START_TEST(test_pb_varint)
     rd_pb_raw_varint(&b, 127);
     rd_pb_raw_varint(&b, 300);
     rd_pb_raw_varint(&b, UINT64_MAX);
-    static const uint8_t want[] = {0x00, 0x7f, 0xac, 0x02, 0xff, 0xff, 0xff, 0xff, 0xff,
-                                   0xff, 0xff, 0xff, 0xff, 0x01};
+    static const uint8_t want[] = {0x00, 0x7f, 0xac, 0x02, 0xff, 0xff, 0xff,
+                                   0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01};
     ck_assert_uint_eq(b.n, sizeof want);
     ck_assert_int_eq(memcmp(b.p, want, sizeof want), 0);
     rd_pb_reset(&b);
     rd_pb_bytes(&b, 6, "ab", 2);
     ck_assert_uint_eq(b.n, 4);
-    ck_assert_int_eq(memcmp(b.p, "\x32\x02" "ab", 4), 0);
+    ck_assert_int_eq(memcmp(b.p,
+                            "\x32\x02"
+                            "ab",
+                            4),
+                     0);
     rd_pb_free(&b);
 }
 END_TEST
