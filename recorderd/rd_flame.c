@@ -62,7 +62,7 @@ static size_t ncp(const char *s)
 
 /* Writes at most max code points of s, escaped for XML text and
  * attributes; control characters and bad bytes become '?'. */
-static void xml_put(FILE *out, const char *s, size_t max)
+void rd_xml_put(FILE *out, const char *s, size_t max)
 {
     for (int l; *s && max; s += l ? l : 1, max--) {
         l = rd_utf8_seq(s);
@@ -89,9 +89,9 @@ static void put_fitted(FILE *out, const char *label, double w)
 {
     size_t fit = w > 6 ? (size_t)((w - 6) / CHAR_W) : 0;
     if (ncp(label) <= fit) {
-        xml_put(out, label, SIZE_MAX);
+        rd_xml_put(out, label, SIZE_MAX);
     } else if (fit >= 3) {
-        xml_put(out, label, fit - 2);
+        rd_xml_put(out, label, fit - 2);
         fputs("..", out);
     }
 }
@@ -145,7 +145,7 @@ static void write_frame(const rd_model *m, const fnode *f, uint32_t n, uint32_t 
         snprintf(fill, sizeof fill, "rgb(200,200,200)");
     double y = PAD_TOP + (double)(maxd - f[n].depth) * FRAME_H;
     fprintf(out, "<g class=\"f\" data-d=\"%u\"><title>", f[n].depth);
-    xml_put(out, label, SIZE_MAX);
+    rd_xml_put(out, label, SIZE_MAX);
     fprintf(out, ms < 1 ? " (%.6f ms, %.2f%%)</title>" : " (%.3f ms, %.2f%%)</title>", ms,
             total > 0 ? 100.0 * (double)f[n].incl / total : 100.0);
     fprintf(out, "<rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" height=\"%d\" fill=\"%s\" rx=\"2\"/>",
@@ -155,14 +155,15 @@ static void write_frame(const rd_model *m, const fnode *f, uint32_t n, uint32_t 
     fputs("</text></g>\n", out);
 }
 
-static void write_head(FILE *out, const char *title, uint32_t maxd)
+/* An SVG file needs its prolog and namespace; an <svg> inside an HTML page
+ * gets both from the HTML parser. */
+static void write_head(FILE *out, const char *title, uint32_t maxd, int inline_svg)
 {
     int h = PAD_TOP + (int)(maxd + 1) * FRAME_H + PAD_BOTTOM;
-    fprintf(out,
-            "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
-            "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
-            "height=\"%d\" viewBox=\"0 0 %.0f %d\">\n",
-            IMG_W, h, IMG_W, h);
+    if (!inline_svg)
+        fputs("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n", out);
+    fprintf(out, "<svg version=\"1.1\"%s width=\"%.0f\" height=\"%d\" viewBox=\"0 0 %.0f %d\">\n",
+            inline_svg ? "" : " xmlns=\"http://www.w3.org/2000/svg\"", IMG_W, h, IMG_W, h);
     fputs("<style>text{font-family:Verdana,sans-serif;font-size:12px;fill:#000}"
           ".f{cursor:pointer}.f:hover rect{stroke:#000;stroke-width:0.5}"
           ".f text{pointer-events:none}.ctl{cursor:pointer;fill:#336}"
@@ -171,7 +172,7 @@ static void write_head(FILE *out, const char *title, uint32_t maxd)
     fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%d\" fill=\"#f8f8f0\"/>\n", IMG_W,
             h);
     fprintf(out, "<text id=\"head\" x=\"%.0f\" y=\"20\">", IMG_W / 2);
-    xml_put(out, title ? title : "luatrace flame graph", SIZE_MAX);
+    rd_xml_put(out, title ? title : "luatrace flame graph", SIZE_MAX);
     fprintf(out,
             "</text>\n<text id=\"unzoom\" class=\"ctl\" x=\"%.0f\" y=\"20\" "
             "visibility=\"hidden\">Reset zoom</text>\n"
@@ -229,16 +230,26 @@ static const char script[] =
     "})();\n"
     "]]></script>\n";
 
-int rd_flame_write_svg(const rd_model *m, const char *title, FILE *out)
+static int write_svg(const rd_model *m, const char *title, int inline_svg, FILE *out)
 {
     fnode *f = calloc(m->nnode ? m->nnode : 1, sizeof *f);
     if (!f) return -ENOMEM;
     uint32_t maxd = m->nnode ? layout(m, f) : 0;
-    write_head(out, title, maxd);
+    write_head(out, title, maxd, inline_svg);
     for (uint32_t n = 0; n < m->nnode; n++)
         if (f[n].keep) write_frame(m, f, n, maxd, out);
     fputs(script, out);
     fputs("</svg>\n", out);
     free(f);
     return ferror(out) ? -EIO : 0;
+}
+
+int rd_flame_write_svg(const rd_model *m, const char *title, FILE *out)
+{
+    return write_svg(m, title, 0, out);
+}
+
+int rd_flame_write_inline(const rd_model *m, const char *title, FILE *out)
+{
+    return write_svg(m, title, 1, out);
 }

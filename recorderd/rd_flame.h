@@ -5,6 +5,7 @@
 #ifndef RD_FLAME_H
 #define RD_FLAME_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "rd_model.h"
@@ -14,6 +15,17 @@
  * time, or narrower than 0.1 px, are left out. title may be NULL.
  * Returns 0, -ENOMEM or -EIO. */
 int rd_flame_write_svg(const rd_model *m, const char *title, FILE *out);
+
+/* The same <svg> element for an HTML page: no XML prolog, no namespace
+ * (the HTML parser puts it in SVG's). Its script finds its frames and
+ * controls by class "f" and ids "unzoom", "search", "matched": the page
+ * must not use them. */
+int rd_flame_write_inline(const rd_model *m, const char *title, FILE *out);
+
+/* Writes at most max code points of s (SIZE_MAX: all), escaped for XML
+ * and HTML text and attribute values: & < > " ' as entities, control
+ * characters (but tab) and bytes that are not UTF-8 as '?'. */
+void rd_xml_put(FILE *out, const char *s, size_t max);
 
 /* Length (1-4) of the valid UTF-8 sequence at s, or 0 if s starts with a
  * byte that XML and JSON text cannot hold as is (invalid UTF-8, surrogates,

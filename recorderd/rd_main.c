@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lt_ctl.h"
@@ -13,6 +14,8 @@
 #include "rd_client.h"
 #include "rd_cov.h"
 #include "rd_flame.h"
+#include "rd_html.h"
+#include "rd_pprof.h"
 #include "rd_replay.h"
 #include "rd_report.h"
 #include "rd_run.h"
@@ -30,7 +33,7 @@ static void usage(FILE *f)
             "  recorderd listen [--socket PATH] [--out DIR] [--backend SPEC]...\n"
             "                                                  (also: recorderd --listen)\n"
             "  recorderd report SESSION_DIR|TRACE_FILE [--format profile|annotate|folded|"
-            "callgrind|flamegraph|speedscope|none]\n"
+            "callgrind|flamegraph|speedscope|pprof|html|none]\n"
             "                   [--weight time|lines|calls] [-o FILE]\n"
             "  recorderd report SESSION_DIR|TRACE_FILE --format lcov|luacov|coverage\n"
             "                   [--include PAT]... [--exclude PAT]... [--include-untested DIR]...\n"
@@ -311,6 +314,56 @@ static int weight_of(const char *w, enum rd_weight *out)
     return 0;
 }
 
+/* The trace file of a session directory, or path itself. */
+static void trace_file(const char *path, char *buf, size_t cap)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        snprintf(buf, cap, "%s/trace.ltr", path);
+    else
+        snprintf(buf, cap, "%s", path);
+}
+
+/* A trace keeps no wall clock: its file was last written when tracing
+ * ended, so the start is that time less the traced time (0: unknown). */
+static int64_t trace_start_ns(const char *path, const rd_model *m)
+{
+    char file[PATH_MAX + 16];
+    struct stat st;
+    trace_file(path, file, sizeof file);
+    if (stat(file, &st) < 0)
+        return 0;
+    int64_t end = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+    return end - (int64_t)((double)m->ticks_total * rd_model_ns_per_tick(m));
+}
+
+static int write_view(const report_opts *o, rd_model *m, enum rd_weight w, FILE *out)
+{
+    char cwd[PATH_MAX];
+    const char *srcdir = rd_cov_session_cwd(o->path, cwd, sizeof cwd) ? NULL : cwd;
+    if (!strcmp(o->format, "none"))
+        return fprintf(out, "%llu events\n", (unsigned long long)m->events) < 0;
+    if (!strcmp(o->format, "folded"))
+        return rd_report_folded(m, w, out);
+    if (!strcmp(o->format, "annotate"))
+        return rd_report_annotate_stream(m, NULL, out);
+    if (!strcmp(o->format, "flamegraph"))
+        return rd_flame_write_svg(m, o->path, out);
+    if (!strcmp(o->format, "speedscope"))
+        return rd_speedscope_write(m, o->path, out);
+    if (!strcmp(o->format, "callgrind"))
+        return rd_callgrind_write(m, NULL, NULL, out);
+    if (!strcmp(o->format, "pprof")) {
+        rd_pprof_info info = {NULL, srcdir, trace_start_ns(o->path, m)};
+        return rd_pprof_write(m, &info, out);
+    }
+    if (!strcmp(o->format, "html")) {
+        rd_html_info info = {o->path, NULL, srcdir, 0, NULL};
+        return rd_html_write(m, &info, out);
+    }
+    return rd_report_profile(m, NULL, NULL, 0, out);
+}
+
 static int write_report(const report_opts *o, rd_model *m)
 {
     enum rd_weight w;
@@ -331,21 +384,7 @@ static int write_report(const report_opts *o, rd_model *m)
         fprintf(stderr, "recorderd report: cannot write %s: %s\n", o->out, strerror(errno));
         return 1;
     }
-    int e;
-    if (!strcmp(o->format, "none"))
-        e = fprintf(out, "%llu events\n", (unsigned long long)m->events) < 0;
-    else if (!strcmp(o->format, "folded"))
-        e = rd_report_folded(m, w, out);
-    else if (!strcmp(o->format, "annotate"))
-        e = rd_report_annotate_stream(m, NULL, out);
-    else if (!strcmp(o->format, "flamegraph"))
-        e = rd_flame_write_svg(m, o->path, out);
-    else if (!strcmp(o->format, "speedscope"))
-        e = rd_speedscope_write(m, o->path, out);
-    else if (!strcmp(o->format, "callgrind"))
-        e = rd_callgrind_write(m, NULL, NULL, out);
-    else
-        e = rd_report_profile(m, NULL, NULL, 0, out);
+    int e = write_view(o, m, w, out);
     if ((out != stdout && fclose(out)) || (out == stdout && fflush(out)) || e) {
         fprintf(stderr, "recorderd report: write error\n");
         return 1;
@@ -432,10 +471,10 @@ static int cmd_report(int argc, char **argv)
     if (!streaming && strcmp(o.format, "profile") && strcmp(o.format, "folded") &&
         strcmp(o.format, "annotate") && strcmp(o.format, "flamegraph") &&
         strcmp(o.format, "speedscope") && strcmp(o.format, "callgrind") &&
-        strcmp(o.format, "none")) {
+        strcmp(o.format, "pprof") && strcmp(o.format, "html") && strcmp(o.format, "none")) {
         fprintf(stderr,
                 "recorderd report: unknown format %s (profile, annotate, folded, callgrind, "
-                "flamegraph, speedscope, "
+                "flamegraph, speedscope, pprof, html, "
                 "lcov, luacov, coverage, none)\n",
                 o.format);
         return 2;

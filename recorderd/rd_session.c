@@ -16,6 +16,8 @@
 #include "rd_callgrind.h"
 #include "rd_cov.h"
 #include "rd_flame.h"
+#include "rd_html.h"
+#include "rd_pprof.h"
 #include "rd_replay.h"
 #include "rd_report.h"
 #include "rd_speedscope.h"
@@ -263,7 +265,16 @@ static int write_covtext(FILE *f, void *ud)
     return rd_cov_write_text(r->cov, r->s->name, f);
 }
 
-/* coverage.lcov, luacov.stats.out, coverage.txt: from the same model. */
+static int write_html(FILE *f, void *ud)
+{
+    report_ctx *r = ud;
+    rd_session *s = r->s;
+    rd_html_info info = {s->name, s->cmd, r->cwd, s->t1 - s->t0, r->cov};
+    return rd_html_write(&s->m, &info, f);
+}
+
+/* coverage.lcov, luacov.stats.out, coverage.txt, and report.html, which
+ * shows the same coverage: from the same model. */
 static void write_coverage(report_ctx *r)
 {
     rd_session *s = r->s;
@@ -278,6 +289,7 @@ static void write_coverage(report_ctx *r)
         note_error(s, "luacov.stats.out",
                    rd_write_atomic(s->dir, "luacov.stats.out", write_luacov, r));
         note_error(s, "coverage.txt", rd_write_atomic(s->dir, "coverage.txt", write_covtext, r));
+        note_error(s, "report.html", rd_write_atomic(s->dir, "report.html", write_html, r));
     }
     note_error(s, "coverage reports", e);
     rd_cov_free(&cov);
@@ -305,6 +317,22 @@ static int write_callgrind(FILE *f, void *ud)
     return rd_callgrind_write(&r->s->m, r->s->cmd, r->cwd, f);
 }
 
+/* When tracing began, on the wall clock: now less the time since t0. */
+static int64_t start_wall_ns(const rd_session *s)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    return now - (int64_t)(rd_now_ns() - s->t0);
+}
+
+static int write_pprof(FILE *f, void *ud)
+{
+    const report_ctx *r = ud;
+    rd_pprof_info info = {r->s->cmd, r->cwd, start_wall_ns(r->s)};
+    return rd_pprof_write(&r->s->m, &info, f);
+}
+
 static void write_reports(rd_session *s, const char *cwd)
 {
     char dir[PATH_MAX + 16], err[256] = "";
@@ -316,6 +344,7 @@ static void write_reports(rd_session *s, const char *cwd)
     note_error(s, "profile.speedscope.json",
                rd_write_atomic(s->dir, "profile.speedscope.json", write_speedscope, s));
     note_error(s, "callgrind.out", rd_write_atomic(s->dir, "callgrind.out", write_callgrind, &r));
+    note_error(s, "profile.pb.gz", rd_write_atomic(s->dir, "profile.pb.gz", write_pprof, &r));
     snprintf(dir, sizeof dir, "%s/annotate", s->dir);
     if (rd_report_annotate(&s->m, dir, cwd, err, sizeof err) && !s->err[0])
         snprintf(s->err, sizeof s->err, "%s", err);

@@ -1,0 +1,415 @@
+/* rd_html: report.html (rd_html.h).
+ *
+ * Design. One page, sections in order: summary, flame graph, top
+ * functions by self time, then sources: a coverage table per file and each
+ * file's listing. A listing row is one source line with its line events
+ * (hits), the time spent on the line itself and its coverage class (hit,
+ * missed: executable but never run, or neither); the time and hits cells
+ * are shaded by how hot the line is against the hottest line of the whole
+ * page. Coverage comes from rd_cov (files by device and inode, executable
+ * lines from the bytecode); time comes from the model's (function, line)
+ * stats, matched to a coverage file by the resolved path of the
+ * function's source (or, for chunks that are no file, by name). Every
+ * string from the trace goes through rd_xml_put; the only script is the
+ * flame graph's own, and the style sheet is inline.
+ */
+#include "rd_html.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rd_flame.h"
+#include "rd_lines.h"
+#include "rd_report.h"
+
+#define TOP_FUNCS 50
+
+typedef struct hline {
+    uint32_t line;
+    uint64_t ticks;
+} hline;
+
+typedef struct html {
+    const rd_model *m;
+    const rd_html_info *info;
+    const rd_cov *cov;
+    FILE *out;
+    double ms_per_tick;
+    uint32_t *file_of_sid;        /* source sid -> cov file index + 1, 0 none */
+    uint64_t max_ticks, max_hits; /* hottest line of the page */
+} html;
+
+static void esc(html *h, const char *s)
+{
+    rd_xml_put(h->out, s ? s : "", SIZE_MAX);
+}
+
+static const char style[] =
+    "<style>\n"
+    "body{font-family:sans-serif;margin:1em 2em;color:#222}\n"
+    "h1{font-size:1.4em}h2{font-size:1.2em;margin-top:1.5em}\n"
+    "table{border-collapse:collapse}td,th{padding:1px 8px;text-align:right}\n"
+    "th{background:#eee}td.l,th.l{text-align:left}\n"
+    "table.sum td{text-align:left}\n"
+    ".flame{overflow-x:auto}\n"
+    "table.src td{font-family:monospace;white-space:pre;padding:0 6px}\n"
+    "table.src td.s{text-align:left}\n"
+    "tr.hit td.n{border-left:4px solid #3a3}tr.miss td.n{border-left:4px solid #d33}\n"
+    "tr.miss td.s{background:#fdd}tr.none td.n{border-left:4px solid transparent}\n"
+    ".note{color:#666}\n"
+    "</style>\n";
+
+/* ---- matching sources to coverage files ---- */
+
+static uint32_t cov_file_of(const html *h, const char *src)
+{
+    char joined[PATH_MAX + 1], real[PATH_MAX];
+    const char *dir = h->info->srcdir;
+    if (src[0] != '/' && dir)
+        snprintf(joined, sizeof joined, "%s/%s", dir, src);
+    else
+        snprintf(joined, sizeof joined, "%s", src);
+    int resolved = src[0] && realpath(joined, real);
+    for (uint32_t i = 0; i < h->cov->nf; i++) {
+        const rd_cov_file *f = &h->cov->f[i];
+        if (resolved ? f->path && !strcmp(f->path, real) : !f->path && !strcmp(f->name, src))
+            return i + 1;
+    }
+    return 0;
+}
+
+static int map_sources(html *h)
+{
+    const rd_model *m = h->m;
+    h->file_of_sid = calloc((size_t)m->nstr + 1, sizeof *h->file_of_sid);
+    uint8_t *done = calloc((size_t)m->nstr + 1, 1);
+    int e = h->file_of_sid && done ? 0 : -ENOMEM;
+    for (uint32_t f = 1; !e && f < m->nfunc; f++) {
+        const rd_func *fn = &m->func[f];
+        if (!fn->known || fn->what == LT_WHAT_C || fn->src_sid >= m->nstr || done[fn->src_sid])
+            continue;
+        done[fn->src_sid] = 1;
+        h->file_of_sid[fn->src_sid] = cov_file_of(h, rd_model_string(m, fn->src_sid));
+    }
+    free(done);
+    return e;
+}
+
+static int cmp_hline(const void *a, const void *b)
+{
+    uint32_t x = ((const hline *)a)->line, y = ((const hline *)b)->line;
+    return x < y ? -1 : x > y;
+}
+
+/* Time per line of cov file i (lines of all its functions, merged), sorted;
+ * NULL with *n = 0 when none. */
+static hline *file_ticks(const html *h, uint32_t i, uint32_t *n)
+{
+    const rd_model *m = h->m;
+    hline *v = malloc(((size_t)m->nline + 1) * sizeof *v);
+    *n = 0;
+    for (uint32_t j = 0; v && j < m->capline; j++) {
+        const rd_line *l = &m->line[j];
+        uint32_t sid = l->fid ? rd_model_func(m, l->fid)->src_sid : UINT32_MAX;
+        if (sid < m->nstr && h->file_of_sid[sid] == i + 1) v[(*n)++] = (hline){l->line, l->ticks};
+    }
+    if (*n) qsort(v, *n, sizeof *v, cmp_hline);
+    uint32_t w = 0;
+    for (uint32_t j = 0; j < *n; j++) {
+        if (w && v[w - 1].line == v[j].line)
+            v[w - 1].ticks += v[j].ticks;
+        else
+            v[w++] = v[j];
+    }
+    *n = w;
+    return v;
+}
+
+static void find_maxima(html *h)
+{
+    for (uint32_t j = 0; j < h->m->capline; j++)
+        if (h->m->line[j].fid && h->m->line[j].ticks > h->max_ticks)
+            h->max_ticks = h->m->line[j].ticks;
+    for (uint32_t i = 0; i < h->cov->nf; i++)
+        for (uint32_t j = 0; j < h->cov->f[i].nln; j++)
+            if (h->cov->f[i].ln[j].hits > h->max_hits) h->max_hits = h->cov->f[i].ln[j].hits;
+}
+
+/* ---- summary, flame graph, top functions ---- */
+
+static void summary_row(html *h, const char *key, const char *value)
+{
+    fprintf(h->out, "<tr><th class=\"l\">%s</th><td>", key);
+    esc(h, value);
+    fputs("</td></tr>\n", h->out);
+}
+
+static void put_summary(html *h, const rd_fstat *fs)
+{
+    const rd_model *m = h->m;
+    char buf[128];
+    uint32_t nf = 0;
+    for (uint32_t f = 0; f < m->nfunc; f++)
+        nf += fs[f].calls || fs[f].self || fs[f].total;
+    fputs("<h2 id=\"summary\">Summary</h2>\n<table class=\"sum\">\n", h->out);
+    summary_row(h, "command", h->info->cmd ? h->info->cmd : "(not recorded in the trace)");
+    snprintf(buf, sizeof buf, "%.3f ms", (double)m->ticks_total * h->ms_per_tick);
+    summary_row(h, "traced time", buf);
+    if (h->info->wall_ns) {
+        snprintf(buf, sizeof buf, "%.3f ms", (double)h->info->wall_ns / 1e6);
+        summary_row(h, "session wall time", buf);
+    }
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)m->events);
+    summary_row(h, "events", buf);
+    snprintf(buf, sizeof buf, "%u", nf);
+    summary_row(h, "functions", buf);
+    snprintf(buf, sizeof buf, "%u", m->nnode ? m->nnode - 1 : 0);
+    summary_row(h, "stacks", buf);
+    rd_cov_total t = rd_cov_total_of(h->cov);
+    snprintf(buf, sizeof buf, "%llu of %llu lines (%.2f%%), %llu of %llu functions",
+             (unsigned long long)t.hit, (unsigned long long)t.lines,
+             t.lines ? 100.0 * (double)t.hit / (double)t.lines : 0.0, (unsigned long long)t.fns_hit,
+             (unsigned long long)t.fns);
+    summary_row(h, "coverage", buf);
+    if (m->dropped) {
+        snprintf(buf, sizeof buf, "%llu: times and counts are incomplete",
+                 (unsigned long long)m->dropped);
+        summary_row(h, "DROPPED EVENTS", buf);
+    }
+    fputs("</table>\n", h->out);
+}
+
+static int put_flame(html *h)
+{
+    fputs("<h2 id=\"flame\">Flame graph</h2>\n<p class=\"note\">Click a frame to zoom, "
+          "&quot;Search&quot; to highlight frames by regular expression.</p>\n"
+          "<div class=\"flame\">\n",
+          h->out);
+    int e = rd_flame_write_inline(h->m, h->info->title, h->out);
+    fputs("</div>\n", h->out);
+    return e;
+}
+
+static int cmp_self(const void *a, const void *b, void *ctx)
+{
+    const rd_fstat *fs = ctx;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return fs[x].self < fs[y].self ? 1 : fs[x].self > fs[y].self ? -1 : x < y ? -1 : x > y;
+}
+
+static void put_func_row(html *h, const rd_fstat *f, uint32_t fid)
+{
+    const rd_model *m = h->m;
+    const rd_func *fn = rd_model_func(m, fid);
+    double all = (double)m->ticks_total, k = h->ms_per_tick;
+    fprintf(h->out,
+            "<tr><td>%llu</td><td>%.3f</td><td>%.2f</td><td>%.3f</td><td>%.2f</td>"
+            "<td class=\"l\">",
+            (unsigned long long)f->calls, (double)f->self * k,
+            all > 0 ? 100.0 * (double)f->self / all : 0.0, (double)f->total * k,
+            all > 0 ? 100.0 * (double)f->total / all : 0.0);
+    if (!fn->known) {
+        fputs("? (unknown frame)", h->out);
+    } else {
+        esc(h, rd_model_string(m, fn->name_sid));
+        if (fn->what == LT_WHAT_C) {
+            fputs(" [C]", h->out);
+        } else {
+            fputs(" (", h->out);
+            esc(h, rd_model_string(m, fn->src_sid));
+            fprintf(h->out, ":%u)", fn->linedefined);
+        }
+    }
+    fputs("</td></tr>\n", h->out);
+}
+
+static int put_top(html *h, const rd_fstat *fs)
+{
+    const rd_model *m = h->m;
+    uint32_t *ids = malloc(((size_t)m->nfunc + 1) * sizeof *ids), n = 0;
+    if (!ids) return -ENOMEM;
+    for (uint32_t f = 0; f < m->nfunc; f++)
+        if (fs[f].calls || fs[f].self || fs[f].total) ids[n++] = f;
+    qsort_r(ids, n, sizeof *ids, cmp_self, (void *)fs);
+    fprintf(h->out, "<h2 id=\"top\">Top functions by self time</h2>\n<table class=\"top\">\n"
+                    "<tr><th>calls</th><th>self ms</th><th>self%%</th><th>total ms</th>"
+                    "<th>total%%</th><th class=\"l\">function</th></tr>\n");
+    for (uint32_t i = 0; i < n && i < TOP_FUNCS; i++)
+        put_func_row(h, &fs[ids[i]], ids[i]);
+    fputs("</table>\n", h->out);
+    if (n > TOP_FUNCS)
+        fprintf(h->out, "<p class=\"note\">%u more functions: see profile.txt.</p>\n",
+                n - TOP_FUNCS);
+    free(ids);
+    return 0;
+}
+
+/* ---- sources ---- */
+
+static void put_file_row(html *h, uint32_t i, uint64_t ticks)
+{
+    const rd_cov_file *f = &h->cov->f[i];
+    rd_cov_total t = rd_cov_file_total(f);
+    fprintf(h->out, "<tr><td class=\"l\"><a href=\"#src-%u\">", i);
+    esc(h, f->path ? f->path : f->name);
+    fputs("</a></td>", h->out);
+    if (f->exact)
+        fprintf(h->out, "<td>%llu / %llu</td><td>%.2f</td><td>%llu / %llu</td>",
+                (unsigned long long)t.hit, (unsigned long long)t.lines,
+                t.lines ? 100.0 * (double)t.hit / (double)t.lines : 0.0,
+                (unsigned long long)t.fns_hit, (unsigned long long)t.fns);
+    else
+        fputs("<td colspan=\"3\" class=\"l note\">executable lines unknown</td>", h->out);
+    fprintf(h->out, "<td>%.3f</td></tr>\n", (double)ticks * h->ms_per_tick);
+}
+
+/* A cell shaded from white (cold) to orange-red (the hottest line). */
+static void heat_cell(html *h, double frac, const char *text)
+{
+    if (frac > 0)
+        fprintf(h->out, "<td style=\"background:hsl(%.0f,100%%,%.0f%%)\">%s</td>", 40 - 35 * frac,
+                95 - 40 * frac, text);
+    else
+        fprintf(h->out, "<td>%s</td>", text);
+}
+
+static void put_src_row(html *h, uint32_t line, const rd_cov_line *cl, const hline *tl,
+                        const char *text)
+{
+    char hits[32] = "", ms[32] = "";
+    const char *cls = cl && cl->hits ? "hit" : cl && cl->exec ? "miss" : "none";
+    if (cl && (cl->hits || cl->exec))
+        snprintf(hits, sizeof hits, "%llu", (unsigned long long)cl->hits);
+    if (tl) snprintf(ms, sizeof ms, "%.3f", (double)tl->ticks * h->ms_per_tick);
+    fprintf(h->out, "<tr class=\"%s\"><td class=\"n\">%u</td>", cls, line);
+    heat_cell(h, cl && h->max_hits ? (double)cl->hits / (double)h->max_hits : 0, hits);
+    heat_cell(h, tl && h->max_ticks ? (double)tl->ticks / (double)h->max_ticks : 0, ms);
+    fputs("<td class=\"s\">", h->out);
+    esc(h, text);
+    fputs("</td></tr>\n", h->out);
+}
+
+/* Rows of one listing: every source line if text is readable, else the
+ * lines with data only. */
+static void put_rows(html *h, const rd_cov_file *f, const hline *tv, uint32_t nt, char *text)
+{
+    uint32_t ci = 0, ti = 0, line = 0;
+    for (char *s = text, *nl; s && *s; s = nl ? nl + 1 : NULL) {
+        nl = strchr(s, '\n');
+        if (nl) *nl = 0;
+        s[strcspn(s, "\r")] = 0;
+        line++;
+        while (ci < f->nln && f->ln[ci].line < line)
+            ci++;
+        while (ti < nt && tv[ti].line < line)
+            ti++;
+        put_src_row(h, line, ci < f->nln && f->ln[ci].line == line ? &f->ln[ci] : NULL,
+                    ti < nt && tv[ti].line == line ? &tv[ti] : NULL, s);
+    }
+    for (; ci < f->nln || ti < nt;) { /* no source, or lines past its end */
+        uint32_t lc = ci < f->nln ? f->ln[ci].line : UINT32_MAX;
+        uint32_t lt = ti < nt ? tv[ti].line : UINT32_MAX, l = lc < lt ? lc : lt;
+        if (l > line) put_src_row(h, l, lc == l ? &f->ln[ci] : NULL, lt == l ? &tv[ti] : NULL, "");
+        ci += lc == l;
+        ti += lt == l;
+    }
+}
+
+static void put_listing(html *h, uint32_t i, const hline *tv, uint32_t nt)
+{
+    const rd_cov_file *f = &h->cov->f[i];
+    char *text = NULL, err[256] = "";
+    size_t len;
+    fprintf(h->out, "<h3 id=\"src-%u\">", i);
+    esc(h, f->path ? f->path : f->name);
+    fputs("</h3>\n", h->out);
+    if (!f->path || rd_lines_read(f->path, &text, &len, err, sizeof err)) {
+        fputs("<p class=\"note\">source not readable", h->out);
+        if (f->note || err[0]) {
+            fputs(": ", h->out);
+            esc(h, f->note ? f->note : err);
+        }
+        fputs("; lines with data only</p>\n", h->out);
+    }
+    fputs("<table class=\"src\">\n<tr><th>line</th><th>hits</th><th>ms</th>"
+          "<th class=\"l\">source</th></tr>\n",
+          h->out);
+    put_rows(h, f, tv, nt, text);
+    fputs("</table>\n", h->out);
+    free(text);
+}
+
+static int put_sources(html *h)
+{
+    uint32_t nf = h->cov->nf, *nt = calloc((size_t)nf + 1, sizeof *nt);
+    hline **tv = calloc((size_t)nf + 1, sizeof *tv);
+    int e = nt && tv ? 0 : -ENOMEM;
+    for (uint32_t i = 0; !e && i < nf; i++)
+        if (!(tv[i] = file_ticks(h, i, &nt[i]))) e = -ENOMEM;
+    if (!e) {
+        fputs("<h2 id=\"sources\">Sources and coverage</h2>\n<p class=\"note\">hits: line "
+              "events; ms: time on the line itself; green: run, red: executable but never "
+              "run.</p>\n<table class=\"files\">\n<tr><th class=\"l\">file</th><th>lines "
+              "hit</th><th>%</th><th>functions hit</th><th>ms</th></tr>\n",
+              h->out);
+        for (uint32_t i = 0; i < nf; i++) {
+            uint64_t ticks = 0;
+            for (uint32_t j = 0; j < nt[i]; j++)
+                ticks += tv[i][j].ticks;
+            put_file_row(h, i, ticks);
+        }
+        fputs("</table>\n", h->out);
+        for (uint32_t i = 0; i < nf; i++)
+            put_listing(h, i, tv[i], nt[i]);
+    }
+    for (uint32_t i = 0; tv && i < nf; i++)
+        free(tv[i]);
+    free(tv);
+    free(nt);
+    return e;
+}
+
+/* ---- the page ---- */
+
+static int put_page(html *h)
+{
+    rd_fstat *fs = rd_report_fstats(h->m);
+    if (!fs) return -ENOMEM;
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>"
+          "luatrace: ",
+          h->out);
+    esc(h, h->info->title ? h->info->title : "report");
+    fprintf(h->out, "</title>\n%s</head>\n<body>\n<h1>luatrace report: ", style);
+    esc(h, h->info->title ? h->info->title : "");
+    fputs("</h1>\n", h->out);
+    put_summary(h, fs);
+    int e = put_flame(h);
+    if (!e) e = put_top(h, fs);
+    if (!e) e = put_sources(h);
+    fputs("</body>\n</html>\n", h->out);
+    free(fs);
+    return e;
+}
+
+int rd_html_write(const rd_model *m, const rd_html_info *info, FILE *out)
+{
+    html h = {.m = m, .info = info, .cov = info->cov, .out = out};
+    rd_cov own = {0};
+    int e = 0;
+    h.ms_per_tick = rd_model_ns_per_tick(m) / 1e6;
+    if (!h.cov) {
+        e = rd_cov_init(&own, NULL);
+        if (!e && !(e = rd_cov_add_model(&own, m, info->srcdir))) rd_cov_finish(&own);
+        h.cov = &own;
+    }
+    if (!e) e = map_sources(&h);
+    if (!e) {
+        find_maxima(&h);
+        e = put_page(&h);
+    }
+    if (!info->cov && h.cov == &own) rd_cov_free(&own);
+    free(h.file_of_sid);
+    return e ? e : ferror(out) ? -EIO : 0;
+}

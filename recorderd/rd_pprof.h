@@ -1,0 +1,27 @@
+/* rd_pprof: profile.pb.gz, the call tree as a gzipped pprof profile
+ * (profile.proto; FORMATS.md §7) for `go tool pprof`, Pyroscope, Parca,
+ * speedscope. Runs on the thread that owns the model. */
+#ifndef RD_PPROF_H
+#define RD_PPROF_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rd_model.h"
+#include "rd_pb.h"
+
+typedef struct rd_pprof_info {
+    const char *cmd;    /* the traced command, or NULL */
+    const char *srcdir; /* relative sources resolve against it; NULL: cwd */
+    int64_t time_nanos; /* when tracing began, ns since the epoch; 0 unknown */
+} rd_pprof_info;
+
+/* Encodes m as an uncompressed Profile message into out (appended).
+ * One sample per call-tree node with time or line events: its stack, leaf
+ * first; values time (ns) and lines (count). Returns 0 or -ENOMEM. */
+int rd_pprof_encode(const rd_model *m, const rd_pprof_info *info, rd_pb *out);
+
+/* The same, gzipped, to out. Returns 0, -ENOMEM or -EIO. */
+int rd_pprof_write(const rd_model *m, const rd_pprof_info *info, FILE *out);
+
+#endif

@@ -1,0 +1,249 @@
+#!/usr/bin/env python3
+"""Check recorderd's report.html.
+
+  html_report.py --recorderd PATH [--lua lua5.1] PROGRAM...
+
+Runs each Lua PROGRAM, and a program of its own whose function name and
+source hold `<script>` markup, under `recorderd run` (temporary output
+directory, always removed), then parses each session's report.html with
+html.parser:
+  - self-contained: no src attribute, every href a fragment of the page,
+    no http(s) URL anywhere, no <link>, <iframe>, <object>, <img>; one
+    <script> (the flame graph's), inside its <svg>;
+  - escaped: the markup from the trace appears as text (function name in
+    the top table, source lines in the listing), never as elements;
+  - totals: traced time as profile.txt prints it, events as session.json,
+    coverage lines hit/total as coverage.lcov (LH/LF summed), the top
+    function and its self time as profile.txt's first row;
+  - `recorderd report S --format html -o F` writes a page with the same
+    summary.
+If chromium is installed, it also renders the page headless (--dump-dom)
+and the DOM must hold the flame graph and the tables; otherwise that part
+is skipped with a note.
+Exit status: 0 pass, 1 fail, 77 skipped (recorderd does not exist).
+"""
+
+import argparse
+import html.parser
+import json
+import os
+import re
+import shutil
+import signal
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import corpus  # noqa: E402
+
+EVIL_NAME = '<script>alert(1)</script>'
+EVIL = '''-- markup in a source: <script>alert("src")</script> & "quotes"
+local t = {}
+t["<script>alert(1)</script>"] = function(n)
+  local s = "<b>&amp;</b>"
+  for i = 1, n do s = s .. i end
+  return #s
+end
+print(t["<script>alert(1)</script>"](300))
+'''
+PROFILE_ROW = re.compile(r'^\s*\d+\s+([\d.]+)\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+(\S.*)$')
+
+
+def check(cond, msg):
+    if not cond:
+        raise corpus.Failure(msg)
+
+
+def run_ok(cmd, cwd, timeout=corpus.RUN_TIMEOUT):
+    res = corpus.run(cmd, cwd, corpus.base_env(), timeout)
+    check(res.status == 0, '%s exited with %s:\n%s'
+          % (' '.join(cmd), res.status, corpus.show_bytes(res.out + res.err)))
+    return res.out.decode('utf-8', 'replace')
+
+
+class Page(html.parser.HTMLParser):
+    """Elements, attributes and text of a page, with the section each
+    piece of text is in (the id of the last h2)."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.tags, self.attrs, self.stack = [], [], []
+        self.section, self.text, self.rows = None, {}, []
+        self.row = None
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, tuple(self.stack)))
+        self.attrs.extend((tag, k, v or '') for k, v in attrs)
+        if tag not in ('meta', 'rect', 'br'):
+            self.stack.append(tag)
+        if tag == 'h2':
+            self.section = dict(attrs).get('id')
+        if tag == 'tr':
+            self.row = []
+        if tag in ('td', 'th') and self.row is not None:
+            self.row.append('')
+
+    def handle_startendtag(self, tag, attrs):
+        self.tags.append((tag, tuple(self.stack)))
+        self.attrs.extend((tag, k, v or '') for k, v in attrs)
+
+    def handle_endtag(self, tag):
+        if tag in self.stack:
+            while self.stack.pop() != tag:
+                pass
+        if tag == 'tr' and self.row is not None:
+            self.rows.append((self.section, self.row))
+            self.row = None
+
+    def handle_data(self, data):
+        self.text[self.section] = self.text.get(self.section, '') + data
+        if self.row:
+            self.row[-1] += data
+
+
+def parse(path):
+    with open(path, encoding='utf-8') as f:
+        raw = f.read()
+    p = Page()
+    p.feed(raw)
+    p.close()
+    return raw, p
+
+
+def check_contained(raw, p):
+    check(not re.search(r'https?:', raw), 'an http(s) URL in the page')
+    for tag, key, value in p.attrs:
+        check(key != 'src', '<%s src=%r>' % (tag, value))
+        check(key != 'href' or value.startswith('#'), '<%s href=%r>' % (tag, value))
+    names = [t for t, _ in p.tags]
+    for bad in ('link', 'iframe', 'object', 'embed', 'img'):
+        check(bad not in names, 'a <%s> element' % bad)
+    scripts = [parents for t, parents in p.tags if t == 'script']
+    check(len(scripts) == 1 and 'svg' in scripts[0],
+          'scripts: %r (one, in the flame graph, expected)' % scripts)
+    check('@import' not in raw and 'url(' not in raw, 'the style sheet fetches something')
+
+
+def profile_txt(session):
+    with open(os.path.join(session, 'profile.txt')) as f:
+        text = f.read()
+    traced = re.search(r'traced time: ([\d.]+ ms)', text).group(1)
+    rows = [PROFILE_ROW.match(line) for line in text.split('By self time')[1].split('\n')]
+    first = next(m for m in rows if m)
+    return traced, first.group(2), first.group(1)
+
+
+def lcov_totals(session):
+    lh = lf = 0
+    with open(os.path.join(session, 'coverage.lcov')) as f:
+        for line in f:
+            if line.startswith('LH:'):
+                lh += int(line[3:])
+            elif line.startswith('LF:'):
+                lf += int(line[3:])
+    return lh, lf
+
+
+def summary(p):
+    return {r[0]: r[1] for s, r in p.rows if s == 'summary' and len(r) == 2}
+
+
+def check_totals(p, session):
+    with open(os.path.join(session, 'session.json')) as f:
+        js = json.load(f)
+    sm = summary(p)
+    traced, top_name, top_self = profile_txt(session)
+    check(sm.get('traced time') == traced, 'traced time %r, profile.txt %r'
+          % (sm.get('traced time'), traced))
+    check(sm.get('events') == str(js['events']), 'events %r, session.json %d'
+          % (sm.get('events'), js['events']))
+    check(sm.get('command') == js['command'], 'command %r' % sm.get('command'))
+    lh, lf = lcov_totals(session)
+    check(sm.get('coverage', '').startswith('%d of %d lines' % (lh, lf)),
+          'coverage %r, coverage.lcov %d of %d' % (sm.get('coverage'), lh, lf))
+    top = [r for s, r in p.rows if s == 'top' and len(r) == 6 and r[0] != 'calls']
+    check(top and top[0][5] == top_name and top[0][1] == top_self,
+          'top function %r, profile.txt %r %s' % (top[:1], top_name, top_self))
+    check('flame' in p.text and any(t == 'g' for t, _ in p.tags), 'no flame graph frames')
+    return top_name
+
+
+def check_escaped(raw, p):
+    check('<script>alert' not in raw, 'markup from the trace written unescaped')
+    top = [r[5] for s, r in p.rows if s == 'top' and len(r) == 6]
+    check(any(EVIL_NAME in name for name in top), 'the function %r is not in the top table'
+          % EVIL_NAME)
+    src = p.text.get('sources', '')
+    check('<script>alert("src")</script> & "quotes"' in src, 'source comment not shown as text')
+    check('"<b>&amp;</b>"' in src, 'source string not shown as text')
+
+
+def check_chromium(path, tmp):
+    exe = shutil.which('chromium') or shutil.which('chromium-browser')
+    if not exe:
+        return 'chromium not installed: rendering not checked'
+    res = corpus.run([exe, '--headless', '--no-sandbox', '--disable-gpu',
+                      '--user-data-dir=' + os.path.join(tmp, 'chromium'), '--dump-dom',
+                      'file://' + path], tmp, corpus.base_env(), 120)
+    dom = res.out.decode('utf-8', 'replace')
+    check(res.status == 0 and '<svg' in dom and 'class="f"' in dom and 'id="top"' in dom,
+          'chromium --dump-dom:\n%s' % corpus.show_bytes(res.out + res.err))
+    return 'rendered by chromium'
+
+
+def one(args, path, tmp, evil=False):
+    name = os.path.splitext(os.path.basename(path))[0]
+    outdir = os.path.join(tmp, 'out-' + name)
+    os.mkdir(outdir)
+    run_ok([args.recorderd, 'run', '--quiet', '--out', outdir, '--', args.lua,
+            os.path.basename(path)], os.path.dirname(path))
+    session = corpus.find_session(outdir)
+    page = os.path.join(session, 'report.html')
+    raw, p = parse(page)
+    check_contained(raw, p)
+    top = check_totals(p, session)
+    if evil:
+        check_escaped(raw, p)
+    again = os.path.join(tmp, name + '.html')
+    run_ok([args.recorderd, 'report', session, '--format', 'html', '-o', again], tmp)
+    raw2, p2 = parse(again)
+    check_contained(raw2, p2)
+    s1, s2 = summary(p), summary(p2)
+    for key in ('traced time', 'events', 'functions', 'stacks', 'coverage'):
+        check(s1.get(key) == s2.get(key), 'report --format html: %s %r, session %r'
+              % (key, s2.get(key), s1.get(key)))
+    print('%s: %d bytes, top %s, %s' % (name, len(raw), top, check_chromium(page, tmp)))
+
+
+def main(argv):
+    p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    p.add_argument('--recorderd', required=True)
+    p.add_argument('--lua', default='lua5.1')
+    p.add_argument('programs', nargs='*')
+    args = p.parse_args(argv)
+    if not (os.path.isfile(args.recorderd) and os.access(args.recorderd, os.X_OK)):
+        print('SKIP: no recorderd at %s' % args.recorderd)
+        return corpus.SKIP
+    args.recorderd = os.path.abspath(args.recorderd)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+    tmp = tempfile.mkdtemp(prefix='luatrace-html-')
+    try:
+        src = os.path.join(tmp, 'src')
+        os.mkdir(src)
+        evil = os.path.join(src, 'markup.lua')
+        with open(evil, 'w') as f:
+            f.write(EVIL)
+        one(args, evil, tmp, evil=True)
+        for prog in args.programs:
+            one(args, os.path.abspath(prog), tmp)
+    except (corpus.Failure, ValueError, KeyError, AttributeError, StopIteration) as e:
+        print('FAIL: %s: %s' % (type(e).__name__, e))
+        return 1
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
