@@ -366,7 +366,8 @@ static int add_functions(adder *a)
             return -ENOMEM;
         fn->calls += mf->calls ? mf->calls : a->ran[fid];
         const char *name = rd_model_string(m, mf->name_sid);
-        if (!fn->name && strcmp(name, "?") && !(fn->name = strdup(name)))
+        if (!fn->name && strcmp(name, "?") && strcmp(name, "function") &&
+            !(fn->name = strdup(name)))
             return -ENOMEM;
     }
     return 0;
