@@ -942,7 +942,7 @@ int rd_cov_add_trace(rd_cov *c, const char *path, char *err, size_t cap)
         snprintf(err, cap, "out of memory");
         return -ENOMEM;
     }
-    int e = rd_replay_path(path, &st, err, cap);
+    int e = rd_replay_path(path, &st, 1, err, cap);
     session_dir_of(path, dir, sizeof dir);
     int has_cwd = dir[0] && !rd_cov_session_cwd(dir, cwd, sizeof cwd);
     if (!e && (e = rd_cov_add_model(c, &m, has_cwd ? cwd : NULL)))

@@ -385,7 +385,7 @@ static int cmd_report(int argc, char **argv)
         fprintf(stderr, "recorderd report: out of memory\n");
         return 1;
     }
-    int e = rd_replay_path(o.path, &st, err, sizeof err);
+    int e = rd_replay_path(o.path, &st, 1, err, sizeof err);
     rc = 1;
     if (e)
         fprintf(stderr, "recorderd report: %s: %s\n", o.path, err);
