@@ -101,10 +101,25 @@ static char *render(int (*fn)(FILE *))
     return buf;
 }
 
-static int do_folded(FILE *f) { return rd_report_folded(&M, RD_W_CALLS, f); }
-static int do_profile(FILE *f) { return rd_report_profile(&M, "t", "lua5.1 app.lua", 20, f); }
-static int do_speedscope(FILE *f) { return rd_speedscope_write(&M, "t", f); }
-static int do_callgrind(FILE *f) { return rd_callgrind_write(&M, "lua5.1 app.lua", NULL, f); }
+static int do_folded(FILE *f)
+{
+    return rd_report_folded(&M, RD_W_CALLS, f);
+}
+
+static int do_profile(FILE *f)
+{
+    return rd_report_profile(&M, "t", "lua5.1 app.lua", 20, f);
+}
+
+static int do_speedscope(FILE *f)
+{
+    return rd_speedscope_write(&M, "t", f);
+}
+
+static int do_callgrind(FILE *f)
+{
+    return rd_callgrind_write(&M, "lua5.1 app.lua", NULL, f);
+}
 
 /* main calls fid 2, then fid 3 (same base label), then C fids 7 and 8. */
 static void run_calls(void)
