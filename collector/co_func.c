@@ -9,9 +9,16 @@
  * instead. A Proto address can be reused after the GC frees it, so a hit
  * is confirmed against the Proto's source and linedefined.
  *
+ * A new Proto whose code (string.dump: source, linedefined, bytecode,
+ * constants, debug info) equals that of a function already seen is that
+ * function again: a chunk loaded twice, two identical closures on one line.
+ * So ids follow the program text, not addresses (whether the GC reused one
+ * does not matter), and a chunk loaded per request stays one function.
+ *
  * Naming, at first sight (see README "Frame labels"): "main chunk"; else the
  * shortest global or package.loaded path holding the function; else the
- * name the caller used; else "?".
+ * name the caller used; else "function". recorderd tells apart distinct
+ * functions that end up with one label.
  */
 #include <lauxlib.h>
 #include <stdio.h>
@@ -102,11 +109,13 @@ int co_func_init(co_state *s)
 {
     s->ft.cap = 4096;
     s->ft.e = calloc(s->ft.cap, sizeof *s->ft.e);
+    s->ct.cap = 1024;
+    s->ct.e = calloc(s->ct.cap, sizeof *s->ct.e);
     s->st.cap = 1024;
     s->st.e = calloc(s->st.cap, sizeof *s->st.e);
     s->next_fid = 1;
     s->next_sid = 1;
-    return s->ft.e && s->st.e ? 0 : -1;
+    return s->ft.e && s->ct.e && s->st.e ? 0 : -1;
 }
 
 void co_func_free(co_state *s)
@@ -115,8 +124,10 @@ void co_func_free(co_state *s)
         free(s->st.e[i].s);
     free(s->st.e);
     free(s->ft.e);
+    free(s->ct.e);
     s->st.e = NULL;
     s->ft.e = NULL;
+    s->ct.e = NULL;
 }
 
 #define CO_SCAN_MAX 20000 /* entries looked at per table when naming */
@@ -265,12 +276,18 @@ static uint32_t describe(co_state *s, lua_State *L, lua_Debug *ar, int isC, uint
     char name[256], src[LUA_IDSIZE + 256];
     lua_getinfo(L, "Sn", ar);
     unsigned what = isC ? LT_WHAT_C : !strcmp(ar->what, "main") ? LT_WHAT_MAIN : LT_WHAT_LUA;
+    lua_CFunction cf = isC ? lua_tocfunction(L, -1) : NULL;
     if (what == LT_WHAT_MAIN)
         snprintf(name, sizeof name, "main chunk");
+    else if (cf == luaopen_luatrace || cf == luaopen_luatrace_profile)
+        /* our own entry, under require at the start of a -lluatrace trace:
+         * by its C name, so that it takes no one else's */
+        snprintf(name, sizeof name, "%s",
+                 cf == luaopen_luatrace ? "luaopen_luatrace" : "luaopen_luatrace_profile");
     else
         scan_modules(L, lua_gettop(L), name, sizeof name);
     if (!name[0])
-        snprintf(name, sizeof name, "%s", ar->name ? ar->name : "?");
+        snprintf(name, sizeof name, "%s", ar->name ? ar->name : "function");
     if (isC)
         snprintf(src, sizeof src, "[C]");
     else
@@ -315,10 +332,67 @@ static int grow_funcs(co_ftab *t)
     return 0;
 }
 
+static int dump_writer(lua_State *L, const void *p, size_t n, void *ud)
+{
+    (void)L;
+    uint64_t *h = ud;
+    for (size_t i = 0; i < n; i++)
+        *h = (*h ^ ((const uint8_t *)p)[i]) * 1099511628211ull;
+    return 0;
+}
+
+/* Hash of the code of the Lua function at the top (never 0). */
+static uint64_t code_hash(lua_State *L)
+{
+    uint64_t h = 1469598103934665603ull;
+    lua_dump(L, dump_writer, &h);
+    return h ? h : 1;
+}
+
+/* The slot of hash in the code table (free if the code is new). */
+static co_cent *code_slot(co_ctab *t, uint64_t hash)
+{
+    uint32_t i = (uint32_t)(hash >> 17) & (t->cap - 1);
+    while (t->e[i].hash && t->e[i].hash != hash)
+        i = (i + 1) & (t->cap - 1);
+    return &t->e[i];
+}
+
+static int grow_codes(co_ctab *t)
+{
+    co_ctab g = {calloc(t->cap * 2, sizeof *t->e), t->cap * 2, t->n};
+    if (!g.e)
+        return -1;
+    for (uint32_t i = 0; i < t->cap; i++)
+        if (t->e[i].hash)
+            *code_slot(&g, t->e[i].hash) = t->e[i];
+    free(t->e);
+    *t = g;
+    return 0;
+}
+
+/* The fid of a Lua function (at the top) with known code, else describes
+ * it and remembers its code. */
+static uint32_t lua_func_fid(co_state *s, lua_State *L, lua_Debug *ar)
+{
+    uint64_t h = code_hash(L);
+    if ((s->ct.n + 1) * 2 > s->ct.cap && grow_codes(&s->ct))
+        return describe(s, L, ar, 0, 0); /* correct id, code not remembered */
+    co_cent *c = code_slot(&s->ct, h);
+    if (c->hash)
+        return c->fid;
+    uint32_t fid = describe(s, L, ar, 0, 0);
+    if (fid) {
+        *c = (co_cent){h, fid};
+        s->ct.n++;
+    }
+    return fid;
+}
+
 static uint32_t func_new(co_state *s, lua_State *L, lua_Debug *ar, co_fent k, int isC)
 {
     k.flags = isC ? fflags(s, k.key) : 0;
-    k.fid = describe(s, L, ar, isC, k.flags);
+    k.fid = isC ? describe(s, L, ar, isC, k.flags) : lua_func_fid(s, L, ar);
     if (!k.fid)
         return 0;
     if ((s->ft.n + 1) * 2 > s->ft.cap && grow_funcs(&s->ft))

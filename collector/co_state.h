@@ -24,6 +24,19 @@ typedef struct co_ftab {
     uint32_t n;
 } co_ftab;
 
+/* Lua functions by code: a hash of string.dump's bytes (source,
+ * linedefined, bytecode, constants, debug info) -> fid. */
+typedef struct co_cent {
+    uint64_t hash; /* 0: free slot */
+    uint32_t fid;
+} co_cent;
+
+typedef struct co_ctab {
+    co_cent *e;
+    uint32_t cap; /* power of two */
+    uint32_t n;
+} co_ctab;
+
 typedef struct co_sent {
     char *s;
     uint32_t len;
@@ -51,6 +64,7 @@ typedef struct co_state {
     uint64_t last;    /* ticks when the previous hook returned */
     uint64_t dropped; /* events dropped since the last GAP record */
     co_ftab ft;
+    co_ctab ct;
     co_stab st;
     uint32_t next_fid;
     uint32_t next_sid;
@@ -64,6 +78,10 @@ typedef struct co_state {
     char sock_path[108]; /* the recorder to register with, "" = search */
     char shm[LT_RING_NAME_MAX + 1];
 } co_state;
+
+/* ---- co_module.c: the module's entry points ---- */
+int luaopen_luatrace(lua_State *L);
+int luaopen_luatrace_profile(lua_State *L);
 
 /* ---- co_out.c: writing records (traced thread only) ---- */
 

@@ -54,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         rd_model_free(&m);
         return 0;
     }
-    rd_replay_path(path, &s, err, sizeof err);
+    rd_replay_path(path, &s, 0, err, sizeof err);
     rd_stack_free(&s);
     rd_model_free(&m);
     return 0;

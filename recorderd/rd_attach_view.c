@@ -12,13 +12,15 @@
 static void print_frame(const rd_model *m, const rd_frame *f, FILE *out)
 {
     const rd_func *fn = rd_model_func(m, f->fid);
+    char name[LT_STR_MAX + 16];
+    rd_model_name(m, f->fid, name, sizeof name);
     if (!fn->known)
         fprintf(out, "    ? (unknown function)\n");
     else if (fn->what == LT_WHAT_C)
-        fprintf(out, "    %s [C]\n", rd_model_string(m, fn->name_sid));
+        fprintf(out, "    %s [C]\n", name);
     else
-        fprintf(out, "    %s (%s:%u)\n", rd_model_string(m, fn->name_sid),
-                rd_model_string(m, fn->src_sid), f->line ? f->line : fn->linedefined);
+        fprintf(out, "    %s (%s:%u)\n", name, rd_model_string(m, fn->src_sid),
+                f->line ? f->line : fn->linedefined);
 }
 
 static void print_thread(const rd_session *s, const rd_thread *t, const char *what, FILE *out)

@@ -138,7 +138,9 @@ static void put_fn(cg *c, const char *key, uint32_t fid)
     } else if (!f->known) {
         fputs("? (unknown frame)", c->out);
     } else {
-        put_clean(c->out, rd_model_string(m, f->name_sid));
+        char name[LT_STR_MAX + 16];
+        rd_model_name(m, fid, name, sizeof name);
+        put_clean(c->out, name);
         fputc(' ', c->out);
         if (f->what == LT_WHAT_C)
             fputs("[C]", c->out);

@@ -366,7 +366,8 @@ static int add_functions(adder *a)
             return -ENOMEM;
         fn->calls += mf->calls ? mf->calls : a->ran[fid];
         const char *name = rd_model_string(m, mf->name_sid);
-        if (!fn->name && strcmp(name, "?") && !(fn->name = strdup(name)))
+        if (!fn->name && strcmp(name, "?") && strcmp(name, "function") &&
+            !(fn->name = strdup(name)))
             return -ENOMEM;
     }
     return 0;
@@ -941,7 +942,7 @@ int rd_cov_add_trace(rd_cov *c, const char *path, char *err, size_t cap)
         snprintf(err, cap, "out of memory");
         return -ENOMEM;
     }
-    int e = rd_replay_path(path, &st, err, cap);
+    int e = rd_replay_path(path, &st, 1, err, cap);
     session_dir_of(path, dir, sizeof dir);
     int has_cwd = dir[0] && !rd_cov_session_cwd(dir, cwd, sizeof cwd);
     if (!e && (e = rd_cov_add_model(c, &m, has_cwd ? cwd : NULL)))

@@ -213,7 +213,9 @@ static void put_func_row(html *h, const rd_fstat *f, uint32_t fid)
     if (!fn->known) {
         fputs("? (unknown frame)", h->out);
     } else {
-        esc(h, rd_model_string(m, fn->name_sid));
+        char name[LT_STR_MAX + 16];
+        rd_model_name(m, fid, name, sizeof name);
+        esc(h, name);
         if (fn->what == LT_WHAT_C) {
             fputs(" [C]", h->out);
         } else {

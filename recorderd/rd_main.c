@@ -494,7 +494,7 @@ static int cmd_report(int argc, char **argv)
         return 2;
     }
     rd_backends_attach(&bk, &st);
-    int e = rd_replay_path(o.path, &st, err, sizeof err);
+    int e = rd_replay_path(o.path, &st, 1, err, sizeof err);
     rc = 1;
     if (e)
         fprintf(stderr, "recorderd report: %s: %s\n", o.path, err);

@@ -12,6 +12,12 @@
  * from making us allocate for 2^24 entries. */
 #define RD_ID_SLACK 1024u
 
+typedef struct rd_labent {
+    char *label; /* NULL: free slot */
+    uint64_t hash;
+    uint32_t count; /* functions with this base label so far */
+} rd_labent;
+
 static int id_ok(uint64_t id, uint32_t n)
 {
     return id != 0 && id < RD_MAX_IDS && id <= (uint64_t)(n ? n : 1) + RD_ID_SLACK;
@@ -59,6 +65,9 @@ void rd_model_free(rd_model *m)
     free(m->node);
     free(m->child_ix);
     free(m->line);
+    for (uint32_t i = 0; i < m->caplab; i++)
+        free(m->lab[i].label);
+    free(m->lab);
     memset(m, 0, sizeof *m);
 }
 
@@ -80,6 +89,73 @@ int rd_model_add_str(rd_model *m, uint64_t sid, const char *s, uint32_t len)
     return 0;
 }
 
+/* {======================================================================
+ * Labels that collide. The label is NAME@SRC:LINEDEFINED; the collector
+ * gives a function its fid once, so two fids with one label are two
+ * functions (two closures on one line with the same call-site name, C
+ * functions of the same name). The second gets NAME#2, the third NAME#3,
+ * in fid order, which is the order of first sight. */
+
+static void base_label(const rd_model *m, const rd_func *f, char *buf, size_t cap)
+{
+    if (f->what == LT_WHAT_C)
+        snprintf(buf, cap, "%s@[C]", rd_model_string(m, f->name_sid));
+    else
+        snprintf(buf, cap, "%s@%s:%u", rd_model_string(m, f->name_sid),
+                 rd_model_string(m, f->src_sid), f->linedefined);
+}
+
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 1099511628211ull;
+    return h;
+}
+
+static int grow_labels(rd_model *m)
+{
+    uint32_t cap = m->caplab ? m->caplab * 2 : 256;
+    rd_labent *t = calloc(cap, sizeof *t);
+    if (!t)
+        return -ENOMEM;
+    for (uint32_t j = 0; j < m->caplab; j++) {
+        if (!m->lab[j].label)
+            continue;
+        uint32_t i = (uint32_t)m->lab[j].hash & (cap - 1);
+        while (t[i].label)
+            i = (i + 1) & (cap - 1);
+        t[i] = m->lab[j];
+    }
+    free(m->lab);
+    m->lab = t;
+    m->caplab = cap;
+    return 0;
+}
+
+/* Sets f->dup from the functions defined before it. */
+static int number_label(rd_model *m, rd_func *f)
+{
+    char label[2 * LT_STR_MAX + 32];
+    base_label(m, f, label, sizeof label);
+    if ((m->nlab + 1) * 2 > m->caplab && grow_labels(m))
+        return -ENOMEM;
+    uint64_t h = hash_str(label);
+    uint32_t mask = m->caplab - 1, i = (uint32_t)h & mask;
+    for (; m->lab[i].label; i = (i + 1) & mask)
+        if (m->lab[i].hash == h && !strcmp(m->lab[i].label, label))
+            break;
+    if (!m->lab[i].label) {
+        if (!(m->lab[i].label = strdup(label)))
+            return -ENOMEM;
+        m->lab[i].hash = h;
+        m->nlab++;
+    }
+    uint32_t n = ++m->lab[i].count;
+    f->dup = n > 1 ? n : 0;
+    return 0;
+}
+
 int rd_model_add_func(rd_model *m, const lt_event *ev)
 {
     uint64_t fid = ev->a[0];
@@ -90,11 +166,13 @@ int rd_model_add_func(rd_model *m, const lt_event *ev)
         return -ENOMEM;
     rd_func *f = &m->func[fid];
     uint64_t calls = f->calls;
+    uint32_t dup = f->dup;
+    int again = f->known; /* a forged redefinition keeps its number */
     *f = (rd_func){(uint32_t)ev->a[3], (uint32_t)ev->a[2], (uint32_t)ev->a[4],
-                   (uint32_t)ev->a[5], (uint8_t)ev->a[1], (uint8_t)ev->a[6], 1, calls};
+                   (uint32_t)ev->a[5], (uint8_t)ev->a[1], (uint8_t)ev->a[6], 1, dup, calls};
     if (fid >= m->nfunc)
         m->nfunc = (uint32_t)fid + 1;
-    return 0;
+    return again ? 0 : number_label(m, f);
 }
 
 void rd_model_add_clock(rd_model *m, uint64_t ticks, uint64_t ns, int tsc)
@@ -128,16 +206,28 @@ const char *rd_model_string(const rd_model *m, uint32_t sid)
     return sid < m->nstr && m->str[sid] ? m->str[sid] : "?";
 }
 
-void rd_model_label(const rd_model *m, uint32_t fid, char *buf, size_t cap)
+void rd_model_name(const rd_model *m, uint32_t fid, char *buf, size_t cap)
 {
     const rd_func *f = rd_model_func(m, fid);
     if (!f->known)
+        snprintf(buf, cap, "?");
+    else if (f->dup)
+        snprintf(buf, cap, "%s#%u", rd_model_string(m, f->name_sid), f->dup);
+    else
+        snprintf(buf, cap, "%s", rd_model_string(m, f->name_sid));
+}
+
+void rd_model_label(const rd_model *m, uint32_t fid, char *buf, size_t cap)
+{
+    const rd_func *f = rd_model_func(m, fid);
+    char name[LT_STR_MAX + 16];
+    rd_model_name(m, fid, name, sizeof name);
+    if (!f->known)
         snprintf(buf, cap, "?@?");
     else if (f->what == LT_WHAT_C)
-        snprintf(buf, cap, "%s@[C]", rd_model_string(m, f->name_sid));
+        snprintf(buf, cap, "%s@[C]", name);
     else
-        snprintf(buf, cap, "%s@%s:%u", rd_model_string(m, f->name_sid),
-                 rd_model_string(m, f->src_sid), f->linedefined);
+        snprintf(buf, cap, "%s@%s:%u", name, rd_model_string(m, f->src_sid), f->linedefined);
 }
 
 static uint32_t hash2(uint32_t a, uint32_t b)

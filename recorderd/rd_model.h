@@ -18,6 +18,7 @@ typedef struct rd_func {
     uint8_t what;  /* LT_WHAT_* */
     uint8_t flags; /* LT_FF_* */
     uint8_t known; /* a FUNC record defined it */
+    uint32_t dup;  /* 2, 3...: the Nth function with this label; else 0 */
     uint64_t calls;
 } rd_func;
 
@@ -47,6 +48,8 @@ typedef struct rd_model {
     uint32_t nnode, capnode;
     uint32_t *child_ix; /* hash (parent, fid) -> node index + 1 */
     uint32_t capchild;
+    struct rd_labent *lab; /* base label -> functions holding it */
+    uint32_t nlab, caplab;
     rd_line *line;
     uint32_t nline, capline;
     uint32_t line_gen; /* bumped when line slots move */
@@ -74,7 +77,13 @@ void rd_model_add_clock(rd_model *m, uint64_t ticks, uint64_t ns, int tsc);
 const rd_func *rd_model_func(const rd_model *m, uint32_t fid);
 const char *rd_model_string(const rd_model *m, uint32_t sid);
 
-/* Label "NAME@SRC:LINEDEFINED" or "NAME@[C]" into buf. */
+/* The name of fid into buf: its NAME, with "#N" added when it is the Nth
+ * distinct function (in order of definition) whose label would otherwise
+ * be the same as an earlier one's. */
+void rd_model_name(const rd_model *m, uint32_t fid, char *buf, size_t cap);
+
+/* Label "NAME@SRC:LINEDEFINED" or "NAME@[C]" into buf, NAME as given by
+ * rd_model_name: two functions never share a label. */
 void rd_model_label(const rd_model *m, uint32_t fid, char *buf, size_t cap);
 
 /* The child of parent for fid, created on first use. Returns its index, or

@@ -215,10 +215,8 @@ static uint64_t file_str(pp *p, const rd_func *f)
 static void put_function(pp *p, uint32_t fid)
 {
     const rd_func *f = func_of(p, fid);
-    const char *name = fid == p->root ? "(no frame)"
-                       : f->known     ? rd_model_string(p->m, f->name_sid)
-                                      : "?";
-    char label[1024];
+    char name[LT_STR_MAX + 16], label[LT_STR_MAX + 1200];
+    rd_model_name(p->m, fid, name, sizeof name); /* with its #N: never merged with another */
     if (fid == p->root)
         snprintf(label, sizeof label, "(no frame)");
     else if (!f->known)

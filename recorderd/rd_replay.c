@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "lt_file.h"
 
@@ -43,21 +45,85 @@ static FILE *open_trace(const char *path, char *err, size_t cap)
     return f;
 }
 
-int rd_replay_path(const char *path, rd_stack *s, char *err, size_t cap)
+/* {======================================================================
+ * Progress on a terminal. */
+
+typedef struct progress {
+    int on;                   /* asked for, and stderr is a terminal */
+    uint64_t size;            /* of the file, bytes */
+    uint64_t t0, last, every; /* ns */
+    int width;                /* of the line on screen; 0 = none */
+} progress;
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void progress_init(progress *p, int want, FILE *f)
+{
+    struct stat st;
+    memset(p, 0, sizeof *p);
+    p->on = want && isatty(STDERR_FILENO) && fstat(fileno(f), &st) == 0;
+    if (!p->on)
+        return;
+    const char *ms = getenv("LUATRACE_PROGRESS_MS"); /* tests only */
+    p->every = (ms && *ms ? strtoull(ms, NULL, 10) : 1000) * 1000000u;
+    p->size = st.st_size > 0 ? (uint64_t)st.st_size : 0;
+    p->t0 = p->last = now_ns();
+}
+
+/* Redraws the line if the interval has passed; done = bytes read. */
+static void progress_show(progress *p, const rd_model *m, uint64_t done)
+{
+    uint64_t t = p->on ? now_ns() : 0;
+    if (!p->on || t - p->last < p->every)
+        return;
+    p->last = t;
+    double secs = (double)(t - p->t0) / 1e9, rate = secs > 0 ? (double)m->events / secs : 0;
+    double pct = p->size ? 100.0 * (double)done / (double)p->size : 100.0;
+    double left = done && p->size > done ? secs * (double)(p->size - done) / (double)done : 0;
+    char line[160];
+    int n = snprintf(line, sizeof line,
+                     "recorderd: replaying: %llu events, %.1f M events/s, %.0f%% read, %.0f s left",
+                     (unsigned long long)m->events, rate / 1e6, pct, left);
+    fprintf(stderr, "\r%s%*s", line, p->width > n ? p->width - n : 0, "");
+    fflush(stderr);
+    p->width = n;
+}
+
+static void progress_clear(progress *p)
+{
+    if (p->on && p->width) {
+        fprintf(stderr, "\r%*s\r", p->width, "");
+        fflush(stderr);
+    }
+}
+
+int rd_replay_path(const char *path, rd_stack *s, int want_progress, char *err, size_t cap)
 {
     FILE *f = open_trace(path, err, cap);
     if (!f)
         return -ENOENT;
+    progress pr;
+    progress_init(&pr, want_progress, f);
+    uint64_t done = 0;
     uint8_t hdr[LT_FILE_HDR_SIZE];
     size_t got = fread(hdr, 1, sizeof hdr, f);
+    done = got;
     int e = lt_file_check(hdr, got, err, cap);
     size_t bufcap = 1u << 20, have = 0;
     uint8_t *buf = e ? NULL : malloc(bufcap);
     if (!e && !buf)
         e = -ENOMEM;
     while (!e) {
-        size_t k = fread(buf + have, 1, bufcap - have, f);
+        /* at most 256 KiB at a time: the progress line moves on big files */
+        size_t want = bufcap - have < (256u << 10) ? bufcap - have : (256u << 10);
+        size_t k = fread(buf + have, 1, want, f);
         have += k;
+        done += k;
         int64_t used = rd_replay_feed(s, buf, have, err, cap);
         if (used < 0) {
             e = (int)used;
@@ -65,6 +131,7 @@ int rd_replay_path(const char *path, rd_stack *s, char *err, size_t cap)
         }
         memmove(buf, buf + used, have - (size_t)used);
         have -= (size_t)used;
+        progress_show(&pr, s->m, done);
         if (k == 0) {
             if (have)
                 snprintf(err, cap, "trace ends inside a record (%zu bytes left): truncated", have);
@@ -73,6 +140,7 @@ int rd_replay_path(const char *path, rd_stack *s, char *err, size_t cap)
     }
     free(buf);
     fclose(f);
+    progress_clear(&pr);
     rd_stack_finish(s);
     return e;
 }

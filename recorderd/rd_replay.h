@@ -14,8 +14,11 @@
 int64_t rd_replay_feed(rd_stack *s, const uint8_t *p, size_t n, char *err, size_t cap);
 
 /* Replays a trace file (or a session directory holding trace.ltr) into a
- * fresh model+stack the caller initialised. progress, if not NULL, gets a
- * line per second on a terminal. Returns 0 or a negative errno with err. */
-int rd_replay_path(const char *path, rd_stack *s, char *err, size_t cap);
+ * fresh model+stack the caller initialised. With progress set and stderr a
+ * terminal, one line on stderr (events, events/s, share of the file read,
+ * time left), redrawn with \r at most once a second (LUATRACE_PROGRESS_MS
+ * milliseconds, for tests) and erased at the end; nothing otherwise.
+ * Returns 0 or a negative errno with err. Any thread. */
+int rd_replay_path(const char *path, rd_stack *s, int progress, char *err, size_t cap);
 
 #endif

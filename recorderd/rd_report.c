@@ -186,13 +186,16 @@ static int cmp_fid(const void *a, const void *b, void *ctx)
 static void plain_label(const rd_model *m, uint32_t fid, char *buf, size_t cap)
 {
     const rd_func *f = rd_model_func(m, fid);
-    if (!f->known)
+    if (!f->known) {
         snprintf(buf, cap, "? (unknown frame)");
-    else if (f->what == LT_WHAT_C)
-        snprintf(buf, cap, "%s [C]", rd_model_string(m, f->name_sid));
+        return;
+    }
+    rd_model_name(m, fid, buf, cap);
+    size_t n = strlen(buf);
+    if (f->what == LT_WHAT_C)
+        snprintf(buf + n, cap - n, " [C]");
     else
-        snprintf(buf, cap, "%s (%s:%u)", rd_model_string(m, f->name_sid),
-                 rd_model_string(m, f->src_sid), f->linedefined);
+        snprintf(buf + n, cap - n, " (%s:%u)", rd_model_string(m, f->src_sid), f->linedefined);
 }
 
 static void table(const rd_model *m, const rd_fstat *fs, uint32_t *ids, uint32_t n,
@@ -385,6 +388,24 @@ static void annotate_name(const char *src, char *out, size_t cap)
             *c = '_';
 }
 
+/* Makes flat ("NAME.txt") differ from the n names in used ("a/b.lua" and
+ * "a_b.lua" both flatten to a_b.lua.txt): the second becomes NAME#2.txt,
+ * the third NAME#3.txt, in the order of the sources. Adds it to used. */
+static int unique_name(char **used, uint32_t n, char *flat, size_t cap)
+{
+    char base[256];
+    snprintf(base, sizeof base, "%.*s", (int)(strlen(flat) - 4), flat); /* no ".txt" */
+    for (unsigned k = 2;; k++) {
+        uint32_t i = 0;
+        while (i < n && strcmp(used[i], flat))
+            i++;
+        if (i == n)
+            break;
+        snprintf(flat, cap, "%.200s#%u.txt", base, k);
+    }
+    return (used[n] = strdup(flat)) ? 0 : -ENOMEM;
+}
+
 int rd_report_annotate(const rd_model *m, const char *dir, const char *srcdir, char *err,
                        size_t cap)
 {
@@ -394,10 +415,14 @@ int rd_report_annotate(const rd_model *m, const char *dir, const char *srcdir, c
     }
     uint32_t n;
     uint32_t *ids = source_ids(m, &n);
-    int e = ids ? 0 : -ENOMEM;
+    char **used = calloc(n + 1, sizeof *used);
+    int e = ids && used ? 0 : -ENOMEM;
     for (uint32_t i = 0; !e && i < n; i++) {
         char file[4096], flat[256];
         annotate_name(rd_model_string(m, ids[i]), flat, sizeof flat);
+        e = unique_name(used, i, flat, sizeof flat);
+        if (e)
+            break;
         snprintf(file, sizeof file, "%s/%s", dir, flat);
         FILE *out = fopen(file, "w");
         if (!out) {
@@ -409,6 +434,9 @@ int rd_report_annotate(const rd_model *m, const char *dir, const char *srcdir, c
         if (fclose(out))
             e = -EIO;
     }
+    for (uint32_t i = 0; used && i < n; i++)
+        free(used[i]);
+    free(used);
     free(ids);
     return e;
 }

@@ -38,15 +38,16 @@ static uint64_t weight(const rd_model *m, uint32_t n, double k)
 static void write_frame(const rd_model *m, uint32_t fid, FILE *out)
 {
     const rd_func *f = rd_model_func(m, fid);
-    char buf[1024];
+    char name[LT_STR_MAX + 16], buf[LT_STR_MAX + 32];
+    rd_model_name(m, fid, name, sizeof name);
     fputs("{\"name\":", out);
     if (!f->known) {
         json_str(out, "?");
     } else if (f->what == LT_WHAT_C) {
-        snprintf(buf, sizeof buf, "%s [C]", rd_model_string(m, f->name_sid));
+        snprintf(buf, sizeof buf, "%s [C]", name);
         json_str(out, buf);
     } else {
-        json_str(out, rd_model_string(m, f->name_sid));
+        json_str(out, name);
         fputs(",\"file\":", out);
         json_str(out, rd_model_string(m, f->src_sid));
         fprintf(out, ",\"line\":%u", f->linedefined);

@@ -172,7 +172,7 @@ def case_tron(c):
     expect('inside@tron.lua:3' in text, 'the traced region is missing:\n' + text)
     expect('before@' not in text and 'after@' not in text, 'code outside tron/troff traced:\n' + text)
     # one line event entering inside(), one per backward jump of its loop
-    expect(rows.get('?@[C];main chunk@tron.lua:0;inside@tron.lua:3') == 11,
+    expect(rows.get('function@[C];main chunk@tron.lua:0;inside@tron.lua:3') == 11,
            'inside() should have 11 line events: %s' % rows)
 
 
@@ -309,7 +309,7 @@ def case_exit(c):
     meta = json.load(open(os.path.join(c.session('ex'), 'session.json')))
     expect(meta['status'] == 'complete', 'session %s' % meta)
     rows = c.folded(c.session('ex'), 'calls')
-    expect(rows.get('?@[C];main chunk@ex.lua:0;deep@ex.lua:2;deep@ex.lua:2;deep@ex.lua:2;'
+    expect(rows.get('function@[C];main chunk@ex.lua:0;deep@ex.lua:2;deep@ex.lua:2;deep@ex.lua:2;'
                     'deep@ex.lua:2;deep@ex.lua:2;deep@ex.lua:2;os.exit@[C]') == 1,
            'os.exit call missing: %s' % rows)
 

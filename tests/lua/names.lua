@@ -47,3 +47,23 @@ print("pkg", package.loaded.my_pkg.run("go"))
 -- same line, two functions: one first-sight key
 local f1, f2 = function() return 1 end, function() return 2 end
 print("same line", f1(), f2())
+
+-- two functions, one line, one call-site name: told apart as g and g#2
+local fs = { function() return "one" end, function() return "two" end }
+for i = 1, 2 do
+  local g = fs[i]
+  print("same name", g())
+end
+
+-- the same code loaded twice is one function (same label, no #2)
+local chunk = "return function(x) return x * 3 end"
+local l1, l2 = loadstring(chunk, "=twice")(), loadstring(chunk, "=twice")()
+print("loaded twice", l1(1), l2(2))
+
+-- two C functions with one call-site name: the ipairs iterator and a wrap
+-- closure are both "(for generator)"; the second is (for generator)#2
+for _, v in ipairs({ "i" }) do print("ipairs", v) end
+for v in coroutine.wrap(function() coroutine.yield("w") end) do print("wrap", v) end
+
+-- no name at all: "function"
+print("nameless", (function() return "x" end)())

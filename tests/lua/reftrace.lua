@@ -59,6 +59,11 @@ local MAIN = {}   -- stands for the main thread (coroutine.running() is nil)
 -- Frame labels, fixed per function at first sight.
 
 local labels = {}  -- first-sight key -> label
+local taken = {}   -- label without "#N" -> keys that got it so far
+
+local function clean(s)
+  return (s:gsub(";", ","):gsub("\n", " "))
+end
 local by_closure = setmetatable({}, { __mode = "k" })  -- Lua closure -> label
 
 local function shorter(best, c)
@@ -113,9 +118,14 @@ local function label_of(info)
   if what == "main" then
     name = "main chunk"
   else
-    name = global_name(f) or info.name or "?"
+    name = global_name(f) or info.name or "function"
   end
-  label = (name .. "@" .. where):gsub(";", ","):gsub("\n", " ")
+  name, where = clean(name), clean(where)
+  -- two keys with one label: the second is NAME#2, the third NAME#3...
+  local base = name .. "@" .. where
+  local n = (taken[base] or 0) + 1
+  taken[base] = n
+  label = n == 1 and base or name .. "#" .. n .. "@" .. where
   labels[key] = label
   if what ~= "C" then by_closure[f] = label end
   return label

@@ -498,6 +498,37 @@ START_TEST(test_report_annotate)
 }
 END_TEST
 
+/* "a/b.lua" and "a_b.lua" flatten to one name: the second source seen
+ * gets a_b.lua#2.txt, and neither overwrites the other. */
+START_TEST(test_report_annotate_collision)
+{
+    ev_str(1, "a/b.lua");
+    ev_str(2, "a_b.lua");
+    ev_str(3, "f");
+    ev_func(1, LT_WHAT_LUA, 1, 3, 1);
+    ev_func(2, LT_WHAT_LUA, 2, 3, 1);
+    EV(CLOCK, 0, 0, 0);
+    EV(START, 0x1000, LT_R_BEGIN);
+    EV(FRAME, 1, 1, 1);
+    EV(LINE, 1, 0, 2);
+    EV(CALL, 2, 0, 2);
+    EV(LINE, 2, 0, 3);
+    EV(RET, 2, 0);
+    char dir[128], err[256] = "", path[256];
+    snprintf(dir, sizeof dir, "%s/annotate", g_tmp);
+    ck_assert_msg(rd_report_annotate(&M, dir, g_tmp, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(count_entries(dir), 2);
+    snprintf(path, sizeof path, "%s/a_b.lua.txt", dir);
+    char *txt = read_file(path);
+    ck_assert_msg(strncmp(txt, "== a/b.lua ", 11) == 0, "%s", txt);
+    free(txt);
+    snprintf(path, sizeof path, "%s/a_b.lua#2.txt", dir);
+    txt = read_file(path);
+    ck_assert_msg(strncmp(txt, "== a_b.lua ", 11) == 0, "%s", txt);
+    free(txt);
+}
+END_TEST
+
 START_TEST(test_report_annotate_stream)
 {
     limit_files();
@@ -598,6 +629,7 @@ int main(void)
     ADD(s, test_report_folded_empty, 0);
     ADD(s, test_report_annotate, 1);
     ADD(s, test_report_annotate_stream, 1);
+    ADD(s, test_report_annotate_collision, 1);
     ADD(s, test_report_annotate_long_line, 1);
     ADD(s, test_report_annotate_long_name, 1);
     SRunner *sr = srunner_create(s);

@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""Progress of `recorderd report` on stderr (progress.py).
+
+  progress.py --recorderd PATH [--lua lua5.1]
+
+Makes a trace of a few MB (a traced loop), then replays it with
+`recorderd report --format folded`:
+  1. stderr a pipe, LUATRACE_PROGRESS_MS=0: stderr stays empty;
+  2. stderr a pty, LUATRACE_PROGRESS_MS=0 (a line after every chunk read):
+     progress lines drawn with \\r (events, events/s, % read, time left),
+     the last one erased, stdout (a pipe) the same report as in 1;
+  3. stderr a pty, default interval (1 s): a replay shorter than a second
+     draws nothing.
+Everything runs in a temporary directory that is always removed.
+Exit status: 0 pass, 1 fail, 77 skipped (no recorderd).
+"""
+
+import argparse
+import os
+import pty
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+SKIP = 77
+TIMEOUT = 60
+
+PROGRAM = '''local function step(i) return i % 7 end
+local s = 0
+for i = 1, 150000 do s = s + step(i) end
+print(s)
+'''
+
+
+class Failure(Exception):
+    pass
+
+
+def expect(cond, what):
+    if not cond:
+        raise Failure(what)
+
+
+def env_without(*names, **extra):
+    env = dict(os.environ)
+    for n in names + ('LUATRACE_PROGRESS_MS',):
+        env.pop(n, None)
+    env.update(extra)
+    return env
+
+
+def make_trace(args, tmp):
+    prog = os.path.join(tmp, 'loop.lua')
+    with open(prog, 'w') as f:
+        f.write(PROGRAM)
+    out = os.path.join(tmp, 'out')
+    r = subprocess.run([args.recorderd, 'run', '--quiet', '--out', out, '--',
+                        args.lua, prog], cwd=tmp, env=env_without('LUA_INIT'),
+                       capture_output=True, timeout=TIMEOUT)
+    expect(r.returncode == 0, 'traced run failed: %r' % r.stderr)
+    session = os.path.join(out, 'loop')
+    size = os.path.getsize(os.path.join(session, 'trace.ltr'))
+    expect(size > (1 << 20), 'trace too small for the test: %d bytes' % size)
+    return session
+
+
+def report_cmd(args, session):
+    return [args.recorderd, 'report', session, '--format', 'folded',
+            '--weight', 'calls']
+
+
+def under_pty(cmd, env):
+    """Runs cmd with stderr on a pty; returns (stdout, what the pty got)."""
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=slave,
+                            start_new_session=True)
+    os.close(slave)
+    got = b''
+    deadline = time.monotonic() + TIMEOUT
+    out_chunks = []
+    try:
+        # the report is small: read the pty to its end, then stdout
+        while time.monotonic() < deadline:
+            try:
+                b = os.read(master, 65536)
+            except OSError:  # EIO: the last holder of the slave is gone
+                break
+            if not b:
+                break
+            got += b
+        out_chunks.append(proc.stdout.read())
+        proc.wait(timeout=max(1, deadline - time.monotonic()))
+    finally:
+        os.close(master)
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    expect(proc.returncode == 0, 'report under a pty failed: %r' % got)
+    return b''.join(out_chunks), got
+
+
+def check(args, tmp):
+    session = make_trace(args, tmp)
+    cmd = report_cmd(args, session)
+
+    # 1. not a terminal: silent, whatever the interval
+    piped = subprocess.run(cmd, env=env_without(LUATRACE_PROGRESS_MS='0'),
+                           capture_output=True, timeout=TIMEOUT)
+    expect(piped.returncode == 0, 'report failed: %r' % piped.stderr)
+    expect(piped.stderr == b'', 'stderr not a terminal, yet: %r'
+           % piped.stderr[:300])
+    expect(b'loop.lua:1 150000\n' in piped.stdout, 'no folded stacks on stdout: %r' % piped.stdout[:300])
+
+    # 2. a terminal, a line after every chunk
+    out, tty = under_pty(cmd, env_without(LUATRACE_PROGRESS_MS='0'))
+    expect(out == piped.stdout, 'stdout differs under a pty')
+    text = tty.decode('utf-8', 'replace')
+    lines = [l for l in text.split('\r') if l.strip()]
+    pat = re.compile(r'^recorderd: replaying: (\d+) events, [\d.]+ M events/s,'
+                     r' (\d+)% read, \d+ s left *$')
+    expect(len(lines) >= 3, 'expected several progress lines, got %r'
+           % text[:500])
+    counts = []
+    for l in lines:
+        m = pat.match(l)
+        expect(m, 'unexpected progress line %r' % l)
+        counts.append(int(m.group(1)))
+    expect(counts == sorted(counts) and counts[-1] > counts[0],
+           'event counts do not grow: %s' % counts)
+    expect('\n' not in text, 'progress must stay on one line: %r' % text[:300])
+    # erased at the end: \r, blanks over the whole line, \r
+    expect(re.search(r'\r +\r$', text) is not None,
+           'the last progress line is not erased: %r' % text[-200:])
+
+    # 3. a terminal, default interval: a short replay draws nothing
+    out, tty = under_pty(cmd, env_without())
+    expect(out == piped.stdout, 'stdout differs under a pty')
+    expect(tty == b'', 'a replay under a second drew progress: %r' % tty[:300])
+    print('ok: %d progress lines, silent when stderr is not a terminal'
+          % len(lines))
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--recorderd', required=True)
+    ap.add_argument('--lua', default='lua5.1')
+    args = ap.parse_args(argv)
+    args.recorderd = os.path.abspath(args.recorderd)
+    if not os.access(args.recorderd, os.X_OK):
+        print('SKIP: no recorderd at %s' % args.recorderd)
+        return SKIP
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+    tmp = tempfile.mkdtemp(prefix='luatrace-progress-')
+    try:
+        check(args, tmp)
+        return 0
+    except (Failure, subprocess.TimeoutExpired) as e:
+        print('FAIL: %s' % e)
+        return 1
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))

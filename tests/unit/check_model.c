@@ -1,0 +1,181 @@
+/* check_model: recorderd/rd_model's frame labels. Two distinct functions
+ * (fids) whose labels NAME@SRC:LINE would be equal are told apart: the
+ * second is NAME#2, the third NAME#3, in fid order, in every writer. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rd_callgrind.h"
+#include "rd_report.h"
+#include "rd_speedscope.h"
+#include "ut_events.h"
+
+enum { S_APP = 1, S_C, S_A, S_B, S_MAIN };
+
+static void ev_func(uint32_t fid, unsigned what, uint32_t src, uint32_t name, uint32_t line)
+{
+    EV(FUNC, fid, what, src, name, line, line + 2, 0);
+}
+
+/* fids: 1 main, 2 a@app.lua:10, 3 a@app.lua:10 (another function on that
+ * line), 4 b@app.lua:10, 5 a@app.lua:10 again, 6 a@app.lua:11, 7 a@[C],
+ * 8 a@[C] (another C function of that name). */
+static void define_functions(void)
+{
+    ev_str(S_APP, "app.lua");
+    ev_str(S_C, "[C]");
+    ev_str(S_A, "a");
+    ev_str(S_B, "b");
+    ev_str(S_MAIN, "main chunk");
+    ev_func(1, LT_WHAT_MAIN, S_APP, S_MAIN, 0);
+    ev_func(2, LT_WHAT_LUA, S_APP, S_A, 10);
+    ev_func(3, LT_WHAT_LUA, S_APP, S_A, 10);
+    ev_func(4, LT_WHAT_LUA, S_APP, S_B, 10);
+    ev_func(5, LT_WHAT_LUA, S_APP, S_A, 10);
+    ev_func(6, LT_WHAT_LUA, S_APP, S_A, 11);
+    ev_func(7, LT_WHAT_C, S_C, S_A, 0);
+    ev_func(8, LT_WHAT_C, S_C, S_A, 0);
+}
+
+static const char *label(uint32_t fid)
+{
+    static char buf[256];
+    rd_model_label(&M, fid, buf, sizeof buf);
+    return buf;
+}
+
+START_TEST(test_model_label_numbered)
+{
+    define_functions();
+    ck_assert_str_eq(label(1), "main chunk@app.lua:0");
+    ck_assert_str_eq(label(2), "a@app.lua:10");
+    ck_assert_str_eq(label(3), "a#2@app.lua:10");
+    ck_assert_str_eq(label(4), "b@app.lua:10");
+    ck_assert_str_eq(label(5), "a#3@app.lua:10");
+    ck_assert_str_eq(label(6), "a@app.lua:11");
+    ck_assert_str_eq(label(7), "a@[C]");
+    ck_assert_str_eq(label(8), "a#2@[C]");
+    ck_assert_str_eq(label(99), "?@?");
+    char name[64];
+    rd_model_name(&M, 5, name, sizeof name);
+    ck_assert_str_eq(name, "a#3");
+    rd_model_name(&M, 2, name, sizeof name);
+    ck_assert_str_eq(name, "a");
+}
+END_TEST
+
+/* A FUNC record for a fid already defined (only a forged trace sends one)
+ * keeps its number and takes none from the functions after it. */
+START_TEST(test_model_label_redefined)
+{
+    define_functions();
+    ev_func(3, LT_WHAT_LUA, S_APP, S_A, 10);
+    ev_func(9, LT_WHAT_LUA, S_APP, S_A, 10);
+    ck_assert_str_eq(label(3), "a#2@app.lua:10");
+    ck_assert_str_eq(label(9), "a#4@app.lua:10");
+}
+END_TEST
+
+/* Many functions: the label table grows and keeps its counts. */
+START_TEST(test_model_label_many)
+{
+    ev_str(S_APP, "app.lua");
+    ev_str(S_A, "a");
+    for (uint32_t fid = 1; fid <= 3000; fid++)
+        ev_func(fid, LT_WHAT_LUA, S_APP, S_A, fid <= 1000 ? fid : 7);
+    ck_assert_str_eq(label(7), "a@app.lua:7");
+    ck_assert_str_eq(label(1001), "a#2@app.lua:7");
+    ck_assert_str_eq(label(3000), "a#2001@app.lua:7");
+    ck_assert_str_eq(label(1000), "a@app.lua:1000");
+}
+END_TEST
+
+static char *render(int (*fn)(FILE *))
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_int_eq(fn(f), 0);
+    fclose(f);
+    return buf;
+}
+
+static int do_folded(FILE *f)
+{
+    return rd_report_folded(&M, RD_W_CALLS, f);
+}
+
+static int do_profile(FILE *f)
+{
+    return rd_report_profile(&M, "t", "lua5.1 app.lua", 20, f);
+}
+
+static int do_speedscope(FILE *f)
+{
+    return rd_speedscope_write(&M, "t", f);
+}
+
+static int do_callgrind(FILE *f)
+{
+    return rd_callgrind_write(&M, "lua5.1 app.lua", NULL, f);
+}
+
+/* main calls fid 2, then fid 3 (same base label), then C fids 7 and 8. */
+static void run_calls(void)
+{
+    define_functions();
+    EV(CLOCK, 0, 0, 0);
+    EV(START, 0x1000, LT_R_BEGIN);
+    EV(FRAME, 1, 1, 5);
+    uint32_t fids[] = {2, 3, 7, 8};
+    for (int i = 0; i < 4; i++) {
+        EV(CALL, 2, 1000, fids[i]);
+        EV(LINE, 2, 1000, 11);
+        EV(RET, 2, 1000);
+    }
+}
+
+START_TEST(test_model_label_writers)
+{
+    run_calls();
+    char *folded = render(do_folded), *profile = render(do_profile);
+    char *speedscope = render(do_speedscope), *callgrind = render(do_callgrind);
+    ck_assert_ptr_nonnull(strstr(folded, "main chunk@app.lua:0;a@app.lua:10 1\n"));
+    ck_assert_ptr_nonnull(strstr(folded, "main chunk@app.lua:0;a#2@app.lua:10 1\n"));
+    ck_assert_ptr_nonnull(strstr(folded, "main chunk@app.lua:0;a@[C] 1\n"));
+    ck_assert_ptr_nonnull(strstr(folded, "main chunk@app.lua:0;a#2@[C] 1\n"));
+    ck_assert_ptr_nonnull(strstr(profile, " a#2 (app.lua:10)\n"));
+    ck_assert_ptr_nonnull(strstr(profile, " a#2 [C]\n"));
+    ck_assert_ptr_nonnull(strstr(speedscope, "{\"name\":\"a#2\",\"file\":\"app.lua\",\"line\":10}"));
+    ck_assert_ptr_nonnull(strstr(speedscope, "{\"name\":\"a#2 [C]\"}"));
+    ck_assert_ptr_nonnull(strstr(callgrind, "a#2 app.lua:10"));
+    ck_assert_ptr_nonnull(strstr(callgrind, "a#2 [C]"));
+    free(folded);
+    free(profile);
+    free(speedscope);
+    free(callgrind);
+}
+END_TEST
+
+static void add(Suite *s, const char *name, const TTest *t)
+{
+    TCase *tc = tcase_create(name);
+    tcase_add_checked_fixture(tc, model_setup, model_teardown);
+    tcase_add_test(tc, t);
+    suite_add_tcase(s, tc);
+}
+
+int main(void)
+{
+    Suite *s = suite_create("model");
+    add(s, "label_numbered", test_model_label_numbered);
+    add(s, "label_redefined", test_model_label_redefined);
+    add(s, "label_many", test_model_label_many);
+    add(s, "label_writers", test_model_label_writers);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_ENV);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
