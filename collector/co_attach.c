@@ -1,12 +1,21 @@
 /* co_attach: live attach (the rendezvous is in proto/lt_attach.h).
  *
  * Dormant, the collector is a marker file and a signal handler. The
- * handler only calls lua_sethook on the main thread (safe from a signal
- * handler: lua.c does it for Ctrl-C). The hook's next event, in whatever
- * thread runs Lua next, opens the trace: ring, hello, a snapshot of the
- * running thread, then the hook and a snapshot on every other coroutine,
- * so recorderd's stacks are exact from the first event. Detach removes the
- * hook from every thread again.
+ * handler only calls lua_sethook (safe from a signal handler: lua.c does it
+ * for Ctrl-C), on the main thread and on every thread of the GC list, as
+ * the running one may be any coroutine and Lua 5.1 does not say which. The
+ * hook's next event, in whatever thread runs Lua next, opens the trace:
+ * ring, hello, a snapshot of the running thread, then the hook and a
+ * snapshot on every other coroutine, so recorderd's stacks are exact from
+ * the first event. Detach removes the hook from every thread again.
+ *
+ * Walking the list from a signal handler: the handler may interrupt the
+ * GC, but Lua links and unlinks an object with one pointer store, and
+ * frees it only once unlinked, so the walk sees a consistent list. An
+ * object being linked may not have its type set yet: a thread is only
+ * touched if its type and its global_State pointer both match. lua_close
+ * frees the list after the finalizers ran: the module's sentinel closes
+ * the door first (co_attach_closing).
  *
  * Every coroutine is found by walking the Lua 5.1 GC object list, whose
  * layout (global_State) is verified when listening; without it, threads
@@ -117,16 +126,35 @@ static int walk_check(lua_State *L)
     return found_co && found_main;
 }
 
+static volatile int g_closing; /* lua_close has begun: no more walks */
+
+void co_attach_closing(void)
+{
+    g_closing = 1;
+}
+
+/* Async-signal-safe: no allocation, no Lua API but lua_sethook. */
+static void hook_every_thread(void)
+{
+    char *g = rd_ptr(g_main, LS_G);
+    size_t n = 0;
+    for (char *o = rd_ptr(g, G_ROOTGC); o && n < WALK_MAX; o = rd_ptr(o, 0), n++)
+        if (o[LS_TT] == LUA_TTHREAD && rd_ptr(o, LS_G) == g)
+            lua_sethook((lua_State *)o, co_hook, CO_MASK, 0);
+}
+
 static void on_signal(int sig, siginfo_t *si, void *ctx)
 {
     (void)sig;
     (void)ctx;
     int v = si->si_code == SI_QUEUE ? si->si_value.sival_int : 0;
-    if (v != LT_ATTACH_TRACE && v != LT_ATTACH_DUMP && v != LT_ATTACH_WAKE)
-        return; /* not from recorderd */
-    if (v != LT_ATTACH_WAKE)
-        co_attach_req = v;
+    co_state *s = co_module_state();
+    if (g_closing || s->active || (v != LT_ATTACH_TRACE && v != LT_ATTACH_DUMP))
+        return; /* not from recorderd, too late, or traced already */
+    co_attach_req = v;
     lua_sethook(g_main, co_hook, CO_MASK, 0);
+    if (g_walk_ok)
+        hook_every_thread();
 }
 
 static void remove_marker(void)
@@ -242,8 +270,10 @@ void co_attach_serve(lua_State *L, lua_Debug *ar)
     snprintf(name, sizeof name, "attach.%d", (int)getpid());
     s->private_summary = 0;
     if (co_module_begin(s, L, name, sock, NULL, err, sizeof err)) {
-        lua_sethook(L, NULL, 0, 0);
-        return; /* recorderd gave up waiting: stay dormant, say nothing */
+        lua_sethook(L, NULL, 0, 0); /* recorderd gave up waiting: stay dormant, */
+        if (g_walk_ok)              /* say nothing, leave no hook */
+            each_thread(L, unhook_thread, NULL);
+        return;
     }
     s->attached = 1;
     co_hook_set_state(s);

@@ -146,10 +146,13 @@ CO_INLINE void on_line(co_state *s, lua_Debug *ar, uint64_t dt)
  * or detached: hooks left on threads go lazily). */
 static void inactive(lua_State *L, lua_Debug *ar)
 {
-    if (co_attach_req || (g_state && g_state->attached))
+    if (co_attach_req || (g_state && g_state->attached)) {
         co_attach_serve(L, ar);
-    else
-        lua_sethook(L, NULL, 0, 0);
+        return;
+    }
+    lua_sethook(L, NULL, 0, 0);
+    if (co_attach_req) /* an attach signal landed meanwhile: keep its hook */
+        lua_sethook(L, co_hook, CO_MASK, 0);
 }
 
 void co_hook(lua_State *L, lua_Debug *ar)

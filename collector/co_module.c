@@ -76,6 +76,7 @@ static void in_forked_child(void)
 static int sentinel_gc(lua_State *L)
 {
     (void)L;
+    co_attach_closing();
     co_module_finish(co_hook_state(), LT_R_CLOSE);
     return 0;
 }

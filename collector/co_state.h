@@ -159,6 +159,9 @@ co_state *co_module_state(void);
 /* Starts listening for `recorderd attach`. Returns 0 or -errno with err. */
 int co_attach_listen(lua_State *L, char *err, size_t cap);
 
+/* lua_close has begun (the sentinel's finalizer): requests are ignored. */
+void co_attach_closing(void);
+
 /* An attach request arrived (signal) and waits for a Lua event. */
 extern volatile int co_attach_req;
 

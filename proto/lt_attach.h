@@ -10,8 +10,8 @@
  *   event the collector connects to that socket and says hello as any
  *   traced process does (lt_ctl), then streams records into its ring.
  * - To detach, recorderd stores LT_CONTROL_DETACH in the ring's control
- *   word (and sends LT_ATTACH_WAKE): the collector ends the trace at its
- *   next event and goes back to dormant.
+ *   word: the collector ends the trace at its next event and goes back to
+ *   dormant.
  * LT_ATTACH_DIR is /tmp/luatrace-<uid>/attach, mode 0700: the same for
  * every process of the user, whatever its environment. */
 #ifndef LT_ATTACH_H
@@ -27,7 +27,6 @@
 enum lt_attach_req {
     LT_ATTACH_TRACE = 1, /* trace until detached */
     LT_ATTACH_DUMP = 2,  /* send every thread's stack, then detach */
-    LT_ATTACH_WAKE = 3,  /* look at the control word soon */
 };
 
 /* The ring's control word (struct lt_ring_hdr.control). */

@@ -107,7 +107,6 @@ static void detach(attach_ctx *a)
     }
     if (!s->ring_lost)
         atomic_store_explicit(&s->ring.hdr->control, LT_CONTROL_DETACH, memory_order_relaxed);
-    ask(a, LT_ATTACH_WAKE);
     uv_timer_start(&a->grace_timer, on_grace, a->o->grace_ms, 0);
 }
 
