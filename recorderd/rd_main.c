@@ -35,11 +35,15 @@ static void usage(FILE *f)
             "                   [--include PAT]... [--exclude PAT]... [--include-untested DIR]...\n"
             "                   [-o FILE]\n"
             "  recorderd report --merge SESSION... [--format lcov|luacov|coverage] [-o FILE]\n"
+            "  recorderd report SESSION_DIR|TRACE_FILE --format chrome|speedscope-evented [-o FILE]\n"
             "  recorderd report SESSION_DIR|TRACE_FILE --backend SPEC... [-o DIR]\n"
+
             "  recorderd status [--socket PATH] [--json]\n"
             "  recorderd stop [--socket PATH]\n"
             "  recorderd serve --fd N [--out DIR] [--summary|--quiet]   (used by the collector)\n"
-            "  recorderd --version | --help\n");
+            "  recorderd --version | --help\n"
+            "backends (SPEC): chrome (trace.chrome.json), speedscope-evented "
+            "(trace.speedscope.json)\n");
 }
 
 /* Returns the value of option argv[*i] (advancing), or NULL. */
@@ -444,7 +448,7 @@ static int cmd_report(int argc, char **argv)
         fprintf(stderr,
                 "recorderd report: unknown format %s (profile, annotate, folded, callgrind, "
                 "flamegraph, speedscope, "
-                "lcov, luacov, coverage, none)\n",
+                "lcov, luacov, coverage, none, or a backend: chrome, speedscope-evented)\n",
                 o.format);
         return 2;
     }
