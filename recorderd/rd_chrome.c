@@ -7,7 +7,7 @@
  * than X so that the file is written in order as it is read back: a parent
  * begins before its children even at equal times, which consumers that
  * sort by time alone keep (stable sorts). Every E repeats its B's name
- * (speedscope's importer needs it) and no event has args (they would split
+ * and cat (speedscope's importer and DevTools' need them) and no event has args (they would split
  * speedscope's frames). A suspended coroutine's frames stay open: its track
  * shows coroutine.yield until it is resumed. ts is in microseconds with
  * three decimals: exact nanoseconds. */
@@ -36,6 +36,8 @@ typedef struct writer {
     char **name; /* fid -> its label as a JSON string, made on first use */
     long pid;
     uint32_t tid;
+    const char **cat; /* the cat of each open B of the track, to repeat on its E */
+    uint32_t ncat, capcat;
 } writer;
 
 static const char *name_of(writer *w, uint32_t fid)
@@ -61,14 +63,32 @@ static void put_ts(FILE *out, uint64_t ns)
     fprintf(out, "%" PRIu64 ".%03u", ns / 1000, (unsigned)(ns % 1000));
 }
 
+static const char *cat_of(const rd_func *fn, enum rd_how how)
+{
+    int c = fn->what == LT_WHAT_C;
+    if (how == RD_TAIL)
+        return c ? "c,tail" : "lua,tail";
+    if (how == RD_SNAP)
+        return c ? "c,snapshot" : "lua,snapshot";
+    return c ? "c" : "lua";
+}
+
+/* DevTools' trace engine pairs an E with its B by name and cat. */
+static const char *push_pop_cat(writer *w, const rd_tl_event *ev)
+{
+    if (ev->leave)
+        return w->ncat ? w->cat[--w->ncat] : "lua";
+    const char *cat = cat_of(rd_model_func(w->m, ev->fid), ev->how);
+    if (!rd_grow((void **)&w->cat, &w->capcat, w->ncat, sizeof *w->cat))
+        w->cat[w->ncat++] = cat;
+    return cat;
+}
+
 static int write_event(void *ud, const rd_tl_event *ev)
 {
     writer *w = ud;
-    const rd_func *fn = rd_model_func(w->m, ev->fid);
-    fprintf(w->out, ",\n{\"ph\":\"%c\",\"name\":%s", ev->leave ? 'E' : 'B', name_of(w, ev->fid));
-    if (!ev->leave)
-        fprintf(w->out, ",\"cat\":\"%s%s\"", fn->what == LT_WHAT_C ? "c" : "lua",
-                ev->how == RD_TAIL ? ",tail" : ev->how == RD_SNAP ? ",snapshot" : "");
+    fprintf(w->out, ",\n{\"ph\":\"%c\",\"name\":%s,\"cat\":\"%s\"", ev->leave ? 'E' : 'B',
+            name_of(w, ev->fid), push_pop_cat(w, ev));
     fprintf(w->out, ",\"pid\":%ld,\"tid\":%u,\"ts\":", w->pid, w->tid);
     put_ts(w->out, rd_timeline_ns(w->k, ev->t));
     fputc('}', w->out);
@@ -118,6 +138,7 @@ static int write_json(FILE *out, void *ud)
     int e = 0;
     for (uint32_t k = 0; k < w->tl->ntr && !e; k++) {
         w->tid = k + 1;
+        w->ncat = 0;
         e = rd_timeline_each(w->tl, k, write_event, w);
     }
     fputs("\n]}\n", out);
@@ -128,7 +149,7 @@ static int chrome_finish(rd_backend *b, const rd_model *m, const char *dir, cons
                          char *err, size_t cap)
 {
     chrome *c = (chrome *)b;
-    writer w = {NULL, m, &c->tl, b->info, rd_model_ns_per_tick(m), NULL, 1, 0};
+    writer w = {NULL, m, &c->tl, b->info, rd_model_ns_per_tick(m), NULL, 1, 0, NULL, 0, 0};
     int e = rd_timeline_end(&c->tl, m->ticks_total);
     if (e) {
         snprintf(err, cap, "cannot keep the timeline: %s", strerror(-e));
@@ -143,6 +164,7 @@ static int chrome_finish(rd_backend *b, const rd_model *m, const char *dir, cons
     for (uint32_t i = 0; i <= m->nfunc; i++)
         free(w.name[i]);
     free(w.name);
+    free(w.cat);
     return e;
 }
 

@@ -7,7 +7,7 @@ Runs each Lua PROGRAM under `recorderd run --backend chrome --backend
 speedscope-evented`, then checks:
 - trace.chrome.json: parses with python's json; the structure Perfetto and
   chrome://tracing read (traceEvents of B/E/M events with the fields each
-  needs, ts in µs); per track, B/E balance, each E names its B, times never
+  needs, ts in µs); per track, B/E balance, each E repeats its B's name and cat, times never
   go back and every slice lies inside its parent; every track is named
   (thread_name: "main", "coroutine N (...)") and sorted; the process is
   named; the top-level slices of the main track add up to the time inside
@@ -19,7 +19,9 @@ speedscope-evented`, then checks:
   with balanced events (each close is the frame on top) whose times never
   decrease and equal the chrome track's; then a sampled profile equal to
   the folded stacks; all frames valid indices. If npm can install ajv-cli
-  and speedscope, the file is validated against speedscope's schema;
+  and speedscope, the file is validated against speedscope's schema, and
+  if it can install DevTools' trace engine (@paulirish/trace_engine), that
+  must read every chrome track, named, with all its slices nested;
 - `recorderd report S --format chrome|speedscope-evented -o FILE` writes
   the same events as the session did.
 Exit status: 0 pass, 1 fail, 77 skipped (recorderd does not exist).
@@ -66,8 +68,7 @@ def check_event_fields(ev):
     else:
         check(isinstance(ev.get('ts'), (int, float)) and ev['ts'] >= 0, 'bad ts %r' % ev)
         check('args' not in ev, 'args would split speedscope frames: %r' % ev)
-        if ev['ph'] == 'B':
-            check(isinstance(ev.get('cat'), str), 'B without cat: %r' % ev)
+        check(isinstance(ev.get('cat'), str), 'no cat: %r' % ev)
 
 
 def slices_of(events):
@@ -86,7 +87,8 @@ def slices_of(events):
             continue
         check(stack, 'tid %d: E with nothing open: %r' % (tid, ev))
         name, cat, t0, bseq = stack.pop()
-        check(name == ev['name'], 'tid %d: E %r closes B %r' % (tid, ev['name'], name))
+        check(name == ev['name'] and cat == ev.get('cat'), 'tid %d: E %r %r closes B %r %r'
+              % (tid, ev['name'], ev.get('cat'), name, cat))
         out.setdefault(tid, []).append((name, cat, t0, t, len(stack), bseq))
     for tid, stack in open_.items():
         check(not stack, 'tid %d: %d slices never end' % (tid, len(stack)))
@@ -240,8 +242,53 @@ def events_only(path):
 
 
 # {======================================================================
+# Chrome DevTools' trace engine, through npm
 
-def one(args, prog, tmp, npm):
+DEVTOOLS_PACKAGE = '@paulirish/trace_engine@0.0.65'
+DEVTOOLS_JS = r'''
+import {analyzeTrace} from '@paulirish/trace_engine/analyze-trace.mjs';
+const {parsedTrace} = await analyzeTrace(process.argv[2]);
+const out = {};
+for (const [pid, p] of parsedTrace.data.Renderer.processes)
+  for (const [tid, t] of p.threads)
+    out[tid] = {name: t.name, entries: t.entries.length, roots: t.tree.roots.size};
+console.log(JSON.stringify(out));
+'''
+
+
+def install_devtools(tmp):
+    """A script running DevTools' trace engine, or None with a note."""
+    npm = shutil.which('npm')
+    prefix = os.path.join(tmp, 'npm-devtools')
+    res = corpus.run([npm, 'install', '--prefix', prefix, '--no-audit', '--no-fund',
+                      DEVTOOLS_PACKAGE], tmp, corpus.base_env(), 240) if npm else None
+    if not res or res.status != 0 or not shutil.which('node'):
+        print('NOTE: cannot install %s: DevTools check skipped' % DEVTOOLS_PACKAGE)
+        return None
+    script = os.path.join(prefix, 'devtools.mjs')
+    with open(script, 'w') as f:
+        f.write(DEVTOOLS_JS)
+    return script
+
+
+def check_devtools(script, path, sl, names, tmp):
+    """The engine of Chrome's Performance panel reads every track, named,
+    with every slice, nested: no B/E mismatch."""
+    res = corpus.run([shutil.which('node'), script, path], tmp, corpus.base_env(), 120)
+    err = res.err.decode(errors='replace')
+    check(res.status == 0 and 'mismatch' not in err, 'DevTools trace engine on %s: %s'
+          % (path, corpus.show_bytes(res.out + res.err)))
+    got = json.loads(res.out.decode().strip().splitlines()[-1])
+    for tid, s in sl.items():
+        g = got.get(str(tid))
+        roots = sum(1 for x in s if x[4] == 0)
+        check(g == {'name': names[tid], 'entries': len(s), 'roots': roots},
+              'DevTools reads track %d as %r, not %r' % (tid, g, (names[tid], len(s), roots)))
+
+
+# {======================================================================
+
+def one(args, prog, tmp, npm, devtools):
     path = os.path.abspath(prog)
     name = os.path.splitext(os.path.basename(path))[0]
     outdir = os.path.join(tmp, 'out-' + name)
@@ -275,6 +322,9 @@ def one(args, prog, tmp, npm):
     if npm:
         views.validate(npm, evjs, tmp)
         extra = ', speedscope schema valid'
+    if devtools:
+        check_devtools(devtools, chrome_path, sl, names, tmp)
+        extra += ', DevTools reads it'
     print('%s: %d tracks, %d slices, main %d ns of %d traced, %d functions\' calls agree, '
           '%d evented profiles%s'
           % (name, len(names), sum(len(s) for s in sl.values()), top, sj['traced_ns'], ncalls,
@@ -296,8 +346,9 @@ def main(argv):
     tmp = tempfile.mkdtemp(prefix='luatrace-timeline-')
     try:
         npm = None if args.no_npm else views.install_npm(tmp)
+        devtools = None if args.no_npm else install_devtools(tmp)
         for prog in args.programs:
-            one(args, prog, tmp, npm)
+            one(args, prog, tmp, npm, devtools)
     except (corpus.Failure, ValueError, KeyError, TypeError, IndexError) as e:
         print('FAIL: %s: %s' % (type(e).__name__, e))
         return 1
