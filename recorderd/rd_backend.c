@@ -1,6 +1,9 @@
 /* rd_backend: the registry of streaming backends and the fan-out. */
 #include "rd_backend.h"
 
+#include "rd_chrome.h"
+#include "rd_speedscope.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,6 +13,8 @@ static const struct {
     const char *prefix;
     rd_backend_create_fn *create;
 } kinds[] = {
+    {"chrome", rd_chrome_create},
+    {"speedscope-evented", rd_speedscope_evented_create},
     {NULL, NULL}, /* the table's end */
 };
 
@@ -85,6 +90,12 @@ int rd_backends_open(rd_backends *set, const char *const *specs, unsigned n, con
         set->b[set->n++] = b;
     }
     return 0;
+}
+
+void rd_backends_info(rd_backends *set, const rd_backend_info *info)
+{
+    for (unsigned i = 0; i < set->n; i++)
+        set->b[i]->info = info;
 }
 
 void rd_backends_attach(rd_backends *set, rd_stack *s)

@@ -13,9 +13,18 @@
 
 #define RD_MAX_BACKENDS 16
 
+/* What a backend may want to know of the trace besides its records. */
+typedef struct rd_backend_info {
+    const char *session; /* session name, or the trace's path for a report */
+    const char *command; /* the traced command line; NULL if unknown */
+    long pid;            /* the traced process; 0 if unknown */
+    const char *dir;     /* the output directory: also for large temporary files */
+} rd_backend_info;
+
 typedef struct rd_backend rd_backend;
 struct rd_backend {
     const char *name; /* for messages */
+    const rd_backend_info *info; /* NULL unless rd_backends_info was called */
     rd_listener ls;   /* its callbacks; ls.ud is its own state */
     /* The trace ended: write the output into dir, under the backend's own
      * file name, or to `file` when not NULL. Returns 0, or -errno with a
@@ -43,6 +52,10 @@ int rd_backend_known(const char *spec);
  * says which spec failed and why. */
 int rd_backends_open(rd_backends *set, const char *const *specs, unsigned n, const rd_model *m,
                      char *err, size_t cap);
+
+/* Tells every backend of the set about the trace (before it is read; info
+ * must outlive the set). */
+void rd_backends_info(rd_backends *set, const rd_backend_info *info);
 
 /* Installs the set as s's listener (none if the set is empty). */
 void rd_backends_attach(rd_backends *set, rd_stack *s);

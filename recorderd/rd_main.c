@@ -39,6 +39,7 @@ static void usage(FILE *f)
             "                   [--include PAT]... [--exclude PAT]... [--include-untested DIR]...\n"
             "                   [-o FILE]\n"
             "  recorderd report --merge SESSION... [--format lcov|luacov|coverage] [-o FILE]\n"
+            "  recorderd report SESSION_DIR|TRACE_FILE --format chrome|speedscope-evented [-o FILE]\n"
             "  recorderd report SESSION_DIR|TRACE_FILE --backend SPEC... [-o DIR]\n"
             "  recorderd attach PID [--duration SECONDS] [--out DIR] [--timeout SECONDS]\n"
             "                   [--backend SPEC]...\n"
@@ -47,7 +48,9 @@ static void usage(FILE *f)
             "  recorderd status [--socket PATH] [--json]\n"
             "  recorderd stop [--socket PATH]\n"
             "  recorderd serve --fd N [--out DIR] [--summary|--quiet]   (used by the collector)\n"
-            "  recorderd --version | --help\n");
+            "  recorderd --version | --help\n"
+            "backends (SPEC): chrome (trace.chrome.json), speedscope-evented "
+            "(trace.speedscope.json)\n");
 }
 
 /* Returns the value of option argv[*i] (advancing), or NULL. */
@@ -449,6 +452,19 @@ static int cmd_coverage(const report_opts *o)
     return rc;
 }
 
+/* Where backends write (and keep temporary files): -o DIR for --backend,
+ * the directory of -o FILE for a --format that is a backend, else ".". */
+static const char *out_dir(const report_opts *o, int streaming, char *buf, size_t cap)
+{
+    const char *slash = o->out ? strrchr(o->out, '/') : NULL;
+    if (!o->out || (streaming && !slash))
+        return ".";
+    if (!streaming)
+        return o->out;
+    snprintf(buf, cap, "%.*s", slash == o->out ? 1 : (int)(slash - o->out), o->out);
+    return buf;
+}
+
 static int cmd_report(int argc, char **argv)
 {
     report_opts o;
@@ -475,7 +491,7 @@ static int cmd_report(int argc, char **argv)
         fprintf(stderr,
                 "recorderd report: unknown format %s (profile, annotate, folded, callgrind, "
                 "flamegraph, speedscope, pprof, html, "
-                "lcov, luacov, coverage, none)\n",
+                "lcov, luacov, coverage, none, or a backend: chrome, speedscope-evented)\n",
                 o.format);
         return 2;
     }
@@ -493,6 +509,9 @@ static int cmd_report(int argc, char **argv)
         rd_model_free(&m);
         return 2;
     }
+    char outdir[PATH_MAX];
+    rd_backend_info info = {o.path, NULL, 0, out_dir(&o, streaming, outdir, sizeof outdir)};
+    rd_backends_info(&bk, &info);
     rd_backends_attach(&bk, &st);
     int e = rd_replay_path(o.path, &st, 1, err, sizeof err);
     rc = 1;
@@ -502,9 +521,10 @@ static int cmd_report(int argc, char **argv)
         if (err[0])
             fprintf(stderr, "recorderd report: warning: %s\n", err);
         /* a backend format writes -o FILE; --backend outputs go to -o DIR */
-        rc = streaming ? 0 : write_report(&o, &m);
-        if (rd_backends_finish(&bk, &m, streaming || !o.out ? "." : o.out,
-                               streaming ? o.out : NULL, err, sizeof err)) {
+        report_opts to_stdout = o; /* with --backend, -o is their directory */
+        to_stdout.out = NULL;
+        rc = streaming ? 0 : write_report(nbackend_specs ? &to_stdout : &o, &m);
+        if (rd_backends_finish(&bk, &m, info.dir, streaming ? o.out : NULL, err, sizeof err)) {
             fprintf(stderr, "recorderd report: %s\n", err);
             rc = 1;
         }

@@ -375,6 +375,8 @@ static void drainer(void *arg)
     char err[256] = "";
     if (rd_backends_open(&bk, s->backends, s->nbackends, &s->m, err, sizeof err) && !s->err[0])
         snprintf(s->err, sizeof s->err, "%s", err); /* traced all the same, without them */
+    rd_backend_info info = {s->name, s->cmd, (long)s->pid, s->dir};
+    rd_backends_info(&bk, &info);
     rd_backends_attach(&bk, &s->st);
     drain(s, trace);
     rd_stack_finish(&s->st);

@@ -1,16 +1,20 @@
 /* rd_speedscope: speedscope's JSON file format
- * (https://www.speedscope.app/file-format-schema.json) from the call tree.
- * A node's path is read by following parent links, so the output is the
- * sum of the paths' depths; frames are numbered in order of first use. */
+ * (https://www.speedscope.app/file-format-schema.json) from the call tree,
+ * and with a timeline (the speedscope-evented backend) one evented profile
+ * per coroutine before it. A node's path is read by following parent
+ * links, so the output is the sum of the paths' depths; frames are
+ * numbered in order of first use in the tree (then every other function,
+ * when a timeline may use it). */
 #include "rd_speedscope.h"
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "rd_flame.h" /* rd_utf8_seq */
+#include "rd_timeline.h"
 
-/* A JSON string literal; bytes that are not valid UTF-8 become U+FFFD. */
-static void json_str(FILE *out, const char *s)
+void rd_json_text(FILE *out, const char *s)
 {
     fputc('"', out);
     for (int l; *s; s += l ? l : 1) {
@@ -42,27 +46,28 @@ static void write_frame(const rd_model *m, uint32_t fid, FILE *out)
     rd_model_name(m, fid, name, sizeof name);
     fputs("{\"name\":", out);
     if (!f->known) {
-        json_str(out, "?");
+        rd_json_text(out, "?");
     } else if (f->what == LT_WHAT_C) {
         snprintf(buf, sizeof buf, "%s [C]", name);
-        json_str(out, buf);
+        rd_json_text(out, buf);
     } else {
-        json_str(out, name);
+        rd_json_text(out, name);
         fputs(",\"file\":", out);
-        json_str(out, rd_model_string(m, f->src_sid));
+        rd_json_text(out, rd_model_string(m, f->src_sid));
         fprintf(out, ",\"line\":%u", f->linedefined);
     }
     fputc('}', out);
 }
 
-/* Numbers the functions used by the tree (frame[fid] = index + 1) and
- * writes them as shared.frames. */
-static void write_frames(const rd_model *m, uint32_t *frame, FILE *out)
+/* Numbers the functions used by the tree (frame[fid] = index + 1), then
+ * if all the others, and writes them as shared.frames. */
+static void write_frames(const rd_model *m, uint32_t *frame, int all, FILE *out)
 {
     uint32_t next = 0;
     fputs("\"shared\":{\"frames\":[", out);
-    for (uint32_t n = 1; n < m->nnode; n++) {
-        uint32_t fid = m->node[n].fid < m->nfunc ? m->node[n].fid : 0;
+    for (uint32_t n = 1; n < m->nnode + (all ? m->nfunc : 0); n++) {
+        uint32_t fid = n < m->nnode ? m->node[n].fid : n - m->nnode;
+        fid = fid < m->nfunc ? fid : 0;
         if (frame[fid]) continue;
         frame[fid] = ++next;
         fputs(next > 1 ? ",\n" : "\n", out);
@@ -106,30 +111,155 @@ static uint64_t write_weights(const rd_model *m, double k, FILE *out)
     return total;
 }
 
-int rd_speedscope_write(const rd_model *m, const char *name, FILE *out)
+/* One sampled profile: the tree's paths weighted by their self time. */
+static int write_sampled(const rd_model *m, const uint32_t *frame, const char *name, FILE *out)
 {
-    uint32_t *frame = calloc(m->nfunc + 1, sizeof *frame);
     uint32_t *path = calloc(m->nnode + 1, sizeof *path); /* the deepest path */
     double k = rd_model_ns_per_tick(m);
-    if (!frame || !path) {
-        free(frame);
-        free(path);
+    if (!path)
         return -ENOMEM;
-    }
-    name = name ? name : "luatrace";
-    fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n"
-          "\"exporter\":\"luatrace recorderd\",\"name\":",
-          out);
-    json_str(out, name);
-    fputs(",\"activeProfileIndex\":0,\n", out);
-    write_frames(m, frame, out);
-    fputs("\"profiles\":[{\"type\":\"sampled\",\"name\":", out);
-    json_str(out, name);
+    fputs("{\"type\":\"sampled\",\"name\":", out);
+    rd_json_text(out, name);
     fputs(",\"unit\":\"nanoseconds\",\"startValue\":0,\n", out);
     write_samples(m, frame, path, k, out);
     uint64_t total = write_weights(m, k, out);
-    fprintf(out, "\"endValue\":%llu}]}\n", (unsigned long long)total);
-    free(frame);
+    fprintf(out, "\"endValue\":%llu}", (unsigned long long)total);
     free(path);
-    return ferror(out) ? -EIO : 0;
+    return 0;
+}
+
+static void write_head(const char *name, FILE *out)
+{
+    fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n"
+          "\"exporter\":\"luatrace recorderd\",\"name\":",
+          out);
+    rd_json_text(out, name);
+    fputs(",\"activeProfileIndex\":0,\n", out);
+}
+
+int rd_speedscope_write(const rd_model *m, const char *name, FILE *out)
+{
+    uint32_t *frame = calloc(m->nfunc + 1, sizeof *frame);
+    if (!frame)
+        return -ENOMEM;
+    name = name ? name : "luatrace";
+    write_head(name, out);
+    write_frames(m, frame, 0, out);
+    fputs("\"profiles\":[", out);
+    int e = write_sampled(m, frame, name, out);
+    fputs("]}\n", out);
+    free(frame);
+    return e ? e : ferror(out) ? -EIO : 0;
+}
+
+/* {====================================================================
+ * the speedscope-evented backend */
+
+typedef struct evented {
+    rd_backend b;
+    rd_timeline tl;
+} evented;
+
+typedef struct ev_writer {
+    FILE *out;
+    const rd_model *m;
+    rd_timeline *tl;
+    const char *name;
+    uint32_t *frame;
+    double k;
+    int first; /* no event written yet in this profile */
+} ev_writer;
+
+static int write_event(void *ud, const rd_tl_event *ev)
+{
+    ev_writer *w = ud;
+    uint32_t fid = ev->fid < w->m->nfunc ? ev->fid : 0;
+    fprintf(w->out, "%s{\"type\":\"%c\",\"frame\":%u,\"at\":%llu}", w->first ? "\n" : ",\n",
+            ev->leave ? 'C' : 'O', w->frame[fid] - 1,
+            (unsigned long long)rd_timeline_ns(w->k, ev->t));
+    w->first = 0;
+    return ferror(w->out) ? -EIO : 0;
+}
+
+/* One evented profile per track, all from 0 to the end of the trace. */
+static int write_tracks(ev_writer *w)
+{
+    int e = 0;
+    for (uint32_t k = 0; k < w->tl->ntr && !e; k++) {
+        char tname[1024];
+        rd_timeline_track_name(w->tl, w->m, k, tname, sizeof tname);
+        fputs("{\"type\":\"evented\",\"name\":", w->out);
+        rd_json_text(w->out, tname);
+        fprintf(w->out, ",\"unit\":\"nanoseconds\",\"startValue\":0,\"endValue\":%llu,\n"
+                "\"events\":[", (unsigned long long)rd_timeline_ns(w->k, w->tl->t_last));
+        w->first = 1;
+        e = rd_timeline_each(w->tl, k, write_event, w);
+        fputs("]},\n", w->out);
+    }
+    return e;
+}
+
+static int write_evented(FILE *out, void *ud)
+{
+    ev_writer *w = ud;
+    char sname[512];
+    w->out = out;
+    write_head(w->name, out);
+    write_frames(w->m, w->frame, 1, out);
+    fputs("\"profiles\":[\n", out);
+    int e = write_tracks(w);
+    snprintf(sname, sizeof sname, "%s (all coroutines, sampled)", w->name);
+    if (!e)
+        e = write_sampled(w->m, w->frame, sname, out);
+    fputs("]}\n", out);
+    return e ? e : ferror(out) ? -EIO : 0;
+}
+
+static int evented_finish(rd_backend *b, const rd_model *m, const char *dir, const char *file,
+                          char *err, size_t cap)
+{
+    evented *v = (evented *)b;
+    ev_writer w = {NULL, m, &v->tl, "luatrace", NULL, rd_model_ns_per_tick(m), 1};
+    int e = rd_timeline_end(&v->tl, m->ticks_total);
+    if (e) {
+        snprintf(err, cap, "cannot keep the timeline: %s", strerror(-e));
+        return e;
+    }
+    if (b->info && b->info->session)
+        w.name = b->info->session;
+    if (!(w.frame = calloc(m->nfunc + 1, sizeof *w.frame))) {
+        snprintf(err, cap, "out of memory");
+        return -ENOMEM;
+    }
+    e = rd_timeline_write(dir, file, RD_SPEEDSCOPE_EVENTED_FILE, write_evented, &w, err, cap);
+    free(w.frame);
+    return e;
+}
+
+static void evented_destroy(rd_backend *b)
+{
+    evented *v = (evented *)b;
+    rd_timeline_free(&v->tl);
+    free(v);
+}
+
+rd_backend *rd_speedscope_evented_create(const char *arg, const rd_model *m, char *err,
+                                         size_t cap)
+{
+    (void)m;
+    if (arg[0]) {
+        snprintf(err, cap, "takes no argument");
+        return NULL;
+    }
+    evented *v = calloc(1, sizeof *v);
+    if (!v || rd_timeline_init(&v->tl, &v->b.info)) {
+        free(v);
+        snprintf(err, cap, "out of memory");
+        return NULL;
+    }
+    v->b.name = "speedscope-evented";
+    v->b.ls = rd_timeline_listener(&v->tl);
+    v->b.finish = evented_finish;
+    v->b.destroy = evented_destroy;
+    return &v->b;
 }

@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 
+#include "rd_backend.h"
 #include "rd_model.h"
 
 /* Writes m to out: one shared frame per function ({name, file, line} for
@@ -15,5 +16,19 @@
  * `--format folded --weight time`; zero weights left out).
  * Returns 0, -ENOMEM or -EIO. */
 int rd_speedscope_write(const rd_model *m, const char *name, FILE *out);
+
+/* A JSON string literal; bytes that are not valid UTF-8 become U+FFFD. */
+void rd_json_text(FILE *out, const char *s);
+
+#define RD_SPEEDSCOPE_EVENTED_FILE "trace.speedscope.json"
+
+/* The "speedscope-evented" streaming backend (rd_backend_create_fn; arg
+ * must be empty): trace.speedscope.json holds one evented profile per
+ * coroutine (rd_timeline's tracks: every call, frames open while their
+ * coroutine is suspended, times in ns from the start of the trace), then
+ * the sampled profile rd_speedscope_write writes, all sharing one frame
+ * table. On the drainer thread. */
+rd_backend *rd_speedscope_evented_create(const char *arg, const rd_model *m, char *err,
+                                         size_t cap);
 
 #endif
