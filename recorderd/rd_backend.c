@@ -1,5 +1,6 @@
 /* rd_backend: the registry of streaming backends and the fan-out. */
 #include "rd_backend.h"
+#include "rd_luabk.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@ static const struct {
     const char *prefix;
     rd_backend_create_fn *create;
 } kinds[] = {
+    {"lua:", rd_luabk_create}, /* a user backend: lua:FILE.lua */
     {NULL, NULL}, /* the table's end */
 };
 

@@ -12,6 +12,7 @@
 #include "rd_client.h"
 #include "rd_cov.h"
 #include "rd_flame.h"
+#include "rd_luabk.h"
 #include "rd_replay.h"
 #include "rd_report.h"
 #include "rd_run.h"
@@ -66,6 +67,11 @@ static int backend_option(int argc, char **argv, int *i)
         return -1;
     if (!rd_backend_known(v)) {
         fprintf(stderr, "recorderd: unknown backend %s (see recorderd --help)\n", v);
+        return -1;
+    }
+    char err[1024];
+    if (!strncmp(v, "lua:", 4) && rd_luabk_check(v + 4, err, sizeof err)) {
+        fprintf(stderr, "recorderd: backend %s: %s\n", v, err); /* before any session runs it */
         return -1;
     }
     if (nbackend_specs == RD_MAX_BACKENDS) {
@@ -458,7 +464,10 @@ static int cmd_report(int argc, char **argv)
         if (err[0])
             fprintf(stderr, "recorderd report: warning: %s\n", err);
         /* a backend format writes -o FILE; --backend outputs go to -o DIR */
-        rc = streaming ? 0 : write_report(&o, &m);
+        report_opts ro = o;
+        if (nbackend_specs && !streaming)
+            ro.out = NULL; /* -o is the backends' directory: the report goes to stdout */
+        rc = streaming ? 0 : write_report(&ro, &m);
         if (rd_backends_finish(&bk, &m, streaming || !o.out ? "." : o.out,
                                streaming ? o.out : NULL, err, sizeof err)) {
             fprintf(stderr, "recorderd report: %s\n", err);
