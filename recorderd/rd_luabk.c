@@ -37,11 +37,11 @@ typedef struct luabk {
     rd_backend b;
     lua_State *L;
     const rd_model *m;
-    char spec[1024];  /* "lua:FILE", for messages */
-    char has[S_N];    /* the slot holds a function */
-    int dead;         /* disabled by an error */
-    char err[256];    /* its first line, for finish() */
-    double rate;      /* ns per tick, fixed at the first event; 0 = not yet */
+    char spec[1024];   /* "lua:FILE", for messages */
+    char has[S_N];     /* the slot holds a function */
+    int dead;          /* disabled by an error */
+    char err[256];     /* its first line, for finish() */
+    double rate;       /* ns per tick, fixed at the first event; 0 = not yet */
     uint32_t pos_line; /* record(): line of the stretch running, 0 = none */
     uint64_t pos_t;    /* and when it began (ticks) */
     int pos_unwound;   /* it began when an error unwound the frame above */
