@@ -1,5 +1,6 @@
 /* rd_backend: the registry of streaming backends and the fan-out. */
 #include "rd_backend.h"
+#include "rd_luabk.h"
 
 #include "rd_chrome.h"
 #include "rd_speedscope.h"
@@ -15,6 +16,7 @@ static const struct {
 } kinds[] = {
     {"chrome", rd_chrome_create},
     {"speedscope-evented", rd_speedscope_evented_create},
+    {"lua:", rd_luabk_create}, /* a user backend: lua:FILE.lua */
     {NULL, NULL}, /* the table's end */
 };
 

@@ -16,6 +16,7 @@
 #include "rd_flame.h"
 #include "rd_html.h"
 #include "rd_pprof.h"
+#include "rd_luabk.h"
 #include "rd_replay.h"
 #include "rd_report.h"
 #include "rd_run.h"
@@ -77,6 +78,11 @@ static int backend_option(int argc, char **argv, int *i)
         return -1;
     if (!rd_backend_known(v)) {
         fprintf(stderr, "recorderd: unknown backend %s (see recorderd --help)\n", v);
+        return -1;
+    }
+    char err[1024];
+    if (!strncmp(v, "lua:", 4) && rd_luabk_check(v + 4, err, sizeof err)) {
+        fprintf(stderr, "recorderd: backend %s: %s\n", v, err); /* before any session runs it */
         return -1;
     }
     if (nbackend_specs == RD_MAX_BACKENDS) {

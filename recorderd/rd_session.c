@@ -373,8 +373,11 @@ static void drainer(void *arg)
         snprintf(s->err, sizeof s->err, "cannot write trace.ltr: %s", strerror(-e));
     rd_backends bk;
     char err[256] = "";
-    if (rd_backends_open(&bk, s->backends, s->nbackends, &s->m, err, sizeof err) && !s->err[0])
-        snprintf(s->err, sizeof s->err, "%s", err); /* traced all the same, without them */
+    if (rd_backends_open(&bk, s->backends, s->nbackends, &s->m, err, sizeof err)) {
+        fprintf(stderr, "recorderd: session %s: %s\n", s->name, err); /* e.g. a lua: error */
+        if (!s->err[0])
+            snprintf(s->err, sizeof s->err, "%s", err); /* traced all the same, without them */
+    }
     rd_backend_info info = {s->name, s->cmd, (long)s->pid, s->dir};
     rd_backends_info(&bk, &info);
     rd_backends_attach(&bk, &s->st);

@@ -1,0 +1,2 @@
+-- Test backend that compiles but returns no table.
+return 42

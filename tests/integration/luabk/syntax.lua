@@ -1,0 +1,4 @@
+-- Test backend that does not compile.
+local B = {}
+function B.record(kind
+return B
