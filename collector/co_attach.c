@@ -76,8 +76,8 @@ static void wr_size(void *base, int off, size_t v)
     memcpy((char *)base + off, &v, sizeof v);
 }
 
-/* Calls fn on every live thread but L. GC steps are held off meanwhile. */
-static void each_thread(lua_State *L, void (*fn)(lua_State *T, void *ud), void *ud)
+/* Calls fn with every live thread but L. GC steps are held off meanwhile. */
+static void each_thread(lua_State *L, void (*fn)(lua_State **t, size_t n, void *ud), void *ud)
 {
     char *g = rd_ptr(L, LS_G);
     size_t threshold = rd_size(g, G_THRESHOLD);
@@ -97,8 +97,8 @@ static void each_thread(lua_State *L, void (*fn)(lua_State *T, void *ud), void *
         }
         t[n++] = (lua_State *)o;
     }
-    for (size_t i = 0; t && i < n; i++) /* fn may allocate: not while walking */
-        fn(t[i], ud);
+    if (t) /* fn may allocate: not while walking */
+        fn(t, n, ud);
     free(t);
     wr_size(g, G_THRESHOLD, threshold);
 }
@@ -228,15 +228,54 @@ int co_attach_listen(lua_State *L, char *err, size_t cap)
     return 0;
 }
 
-static void hook_thread(lua_State *T, void *ud)
+/* A thread that resumed another: running (status 0) with frames. */
+static int resumer(lua_State *T)
 {
-    co_hook_attach_thread(ud, NULL, T);
+    lua_Debug ar;
+    return lua_status(T) == 0 && lua_getstack(T, 0, &ar);
 }
 
-static void unhook_thread(lua_State *T, void *ud)
+/* The stacks at attach. The threads that resumed L (Lua 5.1 does not say
+ * in which order; the main thread is the outermost) go first, each resuming
+ * the next, so that L's stack hangs under its resumer's as it would have
+ * had tracing begun earlier; then every other thread, hooked. */
+static void attach_all(lua_State **t, size_t n, void *ud)
+{
+    co_state *s = ud;
+    lua_State *L = s->cur_L, *first = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (t[i] == g_main && resumer(t[i]))
+            first = t[i];
+    for (size_t i = 0; !first && i < n; i++)
+        if (resumer(t[i]))
+            first = t[i];
+    /* naming a function pushes onto the thread's stack: a resumer is not
+     * in a hook, which would have reserved the room */
+    if (first && !lua_checkstack(first, LUA_MINSTACK))
+        first = NULL;
+    co_hook_snapshot(s, first ? first : L, LT_R_BEGIN);
+    for (size_t i = 0; first && i < n; i++)
+        if (t[i] != first && resumer(t[i]) && lua_checkstack(t[i], LUA_MINSTACK)) {
+            co_hook_snapshot(s, t[i], LT_R_HOOKED);
+            co_hook_resume_record(s, t[i]);
+        }
+    if (first) {
+        co_hook_snapshot(s, L, LT_R_HOOKED);
+        co_hook_resume_record(s, L);
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (resumer(t[i]))
+            lua_sethook(t[i], co_hook, CO_MASK, 0);
+        else
+            co_hook_attach_thread(s, NULL, t[i]);
+    }
+}
+
+static void unhook_all(lua_State **t, size_t n, void *ud)
 {
     (void)ud;
-    lua_sethook(T, NULL, 0, 0);
+    for (size_t i = 0; i < n; i++)
+        lua_sethook(t[i], NULL, 0, 0);
 }
 
 /* Ends an attached trace and unhooks every thread: dormant again. */
@@ -251,7 +290,7 @@ static void detach(co_state *s, lua_State *L)
     if (g_main)
         lua_sethook(g_main, NULL, 0, 0);
     if (g_walk_ok)
-        each_thread(L, unhook_thread, NULL);
+        each_thread(L, unhook_all, NULL);
 }
 
 void co_attach_serve(lua_State *L, lua_Debug *ar)
@@ -272,14 +311,16 @@ void co_attach_serve(lua_State *L, lua_Debug *ar)
     if (co_module_begin(s, L, name, sock, NULL, err, sizeof err)) {
         lua_sethook(L, NULL, 0, 0); /* recorderd gave up waiting: stay dormant, */
         if (g_walk_ok)              /* say nothing, leave no hook */
-            each_thread(L, unhook_thread, NULL);
+            each_thread(L, unhook_all, NULL);
         return;
     }
     s->attached = 1;
     co_hook_set_state(s);
-    co_hook_snapshot(s, L, LT_R_BEGIN); /* the running thread, this event included */
-    if (g_walk_ok)
-        each_thread(L, hook_thread, s);
+    s->cur_L = L;
+    if (g_walk_ok) /* the running thread's stack includes this event */
+        each_thread(L, attach_all, s);
+    else
+        co_hook_snapshot(s, L, LT_R_BEGIN);
     lua_pushthread(L);
     lua_rawseti(L, LUA_REGISTRYINDEX, s->anchor_ref);
     s->cur_L = L;

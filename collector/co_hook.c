@@ -83,6 +83,17 @@ static int switch_thread(co_state *s, lua_State *L, uint64_t dt)
     return 1;
 }
 
+void co_hook_resume_record(co_state *s, lua_State *co)
+{
+    uint8_t *p = begin(s, LT_EVENT_HOT_MAX);
+    if (!p)
+        return;
+    uint8_t *q = lt_put_head(p, LT_EV_RESUME, 2);
+    q = lt_put_uint(q, 0);
+    q = lt_put_uint(q, (uint64_t)(uintptr_t)co);
+    end(s, p, q);
+}
+
 static void maybe_hook_target(co_state *s, lua_State *L, lua_Debug *ar, uint32_t flags)
 {
     lua_State *co = NULL;

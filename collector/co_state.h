@@ -135,6 +135,9 @@ void co_hook_snapshot(co_state *s, lua_State *L, unsigned reason);
 /* Installs the hook on L (and records its stack if it already has one). */
 void co_hook_attach_thread(co_state *s, lua_State *L, lua_State *co);
 
+/* Writes a RESUME of co (dt 0): at attach, the resume chain. */
+void co_hook_resume_record(co_state *s, lua_State *co);
+
 /* Records one hook event (the hook's work once it knows it traces). */
 void co_hook_emit(co_state *s, lua_State *L, lua_Debug *ar, uint64_t dt);
 

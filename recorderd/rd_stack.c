@@ -372,7 +372,10 @@ static int on_yield(rd_stack *s, rd_thread *t, uint64_t id, int dead)
     }
     if (s->nchain && s->chain[s->nchain - 1] == id)
         return 0;
-    return switch_to(s, id, 0, 0); /* resumed from C, or lost track */
+    /* resumed from C (lua_resume in a C function of the thread now on top
+     * of the chain, which ran no Lua in between): nested in its top frame */
+    rd_thread *top = s->nchain ? find_thread(s, s->chain[s->nchain - 1]) : NULL;
+    return switch_to(s, id, top ? top_node(top) : 0, top != NULL);
 }
 
 /* Tells the listener which thread runs now. */
