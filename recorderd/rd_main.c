@@ -51,7 +51,7 @@ static void usage(FILE *f)
             "  recorderd serve --fd N [--out DIR] [--summary|--quiet]   (used by the collector)\n"
             "  recorderd --version | --help\n"
             "backends (SPEC): chrome (trace.chrome.json), speedscope-evented "
-            "(trace.speedscope.json)\n");
+            "(trace.speedscope.json), lua:FILE.lua (a user backend)\n");
 }
 
 /* Returns the value of option argv[*i] (advancing), or NULL. */
