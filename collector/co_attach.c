@@ -54,6 +54,7 @@ enum {
 volatile int co_attach_req;
 static lua_State *g_main;
 static int g_walk_ok; /* the GC list layout held when listening */
+static int g_state_ok; /* lua_State/CallInfo layout held when listening */
 static char g_marker[256];
 static pid_t g_pid;
 
@@ -189,6 +190,14 @@ static int attach_signal(void)
     return n >= SIGRTMIN && n <= SIGRTMAX ? n : SIGRTMIN + 7;
 }
 
+/* Verifies, from inside a C function, the layout that lets the hook read
+ * the called closure without lua_getinfo. */
+static int state_probe(lua_State *L)
+{
+    g_state_ok = co_func_layout_check(L) && co_func_state_check(L, state_probe);
+    return 0;
+}
+
 int co_attach_listen(lua_State *L, char *err, size_t cap)
 {
     if (!lua_pushthread(L)) {
@@ -212,6 +221,8 @@ int co_attach_listen(lua_State *L, char *err, size_t cap)
     }
     g_main = L;
     g_walk_ok = walk_check(L);
+    lua_pushcfunction(L, state_probe);
+    lua_call(L, 0, 0);
     if ((e = install_handler(m.signo, err, cap))) {
         g_main = NULL;
         return e;
@@ -303,6 +314,8 @@ void co_attach_serve(lua_State *L, lua_Debug *ar)
         detach(s, L);
     if (!req || s->ring.hdr) { /* nothing asked, or a trace begun by tron is open */
         lua_sethook(L, NULL, 0, 0);
+        if (co_attach_req) /* a request landed meanwhile: keep its hook */
+            lua_sethook(L, co_hook, CO_MASK, 0);
         return;
     }
     lt_attach_socket_path(getuid(), getpid(), sock, sizeof sock);
@@ -315,6 +328,7 @@ void co_attach_serve(lua_State *L, lua_Debug *ar)
         return;
     }
     s->attached = 1;
+    s->state_ok = s->layout_ok && g_state_ok;
     co_hook_set_state(s);
     s->cur_L = L;
     if (g_walk_ok) /* the running thread's stack includes this event */
