@@ -232,8 +232,13 @@ def check(c):
     with open(os.path.join(c.tmp, 'host.out'), 'rb') as f:
         got = type(ref)(c.command(c.stopfile), f.read(), ref.err, c.host.returncode)
     compare_runs(ref, got, 'the host under %d attaches' % a.cycles)
-    expect(rss50 <= rss5 * RSS_RATIO + RSS_SLACK_KB,
-           'VmRSS grew from %d kB (cycle 5) to %d kB (cycle %d)' % (rss5, rss50, a.cycles))
+    if 'libasan' in os.environ.get('LD_PRELOAD', ''):
+        # AddressSanitizer keeps freed memory in quarantine (up to 256 MiB):
+        # RSS would measure that. The plain build (scripts/test) checks it.
+        print('VmRSS bound not checked under AddressSanitizer (%d -> %d kB)' % (rss5, rss50))
+    else:
+        expect(rss50 <= rss5 * RSS_RATIO + RSS_SLACK_KB,
+               'VmRSS grew from %d kB (cycle 5) to %d kB (cycle %d)' % (rss5, rss50, a.cycles))
     lat = c.latency_ms()
     print('%s host: %d attaches in %.1f s; VmRSS %d kB after cycle 5, %d kB after %d'
           % (a.host, a.cycles, elapsed, rss5, rss50, a.cycles))
