@@ -141,16 +141,30 @@ CO_INLINE void on_ret(co_state *s, lua_Debug *ar, uint64_t dt)
     end(s, p, q);
 }
 
+/* A step when nothing was written since the last LINE (no other record,
+ * no GAP: compared after begin) and the frame is the same. */
 CO_INLINE void on_line(co_state *s, lua_Debug *ar, uint64_t dt)
 {
     uint8_t *p = begin(s, LT_EVENT_HOT_MAX);
     if (!p)
         return;
-    uint8_t *q = lt_put_head(p, LT_EV_LINE, 3);
-    q = lt_put_uint(q, (uint64_t)ar->i_ci);
-    q = lt_put_uint(q, dt);
-    q = lt_put_uint(q, ar->currentline > 0 ? (uint64_t)ar->currentline : 0);
+    uint32_t line = ar->currentline > 0 ? (uint32_t)ar->currentline : 0;
+    uint32_t depth = (uint32_t)ar->i_ci;
+    int64_t delta = (int64_t)line - s->line_prev;
+    uint8_t *q;
+    if (s->ring.pos == s->line_end && depth == s->line_depth && delta >= -LT_STEP_BIAS &&
+        delta <= LT_STEP_MAX) {
+        q = lt_put_step(p, (int)delta, dt);
+    } else {
+        q = lt_put_head(p, LT_EV_LINE, 3);
+        q = lt_put_uint(q, depth);
+        q = lt_put_uint(q, dt);
+        q = lt_put_uint(q, line);
+        s->line_depth = depth;
+    }
+    s->line_prev = line;
     end(s, p, q);
+    s->line_end = s->ring.pos;
 }
 
 /* Not tracing: serve an attach request, else unhook (troff, tracing lost

@@ -163,6 +163,7 @@ int co_module_begin(co_state *s, lua_State *L, const char *name, const char *soc
     int private_summary = s->private_summary;
     memset(s, 0, sizeof *s);
     s->sock = -1;
+    s->line_end = UINT64_MAX; /* no LINE yet: the first is written whole */
     s->private_summary = private_summary;
     s->use_tsc = co_clock_tsc_ok();
     snprintf(s->sock_path, sizeof s->sock_path, "%s", sock_path ? sock_path : "");

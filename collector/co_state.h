@@ -63,6 +63,8 @@ typedef struct co_state {
     lua_State *cur_L;
     uint64_t last;    /* ticks when the previous hook returned */
     uint64_t dropped; /* events dropped since the last GAP record */
+    uint64_t line_end; /* ring position after the last LINE: a step may follow */
+    uint32_t line_depth, line_prev; /* that LINE's depth and line */
     co_ftab ft;
     co_ctab ct;
     co_stab st;

@@ -48,11 +48,12 @@ static scan scan_in_steps(const uint8_t *p, size_t n, size_t step)
     scan r = {0, 0, 0};
     size_t seen = 0;
     lt_event ev;
+    lt_dec d = {0, 0, 0};
     char line[256];
     while (seen < n && !r.bad) {
         seen = n - seen > step ? seen + step : n;
         while (r.off < seen) {
-            int k = lt_event_decode(p + r.off, seen - r.off, &ev);
+            int k = lt_dec_next(&d, p + r.off, seen - r.off, &ev);
             if (k <= 0) {
                 r.bad = k < 0;
                 break;

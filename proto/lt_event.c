@@ -117,6 +117,47 @@ int lt_event_decode(const uint8_t *p, size_t n, lt_event *ev)
     return (int)off;
 }
 
+/* A step: [fixint delta + bias][uint dt]; only right after a LINE. */
+static int decode_step(lt_dec *d, const uint8_t *p, size_t n, lt_event *ev)
+{
+    if (!d->line_ok)
+        return -EPROTO;
+    int64_t line = (int64_t)d->line + (int64_t)p[0] - LT_STEP_BIAS;
+    if (line < 0)
+        return -EPROTO;
+    uint64_t dt;
+    const char *s = NULL;
+    uint32_t slen = 0;
+    int k = get_item(p + 1, n - 1, &dt, &s, &slen);
+    if (k <= 0)
+        return k;
+    if (s)
+        return -EPROTO;
+    ev->kind = LT_EV_LINE;
+    ev->nargs = 3;
+    ev->a[0] = d->depth;
+    ev->a[1] = dt;
+    ev->a[2] = d->line = (uint64_t)line;
+    ev->str = NULL;
+    ev->slen = 0;
+    return 1 + k;
+}
+
+int lt_dec_next(lt_dec *d, const uint8_t *p, size_t n, lt_event *ev)
+{
+    if (n && p[0] < 0x80)
+        return decode_step(d, p, n, ev);
+    int k = lt_event_decode(p, n, ev);
+    if (k > 0) {
+        d->line_ok = ev->kind == LT_EV_LINE;
+        if (d->line_ok) {
+            d->depth = ev->a[0];
+            d->line = ev->a[2];
+        }
+    }
+    return k;
+}
+
 int lt_event_format(const lt_event *ev, char *buf, size_t cap)
 {
     size_t len = 0;

@@ -15,7 +15,7 @@ int64_t rd_replay_feed(rd_stack *s, const uint8_t *p, size_t n, char *err, size_
     size_t off = 0;
     lt_event ev;
     while (off < n) {
-        int k = lt_event_decode(p + off, n - off, &ev);
+        int k = lt_dec_next(&s->dec, p + off, n - off, &ev);
         if (k == 0)
             break;
         if (k < 0) {

@@ -77,6 +77,7 @@ typedef struct rd_stack {
     uint64_t unwinds, tails, gaps, dropped, bad;
     const rd_listener *ls; /* NULL: no listener (the common, fast case) */
     uint64_t ls_t;         /* the last time reported to it */
+    lt_dec dec;            /* the record stream's state (rd_replay_feed) */
 } rd_stack;
 
 int rd_stack_init(rd_stack *s, rd_model *m);

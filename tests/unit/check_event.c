@@ -378,6 +378,95 @@ START_TEST(test_event_format)
 }
 END_TEST
 
+/* LINE steps: a stream mixing full LINEs, steps (every change of line in
+ * range, both ends included), and other records decodes, in any chunking,
+ * to the LINEs written; msgpack-c sees two valid objects per step. */
+START_TEST(test_event_line_steps)
+{
+    static uint8_t b[1 << 16];
+    static uint64_t want[4096][3];
+    uint8_t *q = b;
+    size_t nw = 0;
+    uint64_t line = 5000; /* the negative steps go down 2080 */
+    q = lt_put_uint(lt_put_uint(lt_put_uint(lt_put_head(q, LT_EV_LINE, 3), 9), 5), line);
+    want[nw][0] = 9, want[nw][1] = 5, want[nw++][2] = line;
+    for (int d = -LT_STEP_BIAS; d <= LT_STEP_MAX; d++) {
+        uint64_t dt = (uint64_t)(d + 64) * 1021u; /* every uint width up to 3 bytes */
+        q = lt_put_step(q, d, dt);
+        line = (uint64_t)((int64_t)line + d);
+        want[nw][0] = 9, want[nw][1] = dt, want[nw++][2] = line;
+        if (d == 0) { /* another record between: a step cannot follow it */
+            q = lt_put_uint(lt_put_uint(lt_put_head(q, LT_EV_RET, 2), 10), 1);
+            q = lt_put_uint(lt_put_uint(lt_put_uint(lt_put_head(q, LT_EV_LINE, 3), 9), 2), 7);
+            want[nw][0] = 9, want[nw][1] = 2, want[nw++][2] = line = 7;
+        }
+    }
+    size_t n = (size_t)(q - b);
+    for (size_t chunk = 1; chunk <= 7; chunk++) {
+        lt_dec d = {0, 0, 0};
+        lt_event ev;
+        size_t off = 0, seen = 0, got = 0;
+        while (off < n) {
+            seen = seen + chunk < n ? seen + chunk : n;
+            int k = 0;
+            while (off < seen && (k = lt_dec_next(&d, b + off, seen - off, &ev)) > 0) {
+                off += (size_t)k;
+                if (ev.kind != LT_EV_LINE)
+                    continue;
+                ck_assert_uint_lt(got, nw);
+                ck_assert_uint_eq(ev.nargs, 3);
+                for (int i = 0; i < 3; i++)
+                    ck_assert_uint_eq(ev.a[i], want[got][i]);
+                got++;
+            }
+            ck_assert_int_ge(k, 0);
+        }
+        ck_assert_uint_eq(got, nw);
+    }
+    msgpack_unpacker up;
+    msgpack_unpacked res;
+    ck_assert(msgpack_unpacker_init(&up, n));
+    msgpack_unpacked_init(&res);
+    memcpy(msgpack_unpacker_buffer(&up), b, n);
+    msgpack_unpacker_buffer_consumed(&up, n);
+    size_t objs = 0;
+    while (msgpack_unpacker_next(&up, &res) == MSGPACK_UNPACK_SUCCESS)
+        objs++;
+    ck_assert_uint_eq(objs, 2 * (nw - 2) + 3); /* 2 per step; LINE, RET, LINE */
+    msgpack_unpacked_destroy(&res);
+    msgpack_unpacker_destroy(&up);
+}
+END_TEST
+
+/* A step needs a LINE just before it; a step to a line below 0, or with a
+ * string for dt, is malformed; a step cut short is incomplete. */
+START_TEST(test_event_line_step_errors)
+{
+    uint8_t b[64];
+    lt_event ev;
+    lt_dec d = {0, 0, 0};
+    uint8_t *q = lt_put_step(b, 1, 5);
+    ck_assert_int_eq(lt_dec_next(&d, b, (size_t)(q - b), &ev), -EPROTO); /* nothing before */
+    q = lt_put_uint(lt_put_uint(lt_put_uint(lt_put_head(b, LT_EV_LINE, 3), 2), 0), 3);
+    ck_assert_int_eq(lt_dec_next(&d, b, (size_t)(q - b), &ev), (int)(q - b));
+    q = lt_put_step(b, -4, 5);
+    ck_assert_int_eq(lt_dec_next(&d, b, (size_t)(q - b), &ev), -EPROTO); /* line -1 */
+    q = lt_put_step(b, -3, 200);
+    ck_assert_int_eq(lt_dec_next(&d, b, 1, &ev), 0);
+    ck_assert_int_eq(lt_dec_next(&d, b, 2, &ev), 0);
+    ck_assert_int_eq(lt_dec_next(&d, b, (size_t)(q - b), &ev), 3);
+    ck_assert_uint_eq(ev.a[2], 0);
+    ck_assert_uint_eq(ev.a[1], 200);
+    b[0] = LT_STEP_BIAS;
+    b[1] = 0xa1, b[2] = 'x';
+    ck_assert_int_eq(lt_dec_next(&d, b, 3, &ev), -EPROTO); /* dt is a string */
+    q = lt_put_uint(lt_put_head(b, LT_EV_GAP, 1), 4);
+    ck_assert_int_eq(lt_dec_next(&d, b, (size_t)(q - b), &ev), (int)(q - b));
+    q = lt_put_step(b, 0, 1);
+    ck_assert_int_eq(lt_dec_next(&d, b, (size_t)(q - b), &ev), -EPROTO); /* after a GAP */
+}
+END_TEST
+
 static void add(Suite *s, const char *name, const TTest *t)
 {
     TCase *tc = tcase_create(name);
@@ -398,6 +487,8 @@ int main(void)
     ADD(s, test_event_malformed);
     ADD(s, test_event_string_limit);
     ADD(s, test_event_random_bytes);
+    ADD(s, test_event_line_steps);
+    ADD(s, test_event_line_step_errors);
     ADD(s, test_event_format);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_ENV);
