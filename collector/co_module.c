@@ -24,7 +24,7 @@ static void emit_stop(co_state *s, unsigned reason)
     if (!p)
         return;
     uint8_t *q = lt_put_head(p, LT_EV_STOP, 2);
-    q = lt_put_uint(q, t0 - s->last);
+    q = lt_put_uint(q, t0 > s->last ? t0 - s->last : 0);
     q = lt_put_uint(q, reason);
     lt_ring_commit(&s->ring, (uint64_t)(q - p));
     co_out_clock(s);
@@ -164,6 +164,10 @@ int co_module_begin(co_state *s, lua_State *L, const char *name, const char *soc
     memset(s, 0, sizeof *s);
     s->sock = -1;
     s->line_end = UINT64_MAX; /* no LINE yet: the first is written whole */
+    const char *timing = getenv("LUATRACE_TIMING");
+    s->sample_every = timing && !strcmp(timing, "exact") ? 1 : CO_SAMPLE_EVERY;
+    s->sample_left = 1;
+    s->rng = 0x9E3779B97F4A7C15ull;
     s->private_summary = private_summary;
     s->use_tsc = co_clock_tsc_ok();
     snprintf(s->sock_path, sizeof s->sock_path, "%s", sock_path ? sock_path : "");

@@ -50,6 +50,9 @@ typedef struct co_stab {
     uint32_t n;
 } co_stab;
 
+/* One hook in this many has its end measured (co_hook.c). */
+#define CO_SAMPLE_EVERY 16
+
 typedef struct co_state {
     lt_ring ring;
     int active;    /* hooks emit events */
@@ -61,7 +64,12 @@ typedef struct co_state {
     int discard;   /* LUATRACE_SINK=discard: nobody reads; for scripts/bench */
     const void *registry; /* identifies the traced Lua state (universe) */
     lua_State *cur_L;
-    uint64_t last;    /* ticks when the previous hook returned */
+    uint64_t last;    /* ticks when the previous hook returned (measured or estimated) */
+    uint32_t hook_est[LUA_HOOKLINE + 1]; /* a hook's own ticks per event kind, x16 */
+    uint32_t sample_left; /* events until the next measured hook end */
+    uint32_t sample_every; /* 1: every hook end measured (LUATRACE_TIMING=exact) */
+    uint64_t rng;     /* xorshift state: which hook ends are measured */
+    int slow;         /* this hook took a slow path: measure its end */
     uint64_t dropped; /* events dropped since the last GAP record */
     uint64_t line_end; /* ring position after the last LINE: a step may follow */
     uint32_t line_depth, line_prev; /* that LINE's depth and line */
