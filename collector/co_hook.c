@@ -119,6 +119,20 @@ static void maybe_hook_target(co_state *s, lua_State *L, lua_Debug *ar, uint32_t
         co_hook_attach_thread(s, L, co);
 }
 
+/* Short forms (lt_event.h) apply when nothing was written since the
+ * record that implies them (no other record, no GAP: checked after
+ * begin) and the event fits. */
+CO_INLINE int implied(const co_state *s, uint64_t end)
+{
+    return s->ring.pos == end;
+}
+
+CO_INLINE void implies(co_state *s, uint32_t depth)
+{
+    s->depth = depth;
+    s->depth_end = s->ring.pos;
+}
+
 static void on_call(co_state *s, lua_State *L, lua_Debug *ar, uint64_t dt)
 {
     uint32_t flags = 0;
@@ -128,11 +142,18 @@ static void on_call(co_state *s, lua_State *L, lua_Debug *ar, uint64_t dt)
     uint8_t *p = fid ? begin(s, LT_EVENT_HOT_MAX) : NULL;
     if (!p)
         return;
-    uint8_t *q = lt_put_head(p, LT_EV_CALL, 3);
-    q = lt_put_uint(q, (uint64_t)ar->i_ci);
-    q = lt_put_uint(q, dt);
+    uint32_t depth = (uint32_t)ar->i_ci;
+    uint8_t *q;
+    if (implied(s, s->depth_end) && depth == s->depth + 1) {
+        q = lt_put_short(p, LT_SHORT_CALL, dt);
+    } else {
+        q = lt_put_head(p, LT_EV_CALL, 3);
+        q = lt_put_uint(q, depth);
+        q = lt_put_uint(q, dt);
+    }
     q = lt_put_uint(q, fid);
     end(s, p, q);
+    implies(s, depth);
 }
 
 CO_INLINE void on_ret(co_state *s, lua_Debug *ar, uint64_t dt)
@@ -140,14 +161,22 @@ CO_INLINE void on_ret(co_state *s, lua_Debug *ar, uint64_t dt)
     uint8_t *p = begin(s, LT_EVENT_HOT_MAX);
     if (!p)
         return;
-    uint8_t *q = lt_put_head(p, LT_EV_RET, 2);
-    q = lt_put_uint(q, (uint64_t)ar->i_ci);
-    q = lt_put_uint(q, dt);
+    uint32_t depth = (uint32_t)ar->i_ci;
+    uint8_t *q;
+    if (implied(s, s->depth_end) && depth == s->depth) {
+        q = lt_put_short(p, LT_SHORT_RET, dt);
+    } else {
+        q = lt_put_head(p, LT_EV_RET, 2);
+        q = lt_put_uint(q, depth);
+        q = lt_put_uint(q, dt);
+    }
     end(s, p, q);
+    if (depth > 0)
+        implies(s, depth - 1);
+    else
+        s->depth_end = UINT64_MAX;
 }
 
-/* A step when nothing was written since the last LINE (no other record,
- * no GAP: compared after begin) and the frame is the same. */
 CO_INLINE void on_line(co_state *s, lua_Debug *ar, uint64_t dt)
 {
     uint8_t *p = begin(s, LT_EVENT_HOT_MAX);
@@ -157,19 +186,23 @@ CO_INLINE void on_line(co_state *s, lua_Debug *ar, uint64_t dt)
     uint32_t depth = (uint32_t)ar->i_ci;
     int64_t delta = (int64_t)line - s->line_prev;
     uint8_t *q;
-    if (s->ring.pos == s->line_end && depth == s->line_depth && delta >= -LT_STEP_BIAS &&
-        delta <= LT_STEP_MAX) {
-        q = lt_put_step(p, (int)delta, dt);
+    if (implied(s, s->depth_end) && depth == s->depth) {
+        if (implied(s, s->line_end) && delta >= -LT_STEP_BIAS && delta <= LT_STEP_MAX) {
+            q = lt_put_step(p, (int)delta, dt);
+        } else {
+            q = lt_put_short(p, LT_SHORT_LINE, dt);
+            q = lt_put_uint(q, line);
+        }
     } else {
         q = lt_put_head(p, LT_EV_LINE, 3);
         q = lt_put_uint(q, depth);
         q = lt_put_uint(q, dt);
         q = lt_put_uint(q, line);
-        s->line_depth = depth;
     }
     s->line_prev = line;
     end(s, p, q);
     s->line_end = s->ring.pos;
+    implies(s, depth);
 }
 
 /* The end of a measured hook: updates its kind's mean (x16, weight 1/8).

@@ -163,7 +163,7 @@ int co_module_begin(co_state *s, lua_State *L, const char *name, const char *soc
     int private_summary = s->private_summary;
     memset(s, 0, sizeof *s);
     s->sock = -1;
-    s->line_end = UINT64_MAX; /* no LINE yet: the first is written whole */
+    s->line_end = s->depth_end = UINT64_MAX; /* nothing implied yet */
     const char *timing = getenv("LUATRACE_TIMING");
     s->sample_every = timing && !strcmp(timing, "exact") ? 1 : CO_SAMPLE_EVERY;
     s->sample_left = 1;

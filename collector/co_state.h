@@ -71,8 +71,12 @@ typedef struct co_state {
     uint64_t rng;     /* xorshift state: which hook ends are measured */
     int slow;         /* this hook took a slow path: measure its end */
     uint64_t dropped; /* events dropped since the last GAP record */
-    uint64_t line_end; /* ring position after the last LINE: a step may follow */
-    uint32_t line_depth, line_prev; /* that LINE's depth and line */
+    /* short forms (lt_event.h): what the last record implies, while the ring
+     * position is still the one right after it */
+    uint64_t line_end; /* after the last LINE: a step may follow */
+    uint32_t line_prev; /* that LINE's line */
+    uint64_t depth_end; /* after the last CALL, LINE or RET */
+    uint32_t depth;     /* the depth it implies */
     co_ftab ft;
     co_ctab ct;
     co_stab st;

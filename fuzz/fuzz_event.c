@@ -48,7 +48,7 @@ static scan scan_in_steps(const uint8_t *p, size_t n, size_t step)
     scan r = {0, 0, 0};
     size_t seen = 0;
     lt_event ev;
-    lt_dec d = {0, 0, 0};
+    lt_dec d = {0};
     char line[256];
     while (seen < n && !r.bad) {
         seen = n - seen > step ? seen + step : n;

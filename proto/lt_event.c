@@ -117,44 +117,80 @@ int lt_event_decode(const uint8_t *p, size_t n, lt_event *ev)
     return (int)off;
 }
 
-/* A step: [fixint delta + bias][uint dt]; only right after a LINE. */
-static int decode_step(lt_dec *d, const uint8_t *p, size_t n, lt_event *ev)
+/* Reads n_uint msgpack uints at p into v. Returns bytes used, 0 if
+ * incomplete, -EPROTO if one is not a uint. */
+static int get_uints(const uint8_t *p, size_t n, uint64_t *v, unsigned n_uint)
 {
-    if (!d->line_ok)
-        return -EPROTO;
-    int64_t line = (int64_t)d->line + (int64_t)p[0] - LT_STEP_BIAS;
-    if (line < 0)
-        return -EPROTO;
-    uint64_t dt;
-    const char *s = NULL;
-    uint32_t slen = 0;
-    int k = get_item(p + 1, n - 1, &dt, &s, &slen);
-    if (k <= 0)
-        return k;
-    if (s)
-        return -EPROTO;
-    ev->kind = LT_EV_LINE;
-    ev->nargs = 3;
-    ev->a[0] = d->depth;
-    ev->a[1] = dt;
-    ev->a[2] = d->line = (uint64_t)line;
+    size_t off = 0;
+    for (unsigned i = 0; i < n_uint; i++) {
+        const char *s = NULL;
+        uint32_t slen = 0;
+        int k = get_item(p + off, n - off, &v[i], &s, &slen);
+        if (k <= 0)
+            return k;
+        if (s)
+            return -EPROTO;
+        off += (size_t)k;
+    }
+    return (int)off;
+}
+
+static void set_event(lt_event *ev, enum lt_kind kind, uint64_t a0, uint64_t a1, uint64_t a2)
+{
+    ev->kind = (uint8_t)kind;
+    ev->nargs = lt_event_nargs[kind];
+    ev->a[0] = a0;
+    ev->a[1] = a1;
+    ev->a[2] = a2;
     ev->str = NULL;
     ev->slen = 0;
+}
+
+/* A step or a short form (the first byte says which); see lt_event.h. */
+static int decode_short(const lt_dec *d, const uint8_t *p, size_t n, lt_event *ev)
+{
+    uint8_t b = p[0];
+    int is_step = b < 0x80;
+    if (is_step ? !d->line_ok : !d->depth_ok || b > LT_SHORT_RET)
+        return -EPROTO;
+    uint64_t v[2];
+    int k = get_uints(p + 1, n - 1, v, b == LT_SHORT_LINE || b == LT_SHORT_CALL ? 2 : 1);
+    if (k <= 0)
+        return k;
+    if (is_step) {
+        int64_t line = (int64_t)d->line + (int64_t)b - LT_STEP_BIAS;
+        if (line < 0)
+            return -EPROTO;
+        set_event(ev, LT_EV_LINE, d->depth, v[0], (uint64_t)line);
+    } else if (b == LT_SHORT_LINE) {
+        set_event(ev, LT_EV_LINE, d->depth, v[0], v[1]);
+    } else if (b == LT_SHORT_CALL) {
+        set_event(ev, LT_EV_CALL, d->depth + 1, v[0], v[1]);
+    } else {
+        set_event(ev, LT_EV_RET, d->depth, v[0], 0);
+    }
     return 1 + k;
+}
+
+/* What the record just decoded implies for the next one. */
+static void imply(lt_dec *d, const lt_event *ev)
+{
+    d->line_ok = ev->kind == LT_EV_LINE;
+    d->depth_ok = ev->kind == LT_EV_LINE || ev->kind == LT_EV_CALL ||
+                  (ev->kind == LT_EV_RET && ev->a[0] > 0);
+    if (d->depth_ok)
+        d->depth = ev->kind == LT_EV_RET ? ev->a[0] - 1 : ev->a[0];
+    if (d->line_ok)
+        d->line = ev->a[2];
 }
 
 int lt_dec_next(lt_dec *d, const uint8_t *p, size_t n, lt_event *ev)
 {
-    if (n && p[0] < 0x80)
-        return decode_step(d, p, n, ev);
-    int k = lt_event_decode(p, n, ev);
-    if (k > 0) {
-        d->line_ok = ev->kind == LT_EV_LINE;
-        if (d->line_ok) {
-            d->depth = ev->a[0];
-            d->line = ev->a[2];
-        }
-    }
+    if (n == 0)
+        return 0;
+    int k = p[0] < 0x80 || p[0] >= 0xe0 ? decode_short(d, p, n, ev) : lt_event_decode(p, n, ev);
+    if (k > 0)
+        imply(d, ev);
     return k;
 }
 

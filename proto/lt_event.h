@@ -21,12 +21,18 @@
  * tail-call event). P, E and T of the luatrace vocabulary are therefore
  * reconstructed by recorderd, not sent.
  *
- * A LINE may also be written as a step, the stream's commonest record: when
- * the record just before it is a LINE (full or step) at the same depth, the
- * step is one positive fixint (the change of line plus LT_STEP_BIAS) and
- * dt as a msgpack uint, 2 to 4 bytes instead of 5 to 9. Those are two
- * msgpack objects, so the stream stays a valid msgpack sequence; a reader
- * keeps the previous LINE's depth and line (lt_dec) to expand it.
+ * Short forms leave out what the record before implies, for the commonest
+ * records. After a CALL, LINE or RET record (full or short) the implied
+ * depth is the CALL's or LINE's depth, or the RET's minus one:
+ *   step      a LINE right after a LINE at the same depth: one positive
+ *             fixint, the change of line plus LT_STEP_BIAS, then dt;
+ *   LT_SHORT_LINE  a LINE at the implied depth: the byte, dt, line;
+ *   LT_SHORT_CALL  a CALL at the implied depth + 1: the byte, dt, fid;
+ *   LT_SHORT_RET   a RET at the implied depth: the byte, dt.
+ * Any other record in between, a GAP included, ends what is implied. The
+ * short bytes are msgpack fixints and every field a msgpack uint, so the
+ * stream stays a valid msgpack sequence; a reader keeps the implied depth
+ * and line (lt_dec) to expand them.
  */
 #ifndef LT_EVENT_H
 #define LT_EVENT_H
@@ -35,7 +41,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define LT_EVENT_VERSION 2u /* 2: LINE steps */
+#define LT_EVENT_VERSION 2u /* 2: short forms */
 #define LT_EVENT_MAX_ARGS 8
 #define LT_EVENT_HOT_MAX 32 /* bytes: bound of any record without a string */
 #define LT_STR_MAX 4096     /* longest interned string */
@@ -96,16 +102,17 @@ extern const char lt_event_letter[LT_EV_COUNT];
 extern const char *const lt_event_name[LT_EV_COUNT];
 extern const uint8_t lt_event_nargs[LT_EV_COUNT];
 
-/* What a reader keeps between records to expand LINE steps. Zeroed at
+/* What a reader keeps between records to expand short forms. Zeroed at
  * the start of a stream. */
 typedef struct lt_dec {
-    uint64_t depth, line; /* of the record before, if it was a LINE */
-    int line_ok;
+    uint64_t depth; /* implied, if depth_ok */
+    uint64_t line;  /* of the record before, if line_ok (it was a LINE) */
+    int depth_ok, line_ok;
 } lt_dec;
 
-/* Decodes the next record of a stream, LINE steps included (returned as
- * LINE events). Returns as lt_event_decode; d changes only when a whole
- * record was decoded. */
+/* Decodes the next record of a stream, short forms included (returned as
+ * the full records they stand for). Returns as lt_event_decode; d changes
+ * only when a whole record was decoded. */
 int lt_dec_next(lt_dec *d, const uint8_t *p, size_t n, lt_event *ev);
 
 /* Decodes one record from p[0..n), steps excepted. Returns the bytes used (> 0), 0 if the
@@ -151,11 +158,20 @@ static inline uint8_t *lt_put_uint(uint8_t *p, uint64_t v)
 
 #define LT_STEP_BIAS 64 /* a step's byte is the change of line + 64 */
 #define LT_STEP_MAX 63  /* steps cover changes in [-64, 63] */
+enum { LT_SHORT_LINE = 0xe0, LT_SHORT_CALL = 0xe1, LT_SHORT_RET = 0xe2 };
 
 /* A LINE step (see above): delta is the change of line, in range. */
 static inline uint8_t *lt_put_step(uint8_t *p, int delta, uint64_t dt)
 {
     *p = (uint8_t)(delta + LT_STEP_BIAS);
+    return lt_put_uint(p + 1, dt);
+}
+
+/* A short form (see above): LT_SHORT_*, dt, and the LINE's line or the
+ * CALL's fid (none for a RET). */
+static inline uint8_t *lt_put_short(uint8_t *p, unsigned form, uint64_t dt)
+{
+    *p = (uint8_t)form;
     return lt_put_uint(p + 1, dt);
 }
 

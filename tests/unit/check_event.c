@@ -403,7 +403,7 @@ START_TEST(test_event_line_steps)
     }
     size_t n = (size_t)(q - b);
     for (size_t chunk = 1; chunk <= 7; chunk++) {
-        lt_dec d = {0, 0, 0};
+        lt_dec d = {0};
         lt_event ev;
         size_t off = 0, seen = 0, got = 0;
         while (off < n) {
@@ -444,7 +444,7 @@ START_TEST(test_event_line_step_errors)
 {
     uint8_t b[64];
     lt_event ev;
-    lt_dec d = {0, 0, 0};
+    lt_dec d = {0};
     uint8_t *q = lt_put_step(b, 1, 5);
     ck_assert_int_eq(lt_dec_next(&d, b, (size_t)(q - b), &ev), -EPROTO); /* nothing before */
     q = lt_put_uint(lt_put_uint(lt_put_uint(lt_put_head(b, LT_EV_LINE, 3), 2), 0), 3);
