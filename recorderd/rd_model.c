@@ -414,7 +414,7 @@ static int rehash_tnodes(rd_model *m)
 uint32_t rd_model_tnode(rd_model *m, uint32_t track, uint32_t node)
 {
     rd_node *nd = &m->node[node];
-    if (nd->hot_tn && m->tnode[nd->hot_tn - 1].track == track) /* one coroutine per node, mostly */
+    if (nd->hot_tn && nd->hot_track == track) /* one coroutine per node, mostly */
         return nd->hot_tn;
     if ((m->ntnode + 1) * 2 > m->captnode_ix && rehash_tnodes(m))
         return 0;
@@ -422,10 +422,11 @@ uint32_t rd_model_tnode(rd_model *m, uint32_t track, uint32_t node)
     for (; m->tnode_ix[i]; i = (i + 1) & mask) {
         const rd_tnode *t = &m->tnode[m->tnode_ix[i] - 1];
         if (t->track == track && t->node == node)
-            return nd->hot_tn = m->tnode_ix[i];
+            return nd->hot_track = track, nd->hot_tn = m->tnode_ix[i];
     }
     if (rd_grow((void **)&m->tnode, &m->captnode, m->ntnode, sizeof *m->tnode))
         return 0;
     m->tnode[m->ntnode] = (rd_tnode){.node = node, .track = track};
+    nd->hot_track = track;
     return nd->hot_tn = m->tnode_ix[i] = ++m->ntnode;
 }

@@ -1,8 +1,10 @@
 /* rd_model: what recorderd knows about one traced process: its interned
  * strings and functions, its clock calibration, and the calling-context
  * tree (CCT) that the stack rebuilder fills: one node per distinct stack,
- * holding self time, line events and calls of that stack's leaf. Memory
- * grows with distinct functions, lines and stacks, never with events.
+ * holding self time, line events and calls of that stack's leaf, and each
+ * coroutine's share of it (for pprof's coroutine labels). Memory grows with
+ * distinct functions, lines and stacks, and with coroutines (a track each,
+ * a share per stack it ran), never with events.
  * One model is used by one thread at a time. */
 #ifndef RD_MODEL_H
 #define RD_MODEL_H
@@ -31,7 +33,7 @@ typedef struct rd_node {
     uint64_t lines;
     uint64_t calls;
     uint32_t call_line; /* caller's line at the node's first call; 0 unknown */
-    uint32_t hot_tn;    /* last rd_tnode of this node looked up + 1 */
+    uint32_t hot_tn, hot_track; /* last rd_tnode of this node looked up + 1, its track */
 } rd_node;
 
 typedef struct rd_line {

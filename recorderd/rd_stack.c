@@ -164,6 +164,9 @@ static void note_leave(rd_stack *s, const rd_thread *t, enum rd_how how, uint64_
 /* The share of t's coroutine in node (tnode + 1; 0 if memory ran out). */
 static uint32_t share(rd_stack *s, rd_thread *t, uint32_t node)
 {
+    const rd_node *nd = &s->m->node[node];
+    if (t->track && nd->hot_tn && nd->hot_track == t->track - 1) /* rd_model_tnode's fast path */
+        return nd->hot_tn;
     if (!t->track)
         t->track = rd_model_track(s->m, t->id);
     return t->track ? rd_model_tnode(s->m, t->track - 1, node) : 0;
@@ -183,8 +186,9 @@ static rd_frame *push_frame(rd_stack *s, rd_thread *t, uint32_t depth, uint32_t 
     f->is_lua = (uint8_t)lua;
     f->t_call = s->m->ticks_total;
     f->tix = share(s, t, node);
-    rd_track *tr = f->tix ? &s->m->track[t->track - 1] : NULL;
-    if (tr && !tr->named) { /* its name: the function it started in */
+    rd_track *tr = t->n == 1 && f->tix ? &s->m->track[t->track - 1] : NULL;
+    if (tr && !tr->named) { /* its name: the function it started in (a track's first frame is
+                               pushed on an empty stack) */
         tr->first_fid = fid;
         tr->named = 1;
     }
