@@ -185,18 +185,28 @@ static void write_head(FILE *out, const char *title, uint32_t maxd, int inline_s
 
 /* Zoom and search; X0, FW and CW are PAD_X, FRAME_W and CHAR_W. Frames
  * keep their laid-out x and width in ox/ow; a zoom recomputes every frame
- * from those. Runs when the document is parsed (it comes last). */
+ * from those. Labels are cut with CW as the markup's are, then, where a
+ * browser measures the text wider than its frame (wide glyphs: CW is an
+ * average), cut shorter by measuring (a binary search on the length); at
+ * load for every frame, and again at each zoom. Runs when the document is
+ * parsed (it comes last). */
 static const char script[] =
     "<script type=\"text/ecmascript\"><![CDATA[\n"
     "(function () {\n"
     "  var X0 = 10, FW = 1180, CW = 7, fr = [], root = null, matchRe = null;\n"
     "  function label(g) { var t = g.querySelector('title').textContent;\n"
     "    return t.substring(0, t.lastIndexOf(' (')); }\n"
-    "  function fit(s, w) { var n = Math.floor((w - 6) / CW);\n"
-    "    if (s.length <= n) return s; return n >= 3 ? s.substring(0, n - 2) + '..' : ''; }\n"
+    "  function fit(f, w) { var t = f.t, s = f.l, n = Math.floor((w - 6) / CW);\n"
+    "    t.textContent = s.length <= n ? s : n >= 3 ? s.substring(0, n - 2) + '..' : '';\n"
+    "    if (!t.textContent || !t.getComputedTextLength || t.getComputedTextLength() <= w - 6)\n"
+    "      return;\n"
+    "    var lo = 0, hi = (s.length <= n ? s.length : n - 2) - 1;\n"
+    "    while (lo < hi) { var k = (lo + hi + 1) >> 1; t.textContent = s.substring(0, k) + '..';\n"
+    "      if (t.getComputedTextLength() <= w - 6) lo = k; else hi = k - 1; }\n"
+    "    t.textContent = lo ? s.substring(0, lo) + '..' : ''; }\n"
     "  function place(f, x, w, op) { f.r.setAttribute('x', x.toFixed(2));\n"
     "    f.r.setAttribute('width', w.toFixed(2)); f.t.setAttribute('x', (x + 3).toFixed(2));\n"
-    "    f.t.textContent = fit(f.l, w); f.g.style.display = ''; f.g.style.opacity = op; }\n"
+    "    f.g.style.display = ''; f.g.style.opacity = op; fit(f, w); }\n"
     "  function zoom(z) { var k = FW / z.ow, e = 0.005;\n"
     "    fr.forEach(function (f) {\n"
     "      if (f.d >= z.d && f.ox >= z.ox - e && f.ox + f.ow <= z.ox + z.ow + e)\n"
@@ -225,6 +235,7 @@ static const char script[] =
     "    fr.push(f);\n"
     "    g.addEventListener('click', (function (f) { return function () { zoom(f); }; })(f));\n"
     "  }\n"
+    "  fr.forEach(function (f) { fit(f, f.ow); });\n"
     "  document.getElementById('unzoom').addEventListener('click', function () { zoom(root); });\n"
     "  document.getElementById('search').addEventListener('click', search);\n"
     "})();\n"

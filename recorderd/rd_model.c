@@ -68,6 +68,10 @@ void rd_model_free(rd_model *m)
     for (uint32_t i = 0; i < m->caplab; i++)
         free(m->lab[i].label);
     free(m->lab);
+    free(m->tnode);
+    free(m->tnode_ix);
+    free(m->track);
+    free(m->track_ix);
     memset(m, 0, sizeof *m);
 }
 
@@ -316,4 +320,113 @@ rd_line *rd_model_line(rd_model *m, uint32_t fid, uint32_t line)
     m->nline++;
     m->line[i] = (rd_line){.fid = fid, .line = line};
     return &m->line[i];
+}
+
+/* {======================================================================
+ * per-coroutine shares (rd_tnode, rd_track)
+ *
+ * Both tables are open-addressing indexes into dense arrays that only
+ * grow, so an index handed out stays valid. The thread index maps a thread
+ * id to its latest track and is never pruned: a dead coroutine's address
+ * seen again overwrites its entry with a new track. */
+
+static uint32_t hash_thread(uint64_t id)
+{
+    return (uint32_t)((id >> 3) * 0x9E3779B97F4A7C15ull >> 32);
+}
+
+/* Slot of id in the thread index (empty if absent); the index has room. */
+static uint32_t *track_slot(const rd_model *m, uint64_t id)
+{
+    uint32_t mask = m->captrack_ix - 1, i = hash_thread(id) & mask;
+    while (m->track_ix[i] && m->track[m->track_ix[i] - 1].thread != id)
+        i = (i + 1) & mask;
+    return &m->track_ix[i];
+}
+
+static int grow_track_ix(rd_model *m)
+{
+    uint32_t *old = m->track_ix, oldcap = m->captrack_ix;
+    uint32_t cap = oldcap ? oldcap * 2 : 64;
+    if (!(m->track_ix = calloc(cap, sizeof *m->track_ix))) {
+        m->track_ix = old;
+        return -ENOMEM;
+    }
+    m->captrack_ix = cap;
+    for (uint32_t i = 0; i < oldcap; i++)
+        if (old[i])
+            *track_slot(m, m->track[old[i] - 1].thread) = old[i];
+    free(old);
+    return 0;
+}
+
+uint32_t rd_model_track(rd_model *m, uint64_t thread)
+{
+    if ((m->ntrack_ix + 1) * 2 > m->captrack_ix && grow_track_ix(m))
+        return 0;
+    uint32_t *slot = track_slot(m, thread);
+    if (*slot && !m->track[*slot - 1].dead)
+        return *slot;
+    if (rd_grow((void **)&m->track, &m->captrack, m->ntrack, sizeof *m->track))
+        return 0;
+    m->track[m->ntrack] = (rd_track){.thread = thread};
+    m->ntrack_ix += !*slot;
+    return *slot = ++m->ntrack;
+}
+
+void rd_model_track_end(rd_model *m, uint64_t thread)
+{
+    uint32_t *slot = m->captrack_ix ? track_slot(m, thread) : NULL;
+    if (slot && *slot)
+        m->track[*slot - 1].dead = 1;
+}
+
+void rd_model_track_name(const rd_model *m, uint32_t k, char *buf, size_t cap)
+{
+    char label[512];
+    if (k == 0) {
+        snprintf(buf, cap, "main");
+        return;
+    }
+    rd_model_label(m, k < m->ntrack && m->track[k].named ? m->track[k].first_fid : 0, label,
+                   sizeof label);
+    snprintf(buf, cap, "coroutine %u (%s)", k, label);
+}
+
+static int rehash_tnodes(rd_model *m)
+{
+    uint32_t cap = m->captnode_ix ? m->captnode_ix * 2 : 1024;
+    uint32_t *ix = calloc(cap, sizeof *ix);
+    if (!ix)
+        return -ENOMEM;
+    for (uint32_t k = 0; k < m->ntnode; k++) {
+        uint32_t i = hash2(m->tnode[k].track, m->tnode[k].node) & (cap - 1);
+        while (ix[i])
+            i = (i + 1) & (cap - 1);
+        ix[i] = k + 1;
+    }
+    free(m->tnode_ix);
+    m->tnode_ix = ix;
+    m->captnode_ix = cap;
+    return 0;
+}
+
+uint32_t rd_model_tnode(rd_model *m, uint32_t track, uint32_t node)
+{
+    rd_node *nd = &m->node[node];
+    if (nd->hot_tn && nd->hot_track == track) /* one coroutine per node, mostly */
+        return nd->hot_tn;
+    if ((m->ntnode + 1) * 2 > m->captnode_ix && rehash_tnodes(m))
+        return 0;
+    uint32_t mask = m->captnode_ix - 1, i = hash2(track, node) & mask;
+    for (; m->tnode_ix[i]; i = (i + 1) & mask) {
+        const rd_tnode *t = &m->tnode[m->tnode_ix[i] - 1];
+        if (t->track == track && t->node == node)
+            return nd->hot_track = track, nd->hot_tn = m->tnode_ix[i];
+    }
+    if (rd_grow((void **)&m->tnode, &m->captnode, m->ntnode, sizeof *m->tnode))
+        return 0;
+    m->tnode[m->ntnode] = (rd_tnode){.node = node, .track = track};
+    nd->hot_track = track;
+    return nd->hot_tn = m->tnode_ix[i] = ++m->ntnode;
 }

@@ -1,8 +1,10 @@
 /* rd_model: what recorderd knows about one traced process: its interned
  * strings and functions, its clock calibration, and the calling-context
  * tree (CCT) that the stack rebuilder fills: one node per distinct stack,
- * holding self time, line events and calls of that stack's leaf. Memory
- * grows with distinct functions, lines and stacks, never with events.
+ * holding self time, line events and calls of that stack's leaf, and each
+ * coroutine's share of it (for pprof's coroutine labels). Memory grows with
+ * distinct functions, lines and stacks, and with coroutines (a track each,
+ * a share per stack it ran), never with events.
  * One model is used by one thread at a time. */
 #ifndef RD_MODEL_H
 #define RD_MODEL_H
@@ -31,6 +33,7 @@ typedef struct rd_node {
     uint64_t lines;
     uint64_t calls;
     uint32_t call_line; /* caller's line at the node's first call; 0 unknown */
+    uint32_t hot_tn, hot_track; /* last rd_tnode of this node looked up + 1, its track */
 } rd_node;
 
 typedef struct rd_line {
@@ -38,6 +41,25 @@ typedef struct rd_line {
     uint64_t hits;
     uint64_t ticks;
 } rd_line;
+
+/* The share of one coroutine (track) in a call-tree node: code in a
+ * coroutine is charged under its resumer's stack, so one node may hold the
+ * time of several coroutines. Sums over a node's entries never exceed its
+ * own self and lines (they fall short only when memory ran out). */
+typedef struct rd_tnode {
+    uint32_t node, track;
+    uint64_t self; /* ticks */
+    uint64_t lines;
+} rd_tnode;
+
+/* A coroutine's life: a thread id seen again after the coroutine died (Lua
+ * reuses addresses) is a new track. Track 0 is the first thread seen. */
+typedef struct rd_track {
+    uint64_t thread;
+    uint32_t first_fid; /* the first function pushed on it, for its name */
+    uint8_t named;      /* first_fid is set */
+    uint8_t dead;
+} rd_track;
 
 typedef struct rd_model {
     char **str; /* sid -> NUL-terminated copy */
@@ -58,6 +80,14 @@ typedef struct rd_model {
     int clk_pairs, clk_tsc;
     uint64_t events, ticks_total;
     uint64_t dropped; /* events the producer dropped (GAP records) */
+    rd_tnode *tnode; /* per-coroutine shares of the nodes, in creation order */
+    uint32_t ntnode, captnode;
+    uint32_t *tnode_ix; /* hash (track, node) -> tnode index + 1 */
+    uint32_t captnode_ix;
+    rd_track *track;
+    uint32_t ntrack, captrack;
+    uint32_t *track_ix; /* hash thread id -> its latest track + 1 */
+    uint32_t captrack_ix, ntrack_ix;
 } rd_model;
 
 /* Makes the array *p (capacity *cap elements of elem bytes) hold index
@@ -92,6 +122,21 @@ uint32_t rd_model_child(rd_model *m, uint32_t parent, uint32_t fid);
 
 /* Stats of (fid, line), created on first use; NULL if memory ran out. */
 rd_line *rd_model_line(rd_model *m, uint32_t fid, uint32_t line);
+
+/* The live track of thread id, made on first use (a new one if the
+ * thread's last track is dead). Returns its index + 1, 0 if memory ran out. */
+uint32_t rd_model_track(rd_model *m, uint64_t thread);
+
+/* The coroutine of thread's live track died (no-op if there is none). */
+void rd_model_track_end(rd_model *m, uint64_t thread);
+
+/* The name of track k: "main" for track 0, else "coroutine K (LABEL)", with
+ * the label of its first function (as rd_timeline names its tracks). */
+void rd_model_track_name(const rd_model *m, uint32_t k, char *buf, size_t cap);
+
+/* The share of track in node, made on first use. Returns its index + 1
+ * (stable while the model lives), 0 if memory ran out. */
+uint32_t rd_model_tnode(rd_model *m, uint32_t track, uint32_t node);
 
 /* Nanoseconds per tick from the calibration records (1.0 without TSC). */
 double rd_model_ns_per_tick(const rd_model *m);

@@ -14,7 +14,11 @@
  * it called from (the child node's call_line), a leaf at its linedefined,
  * since a node's self time is not split by line in the model.
  *
- * Samples are node by node. Nanoseconds are rounded cumulatively, as in
+ * Samples are node by node, and within a node coroutine by coroutine (the
+ * model's rd_tnode shares): each carries the label coroutine=NAME, named
+ * as rd_timeline names its tracks ("main", "coroutine K (LABEL)"). What a
+ * node holds beyond its shares (none is lost unless memory ran out) is a
+ * sample without a label. Nanoseconds are rounded cumulatively, as in
  * rd_callgrind: the sample values add up exactly to round(ticks * ns/tick).
  * Strings are interned as they are first used and written to the
  * string_table as they come, after the empty string 0. Fields of a
@@ -46,7 +50,8 @@ enum {
     P_DEFAULT_SAMPLE_TYPE
 };
 enum { VT_TYPE = 1, VT_UNIT };
-enum { S_LOCATION_ID = 1, S_VALUE };
+enum { S_LOCATION_ID = 1, S_VALUE, S_LABEL };
+enum { LB_KEY = 1, LB_STR };
 enum { M_ID = 1, M_FILENAME = 5, M_HAS_FUNCTIONS = 7, M_HAS_FILENAMES, M_HAS_LINE_NUMBERS };
 enum { L_ID = 1, L_MAPPING_ID, L_LINE = 4 };
 enum { LN_FUNCTION_ID = 1, LN_LINE };
@@ -67,6 +72,7 @@ typedef struct pp {
     loc_key *lkey;                /* open addressing, (fid + 1, line) */
     uint32_t *lid, nloc, caploc;  /* location id per slot */
     uint8_t *used;                /* per fid: a location names it */
+    uint32_t *first_tn, *next_tn; /* per node its first tnode + 1, per tnode the next */
     int err;
 } pp;
 
@@ -257,26 +263,68 @@ static void stack_ids(pp *p, uint32_t n)
         rd_pb_raw_varint(&p->ids, location(p, nd[nd[c].parent].fid, nd[c].call_line));
 }
 
+/* The tnodes of each node, in the order they were made. */
+static int link_shares(pp *p)
+{
+    const rd_model *m = p->m;
+    p->first_tn = calloc(m->nnode ? m->nnode : 1, sizeof *p->first_tn);
+    p->next_tn = calloc(m->ntnode ? m->ntnode : 1, sizeof *p->next_tn);
+    if (!p->first_tn || !p->next_tn) return p->err = -ENOMEM;
+    for (uint32_t k = m->ntnode; k-- > 0;) {
+        p->next_tn[k] = p->first_tn[m->tnode[k].node];
+        p->first_tn[m->tnode[k].node] = k + 1;
+    }
+    return 0;
+}
+
+typedef struct sampler {
+    double k;                /* ns per tick */
+    uint64_t ticks, printed; /* so far, for the cumulative rounding */
+} sampler;
+
+/* One sample: node n's stack, its values, and a coroutine label when
+ * track is not UINT32_MAX. */
+static void put_sample(pp *p, sampler *sp, uint32_t n, uint32_t track, uint64_t self,
+                       uint64_t lines)
+{
+    char name[600];
+    sp->ticks += self;
+    uint64_t want = to_ns((double)sp->ticks, sp->k), ns = want - sp->printed;
+    sp->printed = want;
+    stack_ids(p, n);
+    rd_pb_reset(&p->msg);
+    rd_pb_bytes(&p->msg, S_LOCATION_ID, p->ids.p, p->ids.n);
+    rd_pb_reset(&p->sub);
+    rd_pb_raw_varint(&p->sub, ns);
+    rd_pb_raw_varint(&p->sub, lines);
+    rd_pb_bytes(&p->msg, S_VALUE, p->sub.p, p->sub.n);
+    if (track != UINT32_MAX) {
+        rd_model_track_name(p->m, track, name, sizeof name);
+        rd_pb_reset(&p->sub);
+        rd_pb_varint(&p->sub, LB_KEY, str(p, "coroutine"));
+        rd_pb_varint(&p->sub, LB_STR, str(p, name));
+        rd_pb_bytes(&p->msg, S_LABEL, p->sub.p, p->sub.n);
+    }
+    rd_pb_bytes(p->out, P_SAMPLE, p->msg.p, p->msg.n);
+}
+
 static void put_samples(pp *p, uint64_t *ns_total)
 {
-    double k = rd_model_ns_per_tick(p->m);
-    uint64_t ticks = 0, printed = 0;
+    sampler sp = {rd_model_ns_per_tick(p->m), 0, 0};
+    if (link_shares(p)) return;
     for (uint32_t n = 0; n < p->m->nnode && !p->err; n++) {
         const rd_node *nd = &p->m->node[n];
-        if (!nd->self && !nd->lines) continue;
-        ticks += nd->self;
-        uint64_t want = to_ns((double)ticks, k), ns = want - printed;
-        printed = want;
-        stack_ids(p, n);
-        rd_pb_reset(&p->msg);
-        rd_pb_bytes(&p->msg, S_LOCATION_ID, p->ids.p, p->ids.n);
-        rd_pb_reset(&p->sub);
-        rd_pb_raw_varint(&p->sub, ns);
-        rd_pb_raw_varint(&p->sub, nd->lines);
-        rd_pb_bytes(&p->msg, S_VALUE, p->sub.p, p->sub.n);
-        rd_pb_bytes(p->out, P_SAMPLE, p->msg.p, p->msg.n);
+        uint64_t self = nd->self, lines = nd->lines;
+        for (uint32_t k = p->first_tn[n]; k && !p->err; k = p->next_tn[k - 1]) {
+            const rd_tnode *t = &p->m->tnode[k - 1];
+            if (!t->self && !t->lines) continue;
+            put_sample(p, &sp, n, t->track, t->self, t->lines);
+            self -= t->self; /* shares never exceed the node (rd_stack charges both) */
+            lines -= t->lines;
+        }
+        if ((self || lines) && !p->err) put_sample(p, &sp, n, UINT32_MAX, self, lines);
     }
-    *ns_total = printed;
+    *ns_total = sp.printed;
 }
 
 /* ---- the profile ---- */
@@ -333,6 +381,8 @@ static void pp_free(pp *p)
     free(p->lkey);
     free(p->lid);
     free(p->used);
+    free(p->first_tn);
+    free(p->next_tn);
 }
 
 int rd_pprof_encode(const rd_model *m, const rd_pprof_info *info, rd_pb *out)

@@ -17,8 +17,9 @@ typedef struct rd_pprof_info {
 } rd_pprof_info;
 
 /* Encodes m as an uncompressed Profile message into out (appended).
- * One sample per call-tree node with time or line events: its stack, leaf
- * first; values time (ns) and lines (count). Returns 0 or -ENOMEM. */
+ * One sample per call-tree node and coroutine with time or line events:
+ * its stack, leaf first; values time (ns) and lines (count); the label
+ * coroutine=NAME. Returns 0 or -ENOMEM. */
 int rd_pprof_encode(const rd_model *m, const rd_pprof_info *info, rd_pb *out);
 
 /* The same, gzipped, to out. Returns 0, -ENOMEM or -EIO. */

@@ -86,6 +86,7 @@ static void drop_thread(rd_stack *s, uint64_t id)
         return;
     if (s->ls)
         pop_all(s, t, RD_UNWIND); /* a coroutine that died with frames left died of an error */
+    rd_model_track_end(s->m, id);
     s->cur = NULL;
     uint32_t mask = s->capth - 1, i = (uint32_t)(t - s->th);
     free(t->f);
@@ -160,6 +161,17 @@ static void note_leave(rd_stack *s, const rd_thread *t, enum rd_how how, uint64_
         s->ls->leave(s->ls->ud, t->id, &t->f[t->n - 1], t->n - 1, how, note_time(s, at));
 }
 
+/* The share of t's coroutine in node (tnode + 1; 0 if memory ran out). */
+static uint32_t share(rd_stack *s, rd_thread *t, uint32_t node)
+{
+    const rd_node *nd = &s->m->node[node];
+    if (t->track && nd->hot_tn && nd->hot_track == t->track - 1) /* rd_model_tnode's fast path */
+        return nd->hot_tn;
+    if (!t->track)
+        t->track = rd_model_track(s->m, t->id);
+    return t->track ? rd_model_tnode(s->m, t->track - 1, node) : 0;
+}
+
 /* A new top frame, filled in place (no struct copies on the hot path). */
 static rd_frame *push_frame(rd_stack *s, rd_thread *t, uint32_t depth, uint32_t fid, int lua)
 {
@@ -173,6 +185,13 @@ static rd_frame *push_frame(rd_stack *s, rd_thread *t, uint32_t depth, uint32_t 
     f->node = node;
     f->is_lua = (uint8_t)lua;
     f->t_call = s->m->ticks_total;
+    f->tix = share(s, t, node);
+    rd_track *tr = t->n == 1 && f->tix ? &s->m->track[t->track - 1] : NULL;
+    if (tr && !tr->named) { /* its name: the function it started in (a track's first frame is
+                               pushed on an empty stack) */
+        tr->first_fid = fid;
+        tr->named = 1;
+    }
     if (t->n > 1 && !s->m->node[node].call_line) /* the call site, for callgrind */
         s->m->node[node].call_line = t->f[t->n - 2].line;
     return f;
@@ -190,6 +209,8 @@ static void count_call(rd_stack *s, const rd_frame *f)
 static void settle_ticks(rd_stack *s, rd_thread *t, const rd_frame *f)
 {
     s->m->node[f->node].self += t->fresh_ticks;
+    if (f->tix)
+        s->m->tnode[f->tix - 1].self += t->fresh_ticks;
     t->fresh_ticks = 0;
 }
 
@@ -253,8 +274,11 @@ static void rebase(rd_stack *s, rd_thread *t, uint32_t base)
     if (t->base == base)
         return;
     t->base = base;
-    for (uint32_t i = 0; i < t->n; i++)
+    t->base_tix = 0;
+    for (uint32_t i = 0; i < t->n; i++) {
         t->f[i].node = rd_model_child(s->m, i ? t->f[i - 1].node : base, t->f[i].fid);
+        t->f[i].tix = share(s, t, t->f[i].node);
+    }
 }
 
 static void charge(rd_stack *s, rd_thread *t, uint64_t dt)
@@ -263,6 +287,10 @@ static void charge(rd_stack *s, rd_thread *t, uint64_t dt)
     m->ticks_total += dt;
     if (!t || !t->n) {
         m->node[t ? t->base : 0].self += dt;
+        if (t && !t->base_tix)
+            t->base_tix = share(s, t, t->base);
+        if (t && t->base_tix)
+            m->tnode[t->base_tix - 1].self += dt;
         return;
     }
     const rd_frame *f = &t->f[t->n - 1];
@@ -271,6 +299,8 @@ static void charge(rd_stack *s, rd_thread *t, uint64_t dt)
         return;
     }
     m->node[f->node].self += dt;
+    if (f->tix)
+        m->tnode[f->tix - 1].self += dt;
     if (f->lix && f->lgen == m->line_gen) {
         m->line[f->lix - 1].ticks += dt;
     } else if (f->line) {
@@ -325,6 +355,8 @@ static int on_line(rd_stack *s, rd_thread *t, uint32_t depth, uint32_t line)
         return e;
     rd_frame *f = &t->f[t->n - 1];
     s->m->node[f->node].lines++;
+    if (f->tix)
+        s->m->tnode[f->tix - 1].lines++;
     if (f->line != line || !f->lix || f->lgen != s->m->line_gen) {
         rd_line *l = rd_model_line(s->m, f->fid, line);
         f->lix = l ? (uint32_t)(l - s->m->line) + 1 : 0;

@@ -15,6 +15,8 @@
  *   than it was called at was tail-called (T): it replaces its caller. Its
  *   call is counted once that is known.
  * - dt on a record belongs to the frame and line on top before the record.
+ * - Each charge to a node also goes to the share of the running coroutine
+ *   in it (rd_tnode): frames cache theirs, as they cache their line slot.
  */
 #ifndef RD_STACK_H
 #define RD_STACK_H
@@ -24,6 +26,7 @@
 typedef struct rd_frame {
     uint32_t depth, fid, node, line;
     uint32_t lix, lgen; /* rd_model line slot + 1 of (fid, line), valid for lgen */
+    uint32_t tix;       /* rd_model tnode + 1 of (its thread's track, node); 0 none */
     uint8_t fresh;  /* Lua frame called, no record of its own yet */
     uint8_t is_lua;
     uint64_t t_call; /* ticks_total when it was called (listeners only) */
@@ -58,6 +61,8 @@ typedef struct rd_thread {
     rd_frame *f;
     uint32_t n, cap;
     uint32_t base; /* call-tree node the stack hangs under */
+    uint32_t track;    /* rd_model track + 1; 0 until its first frame or time */
+    uint32_t base_tix; /* tnode + 1 of (track, base); 0: not looked up yet */
     uint64_t fresh_ticks; /* charged while the top was an unsettled Lua call */
 } rd_thread;
 

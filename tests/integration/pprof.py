@@ -13,7 +13,16 @@ temporary output directory, always removed), then:
     the self time of profile.txt (functions of the same label added up),
     within profile.txt's rounding, and the same top function;
   - `-traces` lists one stack per sample, each with a known function;
-  - `recorderd report S --format pprof -o F` gives the same samples.
+  - `recorderd report S --format pprof -o F` gives the same samples;
+  - every sample has exactly one label, coroutine=NAME, and the names are
+    the track names of `recorderd report S --format chrome` (rd_timeline
+    numbers and names its tracks by code of its own); `-tags` lists them
+    with the totals of the -raw samples, and `-tagfocus` on each keeps
+    exactly its samples' time.
+A program of the test's own, WORKERS, runs one function in three
+coroutines resumed from one line (so their stacks are the same) doing
+different amounts of work: each coroutine's samples must be apart, with
+the line events a line hook of its own counts in an untraced run.
 Go needs a writable HOME and GOCACHE: both go to the temporary directory.
 Exit status: 0 pass, 1 fail, 77 skipped (no recorderd, no go).
 """
@@ -32,7 +41,50 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import corpus  # noqa: E402
 
 TOP_ROW = re.compile(r'^\s*(\d+)ns\s+[\d.]+%\s+[\d.]+%\s+(\d+)ns\s+[\d.]+%\s+(\S.*)$')
+TAG_ROW = re.compile(r'^\s+(\S+)\s+\(\s*[\d.]+%\):\s(.+)$')
 PROFILE_ROW = re.compile(r'^\s*\d+\s+([\d.]+)\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+(\S.*)$')
+
+
+# The same function in three coroutines, resumed from one line. With
+# TRUTH=1 (untraced) each coroutine counts its own line events with a hook
+# of its own (hooks are per coroutine in Lua 5.1) and prints them in the
+# order the coroutines first ran.
+WORKERS = '''local truth, order, count = os.getenv("TRUTH") == "1", {}, {}
+local function worker(n)
+  local s = 0
+  for i = 1, n do
+    for j = 1, i do s = s + j end
+    coroutine.yield(s)
+  end
+  return s
+end
+local work, cos = {3, 12, 40}, {}
+for k = 1, #work do
+  local co = coroutine.create(worker)
+  cos[k] = co
+  if truth then
+    count[co] = 0
+    debug.sethook(co, function()
+      if count[co] == 0 then order[#order + 1] = co end
+      count[co] = count[co] + 1
+    end, "l")
+  end
+end
+local live = #cos
+while live > 0 do
+  live = 0
+  for k = 1, #cos do
+    if coroutine.status(cos[k]) ~= "dead" then
+      coroutine.resume(cos[k], work[k])
+      live = live + 1
+    end
+  end
+end
+if truth then
+  for k = 1, #order do print("coroutine " .. k .. " " .. count[order[k]]) end
+end
+'''
+WORKER_LINES = 2  # `local function worker(n)` is line 2 of WORKERS
 
 
 def check(cond, msg):
@@ -61,7 +113,8 @@ def pprof(args, tmp, path, *opts):
 
 
 def read_raw(text):
-    """Sample types, then [(time, lines, location ids)] of `pprof -raw`."""
+    """Sample types, then [(time, lines, location ids, {label: [values]})]
+    of `pprof -raw`: a sample's labels are the lines below it."""
     head, _, rest = text.partition('\nSamples:\n')
     check(rest, 'no Samples: in pprof -raw output:\n' + text[:600])
     lines = rest.split('\n')
@@ -69,9 +122,14 @@ def read_raw(text):
     samples = []
     for line in lines[1:]:
         m = re.match(r'^\s+(\d+)\s+(\d+):((?: \d+)+) ?$', line)
-        if not m:
+        lab = re.match(r'^\s+([^\s:]+):\[(.*)\]$', line)
+        if m:
+            samples.append((int(m.group(1)), int(m.group(2)), m.group(3).split(), {}))
+        elif lab and samples:
+            labels = samples[-1][3]
+            labels.setdefault(lab.group(1), []).append(lab.group(2))
+        else:
             break
-        samples.append((int(m.group(1)), int(m.group(2)), m.group(3).split()))
     return types, samples
 
 
@@ -127,6 +185,65 @@ def check_top(args, tmp, pb, selfs, total):
     return top_g
 
 
+def chrome_tracks(args, session, tmp):
+    """{tid - 1: thread name} of `report --format chrome`."""
+    path = os.path.join(tmp, 'tracks.chrome.json')
+    run_ok([args.recorderd, 'report', session, '--format', 'chrome', '-o', path], tmp)
+    with open(path) as f:
+        events = json.load(f)['traceEvents']
+    return {e['tid'] - 1: e['args']['name'] for e in events
+            if e.get('ph') == 'M' and e.get('name') == 'thread_name'}
+
+
+def by_coroutine(samples):
+    """{coroutine name: [time, lines]}; every sample has one coroutine label."""
+    per = {}
+    for t, n, locs, labels in samples:
+        check(list(labels) == ['coroutine'] and len(labels['coroutine']) == 1,
+              'a sample (%s) has the labels %r, not one coroutine' % (' '.join(locs), labels))
+        acc = per.setdefault(labels['coroutine'][0], [0, 0])
+        acc[0] += t
+        acc[1] += n
+    return per
+
+
+def read_tags(text):
+    """{value: total} of the coroutine tag in `pprof -tags -unit=ns`."""
+    tags, key = {}, None
+    for line in text.split('\n'):
+        head = re.match(r'^\s*(\S+): Total ', line)
+        if head:
+            key = head.group(1)
+            continue
+        m = TAG_ROW.match(line)
+        if m and key == 'coroutine':
+            tags[m.group(2)] = m.group(1)
+    return tags
+
+
+def check_coroutines(args, tmp, pb, session, samples):
+    """The labels against the chrome tracks, -tags and -tagfocus."""
+    per = by_coroutine(samples)
+    tracks = chrome_tracks(args, session, tmp)
+    check(set(per) == set(tracks.values()), 'coroutine labels %r, chrome tracks %r'
+          % (sorted(per), sorted(tracks.values())))
+    check(tracks.get(0) == 'main', 'the first track is %r' % tracks.get(0))
+    tags = read_tags(pprof(args, tmp, pb, '-tags', '-unit=ns'))
+    check(set(tags) == set(per), '-tags lists %r, the samples %r' % (sorted(tags), sorted(per)))
+    for name, (t, _) in per.items():
+        check(tags[name] in ('%dns' % t, '%d.0ns' % t),
+              '-tags: %s %s, its samples %d ns' % (name, tags[name], t))
+        focus = '-tagfocus=coroutine=^%s$' % re.escape(name)
+        top = pprof(args, tmp, pb, '-top', '-unit=ns', '-nodecount=100000', '-nodefraction=0',
+                    '-edgefraction=0', focus)
+        want = 'Total samples = %dns' % sum(s[0] for s in samples)
+        got = re.search(r'Showing nodes accounting for (\d+)ns, ', top)
+        check(want in top and got and int(got.group(1)) == t,
+              '%s: -tagfocus keeps %s ns, its samples %d ns:\n%s'
+              % (focus, got and got.group(1), t, top[:600]))
+    return per, tracks
+
+
 def one(args, prog, tmp):
     path = os.path.abspath(prog)
     name = os.path.splitext(os.path.basename(path))[0]
@@ -159,8 +276,43 @@ def one(args, prog, tmp):
     run_ok([args.recorderd, 'report', session, '--format', 'pprof', '-o', again], tmp)
     check(read_raw(pprof(args, tmp, again, '-raw'))[1] == samples,
           'report --format pprof gives other samples')
-    print('%s: %d samples, %d ns, %d line events, top %s' % (name, len(samples), total, lines,
-                                                             top))
+    per, _ = check_coroutines(args, tmp, pb, session, samples)
+    print('%s: %d samples, %d ns, %d line events, top %s, %d coroutines'
+          % (name, len(samples), total, lines, top, len(per)))
+    return session, samples
+
+
+def workers(args, tmp):
+    """WORKERS: each coroutine's line events as its own hook counts them."""
+    src = os.path.join(tmp, 'src')
+    os.mkdir(src)
+    prog = os.path.join(src, 'workers.lua')
+    with open(prog, 'w') as f:
+        f.write(WORKERS)
+    env = corpus.base_env()
+    env['TRUTH'] = '1'
+    res = corpus.run([args.lua, 'workers.lua'], src, env)
+    check(res.status == 0, 'workers.lua (untraced) failed:\n' + corpus.show_bytes(res.err))
+    truth = {}
+    for line in res.out.decode().split('\n'):
+        if line:
+            k, n = re.match(r'^coroutine (\d+) (\d+)$', line).groups()
+            truth[int(k)] = int(n)
+    check(sorted(truth) == [1, 2, 3], 'workers.lua printed %r' % res.out)
+    session, samples = one(args, prog, tmp)
+    per = by_coroutine(samples)
+    for k, n in truth.items():
+        name = 'coroutine %d (function@workers.lua:%d)' % (k, WORKER_LINES)
+        check(name in per, 'no samples labelled %r: %r' % (name, sorted(per)))
+        check(per[name][1] == n, '%s: %d line events, its hook counted %d'
+              % (name, per[name][1], n))
+    stacks = {}
+    for t, n, locs, labels in samples:
+        stacks.setdefault(' '.join(locs), set()).add(labels['coroutine'][0])
+    shared = [s for s, names in stacks.items() if len(names) == 3]
+    check(shared, 'no stack is a sample in each of the three coroutines')
+    print('workers: %s' % ', '.join('coroutine %d: %d line events' % kv
+                                     for kv in sorted(truth.items())))
 
 
 def main(argv):
@@ -182,7 +334,8 @@ def main(argv):
     try:
         for prog in args.programs:
             one(args, prog, tmp)
-    except (corpus.Failure, ValueError, KeyError) as e:
+        workers(args, tmp)
+    except (corpus.Failure, ValueError, KeyError, AttributeError) as e:
         print('FAIL: %s: %s' % (type(e).__name__, e))
         return 1
     finally:

@@ -1,6 +1,9 @@
 /* check_model: recorderd/rd_model's frame labels. Two distinct functions
  * (fids) whose labels NAME@SRC:LINE would be equal are told apart: the
- * second is NAME#2, the third NAME#3, in fid order, in every writer. */
+ * second is NAME#2, the third NAME#3, in fid order, in every writer. And
+ * the coroutine tracks and shares: a thread id keeps its track until it
+ * dies, then gets a new one; a share is one per (track, node), its index
+ * stable while thousands more are made. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,6 +161,51 @@ START_TEST(test_model_label_writers)
 }
 END_TEST
 
+START_TEST(test_model_tracks)
+{
+    define_functions();
+    ck_assert_uint_eq(rd_model_track(&M, 0x1000), 1);
+    ck_assert_uint_eq(rd_model_track(&M, 0x2000), 2);
+    ck_assert_uint_eq(rd_model_track(&M, 0x1000), 1);
+    rd_model_track_end(&M, 0x2000);
+    rd_model_track_end(&M, 0x3000); /* never seen: nothing */
+    ck_assert_uint_eq(rd_model_track(&M, 0x2000), 3); /* its address reused */
+    ck_assert_uint_eq(rd_model_track(&M, 0x2000), 3);
+    for (uint64_t id = 1; id <= 1000; id++) /* the index grows */
+        ck_assert_uint_eq(rd_model_track(&M, 0x10000 + id * 16), 3 + id);
+    ck_assert_uint_eq(rd_model_track(&M, 0x1000), 1);
+    M.track[2].first_fid = 2;
+    M.track[2].named = 1;
+    char buf[128];
+    rd_model_track_name(&M, 0, buf, sizeof buf);
+    ck_assert_str_eq(buf, "main");
+    rd_model_track_name(&M, 2, buf, sizeof buf);
+    ck_assert_str_eq(buf, "coroutine 2 (a@app.lua:10)");
+    rd_model_track_name(&M, 1, buf, sizeof buf); /* no frame yet */
+    ck_assert_str_eq(buf, "coroutine 1 (?@?)");
+}
+END_TEST
+
+START_TEST(test_model_shares)
+{
+    define_functions();
+    uint32_t n = rd_model_child(&M, 0, 2);
+    uint32_t a = rd_model_tnode(&M, 0, n), b = rd_model_tnode(&M, 1, n);
+    ck_assert_uint_ne(a, 0);
+    ck_assert_uint_ne(b, 0);
+    ck_assert_uint_ne(a, b);
+    ck_assert_uint_eq(rd_model_tnode(&M, 0, n), a); /* past its node's last-used cache */
+    M.tnode[a - 1].self = 7;
+    for (uint32_t t = 2; t < 5000; t++)
+        ck_assert_uint_ne(rd_model_tnode(&M, t, n), 0);
+    ck_assert_uint_eq(rd_model_tnode(&M, 1, n), b);
+    ck_assert_uint_eq(rd_model_tnode(&M, 0, n), a);
+    ck_assert_uint_eq(M.tnode[a - 1].self, 7);
+    ck_assert_uint_eq(M.tnode[a - 1].node, n);
+    ck_assert_uint_eq(M.ntnode, 5000); /* tracks 0 to 4999 */
+}
+END_TEST
+
 static void add(Suite *s, const char *name, const TTest *t)
 {
     TCase *tc = tcase_create(name);
@@ -173,6 +221,8 @@ int main(void)
     add(s, "label_redefined", test_model_label_redefined);
     add(s, "label_many", test_model_label_many);
     add(s, "label_writers", test_model_label_writers);
+    add(s, "tracks", test_model_tracks);
+    add(s, "shares", test_model_shares);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_ENV);
     int failed = srunner_ntests_failed(sr);

@@ -3,7 +3,8 @@
  * wire-format reader here: the string table starts with "", ids are
  * nonzero and unique, every sample's locations exist, the values add up to
  * the model's totals, names follow profile.txt; the gzipped file inflates
- * to the same bytes; an empty model still gives a valid profile.
+ * to the same bytes; an empty model still gives a valid profile; two
+ * coroutines running the same stack give two samples, one labelled for each.
  *
  * The model, dt in ns: main (app.lua) calls a at line 5, a runs line 51
  * and calls print; then main runs line 6.
@@ -17,7 +18,8 @@
 #include "rd_pprof.h"
 #include "ut_events.h"
 
-enum { F_MAIN = 1, F_A, F_PRINT };
+enum { F_MAIN = 1, F_A, F_PRINT, F_RESUME, F_YIELD };
+enum { T_MAIN = 0x1000, T_CO1 = 0x2000, T_CO2 = 0x3000 };
 
 static void build(void)
 {
@@ -29,7 +31,7 @@ static void build(void)
     EV(FUNC, F_MAIN, LT_WHAT_MAIN, 1, 3, 0, 0, 0);
     EV(FUNC, F_A, LT_WHAT_LUA, 1, 4, 50, 55, 0);
     EV(FUNC, F_PRINT, LT_WHAT_C, 2, 5, 0, 0, 0);
-    EV(START, 0x1000, LT_R_BEGIN);
+    EV(START, T_MAIN, LT_R_BEGIN);
     EV(FRAME, 1, F_MAIN, 5);
     EV(CALL, 2, 3, F_A);
     EV(LINE, 2, 4, 51);
@@ -37,6 +39,35 @@ static void build(void)
     EV(RET, 3, 7);
     EV(RET, 2, 11);
     EV(LINE, 1, 13, 6);
+}
+
+/* main resumes T_CO1 then T_CO2 from line 6; each runs a (line 51, once
+ * in T_CO1, twice in T_CO2) and yields back. */
+static void build_coroutines(void)
+{
+    ev_str(1, "app.lua");
+    ev_str(2, "[C]");
+    ev_str(3, "main");
+    ev_str(4, "a");
+    ev_str(6, "resume");
+    ev_str(7, "yield");
+    EV(FUNC, F_MAIN, LT_WHAT_MAIN, 1, 3, 0, 0, 0);
+    EV(FUNC, F_A, LT_WHAT_LUA, 1, 4, 50, 55, 0);
+    EV(FUNC, F_RESUME, LT_WHAT_C, 2, 6, 0, 0, LT_FF_RESUME);
+    EV(FUNC, F_YIELD, LT_WHAT_C, 2, 7, 0, 0, LT_FF_YIELD);
+    EV(START, T_MAIN, LT_R_BEGIN);
+    EV(FRAME, 1, F_MAIN, 5);
+    for (uint64_t co = T_CO1; co <= T_CO2; co += T_CO2 - T_CO1) {
+        EV(LINE, 1, 1, 6);
+        EV(CALL, 2, 2, F_RESUME);
+        EV(RESUME, 3, co);
+        EV(CALL, 1, 5, F_A); /* depths restart at 1 in the coroutine */
+        EV(LINE, 1, 7, 51);
+        if (co == T_CO2) EV(LINE, 1, 11, 51);
+        EV(CALL, 2, 13, F_YIELD);
+        EV(YIELD, 17, T_MAIN, 0);
+        EV(RET, 2, 19); /* resume returns in main */
+    }
 }
 
 /* ---- a wire-format reader for the test ---- */
@@ -82,6 +113,8 @@ typedef struct prof {
     uint64_t time, lines, nsample, default_type;
     uint64_t sample_locs[64][16];
     uint32_t nsample_locs[64];
+    uint64_t sample_time[64], sample_lines[64];
+    uint64_t label_key[64], label_str[64]; /* one label per sample at most; 0 none */
 } prof;
 
 static uint64_t id_of(rd m)
@@ -104,9 +137,16 @@ static void read_sample(prof *p, rd m)
             while (sub.p < sub.end)
                 p->sample_locs[s][p->nsample_locs[s]++] = varint(&sub);
         if (f == 2) {
-            p->time += varint(&sub);
-            p->lines += varint(&sub);
+            p->time += p->sample_time[s] = varint(&sub);
+            p->lines += p->sample_lines[s] = varint(&sub);
             ck_assert(sub.p == sub.end);
+        }
+        if (f == 3) {
+            ck_assert_uint_eq(p->label_key[s], 0);
+            for (int g; (g = field(&sub, &v, &(rd){0}));) {
+                if (g == 1) p->label_key[s] = v;
+                if (g == 2) p->label_str[s] = v;
+            }
         }
     }
 }
@@ -187,6 +227,48 @@ START_TEST(test_pprof_structure)
     ck_assert(has_name(&p, "main (app.lua:0)"));
     ck_assert(has_name(&p, "a (app.lua:50)"));
     ck_assert(has_name(&p, "print [C]"));
+    free_profile(&p);
+    rd_pb_free(&b);
+}
+END_TEST
+
+/* The sample of stack a <- resume <- main labelled name: its lines. */
+static uint64_t co_lines(const prof *p, const char *name)
+{
+    uint64_t found = 0, lines = 0;
+    for (uint32_t s = 0; s < p->nsample; s++) {
+        ck_assert_uint_lt(p->label_key[s], p->nstr);
+        ck_assert_uint_lt(p->label_str[s], p->nstr);
+        ck_assert_str_eq(p->str[p->label_key[s]], "coroutine"); /* every sample has one */
+        if (p->nsample_locs[s] == 3 && !strcmp(p->str[p->label_str[s]], name))
+            found++, lines = p->sample_lines[s];
+    }
+    ck_assert_uint_eq(found, 1);
+    return lines;
+}
+
+START_TEST(test_pprof_coroutines)
+{
+    build_coroutines();
+    rd_pb b = {0};
+    ck_assert_int_eq(rd_pprof_encode(&M, NULL, &b), 0);
+    prof p;
+    read_profile(&p, b.p, b.n);
+    ck_assert_uint_eq(p.time, M.ticks_total);
+    ck_assert_uint_eq(p.time, 2 * (1 + 2 + 3 + 5 + 7 + 13 + 17 + 19) + 11);
+    ck_assert_uint_eq(p.lines, 2 + 3);
+    ck_assert_uint_eq(co_lines(&p, "coroutine 1 (a@app.lua:50)"), 1);
+    ck_assert_uint_eq(co_lines(&p, "coroutine 2 (a@app.lua:50)"), 2);
+    uint64_t main_time = 0, co1_time = 0;
+    for (uint32_t s = 0; s < p.nsample; s++) {
+        const char *name = p.str[p.label_str[s]];
+        if (!strcmp(name, "main")) main_time += p.sample_time[s];
+        if (!strcmp(name, "coroutine 1 (a@app.lua:50)")) co1_time += p.sample_time[s];
+    }
+    /* main: 1, 2, 3 (dt of RESUME: resume on top), 19 (RET), twice; a
+     * coroutine: 5 (its first CALL, under resume), 7, 13 on a, 17 on yield */
+    ck_assert_uint_eq(main_time, 2 * (1 + 2 + 3 + 19));
+    ck_assert_uint_eq(co1_time, 5 + 7 + 13 + 17);
     free_profile(&p);
     rd_pb_free(&b);
 }
@@ -273,6 +355,7 @@ int main(void)
 {
     Suite *s = suite_create("pprof");
     ADD(s, test_pprof_structure);
+    ADD(s, test_pprof_coroutines);
     ADD(s, test_pprof_gzip);
     ADD(s, test_pprof_empty);
     ADD(s, test_pb_varint);
