@@ -442,7 +442,7 @@ uint32_t co_func_id(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *flags)
             break; /* a recycled Proto address: a new function */
         }
     }
-    s->slow = 1; /* interning costs microseconds: measure this hook's end */
+    co_hook_slow(s); /* interning costs microseconds: measure this hook's end */
     lua_getinfo(L, "f", ar); /* naming needs the function on the stack */
     uint32_t fid = func_new(s, L, ar, k, isC);
     lua_pop(L, 1);

@@ -220,23 +220,24 @@ static void __attribute__((noinline)) measure_end(co_state *s, uint64_t t0, int 
         if (est && cost * 16 > (uint64_t)est * 4)
             cost = est / 4;
         s->hook_est[ev] = est == 0 ? (uint32_t)cost * 16 : est - est / 8 + (uint32_t)cost * 2;
+        s->hook_ticks[ev] = s->hook_est[ev] / 16;
     }
     s->slow = 0;
     s->rng ^= s->rng << 13; /* xorshift64 */
     s->rng ^= s->rng >> 7;
     s->rng ^= s->rng << 17;
     s->sample_left = s->sample_every / 2 + (uint32_t)(s->rng % s->sample_every);
-    if (s->sample_every == 1)
+    if (s->sample_every == 1 || s->hook_est[ev] == 0) /* nothing to estimate with yet */
         s->sample_left = 1;
     s->last = t1;
 }
 
 CO_INLINE void hook_end(co_state *s, uint64_t t0, int ev)
 {
-    if (__builtin_expect(--s->sample_left == 0 || s->slow || s->hook_est[ev] == 0, 0))
+    if (__builtin_expect(--s->sample_left == 0, 0)) /* also after co_hook_slow */
         measure_end(s, t0, ev);
     else
-        s->last = t0 + s->hook_est[ev] / 16;
+        s->last = t0 + s->hook_ticks[ev];
 }
 
 /* Not tracing: serve an attach request, else unhook (troff, tracing lost
@@ -274,7 +275,7 @@ void co_hook(lua_State *L, lua_Debug *ar)
     /* an estimated end can pass the next start: no program time between */
     uint64_t dt = t0 > s->last ? t0 - s->last : 0;
     if (__builtin_expect(L != s->cur_L, 0)) {
-        s->slow = 1;
+        co_hook_slow(s);
         if (!switch_thread(s, L, dt)) {
             s->last = co_clock_ticks(s->use_tsc); /* this event is dropped too */
             return;

@@ -31,7 +31,7 @@ static void pause_a_little(unsigned round)
 
 uint8_t *co_out_wait(co_state *s, size_t n)
 {
-    s->slow = 1; /* a wait is not the program's time: measure this hook's end */
+    co_hook_slow(s); /* a wait is not the program's time: measure this hook's end */
     if (s->lost)
         return NULL;
     if (s->discard) {

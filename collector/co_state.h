@@ -66,10 +66,11 @@ typedef struct co_state {
     lua_State *cur_L;
     uint64_t last;    /* ticks when the previous hook returned (measured or estimated) */
     uint32_t hook_est[LUA_HOOKLINE + 1]; /* a hook's own ticks per event kind, x16 */
+    uint32_t hook_ticks[LUA_HOOKLINE + 1]; /* the same / 16 */
     uint32_t sample_left; /* events until the next measured hook end */
     uint32_t sample_every; /* 1: every hook end measured (LUATRACE_TIMING=exact) */
     uint64_t rng;     /* xorshift state: which hook ends are measured */
-    int slow;         /* this hook took a slow path: measure its end */
+    int slow;         /* this hook took a slow path: measure its end (co_hook_slow) */
     uint64_t dropped; /* events dropped since the last GAP record */
     /* short forms (lt_event.h): what the last record implies, while the ring
      * position is still the one right after it */
@@ -96,6 +97,13 @@ typedef struct co_state {
 /* ---- co_module.c: the module's entry points ---- */
 int luaopen_luatrace(lua_State *L);
 int luaopen_luatrace_profile(lua_State *L);
+
+/* This hook took a slow path: its end is measured, not estimated. */
+static inline void co_hook_slow(co_state *s)
+{
+    s->slow = 1;
+    s->sample_left = 1;
+}
 
 /* ---- co_out.c: writing records (traced thread only) ---- */
 
