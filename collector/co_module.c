@@ -165,7 +165,7 @@ int co_module_begin(co_state *s, lua_State *L, const char *name, const char *soc
     s->sock = -1;
     s->line_end = s->depth_end = UINT64_MAX; /* nothing implied yet */
     const char *timing = getenv("LUATRACE_TIMING");
-    s->sample_every = timing && !strcmp(timing, "exact") ? 1 : CO_SAMPLE_EVERY;
+    s->sample_every = timing && !strcmp(timing, "fast") ? CO_SAMPLE_EVERY : 1;
     s->sample_left = 1;
     s->rng = 0x9E3779B97F4A7C15ull;
     s->private_summary = private_summary;

@@ -50,7 +50,8 @@ typedef struct co_stab {
     uint32_t n;
 } co_stab;
 
-/* One hook in this many has its end measured (co_hook.c). */
+/* LUATRACE_TIMING=fast: one hook in about this many has its end measured
+ * (co_hook.c). */
 #define CO_SAMPLE_EVERY 16
 
 typedef struct co_state {
@@ -68,7 +69,8 @@ typedef struct co_state {
     uint32_t hook_est[LUA_HOOKLINE + 1]; /* a hook's own ticks per event kind, x16 */
     uint32_t hook_ticks[LUA_HOOKLINE + 1]; /* the same / 16 */
     uint32_t sample_left; /* events until the next measured hook end */
-    uint32_t sample_every; /* 1: every hook end measured (LUATRACE_TIMING=exact) */
+    uint32_t sample_every; /* 1: every hook end measured (the default), else
+                              CO_SAMPLE_EVERY (LUATRACE_TIMING=fast) */
     uint64_t rng;     /* xorshift state: which hook ends are measured */
     int slow;         /* this hook took a slow path: measure its end (co_hook_slow) */
     uint64_t dropped; /* events dropped since the last GAP record */
