@@ -237,6 +237,10 @@ static void __attribute__((noinline)) measure_end(co_state *s, uint64_t t0, int 
 
 CO_INLINE void hook_end(co_state *s, uint64_t t0, int ev)
 {
+    if (s->sample_every == 1) { /* exact, the default */
+        s->last = co_clock_ticks(s->use_tsc);
+        return;
+    }
     if (__builtin_expect(--s->sample_left == 0, 0)) /* also after co_hook_slow */
         measure_end(s, t0, ev);
     else
