@@ -271,7 +271,8 @@ static uint32_t fflags(const co_state *s, const void *cf)
 }
 
 /* Writes the FUNC record (and its strings) for the function at the top. */
-static uint32_t describe(co_state *s, lua_State *L, lua_Debug *ar, int isC, uint32_t flags)
+static uint32_t describe(co_state *s, lua_State *L, lua_Debug *ar, int isC, uint32_t flags,
+                         int generic)
 {
     char name[256], src[LUA_IDSIZE + 256];
     lua_getinfo(L, "Sn", ar);
@@ -279,6 +280,10 @@ static uint32_t describe(co_state *s, lua_State *L, lua_Debug *ar, int isC, uint
     lua_CFunction cf = isC ? lua_tocfunction(L, -1) : NULL;
     if (what == LT_WHAT_MAIN)
         snprintf(name, sizeof name, "main chunk");
+    else if (flags == LT_FF_WRAP && generic)
+        /* stands for any wrap function whose body is unknown (snapshots):
+         * no call site's name, which the first body would then lack */
+        snprintf(name, sizeof name, "coroutine.wrap function");
     else if (cf == luaopen_luatrace || cf == luaopen_luatrace_profile)
         /* our own entry, under require at the start of a -lluatrace trace:
          * by its C name, so that it takes no one else's */
@@ -377,11 +382,11 @@ static uint32_t lua_func_fid(co_state *s, lua_State *L, lua_Debug *ar)
 {
     uint64_t h = code_hash(L);
     if ((s->ct.n + 1) * 2 > s->ct.cap && grow_codes(&s->ct))
-        return describe(s, L, ar, 0, 0); /* correct id, code not remembered */
+        return describe(s, L, ar, 0, 0, 0); /* correct id, code not remembered */
     co_cent *c = code_slot(&s->ct, h);
     if (c->hash)
         return c->fid;
-    uint32_t fid = describe(s, L, ar, 0, 0);
+    uint32_t fid = describe(s, L, ar, 0, 0, 0);
     if (fid) {
         *c = (co_cent){h, fid};
         s->ct.n++;
@@ -389,21 +394,81 @@ static uint32_t lua_func_fid(co_state *s, lua_State *L, lua_Debug *ar)
     return fid;
 }
 
-static uint32_t func_new(co_state *s, lua_State *L, lua_Debug *ar, co_fent k, int isC)
+static void insert(co_state *s, co_fent k)
 {
-    k.flags = isC ? fflags(s, k.key) : 0;
-    k.fid = isC ? describe(s, L, ar, isC, k.flags) : lua_func_fid(s, L, ar);
-    if (!k.fid)
-        return 0;
-    if ((s->ft.n + 1) * 2 > s->ft.cap && grow_funcs(&s->ft))
-        return k.fid; /* correct id, just not cached */
     uint32_t i = hash_ptr(k.key) & (s->ft.cap - 1);
     while (s->ft.e[i].key && s->ft.e[i].key != k.key)
         i = (i + 1) & (s->ft.cap - 1);
     if (!s->ft.e[i].key)
         s->ft.n++;
     s->ft.e[i] = k;
+}
+
+static uint32_t func_new(co_state *s, lua_State *L, lua_Debug *ar, co_fent k, int isC)
+{
+    k.flags = isC ? fflags(s, k.key) : 0;
+    k.fid = isC ? describe(s, L, ar, isC, k.flags, 1) : lua_func_fid(s, L, ar);
+    if (!k.fid)
+        return 0;
+    if ((s->ft.n + 1) * 2 > s->ft.cap && grow_funcs(&s->ft))
+        return k.fid; /* correct id, just not cached */
+    insert(s, k);
     return k.fid;
+}
+
+static inline const co_fent *lookup(const co_state *s, const co_fent *k)
+{
+    for (uint32_t i = hash_ptr(k->key) & (s->ft.cap - 1); s->ft.e[i].key;
+         i = (i + 1) & (s->ft.cap - 1)) {
+        const co_fent *e = &s->ft.e[i];
+        if (e->key == k->key)
+            /* else a recycled Proto address: a new function */
+            return e->src == k->src && e->line == k->line ? e : NULL;
+    }
+    return NULL;
+}
+
+/* The Proto of the function a coroutine runs (its deepest frame, or the
+ * function waiting at its base if it has not started), NULL if none. */
+static const void *body_proto(lua_State *co)
+{
+    lua_Debug d;
+    const void *cl = NULL;
+    if (!lua_getstack(co, 0, &d)) {
+        if (lua_status(co) == 0 && lua_gettop(co) >= 1 && lua_isfunction(co, 1) &&
+            !lua_iscfunction(co, 1))
+            cl = lua_topointer(co, 1);
+    } else if (lua_checkstack(co, 1)) {
+        int level = 0;
+        while (lua_getstack(co, level + 1, &d))
+            level++;
+        lua_getstack(co, level, &d);
+        lua_getinfo(co, "f", &d);
+        if (!lua_iscfunction(co, -1))
+            cl = lua_topointer(co, -1);
+        lua_pop(co, 1);
+    }
+    return cl ? read_ptr(cl, CL_FP) : NULL;
+}
+
+uint32_t co_func_wrap_id(co_state *s, lua_State *L, lua_Debug *ar, lua_State *co, uint32_t fid)
+{
+    const void *pr = s->layout_ok && co ? body_proto(co) : NULL;
+    if (!pr)
+        return fid;
+    /* an odd address: no Proto or C function has one */
+    co_fent k = {(const char *)pr + 1, read_ptr(pr, PR_SOURCE), read_int(pr, PR_LINEDEF), 0,
+                 LT_FF_WRAP};
+    const co_fent *e = lookup(s, &k);
+    if (e)
+        return e->fid;
+    co_hook_slow(s);
+    lua_getinfo(L, "f", ar);
+    k.fid = describe(s, L, ar, 1, LT_FF_WRAP, 0);
+    lua_pop(L, 1);
+    if (k.fid && ((s->ft.n + 1) * 2 <= s->ft.cap || !grow_funcs(&s->ft)))
+        insert(s, k);
+    return k.fid ? k.fid : fid;
 }
 
 uint32_t co_func_id(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *flags)
@@ -431,16 +496,10 @@ uint32_t co_func_id(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *flags)
         k.key = isC ? (const void *)lua_tocfunction(L, -1) : (const void *)cl;
         lua_pop(L, 1);
     }
-    for (uint32_t i = hash_ptr(k.key) & (s->ft.cap - 1); s->ft.e[i].key;
-         i = (i + 1) & (s->ft.cap - 1)) {
-        const co_fent *e = &s->ft.e[i];
-        if (e->key == k.key) {
-            if (e->src == k.src && e->line == k.line) {
-                *flags = e->flags;
-                return e->fid;
-            }
-            break; /* a recycled Proto address: a new function */
-        }
+    const co_fent *e = lookup(s, &k);
+    if (e) {
+        *flags = e->flags;
+        return e->fid;
     }
     co_hook_slow(s); /* interning costs microseconds: measure this hook's end */
     lua_getinfo(L, "f", ar); /* naming needs the function on the stack */

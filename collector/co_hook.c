@@ -102,7 +102,10 @@ void co_hook_resume_record(co_state *s, lua_State *co)
     end(s, p, q);
 }
 
-static void maybe_hook_target(co_state *s, lua_State *L, lua_Debug *ar, uint32_t flags)
+/* The coroutine a resume or wrap call is about to run (hooked if it was
+ * not); a wrap call gets its body's function id. */
+static uint32_t resume_target(co_state *s, lua_State *L, lua_Debug *ar, uint32_t flags,
+                              uint32_t fid)
 {
     lua_State *co = NULL;
     if (flags & LT_FF_RESUME) {
@@ -120,6 +123,7 @@ static void maybe_hook_target(co_state *s, lua_State *L, lua_Debug *ar, uint32_t
     }
     if (co && co != L && lua_gethook(co) != co_hook)
         co_hook_attach_thread(s, L, co);
+    return flags & LT_FF_WRAP ? co_func_wrap_id(s, L, ar, co, fid) : fid;
 }
 
 /* Short forms (lt_event.h) apply when nothing was written since the
@@ -141,7 +145,7 @@ static void on_call(co_state *s, lua_State *L, lua_Debug *ar, uint64_t dt)
     uint32_t flags = 0;
     uint32_t fid = co_func_id(s, L, ar, &flags);
     if (flags & (LT_FF_RESUME | LT_FF_WRAP))
-        maybe_hook_target(s, L, ar, flags);
+        fid = resume_target(s, L, ar, flags, fid);
     uint8_t *p = fid ? begin(s, LT_EVENT_HOT_MAX) : NULL;
     if (!p)
         return;

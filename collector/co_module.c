@@ -115,12 +115,6 @@ static lua_CFunction field_cfunction(lua_State *L, int t, const char *k)
     return f;
 }
 
-static int dummy(lua_State *L)
-{
-    (void)L;
-    return 0;
-}
-
 /* The C functions the stack rebuilder needs to know by identity. */
 static void find_special_functions(co_state *s, lua_State *L)
 {
@@ -132,12 +126,12 @@ static void find_special_functions(co_state *s, lua_State *L)
         s->cf_resume = field_cfunction(L, co, "resume");
         s->cf_yield = field_cfunction(L, co, "yield");
         lua_getfield(L, co, "wrap");
-        if (lua_isfunction(L, -1)) {
-            lua_pushcfunction(L, dummy);
-            if (lua_pcall(L, 1, 1, 0) == 0)
-                s->cf_wrap = lua_tocfunction(L, -1);
-        }
-        lua_pop(L, 1);
+        /* wrap takes Lua functions only: an empty chunk (on any failure
+         * an error message replaces wrap on the stack) */
+        if (lua_isfunction(L, -1) && luaL_loadbuffer(L, "", 0, "=luatrace") == 0 &&
+            lua_pcall(L, 1, 1, 0) == 0)
+            s->cf_wrap = lua_tocfunction(L, -1);
+        lua_settop(L, co);
     }
     lua_pop(L, 1);
 }

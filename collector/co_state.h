@@ -144,6 +144,11 @@ int co_func_state_check(lua_State *L, lua_CFunction running);
  * written. */
 uint32_t co_func_id(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *flags);
 
+/* A call of a coroutine.wrap function (fid): its own id per coroutine body
+ * (co's function), named by the call site that first ran one, as every
+ * wrap function is one C function. Returns fid when co's body is unknown. */
+uint32_t co_func_wrap_id(co_state *s, lua_State *L, lua_Debug *ar, lua_State *co, uint32_t fid);
+
 /* ---- co_hook.c ---- */
 
 void co_hook(lua_State *L, lua_Debug *ar);

@@ -65,5 +65,12 @@ print("loaded twice", l1(1), l2(2))
 for _, v in ipairs({ "i" }) do print("ipairs", v) end
 for v in coroutine.wrap(function() coroutine.yield("w") end) do print("wrap", v) end
 
+-- every coroutine.wrap function is one C function, but each body is its
+-- own function: named by its own call site (evens, odds), not both by the
+-- first one seen
+local evens = coroutine.wrap(function() for i = 2, 4, 2 do coroutine.yield(i) end end)
+local odds = coroutine.wrap(function() for i = 1, 3, 2 do coroutine.yield(i) end end)
+print("wraps", evens(), odds(), evens(), odds())
+
 -- no name at all: "function"
 print("nameless", (function() return "x" end)())

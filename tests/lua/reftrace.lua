@@ -37,7 +37,7 @@ if not has_c then
   error("reftrace: needs reftrace_c.so (tests/lua/reftrace_c.c) on LUA_CPATH: "
         .. tostring(rc))
 end
-local cupvalue, cfid = rc.cupvalue, rc.cfid
+local cupvalue, cfid, cbase = rc.cupvalue, rc.cfid, rc.cbase
 
 local getinfo, getlocal = debug.getinfo, debug.getlocal
 local sethook, gethook = debug.sethook, debug.gethook
@@ -96,11 +96,32 @@ local function global_name(f)
   return best
 end
 
+-- Every wrap closure is one C function; each coroutine body is one
+-- function to a reader: the key of the body the closure's coroutine runs
+-- (its deepest frame, or the function at its base before it starts).
+local WRAP_CF = cfid(coroutine.wrap(function() end))
+local function wrap_body_key(f)
+  local co = cupvalue(f, 1)
+  if type(co) ~= "thread" then return nil end
+  local body, level = cbase(co), 0
+  while getinfo(co, level, "f") do level = level + 1 end
+  if level > 0 then body = getinfo(co, level - 1, "f").func end
+  if type(body) ~= "function" or cfid(body) then return nil end
+  local b = getinfo(body, "S")
+  return "wrap\0" .. b.source .. ":" .. b.linedefined .. "\0" .. dump(body)
+end
+
 -- info: getinfo fields "Snf" of a frame that is not a tail pseudo-level.
 local function label_of(info)
   local what, f, key, where = info.what, info.func
+  local generic_wrap
   if what == "C" then
-    key = cfid(f)  -- one C function, however many closures (wrap, pairs)
+    key = cfid(f)  -- one C function, however many closures (pairs)
+    if key == WRAP_CF then
+      key = wrap_body_key(f)
+      generic_wrap = not key
+      key = key or WRAP_CF
+    end
     where = "[C]"
   else
     local label = by_closure[f]
@@ -117,6 +138,8 @@ local function label_of(info)
   local name
   if what == "main" then
     name = "main chunk"
+  elseif generic_wrap then
+    name = "coroutine.wrap function"
   else
     name = global_name(f) or info.name or "function"
   end

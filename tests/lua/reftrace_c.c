@@ -2,7 +2,8 @@
  * 5.1: read an upvalue of a C function. debug.getupvalue refuses C
  * functions in 5.1, and a coroutine.wrap closure keeps its coroutine in its
  * first upvalue; the reference tracer needs that coroutine to hook it.
- * require "reftrace_c" returns a table with cupvalue(f, n) and cfid(f). */
+ * require "reftrace_c" returns a table with cupvalue(f, n), cfid(f) and
+ * cbase(co). */
 
 #include <lua.h>
 #include <lauxlib.h>
@@ -22,6 +23,18 @@ static int cupvalue(lua_State *L)
 #else
 #define RT_EXPORT
 #endif
+
+/* cbase(co): the function waiting at the base of a coroutine that has not
+ * started, or nothing. */
+static int cbase(lua_State *L)
+{
+  lua_State *co = lua_tothread(L, 1);
+  if (!co || co == L || lua_status(co) != 0 || lua_gettop(co) < 1 || !lua_isfunction(co, 1))
+    return 0;
+  lua_pushvalue(co, 1);
+  lua_xmove(co, L, 1);
+  return 1;
+}
 
 RT_EXPORT int luaopen_reftrace_c(lua_State *L);
 
@@ -44,5 +57,7 @@ RT_EXPORT int luaopen_reftrace_c(lua_State *L)
   lua_setfield(L, -2, "cupvalue");
   lua_pushcfunction(L, cfid);
   lua_setfield(L, -2, "cfid");
+  lua_pushcfunction(L, cbase);
+  lua_setfield(L, -2, "cbase");
   return 1;
 }
