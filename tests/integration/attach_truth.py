@@ -18,11 +18,25 @@ frames that were unwound, nothing past the detach). Cases:
   dump        dump while in C: printed when it returns to Lua, stack exact
   dumpco      dump of a program with coroutines suspended mid-call: every
               coroutine's stack exact, none hooked afterwards
+  dumpblocked dump of a program blocked in C for good (io.read on a pipe,
+              inside a coroutine.wrap function resumed by a coroutine
+              resumed by main; another coroutine suspended mid-call): the
+              signal handler answers (DUMP_NOW); every thread's stack exact
+              to the line, the C function on top; unblocked afterwards, the
+              program's output and exit code are an untraced run's and no
+              thread has a hook
+  dumpstorm   DUMP then DUMP_NOW, hundreds of times, at a program running
+              busy Lua code and coroutines (the handler reads stacks caught
+              mid-update): it must neither crash nor change its output; every
+              dump message that arrives is well formed
 """
 
 import argparse
+import ctypes
 import os
+import socket
 import subprocess
+import threading
 import sys
 import time
 
@@ -120,6 +134,77 @@ local function spin() ready() for i = 1, 20000 do busy() end end
 io.stderr:write("SPIN ", frames(1), "\\n")
 spin()
 for i = 1, 3 do io.stderr:write("CO ", text[i], " HOOK ", tostring(debug.gethook(cos[i])), "\\n") end
+'''
+
+
+# Frames as "SRC:CURRENTLINE" ("[C]" for C), top first, from `level` (of the
+# caller of `where` when 2), or of coroutine co from its level 0.
+WHERE = '''
+local function where(level, co)
+  local t = {}
+  while true do
+    local i
+    if co then i = debug.getinfo(co, level, "Sl") else i = debug.getinfo(level, "Sl") end
+    if not i then break end
+    if i.what ~= "tail" then
+      t[#t + 1] = i.what == "C" and "[C]" or (i.source:gsub("^@", "") .. ":" .. i.currentline)
+    end
+    level = level + 1
+  end
+  return table.concat(t, " ")
+end
+local function truth(k, s) io.stderr:write("TRUTH ", k, " ", s, "\\n") io.stderr:flush() end
+'''
+
+# Each truth is taken on the line of the call the thread is in at the dump.
+BLOCKED = WHERE + '''
+local function deep(n) if n == 0 then coroutine.yield() else deep(n - 1) end end
+local D = coroutine.create(function() deep(3) end)
+coroutine.resume(D)
+truth("D", where(0, D))
+local function readline()
+  truth("B", where(2)) io.stdout:write("READY\\n") io.stdout:flush() return io.read("*l")
+end
+local runB = coroutine.wrap(function() local l = readline() coroutine.yield(l) end)
+local A = coroutine.create(function() truth("A", where(2)) local l = runB() return l end)
+local function main()
+  truth("main", where(2)) local ok, l = coroutine.resume(A)
+  return l
+end
+local l = main()
+io.stdout:write("got ", tostring(l), "\\n")
+io.stdout:write("hooks ", tostring(debug.gethook()), " ", tostring(debug.gethook(D)), " ",
+                tostring(debug.gethook(A)), "\\n")
+os.exit(3)
+'''
+
+# Busy Lua code, coroutines made and finished, garbage: the same work each
+# round, until the file "stop" exists; any round that differs is reported.
+STORM = '''
+local function fib(n) if n < 2 then return n end return fib(n - 1) + fib(n - 2) end
+local function round()
+  local acc, junk = 0, {}
+  local gen = coroutine.wrap(function() for i = 1, 200 do coroutine.yield(i) end end)
+  for i = 1, 40 do
+    local co = coroutine.create(function(a)
+      local s = 0
+      for j = 1, a do s = s + fib(8) + coroutine.yield(j) end
+      return s
+    end)
+    local ok, v = coroutine.resume(co, 5)
+    while coroutine.status(co) ~= "dead" do ok, v = coroutine.resume(co, gen()) end
+    acc = acc + v
+    junk[#junk + 1] = string.rep("x", i) .. tostring(v)
+  end
+  return acc + #table.concat(junk)
+end
+io.stdout:write("READY\\n") io.stdout:flush()
+local first, rounds, bad = round(), 1, 0
+while rounds < 3 or not io.open("stop") do
+  if round() ~= first then bad = bad + 1 end
+  rounds = rounds + 1
+end
+io.stdout:write("result ", first, " mismatches ", bad, "\\n")
 '''
 
 
@@ -261,20 +346,180 @@ def case_dumpco(c):
     expect(all(l.endswith('HOOK nil') for l in hooks), 'a hook left behind: %s' % hooks)
 
 
+def dump_blocks(text):
+    """The dump's threads: [(header, [frame lines])], in order."""
+    blocks = []
+    for line in text.splitlines():
+        if line.startswith(('Thread ', 'Coroutine ')):
+            blocks.append((line, []))
+        elif blocks and line.startswith('    '):
+            blocks[-1][1].append(line.strip())
+    return blocks
+
+
+def frame_where(line):
+    """'name (SRC:LINE)' -> 'SRC:LINE'; 'name [C]' -> '[C]'."""
+    return '[C]' if line.endswith(' [C]') else line.rsplit('(', 1)[1][:-1]
+
+
+def untraced(c, prog, stdin):
+    r = subprocess.run([c.args.lua, prog], cwd=c.tmp, env=c.env(), input=stdin,
+                       capture_output=True, timeout=120)
+    return r.returncode, r.stdout
+
+
+def case_dumpblocked(c):
+    c.write('prog.lua', BLOCKED)
+    want_rc, want_out = untraced(c, 'prog.lua', b'go\n')
+    expect(want_rc == 3 and b'got go' in want_out, 'untraced run: %d %r' % (want_rc, want_out))
+    c.used.add('attach')
+    p = subprocess.Popen([c.args.lua, '-lluatrace', 'prog.lua'], cwd=c.tmp,
+                         env=c.env(LUATRACE_ATTACH='1'), stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(p)
+    expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+    time.sleep(0.3)  # well inside io.read
+    r = recorderd(c, 'dump', str(p.pid), '--timeout', '20')
+    out = r.stdout.decode()
+    expect(r.returncode == 0, 'dump failed: %r %r' % (r.stdout, r.stderr))
+    expect('blocked in C' in out.splitlines()[1], 'no word that it was blocked in C: %r' % out)
+    rest, err = p.communicate(b'go\n', timeout=60)
+    expect(p.returncode == want_rc and b'READY\n' + rest == want_out,
+           'traced run: %d %r, untraced: %d %r' % (p.returncode, rest, want_rc, want_out))
+    expect(b'hooks nil nil nil' in rest, 'a hook left behind: %r' % rest)
+    truths = dict(l.split(' ', 2)[1:] for l in err.decode().splitlines()
+                  if l.startswith('TRUTH '))
+    blocks = dump_blocks(out)
+    heads = [h.split(' (', 1)[1] for h, _ in blocks]
+    expect(heads == ['running):', 'resumed another):', 'resumed another):', 'suspended):'] and
+           blocks[2][0].startswith('Thread '), 'threads of the dump: %r' % out)
+    seen = [[frame_where(f) for f in fr] for _, fr in blocks]
+    want = [['[C]'] + truths['B'].split(), ['[C]'] + truths['A'].split(),
+            ['[C]'] + truths['main'].split(), truths['D'].split()]
+    expect(seen == want, 'dump %s, the program saw %s' % (seen, want))
+    names = [fr[0].split(' ')[0] for _, fr in blocks]
+    expect(names == ['io.read', 'runB', 'coroutine.resume', 'coroutine.yield'] and
+           blocks[0][1][1].startswith('readline (') and blocks[3][1][1].startswith('deep ('),
+           'names in the dump: %r' % out)
+
+
+DUMP_NOW = 3  # proto/lt_attach.h: LT_ATTACH_DUMP_NOW (LT_ATTACH_DUMP is 2)
+
+
+def sigqueue(pid, sig, value):
+    libc = ctypes.CDLL(None, use_errno=True)
+    # union sigval by value: sival_int in the low half of a pointer-sized word
+    if libc.sigqueue(ctypes.c_int(pid), ctypes.c_int(sig), ctypes.c_void_p(value)) != 0:
+        raise OSError(ctypes.get_errno(), 'sigqueue')
+
+
+def read_uint(b, i):
+    t = b[i]
+    if t < 0x80:
+        return t, i + 1
+    n = {0xcc: 1, 0xcd: 2, 0xce: 4, 0xcf: 8}[t]
+    return int.from_bytes(b[i + 1:i + 1 + n], 'big'), i + 1 + n
+
+
+def dump_message(b):
+    """Checks one connection's bytes as a dump message; returns its flags."""
+    expect(b[0] == 0x85, 'not a 5-key map: %r' % b[:16])
+    i, m = 1, {}
+    for _ in range(5):
+        n = b[i] & 0x1f
+        key = b[i + 1:i + 1 + n].decode()
+        i += 1 + n
+        if key == 'type':
+            n = b[i] & 0x1f
+            m[key] = b[i + 1:i + 1 + n].decode()
+            i += 1 + n
+        else:
+            m[key], i = read_uint(b, i)
+    expect(m['type'] == 'dump' and m['v'] == 1 and len(b) - i == m['len'],
+           'dump message %r with %d bytes of records' % (m, len(b) - i))
+    return m['flags']
+
+
+def case_dumpstorm(c):
+    c.write('prog.lua', STORM)
+    open(os.path.join(c.tmp, 'stop'), 'w').close()
+    want_rc, want_out = untraced(c, 'prog.lua', b'')
+    os.unlink(os.path.join(c.tmp, 'stop'))
+    expect(want_rc == 0 and b'mismatches 0' in want_out, 'untraced: %d %r' % (want_rc, want_out))
+    p = start(c, STORM)
+    uid = os.getuid()
+    sig = int(open('/tmp/luatrace-%d/attach/%d' % (uid, p.pid)).read().split('signal ')[1])
+    path = '/tmp/luatrace-%d/attach/%d.sock' % (uid, p.pid)
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    c.socks.append((srv, path))
+    srv.bind(path)
+    srv.listen(64)
+    got, done = [], threading.Event()
+
+    def serve():  # a dump message is read whole; a hello gets no ack
+        while not done.is_set():
+            try:
+                conn, _ = srv.accept()
+            except OSError:
+                return
+            conn.settimeout(5)
+            data = b''
+            try:
+                while len(data) < 1 << 21:
+                    chunk = conn.recv(65536)
+                    if not chunk or data[:1] != b'\x85' and len(data) > 0:
+                        break
+                    data += chunk
+                    if b'hello' in data[:32]:
+                        break
+            except OSError:
+                pass
+            conn.close()
+            got.append(data)
+    t = threading.Thread(target=serve, daemon=True)
+    t.start()
+    for i in range(300):
+        sigqueue(p.pid, sig, 2)  # DUMP: hooks every thread
+        sigqueue(p.pid, sig, DUMP_NOW)  # at once: the handler reads what runs
+        if i % 3 == 0:
+            sigqueue(p.pid, sig, DUMP_NOW)  # nothing pending: ignored
+        time.sleep(0.005)
+    time.sleep(0.5)
+    open(os.path.join(c.tmp, 'stop'), 'w').close()
+    out, err = p.communicate(timeout=120)
+    done.set()
+    srv.close()
+    expect(p.returncode == want_rc and b'READY\n' + out == want_out,
+           'under the storm: %d %r %r, untraced: %r' % (p.returncode, out, err[-2000:], want_out))
+    dumps = [b for b in got if b[:1] == b'\x85']
+    expect(dumps, 'no dump message arrived in %d connections' % len(got))
+    for b in dumps:
+        dump_message(b)
+    print('%d connections, %d dump messages' % (len(got), len(dumps)))
+
+
 CASES = {'recursion': case_recursion, 'unwinding': case_unwinding, 'coroutine': case_coroutine,
-         'inc': case_inc, 'dump': case_dump, 'dumpco': case_dumpco}
+         'inc': case_inc, 'dump': case_dump, 'dumpco': case_dumpco,
+         'dumpblocked': case_dumpblocked, 'dumpstorm': case_dumpstorm}
 
 
 class AttachCase(Case):
     def __init__(self, args, tmp):
         super().__init__(args, tmp)
         self.procs = []
+        self.socks = []  # (socket, path) a case listens on
 
     def meta(self, session):
         import json
         return json.load(open(os.path.join(session, 'session.json')))
 
-    def kill_daemon(self):  # and the programs, and their attach markers
+    def kill_daemon(self):  # and the programs, their attach markers, our sockets
+        for s, path in self.socks:
+            s.close()
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
         for p in self.procs:
             if p.poll() is None:
                 p.kill()
