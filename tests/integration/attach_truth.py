@@ -34,11 +34,14 @@ frames that were unwound, nothing past the detach). Cases:
               busy Lua code and coroutines (the handler reads stacks caught
               mid-update): it must neither crash nor change its output; every
               dump message that arrives is well formed
+  dumpstormc  the same at the C host of attach.py (libuv, coroutines made
+              and resumed from C)
 """
 
 import argparse
 import ctypes
 import os
+import signal
 import socket
 import subprocess
 import threading
@@ -497,13 +500,10 @@ def dump_message(b):
     return m['flags']
 
 
-def case_dumpstorm(c):
-    c.write('prog.lua', STORM)
-    open(os.path.join(c.tmp, 'stop'), 'w').close()
-    want_rc, want_out = untraced(c, 'prog.lua', b'')
-    os.unlink(os.path.join(c.tmp, 'stop'))
-    expect(want_rc == 0 and b'mismatches 0' in want_out, 'untraced: %d %r' % (want_rc, want_out))
-    p = start(c, STORM)
+def storm(c, p, pairs=300):
+    """DUMP then at once DUMP_NOW, pairs times, at process p; a socket of
+    ours at the attach path reads every dump message whole and gives a
+    hello no ack. Returns the dump messages' flags."""
     uid = os.getuid()
     sig = int(open('/tmp/luatrace-%d/attach/%d' % (uid, p.pid)).read().split('signal ')[1])
     path = '/tmp/luatrace-%d/attach/%d.sock' % (uid, p.pid)
@@ -511,10 +511,10 @@ def case_dumpstorm(c):
     c.socks.append((srv, path))
     srv.bind(path)
     srv.listen(64)
-    got, done = [], threading.Event()
+    got = []
 
-    def serve():  # a dump message is read whole; a hello gets no ack
-        while not done.is_set():
+    def serve():
+        while True:
             try:
                 conn, _ = srv.accept()
             except OSError:
@@ -522,43 +522,82 @@ def case_dumpstorm(c):
             conn.settimeout(5)
             data = b''
             try:
-                while len(data) < 1 << 21:
+                while len(data) < 1 << 21 and b'hello' not in data[:32]:
                     chunk = conn.recv(65536)
-                    if not chunk or data[:1] != b'\x85' and len(data) > 0:
+                    if not chunk:
                         break
                     data += chunk
-                    if b'hello' in data[:32]:
-                        break
             except OSError:
                 pass
             conn.close()
             got.append(data)
     t = threading.Thread(target=serve, daemon=True)
     t.start()
-    for i in range(300):
+    for i in range(pairs):
+        if p.poll() is not None:
+            break
         sigqueue(p.pid, sig, 2)  # DUMP: hooks every thread
         sigqueue(p.pid, sig, DUMP_NOW)  # at once: the handler reads what runs
         if i % 3 == 0:
             sigqueue(p.pid, sig, DUMP_NOW)  # nothing pending: ignored
         time.sleep(0.005)
     time.sleep(0.5)
-    open(os.path.join(c.tmp, 'stop'), 'w').close()
-    out, err = p.communicate(timeout=120)
-    done.set()
     srv.close()
-    expect(p.returncode == want_rc and b'READY\n' + out == want_out,
-           'under the storm: %d %r %r, untraced: %r' % (p.returncode, out, err[-2000:], want_out))
     dumps = [b for b in got if b[:1] == b'\x85']
     expect(dumps, 'no dump message arrived in %d connections' % len(got))
-    for b in dumps:
-        dump_message(b)
-    print('%d connections, %d dump messages' % (len(got), len(dumps)))
+    flags = [dump_message(b) for b in dumps]
+    print('%d connections, %d dump messages, flags %s' % (len(got), len(dumps), sorted(set(flags))))
+    return flags
+
+
+def case_dumpstorm(c):
+    c.write('prog.lua', STORM)
+    open(os.path.join(c.tmp, 'stop'), 'w').close()
+    want_rc, want_out = untraced(c, 'prog.lua', b'')
+    os.unlink(os.path.join(c.tmp, 'stop'))
+    expect(want_rc == 0 and b'mismatches 0' in want_out, 'untraced: %d %r' % (want_rc, want_out))
+    p = start(c, STORM)
+    storm(c, p)
+    open(os.path.join(c.tmp, 'stop'), 'w').close()
+    out, err = p.communicate(timeout=120)
+    expect(p.returncode == want_rc and b'READY\n' + out == want_out,
+           'under the storm: %d %r %r, untraced: %r' % (p.returncode, out, err[-2000:], want_out))
+
+
+def case_dumpstormc(c):
+    """The storm at the C host of attach.py (libuv; coroutines made and
+    resumed from C, a new thread per message): same output as untraced."""
+    a = c.args
+    stop = os.path.join(c.tmp, 'stop')
+    cmd = [a.c_host, 'c_host.lua', '600', stop]
+    open(stop, 'w').close()
+    ref = subprocess.run(cmd, cwd=a.hosts, env=c.env(), capture_output=True, timeout=300)
+    os.unlink(stop)
+    expect(ref.returncode == 0, 'untraced c_host: %d %r' % (ref.returncode, ref.stderr))
+    c.used.add('attach')
+    p = subprocess.Popen(cmd, cwd=a.hosts, env=c.env(LUATRACE_ATTACH='1'),
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(p)
+    marker = '/tmp/luatrace-%d/attach/%d' % (os.getuid(), p.pid)
+    for _ in range(500):  # listening once its marker is there
+        if os.path.exists(marker) or p.poll() is not None:
+            break
+        time.sleep(0.01)
+    if not os.path.exists(marker):
+        p.kill()
+        raise Failure('c_host does not listen: %r' % (p.communicate()[1],))
+    storm(c, p, 400)
+    open(stop, 'w').close()
+    out, err = p.communicate(timeout=300)
+    expect(p.returncode == 0 and out == ref.stdout,
+           'c_host under the storm: %d %r %r' % (p.returncode, out[-500:], err[-2000:]))
 
 
 CASES = {'recursion': case_recursion, 'unwinding': case_unwinding, 'coroutine': case_coroutine,
          'inc': case_inc, 'dump': case_dump, 'dumpco': case_dumpco,
          'dumpblocked': case_dumpblocked, 'dumphost': case_dumphost,
-         'dumpstorm': case_dumpstorm}
+         'dumpstorm': case_dumpstorm, 'dumpstormc': case_dumpstormc}
 
 
 class AttachCase(Case):
@@ -595,9 +634,14 @@ def main(argv):
     ap.add_argument('--cpath', required=True)
     ap.add_argument('--lua', default='lua5.1')
     ap.add_argument('--block-host', help='tests/hosts/block_host (dumphost)')
+    ap.add_argument('--c-host', help='tests/hosts/c_host (dumpstormc)')
+    ap.add_argument('--hosts', help='tests/hosts, for c_host.lua (dumpstormc)')
     args = ap.parse_args(argv)
     args.recorderd = os.path.abspath(args.recorderd)
+    # meson's timeout sends SIGTERM: unwind, so that run_case cleans up
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit('killed by SIGTERM'))
     args.block_host = args.block_host and os.path.abspath(args.block_host)
+    args.c_host = args.c_host and os.path.abspath(args.c_host)
     args.cpath = os.path.abspath(args.cpath)
     return run_case(CASES[args.case], args.case, lambda tmp: AttachCase(args, tmp),
                     'luatrace-attach-')
