@@ -77,6 +77,7 @@ enum {
     PR_SOURCE = 64,
     PR_SIZEUPV = 72,
     PR_SIZEK = 76,
+    PR_SIZECODE = 80,
     PR_SIZELINE = 84,
     PR_SIZELOC = 92,
     PR_LINEDEF = 96,
@@ -133,7 +134,8 @@ enum {
     MAX_FRAMES = 16384,
     CI_MAX = 20000,
     WALK_MAX = 1 << 28,
-    SCAN_MAX = 20000,
+    SCAN_MAX = 20000,    /* nodes read per table when naming */
+    SCAN_TOTAL = 200000, /* and in all */
     BACK_MAX = 256,
     NAME_MAX_ = 128,
     OUT_CAP = 1 << 18
@@ -173,6 +175,7 @@ typedef struct sd {
     uint8_t out[OUT_CAP];
     size_t nout;
     uint32_t next_sid, flags;
+    uint32_t budget; /* table nodes the naming may still read */
 } sd;
 
 static sd g_sd;             /* one handler at a time: the signal is blocked while it runs */
@@ -182,7 +185,8 @@ static const void *g_cf[5]; /* pcall, xpcall, resume, wrap, yield */
 
 static int peek(const void *addr, void *dst, size_t n)
 {
-    if (!addr) return -1;
+    if (!addr)
+        return -1;
     struct iovec l = {dst, n}, r = {(void *)addr, n};
     return process_vm_readv(getpid(), &l, 1, &r, 1, 0) == (ssize_t)n ? 0 : -1;
 }
@@ -206,12 +210,16 @@ static int int_at(const uint8_t *b, int off)
 static int tstring(const void *ts, char *out, size_t cap, int cut)
 {
     uint8_t h[TS_SIZE];
-    if (peek(ts, h, sizeof h) || h[TS_TT] != LUA_TSTRING) return -1;
+    if (peek(ts, h, sizeof h) || h[TS_TT] != LUA_TSTRING)
+        return -1;
     size_t len;
     memcpy(&len, h + TS_LEN, sizeof len);
-    if (len >= cap && !cut) return -1;
-    if (len >= cap) len = cap - 1;
-    if (len && peek((const char *)ts + TS_SIZE, out, len)) return -1;
+    if (len >= cap && !cut)
+        return -1;
+    if (len >= cap)
+        len = cap - 1;
+    if (len && peek((const char *)ts + TS_SIZE, out, len))
+        return -1;
     out[len] = 0;
     return (int)len;
 }
@@ -228,9 +236,11 @@ static size_t slen(const char *s)
 static int join(char *dst, size_t cap, const char *a, const char *b)
 {
     size_t na = slen(a), nb = slen(b), n = na ? na + 1 + nb : nb;
-    if (n >= cap) return -1;
+    if (n >= cap)
+        return -1;
     memcpy(dst, a, na);
-    if (na) dst[na++] = '.';
+    if (na)
+        dst[na++] = '.';
     memcpy(dst + na, b, nb + 1);
     return 0;
 }
@@ -303,7 +313,8 @@ static int writer(const uint8_t *pr, int pc, int reg, uint32_t *out)
         return 0;
     for (int k = pc - lo; k-- > 0;) {
         int op = op_of(code[k]);
-        if (op == OP_RETURN || op == OP_TAILCALL) return 0;
+        if (op == OP_RETURN || op == OP_TAILCALL)
+            return 0;
         if (writes(code[k], reg)) {
             *out = code[k];
             return 1;
@@ -320,9 +331,11 @@ static int local_name(const uint8_t *pr, int n, int pc, char *out, size_t cap)
     const uint8_t *vars = ptr_at(pr, PR_LOCVARS);
     for (int i = 0; i < size && i < SCAN_MAX; i += 32) {
         int m = size - i < 32 ? size - i : 32;
-        if (peek(vars + (size_t)i * LV_SIZE, lv, (size_t)m * LV_SIZE)) return 0;
+        if (peek(vars + (size_t)i * LV_SIZE, lv, (size_t)m * LV_SIZE))
+            return 0;
         for (int j = 0; j < m; j++) {
-            if (int_at(lv, j * LV_SIZE + 8) > pc) return 0;
+            if (int_at(lv, j * LV_SIZE + 8) > pc)
+                return 0;
             if (pc < int_at(lv, j * LV_SIZE + 12) && --n == 0)
                 return tstring(ptr_at(lv, j * LV_SIZE), out, cap, 0) > 0;
         }
@@ -344,8 +357,10 @@ static int kname(const uint8_t *pr, int k, char *out, size_t cap)
 static int obj_name(const uint8_t *pr, int pc, int reg, char *out, size_t cap, int depth)
 {
     uint32_t i;
-    if (local_name(pr, reg + 1, pc, out, cap)) return 1;
-    if (!writer(pr, pc, reg, &i)) return 0;
+    if (local_name(pr, reg + 1, pc, out, cap))
+        return 1;
+    if (!writer(pr, pc, reg, &i))
+        return 0;
     switch (op_of(i)) {
     case OP_GETGLOBAL:
         return kname(pr, bx_of(i), out, cap);
@@ -370,7 +385,9 @@ static int obj_name(const uint8_t *pr, int pc, int reg, char *out, size_t cap, i
 static void call_name(const uint8_t *pr, int pc, char *out, size_t cap)
 {
     uint32_t i;
-    if (pc < 0 || peek((const uint32_t *)ptr_at(pr, PR_CODE) + pc, &i, sizeof i)) return;
+    if (pc < 0 || pc >= int_at(pr, PR_SIZECODE) ||
+        peek((const uint32_t *)ptr_at(pr, PR_CODE) + pc, &i, sizeof i))
+        return;
     if (op_of(i) == OP_CALL || op_of(i) == OP_TAILCALL || op_of(i) == OP_TFORLOOP)
         obj_name(pr, pc, a_of(i), out, cap, 0);
 }
@@ -383,7 +400,8 @@ static uint32_t func_flags(const void *cf)
 {
     static const uint32_t f[5] = {LT_FF_PCALL, LT_FF_PCALL, LT_FF_RESUME, LT_FF_WRAP, LT_FF_YIELD};
     for (int i = 0; i < 5; i++)
-        if (cf && cf == g_cf[i]) return f[i];
+        if (cf && cf == g_cf[i])
+            return f[i];
     return 0;
 }
 
@@ -392,8 +410,10 @@ static sd_func *func_of(sd *d, const void *cl, const uint8_t *c, const uint8_t *
 {
     const void *key = ptr_at(c, CL_FP);
     for (uint32_t i = 0; i < d->nfn; i++)
-        if (d->fn[i].key == key) return &d->fn[i];
-    if (d->nfn == MAX_FUNCS) return NULL;
+        if (d->fn[i].key == key)
+            return &d->fn[i];
+    if (d->nfn == MAX_FUNCS)
+        return NULL;
     sd_func *f = &d->fn[d->nfn++];
     memset(f, 0, sizeof *f);
     f->key = key;
@@ -453,8 +473,10 @@ static int read_frame(sd *d, sd_thread *t, const uint8_t *ls, const char *ci, in
     if (!cl[CL_ISC] && (peek(ptr_at(cl, CL_FP), pr, PR_READ) || pr[PR_TT] != LUA_TPROTO_))
         return -1;
     sd_func *f = func_of(d, ptr_at(tv, 0), cl, pr);
-    if (!f || d->nfr == MAX_FRAMES) return -1;
-    if (!cl[CL_ISC]) *pc = pc_of(pr, top ? ptr_at(ls, LS_SAVEDPC) : ptr_at(c, CI_SAVEDPC));
+    if (!f || d->nfr == MAX_FRAMES)
+        return -1;
+    if (!cl[CL_ISC])
+        *pc = pc_of(pr, top ? ptr_at(ls, LS_SAVEDPC) : ptr_at(c, CI_SAVEDPC));
     if (top) {
         t->top_c = cl[CL_ISC];
         t->target = resumed(c, cl, f);
@@ -485,7 +507,8 @@ static void read_thread(sd *d, const void *L)
     for (uint32_t i = n; i >= 1; i--) {
         sd_func *f;
         int pc, k = read_frame(d, t, ls, base + (size_t)i * CI_SIZE, i == n, &f, pr, &pc);
-        if (k < 0) break;
+        if (k < 0)
+            break;
         d->fr[d->nfr - 1].depth = i;
         t->n++;
         if (callee && !tail && !callee->call[0] && !f->isC)
@@ -505,21 +528,26 @@ static void read_thread(sd *d, const void *L)
 static void scan_table(sd *d, const void *t, const char *prefix)
 {
     uint8_t tb[TB_READ], nd[16 * ND_SIZE];
-    if (peek(t, tb, sizeof tb) || tb[TB_TT] != LUA_TTABLE || tb[TB_LSIZENODE] > 26) return;
+    if (peek(t, tb, sizeof tb) || tb[TB_TT] != LUA_TTABLE || tb[TB_LSIZENODE] > 26)
+        return;
     uint32_t size = 1u << tb[TB_LSIZENODE];
     const uint8_t *node = ptr_at(tb, TB_NODE);
-    for (uint32_t i = 0; i < size && i < SCAN_MAX; i += 16) {
+    for (uint32_t i = 0; i < size && i < SCAN_MAX && d->budget >= 16; i += 16) {
         uint32_t m = size - i < 16 ? size - i : 16;
-        if (peek(node + (size_t)i * ND_SIZE, nd, (size_t)m * ND_SIZE)) return;
+        d->budget -= 16;
+        if (peek(node + (size_t)i * ND_SIZE, nd, (size_t)m * ND_SIZE))
+            return;
         for (uint32_t j = 0; j < m; j++) {
             const uint8_t *e = nd + j * ND_SIZE;
-            if (int_at(e, TV_TT) != LUA_TFUNCTION || int_at(e, ND_KEYTT) != LUA_TSTRING) continue;
+            if (int_at(e, TV_TT) != LUA_TFUNCTION || int_at(e, ND_KEYTT) != LUA_TSTRING)
+                continue;
             const void *cl = ptr_at(e, 0);
             uint8_t c[CL_READ];
             int have_c = 0;
             for (uint32_t k = 0; k < d->nfn; k++) {
                 sd_func *f = &d->fn[k];
-                if (f->isC && !have_c) have_c = peek(cl, c, sizeof c) ? -1 : 1;
+                if (f->isC && !have_c)
+                    have_c = peek(cl, c, sizeof c) ? -1 : 1;
                 if (f->isC ? have_c < 0 || !c[CL_ISC] || ptr_at(c, CL_FP) != f->key : cl != f->cl)
                     continue;
                 char key[NAME_MAX_], cand[NAME_MAX_];
@@ -539,20 +567,25 @@ static void scan_table(sd *d, const void *t, const char *prefix)
 static const void *each_module(sd *d, const void *t, const char *want)
 {
     uint8_t tb[TB_READ], nd[16 * ND_SIZE];
-    if (peek(t, tb, sizeof tb) || tb[TB_TT] != LUA_TTABLE || tb[TB_LSIZENODE] > 26) return NULL;
+    if (peek(t, tb, sizeof tb) || tb[TB_TT] != LUA_TTABLE || tb[TB_LSIZENODE] > 26)
+        return NULL;
     uint32_t size = 1u << tb[TB_LSIZENODE];
     const uint8_t *node = ptr_at(tb, TB_NODE);
-    for (uint32_t i = 0; i < size && i < SCAN_MAX; i += 16) {
+    for (uint32_t i = 0; i < size && i < SCAN_MAX && d->budget >= 16; i += 16) {
         uint32_t m = size - i < 16 ? size - i : 16;
-        if (peek(node + (size_t)i * ND_SIZE, nd, (size_t)m * ND_SIZE)) return NULL;
+        d->budget -= 16;
+        if (peek(node + (size_t)i * ND_SIZE, nd, (size_t)m * ND_SIZE))
+            return NULL;
         for (uint32_t j = 0; j < m; j++) {
             const uint8_t *e = nd + j * ND_SIZE;
             char key[NAME_MAX_];
             if (int_at(e, TV_TT) != LUA_TTABLE || int_at(e, ND_KEYTT) != LUA_TSTRING ||
                 tstring(ptr_at(e, ND_KEY), key, sizeof key, 0) < 0)
                 continue;
-            if (want && !strcmp(key, want)) return ptr_at(e, 0);
-            if (!want && strcmp(key, "_G")) scan_table(d, ptr_at(e, 0), key);
+            if (want && !strcmp(key, want))
+                return ptr_at(e, 0);
+            if (!want && strcmp(key, "_G"))
+                scan_table(d, ptr_at(e, 0), key);
         }
     }
     return NULL;
@@ -561,12 +594,16 @@ static const void *each_module(sd *d, const void *t, const char *want)
 static void name_functions(sd *d, const void *main)
 {
     uint8_t ls[LS_READ], reg[TV_SIZE];
-    if (peek(main, ls, sizeof ls)) return;
-    if (int_at(ls, LS_GT + TV_TT) == LUA_TTABLE) scan_table(d, ptr_at(ls, LS_GT), "");
+    d->budget = SCAN_TOTAL;
+    if (peek(main, ls, sizeof ls))
+        return;
+    if (int_at(ls, LS_GT + TV_TT) == LUA_TTABLE)
+        scan_table(d, ptr_at(ls, LS_GT), "");
     if (peek((const char *)d->g + G_REGISTRY, reg, sizeof reg) || int_at(reg, TV_TT) != LUA_TTABLE)
         return;
     const void *loaded = each_module(d, ptr_at(reg, 0), "_LOADED");
-    if (loaded) each_module(d, loaded, NULL);
+    if (loaded)
+        each_module(d, loaded, NULL);
 }
 
 /* }====== */
@@ -585,7 +622,8 @@ static uint8_t *room(sd *d, size_t n)
 static uint32_t put_str(sd *d, const char *s, size_t n)
 {
     uint8_t *p = room(d, n + 16);
-    if (!p) return 0;
+    if (!p)
+        return 0;
     uint32_t sid = ++d->next_sid;
     uint8_t *q = lt_put_head(p, LT_EV_STR, 2);
     q = lt_put_uint(q, sid);
@@ -608,7 +646,8 @@ static size_t source_label(const void *ts, char *out, size_t cap)
 {
     static char raw[LT_STR_MAX + 1];
     int n = tstring(ts, raw, sizeof raw, 1);
-    if (n < 0) n = 0, raw[0] = 0;
+    if (n < 0)
+        n = 0, raw[0] = 0;
     size_t k = 0;
     if (raw[0] == '@' || raw[0] == '=') { /* '=': LUA_IDSIZE - 1 bytes at most */
         size_t lim = raw[0] == '=' ? LUA_IDSIZE - 1 : cap - 1;
@@ -620,7 +659,8 @@ static size_t source_label(const void *ts, char *out, size_t cap)
         while (line < (size_t)n && raw[line] != '\n' && raw[line] != '\r')
             line++;
         int cut = line > lim || line < (size_t)n;
-        if (line > lim) line = lim;
+        if (line > lim)
+            line = lim;
         for (; *pre; pre++)
             out[k++] = *pre;
         for (size_t i = 0; i < line; i++)
@@ -638,7 +678,8 @@ static void put_funcs(sd *d)
     for (uint32_t i = 0; i < d->nfn; i++) {
         sd_func *f = &d->fn[i];
         for (uint32_t j = 0; j < i && !f->src_sid; j++)
-            if (!f->isC && d->fn[j].src == f->src && !d->fn[j].isC) f->src_sid = d->fn[j].src_sid;
+            if (!f->isC && d->fn[j].src == f->src && !d->fn[j].isC)
+                f->src_sid = d->fn[j].src_sid;
         if (!f->src_sid) {
             size_t n = f->isC ? (memcpy(src, "[C]", 4), 3) : source_label(f->src, src, 4096);
             sanitize(src);
@@ -653,7 +694,8 @@ static void put_funcs(sd *d)
         sanitize(src);
         uint32_t name_sid = put_str(d, src, slen(src));
         uint8_t *p = room(d, 64);
-        if (!p || !f->src_sid || !name_sid) return;
+        if (!p || !f->src_sid || !name_sid)
+            return;
         uint8_t *q = lt_put_head(p, LT_EV_FUNC, 7);
         q = lt_put_uint(q, f->fid);
         q = lt_put_uint(q, f->isC ? LT_WHAT_C : f->main ? LT_WHAT_MAIN : LT_WHAT_LUA);
@@ -671,14 +713,16 @@ static void put_funcs(sd *d)
 static void put_thread(sd *d, const sd_thread *t, unsigned reason, int resume)
 {
     uint8_t *p = room(d, LT_EVENT_HOT_MAX);
-    if (!p) return;
+    if (!p)
+        return;
     uint8_t *q = lt_put_head(p, LT_EV_START, 2);
     q = lt_put_uint(q, (uint64_t)(uintptr_t)t->L);
     q = lt_put_uint(q, reason);
     d->nout += (size_t)(q - p);
     for (uint32_t i = 0; i < t->n; i++) {
         const sd_frame *f = &d->fr[t->first + i];
-        if (!(p = room(d, LT_EVENT_HOT_MAX))) return;
+        if (!(p = room(d, LT_EVENT_HOT_MAX)))
+            return;
         q = lt_put_head(p, LT_EV_FRAME, 3);
         q = lt_put_uint(q, f->depth);
         q = lt_put_uint(q, d->fn[f->fn].fid);
@@ -699,7 +743,8 @@ static void make_chain(sd *d, const void *main)
 {
     int cur = -1;
     for (uint32_t i = 0; i < d->nth; i++)
-        if (d->th[i].active && (cur < 0 || d->th[i].L == main)) cur = (int)i;
+        if (d->th[i].active && (cur < 0 || d->th[i].L == main))
+            cur = (int)i;
     while (cur >= 0 && d->nchain < MAX_THREADS) {
         d->th[cur].in_chain = 1;
         d->chain[d->nchain++] = (uint32_t)cur;
@@ -722,7 +767,8 @@ static void collect(sd *d, const void *main, int walk_ok)
     d->nout = 0;
     d->next_sid = 0;
     d->flags = 0;
-    if (peek(main, ls, sizeof ls) || !(d->g = ptr_at(ls, LS_G))) return;
+    if (peek(main, ls, sizeof ls) || !(d->g = ptr_at(ls, LS_G)))
+        return;
     read_thread(d, main);
     if (walk_ok) { /* the list is read in place, as co_attach's handler does */
         const uint8_t *g = d->g;
@@ -736,7 +782,8 @@ static void collect(sd *d, const void *main, int walk_ok)
     name_functions(d, main);
     make_chain(d, main);
     const sd_thread *run = d->nchain ? &d->th[d->chain[d->nchain - 1]] : NULL;
-    if (!run || run->top_c) d->flags |= LT_DUMP_IN_C;
+    if (!run || run->top_c)
+        d->flags |= LT_DUMP_IN_C;
     put_funcs(d);
     if (!d->nchain) /* no Lua running at all: an empty main thread */
         put_thread(d, &d->th[0], LT_R_BEGIN, 0);
@@ -751,7 +798,8 @@ static int send_all(int fd, const uint8_t *p, size_t n)
 {
     for (unsigned tries = 0; n && tries < 1000; tries++) {
         ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
-        if (k < 0 && errno != EINTR) return -1;
+        if (k < 0 && errno != EINTR)
+            return -1;
         if (k > 0) {
             p += k;
             n -= (size_t)k;
@@ -764,13 +812,16 @@ int co_sigdump_send(lua_State *main, int walk_ok, const char *sock)
 {
     sd *d = &g_sd;
     collect(d, main, walk_ok);
-    if (!d->nth) return -1;
+    if (!d->nth)
+        return -1;
     struct sockaddr_un a = {.sun_family = AF_UNIX};
     size_t n = slen(sock);
-    if (n >= sizeof a.sun_path) return -1;
+    if (n >= sizeof a.sun_path)
+        return -1;
     memcpy(a.sun_path, sock, n + 1);
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) return -1;
+    if (fd < 0)
+        return -1;
     struct timeval tv = {2, 0}; /* recorderd reads at once; never hang the host */
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
     uint8_t head[LT_CTL_DUMP_HEAD_MAX];
@@ -790,18 +841,24 @@ static int same_as_debug_api(lua_State *L, const sd *d)
 {
     const sd_thread *t = NULL;
     for (uint32_t i = 0; i < d->nth; i++)
-        if (d->th[i].L == L) t = &d->th[i];
+        if (d->th[i].L == L)
+            t = &d->th[i];
     lua_Debug ar;
     int level = 0, k = 0;
-    if (!t || !t->active || !t->top_c) return 0;
+    if (!t || !t->active || !t->top_c)
+        return 0;
     for (; lua_getstack(L, level, &ar); level++) {
-        if (ar.i_ci == 0) continue; /* a lost tail call: no CallInfo */
+        if (ar.i_ci == 0)
+            continue; /* a lost tail call: no CallInfo */
         lua_getinfo(L, "Sln", &ar);
-        if ((uint32_t)k >= t->n) return 0;
+        if ((uint32_t)k >= t->n)
+            return 0;
         const sd_frame *fr = &d->fr[t->first + k++];
         const sd_func *f = &d->fn[fr->fn];
-        if (fr->depth != (uint32_t)ar.i_ci || f->isC != (ar.what[0] == 'C')) return 0;
-        if (!f->isC && (f->linedef != ar.linedefined || (int)fr->line != ar.currentline)) return 0;
+        if (fr->depth != (uint32_t)ar.i_ci || f->isC != (ar.what[0] == 'C'))
+            return 0;
+        if (!f->isC && (f->linedef != ar.linedefined || (int)fr->line != ar.currentline))
+            return 0;
         if (level <= 1 && (!ar.name || strcmp(ar.name, f->call)))
             return 0; /* the probe and its caller are named at their call sites */
     }
@@ -856,7 +913,8 @@ int co_sigdump_check(lua_State *L)
         else
             lua_pushnil(L);
         lua_remove(L, -2);
-        if (lua_pcall(L, 2, 0, 0)) g_check_ok = 0;
+        if (lua_pcall(L, 2, 0, 0))
+            g_check_ok = 0;
     }
     lua_settop(L, top);
     return g_check_ok && g_cf[4];

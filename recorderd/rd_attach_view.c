@@ -28,8 +28,8 @@ static void print_thread(const rd_model *m, const rd_stack *st, const rd_thread 
 {
     fprintf(out, "%s 0x%llx (%s):\n", t->id == st->chain[0] ? "Thread" : "Coroutine",
             (unsigned long long)t->id, what);
-    if (!t->n)
-        fprintf(out, "    (not started)\n");
+    if (!t->n) /* the main thread of a C host outside any Lua call, or a new coroutine */
+        fprintf(out, "    %s\n", t->id == st->chain[0] ? "(no Lua call)" : "(not started)");
     for (uint32_t i = t->n; i-- > 0;)
         print_frame(m, &t->f[i], out);
 }

@@ -31,13 +31,16 @@ static int next_byte(char *c)
     for (;;) {
         struct pollfd p = {.fd = 0, .events = POLLIN};
         if (poll(&p, 1, -1) < 0) {
-            if (errno != EINTR) return -1;
+            if (errno != EINTR)
+                return -1;
             g_eintr++;
             continue;
         }
         ssize_t n = read(0, c, 1);
-        if (n >= 0) return (int)n;
-        if (errno != EINTR) return -1;
+        if (n >= 0)
+            return (int)n;
+        if (errno != EINTR)
+            return -1;
         g_eintr++;
     }
 }
@@ -53,7 +56,8 @@ static int l_wait(lua_State *L)
         luaL_addchar(&b, c);
         any = 1;
     }
-    if (r < 0) return luaL_error(L, "block_host: reading stdin: %s", strerror(errno));
+    if (r < 0)
+        return luaL_error(L, "block_host: reading stdin: %s", strerror(errno));
     if (r == 0 && !any) {
         lua_pushnil(L);
         return 1;
@@ -82,9 +86,11 @@ int main(int argc, char **argv)
     luaL_register(L, "host", host_funcs);
     lua_pop(L, 1);
     const char *attach = getenv("LUATRACE_ATTACH");
-    if (attach && !strcmp(attach, "1") && luatrace_listen(L)) return 1;
+    if (attach && !strcmp(attach, "1") && luatrace_listen(L))
+        return 1;
     int st = luaL_dofile(L, argv[1]);
-    if (st) fprintf(stderr, "block_host: %s\n", lua_tostring(L, -1));
+    if (st)
+        fprintf(stderr, "block_host: %s\n", lua_tostring(L, -1));
     lua_close(L);
     return st ? 1 : 0;
 }
