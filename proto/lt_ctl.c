@@ -153,6 +153,12 @@ int lt_ctl_pack(const lt_ctl_msg *m, msgpack_sbuffer *sb)
         pack_key(&pk, "ok");
         m->ok ? msgpack_pack_true(&pk) : msgpack_pack_false(&pk);
         pack_kv_str(&pk, m->ok ? "session" : "err", m->text);
+    } else if (m->type == LT_CTL_DUMP) {
+        uint8_t head[LT_CTL_DUMP_HEAD_MAX];
+        if (m->len > LT_CTL_DUMP_MAX)
+            return -EINVAL;
+        size_t n = lt_ctl_dump_head(head, m->pid, (uint32_t)m->len, m->flags);
+        msgpack_sbuffer_write(sb, (const char *)head, n);
     } else if (m->type == LT_CTL_STATUS || m->type == LT_CTL_STOP) {
         msgpack_pack_map(&pk, 2);
         pack_kv_str(&pk, "type", m->type == LT_CTL_STATUS ? "status" : "stop");

@@ -52,8 +52,8 @@ void lt_ctl_default_path(char *buf, size_t cap);
  * Returns the fd, or -ENAMETOOLONG or another negative errno. */
 int lt_ctl_connect(const char *path);
 
-/* Appends the msgpack encoding of m to sb (hello, ack, or a bare status or
- * stop request). Returns 0 or -ENOMEM. */
+/* Appends the msgpack encoding of m to sb (hello, ack, dump head, or a bare
+ * status or stop request). Returns 0, -EINVAL or -ENOMEM. */
 int lt_ctl_pack(const lt_ctl_msg *m, msgpack_sbuffer *sb);
 
 /* Writes the head of a dump message into buf (LT_CTL_DUMP_HEAD_MAX bytes)

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lt_attach.h"
 #include "lt_ctl.h"
 
 enum vtype { V_END = 0, V_STR, V_UINT, V_NEG, V_BOOL, V_FLOAT, V_NIL, V_ARRAY, V_BIN, V_SKIP };
@@ -396,6 +397,12 @@ START_TEST(test_ctl_dump_head)
         }
         msgpack_unpacked_destroy(&res);
     }
+    lt_ctl_msg in = {.type = LT_CTL_DUMP, .pid = 4242, .len = 77, .flags = LT_DUMP_IN_C}, out;
+    ck_assert_int_eq(pack_parse(&in, &out), 0);
+    ck_assert_int_eq(out.type, LT_CTL_DUMP);
+    ck_assert_uint_eq(out.pid, 4242);
+    ck_assert_uint_eq(out.len, 77);
+    ck_assert_uint_eq(out.flags, LT_DUMP_IN_C);
     kv no_len[] = {{"type", V_STR, "dump", 0, 0}, {"v", V_UINT, NULL, LT_CTL_VERSION, 0},
                    {"pid", V_UINT, NULL, 7, 0}, {NULL, V_END, NULL, 0, 0}};
     lt_ctl_msg m;
