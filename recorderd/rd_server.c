@@ -237,11 +237,9 @@ static void on_message(rd_conn *c, const lt_ctl_msg *m)
  * before msgpack-c, which would allocate whatever a header declares. */
 static void feed_hello(rd_conn *c, const char *p, size_t n)
 {
+    /* what does not fit is a dump's records, or too much for a message (the
+     * scan then fails) */
     size_t take = n < sizeof c->msg - c->nmsg ? n : sizeof c->msg - c->nmsg;
-    if (n > take && c->nmsg) {
-        conn_close(c); /* too big to be a message */
-        return;
-    }
     memcpy(c->msg + c->nmsg, p, take);
     c->nmsg += take;
     long k = lt_ctl_scan((const uint8_t *)c->msg, c->nmsg, sizeof c->msg);
