@@ -192,7 +192,7 @@ static void on_dump(rd_server *srv, uint32_t flags, const uint8_t *p, size_t n)
     read_cmdline(a->o->pid, cmd, sizeof cmd);
     snprintf(note, sizeof note, "%s%s",
              flags & LT_DUMP_IN_C
-                 ? "taken by the signal handler: no Lua was running; the process is "
+                 ? "taken by the signal handler, as no Lua event answered: the process is "
                    "blocked in C, in the C function on top of the running thread"
                  : "taken by the signal handler while Lua was running: approximate",
              flags & LT_DUMP_TRUNCATED ? "; too many frames, cut short" : "");
