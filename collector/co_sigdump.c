@@ -473,8 +473,10 @@ static int read_frame(sd *d, sd_thread *t, const uint8_t *ls, const char *ci, in
     if (!cl[CL_ISC] && (peek(ptr_at(cl, CL_FP), pr, PR_READ) || pr[PR_TT] != LUA_TPROTO_))
         return -1;
     sd_func *f = func_of(d, ptr_at(tv, 0), cl, pr);
-    if (!f || d->nfr == MAX_FRAMES)
+    if (!f || d->nfr == MAX_FRAMES) {
+        d->flags |= LT_DUMP_TRUNCATED;
         return -1;
+    }
     if (!cl[CL_ISC])
         *pc = pc_of(pr, top ? ptr_at(ls, LS_SAVEDPC) : ptr_at(c, CI_SAVEDPC));
     if (top) {
@@ -491,6 +493,8 @@ static int read_frame(sd *d, sd_thread *t, const uint8_t *ls, const char *ci, in
 static void read_thread(sd *d, const void *L)
 {
     uint8_t ls[LS_READ], pr[PR_READ];
+    if (d->nth == MAX_THREADS)
+        d->flags |= LT_DUMP_TRUNCATED;
     if (d->nth == MAX_THREADS || peek(L, ls, sizeof ls) || ls[LS_TT] != LUA_TTHREAD ||
         ptr_at(ls, LS_G) != d->g)
         return;
