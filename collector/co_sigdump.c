@@ -176,6 +176,12 @@ typedef struct sd {
     size_t nout;
     uint32_t next_sid, flags;
     uint32_t budget; /* table nodes the naming may still read */
+    /* the last closure read (and its Proto), the last line looked up: a
+     * recursion reads each once */
+    const void *k_cl, *k_pr;
+    uint8_t k_c[CL_READ], k_p[PR_READ];
+    int k_pc;
+    uint32_t k_line;
 } sd;
 
 static sd g_sd;             /* one handler at a time: the signal is blocked while it runs */
@@ -459,19 +465,45 @@ static const void *resumed(const uint8_t *ci, const uint8_t *c, const sd_func *f
     return NULL;
 }
 
-/* One frame: the CallInfo at index i (the top if top). The caller's Proto
- * and pc, if Lua, go to *pr_out and *pc_out for naming the next frame. */
-static int read_frame(sd *d, sd_thread *t, const uint8_t *ls, const char *ci, int top, sd_func **fo,
-                      uint8_t *pr, int *pc)
+/* Copies closure clp (and its Proto, if Lua) into d->k_c (d->k_p). */
+static int read_closure(sd *d, const void *clp)
 {
-    uint8_t c[CI_SIZE], tv[TV_SIZE], cl[CL_READ];
-    if (peek(ci, c, sizeof c) || peek(ptr_at(c, CI_FUNC), tv, sizeof tv) ||
-        int_at(tv, TV_TT) != LUA_TFUNCTION || peek(ptr_at(tv, 0), cl, sizeof cl) ||
-        cl[CL_TT] != LUA_TFUNCTION)
+    if (clp == d->k_cl)
+        return 0;
+    d->k_cl = NULL;
+    if (peek(clp, d->k_c, CL_READ) || d->k_c[CL_TT] != LUA_TFUNCTION)
         return -1;
+    if (!d->k_c[CL_ISC] &&
+        (peek(ptr_at(d->k_c, CL_FP), d->k_p, PR_READ) || d->k_p[PR_TT] != LUA_TPROTO_))
+        return -1;
+    d->k_cl = clp;
+    return 0;
+}
+
+static uint32_t cached_line(sd *d, const uint8_t *pr, int pc)
+{
+    if (d->k_pr != ptr_at(d->k_c, CL_FP) || d->k_pc != pc) {
+        d->k_pr = ptr_at(d->k_c, CL_FP);
+        d->k_pc = pc;
+        d->k_line = line_of(pr, pc);
+    }
+    return d->k_line;
+}
+
+/* One frame, of CallInfo c (copied; the top one if top). Its Proto and pc,
+ * if Lua, go to pr and *pc for naming the frame above. Returns -1 if the
+ * frame cannot be read, else 1 if it has lost tail calls. */
+static int read_frame(sd *d, sd_thread *t, const uint8_t *ls, const uint8_t *c, int top,
+                      sd_func **fo, uint8_t *pr, int *pc)
+{
+    uint8_t tv[TV_SIZE];
+    if (peek(ptr_at(c, CI_FUNC), tv, sizeof tv) || int_at(tv, TV_TT) != LUA_TFUNCTION ||
+        read_closure(d, ptr_at(tv, 0)))
+        return -1;
+    const uint8_t *cl = d->k_c;
     *pc = -1;
-    if (!cl[CL_ISC] && (peek(ptr_at(cl, CL_FP), pr, PR_READ) || pr[PR_TT] != LUA_TPROTO_))
-        return -1;
+    if (!cl[CL_ISC])
+        memcpy(pr, d->k_p, PR_READ);
     sd_func *f = func_of(d, ptr_at(tv, 0), cl, pr);
     if (!f || d->nfr == MAX_FRAMES) {
         d->flags |= LT_DUMP_TRUNCATED;
@@ -483,7 +515,8 @@ static int read_frame(sd *d, sd_thread *t, const uint8_t *ls, const char *ci, in
         t->top_c = cl[CL_ISC];
         t->target = resumed(c, cl, f);
     }
-    d->fr[d->nfr++] = (sd_frame){(uint32_t)(f - d->fn), cl[CL_ISC] ? 0 : line_of(pr, *pc), 0};
+    d->fr[d->nfr++] =
+        (sd_frame){(uint32_t)(f - d->fn), cl[CL_ISC] ? 0 : cached_line(d, pr, *pc), 0};
     *fo = f;
     /* a Lua frame with lost tail calls was not called by the frame below */
     return !cl[CL_ISC] && int_at(c, CI_TAILCALLS) > 0;
@@ -508,9 +541,16 @@ static void read_thread(sd *d, const void *L)
     uint32_t n = (uint32_t)((ci - base) / CI_SIZE);
     sd_func *callee = NULL;
     int tail = 0;
+    uint8_t cis[32 * CI_SIZE]; /* CallInfos [lo, lo + 32), read 32 at a time */
+    uint32_t lo = n + 1;
     for (uint32_t i = n; i >= 1; i--) {
         sd_func *f;
-        int pc, k = read_frame(d, t, ls, base + (size_t)i * CI_SIZE, i == n, &f, pr, &pc);
+        if (i < lo) {
+            lo = i > 32 ? i - 31 : 1;
+            if (peek(base + (size_t)lo * CI_SIZE, cis, (size_t)(i - lo + 1) * CI_SIZE))
+                break;
+        }
+        int pc, k = read_frame(d, t, ls, cis + (size_t)(i - lo) * CI_SIZE, i == n, &f, pr, &pc);
         if (k < 0)
             break;
         d->fr[d->nfr - 1].depth = i;
@@ -768,6 +808,7 @@ static void collect(sd *d, const void *main, int walk_ok)
 {
     uint8_t ls[LS_READ];
     d->nth = d->nfn = d->nfr = d->nchain = 0;
+    d->k_cl = d->k_pr = NULL; /* nothing cached from another dump */
     d->nout = 0;
     d->next_sid = 0;
     d->flags = 0;

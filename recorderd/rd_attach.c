@@ -144,7 +144,7 @@ static void on_wait(uv_timer_t *t)
         a->asked_now = 1; /* no Lua event came: blocked in C? the handler answers */
         ask(a, LT_ATTACH_DUMP_NOW);
     }
-    if (!a->warned && waited >= 1000) {
+    if (!a->warned && waited >= 1000 && !a->srv.conns) { /* none: nobody is answering */
         a->warned = 1;
         fprintf(stderr, "recorderd: waiting for process %d to run Lua (it may be blocked in C, "
                         "or running a coroutine that does not yield)...\n", (int)a->o->pid);

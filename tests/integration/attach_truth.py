@@ -30,6 +30,10 @@ frames that were unwound, nothing past the detach). Cases:
   dumphost    the same of a C host (tests/hosts/block_host) whose script
               waits in C, in poll() on stdin with no timeout: its stack (and a
               suspended coroutine's) exact, its output unchanged
+  dumpdeep    the same 3000 calls deep, with two coroutines suspended 9000
+              calls deep: more frames than the handler sends (16384); the
+              dump says it is cut short, the running thread's stack is whole
+              and exact, and the program runs on unchanged
   dumpstorm   DUMP then DUMP_NOW, hundreds of times, at a program running
               busy Lua code and coroutines (the handler reads stacks caught
               mid-update): it must neither crash nor change its output; every
@@ -199,6 +203,20 @@ local l = serve()
 io.stdout:write("got ", tostring(l), "\\n")
 io.stdout:write("hooks ", tostring(debug.gethook()), " ", tostring(debug.gethook(D)), "\\n")
 io.stderr:write("EINTR ", host.eintr(), "\\n")
+'''
+
+DEEP = WHERE + '''
+local function deep(n) if n == 0 then coroutine.yield() else deep(n - 1) end end
+local cos = {}
+for i = 1, 2 do cos[i] = coroutine.create(function() deep(9000) end) coroutine.resume(cos[i]) end
+local function rec(n)
+  if n == 0 then truth("B", where(2)) io.stdout:write("READY\\n") io.stdout:flush() return io.read("*l") end
+  local r = rec(n - 1)
+  return r
+end
+io.stdout:write("got ", rec(3000), "\\n")
+io.stdout:write("hooks ", tostring(debug.gethook()), " ", tostring(debug.gethook(cos[1])), " ",
+                tostring(debug.gethook(cos[2])), "\\n")
 '''
 
 # Busy Lua code, coroutines made and finished, garbage: the same work each
@@ -500,6 +518,36 @@ def dump_message(b):
     return m['flags']
 
 
+def case_dumpdeep(c):
+    c.write('prog.lua', DEEP)
+    want_rc, want_out = untraced(c, 'prog.lua', b'go\n')
+    expect(want_rc == 0 and b'got go' in want_out, 'untraced run: %d %r' % (want_rc, want_out))
+    c.used.add('attach')
+    p = subprocess.Popen([c.args.lua, '-lluatrace', 'prog.lua'], cwd=c.tmp,
+                         env=c.env(LUATRACE_ATTACH='1'), stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(p)
+    expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+    time.sleep(0.3)
+    r = recorderd(c, 'dump', str(p.pid), '--timeout', '30')
+    out = r.stdout.decode()
+    expect(r.returncode == 0, 'dump failed: %r %r' % (r.stdout[-2000:], r.stderr))
+    note = out.splitlines()[1]
+    expect('blocked in C' in note and 'cut short' in note, 'the note: %r' % note)
+    rest, err = p.communicate(b'go\n', timeout=60)
+    expect(p.returncode == want_rc and b'READY\n' + rest == want_out,
+           'traced run: %d %r, untraced: %d %r' % (p.returncode, rest, want_rc, want_out))
+    truths = dict(l.split(' ', 2)[1:] for l in err.decode().splitlines()
+                  if l.startswith('TRUTH '))
+    blocks = dump_blocks(out)
+    expect(blocks and blocks[0][0].endswith('(running):'), 'threads of the dump: %r' % out[:500])
+    seen = [frame_where(f) for f in blocks[0][1]]
+    expect(seen == ['[C]'] + truths['B'].split() and len(seen) > 3000,
+           'the running thread: %d frames, %s ... %s' % (len(seen), seen[:3], seen[-3:]))
+    frames = sum(len(fr) for _, fr in blocks)
+    expect(frames <= 16384, '%d frames printed' % frames)
+
+
 def storm(c, p, pairs=300):
     """DUMP then at once DUMP_NOW, pairs times, at process p; a socket of
     ours at the attach path reads every dump message whole and gives a
@@ -596,7 +644,7 @@ def case_dumpstormc(c):
 
 CASES = {'recursion': case_recursion, 'unwinding': case_unwinding, 'coroutine': case_coroutine,
          'inc': case_inc, 'dump': case_dump, 'dumpco': case_dumpco,
-         'dumpblocked': case_dumpblocked, 'dumphost': case_dumphost,
+         'dumpblocked': case_dumpblocked, 'dumphost': case_dumphost, 'dumpdeep': case_dumpdeep,
          'dumpstorm': case_dumpstorm, 'dumpstormc': case_dumpstormc}
 
 
