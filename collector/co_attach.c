@@ -55,7 +55,9 @@ volatile int co_attach_req;
 static lua_State *g_main;
 static int g_walk_ok; /* the GC list layout held when listening */
 static int g_state_ok; /* lua_State/CallInfo layout held when listening */
+static int g_sigdump_ok; /* the handler's stack reader saw what the debug API sees */
 static char g_marker[256];
+static char g_sock[108]; /* where recorderd listens: for the handler, made in advance */
 static pid_t g_pid;
 
 static void *rd_ptr(const void *base, int off)
@@ -135,13 +137,34 @@ void co_attach_closing(void)
 }
 
 /* Async-signal-safe: no allocation, no Lua API but lua_sethook. */
-static void hook_every_thread(void)
+static void hook_every_thread(lua_Hook h, int mask)
 {
+    lua_sethook(g_main, h, mask, 0);
+    if (!g_walk_ok)
+        return;
     char *g = rd_ptr(g_main, LS_G);
     size_t n = 0;
     for (char *o = rd_ptr(g, G_ROOTGC); o && n < WALK_MAX; o = rd_ptr(o, 0), n++)
         if (o[LS_TT] == LUA_TTHREAD && rd_ptr(o, LS_G) == g)
-            lua_sethook((lua_State *)o, co_hook, CO_MASK, 0);
+            lua_sethook((lua_State *)o, h, mask, 0);
+}
+
+/* A DUMP no Lua event served yet: the process is likely blocked in C.
+ * Take the request (a hook starting now finds none), send the stacks read
+ * from here, and leave no hook; if that fails, the request stays for the
+ * next Lua event. */
+static void dump_now(void)
+{
+    int expect = LT_ATTACH_DUMP, saved = errno;
+    if (!g_sigdump_ok ||
+        !__atomic_compare_exchange_n(&co_attach_req, &expect, 0, 0, __ATOMIC_SEQ_CST,
+                                     __ATOMIC_SEQ_CST))
+        return; /* served already, or never asked */
+    if (co_sigdump_send(g_main, g_walk_ok, g_sock) == 0)
+        hook_every_thread(NULL, 0);
+    else
+        co_attach_req = LT_ATTACH_DUMP;
+    errno = saved;
 }
 
 static void on_signal(int sig, siginfo_t *si, void *ctx)
@@ -150,12 +173,14 @@ static void on_signal(int sig, siginfo_t *si, void *ctx)
     (void)ctx;
     int v = si->si_code == SI_QUEUE ? si->si_value.sival_int : 0;
     co_state *s = co_module_state();
-    if (g_closing || s->active || (v != LT_ATTACH_TRACE && v != LT_ATTACH_DUMP))
-        return; /* not from recorderd, too late, or traced already */
+    if (g_closing || s->active)
+        return; /* too late, or traced already */
+    if (v == LT_ATTACH_DUMP_NOW && !s->ring.hdr) /* a ring open: the hook serves */
+        dump_now();
+    if (v != LT_ATTACH_TRACE && v != LT_ATTACH_DUMP)
+        return; /* not from recorderd */
     co_attach_req = v;
-    lua_sethook(g_main, co_hook, CO_MASK, 0);
-    if (g_walk_ok)
-        hook_every_thread();
+    hook_every_thread(co_hook, CO_MASK);
 }
 
 static void remove_marker(void)
@@ -223,6 +248,8 @@ int co_attach_listen(lua_State *L, char *err, size_t cap)
     g_walk_ok = walk_check(L);
     lua_pushcfunction(L, state_probe);
     lua_call(L, 0, 0);
+    g_sigdump_ok = g_state_ok && co_sigdump_check(L);
+    lt_attach_socket_path(getuid(), m.pid, g_sock, sizeof g_sock);
     if ((e = install_handler(m.signo, err, cap))) {
         g_main = NULL;
         return e;
@@ -306,8 +333,8 @@ static void detach(co_state *s, lua_State *L)
 
 void co_attach_serve(lua_State *L, lua_Debug *ar)
 {
-    int req = co_attach_req;
-    co_attach_req = 0;
+    /* one exchange: the handler's dump_now takes the request or we do */
+    int req = __atomic_exchange_n(&co_attach_req, 0, __ATOMIC_SEQ_CST);
     co_state *s = co_module_state();
     char sock[108], name[32], err[256];
     if (s->attached && s->ring.hdr) /* recorderd went away: close, unhook all */

@@ -116,7 +116,7 @@ static lua_CFunction field_cfunction(lua_State *L, int t, const char *k)
 }
 
 /* The C functions the stack rebuilder needs to know by identity. */
-static void find_special_functions(co_state *s, lua_State *L)
+void co_module_special_functions(co_state *s, lua_State *L)
 {
     s->cf_pcall = field_cfunction(L, LUA_GLOBALSINDEX, "pcall");
     s->cf_xpcall = field_cfunction(L, LUA_GLOBALSINDEX, "xpcall");
@@ -182,7 +182,7 @@ int co_module_begin(co_state *s, lua_State *L, const char *name, const char *soc
     s->registry = lua_topointer(L, LUA_REGISTRYINDEX);
     s->layout_ok = co_func_layout_check(L);
     s->state_ok = s->layout_ok && running && co_func_state_check(L, running);
-    find_special_functions(s, L);
+    co_module_special_functions(s, L);
     lua_pushboolean(L, 0);
     s->anchor_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     co_out_clock(s);

@@ -186,6 +186,9 @@ void co_module_once(lua_State *L);
 /* The process's one collector state (dormant, tracing or done). */
 co_state *co_module_state(void);
 
+/* Sets s->cf_* (pcall, xpcall, resume, wrap, yield) from L's globals. */
+void co_module_special_functions(co_state *s, lua_State *L);
+
 /* ---- co_attach.c: live attach ---- */
 
 /* Starts listening for `recorderd attach`. Returns 0 or -errno with err. */
@@ -202,6 +205,18 @@ void co_attach_serve(lua_State *L, lua_Debug *ar);
 
 /* From the hook, tracing: the ring's control word is set. */
 void co_attach_control(co_state *s, lua_State *L);
+
+/* ---- co_sigdump.c: dump read by the signal handler ---- */
+
+/* Checks, from the main thread when listening, that the reader sees L's
+ * stack as the debug API does (the Lua 5.1 layout it relies on). Also
+ * learns the special functions. Returns 1 if it does. */
+int co_sigdump_check(lua_State *L);
+
+/* Reads every thread of main's Lua state (the thread list is walked only
+ * if walk_ok) and sends the dump message to the unix socket sock. Returns
+ * 0 or -1. Async-signal-safe; not reentrant (one signal handler). */
+int co_sigdump_send(lua_State *main, int walk_ok, const char *sock);
 
 /* ---- co_conn.c: the control connection ---- */
 

@@ -29,6 +29,8 @@ static int same(const lt_ctl_msg *a, const lt_ctl_msg *b)
                !strcmp(a->cmd, b->cmd) && !strcmp(a->cwd, b->cwd);
     if (a->type == LT_CTL_ACK)
         return a->ok == b->ok && !strcmp(a->text, b->text);
+    if (a->type == LT_CTL_DUMP)
+        return a->pid == b->pid && a->len == b->len && a->flags == b->flags;
     return 1;
 }
 

@@ -12,6 +12,13 @@
  * - To detach, recorderd stores LT_CONTROL_DETACH in the ring's control
  *   word: the collector ends the trace at its next event and goes back to
  *   dormant.
+ * - dump of a process blocked in C: if no connection came within
+ *   LT_ATTACH_DUMP_NOW_MS of LT_ATTACH_DUMP, recorderd sends
+ *   LT_ATTACH_DUMP_NOW. If a DUMP is still pending (no Lua event served
+ *   it), the handler reads every thread's stack itself, connects and sends
+ *   one lt_ctl "dump" message (lt_ctl_dump_head) followed by its `len`
+ *   bytes of START/FRAME/FUNC/STR/RESUME records, the same snapshot a
+ *   hook-served dump streams, then removes the hooks DUMP set.
  * LT_ATTACH_DIR is /tmp/luatrace-<uid>/attach, mode 0700: the same for
  * every process of the user, whatever its environment. */
 #ifndef LT_ATTACH_H
@@ -27,6 +34,16 @@
 enum lt_attach_req {
     LT_ATTACH_TRACE = 1, /* trace until detached */
     LT_ATTACH_DUMP = 2,  /* send every thread's stack, then detach */
+    LT_ATTACH_DUMP_NOW = 3, /* a DUMP still pending: answer from the handler */
+};
+
+#define LT_ATTACH_DUMP_NOW_MS 250 /* recorderd's wait before DUMP_NOW */
+
+/* Flags of a dump message (lt_ctl_msg.flags). */
+enum lt_dump_flag {
+    LT_DUMP_IN_C = 1,      /* the running thread's top frame is a C function:
+                              the process was blocked in C, stacks exact */
+    LT_DUMP_TRUNCATED = 2, /* the records did not fit: stacks cut short */
 };
 
 /* The ring's control word (struct lt_ring_hdr.control). */

@@ -9,6 +9,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "lt_event.h"
+
 static int key_is(const msgpack_object_kv *kv, const char *k);
 
 void lt_ctl_default_path(char *buf, size_t cap)
@@ -151,6 +153,12 @@ int lt_ctl_pack(const lt_ctl_msg *m, msgpack_sbuffer *sb)
         pack_key(&pk, "ok");
         m->ok ? msgpack_pack_true(&pk) : msgpack_pack_false(&pk);
         pack_kv_str(&pk, m->ok ? "session" : "err", m->text);
+    } else if (m->type == LT_CTL_DUMP) {
+        uint8_t head[LT_CTL_DUMP_HEAD_MAX];
+        if (m->len > LT_CTL_DUMP_MAX)
+            return -EINVAL;
+        size_t n = lt_ctl_dump_head(head, m->pid, (uint32_t)m->len, m->flags);
+        msgpack_sbuffer_write(sb, (const char *)head, n);
     } else if (m->type == LT_CTL_STATUS || m->type == LT_CTL_STOP) {
         msgpack_pack_map(&pk, 2);
         pack_kv_str(&pk, "type", m->type == LT_CTL_STATUS ? "status" : "stop");
@@ -159,6 +167,23 @@ int lt_ctl_pack(const lt_ctl_msg *m, msgpack_sbuffer *sb)
         return -EINVAL;
     }
     return sb->size > before ? 0 : -ENOMEM;
+}
+
+size_t lt_ctl_dump_head(uint8_t *buf, uint32_t pid, uint32_t len, uint32_t flags)
+{
+    uint8_t *q = buf;
+    *q++ = 0x85; /* fixmap of 5; lt_put_* write msgpack strings and uints */
+    q = lt_put_str(q, "type", 4);
+    q = lt_put_str(q, "dump", 4);
+    q = lt_put_str(q, "v", 1);
+    q = lt_put_uint(q, LT_CTL_VERSION);
+    q = lt_put_str(q, "pid", 3);
+    q = lt_put_uint(q, pid);
+    q = lt_put_str(q, "len", 3);
+    q = lt_put_uint(q, len);
+    q = lt_put_str(q, "flags", 5);
+    q = lt_put_uint(q, flags);
+    return (size_t)(q - buf);
 }
 
 int lt_ctl_pack_status(const char *text, const char *json, msgpack_sbuffer *sb)
@@ -228,6 +253,7 @@ static int parse_kv(const msgpack_object_kv *kv, lt_ctl_msg *m, unsigned *seen)
                   : !strcmp(type, "ack")    ? LT_CTL_ACK
                   : !strcmp(type, "status") ? LT_CTL_STATUS
                   : !strcmp(type, "stop")   ? LT_CTL_STOP
+                  : !strcmp(type, "dump")   ? LT_CTL_DUMP
                                             : LT_CTL_BAD;
         *seen |= 1;
         return 0;
@@ -247,6 +273,16 @@ static int parse_kv(const msgpack_object_kv *kv, lt_ctl_msg *m, unsigned *seen)
     if (key_is(kv, "ring")) {
         *seen |= 8;
         return get_uint(&kv->val, &m->ring);
+    }
+    if (key_is(kv, "len")) {
+        *seen |= 64;
+        int e = get_uint(&kv->val, &m->len);
+        return e || m->len > LT_CTL_DUMP_MAX ? -EPROTO : 0;
+    }
+    if (key_is(kv, "flags")) {
+        int e = get_uint(&kv->val, &u);
+        m->flags = (uint32_t)u;
+        return e || u > UINT32_MAX ? -EPROTO : 0;
     }
     if (key_is(kv, "shm"))
         return (*seen |= 16), get_str(&kv->val, m->shm, sizeof m->shm);
@@ -282,6 +318,8 @@ int lt_ctl_parse(const msgpack_object *o, lt_ctl_msg *m)
     if (m->type == LT_CTL_ACK && (seen & 32))
         return 0;
     if (m->type == LT_CTL_STATUS || m->type == LT_CTL_STOP)
+        return 0;
+    if (m->type == LT_CTL_DUMP && (seen & (4 | 64)) == (4 | 64))
         return 0;
     m->type = LT_CTL_BAD;
     return -EPROTO;

@@ -6,6 +6,8 @@
  *   recorderd -> collector  {type:"ack", v, ok, session | err}
  *   client    -> recorderd  {type:"status", v}  reply {type:"status", v, text, json}
  *   client    -> recorderd  {type:"stop", v}    reply {type:"ack", v, ok, session:""}
+ *   collector -> recorderd  {type:"dump", v, pid, len, flags} then len bytes
+ *                           of event records (lt_attach.h: DUMP_NOW); no reply
  *
  * The connection then stays open with nothing on it: its closing tells each
  * side that the other is gone.
@@ -22,13 +24,18 @@
 #define LT_CTL_CWD_MAX 1024 /* a longer cwd is sent empty: reports then use /proc */
 #define LT_CTL_MSG_MAX 4096 /* a peer sending more without a message is dropped */
 
-enum lt_ctl_type { LT_CTL_BAD = 0, LT_CTL_HELLO, LT_CTL_ACK, LT_CTL_STATUS, LT_CTL_STOP };
+enum lt_ctl_type { LT_CTL_BAD = 0, LT_CTL_HELLO, LT_CTL_ACK, LT_CTL_STATUS, LT_CTL_STOP, LT_CTL_DUMP };
+
+#define LT_CTL_DUMP_MAX (1u << 20) /* longest record payload of a dump */
+#define LT_CTL_DUMP_HEAD_MAX 64    /* bytes lt_ctl_dump_head writes at most */
 
 typedef struct lt_ctl_msg {
     enum lt_ctl_type type;
     uint32_t version;
     uint32_t pid;
     uint64_t ring;
+    uint64_t len;   /* dump: bytes of records that follow */
+    uint32_t flags; /* dump: LT_DUMP_* */
     int ok;
     char shm[72];
     char cmd[LT_CTL_CMD_MAX];
@@ -45,9 +52,14 @@ void lt_ctl_default_path(char *buf, size_t cap);
  * Returns the fd, or -ENAMETOOLONG or another negative errno. */
 int lt_ctl_connect(const char *path);
 
-/* Appends the msgpack encoding of m to sb (hello, ack, or a bare status or
- * stop request). Returns 0 or -ENOMEM. */
+/* Appends the msgpack encoding of m to sb (hello, ack, dump head, or a bare
+ * status or stop request). Returns 0, -EINVAL or -ENOMEM. */
 int lt_ctl_pack(const lt_ctl_msg *m, msgpack_sbuffer *sb);
+
+/* Writes the head of a dump message into buf (LT_CTL_DUMP_HEAD_MAX bytes)
+ * and returns its length. Allocates nothing, calls nothing: safe in a
+ * signal handler. */
+size_t lt_ctl_dump_head(uint8_t *buf, uint32_t pid, uint32_t len, uint32_t flags);
 
 /* Fills m from an unpacked object. Unknown keys are ignored; missing or
  * mistyped ones and over-long strings give -EPROTO. Any thread. */

@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "lt_attach.h"
+#include "lt_ctl.h"
+#include "rd_replay.h"
 #include "rd_server.h"
 #include "rd_util.h"
 
@@ -25,6 +27,7 @@ typedef struct attach_ctx {
     uv_tty_t tty;
     int have_tty;
     int detaching, closed, started, warned;
+    int asked_now; /* dump: DUMP_NOW sent */
     unsigned long long t_signal; /* when the request was sent */
 } attach_ctx;
 
@@ -137,7 +140,11 @@ static void on_wait(uv_timer_t *t)
         return;
     }
     unsigned long long waited = (rd_now_ns() - a->t_signal) / 1000000ull;
-    if (!a->warned && waited >= 1000) {
+    if (a->o->dump && !a->asked_now && !a->srv.conns && waited >= LT_ATTACH_DUMP_NOW_MS) {
+        a->asked_now = 1; /* no Lua event came: blocked in C? the handler answers */
+        ask(a, LT_ATTACH_DUMP_NOW);
+    }
+    if (!a->warned && waited >= 1000 && !a->srv.conns) { /* none: nobody is answering */
         a->warned = 1;
         fprintf(stderr, "recorderd: waiting for process %d to run Lua (it may be blocked in C, "
                         "or running a coroutine that does not yield)...\n", (int)a->o->pid);
@@ -148,6 +155,52 @@ static void on_wait(uv_timer_t *t)
         a->detaching = 1;
         close_all(a);
     }
+}
+
+static void read_cmdline(pid_t pid, char *buf, size_t cap)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+    buf[0] = 0;
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(buf, 1, cap - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = 0;
+    for (size_t i = 0; i + 1 < n; i++)
+        if (!buf[i])
+            buf[i] = ' ';
+}
+
+/* The stacks, read by the process's signal handler (DUMP_NOW). */
+static void on_dump(rd_server *srv, uint32_t flags, const uint8_t *p, size_t n)
+{
+    attach_ctx *a = srv->ud;
+    rd_model m;
+    rd_stack st;
+    char err[256] = "", cmd[LT_CTL_CMD_MAX], note[256];
+    memset(&m, 0, sizeof m);
+    memset(&st, 0, sizeof st);
+    if (rd_model_init(&m) || rd_stack_init(&st, &m)) {
+        snprintf(err, sizeof err, "out of memory");
+    } else {
+        int64_t k = rd_replay_feed(&st, p, n, err, sizeof err);
+        if (k >= 0 && (size_t)k != n)
+            snprintf(err, sizeof err, "an incomplete record");
+        rd_stack_finish(&st);
+    }
+    read_cmdline(a->o->pid, cmd, sizeof cmd);
+    snprintf(note, sizeof note, "%s%s",
+             flags & LT_DUMP_IN_C
+                 ? "taken by the signal handler, as no Lua event answered: the process is "
+                   "blocked in C, in the C function on top of the running thread"
+                 : "taken by the signal handler while Lua was running: approximate",
+             flags & LT_DUMP_TRUNCATED ? "; too many frames, cut short" : "");
+    rd_attach_print_stacks(stdout, a->o->pid, cmd, &m, &st, err, note);
+    rd_stack_free(&st);
+    rd_model_free(&m);
+    a->detaching = 1;
+    close_all(a);
 }
 
 static void on_idle(rd_server *srv)
@@ -216,11 +269,13 @@ int rd_attach(const rd_attach_opts *o)
     a.srv.once = 1;
     a.srv.ignore_sigint = 1; /* ours: Ctrl-C detaches */
     a.srv.on_idle = on_idle;
+    if (o->dump)
+        a.srv.on_dump = on_dump;
     start_handles(&a, loop);
     a.t_signal = rd_now_ns();
     ask(&a, o->dump ? LT_ATTACH_DUMP : LT_ATTACH_TRACE);
     uv_run(loop, UV_RUN_DEFAULT);
     uv_loop_close(loop);
     unlink(sock);
-    return a.srv.nstarted ? 0 : 1;
+    return a.srv.nstarted || a.srv.ndumps ? 0 : 1;
 }

@@ -3,6 +3,7 @@
 #ifndef RD_ATTACH_H
 #define RD_ATTACH_H
 
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "rd_session.h"
@@ -19,6 +20,12 @@ typedef struct rd_attach_opts {
 
 /* Runs one attach to completion. Returns the exit code. Main thread. */
 int rd_attach(const rd_attach_opts *o);
+
+/* Prints every thread's stack, as `dump` does: the running thread and
+ * the threads that resumed it, then every suspended coroutine; note (if
+ * any) says how the stacks were taken, err why none arrived. */
+void rd_attach_print_stacks(FILE *out, pid_t pid, const char *cmd, const rd_model *m,
+                            const rd_stack *st, const char *err, const char *note);
 
 /* Session callbacks (drainer thread): dump prints every thread's stack
  * once the trace ended; top redraws the busiest functions every second. */

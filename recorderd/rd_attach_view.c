@@ -23,26 +23,25 @@ static void print_frame(const rd_model *m, const rd_frame *f, FILE *out)
                 f->line ? f->line : fn->linedefined);
 }
 
-static void print_thread(const rd_session *s, const rd_thread *t, const char *what, FILE *out)
+static void print_thread(const rd_model *m, const rd_stack *st, const rd_thread *t,
+                         const char *what, FILE *out)
 {
-    fprintf(out, "%s 0x%llx (%s):\n", t->id == s->st.chain[0] ? "Thread" : "Coroutine",
+    fprintf(out, "%s 0x%llx (%s):\n", t->id == st->chain[0] ? "Thread" : "Coroutine",
             (unsigned long long)t->id, what);
-    if (!t->n)
-        fprintf(out, "    (not started)\n");
+    if (!t->n) /* the main thread of a C host outside any Lua call, or a new coroutine */
+        fprintf(out, "    %s\n", t->id == st->chain[0] ? "(no Lua call)" : "(not started)");
     for (uint32_t i = t->n; i-- > 0;)
-        print_frame(&s->m, &t->f[i], out);
+        print_frame(m, &t->f[i], out);
 }
 
-void rd_attach_dump_view(rd_session *s, void *ud, int last)
+void rd_attach_print_stacks(FILE *out, pid_t pid, const char *cmd, const rd_model *m,
+                            const rd_stack *st, const char *err, const char *note)
 {
-    (void)ud;
-    if (!last)
-        return;
-    FILE *out = stdout;
-    const rd_stack *st = &s->st;
-    fprintf(out, "Process %d: %s\n", (int)s->pid, s->cmd);
+    fprintf(out, "Process %d: %s\n", (int)pid, cmd);
+    if (note && *note)
+        fprintf(out, "  (%s)\n", note);
     if (!st->nchain) {
-        fprintf(out, "  (no stack received%s%s)\n", s->err[0] ? ": " : "", s->err);
+        fprintf(out, "  (no stack received%s%s)\n", err && *err ? ": " : "", err ? err : "");
         fflush(out);
         return;
     }
@@ -50,16 +49,23 @@ void rd_attach_dump_view(rd_session *s, void *ud, int last)
     for (uint32_t c = st->nchain; c-- > 0;)
         for (uint32_t i = 0; i < st->capth; i++)
             if (st->th[i].id == st->chain[c])
-                print_thread(s, &st->th[i], c + 1 == st->nchain ? "running" : "resumed another",
-                             out);
+                print_thread(m, st, &st->th[i],
+                             c + 1 == st->nchain ? "running" : "resumed another", out);
     for (uint32_t i = 0; i < st->capth; i++) {
         int on_chain = 0;
         for (uint32_t c = 0; c < st->nchain; c++)
             on_chain |= st->chain[c] == st->th[i].id;
         if (st->th[i].id && !on_chain)
-            print_thread(s, &st->th[i], "suspended", out);
+            print_thread(m, st, &st->th[i], "suspended", out);
     }
     fflush(out);
+}
+
+void rd_attach_dump_view(rd_session *s, void *ud, int last)
+{
+    (void)ud;
+    if (last)
+        rd_attach_print_stacks(stdout, s->pid, s->cmd, &s->m, &s->st, s->err, NULL);
 }
 
 typedef struct top_row {

@@ -24,6 +24,9 @@ typedef struct rd_conn {
     rd_session *sess;
     int closing;
     int closing_after_ack; /* a stop request: no more messages */
+    uint8_t *dump;         /* a dump message's records, as they arrive */
+    size_t ndump, dump_len;
+    uint32_t dump_flags;
     char buf[LT_CTL_MSG_MAX];
 } rd_conn;
 
@@ -37,6 +40,7 @@ static void conn_free(uv_handle_t *h)
 {
     rd_conn *c = h->data;
     rd_server *srv = c->srv;
+    free(c->dump);
     free(c);
     srv->conns--;
     maybe_idle(srv);
@@ -144,6 +148,10 @@ static void on_hello(rd_conn *c, const lt_ctl_msg *m)
 {
     char err[256];
     struct ucred cr;
+    if (c->srv->ndumps) { /* the dump was answered from the signal handler */
+        send_ack(c, 0, "the dump was taken already");
+        return;
+    }
     if (m->type != LT_CTL_HELLO || lt_ring_name_check(m->shm)) {
         send_ack(c, 0, "expected a hello with a valid ring name");
         return;
@@ -174,8 +182,45 @@ static void on_alloc(uv_handle_t *h, size_t hint, uv_buf_t *buf)
     *buf = uv_buf_init(c->buf, sizeof c->buf);
 }
 
+/* Records of a dump message: complete, it goes to on_dump. */
+static void feed_dump(rd_conn *c, const char *p, size_t n)
+{
+    if (n > c->dump_len - c->ndump) {
+        conn_close(c); /* more than announced */
+        return;
+    }
+    memcpy(c->dump + c->ndump, p, n);
+    c->ndump += n;
+    if (c->ndump < c->dump_len)
+        return;
+    rd_server *srv = c->srv;
+    if (!srv->ndumps++)
+        srv->on_dump(srv, c->dump_flags, c->dump, c->ndump);
+    conn_close(c);
+}
+
+/* A dump message from the attached process: its records follow. */
+static void on_dump_head(rd_conn *c, const lt_ctl_msg *m)
+{
+    struct ucred cr;
+    if (!c->srv->on_dump || c->srv->ndumps || c->srv->nstarted || peer_cred(c, &cr) ||
+        cr.uid != getuid() || (uint32_t)cr.pid != m->pid || cr.pid != c->srv->only_pid ||
+        !(c->dump = malloc(m->len ? m->len : 1))) {
+        conn_close(c);
+        return;
+    }
+    c->dump_len = m->len;
+    c->dump_flags = m->flags;
+    if (!m->len)
+        feed_dump(c, NULL, 0);
+}
+
 static void on_message(rd_conn *c, const lt_ctl_msg *m)
 {
+    if (m->type == LT_CTL_DUMP) {
+        on_dump_head(c, m);
+        return;
+    }
     if (m->type == LT_CTL_STATUS) {
         send_reply(c, 1, fill_status, c->srv);
     } else if (m->type == LT_CTL_STOP) {
@@ -192,12 +237,11 @@ static void on_message(rd_conn *c, const lt_ctl_msg *m)
  * before msgpack-c, which would allocate whatever a header declares. */
 static void feed_hello(rd_conn *c, const char *p, size_t n)
 {
-    if (n > sizeof c->msg - c->nmsg) {
-        conn_close(c); /* too big to be a message */
-        return;
-    }
-    memcpy(c->msg + c->nmsg, p, n);
-    c->nmsg += n;
+    /* what does not fit is a dump's records, or too much for a message (the
+     * scan then fails) */
+    size_t take = n < sizeof c->msg - c->nmsg ? n : sizeof c->msg - c->nmsg;
+    memcpy(c->msg + c->nmsg, p, take);
+    c->nmsg += take;
     long k = lt_ctl_scan((const uint8_t *)c->msg, c->nmsg, sizeof c->msg);
     if (k < 0) {
         conn_close(c);
@@ -215,6 +259,13 @@ static void feed_hello(rd_conn *c, const char *p, size_t n)
     else
         on_message(c, &m);
     msgpack_unpacked_destroy(&r);
+    if (c->dump && !c->closing) { /* records may have come with the head */
+        size_t rest = c->nmsg - (size_t)k;
+        c->nmsg = (size_t)k;
+        feed_dump(c, c->msg + k, rest);
+        if (c->dump && !c->closing && n > take)
+            feed_dump(c, p + take, n - take);
+    }
 }
 
 static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
@@ -228,7 +279,9 @@ static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
             conn_close(c);
         return;
     }
-    if (n > 0 && !c->sess && !c->closing && !c->closing_after_ack)
+    if (n > 0 && c->dump && !c->closing)
+        feed_dump(c, buf->base, (size_t)n);
+    else if (n > 0 && !c->sess && !c->closing && !c->closing_after_ack)
         feed_hello(c, buf->base, (size_t)n);
     /* after the hello a collector sends nothing; extra bytes are ignored */
 }

@@ -27,6 +27,12 @@ struct rd_server {
     void (*on_idle)(rd_server *); /* no session and no connection left */
     void *ud;
     pid_t only_pid;    /* attach: serve this process only */
+    /* dump: a dump message (lt_attach.h: DUMP_NOW) arrived whole from
+     * only_pid: records[0..n), LT_DUMP_* flags. Without it (or once one was
+     * handled, or a session started) dump messages are refused, and once
+     * one was handled hellos are. */
+    void (*on_dump)(rd_server *, uint32_t flags, const uint8_t *records, size_t n);
+    unsigned ndumps;
     unsigned nstarted; /* sessions ever started */
     char path[108];
     char errors[RD_SERVER_ERRORS][320]; /* the latest problems, for status */

@@ -15,14 +15,40 @@ frames that were unwound, nothing past the detach). Cases:
               on its way out of three frames
   coroutine   attach while a coroutine runs (main is suspended in resume)
   inc         attach while the program sits in C (os.execute "sleep")
-  dump        dump while in C: printed when it returns to Lua, stack exact
+  dump        dump while in C (os.execute "sleep 1"): answered by the signal
+              handler (DUMP_NOW) or, if slower, when it returns to Lua; the
+              stack exact either way
   dumpco      dump of a program with coroutines suspended mid-call: every
               coroutine's stack exact, none hooked afterwards
+  dumpblocked dump of a program blocked in C for good (io.read on a pipe,
+              inside a coroutine.wrap function resumed by a coroutine
+              resumed by main; another coroutine suspended mid-call): the
+              signal handler answers (DUMP_NOW); every thread's stack exact
+              to the line, the C function on top; unblocked afterwards, the
+              program's output and exit code are an untraced run's and no
+              thread has a hook
+  dumphost    the same of a C host (tests/hosts/block_host) whose script
+              waits in C, in poll() on stdin with no timeout: its stack (and a
+              suspended coroutine's) exact, its output unchanged
+  dumpdeep    the same 3000 calls deep, with two coroutines suspended 9000
+              calls deep: more frames than the handler sends (16384); the
+              dump says it is cut short, the running thread's stack is whole
+              and exact, and the program runs on unchanged
+  dumpstorm   DUMP then DUMP_NOW, hundreds of times, at a program running
+              busy Lua code and coroutines (the handler reads stacks caught
+              mid-update): it must neither crash nor change its output; every
+              dump message that arrives is well formed
+  dumpstormc  the same at the C host of attach.py (libuv, coroutines made
+              and resumed from C)
 """
 
 import argparse
+import ctypes
 import os
+import signal
+import socket
 import subprocess
+import threading
 import sys
 import time
 
@@ -120,6 +146,106 @@ local function spin() ready() for i = 1, 20000 do busy() end end
 io.stderr:write("SPIN ", frames(1), "\\n")
 spin()
 for i = 1, 3 do io.stderr:write("CO ", text[i], " HOOK ", tostring(debug.gethook(cos[i])), "\\n") end
+'''
+
+
+# Frames as "SRC:CURRENTLINE" ("[C]" for C), top first, from `level` (of the
+# caller of `where` when 2), or of coroutine co from its level 0.
+WHERE = '''
+local function where(level, co)
+  local t = {}
+  while true do
+    local i
+    if co then i = debug.getinfo(co, level, "Sl") else i = debug.getinfo(level, "Sl") end
+    if not i then break end
+    if i.what ~= "tail" then
+      t[#t + 1] = i.what == "C" and "[C]" or (i.source:gsub("^@", "") .. ":" .. i.currentline)
+    end
+    level = level + 1
+  end
+  return table.concat(t, " ")
+end
+local function truth(k, s) io.stderr:write("TRUTH ", k, " ", s, "\\n") io.stderr:flush() end
+'''
+
+# Each truth is taken on the line of the call the thread is in at the dump.
+BLOCKED = WHERE + '''
+local function deep(n) if n == 0 then coroutine.yield() else deep(n - 1) end end
+local D = coroutine.create(function() deep(3) end)
+coroutine.resume(D)
+truth("D", where(0, D))
+local function readline()
+  truth("B", where(2)) io.stdout:write("READY\\n") io.stdout:flush() return io.read("*l")
+end
+local runB = coroutine.wrap(function() local l = readline() coroutine.yield(l) end)
+local A = coroutine.create(function() truth("A", where(2)) local l = runB() return l end)
+local function main()
+  truth("main", where(2)) local ok, l = coroutine.resume(A)
+  return l
+end
+local l = main()
+io.stdout:write("got ", tostring(l), "\\n")
+io.stdout:write("hooks ", tostring(debug.gethook()), " ", tostring(debug.gethook(D)), " ",
+                tostring(debug.gethook(A)), "\\n")
+os.exit(3)
+'''
+
+HOST = WHERE + '''
+local function deep(n) if n == 0 then coroutine.yield() else deep(n - 1) end end
+local D = coroutine.create(function() deep(2) end)
+coroutine.resume(D)
+truth("D", where(0, D))
+local function serve()
+  truth("serve", where(2)) io.stdout:write("READY\\n") io.stdout:flush() local l = host.wait()
+  return l
+end
+local l = serve()
+io.stdout:write("got ", tostring(l), "\\n")
+io.stdout:write("hooks ", tostring(debug.gethook()), " ", tostring(debug.gethook(D)), "\\n")
+io.stderr:write("EINTR ", host.eintr(), "\\n")
+'''
+
+DEEP = WHERE + '''
+local function deep(n) if n == 0 then coroutine.yield() else deep(n - 1) end end
+local cos = {}
+for i = 1, 2 do cos[i] = coroutine.create(function() deep(9000) end) coroutine.resume(cos[i]) end
+local function rec(n)
+  if n == 0 then truth("B", where(2)) io.stdout:write("READY\\n") io.stdout:flush() return io.read("*l") end
+  local r = rec(n - 1)
+  return r
+end
+io.stdout:write("got ", rec(3000), "\\n")
+io.stdout:write("hooks ", tostring(debug.gethook()), " ", tostring(debug.gethook(cos[1])), " ",
+                tostring(debug.gethook(cos[2])), "\\n")
+'''
+
+# Busy Lua code, coroutines made and finished, garbage: the same work each
+# round, until the file "stop" exists; any round that differs is reported.
+STORM = '''
+local function fib(n) if n < 2 then return n end return fib(n - 1) + fib(n - 2) end
+local function round()
+  local acc, junk = 0, {}
+  local gen = coroutine.wrap(function() for i = 1, 200 do coroutine.yield(i) end end)
+  for i = 1, 40 do
+    local co = coroutine.create(function(a)
+      local s = 0
+      for j = 1, a do s = s + fib(8) + coroutine.yield(j) end
+      return s
+    end)
+    local ok, v = coroutine.resume(co, 5)
+    while coroutine.status(co) ~= "dead" do ok, v = coroutine.resume(co, gen()) end
+    acc = acc + v
+    junk[#junk + 1] = string.rep("x", i) .. tostring(v)
+  end
+  return acc + #table.concat(junk)
+end
+io.stdout:write("READY\\n") io.stdout:flush()
+local first, rounds, bad = round(), 1, 0
+while rounds < 3 or not io.open("stop") do
+  if round() ~= first then bad = bad + 1 end
+  rounds = rounds + 1
+end
+io.stdout:write("result ", first, " mismatches ", bad, "\\n")
 '''
 
 
@@ -261,20 +387,284 @@ def case_dumpco(c):
     expect(all(l.endswith('HOOK nil') for l in hooks), 'a hook left behind: %s' % hooks)
 
 
+def dump_blocks(text):
+    """The dump's threads: [(header, [frame lines])], in order."""
+    blocks = []
+    for line in text.splitlines():
+        if line.startswith(('Thread ', 'Coroutine ')):
+            blocks.append((line, []))
+        elif blocks and line.startswith('    '):
+            blocks[-1][1].append(line.strip())
+    return blocks
+
+
+def frame_where(line):
+    """'name (SRC:LINE)' -> 'SRC:LINE'; 'name [C]' -> '[C]'."""
+    return '[C]' if line.endswith(' [C]') else line.rsplit('(', 1)[1][:-1]
+
+
+def untraced(c, prog, stdin):
+    r = subprocess.run([c.args.lua, prog], cwd=c.tmp, env=c.env(), input=stdin,
+                       capture_output=True, timeout=120)
+    return r.returncode, r.stdout
+
+
+def case_dumpblocked(c):
+    c.write('prog.lua', BLOCKED)
+    want_rc, want_out = untraced(c, 'prog.lua', b'go\n')
+    expect(want_rc == 3 and b'got go' in want_out, 'untraced run: %d %r' % (want_rc, want_out))
+    c.used.add('attach')
+    p = subprocess.Popen([c.args.lua, '-lluatrace', 'prog.lua'], cwd=c.tmp,
+                         env=c.env(LUATRACE_ATTACH='1'), stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(p)
+    expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+    time.sleep(0.3)  # well inside io.read
+    r = recorderd(c, 'dump', str(p.pid), '--timeout', '20')
+    out = r.stdout.decode()
+    expect(r.returncode == 0, 'dump failed: %r %r' % (r.stdout, r.stderr))
+    expect('blocked in C' in out.splitlines()[1], 'no word that it was blocked in C: %r' % out)
+    rest, err = p.communicate(b'go\n', timeout=60)
+    expect(p.returncode == want_rc and b'READY\n' + rest == want_out,
+           'traced run: %d %r, untraced: %d %r' % (p.returncode, rest, want_rc, want_out))
+    expect(b'hooks nil nil nil' in rest, 'a hook left behind: %r' % rest)
+    truths = dict(l.split(' ', 2)[1:] for l in err.decode().splitlines()
+                  if l.startswith('TRUTH '))
+    blocks = dump_blocks(out)
+    heads = [h.split(' (', 1)[1] for h, _ in blocks]
+    expect(heads == ['running):', 'resumed another):', 'resumed another):', 'suspended):'] and
+           blocks[2][0].startswith('Thread '), 'threads of the dump: %r' % out)
+    seen = [[frame_where(f) for f in fr] for _, fr in blocks]
+    want = [['[C]'] + truths['B'].split(), ['[C]'] + truths['A'].split(),
+            ['[C]'] + truths['main'].split(), truths['D'].split()]
+    expect(seen == want, 'dump %s, the program saw %s' % (seen, want))
+    names = [fr[0].split(' ')[0] for _, fr in blocks]
+    expect(names == ['io.read', 'runB', 'coroutine.resume', 'coroutine.yield'] and
+           blocks[0][1][1].startswith('readline (') and blocks[3][1][1].startswith('deep ('),
+           'names in the dump: %r' % out)
+
+
+def case_dumphost(c):
+    c.write('host.lua', HOST)
+    r = subprocess.run([c.args.block_host, 'host.lua'], cwd=c.tmp, env=c.env(), input=b'go\n',
+                       capture_output=True, timeout=120)
+    want_rc, want_out = r.returncode, r.stdout
+    expect(want_rc == 0 and b'got go' in want_out, 'untraced run: %d %r' % (want_rc, want_out))
+    c.used.add('attach')
+    p = subprocess.Popen([c.args.block_host, 'host.lua'], cwd=c.tmp,
+                         env=c.env(LUATRACE_ATTACH='1'), stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(p)
+    expect(p.stdout.readline() == b'READY\n', 'the host did not get ready')
+    time.sleep(0.3)  # well inside poll()
+    r = recorderd(c, 'dump', str(p.pid), '--timeout', '20')
+    out = r.stdout.decode()
+    expect(r.returncode == 0, 'dump failed: %r %r' % (r.stdout, r.stderr))
+    expect('blocked in C' in out.splitlines()[1], 'no word that it was blocked in C: %r' % out)
+    rest, err = p.communicate(b'go\n', timeout=60)
+    expect(p.returncode == want_rc and b'READY\n' + rest == want_out,
+           'traced run: %d %r, untraced: %d %r' % (p.returncode, rest, want_rc, want_out))
+    expect(b'hooks nil nil' in rest, 'a hook left behind: %r' % rest)
+    truths = dict(l.split(' ', 2)[1:] for l in err.decode().splitlines()
+                  if l.startswith('TRUTH '))
+    blocks = dump_blocks(out)
+    heads = [h.split(' (', 1)[1] for h, _ in blocks]
+    expect(heads == ['running):', 'suspended):'] and blocks[0][0].startswith('Thread '),
+           'threads of the dump: %r' % out)
+    seen = [[frame_where(f) for f in fr] for _, fr in blocks]
+    want = [['[C]'] + truths['serve'].split(), truths['D'].split()]
+    expect(seen == want, 'dump %s, the host saw %s' % (seen, want))
+    expect(blocks[0][1][0] == 'host.wait [C]' and blocks[0][1][1].startswith('serve ('),
+           'names in the dump: %r' % out)
+    # poll() returns EINTR after any handler, SA_RESTART or not: the host
+    # retries; how often it saw one is printed for the record
+    print([l for l in err.decode().splitlines() if l.startswith('EINTR')])
+
+
+DUMP_NOW = 3  # proto/lt_attach.h: LT_ATTACH_DUMP_NOW (LT_ATTACH_DUMP is 2)
+
+
+def sigqueue(pid, sig, value):
+    libc = ctypes.CDLL(None, use_errno=True)
+    # union sigval by value: sival_int in the low half of a pointer-sized word
+    if libc.sigqueue(ctypes.c_int(pid), ctypes.c_int(sig), ctypes.c_void_p(value)) != 0:
+        raise OSError(ctypes.get_errno(), 'sigqueue')
+
+
+def read_uint(b, i):
+    t = b[i]
+    if t < 0x80:
+        return t, i + 1
+    n = {0xcc: 1, 0xcd: 2, 0xce: 4, 0xcf: 8}[t]
+    return int.from_bytes(b[i + 1:i + 1 + n], 'big'), i + 1 + n
+
+
+def dump_message(b):
+    """Checks one connection's bytes as a dump message; returns its flags."""
+    expect(b[0] == 0x85, 'not a 5-key map: %r' % b[:16])
+    i, m = 1, {}
+    for _ in range(5):
+        n = b[i] & 0x1f
+        key = b[i + 1:i + 1 + n].decode()
+        i += 1 + n
+        if key == 'type':
+            n = b[i] & 0x1f
+            m[key] = b[i + 1:i + 1 + n].decode()
+            i += 1 + n
+        else:
+            m[key], i = read_uint(b, i)
+    expect(m['type'] == 'dump' and m['v'] == 1 and len(b) - i == m['len'],
+           'dump message %r with %d bytes of records' % (m, len(b) - i))
+    return m['flags']
+
+
+def case_dumpdeep(c):
+    c.write('prog.lua', DEEP)
+    want_rc, want_out = untraced(c, 'prog.lua', b'go\n')
+    expect(want_rc == 0 and b'got go' in want_out, 'untraced run: %d %r' % (want_rc, want_out))
+    c.used.add('attach')
+    p = subprocess.Popen([c.args.lua, '-lluatrace', 'prog.lua'], cwd=c.tmp,
+                         env=c.env(LUATRACE_ATTACH='1'), stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(p)
+    expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+    time.sleep(0.3)
+    r = recorderd(c, 'dump', str(p.pid), '--timeout', '30')
+    out = r.stdout.decode()
+    expect(r.returncode == 0, 'dump failed: %r %r' % (r.stdout[-2000:], r.stderr))
+    note = out.splitlines()[1]
+    expect('blocked in C' in note and 'cut short' in note, 'the note: %r' % note)
+    rest, err = p.communicate(b'go\n', timeout=60)
+    expect(p.returncode == want_rc and b'READY\n' + rest == want_out,
+           'traced run: %d %r, untraced: %d %r' % (p.returncode, rest, want_rc, want_out))
+    truths = dict(l.split(' ', 2)[1:] for l in err.decode().splitlines()
+                  if l.startswith('TRUTH '))
+    blocks = dump_blocks(out)
+    expect(blocks and blocks[0][0].endswith('(running):'), 'threads of the dump: %r' % out[:500])
+    seen = [frame_where(f) for f in blocks[0][1]]
+    expect(seen == ['[C]'] + truths['B'].split() and len(seen) > 3000,
+           'the running thread: %d frames, %s ... %s' % (len(seen), seen[:3], seen[-3:]))
+    frames = sum(len(fr) for _, fr in blocks)
+    expect(frames <= 16384, '%d frames printed' % frames)
+
+
+def storm(c, p, pairs=300):
+    """DUMP then at once DUMP_NOW, pairs times, at process p; a socket of
+    ours at the attach path reads every dump message whole and gives a
+    hello no ack. Returns the dump messages' flags."""
+    uid = os.getuid()
+    sig = int(open('/tmp/luatrace-%d/attach/%d' % (uid, p.pid)).read().split('signal ')[1])
+    path = '/tmp/luatrace-%d/attach/%d.sock' % (uid, p.pid)
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    c.socks.append((srv, path))
+    srv.bind(path)
+    srv.listen(64)
+    got = []
+
+    def serve():
+        while True:
+            try:
+                conn, _ = srv.accept()
+            except OSError:
+                return
+            conn.settimeout(5)
+            data = b''
+            try:
+                while len(data) < 1 << 21 and b'hello' not in data[:32]:
+                    chunk = conn.recv(65536)
+                    if not chunk:
+                        break
+                    data += chunk
+            except OSError:
+                pass
+            conn.close()
+            got.append(data)
+    t = threading.Thread(target=serve, daemon=True)
+    t.start()
+    for i in range(pairs):
+        if p.poll() is not None:
+            break
+        sigqueue(p.pid, sig, 2)  # DUMP: hooks every thread
+        sigqueue(p.pid, sig, DUMP_NOW)  # at once: the handler reads what runs
+        if i % 3 == 0:
+            sigqueue(p.pid, sig, DUMP_NOW)  # nothing pending: ignored
+        time.sleep(0.005)
+    time.sleep(0.5)
+    srv.close()
+    dumps = [b for b in got if b[:1] == b'\x85']
+    expect(dumps, 'no dump message arrived in %d connections' % len(got))
+    flags = [dump_message(b) for b in dumps]
+    print('%d connections, %d dump messages, flags %s' % (len(got), len(dumps), sorted(set(flags))))
+    return flags
+
+
+def case_dumpstorm(c):
+    c.write('prog.lua', STORM)
+    open(os.path.join(c.tmp, 'stop'), 'w').close()
+    want_rc, want_out = untraced(c, 'prog.lua', b'')
+    os.unlink(os.path.join(c.tmp, 'stop'))
+    expect(want_rc == 0 and b'mismatches 0' in want_out, 'untraced: %d %r' % (want_rc, want_out))
+    p = start(c, STORM)
+    storm(c, p)
+    open(os.path.join(c.tmp, 'stop'), 'w').close()
+    out, err = p.communicate(timeout=120)
+    expect(p.returncode == want_rc and b'READY\n' + out == want_out,
+           'under the storm: %d %r %r, untraced: %r' % (p.returncode, out, err[-2000:], want_out))
+
+
+def case_dumpstormc(c):
+    """The storm at the C host of attach.py (libuv; coroutines made and
+    resumed from C, a new thread per message): same output as untraced."""
+    a = c.args
+    stop = os.path.join(c.tmp, 'stop')
+    cmd = [a.c_host, 'c_host.lua', '600', stop]
+    open(stop, 'w').close()
+    ref = subprocess.run(cmd, cwd=a.hosts, env=c.env(), capture_output=True, timeout=300)
+    os.unlink(stop)
+    expect(ref.returncode == 0, 'untraced c_host: %d %r' % (ref.returncode, ref.stderr))
+    c.used.add('attach')
+    p = subprocess.Popen(cmd, cwd=a.hosts, env=c.env(LUATRACE_ATTACH='1'),
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(p)
+    marker = '/tmp/luatrace-%d/attach/%d' % (os.getuid(), p.pid)
+    for _ in range(500):  # listening once its marker is there
+        if os.path.exists(marker) or p.poll() is not None:
+            break
+        time.sleep(0.01)
+    if not os.path.exists(marker):
+        p.kill()
+        raise Failure('c_host does not listen: %r' % (p.communicate()[1],))
+    storm(c, p, 400)
+    open(stop, 'w').close()
+    out, err = p.communicate(timeout=300)
+    expect(p.returncode == 0 and out == ref.stdout,
+           'c_host under the storm: %d %r %r' % (p.returncode, out[-500:], err[-2000:]))
+
+
 CASES = {'recursion': case_recursion, 'unwinding': case_unwinding, 'coroutine': case_coroutine,
-         'inc': case_inc, 'dump': case_dump, 'dumpco': case_dumpco}
+         'inc': case_inc, 'dump': case_dump, 'dumpco': case_dumpco,
+         'dumpblocked': case_dumpblocked, 'dumphost': case_dumphost, 'dumpdeep': case_dumpdeep,
+         'dumpstorm': case_dumpstorm, 'dumpstormc': case_dumpstormc}
 
 
 class AttachCase(Case):
     def __init__(self, args, tmp):
         super().__init__(args, tmp)
         self.procs = []
+        self.socks = []  # (socket, path) a case listens on
 
     def meta(self, session):
         import json
         return json.load(open(os.path.join(session, 'session.json')))
 
-    def kill_daemon(self):  # and the programs, and their attach markers
+    def kill_daemon(self):  # and the programs, their attach markers, our sockets
+        for s, path in self.socks:
+            s.close()
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
         for p in self.procs:
             if p.poll() is None:
                 p.kill()
@@ -291,8 +681,15 @@ def main(argv):
     ap.add_argument('--recorderd', required=True)
     ap.add_argument('--cpath', required=True)
     ap.add_argument('--lua', default='lua5.1')
+    ap.add_argument('--block-host', help='tests/hosts/block_host (dumphost)')
+    ap.add_argument('--c-host', help='tests/hosts/c_host (dumpstormc)')
+    ap.add_argument('--hosts', help='tests/hosts, for c_host.lua (dumpstormc)')
     args = ap.parse_args(argv)
     args.recorderd = os.path.abspath(args.recorderd)
+    # meson's timeout sends SIGTERM: unwind, so that run_case cleans up
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit('killed by SIGTERM'))
+    args.block_host = args.block_host and os.path.abspath(args.block_host)
+    args.c_host = args.c_host and os.path.abspath(args.c_host)
     args.cpath = os.path.abspath(args.cpath)
     return run_case(CASES[args.case], args.case, lambda tmp: AttachCase(args, tmp),
                     'luatrace-attach-')

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lt_attach.h"
 #include "lt_ctl.h"
 
 enum vtype { V_END = 0, V_STR, V_UINT, V_NEG, V_BOOL, V_FLOAT, V_NIL, V_ARRAY, V_BIN, V_SKIP };
@@ -368,6 +369,47 @@ START_TEST(test_ctl_not_a_map)
 }
 END_TEST
 
+/* The dump head (written from a signal handler, without msgpack-c) parses
+ * as a dump; a missing len or one over LT_CTL_DUMP_MAX does not. */
+START_TEST(test_ctl_dump_head)
+{
+    uint8_t buf[LT_CTL_DUMP_HEAD_MAX];
+    uint32_t lens[] = {0, 127, 65536, LT_CTL_DUMP_MAX, LT_CTL_DUMP_MAX + 1};
+    for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
+        size_t n = lt_ctl_dump_head(buf, INT32_MAX, lens[i], 3);
+        ck_assert_uint_le(n, sizeof buf);
+        ck_assert_int_eq(lt_ctl_scan(buf, n, LT_CTL_MSG_MAX), (long)n);
+        msgpack_unpacked res;
+        msgpack_unpacked_init(&res);
+        size_t off = 0;
+        ck_assert_int_eq(msgpack_unpack_next(&res, (const char *)buf, n, &off),
+                         MSGPACK_UNPACK_SUCCESS);
+        lt_ctl_msg m;
+        int rc = lt_ctl_parse(&res.data, &m);
+        if (lens[i] > LT_CTL_DUMP_MAX) {
+            ck_assert_int_eq(rc, -EPROTO);
+        } else {
+            ck_assert_int_eq(rc, 0);
+            ck_assert_int_eq(m.type, LT_CTL_DUMP);
+            ck_assert_uint_eq(m.pid, INT32_MAX);
+            ck_assert_uint_eq(m.len, lens[i]);
+            ck_assert_uint_eq(m.flags, 3);
+        }
+        msgpack_unpacked_destroy(&res);
+    }
+    lt_ctl_msg in = {.type = LT_CTL_DUMP, .pid = 4242, .len = 77, .flags = LT_DUMP_IN_C}, out;
+    ck_assert_int_eq(pack_parse(&in, &out), 0);
+    ck_assert_int_eq(out.type, LT_CTL_DUMP);
+    ck_assert_uint_eq(out.pid, 4242);
+    ck_assert_uint_eq(out.len, 77);
+    ck_assert_uint_eq(out.flags, LT_DUMP_IN_C);
+    kv no_len[] = {{"type", V_STR, "dump", 0, 0}, {"v", V_UINT, NULL, LT_CTL_VERSION, 0},
+                   {"pid", V_UINT, NULL, 7, 0}, {NULL, V_END, NULL, 0, 0}};
+    lt_ctl_msg m;
+    ck_assert_int_eq(parse_specs(no_len, &m), -EPROTO);
+}
+END_TEST
+
 static void add(Suite *s, const char *name, const TTest *t)
 {
     TCase *tc = tcase_create(name);
@@ -390,6 +432,7 @@ int main(void)
     ADD(s, test_ctl_long_strings);
     ADD(s, test_ctl_nul_in_strings);
     ADD(s, test_ctl_not_a_map);
+    ADD(s, test_ctl_dump_head);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_ENV);
     int failed = srunner_ntests_failed(sr);
