@@ -78,6 +78,16 @@ def base_env():
     return env
 
 
+def browser_env():
+    """base_env() for a browser: without the sanitizer runtimes that
+    scripts/sanitize preloads for our own code (chromium under them stalls
+    until the test times out)."""
+    env = base_env()
+    for var in ('LD_PRELOAD', 'ASAN_OPTIONS', 'UBSAN_OPTIONS'):
+        env.pop(var, None)
+    return env
+
+
 def show_bytes(b, limit=600):
     s = b.decode('utf-8', 'replace')
     if len(s) > limit:

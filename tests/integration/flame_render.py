@@ -192,7 +192,7 @@ def chromium(args, tmp, url, *opts):
         res = corpus.run([args.chromium, '--headless', '--no-sandbox', '--disable-gpu',
                           '--hide-scrollbars', '--force-device-scale-factor=1',
                           '--no-first-run', '--user-data-dir=' + profile] + list(opts) + [url],
-                         tmp, corpus.base_env(), CHROMIUM_TIMEOUT)
+                         tmp, corpus.browser_env(), CHROMIUM_TIMEOUT)
     finally:
         shutil.rmtree(profile, ignore_errors=True)
     check(res.status == 0, 'chromium %s exited with %s:\n%s'

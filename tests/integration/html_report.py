@@ -185,7 +185,7 @@ def check_chromium(path, tmp):
         return 'chromium not installed: rendering not checked'
     res = corpus.run([exe, '--headless', '--no-sandbox', '--disable-gpu',
                       '--user-data-dir=' + os.path.join(tmp, 'chromium'), '--dump-dom',
-                      'file://' + path], tmp, corpus.base_env(), 120)
+                      'file://' + path], tmp, corpus.browser_env(), 120)
     dom = res.out.decode('utf-8', 'replace')
     check(res.status == 0 and '<svg' in dom and 'class="f"' in dom and 'id="top"' in dom,
           'chromium --dump-dom:\n%s' % corpus.show_bytes(res.out + res.err))
