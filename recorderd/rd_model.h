@@ -39,6 +39,14 @@ typedef struct rd_line {
     uint64_t ticks;
 } rd_line;
 
+/* A function's lines, straight to their slots: nearly every line event
+ * moves to another line, and a hash probe per event costs more than the
+ * rest of the event. */
+typedef struct rd_lcache {
+    uint32_t *ix; /* line - lo -> line slot + 1; 0: not cached */
+    uint32_t lo, n;
+} rd_lcache;
+
 typedef struct rd_model {
     char **str; /* sid -> NUL-terminated copy */
     uint32_t nstr, capstr;
@@ -53,6 +61,9 @@ typedef struct rd_model {
     rd_line *line;
     uint32_t nline, capline;
     uint32_t line_gen; /* bumped when line slots move */
+    rd_lcache *lcache; /* by fid; emptied when line slots move */
+    uint32_t caplcache;
+    uint64_t lcache_cells; /* bounded by the lines there are (no event makes it grow alone) */
     /* clock: first and last (ticks, ns) pairs */
     uint64_t clk_t0, clk_n0, clk_t1, clk_n1;
     int clk_pairs, clk_tsc;
@@ -74,7 +85,10 @@ int rd_model_add_func(rd_model *m, const lt_event *ev);
 void rd_model_add_clock(rd_model *m, uint64_t ticks, uint64_t ns, int tsc);
 
 /* Returns the function fid, or the unknown function 0 for bad ids. */
-const rd_func *rd_model_func(const rd_model *m, uint32_t fid);
+static inline const rd_func *rd_model_func(const rd_model *m, uint32_t fid)
+{
+    return fid < m->nfunc && m->func[fid].known ? &m->func[fid] : &m->func[0];
+}
 const char *rd_model_string(const rd_model *m, uint32_t sid);
 
 /* The name of fid into buf: its NAME, with "#N" added when it is the Nth
@@ -86,12 +100,37 @@ void rd_model_name(const rd_model *m, uint32_t fid, char *buf, size_t cap);
  * rd_model_name: two functions never share a label. */
 void rd_model_label(const rd_model *m, uint32_t fid, char *buf, size_t cap);
 
-/* The child of parent for fid, created on first use. Returns its index, or
- * 0 (the root) if memory ran out. */
-uint32_t rd_model_child(rd_model *m, uint32_t parent, uint32_t fid);
+uint32_t rd_model_child_find(rd_model *m, uint32_t parent, uint32_t fid);
 
-/* Stats of (fid, line), created on first use; NULL if memory ran out. */
+/* The child of parent for fid, created on first use. Returns its index, or
+ * 0 (the root) if memory ran out. Inline: a call from a loop asks for the
+ * child it got last time. */
+static inline uint32_t rd_model_child(rd_model *m, uint32_t parent, uint32_t fid)
+{
+    const rd_node *p = &m->node[parent];
+    if (p->hot_child && p->hot_fid == fid)
+        return p->hot_child;
+    return rd_model_child_find(m, parent, fid);
+}
+
+/* Stats of (fid, line), created on first use; NULL if memory ran out or
+ * fid is 0. */
 rd_line *rd_model_line(rd_model *m, uint32_t fid, uint32_t line);
+
+uint32_t rd_model_line_find(rd_model *m, uint32_t fid, uint32_t line);
+
+/* rd_model_line as a slot + 1 in m->line (valid while line_gen stays), 0
+ * for NULL. The cached case inline: every line event asks. */
+static inline uint32_t rd_model_line_slot(rd_model *m, uint32_t fid, uint32_t line)
+{
+    if (fid < m->caplcache) {
+        const rd_lcache *c = &m->lcache[fid];
+        uint32_t k = line - c->lo;
+        if (k < c->n && c->ix[k])
+            return c->ix[k];
+    }
+    return rd_model_line_find(m, fid, line);
+}
 
 /* Nanoseconds per tick from the calibration records (1.0 without TSC). */
 double rd_model_ns_per_tick(const rd_model *m);

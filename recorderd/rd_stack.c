@@ -5,6 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The per-record paths are short; rare work kept out of them keeps them
+ * from saving registers for it. */
+#define HOT static inline __attribute__((always_inline))
+#define COLD static __attribute__((noinline))
+
 static uint32_t hash_id(uint64_t id)
 {
     return (uint32_t)((id >> 3) * 0x9E3779B97F4A7C15ull >> 32);
@@ -103,7 +108,7 @@ static void drop_thread(rd_stack *s, uint64_t id)
 
 /* The current thread, cached: only records that switch threads or change
  * the thread table (which may move entries) reset the cache. */
-static rd_thread *current(rd_stack *s)
+HOT rd_thread *current(rd_stack *s)
 {
     if (!s->cur)
         s->cur = s->nchain ? find_thread(s, s->chain[s->nchain - 1]) : NULL;
@@ -163,18 +168,15 @@ static void note_leave(rd_stack *s, const rd_thread *t, enum rd_how how, uint64_
 /* A new top frame, filled in place (no struct copies on the hot path). */
 static rd_frame *push_frame(rd_stack *s, rd_thread *t, uint32_t depth, uint32_t fid, int lua)
 {
-    if (rd_grow((void **)&t->f, &t->cap, t->n, sizeof *t->f))
+    if (t->n >= t->cap && rd_grow((void **)&t->f, &t->cap, t->n, sizeof *t->f))
         return NULL;
-    uint32_t node = rd_model_child(s->m, top_node(t), fid);
+    rd_model *m = s->m;
+    uint32_t node = rd_model_child(m, top_node(t), fid);
     rd_frame *f = &t->f[t->n++];
-    memset(f, 0, sizeof *f);
-    f->depth = depth;
-    f->fid = fid;
-    f->node = node;
-    f->is_lua = (uint8_t)lua;
-    f->t_call = s->m->ticks_total;
-    if (t->n > 1 && !s->m->node[node].call_line) /* the call site, for callgrind */
-        s->m->node[node].call_line = t->f[t->n - 2].line;
+    *f = (rd_frame){.depth = depth, .fid = fid, .node = node, .is_lua = (uint8_t)lua,
+                    .t_call = m->ticks_total};
+    if (t->n > 1 && !m->node[node].call_line) /* the call site, for callgrind */
+        m->node[node].call_line = t->f[t->n - 2].line;
     return f;
 }
 
@@ -213,19 +215,24 @@ static void pop_all(rd_stack *s, rd_thread *t, enum rd_how how)
 }
 
 /* Pops frames deeper than depth: unwinding by an error (E). */
-static void unwind_to(rd_stack *s, rd_thread *t, uint32_t depth)
+COLD void unwind_deeper(rd_stack *s, rd_thread *t, uint32_t depth)
 {
-    if (t->n && t->f[t->n - 1].depth > depth)
-        s->unwinds++;
+    s->unwinds++;
     while (t->n && t->f[t->n - 1].depth > depth)
         pop(s, t, RD_UNWIND, s->m->ticks_total);
 }
 
-/* The top frame's first own record says the top belongs at `depth`. */
-static int settle_fresh(rd_stack *s, rd_thread *t, uint32_t depth)
+/* Nearly every record finds nothing to unwind: the test inline. */
+HOT void unwind_to(rd_stack *s, rd_thread *t, uint32_t depth)
 {
-    if (!t->n || !t->f[t->n - 1].fresh)
-        return 0;
+    if (t->n && t->f[t->n - 1].depth > depth)
+        unwind_deeper(s, t, depth);
+}
+
+/* The top frame (a fresh Lua call) got its first own record, which says
+ * it belongs at `depth`. */
+COLD int settle(rd_stack *s, rd_thread *t, uint32_t depth)
+{
     rd_frame *g = &t->f[t->n - 1];
     g->fresh = 0;
     uint64_t at = g->t_call;
@@ -247,6 +254,12 @@ static int settle_fresh(rd_stack *s, rd_thread *t, uint32_t depth)
     return 0;
 }
 
+/* A record of the frame at `depth`: settles a fresh top (the test inline). */
+HOT int settle_fresh(rd_stack *s, rd_thread *t, uint32_t depth)
+{
+    return t->n && t->f[t->n - 1].fresh ? settle(s, t, depth) : 0;
+}
+
 /* Hangs t's stack under node base, rebuilding its path in the tree. */
 static void rebase(rd_stack *s, rd_thread *t, uint32_t base)
 {
@@ -257,19 +270,9 @@ static void rebase(rd_stack *s, rd_thread *t, uint32_t base)
         t->f[i].node = rd_model_child(s->m, i ? t->f[i - 1].node : base, t->f[i].fid);
 }
 
-static void charge(rd_stack *s, rd_thread *t, uint64_t dt)
+/* dt to the top frame f, settled, and its line. */
+HOT void charge_top(rd_model *m, const rd_frame *f, uint64_t dt)
 {
-    rd_model *m = s->m;
-    m->ticks_total += dt;
-    if (!t || !t->n) {
-        m->node[t ? t->base : 0].self += dt;
-        return;
-    }
-    const rd_frame *f = &t->f[t->n - 1];
-    if (f->fresh) {
-        t->fresh_ticks += dt;
-        return;
-    }
     m->node[f->node].self += dt;
     if (f->lix && f->lgen == m->line_gen) {
         m->line[f->lix - 1].ticks += dt;
@@ -278,6 +281,18 @@ static void charge(rd_stack *s, rd_thread *t, uint64_t dt)
         if (l)
             l->ticks += dt;
     }
+}
+
+HOT void charge(rd_stack *s, rd_thread *t, uint64_t dt)
+{
+    rd_model *m = s->m;
+    m->ticks_total += dt;
+    if (!t || !t->n)
+        m->node[t ? t->base : 0].self += dt;
+    else if (t->f[t->n - 1].fresh)
+        t->fresh_ticks += dt;
+    else
+        charge_top(m, &t->f[t->n - 1], dt);
 }
 
 /* ---- records ---- */
@@ -312,7 +327,23 @@ static int on_ret(rd_stack *s, rd_thread *t, uint32_t depth)
     return e;
 }
 
-static int on_line(rd_stack *s, rd_thread *t, uint32_t depth, uint32_t line)
+/* The top frame f runs line. */
+HOT void line_hit(rd_stack *s, const rd_thread *t, rd_frame *f, uint32_t line)
+{
+    rd_model *m = s->m;
+    m->node[f->node].lines++;
+    if (f->line != line || !f->lix || f->lgen != m->line_gen) {
+        f->lix = rd_model_line_slot(m, f->fid, line);
+        f->lgen = m->line_gen;
+    }
+    f->line = line;
+    if (f->lix)
+        m->line[f->lix - 1].hits++;
+    if (s->ls && s->ls->line)
+        s->ls->line(s->ls->ud, t->id, f, t->n - 1, note_time(s, m->ticks_total));
+}
+
+COLD int on_line(rd_stack *s, rd_thread *t, uint32_t depth, uint32_t line)
 {
     int e = settle_fresh(s, t, depth);
     unwind_to(s, t, depth);
@@ -323,18 +354,7 @@ static int on_line(rd_stack *s, rd_thread *t, uint32_t depth, uint32_t line)
     }
     if (e)
         return e;
-    rd_frame *f = &t->f[t->n - 1];
-    s->m->node[f->node].lines++;
-    if (f->line != line || !f->lix || f->lgen != s->m->line_gen) {
-        rd_line *l = rd_model_line(s->m, f->fid, line);
-        f->lix = l ? (uint32_t)(l - s->m->line) + 1 : 0;
-        f->lgen = s->m->line_gen;
-    }
-    f->line = line;
-    if (f->lix)
-        s->m->line[f->lix - 1].hits++;
-    if (s->ls && s->ls->line)
-        s->ls->line(s->ls->ud, t->id, f, t->n - 1, note_time(s, s->m->ticks_total));
+    line_hit(s, t, &t->f[t->n - 1], line);
     return 0;
 }
 
@@ -460,44 +480,88 @@ static void stop_all(rd_stack *s)
     s->stopped = 1;
 }
 
-static int frame_event(rd_stack *s, const lt_event *ev)
+/* {======================================================================
+ * Dispatch. CALL, RET and LINE are nearly every record: each has its own
+ * path, tested once, with the common shape of LINE (the same settled frame
+ * on top) first. */
+
+/* LINE in any other shape. */
+COLD int line_other(rd_stack *s, rd_thread *t, const lt_event *ev)
+{
+    charge(s, t, ev->a[1]);
+    if (!t || ev->a[0] > UINT32_MAX || ev->a[2] > UINT32_MAX)
+        return s->bad++, 0;
+    return on_line(s, t, (uint32_t)ev->a[0], (uint32_t)ev->a[2]);
+}
+
+static int frame_line(rd_stack *s, const lt_event *ev)
 {
     rd_thread *t = current(s);
-    uint64_t dt = ev->kind == LT_EV_CALL || ev->kind == LT_EV_LINE || ev->kind == LT_EV_RET
-                      ? ev->a[1]
-                      : ev->a[0];
-    charge(s, t, dt);
+    rd_frame *f = t && t->n ? &t->f[t->n - 1] : NULL;
+    if (!f || f->depth != ev->a[0] || f->fresh || ev->a[2] > UINT32_MAX)
+        return line_other(s, t, ev);
+    s->m->ticks_total += ev->a[1];
+    charge_top(s->m, f, ev->a[1]);
+    line_hit(s, t, f, (uint32_t)ev->a[2]);
+    return 0;
+}
+
+static int frame_call(rd_stack *s, const lt_event *ev)
+{
+    rd_thread *t = current(s);
+    charge(s, t, ev->a[1]);
+    if (!t || ev->a[0] > UINT32_MAX || ev->a[2] > UINT32_MAX)
+        return s->bad++, 0;
+    return on_call(s, t, (uint32_t)ev->a[0], (uint32_t)ev->a[2]);
+}
+
+static int frame_ret(rd_stack *s, const lt_event *ev)
+{
+    rd_thread *t = current(s);
+    charge(s, t, ev->a[1]);
+    if (!t || ev->a[0] > UINT32_MAX)
+        return s->bad++, 0;
+    return on_ret(s, t, (uint32_t)ev->a[0]);
+}
+
+/* RESUME, YIELD, STOP: dt first, then the thread changes. */
+static int thread_event(rd_stack *s, const lt_event *ev)
+{
+    rd_thread *t = current(s);
+    charge(s, t, ev->a[0]);
+    s->cur = NULL;
     switch (ev->kind) {
-    case LT_EV_CALL:
-    case LT_EV_RET:
-    case LT_EV_LINE:
-        if (!t || ev->a[0] > UINT32_MAX || (ev->kind != LT_EV_RET && ev->a[2] > UINT32_MAX))
-            return s->bad++, 0;
-        if (ev->kind == LT_EV_CALL)
-            return on_call(s, t, (uint32_t)ev->a[0], (uint32_t)ev->a[2]);
-        if (ev->kind == LT_EV_RET)
-            return on_ret(s, t, (uint32_t)ev->a[0]);
-        return on_line(s, t, (uint32_t)ev->a[0], (uint32_t)ev->a[2]);
     case LT_EV_RESUME:
-        s->cur = NULL;
         return ev->a[1] ? note_thread_e(s, on_resume(s, t, ev->a[1])) : (s->bad++, 0);
     case LT_EV_YIELD:
-        s->cur = NULL;
         return ev->a[1] ? note_thread_e(s, on_yield(s, t, ev->a[1], ev->a[2] != 0))
                         : (s->bad++, 0);
     default: /* STOP */
-        s->cur = NULL;
         stop_all(s);
         return 0;
     }
 }
 
-int rd_stack_event(rd_stack *s, const lt_event *ev)
+static int frame_event(rd_stack *s, const lt_event *ev)
+{
+    switch (ev->kind) {
+    case LT_EV_LINE:
+        return frame_line(s, ev);
+    case LT_EV_CALL:
+        return frame_call(s, ev);
+    case LT_EV_RET:
+        return frame_ret(s, ev);
+    default:
+        return thread_event(s, ev);
+    }
+}
+
+/* Everything but a frame record while tracing runs. */
+COLD int other_event(rd_stack *s, const lt_event *ev)
 {
     rd_model *m = s->m;
-    m->events++;
     if (ev->kind == LT_EV_LINE || ev->kind == LT_EV_CALL || ev->kind == LT_EV_RET) {
-        int e = s->in_snap ? end_snapshot(s) : 0; /* the hot path first */
+        int e = s->in_snap ? end_snapshot(s) : 0;
         return e ? e : s->stopped ? 0 : frame_event(s, ev);
     }
     switch (ev->kind) {
@@ -530,6 +594,24 @@ int rd_stack_event(rd_stack *s, const lt_event *ev)
     default:
         return s->stopped && ev->kind != LT_EV_STOP ? 0 : frame_event(s, ev);
     }
+}
+
+int rd_stack_event(rd_stack *s, const lt_event *ev)
+{
+    s->m->events++;
+    if (!(s->in_snap | s->stopped)) {
+        switch (ev->kind) {
+        case LT_EV_LINE:
+            return frame_line(s, ev);
+        case LT_EV_CALL:
+            return frame_call(s, ev);
+        case LT_EV_RET:
+            return frame_ret(s, ev);
+        default:
+            break;
+        }
+    }
+    return other_event(s, ev);
 }
 
 void rd_stack_finish(rd_stack *s)
