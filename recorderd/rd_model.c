@@ -46,7 +46,8 @@ int rd_model_init(rd_model *m)
     m->child_ix = calloc(m->capchild, sizeof *m->child_ix);
     m->capline = 1024;
     m->line = calloc(m->capline, sizeof *m->line);
-    if (!m->child_ix || !m->line || rd_grow((void **)&m->node, &m->capnode, 1, sizeof *m->node) ||
+    m->childc = calloc(1u << RD_CHILDC_BITS, sizeof *m->childc);
+    if (!m->child_ix || !m->line || !m->childc || rd_grow((void **)&m->node, &m->capnode, 1, sizeof *m->node) ||
         rd_grow((void **)&m->func, &m->capfunc, 1, sizeof *m->func)) {
         rd_model_free(m);
         return -ENOMEM;
@@ -64,6 +65,7 @@ void rd_model_free(rd_model *m)
     free(m->func);
     free(m->node);
     free(m->child_ix);
+    free(m->childc);
     free(m->line);
     for (uint32_t i = 0; i < m->caplcache; i++)
         free(m->lcache[i].ix);
@@ -262,6 +264,7 @@ uint32_t rd_model_child_find(rd_model *m, uint32_t parent, uint32_t fid)
         if (n->parent == parent && n->fid == fid) {
             p->hot_fid = fid;
             p->hot_child = m->child_ix[i] - 1;
+            m->childc[rd_model_childc_slot(parent, fid)] = (rd_childc){parent, fid, p->hot_child};
             return p->hot_child;
         }
     }
@@ -274,6 +277,7 @@ uint32_t rd_model_child_find(rd_model *m, uint32_t parent, uint32_t fid)
     m->child_ix[i] = k + 1;
     m->node[parent].hot_fid = fid;
     m->node[parent].hot_child = k;
+    m->childc[rd_model_childc_slot(parent, fid)] = (rd_childc){parent, fid, k};
     if (m->nnode * 2 > m->capchild)
         rehash_children(m);
     return k;

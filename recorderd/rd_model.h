@@ -33,6 +33,14 @@ typedef struct rd_node {
     uint32_t call_line; /* caller's line at the node's first call; 0 unknown */
 } rd_node;
 
+/* A recent (parent, fid) -> child lookup: a loop calling several
+ * functions in turn defeats rd_node's hot child, not this. */
+typedef struct rd_childc {
+    uint32_t parent, fid, node; /* node 0: empty (a child is never the root) */
+} rd_childc;
+
+#define RD_CHILDC_BITS 12
+
 typedef struct rd_line {
     uint32_t fid, line; /* fid 0 = free slot */
     uint64_t hits;
@@ -56,6 +64,7 @@ typedef struct rd_model {
     uint32_t nnode, capnode;
     uint32_t *child_ix; /* hash (parent, fid) -> node index + 1 */
     uint32_t capchild;
+    rd_childc *childc; /* 1 << RD_CHILDC_BITS recent lookups, direct-mapped */
     struct rd_labent *lab; /* base label -> functions holding it */
     uint32_t nlab, caplab;
     rd_line *line;
@@ -102,6 +111,11 @@ void rd_model_label(const rd_model *m, uint32_t fid, char *buf, size_t cap);
 
 uint32_t rd_model_child_find(rd_model *m, uint32_t parent, uint32_t fid);
 
+static inline uint32_t rd_model_childc_slot(uint32_t parent, uint32_t fid)
+{
+    return (parent * 0x9E3779B1u + fid * 0x85EBCA77u) >> (32 - RD_CHILDC_BITS);
+}
+
 /* The child of parent for fid, created on first use. Returns its index, or
  * 0 (the root) if memory ran out. Inline: a call from a loop asks for the
  * child it got last time. */
@@ -110,6 +124,9 @@ static inline uint32_t rd_model_child(rd_model *m, uint32_t parent, uint32_t fid
     const rd_node *p = &m->node[parent];
     if (p->hot_child && p->hot_fid == fid)
         return p->hot_child;
+    const rd_childc *c = &m->childc[rd_model_childc_slot(parent, fid)];
+    if (c->parent == parent && c->fid == fid && c->node)
+        return c->node;
     return rd_model_child_find(m, parent, fid);
 }
 

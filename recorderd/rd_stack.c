@@ -171,12 +171,14 @@ static rd_frame *push_frame(rd_stack *s, rd_thread *t, uint32_t depth, uint32_t 
     if (t->n >= t->cap && rd_grow((void **)&t->f, &t->cap, t->n, sizeof *t->f))
         return NULL;
     rd_model *m = s->m;
-    uint32_t node = rd_model_child(m, top_node(t), fid);
-    rd_frame *f = &t->f[t->n++];
+    uint32_t n = t->n;
+    rd_frame *f = t->f + n;
+    uint32_t node = rd_model_child(m, n ? f[-1].node : t->base, fid);
     *f = (rd_frame){.depth = depth, .fid = fid, .node = node, .is_lua = (uint8_t)lua,
                     .t_call = m->ticks_total};
-    if (t->n > 1 && !m->node[node].call_line) /* the call site, for callgrind */
-        m->node[node].call_line = t->f[t->n - 2].line;
+    t->n = n + 1;
+    if (n && !m->node[node].call_line) /* the call site, for callgrind */
+        m->node[node].call_line = f[-1].line;
     return f;
 }
 
@@ -195,14 +197,19 @@ static void settle_ticks(rd_stack *s, rd_thread *t, const rd_frame *f)
     t->fresh_ticks = 0;
 }
 
-static void pop(rd_stack *s, rd_thread *t, enum rd_how how, uint64_t at)
+/* A Lua call that ended before its first line: counted as it leaves. */
+COLD void pop_fresh(rd_stack *s, rd_thread *t, rd_frame *f)
+{
+    count_call(s, f);
+    settle_ticks(s, t, f);
+    note_enter(s, t, RD_CALL, f->t_call);
+}
+
+HOT void pop(rd_stack *s, rd_thread *t, enum rd_how how, uint64_t at)
 {
     rd_frame *f = &t->f[t->n - 1];
-    if (f->fresh) { /* a Lua call that ended before its first line */
-        count_call(s, f);
-        settle_ticks(s, t, f);
-        note_enter(s, t, RD_CALL, f->t_call);
-    }
+    if (f->fresh)
+        pop_fresh(s, t, f);
     note_leave(s, t, how, at);
     t->n--;
 }
@@ -229,26 +236,36 @@ HOT void unwind_to(rd_stack *s, rd_thread *t, uint32_t depth)
         unwind_deeper(s, t, depth);
 }
 
+/* The top frame g, a fresh Lua call, got its first own record at its own
+ * depth: it was called, not tail-called. */
+HOT void settle_call(rd_stack *s, rd_thread *t, rd_frame *g)
+{
+    g->fresh = 0;
+    note_enter(s, t, RD_CALL, g->t_call);
+    count_call(s, g);
+    settle_ticks(s, t, g);
+}
+
 /* The top frame (a fresh Lua call) got its first own record, which says
  * it belongs at `depth`. */
 COLD int settle(rd_stack *s, rd_thread *t, uint32_t depth)
 {
     rd_frame *g = &t->f[t->n - 1];
-    g->fresh = 0;
-    uint64_t at = g->t_call;
-    if (depth + 1 == g->depth) { /* T: g replaces its caller */
-        uint32_t fid = g->fid;
-        t->n--;
-        if (t->n && t->f[t->n - 1].depth == depth)
-            pop(s, t, RD_TAIL, at);
-        s->tails++;
-        if (!(g = push_frame(s, t, depth, fid, 1)))
-            return -ENOMEM;
-        g->t_call = at;
-        note_enter(s, t, RD_TAIL, at);
-    } else {
-        note_enter(s, t, RD_CALL, at);
+    if (depth + 1 != g->depth) {
+        settle_call(s, t, g);
+        return 0;
     }
+    /* T: g replaces its caller */
+    uint64_t at = g->t_call;
+    uint32_t fid = g->fid;
+    t->n--;
+    if (t->n && t->f[t->n - 1].depth == depth)
+        pop(s, t, RD_TAIL, at);
+    s->tails++;
+    if (!(g = push_frame(s, t, depth, fid, 1)))
+        return -ENOMEM;
+    g->t_call = at;
+    note_enter(s, t, RD_TAIL, at);
     count_call(s, g);
     settle_ticks(s, t, g);
     return 0;
@@ -494,14 +511,20 @@ COLD int line_other(rd_stack *s, rd_thread *t, const lt_event *ev)
     return on_line(s, t, (uint32_t)ev->a[0], (uint32_t)ev->a[2]);
 }
 
+/* LINE of the frame on top, settled or called: the common shapes. */
 static int frame_line(rd_stack *s, const lt_event *ev)
 {
     rd_thread *t = current(s);
     rd_frame *f = t && t->n ? &t->f[t->n - 1] : NULL;
-    if (!f || f->depth != ev->a[0] || f->fresh || ev->a[2] > UINT32_MAX)
+    if (!f || f->depth != ev->a[0] || ev->a[2] > UINT32_MAX)
         return line_other(s, t, ev);
     s->m->ticks_total += ev->a[1];
-    charge_top(s->m, f, ev->a[1]);
+    if (f->fresh) { /* the first line of a call */
+        t->fresh_ticks += ev->a[1];
+        settle_call(s, t, f);
+    } else {
+        charge_top(s->m, f, ev->a[1]);
+    }
     line_hit(s, t, f, (uint32_t)ev->a[2]);
     return 0;
 }
