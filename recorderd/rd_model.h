@@ -136,17 +136,22 @@ rd_line *rd_model_line(rd_model *m, uint32_t fid, uint32_t line);
 
 uint32_t rd_model_line_find(rd_model *m, uint32_t fid, uint32_t line);
 
+/* The slot + 1 of (fid, line) if the line cache has it, else 0. */
+static inline uint32_t rd_model_line_cached(const rd_model *m, uint32_t fid, uint32_t line)
+{
+    if (fid >= m->caplcache)
+        return 0;
+    const rd_lcache *c = &m->lcache[fid];
+    uint32_t k = line - c->lo;
+    return k < c->n ? c->ix[k] : 0;
+}
+
 /* rd_model_line as a slot + 1 in m->line (valid while line_gen stays), 0
  * for NULL. The cached case inline: every line event asks. */
 static inline uint32_t rd_model_line_slot(rd_model *m, uint32_t fid, uint32_t line)
 {
-    if (fid < m->caplcache) {
-        const rd_lcache *c = &m->lcache[fid];
-        uint32_t k = line - c->lo;
-        if (k < c->n && c->ix[k])
-            return c->ix[k];
-    }
-    return rd_model_line_find(m, fid, line);
+    uint32_t ix = rd_model_line_cached(m, fid, line);
+    return ix ? ix : rd_model_line_find(m, fid, line);
 }
 
 /* Nanoseconds per tick from the calibration records (1.0 without TSC). */

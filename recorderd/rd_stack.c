@@ -511,8 +511,8 @@ COLD int line_other(rd_stack *s, rd_thread *t, const lt_event *ev)
     return on_line(s, t, (uint32_t)ev->a[0], (uint32_t)ev->a[2]);
 }
 
-/* LINE of the frame on top, settled or called: the common shapes. */
-static int frame_line(rd_stack *s, const lt_event *ev)
+/* LINE of the frame on top, settled or called. */
+COLD int line_top(rd_stack *s, const lt_event *ev)
 {
     rd_thread *t = current(s);
     rd_frame *f = t && t->n ? &t->f[t->n - 1] : NULL;
@@ -529,6 +529,32 @@ static int frame_line(rd_stack *s, const lt_event *ev)
     return 0;
 }
 
+/* LINE of the settled frame on top, its old and new lines in the line
+ * cache, no listener: most records. Nothing on this path calls, so it
+ * saves no registers; the other shapes go to line_top. */
+static int frame_line(rd_stack *s, const lt_event *ev)
+{
+    rd_thread *t = s->cur;
+    if (!t || !t->n || s->ls)
+        return line_top(s, ev);
+    rd_model *m = s->m;
+    rd_frame *f = &t->f[t->n - 1];
+    uint64_t dt = ev->a[1], line = ev->a[2];
+    uint32_t lix;
+    if (f->depth != ev->a[0] || f->fresh || !f->lix || f->lgen != m->line_gen ||
+        line > UINT32_MAX || !(lix = rd_model_line_cached(m, f->fid, (uint32_t)line)))
+        return line_top(s, ev);
+    rd_node *node = &m->node[f->node];
+    m->ticks_total += dt;
+    node->self += dt;
+    node->lines++;
+    m->line[f->lix - 1].ticks += dt;
+    m->line[lix - 1].hits++;
+    f->lix = lix;
+    f->line = (uint32_t)line;
+    return 0;
+}
+
 static int frame_call(rd_stack *s, const lt_event *ev)
 {
     rd_thread *t = current(s);
@@ -538,13 +564,34 @@ static int frame_call(rd_stack *s, const lt_event *ev)
     return on_call(s, t, (uint32_t)ev->a[0], (uint32_t)ev->a[2]);
 }
 
-static int frame_ret(rd_stack *s, const lt_event *ev)
+COLD int ret_other(rd_stack *s, const lt_event *ev)
 {
     rd_thread *t = current(s);
     charge(s, t, ev->a[1]);
     if (!t || ev->a[0] > UINT32_MAX)
         return s->bad++, 0;
     return on_ret(s, t, (uint32_t)ev->a[0]);
+}
+
+/* RET of the settled frame on top, its line in the line cache (or none),
+ * no listener: a leaf like frame_line; ret_other takes the rest. */
+static int frame_ret(rd_stack *s, const lt_event *ev)
+{
+    rd_thread *t = s->cur;
+    if (!t || !t->n || s->ls)
+        return ret_other(s, ev);
+    rd_model *m = s->m;
+    rd_frame *f = &t->f[t->n - 1];
+    int lok = f->lix && f->lgen == m->line_gen;
+    if (f->depth != ev->a[0] || f->fresh || (!lok && f->line))
+        return ret_other(s, ev);
+    uint64_t dt = ev->a[1];
+    m->ticks_total += dt;
+    m->node[f->node].self += dt;
+    if (lok)
+        m->line[f->lix - 1].ticks += dt;
+    t->n--;
+    return 0;
 }
 
 /* RESUME, YIELD, STOP: dt first, then the thread changes. */
