@@ -116,18 +116,23 @@ static inline uint32_t rd_model_childc_slot(uint32_t parent, uint32_t fid)
     return (parent * 0x9E3779B1u + fid * 0x85EBCA77u) >> (32 - RD_CHILDC_BITS);
 }
 
-/* The child of parent for fid, created on first use. Returns its index, or
- * 0 (the root) if memory ran out. Inline: a call from a loop asks for the
- * child it got last time. */
-static inline uint32_t rd_model_child(rd_model *m, uint32_t parent, uint32_t fid)
+/* The child of parent for fid if a cache has it (no side effects), else 0. */
+static inline uint32_t rd_model_child_cached(const rd_model *m, uint32_t parent, uint32_t fid)
 {
     const rd_node *p = &m->node[parent];
     if (p->hot_child && p->hot_fid == fid)
         return p->hot_child;
     const rd_childc *c = &m->childc[rd_model_childc_slot(parent, fid)];
-    if (c->parent == parent && c->fid == fid && c->node)
-        return c->node;
-    return rd_model_child_find(m, parent, fid);
+    return c->parent == parent && c->fid == fid ? c->node : 0;
+}
+
+/* The child of parent for fid, created on first use. Returns its index, or
+ * 0 (the root) if memory ran out. Inline: a call from a loop asks for the
+ * child it got last time. */
+static inline uint32_t rd_model_child(rd_model *m, uint32_t parent, uint32_t fid)
+{
+    uint32_t k = rd_model_child_cached(m, parent, fid);
+    return k ? k : rd_model_child_find(m, parent, fid);
 }
 
 /* Stats of (fid, line), created on first use; NULL if memory ran out or

@@ -529,9 +529,10 @@ COLD int line_top(rd_stack *s, const lt_event *ev)
     return 0;
 }
 
-/* LINE of the settled frame on top, its old and new lines in the line
- * cache, no listener: most records. Nothing on this path calls, so it
- * saves no registers; the other shapes go to line_top. */
+/* LINE of the frame on top, settled with its line in the line cache or
+ * fresh (its first line), its new line in the line cache, no listener:
+ * most records. Nothing on this path calls, so it saves no registers;
+ * the other shapes go to line_top. */
 static int frame_line(rd_stack *s, const lt_event *ev)
 {
     rd_thread *t = s->cur;
@@ -541,27 +542,78 @@ static int frame_line(rd_stack *s, const lt_event *ev)
     rd_frame *f = &t->f[t->n - 1];
     uint64_t dt = ev->a[1], line = ev->a[2];
     uint32_t lix;
-    if (f->depth != ev->a[0] || f->fresh || !f->lix || f->lgen != m->line_gen ||
-        line > UINT32_MAX || !(lix = rd_model_line_cached(m, f->fid, (uint32_t)line)))
+    int lok = f->lix && f->lgen == m->line_gen;
+    if (f->depth != ev->a[0] || !(lok || f->fresh) || line > UINT32_MAX ||
+        !(lix = rd_model_line_cached(m, f->fid, (uint32_t)line)))
         return line_top(s, ev);
     rd_node *node = &m->node[f->node];
     m->ticks_total += dt;
-    node->self += dt;
+    if (f->fresh) { /* settled: called, not tail-called (as settle_call) */
+        f->fresh = 0;
+        node->calls++;
+        if (f->fid < m->nfunc)
+            m->func[f->fid].calls++;
+        node->self += t->fresh_ticks + dt;
+        t->fresh_ticks = 0;
+    } else {
+        node->self += dt;
+        m->line[f->lix - 1].ticks += dt;
+    }
     node->lines++;
-    m->line[f->lix - 1].ticks += dt;
     m->line[lix - 1].hits++;
     f->lix = lix;
+    f->lgen = m->line_gen;
     f->line = (uint32_t)line;
     return 0;
 }
 
-static int frame_call(rd_stack *s, const lt_event *ev)
+COLD int call_other(rd_stack *s, const lt_event *ev)
 {
     rd_thread *t = current(s);
     charge(s, t, ev->a[1]);
     if (!t || ev->a[0] > UINT32_MAX || ev->a[2] > UINT32_MAX)
         return s->bad++, 0;
     return on_call(s, t, (uint32_t)ev->a[0], (uint32_t)ev->a[2]);
+}
+
+/* CALL from the settled frame on top (one level below it), whose line is
+ * in the line cache (or none) and whose child is in a cache, no listener,
+ * room on the stack: a leaf like frame_line; call_other takes the rest. */
+static int frame_call(rd_stack *s, const lt_event *ev)
+{
+    rd_thread *t = s->cur;
+    if (!t || !t->n || s->ls || t->n >= t->cap)
+        return call_other(s, ev);
+    rd_model *m = s->m;
+    rd_frame *f = &t->f[t->n - 1];
+    int lok = f->lix && f->lgen == m->line_gen;
+    uint64_t depth = ev->a[0], fid = ev->a[2];
+    if ((uint64_t)f->depth + 1 != depth || depth > UINT32_MAX || f->fresh || (!lok && f->line) ||
+        fid > UINT32_MAX)
+        return call_other(s, ev);
+    const rd_func *fn = rd_model_func(m, (uint32_t)fid);
+    uint32_t cfid = fn->known ? (uint32_t)fid : 0;
+    uint32_t node = rd_model_child_cached(m, f->node, cfid);
+    if (!node)
+        return call_other(s, ev);
+    uint8_t lua = fn->known && fn->what != LT_WHAT_C;
+    uint64_t dt = ev->a[1];
+    m->ticks_total += dt;
+    m->node[f->node].self += dt;
+    if (lok)
+        m->line[f->lix - 1].ticks += dt;
+    f[1] = (rd_frame){.depth = (uint32_t)depth, .fid = cfid, .node = node, .fresh = lua,
+                      .is_lua = lua, .t_call = m->ticks_total};
+    t->n++;
+    rd_node *child = &m->node[node];
+    if (!child->call_line) /* the call site, for callgrind */
+        child->call_line = f->line;
+    if (!lua) { /* counted now; a Lua call once settled */
+        child->calls++;
+        if (cfid < m->nfunc)
+            m->func[cfid].calls++;
+    }
+    return 0;
 }
 
 COLD int ret_other(rd_stack *s, const lt_event *ev)
