@@ -122,7 +122,8 @@ const rd_thread *rd_stack_current(const rd_stack *s)
 
 static int chain_push(rd_stack *s, uint64_t id)
 {
-    if (rd_grow((void **)&s->chain, &s->capchain, s->nchain, sizeof *s->chain))
+    if (s->nchain >= s->capchain &&
+        rd_grow((void **)&s->chain, &s->capchain, s->nchain, sizeof *s->chain))
         return -ENOMEM;
     s->chain[s->nchain++] = id;
     return 0;
@@ -729,6 +730,9 @@ int rd_stack_event(rd_stack *s, const lt_event *ev)
             return frame_call(s, ev);
         case LT_EV_RET:
             return frame_ret(s, ev);
+        case LT_EV_RESUME:
+        case LT_EV_YIELD:
+            return thread_event(s, ev);
         default:
             break;
         }
