@@ -47,7 +47,8 @@ int rd_model_init(rd_model *m)
     m->capline = 1024;
     m->line = calloc(m->capline, sizeof *m->line);
     m->childc = calloc(1u << RD_CHILDC_BITS, sizeof *m->childc);
-    if (!m->child_ix || !m->line || !m->childc || rd_grow((void **)&m->node, &m->capnode, 1, sizeof *m->node) ||
+    if (!m->child_ix || !m->line || !m->childc ||
+        rd_grow((void **)&m->node, &m->capnode, 1, sizeof *m->node) ||
         rd_grow((void **)&m->func, &m->capfunc, 1, sizeof *m->func)) {
         rd_model_free(m);
         return -ENOMEM;

@@ -499,9 +499,16 @@ static void stop_all(rd_stack *s)
 }
 
 /* {======================================================================
- * Dispatch. CALL, RET and LINE are nearly every record: each has its own
- * path, tested once, with the common shape of LINE (the same settled frame
- * on top) first. */
+ * Dispatch. CALL, RET and LINE are nearly every record, and nearly all of
+ * them have one shape: the frame on top is the record's frame (or its
+ * caller), settled, its lines and children already in the model's caches,
+ * and no listener. frame_line, frame_call and frame_ret do that shape as
+ * leaf functions (no call, so no registers saved: a tenth of a record's
+ * cost) and hand every other shape to line_top / call_other / ret_other,
+ * which apply the rules through on_line / on_call / on_ret. A leaf does
+ * exactly what the general path would do for its shape: a rule changed
+ * there must be changed in the leaf too (check_stack runs every case both
+ * ways: without a listener through the leaves, with one without them). */
 
 /* LINE in any other shape. */
 COLD int line_other(rd_stack *s, rd_thread *t, const lt_event *ev)
