@@ -46,7 +46,9 @@ int rd_model_init(rd_model *m)
     m->child_ix = calloc(m->capchild, sizeof *m->child_ix);
     m->capline = 1024;
     m->line = calloc(m->capline, sizeof *m->line);
-    if (!m->child_ix || !m->line || rd_grow((void **)&m->node, &m->capnode, 1, sizeof *m->node) ||
+    m->childc = calloc(1u << RD_CHILDC_BITS, sizeof *m->childc);
+    if (!m->child_ix || !m->line || !m->childc ||
+        rd_grow((void **)&m->node, &m->capnode, 1, sizeof *m->node) ||
         rd_grow((void **)&m->func, &m->capfunc, 1, sizeof *m->func)) {
         rd_model_free(m);
         return -ENOMEM;
@@ -64,7 +66,11 @@ void rd_model_free(rd_model *m)
     free(m->func);
     free(m->node);
     free(m->child_ix);
+    free(m->childc);
     free(m->line);
+    for (uint32_t i = 0; i < m->caplcache; i++)
+        free(m->lcache[i].ix);
+    free(m->lcache);
     for (uint32_t i = 0; i < m->caplab; i++)
         free(m->lab[i].label);
     free(m->lab);
@@ -200,11 +206,6 @@ double rd_model_ns_per_tick(const rd_model *m)
     return 1.0 / 3.0; /* unknown rate: a guess, only for traces cut short */
 }
 
-const rd_func *rd_model_func(const rd_model *m, uint32_t fid)
-{
-    return fid < m->nfunc && m->func[fid].known ? &m->func[fid] : &m->func[0];
-}
-
 const char *rd_model_string(const rd_model *m, uint32_t sid)
 {
     return sid < m->nstr && m->str[sid] ? m->str[sid] : "?";
@@ -258,21 +259,37 @@ static int rehash_children(rd_model *m)
     return 0;
 }
 
-uint32_t rd_model_child(rd_model *m, uint32_t parent, uint32_t fid)
+/* Room for one more node. Unlike rd_grow, the new part is not zeroed: a
+ * node is written whole when created, and zeroing the doubled array
+ * page-faulted memory no node used yet (a third of a big replay's faults). */
+static int grow_nodes(rd_model *m)
+{
+    if (m->nnode < m->capnode)
+        return 0;
+    uint32_t cap = m->capnode * 2;
+    rd_node *n = realloc(m->node, (size_t)cap * sizeof *n);
+    if (!n)
+        return -ENOMEM;
+    m->node = n;
+    m->capnode = cap;
+    return 0;
+}
+
+/* rd_model_child past its caches. */
+uint32_t rd_model_child_find(rd_model *m, uint32_t parent, uint32_t fid)
 {
     rd_node *p = &m->node[parent];
-    if (p->hot_child && p->hot_fid == fid)
-        return p->hot_child;
     uint32_t mask = m->capchild - 1, i = hash2(parent, fid) & mask;
     for (; m->child_ix[i]; i = (i + 1) & mask) {
         const rd_node *n = &m->node[m->child_ix[i] - 1];
         if (n->parent == parent && n->fid == fid) {
             p->hot_fid = fid;
             p->hot_child = m->child_ix[i] - 1;
+            m->childc[rd_model_childc_slot(parent, fid)] = (rd_childc){parent, fid, p->hot_child};
             return p->hot_child;
         }
     }
-    if (rd_grow((void **)&m->node, &m->capnode, m->nnode, sizeof *m->node))
+    if (grow_nodes(m))
         return 0;
     uint32_t k = m->nnode++;
     m->node[k] = (rd_node){.parent = parent, .fid = fid};
@@ -281,6 +298,7 @@ uint32_t rd_model_child(rd_model *m, uint32_t parent, uint32_t fid)
     m->child_ix[i] = k + 1;
     m->node[parent].hot_fid = fid;
     m->node[parent].hot_child = k;
+    m->childc[rd_model_childc_slot(parent, fid)] = (rd_childc){parent, fid, k};
     if (m->nnode * 2 > m->capchild)
         rehash_children(m);
     return k;
@@ -304,6 +322,9 @@ static int rehash_lines(rd_model *m)
     m->line = t;
     m->capline = cap;
     m->line_gen++;
+    for (uint32_t f = 0; f < m->caplcache; f++) /* amortised: the cells are bounded by capline */
+        if (m->lcache[f].n)
+            memset(m->lcache[f].ix, 0, m->lcache[f].n * sizeof *m->lcache[f].ix);
     return 0;
 }
 
@@ -429,4 +450,56 @@ uint32_t rd_model_tnode(rd_model *m, uint32_t track, uint32_t node)
     m->tnode[m->ntnode] = (rd_tnode){.node = node, .track = track};
     nd->hot_track = track;
     return nd->hot_tn = m->tnode_ix[i] = ++m->ntnode;
+}
+
+/* {======================================================================
+ * Line cache: per function, an array from line to slot. It starts at the
+ * function's first line and grows by doubling; a function spanning more
+ * than RD_LCACHE_SPAN lines, or lines before its start, are looked up in
+ * the hash. All of it holds at most 8 cells per line slot (+ a floor), so
+ * a forged trace cannot make it outgrow the line table. */
+
+#define RD_LCACHE_SPAN (1u << 16)
+#define RD_LCACHE_FLOOR (1u << 16)
+
+/* Makes fid's cache reach line; 0, or -1 when it may not. */
+static int lcache_reach(rd_model *m, uint32_t fid, uint32_t line)
+{
+    if (fid >= m->caplcache &&
+        rd_grow((void **)&m->lcache, &m->caplcache, fid, sizeof *m->lcache))
+        return -1;
+    rd_lcache *c = &m->lcache[fid];
+    if (!c->n) {
+        uint32_t first = m->func[fid].known ? m->func[fid].linedefined : line;
+        c->lo = first <= line ? first : line;
+    }
+    if (line < c->lo || line - c->lo >= RD_LCACHE_SPAN)
+        return -1;
+    uint32_t k = line - c->lo, n = c->n ? c->n : 16;
+    if (k < c->n)
+        return 0;
+    while (n <= k)
+        n *= 2;
+    if (m->lcache_cells + (n - c->n) > 8ull * m->capline + RD_LCACHE_FLOOR)
+        return -1;
+    uint32_t *ix = realloc(c->ix, (size_t)n * sizeof *ix);
+    if (!ix)
+        return -1;
+    memset(ix + c->n, 0, (size_t)(n - c->n) * sizeof *ix);
+    m->lcache_cells += n - c->n;
+    c->ix = ix;
+    c->n = n;
+    return 0;
+}
+
+/* rd_model_line_slot past its cache: looks up, then remembers. */
+uint32_t rd_model_line_find(rd_model *m, uint32_t fid, uint32_t line)
+{
+    rd_line *l = rd_model_line(m, fid, line);
+    if (!l)
+        return 0;
+    uint32_t slot = (uint32_t)(l - m->line) + 1;
+    if (fid < m->nfunc && !lcache_reach(m, fid, line))
+        m->lcache[fid].ix[line - m->lcache[fid].lo] = slot;
+    return slot;
 }

@@ -36,6 +36,14 @@ typedef struct rd_node {
     uint32_t hot_tn, hot_track; /* last rd_tnode of this node looked up + 1, its track */
 } rd_node;
 
+/* A recent (parent, fid) -> child lookup: a loop calling several
+ * functions in turn defeats rd_node's hot child, not this. */
+typedef struct rd_childc {
+    uint32_t parent, fid, node; /* node 0: empty (a child is never the root) */
+} rd_childc;
+
+#define RD_CHILDC_BITS 12
+
 typedef struct rd_line {
     uint32_t fid, line; /* fid 0 = free slot */
     uint64_t hits;
@@ -61,6 +69,14 @@ typedef struct rd_track {
     uint8_t dead;
 } rd_track;
 
+/* A function's lines, straight to their slots: nearly every line event
+ * moves to another line, and a hash probe per event costs more than the
+ * rest of the event. */
+typedef struct rd_lcache {
+    uint32_t *ix; /* line - lo -> line slot + 1; 0: not cached */
+    uint32_t lo, n;
+} rd_lcache;
+
 typedef struct rd_model {
     char **str; /* sid -> NUL-terminated copy */
     uint32_t nstr, capstr;
@@ -70,11 +86,15 @@ typedef struct rd_model {
     uint32_t nnode, capnode;
     uint32_t *child_ix; /* hash (parent, fid) -> node index + 1 */
     uint32_t capchild;
+    rd_childc *childc; /* 1 << RD_CHILDC_BITS recent lookups, direct-mapped */
     struct rd_labent *lab; /* base label -> functions holding it */
     uint32_t nlab, caplab;
     rd_line *line;
     uint32_t nline, capline;
     uint32_t line_gen; /* bumped when line slots move */
+    rd_lcache *lcache; /* by fid; emptied when line slots move */
+    uint32_t caplcache;
+    uint64_t lcache_cells; /* bounded by the lines there are (no event makes it grow alone) */
     /* clock: first and last (ticks, ns) pairs */
     uint64_t clk_t0, clk_n0, clk_t1, clk_n1;
     int clk_pairs, clk_tsc;
@@ -104,7 +124,10 @@ int rd_model_add_func(rd_model *m, const lt_event *ev);
 void rd_model_add_clock(rd_model *m, uint64_t ticks, uint64_t ns, int tsc);
 
 /* Returns the function fid, or the unknown function 0 for bad ids. */
-const rd_func *rd_model_func(const rd_model *m, uint32_t fid);
+static inline const rd_func *rd_model_func(const rd_model *m, uint32_t fid)
+{
+    return fid < m->nfunc && m->func[fid].known ? &m->func[fid] : &m->func[0];
+}
 const char *rd_model_string(const rd_model *m, uint32_t sid);
 
 /* The name of fid into buf: its NAME, with "#N" added when it is the Nth
@@ -116,11 +139,34 @@ void rd_model_name(const rd_model *m, uint32_t fid, char *buf, size_t cap);
  * rd_model_name: two functions never share a label. */
 void rd_model_label(const rd_model *m, uint32_t fid, char *buf, size_t cap);
 
-/* The child of parent for fid, created on first use. Returns its index, or
- * 0 (the root) if memory ran out. */
-uint32_t rd_model_child(rd_model *m, uint32_t parent, uint32_t fid);
+uint32_t rd_model_child_find(rd_model *m, uint32_t parent, uint32_t fid);
 
-/* Stats of (fid, line), created on first use; NULL if memory ran out. */
+static inline uint32_t rd_model_childc_slot(uint32_t parent, uint32_t fid)
+{
+    return (parent * 0x9E3779B1u + fid * 0x85EBCA77u) >> (32 - RD_CHILDC_BITS);
+}
+
+/* The child of parent for fid if a cache has it (no side effects), else 0. */
+static inline uint32_t rd_model_child_cached(const rd_model *m, uint32_t parent, uint32_t fid)
+{
+    const rd_node *p = &m->node[parent];
+    if (p->hot_child && p->hot_fid == fid)
+        return p->hot_child;
+    const rd_childc *c = &m->childc[rd_model_childc_slot(parent, fid)];
+    return c->parent == parent && c->fid == fid ? c->node : 0;
+}
+
+/* The child of parent for fid, created on first use. Returns its index, or
+ * 0 (the root) if memory ran out. Inline: a call from a loop asks for the
+ * child it got last time. */
+static inline uint32_t rd_model_child(rd_model *m, uint32_t parent, uint32_t fid)
+{
+    uint32_t k = rd_model_child_cached(m, parent, fid);
+    return k ? k : rd_model_child_find(m, parent, fid);
+}
+
+/* Stats of (fid, line), created on first use; NULL if memory ran out or
+ * fid is 0. */
 rd_line *rd_model_line(rd_model *m, uint32_t fid, uint32_t line);
 
 /* The live track of thread id, made on first use (a new one if the
@@ -137,6 +183,26 @@ void rd_model_track_name(const rd_model *m, uint32_t k, char *buf, size_t cap);
 /* The share of track in node, made on first use. Returns its index + 1
  * (stable while the model lives), 0 if memory ran out. */
 uint32_t rd_model_tnode(rd_model *m, uint32_t track, uint32_t node);
+
+uint32_t rd_model_line_find(rd_model *m, uint32_t fid, uint32_t line);
+
+/* The slot + 1 of (fid, line) if the line cache has it, else 0. */
+static inline uint32_t rd_model_line_cached(const rd_model *m, uint32_t fid, uint32_t line)
+{
+    if (fid >= m->caplcache)
+        return 0;
+    const rd_lcache *c = &m->lcache[fid];
+    uint32_t k = line - c->lo;
+    return k < c->n ? c->ix[k] : 0;
+}
+
+/* rd_model_line as a slot + 1 in m->line (valid while line_gen stays), 0
+ * for NULL. The cached case inline: every line event asks. */
+static inline uint32_t rd_model_line_slot(rd_model *m, uint32_t fid, uint32_t line)
+{
+    uint32_t ix = rd_model_line_cached(m, fid, line);
+    return ix ? ix : rd_model_line_find(m, fid, line);
+}
 
 /* Nanoseconds per tick from the calibration records (1.0 without TSC). */
 double rd_model_ns_per_tick(const rd_model *m);

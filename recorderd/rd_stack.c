@@ -5,6 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The per-record paths are short; rare work kept out of them keeps them
+ * from saving registers for it. */
+#define HOT static inline __attribute__((always_inline))
+#define COLD static __attribute__((noinline))
+
 static uint32_t hash_id(uint64_t id)
 {
     return (uint32_t)((id >> 3) * 0x9E3779B97F4A7C15ull >> 32);
@@ -104,7 +109,7 @@ static void drop_thread(rd_stack *s, uint64_t id)
 
 /* The current thread, cached: only records that switch threads or change
  * the thread table (which may move entries) reset the cache. */
-static rd_thread *current(rd_stack *s)
+HOT rd_thread *current(rd_stack *s)
 {
     if (!s->cur)
         s->cur = s->nchain ? find_thread(s, s->chain[s->nchain - 1]) : NULL;
@@ -118,7 +123,8 @@ const rd_thread *rd_stack_current(const rd_stack *s)
 
 static int chain_push(rd_stack *s, uint64_t id)
 {
-    if (rd_grow((void **)&s->chain, &s->capchain, s->nchain, sizeof *s->chain))
+    if (s->nchain >= s->capchain &&
+        rd_grow((void **)&s->chain, &s->capchain, s->nchain, sizeof *s->chain))
         return -ENOMEM;
     s->chain[s->nchain++] = id;
     return 0;
@@ -175,25 +181,24 @@ static uint32_t share(rd_stack *s, rd_thread *t, uint32_t node)
 /* A new top frame, filled in place (no struct copies on the hot path). */
 static rd_frame *push_frame(rd_stack *s, rd_thread *t, uint32_t depth, uint32_t fid, int lua)
 {
-    if (rd_grow((void **)&t->f, &t->cap, t->n, sizeof *t->f))
+    if (t->n >= t->cap && rd_grow((void **)&t->f, &t->cap, t->n, sizeof *t->f))
         return NULL;
-    uint32_t node = rd_model_child(s->m, top_node(t), fid);
-    rd_frame *f = &t->f[t->n++];
-    memset(f, 0, sizeof *f);
-    f->depth = depth;
-    f->fid = fid;
-    f->node = node;
-    f->is_lua = (uint8_t)lua;
-    f->t_call = s->m->ticks_total;
+    rd_model *m = s->m;
+    uint32_t n = t->n;
+    rd_frame *f = t->f + n;
+    uint32_t node = rd_model_child(m, n ? f[-1].node : t->base, fid);
+    *f = (rd_frame){.depth = depth, .fid = fid, .node = node, .is_lua = (uint8_t)lua,
+                    .t_call = m->ticks_total};
+    t->n = n + 1;
+    if (n && !m->node[node].call_line) /* the call site, for callgrind */
+        m->node[node].call_line = f[-1].line;
     f->tix = share(s, t, node);
-    rd_track *tr = t->n == 1 && f->tix ? &s->m->track[t->track - 1] : NULL;
+    rd_track *tr = n == 0 && f->tix ? &m->track[t->track - 1] : NULL;
     if (tr && !tr->named) { /* its name: the function it started in (a track's first frame is
                                pushed on an empty stack) */
         tr->first_fid = fid;
         tr->named = 1;
     }
-    if (t->n > 1 && !s->m->node[node].call_line) /* the call site, for callgrind */
-        s->m->node[node].call_line = t->f[t->n - 2].line;
     return f;
 }
 
@@ -214,14 +219,19 @@ static void settle_ticks(rd_stack *s, rd_thread *t, const rd_frame *f)
     t->fresh_ticks = 0;
 }
 
-static void pop(rd_stack *s, rd_thread *t, enum rd_how how, uint64_t at)
+/* A Lua call that ended before its first line: counted as it leaves. */
+COLD void pop_fresh(rd_stack *s, rd_thread *t, rd_frame *f)
+{
+    count_call(s, f);
+    settle_ticks(s, t, f);
+    note_enter(s, t, RD_CALL, f->t_call);
+}
+
+HOT void pop(rd_stack *s, rd_thread *t, enum rd_how how, uint64_t at)
 {
     rd_frame *f = &t->f[t->n - 1];
-    if (f->fresh) { /* a Lua call that ended before its first line */
-        count_call(s, f);
-        settle_ticks(s, t, f);
-        note_enter(s, t, RD_CALL, f->t_call);
-    }
+    if (f->fresh)
+        pop_fresh(s, t, f);
     note_leave(s, t, how, at);
     t->n--;
 }
@@ -234,38 +244,59 @@ static void pop_all(rd_stack *s, rd_thread *t, enum rd_how how)
 }
 
 /* Pops frames deeper than depth: unwinding by an error (E). */
-static void unwind_to(rd_stack *s, rd_thread *t, uint32_t depth)
+COLD void unwind_deeper(rd_stack *s, rd_thread *t, uint32_t depth)
 {
-    if (t->n && t->f[t->n - 1].depth > depth)
-        s->unwinds++;
+    s->unwinds++;
     while (t->n && t->f[t->n - 1].depth > depth)
         pop(s, t, RD_UNWIND, s->m->ticks_total);
 }
 
-/* The top frame's first own record says the top belongs at `depth`. */
-static int settle_fresh(rd_stack *s, rd_thread *t, uint32_t depth)
+/* Nearly every record finds nothing to unwind: the test inline. */
+HOT void unwind_to(rd_stack *s, rd_thread *t, uint32_t depth)
 {
-    if (!t->n || !t->f[t->n - 1].fresh)
-        return 0;
-    rd_frame *g = &t->f[t->n - 1];
+    if (t->n && t->f[t->n - 1].depth > depth)
+        unwind_deeper(s, t, depth);
+}
+
+/* The top frame g, a fresh Lua call, got its first own record at its own
+ * depth: it was called, not tail-called. */
+HOT void settle_call(rd_stack *s, rd_thread *t, rd_frame *g)
+{
     g->fresh = 0;
-    uint64_t at = g->t_call;
-    if (depth + 1 == g->depth) { /* T: g replaces its caller */
-        uint32_t fid = g->fid;
-        t->n--;
-        if (t->n && t->f[t->n - 1].depth == depth)
-            pop(s, t, RD_TAIL, at);
-        s->tails++;
-        if (!(g = push_frame(s, t, depth, fid, 1)))
-            return -ENOMEM;
-        g->t_call = at;
-        note_enter(s, t, RD_TAIL, at);
-    } else {
-        note_enter(s, t, RD_CALL, at);
+    note_enter(s, t, RD_CALL, g->t_call);
+    count_call(s, g);
+    settle_ticks(s, t, g);
+}
+
+/* The top frame (a fresh Lua call) got its first own record, which says
+ * it belongs at `depth`. */
+COLD int settle(rd_stack *s, rd_thread *t, uint32_t depth)
+{
+    rd_frame *g = &t->f[t->n - 1];
+    if (depth + 1 != g->depth) {
+        settle_call(s, t, g);
+        return 0;
     }
+    /* T: g replaces its caller */
+    uint64_t at = g->t_call;
+    uint32_t fid = g->fid;
+    t->n--;
+    if (t->n && t->f[t->n - 1].depth == depth)
+        pop(s, t, RD_TAIL, at);
+    s->tails++;
+    if (!(g = push_frame(s, t, depth, fid, 1)))
+        return -ENOMEM;
+    g->t_call = at;
+    note_enter(s, t, RD_TAIL, at);
     count_call(s, g);
     settle_ticks(s, t, g);
     return 0;
+}
+
+/* A record of the frame at `depth`: settles a fresh top (the test inline). */
+HOT int settle_fresh(rd_stack *s, rd_thread *t, uint32_t depth)
+{
+    return t->n && t->f[t->n - 1].fresh ? settle(s, t, depth) : 0;
 }
 
 /* Hangs t's stack under node base, rebuilding its path in the tree. */
@@ -281,23 +312,9 @@ static void rebase(rd_stack *s, rd_thread *t, uint32_t base)
     }
 }
 
-static void charge(rd_stack *s, rd_thread *t, uint64_t dt)
+/* dt to the top frame f, settled, and its line. */
+HOT void charge_top(rd_model *m, const rd_frame *f, uint64_t dt)
 {
-    rd_model *m = s->m;
-    m->ticks_total += dt;
-    if (!t || !t->n) {
-        m->node[t ? t->base : 0].self += dt;
-        if (t && !t->base_tix)
-            t->base_tix = share(s, t, t->base);
-        if (t && t->base_tix)
-            m->tnode[t->base_tix - 1].self += dt;
-        return;
-    }
-    const rd_frame *f = &t->f[t->n - 1];
-    if (f->fresh) {
-        t->fresh_ticks += dt;
-        return;
-    }
     m->node[f->node].self += dt;
     if (f->tix)
         m->tnode[f->tix - 1].self += dt;
@@ -308,6 +325,29 @@ static void charge(rd_stack *s, rd_thread *t, uint64_t dt)
         if (l)
             l->ticks += dt;
     }
+}
+
+/* dt with no frame on the stack: to the node it hangs under. */
+static void charge_base(rd_stack *s, rd_thread *t, uint64_t dt)
+{
+    rd_model *m = s->m;
+    m->node[t ? t->base : 0].self += dt;
+    if (t && !t->base_tix)
+        t->base_tix = share(s, t, t->base);
+    if (t && t->base_tix)
+        m->tnode[t->base_tix - 1].self += dt;
+}
+
+HOT void charge(rd_stack *s, rd_thread *t, uint64_t dt)
+{
+    rd_model *m = s->m;
+    m->ticks_total += dt;
+    if (!t || !t->n)
+        charge_base(s, t, dt);
+    else if (t->f[t->n - 1].fresh)
+        t->fresh_ticks += dt;
+    else
+        charge_top(m, &t->f[t->n - 1], dt);
 }
 
 /* ---- records ---- */
@@ -342,7 +382,25 @@ static int on_ret(rd_stack *s, rd_thread *t, uint32_t depth)
     return e;
 }
 
-static int on_line(rd_stack *s, rd_thread *t, uint32_t depth, uint32_t line)
+/* The top frame f runs line. */
+HOT void line_hit(rd_stack *s, const rd_thread *t, rd_frame *f, uint32_t line)
+{
+    rd_model *m = s->m;
+    m->node[f->node].lines++;
+    if (f->tix)
+        m->tnode[f->tix - 1].lines++;
+    if (f->line != line || !f->lix || f->lgen != m->line_gen) {
+        f->lix = rd_model_line_slot(m, f->fid, line);
+        f->lgen = m->line_gen;
+    }
+    f->line = line;
+    if (f->lix)
+        m->line[f->lix - 1].hits++;
+    if (s->ls && s->ls->line)
+        s->ls->line(s->ls->ud, t->id, f, t->n - 1, note_time(s, m->ticks_total));
+}
+
+COLD int on_line(rd_stack *s, rd_thread *t, uint32_t depth, uint32_t line)
 {
     int e = settle_fresh(s, t, depth);
     unwind_to(s, t, depth);
@@ -353,20 +411,7 @@ static int on_line(rd_stack *s, rd_thread *t, uint32_t depth, uint32_t line)
     }
     if (e)
         return e;
-    rd_frame *f = &t->f[t->n - 1];
-    s->m->node[f->node].lines++;
-    if (f->tix)
-        s->m->tnode[f->tix - 1].lines++;
-    if (f->line != line || !f->lix || f->lgen != s->m->line_gen) {
-        rd_line *l = rd_model_line(s->m, f->fid, line);
-        f->lix = l ? (uint32_t)(l - s->m->line) + 1 : 0;
-        f->lgen = s->m->line_gen;
-    }
-    f->line = line;
-    if (f->lix)
-        s->m->line[f->lix - 1].hits++;
-    if (s->ls && s->ls->line)
-        s->ls->line(s->ls->ud, t->id, f, t->n - 1, note_time(s, s->m->ticks_total));
+    line_hit(s, t, &t->f[t->n - 1], line);
     return 0;
 }
 
@@ -492,44 +537,213 @@ static void stop_all(rd_stack *s)
     s->stopped = 1;
 }
 
-static int frame_event(rd_stack *s, const lt_event *ev)
+/* {======================================================================
+ * Dispatch. CALL, RET and LINE are nearly every record, and nearly all of
+ * them have one shape: the frame on top is the record's frame (or its
+ * caller), settled, its lines and children already in the model's caches,
+ * and no listener. frame_line, frame_call and frame_ret do that shape as
+ * leaf functions (no call, so no registers saved: a tenth of a record's
+ * cost) and hand every other shape to line_top / call_other / ret_other,
+ * which apply the rules through on_line / on_call / on_ret. A leaf does
+ * exactly what the general path would do for its shape: a rule changed
+ * there must be changed in the leaf too (check_stack runs every case both
+ * ways: without a listener through the leaves, with one without them). */
+
+/* LINE in any other shape. */
+COLD int line_other(rd_stack *s, rd_thread *t, const lt_event *ev)
+{
+    charge(s, t, ev->a[1]);
+    if (!t || ev->a[0] > UINT32_MAX || ev->a[2] > UINT32_MAX)
+        return s->bad++, 0;
+    return on_line(s, t, (uint32_t)ev->a[0], (uint32_t)ev->a[2]);
+}
+
+/* LINE of the frame on top, settled or called. */
+COLD int line_top(rd_stack *s, const lt_event *ev)
 {
     rd_thread *t = current(s);
-    uint64_t dt = ev->kind == LT_EV_CALL || ev->kind == LT_EV_LINE || ev->kind == LT_EV_RET
-                      ? ev->a[1]
-                      : ev->a[0];
-    charge(s, t, dt);
+    rd_frame *f = t && t->n ? &t->f[t->n - 1] : NULL;
+    if (!f || f->depth != ev->a[0] || ev->a[2] > UINT32_MAX)
+        return line_other(s, t, ev);
+    s->m->ticks_total += ev->a[1];
+    if (f->fresh) { /* the first line of a call */
+        t->fresh_ticks += ev->a[1];
+        settle_call(s, t, f);
+    } else {
+        charge_top(s->m, f, ev->a[1]);
+    }
+    line_hit(s, t, f, (uint32_t)ev->a[2]);
+    return 0;
+}
+
+/* LINE of the frame on top, settled with its line in the line cache or
+ * fresh (its first line), its new line in the line cache, no listener:
+ * most records. Nothing on this path calls, so it saves no registers;
+ * the other shapes go to line_top. */
+static int frame_line(rd_stack *s, const lt_event *ev)
+{
+    rd_thread *t = s->cur;
+    if (!t || !t->n || s->ls)
+        return line_top(s, ev);
+    rd_model *m = s->m;
+    rd_frame *f = &t->f[t->n - 1];
+    uint64_t dt = ev->a[1], line = ev->a[2];
+    uint32_t lix;
+    int lok = f->lix && f->lgen == m->line_gen;
+    if (f->depth != ev->a[0] || !(lok || f->fresh) || line > UINT32_MAX ||
+        !(lix = rd_model_line_cached(m, f->fid, (uint32_t)line)))
+        return line_top(s, ev);
+    rd_node *node = &m->node[f->node];
+    rd_tnode *tn = f->tix ? &m->tnode[f->tix - 1] : NULL;
+    m->ticks_total += dt;
+    if (f->fresh) { /* settled: called, not tail-called (as settle_call) */
+        f->fresh = 0;
+        node->calls++;
+        if (f->fid < m->nfunc)
+            m->func[f->fid].calls++;
+        node->self += t->fresh_ticks + dt;
+        if (tn)
+            tn->self += t->fresh_ticks + dt;
+        t->fresh_ticks = 0;
+    } else {
+        node->self += dt;
+        if (tn)
+            tn->self += dt;
+        m->line[f->lix - 1].ticks += dt;
+    }
+    node->lines++;
+    if (tn)
+        tn->lines++;
+    m->line[lix - 1].hits++;
+    f->lix = lix;
+    f->lgen = m->line_gen;
+    f->line = (uint32_t)line;
+    return 0;
+}
+
+COLD int call_other(rd_stack *s, const lt_event *ev)
+{
+    rd_thread *t = current(s);
+    charge(s, t, ev->a[1]);
+    if (!t || ev->a[0] > UINT32_MAX || ev->a[2] > UINT32_MAX)
+        return s->bad++, 0;
+    return on_call(s, t, (uint32_t)ev->a[0], (uint32_t)ev->a[2]);
+}
+
+/* CALL from the settled frame on top (one level below it), whose line is
+ * in the line cache (or none) and whose child is in a cache, no listener,
+ * room on the stack: a leaf like frame_line; call_other takes the rest. */
+static int frame_call(rd_stack *s, const lt_event *ev)
+{
+    rd_thread *t = s->cur;
+    if (!t || !t->n || s->ls || t->n >= t->cap)
+        return call_other(s, ev);
+    rd_model *m = s->m;
+    rd_frame *f = &t->f[t->n - 1];
+    int lok = f->lix && f->lgen == m->line_gen;
+    uint64_t depth = ev->a[0], fid = ev->a[2];
+    if ((uint64_t)f->depth + 1 != depth || depth > UINT32_MAX || f->fresh || (!lok && f->line) ||
+        fid > UINT32_MAX)
+        return call_other(s, ev);
+    const rd_func *fn = rd_model_func(m, (uint32_t)fid);
+    uint32_t cfid = fn->known ? (uint32_t)fid : 0;
+    uint32_t node = rd_model_child_cached(m, f->node, cfid);
+    const rd_node *cn = &m->node[node];
+    /* the child's share: its hot one, as share() finds it first */
+    if (!node || !t->track || !cn->hot_tn || cn->hot_track != t->track - 1)
+        return call_other(s, ev);
+    uint8_t lua = fn->known && fn->what != LT_WHAT_C;
+    uint64_t dt = ev->a[1];
+    m->ticks_total += dt;
+    m->node[f->node].self += dt;
+    if (f->tix)
+        m->tnode[f->tix - 1].self += dt;
+    if (lok)
+        m->line[f->lix - 1].ticks += dt;
+    f[1] = (rd_frame){.depth = (uint32_t)depth, .fid = cfid, .node = node, .fresh = lua,
+                      .is_lua = lua, .t_call = m->ticks_total, .tix = cn->hot_tn};
+    t->n++;
+    rd_node *child = &m->node[node];
+    if (!child->call_line) /* the call site, for callgrind */
+        child->call_line = f->line;
+    if (!lua) { /* counted now; a Lua call once settled */
+        child->calls++;
+        if (cfid < m->nfunc)
+            m->func[cfid].calls++;
+    }
+    return 0;
+}
+
+COLD int ret_other(rd_stack *s, const lt_event *ev)
+{
+    rd_thread *t = current(s);
+    charge(s, t, ev->a[1]);
+    if (!t || ev->a[0] > UINT32_MAX)
+        return s->bad++, 0;
+    return on_ret(s, t, (uint32_t)ev->a[0]);
+}
+
+/* RET of the settled frame on top, its line in the line cache (or none),
+ * no listener: a leaf like frame_line; ret_other takes the rest. */
+static int frame_ret(rd_stack *s, const lt_event *ev)
+{
+    rd_thread *t = s->cur;
+    if (!t || !t->n || s->ls)
+        return ret_other(s, ev);
+    rd_model *m = s->m;
+    rd_frame *f = &t->f[t->n - 1];
+    int lok = f->lix && f->lgen == m->line_gen;
+    if (f->depth != ev->a[0] || f->fresh || (!lok && f->line))
+        return ret_other(s, ev);
+    uint64_t dt = ev->a[1];
+    m->ticks_total += dt;
+    m->node[f->node].self += dt;
+    if (f->tix)
+        m->tnode[f->tix - 1].self += dt;
+    if (lok)
+        m->line[f->lix - 1].ticks += dt;
+    t->n--;
+    return 0;
+}
+
+/* RESUME, YIELD, STOP: dt first, then the thread changes. */
+static int thread_event(rd_stack *s, const lt_event *ev)
+{
+    rd_thread *t = current(s);
+    charge(s, t, ev->a[0]);
+    s->cur = NULL;
     switch (ev->kind) {
-    case LT_EV_CALL:
-    case LT_EV_RET:
-    case LT_EV_LINE:
-        if (!t || ev->a[0] > UINT32_MAX || (ev->kind != LT_EV_RET && ev->a[2] > UINT32_MAX))
-            return s->bad++, 0;
-        if (ev->kind == LT_EV_CALL)
-            return on_call(s, t, (uint32_t)ev->a[0], (uint32_t)ev->a[2]);
-        if (ev->kind == LT_EV_RET)
-            return on_ret(s, t, (uint32_t)ev->a[0]);
-        return on_line(s, t, (uint32_t)ev->a[0], (uint32_t)ev->a[2]);
     case LT_EV_RESUME:
-        s->cur = NULL;
         return ev->a[1] ? note_thread_e(s, on_resume(s, t, ev->a[1])) : (s->bad++, 0);
     case LT_EV_YIELD:
-        s->cur = NULL;
         return ev->a[1] ? note_thread_e(s, on_yield(s, t, ev->a[1], ev->a[2] != 0))
                         : (s->bad++, 0);
     default: /* STOP */
-        s->cur = NULL;
         stop_all(s);
         return 0;
     }
 }
 
-int rd_stack_event(rd_stack *s, const lt_event *ev)
+static int frame_event(rd_stack *s, const lt_event *ev)
+{
+    switch (ev->kind) {
+    case LT_EV_LINE:
+        return frame_line(s, ev);
+    case LT_EV_CALL:
+        return frame_call(s, ev);
+    case LT_EV_RET:
+        return frame_ret(s, ev);
+    default:
+        return thread_event(s, ev);
+    }
+}
+
+/* Everything but a frame record while tracing runs. */
+COLD int other_event(rd_stack *s, const lt_event *ev)
 {
     rd_model *m = s->m;
-    m->events++;
     if (ev->kind == LT_EV_LINE || ev->kind == LT_EV_CALL || ev->kind == LT_EV_RET) {
-        int e = s->in_snap ? end_snapshot(s) : 0; /* the hot path first */
+        int e = s->in_snap ? end_snapshot(s) : 0;
         return e ? e : s->stopped ? 0 : frame_event(s, ev);
     }
     switch (ev->kind) {
@@ -562,6 +776,27 @@ int rd_stack_event(rd_stack *s, const lt_event *ev)
     default:
         return s->stopped && ev->kind != LT_EV_STOP ? 0 : frame_event(s, ev);
     }
+}
+
+int rd_stack_event(rd_stack *s, const lt_event *ev)
+{
+    s->m->events++;
+    if (!(s->in_snap | s->stopped)) {
+        switch (ev->kind) {
+        case LT_EV_LINE:
+            return frame_line(s, ev);
+        case LT_EV_CALL:
+            return frame_call(s, ev);
+        case LT_EV_RET:
+            return frame_ret(s, ev);
+        case LT_EV_RESUME:
+        case LT_EV_YIELD:
+            return thread_event(s, ev);
+        default:
+            break;
+        }
+    }
+    return other_event(s, ev);
 }
 
 void rd_stack_finish(rd_stack *s)

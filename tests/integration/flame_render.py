@@ -364,21 +364,37 @@ def profile_totals(session):
     return totals
 
 
+def call_tree_nodes(session):
+    """{label: number of call-tree nodes it is in}, from stacks.folded: a
+    function in one drawn frame may be in other nodes too narrow to draw
+    (under 0.1 px), which profile.txt's total counts."""
+    paths = {}
+    with open(os.path.join(session, 'stacks.folded')) as f:
+        for line in f:
+            frames = line.rsplit(' ', 1)[0].split(';')
+            for k, label in enumerate(frames):
+                paths.setdefault(label, set()).add(tuple(frames[:k + 1]))
+    return {label: len(p) for label, p in paths.items()}
+
+
 def half_ulp(ms):
     return 0.0005 if ms >= 1 else 0.0000005
 
 
 def check_title(res, root, session):
-    """Every frame whose function is in no other frame against profile.txt;
+    """Every frame whose function is in no other node of the call tree
+    against profile.txt;
     returns the widest under 95%."""
     totals = profile_totals(session)
+    nodes = call_tree_nodes(session)
     parsed = [TITLE_RE.match(f['title']).groups() for f in res['before']]
     count = {}
     for label, _, _ in parsed:
         count[label] = count.get(label, 0) + 1
     root_ms = float(TITLE_RE.match(root['title']).group(2))
     cands = [i for i, f in enumerate(res['before'])
-             if f['d'] > 0 and count[parsed[i][0]] == 1 and parsed[i][0] in totals]
+             if f['d'] > 0 and count[parsed[i][0]] == 1 and nodes.get(parsed[i][0]) == 1
+             and parsed[i][0] in totals]
     for i in cands:
         title, want = res['before'][i]['title'], totals[parsed[i][0]]
         ms, pct = float(parsed[i][1]), float(parsed[i][2])

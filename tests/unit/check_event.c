@@ -427,6 +427,7 @@ START_TEST(test_event_line_steps)
     msgpack_unpacked res;
     ck_assert(msgpack_unpacker_init(&up, n));
     msgpack_unpacked_init(&res);
+    ck_assert(msgpack_unpacker_reserve_buffer(&up, n));
     memcpy(msgpack_unpacker_buffer(&up), b, n);
     msgpack_unpacker_buffer_consumed(&up, n);
     size_t objs = 0;
