@@ -117,28 +117,32 @@ int lt_event_decode(const uint8_t *p, size_t n, lt_event *ev)
     return (int)off;
 }
 
-/* Reads n_uint msgpack uints at p into v. Returns bytes used, 0 if
- * incomplete, -EPROTO if one is not a uint. */
-static int get_uints(const uint8_t *p, size_t n, uint64_t *v, unsigned n_uint)
+/* One msgpack uint at p: bytes used, 0 if incomplete, -EPROTO if it is
+ * something else. The short forms' fields, on the replay's hot path. */
+static inline __attribute__((always_inline)) int get_uint(const uint8_t *p, size_t n,
+                                                          uint64_t *v)
 {
-    size_t off = 0;
-    for (unsigned i = 0; i < n_uint; i++) {
-        const char *s = NULL;
-        uint32_t slen = 0;
-        int k = get_item(p + off, n - off, &v[i], &s, &slen);
-        if (k <= 0)
-            return k;
-        if (s)
-            return -EPROTO;
-        off += (size_t)k;
+    if (n < 1)
+        return 0;
+    uint8_t b = p[0];
+    if (b < 0x80) {
+        *v = b;
+        return 1;
     }
-    return (int)off;
+    unsigned w = b == 0xcc ? 1 : b == 0xcd ? 2 : b == 0xce ? 4 : b == 0xcf ? 8 : 0;
+    if (!w)
+        return -EPROTO;
+    if (n < 1 + w)
+        return 0;
+    *v = be_read(p + 1, w);
+    return (int)(1 + w);
 }
 
-static void set_event(lt_event *ev, enum lt_kind kind, uint64_t a0, uint64_t a1, uint64_t a2)
+static inline __attribute__((always_inline)) void set_event(lt_event *ev, enum lt_kind kind,
+                                                            uint64_t a0, uint64_t a1, uint64_t a2)
 {
     ev->kind = (uint8_t)kind;
-    ev->nargs = lt_event_nargs[kind];
+    ev->nargs = kind == LT_EV_RET ? 2 : 3;
     ev->a[0] = a0;
     ev->a[1] = a1;
     ev->a[2] = a2;
@@ -146,33 +150,53 @@ static void set_event(lt_event *ev, enum lt_kind kind, uint64_t a0, uint64_t a1,
     ev->slen = 0;
 }
 
-/* A step or a short form (the first byte says which); see lt_event.h. */
-static int decode_short(const lt_dec *d, const uint8_t *p, size_t n, lt_event *ev)
+/* A step: [fixint change + bias][dt]; right after a LINE only. */
+static inline __attribute__((always_inline)) int decode_step(lt_dec *d, const uint8_t *p,
+                                                             size_t n, lt_event *ev)
 {
-    uint8_t b = p[0];
-    int is_step = b < 0x80;
-    if (is_step ? !d->line_ok : !d->depth_ok || b > LT_SHORT_RET)
+    if (!d->line_ok)
         return -EPROTO;
-    uint64_t v[2];
-    int k = get_uints(p + 1, n - 1, v, b == LT_SHORT_LINE || b == LT_SHORT_CALL ? 2 : 1);
+    int64_t line = (int64_t)d->line + (int64_t)p[0] - LT_STEP_BIAS;
+    uint64_t dt;
+    int k = get_uint(p + 1, n - 1, &dt);
     if (k <= 0)
         return k;
-    if (is_step) {
-        int64_t line = (int64_t)d->line + (int64_t)b - LT_STEP_BIAS;
-        if (line < 0)
-            return -EPROTO;
-        set_event(ev, LT_EV_LINE, d->depth, v[0], (uint64_t)line);
-    } else if (b == LT_SHORT_LINE) {
-        set_event(ev, LT_EV_LINE, d->depth, v[0], v[1]);
-    } else if (b == LT_SHORT_CALL) {
-        set_event(ev, LT_EV_CALL, d->depth + 1, v[0], v[1]);
-    } else {
-        set_event(ev, LT_EV_RET, d->depth, v[0], 0);
-    }
+    if (line < 0)
+        return -EPROTO;
+    set_event(ev, LT_EV_LINE, d->depth, dt, (uint64_t)line);
+    d->line = (uint64_t)line;
     return 1 + k;
 }
 
-/* What the record just decoded implies for the next one. */
+/* LT_SHORT_*: [byte][dt] and, for a LINE or CALL, [line or fid]. */
+static int decode_short(lt_dec *d, const uint8_t *p, size_t n, lt_event *ev)
+{
+    uint8_t b = p[0];
+    if (!d->depth_ok || b > LT_SHORT_RET)
+        return -EPROTO;
+    uint64_t dt, v = 0;
+    int k = get_uint(p + 1, n - 1, &dt), k2 = 0;
+    if (k <= 0)
+        return k;
+    if (b != LT_SHORT_RET && (k2 = get_uint(p + 1 + k, n - 1 - (size_t)k, &v)) <= 0)
+        return k2;
+    if (b == LT_SHORT_LINE) {
+        set_event(ev, LT_EV_LINE, d->depth, dt, v);
+        d->line_ok = 1;
+        d->line = v;
+    } else if (b == LT_SHORT_CALL) {
+        set_event(ev, LT_EV_CALL, ++d->depth, dt, v);
+        d->line_ok = 0;
+    } else {
+        set_event(ev, LT_EV_RET, d->depth, dt, 0);
+        d->line_ok = 0;
+        d->depth_ok = d->depth > 0;
+        d->depth--;
+    }
+    return 1 + k + k2;
+}
+
+/* What a full record implies for the next one. */
 static void imply(lt_dec *d, const lt_event *ev)
 {
     d->line_ok = ev->kind == LT_EV_LINE;
@@ -188,7 +212,11 @@ int lt_dec_next(lt_dec *d, const uint8_t *p, size_t n, lt_event *ev)
 {
     if (n == 0)
         return 0;
-    int k = p[0] < 0x80 || p[0] >= 0xe0 ? decode_short(d, p, n, ev) : lt_event_decode(p, n, ev);
+    if (p[0] < 0x80)
+        return decode_step(d, p, n, ev);
+    if (p[0] >= 0xe0)
+        return decode_short(d, p, n, ev);
+    int k = lt_event_decode(p, n, ev);
     if (k > 0)
         imply(d, ev);
     return k;
