@@ -84,19 +84,36 @@ print(t)
 '''
 
 
+# Works until the file GATE exists: the test sees it running for sure.
+UNTIL_GATE = '''
+local function work(n) local s = 0 for i = 1, n do s = s + i % 7 end return s end
+local t = 0
+repeat t = t + work(20000) until io.open(GATE)
+print(t > 0)
+'''
+
+
 def case_status(d):
-    prog = d.write('slow.lua', SLOW.replace('ROUNDS', '100'))
+    gate = os.path.join(d.tmp, 'gate')
+    prog = d.write('slow.lua', UNTIL_GATE.replace('GATE', repr(gate)))
     d.start_daemon()
     p = d.spawn_lua(prog, d.traced_env('slow'))
-    time.sleep(0.3)
-    st = d.status()
-    names = [s['session'] for s in st['sessions']]
-    expect(names == ['slow'], 'status lists %s' % names)
-    row = st['sessions'][0]
-    expect(row['pid'] == p.pid and row['state'] in ('tracing', 'draining', 'writing'),
-           'status row %s' % row)
-    r = run([d.args.recorderd, 'status', '--socket', d.sock], d.tmp, base_env())
-    expect(b'slow' in r.out and b'EVENTS/S' in r.out, 'text status: %r' % r.out)
+    try:
+        deadline = time.monotonic() + 30
+        while True:  # registering takes a moment on a busy machine
+            st = d.status()
+            names = [s['session'] for s in st['sessions']]
+            if names or p.poll() is not None or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        expect(names == ['slow'], 'status lists %s (program exit %s)' % (names, p.poll()))
+        row = st['sessions'][0]
+        expect(row['pid'] == p.pid and row['state'] in ('tracing', 'draining', 'writing'),
+               'status row %s' % row)
+        r = run([d.args.recorderd, 'status', '--socket', d.sock], d.tmp, base_env())
+        expect(b'slow' in r.out and b'EVENTS/S' in r.out, 'text status: %r' % r.out)
+    finally:
+        open(gate, 'w').close()
     out, err, rc = wait(p)
     expect(rc == 0, 'program failed: %r' % err)
     r = run([d.args.recorderd, 'stop', '--socket', d.sock], d.tmp, base_env())
