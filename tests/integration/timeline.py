@@ -18,8 +18,10 @@ speedscope-evented`, then checks:
 - trace.speedscope.json: one evented profile per chrome track, named alike,
   with balanced events (each close is the frame on top) whose times never
   decrease and equal the chrome track's; then a sampled profile equal to
-  the folded stacks; all frames valid indices. If npm can install ajv-cli
-  and speedscope, the file is validated against speedscope's schema, and
+  the folded stacks; all frames valid indices; the file satisfies the
+  speedscope file format (speedscope_schema.json, python3-jsonschema). If
+  npm can install ajv-cli and speedscope, it is also validated against
+  speedscope's own schema, and
   if it can install DevTools' trace engine (@paulirish/trace_engine), that
   must read every chrome track, named, with all its slices nested;
 - `recorderd report S --format chrome|speedscope-evented -o FILE` writes
@@ -318,10 +320,12 @@ def one(args, prog, tmp, npm, devtools):
         views.run_ok([args.recorderd, 'report', session, '--format', fmt, '-o', out], tmp)
         check(events_only(out) == events_only(os.path.join(session, fname)),
               'report --format %s differs from the session\'s %s' % (fmt, fname))
-    extra = ''
+    views.validate_offline(evjs, tmp)
+    views.validator_can_fail(evjs, tmp)
+    extra = ', speedscope format valid'
     if npm:
         views.validate(npm, evjs, tmp)
-        extra = ', speedscope schema valid'
+        extra += ', speedscope schema valid'
     if devtools:
         check_devtools(devtools, chrome_path, sl, names, tmp)
         extra += ', DevTools reads it'

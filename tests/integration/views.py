@@ -10,7 +10,9 @@ node exists) and profile.speedscope.json (structure; the sum of the weights
 is the total of `recorderd report S --format folded --weight time`; every
 sample is a list of valid frame indices; every folded stack is a sample of
 the same weight). `recorderd report --format flamegraph|speedscope -o F`
-must write the same files. If npm can install ajv-cli, speedscope and
+must write the same files. The JSON must satisfy the speedscope file format
+(tests/integration/speedscope_schema.json, checked by Debian's
+python3-jsonschema). If npm can install ajv-cli, speedscope and
 jsdom, the JSON is also validated against speedscope's own schema and the
 SVG's zoom is clicked through under jsdom; without npm or the network those
 checks are skipped with a note.
@@ -196,6 +198,59 @@ def install_npm(tmp):
     raise corpus.Failure('no file-format-schema.json in the speedscope package')
 
 
+# {======================================================================
+# the speedscope format, offline: our JSON Schema transcription of
+# speedscope's file-format-spec.ts, checked by Debian's python3-jsonschema
+# (run by Debian's python, which has it)
+
+SCHEMA_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'speedscope_schema.json')
+DEBIAN_PYTHON = '/usr/bin/python3'
+VALIDATOR = r'''
+import json, sys
+import jsonschema
+with open(sys.argv[1]) as f:
+    schema = json.load(f)
+jsonschema.Draft7Validator.check_schema(schema)
+with open(sys.argv[2]) as f:
+    doc = json.load(f)
+errors = sorted(jsonschema.Draft7Validator(schema).iter_errors(doc), key=str)
+for e in errors[:5]:
+    print(e.message[:200], list(e.absolute_path)[:8])
+sys.exit(1 if errors else 0)
+'''
+
+
+def validate_offline(path, tmp):
+    """Raises Failure unless path satisfies the speedscope file format."""
+    res = corpus.run([DEBIAN_PYTHON, '-c', VALIDATOR, SCHEMA_FILE, path], tmp,
+                     corpus.base_env(), 300)
+    err = res.err.decode('utf-8', 'replace')
+    check('ModuleNotFoundError' not in err and 'No such file' not in err,
+          'cannot validate: %s needs python3-jsonschema (run scripts/setup)\n%s'
+          % (DEBIAN_PYTHON, err[-300:]))
+    check(res.status == 0, 'the speedscope format rejects %s:\n%s'
+          % (path, corpus.show_bytes(res.out + res.err)))
+
+
+def validator_can_fail(path, tmp):
+    """The validator rejects a copy of path with one event type broken."""
+    with open(path) as f:
+        d = json.load(f)
+    prof = d['profiles'][0]
+    if prof.get('type') == 'evented' and prof['events']:
+        prof['events'][0]['type'] = 'X'
+    else:
+        prof['samples'] = [[-1]]
+    bad = os.path.join(tmp, 'broken.speedscope.json')
+    with open(bad, 'w') as f:
+        json.dump(d, f)
+    try:
+        validate_offline(bad, tmp)
+    except corpus.Failure:
+        return
+    raise corpus.Failure('the speedscope validator accepted a broken file')
+
+
 def validate(npm, path, tmp):
     res = corpus.run([npm[0], 'validate', '--spec=draft7', '-s', npm[1], '-d', path],
                      tmp, corpus.base_env())
@@ -242,10 +297,12 @@ def one(args, prog, tmp, npm):
             check_svg(out, None)
         else:
             check_speedscope(out, folded, session)
-    extra = ''
+    validate_offline(js, tmp)
+    validator_can_fail(js, tmp)
+    extra = ', format valid'
     if npm:
         validate(npm, js, tmp)
-        extra = ', schema valid, ' + check_zoom(npm, svg, tmp)
+        extra += ', schema valid, ' + check_zoom(npm, svg, tmp)
     print('%s: %d flame frames, %d samples, %d ns%s'
           % (name, nframes, nsamples, sum(folded.values()), extra))
 
