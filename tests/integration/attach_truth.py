@@ -409,17 +409,19 @@ def untraced(c, prog, stdin):
     return r.returncode, r.stdout
 
 
-def case_dumpblocked(c):
-    c.write('prog.lua', BLOCKED)
-    want_rc, want_out = untraced(c, 'prog.lua', b'go\n')
-    expect(want_rc == 3 and b'got go' in want_out, 'untraced run: %d %r' % (want_rc, want_out))
+def dump_while_blocked(c, argv, want, hooks):
+    """Starts argv (dormant collector) and waits for its READY; dumps it
+    while it sits in C; unblocks it with "go". Its output and status must
+    be want's (the untraced run's) and its hook report `hooks`. Returns the
+    dump's text, the program's TRUTH lines by name, the dump's thread
+    blocks and the program's stderr."""
+    want_rc, want_out = want
     c.used.add('attach')
-    p = subprocess.Popen([c.args.lua, '-lluatrace', 'prog.lua'], cwd=c.tmp,
-                         env=c.env(LUATRACE_ATTACH='1'), stdin=subprocess.PIPE,
+    p = subprocess.Popen(argv, cwd=c.tmp, env=c.env(LUATRACE_ATTACH='1'), stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     c.procs.append(p)
     expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
-    time.sleep(0.3)  # well inside io.read
+    time.sleep(0.3)  # well inside the blocking call
     r = recorderd(c, 'dump', str(p.pid), '--timeout', '20')
     out = r.stdout.decode()
     expect(r.returncode == 0, 'dump failed: %r %r' % (r.stdout, r.stderr))
@@ -427,10 +429,18 @@ def case_dumpblocked(c):
     rest, err = p.communicate(b'go\n', timeout=60)
     expect(p.returncode == want_rc and b'READY\n' + rest == want_out,
            'traced run: %d %r, untraced: %d %r' % (p.returncode, rest, want_rc, want_out))
-    expect(b'hooks nil nil nil' in rest, 'a hook left behind: %r' % rest)
+    expect(hooks in rest, 'a hook left behind: %r' % rest)
     truths = dict(l.split(' ', 2)[1:] for l in err.decode().splitlines()
                   if l.startswith('TRUTH '))
-    blocks = dump_blocks(out)
+    return out, truths, dump_blocks(out), err
+
+
+def case_dumpblocked(c):
+    c.write('prog.lua', BLOCKED)
+    want_rc, want_out = untraced(c, 'prog.lua', b'go\n')
+    expect(want_rc == 3 and b'got go' in want_out, 'untraced run: %d %r' % (want_rc, want_out))
+    out, truths, blocks, _ = dump_while_blocked(c, [c.args.lua, '-lluatrace', 'prog.lua'],
+                                                (want_rc, want_out), b'hooks nil nil nil')
     heads = [h.split(' (', 1)[1] for h, _ in blocks]
     expect(heads == ['running):', 'resumed another):', 'resumed another):', 'suspended):'] and
            blocks[2][0].startswith('Thread '), 'threads of the dump: %r' % out)
@@ -450,24 +460,8 @@ def case_dumphost(c):
                        capture_output=True, timeout=120)
     want_rc, want_out = r.returncode, r.stdout
     expect(want_rc == 0 and b'got go' in want_out, 'untraced run: %d %r' % (want_rc, want_out))
-    c.used.add('attach')
-    p = subprocess.Popen([c.args.block_host, 'host.lua'], cwd=c.tmp,
-                         env=c.env(LUATRACE_ATTACH='1'), stdin=subprocess.PIPE,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-    c.procs.append(p)
-    expect(p.stdout.readline() == b'READY\n', 'the host did not get ready')
-    time.sleep(0.3)  # well inside poll()
-    r = recorderd(c, 'dump', str(p.pid), '--timeout', '20')
-    out = r.stdout.decode()
-    expect(r.returncode == 0, 'dump failed: %r %r' % (r.stdout, r.stderr))
-    expect('blocked in C' in out.splitlines()[1], 'no word that it was blocked in C: %r' % out)
-    rest, err = p.communicate(b'go\n', timeout=60)
-    expect(p.returncode == want_rc and b'READY\n' + rest == want_out,
-           'traced run: %d %r, untraced: %d %r' % (p.returncode, rest, want_rc, want_out))
-    expect(b'hooks nil nil' in rest, 'a hook left behind: %r' % rest)
-    truths = dict(l.split(' ', 2)[1:] for l in err.decode().splitlines()
-                  if l.startswith('TRUTH '))
-    blocks = dump_blocks(out)
+    out, truths, blocks, err = dump_while_blocked(c, [c.args.block_host, 'host.lua'],
+                                                  (want_rc, want_out), b'hooks nil nil')
     heads = [h.split(' (', 1)[1] for h, _ in blocks]
     expect(heads == ['running):', 'suspended):'] and blocks[0][0].startswith('Thread '),
            'threads of the dump: %r' % out)
