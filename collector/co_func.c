@@ -130,8 +130,6 @@ void co_func_free(co_state *s)
     s->ct.e = NULL;
 }
 
-#define CO_SCAN_MAX 20000 /* entries looked at per table when naming */
-
 static uint32_t hash_ptr(const void *p)
 {
     uint64_t x = (uint64_t)(uintptr_t)p;
@@ -195,59 +193,6 @@ static uint32_t intern_str(co_state *s, const char *str, size_t n)
     return s->st.e[i].sid;
 }
 
-/* The value at idx is the function at fi: the same closure for a Lua
- * function; the same lua_CFunction for a C one (Lua makes several closures
- * of one C function, e.g. _G.next and the iterator pairs returns). */
-static int same_function(lua_State *L, int idx, int fi, lua_CFunction cf)
-{
-    return cf ? lua_tocfunction(L, idx) == cf : lua_rawequal(L, idx, fi);
-}
-
-/* Keeps in best the shortest "prefix.key" (ties: smaller bytes) among the
- * string keys of table t whose value is the function at fi. */
-static void scan_table(lua_State *L, int fi, int t, const char *prefix, char *best, size_t cap)
-{
-    lua_CFunction cf = lua_tocfunction(L, fi);
-    unsigned budget = CO_SCAN_MAX; /* a huge table must not stall the program */
-    lua_pushnil(L);
-    while (lua_next(L, t)) {
-        if (!--budget) {
-            lua_pop(L, 2);
-            return;
-        }
-        if (lua_type(L, -2) == LUA_TSTRING && same_function(L, -1, fi, cf)) {
-            char cand[256];
-            const char *k = lua_tostring(L, -2);
-            snprintf(cand, sizeof cand, "%s%s%s", prefix, *prefix ? "." : "", k);
-            size_t cl = strlen(cand), bl = strlen(best);
-            if (!*best || cl < bl || (cl == bl && strcmp(cand, best) < 0))
-                snprintf(best, cap, "%s", cand);
-        }
-        lua_pop(L, 1);
-    }
-}
-
-static void scan_modules(lua_State *L, int fi, char *best, size_t cap)
-{
-    best[0] = 0;
-    scan_table(L, fi, LUA_GLOBALSINDEX, "", best, cap);
-    lua_pushliteral(L, "_LOADED");
-    lua_rawget(L, LUA_REGISTRYINDEX);
-    if (lua_type(L, -1) != LUA_TTABLE) {
-        lua_pop(L, 1);
-        return;
-    }
-    int loaded = lua_gettop(L);
-    lua_pushnil(L);
-    while (lua_next(L, loaded)) {
-        if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TTABLE &&
-            strcmp(lua_tostring(L, -2), "_G") != 0)
-            scan_table(L, fi, lua_gettop(L), lua_tostring(L, -2), best, cap);
-        lua_pop(L, 1);
-    }
-    lua_pop(L, 1);
-}
-
 static void sanitize(char *s)
 {
     for (; *s; s++)
@@ -290,7 +235,7 @@ static uint32_t describe(co_state *s, lua_State *L, lua_Debug *ar, int isC, uint
         snprintf(name, sizeof name, "%s",
                  cf == luaopen_luatrace ? "luaopen_luatrace" : "luaopen_luatrace_profile");
     else
-        scan_modules(L, lua_gettop(L), name, sizeof name);
+        co_name_find(L, lua_gettop(L), s->table_ok, name, sizeof name);
     if (!name[0])
         snprintf(name, sizeof name, "%s", ar->name ? ar->name : "function");
     if (isC)

@@ -182,6 +182,7 @@ int co_module_begin(co_state *s, lua_State *L, const char *name, const char *soc
     s->registry = lua_topointer(L, LUA_REGISTRYINDEX);
     s->layout_ok = co_func_layout_check(L);
     s->state_ok = s->layout_ok && running && co_func_state_check(L, running);
+    s->table_ok = s->layout_ok && co_name_layout_check(L);
     co_module_special_functions(s, L);
     lua_pushboolean(L, 0);
     s->anchor_ref = luaL_ref(L, LUA_REGISTRYINDEX);

@@ -61,6 +61,7 @@ typedef struct co_state {
     int use_tsc;   /* ticks are TSC, else CLOCK_MONOTONIC ns */
     int layout_ok; /* Lua 5.1 closure layout verified: key by Proto* */
     int state_ok;  /* lua_State/CallInfo layout verified: no getinfo("f") */
+    int table_ok;  /* Table layout verified: names found by reading tables */
     int drop_mode; /* LUATRACE_MODE=drop: never wait for space */
     int discard;   /* LUATRACE_SINK=discard: nobody reads; for scripts/bench */
     const void *registry; /* identifies the traced Lua state (universe) */
@@ -188,6 +189,17 @@ co_state *co_module_state(void);
 
 /* Sets s->cf_* (pcall, xpcall, resume, wrap, yield) from L's globals. */
 void co_module_special_functions(co_state *s, lua_State *L);
+
+/* ---- co_name.c: naming functions (cold path) ---- */
+
+/* Sets best to the shortest global or package.loaded path holding the
+ * function at fi, or "" if none. direct: read the tables (only where
+ * co_name_layout_check passed), else use lua_next. Traced thread only. */
+void co_name_find(lua_State *L, int fi, int direct, char *best, size_t cap);
+
+/* Checks the Lua 5.1 Table layout co_name_find's direct scan relies on:
+ * both ways must name functions alike in a probe table. */
+int co_name_layout_check(lua_State *L);
 
 /* ---- co_attach.c: live attach ---- */
 
