@@ -416,7 +416,10 @@ uint32_t co_func_wrap_id(co_state *s, lua_State *L, lua_Debug *ar, lua_State *co
     return k.fid ? k.fid : fid;
 }
 
-uint32_t co_func_id(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *flags)
+/* co_func_id past its first probe: another layout, a collision, or a
+ * function not seen yet. */
+static uint32_t __attribute__((noinline))
+func_id_slow(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *flags)
 {
     const uint8_t *cl;
     if (s->state_ok) {
@@ -452,4 +455,26 @@ uint32_t co_func_id(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *flags)
     lua_pop(L, 1);
     *flags = isC ? fflags(s, k.key) : 0;
     return fid;
+}
+
+/* The hot path: the function's entry at the first slot it hashes to. A
+ * key is in the table once (insert replaces), so a match there is what
+ * lookup would find. */
+uint32_t co_func_id(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *flags)
+{
+    if (__builtin_expect(s->state_ok, 1)) { /* implies layout_ok */
+        const uint8_t *cl = closure_at(L, ar);
+        const void *key = read_ptr(cl, CL_FP), *src = NULL;
+        int line = 0;
+        if (!cl[CL_ISC]) {
+            src = read_ptr(key, PR_SOURCE);
+            line = read_int(key, PR_LINEDEF);
+        }
+        const co_fent *e = &s->ft.e[hash_ptr(key) & (s->ft.cap - 1)];
+        if (__builtin_expect(e->key == key && e->src == src && e->line == line, 1)) {
+            *flags = e->flags;
+            return e->fid;
+        }
+    }
+    return func_id_slow(s, L, ar, flags);
 }

@@ -34,29 +34,14 @@ void co_hook_set_state(co_state *s)
 
 #define CO_INLINE static inline __attribute__((always_inline))
 
-/* Space for one record, preceded by a GAP record after drops. */
-CO_INLINE uint8_t *begin(co_state *s, size_t n)
-{
-    uint8_t *p = co_out_reserve(s, n);
-    if (p && __builtin_expect(s->dropped != 0, 0)) {
-        uint8_t *q = lt_put_head(p, LT_EV_GAP, 1);
-        q = lt_put_uint(q, s->dropped);
-        s->dropped = 0;
-        lt_ring_commit(&s->ring, (uint64_t)(q - p));
-        p = co_out_reserve(s, n);
-    }
-    return p;
-}
-
 void co_hook_flush_gap(co_state *s)
 {
-    uint8_t *p = begin(s, LT_EVENT_HOT_MAX); /* writes the GAP, if any */
-    (void)p;
+    (void)co_out_hot(s); /* writes the GAP, if any */
 }
 
 CO_INLINE void end(co_state *s, uint8_t *p, uint8_t *q)
 {
-    lt_ring_commit(&s->ring, (uint64_t)(q - p));
+    co_out_hot_end(s, p, q);
 }
 
 static void anchor_thread(co_state *s, lua_State *L)
@@ -78,7 +63,7 @@ static int switch_thread(co_state *s, lua_State *L, uint64_t dt)
     lua_Debug top;
     int st = lua_status(old);
     int resumed = st == 0 && lua_getstack(old, 0, &top);
-    uint8_t *p = begin(s, LT_EVENT_HOT_MAX);
+    uint8_t *p = co_out_hot(s);
     if (!p)
         return 0;
     uint8_t *q = lt_put_head(p, resumed ? LT_EV_RESUME : LT_EV_YIELD, resumed ? 2 : 3);
@@ -93,7 +78,7 @@ static int switch_thread(co_state *s, lua_State *L, uint64_t dt)
 
 void co_hook_resume_record(co_state *s, lua_State *co)
 {
-    uint8_t *p = begin(s, LT_EVENT_HOT_MAX);
+    uint8_t *p = co_out_hot(s);
     if (!p)
         return;
     uint8_t *q = lt_put_head(p, LT_EV_RESUME, 2);
@@ -126,32 +111,24 @@ static uint32_t resume_target(co_state *s, lua_State *L, lua_Debug *ar, uint32_t
     return flags & LT_FF_WRAP ? co_func_wrap_id(s, L, ar, co, fid) : fid;
 }
 
-/* Short forms (lt_event.h) apply when nothing was written since the
- * record that implies them (no other record, no GAP: checked after
- * begin) and the event fits. */
-CO_INLINE int implied(const co_state *s, uint64_t end)
-{
-    return s->ring.pos == end;
-}
-
-CO_INLINE void implies(co_state *s, uint32_t depth)
+/* Short forms (lt_event.h) apply while nothing was written since the
+ * record that implies them (no other record, no GAP: the ring position is
+ * still the one after it, read after co_out_hot) and the event fits. */
+CO_INLINE void implies(co_state *s, uint64_t pos, uint32_t depth)
 {
     s->depth = depth;
-    s->depth_end = s->ring.pos;
+    s->depth_end = pos;
 }
 
-static void on_call(co_state *s, lua_State *L, lua_Debug *ar, uint64_t dt)
+/* A call's record, once its fid is known. */
+CO_INLINE void put_call(co_state *s, lua_Debug *ar, uint64_t dt, uint32_t fid)
 {
-    uint32_t flags = 0;
-    uint32_t fid = co_func_id(s, L, ar, &flags);
-    if (flags & (LT_FF_RESUME | LT_FF_WRAP))
-        fid = resume_target(s, L, ar, flags, fid);
-    uint8_t *p = fid ? begin(s, LT_EVENT_HOT_MAX) : NULL;
+    uint8_t *p = co_out_hot(s);
     if (!p)
         return;
     uint32_t depth = (uint32_t)ar->i_ci;
     uint8_t *q;
-    if (implied(s, s->depth_end) && depth == s->depth + 1) {
+    if (s->ring.pos == s->depth_end && depth == s->depth + 1) {
         q = lt_put_short(p, LT_SHORT_CALL, dt);
     } else {
         q = lt_put_head(p, LT_EV_CALL, 3);
@@ -159,47 +136,51 @@ static void on_call(co_state *s, lua_State *L, lua_Debug *ar, uint64_t dt)
         q = lt_put_uint(q, dt);
     }
     q = lt_put_uint(q, fid);
-    end(s, p, q);
-    implies(s, depth);
+    implies(s, co_out_hot_end(s, p, q), depth);
 }
 
-CO_INLINE void on_ret(co_state *s, lua_Debug *ar, uint64_t dt)
+static void on_call(co_state *s, lua_State *L, lua_Debug *ar, uint64_t dt)
 {
-    uint8_t *p = begin(s, LT_EVENT_HOT_MAX);
-    if (!p)
-        return;
+    uint32_t flags = 0;
+    uint32_t fid = co_func_id(s, L, ar, &flags);
+    if (__builtin_expect(flags & (LT_FF_RESUME | LT_FF_WRAP), 0))
+        fid = resume_target(s, L, ar, flags, fid);
+    if (fid)
+        put_call(s, ar, dt, fid);
+}
+
+/* p: where the record goes (co_out_hot) */
+CO_INLINE void on_ret(co_state *s, lua_Debug *ar, uint64_t dt, uint8_t *p)
+{
     uint32_t depth = (uint32_t)ar->i_ci;
     uint8_t *q;
-    if (implied(s, s->depth_end) && depth == s->depth) {
+    if (s->ring.pos == s->depth_end && depth == s->depth) {
         q = lt_put_short(p, LT_SHORT_RET, dt);
     } else {
         q = lt_put_head(p, LT_EV_RET, 2);
         q = lt_put_uint(q, depth);
         q = lt_put_uint(q, dt);
     }
-    end(s, p, q);
+    uint64_t pos = co_out_hot_end(s, p, q);
     if (depth > 0)
-        implies(s, depth - 1);
+        implies(s, pos, depth - 1);
     else
         s->depth_end = UINT64_MAX;
 }
 
-CO_INLINE void on_line(co_state *s, lua_Debug *ar, uint64_t dt)
+CO_INLINE void on_line(co_state *s, lua_Debug *ar, uint64_t dt, uint8_t *p)
 {
-    uint8_t *p = begin(s, LT_EVENT_HOT_MAX);
-    if (!p)
-        return;
     uint32_t line = ar->currentline > 0 ? (uint32_t)ar->currentline : 0;
     uint32_t depth = (uint32_t)ar->i_ci;
-    int64_t delta = (int64_t)line - s->line_prev;
+    uint64_t pos = s->ring.pos;
+    /* in [0, BIAS + MAX] when the change of line fits a step */
+    uint64_t biased = (uint64_t)((int64_t)line - s->line_prev + LT_STEP_BIAS);
     uint8_t *q;
-    if (implied(s, s->depth_end) && depth == s->depth) {
-        if (implied(s, s->line_end) && delta >= -LT_STEP_BIAS && delta <= LT_STEP_MAX) {
-            q = lt_put_step(p, (int)delta, dt);
-        } else {
-            q = lt_put_short(p, LT_SHORT_LINE, dt);
-            q = lt_put_uint(q, line);
-        }
+    if (pos == s->line_end && depth == s->depth && biased <= LT_STEP_BIAS + LT_STEP_MAX) {
+        q = lt_put_step(p, (int)biased - LT_STEP_BIAS, dt);
+    } else if (pos == s->depth_end && depth == s->depth) {
+        q = lt_put_short(p, LT_SHORT_LINE, dt);
+        q = lt_put_uint(q, line);
     } else {
         q = lt_put_head(p, LT_EV_LINE, 3);
         q = lt_put_uint(q, depth);
@@ -207,9 +188,9 @@ CO_INLINE void on_line(co_state *s, lua_Debug *ar, uint64_t dt)
         q = lt_put_uint(q, line);
     }
     s->line_prev = line;
-    end(s, p, q);
-    s->line_end = s->ring.pos;
-    implies(s, depth);
+    pos = co_out_hot_end(s, p, q);
+    s->line_end = pos;
+    implies(s, pos, depth);
 }
 
 /* The end of a measured hook: updates its kind's mean (x16, weight 1/8).
@@ -264,19 +245,11 @@ static void inactive(lua_State *L, lua_Debug *ar)
         lua_sethook(L, co_hook, CO_MASK, 0);
 }
 
-void co_hook(lua_State *L, lua_Debug *ar)
+/* Every event the lean path leaves: a call (it looks up its function), a
+ * tail return, an event in another thread than the last one, a record
+ * that needs the ring's slow path, a clock that is not the TSC. */
+static void __attribute__((noinline)) any_event(co_state *s, lua_State *L, lua_Debug *ar)
 {
-    co_state *s = g_state;
-    if (__builtin_expect(!s || !s->active, 0)) {
-        inactive(L, ar);
-        return;
-    }
-    /* relaxed: the word only asks for a detach; nothing else rides on it */
-    if (__builtin_expect(atomic_load_explicit(&s->ring.hdr->control, memory_order_relaxed) != 0,
-                         0)) {
-        co_attach_control(s, L);
-        return;
-    }
     uint64_t t0 = co_clock_ticks(s->use_tsc);
     if (ar->event == LUA_HOOKTAILRET) {
         /* implied by depths; only keep this hook's time out of the next dt */
@@ -293,23 +266,62 @@ void co_hook(lua_State *L, lua_Debug *ar)
         }
         dt = 0;
     }
-    if (ar->event == LUA_HOOKLINE)
-        on_line(s, ar, dt);
-    else if (ar->event == LUA_HOOKCALL)
-        on_call(s, L, ar, dt);
-    else
-        on_ret(s, ar, dt);
+    co_hook_emit(s, L, ar, dt);
     hook_end(s, t0, ar->event);
+}
+
+/* The hook. Its lean path (a line or a return, in the thread of the last
+ * event, with ring room and a TSC) makes no call, so that it saves no
+ * registers; every other case is passed on whole, as a tail call. */
+void co_hook(lua_State *L, lua_Debug *ar)
+{
+    co_state *s = g_state;
+    if (__builtin_expect(!s || !s->active, 0)) {
+        inactive(L, ar);
+        return;
+    }
+    /* relaxed: the word only asks for a detach; nothing else rides on it */
+    if (__builtin_expect(atomic_load_explicit(&s->ring.hdr->control, memory_order_relaxed) != 0,
+                         0)) {
+        co_attach_control(s, L);
+        return;
+    }
+    int ev = ar->event;
+    if (__builtin_expect(!CO_HAVE_TSC || !s->use_tsc || L != s->cur_L || ev == LUA_HOOKCALL ||
+                             ev == LUA_HOOKTAILRET || s->ring.pos > s->slow_at,
+                         0)) {
+        any_event(s, L, ar);
+        return;
+    }
+    uint64_t t0 = co_clock_tsc();
+    uint64_t dt = t0 > s->last ? t0 - s->last : 0;
+    uint8_t *p = s->ring.data + (s->ring.pos & s->ring.mask); /* pos <= slow_at */
+    if (ev == LUA_HOOKLINE)
+        on_line(s, ar, dt, p);
+    else
+        on_ret(s, ar, dt, p);
+    if (__builtin_expect(s->sample_every == 1, 1)) {
+        s->last = co_clock_tsc();
+        return;
+    }
+    if (__builtin_expect(--s->sample_left == 0, 0)) {
+        measure_end(s, t0, ev);
+        return;
+    }
+    s->last = t0 + s->hook_ticks[ev];
 }
 
 void co_hook_emit(co_state *s, lua_State *L, lua_Debug *ar, uint64_t dt)
 {
-    if (ar->event == LUA_HOOKLINE)
-        on_line(s, ar, dt);
-    else if (ar->event == LUA_HOOKCALL)
+    if (ar->event == LUA_HOOKCALL) {
         on_call(s, L, ar, dt);
-    else if (ar->event == LUA_HOOKRET)
-        on_ret(s, ar, dt);
+        return;
+    }
+    uint8_t *p = co_out_hot(s);
+    if (p && ar->event == LUA_HOOKLINE)
+        on_line(s, ar, dt, p);
+    else if (p && ar->event == LUA_HOOKRET)
+        on_ret(s, ar, dt, p);
 }
 
 /* FRAME records for every frame of L, top first. Tail-call placeholders
@@ -323,7 +335,7 @@ static void snapshot_frames(co_state *s, lua_State *L)
         uint32_t flags;
         lua_getinfo(L, "l", &ar);
         uint32_t fid = co_func_id(s, L, &ar, &flags);
-        uint8_t *p = fid ? begin(s, LT_EVENT_HOT_MAX) : NULL;
+        uint8_t *p = fid ? co_out_hot(s) : NULL;
         if (!p)
             return;
         uint8_t *q = lt_put_head(p, LT_EV_FRAME, 3);
@@ -336,7 +348,7 @@ static void snapshot_frames(co_state *s, lua_State *L)
 
 void co_hook_snapshot(co_state *s, lua_State *L, unsigned reason)
 {
-    uint8_t *p = begin(s, LT_EVENT_HOT_MAX);
+    uint8_t *p = co_out_hot(s);
     if (!p)
         return;
     uint8_t *q = lt_put_head(p, LT_EV_START, 2);

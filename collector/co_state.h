@@ -75,6 +75,7 @@ typedef struct co_state {
     uint64_t rng;     /* xorshift state: which hook ends are measured */
     int slow;         /* this hook took a slow path: measure its end (co_hook_slow) */
     uint64_t dropped; /* events dropped since the last GAP record */
+    uint64_t slow_at; /* ring position past which a hot record takes co_out_hot_slow */
     /* short forms (lt_event.h): what the last record implies, while the ring
      * position is still the one right after it */
     uint64_t line_end; /* after the last LINE: a step may follow */
@@ -118,6 +119,26 @@ static inline uint8_t *co_out_reserve(co_state *s, size_t n)
 {
     uint8_t *p = lt_ring_reserve(&s->ring, n);
     return p ? p : co_out_wait(s, n);
+}
+
+/* Space for a hot record (at most LT_EVENT_HOT_MAX bytes) at the ring
+ * position, or NULL as co_out_wait. One compare on the fast path: past
+ * slow_at the cached free space may not do, a publish is due, or a GAP
+ * record is pending (slow_at 0). The record ends with co_out_hot_end. */
+uint8_t *co_out_hot_slow(co_state *s);
+
+static inline uint8_t *co_out_hot(co_state *s)
+{
+    if (__builtin_expect(s->ring.pos <= s->slow_at, 1))
+        return s->ring.data + (s->ring.pos & s->ring.mask);
+    return co_out_hot_slow(s);
+}
+
+/* Ends a hot record begun at p and ending at q; returns the new position.
+ * Publishing waits for the next co_out_hot past slow_at. */
+static inline uint64_t co_out_hot_end(co_state *s, const uint8_t *p, const uint8_t *q)
+{
+    return s->ring.pos += (uint64_t)(q - p);
 }
 
 /* Emits a CLOCK record. */
