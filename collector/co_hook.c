@@ -270,9 +270,33 @@ static void __attribute__((noinline)) any_event(co_state *s, lua_State *L, lua_D
     hook_end(s, t0, ar->event);
 }
 
+/* hook_end on the lean paths: the TSC known, measure_end a tail call. */
+CO_INLINE void lean_end(co_state *s, uint64_t t0, int ev)
+{
+    if (__builtin_expect(s->sample_every == 1, 1)) {
+        s->last = co_clock_tsc();
+        return;
+    }
+    if (__builtin_expect(--s->sample_left == 0, 0)) {
+        measure_end(s, t0, ev);
+        return;
+    }
+    s->last = t0 + s->hook_ticks[ev];
+}
+
+/* A call on co_hook's lean path: the same, with the function's lookup. */
+static void __attribute__((noinline)) lean_call(co_state *s, lua_State *L, lua_Debug *ar)
+{
+    uint64_t t0 = co_clock_tsc();
+    uint64_t dt = t0 > s->last ? t0 - s->last : 0;
+    on_call(s, L, ar, dt);
+    lean_end(s, t0, LUA_HOOKCALL);
+}
+
 /* The hook. Its lean path (a line or a return, in the thread of the last
- * event, with ring room and a TSC) makes no call, so that it saves no
- * registers; every other case is passed on whole, as a tail call. */
+ * event, with ring room and a TSC) makes no call, so that it saves few
+ * registers; a call takes lean_call, every other case any_event, whole,
+ * as tail calls. */
 void co_hook(lua_State *L, lua_Debug *ar)
 {
     co_state *s = g_state;
@@ -287,10 +311,14 @@ void co_hook(lua_State *L, lua_Debug *ar)
         return;
     }
     int ev = ar->event;
-    if (__builtin_expect(!CO_HAVE_TSC || !s->use_tsc || L != s->cur_L || ev == LUA_HOOKCALL ||
-                             ev == LUA_HOOKTAILRET || s->ring.pos > s->slow_at,
+    if (__builtin_expect(!CO_HAVE_TSC || !s->use_tsc || L != s->cur_L || ev == LUA_HOOKTAILRET ||
+                             s->ring.pos > s->slow_at,
                          0)) {
         any_event(s, L, ar);
+        return;
+    }
+    if (ev == LUA_HOOKCALL) {
+        lean_call(s, L, ar);
         return;
     }
     uint64_t t0 = co_clock_tsc();
@@ -300,15 +328,7 @@ void co_hook(lua_State *L, lua_Debug *ar)
         on_line(s, ar, dt, p);
     else
         on_ret(s, ar, dt, p);
-    if (__builtin_expect(s->sample_every == 1, 1)) {
-        s->last = co_clock_tsc();
-        return;
-    }
-    if (__builtin_expect(--s->sample_left == 0, 0)) {
-        measure_end(s, t0, ev);
-        return;
-    }
-    s->last = t0 + s->hook_ticks[ev];
+    lean_end(s, t0, ev);
 }
 
 void co_hook_emit(co_state *s, lua_State *L, lua_Debug *ar, uint64_t dt)
