@@ -89,7 +89,7 @@ void co_hook_resume_record(co_state *s, lua_State *co)
 
 /* The coroutine a resume or wrap call is about to run (hooked if it was
  * not); a wrap call gets its body's function id. */
-static uint32_t resume_target(co_state *s, lua_State *L, lua_Debug *ar, uint32_t flags,
+static uint32_t __attribute__((noinline)) resume_target(co_state *s, lua_State *L, lua_Debug *ar, uint32_t flags,
                               uint32_t fid)
 {
     lua_State *co = NULL;
@@ -139,7 +139,7 @@ CO_INLINE void put_call(co_state *s, lua_Debug *ar, uint64_t dt, uint32_t fid)
     implies(s, co_out_hot_end(s, p, q), depth);
 }
 
-static void on_call(co_state *s, lua_State *L, lua_Debug *ar, uint64_t dt)
+CO_INLINE void on_call(co_state *s, lua_State *L, lua_Debug *ar, uint64_t dt)
 {
     uint32_t flags = 0;
     uint32_t fid = co_func_id(s, L, ar, &flags);
