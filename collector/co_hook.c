@@ -234,7 +234,7 @@ CO_INLINE void hook_end(co_state *s, uint64_t t0, int ev)
 
 /* Not tracing: serve an attach request, else unhook (troff, tracing lost
  * or detached: hooks left on threads go lazily). */
-static void inactive(lua_State *L, lua_Debug *ar)
+static void __attribute__((noinline)) inactive(lua_State *L, lua_Debug *ar)
 {
     if (co_attach_req || (g_state && g_state->attached)) {
         co_attach_serve(L, ar);
