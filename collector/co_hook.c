@@ -89,8 +89,8 @@ void co_hook_resume_record(co_state *s, lua_State *co)
 
 /* The coroutine a resume or wrap call is about to run (hooked if it was
  * not); a wrap call gets its body's function id. */
-static uint32_t __attribute__((noinline)) resume_target(co_state *s, lua_State *L, lua_Debug *ar, uint32_t flags,
-                              uint32_t fid)
+static uint32_t __attribute__((noinline))
+resume_target(co_state *s, lua_State *L, lua_Debug *ar, uint32_t flags, uint32_t fid)
 {
     lua_State *co = NULL;
     if (flags & LT_FF_RESUME) {
