@@ -752,15 +752,20 @@ static void put_funcs(sd *d)
     }
 }
 
-/* START, the thread's FRAMEs, and a RESUME if it was resumed by the
- * previous one: as co_attach's attach_all sends them. */
+/* THREAD, START, the thread's FRAMEs, and a RESUME if it was resumed by
+ * the previous one: as co_attach's attach_all sends them. A thread's id is
+ * its place in d->th, plus one: ids are the message's own. */
 static void put_thread(sd *d, const sd_thread *t, unsigned reason, int resume)
 {
-    uint8_t *p = room(d, LT_EVENT_HOT_MAX);
+    uint32_t id = (uint32_t)(t - d->th) + 1;
+    uint8_t *p = room(d, 2 * LT_EVENT_HOT_MAX);
     if (!p)
         return;
-    uint8_t *q = lt_put_head(p, LT_EV_START, 2);
+    uint8_t *q = lt_put_head(p, LT_EV_THREAD, 2);
+    q = lt_put_uint(q, id);
     q = lt_put_uint(q, (uint64_t)(uintptr_t)t->L);
+    q = lt_put_head(q, LT_EV_START, 2);
+    q = lt_put_uint(q, id);
     q = lt_put_uint(q, reason);
     d->nout += (size_t)(q - p);
     for (uint32_t i = 0; i < t->n; i++) {
@@ -774,9 +779,10 @@ static void put_thread(sd *d, const sd_thread *t, unsigned reason, int resume)
         d->nout += (size_t)(q - p);
     }
     if (resume && (p = room(d, LT_EVENT_HOT_MAX))) {
-        q = lt_put_head(p, LT_EV_RESUME, 2);
+        q = lt_put_head(p, LT_EV_RESUME, 3);
         q = lt_put_uint(q, 0);
-        q = lt_put_uint(q, (uint64_t)(uintptr_t)t->L);
+        q = lt_put_uint(q, id);
+        q = lt_put_uint(q, t->n ? d->fr[t->first].depth : 0);
         d->nout += (size_t)(q - p);
     }
 }
