@@ -20,6 +20,20 @@ static inline uint64_t co_clock_mono_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The TSC, where CO_HAVE_TSC (else never called). */
+static inline uint64_t co_clock_tsc(void)
+{
+#ifdef CO_FAKE_CLOCK
+    static uint64_t fake;
+    return fake += 100;
+#endif
+#if CO_HAVE_TSC
+    return __rdtsc();
+#else
+    return 0;
+#endif
+}
+
 /* use_tsc comes from co_clock_tsc_ok(); a plain branch, well predicted. */
 static inline uint64_t co_clock_ticks(int use_tsc)
 {

@@ -25,34 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "co_layout.h"
 #include "co_state.h"
-
-enum {
-    LS_BASE_CI = 80,  /* lua_State.base_ci (CallInfo*) */
-    LS_CI = 40,       /* lua_State.ci */
-    CI_FUNC = 8,      /* CallInfo.func (StkId: TValue*) */
-    CI_SIZE = 40,     /* sizeof(CallInfo) */
-    TV_TT = 8,        /* TValue.tt */
-    CL_ISC = 10,      /* Closure.isC */
-    CL_FP = 32,       /* LClosure.p / CClosure.f */
-    PR_SOURCE = 64,   /* Proto.source (TString*) */
-    PR_LINEDEF = 96,  /* Proto.linedefined */
-    TSTRING_SIZE = 24 /* sizeof(TString): getstr(ts) == (char*)ts + 24 */
-};
-
-static const void *read_ptr(const void *base, int off)
-{
-    const void *v;
-    memcpy(&v, (const char *)base + off, sizeof v);
-    return v;
-}
-
-static int read_int(const void *base, int off)
-{
-    int v;
-    memcpy(&v, (const char *)base + off, sizeof v);
-    return v;
-}
 
 static int layout_probe(lua_State *L)
 {
@@ -68,17 +42,17 @@ int co_func_layout_check(lua_State *L)
         lua_insert(L, -2);
         lua_call(L, 0, 1); /* A, B: two closures of one Proto */
         const uint8_t *a = lua_topointer(L, -2), *b = lua_topointer(L, -1);
-        const void *pa = read_ptr(a, CL_FP), *pb = read_ptr(b, CL_FP);
+        const void *pa = co_ptr_at(a, CL_FP), *pb = co_ptr_at(b, CL_FP);
         lua_Debug ar;
         lua_pushvalue(L, -1);
         lua_getinfo(L, ">S", &ar);
         ok = a != b && a[8] == LUA_TFUNCTION && a[CL_ISC] == 0 && pa && pa == pb &&
-             (const char *)read_ptr(pa, PR_SOURCE) + TSTRING_SIZE == ar.source &&
-             read_int(pa, PR_LINEDEF) == ar.linedefined;
+             (const char *)co_ptr_at(pa, PR_SOURCE) + TS_SIZE == ar.source &&
+             co_int_at(pa, PR_LINEDEF) == ar.linedefined;
     }
     lua_pushcfunction(L, layout_probe);
     const uint8_t *c = lua_topointer(L, -1);
-    ok = ok && c[CL_ISC] == 1 && read_ptr(c, CL_FP) == (const void *)layout_probe;
+    ok = ok && c[CL_ISC] == 1 && co_ptr_at(c, CL_FP) == (const void *)layout_probe;
     lua_settop(L, top);
     return ok;
 }
@@ -88,21 +62,21 @@ int co_func_state_check(lua_State *L, lua_CFunction running)
     lua_Debug ar;
     if (!lua_getstack(L, 0, &ar))
         return 0;
-    const char *base = read_ptr(L, LS_BASE_CI), *ci = read_ptr(L, LS_CI);
+    const char *base = co_ptr_at(L, LS_BASE_CI), *ci = co_ptr_at(L, LS_CI);
     if (!base || ci - base != (ptrdiff_t)ar.i_ci * CI_SIZE)
         return 0;
-    const void *tv = read_ptr(ci, CI_FUNC);
-    const uint8_t *cl = tv ? read_ptr(tv, 0) : NULL;
-    return cl && read_int(tv, TV_TT) == LUA_TFUNCTION && cl[CL_ISC] == 1 &&
-           read_ptr(cl, CL_FP) == (const void *)running;
+    const void *tv = co_ptr_at(ci, CI_FUNC);
+    const uint8_t *cl = tv ? co_ptr_at(tv, 0) : NULL;
+    return cl && co_int_at(tv, TV_TT) == LUA_TFUNCTION && cl[CL_ISC] == 1 &&
+           co_ptr_at(cl, CL_FP) == (const void *)running;
 }
 
 /* The closure running at ar's level, read from the CallInfo array: the
  * cost of lua_getinfo("f") without its option parsing and stack push. */
 static const uint8_t *closure_at(lua_State *L, const lua_Debug *ar)
 {
-    const char *ci = (const char *)read_ptr(L, LS_BASE_CI) + (ptrdiff_t)ar->i_ci * CI_SIZE;
-    return read_ptr(read_ptr(ci, CI_FUNC), 0);
+    const char *ci = (const char *)co_ptr_at(L, LS_BASE_CI) + (ptrdiff_t)ar->i_ci * CI_SIZE;
+    return co_ptr_at(co_ptr_at(ci, CI_FUNC), 0);
 }
 
 int co_func_init(co_state *s)
@@ -393,7 +367,7 @@ static const void *body_proto(lua_State *co)
             cl = lua_topointer(co, -1);
         lua_pop(co, 1);
     }
-    return cl ? read_ptr(cl, CL_FP) : NULL;
+    return cl ? co_ptr_at(cl, CL_FP) : NULL;
 }
 
 uint32_t co_func_wrap_id(co_state *s, lua_State *L, lua_Debug *ar, lua_State *co, uint32_t fid)
@@ -402,7 +376,7 @@ uint32_t co_func_wrap_id(co_state *s, lua_State *L, lua_Debug *ar, lua_State *co
     if (!pr)
         return fid;
     /* an odd address: no Proto or C function has one */
-    co_fent k = {(const char *)pr + 1, read_ptr(pr, PR_SOURCE), read_int(pr, PR_LINEDEF), 0,
+    co_fent k = {(const char *)pr + 1, co_ptr_at(pr, PR_SOURCE), co_int_at(pr, PR_LINEDEF), 0,
                  LT_FF_WRAP};
     const co_fent *e = lookup(s, &k);
     if (e)
@@ -416,7 +390,10 @@ uint32_t co_func_wrap_id(co_state *s, lua_State *L, lua_Debug *ar, lua_State *co
     return k.fid ? k.fid : fid;
 }
 
-uint32_t co_func_id(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *flags)
+/* co_func_id past its first probe: another layout, a collision, or a
+ * function not seen yet. */
+static uint32_t __attribute__((noinline))
+func_id_slow(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *flags)
 {
     const uint8_t *cl;
     if (s->state_ok) {
@@ -430,10 +407,10 @@ uint32_t co_func_id(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *flags)
     int isC;
     if (s->layout_ok) {
         isC = cl[CL_ISC];
-        k.key = read_ptr(cl, CL_FP);
+        k.key = co_ptr_at(cl, CL_FP);
         if (!isC) {
-            k.src = read_ptr(k.key, PR_SOURCE);
-            k.line = read_int(k.key, PR_LINEDEF);
+            k.src = co_ptr_at(k.key, PR_SOURCE);
+            k.line = co_int_at(k.key, PR_LINEDEF);
         }
     } else {
         lua_getinfo(L, "f", ar);
@@ -452,4 +429,26 @@ uint32_t co_func_id(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *flags)
     lua_pop(L, 1);
     *flags = isC ? fflags(s, k.key) : 0;
     return fid;
+}
+
+/* The hot path: the function's entry at the first slot it hashes to. A
+ * key is in the table once (insert replaces), so a match there is what
+ * lookup would find. */
+uint32_t co_func_id(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *flags)
+{
+    if (__builtin_expect(s->state_ok, 1)) { /* implies layout_ok */
+        const uint8_t *cl = closure_at(L, ar);
+        const void *key = co_ptr_at(cl, CL_FP), *src = NULL;
+        int line = 0;
+        if (!cl[CL_ISC]) {
+            src = co_ptr_at(key, PR_SOURCE);
+            line = co_int_at(key, PR_LINEDEF);
+        }
+        const co_fent *e = &s->ft.e[hash_ptr(key) & (s->ft.cap - 1)];
+        if (__builtin_expect(e->key == key && e->src == src && e->line == line, 1)) {
+            *flags = e->flags;
+            return e->fid;
+        }
+    }
+    return func_id_slow(s, L, ar, flags);
 }

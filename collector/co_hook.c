@@ -15,6 +15,7 @@
  * their self time on luacheck (README), hence not the default.
  */
 #include "co_clock.h"
+#include "co_layout.h"
 #include "co_state.h"
 
 #define CO_MASK (LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE)
@@ -34,34 +35,19 @@ void co_hook_set_state(co_state *s)
 
 #define CO_INLINE static inline __attribute__((always_inline))
 
-/* Space for one record, preceded by a GAP record after drops. */
-CO_INLINE uint8_t *begin(co_state *s, size_t n)
-{
-    uint8_t *p = co_out_reserve(s, n);
-    if (p && __builtin_expect(s->dropped != 0, 0)) {
-        uint8_t *q = lt_put_head(p, LT_EV_GAP, 1);
-        q = lt_put_uint(q, s->dropped);
-        s->dropped = 0;
-        lt_ring_commit(&s->ring, (uint64_t)(q - p));
-        p = co_out_reserve(s, n);
-    }
-    return p;
-}
-
 void co_hook_flush_gap(co_state *s)
 {
-    uint8_t *p = begin(s, LT_EVENT_HOT_MAX); /* writes the GAP, if any */
-    (void)p;
+    (void)co_out_hot(s); /* writes the GAP, if any */
 }
 
 CO_INLINE void end(co_state *s, uint8_t *p, uint8_t *q)
 {
-    lt_ring_commit(&s->ring, (uint64_t)(q - p));
+    co_out_hot_end(s, p, q);
 }
 
 int co_hook_thread_record(co_state *s, uint32_t id, lua_State *T)
 {
-    uint8_t *p = begin(s, LT_EVENT_HOT_MAX);
+    uint8_t *p = co_out_hot(s);
     if (!p)
         return 0;
     uint8_t *q = lt_put_head(p, LT_EV_THREAD, 2);
@@ -71,23 +57,25 @@ int co_hook_thread_record(co_state *s, uint32_t id, lua_State *T)
     return 1;
 }
 
-/* A RESUME or YIELD of thread id; depth: where its next record is. */
-CO_INLINE int switch_record(co_state *s, int resumed, uint64_t dt, uint32_t id, uint32_t depth,
-                            int dead)
+/* A RESUME or YIELD record at p; depth: where thread id's next record is,
+ * which it implies. */
+CO_INLINE void put_switch(co_state *s, uint8_t *p, int resumed, uint64_t dt, uint32_t id,
+                          uint32_t depth, int dead)
 {
-    uint8_t *p = begin(s, LT_EVENT_HOT_MAX);
-    if (!p)
-        return 0;
     uint8_t *q = lt_put_head(p, resumed ? LT_EV_RESUME : LT_EV_YIELD, resumed ? 3 : 4);
     q = lt_put_uint(q, dt);
     q = lt_put_uint(q, id);
     q = lt_put_uint(q, depth);
     if (!resumed)
-        q = lt_put_uint(q, (unsigned)dead);
-    end(s, p, q);
-    s->depth = depth; /* implied, as after a CALL, LINE or RET */
-    s->depth_end = s->ring.pos;
-    return 1;
+        *q++ = (uint8_t)dead;
+    s->depth = depth; /* as after a CALL, LINE or RET */
+    s->depth_end = co_out_hot_end(s, p, q);
+}
+
+/* The frame on top before the event ar: a call's caller. */
+CO_INLINE uint32_t depth_before(const lua_Debug *ar)
+{
+    return (uint32_t)ar->i_ci - (ar->event == LUA_HOOKCALL && ar->i_ci > 0);
 }
 
 /* L runs now, another thread ran the previous event. R if that thread is
@@ -105,10 +93,10 @@ static int __attribute__((noinline)) switch_slow(co_state *s, lua_State *L, cons
         return 0;
     int st;
     int resumed = co_thread_resumed(s, s->cur_L, &st);
-    /* the frame on top before this event: a call's caller */
-    uint32_t depth = (uint32_t)ar->i_ci - (ar->event == LUA_HOOKCALL && ar->i_ci > 0);
-    if (!switch_record(s, resumed, dt, id, depth, st != LUA_YIELD))
+    uint8_t *p = co_out_hot(s);
+    if (!p)
         return 0;
+    put_switch(s, p, resumed, dt, id, depth_before(ar), st != LUA_YIELD);
     if (!resumed && st != LUA_YIELD)
         co_thread_dead(s, s->cur_id);
     co_thread_anchor(s, L);
@@ -117,38 +105,24 @@ static int __attribute__((noinline)) switch_slow(co_state *s, lua_State *L, cons
 }
 
 /* switch_slow's commonest case, where it only reads fields (the layout is
- * verified), L is known, the ring has room and no GAP is due: a leaf
- * function, so that it saves no registers. Every other case goes there. */
+ * verified), L is known and the record takes the ring's fast path: a leaf
+ * function, so that it saves few registers. Every other case goes there. */
 static int __attribute__((noinline)) switch_thread(co_state *s, lua_State *L, const lua_Debug *ar,
                                                    uint64_t dt)
 {
-    const char *l = (const char *)L, *o = (const char *)s->cur_L;
-    uint32_t c, id;
-    memcpy(&c, l + CO_LS_HOOKCOUNT, sizeof c);
-    id = c & (CO_ID_MAX - 1);
-    uint8_t *p = lt_ring_reserve(&s->ring, LT_EVENT_HOT_MAX);
+    uint32_t c = (uint32_t)co_int_at(L, LS_HOOKCOUNT), id = c & (CO_ID_MAX - 1);
     if (!s->thread_ok || c >> CO_ID_BITS != s->th.epoch || id >= s->th.cap || s->th.t[id] != L ||
-        !p || s->dropped)
+        s->ring.pos > s->slow_at)
         return switch_slow(s, L, ar, dt);
-    const char *ci, *base;
-    memcpy(&ci, o + CO_LS_CI, sizeof ci);
-    memcpy(&base, o + CO_LS_BASE_CI, sizeof base);
-    unsigned st = (uint8_t)o[CO_LS_STATUS];
-    int resumed = st == 0 && ci > base, dead = st != LUA_YIELD;
-    uint32_t depth = (uint32_t)ar->i_ci - (ar->event == LUA_HOOKCALL && ar->i_ci > 0);
-    uint8_t *q = lt_put_head(p, resumed ? LT_EV_RESUME : LT_EV_YIELD, resumed ? 3 : 4);
-    q = lt_put_uint(q, dt);
-    q = lt_put_uint(q, id);
-    q = lt_put_uint(q, depth);
-    if (!resumed)
-        *q++ = (uint8_t)dead;
-    end(s, p, q);
-    s->depth = depth;
-    s->depth_end = s->ring.pos;
+    const char *o = (const char *)s->cur_L;
+    unsigned st = (uint8_t)o[LS_STATUS];
+    int resumed = st == 0 && co_ptr_at(o, LS_CI) > co_ptr_at(o, LS_BASE_CI);
+    int dead = st != LUA_YIELD;
+    put_switch(s, s->ring.data + (s->ring.pos & s->ring.mask), resumed, dt, id, depth_before(ar),
+               dead);
     if (!resumed && dead)
         co_thread_dead(s, s->cur_id);
-    char *slot; /* the anchor (co_thread_anchor) */
-    memcpy(&slot, (const char *)s->th.anchor + CO_LS_BASE, sizeof slot);
+    void *slot = (void *)co_ptr_at(s->th.anchor, LS_BASE); /* co_thread_anchor */
     memcpy(slot, &L, sizeof L);
     s->cur_L = L;
     s->cur_id = id;
@@ -160,8 +134,9 @@ void co_hook_resume_record(co_state *s, lua_State *co)
 {
     lua_Debug ar;
     uint32_t id = co_thread_id(s, co);
-    if (id)
-        switch_record(s, 1, 0, id, lua_getstack(co, 0, &ar) ? (uint32_t)ar.i_ci : 0, 0);
+    uint8_t *p = id ? co_out_hot(s) : NULL;
+    if (p)
+        put_switch(s, p, 1, 0, id, lua_getstack(co, 0, &ar) ? (uint32_t)ar.i_ci : 0, 0);
 }
 
 /* The coroutine a resume call is about to run: its first argument. */
@@ -169,13 +144,9 @@ static lua_State *resume_arg(co_state *s, lua_State *L, lua_Debug *ar)
 {
     lua_State *co = NULL;
     if (s->thread_ok) { /* at a C function's call hook, its arguments are base..top */
-        const char *base, *top;
-        memcpy(&base, (const char *)L + CO_LS_BASE, sizeof base);
-        memcpy(&top, (const char *)L + CO_LS_TOP, sizeof top);
-        int tt;
-        memcpy(&tt, base + 8, sizeof tt);
-        if (top > base && tt == LUA_TTHREAD)
-            memcpy(&co, base, sizeof co);
+        const char *base = co_ptr_at(L, LS_BASE), *top = co_ptr_at(L, LS_TOP);
+        if (top > base && co_int_at(base, TV_TT) == LUA_TTHREAD)
+            co = (lua_State *)co_ptr_at(base, 0);
     } else if (lua_getlocal(L, ar, 1)) {
         co = lua_tothread(L, -1);
         lua_pop(L, 1);
@@ -185,16 +156,16 @@ static lua_State *resume_arg(co_state *s, lua_State *L, lua_Debug *ar)
 
 static int hooked(const co_state *s, lua_State *co)
 {
-    lua_Hook h;
     if (!s->thread_ok)
         return lua_gethook(co) == co_hook;
-    memcpy(&h, (const char *)co + CO_LS_HOOK, sizeof h);
+    lua_Hook h;
+    memcpy(&h, (const char *)co + LS_HOOK, sizeof h);
     return h == co_hook;
 }
 
 /* The coroutine a resume or wrap call is about to run (hooked if it was
  * not); a wrap call gets its body's function id. */
-static uint32_t resume_target(co_state *s, lua_State *L, lua_Debug *ar, uint32_t flags,
+static uint32_t __attribute__((noinline)) resume_target(co_state *s, lua_State *L, lua_Debug *ar, uint32_t flags,
                               uint32_t fid)
 {
     lua_State *co = NULL;
@@ -213,32 +184,24 @@ static uint32_t resume_target(co_state *s, lua_State *L, lua_Debug *ar, uint32_t
     return flags & LT_FF_WRAP ? co_func_wrap_id(s, L, ar, co, fid) : fid;
 }
 
-/* Short forms (lt_event.h) apply when nothing was written since the
- * record that implies them (no other record, no GAP: checked after
- * begin) and the event fits. */
-CO_INLINE int implied(const co_state *s, uint64_t end)
-{
-    return s->ring.pos == end;
-}
-
-CO_INLINE void implies(co_state *s, uint32_t depth)
+/* Short forms (lt_event.h) apply while nothing was written since the
+ * record that implies them (no other record, no GAP: the ring position is
+ * still the one after it, read after co_out_hot) and the event fits. */
+CO_INLINE void implies(co_state *s, uint64_t pos, uint32_t depth)
 {
     s->depth = depth;
-    s->depth_end = s->ring.pos;
+    s->depth_end = pos;
 }
 
-static void on_call(co_state *s, lua_State *L, lua_Debug *ar, uint64_t dt)
+/* A call's record, once its fid is known. */
+CO_INLINE void put_call(co_state *s, lua_Debug *ar, uint64_t dt, uint32_t fid)
 {
-    uint32_t flags = 0;
-    uint32_t fid = co_func_id(s, L, ar, &flags);
-    if (flags & (LT_FF_RESUME | LT_FF_WRAP))
-        fid = resume_target(s, L, ar, flags, fid);
-    uint8_t *p = fid ? begin(s, LT_EVENT_HOT_MAX) : NULL;
+    uint8_t *p = co_out_hot(s);
     if (!p)
         return;
     uint32_t depth = (uint32_t)ar->i_ci;
     uint8_t *q;
-    if (implied(s, s->depth_end) && depth == s->depth + 1) {
+    if (s->ring.pos == s->depth_end && depth == s->depth + 1) {
         q = lt_put_short(p, LT_SHORT_CALL, dt);
     } else {
         q = lt_put_head(p, LT_EV_CALL, 3);
@@ -246,47 +209,51 @@ static void on_call(co_state *s, lua_State *L, lua_Debug *ar, uint64_t dt)
         q = lt_put_uint(q, dt);
     }
     q = lt_put_uint(q, fid);
-    end(s, p, q);
-    implies(s, depth);
+    implies(s, co_out_hot_end(s, p, q), depth);
 }
 
-CO_INLINE void on_ret(co_state *s, lua_Debug *ar, uint64_t dt)
+CO_INLINE void on_call(co_state *s, lua_State *L, lua_Debug *ar, uint64_t dt)
 {
-    uint8_t *p = begin(s, LT_EVENT_HOT_MAX);
-    if (!p)
-        return;
+    uint32_t flags = 0;
+    uint32_t fid = co_func_id(s, L, ar, &flags);
+    if (__builtin_expect(flags & (LT_FF_RESUME | LT_FF_WRAP), 0))
+        fid = resume_target(s, L, ar, flags, fid);
+    if (fid)
+        put_call(s, ar, dt, fid);
+}
+
+/* p: where the record goes (co_out_hot) */
+CO_INLINE void on_ret(co_state *s, lua_Debug *ar, uint64_t dt, uint8_t *p)
+{
     uint32_t depth = (uint32_t)ar->i_ci;
     uint8_t *q;
-    if (implied(s, s->depth_end) && depth == s->depth) {
+    if (s->ring.pos == s->depth_end && depth == s->depth) {
         q = lt_put_short(p, LT_SHORT_RET, dt);
     } else {
         q = lt_put_head(p, LT_EV_RET, 2);
         q = lt_put_uint(q, depth);
         q = lt_put_uint(q, dt);
     }
-    end(s, p, q);
+    uint64_t pos = co_out_hot_end(s, p, q);
     if (depth > 0)
-        implies(s, depth - 1);
+        implies(s, pos, depth - 1);
     else
         s->depth_end = UINT64_MAX;
 }
 
-CO_INLINE void on_line(co_state *s, lua_Debug *ar, uint64_t dt)
+CO_INLINE void on_line(co_state *s, lua_Debug *ar, uint64_t dt, uint8_t *p)
 {
-    uint8_t *p = begin(s, LT_EVENT_HOT_MAX);
-    if (!p)
-        return;
     uint32_t line = ar->currentline > 0 ? (uint32_t)ar->currentline : 0;
     uint32_t depth = (uint32_t)ar->i_ci;
-    int64_t delta = (int64_t)line - s->line_prev;
+    uint64_t pos = s->ring.pos;
+    /* in [0, BIAS + MAX] when the change of line fits a step */
+    uint64_t biased = (uint64_t)((int64_t)line - s->line_prev + LT_STEP_BIAS);
     uint8_t *q;
-    if (implied(s, s->depth_end) && depth == s->depth) {
-        if (implied(s, s->line_end) && delta >= -LT_STEP_BIAS && delta <= LT_STEP_MAX) {
-            q = lt_put_step(p, (int)delta, dt);
-        } else {
-            q = lt_put_short(p, LT_SHORT_LINE, dt);
-            q = lt_put_uint(q, line);
-        }
+    if (pos == s->line_end && depth == s->depth && biased <= LT_STEP_BIAS + LT_STEP_MAX) {
+        q = lt_put_step(p, (int)biased - LT_STEP_BIAS, dt);
+    } else if (pos == s->depth_end && depth == s->depth) {
+        q = lt_put_short(p, LT_SHORT_LINE, dt);
+        q = lt_put_uint(q, line);
     } else {
         q = lt_put_head(p, LT_EV_LINE, 3);
         q = lt_put_uint(q, depth);
@@ -294,9 +261,9 @@ CO_INLINE void on_line(co_state *s, lua_Debug *ar, uint64_t dt)
         q = lt_put_uint(q, line);
     }
     s->line_prev = line;
-    end(s, p, q);
-    s->line_end = s->ring.pos;
-    implies(s, depth);
+    pos = co_out_hot_end(s, p, q);
+    s->line_end = pos;
+    implies(s, pos, depth);
 }
 
 /* The end of a measured hook: updates its kind's mean (x16, weight 1/8).
@@ -351,19 +318,11 @@ static void inactive(lua_State *L, lua_Debug *ar)
         lua_sethook(L, co_hook, CO_MASK, 0);
 }
 
-void co_hook(lua_State *L, lua_Debug *ar)
+/* Every event the lean path leaves: a call (it looks up its function), a
+ * tail return, an event in another thread than the last one, a record
+ * that needs the ring's slow path, a clock that is not the TSC. */
+static void __attribute__((noinline)) any_event(co_state *s, lua_State *L, lua_Debug *ar)
 {
-    co_state *s = g_state;
-    if (__builtin_expect(!s || !s->active, 0)) {
-        inactive(L, ar);
-        return;
-    }
-    /* relaxed: the word only asks for a detach; nothing else rides on it */
-    if (__builtin_expect(atomic_load_explicit(&s->ring.hdr->control, memory_order_relaxed) != 0,
-                         0)) {
-        co_attach_control(s, L);
-        return;
-    }
     uint64_t t0 = co_clock_ticks(s->use_tsc);
     if (ar->event == LUA_HOOKTAILRET) {
         /* implied by depths; only keep this hook's time out of the next dt */
@@ -379,23 +338,82 @@ void co_hook(lua_State *L, lua_Debug *ar)
         }
         dt = 0;
     }
-    if (ar->event == LUA_HOOKLINE)
-        on_line(s, ar, dt);
-    else if (ar->event == LUA_HOOKCALL)
-        on_call(s, L, ar, dt);
-    else
-        on_ret(s, ar, dt);
+    co_hook_emit(s, L, ar, dt);
     hook_end(s, t0, ar->event);
+}
+
+/* hook_end on the lean paths: the TSC known, measure_end a tail call. */
+CO_INLINE void lean_end(co_state *s, uint64_t t0, int ev)
+{
+    if (__builtin_expect(s->sample_every == 1, 1)) {
+        s->last = co_clock_tsc();
+        return;
+    }
+    if (__builtin_expect(--s->sample_left == 0, 0)) {
+        measure_end(s, t0, ev);
+        return;
+    }
+    s->last = t0 + s->hook_ticks[ev];
+}
+
+/* A call on co_hook's lean path: the same, with the function's lookup. */
+static void __attribute__((noinline)) lean_call(co_state *s, lua_State *L, lua_Debug *ar)
+{
+    uint64_t t0 = co_clock_tsc();
+    uint64_t dt = t0 > s->last ? t0 - s->last : 0;
+    on_call(s, L, ar, dt);
+    lean_end(s, t0, LUA_HOOKCALL);
+}
+
+/* The hook. Its lean path (a line or a return, in the thread of the last
+ * event, with ring room and a TSC) makes no call, so that it saves few
+ * registers; a call takes lean_call, every other case any_event, whole,
+ * as tail calls. */
+void co_hook(lua_State *L, lua_Debug *ar)
+{
+    co_state *s = g_state;
+    if (__builtin_expect(!s || !s->active, 0)) {
+        inactive(L, ar);
+        return;
+    }
+    /* relaxed: the word only asks for a detach; nothing else rides on it */
+    if (__builtin_expect(atomic_load_explicit(&s->ring.hdr->control, memory_order_relaxed) != 0,
+                         0)) {
+        co_attach_control(s, L);
+        return;
+    }
+    int ev = ar->event;
+    if (__builtin_expect(!CO_HAVE_TSC || !s->use_tsc || L != s->cur_L || ev == LUA_HOOKTAILRET ||
+                             s->ring.pos > s->slow_at,
+                         0)) {
+        any_event(s, L, ar);
+        return;
+    }
+    if (ev == LUA_HOOKCALL) {
+        lean_call(s, L, ar);
+        return;
+    }
+    uint64_t t0 = co_clock_tsc();
+    uint64_t dt = t0 > s->last ? t0 - s->last : 0;
+    uint8_t *p = s->ring.data + (s->ring.pos & s->ring.mask); /* pos <= slow_at */
+    if (ev == LUA_HOOKLINE)
+        on_line(s, ar, dt, p);
+    else
+        on_ret(s, ar, dt, p);
+    lean_end(s, t0, ev);
 }
 
 void co_hook_emit(co_state *s, lua_State *L, lua_Debug *ar, uint64_t dt)
 {
-    if (ar->event == LUA_HOOKLINE)
-        on_line(s, ar, dt);
-    else if (ar->event == LUA_HOOKCALL)
+    if (ar->event == LUA_HOOKCALL) {
         on_call(s, L, ar, dt);
-    else if (ar->event == LUA_HOOKRET)
-        on_ret(s, ar, dt);
+        return;
+    }
+    uint8_t *p = co_out_hot(s);
+    if (p && ar->event == LUA_HOOKLINE)
+        on_line(s, ar, dt, p);
+    else if (p && ar->event == LUA_HOOKRET)
+        on_ret(s, ar, dt, p);
 }
 
 /* FRAME records for every frame of L, top first. Tail-call placeholders
@@ -409,7 +427,7 @@ static void snapshot_frames(co_state *s, lua_State *L)
         uint32_t flags;
         lua_getinfo(L, "l", &ar);
         uint32_t fid = co_func_id(s, L, &ar, &flags);
-        uint8_t *p = fid ? begin(s, LT_EVENT_HOT_MAX) : NULL;
+        uint8_t *p = fid ? co_out_hot(s) : NULL;
         if (!p)
             return;
         uint8_t *q = lt_put_head(p, LT_EV_FRAME, 3);
@@ -423,7 +441,7 @@ static void snapshot_frames(co_state *s, lua_State *L)
 void co_hook_snapshot(co_state *s, lua_State *L, unsigned reason)
 {
     uint32_t id = co_thread_id(s, L);
-    uint8_t *p = id ? begin(s, LT_EVENT_HOT_MAX) : NULL;
+    uint8_t *p = id ? co_out_hot(s) : NULL;
     if (!p)
         return;
     uint8_t *q = lt_put_head(p, LT_EV_START, 2);

@@ -13,38 +13,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "co_layout.h"
 #include "co_state.h"
 
 #define CO_SCAN_MAX 20000 /* entries looked at per table */
-
-enum {
-    TB_LSIZENODE = 11, /* Table.lsizenode (log2 of the node count) */
-    TB_ARRAY = 24,     /* Table.array (TValue*) */
-    TB_NODE = 32,      /* Table.node (Node*) */
-    TB_SIZEARRAY = 56, /* Table.sizearray (int) */
-    TV_SIZE = 16,      /* sizeof(TValue) */
-    TV_TT = 8,         /* TValue.tt */
-    NODE_SIZE = 40,    /* sizeof(Node): i_val, then i_key (value, tt, next) */
-    NODE_KEY = 16,     /* Node.i_key */
-    TS_LEN = 16,       /* TString.len */
-    TS_SIZE = 24,      /* sizeof(TString): the bytes follow */
-    CL_ISC = 10,       /* Closure.isC */
-    CL_F = 32          /* CClosure.f */
-};
-
-static const void *read_ptr(const void *base, int off)
-{
-    const void *v;
-    memcpy(&v, (const char *)base + off, sizeof v);
-    return v;
-}
-
-static int read_int(const void *base, int off)
-{
-    int v;
-    memcpy(&v, (const char *)base + off, sizeof v);
-    return v;
-}
 
 /* What is looked for: the closure (a Lua function), or any closure of the
  * C function cf (Lua makes several closures of one C function, e.g. _G.next
@@ -84,10 +56,10 @@ static void scan_api(lua_State *L, int idx, const char *prefix, target *t)
 
 static int same(const target *t, const uint8_t *node)
 {
-    if (read_int(node, TV_TT) != LUA_TFUNCTION)
+    if (co_int_at(node, TV_TT) != LUA_TFUNCTION)
         return 0;
-    const uint8_t *cl = read_ptr(node, 0);
-    return t->cf ? cl[CL_ISC] && read_ptr(cl, CL_F) == (const void *)t->cf : cl == t->cl;
+    const uint8_t *cl = co_ptr_at(node, 0);
+    return t->cf ? cl[CL_ISC] && co_ptr_at(cl, CL_FP) == (const void *)t->cf : cl == t->cl;
 }
 
 /* The Table tb read directly, entries counted against the budget as
@@ -95,18 +67,18 @@ static int same(const target *t, const uint8_t *node)
 static void scan_direct(const uint8_t *tb, const char *prefix, target *t)
 {
     unsigned budget = CO_SCAN_MAX;
-    const uint8_t *arr = read_ptr(tb, TB_ARRAY);
-    for (int i = 0, n = read_int(tb, TB_SIZEARRAY); i < n; i++)
-        if (read_int(arr + (size_t)i * TV_SIZE, TV_TT) != LUA_TNIL && !--budget)
+    const uint8_t *arr = co_ptr_at(tb, TB_ARRAY);
+    for (int i = 0, n = co_int_at(tb, TB_SIZEARRAY); i < n; i++)
+        if (co_int_at(arr + (size_t)i * TV_SIZE, TV_TT) != LUA_TNIL && !--budget)
             return;
-    const uint8_t *node = read_ptr(tb, TB_NODE);
-    for (size_t i = 0, n = (size_t)1 << tb[TB_LSIZENODE]; i < n; i++, node += NODE_SIZE) {
-        if (read_int(node, TV_TT) == LUA_TNIL)
+    const uint8_t *node = co_ptr_at(tb, TB_NODE);
+    for (size_t i = 0, n = (size_t)1 << tb[TB_LSIZENODE]; i < n; i++, node += ND_SIZE) {
+        if (co_int_at(node, TV_TT) == LUA_TNIL)
             continue;
         if (!--budget)
             return;
-        if (read_int(node + NODE_KEY, TV_TT) == LUA_TSTRING && same(t, node))
-            consider(t, prefix, (const char *)read_ptr(node, NODE_KEY) + TS_SIZE);
+        if (co_int_at(node, ND_KEYTT) == LUA_TSTRING && same(t, node))
+            consider(t, prefix, (const char *)co_ptr_at(node, ND_KEY) + TS_SIZE);
     }
 }
 
@@ -189,7 +161,7 @@ int co_name_layout_check(lua_State *L)
     /* the header first: a wrong layout must fail before nodes are read */
     const uint8_t *tb = lua_topointer(L, t);
     ok = ok && tb[8] == LUA_TTABLE && tb[TB_LSIZENODE] >= 3 && tb[TB_LSIZENODE] <= 6 &&
-         read_int(tb, TB_SIZEARRAY) >= 8 && read_int(tb, TB_SIZEARRAY) <= 64;
+         co_int_at(tb, TB_SIZEARRAY) >= 8 && co_int_at(tb, TB_SIZEARRAY) <= 64;
     ok = ok && agree(L, t, fa) && agree(L, t, fb) && agree(L, t, lua_gettop(L));
     lua_settop(L, top);
     return ok;

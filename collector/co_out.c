@@ -41,6 +41,7 @@ uint8_t *co_out_wait(co_state *s, size_t n)
     lt_ring_publish(&s->ring); /* the consumer may be waiting for these */
     if (s->drop_mode) {
         s->dropped++;
+        s->slow_at = 0; /* the next hot record writes the GAP first */
         /* relaxed: a statistic, read by the consumer at leisure */
         atomic_fetch_add_explicit(&s->ring.hdr->drops, 1, memory_order_relaxed);
         return NULL;
@@ -58,6 +59,35 @@ uint8_t *co_out_wait(co_state *s, size_t n)
         }
         pause_a_little(round);
     }
+}
+
+/* The GAP record of the events dropped so far. */
+static void write_gap(co_state *s, uint8_t *p)
+{
+    uint8_t *q = lt_put_head(p, LT_EV_GAP, 1);
+    q = lt_put_uint(q, s->dropped);
+    s->dropped = 0;
+    lt_ring_commit(&s->ring, (uint64_t)(q - p));
+}
+
+uint8_t *co_out_hot_slow(co_state *s)
+{
+    lt_ring *r = &s->ring;
+    if (r->pos - r->published >= LT_RING_BATCH)
+        lt_ring_publish(r);
+    uint8_t *p = co_out_reserve(s, LT_EVENT_HOT_MAX);
+    if (p && s->dropped) {
+        write_gap(s, p);
+        p = co_out_reserve(s, LT_EVENT_HOT_MAX);
+    }
+    if (!p)
+        return NULL;
+    /* both bounds only move forward, so slow_at stays safe if another
+     * writer reads the tail or publishes meanwhile */
+    uint64_t room = r->peer_seen + r->size - LT_EVENT_HOT_MAX;
+    uint64_t publish = r->published + LT_RING_BATCH;
+    s->slow_at = room < publish ? room : publish;
+    return p;
 }
 
 void co_out_clock(co_state *s)

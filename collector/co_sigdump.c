@@ -30,76 +30,10 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "co_layout.h"
 #include "co_state.h"
 #include "lt_attach.h"
 #include "lt_ctl.h"
-
-/* Lua 5.1 on LP64: field offsets, and how many bytes are copied of each
- * structure (the _READ values) */
-enum {
-    /* lua_State */
-    LS_TT = 8,
-    LS_MARKED = 9,
-    LS_STATUS = 10,
-    LS_G = 32,
-    LS_CI = 40,
-    LS_SAVEDPC = 48,
-    LS_BASE_CI = 80,
-    LS_SIZE_CI = 92,
-    LS_GT = 120, /* l_gt: the globals (TValue) */
-    LS_READ = 136,
-    /* global_State */
-    G_CURWHITE = 32,
-    G_ROOTGC = 40,
-    G_REGISTRY = 160, /* TValue */
-    /* CallInfo */
-    CI_BASE = 0,
-    CI_FUNC = 8,
-    CI_SAVEDPC = 24,
-    CI_TAILCALLS = 36,
-    CI_SIZE = 40,
-    /* TValue */
-    TV_TT = 8,
-    TV_SIZE = 16,
-    /* Closure (CClosure and LClosure) */
-    CL_TT = 8,
-    CL_ISC = 10,
-    CL_FP = 32,   /* LClosure.p / CClosure.f */
-    CL_UPV0 = 40, /* CClosure.upvalue[0] (TValue) */
-    CL_READ = 56,
-    /* Proto */
-    PR_TT = 8,
-    PR_K = 16,
-    PR_CODE = 24,
-    PR_LINEINFO = 40,
-    PR_LOCVARS = 48,
-    PR_UPVALUES = 56,
-    PR_SOURCE = 64,
-    PR_SIZEUPV = 72,
-    PR_SIZEK = 76,
-    PR_SIZECODE = 80,
-    PR_SIZELINE = 84,
-    PR_SIZELOC = 92,
-    PR_LINEDEF = 96,
-    PR_LASTLINE = 100,
-    PR_READ = 104,
-    /* LocVar: varname, startpc (8), endpc (12) */
-    LV_SIZE = 16,
-    /* TString: the bytes follow the header */
-    TS_TT = 8,
-    TS_LEN = 16,
-    TS_SIZE = 24,
-    /* Table */
-    TB_TT = 8,
-    TB_LSIZENODE = 11,
-    TB_NODE = 32,
-    TB_READ = 40,
-    /* Node: i_val (TValue), then i_key */
-    ND_KEY = 16,
-    ND_KEYTT = 24,
-    ND_SIZE = 40,
-    LUA_TPROTO_ = LUA_TTHREAD + 1
-};
 
 /* Lua 5.1 opcodes the call-site naming looks at */
 enum {
@@ -195,20 +129,6 @@ static int peek(const void *addr, void *dst, size_t n)
         return -1;
     struct iovec l = {dst, n}, r = {(void *)addr, n};
     return process_vm_readv(getpid(), &l, 1, &r, 1, 0) == (ssize_t)n ? 0 : -1;
-}
-
-static const void *ptr_at(const uint8_t *b, int off)
-{
-    const void *v;
-    memcpy(&v, b + off, sizeof v);
-    return v;
-}
-
-static int int_at(const uint8_t *b, int off)
-{
-    int v;
-    memcpy(&v, b + off, sizeof v);
-    return v;
 }
 
 /* Copies the TString ts into out (NUL-terminated, at most cap - 1 bytes; a
@@ -315,7 +235,7 @@ static int writer(const uint8_t *pr, int pc, int reg, uint32_t *out)
     uint32_t code[BACK_MAX];
     int lo = pc > BACK_MAX ? pc - BACK_MAX : 0;
     if (pc <= 0 ||
-        peek((const uint32_t *)ptr_at(pr, PR_CODE) + lo, code, (size_t)(pc - lo) * sizeof code[0]))
+        peek((const uint32_t *)co_ptr_at(pr, PR_CODE) + lo, code, (size_t)(pc - lo) * sizeof code[0]))
         return 0;
     for (int k = pc - lo; k-- > 0;) {
         int op = op_of(code[k]);
@@ -333,17 +253,17 @@ static int writer(const uint8_t *pr, int pc, int reg, uint32_t *out)
 static int local_name(const uint8_t *pr, int n, int pc, char *out, size_t cap)
 {
     uint8_t lv[32 * LV_SIZE];
-    int size = int_at(pr, PR_SIZELOC);
-    const uint8_t *vars = ptr_at(pr, PR_LOCVARS);
+    int size = co_int_at(pr, PR_SIZELOC);
+    const uint8_t *vars = co_ptr_at(pr, PR_LOCVARS);
     for (int i = 0; i < size && i < SCAN_MAX; i += 32) {
         int m = size - i < 32 ? size - i : 32;
         if (peek(vars + (size_t)i * LV_SIZE, lv, (size_t)m * LV_SIZE))
             return 0;
         for (int j = 0; j < m; j++) {
-            if (int_at(lv, j * LV_SIZE + 8) > pc)
+            if (co_int_at(lv, j * LV_SIZE + 8) > pc)
                 return 0;
-            if (pc < int_at(lv, j * LV_SIZE + 12) && --n == 0)
-                return tstring(ptr_at(lv, j * LV_SIZE), out, cap, 0) > 0;
+            if (pc < co_int_at(lv, j * LV_SIZE + 12) && --n == 0)
+                return tstring(co_ptr_at(lv, j * LV_SIZE), out, cap, 0) > 0;
         }
     }
     return 0;
@@ -353,11 +273,11 @@ static int local_name(const uint8_t *pr, int n, int pc, char *out, size_t cap)
 static int kname(const uint8_t *pr, int k, char *out, size_t cap)
 {
     uint8_t tv[TV_SIZE];
-    if (k < 0 || k >= int_at(pr, PR_SIZEK) ||
-        peek((const uint8_t *)ptr_at(pr, PR_K) + (size_t)k * TV_SIZE, tv, sizeof tv) ||
-        int_at(tv, TV_TT) != LUA_TSTRING)
+    if (k < 0 || k >= co_int_at(pr, PR_SIZEK) ||
+        peek((const uint8_t *)co_ptr_at(pr, PR_K) + (size_t)k * TV_SIZE, tv, sizeof tv) ||
+        co_int_at(tv, TV_TT) != LUA_TSTRING)
         return 0;
-    return tstring(ptr_at(tv, 0), out, cap, 0) > 0;
+    return tstring(co_ptr_at(tv, 0), out, cap, 0) > 0;
 }
 
 static int obj_name(const uint8_t *pr, int pc, int reg, char *out, size_t cap, int depth)
@@ -378,8 +298,8 @@ static int obj_name(const uint8_t *pr, int pc, int reg, char *out, size_t cap, i
     case OP_GETUPVAL: {
         const void *ts;
         int u = b_of(i);
-        return u < int_at(pr, PR_SIZEUPV) &&
-               !peek((const void *const *)ptr_at(pr, PR_UPVALUES) + u, &ts, sizeof ts) &&
+        return u < co_int_at(pr, PR_SIZEUPV) &&
+               !peek((const void *const *)co_ptr_at(pr, PR_UPVALUES) + u, &ts, sizeof ts) &&
                tstring(ts, out, cap, 0) > 0;
     }
     default:
@@ -391,8 +311,8 @@ static int obj_name(const uint8_t *pr, int pc, int reg, char *out, size_t cap, i
 static void call_name(const uint8_t *pr, int pc, char *out, size_t cap)
 {
     uint32_t i;
-    if (pc < 0 || pc >= int_at(pr, PR_SIZECODE) ||
-        peek((const uint32_t *)ptr_at(pr, PR_CODE) + pc, &i, sizeof i))
+    if (pc < 0 || pc >= co_int_at(pr, PR_SIZECODE) ||
+        peek((const uint32_t *)co_ptr_at(pr, PR_CODE) + pc, &i, sizeof i))
         return;
     if (op_of(i) == OP_CALL || op_of(i) == OP_TAILCALL || op_of(i) == OP_TFORLOOP)
         obj_name(pr, pc, a_of(i), out, cap, 0);
@@ -414,7 +334,7 @@ static uint32_t func_flags(const void *cf)
 /* The function of closure cl (copied in c), found or added. */
 static sd_func *func_of(sd *d, const void *cl, const uint8_t *c, const uint8_t *pr)
 {
-    const void *key = ptr_at(c, CL_FP);
+    const void *key = co_ptr_at(c, CL_FP);
     for (uint32_t i = 0; i < d->nfn; i++)
         if (d->fn[i].key == key)
             return &d->fn[i];
@@ -429,9 +349,9 @@ static sd_func *func_of(sd *d, const void *cl, const uint8_t *c, const uint8_t *
     if (f->isC) {
         f->flags = func_flags(key);
     } else {
-        f->src = ptr_at(pr, PR_SOURCE);
-        f->linedef = int_at(pr, PR_LINEDEF);
-        f->lastline = int_at(pr, PR_LASTLINE);
+        f->src = co_ptr_at(pr, PR_SOURCE);
+        f->linedef = co_int_at(pr, PR_LINEDEF);
+        f->lastline = co_int_at(pr, PR_LASTLINE);
         f->main = f->linedef == 0;
     }
     return f;
@@ -440,15 +360,15 @@ static sd_func *func_of(sd *d, const void *cl, const uint8_t *c, const uint8_t *
 /* pc (instruction index) of a Lua frame whose saved pc is savedpc. */
 static int pc_of(const uint8_t *pr, const void *savedpc)
 {
-    ptrdiff_t k = ((const char *)savedpc - (const char *)ptr_at(pr, PR_CODE)) / 4 - 1;
+    ptrdiff_t k = ((const char *)savedpc - (const char *)co_ptr_at(pr, PR_CODE)) / 4 - 1;
     return k >= 0 && k < 0x7fffffff ? (int)k : -1;
 }
 
 static uint32_t line_of(const uint8_t *pr, int pc)
 {
     int line;
-    if (pc < 0 || pc >= int_at(pr, PR_SIZELINE) ||
-        peek((const int *)ptr_at(pr, PR_LINEINFO) + pc, &line, sizeof line))
+    if (pc < 0 || pc >= co_int_at(pr, PR_SIZELINE) ||
+        peek((const int *)co_ptr_at(pr, PR_LINEINFO) + pc, &line, sizeof line))
         return 0;
     return line > 0 ? (uint32_t)line : 0;
 }
@@ -457,11 +377,11 @@ static uint32_t line_of(const uint8_t *pr, int pc)
 static const void *resumed(const uint8_t *ci, const uint8_t *c, const sd_func *f)
 {
     uint8_t tv[TV_SIZE];
-    if (f->flags == LT_FF_RESUME && !peek(ptr_at(ci, CI_BASE), tv, sizeof tv) &&
-        int_at(tv, TV_TT) == LUA_TTHREAD)
-        return ptr_at(tv, 0);
-    if (f->flags == LT_FF_WRAP && int_at(c, CL_UPV0 + TV_TT) == LUA_TTHREAD)
-        return ptr_at(c, CL_UPV0);
+    if (f->flags == LT_FF_RESUME && !peek(co_ptr_at(ci, CI_BASE), tv, sizeof tv) &&
+        co_int_at(tv, TV_TT) == LUA_TTHREAD)
+        return co_ptr_at(tv, 0);
+    if (f->flags == LT_FF_WRAP && co_int_at(c, CL_UPV0 + TV_TT) == LUA_TTHREAD)
+        return co_ptr_at(c, CL_UPV0);
     return NULL;
 }
 
@@ -474,7 +394,7 @@ static int read_closure(sd *d, const void *clp)
     if (peek(clp, d->k_c, CL_READ) || d->k_c[CL_TT] != LUA_TFUNCTION)
         return -1;
     if (!d->k_c[CL_ISC] &&
-        (peek(ptr_at(d->k_c, CL_FP), d->k_p, PR_READ) || d->k_p[PR_TT] != LUA_TPROTO_))
+        (peek(co_ptr_at(d->k_c, CL_FP), d->k_p, PR_READ) || d->k_p[PR_TT] != LUA_TPROTO_))
         return -1;
     d->k_cl = clp;
     return 0;
@@ -482,8 +402,8 @@ static int read_closure(sd *d, const void *clp)
 
 static uint32_t cached_line(sd *d, const uint8_t *pr, int pc)
 {
-    if (d->k_pr != ptr_at(d->k_c, CL_FP) || d->k_pc != pc) {
-        d->k_pr = ptr_at(d->k_c, CL_FP);
+    if (d->k_pr != co_ptr_at(d->k_c, CL_FP) || d->k_pc != pc) {
+        d->k_pr = co_ptr_at(d->k_c, CL_FP);
         d->k_pc = pc;
         d->k_line = line_of(pr, pc);
     }
@@ -497,20 +417,20 @@ static int read_frame(sd *d, sd_thread *t, const uint8_t *ls, const uint8_t *c, 
                       sd_func **fo, uint8_t *pr, int *pc)
 {
     uint8_t tv[TV_SIZE];
-    if (peek(ptr_at(c, CI_FUNC), tv, sizeof tv) || int_at(tv, TV_TT) != LUA_TFUNCTION ||
-        read_closure(d, ptr_at(tv, 0)))
+    if (peek(co_ptr_at(c, CI_FUNC), tv, sizeof tv) || co_int_at(tv, TV_TT) != LUA_TFUNCTION ||
+        read_closure(d, co_ptr_at(tv, 0)))
         return -1;
     const uint8_t *cl = d->k_c;
     *pc = -1;
     if (!cl[CL_ISC])
         memcpy(pr, d->k_p, PR_READ);
-    sd_func *f = func_of(d, ptr_at(tv, 0), cl, pr);
+    sd_func *f = func_of(d, co_ptr_at(tv, 0), cl, pr);
     if (!f || d->nfr == MAX_FRAMES) {
         d->flags |= LT_DUMP_TRUNCATED;
         return -1;
     }
     if (!cl[CL_ISC])
-        *pc = pc_of(pr, top ? ptr_at(ls, LS_SAVEDPC) : ptr_at(c, CI_SAVEDPC));
+        *pc = pc_of(pr, top ? co_ptr_at(ls, LS_SAVEDPC) : co_ptr_at(c, CI_SAVEDPC));
     if (top) {
         t->top_c = cl[CL_ISC];
         t->target = resumed(c, cl, f);
@@ -519,7 +439,7 @@ static int read_frame(sd *d, sd_thread *t, const uint8_t *ls, const uint8_t *c, 
         (sd_frame){(uint32_t)(f - d->fn), cl[CL_ISC] ? 0 : cached_line(d, pr, *pc), 0};
     *fo = f;
     /* a Lua frame with lost tail calls was not called by the frame below */
-    return !cl[CL_ISC] && int_at(c, CI_TAILCALLS) > 0;
+    return !cl[CL_ISC] && co_int_at(c, CI_TAILCALLS) > 0;
 }
 
 /* Every frame of thread L, top first; names callees from their callers. */
@@ -529,10 +449,10 @@ static void read_thread(sd *d, const void *L)
     if (d->nth == MAX_THREADS)
         d->flags |= LT_DUMP_TRUNCATED;
     if (d->nth == MAX_THREADS || peek(L, ls, sizeof ls) || ls[LS_TT] != LUA_TTHREAD ||
-        ptr_at(ls, LS_G) != d->g)
+        co_ptr_at(ls, LS_G) != d->g)
         return;
-    const char *base = ptr_at(ls, LS_BASE_CI), *ci = ptr_at(ls, LS_CI);
-    int size_ci = int_at(ls, LS_SIZE_CI);
+    const char *base = co_ptr_at(ls, LS_BASE_CI), *ci = co_ptr_at(ls, LS_CI);
+    int size_ci = co_int_at(ls, LS_SIZE_CI);
     if (!base || ci < base || (ci - base) % CI_SIZE || size_ci > CI_MAX ||
         (ci - base) / CI_SIZE >= size_ci)
         return;
@@ -575,7 +495,7 @@ static void scan_table(sd *d, const void *t, const char *prefix)
     if (peek(t, tb, sizeof tb) || tb[TB_TT] != LUA_TTABLE || tb[TB_LSIZENODE] > 26)
         return;
     uint32_t size = 1u << tb[TB_LSIZENODE];
-    const uint8_t *node = ptr_at(tb, TB_NODE);
+    const uint8_t *node = co_ptr_at(tb, TB_NODE);
     for (uint32_t i = 0; i < size && i < SCAN_MAX && d->budget >= 16; i += 16) {
         uint32_t m = size - i < 16 ? size - i : 16;
         d->budget -= 16;
@@ -583,19 +503,19 @@ static void scan_table(sd *d, const void *t, const char *prefix)
             return;
         for (uint32_t j = 0; j < m; j++) {
             const uint8_t *e = nd + j * ND_SIZE;
-            if (int_at(e, TV_TT) != LUA_TFUNCTION || int_at(e, ND_KEYTT) != LUA_TSTRING)
+            if (co_int_at(e, TV_TT) != LUA_TFUNCTION || co_int_at(e, ND_KEYTT) != LUA_TSTRING)
                 continue;
-            const void *cl = ptr_at(e, 0);
+            const void *cl = co_ptr_at(e, 0);
             uint8_t c[CL_READ];
             int have_c = 0;
             for (uint32_t k = 0; k < d->nfn; k++) {
                 sd_func *f = &d->fn[k];
                 if (f->isC && !have_c)
                     have_c = peek(cl, c, sizeof c) ? -1 : 1;
-                if (f->isC ? have_c < 0 || !c[CL_ISC] || ptr_at(c, CL_FP) != f->key : cl != f->cl)
+                if (f->isC ? have_c < 0 || !c[CL_ISC] || co_ptr_at(c, CL_FP) != f->key : cl != f->cl)
                     continue;
                 char key[NAME_MAX_], cand[NAME_MAX_];
-                if (tstring(ptr_at(e, ND_KEY), key, sizeof key, 0) < 0 ||
+                if (tstring(co_ptr_at(e, ND_KEY), key, sizeof key, 0) < 0 ||
                     join(cand, sizeof cand, prefix, key))
                     continue;
                 size_t cl_ = slen(cand), bl = slen(f->name);
@@ -614,7 +534,7 @@ static const void *each_module(sd *d, const void *t, const char *want)
     if (peek(t, tb, sizeof tb) || tb[TB_TT] != LUA_TTABLE || tb[TB_LSIZENODE] > 26)
         return NULL;
     uint32_t size = 1u << tb[TB_LSIZENODE];
-    const uint8_t *node = ptr_at(tb, TB_NODE);
+    const uint8_t *node = co_ptr_at(tb, TB_NODE);
     for (uint32_t i = 0; i < size && i < SCAN_MAX && d->budget >= 16; i += 16) {
         uint32_t m = size - i < 16 ? size - i : 16;
         d->budget -= 16;
@@ -623,13 +543,13 @@ static const void *each_module(sd *d, const void *t, const char *want)
         for (uint32_t j = 0; j < m; j++) {
             const uint8_t *e = nd + j * ND_SIZE;
             char key[NAME_MAX_];
-            if (int_at(e, TV_TT) != LUA_TTABLE || int_at(e, ND_KEYTT) != LUA_TSTRING ||
-                tstring(ptr_at(e, ND_KEY), key, sizeof key, 0) < 0)
+            if (co_int_at(e, TV_TT) != LUA_TTABLE || co_int_at(e, ND_KEYTT) != LUA_TSTRING ||
+                tstring(co_ptr_at(e, ND_KEY), key, sizeof key, 0) < 0)
                 continue;
             if (want && !strcmp(key, want))
-                return ptr_at(e, 0);
+                return co_ptr_at(e, 0);
             if (!want && strcmp(key, "_G"))
-                scan_table(d, ptr_at(e, 0), key);
+                scan_table(d, co_ptr_at(e, 0), key);
         }
     }
     return NULL;
@@ -641,11 +561,11 @@ static void name_functions(sd *d, const void *main)
     d->budget = SCAN_TOTAL;
     if (peek(main, ls, sizeof ls))
         return;
-    if (int_at(ls, LS_GT + TV_TT) == LUA_TTABLE)
-        scan_table(d, ptr_at(ls, LS_GT), "");
-    if (peek((const char *)d->g + G_REGISTRY, reg, sizeof reg) || int_at(reg, TV_TT) != LUA_TTABLE)
+    if (co_int_at(ls, LS_GT + TV_TT) == LUA_TTABLE)
+        scan_table(d, co_ptr_at(ls, LS_GT), "");
+    if (peek((const char *)d->g + G_REGISTRY, reg, sizeof reg) || co_int_at(reg, TV_TT) != LUA_TTABLE)
         return;
-    const void *loaded = each_module(d, ptr_at(reg, 0), "_LOADED");
+    const void *loaded = each_module(d, co_ptr_at(reg, 0), "_LOADED");
     if (loaded)
         each_module(d, loaded, NULL);
 }
@@ -818,15 +738,15 @@ static void collect(sd *d, const void *main, int walk_ok)
     d->nout = 0;
     d->next_sid = 0;
     d->flags = 0;
-    if (peek(main, ls, sizeof ls) || !(d->g = ptr_at(ls, LS_G)))
+    if (peek(main, ls, sizeof ls) || !(d->g = co_ptr_at(ls, LS_G)))
         return;
     read_thread(d, main);
     if (walk_ok) { /* the list is read in place, as co_attach's handler does */
         const uint8_t *g = d->g;
         unsigned otherwhite = (unsigned)(g[G_CURWHITE] ^ 3) & 3;
         size_t n = 0;
-        for (const char *o = ptr_at(g, G_ROOTGC); o && n < WALK_MAX;
-             o = ptr_at((const uint8_t *)o, 0), n++)
+        for (const char *o = co_ptr_at(g, G_ROOTGC); o && n < WALK_MAX;
+             o = co_ptr_at((const uint8_t *)o, 0), n++)
             if (o[LS_TT] == LUA_TTHREAD && o != main && !(o[LS_MARKED] & otherwhite))
                 read_thread(d, o);
     }

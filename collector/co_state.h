@@ -5,7 +5,6 @@
 
 #include <lua.h>
 #include <stdint.h>
-#include <string.h>
 #include <sys/types.h>
 
 #include "lt_event.h"
@@ -72,18 +71,6 @@ typedef struct co_threads {
     int anchor_ref;    /* registry: the anchor thread */
 } co_threads;
 
-/* Offsets in Lua 5.1's lua_State (x86-64), used where
- * co_thread_layout_check / co_func_state_check found them right. */
-enum {
-    CO_LS_STATUS = 10,
-    CO_LS_TOP = 16,
-    CO_LS_BASE = 24,
-    CO_LS_CI = 40,
-    CO_LS_BASE_CI = 80,
-    CO_LS_HOOKCOUNT = 104,
-    CO_LS_HOOK = 112,
-};
-
 /* LUATRACE_TIMING=fast: one hook in about this many has its end measured
  * (co_hook.c). */
 #define CO_SAMPLE_EVERY 16
@@ -111,6 +98,7 @@ typedef struct co_state {
     uint64_t rng;     /* xorshift state: which hook ends are measured */
     int slow;         /* this hook took a slow path: measure its end (co_hook_slow) */
     uint64_t dropped; /* events dropped since the last GAP record */
+    uint64_t slow_at; /* ring position past which a hot record takes co_out_hot_slow */
     /* short forms (lt_event.h): what the last record implies, while the ring
      * position is still the one right after it */
     uint64_t line_end; /* after the last LINE: a step may follow */
@@ -154,6 +142,26 @@ static inline uint8_t *co_out_reserve(co_state *s, size_t n)
 {
     uint8_t *p = lt_ring_reserve(&s->ring, n);
     return p ? p : co_out_wait(s, n);
+}
+
+/* Space for a hot record (at most LT_EVENT_HOT_MAX bytes) at the ring
+ * position, or NULL as co_out_wait. One compare on the fast path: past
+ * slow_at the cached free space may not do, a publish is due, or a GAP
+ * record is pending (slow_at 0). The record ends with co_out_hot_end. */
+uint8_t *co_out_hot_slow(co_state *s);
+
+static inline uint8_t *co_out_hot(co_state *s)
+{
+    if (__builtin_expect(s->ring.pos <= s->slow_at, 1))
+        return s->ring.data + (s->ring.pos & s->ring.mask);
+    return co_out_hot_slow(s);
+}
+
+/* Ends a hot record begun at p and ending at q; returns the new position.
+ * Publishing waits for the next co_out_hot past slow_at. */
+static inline uint64_t co_out_hot_end(co_state *s, const uint8_t *p, const uint8_t *q)
+{
+    return s->ring.pos += (uint64_t)(q - p);
 }
 
 /* Emits a CLOCK record. */
@@ -212,7 +220,7 @@ int co_hook_thread_record(co_state *s, uint32_t id, lua_State *T);
 
 /* ---- co_thread.c: thread ids (traced thread only) ---- */
 
-/* Checks the lua_State fields the switch path reads (CO_LS_*). */
+/* Checks the lua_State fields the switch path reads (co_layout.h). */
 int co_thread_layout_check(lua_State *L);
 
 /* A fresh id table for a new trace (a new epoch), its weak table and the
@@ -229,18 +237,7 @@ void co_thread_anchor(co_state *s, lua_State *L);
 void co_thread_current(co_state *s, lua_State *L);
 
 /* T's id if T is known (its count and the table agree), else 0. */
-uint32_t co_thread_known_api(co_state *s, lua_State *T);
-
-static inline uint32_t co_thread_known(co_state *s, lua_State *T)
-{
-    if (!s->thread_ok)
-        return co_thread_known_api(s, T);
-    int c;
-    memcpy(&c, (const char *)T + CO_LS_HOOKCOUNT, sizeof c);
-    uint32_t id = (uint32_t)c & (CO_ID_MAX - 1);
-    return (uint32_t)c >> CO_ID_BITS == s->th.epoch && id < s->th.cap && s->th.t[id] == T ? id
-                                                                                       : 0;
-}
+uint32_t co_thread_known(co_state *s, lua_State *T);
 
 /* A new id for T (not known): a THREAD record, T hooked with its tag.
  * Uses T's stack. Returns 0 if the record could not be written. */
@@ -267,21 +264,9 @@ static inline void co_thread_dead(co_state *s, uint32_t id)
     co_thread_free_id(&s->th, id);
 }
 
-int co_thread_resumed_api(lua_State *T, int *status);
-
 /* 1 if T resumed another thread (it runs, with a frame): else it yielded,
  * returned or died. *status is lua_status(T). */
-static inline int co_thread_resumed(const co_state *s, lua_State *T, int *status)
-{
-    if (!s->thread_ok)
-        return co_thread_resumed_api(T, status);
-    const char *t = (const char *)T;
-    const char *ci, *base;
-    memcpy(&ci, t + CO_LS_CI, sizeof ci);
-    memcpy(&base, t + CO_LS_BASE_CI, sizeof base);
-    *status = (uint8_t)t[CO_LS_STATUS];
-    return *status == 0 && ci > base;
-}
+int co_thread_resumed(const co_state *s, lua_State *T, int *status);
 
 /* ---- co_module.c ---- */
 

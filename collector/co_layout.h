@@ -1,0 +1,100 @@
+/* co_layout: Lua 5.1's internal structures as the collector reads them
+ * (LP64). Each reader checks the layout it relies on before using it:
+ * co_func_layout_check, co_func_state_check, co_name_layout_check,
+ * co_sigdump_check and co_thread_layout_check. */
+#ifndef CO_LAYOUT_H
+#define CO_LAYOUT_H
+
+#include <lua.h>
+#include <string.h>
+
+/* Lua 5.1 on LP64: field offsets, and how many bytes are copied of each
+ * structure (the _READ values) */
+enum {
+    /* lua_State */
+    LS_TT = 8,
+    LS_MARKED = 9,
+    LS_STATUS = 10,
+    LS_TOP = 16,  /* StkId */
+    LS_BASE = 24, /* StkId */
+    LS_G = 32,
+    LS_CI = 40,
+    LS_SAVEDPC = 48,
+    LS_BASE_CI = 80,
+    LS_SIZE_CI = 92,
+    LS_HOOKCOUNT = 104, /* basehookcount */
+    LS_HOOK = 112,
+    LS_GT = 120, /* l_gt: the globals (TValue) */
+    LS_READ = 136,
+    /* global_State */
+    G_CURWHITE = 32,
+    G_ROOTGC = 40,
+    G_REGISTRY = 160, /* TValue */
+    /* CallInfo */
+    CI_BASE = 0,
+    CI_FUNC = 8,
+    CI_SAVEDPC = 24,
+    CI_TAILCALLS = 36,
+    CI_SIZE = 40,
+    /* TValue */
+    TV_TT = 8,
+    TV_SIZE = 16,
+    /* Closure (CClosure and LClosure) */
+    CL_TT = 8,
+    CL_ISC = 10,
+    CL_FP = 32,   /* LClosure.p / CClosure.f */
+    CL_UPV0 = 40, /* CClosure.upvalue[0] (TValue) */
+    CL_READ = 56,
+    /* Proto */
+    PR_TT = 8,
+    PR_K = 16,
+    PR_CODE = 24,
+    PR_LINEINFO = 40,
+    PR_LOCVARS = 48,
+    PR_UPVALUES = 56,
+    PR_SOURCE = 64,
+    PR_SIZEUPV = 72,
+    PR_SIZEK = 76,
+    PR_SIZECODE = 80,
+    PR_SIZELINE = 84,
+    PR_SIZELOC = 92,
+    PR_LINEDEF = 96,
+    PR_LASTLINE = 100,
+    PR_READ = 104,
+    /* LocVar: varname, startpc (8), endpc (12) */
+    LV_SIZE = 16,
+    /* TString: the bytes follow the header */
+    TS_TT = 8,
+    TS_LEN = 16,
+    TS_SIZE = 24,
+    /* Table */
+    TB_TT = 8,
+    TB_LSIZENODE = 11,
+    TB_ARRAY = 24, /* TValue* */
+    TB_NODE = 32,
+    TB_SIZEARRAY = 56,
+    TB_READ = 40,
+    /* Node: i_val (TValue), then i_key */
+    ND_KEY = 16,
+    ND_KEYTT = 24,
+    ND_SIZE = 40,
+    LUA_TPROTO_ = LUA_TTHREAD + 1
+};
+
+
+/* A field of a structure at base (any alignment). */
+static inline const void *co_ptr_at(const void *base, int off)
+{
+    const void *v;
+    memcpy(&v, (const char *)base + off, sizeof v);
+    return v;
+}
+
+static inline int co_int_at(const void *base, int off)
+{
+    int v;
+    memcpy(&v, (const char *)base + off, sizeof v);
+    return v;
+}
+
+#endif
