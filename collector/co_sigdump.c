@@ -13,8 +13,9 @@
  * named as co_func names them: main chunk; the shortest global or
  * package.loaded path; the name at the call site (read from the caller's
  * bytecode, as Lua's getfuncname does, by a backward scan); "function".
- * The records (STR, FUNC, then START/FRAME/RESUME as a hook-served dump
- * sends them) go to a static buffer, then after an lt_ctl dump head to
+ * The records (STR, FUNC, then THREAD/START/FRAME/RESUME as a hook-served
+ * dump sends them; the collector's thread ids are not the handler's to
+ * read, so the message numbers its threads itself) go to a static buffer, then after an lt_ctl dump head to
  * recorderd's socket. Async-signal-safe: no allocation, no stdio, no Lua
  * API; only the thread list is read in place, as co_attach's handler does.
  * The layout (Lua 5.1, LP64) is checked when listening against the debug
