@@ -375,8 +375,12 @@ def case_recycled(c):
     ids = [a[0] for a in threads]
     expect(len(threads) == 401, '%d THREAD records, want 401 (main + 400 coroutines)'
            % len(threads))
-    expect(len(set(addrs)) < len(addrs), 'no lua_State address was reused: the case '
-           'tests nothing')
+    if len(set(addrs)) == len(addrs):
+        # glibc's malloc hands the freed lua_States out again at once;
+        # AddressSanitizer's (scripts/sanitize) does not
+        expect('ASAN_OPTIONS' in os.environ,
+               'no lua_State address was reused: the case tests nothing')
+        print('note: no lua_State address was reused (sanitizer allocator)')
     expect(len(set(ids)) < len(ids) and max(ids) < 128,
            'ids not reused or not small: %d distinct, max %d' % (len(set(ids)), max(ids)))
     # every coroutine errs at once, finishes or stays suspended: a thread
