@@ -303,7 +303,7 @@ static void attach_all(lua_State **t, size_t n, void *ud)
     }
     for (size_t i = 0; i < n; i++) {
         if (resumer(t[i]))
-            lua_sethook(t[i], co_hook, CO_MASK, 0);
+            co_thread_hook(s, t[i]);
         else
             co_hook_attach_thread(s, NULL, t[i]);
     }
@@ -319,9 +319,8 @@ static void unhook_all(lua_State **t, size_t n, void *ud)
 /* Ends an attached trace and unhooks every thread: dormant again. */
 static void detach(co_state *s, lua_State *L)
 {
+    co_thread_free(s, L);
     co_module_finish(s, LT_R_DETACH);
-    luaL_unref(L, LUA_REGISTRYINDEX, s->anchor_ref);
-    s->anchor_ref = LUA_NOREF;
     s->active = 0;
     s->attached = 0;
     lua_sethook(L, NULL, 0, 0);
@@ -362,11 +361,9 @@ void co_attach_serve(lua_State *L, lua_Debug *ar)
         each_thread(L, attach_all, s);
     else
         co_hook_snapshot(s, L, LT_R_BEGIN);
-    lua_pushthread(L);
-    lua_rawseti(L, LUA_REGISTRYINDEX, s->anchor_ref);
-    s->cur_L = L;
+    co_thread_current(s, L);
     s->active = 1;
-    lua_sethook(L, co_hook, CO_MASK, 0);
+    co_thread_hook(s, L);
     if (req == LT_ATTACH_DUMP) {
         s->active = 0; /* no STOP: the stacks are the whole message */
         detach(s, L);

@@ -15,6 +15,7 @@
  * their self time on luacheck (README), hence not the default.
  */
 #include "co_clock.h"
+#include "co_layout.h"
 #include "co_state.h"
 
 #define CO_MASK (LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE)
@@ -44,47 +45,122 @@ CO_INLINE void end(co_state *s, uint8_t *p, uint8_t *q)
     co_out_hot_end(s, p, q);
 }
 
-static void anchor_thread(co_state *s, lua_State *L)
+int co_hook_thread_record(co_state *s, uint32_t id, lua_State *T)
 {
-    /* Keeps the current thread alive: the next switch inspects it. */
-    lua_pushthread(L);
-    lua_rawseti(L, LUA_REGISTRYINDEX, s->anchor_ref);
-    s->cur_L = L;
-}
-
-/* L runs now, another thread ran the previous event. R if that thread is
- * still running (it resumed L), Y if it yielded, finished or died.
- * Returns 0 if the record could not be written (drop mode, full ring): the
- * switch is then not taken, so the next event in L tries again rather than
- * landing on the wrong thread's stack. */
-static int switch_thread(co_state *s, lua_State *L, uint64_t dt)
-{
-    lua_State *old = s->cur_L;
-    lua_Debug top;
-    int st = lua_status(old);
-    int resumed = st == 0 && lua_getstack(old, 0, &top);
     uint8_t *p = co_out_hot(s);
     if (!p)
         return 0;
-    uint8_t *q = lt_put_head(p, resumed ? LT_EV_RESUME : LT_EV_YIELD, resumed ? 2 : 3);
-    q = lt_put_uint(q, dt);
-    q = lt_put_uint(q, (uint64_t)(uintptr_t)L);
-    if (!resumed)
-        q = lt_put_uint(q, st != LUA_YIELD);
+    uint8_t *q = lt_put_head(p, LT_EV_THREAD, 2);
+    q = lt_put_uint(q, id);
+    q = lt_put_uint(q, (uint64_t)(uintptr_t)T);
     end(s, p, q);
-    anchor_thread(s, L);
+    return 1;
+}
+
+/* A RESUME or YIELD record at p; depth: where thread id's next record is,
+ * which it implies. */
+CO_INLINE void put_switch(co_state *s, uint8_t *p, int resumed, uint64_t dt, uint32_t id,
+                          uint32_t depth, int dead)
+{
+    uint8_t *q = lt_put_head(p, resumed ? LT_EV_RESUME : LT_EV_YIELD, resumed ? 3 : 4);
+    q = lt_put_uint(q, dt);
+    q = lt_put_uint(q, id);
+    q = lt_put_uint(q, depth);
+    if (!resumed)
+        *q++ = (uint8_t)dead;
+    s->depth = depth; /* as after a CALL, LINE or RET */
+    s->depth_end = co_out_hot_end(s, p, q);
+}
+
+/* The frame on top before the event ar: a call's caller. */
+CO_INLINE uint32_t depth_before(const lua_Debug *ar)
+{
+    return (uint32_t)ar->i_ci - (ar->event == LUA_HOOKCALL && ar->i_ci > 0);
+}
+
+/* L runs now, another thread ran the previous event. R if that thread is
+ * still running (it resumed L), Y if it yielded, finished or died; the
+ * previous thread is alive (anchored), whatever the program did since.
+ * Returns 0 if a record could not be written (drop mode, full ring): the
+ * switch is then not taken, so the next event in L tries again rather than
+ * landing on the wrong thread's stack. */
+static int __attribute__((noinline)) switch_slow(co_state *s, lua_State *L, const lua_Debug *ar,
+                                                 uint64_t dt)
+{
+    co_hook_slow(s);
+    uint32_t id = co_thread_known(s, L);
+    if (!id && !(id = co_thread_new(s, L)))
+        return 0;
+    int st;
+    int resumed = co_thread_resumed(s, s->cur_L, &st);
+    uint8_t *p = co_out_hot(s);
+    if (!p)
+        return 0;
+    put_switch(s, p, resumed, dt, id, depth_before(ar), st != LUA_YIELD);
+    if (!resumed && st != LUA_YIELD)
+        co_thread_dead(s, s->cur_id);
+    co_thread_anchor(s, L);
+    s->cur_id = id;
+    return 1;
+}
+
+/* switch_slow's commonest case, where it only reads fields (the layout is
+ * verified), L is known and the record takes the ring's fast path: a leaf
+ * function, so that it saves few registers. Every other case goes there. */
+static int __attribute__((noinline)) switch_thread(co_state *s, lua_State *L, const lua_Debug *ar,
+                                                   uint64_t dt)
+{
+    uint32_t c = (uint32_t)co_int_at(L, LS_HOOKCOUNT), id = c & (CO_ID_MAX - 1);
+    if (!s->thread_ok || c >> CO_ID_BITS != s->th.epoch || id >= s->th.cap || s->th.t[id] != L ||
+        s->ring.pos > s->slow_at)
+        return switch_slow(s, L, ar, dt);
+    const char *o = (const char *)s->cur_L;
+    unsigned st = (uint8_t)o[LS_STATUS];
+    int resumed = st == 0 && co_ptr_at(o, LS_CI) > co_ptr_at(o, LS_BASE_CI);
+    int dead = st != LUA_YIELD;
+    put_switch(s, s->ring.data + (s->ring.pos & s->ring.mask), resumed, dt, id, depth_before(ar),
+               dead);
+    if (!resumed && dead)
+        co_thread_dead(s, s->cur_id);
+    void *slot = (void *)co_ptr_at(s->th.anchor, LS_BASE); /* co_thread_anchor */
+    memcpy(slot, &L, sizeof L);
+    s->cur_L = L;
+    s->cur_id = id;
+    co_hook_slow(s);
     return 1;
 }
 
 void co_hook_resume_record(co_state *s, lua_State *co)
 {
-    uint8_t *p = co_out_hot(s);
-    if (!p)
-        return;
-    uint8_t *q = lt_put_head(p, LT_EV_RESUME, 2);
-    q = lt_put_uint(q, 0);
-    q = lt_put_uint(q, (uint64_t)(uintptr_t)co);
-    end(s, p, q);
+    lua_Debug ar;
+    uint32_t id = co_thread_id(s, co);
+    uint8_t *p = id ? co_out_hot(s) : NULL;
+    if (p)
+        put_switch(s, p, 1, 0, id, lua_getstack(co, 0, &ar) ? (uint32_t)ar.i_ci : 0, 0);
+}
+
+/* The coroutine a resume call is about to run: its first argument. */
+static lua_State *resume_arg(co_state *s, lua_State *L, lua_Debug *ar)
+{
+    lua_State *co = NULL;
+    if (s->thread_ok) { /* at a C function's call hook, its arguments are base..top */
+        const char *base = co_ptr_at(L, LS_BASE), *top = co_ptr_at(L, LS_TOP);
+        if (top > base && co_int_at(base, TV_TT) == LUA_TTHREAD)
+            co = (lua_State *)co_ptr_at(base, 0);
+    } else if (lua_getlocal(L, ar, 1)) {
+        co = lua_tothread(L, -1);
+        lua_pop(L, 1);
+    }
+    return co;
+}
+
+static int hooked(const co_state *s, lua_State *co)
+{
+    if (!s->thread_ok)
+        return lua_gethook(co) == co_hook;
+    lua_Hook h;
+    memcpy(&h, (const char *)co + LS_HOOK, sizeof h);
+    return h == co_hook;
 }
 
 /* The coroutine a resume or wrap call is about to run (hooked if it was
@@ -94,10 +170,7 @@ resume_target(co_state *s, lua_State *L, lua_Debug *ar, uint32_t flags, uint32_t
 {
     lua_State *co = NULL;
     if (flags & LT_FF_RESUME) {
-        if (lua_getlocal(L, ar, 1)) {
-            co = lua_tothread(L, -1);
-            lua_pop(L, 1);
-        }
+        co = resume_arg(s, L, ar);
     } else { /* LT_FF_WRAP: the coroutine is the closure's upvalue */
         lua_getinfo(L, "f", ar);
         if (lua_getupvalue(L, -1, 1)) {
@@ -106,7 +179,7 @@ resume_target(co_state *s, lua_State *L, lua_Debug *ar, uint32_t flags, uint32_t
         }
         lua_pop(L, 1);
     }
-    if (co && co != L && lua_gethook(co) != co_hook)
+    if (co && co != L && !hooked(s, co))
         co_hook_attach_thread(s, L, co);
     return flags & LT_FF_WRAP ? co_func_wrap_id(s, L, ar, co, fid) : fid;
 }
@@ -259,8 +332,7 @@ static void __attribute__((noinline)) any_event(co_state *s, lua_State *L, lua_D
     /* an estimated end can pass the next start: no program time between */
     uint64_t dt = t0 > s->last ? t0 - s->last : 0;
     if (__builtin_expect(L != s->cur_L, 0)) {
-        co_hook_slow(s);
-        if (!switch_thread(s, L, dt)) {
+        if (!switch_thread(s, L, ar, dt)) {
             s->last = co_clock_ticks(s->use_tsc); /* this event is dropped too */
             return;
         }
@@ -368,11 +440,12 @@ static void snapshot_frames(co_state *s, lua_State *L)
 
 void co_hook_snapshot(co_state *s, lua_State *L, unsigned reason)
 {
-    uint8_t *p = co_out_hot(s);
+    uint32_t id = co_thread_id(s, L);
+    uint8_t *p = id ? co_out_hot(s) : NULL;
     if (!p)
         return;
     uint8_t *q = lt_put_head(p, LT_EV_START, 2);
-    q = lt_put_uint(q, (uint64_t)(uintptr_t)L);
+    q = lt_put_uint(q, id);
     q = lt_put_uint(q, reason);
     end(s, p, q);
     snapshot_frames(s, L);
@@ -381,10 +454,11 @@ void co_hook_snapshot(co_state *s, lua_State *L, unsigned reason)
 void co_hook_attach_thread(co_state *s, lua_State *L, lua_State *co)
 {
     (void)L;
-    lua_sethook(co, co_hook, CO_MASK, 0);
     lua_Debug ar;
     /* naming a function pushes onto co's stack; a suspended thread has no
      * LUA_MINSTACK guarantee the way a running hook does */
     if (lua_getstack(co, 0, &ar) && lua_checkstack(co, LUA_MINSTACK))
-        co_hook_snapshot(s, co, LT_R_HOOKED);
+        co_hook_snapshot(s, co, LT_R_HOOKED); /* an id, and the hook with it */
+    else
+        co_thread_hook(s, co); /* not started: an id at its first event */
 }

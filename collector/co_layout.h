@@ -1,7 +1,7 @@
 /* co_layout: Lua 5.1's internal structures as the collector reads them
  * (LP64). Each reader checks the layout it relies on before using it:
- * co_func_layout_check, co_func_state_check, co_name_layout_check and
- * co_sigdump_check. */
+ * co_func_layout_check, co_func_state_check, co_name_layout_check,
+ * co_sigdump_check and co_thread_layout_check. */
 #ifndef CO_LAYOUT_H
 #define CO_LAYOUT_H
 
@@ -15,11 +15,15 @@ enum {
     LS_TT = 8,
     LS_MARKED = 9,
     LS_STATUS = 10,
+    LS_TOP = 16,  /* StkId */
+    LS_BASE = 24, /* StkId */
     LS_G = 32,
     LS_CI = 40,
     LS_SAVEDPC = 48,
     LS_BASE_CI = 80,
     LS_SIZE_CI = 92,
+    LS_HOOKCOUNT = 104, /* basehookcount */
+    LS_HOOK = 112,
     LS_GT = 120, /* l_gt: the globals (TValue) */
     LS_READ = 136,
     /* global_State */

@@ -53,6 +53,7 @@ void co_module_finish(co_state *s, unsigned reason)
      * and by now the name may belong to another process's ring. */
     lt_ring_close(&s->ring);
     co_func_free(s);
+    co_thread_free(s, NULL);
     s->ring.hdr = NULL;
 }
 
@@ -155,7 +156,9 @@ int co_module_begin(co_state *s, lua_State *L, const char *name, const char *soc
                     lua_CFunction running, char *err, size_t cap)
 {
     int private_summary = s->private_summary;
+    uint32_t epoch = s->th.epoch; /* the next trace's differs */
     memset(s, 0, sizeof *s);
+    s->th.epoch = epoch;
     s->sock = -1;
     s->line_end = s->depth_end = UINT64_MAX; /* nothing implied yet */
     const char *timing = getenv("LUATRACE_TIMING");
@@ -184,10 +187,16 @@ int co_module_begin(co_state *s, lua_State *L, const char *name, const char *soc
     s->state_ok = s->layout_ok && running && co_func_state_check(L, running);
     s->table_ok = s->layout_ok && co_name_layout_check(L);
     co_module_special_functions(s, L);
-    lua_pushboolean(L, 0);
-    s->anchor_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    if (co_thread_init(s, L)) {
+        snprintf(err, cap, "out of memory");
+        goto fail_conn;
+    }
     co_out_clock(s);
     return 0;
+fail_conn:
+    if (s->sock >= 0)
+        close(s->sock);
+    s->sock = -1;
 fail_func:
     co_func_free(s);
 fail_ring:
@@ -236,11 +245,9 @@ static void start(co_state *s, lua_State *L)
     if (s->active || s->lost)
         return;
     co_hook_snapshot(s, L, LT_R_BEGIN);
-    lua_pushthread(L);
-    lua_rawseti(L, LUA_REGISTRYINDEX, s->anchor_ref);
-    s->cur_L = L;
+    co_thread_current(s, L);
     s->active = 1;
-    lua_sethook(L, co_hook, CO_MASK, 0);
+    co_thread_hook(s, L);
     s->last = co_clock_ticks(s->use_tsc);
 }
 

@@ -13,8 +13,9 @@
  * named as co_func names them: main chunk; the shortest global or
  * package.loaded path; the name at the call site (read from the caller's
  * bytecode, as Lua's getfuncname does, by a backward scan); "function".
- * The records (STR, FUNC, then START/FRAME/RESUME as a hook-served dump
- * sends them) go to a static buffer, then after an lt_ctl dump head to
+ * The records (STR, FUNC, then THREAD/START/FRAME/RESUME as a hook-served
+ * dump sends them; the collector's thread ids are not the handler's to
+ * read, so the message numbers its threads itself) go to a static buffer, then after an lt_ctl dump head to
  * recorderd's socket. Async-signal-safe: no allocation, no stdio, no Lua
  * API; only the thread list is read in place, as co_attach's handler does.
  * The layout (Lua 5.1, LP64) is checked when listening against the debug
@@ -672,15 +673,20 @@ static void put_funcs(sd *d)
     }
 }
 
-/* START, the thread's FRAMEs, and a RESUME if it was resumed by the
- * previous one: as co_attach's attach_all sends them. */
+/* THREAD, START, the thread's FRAMEs, and a RESUME if it was resumed by
+ * the previous one: as co_attach's attach_all sends them. A thread's id is
+ * its place in d->th, plus one: ids are the message's own. */
 static void put_thread(sd *d, const sd_thread *t, unsigned reason, int resume)
 {
-    uint8_t *p = room(d, LT_EVENT_HOT_MAX);
+    uint32_t id = (uint32_t)(t - d->th) + 1;
+    uint8_t *p = room(d, 2 * LT_EVENT_HOT_MAX);
     if (!p)
         return;
-    uint8_t *q = lt_put_head(p, LT_EV_START, 2);
+    uint8_t *q = lt_put_head(p, LT_EV_THREAD, 2);
+    q = lt_put_uint(q, id);
     q = lt_put_uint(q, (uint64_t)(uintptr_t)t->L);
+    q = lt_put_head(q, LT_EV_START, 2);
+    q = lt_put_uint(q, id);
     q = lt_put_uint(q, reason);
     d->nout += (size_t)(q - p);
     for (uint32_t i = 0; i < t->n; i++) {
@@ -694,9 +700,10 @@ static void put_thread(sd *d, const sd_thread *t, unsigned reason, int resume)
         d->nout += (size_t)(q - p);
     }
     if (resume && (p = room(d, LT_EVENT_HOT_MAX))) {
-        q = lt_put_head(p, LT_EV_RESUME, 2);
+        q = lt_put_head(p, LT_EV_RESUME, 3);
         q = lt_put_uint(q, 0);
-        q = lt_put_uint(q, (uint64_t)(uintptr_t)t->L);
+        q = lt_put_uint(q, id);
+        q = lt_put_uint(q, t->n ? d->fr[t->first].depth : 0);
         d->nout += (size_t)(q - p);
     }
 }

@@ -50,6 +50,27 @@ typedef struct co_stab {
     uint32_t n;
 } co_stab;
 
+/* Thread ids (co_thread.c). A hooked thread's hook count is CO_TAG: the
+ * trace's epoch above its id. */
+#define CO_ID_BITS 24
+#define CO_ID_MAX (1u << CO_ID_BITS)
+#define CO_EPOCHS 127 /* epochs 1..127: the tag stays a positive int */
+#define CO_TAG(th, id) ((int)((th)->epoch << CO_ID_BITS | (id)))
+
+typedef struct co_threads {
+    lua_State **t;     /* by id: the thread that has it; NULL: free */
+    uint32_t cap;      /* ids are 1..cap-1 */
+    uint32_t next;     /* the lowest id never handed out */
+    uint32_t *freed;   /* ids to reuse, the last freed first */
+    uint32_t nfree;
+    uint32_t live;     /* ids in use */
+    uint32_t sweep_at; /* look for collected threads when live reaches it */
+    uint32_t epoch;    /* 1..CO_EPOCHS, one more at each trace */
+    int weak_ref;      /* registry: {id = thread}, weak values */
+    lua_State *anchor; /* slot 1 of its stack keeps cur_L alive */
+    int anchor_ref;    /* registry: the anchor thread */
+} co_threads;
+
 /* LUATRACE_TIMING=fast: one hook in about this many has its end measured
  * (co_hook.c). */
 #define CO_SAMPLE_EVERY 16
@@ -62,10 +83,12 @@ typedef struct co_state {
     int layout_ok; /* Lua 5.1 closure layout verified: key by Proto* */
     int state_ok;  /* lua_State/CallInfo layout verified: no getinfo("f") */
     int table_ok;  /* Table layout verified: names found by reading tables */
+    int thread_ok; /* lua_State layout verified for the switch path (co_thread.c) */
     int drop_mode; /* LUATRACE_MODE=drop: never wait for space */
     int discard;   /* LUATRACE_SINK=discard: nobody reads; for scripts/bench */
     const void *registry; /* identifies the traced Lua state (universe) */
-    lua_State *cur_L;
+    lua_State *cur_L;  /* the thread of the last record (kept alive by th.anchor) */
+    uint32_t cur_id;   /* its id */
     uint64_t last;    /* ticks when the previous hook returned (measured or estimated) */
     uint32_t hook_est[LUA_HOOKLINE + 1]; /* a hook's own ticks per event kind, x16 */
     uint32_t hook_ticks[LUA_HOOKLINE + 1]; /* the same / 16 */
@@ -88,7 +111,7 @@ typedef struct co_state {
     uint32_t next_fid;
     uint32_t next_sid;
     int sock;       /* connection to recorderd; -1 if none */
-    int anchor_ref; /* registry slot keeping cur_L alive */
+    co_threads th;
     lua_CFunction cf_pcall, cf_xpcall, cf_resume, cf_wrap, cf_yield;
     pid_t recorder_pid; /* private recorder we spawned, or 0 */
     int wait_bye;       /* at exit, wait until the recorder closes */
@@ -191,6 +214,59 @@ void co_hook_resume_record(co_state *s, lua_State *co);
 
 /* Records one hook event (the hook's work once it knows it traces). */
 void co_hook_emit(co_state *s, lua_State *L, lua_Debug *ar, uint64_t dt);
+
+/* Writes a THREAD record: T gets id. Returns 0 if it could not be written. */
+int co_hook_thread_record(co_state *s, uint32_t id, lua_State *T);
+
+/* ---- co_thread.c: thread ids (traced thread only) ---- */
+
+/* Checks the lua_State fields the switch path reads (co_layout.h). */
+int co_thread_layout_check(lua_State *L);
+
+/* A fresh id table for a new trace (a new epoch), its weak table and the
+ * anchor thread in L's registry; sets s->thread_ok. Returns 0 or -1. */
+int co_thread_init(co_state *s, lua_State *L);
+
+/* Frees the table; releases the registry entries if L is given. */
+void co_thread_free(co_state *s, lua_State *L);
+
+/* L is current: anchors it (until the next switch) and sets s->cur_L. */
+void co_thread_anchor(co_state *s, lua_State *L);
+
+/* L is current (tracing starts in it): anchored, cur_L and cur_id set. */
+void co_thread_current(co_state *s, lua_State *L);
+
+/* T's id if T is known (its count and the table agree), else 0. */
+uint32_t co_thread_known(co_state *s, lua_State *T);
+
+/* A new id for T (not known): a THREAD record, T hooked with its tag.
+ * Uses T's stack. Returns 0 if the record could not be written. */
+uint32_t co_thread_new(co_state *s, lua_State *T);
+
+/* T's id, new if T is not known (see co_thread_new). */
+uint32_t co_thread_id(co_state *s, lua_State *T);
+
+/* Hooks T, with its tag if it has an id. */
+void co_thread_hook(co_state *s, lua_State *T);
+
+static inline void co_thread_free_id(co_threads *th, uint32_t id)
+{
+    if (id && id < th->cap && th->t[id]) {
+        th->t[id] = NULL;
+        th->freed[th->nfree++] = id;
+        th->live--;
+    }
+}
+
+/* The thread with id died: its id may be reused (after a THREAD record). */
+static inline void co_thread_dead(co_state *s, uint32_t id)
+{
+    co_thread_free_id(&s->th, id);
+}
+
+/* 1 if T resumed another thread (it runs, with a frame): else it yielded,
+ * returned or died. *status is lua_status(T). */
+int co_thread_resumed(const co_state *s, lua_State *T, int *status);
 
 /* ---- co_module.c ---- */
 

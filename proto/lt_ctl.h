@@ -7,7 +7,11 @@
  *   client    -> recorderd  {type:"status", v}  reply {type:"status", v, text, json}
  *   client    -> recorderd  {type:"stop", v}    reply {type:"ack", v, ok, session:""}
  *   collector -> recorderd  {type:"dump", v, pid, len, flags} then len bytes
- *                           of event records (lt_attach.h: DUMP_NOW); no reply
+ *                           of event records (lt_attach.h: DUMP_NOW); no reply.
+ *                           The records name threads by ids of the message's
+ *                           own (1, 2, ... in the handler's reading order),
+ *                           each introduced by a THREAD record with its
+ *                           address, as a trace does
  *
  * The connection then stays open with nothing on it: its closing tells each
  * side that the other is gone.

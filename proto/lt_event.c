@@ -199,10 +199,13 @@ static int decode_short(lt_dec *d, const uint8_t *p, size_t n, lt_event *ev)
 /* What a full record implies for the next one. */
 static void imply(lt_dec *d, const lt_event *ev)
 {
+    int sw = ev->kind == LT_EV_RESUME || ev->kind == LT_EV_YIELD;
     d->line_ok = ev->kind == LT_EV_LINE;
-    d->depth_ok = ev->kind == LT_EV_LINE || ev->kind == LT_EV_CALL ||
+    d->depth_ok = ev->kind == LT_EV_LINE || ev->kind == LT_EV_CALL || sw ||
                   (ev->kind == LT_EV_RET && ev->a[0] > 0);
-    if (d->depth_ok)
+    if (sw)
+        d->depth = ev->a[2];
+    else if (d->depth_ok)
         d->depth = ev->kind == LT_EV_RET ? ev->a[0] - 1 : ev->a[0];
     if (d->line_ok)
         d->line = ev->a[2];

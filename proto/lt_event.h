@@ -15,6 +15,20 @@
  * (STR/FUNC records may come between them); the snapshot ends at the first
  * other record.
  *
+ * Threads (the main thread and every coroutine) are named by small ids the
+ * collector hands out: a THREAD record introduces an id before any other
+ * record names it, with the lua_State address (for display only: what
+ * tostring(co) shows). Ids are reused: a THREAD for an id seen before says
+ * that the thread which had it is gone (it died, or the GC collected it
+ * while suspended), so a reader ends that thread, its stack and its track,
+ * and starts a new one. Ids start at 1; 0 names no thread.
+ *
+ * RESUME and YIELD switch threads: the thread of the previous record (the
+ * old one) resumed the named one, or gave control back to it (yielded,
+ * returned, or died: dead 1). Their depth is the depth the record after
+ * them implies (below): the new thread's top frame as its next record
+ * finds it, so that record may take a short form.
+ *
  * depth is the frame's CallInfo index (lua_Debug.i_ci) in its own thread:
  * exact and O(1); a reader resynchronises on it after unwinding nobody
  * announced (errors) and infers tail calls from it (Lua 5.1's hook has no
@@ -41,7 +55,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define LT_EVENT_VERSION 2u /* 2: short forms */
+#define LT_EVENT_VERSION 3u /* 2: short forms; 3: thread ids (THREAD), switch depths */
 #define LT_EVENT_MAX_ARGS 8
 #define LT_EVENT_HOT_MAX 32 /* bytes: bound of any record without a string */
 #define LT_STR_MAX 4096     /* longest interned string */
@@ -56,10 +70,11 @@
     X(CALL, '>', 3, "depth dt fid")                                                               \
     X(RET, '<', 2, "depth dt")                                                                    \
     X(LINE, 'L', 3, "depth dt line")                                                              \
-    X(RESUME, 'R', 2, "dt thread")                                                                \
-    X(YIELD, 'Y', 3, "dt thread dead")                                                            \
+    X(RESUME, 'R', 3, "dt thread depth")                                                          \
+    X(YIELD, 'Y', 4, "dt thread depth dead")                                                      \
     X(GAP, 'G', 1, "dropped")                                                                     \
-    X(STOP, 'X', 2, "dt reason")
+    X(STOP, 'X', 2, "dt reason")                                                                  \
+    X(THREAD, 'H', 2, "thread addr")
 
 enum lt_kind {
 #define LT_X_ENUM(name, letter, nargs, doc) LT_EV_##name,

@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #define LT_FILE_MAGIC "LUATRACE"
-#define LT_FILE_VERSION 2u /* follows LT_EVENT_VERSION */
+#define LT_FILE_VERSION 3u /* follows LT_EVENT_VERSION */
 #define LT_FILE_HDR_SIZE 16u
 
 /* Writes the header into buf[LT_FILE_HDR_SIZE]. */

@@ -26,8 +26,11 @@ static void print_frame(const rd_model *m, const rd_frame *f, FILE *out)
 static void print_thread(const rd_model *m, const rd_stack *st, const rd_thread *t,
                          const char *what, FILE *out)
 {
-    fprintf(out, "%s 0x%llx (%s):\n", t->id == st->chain[0] ? "Thread" : "Coroutine",
-            (unsigned long long)t->id, what);
+    const char *kind = t->id == st->chain[0] ? "Thread" : "Coroutine";
+    if (t->addr) /* as tostring() shows it in the program */
+        fprintf(out, "%s 0x%llx (%s):\n", kind, (unsigned long long)t->addr, what);
+    else
+        fprintf(out, "%s #%llu (%s):\n", kind, (unsigned long long)t->id, what);
     if (!t->n) /* the main thread of a C host outside any Lua call, or a new coroutine */
         fprintf(out, "    %s\n", t->id == st->chain[0] ? "(no Lua call)" : "(not started)");
     for (uint32_t i = t->n; i-- > 0;)

@@ -353,7 +353,7 @@ rd_line *rd_model_line(rd_model *m, uint32_t fid, uint32_t line)
 
 static uint32_t hash_thread(uint64_t id)
 {
-    return (uint32_t)((id >> 3) * 0x9E3779B97F4A7C15ull >> 32);
+    return (uint32_t)(id * 0x9E3779B97F4A7C15ull >> 32);
 }
 
 /* Slot of id in the thread index (empty if absent); the index has room. */

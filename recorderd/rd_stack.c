@@ -12,7 +12,7 @@
 
 static uint32_t hash_id(uint64_t id)
 {
-    return (uint32_t)((id >> 3) * 0x9E3779B97F4A7C15ull >> 32);
+    return (uint32_t)(id * 0x9E3779B97F4A7C15ull >> 32);
 }
 
 int rd_stack_init(rd_stack *s, rd_model *m)
@@ -524,6 +524,21 @@ static int end_snapshot(rd_stack *s)
     return 0;
 }
 
+/* THREAD: id names a new thread; the thread that had it (if any) is gone:
+ * its frames leave as unwound, its track ends. */
+static int new_thread(rd_stack *s, uint64_t id, uint64_t addr)
+{
+    if (!id)
+        return s->bad++, 0;
+    drop_thread(s, id);
+    rd_model_track_end(s->m, id); /* also when the stack went with a STOP */
+    rd_thread *t = get_thread(s, id);
+    if (!t)
+        return -ENOMEM;
+    t->addr = addr;
+    return 0;
+}
+
 static void stop_all(rd_stack *s)
 {
     for (uint32_t i = 0; s->ls && i < s->capth; i++)
@@ -716,7 +731,7 @@ static int thread_event(rd_stack *s, const lt_event *ev)
     case LT_EV_RESUME:
         return ev->a[1] ? note_thread_e(s, on_resume(s, t, ev->a[1])) : (s->bad++, 0);
     case LT_EV_YIELD:
-        return ev->a[1] ? note_thread_e(s, on_yield(s, t, ev->a[1], ev->a[2] != 0))
+        return ev->a[1] ? note_thread_e(s, on_yield(s, t, ev->a[1], ev->a[3] != 0))
                         : (s->bad++, 0);
     default: /* STOP */
         stop_all(s);
@@ -768,6 +783,8 @@ COLD int other_event(rd_stack *s, const lt_event *ev)
             return s->bad++, 0;
         begin_snapshot(s, ev->a[0], ev->a[1] == LT_R_BEGIN);
         return 0;
+    case LT_EV_THREAD:
+        return new_thread(s, ev->a[0], ev->a[1]);
     case LT_EV_GAP:
         s->gaps++;
         s->dropped += ev->a[0];

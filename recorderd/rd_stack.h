@@ -6,7 +6,9 @@
  * - One stack per thread (coroutine). RESUME pushes a thread on the resume
  *   chain and hangs its stack under the resumer's current frame; YIELD pops
  *   it (and forgets it when it died). Code in a coroutine is thus charged
- *   under its resumer's stack.
+ *   under its resumer's stack. A THREAD record for an id in use ends that
+ *   thread (collected while suspended): its frames are unwound, its track
+ *   ends, and the id starts an empty stack.
  * - Every record carries the depth (CallInfo index) of the frame it
  *   concerns. Frames deeper than that were unwound by an error nobody
  *   announced (E): they are popped.
@@ -57,7 +59,8 @@ typedef struct rd_listener {
 } rd_listener;
 
 typedef struct rd_thread {
-    uint64_t id; /* 0 = free slot */
+    uint64_t id; /* the collector's thread id (lt_event.h THREAD); 0 = free slot */
+    uint64_t addr; /* its lua_State address, for display; 0 if not told */
     rd_frame *f;
     uint32_t n, cap;
     uint32_t base; /* call-tree node the stack hangs under */

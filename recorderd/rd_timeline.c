@@ -19,7 +19,7 @@
 
 static uint32_t hash_id(uint64_t id)
 {
-    return (uint32_t)((id >> 3) * 0x9E3779B97F4A7C15ull >> 32);
+    return (uint32_t)(id * 0x9E3779B97F4A7C15ull >> 32);
 }
 
 int rd_timeline_init(rd_timeline *tl, const rd_backend_info *const *info)

@@ -90,7 +90,7 @@ static void check_decoded(const rec *r, const lt_event *ev, const uint8_t *base)
 
 START_TEST(test_event_tables)
 {
-    ck_assert_uint_eq(LT_EV_COUNT, 12);
+    ck_assert_uint_eq(LT_EV_COUNT, 13);
     for (unsigned k = 0; k < LT_EV_COUNT; k++) {
         ck_assert(lt_event_name[k] && lt_event_name[k][0]);
         ck_assert_uint_le(lt_event_nargs[k], LT_EVENT_MAX_ARGS);
@@ -241,8 +241,8 @@ static int decode_bytes(const char *bytes, size_t n)
 #define ACCEPT(lit)                                                                                \
     ck_assert_msg(decode_bytes(lit, sizeof(lit) - 1) == (int)sizeof(lit) - 1, "rejected %s", #lit)
 
-/* Kinds are 0..11: STR=0 FUNC=1 CLOCK=2 START=3 FRAME=4 CALL=5 RET=6 LINE=7
- * RESUME=8 YIELD=9 GAP=10 STOP=11. */
+/* Kinds are 0..12: STR=0 FUNC=1 CLOCK=2 START=3 FRAME=4 CALL=5 RET=6 LINE=7
+ * RESUME=8 YIELD=9 GAP=10 STOP=11 THREAD=12. */
 START_TEST(test_event_malformed)
 {
     ck_assert_uint_eq(LT_EV_CALL, 5);
@@ -250,7 +250,10 @@ START_TEST(test_event_malformed)
     ACCEPT("\x94\x05\x01\x02\x03");         /* CALL 1 2 3 */
     ACCEPT("\x93\x00\x01\xa2hi");           /* STR 1 "hi" */
     /* wrong kinds */
-    REJECT("\x94\x0c\x01\x02\x03");         /* kind 12 */
+    ACCEPT("\x93\x0c\x01\x02");             /* THREAD 1 2 */
+    REJECT("\x94\x0c\x01\x02\x03");         /* THREAD with 3 args */
+    REJECT("\x94\x0d\x01\x02\x03");         /* kind 13 */
+    REJECT("\x93\x08\x01\x02");             /* RESUME without its depth (version 2) */
     REJECT("\x94\x7f\x01\x02\x03");
     REJECT("\x94\xff\x01\x02\x03");         /* negative fixint */
     REJECT("\x94\xcc\x05\x01\x02\x03");     /* kind as uint8 */
@@ -468,6 +471,45 @@ START_TEST(test_event_line_step_errors)
 }
 END_TEST
 
+/* A RESUME or YIELD implies its depth: a short RET, LINE or CALL may
+ * follow it (the collector writes one after each switch). A START or a
+ * THREAD implies nothing. */
+START_TEST(test_event_switch_depth)
+{
+    uint8_t b[256];
+    uint8_t *q = b;
+    q = lt_put_head(q, LT_EV_THREAD, 2);
+    q = lt_put_uint(lt_put_uint(q, 2), 0x55e66d1212d0ull);
+    q = lt_put_head(q, LT_EV_RESUME, 3);
+    q = lt_put_uint(lt_put_uint(lt_put_uint(q, 300), 2), 0); /* a new coroutine: none */
+    q = lt_put_uint(lt_put_short(q, LT_SHORT_CALL, 0), 9);    /* its body, at depth 1 */
+    q = lt_put_head(q, LT_EV_YIELD, 4);
+    q = lt_put_uint(lt_put_uint(lt_put_uint(lt_put_uint(q, 7), 1), 4), 0);
+    q = lt_put_short(q, LT_SHORT_RET, 0);                      /* resume returns, depth 4 */
+    q = lt_put_uint(lt_put_short(q, LT_SHORT_LINE, 1), 33);   /* at depth 3 */
+    size_t n = (size_t)(q - b);
+    static const uint64_t want[][5] = {
+        {LT_EV_THREAD, 2, 0x55e66d1212d0ull}, {LT_EV_RESUME, 300, 2, 0}, {LT_EV_CALL, 1, 0, 9},
+        {LT_EV_YIELD, 7, 1, 4, 0},           {LT_EV_RET, 4, 0},         {LT_EV_LINE, 3, 1, 33}};
+    lt_dec d = {0};
+    lt_event ev;
+    size_t off = 0;
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        int k = lt_dec_next(&d, b + off, n - off, &ev);
+        ck_assert_int_gt(k, 0);
+        off += (size_t)k;
+        ck_assert_uint_eq(ev.kind, want[i][0]);
+        for (unsigned j = 0; j < ev.nargs; j++)
+            ck_assert_uint_eq(ev.a[j], want[i][j + 1]);
+    }
+    ck_assert_uint_eq(off, n);
+    q = lt_put_uint(lt_put_uint(lt_put_head(b, LT_EV_START, 2), 2), 0);
+    ck_assert_int_eq(lt_dec_next(&d, b, (size_t)(q - b), &ev), (int)(q - b));
+    q = lt_put_short(b, LT_SHORT_RET, 0);
+    ck_assert_int_eq(lt_dec_next(&d, b, (size_t)(q - b), &ev), -EPROTO); /* after a START */
+}
+END_TEST
+
 static void add(Suite *s, const char *name, const TTest *t)
 {
     TCase *tc = tcase_create(name);
@@ -490,6 +532,7 @@ int main(void)
     ADD(s, test_event_random_bytes);
     ADD(s, test_event_line_steps);
     ADD(s, test_event_line_step_errors);
+    ADD(s, test_event_switch_depth);
     ADD(s, test_event_format);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_ENV);

@@ -60,12 +60,12 @@ static void build_coroutines(void)
     for (uint64_t co = T_CO1; co <= T_CO2; co += T_CO2 - T_CO1) {
         EV(LINE, 1, 1, 6);
         EV(CALL, 2, 2, F_RESUME);
-        EV(RESUME, 3, co);
+        EV(RESUME, 3, co, 0);
         EV(CALL, 1, 5, F_A); /* depths restart at 1 in the coroutine */
         EV(LINE, 1, 7, 51);
         if (co == T_CO2) EV(LINE, 1, 11, 51);
         EV(CALL, 2, 13, F_YIELD);
-        EV(YIELD, 17, T_MAIN, 0);
+        EV(YIELD, 17, T_MAIN, 2, 0);
         EV(RET, 2, 19); /* resume returns in main */
     }
 }

@@ -50,8 +50,8 @@ static void ev_frame(uint32_t d, uint32_t fid, uint32_t line) { EV(FRAME, d, fid
 static void ev_call(uint32_t d, uint32_t fid) { EV(CALL, d, 0, fid); }
 static void ev_ret(uint32_t d) { EV(RET, d, 0); }
 static void ev_line(uint32_t d, uint32_t line) { EV(LINE, d, 0, line); }
-static void ev_resume(uint64_t th) { EV(RESUME, 0, th); }
-static void ev_yield(uint64_t th, int dead) { EV(YIELD, 0, th, (uint64_t)dead); }
+static void ev_resume(uint64_t th) { EV(RESUME, 0, th, 0); }
+static void ev_yield(uint64_t th, int dead) { EV(YIELD, 0, th, 0, (uint64_t)dead); }
 
 /* sid 1 "app.lua", 2 "[C]", fid+2 the name of fid */
 static void define(void)
@@ -622,9 +622,8 @@ START_TEST(test_stack_coroutine_death)
 }
 END_TEST
 
-/* Many suspended coroutines, ids colliding in groups of eight (consecutive
- * addresses hash alike), half of them dying in between: every survivor
- * resumes with its own stack. */
+/* Many suspended coroutines, half of them dying in between: every
+ * survivor resumes with its own stack. */
 START_TEST(test_stack_many_coroutines)
 {
     enum { N = 400 };
@@ -662,6 +661,44 @@ START_TEST(test_stack_many_coroutines)
     expect_stack(T_MAIN, F_MAIN);
     ck_assert_uint_eq(S.bad, 0);
     ck_assert_uint_eq(S.unwinds, 0);
+}
+END_TEST
+
+/* The GC collected a suspended coroutine and its id went to a new one
+ * (THREAD): the new one starts empty, on a track of its own; the old
+ * frames leave as unwound, never as the new one's. */
+START_TEST(test_stack_thread_reused)
+{
+    EV(THREAD, T_MAIN, 0x5000);
+    co_first_resume();
+    co_yield_back();
+    ck_assert_uint_eq(M.ntrack, 2);
+    EV(THREAD, T_CO, 0x6000);
+    ev_call(2, F_RESUME);
+    ev_resume(T_CO);
+    ck_assert_uint_eq(rd_stack_current(&S)->n, 0);
+    ck_assert_uint_eq(rd_stack_current(&S)->addr, 0x6000);
+    ev_call(1, F_G);
+    ev_line(1, 21);
+    expect_stack(T_CO, F_G);
+    ck_assert_uint_eq(M.ntrack, 3);
+    ev_call(2, F_YIELD);
+    ev_yield(T_MAIN, 0);
+    ev_ret(2);
+    expect_stack(T_MAIN, F_MAIN);
+    ck_assert_uint_eq(S.bad, 0);
+    ck_assert_uint_eq(S.unwinds, 0);
+    expect_folded(RD_W_LINES, L_MAIN " 2\n" L_MAIN ";" L_RESUME ";" L_CO " 1\n"
+                  L_MAIN ";" L_RESUME ";" L_G " 1\n");
+    /* a THREAD after a STOP ends the id's track too: its stack went with the STOP */
+    EV(STOP, 0, LT_R_TROFF);
+    begin_main(7);
+    EV(THREAD, T_CO, 0x7000);
+    ev_call(2, F_RESUME);
+    ev_resume(T_CO);
+    ev_call(1, F_H);
+    ev_line(1, 31);
+    ck_assert_uint_eq(M.ntrack, 4);
 }
 END_TEST
 
@@ -803,10 +840,10 @@ START_TEST(test_stack_time)
     EV(RET, 2, 17);             /* f:11 */
     EV(LINE, 1, 19, 7);         /* main:6, after f returned */
     EV(CALL, 2, 23, F_RESUME);  /* main:7 */
-    EV(RESUME, 29, T_CO);       /* resume */
+    EV(RESUME, 29, T_CO, 0);    /* resume */
     EV(CALL, 1, 0, F_CO);       /* the switch took the dt */
     EV(LINE, 1, 31, 41);        /* co, before its first line */
-    EV(YIELD, 37, T_MAIN, 0);   /* co:41 */
+    EV(YIELD, 37, T_MAIN, 2, 0); /* co:41 */
     EV(RET, 2, 41);             /* resume */
     EV(LINE, 1, 43, 8);         /* main:7 */
     ck_assert(rd_model_ns_per_tick(&M) == 1.0);
@@ -858,10 +895,11 @@ START_TEST(test_stack_garbage)
     EV(CALL, 2, 0, F_F);
     EV(RET, 1, 0);
     ev_frame(1, F_MAIN, 5);
-    EV(YIELD, 0, 0, 0);
-    EV(RESUME, 0, 0);
+    EV(YIELD, 0, 0, 0, 0);
+    EV(RESUME, 0, 0, 0);
     ev_start(0, LT_R_BEGIN);
-    ck_assert_uint_ge(S.bad, 7);
+    EV(THREAD, 0, 0x1234);
+    ck_assert_uint_ge(S.bad, 8);
     ck_assert_ptr_null(rd_stack_current(&S));
     uint64_t bad = S.bad;
 
@@ -930,8 +968,6 @@ START_TEST(test_stack_random_records)
             uint64_t r = rng_next(&x);
             ev.a[j] = (r & 0xff) == 0 ? r : (r >> 8) % 9; /* mostly 0..8 */
         }
-        if (ev.kind == LT_EV_START || ev.kind == LT_EV_RESUME || ev.kind == LT_EV_YIELD)
-            ev.a[ev.kind == LT_EV_START ? 0 : 1] *= 0x1000;
         if (ev.kind == LT_EV_FUNC)
             ev.a[1] %= 4;
         if (ev.kind == LT_EV_STR) {
@@ -1039,6 +1075,7 @@ int main(void)
     ADD(s, test_stack_coroutine_resume_elsewhere);
     ADD(s, test_stack_coroutine_death);
     ADD(s, test_stack_many_coroutines);
+    ADD(s, test_stack_thread_reused);
     ADD(s, test_stack_wrap_error);
     ADD(s, test_stack_wrap_nested_error);
     ADD(s, test_stack_late_hooked);

@@ -1,0 +1,276 @@
+/* co_thread: small ids for the traced threads (the main thread and every
+ * coroutine), and the anchor that keeps the current thread alive.
+ *
+ * A record names a thread by an id of one or two bytes, not by its 8-byte
+ * address. The id travels with the thread itself: lua_sethook's count,
+ * which Lua ignores without LUA_MASKCOUNT, holds the id and this trace's
+ * epoch (CO_TAG), and a hooked thread is known when the table's entry for
+ * that id is this very thread. A coroutine inherits its creator's hook and
+ * count, so a new one fails the test (the entry holds its creator) and
+ * gets an id of its own at its first event: a THREAD record, its count
+ * set. A count from an earlier trace has another epoch.
+ *
+ * Ids are reused, so they stay small: a thread that died (a YIELD with
+ * dead 1) frees its id at once; one the GC collected while suspended is
+ * found by a table of the threads with weak values (swept when the ids in
+ * use double), and frees its id then. A reused id is introduced by a new
+ * THREAD record, which tells recorderd that the thread that had it is gone:
+ * a coroutine at a recycled address is never mistaken for the dead one.
+ *
+ * The switch path reads a few lua_State fields (status, CallInfo,
+ * basehookcount, hook, stack) where co_thread_layout_check found Lua 5.1's
+ * layout, and goes through the API otherwise.
+ */
+#include <lauxlib.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "co_layout.h"
+#include "co_state.h"
+
+#define CO_MASK (LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE)
+
+#define read_ptr co_ptr_at
+#define read_int co_int_at
+
+/* {====== layout check */
+
+static void probe_hook(lua_State *L, lua_Debug *ar)
+{
+    (void)L;
+    (void)ar;
+}
+
+static int probe_yield(lua_State *L)
+{
+    return lua_yield(L, 0);
+}
+
+/* Called with (a thread, nil): its arguments as the hook of a C call sees
+ * them (base, top). */
+static int probe_args(lua_State *L)
+{
+    const char *base = read_ptr(L, LS_BASE), *top = read_ptr(L, LS_TOP);
+    lua_pushboolean(L, base && top - base == 2 * TV_SIZE &&
+                           read_int(base, TV_TT) == LUA_TTHREAD &&
+                           read_ptr(base, 0) == (const void *)lua_tothread(L, 1));
+    return 1;
+}
+
+static int check_status(lua_State *L)
+{
+    lua_State *co = lua_newthread(L);
+    lua_sethook(co, probe_hook, LUA_MASKCALL, 0x1234567);
+    int ok = read_int(co, LS_HOOKCOUNT) == 0x1234567 && lua_gethookcount(co) == 0x1234567 &&
+             read_ptr(co, LS_HOOK) == (const void *)probe_hook;
+    lua_sethook(co, NULL, 0, 0);
+    lua_Debug ar;
+    ok = ok && ((const uint8_t *)co)[LS_STATUS] == 0 && !lua_getstack(co, 0, &ar) &&
+         read_ptr(co, LS_CI) == read_ptr(co, LS_BASE_CI);
+    /* a Lua function calling one that yields: resumed, the call returns */
+    ok = ok && luaL_loadstring(co, "local y = ... y()") == 0;
+    lua_pushcfunction(co, probe_yield);
+    ok = ok && lua_resume(co, 1) == LUA_YIELD && lua_status(co) == LUA_YIELD &&
+         ((const uint8_t *)co)[LS_STATUS] == LUA_YIELD && lua_getstack(co, 0, &ar) &&
+         (const char *)read_ptr(co, LS_CI) > (const char *)read_ptr(co, LS_BASE_CI);
+    if (lua_status(co) == LUA_YIELD)
+        lua_resume(co, 0); /* ends it: a dump shows no probe suspended */
+    lua_pop(L, 1);
+    return ok;
+}
+
+static int check_args(lua_State *L)
+{
+    lua_pushcfunction(L, probe_args);
+    lua_newthread(L);
+    lua_pushnil(L);
+    lua_call(L, 2, 1);
+    int ok = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return ok;
+}
+
+int co_thread_layout_check(lua_State *L)
+{
+    int top = lua_gettop(L);
+    int ok = check_status(L) && check_args(L);
+    lua_settop(L, top);
+    return ok;
+}
+
+/* }====== */
+
+int co_thread_init(co_state *s, lua_State *L)
+{
+    co_threads *th = &s->th;
+    uint32_t epoch = th->epoch % CO_EPOCHS + 1;
+    memset(th, 0, sizeof *th);
+    th->epoch = epoch;
+    th->cap = 64;
+    th->sweep_at = 64;
+    th->t = calloc(th->cap, sizeof *th->t);
+    th->freed = malloc(th->cap * sizeof *th->freed);
+    th->next = 1;
+    th->weak_ref = th->anchor_ref = LUA_NOREF;
+    if (!th->t || !th->freed)
+        goto fail;
+    lua_newtable(L); /* {id = thread}, weak values */
+    lua_createtable(L, 0, 1);
+    lua_pushliteral(L, "v");
+    lua_setfield(L, -2, "__mode");
+    lua_setmetatable(L, -2);
+    th->weak_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    th->anchor = lua_newthread(L);
+    th->anchor_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_sethook(th->anchor, NULL, 0, 0);
+    lua_pushthread(L); /* slot 1 of the anchor's stack holds the current thread */
+    lua_xmove(L, th->anchor, 1);
+    s->thread_ok = s->layout_ok && co_thread_layout_check(L); /* Lua 5.1: read the fields */
+    const char *slot = s->thread_ok ? read_ptr(th->anchor, LS_BASE) : NULL;
+    const char *top = s->thread_ok ? read_ptr(th->anchor, LS_TOP) : NULL;
+    s->thread_ok = slot && top - slot == TV_SIZE && read_int(slot, TV_TT) == LUA_TTHREAD &&
+                   read_ptr(slot, 0) == (const void *)L;
+    return 0;
+fail:
+    free(th->t);
+    free(th->freed);
+    th->t = NULL;
+    th->freed = NULL;
+    return -1;
+}
+
+void co_thread_free(co_state *s, lua_State *L)
+{
+    co_threads *th = &s->th;
+    if (L && th->weak_ref != LUA_NOREF) {
+        luaL_unref(L, LUA_REGISTRYINDEX, th->weak_ref);
+        luaL_unref(L, LUA_REGISTRYINDEX, th->anchor_ref);
+    }
+    th->weak_ref = th->anchor_ref = LUA_NOREF;
+    th->anchor = NULL;
+    free(th->t);
+    free(th->freed);
+    th->t = NULL;
+    th->freed = NULL;
+    th->cap = 0;
+}
+
+void co_thread_anchor(co_state *s, lua_State *L)
+{
+    co_threads *th = &s->th;
+    if (s->thread_ok) { /* a stack slot: a thread's stack is scanned at every
+                           GC cycle's end, so its stores need no barrier */
+        char *slot = (char *)read_ptr(th->anchor, LS_BASE);
+        memcpy(slot, &L, sizeof L);
+    } else if (th->anchor) {
+        lua_pushthread(L);
+        lua_xmove(L, th->anchor, 1);
+        lua_replace(th->anchor, 1);
+    }
+    s->cur_L = L;
+}
+
+void co_thread_current(co_state *s, lua_State *L)
+{
+    co_thread_anchor(s, L);
+    s->cur_id = co_thread_known(s, L);
+}
+
+static void free_id(co_threads *th, uint32_t id)
+{
+    co_thread_free_id(th, id);
+}
+
+/* Frees the ids of threads the GC collected (their weak entries are gone).
+ * On T's stack. */
+static void sweep(co_state *s, lua_State *T)
+{
+    co_threads *th = &s->th;
+    lua_rawgeti(T, LUA_REGISTRYINDEX, th->weak_ref);
+    for (uint32_t id = 1; id < th->next && lua_istable(T, -1); id++) {
+        if (!th->t[id] || id == s->cur_id)
+            continue;
+        lua_rawgeti(T, -1, (int)id);
+        if (lua_tothread(T, -1) != th->t[id])
+            free_id(th, id);
+        lua_pop(T, 1);
+    }
+    lua_pop(T, 1);
+    th->sweep_at = th->live * 2 > 64 ? th->live * 2 : 64;
+}
+
+static int grow(co_threads *th)
+{
+    uint32_t cap = th->cap * 2;
+    lua_State **t = realloc(th->t, cap * sizeof *t);
+    if (t)
+        th->t = t;
+    uint32_t *f = t ? realloc(th->freed, cap * sizeof *f) : NULL;
+    if (!f)
+        return -1;
+    th->freed = f;
+    memset(th->t + th->cap, 0, (cap - th->cap) * sizeof *th->t);
+    th->cap = cap;
+    return 0;
+}
+
+uint32_t co_thread_new(co_state *s, lua_State *T)
+{
+    co_threads *th = &s->th;
+    if (!th->t || !lua_checkstack(T, 3))
+        return 0;
+    co_hook_slow(s);
+    if (!th->nfree && th->live >= th->sweep_at)
+        sweep(s, T);
+    if (!th->nfree && th->next == th->cap && (th->cap >= CO_ID_MAX || grow(th)))
+        return 0;
+    uint32_t id = th->nfree ? th->freed[th->nfree - 1] : th->next;
+    if (!co_hook_thread_record(s, id, T))
+        return 0;
+    if (th->nfree)
+        th->nfree--;
+    else
+        th->next++;
+    th->t[id] = T;
+    th->live++;
+    lua_rawgeti(T, LUA_REGISTRYINDEX, th->weak_ref);
+    if (lua_istable(T, -1)) {
+        lua_pushthread(T);
+        lua_rawseti(T, -2, (int)id);
+    }
+    lua_pop(T, 1);
+    lua_sethook(T, co_hook, CO_MASK, CO_TAG(th, id));
+    return id;
+}
+
+uint32_t co_thread_id(co_state *s, lua_State *T)
+{
+    uint32_t id = co_thread_known(s, T);
+    return id ? id : co_thread_new(s, T);
+}
+
+void co_thread_hook(co_state *s, lua_State *T)
+{
+    uint32_t id = co_thread_known(s, T);
+    lua_sethook(T, co_hook, CO_MASK, id ? CO_TAG(&s->th, id) : 0);
+}
+
+uint32_t co_thread_known(co_state *s, lua_State *T)
+{
+    co_threads *th = &s->th;
+    uint32_t c = (uint32_t)(s->thread_ok ? read_int(T, LS_HOOKCOUNT) : lua_gethookcount(T));
+    uint32_t id = c & (CO_ID_MAX - 1);
+    return c >> CO_ID_BITS == th->epoch && id < th->cap && th->t[id] == T ? id : 0;
+}
+
+int co_thread_resumed(const co_state *s, lua_State *T, int *status)
+{
+    if (s->thread_ok) {
+        *status = ((const uint8_t *)T)[LS_STATUS];
+        return *status == 0 &&
+               (const char *)read_ptr(T, LS_CI) > (const char *)read_ptr(T, LS_BASE_CI);
+    }
+    lua_Debug ar;
+    *status = lua_status(T);
+    return *status == 0 && lua_getstack(T, 0, &ar);
+}
