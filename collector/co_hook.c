@@ -40,11 +40,6 @@ void co_hook_flush_gap(co_state *s)
     (void)co_out_hot(s); /* writes the GAP, if any */
 }
 
-CO_INLINE void end(co_state *s, uint8_t *p, uint8_t *q)
-{
-    co_out_hot_end(s, p, q);
-}
-
 int co_hook_thread_record(co_state *s, uint32_t id, lua_State *T)
 {
     uint8_t *p = co_out_hot(s);
@@ -53,7 +48,7 @@ int co_hook_thread_record(co_state *s, uint32_t id, lua_State *T)
     uint8_t *q = lt_put_head(p, LT_EV_THREAD, 2);
     q = lt_put_uint(q, id);
     q = lt_put_uint(q, (uint64_t)(uintptr_t)T);
-    end(s, p, q);
+    co_out_hot_end(s, p, q);
     return 1;
 }
 
@@ -434,7 +429,7 @@ static void snapshot_frames(co_state *s, lua_State *L)
         q = lt_put_uint(q, (uint64_t)ar.i_ci);
         q = lt_put_uint(q, fid);
         q = lt_put_uint(q, ar.currentline > 0 ? (uint64_t)ar.currentline : 0);
-        end(s, p, q);
+        co_out_hot_end(s, p, q);
     }
 }
 
@@ -447,7 +442,7 @@ void co_hook_snapshot(co_state *s, lua_State *L, unsigned reason)
     uint8_t *q = lt_put_head(p, LT_EV_START, 2);
     q = lt_put_uint(q, id);
     q = lt_put_uint(q, reason);
-    end(s, p, q);
+    co_out_hot_end(s, p, q);
     snapshot_frames(s, L);
 }
 
