@@ -92,6 +92,13 @@ void rd_stack_free(rd_stack *s);
  * records are counted in s->bad and skipped. Returns -ENOMEM only. */
 int rd_stack_event(rd_stack *s, const lt_event *ev);
 
+/* Applies every complete record in p[0..n) (the stream state is s->dec):
+ * the steps and short forms, nearly all records, are decoded and applied
+ * inline, the others through lt_dec_next and rd_stack_event. Returns the
+ * bytes used (a trailing partial record is left), or -EPROTO (bytes that
+ * are no record) / -ENOMEM, with *at the offset of the record. */
+int64_t rd_stack_feed(rd_stack *s, const uint8_t *p, size_t n, size_t *at);
+
 /* Ends input: completes a pending snapshot. */
 void rd_stack_finish(rd_stack *s);
 
