@@ -241,21 +241,30 @@ static uint32_t hash2(uint32_t a, uint32_t b)
     return (uint32_t)(x >> 32);
 }
 
+/* Slot of (parent, fid) in the children's hash: its entry, or the empty
+ * slot where it goes. */
+static rd_childc *child_slot(const rd_model *m, uint32_t parent, uint32_t fid)
+{
+    uint32_t mask = m->capchild - 1, i = hash2(parent, fid) & mask;
+    rd_childc *c = m->child_ix;
+    while (c[i].node && (c[i].parent != parent || c[i].fid != fid))
+        i = (i + 1) & mask;
+    return &c[i];
+}
+
 static int rehash_children(rd_model *m)
 {
-    uint32_t cap = m->capchild * 2;
-    uint32_t *ix = calloc(cap, sizeof *ix);
+    rd_childc *old = m->child_ix;
+    uint32_t oldcap = m->capchild;
+    rd_childc *ix = calloc((size_t)oldcap * 2, sizeof *ix);
     if (!ix)
         return -ENOMEM;
-    for (uint32_t n = 1; n < m->nnode; n++) {
-        uint32_t i = hash2(m->node[n].parent, m->node[n].fid) & (cap - 1);
-        while (ix[i])
-            i = (i + 1) & (cap - 1);
-        ix[i] = n + 1;
-    }
-    free(m->child_ix);
     m->child_ix = ix;
-    m->capchild = cap;
+    m->capchild = oldcap * 2;
+    for (uint32_t j = 0; j < oldcap; j++)
+        if (old[j].node)
+            *child_slot(m, old[j].parent, old[j].fid) = old[j];
+    free(old);
     return 0;
 }
 
@@ -278,24 +287,17 @@ static int grow_nodes(rd_model *m)
 /* rd_model_child past its caches. */
 uint32_t rd_model_child_find(rd_model *m, uint32_t parent, uint32_t fid)
 {
-    rd_node *p = &m->node[parent];
-    uint32_t mask = m->capchild - 1, i = hash2(parent, fid) & mask;
-    for (; m->child_ix[i]; i = (i + 1) & mask) {
-        const rd_node *n = &m->node[m->child_ix[i] - 1];
-        if (n->parent == parent && n->fid == fid) {
-            p->hot_fid = fid;
-            p->hot_child = m->child_ix[i] - 1;
-            m->childc[rd_model_childc_slot(parent, fid)] = (rd_childc){parent, fid, p->hot_child};
-            return p->hot_child;
-        }
+    rd_childc *c = child_slot(m, parent, fid);
+    uint32_t k = c->node;
+    if (!k) {
+        if (grow_nodes(m))
+            return 0;
+        k = m->nnode++;
+        m->node[k] = (rd_node){.parent = parent, .fid = fid};
+        m->node[k].next_sibling = m->node[parent].first_child;
+        m->node[parent].first_child = k;
+        *c = (rd_childc){parent, fid, k};
     }
-    if (grow_nodes(m))
-        return 0;
-    uint32_t k = m->nnode++;
-    m->node[k] = (rd_node){.parent = parent, .fid = fid};
-    m->node[k].next_sibling = m->node[parent].first_child;
-    m->node[parent].first_child = k;
-    m->child_ix[i] = k + 1;
     m->node[parent].hot_fid = fid;
     m->node[parent].hot_child = k;
     m->childc[rd_model_childc_slot(parent, fid)] = (rd_childc){parent, fid, k};
@@ -414,17 +416,23 @@ void rd_model_track_name(const rd_model *m, uint32_t k, char *buf, size_t cap)
     snprintf(buf, cap, "coroutine %u (%s)", k, label);
 }
 
+/* The hash holds every share but each node's first (rd_node.first_tn):
+ * most nodes are run by one coroutine, whose share is then found without
+ * a probe into a table as big as the tree. */
 static int rehash_tnodes(rd_model *m)
 {
     uint32_t cap = m->captnode_ix ? m->captnode_ix * 2 : 1024;
     uint32_t *ix = calloc(cap, sizeof *ix);
     if (!ix)
         return -ENOMEM;
-    for (uint32_t k = 0; k < m->ntnode; k++) {
-        uint32_t i = hash2(m->tnode[k].track, m->tnode[k].node) & (cap - 1);
+    for (uint32_t j = 0; j < m->captnode_ix; j++) {
+        const rd_tnode *t = m->tnode_ix[j] ? &m->tnode[m->tnode_ix[j] - 1] : NULL;
+        if (!t)
+            continue;
+        uint32_t i = hash2(t->track, t->node) & (cap - 1);
         while (ix[i])
             i = (i + 1) & (cap - 1);
-        ix[i] = k + 1;
+        ix[i] = m->tnode_ix[j];
     }
     free(m->tnode_ix);
     m->tnode_ix = ix;
@@ -432,12 +440,34 @@ static int rehash_tnodes(rd_model *m)
     return 0;
 }
 
+/* A new share of track in node; hashed unless it is the node's first. */
+static uint32_t new_tnode(rd_model *m, uint32_t track, uint32_t node, uint32_t *ix)
+{
+    if (rd_grow((void **)&m->tnode, &m->captnode, m->ntnode, sizeof *m->tnode))
+        return 0;
+    m->tnode[m->ntnode] = (rd_tnode){.node = node, .track = track};
+    rd_node *nd = &m->node[node];
+    nd->hot_track = track;
+    nd->hot_tn = ++m->ntnode;
+    if (ix) {
+        *ix = nd->hot_tn;
+        m->ntnode_ix++;
+    } else {
+        nd->first_tn = nd->hot_tn;
+    }
+    return nd->hot_tn;
+}
+
 uint32_t rd_model_tnode(rd_model *m, uint32_t track, uint32_t node)
 {
     rd_node *nd = &m->node[node];
     if (nd->hot_tn && nd->hot_track == track) /* one coroutine per node, mostly */
         return nd->hot_tn;
-    if ((m->ntnode + 1) * 2 > m->captnode_ix && rehash_tnodes(m))
+    if (!nd->first_tn)
+        return new_tnode(m, track, node, NULL);
+    if (m->tnode[nd->first_tn - 1].track == track)
+        return nd->hot_track = track, nd->hot_tn = nd->first_tn;
+    if ((m->ntnode_ix + 1) * 2 > m->captnode_ix && rehash_tnodes(m))
         return 0;
     uint32_t mask = m->captnode_ix - 1, i = hash2(track, node) & mask;
     for (; m->tnode_ix[i]; i = (i + 1) & mask) {
@@ -445,11 +475,7 @@ uint32_t rd_model_tnode(rd_model *m, uint32_t track, uint32_t node)
         if (t->track == track && t->node == node)
             return nd->hot_track = track, nd->hot_tn = m->tnode_ix[i];
     }
-    if (rd_grow((void **)&m->tnode, &m->captnode, m->ntnode, sizeof *m->tnode))
-        return 0;
-    m->tnode[m->ntnode] = (rd_tnode){.node = node, .track = track};
-    nd->hot_track = track;
-    return nd->hot_tn = m->tnode_ix[i] = ++m->ntnode;
+    return new_tnode(m, track, node, &m->tnode_ix[i]);
 }
 
 /* {======================================================================

@@ -34,10 +34,13 @@ typedef struct rd_node {
     uint64_t calls;
     uint32_t call_line; /* caller's line at the node's first call; 0 unknown */
     uint32_t hot_tn, hot_track; /* last rd_tnode of this node looked up + 1, its track */
+    uint32_t first_tn; /* its first rd_tnode + 1 (not in the hash); 0 none */
 } rd_node;
 
-/* A recent (parent, fid) -> child lookup: a loop calling several
- * functions in turn defeats rd_node's hot child, not this. */
+/* A (parent, fid) -> child entry, of the children's hash and of its cache
+ * of recent lookups (a loop calling several functions in turn defeats
+ * rd_node's hot child, not the cache). The key is in the entry: a probe
+ * reads no node. */
 typedef struct rd_childc {
     uint32_t parent, fid, node; /* node 0: empty (a child is never the root) */
 } rd_childc;
@@ -84,7 +87,7 @@ typedef struct rd_model {
     uint32_t nfunc, capfunc;
     rd_node *node;
     uint32_t nnode, capnode;
-    uint32_t *child_ix; /* hash (parent, fid) -> node index + 1 */
+    rd_childc *child_ix; /* hash (parent, fid) -> node, open addressing */
     uint32_t capchild;
     rd_childc *childc; /* 1 << RD_CHILDC_BITS recent lookups, direct-mapped */
     struct rd_labent *lab; /* base label -> functions holding it */
@@ -102,8 +105,8 @@ typedef struct rd_model {
     uint64_t dropped; /* events the producer dropped (GAP records) */
     rd_tnode *tnode; /* per-coroutine shares of the nodes, in creation order */
     uint32_t ntnode, captnode;
-    uint32_t *tnode_ix; /* hash (track, node) -> tnode index + 1 */
-    uint32_t captnode_ix;
+    uint32_t *tnode_ix; /* hash (track, node) -> tnode index + 1, but a node's first */
+    uint32_t captnode_ix, ntnode_ix;
     rd_track *track;
     uint32_t ntrack, captrack;
     uint32_t *track_ix; /* hash thread id -> its latest track + 1 */
