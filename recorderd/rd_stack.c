@@ -795,37 +795,51 @@ int rd_stack_event(rd_stack *s, const lt_event *ev)
     return other_event(s, ev);
 }
 
+/* The hot records of p[0..n) up to the first other one (or one that
+ * could be cut short): decoded inline, applied through the leaves. Sets
+ * *e to an error; returns the bytes used. */
+static size_t feed_hot(rd_stack *s, const uint8_t *p, size_t n, int *e)
+{
+    const uint8_t *q = p, *end = p + n - (n < LT_HOT_SPAN ? n : LT_HOT_SPAN - 1);
+    uint64_t events = 0;
+    lt_hot h;
+    int k;
+    while (q < end && !*e && (k = lt_dec_hot(&s->dec, q, &h)) > 0) {
+        events++;
+        if (h.kind == LT_EV_LINE)
+            *e = frame_line(s, h.depth, h.dt, h.x);
+        else if (h.kind == LT_EV_CALL)
+            *e = frame_call(s, h.depth, h.dt, h.x);
+        else
+            *e = frame_ret(s, h.depth, h.dt);
+        q += *e ? 0 : k;
+    }
+    s->m->events += events;
+    return (size_t)(q - p);
+}
+
 int64_t rd_stack_feed(rd_stack *s, const uint8_t *p, size_t n, size_t *at)
 {
     size_t off = 0;
+    int e = 0;
     while (off < n) {
-        lt_hot h;
-        int k, e;
-        if (n - off >= LT_HOT_SPAN && !(s->in_snap | s->stopped) &&
-            (k = lt_dec_hot(&s->dec, p + off, &h)) > 0) {
-            s->m->events++;
-            if (h.kind == LT_EV_LINE)
-                e = frame_line(s, h.depth, h.dt, h.x);
-            else if (h.kind == LT_EV_CALL)
-                e = frame_call(s, h.depth, h.dt, h.x);
-            else
-                e = frame_ret(s, h.depth, h.dt);
-        } else {
-            lt_event ev;
-            k = lt_dec_next(&s->dec, p + off, n - off, &ev);
-            if (k <= 0) {
-                *at = off;
-                return k < 0 ? k : (int64_t)off;
-            }
-            e = rd_stack_event(s, &ev);
+        if (!(s->in_snap | s->stopped)) {
+            off += feed_hot(s, p + off, n - off, &e);
+            if (e || off >= n)
+                break;
         }
-        if (e) {
+        lt_event ev;
+        int k = lt_dec_next(&s->dec, p + off, n - off, &ev);
+        if (k <= 0) {
             *at = off;
-            return -ENOMEM;
+            return k < 0 ? k : (int64_t)off;
         }
+        if ((e = rd_stack_event(s, &ev)))
+            break;
         off += (size_t)k;
     }
-    return (int64_t)off;
+    *at = off;
+    return e ? -ENOMEM : (int64_t)off;
 }
 
 void rd_stack_finish(rd_stack *s)
