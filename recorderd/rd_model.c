@@ -44,10 +44,10 @@ int rd_model_init(rd_model *m)
     memset(m, 0, sizeof *m);
     m->capchild = 1024;
     m->child_ix = calloc(m->capchild, sizeof *m->child_ix);
-    m->capline = 1024;
-    m->line = calloc(m->capline, sizeof *m->line);
+    m->capline_ix = 1024;
+    m->line_ix = calloc(m->capline_ix, sizeof *m->line_ix);
     m->childc = calloc(1u << RD_CHILDC_BITS, sizeof *m->childc);
-    if (!m->child_ix || !m->line || !m->childc ||
+    if (!m->child_ix || !m->line_ix || !m->childc ||
         rd_grow((void **)&m->node, &m->capnode, 1, sizeof *m->node) ||
         rd_grow((void **)&m->func, &m->capfunc, 1, sizeof *m->func)) {
         rd_model_free(m);
@@ -68,6 +68,7 @@ void rd_model_free(rd_model *m)
     free(m->child_ix);
     free(m->childc);
     free(m->line);
+    free(m->line_ix);
     for (uint32_t i = 0; i < m->caplcache; i++)
         free(m->lcache[i].ix);
     free(m->lcache);
@@ -306,27 +307,23 @@ uint32_t rd_model_child_find(rd_model *m, uint32_t parent, uint32_t fid)
     return k;
 }
 
+/* The lines' hash indexes the dense array m->line, whose slots never move:
+ * a frame's or the line cache's slot stays valid. */
 static int rehash_lines(rd_model *m)
 {
-    uint32_t cap = m->capline * 2;
-    rd_line *t = calloc(cap, sizeof *t);
-    if (!t)
+    uint32_t cap = m->capline_ix * 2;
+    uint32_t *ix = calloc(cap, sizeof *ix);
+    if (!ix)
         return -ENOMEM;
-    for (uint32_t j = 0; j < m->capline; j++) {
-        if (!m->line[j].fid)
-            continue;
-        uint32_t i = hash2(m->line[j].fid, m->line[j].line) & (cap - 1);
-        while (t[i].fid)
+    for (uint32_t k = 0; k < m->nline; k++) {
+        uint32_t i = hash2(m->line[k].fid, m->line[k].line) & (cap - 1);
+        while (ix[i])
             i = (i + 1) & (cap - 1);
-        t[i] = m->line[j];
+        ix[i] = k + 1;
     }
-    free(m->line);
-    m->line = t;
-    m->capline = cap;
-    m->line_gen++;
-    for (uint32_t f = 0; f < m->caplcache; f++) /* amortised: the cells are bounded by capline */
-        if (m->lcache[f].n)
-            memset(m->lcache[f].ix, 0, m->lcache[f].n * sizeof *m->lcache[f].ix);
+    free(m->line_ix);
+    m->line_ix = ix;
+    m->capline_ix = cap;
     return 0;
 }
 
@@ -334,15 +331,19 @@ rd_line *rd_model_line(rd_model *m, uint32_t fid, uint32_t line)
 {
     if (fid == 0)
         return NULL; /* unknown function: no per-line stats */
-    if ((m->nline + 1) * 2 > m->capline && rehash_lines(m))
+    if ((m->nline + 1) * 2 > m->capline_ix && rehash_lines(m))
         return NULL;
-    uint32_t mask = m->capline - 1, i = hash2(fid, line) & mask;
-    for (; m->line[i].fid; i = (i + 1) & mask)
-        if (m->line[i].fid == fid && m->line[i].line == line)
-            return &m->line[i];
-    m->nline++;
-    m->line[i] = (rd_line){.fid = fid, .line = line};
-    return &m->line[i];
+    uint32_t mask = m->capline_ix - 1, i = hash2(fid, line) & mask;
+    for (; m->line_ix[i]; i = (i + 1) & mask) {
+        rd_line *l = &m->line[m->line_ix[i] - 1];
+        if (l->fid == fid && l->line == line)
+            return l;
+    }
+    if (rd_grow((void **)&m->line, &m->capline, m->nline, sizeof *m->line))
+        return NULL;
+    m->line[m->nline] = (rd_line){.fid = fid, .line = line};
+    m->line_ix[i] = ++m->nline;
+    return &m->line[m->nline - 1];
 }
 
 /* {======================================================================
@@ -482,8 +483,8 @@ uint32_t rd_model_tnode(rd_model *m, uint32_t track, uint32_t node)
  * Line cache: per function, an array from line to slot. It starts at the
  * function's first line and grows by doubling; a function spanning more
  * than RD_LCACHE_SPAN lines, or lines before its start, are looked up in
- * the hash. All of it holds at most 8 cells per line slot (+ a floor), so
- * a forged trace cannot make it outgrow the line table. */
+ * the hash. All of it holds at most 8 cells per slot of the lines' hash
+ * (+ a floor), so a forged trace cannot make it outgrow the line table. */
 
 #define RD_LCACHE_SPAN (1u << 16)
 #define RD_LCACHE_FLOOR (1u << 16)
@@ -506,7 +507,7 @@ static int lcache_reach(rd_model *m, uint32_t fid, uint32_t line)
         return 0;
     while (n <= k)
         n *= 2;
-    if (m->lcache_cells + (n - c->n) > 8ull * m->capline + RD_LCACHE_FLOOR)
+    if (m->lcache_cells + (n - c->n) > 8ull * m->capline_ix + RD_LCACHE_FLOOR)
         return -1;
     uint32_t *ix = realloc(c->ix, (size_t)n * sizeof *ix);
     if (!ix)

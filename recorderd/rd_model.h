@@ -48,7 +48,7 @@ typedef struct rd_childc {
 #define RD_CHILDC_BITS 12
 
 typedef struct rd_line {
-    uint32_t fid, line; /* fid 0 = free slot */
+    uint32_t fid, line; /* fid 0 = free slot (past nline) */
     uint64_t hits;
     uint64_t ticks;
 } rd_line;
@@ -92,10 +92,11 @@ typedef struct rd_model {
     rd_childc *childc; /* 1 << RD_CHILDC_BITS recent lookups, direct-mapped */
     struct rd_labent *lab; /* base label -> functions holding it */
     uint32_t nlab, caplab;
-    rd_line *line;
+    rd_line *line; /* [0, nline) in order of first use: a slot never moves */
     uint32_t nline, capline;
-    uint32_t line_gen; /* bumped when line slots move */
-    rd_lcache *lcache; /* by fid; emptied when line slots move */
+    uint32_t *line_ix; /* hash (fid, line) -> slot + 1 */
+    uint32_t capline_ix;
+    rd_lcache *lcache; /* by fid */
     uint32_t caplcache;
     uint64_t lcache_cells; /* bounded by the lines there are (no event makes it grow alone) */
     /* clock: first and last (ticks, ns) pairs */
@@ -199,7 +200,7 @@ static inline uint32_t rd_model_line_cached(const rd_model *m, uint32_t fid, uin
     return k < c->n ? c->ix[k] : 0;
 }
 
-/* rd_model_line as a slot + 1 in m->line (valid while line_gen stays), 0
+/* rd_model_line as a slot + 1 in m->line (valid while the model lives), 0
  * for NULL. The cached case inline: every line event asks. */
 static inline uint32_t rd_model_line_slot(rd_model *m, uint32_t fid, uint32_t line)
 {

@@ -318,7 +318,7 @@ HOT void charge_top(rd_model *m, const rd_frame *f, uint64_t dt)
     m->node[f->node].self += dt;
     if (f->tix)
         m->tnode[f->tix - 1].self += dt;
-    if (f->lix && f->lgen == m->line_gen) {
+    if (f->lix) {
         m->line[f->lix - 1].ticks += dt;
     } else if (f->line) {
         rd_line *l = rd_model_line(m, f->fid, f->line);
@@ -389,10 +389,8 @@ HOT void line_hit(rd_stack *s, const rd_thread *t, rd_frame *f, uint32_t line)
     m->node[f->node].lines++;
     if (f->tix)
         m->tnode[f->tix - 1].lines++;
-    if (f->line != line || !f->lix || f->lgen != m->line_gen) {
+    if (f->line != line || !f->lix)
         f->lix = rd_model_line_slot(m, f->fid, line);
-        f->lgen = m->line_gen;
-    }
     f->line = line;
     if (f->lix)
         m->line[f->lix - 1].hits++;
@@ -588,7 +586,7 @@ HOT int frame_line(rd_stack *s, uint64_t depth, uint64_t dt, uint64_t line)
     rd_model *m = s->m;
     rd_frame *f = &t->f[t->n - 1];
     uint32_t lix;
-    int lok = f->lix && f->lgen == m->line_gen;
+    int lok = f->lix != 0;
     if (f->depth != depth || !(lok || f->fresh) || line > UINT32_MAX ||
         !(lix = rd_model_line_cached(m, f->fid, (uint32_t)line)))
         return line_top(s, depth, dt, line);
@@ -615,7 +613,6 @@ HOT int frame_line(rd_stack *s, uint64_t depth, uint64_t dt, uint64_t line)
         tn->lines++;
     m->line[lix - 1].hits++;
     f->lix = lix;
-    f->lgen = m->line_gen;
     f->line = (uint32_t)line;
     return 0;
 }
@@ -639,7 +636,7 @@ HOT int frame_call(rd_stack *s, uint64_t depth, uint64_t dt, uint64_t fid)
         return call_other(s, depth, dt, fid);
     rd_model *m = s->m;
     rd_frame *f = &t->f[t->n - 1];
-    int lok = f->lix && f->lgen == m->line_gen;
+    int lok = f->lix != 0;
     if ((uint64_t)f->depth + 1 != depth || depth > UINT32_MAX || f->fresh || (!lok && f->line) ||
         fid > UINT32_MAX)
         return call_other(s, depth, dt, fid);
@@ -689,7 +686,7 @@ HOT int frame_ret(rd_stack *s, uint64_t depth, uint64_t dt)
         return ret_other(s, depth, dt);
     rd_model *m = s->m;
     rd_frame *f = &t->f[t->n - 1];
-    int lok = f->lix && f->lgen == m->line_gen;
+    int lok = f->lix != 0;
     if (f->depth != depth || f->fresh || (!lok && f->line))
         return ret_other(s, depth, dt);
     m->ticks_total += dt;
