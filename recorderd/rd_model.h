@@ -55,8 +55,11 @@ typedef struct rd_line {
 
 /* The share of one coroutine (track) in a call-tree node: code in a
  * coroutine is charged under its resumer's stack, so one node may hold the
- * time of several coroutines. Sums over a node's entries never exceed its
- * own self and lines (they fall short only when memory ran out). */
+ * time of several coroutines. The first share of a node other than the
+ * root (rd_node.first_tn) is implied: its self and lines are the node's
+ * less the other shares' (rd_stack does not charge it, so a program of one
+ * coroutine never touches its shares); the fields it holds mean nothing.
+ * The other shares' sums never exceed the node's own self and lines. */
 typedef struct rd_tnode {
     uint32_t node, track;
     uint64_t self; /* ticks */

@@ -178,6 +178,14 @@ static uint32_t share(rd_stack *s, rd_thread *t, uint32_t node)
     return t->track ? rd_model_tnode(s->m, t->track - 1, node) : 0;
 }
 
+/* What a frame charges for share tn of node: nothing for the node's first
+ * share (the model counts it as the node's counts less the other shares':
+ * a program of one coroutine never touches its shares), else tn. */
+static inline uint32_t frame_tix(const rd_model *m, uint32_t node, uint32_t tn)
+{
+    return node && m->node[node].first_tn == tn ? 0 : tn;
+}
+
 /* A new top frame, filled in place (no struct copies on the hot path). */
 static rd_frame *push_frame(rd_stack *s, rd_thread *t, uint32_t depth, uint32_t fid, int lua)
 {
@@ -192,8 +200,9 @@ static rd_frame *push_frame(rd_stack *s, rd_thread *t, uint32_t depth, uint32_t 
     t->n = n + 1;
     if (n && !m->node[node].call_line) /* the call site, for callgrind */
         m->node[node].call_line = f[-1].line;
-    f->tix = share(s, t, node);
-    rd_track *tr = n == 0 && f->tix ? &m->track[t->track - 1] : NULL;
+    uint32_t tn = share(s, t, node);
+    f->tix = frame_tix(m, node, tn);
+    rd_track *tr = n == 0 && tn ? &m->track[t->track - 1] : NULL;
     if (tr && !tr->named) { /* its name: the function it started in (a track's first frame is
                                pushed on an empty stack) */
         tr->first_fid = fid;
@@ -308,7 +317,7 @@ static void rebase(rd_stack *s, rd_thread *t, uint32_t base)
     t->base_tix = 0;
     for (uint32_t i = 0; i < t->n; i++) {
         t->f[i].node = rd_model_child(s->m, i ? t->f[i - 1].node : base, t->f[i].fid);
-        t->f[i].tix = share(s, t, t->f[i].node);
+        t->f[i].tix = frame_tix(s->m, t->f[i].node, share(s, t, t->f[i].node));
     }
 }
 
@@ -655,7 +664,8 @@ HOT int frame_call(rd_stack *s, uint64_t depth, uint64_t dt, uint64_t fid)
     if (lok)
         m->line[f->lix - 1].ticks += dt;
     f[1] = (rd_frame){.depth = (uint32_t)depth, .fid = cfid, .node = node, .fresh = lua,
-                      .is_lua = lua, .t_call = m->ticks_total, .tix = cn->hot_tn};
+                      .is_lua = lua, .t_call = m->ticks_total,
+                      .tix = cn->hot_tn == cn->first_tn ? 0 : cn->hot_tn}; /* frame_tix */
     t->n++;
     rd_node *child = &m->node[node];
     if (!child->call_line) /* the call site, for callgrind */

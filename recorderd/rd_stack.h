@@ -26,7 +26,8 @@
 typedef struct rd_frame {
     uint32_t depth, fid, node, line;
     uint32_t lix;       /* rd_model line slot + 1 of (fid, line); 0 none */
-    uint32_t tix;       /* rd_model tnode + 1 of (its thread's track, node); 0 none */
+    uint32_t tix;       /* rd_model tnode + 1 of (its thread's track, node) to charge; 0
+                           none (its node's first share: implied, see rd_tnode) */
     uint8_t fresh;  /* Lua frame called, no record of its own yet */
     uint8_t is_lua;
     uint64_t t_call; /* ticks_total when it was called (listeners only) */
