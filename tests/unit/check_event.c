@@ -468,6 +468,13 @@ START_TEST(test_event_line_step_errors)
 }
 END_TEST
 
+/* A full LINE, CALL (depth, dt, x) or RET (depth, dt). */
+static uint8_t *put_full(uint8_t *q, enum lt_kind kind, uint64_t depth, uint64_t dt, uint64_t x)
+{
+    q = lt_put_uint(lt_put_uint(lt_put_head(q, kind, kind == LT_EV_RET ? 2 : 3), depth), dt);
+    return kind == LT_EV_RET ? q : lt_put_uint(q, x);
+}
+
 /* lt_dec_hot, the replay's inline decoder, makes of every record what
  * lt_dec_next makes of it, or leaves it to lt_dec_next: random streams of
  * LINE, CALL and RET records (full, steps, short forms), other records and
@@ -487,9 +494,9 @@ START_TEST(test_event_hot_decoder)
             for (int i = 0; i < 3; i++)
                 v[i] = vals[(r >> (8 * i)) % (sizeof vals / sizeof *vals)] + (r >> 40) % 3;
             switch ((r >> 32) % 9) {
-            case 0: q = lt_put_uint(lt_put_uint(lt_put_uint(lt_put_head(q, LT_EV_LINE, 3), v[0] % 40), v[1]), v[2]); break;
-            case 1: q = lt_put_uint(lt_put_uint(lt_put_uint(lt_put_head(q, LT_EV_CALL, 3), v[0] % 40), v[1]), v[2]); break;
-            case 2: q = lt_put_uint(lt_put_uint(lt_put_head(q, LT_EV_RET, 2), v[0] % 3), v[1]); break;
+            case 0: q = put_full(q, LT_EV_LINE, v[0] % 40, v[1], v[2]); break;
+            case 1: q = put_full(q, LT_EV_CALL, v[0] % 40, v[1], v[2]); break;
+            case 2: q = put_full(q, LT_EV_RET, v[0] % 3, v[1], 0); break;
             case 3: q = lt_put_step(q, (int)((r >> 24) % 128) - LT_STEP_BIAS, v[1]); break;
             case 4: q = lt_put_uint(lt_put_short(q, LT_SHORT_LINE, v[1]), v[2]); break;
             case 5: q = lt_put_uint(lt_put_short(q, LT_SHORT_CALL, v[1]), v[2]); break;
