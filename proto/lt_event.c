@@ -11,12 +11,21 @@ const char lt_event_letter[LT_EV_COUNT] = {LT_EVENT_LIST(LT_X_LETTER)};
 const char *const lt_event_name[LT_EV_COUNT] = {LT_EVENT_LIST(LT_X_NAME)};
 const uint8_t lt_event_nargs[LT_EV_COUNT] = {LT_EVENT_LIST(LT_X_NARGS)};
 
+/* A big-endian uint of n bytes: the msgpack widths by a load and a byte
+ * swap each (a RESUME's 8-byte thread id went byte by byte), others (the
+ * string lengths' 1 and 2) too. */
 static inline uint64_t be_read(const uint8_t *p, unsigned n)
 {
-    uint64_t v = 0;
-    for (unsigned i = 0; i < n; i++)
-        v = (v << 8) | p[i];
-    return v;
+    uint16_t v2;
+    uint32_t v4;
+    uint64_t v8;
+    switch (n) {
+    case 1: return p[0];
+    case 2: memcpy(&v2, p, 2); return __builtin_bswap16(v2);
+    case 4: memcpy(&v4, p, 4); return __builtin_bswap32(v4);
+    case 8: memcpy(&v8, p, 8); return __builtin_bswap64(v8);
+    default: return 0; /* never asked */
+    }
 }
 
 /* Reads one uint or string at p. Returns bytes used, 0 if incomplete,

@@ -44,10 +44,10 @@ int rd_model_init(rd_model *m)
     memset(m, 0, sizeof *m);
     m->capchild = 1024;
     m->child_ix = calloc(m->capchild, sizeof *m->child_ix);
-    m->capline = 1024;
-    m->line = calloc(m->capline, sizeof *m->line);
+    m->capline_ix = 1024;
+    m->line_ix = calloc(m->capline_ix, sizeof *m->line_ix);
     m->childc = calloc(1u << RD_CHILDC_BITS, sizeof *m->childc);
-    if (!m->child_ix || !m->line || !m->childc ||
+    if (!m->child_ix || !m->line_ix || !m->childc ||
         rd_grow((void **)&m->node, &m->capnode, 1, sizeof *m->node) ||
         rd_grow((void **)&m->func, &m->capfunc, 1, sizeof *m->func)) {
         rd_model_free(m);
@@ -68,6 +68,7 @@ void rd_model_free(rd_model *m)
     free(m->child_ix);
     free(m->childc);
     free(m->line);
+    free(m->line_ix);
     for (uint32_t i = 0; i < m->caplcache; i++)
         free(m->lcache[i].ix);
     free(m->lcache);
@@ -241,21 +242,30 @@ static uint32_t hash2(uint32_t a, uint32_t b)
     return (uint32_t)(x >> 32);
 }
 
+/* Slot of (parent, fid) in the children's hash: its entry, or the empty
+ * slot where it goes. */
+static rd_childc *child_slot(const rd_model *m, uint32_t parent, uint32_t fid)
+{
+    uint32_t mask = m->capchild - 1, i = hash2(parent, fid) & mask;
+    rd_childc *c = m->child_ix;
+    while (c[i].node && (c[i].parent != parent || c[i].fid != fid))
+        i = (i + 1) & mask;
+    return &c[i];
+}
+
 static int rehash_children(rd_model *m)
 {
-    uint32_t cap = m->capchild * 2;
-    uint32_t *ix = calloc(cap, sizeof *ix);
+    rd_childc *old = m->child_ix;
+    uint32_t oldcap = m->capchild;
+    rd_childc *ix = calloc((size_t)oldcap * 2, sizeof *ix);
     if (!ix)
         return -ENOMEM;
-    for (uint32_t n = 1; n < m->nnode; n++) {
-        uint32_t i = hash2(m->node[n].parent, m->node[n].fid) & (cap - 1);
-        while (ix[i])
-            i = (i + 1) & (cap - 1);
-        ix[i] = n + 1;
-    }
-    free(m->child_ix);
     m->child_ix = ix;
-    m->capchild = cap;
+    m->capchild = oldcap * 2;
+    for (uint32_t j = 0; j < oldcap; j++)
+        if (old[j].node)
+            *child_slot(m, old[j].parent, old[j].fid) = old[j];
+    free(old);
     return 0;
 }
 
@@ -278,24 +288,17 @@ static int grow_nodes(rd_model *m)
 /* rd_model_child past its caches. */
 uint32_t rd_model_child_find(rd_model *m, uint32_t parent, uint32_t fid)
 {
-    rd_node *p = &m->node[parent];
-    uint32_t mask = m->capchild - 1, i = hash2(parent, fid) & mask;
-    for (; m->child_ix[i]; i = (i + 1) & mask) {
-        const rd_node *n = &m->node[m->child_ix[i] - 1];
-        if (n->parent == parent && n->fid == fid) {
-            p->hot_fid = fid;
-            p->hot_child = m->child_ix[i] - 1;
-            m->childc[rd_model_childc_slot(parent, fid)] = (rd_childc){parent, fid, p->hot_child};
-            return p->hot_child;
-        }
+    rd_childc *c = child_slot(m, parent, fid);
+    uint32_t k = c->node;
+    if (!k) {
+        if (grow_nodes(m))
+            return 0;
+        k = m->nnode++;
+        m->node[k] = (rd_node){.parent = parent, .fid = fid};
+        m->node[k].next_sibling = m->node[parent].first_child;
+        m->node[parent].first_child = k;
+        *c = (rd_childc){parent, fid, k};
     }
-    if (grow_nodes(m))
-        return 0;
-    uint32_t k = m->nnode++;
-    m->node[k] = (rd_node){.parent = parent, .fid = fid};
-    m->node[k].next_sibling = m->node[parent].first_child;
-    m->node[parent].first_child = k;
-    m->child_ix[i] = k + 1;
     m->node[parent].hot_fid = fid;
     m->node[parent].hot_child = k;
     m->childc[rd_model_childc_slot(parent, fid)] = (rd_childc){parent, fid, k};
@@ -304,27 +307,23 @@ uint32_t rd_model_child_find(rd_model *m, uint32_t parent, uint32_t fid)
     return k;
 }
 
+/* The lines' hash indexes the dense array m->line, whose slots never move:
+ * a frame's or the line cache's slot stays valid. */
 static int rehash_lines(rd_model *m)
 {
-    uint32_t cap = m->capline * 2;
-    rd_line *t = calloc(cap, sizeof *t);
-    if (!t)
+    uint32_t cap = m->capline_ix * 2;
+    uint32_t *ix = calloc(cap, sizeof *ix);
+    if (!ix)
         return -ENOMEM;
-    for (uint32_t j = 0; j < m->capline; j++) {
-        if (!m->line[j].fid)
-            continue;
-        uint32_t i = hash2(m->line[j].fid, m->line[j].line) & (cap - 1);
-        while (t[i].fid)
+    for (uint32_t k = 0; k < m->nline; k++) {
+        uint32_t i = hash2(m->line[k].fid, m->line[k].line) & (cap - 1);
+        while (ix[i])
             i = (i + 1) & (cap - 1);
-        t[i] = m->line[j];
+        ix[i] = k + 1;
     }
-    free(m->line);
-    m->line = t;
-    m->capline = cap;
-    m->line_gen++;
-    for (uint32_t f = 0; f < m->caplcache; f++) /* amortised: the cells are bounded by capline */
-        if (m->lcache[f].n)
-            memset(m->lcache[f].ix, 0, m->lcache[f].n * sizeof *m->lcache[f].ix);
+    free(m->line_ix);
+    m->line_ix = ix;
+    m->capline_ix = cap;
     return 0;
 }
 
@@ -332,15 +331,19 @@ rd_line *rd_model_line(rd_model *m, uint32_t fid, uint32_t line)
 {
     if (fid == 0)
         return NULL; /* unknown function: no per-line stats */
-    if ((m->nline + 1) * 2 > m->capline && rehash_lines(m))
+    if ((m->nline + 1) * 2 > m->capline_ix && rehash_lines(m))
         return NULL;
-    uint32_t mask = m->capline - 1, i = hash2(fid, line) & mask;
-    for (; m->line[i].fid; i = (i + 1) & mask)
-        if (m->line[i].fid == fid && m->line[i].line == line)
-            return &m->line[i];
-    m->nline++;
-    m->line[i] = (rd_line){.fid = fid, .line = line};
-    return &m->line[i];
+    uint32_t mask = m->capline_ix - 1, i = hash2(fid, line) & mask;
+    for (; m->line_ix[i]; i = (i + 1) & mask) {
+        rd_line *l = &m->line[m->line_ix[i] - 1];
+        if (l->fid == fid && l->line == line)
+            return l;
+    }
+    if (rd_grow((void **)&m->line, &m->capline, m->nline, sizeof *m->line))
+        return NULL;
+    m->line[m->nline] = (rd_line){.fid = fid, .line = line};
+    m->line_ix[i] = ++m->nline;
+    return &m->line[m->nline - 1];
 }
 
 /* {======================================================================
@@ -414,17 +417,23 @@ void rd_model_track_name(const rd_model *m, uint32_t k, char *buf, size_t cap)
     snprintf(buf, cap, "coroutine %u (%s)", k, label);
 }
 
+/* The hash holds every share but each node's first (rd_node.first_tn):
+ * most nodes are run by one coroutine, whose share is then found without
+ * a probe into a table as big as the tree. */
 static int rehash_tnodes(rd_model *m)
 {
     uint32_t cap = m->captnode_ix ? m->captnode_ix * 2 : 1024;
     uint32_t *ix = calloc(cap, sizeof *ix);
     if (!ix)
         return -ENOMEM;
-    for (uint32_t k = 0; k < m->ntnode; k++) {
-        uint32_t i = hash2(m->tnode[k].track, m->tnode[k].node) & (cap - 1);
+    for (uint32_t j = 0; j < m->captnode_ix; j++) {
+        const rd_tnode *t = m->tnode_ix[j] ? &m->tnode[m->tnode_ix[j] - 1] : NULL;
+        if (!t)
+            continue;
+        uint32_t i = hash2(t->track, t->node) & (cap - 1);
         while (ix[i])
             i = (i + 1) & (cap - 1);
-        ix[i] = k + 1;
+        ix[i] = m->tnode_ix[j];
     }
     free(m->tnode_ix);
     m->tnode_ix = ix;
@@ -432,12 +441,34 @@ static int rehash_tnodes(rd_model *m)
     return 0;
 }
 
+/* A new share of track in node; hashed unless it is the node's first. */
+static uint32_t new_tnode(rd_model *m, uint32_t track, uint32_t node, uint32_t *ix)
+{
+    if (rd_grow((void **)&m->tnode, &m->captnode, m->ntnode, sizeof *m->tnode))
+        return 0;
+    m->tnode[m->ntnode] = (rd_tnode){.node = node, .track = track};
+    rd_node *nd = &m->node[node];
+    nd->hot_track = track;
+    nd->hot_tn = ++m->ntnode;
+    if (ix) {
+        *ix = nd->hot_tn;
+        m->ntnode_ix++;
+    } else {
+        nd->first_tn = nd->hot_tn;
+    }
+    return nd->hot_tn;
+}
+
 uint32_t rd_model_tnode(rd_model *m, uint32_t track, uint32_t node)
 {
     rd_node *nd = &m->node[node];
     if (nd->hot_tn && nd->hot_track == track) /* one coroutine per node, mostly */
         return nd->hot_tn;
-    if ((m->ntnode + 1) * 2 > m->captnode_ix && rehash_tnodes(m))
+    if (!nd->first_tn)
+        return new_tnode(m, track, node, NULL);
+    if (m->tnode[nd->first_tn - 1].track == track)
+        return nd->hot_track = track, nd->hot_tn = nd->first_tn;
+    if ((m->ntnode_ix + 1) * 2 > m->captnode_ix && rehash_tnodes(m))
         return 0;
     uint32_t mask = m->captnode_ix - 1, i = hash2(track, node) & mask;
     for (; m->tnode_ix[i]; i = (i + 1) & mask) {
@@ -445,19 +476,15 @@ uint32_t rd_model_tnode(rd_model *m, uint32_t track, uint32_t node)
         if (t->track == track && t->node == node)
             return nd->hot_track = track, nd->hot_tn = m->tnode_ix[i];
     }
-    if (rd_grow((void **)&m->tnode, &m->captnode, m->ntnode, sizeof *m->tnode))
-        return 0;
-    m->tnode[m->ntnode] = (rd_tnode){.node = node, .track = track};
-    nd->hot_track = track;
-    return nd->hot_tn = m->tnode_ix[i] = ++m->ntnode;
+    return new_tnode(m, track, node, &m->tnode_ix[i]);
 }
 
 /* {======================================================================
  * Line cache: per function, an array from line to slot. It starts at the
  * function's first line and grows by doubling; a function spanning more
  * than RD_LCACHE_SPAN lines, or lines before its start, are looked up in
- * the hash. All of it holds at most 8 cells per line slot (+ a floor), so
- * a forged trace cannot make it outgrow the line table. */
+ * the hash. All of it holds at most 8 cells per slot of the lines' hash
+ * (+ a floor), so a forged trace cannot make it outgrow the line table. */
 
 #define RD_LCACHE_SPAN (1u << 16)
 #define RD_LCACHE_FLOOR (1u << 16)
@@ -480,7 +507,7 @@ static int lcache_reach(rd_model *m, uint32_t fid, uint32_t line)
         return 0;
     while (n <= k)
         n *= 2;
-    if (m->lcache_cells + (n - c->n) > 8ull * m->capline + RD_LCACHE_FLOOR)
+    if (m->lcache_cells + (n - c->n) > 8ull * m->capline_ix + RD_LCACHE_FLOOR)
         return -1;
     uint32_t *ix = realloc(c->ix, (size_t)n * sizeof *ix);
     if (!ix)

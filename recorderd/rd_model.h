@@ -34,10 +34,13 @@ typedef struct rd_node {
     uint64_t calls;
     uint32_t call_line; /* caller's line at the node's first call; 0 unknown */
     uint32_t hot_tn, hot_track; /* last rd_tnode of this node looked up + 1, its track */
+    uint32_t first_tn; /* its first rd_tnode + 1 (not in the hash); 0 none */
 } rd_node;
 
-/* A recent (parent, fid) -> child lookup: a loop calling several
- * functions in turn defeats rd_node's hot child, not this. */
+/* A (parent, fid) -> child entry, of the children's hash and of its cache
+ * of recent lookups (a loop calling several functions in turn defeats
+ * rd_node's hot child, not the cache). The key is in the entry: a probe
+ * reads no node. */
 typedef struct rd_childc {
     uint32_t parent, fid, node; /* node 0: empty (a child is never the root) */
 } rd_childc;
@@ -45,15 +48,18 @@ typedef struct rd_childc {
 #define RD_CHILDC_BITS 12
 
 typedef struct rd_line {
-    uint32_t fid, line; /* fid 0 = free slot */
+    uint32_t fid, line; /* fid 0 = free slot (past nline) */
     uint64_t hits;
     uint64_t ticks;
 } rd_line;
 
 /* The share of one coroutine (track) in a call-tree node: code in a
  * coroutine is charged under its resumer's stack, so one node may hold the
- * time of several coroutines. Sums over a node's entries never exceed its
- * own self and lines (they fall short only when memory ran out). */
+ * time of several coroutines. The first share of a node other than the
+ * root (rd_node.first_tn) is implied: its self and lines are the node's
+ * less the other shares' (rd_stack does not charge it, so a program of one
+ * coroutine never touches its shares); the fields it holds mean nothing.
+ * The other shares' sums never exceed the node's own self and lines. */
 typedef struct rd_tnode {
     uint32_t node, track;
     uint64_t self; /* ticks */
@@ -84,15 +90,16 @@ typedef struct rd_model {
     uint32_t nfunc, capfunc;
     rd_node *node;
     uint32_t nnode, capnode;
-    uint32_t *child_ix; /* hash (parent, fid) -> node index + 1 */
+    rd_childc *child_ix; /* hash (parent, fid) -> node, open addressing */
     uint32_t capchild;
     rd_childc *childc; /* 1 << RD_CHILDC_BITS recent lookups, direct-mapped */
     struct rd_labent *lab; /* base label -> functions holding it */
     uint32_t nlab, caplab;
-    rd_line *line;
+    rd_line *line; /* [0, nline) in order of first use: a slot never moves */
     uint32_t nline, capline;
-    uint32_t line_gen; /* bumped when line slots move */
-    rd_lcache *lcache; /* by fid; emptied when line slots move */
+    uint32_t *line_ix; /* hash (fid, line) -> slot + 1 */
+    uint32_t capline_ix;
+    rd_lcache *lcache; /* by fid */
     uint32_t caplcache;
     uint64_t lcache_cells; /* bounded by the lines there are (no event makes it grow alone) */
     /* clock: first and last (ticks, ns) pairs */
@@ -102,8 +109,8 @@ typedef struct rd_model {
     uint64_t dropped; /* events the producer dropped (GAP records) */
     rd_tnode *tnode; /* per-coroutine shares of the nodes, in creation order */
     uint32_t ntnode, captnode;
-    uint32_t *tnode_ix; /* hash (track, node) -> tnode index + 1 */
-    uint32_t captnode_ix;
+    uint32_t *tnode_ix; /* hash (track, node) -> tnode index + 1, but a node's first */
+    uint32_t captnode_ix, ntnode_ix;
     rd_track *track;
     uint32_t ntrack, captrack;
     uint32_t *track_ix; /* hash thread id -> its latest track + 1 */
@@ -196,7 +203,7 @@ static inline uint32_t rd_model_line_cached(const rd_model *m, uint32_t fid, uin
     return k < c->n ? c->ix[k] : 0;
 }
 
-/* rd_model_line as a slot + 1 in m->line (valid while line_gen stays), 0
+/* rd_model_line as a slot + 1 in m->line (valid while the model lives), 0
  * for NULL. The cached case inline: every line event asks. */
 static inline uint32_t rd_model_line_slot(rd_model *m, uint32_t fid, uint32_t line)
 {

@@ -308,19 +308,38 @@ static void put_sample(pp *p, sampler *sp, uint32_t n, uint32_t track, uint64_t 
     rd_pb_bytes(p->out, P_SAMPLE, p->msg.p, p->msg.n);
 }
 
+/* The self and lines of node n's share k (its first one: implied, the
+ * node's less the others', see rd_tnode). */
+static void share_counts(const pp *p, uint32_t n, uint32_t k, uint64_t *self, uint64_t *lines)
+{
+    const rd_node *nd = &p->m->node[n];
+    if (!n || k != nd->first_tn) {
+        *self = p->m->tnode[k - 1].self;
+        *lines = p->m->tnode[k - 1].lines;
+        return;
+    }
+    *self = nd->self;
+    *lines = nd->lines;
+    for (uint32_t j = p->first_tn[n]; j; j = p->next_tn[j - 1])
+        if (j != k) {
+            *self -= p->m->tnode[j - 1].self; /* the others never exceed the node */
+            *lines -= p->m->tnode[j - 1].lines;
+        }
+}
+
 static void put_samples(pp *p, uint64_t *ns_total)
 {
     sampler sp = {rd_model_ns_per_tick(p->m), 0, 0};
     if (link_shares(p)) return;
     for (uint32_t n = 0; n < p->m->nnode && !p->err; n++) {
         const rd_node *nd = &p->m->node[n];
-        uint64_t self = nd->self, lines = nd->lines;
+        uint64_t self = nd->self, lines = nd->lines, ts, tl;
         for (uint32_t k = p->first_tn[n]; k && !p->err; k = p->next_tn[k - 1]) {
-            const rd_tnode *t = &p->m->tnode[k - 1];
-            if (!t->self && !t->lines) continue;
-            put_sample(p, &sp, n, t->track, t->self, t->lines);
-            self -= t->self; /* shares never exceed the node (rd_stack charges both) */
-            lines -= t->lines;
+            share_counts(p, n, k, &ts, &tl);
+            if (!ts && !tl) continue;
+            put_sample(p, &sp, n, p->m->tnode[k - 1].track, ts, tl);
+            self -= ts;
+            lines -= tl;
         }
         if ((self || lines) && !p->err) put_sample(p, &sp, n, UINT32_MAX, self, lines);
     }

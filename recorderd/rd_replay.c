@@ -12,23 +12,13 @@
 
 int64_t rd_replay_feed(rd_stack *s, const uint8_t *p, size_t n, char *err, size_t cap)
 {
-    size_t off = 0;
-    lt_event ev;
-    while (off < n) {
-        int k = lt_dec_next(&s->dec, p + off, n - off, &ev);
-        if (k == 0)
-            break;
-        if (k < 0) {
-            snprintf(err, cap, "malformed record at byte %zu of this chunk (0x%02x)", off, p[off]);
-            return -EPROTO;
-        }
-        if (rd_stack_event(s, &ev)) {
-            snprintf(err, cap, "out of memory");
-            return -ENOMEM;
-        }
-        off += (size_t)k;
-    }
-    return (int64_t)off;
+    size_t at = 0;
+    int64_t k = rd_stack_feed(s, p, n, &at);
+    if (k == -EPROTO)
+        snprintf(err, cap, "malformed record at byte %zu of this chunk (0x%02x)", at, p[at]);
+    else if (k < 0)
+        snprintf(err, cap, "out of memory");
+    return k;
 }
 
 static FILE *open_trace(const char *path, char *err, size_t cap)

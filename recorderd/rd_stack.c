@@ -178,6 +178,14 @@ static uint32_t share(rd_stack *s, rd_thread *t, uint32_t node)
     return t->track ? rd_model_tnode(s->m, t->track - 1, node) : 0;
 }
 
+/* What a frame charges for share tn of node: nothing for the node's first
+ * share (the model counts it as the node's counts less the other shares':
+ * a program of one coroutine never touches its shares), else tn. */
+static inline uint32_t frame_tix(const rd_model *m, uint32_t node, uint32_t tn)
+{
+    return node && m->node[node].first_tn == tn ? 0 : tn;
+}
+
 /* A new top frame, filled in place (no struct copies on the hot path). */
 static rd_frame *push_frame(rd_stack *s, rd_thread *t, uint32_t depth, uint32_t fid, int lua)
 {
@@ -192,8 +200,9 @@ static rd_frame *push_frame(rd_stack *s, rd_thread *t, uint32_t depth, uint32_t 
     t->n = n + 1;
     if (n && !m->node[node].call_line) /* the call site, for callgrind */
         m->node[node].call_line = f[-1].line;
-    f->tix = share(s, t, node);
-    rd_track *tr = n == 0 && f->tix ? &m->track[t->track - 1] : NULL;
+    uint32_t tn = share(s, t, node);
+    f->tix = frame_tix(m, node, tn);
+    rd_track *tr = n == 0 && tn ? &m->track[t->track - 1] : NULL;
     if (tr && !tr->named) { /* its name: the function it started in (a track's first frame is
                                pushed on an empty stack) */
         tr->first_fid = fid;
@@ -308,7 +317,7 @@ static void rebase(rd_stack *s, rd_thread *t, uint32_t base)
     t->base_tix = 0;
     for (uint32_t i = 0; i < t->n; i++) {
         t->f[i].node = rd_model_child(s->m, i ? t->f[i - 1].node : base, t->f[i].fid);
-        t->f[i].tix = share(s, t, t->f[i].node);
+        t->f[i].tix = frame_tix(s->m, t->f[i].node, share(s, t, t->f[i].node));
     }
 }
 
@@ -318,7 +327,7 @@ HOT void charge_top(rd_model *m, const rd_frame *f, uint64_t dt)
     m->node[f->node].self += dt;
     if (f->tix)
         m->tnode[f->tix - 1].self += dt;
-    if (f->lix && f->lgen == m->line_gen) {
+    if (f->lix) {
         m->line[f->lix - 1].ticks += dt;
     } else if (f->line) {
         rd_line *l = rd_model_line(m, f->fid, f->line);
@@ -389,10 +398,8 @@ HOT void line_hit(rd_stack *s, const rd_thread *t, rd_frame *f, uint32_t line)
     m->node[f->node].lines++;
     if (f->tix)
         m->tnode[f->tix - 1].lines++;
-    if (f->line != line || !f->lix || f->lgen != m->line_gen) {
+    if (f->line != line || !f->lix)
         f->lix = rd_model_line_slot(m, f->fid, line);
-        f->lgen = m->line_gen;
-    }
     f->line = line;
     if (f->lix)
         m->line[f->lix - 1].hits++;
@@ -565,29 +572,29 @@ static void stop_all(rd_stack *s)
  * ways: without a listener through the leaves, with one without them). */
 
 /* LINE in any other shape. */
-COLD int line_other(rd_stack *s, rd_thread *t, const lt_event *ev)
+COLD int line_other(rd_stack *s, rd_thread *t, uint64_t depth, uint64_t dt, uint64_t line)
 {
-    charge(s, t, ev->a[1]);
-    if (!t || ev->a[0] > UINT32_MAX || ev->a[2] > UINT32_MAX)
+    charge(s, t, dt);
+    if (!t || depth > UINT32_MAX || line > UINT32_MAX)
         return s->bad++, 0;
-    return on_line(s, t, (uint32_t)ev->a[0], (uint32_t)ev->a[2]);
+    return on_line(s, t, (uint32_t)depth, (uint32_t)line);
 }
 
 /* LINE of the frame on top, settled or called. */
-COLD int line_top(rd_stack *s, const lt_event *ev)
+COLD int line_top(rd_stack *s, uint64_t depth, uint64_t dt, uint64_t line)
 {
     rd_thread *t = current(s);
     rd_frame *f = t && t->n ? &t->f[t->n - 1] : NULL;
-    if (!f || f->depth != ev->a[0] || ev->a[2] > UINT32_MAX)
-        return line_other(s, t, ev);
-    s->m->ticks_total += ev->a[1];
+    if (!f || f->depth != depth || line > UINT32_MAX)
+        return line_other(s, t, depth, dt, line);
+    s->m->ticks_total += dt;
     if (f->fresh) { /* the first line of a call */
-        t->fresh_ticks += ev->a[1];
+        t->fresh_ticks += dt;
         settle_call(s, t, f);
     } else {
-        charge_top(s->m, f, ev->a[1]);
+        charge_top(s->m, f, dt);
     }
-    line_hit(s, t, f, (uint32_t)ev->a[2]);
+    line_hit(s, t, f, (uint32_t)line);
     return 0;
 }
 
@@ -595,19 +602,18 @@ COLD int line_top(rd_stack *s, const lt_event *ev)
  * fresh (its first line), its new line in the line cache, no listener:
  * most records. Nothing on this path calls, so it saves no registers;
  * the other shapes go to line_top. */
-static int frame_line(rd_stack *s, const lt_event *ev)
+HOT int frame_line(rd_stack *s, uint64_t depth, uint64_t dt, uint64_t line)
 {
     rd_thread *t = s->cur;
     if (!t || !t->n || s->ls)
-        return line_top(s, ev);
+        return line_top(s, depth, dt, line);
     rd_model *m = s->m;
     rd_frame *f = &t->f[t->n - 1];
-    uint64_t dt = ev->a[1], line = ev->a[2];
     uint32_t lix;
-    int lok = f->lix && f->lgen == m->line_gen;
-    if (f->depth != ev->a[0] || !(lok || f->fresh) || line > UINT32_MAX ||
+    int lok = f->lix != 0;
+    if (f->depth != depth || !(lok || f->fresh) || line > UINT32_MAX ||
         !(lix = rd_model_line_cached(m, f->fid, (uint32_t)line)))
-        return line_top(s, ev);
+        return line_top(s, depth, dt, line);
     rd_node *node = &m->node[f->node];
     rd_tnode *tn = f->tix ? &m->tnode[f->tix - 1] : NULL;
     m->ticks_total += dt;
@@ -631,44 +637,41 @@ static int frame_line(rd_stack *s, const lt_event *ev)
         tn->lines++;
     m->line[lix - 1].hits++;
     f->lix = lix;
-    f->lgen = m->line_gen;
     f->line = (uint32_t)line;
     return 0;
 }
 
-COLD int call_other(rd_stack *s, const lt_event *ev)
+COLD int call_other(rd_stack *s, uint64_t depth, uint64_t dt, uint64_t fid)
 {
     rd_thread *t = current(s);
-    charge(s, t, ev->a[1]);
-    if (!t || ev->a[0] > UINT32_MAX || ev->a[2] > UINT32_MAX)
+    charge(s, t, dt);
+    if (!t || depth > UINT32_MAX || fid > UINT32_MAX)
         return s->bad++, 0;
-    return on_call(s, t, (uint32_t)ev->a[0], (uint32_t)ev->a[2]);
+    return on_call(s, t, (uint32_t)depth, (uint32_t)fid);
 }
 
 /* CALL from the settled frame on top (one level below it), whose line is
  * in the line cache (or none) and whose child is in a cache, no listener,
  * room on the stack: a leaf like frame_line; call_other takes the rest. */
-static int frame_call(rd_stack *s, const lt_event *ev)
+HOT int frame_call(rd_stack *s, uint64_t depth, uint64_t dt, uint64_t fid)
 {
     rd_thread *t = s->cur;
     if (!t || !t->n || s->ls || t->n >= t->cap)
-        return call_other(s, ev);
+        return call_other(s, depth, dt, fid);
     rd_model *m = s->m;
     rd_frame *f = &t->f[t->n - 1];
-    int lok = f->lix && f->lgen == m->line_gen;
-    uint64_t depth = ev->a[0], fid = ev->a[2];
+    int lok = f->lix != 0;
     if ((uint64_t)f->depth + 1 != depth || depth > UINT32_MAX || f->fresh || (!lok && f->line) ||
         fid > UINT32_MAX)
-        return call_other(s, ev);
+        return call_other(s, depth, dt, fid);
     const rd_func *fn = rd_model_func(m, (uint32_t)fid);
     uint32_t cfid = fn->known ? (uint32_t)fid : 0;
     uint32_t node = rd_model_child_cached(m, f->node, cfid);
     const rd_node *cn = &m->node[node];
     /* the child's share: its hot one, as share() finds it first */
     if (!node || !t->track || !cn->hot_tn || cn->hot_track != t->track - 1)
-        return call_other(s, ev);
+        return call_other(s, depth, dt, fid);
     uint8_t lua = fn->known && fn->what != LT_WHAT_C;
-    uint64_t dt = ev->a[1];
     m->ticks_total += dt;
     m->node[f->node].self += dt;
     if (f->tix)
@@ -676,7 +679,8 @@ static int frame_call(rd_stack *s, const lt_event *ev)
     if (lok)
         m->line[f->lix - 1].ticks += dt;
     f[1] = (rd_frame){.depth = (uint32_t)depth, .fid = cfid, .node = node, .fresh = lua,
-                      .is_lua = lua, .t_call = m->ticks_total, .tix = cn->hot_tn};
+                      .is_lua = lua, .t_call = m->ticks_total,
+                      .tix = cn->hot_tn == cn->first_tn ? 0 : cn->hot_tn}; /* frame_tix */
     t->n++;
     rd_node *child = &m->node[node];
     if (!child->call_line) /* the call site, for callgrind */
@@ -689,28 +693,27 @@ static int frame_call(rd_stack *s, const lt_event *ev)
     return 0;
 }
 
-COLD int ret_other(rd_stack *s, const lt_event *ev)
+COLD int ret_other(rd_stack *s, uint64_t depth, uint64_t dt)
 {
     rd_thread *t = current(s);
-    charge(s, t, ev->a[1]);
-    if (!t || ev->a[0] > UINT32_MAX)
+    charge(s, t, dt);
+    if (!t || depth > UINT32_MAX)
         return s->bad++, 0;
-    return on_ret(s, t, (uint32_t)ev->a[0]);
+    return on_ret(s, t, (uint32_t)depth);
 }
 
 /* RET of the settled frame on top, its line in the line cache (or none),
  * no listener: a leaf like frame_line; ret_other takes the rest. */
-static int frame_ret(rd_stack *s, const lt_event *ev)
+HOT int frame_ret(rd_stack *s, uint64_t depth, uint64_t dt)
 {
     rd_thread *t = s->cur;
     if (!t || !t->n || s->ls)
-        return ret_other(s, ev);
+        return ret_other(s, depth, dt);
     rd_model *m = s->m;
     rd_frame *f = &t->f[t->n - 1];
-    int lok = f->lix && f->lgen == m->line_gen;
-    if (f->depth != ev->a[0] || f->fresh || (!lok && f->line))
-        return ret_other(s, ev);
-    uint64_t dt = ev->a[1];
+    int lok = f->lix != 0;
+    if (f->depth != depth || f->fresh || (!lok && f->line))
+        return ret_other(s, depth, dt);
     m->ticks_total += dt;
     m->node[f->node].self += dt;
     if (f->tix)
@@ -743,11 +746,11 @@ static int frame_event(rd_stack *s, const lt_event *ev)
 {
     switch (ev->kind) {
     case LT_EV_LINE:
-        return frame_line(s, ev);
+        return frame_line(s, ev->a[0], ev->a[1], ev->a[2]);
     case LT_EV_CALL:
-        return frame_call(s, ev);
+        return frame_call(s, ev->a[0], ev->a[1], ev->a[2]);
     case LT_EV_RET:
-        return frame_ret(s, ev);
+        return frame_ret(s, ev->a[0], ev->a[1]);
     default:
         return thread_event(s, ev);
     }
@@ -801,11 +804,11 @@ int rd_stack_event(rd_stack *s, const lt_event *ev)
     if (!(s->in_snap | s->stopped)) {
         switch (ev->kind) {
         case LT_EV_LINE:
-            return frame_line(s, ev);
+            return frame_line(s, ev->a[0], ev->a[1], ev->a[2]);
         case LT_EV_CALL:
-            return frame_call(s, ev);
+            return frame_call(s, ev->a[0], ev->a[1], ev->a[2]);
         case LT_EV_RET:
-            return frame_ret(s, ev);
+            return frame_ret(s, ev->a[0], ev->a[1]);
         case LT_EV_RESUME:
         case LT_EV_YIELD:
             return thread_event(s, ev);
@@ -814,6 +817,53 @@ int rd_stack_event(rd_stack *s, const lt_event *ev)
         }
     }
     return other_event(s, ev);
+}
+
+/* The hot records of p[0..n) up to the first other one (or one that
+ * could be cut short): decoded inline, applied through the leaves. Sets
+ * *e to an error; returns the bytes used. */
+static size_t feed_hot(rd_stack *s, const uint8_t *p, size_t n, int *e)
+{
+    const uint8_t *q = p, *end = p + n - (n < LT_HOT_SPAN ? n : LT_HOT_SPAN - 1);
+    uint64_t events = 0;
+    lt_hot h;
+    int k;
+    while (q < end && !*e && (k = lt_dec_hot(&s->dec, q, &h)) > 0) {
+        events++;
+        if (h.kind == LT_EV_LINE)
+            *e = frame_line(s, h.depth, h.dt, h.x);
+        else if (h.kind == LT_EV_CALL)
+            *e = frame_call(s, h.depth, h.dt, h.x);
+        else
+            *e = frame_ret(s, h.depth, h.dt);
+        q += *e ? 0 : k;
+    }
+    s->m->events += events;
+    return (size_t)(q - p);
+}
+
+int64_t rd_stack_feed(rd_stack *s, const uint8_t *p, size_t n, size_t *at)
+{
+    size_t off = 0;
+    int e = 0;
+    while (off < n) {
+        if (!(s->in_snap | s->stopped)) {
+            off += feed_hot(s, p + off, n - off, &e);
+            if (e || off >= n)
+                break;
+        }
+        lt_event ev;
+        int k = lt_dec_next(&s->dec, p + off, n - off, &ev);
+        if (k <= 0) {
+            *at = off;
+            return k < 0 ? k : (int64_t)off;
+        }
+        if ((e = rd_stack_event(s, &ev)))
+            break;
+        off += (size_t)k;
+    }
+    *at = off;
+    return e ? -ENOMEM : (int64_t)off;
 }
 
 void rd_stack_finish(rd_stack *s)

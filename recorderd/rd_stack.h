@@ -27,8 +27,9 @@
 
 typedef struct rd_frame {
     uint32_t depth, fid, node, line;
-    uint32_t lix, lgen; /* rd_model line slot + 1 of (fid, line), valid for lgen */
-    uint32_t tix;       /* rd_model tnode + 1 of (its thread's track, node); 0 none */
+    uint32_t lix;       /* rd_model line slot + 1 of (fid, line); 0 none */
+    uint32_t tix;       /* rd_model tnode + 1 of (its thread's track, node) to charge; 0
+                           none (its node's first share: implied, see rd_tnode) */
     uint8_t fresh;  /* Lua frame called, no record of its own yet */
     uint8_t is_lua;
     uint64_t t_call; /* ticks_total when it was called (listeners only) */
@@ -94,6 +95,13 @@ void rd_stack_free(rd_stack *s);
 /* Applies one decoded record. Never fails on bad input: inconsistent
  * records are counted in s->bad and skipped. Returns -ENOMEM only. */
 int rd_stack_event(rd_stack *s, const lt_event *ev);
+
+/* Applies every complete record in p[0..n) (the stream state is s->dec):
+ * the steps and short forms, nearly all records, are decoded and applied
+ * inline, the others through lt_dec_next and rd_stack_event. Returns the
+ * bytes used (a trailing partial record is left), or -EPROTO (bytes that
+ * are no record) / -ENOMEM, with *at the offset of the record. */
+int64_t rd_stack_feed(rd_stack *s, const uint8_t *p, size_t n, size_t *at);
 
 /* Ends input: completes a pending snapshot. */
 void rd_stack_finish(rd_stack *s);

@@ -510,6 +510,85 @@ START_TEST(test_event_switch_depth)
 }
 END_TEST
 
+/* A full LINE, CALL (depth, dt, x) or RET (depth, dt). */
+static uint8_t *put_full(uint8_t *q, enum lt_kind kind, uint64_t depth, uint64_t dt, uint64_t x)
+{
+    q = lt_put_uint(lt_put_uint(lt_put_head(q, kind, kind == LT_EV_RET ? 2 : 3), depth), dt);
+    return kind == LT_EV_RET ? q : lt_put_uint(q, x);
+}
+
+/* lt_dec_hot, the replay's inline decoder, makes of every record what
+ * lt_dec_next makes of it, or leaves it to lt_dec_next: random streams of
+ * LINE, CALL and RET records (full, steps, short forms), switches, other
+ * records and damaged bytes, through both decoders side by side. */
+START_TEST(test_event_hot_decoder)
+{
+    enum { N = 1 << 14 };
+    static uint8_t b[N + LT_HOT_SPAN];
+    uint64_t x = 0x2545F4914F6CDD1Dull;
+    static const uint64_t vals[] = {0, 1, 63, 127, 128, 255, 256, 65535, 65536,
+                                    0xffffffffull, 1ull << 32, UINT64_MAX};
+    unsigned hot = 0;
+    for (int round = 0; round < 16; round++) {
+        uint8_t *q = b;
+        while (q < b + N - 64) {
+            uint64_t r = rng_next(&x), v[3];
+            for (int i = 0; i < 3; i++)
+                v[i] = vals[(r >> (8 * i)) % (sizeof vals / sizeof *vals)] + (r >> 40) % 3;
+            switch ((r >> 32) % 11) {
+            case 0: q = put_full(q, LT_EV_LINE, v[0] % 40, v[1], v[2]); break;
+            case 1: q = put_full(q, LT_EV_CALL, v[0] % 40, v[1], v[2]); break;
+            case 2: q = put_full(q, LT_EV_RET, v[0] % 3, v[1], 0); break;
+            case 3: q = lt_put_step(q, (int)((r >> 24) % 128) - LT_STEP_BIAS, v[1]); break;
+            case 4: q = lt_put_uint(lt_put_short(q, LT_SHORT_LINE, v[1]), v[2]); break;
+            case 5: q = lt_put_uint(lt_put_short(q, LT_SHORT_CALL, v[1]), v[2]); break;
+            case 6: q = lt_put_short(q, LT_SHORT_RET, v[1]); break;
+            case 7: q = lt_put_uint(lt_put_head(q, LT_EV_GAP, 1), v[0]); break;
+            case 8: /* a switch implies the depth it carries */
+                q = lt_put_uint(lt_put_uint(lt_put_head(q, LT_EV_RESUME, 3), v[1]), v[2] % 300);
+                q = lt_put_uint(q, v[0] % 40);
+                break;
+            case 9:
+                q = lt_put_uint(lt_put_uint(lt_put_head(q, LT_EV_YIELD, 4), v[1]), v[2] % 300);
+                q = lt_put_uint(lt_put_uint(q, v[0] % 40), r >> 63);
+                break;
+            default: *q++ = (uint8_t)(r >> 48); break; /* a damaged byte */
+            }
+        }
+        size_t n = (size_t)(q - b);
+        memset(q, 0xc1, LT_HOT_SPAN); /* never a record: the tail stays in bounds */
+        lt_dec d1 = {0}, d2 = {0};
+        size_t off = 0;
+        while (off < n) {
+            lt_event ev;
+            lt_hot h;
+            lt_dec before = d2;
+            int k1 = lt_dec_next(&d1, b + off, n - off, &ev);
+            int k2 = lt_dec_hot(&d2, b + off, &h);
+            if (k2 == 0) {
+                ck_assert_mem_eq(&d2, &before, sizeof d2);
+                d2 = d1;
+            } else {
+                hot++;
+                ck_assert_int_eq(k1, k2);
+                ck_assert_uint_eq(ev.kind, h.kind);
+                ck_assert_uint_eq(ev.a[0], h.depth);
+                ck_assert_uint_eq(ev.a[1], h.dt);
+                ck_assert_uint_eq(ev.kind == LT_EV_RET ? 0 : ev.a[2], h.x);
+                ck_assert_mem_eq(&d1, &d2, sizeof d1);
+            }
+            if (k1 <= 0) { /* damaged or cut: start over past it, as a fresh stream */
+                off++;
+                d1 = d2 = (lt_dec){0};
+            } else {
+                off += (size_t)k1;
+            }
+        }
+    }
+    ck_assert_uint_gt(hot, 3000);
+}
+END_TEST
+
 static void add(Suite *s, const char *name, const TTest *t)
 {
     TCase *tc = tcase_create(name);
@@ -533,6 +612,7 @@ int main(void)
     ADD(s, test_event_line_steps);
     ADD(s, test_event_line_step_errors);
     ADD(s, test_event_switch_depth);
+    ADD(s, test_event_hot_decoder);
     ADD(s, test_event_format);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_ENV);
