@@ -313,12 +313,12 @@ static void __attribute__((noinline)) inactive(lua_State *L, lua_Debug *ar)
         lua_sethook(L, co_hook, CO_MASK, 0);
 }
 
-/* Every event the lean path leaves: a call (it looks up its function), a
- * tail return, an event in another thread than the last one, a record
- * that needs the ring's slow path, a clock that is not the TSC. */
-static void __attribute__((noinline)) any_event(co_state *s, lua_State *L, lua_Debug *ar)
+/* Every event the lean paths leave: a tail return, an event in another
+ * thread than the last one, a record that needs the ring's slow path, a
+ * clock that is not the TSC. t0: when the hook began. */
+static void __attribute__((noinline))
+any_event(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
 {
-    uint64_t t0 = co_clock_ticks(s->use_tsc);
     if (ar->event == LUA_HOOKTAILRET) {
         /* implied by depths; only keep this hook's time out of the next dt */
         s->last += co_clock_ticks(s->use_tsc) - t0;
@@ -337,6 +337,12 @@ static void __attribute__((noinline)) any_event(co_state *s, lua_State *L, lua_D
     hook_end(s, t0, ar->event);
 }
 
+/* Every event when the clock is not the TSC. */
+static void __attribute__((noinline)) mono_event(co_state *s, lua_State *L, lua_Debug *ar)
+{
+    any_event(s, L, ar, co_clock_ticks(s->use_tsc));
+}
+
 /* hook_end on the lean paths: the TSC known, measure_end a tail call. */
 CO_INLINE void lean_end(co_state *s, uint64_t t0, int ev)
 {
@@ -352,9 +358,9 @@ CO_INLINE void lean_end(co_state *s, uint64_t t0, int ev)
 }
 
 /* A call on co_hook's lean path: the same, with the function's lookup. */
-static void __attribute__((noinline)) lean_call(co_state *s, lua_State *L, lua_Debug *ar)
+static void __attribute__((noinline))
+lean_call(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
 {
-    uint64_t t0 = co_clock_tsc();
     uint64_t dt = t0 > s->last ? t0 - s->last : 0;
     on_call(s, L, ar, dt);
     lean_end(s, t0, LUA_HOOKCALL);
@@ -377,18 +383,20 @@ void co_hook(lua_State *L, lua_Debug *ar)
         co_attach_control(s, L);
         return;
     }
+    if (__builtin_expect(!CO_HAVE_TSC || !s->use_tsc, 0)) {
+        mono_event(s, L, ar);
+        return;
+    }
+    uint64_t t0 = co_clock_tsc(); /* the hook's own time begins */
     int ev = ar->event;
-    if (__builtin_expect(!CO_HAVE_TSC || !s->use_tsc || L != s->cur_L || ev == LUA_HOOKTAILRET ||
-                             s->ring.pos > s->slow_at,
-                         0)) {
-        any_event(s, L, ar);
+    if (__builtin_expect(L != s->cur_L || ev == LUA_HOOKTAILRET || s->ring.pos > s->slow_at, 0)) {
+        any_event(s, L, ar, t0);
         return;
     }
     if (ev == LUA_HOOKCALL) {
-        lean_call(s, L, ar);
+        lean_call(s, L, ar, t0);
         return;
     }
-    uint64_t t0 = co_clock_tsc();
     uint64_t dt = t0 > s->last ? t0 - s->last : 0;
     uint8_t *p = s->ring.data + (s->ring.pos & s->ring.mask); /* pos <= slow_at */
     if (ev == LUA_HOOKLINE)
