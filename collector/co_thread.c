@@ -30,9 +30,6 @@
 
 #define CO_MASK (LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE)
 
-#define read_ptr co_ptr_at
-#define read_int co_int_at
-
 /* {====== layout check */
 
 static void probe_hook(lua_State *L, lua_Debug *ar)
@@ -50,10 +47,10 @@ static int probe_yield(lua_State *L)
  * them (base, top). */
 static int probe_args(lua_State *L)
 {
-    const char *base = read_ptr(L, LS_BASE), *top = read_ptr(L, LS_TOP);
+    const char *base = co_ptr_at(L, LS_BASE), *top = co_ptr_at(L, LS_TOP);
     lua_pushboolean(L, base && top - base == 2 * TV_SIZE &&
-                           read_int(base, TV_TT) == LUA_TTHREAD &&
-                           read_ptr(base, 0) == (const void *)lua_tothread(L, 1));
+                           co_int_at(base, TV_TT) == LUA_TTHREAD &&
+                           co_ptr_at(base, 0) == (const void *)lua_tothread(L, 1));
     return 1;
 }
 
@@ -61,18 +58,18 @@ static int check_status(lua_State *L)
 {
     lua_State *co = lua_newthread(L);
     lua_sethook(co, probe_hook, LUA_MASKCALL, 0x1234567);
-    int ok = read_int(co, LS_HOOKCOUNT) == 0x1234567 && lua_gethookcount(co) == 0x1234567 &&
-             read_ptr(co, LS_HOOK) == (const void *)probe_hook;
+    int ok = co_int_at(co, LS_HOOKCOUNT) == 0x1234567 && lua_gethookcount(co) == 0x1234567 &&
+             co_ptr_at(co, LS_HOOK) == (const void *)probe_hook;
     lua_sethook(co, NULL, 0, 0);
     lua_Debug ar;
     ok = ok && ((const uint8_t *)co)[LS_STATUS] == 0 && !lua_getstack(co, 0, &ar) &&
-         read_ptr(co, LS_CI) == read_ptr(co, LS_BASE_CI);
+         co_ptr_at(co, LS_CI) == co_ptr_at(co, LS_BASE_CI);
     /* a Lua function calling one that yields: resumed, the call returns */
     ok = ok && luaL_loadstring(co, "local y = ... y()") == 0;
     lua_pushcfunction(co, probe_yield);
     ok = ok && lua_resume(co, 1) == LUA_YIELD && lua_status(co) == LUA_YIELD &&
          ((const uint8_t *)co)[LS_STATUS] == LUA_YIELD && lua_getstack(co, 0, &ar) &&
-         (const char *)read_ptr(co, LS_CI) > (const char *)read_ptr(co, LS_BASE_CI);
+         (const char *)co_ptr_at(co, LS_CI) > (const char *)co_ptr_at(co, LS_BASE_CI);
     if (lua_status(co) == LUA_YIELD)
         lua_resume(co, 0); /* ends it: a dump shows no probe suspended */
     lua_pop(L, 1);
@@ -126,10 +123,10 @@ int co_thread_init(co_state *s, lua_State *L)
     lua_pushthread(L); /* slot 1 of the anchor's stack holds the current thread */
     lua_xmove(L, th->anchor, 1);
     s->thread_ok = s->layout_ok && co_thread_layout_check(L); /* Lua 5.1: read the fields */
-    const char *slot = s->thread_ok ? read_ptr(th->anchor, LS_BASE) : NULL;
-    const char *top = s->thread_ok ? read_ptr(th->anchor, LS_TOP) : NULL;
-    s->thread_ok = slot && top - slot == TV_SIZE && read_int(slot, TV_TT) == LUA_TTHREAD &&
-                   read_ptr(slot, 0) == (const void *)L;
+    const char *slot = s->thread_ok ? co_ptr_at(th->anchor, LS_BASE) : NULL;
+    const char *top = s->thread_ok ? co_ptr_at(th->anchor, LS_TOP) : NULL;
+    s->thread_ok = slot && top - slot == TV_SIZE && co_int_at(slot, TV_TT) == LUA_TTHREAD &&
+                   co_ptr_at(slot, 0) == (const void *)L;
     return 0;
 fail:
     free(th->t);
@@ -160,7 +157,7 @@ void co_thread_anchor(co_state *s, lua_State *L)
     co_threads *th = &s->th;
     if (s->thread_ok) { /* a stack slot: a thread's stack is scanned at every
                            GC cycle's end, so its stores need no barrier */
-        char *slot = (char *)read_ptr(th->anchor, LS_BASE);
+        char *slot = (char *)co_ptr_at(th->anchor, LS_BASE);
         memcpy(slot, &L, sizeof L);
     } else if (th->anchor) {
         lua_pushthread(L);
@@ -176,11 +173,6 @@ void co_thread_current(co_state *s, lua_State *L)
     s->cur_id = co_thread_known(s, L);
 }
 
-static void free_id(co_threads *th, uint32_t id)
-{
-    co_thread_free_id(th, id);
-}
-
 /* Frees the ids of threads the GC collected (their weak entries are gone).
  * On T's stack. */
 static void sweep(co_state *s, lua_State *T)
@@ -192,7 +184,7 @@ static void sweep(co_state *s, lua_State *T)
             continue;
         lua_rawgeti(T, -1, (int)id);
         if (lua_tothread(T, -1) != th->t[id])
-            free_id(th, id);
+            co_thread_free_id(th, id);
         lua_pop(T, 1);
     }
     lua_pop(T, 1);
@@ -258,7 +250,7 @@ void co_thread_hook(co_state *s, lua_State *T)
 uint32_t co_thread_known(co_state *s, lua_State *T)
 {
     co_threads *th = &s->th;
-    uint32_t c = (uint32_t)(s->thread_ok ? read_int(T, LS_HOOKCOUNT) : lua_gethookcount(T));
+    uint32_t c = (uint32_t)(s->thread_ok ? co_int_at(T, LS_HOOKCOUNT) : lua_gethookcount(T));
     uint32_t id = c & (CO_ID_MAX - 1);
     return c >> CO_ID_BITS == th->epoch && id < th->cap && th->t[id] == T ? id : 0;
 }
@@ -268,7 +260,7 @@ int co_thread_resumed(const co_state *s, lua_State *T, int *status)
     if (s->thread_ok) {
         *status = ((const uint8_t *)T)[LS_STATUS];
         return *status == 0 &&
-               (const char *)read_ptr(T, LS_CI) > (const char *)read_ptr(T, LS_BASE_CI);
+               (const char *)co_ptr_at(T, LS_CI) > (const char *)co_ptr_at(T, LS_BASE_CI);
     }
     lua_Debug ar;
     *status = lua_status(T);
