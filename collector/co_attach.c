@@ -33,22 +33,14 @@
 #include <unistd.h>
 
 #include "co_clock.h"
+#include "co_layout.h"
 #include "co_state.h"
 #include "lt_attach.h"
 
 #define CO_MASK (LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE)
 
 enum {
-    LS_TT = 8,          /* GCheader.tt */
-    LS_MARKED = 9,      /* GCheader.marked */
-    LS_G = 32,          /* lua_State.l_G */
-    G_CURWHITE = 32,    /* global_State.currentwhite */
-    G_ROOTGC = 40,      /* global_State.rootgc */
-    G_THRESHOLD = 112,  /* global_State.GCthreshold */
-    G_TOTALBYTES = 120, /* global_State.totalbytes */
-    G_REGISTRY = 160,   /* global_State.l_registry (TValue) */
-    G_MAINTHREAD = 176, /* global_State.mainthread */
-    WALK_MAX = 1 << 28  /* objects: a bound against a corrupt list */
+    WALK_MAX = 1 << 28 /* objects: a bound against a corrupt list */
 };
 
 volatile int co_attach_req;

@@ -1,7 +1,8 @@
 /* co_layout: Lua 5.1's internal structures as the collector reads them
  * (LP64). Each reader checks the layout it relies on before using it:
  * co_func_layout_check, co_func_state_check, co_name_layout_check,
- * co_sigdump_check and co_thread_layout_check. */
+ * co_sigdump_check, co_thread_layout_check, and co_attach.c's check of
+ * the GC list when listening. */
 #ifndef CO_LAYOUT_H
 #define CO_LAYOUT_H
 
@@ -29,7 +30,10 @@ enum {
     /* global_State */
     G_CURWHITE = 32,
     G_ROOTGC = 40,
-    G_REGISTRY = 160, /* TValue */
+    G_THRESHOLD = 112,  /* GCthreshold */
+    G_TOTALBYTES = 120, /* totalbytes */
+    G_REGISTRY = 160,   /* l_registry (TValue) */
+    G_MAINTHREAD = 176,
     /* CallInfo */
     CI_BASE = 0,
     CI_FUNC = 8,

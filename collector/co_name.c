@@ -147,7 +147,7 @@ int co_name_layout_check(lua_State *L)
         lua_pushinteger(L, i);
         lua_rawseti(L, t, i * (i % 3 ? 1 : 1000));
     }
-    lua_pushcfunction(L, probe_a); /* one C function under two names */
+    lua_pushcfunction(L, probe_a); /* one C function under several names */
     int fa = lua_gettop(L);
     lua_pushcfunction(L, probe_b);
     int fb = lua_gettop(L);
