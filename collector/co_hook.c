@@ -73,6 +73,8 @@ CO_INLINE uint32_t depth_before(const lua_Debug *ar)
     return (uint32_t)ar->i_ci - (ar->event == LUA_HOOKCALL && ar->i_ci > 0);
 }
 
+static void stack_record(co_state *s, lua_State *L, uint32_t id, unsigned reason, int from);
+
 /* L runs now, another thread ran the previous event. R if that thread is
  * still running (it resumed L), Y if it yielded, finished or died; the
  * previous thread is alive (anchored), whatever the program did since.
@@ -84,6 +86,8 @@ static int __attribute__((noinline)) switch_slow(co_state *s, lua_State *L, cons
 {
     co_hook_slow(s);
     uint32_t id = co_thread_known(s, L);
+    if (!id && (id = co_thread_revive(s, L)))
+        stack_record(s, L, id, LT_R_HOOKED, ar->event == LUA_HOOKCALL); /* not the callee */
     if (!id && !(id = co_thread_new(s, L)))
         return 0;
     int st;
@@ -308,7 +312,7 @@ static void __attribute__((noinline)) inactive(lua_State *L, lua_Debug *ar)
         co_attach_serve(L, ar);
         return;
     }
-    lua_sethook(L, NULL, 0, 0);
+    lua_sethook(L, NULL, 0, lua_gethookcount(L)); /* its id, if tracing restarts */
     if (co_attach_req) /* an attach signal landed meanwhile: keep its hook */
         lua_sethook(L, co_hook, CO_MASK, 0);
 }
@@ -419,12 +423,13 @@ void co_hook_emit(co_state *s, lua_State *L, lua_Debug *ar, uint64_t dt)
         on_ret(s, ar, dt, p);
 }
 
-/* FRAME records for every frame of L, top first. Tail-call placeholders
- * (i_ci 0) are skipped: the callee already stands in its caller's place. */
-static void snapshot_frames(co_state *s, lua_State *L)
+/* FRAME records for every frame of L from level from, top first.
+ * Tail-call placeholders (i_ci 0) are skipped: the callee already stands in
+ * its caller's place. */
+static void snapshot_frames(co_state *s, lua_State *L, int from)
 {
     lua_Debug ar;
-    for (int level = 0; lua_getstack(L, level, &ar); level++) {
+    for (int level = from; lua_getstack(L, level, &ar); level++) {
         if (ar.i_ci == 0)
             continue;
         uint32_t flags;
@@ -441,17 +446,24 @@ static void snapshot_frames(co_state *s, lua_State *L)
     }
 }
 
-void co_hook_snapshot(co_state *s, lua_State *L, unsigned reason)
+/* START for thread id (L) and its frames from level from. */
+static void stack_record(co_state *s, lua_State *L, uint32_t id, unsigned reason, int from)
 {
-    uint32_t id = co_thread_id(s, L);
-    uint8_t *p = id ? co_out_hot(s) : NULL;
+    uint8_t *p = co_out_hot(s);
     if (!p)
         return;
     uint8_t *q = lt_put_head(p, LT_EV_START, 2);
     q = lt_put_uint(q, id);
     q = lt_put_uint(q, reason);
     co_out_hot_end(s, p, q);
-    snapshot_frames(s, L);
+    snapshot_frames(s, L, from);
+}
+
+void co_hook_snapshot(co_state *s, lua_State *L, unsigned reason)
+{
+    uint32_t id = co_thread_id(s, L);
+    if (id)
+        stack_record(s, L, id, reason, 0);
 }
 
 void co_hook_attach_thread(co_state *s, lua_State *L, lua_State *co)

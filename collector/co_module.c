@@ -244,6 +244,7 @@ static void start(co_state *s, lua_State *L)
 {
     if (s->active || s->lost)
         return;
+    co_thread_stale_all(s); /* tracing restarts: recorderd forgot their stacks */
     co_hook_snapshot(s, L, LT_R_BEGIN);
     co_thread_current(s, L);
     s->active = 1;
@@ -283,7 +284,7 @@ static int l_troff(lua_State *L)
     if (s && s->active && !s->attached) {
         emit_stop(s, LT_R_TROFF);
         s->active = 0; /* other threads unhook at their next event */
-        lua_sethook(L, NULL, 0, 0);
+        lua_sethook(L, NULL, 0, lua_gethookcount(L)); /* its id, if tracing restarts */
     }
     return 0;
 }

@@ -57,8 +57,12 @@ typedef struct co_stab {
 #define CO_EPOCHS 127 /* epochs 1..127: the tag stays a positive int */
 #define CO_TAG(th, id) ((int)((th)->epoch << CO_ID_BITS | (id)))
 
+/* A thread known before tracing stopped and restarted (co_thread_stale_all)
+ * is kept in co_threads.t with this bit set until its stack is sent again. */
+#define CO_STALE ((uintptr_t)1)
+
 typedef struct co_threads {
-    lua_State **t;     /* by id: the thread that has it; NULL: free */
+    lua_State **t;     /* by id: the thread that has it (| CO_STALE); NULL: free */
     uint32_t cap;      /* ids are 1..cap-1 */
     uint32_t next;     /* the lowest id never handed out */
     uint32_t *freed;   /* ids to reuse, the last freed first */
@@ -236,6 +240,15 @@ void co_thread_anchor(co_state *s, lua_State *L);
 /* L is current (tracing starts in it): anchored, cur_L and cur_id set. */
 void co_thread_current(co_state *s, lua_State *L);
 
+/* Tracing restarts: every known thread keeps its id (and recorderd its
+ * track), but its stack must be sent again before its next record, as
+ * recorderd forgot the stacks when tracing stopped. Marks them stale. */
+void co_thread_stale_all(co_state *s);
+
+/* T's id if T is stale (its count and the table agree but for CO_STALE),
+ * which it no longer is, hooked again; else 0. The caller sends T's stack. */
+uint32_t co_thread_revive(co_state *s, lua_State *T);
+
 /* T's id if T is known (its count and the table agree), else 0. */
 uint32_t co_thread_known(co_state *s, lua_State *T);
 
@@ -243,7 +256,8 @@ uint32_t co_thread_known(co_state *s, lua_State *T);
  * Uses T's stack. Returns 0 if the record could not be written. */
 uint32_t co_thread_new(co_state *s, lua_State *T);
 
-/* T's id, new if T is not known (see co_thread_new). */
+/* T's id, new if T is not known (see co_thread_new); a stale id is
+ * revived: callers send T's stack (START). */
 uint32_t co_thread_id(co_state *s, lua_State *T);
 
 /* Hooks T, with its tag if it has an id. */

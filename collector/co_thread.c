@@ -183,7 +183,7 @@ static void sweep(co_state *s, lua_State *T)
         if (!th->t[id] || id == s->cur_id)
             continue;
         lua_rawgeti(T, -1, (int)id);
-        if (lua_tothread(T, -1) != th->t[id])
+        if ((uintptr_t)lua_tothread(T, -1) != ((uintptr_t)th->t[id] & ~CO_STALE))
             co_thread_free_id(th, id);
         lua_pop(T, 1);
     }
@@ -238,7 +238,30 @@ uint32_t co_thread_new(co_state *s, lua_State *T)
 uint32_t co_thread_id(co_state *s, lua_State *T)
 {
     uint32_t id = co_thread_known(s, T);
+    if (!id)
+        id = co_thread_revive(s, T);
     return id ? id : co_thread_new(s, T);
+}
+
+void co_thread_stale_all(co_state *s)
+{
+    co_threads *th = &s->th;
+    for (uint32_t id = 1; id < th->next; id++)
+        if (th->t[id])
+            th->t[id] = (lua_State *)((uintptr_t)th->t[id] | CO_STALE);
+}
+
+uint32_t co_thread_revive(co_state *s, lua_State *T)
+{
+    co_threads *th = &s->th;
+    uint32_t c = (uint32_t)(s->thread_ok ? co_int_at(T, LS_HOOKCOUNT) : lua_gethookcount(T));
+    uint32_t id = c & (CO_ID_MAX - 1);
+    if (c >> CO_ID_BITS != th->epoch || id >= th->cap ||
+        (uintptr_t)th->t[id] != ((uintptr_t)T | CO_STALE))
+        return 0;
+    th->t[id] = T;
+    lua_sethook(T, co_hook, CO_MASK, CO_TAG(th, id)); /* unhooked if it ran untraced */
+    return id;
 }
 
 void co_thread_hook(co_state *s, lua_State *T)

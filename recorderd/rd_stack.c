@@ -154,17 +154,28 @@ static uint64_t note_time(rd_stack *s, uint64_t at)
     return s->ls_t = at;
 }
 
-static void note_enter(rd_stack *s, const rd_thread *t, enum rd_how how, uint64_t at)
+/* What the listener calls t's coroutine: its track (collector ids are
+ * reused; a track is not). */
+static uint64_t ls_thread(rd_stack *s, rd_thread *t)
+{
+    if (!t->track)
+        t->track = rd_model_track(s->m, t->id);
+    return t->track ? t->track - 1 : RD_LS_NO_TRACK;
+}
+
+static void note_enter(rd_stack *s, rd_thread *t, enum rd_how how, uint64_t at)
 {
     if (s->ls && s->ls->enter)
-        s->ls->enter(s->ls->ud, t->id, &t->f[t->n - 1], t->n - 1, how, note_time(s, at));
+        s->ls->enter(s->ls->ud, ls_thread(s, t), &t->f[t->n - 1], t->n - 1, how,
+                     note_time(s, at));
 }
 
 /* Call before the top frame is removed. */
-static void note_leave(rd_stack *s, const rd_thread *t, enum rd_how how, uint64_t at)
+static void note_leave(rd_stack *s, rd_thread *t, enum rd_how how, uint64_t at)
 {
     if (s->ls && s->ls->leave)
-        s->ls->leave(s->ls->ud, t->id, &t->f[t->n - 1], t->n - 1, how, note_time(s, at));
+        s->ls->leave(s->ls->ud, ls_thread(s, t), &t->f[t->n - 1], t->n - 1, how,
+                     note_time(s, at));
 }
 
 /* The share of t's coroutine in node (tnode + 1; 0 if memory ran out). */
@@ -392,7 +403,7 @@ static int on_ret(rd_stack *s, rd_thread *t, uint32_t depth)
 }
 
 /* The top frame f runs line. */
-HOT void line_hit(rd_stack *s, const rd_thread *t, rd_frame *f, uint32_t line)
+HOT void line_hit(rd_stack *s, rd_thread *t, rd_frame *f, uint32_t line)
 {
     rd_model *m = s->m;
     m->node[f->node].lines++;
@@ -404,7 +415,7 @@ HOT void line_hit(rd_stack *s, const rd_thread *t, rd_frame *f, uint32_t line)
     if (f->lix)
         m->line[f->lix - 1].hits++;
     if (s->ls && s->ls->line)
-        s->ls->line(s->ls->ud, t->id, f, t->n - 1, note_time(s, m->ticks_total));
+        s->ls->line(s->ls->ud, ls_thread(s, t), f, t->n - 1, note_time(s, m->ticks_total));
 }
 
 COLD int on_line(rd_stack *s, rd_thread *t, uint32_t depth, uint32_t line)
@@ -465,8 +476,10 @@ static int on_yield(rd_stack *s, rd_thread *t, uint64_t id, int dead)
 /* Tells the listener which thread runs now. */
 static void note_thread(rd_stack *s)
 {
-    if (s->ls && s->ls->thread && s->nchain)
-        s->ls->thread(s->ls->ud, s->chain[s->nchain - 1], note_time(s, s->m->ticks_total));
+    rd_thread *t = s->ls && s->ls->thread && s->nchain ? find_thread(s, s->chain[s->nchain - 1])
+                                                      : NULL;
+    if (t)
+        s->ls->thread(s->ls->ud, ls_thread(s, t), note_time(s, s->m->ticks_total));
 }
 
 static int note_thread_e(rd_stack *s, int e)

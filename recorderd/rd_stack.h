@@ -46,9 +46,14 @@ enum rd_how {
 
 /* An optional observer of the rebuilt stacks, for streaming backends
  * (timelines, user Lua backends). t is the traced time in ticks since the
- * trace began (rd_model's clock converts it); thread is the coroutine id.
+ * trace began (rd_model's clock converts it); thread is the coroutine's
+ * rd_model track: 0 for the first thread seen, then one per coroutine in
+ * order of appearance, never reused (the collector's ids are), the same
+ * across a STOP and START; RD_LS_NO_TRACK if memory ran out.
  * enter of a Lua call is reported once its first record settles it (so a
  * tail call is never reported as a call), with the time of the call. */
+#define RD_LS_NO_TRACK UINT64_MAX
+
 typedef struct rd_listener {
     void *ud;
     void (*enter)(void *ud, uint64_t thread, const rd_frame *f, uint32_t level,

@@ -8,6 +8,8 @@ a temporary directory, lua5.1 with luatrace.so from DIR) and cleans up its
 daemon, socket and shm segments even when it fails. Cases:
   tron        tron()/troff() trace only the region between them
   coroutine   a coroutine created before tron() is traced once resumed
+  restart     troff() then tron(): threads keep their tracks, stacks are
+              whole (checked against debug.getinfo)
   spawn0      LUATRACE_SPAWN=0 with nobody listening: a clear message
   killed      recorderd killed with SIGKILL mid-run: the program finishes
               with unchanged output and says once that tracing stopped
@@ -206,6 +208,89 @@ def case_coroutine(c):
     expect(sum(rows[s] for s in body) == 4, 'line events in coroutine: %s' % rows)
 
 
+RESTART = '''
+local luatrace = require "luatrace"
+-- the stack of where's caller, root first, as folded stacks name frames
+-- after their '@': SRC:LINEDEFINED, [C]
+local function where()
+  local t = {}
+  for level = 2, 200 do
+    local i = debug.getinfo(level, "S")
+    if not i then break end
+    table.insert(t, 1, i.what == "C" and "[C]" or i.short_src .. ":" .. i.linedefined)
+  end
+  return table.concat(t, ";")
+end
+local resumer = ""
+local function probe()
+  local s = where()
+  if coroutine.running() then s = resumer .. ";[C];" .. s end
+  if luatrace.tracing() then print("TRUTH " .. s) end
+end
+local function body()
+  for i = 1, 4 do
+    probe()
+    coroutine.yield(i)
+  end
+end
+local function make() return coroutine.create(function() body() end) end
+local function drive(co)
+  resumer = where()
+  local ok = coroutine.resume(co)
+  return ok
+end
+local a, b = make(), make()
+drive(a); drive(b); probe()
+luatrace.troff()
+drive(a)           -- a runs untraced: it unhooks itself; b does not run
+local d = make()   -- made untraced
+probe()
+luatrace.tron()
+drive(a); drive(b); drive(d); probe()
+drive(b); drive(d)
+print(luatrace.tracing())
+'''
+
+
+def case_restart(c):
+    """troff() then tron(): the threads known before keep their ids and
+    tracks, and every stack after tron() is the one debug.getinfo sees,
+    whether the thread ran in between (unhooked) or not (still hooked)."""
+    prog = c.write('restart.lua', RESTART)
+    c.start_daemon()
+    r = c.lua(prog, c.env(LUATRACE_SOCKET=c.sock, LUATRACE_SHM='restart'), traced=True)
+    c.stop_daemon()
+    out = r.out.decode().splitlines()
+    expect(r.status == 0 and out[-1] == 'true', 'program failed: %r %r' % (out, r.err))
+    truth = {}
+    for line in out:
+        if line.startswith('TRUTH '):
+            truth[line[6:]] = truth.get(line[6:], 0) + 1
+    expect(sum(truth.values()) == 9, 'the program saw %d traced probes, want 9'
+           % sum(truth.values()))
+    session = c.session('restart')
+    got = {}
+    for stack, n in c.folded(session, 'calls').items():
+        frames = stack.split(';')
+        if frames[-1].startswith('probe@'):
+            key = ';'.join(f.rpartition('@')[2] for f in frames)
+            got[key] = got.get(key, 0) + n
+    expect(got == truth, 'calls of probe by stack:\n%s\nwant (debug.getinfo):\n%s'
+           % (json.dumps(got, indent=1), json.dumps(truth, indent=1)))
+    with open(os.path.join(session, 'session.json')) as f:
+        meta = json.load(f)
+    expect(meta['bad_records'] == 0 and meta['unwinds'] == 0, 'session %s' % meta)
+    tracks = os.path.join(c.tmp, 'tracks.json')
+    r = run([c.args.recorderd, 'report', session, '--format', 'chrome', '-o', tracks], c.tmp,
+            base_env())
+    expect(r.status == 0, 'report --format chrome: %s' % r.err.decode())
+    with open(tracks) as f:
+        names = [e['args']['name'] for e in json.load(f)['traceEvents']
+                 if e.get('ph') == 'M' and e.get('name') == 'thread_name']
+    # main once, a, b, d: the same thread keeps its track across troff/tron
+    expect(len(names) == 4 and names.count('main') == 1, 'tracks: %s' % names)
+
+
 def case_badring(c):
     prog = c.write('hello.lua', 'print("hello")\n')
     plain = c.lua(prog, c.env())
@@ -397,7 +482,7 @@ def case_recycled(c):
     expect(len(names) == 401, '%d tracks, want 401: %s' % (len(names), names[:5]))
 
 
-CASES = {'badring': case_badring, 'recycled': case_recycled, 'tron': case_tron, 'coroutine': case_coroutine, 'spawn0': case_spawn0,
+CASES = {'badring': case_badring, 'recycled': case_recycled, 'restart': case_restart, 'tron': case_tron, 'coroutine': case_coroutine, 'spawn0': case_spawn0,
          'killed': case_killed, 'profile': case_profile, 'badtrace': case_badtrace,
          'exit': case_exit}
 
