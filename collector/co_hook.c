@@ -153,17 +153,18 @@ static lua_State *resume_arg(co_state *s, lua_State *L, lua_Debug *ar)
     return co;
 }
 
-static int hooked(const co_state *s, lua_State *co)
+static lua_Hook hook_of(const co_state *s, lua_State *co)
 {
     if (!s->thread_ok)
-        return lua_gethook(co) == co_hook;
+        return lua_gethook(co);
     lua_Hook h;
     memcpy(&h, (const char *)co + LS_HOOK, sizeof h);
-    return h == co_hook;
+    return h;
 }
 
-/* The coroutine a resume or wrap call is about to run (hooked if it was
- * not); a wrap call gets its body's function id. */
+/* The coroutine a resume or wrap call is about to run (hooked if it had
+ * no hook; one of the program's own stays, co_dbghook.c); a wrap call gets
+ * its body's function id. */
 static uint32_t __attribute__((noinline))
 resume_target(co_state *s, lua_State *L, lua_Debug *ar, uint32_t flags, uint32_t fid)
 {
@@ -178,7 +179,7 @@ resume_target(co_state *s, lua_State *L, lua_Debug *ar, uint32_t flags, uint32_t
         }
         lua_pop(L, 1);
     }
-    if (co && co != L && !hooked(s, co))
+    if (co && co != L && hook_of(s, co) == NULL)
         co_hook_attach_thread(s, L, co);
     return flags & LT_FF_WRAP ? co_func_wrap_id(s, L, ar, co, fid) : fid;
 }

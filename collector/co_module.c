@@ -266,7 +266,11 @@ static int l_tron(lua_State *L)
         }
         s = setup(L, name && *name ? name : "lua", 0, l_tron);
     }
-    if (s && lua_topointer(L, LUA_REGISTRYINDEX) != s->registry) {
+    if (s && !co_hook_ours(L)) {
+        fprintf(stderr, "luatrace: tron: this thread has the program's own debug hook"
+                        " (debug.sethook); remove it first\n");
+        s = NULL;
+    } else if (s && lua_topointer(L, LUA_REGISTRYINDEX) != s->registry) {
         /* another Lua state (a C host with several): one ring has one
          * producer, so only the first state is traced */
         fprintf(stderr, "luatrace: tron: this process traces its first Lua state only\n");
@@ -330,6 +334,7 @@ static const luaL_Reg co_funcs[] = {{"tron", l_tron},
 
 static void open_table(lua_State *L)
 {
+    co_dbghook_install(L);
     lua_newtable(L);
     luaL_register(L, NULL, co_funcs);
     lua_pushliteral(L, "0.1.0");

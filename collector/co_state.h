@@ -201,6 +201,14 @@ uint32_t co_func_wrap_id(co_state *s, lua_State *L, lua_Debug *ar, lua_State *co
 /* ---- co_hook.c ---- */
 
 void co_hook(lua_State *L, lua_Debug *ar);
+
+/* T's hook is the collector's or none (not the program's, co_dbghook.c):
+ * the collector may hook T. */
+static inline int co_hook_ours(lua_State *T)
+{
+    lua_Hook h = lua_gethook(T);
+    return h == co_hook || h == NULL;
+}
 co_state *co_hook_state(void);
 void co_hook_set_state(co_state *s);
 
@@ -249,6 +257,10 @@ void co_thread_stale_all(co_state *s);
  * which it no longer is, hooked again; else 0. The caller sends T's stack. */
 uint32_t co_thread_revive(co_state *s, lua_State *T);
 
+/* T (not running) is stale if it is known: its stack goes with its next
+ * resume (the program's hook had it; co_dbghook.c). */
+void co_thread_mark_stale(co_state *s, lua_State *T);
+
 /* T's id if T is known (its count and the table agree), else 0. */
 uint32_t co_thread_known(co_state *s, lua_State *T);
 
@@ -281,6 +293,12 @@ static inline void co_thread_dead(co_state *s, uint32_t id)
 /* 1 if T resumed another thread (it runs, with a frame): else it yielded,
  * returned or died. *status is lua_status(T). */
 int co_thread_resumed(const co_state *s, lua_State *T, int *status);
+
+/* ---- co_dbghook.c ---- */
+
+/* Wraps debug.sethook and debug.gethook in L's debug table, so that the
+ * program's own hooks work as without tracing (the file's comment). */
+void co_dbghook_install(lua_State *L);
 
 /* ---- co_module.c ---- */
 

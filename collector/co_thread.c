@@ -251,6 +251,13 @@ void co_thread_stale_all(co_state *s)
             th->t[id] = (lua_State *)((uintptr_t)th->t[id] | CO_STALE);
 }
 
+void co_thread_mark_stale(co_state *s, lua_State *T)
+{
+    uint32_t id = co_thread_known(s, T);
+    if (id)
+        s->th.t[id] = (lua_State *)((uintptr_t)T | CO_STALE);
+}
+
 uint32_t co_thread_revive(co_state *s, lua_State *T)
 {
     co_threads *th = &s->th;

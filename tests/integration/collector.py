@@ -10,6 +10,8 @@ daemon, socket and shm segments even when it fails. Cases:
   coroutine   a coroutine created before tron() is traced once resumed
   restart     troff() then tron(): threads keep their tracks, stacks are
               whole (checked against debug.getinfo)
+  dbghook     the program's own debug.sethook/gethook work as untraced;
+              tracing resumes, with whole stacks, when it removes its hook
   spawn0      LUATRACE_SPAWN=0 with nobody listening: a clear message
   killed      recorderd killed with SIGKILL mid-run: the program finishes
               with unchanged output and says once that tracing stopped
@@ -291,6 +293,110 @@ def case_restart(c):
     expect(len(names) == 4 and names.count('main') == 1, 'tracks: %s' % names)
 
 
+DBGHOOK = '''
+-- the program's own debug hooks while it is traced
+local function where()
+  local t = {}
+  for level = 2, 200 do
+    local i = debug.getinfo(level, "S")
+    if not i then break end
+    table.insert(t, 1, i.what == "C" and "[C]" or i.short_src .. ":" .. i.linedefined)
+  end
+  return table.concat(t, ";")
+end
+local resumer = ""
+-- how: whether this call is traced (the program's hook is not on its thread)
+local function probe(how)
+  local s = where()
+  if coroutine.running() then s = resumer .. ";[C];" .. s end
+  print("TRUTH " .. how .. " " .. s)
+end
+local function work(n) local s = 0 for i = 1, n do s = s + i end return s end
+local function drive(co)
+  resumer = where()
+  local ok = coroutine.resume(co)
+  return ok
+end
+print("gethook", debug.gethook())
+probe("traced")
+local lines, calls, counts = 0, 0, 0
+debug.sethook(function(ev, line) lines = lines + 1 end, "l")
+print("gethook", type((debug.gethook())), select(2, debug.gethook()))
+work(10); probe("untraced")
+debug.sethook()
+print("lines", lines, "gethook", debug.gethook())
+work(20); probe("traced")
+debug.sethook(function() counts = counts + 1 end, "", 100)
+work(1000); probe("untraced")
+debug.sethook()
+print("counts", counts)
+local co = coroutine.create(function()
+  probe("traced")
+  coroutine.yield()
+  probe("untraced")
+  coroutine.yield()
+  probe("traced")
+  work(5)
+end)
+drive(co)
+debug.sethook(co, function(ev) calls = calls + 1 end, "cr")
+print("gethook co", type((debug.gethook(co))), select(2, debug.gethook(co)))
+drive(co)
+debug.sethook(co)
+drive(co)
+debug.sethook()   -- nothing of the program's to remove
+probe("traced")
+print("calls", calls, "gethook", debug.gethook())
+-- what the program's hooks see around debug.sethook/gethook themselves
+local rets, both, cnt = 0, 0, 0
+debug.sethook(function() rets = rets + 1 end, "r")
+work(3)
+debug.sethook()
+debug.sethook(function() both = both + 1 end, "cr")
+work(3); print("gethook", select(2, debug.gethook()))
+debug.sethook(function() both = both + 1 end, "crl")
+tostring(1)
+debug.sethook()
+debug.sethook(function() cnt = cnt + 1 end, "r", 7)
+work(30)
+debug.sethook()
+print("rets", rets, "both", both, "cnt", cnt)
+probe("traced")
+'''
+
+
+def case_dbghook(c):
+    """The program's own debug.sethook/gethook work as without tracing (same
+    output: what gethook says, how often the program's hooks run), its
+    hooked stretches are not traced, and what is traced after it removes
+    its hook has whole stacks (checked against debug.getinfo)."""
+    prog = c.write('dbghook.lua', DBGHOOK)
+    plain = c.lua(prog, c.env(LUATRACE_SPAWN='0'))
+    c.start_daemon()
+    traced = c.lua(prog, c.env(LUATRACE_SOCKET=c.sock, LUATRACE_SHM='dbghook'), traced=True)
+    c.stop_daemon()
+    expect(plain.status == 0, 'untraced run failed: %r' % plain.err)
+    same_output(plain, traced)
+    truth = {}
+    for line in plain.out.decode().splitlines():
+        if line.startswith('TRUTH traced '):
+            key = line[len('TRUTH traced '):]
+            truth[key] = truth.get(key, 0) + 1
+    expect(sum(truth.values()) == 6, 'want 6 traced probes: %s' % truth)
+    session = c.session('dbghook')
+    got = {}
+    for stack, n in c.folded(session, 'calls').items():
+        frames = stack.split(';')
+        if frames[-1].startswith('probe@'):
+            key = ';'.join(f.rpartition('@')[2] for f in frames)
+            got[key] = got.get(key, 0) + n
+    expect(got == truth, 'calls of probe by stack:\n%s\nwant (debug.getinfo):\n%s'
+           % (json.dumps(got, indent=1), json.dumps(truth, indent=1)))
+    with open(os.path.join(session, 'session.json')) as f:
+        meta = json.load(f)
+    expect(meta['status'] == 'complete' and meta['bad_records'] == 0, 'session %s' % meta)
+
+
 def case_badring(c):
     prog = c.write('hello.lua', 'print("hello")\n')
     plain = c.lua(prog, c.env())
@@ -482,7 +588,8 @@ def case_recycled(c):
     expect(len(names) == 401, '%d tracks, want 401: %s' % (len(names), names[:5]))
 
 
-CASES = {'badring': case_badring, 'recycled': case_recycled, 'restart': case_restart, 'tron': case_tron, 'coroutine': case_coroutine, 'spawn0': case_spawn0,
+CASES = {'badring': case_badring, 'recycled': case_recycled, 'restart': case_restart,
+         'dbghook': case_dbghook, 'tron': case_tron, 'coroutine': case_coroutine, 'spawn0': case_spawn0,
          'killed': case_killed, 'profile': case_profile, 'badtrace': case_badtrace,
          'exit': case_exit}
 

@@ -1,0 +1,241 @@
+/* co_dbghook: the traced program's own debug hooks.
+ *
+ * Lua 5.1 has one hook per thread, and the collector's is on every traced
+ * thread. A program that calls debug.sethook (a coverage tool, a timeout
+ * by instruction count) would replace it for good, and debug.gethook would
+ * show the collector's hook and the thread id in its count. So the
+ * collector's module wraps both in the debug table:
+ *
+ * - debug.sethook(T, f, ...) gives the thread to the program: its hook
+ *   runs exactly as without tracing, and T is not traced meanwhile (its
+ *   calls show in its caller's time). The collector keeps T's id (its hook
+ *   count, CO_TAG) in a registry table with weak keys.
+ * - debug.sethook(T) (removing the program's hook) gives it back: the id
+ *   returns to the count; a running T sends its stack at once (START), a
+ *   suspended one when it is next resumed (it is stale, co_thread.c). The
+ *   stretch T ran untraced is not charged to any function.
+ * - debug.gethook(T) answers what it would without tracing: the program's
+ *   hook, else nil, "", 0.
+ *
+ * The program's hook sees the events it would see untraced: the wrapper
+ * stands where the debug library's function stood, and the library's
+ * function, which it calls, runs with the program's call and return events
+ * off (see set_with_returns for the one return that must still be seen).
+ */
+#include <lauxlib.h>
+#include <string.h>
+
+#include "co_clock.h"
+#include "co_state.h"
+
+/* Registry keys of two tables with weak keys: {thread = its id tag} for
+ * the threads the program hooked, whose ids the collector keeps, and
+ * {thread = the program's hook function}, what debug.gethook answers. */
+static char TAGS_KEY, FUNCS_KEY;
+
+/* The lua_Hook the debug library installs for the program's hooks, once
+ * seen (the same for every thread and state). */
+static lua_Hook g_lib_hook;
+
+static void push_table(lua_State *L, const char *key)
+{
+    lua_pushlightuserdata(L, (void *)key);
+    lua_rawget(L, LUA_REGISTRYINDEX);
+    if (lua_istable(L, -1))
+        return;
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_createtable(L, 0, 1);
+    lua_pushliteral(L, "k");
+    lua_setfield(L, -2, "__mode");
+    lua_setmetatable(L, -2);
+    lua_pushlightuserdata(L, (void *)key);
+    lua_pushvalue(L, -2);
+    lua_rawset(L, LUA_REGISTRYINDEX);
+}
+
+/* table[T] = the value on top (popped). */
+static void table_set(lua_State *L, const char *key, lua_State *T)
+{
+    push_table(L, key);
+    lua_pushthread(T);
+    lua_xmove(T, L, 1);
+    lua_pushvalue(L, -3);
+    lua_rawset(L, -3);
+    lua_pop(L, 2);
+}
+
+/* Pushes table[T]. */
+static void table_get(lua_State *L, const char *key, lua_State *T)
+{
+    push_table(L, key);
+    lua_pushthread(T);
+    lua_xmove(T, L, 1);
+    lua_rawget(L, -2);
+    lua_remove(L, -2);
+}
+
+/* The thread a debug.sethook/gethook call is about (argument 1 or L) and
+ * the number of the argument before its others. */
+static lua_State *target(lua_State *L, int *arg)
+{
+    *arg = lua_isthread(L, 1);
+    return *arg ? lua_tothread(L, 1) : L;
+}
+
+/* Calls upvalue 1 (the debug library's sethook) with the arguments. */
+static void call_original(lua_State *L)
+{
+    int n = lua_gettop(L);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, n, 0);
+}
+
+/* T, about to get the program's hook: keep its id tag if it has one. */
+static void save_tag(co_state *s, lua_State *L, lua_State *T)
+{
+    int tag = lua_gethookcount(T);
+    if (!s || !co_hook_ours(T) || tag <= 0 || (uint32_t)tag >> CO_ID_BITS != s->th.epoch)
+        return;
+    lua_pushinteger(L, tag);
+    table_set(L, &TAGS_KEY, T);
+}
+
+/* T's kept id tag, removed from the table; 0 if none. */
+static int take_tag(lua_State *L, lua_State *T)
+{
+    table_get(L, &TAGS_KEY, T);
+    int tag = (int)lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    lua_pushnil(L);
+    table_set(L, &TAGS_KEY, T);
+    return tag;
+}
+
+/* The program removed its hook from T: T is traced again. */
+static void give_back(co_state *s, lua_State *L, lua_State *T, int tag)
+{
+    lua_sethook(T, NULL, 0, tag); /* the id travels in the count again */
+    if (!s || !s->active)
+        return; /* tron() finds it by its tag */
+    if (T != L) {
+        co_thread_mark_stale(s, T); /* its stack goes with its next resume */
+        return;
+    }
+    co_hook_snapshot(s, T, LT_R_HOOKED); /* this call's frame on top, as at tron() */
+    co_thread_hook(s, T);
+    s->last = co_clock_ticks(s->use_tsc);
+}
+
+/* The program hooks the running thread for returns. Without tracing, the
+ * first return its hook sees is debug.sethook's own; here the debug
+ * library's function returns to this wrapper first. So that the hook sees
+ * one return, as without tracing, the library's function installs it
+ * without returns (with calls instead if that left no mask: they are
+ * switched off before any call) and returns join once it is back. */
+static void set_with_returns(lua_State *L, int arg)
+{
+    const char *smask = lua_tostring(L, arg + 2);
+    int count = (int)lua_tointeger(L, arg + 3);
+    char strip[4] = "", *q = strip;
+    if (strchr(smask, 'c'))
+        *q++ = 'c';
+    if (strchr(smask, 'l'))
+        *q++ = 'l';
+    if (q == strip && count <= 0)
+        *q++ = 'c';
+    *q = '\0';
+    int mask = LUA_MASKRET | (strchr(smask, 'c') ? LUA_MASKCALL : 0) |
+               (strchr(smask, 'l') ? LUA_MASKLINE : 0) | (count > 0 ? LUA_MASKCOUNT : 0);
+    lua_pushstring(L, strip);
+    lua_replace(L, arg + 2);
+    call_original(L);
+    lua_sethook(L, lua_gethook(L), mask, count > 0 ? count : 0);
+}
+
+static int l_sethook(lua_State *L)
+{
+    int arg;
+    lua_State *T = target(L, &arg);
+    int removing = lua_isnoneornil(L, arg + 1);
+    co_state *s = co_hook_state();
+    if (removing && co_hook_ours(T))
+        return 0; /* the program has no hook there: nothing to remove */
+    int valid = removing || (lua_type(L, arg + 1) == LUA_TFUNCTION && lua_isstring(L, arg + 2));
+    if (valid && T == L && !co_hook_ours(L)) /* no events of the library's own call */
+        lua_sethook(L, lua_gethook(L), lua_gethookmask(L) & ~(LUA_MASKCALL | LUA_MASKRET),
+                    lua_gethookcount(L));
+    if (valid && !removing)
+        save_tag(s, L, T);
+    if (valid) {
+        lua_pushvalue(L, arg + 1);
+        table_set(L, &FUNCS_KEY, T);
+    }
+    if (valid && !removing && T == L && strchr(lua_tostring(L, arg + 2), 'r'))
+        set_with_returns(L, arg);
+    else
+        call_original(L); /* raises the library's error on bad arguments */
+    if (lua_gethook(T)) {
+        g_lib_hook = lua_gethook(T);
+        return 0;
+    }
+    int tag = take_tag(L, T); /* removed, or a mask that installs nothing */
+    if (tag)
+        give_back(s, L, T, tag);
+    return 0;
+}
+
+/* What the debug library says of T's hook, from what it holds. */
+static int l_gethook(lua_State *L)
+{
+    int arg;
+    lua_State *T = target(L, &arg);
+    if (co_hook_ours(T)) {
+        lua_pushnil(L); /* no hook of the program's: what Lua says untraced */
+        lua_pushliteral(L, "");
+        lua_pushinteger(L, 0);
+        return 3;
+    }
+    lua_Hook h = lua_gethook(T);
+    if (h == g_lib_hook)
+        table_get(L, &FUNCS_KEY, T); /* nil for a thread that inherited it */
+    else
+        lua_pushliteral(L, "external hook");
+    int mask = lua_gethookmask(T);
+    char smask[4], *q = smask;
+    if (mask & LUA_MASKCALL)
+        *q++ = 'c';
+    if (mask & LUA_MASKRET)
+        *q++ = 'r';
+    if (mask & LUA_MASKLINE)
+        *q++ = 'l';
+    *q = '\0';
+    lua_pushstring(L, smask);
+    lua_pushinteger(L, lua_gethookcount(T));
+    return 3;
+}
+
+/* Replaces debug.NAME, if it is the library's C function, by f with it as
+ * upvalue. */
+static void wrap(lua_State *L, const char *name, lua_CFunction f)
+{
+    lua_getfield(L, -1, name);
+    lua_CFunction was = lua_tocfunction(L, -1);
+    if (!was || was == f) {
+        lua_pop(L, 1); /* the program's own, or wrapped already */
+        return;
+    }
+    lua_pushcclosure(L, f, 1);
+    lua_setfield(L, -2, name);
+}
+
+void co_dbghook_install(lua_State *L)
+{
+    lua_getglobal(L, "debug");
+    if (lua_istable(L, -1)) {
+        wrap(L, "sethook", l_sethook);
+        wrap(L, "gethook", l_gethook);
+    }
+    lua_pop(L, 1);
+}
