@@ -165,7 +165,7 @@ static void put_summary(html *h, const rd_fstat *fs)
     summary_row(h, "events", buf);
     snprintf(buf, sizeof buf, "%u", nf);
     summary_row(h, "functions", buf);
-    snprintf(buf, sizeof buf, "%u", m->nnode ? m->nnode - 1 : 0);
+    snprintf(buf, sizeof buf, "%u", rd_model_stacks(m));
     summary_row(h, "stacks", buf);
     rd_cov_total t = rd_cov_total_of(h->cov);
     snprintf(buf, sizeof buf, "%llu of %llu lines (%.2f%%), %llu of %llu functions",

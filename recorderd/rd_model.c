@@ -384,6 +384,16 @@ static int grow_track_ix(rd_model *m)
     return 0;
 }
 
+uint32_t rd_model_stacks(const rd_model *m)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 1; i < m->nnode; i++) {
+        const rd_node *nd = &m->node[i];
+        n += (nd->calls | nd->self | nd->lines | nd->first_child) != 0;
+    }
+    return n;
+}
+
 uint32_t rd_model_track(rd_model *m, uint64_t thread)
 {
     if ((m->ntrack_ix + 1) * 2 > m->captrack_ix && grow_track_ix(m))

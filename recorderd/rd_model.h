@@ -176,6 +176,11 @@ static inline uint32_t rd_model_child(rd_model *m, uint32_t parent, uint32_t fid
  * fid is 0. */
 rd_line *rd_model_line(rd_model *m, uint32_t fid, uint32_t line);
 
+/* The number of distinct stacks: call-tree nodes that ran (a call, time,
+ * a line) or have children. A tail call leaves an empty node where the
+ * callee first stood; it is not counted. */
+uint32_t rd_model_stacks(const rd_model *m);
+
 /* The live track of thread id, made on first use (a new one if the
  * thread's last track is dead). Returns its index + 1, 0 if memory ran out. */
 uint32_t rd_model_track(rd_model *m, uint64_t thread);

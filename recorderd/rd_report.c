@@ -239,7 +239,7 @@ int rd_report_profile(const rd_model *m, const char *title, const char *cmd, uns
     if (cmd)
         fprintf(out, "command: %s\n", cmd);
     fprintf(out, "traced time: %.3f ms   events: %llu   functions: %u   stacks: %u\n", ms,
-            (unsigned long long)m->events, n, m->nnode - 1);
+            (unsigned long long)m->events, n, rd_model_stacks(m));
     if (m->dropped)
         fprintf(out, "DROPPED EVENTS: %llu (LUATRACE_MODE=drop and a full ring): stacks were "
                      "resynchronised after each gap, times and counts are incomplete\n",

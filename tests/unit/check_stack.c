@@ -422,6 +422,27 @@ START_TEST(test_stack_tail_call)
     expect_folded(RD_W_CALLS, L_MAIN ";" L_F " 1\n" L_MAIN ";" L_G " 1\n");
     expect_folded(RD_W_LINES, L_MAIN " 2\n" L_MAIN ";" L_F " 1\n" L_MAIN ";" L_G " 2\n");
     ck_assert_uint_eq(M.func[F_G].calls, 1);
+    ck_assert_uint_eq(rd_model_stacks(&M), 3); /* main, main;f, main;g */
+}
+END_TEST
+
+/* The same tail call made again and again (the leaf paths, with the call
+ * tree's caches warm): still three stacks, never f;g, where g stands for
+ * an instant before its first line shows that it replaced f. */
+START_TEST(test_stack_tail_call_stacks)
+{
+    begin_main(5);
+    for (int i = 0; i < 3; i++) {
+        ev_line(1, 6);
+        ev_call(2, F_F);
+        ev_line(2, 11);
+        ev_call(3, F_G);
+        ev_line(2, 21);
+        ev_ret(2);
+    }
+    ev_line(1, 7);
+    expect_folded(RD_W_CALLS, L_MAIN ";" L_F " 3\n" L_MAIN ";" L_G " 3\n");
+    ck_assert_uint_eq(rd_model_stacks(&M), 3);
 }
 END_TEST
 
@@ -1070,6 +1091,7 @@ int main(void)
     ADD(s, test_stack_error_unwind);
     ADD(s, test_stack_pcall_unwind);
     ADD(s, test_stack_tail_call);
+    ADD(s, test_stack_tail_call_stacks);
     ADD(s, test_stack_tail_chain);
     ADD(s, test_stack_tail_nested);
     ADD(s, test_stack_tail_recursion);
