@@ -163,11 +163,11 @@ static int l_sethook(lua_State *L)
     if (removing && co_hook_ours(T))
         return 0; /* the program has no hook there: nothing to remove */
     int valid = removing || (lua_type(L, arg + 1) == LUA_TFUNCTION && lua_isstring(L, arg + 2));
+    if (valid && !removing)
+        save_tag(s, L, T);
     if (valid && T == L && !co_hook_ours(L)) /* no events of the library's own call */
         lua_sethook(L, lua_gethook(L), lua_gethookmask(L) & ~(LUA_MASKCALL | LUA_MASKRET),
                     lua_gethookcount(L));
-    if (valid && !removing)
-        save_tag(s, L, T);
     if (valid) {
         lua_pushvalue(L, arg + 1);
         table_set(L, &FUNCS_KEY, T);
