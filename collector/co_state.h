@@ -57,8 +57,10 @@ typedef struct co_stab {
 #define CO_EPOCHS 127 /* epochs 1..127: the tag stays a positive int */
 #define CO_TAG(th, id) ((int)((th)->epoch << CO_ID_BITS | (id)))
 
-/* A thread known before tracing stopped and restarted (co_thread_stale_all)
- * is kept in co_threads.t with this bit set until its stack is sent again. */
+/* A thread whose stack recorderd no longer knows (tracing stopped and
+ * restarted, co_thread_stale_all; or the program's own hook had it,
+ * co_thread_mark_stale) is kept in co_threads.t with this bit set until
+ * its stack is sent again. */
 #define CO_STALE ((uintptr_t)1)
 
 typedef struct co_threads {
