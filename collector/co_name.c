@@ -90,18 +90,24 @@ static void scan(lua_State *L, int idx, const char *prefix, target *t, int direc
         scan_api(L, idx, prefix, t);
 }
 
+/* The globals are the program's (package.loaded._G, as the base library
+ * registered them), not those of the running thread: setfenv(0, t) gives a
+ * coroutine (and those it creates) a table of its own. */
 void co_name_find(lua_State *L, int fi, int direct, char *best, size_t cap)
 {
     target t = {lua_topointer(L, fi), lua_tocfunction(L, fi), best, cap};
     best[0] = 0;
-    scan(L, LUA_GLOBALSINDEX, "", &t, direct);
     lua_pushliteral(L, "_LOADED");
     lua_rawget(L, LUA_REGISTRYINDEX);
     if (lua_type(L, -1) != LUA_TTABLE) {
         lua_pop(L, 1);
+        scan(L, LUA_GLOBALSINDEX, "", &t, direct);
         return;
     }
     int loaded = lua_gettop(L);
+    lua_getfield(L, loaded, "_G");
+    scan(L, lua_istable(L, -1) ? lua_gettop(L) : LUA_GLOBALSINDEX, "", &t, direct);
+    lua_pop(L, 1);
     lua_pushnil(L);
     while (lua_next(L, loaded)) {
         if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TTABLE &&
