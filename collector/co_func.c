@@ -347,44 +347,66 @@ static inline const co_fent *lookup(const co_state *s, const co_fent *k)
     return NULL;
 }
 
-/* The Proto of the function a coroutine runs (its deepest frame, or the
- * function waiting at its base if it has not started), NULL if none. */
-static const void *body_proto(lua_State *co)
+/* Pushes onto L the Lua function a coroutine runs (its deepest frame, or
+ * the function waiting at its base if it has not started); returns 0 and
+ * pushes nothing if there is none. */
+static int push_body(lua_State *L, lua_State *co)
 {
     lua_Debug d;
-    const void *cl = NULL;
+    if (!lua_checkstack(co, 1) || !lua_checkstack(L, 1))
+        return 0;
     if (!lua_getstack(co, 0, &d)) {
-        if (lua_status(co) == 0 && lua_gettop(co) >= 1 && lua_isfunction(co, 1) &&
-            !lua_iscfunction(co, 1))
-            cl = lua_topointer(co, 1);
-    } else if (lua_checkstack(co, 1)) {
+        if (lua_status(co) != 0 || lua_gettop(co) < 1)
+            return 0;
+        lua_pushvalue(co, 1);
+    } else {
         int level = 0;
         while (lua_getstack(co, level + 1, &d))
             level++;
         lua_getstack(co, level, &d);
         lua_getinfo(co, "f", &d);
-        if (!lua_iscfunction(co, -1))
-            cl = lua_topointer(co, -1);
-        lua_pop(co, 1);
     }
-    return cl ? co_ptr_at(cl, CL_FP) : NULL;
+    if (!lua_isfunction(co, -1) || lua_iscfunction(co, -1)) {
+        lua_pop(co, 1);
+        return 0;
+    }
+    lua_xmove(co, L, 1);
+    return 1;
 }
 
+/* A wrap function is known by its body: by the body's Proto while it is
+ * cached, else by the body's code, so that the wraps of one function to the
+ * reader (a chunk loaded twice, string.dump + loadstring) share an id as
+ * their bodies do. */
 uint32_t co_func_wrap_id(co_state *s, lua_State *L, lua_Debug *ar, lua_State *co, uint32_t fid)
 {
-    const void *pr = s->layout_ok && co ? body_proto(co) : NULL;
-    if (!pr)
+    if (!s->layout_ok || !co || !push_body(L, co))
         return fid;
+    const void *pr = co_ptr_at(lua_topointer(L, -1), CL_FP);
     /* an odd address: no Proto or C function has one */
     co_fent k = {(const char *)pr + 1, co_ptr_at(pr, PR_SOURCE), co_int_at(pr, PR_LINEDEF), 0,
                  LT_FF_WRAP};
     const co_fent *e = lookup(s, &k);
-    if (e)
+    if (e) {
+        lua_pop(L, 1);
         return e->fid;
+    }
     co_hook_slow(s);
-    lua_getinfo(L, "f", ar);
-    k.fid = describe(s, L, ar, 1, LT_FF_WRAP, 0);
+    uint64_t h = code_hash(L) ^ 0x77726170u; /* "wrap": not the body's own entry */
     lua_pop(L, 1);
+    int room = (s->ct.n + 1) * 2 <= s->ct.cap || !grow_codes(&s->ct);
+    co_cent *c = room ? code_slot(&s->ct, h ? h : 1) : NULL;
+    if (c && c->hash) {
+        k.fid = c->fid;
+    } else {
+        lua_getinfo(L, "f", ar);
+        k.fid = describe(s, L, ar, 1, LT_FF_WRAP, 0);
+        lua_pop(L, 1);
+        if (c && k.fid) {
+            *c = (co_cent){h ? h : 1, k.fid};
+            s->ct.n++;
+        }
+    }
     if (k.fid && ((s->ft.n + 1) * 2 <= s->ft.cap || !grow_funcs(&s->ft)))
         insert(s, k);
     return k.fid ? k.fid : fid;
