@@ -25,8 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "co_layout.h"
-#include "co_state.h"
+#include "co_func.h"
 
 static int layout_probe(lua_State *L)
 {
@@ -73,11 +72,6 @@ int co_func_state_check(lua_State *L, lua_CFunction running)
 
 /* The closure running at ar's level, read from the CallInfo array: the
  * cost of lua_getinfo("f") without its option parsing and stack push. */
-static const uint8_t *closure_at(lua_State *L, const lua_Debug *ar)
-{
-    const char *ci = (const char *)co_ptr_at(L, LS_BASE_CI) + (ptrdiff_t)ar->i_ci * CI_SIZE;
-    return co_ptr_at(co_ptr_at(ci, CI_FUNC), 0);
-}
 
 int co_func_init(co_state *s)
 {
@@ -104,11 +98,6 @@ void co_func_free(co_state *s)
     s->ct.e = NULL;
 }
 
-static uint32_t hash_ptr(const void *p)
-{
-    uint64_t x = (uint64_t)(uintptr_t)p;
-    return (uint32_t)((x >> 3) * 0x9E3779B97F4A7C15ull >> 32);
-}
 
 static uint64_t hash_bytes(const char *s, size_t n)
 {
@@ -245,7 +234,7 @@ static int grow_funcs(co_ftab *t)
     for (uint32_t i = 0; i < t->cap; i++) {
         if (!t->e[i].key)
             continue;
-        uint32_t j = hash_ptr(t->e[i].key) & (cap - 1);
+        uint32_t j = co_func_hash(t->e[i].key) & (cap - 1);
         while (e[j].key)
             j = (j + 1) & (cap - 1);
         e[j] = t->e[i];
@@ -315,7 +304,7 @@ static uint32_t lua_func_fid(co_state *s, lua_State *L, lua_Debug *ar)
 
 static void insert(co_state *s, co_fent k)
 {
-    uint32_t i = hash_ptr(k.key) & (s->ft.cap - 1);
+    uint32_t i = co_func_hash(k.key) & (s->ft.cap - 1);
     while (s->ft.e[i].key && s->ft.e[i].key != k.key)
         i = (i + 1) & (s->ft.cap - 1);
     if (!s->ft.e[i].key)
@@ -337,7 +326,7 @@ static uint32_t func_new(co_state *s, lua_State *L, lua_Debug *ar, co_fent k, in
 
 static inline const co_fent *lookup(const co_state *s, const co_fent *k)
 {
-    for (uint32_t i = hash_ptr(k->key) & (s->ft.cap - 1); s->ft.e[i].key;
+    for (uint32_t i = co_func_hash(k->key) & (s->ft.cap - 1); s->ft.e[i].key;
          i = (i + 1) & (s->ft.cap - 1)) {
         const co_fent *e = &s->ft.e[i];
         if (e->key == k->key)
@@ -412,14 +401,11 @@ uint32_t co_func_wrap_id(co_state *s, lua_State *L, lua_Debug *ar, lua_State *co
     return k.fid ? k.fid : fid;
 }
 
-/* co_func_id past its first probe: another layout, a collision, or a
- * function not seen yet. */
-static uint32_t __attribute__((noinline))
-func_id_slow(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *flags)
+uint32_t co_func_id_slow(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *flags)
 {
     const uint8_t *cl;
     if (s->state_ok) {
-        cl = closure_at(L, ar);
+        cl = co_func_closure(L, ar);
     } else {
         lua_getinfo(L, "f", ar);
         cl = lua_topointer(L, -1);
@@ -453,24 +439,3 @@ func_id_slow(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *flags)
     return fid;
 }
 
-/* The hot path: the function's entry at the first slot it hashes to. A
- * key is in the table once (insert replaces), so a match there is what
- * lookup would find. */
-uint32_t co_func_id(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *flags)
-{
-    if (__builtin_expect(s->state_ok, 1)) { /* implies layout_ok */
-        const uint8_t *cl = closure_at(L, ar);
-        const void *key = co_ptr_at(cl, CL_FP), *src = NULL;
-        int line = 0;
-        if (!cl[CL_ISC]) {
-            src = co_ptr_at(key, PR_SOURCE);
-            line = co_int_at(key, PR_LINEDEF);
-        }
-        const co_fent *e = &s->ft.e[hash_ptr(key) & (s->ft.cap - 1)];
-        if (__builtin_expect(e->key == key && e->src == src && e->line == line, 1)) {
-            *flags = e->flags;
-            return e->fid;
-        }
-    }
-    return func_id_slow(s, L, ar, flags);
-}

@@ -15,8 +15,7 @@
  * their self time on luacheck (README), hence not the default.
  */
 #include "co_clock.h"
-#include "co_layout.h"
-#include "co_state.h"
+#include "co_func.h"
 
 #define CO_MASK (LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE)
 

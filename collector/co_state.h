@@ -188,12 +188,10 @@ int co_func_layout_check(lua_State *L);
  * inside the C function `running`. */
 int co_func_state_check(lua_State *L, lua_CFunction running);
 
-/* The function running at ar's level (a hook's ar or one from
- * lua_getstack): returns its fid, interning it (FUNC/STR records, naming)
- * on first sight.
- * Sets *flags to its LT_FF_* flags. Returns 0 if the record could not be
- * written. */
-uint32_t co_func_id(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *flags);
+/* co_func_id (co_func.h, inline): the function running at ar's level (a
+ * hook's ar or one from lua_getstack): returns its fid, interning it
+ * (FUNC/STR records, naming) on first sight. Sets *flags to its LT_FF_*
+ * flags. Returns 0 if the record could not be written. */
 
 /* A call of a coroutine.wrap function (fid): its own id per coroutine body
  * (co's function), named by the call site that first ran one, as every

@@ -1,0 +1,49 @@
+/* co_func.h: the function cache's hot path (co_func.c), inline in the hook
+ * so that a call to a cached function makes no call of its own. */
+#ifndef CO_FUNC_H
+#define CO_FUNC_H
+
+#include "co_layout.h"
+#include "co_state.h"
+
+/* The closure of frame ar (Lua 5.1 layout: state_ok). */
+static inline const uint8_t *co_func_closure(lua_State *L, const lua_Debug *ar)
+{
+    const char *ci = (const char *)co_ptr_at(L, LS_BASE_CI) + (ptrdiff_t)ar->i_ci * CI_SIZE;
+    return co_ptr_at(co_ptr_at(ci, CI_FUNC), 0);
+}
+
+static inline uint32_t co_func_hash(const void *p)
+{
+    uint64_t x = (uint64_t)(uintptr_t)p;
+    return (uint32_t)((x >> 3) * 0x9E3779B97F4A7C15ull >> 32);
+}
+
+/* co_func_id past its first probe: another layout, a collision, or a
+ * function not seen yet. */
+uint32_t co_func_id_slow(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *flags);
+
+/* The id of the function of frame ar (0 if the trace is lost), its
+ * LT_FF_* flags in *flags. The hot path: the function's entry at the first
+ * slot it hashes to. A key is in the table once (insert replaces), so a
+ * match there is what a full lookup would find. */
+static inline uint32_t co_func_id(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *flags)
+{
+    if (__builtin_expect(s->state_ok, 1)) { /* implies layout_ok */
+        const uint8_t *cl = co_func_closure(L, ar);
+        const void *key = co_ptr_at(cl, CL_FP), *src = NULL;
+        int line = 0;
+        if (!cl[CL_ISC]) {
+            src = co_ptr_at(key, PR_SOURCE);
+            line = co_int_at(key, PR_LINEDEF);
+        }
+        const co_fent *e = &s->ft.e[co_func_hash(key) & (s->ft.cap - 1)];
+        if (__builtin_expect(e->key == key && e->src == src && e->line == line, 1)) {
+            *flags = e->flags;
+            return e->fid;
+        }
+    }
+    return co_func_id_slow(s, L, ar, flags);
+}
+
+#endif
