@@ -128,17 +128,26 @@ void co_attach_closing(void)
     g_closing = 1;
 }
 
-/* Async-signal-safe: no allocation, no Lua API but lua_sethook. */
+/* Sets T's hook unless T has one of the program's own (debug.sethook,
+ * co_dbghook.c): attach and detach never replace nor remove those. */
+static void set_if_ours(lua_State *T, lua_Hook h, int mask)
+{
+    if (co_hook_ours(T))
+        lua_sethook(T, h, mask, 0);
+}
+
+/* Async-signal-safe: no allocation, no Lua API but lua_gethook and
+ * lua_sethook. */
 static void hook_every_thread(lua_Hook h, int mask)
 {
-    lua_sethook(g_main, h, mask, 0);
+    set_if_ours(g_main, h, mask);
     if (!g_walk_ok)
         return;
     char *g = rd_ptr(g_main, LS_G);
     size_t n = 0;
     for (char *o = rd_ptr(g, G_ROOTGC); o && n < WALK_MAX; o = rd_ptr(o, 0), n++)
         if (o[LS_TT] == LUA_TTHREAD && rd_ptr(o, LS_G) == g)
-            lua_sethook((lua_State *)o, h, mask, 0);
+            set_if_ours((lua_State *)o, h, mask);
 }
 
 /* A DUMP no Lua event served yet: the process is likely blocked in C.
@@ -294,6 +303,8 @@ static void attach_all(lua_State **t, size_t n, void *ud)
         co_hook_resume_record(s, L);
     }
     for (size_t i = 0; i < n; i++) {
+        if (!co_hook_ours(t[i]))
+            continue; /* the program's own hook stays (co_dbghook.c) */
         if (resumer(t[i]))
             co_thread_hook(s, t[i]);
         else
@@ -305,7 +316,7 @@ static void unhook_all(lua_State **t, size_t n, void *ud)
 {
     (void)ud;
     for (size_t i = 0; i < n; i++)
-        lua_sethook(t[i], NULL, 0, 0);
+        set_if_ours(t[i], NULL, 0);
 }
 
 /* Ends an attached trace and unhooks every thread: dormant again. */
@@ -317,7 +328,7 @@ static void detach(co_state *s, lua_State *L)
     s->attached = 0;
     lua_sethook(L, NULL, 0, 0);
     if (g_main)
-        lua_sethook(g_main, NULL, 0, 0);
+        set_if_ours(g_main, NULL, 0);
     if (g_walk_ok)
         each_thread(L, unhook_all, NULL);
 }

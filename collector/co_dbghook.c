@@ -96,8 +96,8 @@ static void call_original(lua_State *L)
 static void save_tag(co_state *s, lua_State *L, lua_State *T)
 {
     int tag = lua_gethookcount(T);
-    if (!s || !co_hook_ours(T) || tag <= 0 || (uint32_t)tag >> CO_ID_BITS != s->th.epoch)
-        return;
+    if (!s || !co_hook_ours(T) || !co_thread_owns_tag(s, T))
+        return; /* no id (a new coroutine has its creator's count) */
     lua_pushinteger(L, tag);
     table_set(L, &TAGS_KEY, T);
 }

@@ -231,7 +231,8 @@ uint32_t co_thread_new(co_state *s, lua_State *T)
         lua_rawseti(T, -2, (int)id);
     }
     lua_pop(T, 1);
-    lua_sethook(T, co_hook, CO_MASK, CO_TAG(th, id));
+    if (co_hook_ours(T)) /* else the program's own (co_dbghook.c) stays */
+        lua_sethook(T, co_hook, CO_MASK, CO_TAG(th, id));
     return id;
 }
 
@@ -258,6 +259,14 @@ void co_thread_mark_stale(co_state *s, lua_State *T)
         s->th.t[id] = (lua_State *)((uintptr_t)T | CO_STALE);
 }
 
+int co_thread_owns_tag(co_state *s, lua_State *T)
+{
+    co_threads *th = &s->th;
+    uint32_t c = (uint32_t)lua_gethookcount(T), id = c & (CO_ID_MAX - 1);
+    return c >> CO_ID_BITS == th->epoch && id < th->cap &&
+           ((uintptr_t)th->t[id] & ~CO_STALE) == (uintptr_t)T;
+}
+
 uint32_t co_thread_revive(co_state *s, lua_State *T)
 {
     co_threads *th = &s->th;
@@ -274,7 +283,8 @@ uint32_t co_thread_revive(co_state *s, lua_State *T)
 void co_thread_hook(co_state *s, lua_State *T)
 {
     uint32_t id = co_thread_known(s, T);
-    lua_sethook(T, co_hook, CO_MASK, id ? CO_TAG(&s->th, id) : 0);
+    if (co_hook_ours(T)) /* else the program's own (co_dbghook.c) stays */
+        lua_sethook(T, co_hook, CO_MASK, id ? CO_TAG(&s->th, id) : 0);
 }
 
 uint32_t co_thread_known(co_state *s, lua_State *T)

@@ -40,6 +40,9 @@ frames that were unwound, nothing past the detach). Cases:
               dump message that arrives is well formed
   dumpstormc  the same at the C host of attach.py (libuv, coroutines made
               and resumed from C)
+  proghook    coroutines with the program's own count hook (debug.sethook),
+              one across the attach and the detach, one made while traced:
+              each counts what it counts untraced and keeps its hook
 """
 
 import argparse
@@ -132,6 +135,40 @@ end
 blocked()
 detached()
 io.stderr:write("TRUTH blocked ", truth, "\\n")
+'''
+
+PROGHOOK = PRELUDE + '''
+-- coroutines with the program's own count hook, one across the attach and
+-- the detach, one made while traced: each hook counts what it counts
+-- untraced (ref), and keeps its hook
+local function worker()
+  for r = 1, 6 do
+    local s = 0
+    for i = 1, 400 do s = s + i end
+    coroutine.yield(s)
+  end
+end
+local function hooked()
+  local co, n = coroutine.create(worker), {0}
+  debug.sethook(co, function() n[1] = n[1] + 1 end, "", 50)
+  return co, n
+end
+local function finish(co)
+  while coroutine.status(co) ~= "dead" do coroutine.resume(co) end
+end
+local ref, nref = hooked()
+finish(ref)
+local live, nlive = hooked()
+coroutine.resume(live)
+wait()
+coroutine.resume(live)
+local during, nduring = hooked()
+finish(during)
+detached()
+finish(live)
+io.stderr:write("HITS ", nref[1], " ", nlive[1], " ", nduring[1], "\\n")
+io.stderr:write("GETHOOK ", type((debug.gethook(live))), " [", select(2, debug.gethook(live)), "] ",
+                select(3, debug.gethook(live)), "\\n")
 '''
 
 DUMPCO = PRELUDE + '''
@@ -358,6 +395,17 @@ def case_dump(c):
     expect(lines[i + 2].startswith('blocked (prog.lua:') and
            lines[i + 3].startswith('main chunk (prog.lua:'), 'dump: %r' % out)
     p.communicate(timeout=60)
+
+
+def case_proghook(c):
+    """Attach and detach leave the program's own hooks alone (co_dbghook.c)."""
+    p = start(c, PROGHOOK)
+    truths, stacks, err = attach(c, p)
+    hits = [l.split()[1:] for l in err.splitlines() if l.startswith('HITS ')]
+    expect(hits and hits[0][0] != '0' and len(set(hits[0])) == 1,
+           'count hooks of the program: %s (untraced, across the attach, while traced)' % hits)
+    expect('GETHOOK function [] 50' in err, 'the program\'s hook after detach: %r' % err)
+    expect(stacks, 'nothing traced')
 
 
 def dump_frames(block):
@@ -642,7 +690,7 @@ def case_dumpstormc(c):
 CASES = {'recursion': case_recursion, 'unwinding': case_unwinding, 'coroutine': case_coroutine,
          'inc': case_inc, 'dump': case_dump, 'dumpco': case_dumpco,
          'dumpblocked': case_dumpblocked, 'dumphost': case_dumphost, 'dumpdeep': case_dumpdeep,
-         'dumpstorm': case_dumpstorm, 'dumpstormc': case_dumpstormc}
+         'dumpstorm': case_dumpstorm, 'dumpstormc': case_dumpstormc, 'proghook': case_proghook}
 
 
 class AttachCase(Case):
