@@ -182,7 +182,8 @@ static uint32_t fflags(const co_state *s, const void *cf)
 static uint32_t describe(co_state *s, lua_State *L, lua_Debug *ar, int isC, uint32_t flags,
                          int generic)
 {
-    char name[256], src[LUA_IDSIZE + 256];
+    /* a file's whole path: two files must never share a cut one */
+    char name[CO_NAME_MAX], src[LT_STR_MAX + 1];
     lua_getinfo(L, "Sn", ar);
     unsigned what = isC ? LT_WHAT_C : !strcmp(ar->what, "main") ? LT_WHAT_MAIN : LT_WHAT_LUA;
     lua_CFunction cf = isC ? lua_tocfunction(L, -1) : NULL;

@@ -30,7 +30,7 @@ typedef struct target {
 
 static void consider(target *t, const char *prefix, const char *key)
 {
-    char cand[256];
+    char cand[CO_NAME_MAX];
     snprintf(cand, sizeof cand, "%s%s%s", prefix, *prefix ? "." : "", key);
     size_t cl = strlen(cand), bl = strlen(t->best);
     if (!*t->best || cl < bl || (cl == bl && strcmp(cand, t->best) < 0))

@@ -50,6 +50,9 @@ typedef struct co_stab {
     uint32_t n;
 } co_stab;
 
+/* The longest function name kept (longer global paths are cut). */
+#define CO_NAME_MAX 1024
+
 /* Thread ids (co_thread.c). A hooked thread's hook count is CO_TAG: the
  * trace's epoch above its id. */
 #define CO_ID_BITS 24

@@ -10,6 +10,8 @@ daemon, socket and shm segments even when it fails. Cases:
   coroutine   a coroutine created before tron() is traced once resumed
   restart     troff() then tron(): threads keep their tracks, stacks are
               whole (checked against debug.getinfo)
+  longpath    two modules under a 360-byte directory path keep their whole
+              paths: their functions and coverage never merge
   dbghook     the program's own debug.sethook/gethook work as untraced;
               tracing resumes, with whole stacks, when it removes its hook
   spawn0      LUATRACE_SPAWN=0 with nobody listening: a clear message
@@ -397,6 +399,35 @@ def case_dbghook(c):
     expect(meta['status'] == 'complete' and meta['bad_records'] == 0, 'session %s' % meta)
 
 
+def case_longpath(c):
+    """Two modules in a directory whose path is longer than Lua's short_src
+    (and than any fixed buffer but the protocol's 4096): each keeps its whole
+    path, so their functions and coverage never merge."""
+    deep = os.path.join(c.tmp, *(ch * 120 for ch in 'def'))
+    os.makedirs(deep)
+    for name, inc in (('moda', 1), ('modb', 2)):
+        with open(os.path.join(deep, name + '.lua'), 'w') as f:
+            f.write('local M = {}\nfunction M.f(x)\n  return x + %d\nend\nreturn M\n' % inc)
+    prog = c.write('longpath.lua', 'local a = dofile(%r)\nlocal b = dofile(%r)\n'
+                   'for i = 1, 5 do a.f(i) end\nfor i = 1, 8 do b.f(i) end\nprint("ok")\n'
+                   % (os.path.join(deep, 'moda.lua'), os.path.join(deep, 'modb.lua')))
+    c.start_daemon()
+    r = c.lua(prog, c.env(LUATRACE_SOCKET=c.sock, LUATRACE_SHM='longpath'), traced=True)
+    c.stop_daemon()
+    expect(r.status == 0 and r.out == b'ok\n', 'program failed: %r' % r.err)
+    session = c.session('longpath')
+    calls = c.folded(session, 'calls')
+    for name, n in (('moda', 5), ('modb', 8)):
+        label = 'f@%s:2' % os.path.join(deep, name + '.lua')
+        got = [k for k in calls if k.endswith(';' + label)]
+        expect(len(got) == 1 and calls[got[0]] == n,
+               '%s: want one stack ending in %s with %d calls: %s' % (name, label, n, calls))
+    with open(os.path.join(session, 'coverage.lcov')) as f:
+        sfs = [l[3:].strip() for l in f if l.startswith('SF:')]
+    for name in ('moda', 'modb'):
+        expect(os.path.join(deep, name + '.lua') in sfs, 'coverage.lcov SF lines: %s' % sfs)
+
+
 def case_badring(c):
     prog = c.write('hello.lua', 'print("hello")\n')
     plain = c.lua(prog, c.env())
@@ -589,7 +620,7 @@ def case_recycled(c):
 
 
 CASES = {'badring': case_badring, 'recycled': case_recycled, 'restart': case_restart,
-         'dbghook': case_dbghook, 'tron': case_tron, 'coroutine': case_coroutine, 'spawn0': case_spawn0,
+         'dbghook': case_dbghook, 'longpath': case_longpath, 'tron': case_tron, 'coroutine': case_coroutine, 'spawn0': case_spawn0,
          'killed': case_killed, 'profile': case_profile, 'badtrace': case_badtrace,
          'exit': case_exit}
 
