@@ -36,7 +36,7 @@ void co_hook_set_state(co_state *s)
 
 void co_hook_flush_gap(co_state *s)
 {
-    (void)co_out_hot(s); /* writes the GAP, if any */
+    (void)co_out_gap(s);
 }
 
 int co_hook_thread_record(co_state *s, uint32_t id, lua_State *T)
@@ -161,23 +161,27 @@ static lua_Hook hook_of(const co_state *s, lua_State *co)
     return h;
 }
 
+/* The coroutine of the coroutine.wrap function of frame ar: its upvalue
+ * (it stays alive: the running closure holds it). */
+static lua_State *wrap_thread(lua_State *L, lua_Debug *ar)
+{
+    lua_State *co = NULL;
+    lua_getinfo(L, "f", ar);
+    if (lua_getupvalue(L, -1, 1)) {
+        co = lua_tothread(L, -1);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    return co;
+}
+
 /* The coroutine a resume or wrap call is about to run (hooked if it had
  * no hook; one of the program's own stays, co_dbghook.c); a wrap call gets
  * its body's function id. */
 static uint32_t __attribute__((noinline))
 resume_target(co_state *s, lua_State *L, lua_Debug *ar, uint32_t flags, uint32_t fid)
 {
-    lua_State *co = NULL;
-    if (flags & LT_FF_RESUME) {
-        co = resume_arg(s, L, ar);
-    } else { /* LT_FF_WRAP: the coroutine is the closure's upvalue */
-        lua_getinfo(L, "f", ar);
-        if (lua_getupvalue(L, -1, 1)) {
-            co = lua_tothread(L, -1); /* stays alive: the running closure holds it */
-            lua_pop(L, 1);
-        }
-        lua_pop(L, 1);
-    }
+    lua_State *co = flags & LT_FF_RESUME ? resume_arg(s, L, ar) : wrap_thread(L, ar);
     if (co && co != L && hook_of(s, co) == NULL)
         co_hook_attach_thread(s, L, co);
     return flags & LT_FF_WRAP ? co_func_wrap_id(s, L, ar, co, fid) : fid;
@@ -317,15 +321,41 @@ static void __attribute__((noinline)) inactive(lua_State *L, lua_Debug *ar)
         lua_sethook(L, co_hook, CO_MASK, 0);
 }
 
+/* Records were dropped (drop mode): what recorderd holds of any stack may
+ * be wrong, and depths alone cannot say how. Before this event's records:
+ * the GAP, every thread stale (each sends its stack when it next runs,
+ * the switch to L included), and the stack of the thread recorderd has as
+ * running sent again. Returns 0 if the ring has no room for the GAP yet. */
+static int __attribute__((noinline)) resync(co_state *s, lua_State *L, const lua_Debug *ar)
+{
+    co_hook_slow(s);
+    if (!co_out_gap(s))
+        return 0;
+    co_thread_stale_all(s);
+    lua_State *cur = s->cur_L;
+    int running = cur == L;
+    uint32_t id = cur && (running || lua_checkstack(cur, LUA_MINSTACK))
+                      ? co_thread_revive(s, cur) : 0;
+    if (id) /* a call's callee is not on the stack yet as recorderd sees it */
+        stack_record(s, cur, id, LT_R_HOOKED, running && ar->event == LUA_HOOKCALL);
+    return 1;
+}
+
 /* Every event the lean paths leave: a tail return, an event in another
- * thread than the last one, a record that needs the ring's slow path, a
- * clock that is not the TSC. t0: when the hook began. */
+ * thread than the last one, a record that needs the ring's slow path
+ * (drops to resync after, too), a clock that is not the TSC. t0: when the
+ * hook began. */
 static void __attribute__((noinline))
 any_event(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
 {
     if (ar->event == LUA_HOOKTAILRET) {
         /* implied by depths; only keep this hook's time out of the next dt */
         s->last += co_clock_ticks(s->use_tsc) - t0;
+        return;
+    }
+    if (__builtin_expect(s->dropped != 0, 0) && !resync(s, L, ar)) {
+        s->dropped++; /* this event goes too */
+        s->last = co_clock_ticks(s->use_tsc);
         return;
     }
     /* an estimated end can pass the next start: no program time between */
@@ -425,8 +455,10 @@ void co_hook_emit(co_state *s, lua_State *L, lua_Debug *ar, uint64_t dt)
 
 /* FRAME records for every frame of L from level from, top first.
  * Tail-call placeholders (i_ci 0) are skipped: the callee already stands in
- * its caller's place. */
-static void snapshot_frames(co_state *s, lua_State *L, int from)
+ * its caller's place. bodies (while tracing, not as it begins: then no
+ * call was seen): a coroutine.wrap function gets its body's id, as its
+ * call did. */
+static void snapshot_frames(co_state *s, lua_State *L, int from, int bodies)
 {
     lua_Debug ar;
     for (int level = from; lua_getstack(L, level, &ar); level++) {
@@ -435,6 +467,8 @@ static void snapshot_frames(co_state *s, lua_State *L, int from)
         uint32_t flags;
         lua_getinfo(L, "l", &ar);
         uint32_t fid = co_func_id(s, L, &ar, &flags);
+        if (fid && (flags & LT_FF_WRAP) && bodies)
+            fid = co_func_wrap_id(s, L, &ar, wrap_thread(L, &ar), fid);
         uint8_t *p = fid ? co_out_hot(s) : NULL;
         if (!p)
             return;
@@ -456,7 +490,7 @@ static void stack_record(co_state *s, lua_State *L, uint32_t id, unsigned reason
     q = lt_put_uint(q, id);
     q = lt_put_uint(q, reason);
     co_out_hot_end(s, p, q);
-    snapshot_frames(s, L, from);
+    snapshot_frames(s, L, from, s->active);
 }
 
 void co_hook_snapshot(co_state *s, lua_State *L, unsigned reason)

@@ -70,6 +70,27 @@ static void write_gap(co_state *s, uint8_t *p)
     lt_ring_commit(&s->ring, (uint64_t)(q - p));
 }
 
+/* Records were dropped and no GAP says so yet: only co_out_gap writes it,
+ * at the start of the next hook, which then sends the stacks again
+ * (co_hook.c resync). A record before that would be applied to stacks that
+ * may be wrong: it is dropped too. */
+static uint8_t *drop_until_resync(co_state *s)
+{
+    s->dropped++;
+    s->slow_at = 0;
+    /* relaxed: a statistic, read by the consumer at leisure */
+    atomic_fetch_add_explicit(&s->ring.hdr->drops, 1, memory_order_relaxed);
+    return NULL;
+}
+
+int co_out_gap(co_state *s)
+{
+    s->gap_ok = 1;
+    (void)co_out_hot(s);
+    s->gap_ok = 0;
+    return s->dropped == 0;
+}
+
 uint8_t *co_out_hot_slow(co_state *s)
 {
     lt_ring *r = &s->ring;
@@ -77,6 +98,8 @@ uint8_t *co_out_hot_slow(co_state *s)
         lt_ring_publish(r);
     uint8_t *p = co_out_reserve(s, LT_EVENT_HOT_MAX);
     if (p && s->dropped) {
+        if (!s->gap_ok)
+            return drop_until_resync(s);
         write_gap(s, p);
         p = co_out_reserve(s, LT_EVENT_HOT_MAX);
     }

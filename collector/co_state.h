@@ -107,6 +107,7 @@ typedef struct co_state {
     uint64_t rng;     /* xorshift state: which hook ends are measured */
     int slow;         /* this hook took a slow path: measure its end (co_hook_slow) */
     uint64_t dropped; /* events dropped since the last GAP record */
+    int gap_ok;       /* co_out_gap is writing the GAP (the resync's first record) */
     uint64_t slow_at; /* ring position past which a hot record takes co_out_hot_slow */
     /* short forms (lt_event.h): what the last record implies, while the ring
      * position is still the one right after it */
@@ -217,6 +218,9 @@ void co_hook_set_state(co_state *s);
 
 /* Writes the GAP record of events dropped since the last one, if any. */
 void co_hook_flush_gap(co_state *s);
+
+/* Writes the pending GAP record (co_out_gap); returns 1 if none is left. */
+int co_out_gap(co_state *s);
 
 /* Emits START + FRAME records describing L's whole stack. */
 void co_hook_snapshot(co_state *s, lua_State *L, unsigned reason);

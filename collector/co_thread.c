@@ -276,7 +276,8 @@ uint32_t co_thread_revive(co_state *s, lua_State *T)
         (uintptr_t)th->t[id] != ((uintptr_t)T | CO_STALE))
         return 0;
     th->t[id] = T;
-    lua_sethook(T, co_hook, CO_MASK, CO_TAG(th, id)); /* unhooked if it ran untraced */
+    if (co_hook_ours(T)) /* unhooked if it ran untraced; the program's stays */
+        lua_sethook(T, co_hook, CO_MASK, CO_TAG(th, id));
     return id;
 }
 

@@ -23,6 +23,12 @@
  * while suspended), so a reader ends that thread, its stack and its track,
  * and starts a new one. Ids start at 1; 0 names no thread.
  *
+ * GAP says how many events were dropped (drop mode, a full ring). The
+ * collector writes it first thing in the hook after the drops, and a START
+ * (reason HOOKED) of the thread the reader has as running follows at once;
+ * every other thread is sent again (START) before its next record. A
+ * reader therefore never has to guess a stack from depths after a gap.
+ *
  * RESUME and YIELD switch threads: the thread of the previous record (the
  * old one) resumed the named one, or gave control back to it (yielded,
  * returned, or died: dead 1). Their depth is the depth the record after

@@ -511,6 +511,21 @@ static int add_snap_frame(rd_stack *s, const lt_event *ev)
     return 0;
 }
 
+/* A snapshot replaces t's stack. A call on top not settled yet (drop mode
+ * lost its first line) may have been a tail call: where it stood is not
+ * known, so it is counted nowhere rather than somewhere it never was; its
+ * time goes to its caller. */
+static void drop_fresh_top(rd_stack *s, rd_thread *t)
+{
+    if (!t->n || !t->f[t->n - 1].fresh)
+        return;
+    t->n--;
+    if (t->n)
+        settle_ticks(s, t, &t->f[t->n - 1]);
+    else
+        t->fresh_ticks = 0;
+}
+
 /* The snapshot came top first: install it bottom first as the thread's
  * stack. Frames out of depth order are dropped. */
 static int end_snapshot(rd_stack *s)
@@ -528,6 +543,7 @@ static int end_snapshot(rd_stack *s)
     rd_thread *t = get_thread(s, s->snap_thread);
     if (!t)
         return -ENOMEM;
+    drop_fresh_top(s, t);
     pop_all(s, t, RD_STOP);
     for (uint32_t i = s->nsnap; i-- > 0;) {
         if (t->n && s->snap[i].depth <= t->f[t->n - 1].depth) {

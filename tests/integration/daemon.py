@@ -13,6 +13,8 @@ shm segments even when it fails. Cases:
               nothing is lost, the stacks equal the truth
   drop        LUATRACE_MODE=drop with a tiny ring and a frozen daemon:
               drops counted and reported, the session completes
+  dropstacks  drop mode, the daemon frozen and thawed 30 times: no stack
+              that the lossless run does not have (stacks sent after gaps)
   killed      a traced process SIGKILLed: its session is written, marked
               truncated; the daemon serves the next one
   restart     daemon SIGKILLed, a new one on the same socket serves on
@@ -240,6 +242,65 @@ def case_drop(d):
     expect(b'DROPPED EVENTS' in r.out, 'the profile does not say events were dropped')
 
 
+DROPPY = '''
+local function leaf(x) return x + 1 end
+local function mid(x) return leaf(x) * 2 end
+local function rec(n) if n == 0 then return mid(n) end return 1 + rec(n - 1) end
+local gen = coroutine.wrap(function()
+  local i = 0
+  while true do i = i + 1 coroutine.yield(leaf(i)) end
+end)
+local function cmp(a, b) return mid(a) < mid(b) end
+local function sorter()
+  local t = {}
+  for i = 1, 30 do t[i] = (i * 7919) % 31 end
+  table.sort(t, cmp)
+  return t[1]
+end
+local function bad(n) if n % 3 == 0 then error("x") end return leaf(n) end
+local t0, acc, rounds = os.clock(), 0, 0
+local seconds = tonumber(os.getenv("DROPPY_SECONDS"))
+while os.clock() - t0 < seconds do
+  rounds = rounds + 1
+  acc = (acc + rec(12) + gen() + sorter() + (pcall(bad, rounds) and 1 or 0)) % 1000003
+end
+print("done")
+'''
+
+
+def case_dropstacks(d):
+    """Drop mode, the daemon frozen and thawed again and again while the
+    program runs: after each gap the collector sends the stacks again, so
+    no stack appears that the lossless run does not have (depths alone put
+    calls under frames that had returned during the gap)."""
+    d.start_daemon()
+    prog = d.write('droppy.lua', DROPPY)
+    r = run([d.args.lua, '-lluatrace', prog], d.tmp, d.traced_env('dropref', DROPPY_SECONDS='0.3'))
+    expect(r.status == 0, 'lossless run failed: %r' % r.err)
+    p = d.spawn_lua(prog, d.traced_env('dropped', LUATRACE_RING='64K', LUATRACE_MODE='drop',
+                                       DROPPY_SECONDS='2'))
+    try:
+        time.sleep(0.2)
+        for _ in range(30):
+            os.kill(d.daemon.pid, signal.SIGSTOP)
+            time.sleep(0.02)
+            os.kill(d.daemon.pid, signal.SIGCONT)
+            time.sleep(0.03)
+    finally:
+        os.kill(d.daemon.pid, signal.SIGCONT)
+    out, err, rc = wait(p)
+    d.stop_daemon()
+    expect(rc == 0 and out == b'done\n', 'program changed: %r %r' % (out, err))
+    meta = d.meta(d.session('dropped'))
+    expect(meta['status'] == 'complete' and meta['bad_records'] == 0, 'session %s' % meta)
+    expect(meta['drops'] > 0, 'no drops: the case tests nothing: %s' % meta)
+    want = set(d.folded(d.session('dropref'), 'calls'))
+    got = set(d.folded(d.session('dropped'), 'calls'))
+    extra = sorted(got - want)
+    expect(not extra, '%d stacks the lossless run never had (%d drops), e.g.\n  %s'
+           % (len(extra), meta['drops'], '\n  '.join(x[-160:] for x in extra[:5])))
+
+
 def case_killed(d):
     prog = d.write('slow.lua', SLOW.replace('ROUNDS', '300'))
     d.start_daemon()
@@ -391,7 +452,7 @@ def case_otheruser(d):
 
 
 CASES = {'otheruser': case_otheruser, 'status': case_status, 'concurrent': case_concurrent, 'lossless': case_lossless,
-         'drop': case_drop, 'killed': case_killed, 'restart': case_restart,
+         'drop': case_drop, 'dropstacks': case_dropstacks, 'killed': case_killed, 'restart': case_restart,
          'unwritable': case_unwritable, 'badinput': case_badinput, 'sigbus': case_sigbus}
 
 
