@@ -11,8 +11,8 @@
 #include "lt_event.h"
 
 typedef struct rd_tracefile {
-    int fd;        /* -1: none, or given up */
-    uint8_t *buf;  /* whole records not yet written */
+    int fd;       /* -1: none, or given up */
+    uint8_t *buf; /* whole records not yet written */
     size_t len, cap;
     lt_dec dec;    /* the stream's decoder state at buf[0] */
     uint64_t size; /* bytes in the file: the header and whole records */
