@@ -36,6 +36,8 @@ static int give_up(rd_tracefile *t, int e, const uint8_t *p, size_t done, const 
     int cut = ftruncate(t->fd, (off_t)t->size);
     (void)cut;
     close(t->fd);
+    if (t->size < LT_FILE_HDR_SIZE) /* not a trace: not even its header */
+        unlink(t->path);
     t->fd = -1;
     t->err = e;
     free(t->buf);
@@ -69,15 +71,15 @@ static int flush(rd_tracefile *t)
 
 int rd_tracefile_open(rd_tracefile *t, const char *dir)
 {
-    char path[PATH_MAX + 16];
     uint8_t hdr[LT_FILE_HDR_SIZE];
     *t = (rd_tracefile){.fd = -1};
-    snprintf(path, sizeof path, "%s/trace.ltr", dir);
+    if (snprintf(t->path, sizeof t->path, "%s/trace.ltr", dir) >= (int)sizeof t->path)
+        return t->err = -ENAMETOOLONG;
     t->buf = malloc(BUF_CAP);
     if (!t->buf)
         return t->err = -ENOMEM;
     t->cap = BUF_CAP;
-    t->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    t->fd = open(t->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (t->fd < 0) {
         free(t->buf);
         t->buf = NULL;

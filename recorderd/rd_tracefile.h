@@ -5,6 +5,7 @@
 #ifndef RD_TRACEFILE_H
 #define RD_TRACEFILE_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,10 +18,12 @@ typedef struct rd_tracefile {
     lt_dec dec;    /* the stream's decoder state at buf[0] */
     uint64_t size; /* bytes in the file: the header and whole records */
     int err;       /* the error that ended it (negative errno), 0 if none */
+    char path[PATH_MAX];
 } rd_tracefile;
 
 /* Creates dir/trace.ltr (it must not exist) and writes its header. Returns
- * 0 or a negative errno (then t->err too; later writes do nothing). */
+ * 0 or a negative errno (then t->err too; later writes do nothing). A file
+ * that could not take even the header is removed. */
 int rd_tracefile_open(rd_tracefile *t, const char *dir);
 
 /* Appends p[0..n), whole records; dec is the decoder's state before p[0].
