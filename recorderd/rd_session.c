@@ -300,17 +300,15 @@ static int no_space(int e)
     return e == -ENOSPC || e == -EDQUOT;
 }
 
-/* A trace.ltr cut by a full disk holds the space the reports lack: they are
- * worth more (they cover the whole run; the cut trace replays only its
- * start). A complete trace stays: every report can be rebuilt from it.
- * Returns 1 if the trace was removed. */
+/* A cut trace.ltr holds space that reports short of it need: they are worth
+ * more (they cover the whole run; the cut trace replays only its start). A
+ * complete trace stays: every report can be rebuilt from it. Returns 1 if
+ * the trace was removed. */
 static int make_room(rd_session *s)
 {
-    char path[PATH_MAX + 16];
-    if (!no_space(s->trace.err) || !s->trace.size || s->trace_removed)
+    if (!s->trace.err || s->trace.size < LT_FILE_HDR_SIZE || s->trace_removed)
         return 0;
-    snprintf(path, sizeof path, "%s/trace.ltr", s->dir);
-    s->trace_removed = unlink(path) == 0;
+    s->trace_removed = unlink(s->trace.path) == 0;
     return s->trace_removed;
 }
 
@@ -379,6 +377,14 @@ static void compose_error(rd_session *s, const report_ctx *r, const char *own, i
     report_errors(r, failed, buf, sizeof s->err);
 }
 
+/* session.json's trace: what trace.ltr holds. */
+static const char *trace_state(const rd_session *s)
+{
+    if (!s->trace.err)
+        return "complete";
+    return s->trace_removed || s->trace.size < LT_FILE_HDR_SIZE ? "none" : "partial";
+}
+
 static int write_json(FILE *f, void *ud)
 {
     const report_ctx *r = ud;
@@ -399,8 +405,7 @@ static int write_json(FILE *f, void *ud)
             (unsigned long long)s->st.unwinds, (unsigned long long)s->st.tails,
             (unsigned long long)s->st.bad);
     rd_json_str(f, r->cwd);
-    fprintf(f, ",\n  \"trace\": \"%s\",\n  \"error\": ",
-            !s->trace.err ? "complete" : s->trace_removed || !s->trace.size ? "none" : "partial");
+    fprintf(f, ",\n  \"trace\": \"%s\",\n  \"error\": ", trace_state(s));
     rd_json_str(f, s->err);
     fprintf(f, "\n}\n");
     return 0;
