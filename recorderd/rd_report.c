@@ -425,14 +425,15 @@ int rd_report_annotate(const rd_model *m, const char *dir, const char *srcdir, c
             break;
         snprintf(file, sizeof file, "%s/%s", dir, flat);
         FILE *out = fopen(file, "w");
-        if (!out) {
-            snprintf(err, cap, "cannot write %s: %s", file, strerror(errno));
-            e = -EIO;
-            break;
+        e = out ? 0 : -errno;
+        if (out) {
+            annotate_one(m, ids[i], srcdir, out);
+            errno = 0; /* the flush retries a failed write: its errno says why */
+            e = fflush(out) || ferror(out) ? -(errno ? errno : EIO) : 0;
+            fclose(out);
         }
-        annotate_one(m, ids[i], srcdir, out);
-        if (fclose(out))
-            e = -EIO;
+        if (e)
+            snprintf(err, cap, "cannot write %s: %s", file, strerror(-e));
     }
     for (uint32_t i = 0; used && i < n; i++)
         free(used[i]);

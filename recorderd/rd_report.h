@@ -26,7 +26,9 @@ int rd_report_profile(const rd_model *m, const char *title, const char *cmd, uns
                       FILE *out);
 
 /* annotate/: one file per traced source in dir (created), lines with hits
- * and time. Sources are read relative to srcdir (NULL = cwd). */
+ * and time. Sources are read relative to srcdir (NULL = cwd). Returns 0,
+ * or the negative errno of the first file it could not write (-ENOSPC when
+ * the disk is full) with a message in err; stops there. */
 int rd_report_annotate(const rd_model *m, const char *dir, const char *srcdir, char *err,
                        size_t cap);
 

@@ -35,8 +35,10 @@ struct rd_server {
     unsigned ndumps;
     unsigned nstarted; /* sessions ever started */
     char path[108];
-    char errors[RD_SERVER_ERRORS][320]; /* the latest problems, for status */
-    unsigned nerrors;                   /* how many were ever noted */
+    /* the latest problems, for status; long enough for a session's error,
+     * which names every file it could not write */
+    char errors[RD_SERVER_ERRORS][1200];
+    unsigned nerrors; /* how many were ever noted */
 };
 
 /* Notes a problem: on stderr (the log) and in the list status shows. */

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,20 +44,6 @@ static int make_dir(rd_session *s, const char *out, char *err, size_t cap)
     return e ? e : -EEXIST;
 }
 
-static int open_trace_file(rd_session *s, FILE **f)
-{
-    char path[PATH_MAX + 16];
-    uint8_t hdr[LT_FILE_HDR_SIZE];
-    snprintf(path, sizeof path, "%s/trace.ltr", s->dir);
-    *f = fopen(path, "wbx");
-    if (!*f)
-        return -errno;
-    setvbuf(*f, NULL, _IOFBF, 1 << 20);
-    lt_file_header(hdr);
-    fwrite(hdr, 1, sizeof hdr, *f);
-    return 0;
-}
-
 static void pause_drain(unsigned idle)
 {
     struct timespec ts = {0, idle < 10 ? 50000 : idle < 100 ? 200000 : 1000000};
@@ -65,7 +52,7 @@ static void pause_drain(unsigned idle)
 
 /* Moves everything readable from the ring through the model. Returns 1 if
  * there was data, 0 if none, -1 on a corrupt ring. */
-static int drain_once(rd_session *s, FILE *trace)
+static int drain_once(rd_session *s)
 {
     const uint8_t *p;
     int64_t n = lt_ring_peek(&s->ring, &p);
@@ -75,6 +62,7 @@ static int drain_once(rd_session *s, FILE *trace)
     }
     if (n == 0)
         return 0;
+    lt_dec dec = s->st.dec; /* where a failed trace write is cut back from */
     int64_t used = rd_replay_feed(&s->st, p, (size_t)n, s->err, sizeof s->err);
     if (used < 0)
         return -1;
@@ -82,8 +70,9 @@ static int drain_once(rd_session *s, FILE *trace)
         snprintf(s->err, sizeof s->err, "ring corrupt: record larger than the ring");
         return -1;
     }
-    if (trace && fwrite(p, 1, (size_t)used, trace) != (size_t)used)
-        snprintf(s->err, sizeof s->err, "cannot write trace.ltr: %s", strerror(errno));
+    /* a failed write ends the file, not the session: the stacks and the
+     * reports come from the ring */
+    rd_tracefile_write(&s->trace, p, (size_t)used, &dec);
     s->bytes += (uint64_t)used;
     lt_ring_consume(&s->ring, (uint64_t)used);
     /* relaxed: statistics for status, read by the loop thread */
@@ -119,9 +108,9 @@ void rd_session_guard_init(void)
     sigaction(SIGBUS, &sa, NULL);
 }
 
-static void drain_loop(rd_session *s, FILE *trace);
+static void drain_loop(rd_session *s);
 
-static void drain(rd_session *s, FILE *trace)
+static void drain(rd_session *s)
 {
     sigjmp_buf jb;
     if (sigsetjmp(jb, 1)) {
@@ -132,7 +121,7 @@ static void drain(rd_session *s, FILE *trace)
         return;
     }
     bus_guard = &jb;
-    drain_loop(s, trace);
+    drain_loop(s);
     bus_guard = NULL;
 }
 
@@ -148,11 +137,11 @@ static void maybe_live(rd_session *s, unsigned long long *next)
     s->opts->live(s, s->opts->live_ud, 0);
 }
 
-static void drain_loop(rd_session *s, FILE *trace)
+static void drain_loop(rd_session *s)
 {
     unsigned long long next_live = rd_now_ns() + (unsigned long long)s->opts->live_ms * 1000000ull;
     for (unsigned idle = 0;; maybe_live(s, &next_live)) {
-        int r = drain_once(s, trace);
+        int r = drain_once(s);
         if (r < 0) {
             s->truncated = 1;
             return;
@@ -164,12 +153,12 @@ static void drain_loop(rd_session *s, FILE *trace)
         /* acquire: pairs with the producer's release of DONE */
         if (atomic_load_explicit(&s->ring.hdr->prod_state, memory_order_acquire) ==
             LT_PROD_DONE) {
-            if (drain_once(s, trace) == 0)
+            if (drain_once(s) == 0)
                 return;
             continue;
         }
         if (atomic_load_explicit(&s->conn_closed, memory_order_acquire)) {
-            if (drain_once(s, trace) == 0) {
+            if (drain_once(s) == 0) {
                 s->truncated = 1; /* gone without saying goodbye */
                 return;
             }
@@ -179,74 +168,69 @@ static void drain_loop(rd_session *s, FILE *trace)
     }
 }
 
-typedef struct folded_args {
-    const rd_model *m;
-    enum rd_weight w;
-} folded_args;
+/* {======================================================================
+ * Reports. Each is written on its own: one that fails is named in
+ * session.json's error and the others are written all the same. */
+
+/* A report file of the session directory (annotate/ is a directory). */
+enum { R_PROFILE, R_FOLDED, R_FLAME, R_SPEEDSCOPE, R_CALLGRIND, R_PPROF, R_ANNOTATE,
+       R_LCOV, R_LUACOV, R_COVTEXT, R_HTML, R_COUNT };
+
+/* What the report writers share: the session, the traced program's
+ * working directory (relative sources are resolved against it), the
+ * coverage (NULL if it could not be built: cov_err) and how each report
+ * went (0 or a negative errno). */
+typedef struct report_ctx {
+    rd_session *s;
+    const char *cwd;
+    rd_cov *cov;
+    int cov_err;
+    int err[R_COUNT];
+} report_ctx;
+
+static int write_profile(FILE *f, void *ud)
+{
+    rd_session *s = ((report_ctx *)ud)->s;
+    return rd_report_profile(&s->m, s->name, s->cmd, 0, f);
+}
 
 static int write_folded(FILE *f, void *ud)
 {
-    folded_args *a = ud;
-    return rd_report_folded(a->m, a->w, f);
+    return rd_report_folded(&((report_ctx *)ud)->s->m, RD_W_TIME, f);
 }
 
 static int write_flame(FILE *f, void *ud)
 {
-    const rd_session *s = ud;
+    rd_session *s = ((report_ctx *)ud)->s;
     return rd_flame_write_svg(&s->m, s->name, f);
 }
 
 static int write_speedscope(FILE *f, void *ud)
 {
-    const rd_session *s = ud;
+    rd_session *s = ((report_ctx *)ud)->s;
     return rd_speedscope_write(&s->m, s->name, f);
 }
 
-static int write_profile(FILE *f, void *ud)
-{
-    rd_session *s = ud;
-    return rd_report_profile(&s->m, s->name, s->cmd, 0, f);
-}
-
-/* What the report writers share: the session, the traced program's
- * working directory (relative sources are resolved against it) and the
- * coverage being written. */
-typedef struct report_ctx {
-    rd_session *s;
-    const char *cwd;
-    rd_cov *cov;
-} report_ctx;
-
-static int write_json(FILE *f, void *ud)
+static int write_callgrind(FILE *f, void *ud)
 {
     const report_ctx *r = ud;
-    rd_session *s = r->s;
-    double ns = (double)s->m.ticks_total * rd_model_ns_per_tick(&s->m);
-    fprintf(f, "{\n  \"session\": ");
-    rd_json_str(f, s->name);
-    fprintf(f, ",\n  \"status\": \"%s\",\n  \"pid\": %d,\n  \"command\": ",
-            s->truncated ? "truncated" : "complete", (int)s->pid);
-    rd_json_str(f, s->cmd);
-    fprintf(f,
-            ",\n  \"events\": %llu,\n  \"bytes\": %llu,\n  \"drops\": %llu,\n"
-            "  \"traced_ns\": %.0f,\n  \"wall_ns\": %llu,\n  \"functions\": %u,\n"
-            "  \"stacks\": %u,\n  \"unwinds\": %llu,\n  \"tail_calls\": %llu,\n"
-            "  \"bad_records\": %llu,\n  \"cwd\": ",
-            (unsigned long long)s->m.events, (unsigned long long)s->bytes,
-            (unsigned long long)s->drops, ns, s->t1 - s->t0, s->m.nfunc - 1, rd_model_stacks(&s->m),
-            (unsigned long long)s->st.unwinds, (unsigned long long)s->st.tails,
-            (unsigned long long)s->st.bad);
-    rd_json_str(f, r->cwd);
-    fprintf(f, ",\n  \"error\": ");
-    rd_json_str(f, s->err);
-    fprintf(f, "\n}\n");
-    return 0;
+    return rd_callgrind_write(&r->s->m, r->s->cmd, r->cwd, f);
 }
 
-static void note_error(rd_session *s, const char *what, int e)
+/* When tracing began, on the wall clock: now less the time since t0. */
+static int64_t start_wall_ns(const rd_session *s)
 {
-    if (e && !s->err[0])
-        snprintf(s->err, sizeof s->err, "cannot write %s: %s", what, strerror(-e));
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    return now - (int64_t)(rd_now_ns() - s->t0);
+}
+
+static int write_pprof(FILE *f, void *ud)
+{
+    const report_ctx *r = ud;
+    rd_pprof_info info = {r->s->cmd, r->cwd, start_wall_ns(r->s)};
+    return rd_pprof_write(&r->s->m, &info, f);
 }
 
 static int write_lcov(FILE *f, void *ud)
@@ -273,28 +257,176 @@ static int write_html(FILE *f, void *ud)
     return rd_html_write(&s->m, &info, f);
 }
 
-/* coverage.lcov, luacov.stats.out, coverage.txt, and report.html, which
- * shows the same coverage: from the same model. */
-static void write_coverage(report_ctx *r)
+static const struct {
+    const char *name;
+    int (*write)(FILE *, void *); /* NULL: annotate/ */
+    int cov;                      /* needs the coverage */
+} report_files[R_COUNT] = {
+    [R_PROFILE] = {"profile.txt", write_profile, 0},
+    [R_FOLDED] = {"stacks.folded", write_folded, 0},
+    [R_FLAME] = {"flamegraph.svg", write_flame, 0},
+    [R_SPEEDSCOPE] = {"profile.speedscope.json", write_speedscope, 0},
+    [R_CALLGRIND] = {"callgrind.out", write_callgrind, 0},
+    [R_PPROF] = {"profile.pb.gz", write_pprof, 0},
+    [R_ANNOTATE] = {"annotate/", NULL, 0},
+    [R_LCOV] = {"coverage.lcov", write_lcov, 1},
+    [R_LUACOV] = {"luacov.stats.out", write_luacov, 1},
+    [R_COVTEXT] = {"coverage.txt", write_covtext, 1},
+    /* report.html shows the same coverage: from the same model */
+    [R_HTML] = {"report.html", write_html, 1},
+};
+
+static int write_report(report_ctx *r, int i)
+{
+    char dir[PATH_MAX + 16], err[256];
+    if (report_files[i].cov && !r->cov)
+        return r->cov_err;
+    if (report_files[i].write)
+        return rd_write_atomic(r->s->dir, report_files[i].name, report_files[i].write, r);
+    snprintf(dir, sizeof dir, "%s/annotate", r->s->dir);
+    return rd_report_annotate(&r->s->m, dir, r->cwd, err, sizeof err);
+}
+
+/* Writes every report, or with retry only those that failed before. */
+static void write_reports(report_ctx *r, int retry)
+{
+    for (int i = 0; i < R_COUNT; i++)
+        if (!retry || r->err[i])
+            r->err[i] = write_report(r, i);
+}
+
+static int no_space(int e)
+{
+    return e == -ENOSPC || e == -EDQUOT;
+}
+
+/* A cut trace.ltr holds space that reports short of it need: they are worth
+ * more (they cover the whole run; the cut trace replays only its start). A
+ * complete trace stays: every report can be rebuilt from it. Returns 1 if
+ * the trace was removed. */
+static int make_room(rd_session *s)
+{
+    if (!s->trace.err || s->trace.size < LT_FILE_HDR_SIZE || s->trace_removed)
+        return 0;
+    s->trace_removed = unlink(s->trace.path) == 0;
+    return s->trace_removed;
+}
+
+/* {======================================================================
+ * session.json, and its error. */
+
+static void append(char *buf, size_t cap, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void append(char *buf, size_t cap, const char *fmt, ...)
+{
+    size_t n = strlen(buf);
+    va_list ap;
+    va_start(ap, fmt);
+    if (n < cap)
+        vsnprintf(buf + n, cap - n, fmt, ap);
+    va_end(ap);
+}
+
+/* What became of trace.ltr, when it did not hold the whole trace. */
+static void trace_error(const rd_session *s, char *buf, size_t cap)
+{
+    const rd_tracefile *t = &s->trace;
+    if (!t->err)
+        return;
+    append(buf, cap, "trace.ltr: %s", strerror(-t->err));
+    if (s->trace_removed)
+        append(buf, cap, ": the partial trace was removed to make room for the reports");
+    else if (t->size >= LT_FILE_HDR_SIZE)
+        append(buf, cap, ": cut at its last complete record (%llu of %llu bytes of records)",
+               (unsigned long long)(t->size - LT_FILE_HDR_SIZE), (unsigned long long)s->bytes);
+}
+
+/* "cannot write A, B: reason" for each reason, in the order of the reports;
+ * session.json (failed: its errno, or 0) last. */
+static void report_errors(const report_ctx *r, int failed, char *buf, size_t cap)
+{
+    int errs[R_COUNT + 1];
+    memcpy(errs, r->err, sizeof r->err);
+    errs[R_COUNT] = failed;
+    for (int i = 0; i <= R_COUNT; i++) {
+        if (!errs[i])
+            continue;
+        int e = errs[i];
+        append(buf, cap, "%scannot write ", buf[0] ? "; " : "");
+        for (int j = i, first = 1; j <= R_COUNT; j++) {
+            if (errs[j] != e)
+                continue;
+            append(buf, cap, "%s%s", first ? "" : ", ",
+                   j < R_COUNT ? report_files[j].name : "session.json");
+            errs[j] = first = 0;
+        }
+        append(buf, cap, ": %s", strerror(-e));
+    }
+}
+
+/* Sets s->err to session.json's error: the trace's, the session's own
+ * problem (own), then the files that could not be written. */
+static void compose_error(rd_session *s, const report_ctx *r, const char *own, int failed)
+{
+    char *buf = s->err;
+    buf[0] = 0;
+    trace_error(s, buf, sizeof s->err);
+    if (own[0])
+        append(buf, sizeof s->err, "%s%s", buf[0] ? "; " : "", own);
+    report_errors(r, failed, buf, sizeof s->err);
+}
+
+/* session.json's trace: what trace.ltr holds. */
+static const char *trace_state(const rd_session *s)
+{
+    if (!s->trace.err)
+        return "complete";
+    return s->trace_removed || s->trace.size < LT_FILE_HDR_SIZE ? "none" : "partial";
+}
+
+static int write_json(FILE *f, void *ud)
+{
+    const report_ctx *r = ud;
+    rd_session *s = r->s;
+    double ns = (double)s->m.ticks_total * rd_model_ns_per_tick(&s->m);
+    fprintf(f, "{\n  \"session\": ");
+    rd_json_str(f, s->name);
+    fprintf(f, ",\n  \"status\": \"%s\",\n  \"pid\": %d,\n  \"command\": ",
+            s->truncated ? "truncated" : "complete", (int)s->pid);
+    rd_json_str(f, s->cmd);
+    fprintf(f,
+            ",\n  \"events\": %llu,\n  \"bytes\": %llu,\n  \"drops\": %llu,\n"
+            "  \"traced_ns\": %.0f,\n  \"wall_ns\": %llu,\n  \"functions\": %u,\n"
+            "  \"stacks\": %u,\n  \"unwinds\": %llu,\n  \"tail_calls\": %llu,\n"
+            "  \"bad_records\": %llu,\n  \"cwd\": ",
+            (unsigned long long)s->m.events, (unsigned long long)s->bytes,
+            (unsigned long long)s->drops, ns, s->t1 - s->t0, s->m.nfunc - 1, rd_model_stacks(&s->m),
+            (unsigned long long)s->st.unwinds, (unsigned long long)s->st.tails,
+            (unsigned long long)s->st.bad);
+    rd_json_str(f, r->cwd);
+    fprintf(f, ",\n  \"trace\": \"%s\",\n  \"error\": ", trace_state(s));
+    rd_json_str(f, s->err);
+    fprintf(f, "\n}\n");
+    return 0;
+}
+
+/* session.json, last; its error names what went wrong before. */
+static void write_session_json(report_ctx *r, const char *own)
 {
     rd_session *s = r->s;
-    rd_cov cov;
-    r->cov = &cov;
-    int e = rd_cov_init(&cov, NULL);
-    if (!e)
-        e = rd_cov_add_model(&cov, &s->m, r->cwd);
-    if (!e) {
-        rd_cov_finish(&cov);
-        note_error(s, "coverage.lcov", rd_write_atomic(s->dir, "coverage.lcov", write_lcov, r));
-        note_error(s, "luacov.stats.out",
-                   rd_write_atomic(s->dir, "luacov.stats.out", write_luacov, r));
-        note_error(s, "coverage.txt", rd_write_atomic(s->dir, "coverage.txt", write_covtext, r));
-        note_error(s, "report.html", rd_write_atomic(s->dir, "report.html", write_html, r));
+    compose_error(s, r, own, 0);
+    int e = rd_write_atomic(s->dir, "session.json", write_json, r);
+    if (no_space(e) && make_room(s)) {
+        compose_error(s, r, own, 0);
+        e = rd_write_atomic(s->dir, "session.json", write_json, r);
     }
-    note_error(s, "coverage reports", e);
-    rd_cov_free(&cov);
-    r->cov = NULL;
+    if (e)
+        compose_error(s, r, own, e); /* for the log and status */
 }
+
+/* {======================================================================
+ * The end of a session. */
 
 /* The traced process's working directory, read while it runs (its
  * sources are named relative to it); ours if it is gone already. */
@@ -311,45 +443,27 @@ static void program_cwd(pid_t pid, char *buf, size_t cap)
         snprintf(buf, cap, "/");
 }
 
-static int write_callgrind(FILE *f, void *ud)
+/* Every report, then session.json. When the disk is full, a trace it cut
+ * is given up for the reports that did not fit, and they are tried again. */
+static void write_all(rd_session *s, const char *cwd)
 {
-    const report_ctx *r = ud;
-    return rd_callgrind_write(&r->s->m, r->s->cmd, r->cwd, f);
-}
-
-/* When tracing began, on the wall clock: now less the time since t0. */
-static int64_t start_wall_ns(const rd_session *s)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-    return now - (int64_t)(rd_now_ns() - s->t0);
-}
-
-static int write_pprof(FILE *f, void *ud)
-{
-    const report_ctx *r = ud;
-    rd_pprof_info info = {r->s->cmd, r->cwd, start_wall_ns(r->s)};
-    return rd_pprof_write(&r->s->m, &info, f);
-}
-
-static void write_reports(rd_session *s, const char *cwd)
-{
-    char dir[PATH_MAX + 16], err[256] = "";
-    folded_args fa = {&s->m, RD_W_TIME};
-    report_ctx r = {s, cwd, NULL};
-    note_error(s, "profile.txt", rd_write_atomic(s->dir, "profile.txt", write_profile, s));
-    note_error(s, "stacks.folded", rd_write_atomic(s->dir, "stacks.folded", write_folded, &fa));
-    note_error(s, "flamegraph.svg", rd_write_atomic(s->dir, "flamegraph.svg", write_flame, s));
-    note_error(s, "profile.speedscope.json",
-               rd_write_atomic(s->dir, "profile.speedscope.json", write_speedscope, s));
-    note_error(s, "callgrind.out", rd_write_atomic(s->dir, "callgrind.out", write_callgrind, &r));
-    note_error(s, "profile.pb.gz", rd_write_atomic(s->dir, "profile.pb.gz", write_pprof, &r));
-    snprintf(dir, sizeof dir, "%s/annotate", s->dir);
-    if (rd_report_annotate(&s->m, dir, cwd, err, sizeof err) && !s->err[0])
-        snprintf(s->err, sizeof s->err, "%s", err);
-    write_coverage(&r);
-    note_error(s, "session.json", rd_write_atomic(s->dir, "session.json", write_json, &r));
+    char own[sizeof s->err];
+    rd_cov cov;
+    report_ctx r = {s, cwd, NULL, 0, {0}};
+    snprintf(own, sizeof own, "%s", s->err);
+    r.cov_err = rd_cov_init(&cov, NULL);
+    if (!r.cov_err && !(r.cov_err = rd_cov_add_model(&cov, &s->m, cwd))) {
+        rd_cov_finish(&cov);
+        r.cov = &cov;
+    }
+    write_reports(&r, 0);
+    int short_of_space = 0;
+    for (int i = 0; i < R_COUNT; i++)
+        short_of_space |= no_space(r.err[i]);
+    if (short_of_space && make_room(s))
+        write_reports(&r, 1);
+    write_session_json(&r, own);
+    rd_cov_free(&cov);
 }
 
 void rd_session_summary(const rd_model *m, const char *dir, FILE *out)
@@ -362,15 +476,13 @@ void rd_session_summary(const rd_model *m, const char *dir, FILE *out)
 static void drainer(void *arg)
 {
     rd_session *s = arg;
-    FILE *trace = NULL;
     char cwd[PATH_MAX];
     if (s->cwd[0])
         snprintf(cwd, sizeof cwd, "%s", s->cwd);
     else
         program_cwd(s->pid, cwd, sizeof cwd);
-    int e = s->opts->no_files ? 0 : open_trace_file(s, &trace);
-    if (e)
-        snprintf(s->err, sizeof s->err, "cannot write trace.ltr: %s", strerror(-e));
+    if (!s->opts->no_files)
+        rd_tracefile_open(&s->trace, s->dir); /* an error is told with the reports' */
     rd_backends bk;
     char err[256] = "";
     if (rd_backends_open(&bk, s->backends, s->nbackends, &s->m, err, sizeof err)) {
@@ -381,14 +493,13 @@ static void drainer(void *arg)
     rd_backend_info info = {s->name, s->cmd, (long)s->pid, s->dir};
     rd_backends_info(&bk, &info);
     rd_backends_attach(&bk, &s->st);
-    drain(s, trace);
+    drain(s);
     rd_stack_finish(&s->st);
     if (rd_backends_finish(&bk, &s->m, s->dir, NULL, err, sizeof err) && !s->err[0])
         snprintf(s->err, sizeof s->err, "%s", err);
     rd_backends_close(&bk);
     s->st.ls = NULL;
-    if (trace && fclose(trace) && !s->err[0])
-        snprintf(s->err, sizeof s->err, "cannot write trace.ltr: %s", strerror(errno));
+    rd_tracefile_close(&s->trace);
     if (!s->ring_lost) {
         /* relaxed: a statistic */
         s->drops = atomic_load_explicit(&s->ring.hdr->drops, memory_order_relaxed);
@@ -402,7 +513,7 @@ static void drainer(void *arg)
     if (s->opts->live)
         s->opts->live(s, s->opts->live_ud, 1);
     if (!s->opts->no_files)
-        write_reports(s, cwd);
+        write_all(s, cwd);
     if (s->summary)
         rd_session_summary(&s->m, s->dir, stderr);
     atomic_store_explicit(&s->done, 1, memory_order_release);
@@ -423,6 +534,7 @@ rd_session *rd_session_start(const rd_session_opts *opts, const char *shm, uid_t
     snprintf(s->cwd, sizeof s->cwd, "%s", cwd && cwd[0] == '/' ? cwd : "");
     s->pid = pid;
     s->wake = wake;
+    s->trace.fd = -1;
     s->summary = opts->summary;
     s->backends = opts->backends;
     s->nbackends = opts->nbackends;

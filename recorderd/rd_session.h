@@ -15,6 +15,7 @@
 #include "lt_ring.h"
 #include "rd_model.h"
 #include "rd_stack.h"
+#include "rd_tracefile.h"
 
 struct rd_session;
 
@@ -53,7 +54,12 @@ typedef struct rd_session {
     unsigned nbackends;
     int truncated;
     int ring_lost; /* the mapping faulted: never touch the ring again */
-    char err[256];
+    rd_tracefile trace;
+    int trace_removed; /* the partial trace was deleted to make room for reports */
+    /* While it runs, the session's problem (the first); once its reports are
+     * written, session.json's error: what became of trace.ltr, that problem
+     * and every file that could not be written. */
+    char err[1024];
     uint64_t bytes, drops;
     unsigned long long t0, t1;
     void *owner; /* the loop's connection, opaque here */

@@ -27,6 +27,17 @@ int rd_mkdir_p(const char *dir)
     return 0;
 }
 
+/* Flushes f. Returns 0, or the reason a write to it failed: the errno of
+ * the flush, which retries what a failed write left in the buffer (ENOSPC,
+ * EFBIG: the disk is full or the file too large), EIO if none is known. */
+static int stream_error(FILE *f)
+{
+    errno = 0;
+    if (fflush(f))
+        return errno ? -errno : -EIO;
+    return ferror(f) ? -EIO : 0;
+}
+
 int rd_write_atomic(const char *dir, const char *name, int (*fn)(FILE *, void *), void *ud)
 {
     char tmp[PATH_MAX], dst[PATH_MAX];
@@ -44,10 +55,12 @@ int rd_write_atomic(const char *dir, const char *name, int (*fn)(FILE *, void *)
         return e;
     }
     int e = fn(f, ud);
-    if (fflush(f) || ferror(f))
-        e = e ? e : -EIO;
+    int w = stream_error(f);
+    if (w && (!e || e == -EIO)) /* writers say EIO; the stream knows why */
+        e = w;
+    errno = 0;
     if (fclose(f) && !e)
-        e = -EIO;
+        e = errno ? -errno : -EIO;
     if (!e && rename(tmp, dst) < 0)
         e = -errno;
     if (e)

@@ -9,7 +9,9 @@ int rd_mkdir_p(const char *dir);
 
 /* Writes dir/name atomically: fn writes into a temporary file that is then
  * renamed over name. The file is created with O_EXCL|O_NOFOLLOW, so a
- * planted symlink is never followed. Returns 0 or a negative errno. */
+ * planted symlink is never followed. Returns 0 or a negative errno: that
+ * of the failed write itself (-ENOSPC, -EFBIG) when fn only saw an error on
+ * its stream (-EIO). The temporary file is removed on failure. */
 int rd_write_atomic(const char *dir, const char *name, int (*fn)(FILE *, void *), void *ud);
 
 /* Writes s as a JSON string literal (with quotes). */

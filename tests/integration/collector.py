@@ -82,11 +82,11 @@ class Case:
             f.write(text)
         return name
 
-    def start_daemon(self):
+    def start_daemon(self, preexec_fn=None):
         self.daemon = subprocess.Popen(
             [self.args.recorderd, 'listen', '--socket', self.sock, '--out', self.out],
             cwd=self.tmp, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE, start_new_session=True)
+            stderr=subprocess.PIPE, start_new_session=True, preexec_fn=preexec_fn)
         for _ in range(1000):  # until it answers: a stale file may already be there
             probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             try:

@@ -48,12 +48,12 @@ def _kill_group(proc):
         pass
 
 
-def run(cmd, cwd, env, timeout=RUN_TIMEOUT):
+def run(cmd, cwd, env, timeout=RUN_TIMEOUT, preexec_fn=None):
     """Run cmd in its own process group; kill the whole group on timeout or
-    if we are interrupted."""
+    if we are interrupted. preexec_fn runs in the child before exec (limits)."""
     proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=preexec_fn)
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:

@@ -24,12 +24,24 @@ shm segments even when it fails. Cases:
               socket: each connection refused, the daemon survives
   sigbus      a producer shrinks its ring under the daemon: that session is
               cut with a clear error, the daemon survives
+  fsize       recorderd run under RLIMIT_FSIZE (SIGXFSZ ignored: write()
+              fails with EFBIG) smaller than the trace: the program's output
+              and exit code unchanged, trace.ltr cut at its last complete
+              record and replayable, every report of the whole run written,
+              session.json says so
+  fsizereports  the daemon under a limit smaller than some reports: each
+              one missing is named in session.json's error and in status;
+              the daemon survives
+  diskfull    the output on a 1 MB tmpfs (root only, else skipped): the
+              partial trace is removed so that the reports and session.json
+              fit, and session.json says so
 """
 
 import argparse
 import json
 import mmap
 import os
+import resource
 import shutil
 import signal
 import socket
@@ -42,7 +54,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import reftrace_post  # noqa: E402
 from collector import Case, expect, run_case, SHM_DIR  # noqa: E402
-from corpus import Failure, run, base_env, reference, build_helper  # noqa: E402
+from corpus import Failure, run, base_env, reference, build_helper, SKIP  # noqa: E402
 
 
 class Daemon(Case):
@@ -451,9 +463,136 @@ def case_otheruser(d):
     expect(not os.path.exists(os.path.join(d.out, 'intruder')), 'a session was made')
 
 
+# ~11 trace bytes a round: N rounds make a trace far over the limits below
+BUSY = '''
+local function f(x) return x + 1 end
+local s = 0
+for i = 1, N do s = f(s) end
+print(s)
+os.exit(3)
+'''
+
+REPORTS = ('profile.txt', 'stacks.folded', 'flamegraph.svg', 'profile.speedscope.json',
+           'callgrind.out', 'profile.pb.gz', 'annotate', 'coverage.lcov', 'luacov.stats.out',
+           'coverage.txt', 'report.html')
+
+
+def file_limit(nbytes):
+    """A preexec_fn: files of the process at most nbytes long, and a write
+    past that fails with EFBIG instead of killing it with SIGXFSZ."""
+    def pre():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (nbytes, nbytes))
+    return pre
+
+
+def busy_program(d, rounds):
+    """Writes busy.lua; returns its name and its untraced output."""
+    prog = d.write('busy.lua', BUSY.replace('N', str(rounds)))
+    r = d.lua(prog, d.env())
+    expect(r.status == 3 and r.out == b'%d\n' % rounds, 'untraced run: %r %r' % (r.out, r.err))
+    return prog, r.out
+
+
+def only_session(d):
+    """The one session directory (its ring name may have gained a .pid)."""
+    names = os.listdir(d.out) if os.path.isdir(d.out) else []
+    expect(len(names) == 1, 'sessions in %s: %s' % (d.out, names))
+    return os.path.join(d.out, names[0])
+
+
+def f_calls(session):
+    """The calls of f in profile.txt."""
+    for line in open(os.path.join(session, 'profile.txt')):
+        if line.rstrip().endswith('f (busy.lua:2)'):
+            return int(line.split()[0])
+    raise Failure('no f in profile.txt')
+
+
+def case_fsize(d):
+    rounds, limit = 300000, 1 << 20
+    prog, out = busy_program(d, rounds)
+    # the ring (64K) fits under the limit: the program is not hurt by it
+    env = d.env(LUATRACE_RING='64K')
+    r = run([d.args.recorderd, 'run', '--quiet', '--out', d.out, '--', d.args.lua, prog], d.tmp,
+            env, preexec_fn=file_limit(limit))
+    expect(r.status == 3 and r.out == out, 'program changed: %d %r %r' % (r.status, r.out, r.err))
+    expect(b'trace.ltr: File too large' in r.err, 'no error on stderr: %r' % r.err)
+    session = only_session(d)
+    meta = d.meta(session)
+    expect(meta['status'] == 'complete' and meta['trace'] == 'partial', 'session %s' % meta)
+    expect('trace.ltr: File too large' in meta['error'] and 'last complete record' in meta['error'],
+           'error %r' % meta['error'])
+    expect(meta['bytes'] > limit, 'the trace was not cut mid-run: %s' % meta)
+    for name in REPORTS:
+        expect(os.path.exists(os.path.join(session, name)), '%s missing' % name)
+    expect(f_calls(session) == rounds, 'profile.txt is not of the whole run')
+    trace = os.path.join(session, 'trace.ltr')
+    expect(os.path.getsize(trace) <= limit, 'trace.ltr over the limit')
+    rep = run([d.args.recorderd, 'report', session, '--format', 'none'], d.tmp, base_env())
+    expect(rep.status == 0, 'the cut trace does not replay: %r' % rep.err)
+    replayed = int(rep.out.split()[0])
+    expect(0 < replayed < meta['events'], 'replayed %d of %d events' % (replayed, meta['events']))
+
+
+def case_fsizereports(d):
+    limit = 3000  # profile.txt and session.json fit, the flame graph does not
+    prog, out = busy_program(d, 20000)
+    d.start_daemon(preexec_fn=file_limit(limit))
+    r = d.lua(prog, d.traced_env('busy'), traced=True)
+    expect(r.status == 3 and r.out == out, 'program changed: %d %r %r' % (r.status, r.out, r.err))
+    d.alive()
+    session = only_session(d)
+    meta = d.meta(session)
+    missing = [n for n in REPORTS if not os.path.exists(os.path.join(session, n))]
+    expect(len(missing) >= 2 and 'profile.txt' not in missing, 'missing: %s' % missing)
+    error = meta['error']
+    expect(error.startswith('trace.ltr: File too large'), 'error %r' % error)
+    for name in missing:
+        expect(name in error, '%s missing but not named: %r' % (name, error))
+    for name in set(REPORTS) - set(missing):
+        expect(name not in error, '%s written but named: %r' % (name, error))
+    left = [n for n in os.listdir(session) if n.endswith('.tmp')]
+    expect(not left, 'temporary files left: %s' % left)
+    logged = ' '.join(d.status()['errors'])
+    expect(all(name in logged for name in missing), 'status errors: %r' % logged)
+    d.stop_daemon()
+
+
+def case_diskfull(d):
+    small = os.path.join(d.tmp, 'small')
+    os.mkdir(small)
+    if os.geteuid() != 0 or run(['mount', '-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', small], d.tmp,
+                                base_env()).status != 0:
+        print('skipped: needs root and a tmpfs mount')
+        raise SystemExit(SKIP)
+    try:
+        d.out = os.path.join(small, 'out')
+        prog, out = busy_program(d, 200000)  # a trace of ~2 MB
+        d.start_daemon()
+        r = d.lua(prog, d.traced_env('busy'), traced=True)
+        expect(r.status == 3 and r.out == out, 'program changed: %r %r' % (r.out, r.err))
+        d.alive()
+        d.stop_daemon()
+        session = only_session(d)
+        meta = d.meta(session)
+        expect(meta['trace'] == 'none' and meta['status'] == 'complete', 'session %s' % meta)
+        expect(meta['error'] == 'trace.ltr: No space left on device: the partial trace was '
+               'removed to make room for the reports', 'error %r' % meta['error'])
+        expect(not os.path.exists(os.path.join(session, 'trace.ltr')), 'trace.ltr kept')
+        for name in REPORTS:
+            expect(os.path.exists(os.path.join(session, name)), '%s missing' % name)
+        expect(f_calls(session) == 200000, 'profile.txt is not of the whole run')
+    finally:
+        d.kill_daemon()
+        if run(['umount', small], d.tmp, base_env()).status != 0:
+            run(['umount', '-l', small], d.tmp, base_env())
+
+
 CASES = {'otheruser': case_otheruser, 'status': case_status, 'concurrent': case_concurrent, 'lossless': case_lossless,
-         'drop': case_drop, 'dropstacks': case_dropstacks, 'killed': case_killed, 'restart': case_restart,
-         'unwritable': case_unwritable, 'badinput': case_badinput, 'sigbus': case_sigbus}
+         'drop': case_drop, 'dropstacks': case_dropstacks, 'killed': case_killed,
+         'restart': case_restart, 'unwritable': case_unwritable, 'badinput': case_badinput,
+         'sigbus': case_sigbus, 'fsize': case_fsize, 'fsizereports': case_fsizereports, 'diskfull': case_diskfull}
 
 
 def main(argv):
