@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -86,12 +87,23 @@ static int map_mirrored(lt_ring *r, int fd, uint64_t size)
     return 0;
 }
 
+/* A file-size limit (ulimit -f) below the segment: growing it would raise
+ * SIGXFSZ, which kills the producer, a traced program, by default. */
+static int over_fsize_limit(uint64_t bytes)
+{
+    struct rlimit rl;
+    return getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+           (uint64_t)rl.rlim_cur < bytes;
+}
+
 int lt_ring_create(lt_ring *r, const char *name, uint64_t size)
 {
     memset(r, 0, sizeof *r);
     if (size < LT_RING_MIN_SIZE || size > LT_RING_MAX_SIZE || (size & (size - 1)) ||
         full_name(r->name, sizeof r->name, name))
         return -EINVAL;
+    if (over_fsize_limit(LT_RING_HDR_SIZE + size))
+        return -EFBIG;
     int fd = shm_open(r->name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0)
         return -errno;

@@ -15,6 +15,8 @@ daemon, socket and shm segments even when it fails. Cases:
   dbghook     the program's own debug.sethook/gethook work as untraced;
               tracing resumes, with whole stacks, when it removes its hook
   spawn0      LUATRACE_SPAWN=0 with nobody listening: a clear message
+  fsizelimit  a file-size limit below the ring: a clear message, the
+              program runs untraced (not killed by SIGXFSZ)
   killed      recorderd killed with SIGKILL mid-run: the program finishes
               with unchanged output and says once that tracing stopped
   profile     lua5.1 -lluatrace.profile: summary at exit, reports written
@@ -439,6 +441,23 @@ def case_badring(c):
                and 'running untraced' in err, 'unclear message for %s: %r' % (bad, err))
 
 
+def case_fsizelimit(c):
+    """A file-size limit (ulimit -f) below the ring: growing the ring would
+    raise SIGXFSZ and kill the program; the collector says so and the
+    program runs untraced, unchanged."""
+    import resource
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))
+    prog = c.write('hello.lua', 'print("hello")\n')
+    plain = c.lua(prog, c.env())
+    r = run([c.args.lua, '-lluatrace', prog], c.tmp, c.env(LUATRACE_SHM='fsize', LUATRACE_SPAWN='0'),
+            preexec_fn=limit)
+    same_output(plain, r)
+    err = r.err.decode()
+    expect('File too large' in err and 'running untraced' in err, 'unclear message: %r' % err)
+
+
 def case_spawn0(c):
     prog = c.write('hello.lua', 'print("hello")\n')
     plain = c.lua(prog, c.env())
@@ -620,7 +639,7 @@ def case_recycled(c):
 
 
 CASES = {'badring': case_badring, 'recycled': case_recycled, 'restart': case_restart,
-         'dbghook': case_dbghook, 'longpath': case_longpath, 'tron': case_tron, 'coroutine': case_coroutine, 'spawn0': case_spawn0,
+         'dbghook': case_dbghook, 'longpath': case_longpath, 'fsizelimit': case_fsizelimit, 'tron': case_tron, 'coroutine': case_coroutine, 'spawn0': case_spawn0,
          'killed': case_killed, 'profile': case_profile, 'badtrace': case_badtrace,
          'exit': case_exit}
 
