@@ -253,51 +253,86 @@ int rd_report_profile(const rd_model *m, const char *title, const char *cmd, uns
 
 /* ---- annotate ---- */
 
-typedef struct fline {
-    uint32_t line;
-    uint64_t hits, ticks;
-} fline;
-
-static int cmp_line(const void *a, const void *b)
+/* The group of line l, or UINT32_MAX for none. */
+static uint32_t group_of_line(const rd_model *m, const rd_line *l, const uint32_t *group_of,
+                              uint32_t ngroup)
 {
-    uint32_t x = ((const fline *)a)->line, y = ((const fline *)b)->line;
-    return x < y ? -1 : x > y;
+    uint32_t sid = l->fid ? rd_model_func(m, l->fid)->src_sid : UINT32_MAX;
+    if (sid >= m->nstr)
+        return UINT32_MAX;
+    uint32_t k = group_of ? group_of[sid] - 1 : sid; /* group_of 0: UINT32_MAX */
+    return k < ngroup ? k : UINT32_MAX;
 }
 
-/* Gathers the line stats of every Lua function whose source is sid. */
-static fline *file_lines(const rd_model *m, uint32_t sid, uint32_t *n)
+static int cmp_fline(const void *a, const void *b)
 {
-    fline *v = NULL;
-    uint32_t cnt = 0, cap = 0;
-    for (uint32_t i = 0; i < m->capline; i++) {
-        const rd_line *l = &m->line[i];
-        if (!l->fid || rd_model_func(m, l->fid)->src_sid != sid)
-            continue;
-        if (cnt == cap) {
-            cap = cap ? cap * 2 : 256;
-            fline *nv = realloc(v, cap * sizeof *nv);
-            if (!nv)
-                break;
-            v = nv;
-        }
-        v[cnt++] = (fline){l->line, l->hits, l->ticks};
-    }
-    if (cnt)
-        qsort(v, cnt, sizeof *v, cmp_line);
-    uint32_t w = 0; /* merge functions sharing a line */
-    for (uint32_t i = 0; i < cnt; i++) {
-        if (w && v[w - 1].line == v[i].line) {
+    const rd_fline *x = a, *y = b;
+    if (x->group != y->group)
+        return x->group < y->group ? -1 : 1;
+    return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* Sums the hits and ticks of functions sharing a line (sorted v, n > 0);
+ * returns the lines left. */
+static uint32_t merge_flines(rd_fline *v, uint32_t n)
+{
+    uint32_t w = 1;
+    for (uint32_t i = 1; i < n; i++) {
+        if (v[w - 1].group == v[i].group && v[w - 1].line == v[i].line) {
             v[w - 1].hits += v[i].hits;
             v[w - 1].ticks += v[i].ticks;
         } else {
             v[w++] = v[i];
         }
     }
-    *n = w;
-    return v;
+    return w;
 }
 
-static void annotate_row(FILE *out, const fline *l, double k, unsigned line, const char *text)
+int rd_report_flines_init(rd_flines *fl, const rd_model *m, const uint32_t *group_of,
+                          uint32_t ngroup)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < m->capline; i++)
+        n += group_of_line(m, &m->line[i], group_of, ngroup) != UINT32_MAX;
+    fl->ngroup = ngroup;
+    fl->first = calloc((size_t)ngroup + 1, sizeof *fl->first);
+    fl->line = malloc(((size_t)n + 1) * sizeof *fl->line);
+    if (!fl->first || !fl->line) {
+        rd_report_flines_close(fl);
+        return -ENOMEM;
+    }
+    n = 0;
+    for (uint32_t i = 0; i < m->capline; i++) {
+        const rd_line *l = &m->line[i];
+        uint32_t k = group_of_line(m, l, group_of, ngroup);
+        if (k != UINT32_MAX)
+            fl->line[n++] = (rd_fline){l->line, k, l->hits, l->ticks};
+    }
+    if (n) {
+        qsort(fl->line, n, sizeof *fl->line, cmp_fline);
+        n = merge_flines(fl->line, n);
+    }
+    for (uint32_t i = 0; i < n; i++) /* count per group, then start per group */
+        fl->first[fl->line[i].group + 1]++;
+    for (uint32_t k = 0; k < ngroup; k++)
+        fl->first[k + 1] += fl->first[k];
+    return 0;
+}
+
+void rd_report_flines_close(rd_flines *fl)
+{
+    free(fl->line);
+    free(fl->first);
+    *fl = (rd_flines){NULL, NULL, 0};
+}
+
+const rd_fline *rd_report_flines_of(const rd_flines *fl, uint32_t k, uint32_t *n)
+{
+    *n = k < fl->ngroup ? fl->first[k + 1] - fl->first[k] : 0;
+    return *n ? &fl->line[fl->first[k]] : NULL;
+}
+
+static void annotate_row(FILE *out, const rd_fline *l, double k, unsigned line, const char *text)
 {
     if (l)
         fprintf(out, "%10llu %12.3f %6u  %s\n", (unsigned long long)l->hits,
@@ -306,12 +341,13 @@ static void annotate_row(FILE *out, const fline *l, double k, unsigned line, con
         fprintf(out, "%10s %12s %6u  %s\n", "", "", line, text);
 }
 
-static void annotate_one(const rd_model *m, uint32_t sid, const char *srcdir, FILE *out)
+static void annotate_one(const rd_model *m, const rd_flines *fl, uint32_t sid,
+                         const char *srcdir, FILE *out)
 {
     const char *name = rd_model_string(m, sid);
     char path[4096];
     uint32_t n = 0, j = 0;
-    fline *v = file_lines(m, sid, &n);
+    const rd_fline *v = rd_report_flines_of(fl, sid, &n);
     double k = rd_model_ns_per_tick(m) / 1e6;
     if (name[0] == '/' || !srcdir)
         snprintf(path, sizeof path, "%s", name);
@@ -339,7 +375,6 @@ static void annotate_one(const rd_model *m, uint32_t sid, const char *srcdir, FI
     free(text);
     if (src)
         fclose(src);
-    free(v);
 }
 
 /* Source ids of traced Lua files, each once. */
@@ -362,10 +397,14 @@ static uint32_t *source_ids(const rd_model *m, uint32_t *n)
 int rd_report_annotate_stream(const rd_model *m, const char *srcdir, FILE *out)
 {
     uint32_t n;
+    rd_flines fl;
+    if (rd_report_flines_init(&fl, m, NULL, m->nstr))
+        return -ENOMEM;
     uint32_t *ids = source_ids(m, &n);
     for (uint32_t i = 0; ids && i < n; i++)
-        annotate_one(m, ids[i], srcdir, out);
+        annotate_one(m, &fl, ids[i], srcdir, out);
     free(ids);
+    rd_report_flines_close(&fl);
     return ids ? 0 : -ENOMEM;
 }
 
@@ -414,6 +453,9 @@ int rd_report_annotate(const rd_model *m, const char *dir, const char *srcdir, c
         return -errno;
     }
     uint32_t n;
+    rd_flines fl;
+    if (rd_report_flines_init(&fl, m, NULL, m->nstr))
+        return -ENOMEM;
     uint32_t *ids = source_ids(m, &n);
     char **used = calloc(n + 1, sizeof *used);
     int e = ids && used ? 0 : -ENOMEM;
@@ -427,7 +469,7 @@ int rd_report_annotate(const rd_model *m, const char *dir, const char *srcdir, c
         FILE *out = fopen(file, "w");
         e = out ? 0 : -errno;
         if (out) {
-            annotate_one(m, ids[i], srcdir, out);
+            annotate_one(m, &fl, ids[i], srcdir, out);
             errno = 0; /* the flush retries a failed write: its errno says why */
             e = fflush(out) || ferror(out) ? -(errno ? errno : EIO) : 0;
             fclose(out);
@@ -439,5 +481,6 @@ int rd_report_annotate(const rd_model *m, const char *dir, const char *srcdir, c
         free(used[i]);
     free(used);
     free(ids);
+    rd_report_flines_close(&fl);
     return e;
 }

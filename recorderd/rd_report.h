@@ -25,6 +25,35 @@ int rd_report_folded(const rd_model *m, enum rd_weight w, FILE *out);
 int rd_report_profile(const rd_model *m, const char *title, const char *cmd, unsigned top,
                       FILE *out);
 
+/* A source line's stats, summed over the functions that share it. */
+typedef struct rd_fline {
+    uint32_t line;
+    uint32_t group; /* its group in rd_flines */
+    uint64_t hits, ticks;
+} rd_fline;
+
+/* The model's lines grouped by their function's source, built once so that
+ * a writer going through every source never scans all the lines per
+ * source (quadratic in the sources: 100k loadstring chunks took minutes).
+ * Group k's lines, one per line number in increasing order, are
+ * line[first[k]] up to line[first[k + 1]]. */
+typedef struct rd_flines {
+    rd_fline *line;
+    uint32_t *first; /* ngroup + 1 entries */
+    uint32_t ngroup;
+} rd_flines;
+
+/* Groups the lines of m: those of a function whose source is sid go to
+ * group group_of[sid] - 1 (group_of[sid] 0: to none), or, with group_of
+ * NULL, to group sid. group_of has m->nstr entries; groups past ngroup are
+ * left out. O(lines log lines + ngroup). Returns 0 or -ENOMEM. */
+int rd_report_flines_init(rd_flines *fl, const rd_model *m, const uint32_t *group_of,
+                          uint32_t ngroup);
+void rd_report_flines_close(rd_flines *fl);
+
+/* Group k's lines (valid while fl lives), *n of them; none past ngroup. */
+const rd_fline *rd_report_flines_of(const rd_flines *fl, uint32_t k, uint32_t *n);
+
 /* annotate/: one file per traced source in dir (created), lines with hits
  * and time. Sources are read relative to srcdir (NULL = cwd). Returns 0,
  * or the negative errno of the first file it could not write (-ENOSPC when

@@ -602,6 +602,105 @@ START_TEST(test_report_annotate_long_name)
 }
 END_TEST
 
+/* ==== lines by source ==== */
+
+/* a.lua: main (lines 5, 6) and f (lines 5, 3, 5); b.lua: g (line 9);
+ * c.lua: h (line 1). f shares line 5 with main. */
+static void build_shared_lines(void)
+{
+    ev_str(1, "a.lua");
+    ev_str(2, "b.lua");
+    ev_str(3, "c.lua");
+    ev_str(4, "f");
+    ev_func(1, LT_WHAT_MAIN, 1, 4, 0);
+    ev_func(2, LT_WHAT_LUA, 1, 4, 2);
+    ev_func(3, LT_WHAT_LUA, 2, 4, 8);
+    ev_func(4, LT_WHAT_LUA, 3, 4, 1);
+    EV(CLOCK, 0, 0, 0);
+    EV(START, 0x1000, LT_R_BEGIN);
+    EV(FRAME, 1, 1, 5);
+    EV(LINE, 1, 0, 5);
+    EV(CALL, 2, 1 * MS, 2);
+    EV(LINE, 2, 0, 5);
+    EV(LINE, 2, 2 * MS, 3);
+    EV(LINE, 2, 3 * MS, 5);
+    EV(RET, 2, 4 * MS);
+    EV(CALL, 2, 0, 3);
+    EV(LINE, 2, 0, 9);
+    EV(RET, 2, 5 * MS);
+    EV(LINE, 1, 0, 6);
+    EV(CALL, 2, 0, 4);
+    EV(LINE, 2, 0, 1);
+    EV(RET, 2, 6 * MS);
+}
+
+/* The sums over the model's lines whose function's source is in group k
+ * (by group_of as rd_report_flines_init takes it), at line. */
+static rd_fline sum_lines(const uint32_t *group_of, uint32_t k, uint32_t line)
+{
+    rd_fline s = {line, k, 0, 0};
+    for (uint32_t i = 0; i < M.capline; i++) {
+        const rd_line *l = &M.line[i];
+        uint32_t sid = l->fid ? rd_model_func(&M, l->fid)->src_sid : UINT32_MAX;
+        if (sid < M.nstr && l->line == line && (group_of ? group_of[sid] == k + 1 : sid == k)) {
+            s.hits += l->hits;
+            s.ticks += l->ticks;
+        }
+    }
+    return s;
+}
+
+static void expect_group(const rd_flines *fl, const uint32_t *group_of, uint32_t k,
+                         const uint32_t *lines, uint32_t nl)
+{
+    uint32_t n;
+    const rd_fline *v = rd_report_flines_of(fl, k, &n);
+    ck_assert_uint_eq(n, nl);
+    for (uint32_t i = 0; i < n; i++) {
+        rd_fline want = sum_lines(group_of, k, lines[i]);
+        ck_assert_uint_eq(v[i].line, lines[i]);
+        ck_assert_uint_eq(v[i].group, k);
+        ck_assert_uint_eq(v[i].hits, want.hits);
+        ck_assert_uint_eq(v[i].ticks, want.ticks);
+    }
+}
+
+/* Grouped by source, sorted by line, a line shared by two functions once
+ * with their sums. */
+START_TEST(test_report_flines_by_source)
+{
+    build_shared_lines();
+    rd_flines fl;
+    ck_assert_int_eq(rd_report_flines_init(&fl, &M, NULL, M.nstr), 0);
+    expect_group(&fl, NULL, 1, (const uint32_t[]){3, 5, 6}, 3);
+    expect_group(&fl, NULL, 2, (const uint32_t[]){9}, 1);
+    expect_group(&fl, NULL, 3, (const uint32_t[]){1}, 1);
+    expect_group(&fl, NULL, 4, NULL, 0);
+    expect_group(&fl, NULL, M.nstr + 5, NULL, 0);
+    ck_assert_uint_ge(rd_report_flines_of(&fl, 1, &(uint32_t){0})[1].hits, 2);
+    rd_report_flines_close(&fl);
+}
+END_TEST
+
+/* Sources mapped to one group merge; a source mapped to none is left out. */
+START_TEST(test_report_flines_grouped)
+{
+    build_shared_lines();
+    uint32_t *group_of = calloc(M.nstr, sizeof *group_of);
+    group_of[1] = group_of[2] = 2; /* a.lua, b.lua: group 1 */
+    rd_flines fl;
+    ck_assert_int_eq(rd_report_flines_init(&fl, &M, group_of, 2), 0);
+    expect_group(&fl, group_of, 0, NULL, 0);
+    expect_group(&fl, group_of, 1, (const uint32_t[]){3, 5, 6, 9}, 4);
+    rd_report_flines_close(&fl);
+    ck_assert_int_eq(rd_report_flines_init(&fl, &M, group_of, 1), 0); /* group 1 past ngroup */
+    expect_group(&fl, group_of, 0, NULL, 0);
+    expect_group(&fl, group_of, 1, NULL, 0);
+    rd_report_flines_close(&fl);
+    free(group_of);
+}
+END_TEST
+
 static void add(Suite *s, const char *name, const TTest *t, int scratch)
 {
     TCase *tc = tcase_create(name);
@@ -630,6 +729,8 @@ int main(void)
     ADD(s, test_report_annotate, 1);
     ADD(s, test_report_annotate_stream, 1);
     ADD(s, test_report_annotate_collision, 1);
+    ADD(s, test_report_flines_by_source, 0);
+    ADD(s, test_report_flines_grouped, 0);
     ADD(s, test_report_annotate_long_line, 1);
     ADD(s, test_report_annotate_long_name, 1);
     SRunner *sr = srunner_create(s);
