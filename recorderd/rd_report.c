@@ -427,22 +427,86 @@ static void annotate_name(const char *src, char *out, size_t cap)
             *c = '_';
 }
 
-/* Makes flat ("NAME.txt") differ from the n names in used ("a/b.lua" and
- * "a_b.lua" both flatten to a_b.lua.txt): the second becomes NAME#2.txt,
- * the third NAME#3.txt, in the order of the sources. Adds it to used. */
-static int unique_name(char **used, uint32_t n, char *flat, size_t cap)
+/* The annotation file names given so far, hashed (open addressing): a
+ * name is checked against all earlier ones in O(1), not one by one. */
+typedef struct nameent {
+    char *s;       /* NULL: empty slot */
+    unsigned next; /* the next #K to try when s comes again: those below are taken */
+} nameent;
+
+typedef struct nameset {
+    nameent *e;
+    uint32_t n, cap; /* cap a power of two, over twice n */
+} nameset;
+
+static uint32_t hash_name(const char *s)
 {
-    char base[256];
-    snprintf(base, sizeof base, "%.*s", (int)(strlen(flat) - 4), flat); /* no ".txt" */
-    for (unsigned k = 2;; k++) {
-        uint32_t i = 0;
-        while (i < n && strcmp(used[i], flat))
-            i++;
-        if (i == n)
-            break;
-        snprintf(flat, cap, "%.200s#%u.txt", base, k);
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 16777619u;
+    return h;
+}
+
+static nameent *name_slot(const nameset *u, const char *s)
+{
+    uint32_t mask = u->cap - 1, i = hash_name(s) & mask;
+    while (u->e[i].s && strcmp(u->e[i].s, s))
+        i = (i + 1) & mask;
+    return &u->e[i];
+}
+
+static int name_grow(nameset *u)
+{
+    uint32_t cap = u->cap ? u->cap * 2 : 64;
+    nameset g = {calloc(cap, sizeof *g.e), u->n, cap};
+    if (!g.e)
+        return -ENOMEM;
+    for (uint32_t i = 0; i < u->cap; i++)
+        if (u->e[i].s)
+            *name_slot(&g, u->e[i].s) = u->e[i];
+    free(u->e);
+    *u = g;
+    return 0;
+}
+
+static int name_add(nameset *u, const char *s)
+{
+    if ((u->n + 1) * 2 >= u->cap && name_grow(u))
+        return -ENOMEM;
+    nameent *e = name_slot(u, s);
+    if (!(e->s = strdup(s)))
+        return -ENOMEM;
+    e->next = 2;
+    u->n++;
+    return 0;
+}
+
+static void name_free(nameset *u)
+{
+    for (uint32_t i = 0; i < u->cap; i++)
+        free(u->e[i].s);
+    free(u->e);
+}
+
+/* Makes flat ("NAME.txt") differ from the names in used ("a/b.lua" and
+ * "a_b.lua" both flatten to a_b.lua.txt): the second becomes NAME#2.txt,
+ * the third NAME#3.txt, in the order of the sources. Adds it to used.
+ * The search for a free #K resumes where the last one for NAME stopped:
+ * used only grows, so the #K it passed are still taken, and n sources of
+ * one name cost O(n), not O(n^2). */
+static int unique_name(nameset *used, char *flat, size_t cap)
+{
+    nameent *first = used->cap ? name_slot(used, flat) : NULL;
+    if (first && first->s) {
+        char base[256];
+        snprintf(base, sizeof base, "%.*s", (int)(strlen(flat) - 4), flat); /* no ".txt" */
+        unsigned k = first->next;
+        do
+            snprintf(flat, cap, "%.200s#%u.txt", base, k++);
+        while (name_slot(used, flat)->s);
+        first->next = k; /* before name_add: it may move the entries */
     }
-    return (used[n] = strdup(flat)) ? 0 : -ENOMEM;
+    return name_add(used, flat);
 }
 
 int rd_report_annotate(const rd_model *m, const char *dir, const char *srcdir, char *err,
@@ -457,12 +521,12 @@ int rd_report_annotate(const rd_model *m, const char *dir, const char *srcdir, c
     if (rd_report_flines_init(&fl, m, NULL, m->nstr))
         return -ENOMEM;
     uint32_t *ids = source_ids(m, &n);
-    char **used = calloc(n + 1, sizeof *used);
-    int e = ids && used ? 0 : -ENOMEM;
+    nameset used = {NULL, 0, 0};
+    int e = ids ? 0 : -ENOMEM;
     for (uint32_t i = 0; !e && i < n; i++) {
         char file[4096], flat[256];
         annotate_name(rd_model_string(m, ids[i]), flat, sizeof flat);
-        e = unique_name(used, i, flat, sizeof flat);
+        e = unique_name(&used, flat, sizeof flat);
         if (e)
             break;
         snprintf(file, sizeof file, "%s/%s", dir, flat);
@@ -477,9 +541,7 @@ int rd_report_annotate(const rd_model *m, const char *dir, const char *srcdir, c
         if (e)
             snprintf(err, cap, "cannot write %s: %s", file, strerror(-e));
     }
-    for (uint32_t i = 0; used && i < n; i++)
-        free(used[i]);
-    free(used);
+    name_free(&used);
     free(ids);
     rd_report_flines_close(&fl);
     return e;

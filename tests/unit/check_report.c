@@ -602,6 +602,51 @@ START_TEST(test_report_annotate_long_name)
 }
 END_TEST
 
+/* Many sources of one flattened name, some of them named like the
+ * numbered names of others: each gets the first free NAME#K in the order
+ * of the sources, as a search through every earlier name would give. */
+START_TEST(test_report_annotate_collision_many)
+{
+    enum { NSRC = 130 };
+    static char names[NSRC][32], flats[NSRC][48];
+    for (unsigned i = 0; i < NSRC; i++) {
+        if (i == 3 || i == 40 || i == 41)
+            snprintf(names[i], sizeof names[i], "d_______#%u", i == 3 ? 5u : 9u);
+        else
+            for (unsigned b = 0; b < 8; b++) /* "d" then 7 of ' ' or '/' */
+                names[i][b] = b ? (i >> (b - 1) & 1 ? '/' : ' ') : 'd';
+        ev_str(2 + i, names[i]);
+        ev_func(1 + i, LT_WHAT_LUA, 2 + i, 1, 1);
+    }
+    ev_str(1, "f");
+    for (unsigned i = 0; i < NSRC; i++) { /* the names, found one by one */
+        char flat[48], base[32];
+        snprintf(base, sizeof base, "%s", names[i]);
+        for (char *c = base; *c; c++)
+            *c = *c == ' ' || *c == '/' ? '_' : *c;
+        snprintf(flat, sizeof flat, "%.31s.txt", base);
+        for (unsigned k = 2, j = 0; j < i; k++) {
+            for (j = 0; j < i && strcmp(flats[j], flat); j++)
+                ;
+            if (j < i)
+                snprintf(flat, sizeof flat, "%.31s#%u.txt", base, k);
+        }
+        snprintf(flats[i], sizeof flats[i], "%s", flat);
+    }
+    char dir[128], err[256] = "", path[256], head[64];
+    snprintf(dir, sizeof dir, "%s/annotate", g_tmp);
+    ck_assert_msg(rd_report_annotate(&M, dir, g_tmp, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(count_entries(dir), NSRC);
+    for (unsigned i = 0; i < NSRC; i++) {
+        snprintf(path, sizeof path, "%.127s/%.47s", dir, flats[i]);
+        char *txt = read_file(path);
+        snprintf(head, sizeof head, "== %.31s   (", names[i]);
+        ck_assert_msg(strncmp(txt, head, strlen(head)) == 0, "%s: %s", flats[i], txt);
+        free(txt);
+    }
+}
+END_TEST
+
 /* ==== lines by source ==== */
 
 /* a.lua: main (lines 5, 6) and f (lines 5, 3, 5); b.lua: g (line 9);
@@ -729,6 +774,7 @@ int main(void)
     ADD(s, test_report_annotate, 1);
     ADD(s, test_report_annotate_stream, 1);
     ADD(s, test_report_annotate_collision, 1);
+    ADD(s, test_report_annotate_collision_many, 1);
     ADD(s, test_report_flines_by_source, 0);
     ADD(s, test_report_flines_grouped, 0);
     ADD(s, test_report_annotate_long_line, 1);
