@@ -26,11 +26,6 @@
 
 #define TOP_FUNCS 50
 
-typedef struct hline {
-    uint32_t line;
-    uint64_t ticks;
-} hline;
-
 typedef struct html {
     const rd_model *m;
     const rd_html_info *info;
@@ -38,6 +33,7 @@ typedef struct html {
     FILE *out;
     double ms_per_tick;
     uint32_t *file_of_sid;        /* source sid -> cov file index + 1, 0 none */
+    uint32_t *cov_ix, cov_mask;   /* hash: a cov file's path, or name if none -> index + 1 */
     uint64_t max_ticks, max_hits; /* hottest line of the page */
 } html;
 
@@ -63,6 +59,41 @@ static const char style[] =
 
 /* ---- matching sources to coverage files ---- */
 
+/* What a source is matched by: a file's resolved path, or the name of a
+ * chunk that is no file (never equal to a path: hashed apart). */
+static const char *cov_key(const rd_cov_file *f)
+{
+    return f->path ? f->path : f->name;
+}
+
+static uint32_t *cov_slot(const html *h, const char *key, int is_path)
+{
+    uint32_t x = is_path ? 0x9E3779B9u : 2166136261u;
+    for (const char *c = key; *c; c++)
+        x = (x ^ (uint8_t)*c) * 16777619u;
+    for (uint32_t i = x & h->cov_mask;; i = (i + 1) & h->cov_mask) {
+        uint32_t k = h->cov_ix[i];
+        const rd_cov_file *f = k ? &h->cov->f[k - 1] : NULL;
+        if (!f || (!f->path == !is_path && !strcmp(cov_key(f), key))) return &h->cov_ix[i];
+    }
+}
+
+/* The coverage files by key, the first of equal keys kept (as a search in
+ * order found it): a lookup per source, not a pass over every file. */
+static int index_cov(html *h)
+{
+    uint32_t cap = 64;
+    while (cap < 2 * (uint64_t)h->cov->nf + 2)
+        cap *= 2;
+    if (!(h->cov_ix = calloc(cap, sizeof *h->cov_ix))) return -ENOMEM;
+    h->cov_mask = cap - 1;
+    for (uint32_t i = 0; i < h->cov->nf; i++) {
+        uint32_t *s = cov_slot(h, cov_key(&h->cov->f[i]), h->cov->f[i].path != NULL);
+        if (!*s) *s = i + 1;
+    }
+    return 0;
+}
+
 static uint32_t cov_file_of(const html *h, const char *src)
 {
     char joined[PATH_MAX + 1], real[PATH_MAX];
@@ -72,12 +103,7 @@ static uint32_t cov_file_of(const html *h, const char *src)
     else
         snprintf(joined, sizeof joined, "%s", src);
     int resolved = src[0] && realpath(joined, real);
-    for (uint32_t i = 0; i < h->cov->nf; i++) {
-        const rd_cov_file *f = &h->cov->f[i];
-        if (resolved ? f->path && !strcmp(f->path, real) : !f->path && !strcmp(f->name, src))
-            return i + 1;
-    }
-    return 0;
+    return *cov_slot(h, resolved ? real : src, resolved);
 }
 
 static int map_sources(html *h)
@@ -85,7 +111,7 @@ static int map_sources(html *h)
     const rd_model *m = h->m;
     h->file_of_sid = calloc((size_t)m->nstr + 1, sizeof *h->file_of_sid);
     uint8_t *done = calloc((size_t)m->nstr + 1, 1);
-    int e = h->file_of_sid && done ? 0 : -ENOMEM;
+    int e = h->file_of_sid && done ? index_cov(h) : -ENOMEM;
     for (uint32_t f = 1; !e && f < m->nfunc; f++) {
         const rd_func *fn = &m->func[f];
         if (!fn->known || fn->what == LT_WHAT_C || fn->src_sid >= m->nstr || done[fn->src_sid])
@@ -95,36 +121,6 @@ static int map_sources(html *h)
     }
     free(done);
     return e;
-}
-
-static int cmp_hline(const void *a, const void *b)
-{
-    uint32_t x = ((const hline *)a)->line, y = ((const hline *)b)->line;
-    return x < y ? -1 : x > y;
-}
-
-/* Time per line of cov file i (lines of all its functions, merged), sorted;
- * NULL with *n = 0 when none. */
-static hline *file_ticks(const html *h, uint32_t i, uint32_t *n)
-{
-    const rd_model *m = h->m;
-    hline *v = malloc(((size_t)m->nline + 1) * sizeof *v);
-    *n = 0;
-    for (uint32_t j = 0; v && j < m->capline; j++) {
-        const rd_line *l = &m->line[j];
-        uint32_t sid = l->fid ? rd_model_func(m, l->fid)->src_sid : UINT32_MAX;
-        if (sid < m->nstr && h->file_of_sid[sid] == i + 1) v[(*n)++] = (hline){l->line, l->ticks};
-    }
-    if (*n) qsort(v, *n, sizeof *v, cmp_hline);
-    uint32_t w = 0;
-    for (uint32_t j = 0; j < *n; j++) {
-        if (w && v[w - 1].line == v[j].line)
-            v[w - 1].ticks += v[j].ticks;
-        else
-            v[w++] = v[j];
-    }
-    *n = w;
-    return v;
 }
 
 static void find_maxima(html *h)
@@ -277,7 +273,7 @@ static void heat_cell(html *h, double frac, const char *text)
         fprintf(h->out, "<td>%s</td>", text);
 }
 
-static void put_src_row(html *h, uint32_t line, const rd_cov_line *cl, const hline *tl,
+static void put_src_row(html *h, uint32_t line, const rd_cov_line *cl, const rd_fline *tl,
                         const char *text)
 {
     char hits[32] = "", ms[32] = "";
@@ -295,7 +291,7 @@ static void put_src_row(html *h, uint32_t line, const rd_cov_line *cl, const hli
 
 /* Rows of one listing: every source line if text is readable, else the
  * lines with data only. */
-static void put_rows(html *h, const rd_cov_file *f, const hline *tv, uint32_t nt, char *text)
+static void put_rows(html *h, const rd_cov_file *f, const rd_fline *tv, uint32_t nt, char *text)
 {
     uint32_t ci = 0, ti = 0, line = 0;
     for (char *s = text, *nl; s && *s; s = nl ? nl + 1 : NULL) {
@@ -319,7 +315,7 @@ static void put_rows(html *h, const rd_cov_file *f, const hline *tv, uint32_t nt
     }
 }
 
-static void put_listing(html *h, uint32_t i, const hline *tv, uint32_t nt)
+static void put_listing(html *h, uint32_t i, const rd_fline *tv, uint32_t nt)
 {
     const rd_cov_file *f = &h->cov->f[i];
     char *text = NULL, err[256] = "";
@@ -343,34 +339,38 @@ static void put_listing(html *h, uint32_t i, const hline *tv, uint32_t nt)
     free(text);
 }
 
+static void put_file_table(html *h, const rd_flines *fl)
+{
+    fputs("<h2 id=\"sources\">Sources and coverage</h2>\n<p class=\"note\">hits: line "
+          "events; ms: time on the line itself; green: run, red: executable but never "
+          "run.</p>\n<table class=\"files\">\n<tr><th class=\"l\">file</th><th>lines "
+          "hit</th><th>%</th><th>functions hit</th><th>ms</th></tr>\n",
+          h->out);
+    for (uint32_t i = 0; i < h->cov->nf; i++) {
+        uint32_t nt;
+        const rd_fline *tv = rd_report_flines_of(fl, i, &nt);
+        uint64_t ticks = 0;
+        for (uint32_t j = 0; j < nt; j++)
+            ticks += tv[j].ticks;
+        put_file_row(h, i, ticks);
+    }
+    fputs("</table>\n", h->out);
+}
+
+/* Time per line comes from the model's lines grouped by coverage file
+ * once (every function of the file merged), not a pass over them per file. */
 static int put_sources(html *h)
 {
-    uint32_t nf = h->cov->nf, *nt = calloc((size_t)nf + 1, sizeof *nt);
-    hline **tv = calloc((size_t)nf + 1, sizeof *tv);
-    int e = nt && tv ? 0 : -ENOMEM;
-    for (uint32_t i = 0; !e && i < nf; i++)
-        if (!(tv[i] = file_ticks(h, i, &nt[i]))) e = -ENOMEM;
-    if (!e) {
-        fputs("<h2 id=\"sources\">Sources and coverage</h2>\n<p class=\"note\">hits: line "
-              "events; ms: time on the line itself; green: run, red: executable but never "
-              "run.</p>\n<table class=\"files\">\n<tr><th class=\"l\">file</th><th>lines "
-              "hit</th><th>%</th><th>functions hit</th><th>ms</th></tr>\n",
-              h->out);
-        for (uint32_t i = 0; i < nf; i++) {
-            uint64_t ticks = 0;
-            for (uint32_t j = 0; j < nt[i]; j++)
-                ticks += tv[i][j].ticks;
-            put_file_row(h, i, ticks);
-        }
-        fputs("</table>\n", h->out);
-        for (uint32_t i = 0; i < nf; i++)
-            put_listing(h, i, tv[i], nt[i]);
+    rd_flines fl;
+    if (rd_report_flines_init(&fl, h->m, h->file_of_sid, h->cov->nf)) return -ENOMEM;
+    put_file_table(h, &fl);
+    for (uint32_t i = 0; i < h->cov->nf; i++) {
+        uint32_t nt;
+        const rd_fline *tv = rd_report_flines_of(&fl, i, &nt);
+        put_listing(h, i, tv, nt);
     }
-    for (uint32_t i = 0; tv && i < nf; i++)
-        free(tv[i]);
-    free(tv);
-    free(nt);
-    return e;
+    rd_report_flines_close(&fl);
+    return 0;
 }
 
 /* ---- the page ---- */
@@ -413,5 +413,6 @@ int rd_html_write(const rd_model *m, const rd_html_info *info, FILE *out)
     }
     if (!info->cov && h.cov == &own) rd_cov_free(&own);
     free(h.file_of_sid);
+    free(h.cov_ix);
     return e ? e : ferror(out) ? -EIO : 0;
 }
