@@ -91,9 +91,22 @@ static int rehash(rd_cov *c)
     return 0;
 }
 
+/* rd_grow for a file's lines and functions, from 4 elements, not 64: most
+ * sources are small (a loadstring chunk has a line or two), and 100k of
+ * them took 2.5 KB each of room never used. */
+static int grow_small(void **p, uint32_t *cap, uint32_t need, size_t elem)
+{
+    if (!*cap && need < 4) {
+        if (!(*p = calloc(4, elem)))
+            return -ENOMEM;
+        *cap = 4;
+    }
+    return rd_grow(p, cap, need, elem);
+}
+
 static int add_line(rd_cov_file *f, uint32_t line, uint8_t exec, uint64_t hits)
 {
-    if (rd_grow((void **)&f->ln, &f->capln, f->nln, sizeof *f->ln))
+    if (grow_small((void **)&f->ln, &f->capln, f->nln, sizeof *f->ln))
         return -ENOMEM;
     f->ln[f->nln++] = (rd_cov_line){line, exec, hits};
     return 0;
@@ -105,7 +118,7 @@ static rd_cov_fn *fn_of(rd_cov_file *f, uint32_t line, uint32_t last)
     for (uint32_t i = 0; i < f->nfn; i++)
         if (f->fn[i].line == line && f->fn[i].last == last)
             return &f->fn[i];
-    if (rd_grow((void **)&f->fn, &f->capfn, f->nfn, sizeof *f->fn))
+    if (grow_small((void **)&f->fn, &f->capfn, f->nfn, sizeof *f->fn))
         return NULL;
     f->fn[f->nfn] = (rd_cov_fn){line, last, 0, NULL};
     return &f->fn[f->nfn++];
