@@ -501,6 +501,17 @@ def only_session(d):
     return os.path.join(d.out, names[0])
 
 
+def wait_meta(d, session, timeout=60):
+    """session.json once the daemon has written it: a session's reports
+    are written after its program ends, session.json last."""
+    path = os.path.join(session, 'session.json')
+    for _ in range(int(timeout / 0.02)):
+        if os.path.exists(path):
+            return d.meta(session)
+        time.sleep(0.02)
+    raise Failure('no session.json in %s after %d s' % (session, timeout))
+
+
 def f_calls(session):
     """The calls of f in profile.txt."""
     for line in open(os.path.join(session, 'profile.txt')):
@@ -543,7 +554,7 @@ def case_fsizereports(d):
     expect(r.status == 3 and r.out == out, 'program changed: %d %r %r' % (r.status, r.out, r.err))
     d.alive()
     session = only_session(d)
-    meta = d.meta(session)
+    meta = wait_meta(d, session)
     missing = [n for n in REPORTS if not os.path.exists(os.path.join(session, n))]
     expect(len(missing) >= 2 and 'profile.txt' not in missing, 'missing: %s' % missing)
     error = meta['error']
