@@ -184,7 +184,7 @@ static uint32_t describe(co_state *s, lua_State *L, lua_Debug *ar, int isC, uint
 {
     /* a file's whole path: two files must never share a cut one */
     char name[CO_NAME_MAX], src[LT_STR_MAX + 1];
-    lua_getinfo(L, "Sn", ar);
+    lua_getinfo(L, "S", ar);
     unsigned what = isC ? LT_WHAT_C : !strcmp(ar->what, "main") ? LT_WHAT_MAIN : LT_WHAT_LUA;
     lua_CFunction cf = isC ? lua_tocfunction(L, -1) : NULL;
     if (what == LT_WHAT_MAIN)
@@ -200,8 +200,12 @@ static uint32_t describe(co_state *s, lua_State *L, lua_Debug *ar, int isC, uint
                  cf == luaopen_luatrace ? "luaopen_luatrace" : "luaopen_luatrace_profile");
     else
         co_name_find(L, lua_gettop(L), s->table_ok, name, sizeof name);
-    if (!name[0])
+    /* the call site's name only when needed: Lua finds it by re-running the
+     * caller's bytecode symbolically, a cost that grows with the caller */
+    if (!name[0] && lua_getinfo(L, "n", ar))
         snprintf(name, sizeof name, "%s", ar->name ? ar->name : "function");
+    if (!name[0])
+        snprintf(name, sizeof name, "function");
     if (isC)
         snprintf(src, sizeof src, "[C]");
     else
