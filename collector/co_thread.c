@@ -244,36 +244,47 @@ uint32_t co_thread_id(co_state *s, lua_State *T)
     return id ? id : co_thread_new(s, T);
 }
 
+static lua_State *stale(lua_State *T)
+{
+    return (lua_State *)((uintptr_t)T | CO_STALE);
+}
+
+/* The id T's hook count names in this trace's table (whose entry may or
+ * may not be T), else 0. */
+static uint32_t tag_id(co_state *s, lua_State *T)
+{
+    co_threads *th = &s->th;
+    uint32_t c = (uint32_t)(s->thread_ok ? co_int_at(T, LS_HOOKCOUNT) : lua_gethookcount(T));
+    uint32_t id = c & (CO_ID_MAX - 1);
+    return c >> CO_ID_BITS == th->epoch && id < th->cap ? id : 0;
+}
+
 void co_thread_stale_all(co_state *s)
 {
     co_threads *th = &s->th;
     for (uint32_t id = 1; id < th->next; id++)
         if (th->t[id])
-            th->t[id] = (lua_State *)((uintptr_t)th->t[id] | CO_STALE);
+            th->t[id] = stale(th->t[id]);
 }
 
 void co_thread_mark_stale(co_state *s, lua_State *T)
 {
     uint32_t id = co_thread_known(s, T);
     if (id)
-        s->th.t[id] = (lua_State *)((uintptr_t)T | CO_STALE);
+        s->th.t[id] = stale(T);
 }
 
 int co_thread_owns_tag(co_state *s, lua_State *T)
 {
-    co_threads *th = &s->th;
-    uint32_t c = (uint32_t)lua_gethookcount(T), id = c & (CO_ID_MAX - 1);
-    return c >> CO_ID_BITS == th->epoch && id < th->cap &&
-           ((uintptr_t)th->t[id] & ~CO_STALE) == (uintptr_t)T;
+    uint32_t id = tag_id(s, T);
+    return id && (s->th.t[id] == T || s->th.t[id] == stale(T));
 }
 
 uint32_t co_thread_revive(co_state *s, lua_State *T)
 {
     co_threads *th = &s->th;
-    uint32_t c = (uint32_t)(s->thread_ok ? co_int_at(T, LS_HOOKCOUNT) : lua_gethookcount(T));
-    uint32_t id = c & (CO_ID_MAX - 1);
-    if (c >> CO_ID_BITS != th->epoch || id >= th->cap ||
-        (uintptr_t)th->t[id] != ((uintptr_t)T | CO_STALE))
+    uint32_t id = tag_id(s, T);
+    if (!id || th->t[id] != stale(T))
         return 0;
     th->t[id] = T;
     if (co_hook_ours(T)) /* unhooked if it ran untraced; the program's stays */
@@ -290,10 +301,8 @@ void co_thread_hook(co_state *s, lua_State *T)
 
 uint32_t co_thread_known(co_state *s, lua_State *T)
 {
-    co_threads *th = &s->th;
-    uint32_t c = (uint32_t)(s->thread_ok ? co_int_at(T, LS_HOOKCOUNT) : lua_gethookcount(T));
-    uint32_t id = c & (CO_ID_MAX - 1);
-    return c >> CO_ID_BITS == th->epoch && id < th->cap && th->t[id] == T ? id : 0;
+    uint32_t id = tag_id(s, T);
+    return id && s->th.t[id] == T ? id : 0;
 }
 
 int co_thread_resumed(const co_state *s, lua_State *T, int *status)
