@@ -154,13 +154,20 @@ static uint64_t note_time(rd_stack *s, uint64_t at)
     return s->ls_t = at;
 }
 
+/* t's rd_model track + 1, looked up on first use; 0 if memory ran out. */
+static uint32_t track_of(rd_stack *s, rd_thread *t)
+{
+    if (!t->track)
+        t->track = rd_model_track(s->m, t->id);
+    return t->track;
+}
+
 /* What the listener calls t's coroutine: its track (collector ids are
  * reused; a track is not). */
 static uint64_t ls_thread(rd_stack *s, rd_thread *t)
 {
-    if (!t->track)
-        t->track = rd_model_track(s->m, t->id);
-    return t->track ? t->track - 1 : RD_LS_NO_TRACK;
+    uint32_t k = track_of(s, t);
+    return k ? k - 1 : RD_LS_NO_TRACK;
 }
 
 static void note_enter(rd_stack *s, rd_thread *t, enum rd_how how, uint64_t at)
@@ -184,9 +191,7 @@ static uint32_t share(rd_stack *s, rd_thread *t, uint32_t node)
     const rd_node *nd = &s->m->node[node];
     if (t->track && nd->hot_tn && nd->hot_track == t->track - 1) /* rd_model_tnode's fast path */
         return nd->hot_tn;
-    if (!t->track)
-        t->track = rd_model_track(s->m, t->id);
-    return t->track ? rd_model_tnode(s->m, t->track - 1, node) : 0;
+    return track_of(s, t) ? rd_model_tnode(s->m, t->track - 1, node) : 0;
 }
 
 /* What a frame charges for share tn of node: nothing for the node's first
