@@ -214,10 +214,11 @@ def case_coroutine(c):
     expect(sum(rows[s] for s in body) == 4, 'line events in coroutine: %s' % rows)
 
 
-RESTART = '''
-local luatrace = require "luatrace"
--- the stack of where's caller, root first, as folded stacks name frames
--- after their '@': SRC:LINEDEFINED, [C]
+# The truth of the restart and dbghook programs: where() is the stack of
+# its caller, root first, as folded stacks name frames after their '@'
+# (SRC:LINEDEFINED, [C]); drive(co) resumes co, and a probe in co prefixes
+# its own stack with the resumer's (resumer;[C] for coroutine.resume).
+WHERE = '''
 local function where()
   local t = {}
   for level = 2, 200 do
@@ -228,6 +229,15 @@ local function where()
   return table.concat(t, ";")
 end
 local resumer = ""
+local function drive(co)
+  resumer = where()
+  local ok = coroutine.resume(co)
+  return ok
+end
+'''
+
+RESTART = WHERE + '''
+local luatrace = require "luatrace"
 local function probe()
   local s = where()
   if coroutine.running() then s = resumer .. ";[C];" .. s end
@@ -240,11 +250,6 @@ local function body()
   end
 end
 local function make() return coroutine.create(function() body() end) end
-local function drive(co)
-  resumer = where()
-  local ok = coroutine.resume(co)
-  return ok
-end
 local a, b = make(), make()
 drive(a); drive(b); probe()
 luatrace.troff()
@@ -256,6 +261,19 @@ drive(a); drive(b); drive(d); probe()
 drive(b); drive(d)
 print(luatrace.tracing())
 '''
+
+
+def expect_probe_stacks(c, session, truth):
+    """The calls of probe() in the session, by stack (frames after their
+    '@'), are the program's own truth {stack: count} exactly."""
+    got = {}
+    for stack, n in c.folded(session, 'calls').items():
+        frames = stack.split(';')
+        if frames[-1].startswith('probe@'):
+            key = ';'.join(f.rpartition('@')[2] for f in frames)
+            got[key] = got.get(key, 0) + n
+    expect(got == truth, 'calls of probe by stack:\n%s\nwant (debug.getinfo):\n%s'
+           % (json.dumps(got, indent=1), json.dumps(truth, indent=1)))
 
 
 def case_restart(c):
@@ -275,14 +293,7 @@ def case_restart(c):
     expect(sum(truth.values()) == 9, 'the program saw %d traced probes, want 9'
            % sum(truth.values()))
     session = c.session('restart')
-    got = {}
-    for stack, n in c.folded(session, 'calls').items():
-        frames = stack.split(';')
-        if frames[-1].startswith('probe@'):
-            key = ';'.join(f.rpartition('@')[2] for f in frames)
-            got[key] = got.get(key, 0) + n
-    expect(got == truth, 'calls of probe by stack:\n%s\nwant (debug.getinfo):\n%s'
-           % (json.dumps(got, indent=1), json.dumps(truth, indent=1)))
+    expect_probe_stacks(c, session, truth)
     with open(os.path.join(session, 'session.json')) as f:
         meta = json.load(f)
     expect(meta['bad_records'] == 0 and meta['unwinds'] == 0, 'session %s' % meta)
@@ -297,18 +308,8 @@ def case_restart(c):
     expect(len(names) == 4 and names.count('main') == 1, 'tracks: %s' % names)
 
 
-DBGHOOK = '''
+DBGHOOK = WHERE + '''
 -- the program's own debug hooks while it is traced
-local function where()
-  local t = {}
-  for level = 2, 200 do
-    local i = debug.getinfo(level, "S")
-    if not i then break end
-    table.insert(t, 1, i.what == "C" and "[C]" or i.short_src .. ":" .. i.linedefined)
-  end
-  return table.concat(t, ";")
-end
-local resumer = ""
 -- how: whether this call is traced (the program's hook is not on its thread)
 local function probe(how)
   local s = where()
@@ -316,11 +317,6 @@ local function probe(how)
   print("TRUTH " .. how .. " " .. s)
 end
 local function work(n) local s = 0 for i = 1, n do s = s + i end return s end
-local function drive(co)
-  resumer = where()
-  local ok = coroutine.resume(co)
-  return ok
-end
 print("gethook", debug.gethook())
 probe("traced")
 local lines, calls, counts = 0, 0, 0
@@ -388,14 +384,7 @@ def case_dbghook(c):
             truth[key] = truth.get(key, 0) + 1
     expect(sum(truth.values()) == 6, 'want 6 traced probes: %s' % truth)
     session = c.session('dbghook')
-    got = {}
-    for stack, n in c.folded(session, 'calls').items():
-        frames = stack.split(';')
-        if frames[-1].startswith('probe@'):
-            key = ';'.join(f.rpartition('@')[2] for f in frames)
-            got[key] = got.get(key, 0) + n
-    expect(got == truth, 'calls of probe by stack:\n%s\nwant (debug.getinfo):\n%s'
-           % (json.dumps(got, indent=1), json.dumps(truth, indent=1)))
+    expect_probe_stacks(c, session, truth)
     with open(os.path.join(session, 'session.json')) as f:
         meta = json.load(f)
     expect(meta['status'] == 'complete' and meta['bad_records'] == 0, 'session %s' % meta)
