@@ -79,6 +79,7 @@ void rd_model_free(rd_model *m)
     free(m->tnode_ix);
     free(m->track);
     free(m->track_ix);
+    free(m->agg_ix);
     memset(m, 0, sizeof *m);
 }
 
@@ -236,17 +237,11 @@ void rd_model_label(const rd_model *m, uint32_t fid, char *buf, size_t cap)
         snprintf(buf, cap, "%s@%s:%u", name, rd_model_string(m, f->src_sid), f->linedefined);
 }
 
-static uint32_t hash2(uint32_t a, uint32_t b)
-{
-    uint64_t x = ((uint64_t)a << 32 | b) * 0x9E3779B97F4A7C15ull;
-    return (uint32_t)(x >> 32);
-}
-
 /* Slot of (parent, fid) in the children's hash: its entry, or the empty
  * slot where it goes. */
 static rd_childc *child_slot(const rd_model *m, uint32_t parent, uint32_t fid)
 {
-    uint32_t mask = m->capchild - 1, i = hash2(parent, fid) & mask;
+    uint32_t mask = m->capchild - 1, i = rd_model_hash2(parent, fid) & mask;
     rd_childc *c = m->child_ix;
     while (c[i].node && (c[i].parent != parent || c[i].fid != fid))
         i = (i + 1) & mask;
@@ -316,7 +311,7 @@ static int rehash_lines(rd_model *m)
     if (!ix)
         return -ENOMEM;
     for (uint32_t k = 0; k < m->nline; k++) {
-        uint32_t i = hash2(m->line[k].fid, m->line[k].line) & (cap - 1);
+        uint32_t i = rd_model_hash2(m->line[k].fid, m->line[k].line) & (cap - 1);
         while (ix[i])
             i = (i + 1) & (cap - 1);
         ix[i] = k + 1;
@@ -333,7 +328,7 @@ rd_line *rd_model_line(rd_model *m, uint32_t fid, uint32_t line)
         return NULL; /* unknown function: no per-line stats */
     if ((m->nline + 1) * 2 > m->capline_ix && rehash_lines(m))
         return NULL;
-    uint32_t mask = m->capline_ix - 1, i = hash2(fid, line) & mask;
+    uint32_t mask = m->capline_ix - 1, i = rd_model_hash2(fid, line) & mask;
     for (; m->line_ix[i]; i = (i + 1) & mask) {
         rd_line *l = &m->line[m->line_ix[i] - 1];
         if (l->fid == fid && l->line == line)
@@ -346,44 +341,6 @@ rd_line *rd_model_line(rd_model *m, uint32_t fid, uint32_t line)
     return &m->line[m->nline - 1];
 }
 
-/* {======================================================================
- * per-coroutine shares (rd_tnode, rd_track)
- *
- * Both tables are open-addressing indexes into dense arrays that only
- * grow, so an index handed out stays valid. The thread index maps a thread
- * id to its latest track and is never pruned: a dead coroutine's address
- * seen again overwrites its entry with a new track. */
-
-static uint32_t hash_thread(uint64_t id)
-{
-    return (uint32_t)(id * 0x9E3779B97F4A7C15ull >> 32);
-}
-
-/* Slot of id in the thread index (empty if absent); the index has room. */
-static uint32_t *track_slot(const rd_model *m, uint64_t id)
-{
-    uint32_t mask = m->captrack_ix - 1, i = hash_thread(id) & mask;
-    while (m->track_ix[i] && m->track[m->track_ix[i] - 1].thread != id)
-        i = (i + 1) & mask;
-    return &m->track_ix[i];
-}
-
-static int grow_track_ix(rd_model *m)
-{
-    uint32_t *old = m->track_ix, oldcap = m->captrack_ix;
-    uint32_t cap = oldcap ? oldcap * 2 : 64;
-    if (!(m->track_ix = calloc(cap, sizeof *m->track_ix))) {
-        m->track_ix = old;
-        return -ENOMEM;
-    }
-    m->captrack_ix = cap;
-    for (uint32_t i = 0; i < oldcap; i++)
-        if (old[i])
-            *track_slot(m, m->track[old[i] - 1].thread) = old[i];
-    free(old);
-    return 0;
-}
-
 uint32_t rd_model_stacks(const rd_model *m)
 {
     uint32_t n = 0;
@@ -392,101 +349,6 @@ uint32_t rd_model_stacks(const rd_model *m)
         n += (nd->calls | nd->self | nd->lines | nd->first_child) != 0;
     }
     return n;
-}
-
-uint32_t rd_model_track(rd_model *m, uint64_t thread)
-{
-    if ((m->ntrack_ix + 1) * 2 > m->captrack_ix && grow_track_ix(m))
-        return 0;
-    uint32_t *slot = track_slot(m, thread);
-    if (*slot && !m->track[*slot - 1].dead)
-        return *slot;
-    if (rd_grow((void **)&m->track, &m->captrack, m->ntrack, sizeof *m->track))
-        return 0;
-    m->track[m->ntrack] = (rd_track){.thread = thread};
-    m->ntrack_ix += !*slot;
-    return *slot = ++m->ntrack;
-}
-
-void rd_model_track_end(rd_model *m, uint64_t thread)
-{
-    uint32_t *slot = m->captrack_ix ? track_slot(m, thread) : NULL;
-    if (slot && *slot)
-        m->track[*slot - 1].dead = 1;
-}
-
-void rd_model_track_name(const rd_model *m, uint32_t k, char *buf, size_t cap)
-{
-    char label[512];
-    if (k == 0) {
-        snprintf(buf, cap, "main");
-        return;
-    }
-    rd_model_label(m, k < m->ntrack && m->track[k].named ? m->track[k].first_fid : 0, label,
-                   sizeof label);
-    snprintf(buf, cap, "coroutine %u (%s)", k, label);
-}
-
-/* The hash holds every share but each node's first (rd_node.first_tn):
- * most nodes are run by one coroutine, whose share is then found without
- * a probe into a table as big as the tree. */
-static int rehash_tnodes(rd_model *m)
-{
-    uint32_t cap = m->captnode_ix ? m->captnode_ix * 2 : 1024;
-    uint32_t *ix = calloc(cap, sizeof *ix);
-    if (!ix)
-        return -ENOMEM;
-    for (uint32_t j = 0; j < m->captnode_ix; j++) {
-        const rd_tnode *t = m->tnode_ix[j] ? &m->tnode[m->tnode_ix[j] - 1] : NULL;
-        if (!t)
-            continue;
-        uint32_t i = hash2(t->track, t->node) & (cap - 1);
-        while (ix[i])
-            i = (i + 1) & (cap - 1);
-        ix[i] = m->tnode_ix[j];
-    }
-    free(m->tnode_ix);
-    m->tnode_ix = ix;
-    m->captnode_ix = cap;
-    return 0;
-}
-
-/* A new share of track in node; hashed unless it is the node's first. */
-static uint32_t new_tnode(rd_model *m, uint32_t track, uint32_t node, uint32_t *ix)
-{
-    if (rd_grow((void **)&m->tnode, &m->captnode, m->ntnode, sizeof *m->tnode))
-        return 0;
-    m->tnode[m->ntnode] = (rd_tnode){.node = node, .track = track};
-    rd_node *nd = &m->node[node];
-    nd->hot_track = track;
-    nd->hot_tn = ++m->ntnode;
-    if (ix) {
-        *ix = nd->hot_tn;
-        m->ntnode_ix++;
-    } else {
-        nd->first_tn = nd->hot_tn;
-    }
-    return nd->hot_tn;
-}
-
-uint32_t rd_model_tnode(rd_model *m, uint32_t track, uint32_t node)
-{
-    rd_node *nd = &m->node[node];
-    if (nd->hot_tn && nd->hot_track == track) /* one coroutine per node, mostly */
-        return nd->hot_tn;
-    if (!nd->first_tn)
-        return new_tnode(m, track, node, NULL);
-    if (m->tnode[nd->first_tn - 1].track == track)
-        return nd->hot_track = track, nd->hot_tn = nd->first_tn;
-    if ((m->ntnode_ix + 1) * 2 > m->captnode_ix && rehash_tnodes(m))
-        return 0;
-    uint32_t mask = m->captnode_ix - 1, i = hash2(track, node) & mask;
-    for (; m->tnode_ix[i]; i = (i + 1) & mask) {
-        const rd_tnode *t = &m->tnode[m->tnode_ix[i] - 1];
-        if (t->track == track && t->node == node)
-            return nd->hot_track = track, nd->hot_tn = m->tnode_ix[i];
-    }
-    return new_tnode(m, track, node, &m->tnode_ix[i]);
 }
 
 /* {======================================================================

@@ -3,8 +3,9 @@
  * tree (CCT) that the stack rebuilder fills: one node per distinct stack,
  * holding self time, line events and calls of that stack's leaf, and each
  * coroutine's share of it (for pprof's coroutine labels). Memory grows with
- * distinct functions, lines and stacks, and with coroutines (a track each,
- * a share per stack it ran), never with events.
+ * distinct functions, lines and stacks, and with coroutines alive at once
+ * (a track each, a share per stack it ran; ended ones are folded, see
+ * rd_track), never with events.
  * One model is used by one thread at a time. */
 #ifndef RD_MODEL_H
 #define RD_MODEL_H
@@ -67,13 +68,23 @@ typedef struct rd_tnode {
 } rd_tnode;
 
 /* A coroutine's life: a thread id seen again after the coroutine died (Lua
- * reuses addresses) is a new track. Track 0 is the first thread seen. */
+ * reuses addresses) is a new track. The first thread seen is numbered 0.
+ * Past RD_TRACKS_KEPT ended coroutines, an ended one is folded (rd_share.c)
+ * into the aggregate track of the function it started in, and its slot is
+ * reused: a coroutine-per-request program keeps a bounded model. */
 typedef struct rd_track {
-    uint64_t thread;
-    uint32_t first_fid; /* the first function pushed on it, for its name */
+    uint64_t thread;    /* 0: an aggregate or a free slot */
+    uint64_t serial;    /* order of first run, from 0; never reused */
+    uint32_t first_fid; /* the first function pushed on it, for its name; a
+                           free slot: the next free one + 1 */
+    uint32_t nshare;    /* its shares (rd_tnode) */
     uint8_t named;      /* first_fid is set */
     uint8_t dead;
+    uint8_t fold; /* ended past the kept ones: to be folded */
+    uint8_t agg;  /* the aggregate of folded coroutines of first_fid */
 } rd_track;
+
+#define RD_TRACKS_KEPT 1000
 
 /* A function's lines, straight to their slots: nearly every line event
  * moves to another line, and a hash probe per event costs more than the
@@ -115,7 +126,20 @@ typedef struct rd_model {
     uint32_t ntrack, captrack;
     uint32_t *track_ix; /* hash thread id -> its latest track + 1 */
     uint32_t captrack_ix, ntrack_ix;
+    uint64_t nserial;     /* tracks made */
+    uint32_t free_track;  /* first free track slot + 1 */
+    uint32_t nkept;       /* ended tracks kept apart */
+    uint64_t fold_shares; /* shares of tracks to fold */
+    uint32_t *agg_ix;     /* hash fid -> its aggregate track + 1 */
+    uint32_t capagg_ix, nagg_ix;
+    uint64_t folded;      /* tracks folded so far */
 } rd_model;
+
+static inline uint32_t rd_model_hash2(uint32_t a, uint32_t b)
+{
+    uint64_t x = ((uint64_t)a << 32 | b) * 0x9E3779B97F4A7C15ull;
+    return (uint32_t)(x >> 32);
+}
 
 /* Makes the array *p (capacity *cap elements of elem bytes) hold index
  * need, doubling it and zero-filling the new part. Returns 0 or -ENOMEM. */
@@ -181,20 +205,36 @@ rd_line *rd_model_line(rd_model *m, uint32_t fid, uint32_t line);
  * callee first stood; it is not counted. */
 uint32_t rd_model_stacks(const rd_model *m);
 
+/* {======================================================================
+ * per-coroutine shares (rd_share.c) */
+
 /* The live track of thread id, made on first use (a new one if the
- * thread's last track is dead). Returns its index + 1, 0 if memory ran out. */
+ * thread's last track is dead). Returns its index + 1, 0 if memory ran
+ * out. A live track's index never changes. */
 uint32_t rd_model_track(rd_model *m, uint64_t thread);
 
 /* The coroutine of thread's live track died (no-op if there is none). */
 void rd_model_track_end(rd_model *m, uint64_t thread);
 
-/* The name of track k: "main" for track 0, else "coroutine K (LABEL)", with
- * the label of its first function (as rd_timeline names its tracks). */
+/* The name of track k: "main" for the first thread seen, else
+ * "coroutine N (LABEL)", N its serial and LABEL the label of its first
+ * function (as rd_timeline names its tracks); an aggregate is
+ * "coroutine * (LABEL)". */
 void rd_model_track_name(const rd_model *m, uint32_t k, char *buf, size_t cap);
 
 /* The share of track in node, made on first use. Returns its index + 1
- * (stable while the model lives), 0 if memory ran out. */
+ * (stable until the next rd_model_fold), 0 if memory ran out. */
 uint32_t rd_model_tnode(rd_model *m, uint32_t track, uint32_t node);
+
+/* Folding is due: the shares of tracks to fold are half of all shares
+ * (so each fold, O(shares + nodes), frees at least as much as it walks). */
+int rd_model_fold_due(const rd_model *m);
+
+/* Folds every track marked to fold into its aggregate and frees its slot;
+ * the shares move. *remap (caller frees) maps each old share index + 1 to
+ * its new one + 1, for the indexes the caller holds (live tracks' shares
+ * all stay). Returns 0 or -ENOMEM (nothing changed). */
+int rd_model_fold(rd_model *m, uint32_t **remap, uint32_t *nremap);
 
 uint32_t rd_model_line_find(rd_model *m, uint32_t fid, uint32_t line);
 

@@ -38,6 +38,31 @@ static void pop_all(rd_stack *s, rd_thread *t, enum rd_how how);
 
 /* ---- threads ---- */
 
+/* Folds the ended coroutines marked to fold (rd_share.c): the shares
+ * move, and the frames that cache theirs follow. */
+static void fold(rd_stack *s)
+{
+    uint32_t *re, n;
+    if (rd_model_fold(s->m, &re, &n))
+        return;
+    for (uint32_t i = 0; i < s->capth; i++) {
+        rd_thread *t = &s->th[i];
+        if (!t->id)
+            continue;
+        t->base_tix = t->base_tix < n ? re[t->base_tix] : 0;
+        for (uint32_t j = 0; j < t->n; j++)
+            t->f[j].tix = t->f[j].tix < n ? re[t->f[j].tix] : 0;
+    }
+    free(re);
+}
+
+static void end_track(rd_stack *s, uint64_t id)
+{
+    rd_model_track_end(s->m, id);
+    if (rd_model_fold_due(s->m))
+        fold(s);
+}
+
 static rd_thread *find_thread(rd_stack *s, uint64_t id)
 {
     for (uint32_t i = hash_id(id) & (s->capth - 1); s->th[i].id; i = (i + 1) & (s->capth - 1))
@@ -91,7 +116,6 @@ static void drop_thread(rd_stack *s, uint64_t id)
         return;
     if (s->ls)
         pop_all(s, t, RD_UNWIND); /* a coroutine that died with frames left died of an error */
-    rd_model_track_end(s->m, id);
     s->cur = NULL;
     uint32_t mask = s->capth - 1, i = (uint32_t)(t - s->th);
     free(t->f);
@@ -105,6 +129,7 @@ static void drop_thread(rd_stack *s, uint64_t id)
             i = j;
         }
     }
+    end_track(s, id); /* its frames are gone: none holds a share of it */
 }
 
 /* The current thread, cached: only records that switch threads or change
@@ -162,12 +187,12 @@ static uint32_t track_of(rd_stack *s, rd_thread *t)
     return t->track;
 }
 
-/* What the listener calls t's coroutine: its track (collector ids are
- * reused; a track is not). */
+/* What the listener calls t's coroutine: its track's serial (collector
+ * ids are reused, and so are folded tracks' slots; a serial is not). */
 static uint64_t ls_thread(rd_stack *s, rd_thread *t)
 {
     uint32_t k = track_of(s, t);
-    return k ? k - 1 : RD_LS_NO_TRACK;
+    return k ? s->m->track[k - 1].serial : RD_LS_NO_TRACK;
 }
 
 static void note_enter(rd_stack *s, rd_thread *t, enum rd_how how, uint64_t at)
@@ -572,7 +597,7 @@ static int new_thread(rd_stack *s, uint64_t id, uint64_t addr)
     if (!id)
         return s->bad++, 0;
     drop_thread(s, id);
-    rd_model_track_end(s->m, id); /* also when the stack went with a STOP */
+    end_track(s, id); /* also when the stack went with a STOP */
     rd_thread *t = get_thread(s, id);
     if (!t)
         return -ENOMEM;
@@ -903,4 +928,6 @@ int64_t rd_stack_feed(rd_stack *s, const uint8_t *p, size_t n, size_t *at)
 void rd_stack_finish(rd_stack *s)
 {
     end_snapshot(s);
+    if (s->m->fold_shares) /* every coroutine past the kept ones alike */
+        fold(s);
 }

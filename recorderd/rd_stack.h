@@ -47,9 +47,9 @@ enum rd_how {
 /* An optional observer of the rebuilt stacks, for streaming backends
  * (timelines, user Lua backends). t is the traced time in ticks since the
  * trace began (rd_model's clock converts it); thread is the coroutine's
- * rd_model track: 0 for the first thread seen, then one per coroutine in
- * order of appearance, never reused (the collector's ids are), the same
- * across a STOP and START; RD_LS_NO_TRACK if memory ran out.
+ * rd_model track's serial: 0 for the first thread seen, then one per
+ * coroutine in order of appearance, never reused (the collector's ids
+ * are), the same across a STOP and START; RD_LS_NO_TRACK if memory ran out.
  * enter of a Lua call is reported once its first record settles it (so a
  * tail call is never reported as a call), with the time of the call. */
 #define RD_LS_NO_TRACK UINT64_MAX
@@ -108,7 +108,8 @@ int rd_stack_event(rd_stack *s, const lt_event *ev);
  * are no record) / -ENOMEM, with *at the offset of the record. */
 int64_t rd_stack_feed(rd_stack *s, const uint8_t *p, size_t n, size_t *at);
 
-/* Ends input: completes a pending snapshot. */
+/* Ends input: completes a pending snapshot, folds the ended coroutines
+ * still to fold. */
 void rd_stack_finish(rd_stack *s);
 
 /* The current thread's stack (NULL if none). For tests. */

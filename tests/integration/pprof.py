@@ -22,7 +22,14 @@ temporary output directory, always removed), then:
 A program of the test's own, WORKERS, runs one function in three
 coroutines resumed from one line (so their stacks are the same) doing
 different amounts of work: each coroutine's samples must be apart, with
-the line events a line hook of its own counts in an untraced run.
+the line events a line hook of its own counts in an untraced run. Another,
+SPAWN, runs 6000 short coroutines of two functions to their end, and from
+the 1500th on keeps two coroutines of one function suspended: the first
+1000 to end keep labels of their own, the later ones are labelled
+`coroutine * (LABEL)` of their function, and the line events per function
+and of each long-lived coroutine are what their hooks count untraced
+(recorderd folds ended coroutines while the second long-lived one's frames
+hold shares that move).
 Go needs a writable HOME and GOCACHE: both go to the temporary directory.
 Exit status: 0 pass, 1 fail, 77 skipped (no recorderd, no go).
 """
@@ -85,6 +92,52 @@ if truth then
 end
 '''
 WORKER_LINES = 2  # `local function worker(n)` is line 2 of WORKERS
+
+# With TRUTH=1 (untraced) each coroutine counts its line events into its
+# function's count (the long-lived one's: its own) with a hook of its own.
+SPAWN = '''local truth, n, count = os.getenv("TRUTH") == "1", tonumber(arg[1]), {}
+local function evens(m)
+  for i = 2, m, 2 do coroutine.yield(i) end
+end
+local function odds(m)
+  for i = 1, m, 2 do coroutine.yield(i) end
+end
+local function watch(co, key)
+  if not truth then return end
+  count[key] = count[key] or 0
+  debug.sethook(co, function() count[key] = count[key] + 1 end, "l")
+end
+local function keep()
+  local s = 0
+  while true do s = s + coroutine.yield(s) end
+end
+local keepers = {}
+local total = 0
+for k = 1, n do
+  if k == 1500 then -- past the kept ones: their shares come after folded ones
+    for i = 1, 2 do
+      keepers[i] = coroutine.create(keep)
+      watch(keepers[i], "keeper" .. i)
+      coroutine.resume(keepers[i])
+    end
+  end
+  local body = k % 2 == 0 and evens or odds
+  local co = coroutine.create(body)
+  watch(co, body == evens and "evens" or "odds")
+  local _, v = coroutine.resume(co, 6)
+  while coroutine.status(co) ~= "dead" do
+    total = total + v
+    if keepers[1] then coroutine.resume(keepers[k % 2 + 1], v) end
+    _, v = coroutine.resume(co)
+  end
+end
+if truth then
+  for key, c in pairs(count) do print(key .. " " .. c) end
+end
+'''
+SPAWN_LINES = {'evens': 2, 'odds': 5, 'keep': 13}  # where each function starts
+SPAWN_N = 6000
+KEPT = 1000  # ended coroutines labelled apart (rd_model.h RD_TRACKS_KEPT)
 
 
 def check(cond, msg):
@@ -222,15 +275,24 @@ def read_tags(text):
 
 
 def check_coroutines(args, tmp, pb, session, samples):
-    """The labels against the chrome tracks, -tags and -tagfocus."""
+    """The labels against the chrome tracks, -tags and -tagfocus. A chrome
+    track without samples of its own must have been folded: its label's
+    `coroutine * (LABEL)` has samples. -tagfocus runs on 40 of them at most
+    (main, the folded, the first)."""
     per = by_coroutine(samples)
     tracks = chrome_tracks(args, session, tmp)
-    check(set(per) == set(tracks.values()), 'coroutine labels %r, chrome tracks %r'
-          % (sorted(per), sorted(tracks.values())))
+    folded = {n for n in per if n.startswith('coroutine * (')}
+    check(set(per) - folded <= set(tracks.values()), 'coroutine labels %r, chrome tracks %r'
+          % (sorted(set(per) - folded), sorted(tracks.values())))
+    for name in set(tracks.values()) - set(per):
+        m = re.match(r'^coroutine \d+ (\(.*\))$', name)
+        check(m and 'coroutine * ' + m.group(1) in folded,
+              'chrome track %r has no samples, none folded of its label' % name)
     check(tracks.get(0) == 'main', 'the first track is %r' % tracks.get(0))
     tags = read_tags(pprof(args, tmp, pb, '-tags', '-unit=ns'))
     check(set(tags) == set(per), '-tags lists %r, the samples %r' % (sorted(tags), sorted(per)))
-    for name, (t, _) in per.items():
+    for name in sorted(per, key=lambda n: (n != 'main', n not in folded, n))[:40]:
+        t = per[name][0]
         check(tags[name] in ('%dns' % t, '%d.0ns' % t),
               '-tags: %s %s, its samples %d ns' % (name, tags[name], t))
         focus = '-tagfocus=coroutine=^%s$' % re.escape(name)
@@ -244,13 +306,13 @@ def check_coroutines(args, tmp, pb, session, samples):
     return per, tracks
 
 
-def one(args, prog, tmp):
+def one(args, prog, tmp, *prog_args):
     path = os.path.abspath(prog)
     name = os.path.splitext(os.path.basename(path))[0]
     outdir = os.path.join(tmp, 'out-' + name)
     os.mkdir(outdir)
     run_ok([args.recorderd, 'run', '--quiet', '--out', outdir, '--', args.lua,
-            os.path.basename(path)], os.path.dirname(path))
+            os.path.basename(path)] + list(prog_args), os.path.dirname(path))
     session = corpus.find_session(outdir)
     pb = os.path.join(session, 'profile.pb.gz')
     with open(pb, 'rb') as f:
@@ -315,6 +377,44 @@ def workers(args, tmp):
                                      for kv in sorted(truth.items())))
 
 
+def spawn(args, tmp):
+    """SPAWN: labels of the kept and the folded coroutines, and their line
+    events against their hooks'."""
+    src = os.path.join(tmp, 'spawn')
+    os.mkdir(src)
+    prog = os.path.join(src, 'spawn.lua')
+    with open(prog, 'w') as f:
+        f.write(SPAWN)
+    env = corpus.base_env()
+    env['TRUTH'] = '1'
+    res = corpus.run([args.lua, 'spawn.lua', str(SPAWN_N)], src, env)
+    check(res.status == 0, 'spawn.lua (untraced) failed:\n' + corpus.show_bytes(res.err))
+    truth = dict((k, int(v)) for k, v in re.findall(r'^(\w+) (\d+)$', res.out.decode(), re.M))
+    check(sorted(truth) == ['evens', 'keeper1', 'keeper2', 'odds'],
+          'spawn.lua printed %r' % res.out)
+    _, samples = one(args, prog, tmp, str(SPAWN_N))
+    per = by_coroutine(samples)
+    body = {line: key for key, line in SPAWN_LINES.items()}
+    keepers = {'coroutine %d (function@spawn.lua:%d)' % (1499 + i, SPAWN_LINES['keep']):
+               'keeper%d' % i for i in (1, 2)}
+    want = {'main'} | set(keepers)
+    want |= {'coroutine * (function@spawn.lua:%d)' % SPAWN_LINES[k] for k in ('evens', 'odds')}
+    for k in range(1, KEPT + 1):  # the kth spawned
+        key = 'evens' if k % 2 == 0 else 'odds'
+        want.add('coroutine %d (function@spawn.lua:%d)' % (k, SPAWN_LINES[key]))
+    check(set(per) == want, 'labels: %d, %d more than the kept and folded ones (%r), %d missing '
+          '(%r)' % (len(per), len(set(per) - want), sorted(set(per) - want)[:5],
+                    len(want - set(per)), sorted(want - set(per))[:5]))
+    lines = {}
+    for name, (_, n) in per.items():
+        m = re.match(r'^coroutine [\d*]+ \(function@spawn\.lua:(\d+)\)$', name)
+        if m:
+            key = keepers.get(name) or body[int(m.group(1))]
+            lines[key] = lines.get(key, 0) + n
+    check(lines == truth, 'line events per function %r, their hooks counted %r' % (lines, truth))
+    print('spawn: %d labels; line events %r as their hooks count' % (len(per), lines))
+
+
 def main(argv):
     p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     p.add_argument('--recorderd', required=True)
@@ -335,6 +435,7 @@ def main(argv):
         for prog in args.programs:
             one(args, prog, tmp)
         workers(args, tmp)
+        spawn(args, tmp)
     except (corpus.Failure, ValueError, KeyError, AttributeError) as e:
         print('FAIL: %s: %s' % (type(e).__name__, e))
         return 1

@@ -3,7 +3,8 @@
  * second is NAME#2, the third NAME#3, in fid order, in every writer. And
  * the coroutine tracks and shares: a thread id keeps its track until it
  * dies, then gets a new one; a share is one per (track, node), its index
- * stable while thousands more are made. */
+ * stable while thousands more are made; ended coroutines past the kept
+ * ones fold into one track per function with every count kept. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,6 +190,8 @@ END_TEST
 START_TEST(test_model_shares)
 {
     define_functions();
+    for (uint32_t t = 0; t < 5000; t++)
+        ck_assert_uint_eq(rd_model_track(&M, 0x100 + t * 16), t + 1);
     uint32_t n = rd_model_child(&M, 0, 2);
     uint32_t a = rd_model_tnode(&M, 0, n), b = rd_model_tnode(&M, 1, n);
     ck_assert_uint_ne(a, 0);
@@ -203,6 +206,73 @@ START_TEST(test_model_shares)
     ck_assert_uint_eq(M.tnode[a - 1].self, 7);
     ck_assert_uint_eq(M.tnode[a - 1].node, n);
     ck_assert_uint_eq(M.ntnode, 5000); /* tracks 0 to 4999 */
+}
+END_TEST
+
+/* Shares of track k at nodes x (the node's first share, run by main
+ * first, so its counts are implied) and y (at the root: counted). */
+static void run_on(uint32_t k, uint32_t x, uint32_t y, uint64_t self)
+{
+    uint32_t a = rd_model_tnode(&M, k, x), b = rd_model_tnode(&M, k, y);
+    ck_assert(a && b);
+    M.node[x].self += self;
+    M.tnode[a - 1].self += self;
+    M.tnode[b - 1].lines += 1;
+}
+
+/* Ended coroutines past RD_TRACKS_KEPT fold into "coroutine * (LABEL)" of
+ * the function they started in; the kept, live and main tracks stay, with
+ * their shares (remapped); every node's sum over shares is unchanged. */
+START_TEST(test_model_fold)
+{
+    define_functions();
+    uint32_t x = rd_model_child(&M, 0, 2), y = 0, total = 2 * RD_TRACKS_KEPT + 9000;
+    ck_assert_uint_eq(rd_model_tnode(&M, rd_model_track(&M, 0x10) - 1, x), 1); /* main: first */
+    uint32_t live = rd_model_track(&M, 0x20) - 1;
+    run_on(live, x, y, 5);
+    for (uint32_t i = 0; i < total && !rd_model_fold_due(&M); i++) {
+        uint32_t k = rd_model_track(&M, 0x1000 + i * 16) - 1;
+        M.track[k].first_fid = i % 2 ? 2 : 4;
+        M.track[k].named = 1;
+        run_on(k, x, y, 1);
+        rd_model_track_end(&M, 0x1000 + i * 16);
+    }
+    ck_assert(rd_model_fold_due(&M));
+    uint32_t ended = (uint32_t)M.nserial - 2, livetn = rd_model_tnode(&M, live, x), *re, n;
+    ck_assert_int_eq(rd_model_fold(&M, &re, &n), 0);
+    ck_assert_uint_eq(M.folded, ended - RD_TRACKS_KEPT);
+    ck_assert_uint_eq(M.tnode[re[livetn] - 1].track, live); /* moved, kept */
+    ck_assert_uint_eq(M.tnode[re[livetn] - 1].self, 5);
+    ck_assert_uint_eq(rd_model_tnode(&M, live, x), re[livetn]);
+    free(re);
+    /* main + live + kept + 2 aggregates at x; the same at the root */
+    ck_assert_uint_eq(M.ntnode, 2 * (2 + RD_TRACKS_KEPT + 2) - 1);
+    uint64_t self = 0, lines = 0, agg_self = 0;
+    char name[256];
+    for (uint32_t k = 0; k < M.ntnode; k++) {
+        const rd_tnode *t = &M.tnode[k];
+        lines += t->node == y ? t->lines : 0;
+        if (t->node != x || M.node[x].first_tn == k + 1)
+            continue;
+        self += t->self;
+        if (!M.track[t->track].agg)
+            continue;
+        agg_self += t->self;
+        rd_model_track_name(&M, t->track, name, sizeof name);
+        ck_assert_str_eq(name, M.track[t->track].first_fid == 2 ? "coroutine * (a@app.lua:10)"
+                                                                 : "coroutine * (b@app.lua:10)");
+    }
+    ck_assert_uint_eq(self, M.node[x].self); /* main ran none of it */
+    ck_assert_uint_eq(agg_self, ended - RD_TRACKS_KEPT);
+    ck_assert_uint_eq(lines, ended + 1);
+    /* a folded coroutine's slot is reused; the serial is new */
+    uint32_t k = rd_model_track(&M, 0x999990) - 1;
+    ck_assert_uint_lt(k, M.ntrack);
+    ck_assert_uint_eq(M.track[k].serial, ended + 2);
+    char want[64];
+    snprintf(want, sizeof want, "coroutine %u (?@?)", ended + 2);
+    rd_model_track_name(&M, k, name, sizeof name);
+    ck_assert_str_eq(name, want);
 }
 END_TEST
 
@@ -223,6 +293,7 @@ int main(void)
     add(s, "label_writers", test_model_label_writers);
     add(s, "tracks", test_model_tracks);
     add(s, "shares", test_model_shares);
+    add(s, "fold", test_model_fold);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_ENV);
     int failed = srunner_ntests_failed(sr);
