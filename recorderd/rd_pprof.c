@@ -20,6 +20,10 @@
  * node holds beyond its shares (none is lost unless memory ran out) is a
  * sample without a label. Nanoseconds are rounded cumulatively, as in
  * rd_callgrind: the sample values add up exactly to round(ticks * ns/tick).
+ * A node deeper than RD_PATH_MAX frames has the stack rd_path prints
+ * (its middle is the pseudo function "[...]"); its samples are added to
+ * those of the deep nodes that print alike, per coroutine, and come after
+ * the others.
  * Strings are interned as they are first used and written to the
  * string_table as they come, after the empty string 0. Fields of a
  * message may come in any order on the wire; readers keep the order of a
@@ -33,6 +37,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+
+#include "rd_path.h"
 
 /* profile.proto field numbers */
 enum {
@@ -73,8 +79,18 @@ typedef struct pp {
     uint32_t *lid, nloc, caploc;  /* location id per slot */
     uint8_t *used;                /* per fid: a location names it */
     uint32_t *first_tn, *next_tn; /* per node its first tnode + 1, per tnode the next */
+    uint32_t cut;                 /* pseudo fid of the cut of deep stacks: m->nfunc + 1 */
+    rd_paths paths;
+    uint32_t *fids, *nodes;       /* a deep stack (RD_PATH_MAX each) */
+    struct deep_sample *deep;     /* samples of deep nodes, added up per (path, coroutine) */
+    uint32_t ndeep, capdeep, *deep_ix, capdeep_ix;
     int err;
 } pp;
+
+typedef struct deep_sample {
+    uint32_t rep, track; /* the node standing for the path; UINT32_MAX: no label */
+    uint64_t self, lines;
+} deep_sample;
 
 static uint32_t hash_bytes(const char *s, size_t n)
 {
@@ -140,13 +156,14 @@ static uint64_t str(pp *p, const char *s)
 
 static const rd_func *func_of(const pp *p, uint32_t fid)
 {
-    return rd_model_func(p->m, fid == p->root ? 0 : fid);
+    return rd_model_func(p->m, fid == p->root || fid == p->cut ? 0 : fid);
 }
 
 static uint32_t leaf_line(const pp *p, uint32_t fid)
 {
     const rd_func *f = func_of(p, fid);
-    return fid != p->root && f->known && f->what != LT_WHAT_C ? f->linedefined : 0;
+    return fid != p->root && fid != p->cut && f->known && f->what != LT_WHAT_C ? f->linedefined
+                                                                               : 0;
 }
 
 static int grow_locations(pp *p)
@@ -225,6 +242,8 @@ static void put_function(pp *p, uint32_t fid)
     rd_model_name(p->m, fid, name, sizeof name); /* with its #N: never merged with another */
     if (fid == p->root)
         snprintf(label, sizeof label, "(no frame)");
+    else if (fid == p->cut)
+        snprintf(label, sizeof label, "%s", RD_PATH_CUT_LABEL);
     else if (!f->known)
         snprintf(label, sizeof label, "? (unknown frame)");
     else if (f->what == LT_WHAT_C)
@@ -235,8 +254,8 @@ static void put_function(pp *p, uint32_t fid)
     rd_pb_reset(&p->msg);
     rd_pb_varint(&p->msg, F_ID, (uint64_t)fid + 1);
     rd_pb_varint(&p->msg, F_NAME, str(p, label));
-    rd_pb_varint(&p->msg, F_SYSTEM_NAME, str(p, name));
-    rd_pb_varint(&p->msg, F_FILENAME, fid == p->root ? str(p, "") : file_str(p, f));
+    rd_pb_varint(&p->msg, F_SYSTEM_NAME, fid == p->cut ? str(p, label) : str(p, name));
+    rd_pb_varint(&p->msg, F_FILENAME, fid >= p->root ? str(p, "") : file_str(p, f));
     if (leaf_line(p, fid)) rd_pb_varint(&p->msg, F_START_LINE, leaf_line(p, fid));
     rd_pb_bytes(p->out, P_FUNCTION, p->msg.p, p->msg.n);
 }
@@ -249,11 +268,28 @@ static uint64_t to_ns(double ticks, double k)
     return ns < 0x1p63 ? (uint64_t)ns : (uint64_t)INT64_MAX; /* a corrupt clock */
 }
 
+/* The stack rd_path prints for deep node n, leaf first, into p->ids. */
+static void deep_ids(pp *p, uint32_t n)
+{
+    const rd_node *nd = p->m->node;
+    uint32_t k = rd_paths_get(&p->paths, p->m, n, p->fids, p->nodes);
+    rd_pb_raw_varint(&p->ids, location(p, p->fids[k - 1], leaf_line(p, p->fids[k - 1])));
+    for (uint32_t i = k - 1; i-- > 0;) {
+        uint32_t fid = p->fids[i] == RD_PATH_CUT ? p->cut : p->fids[i];
+        uint32_t child = p->nodes[i + 1], line = child && fid != p->cut ? nd[child].call_line : 0;
+        rd_pb_raw_varint(&p->ids, location(p, fid, line));
+    }
+}
+
 /* The stack of node n, leaf first, as packed location ids into p->ids. */
 static void stack_ids(pp *p, uint32_t n)
 {
     const rd_node *nd = p->m->node;
     rd_pb_reset(&p->ids);
+    if (n && p->paths.depth[n] > RD_PATH_MAX) {
+        deep_ids(p, n);
+        return;
+    }
     if (n == 0) {
         rd_pb_raw_varint(&p->ids, location(p, p->root, 0));
         return;
@@ -327,6 +363,50 @@ static void share_counts(const pp *p, uint32_t n, uint32_t k, uint64_t *self, ui
         }
 }
 
+/* Adds a deep node's sample to that of its path and coroutine. */
+static void add_deep(pp *p, uint32_t n, uint32_t track, uint64_t self, uint64_t lines)
+{
+    if ((p->ndeep + 1) * 2 > p->capdeep_ix) {
+        uint32_t cap = p->capdeep_ix ? p->capdeep_ix * 2 : 256, *ix = calloc(cap, sizeof *ix);
+        if (!ix) { p->err = -ENOMEM; return; }
+        for (uint32_t i = 0; i < p->ndeep; i++) {
+            uint32_t j = rd_model_hash2(p->deep[i].rep, p->deep[i].track) & (cap - 1);
+            while (ix[j]) j = (j + 1) & (cap - 1);
+            ix[j] = i + 1;
+        }
+        free(p->deep_ix);
+        p->deep_ix = ix;
+        p->capdeep_ix = cap;
+    }
+    uint32_t rep = p->paths.rep[n], mask = p->capdeep_ix - 1;
+    uint32_t j = rd_model_hash2(rep, track) & mask;
+    for (; p->deep_ix[j]; j = (j + 1) & mask) {
+        deep_sample *d = &p->deep[p->deep_ix[j] - 1];
+        if (d->rep == rep && d->track == track) {
+            d->self += self;
+            d->lines += lines;
+            return;
+        }
+    }
+    if (rd_grow((void **)&p->deep, &p->capdeep, p->ndeep, sizeof *p->deep)) {
+        p->err = -ENOMEM;
+        return;
+    }
+    p->deep[p->ndeep] = (deep_sample){rep, track, self, lines};
+    p->deep_ix[j] = ++p->ndeep;
+}
+
+/* Node n's sample of coroutine track (UINT32_MAX: none), now or added up
+ * with those of its path when it is deep. */
+static void node_sample(pp *p, sampler *sp, uint32_t n, uint32_t track, uint64_t self,
+                        uint64_t lines)
+{
+    if (n && p->paths.depth[n] > RD_PATH_MAX)
+        add_deep(p, n, track, self, lines);
+    else
+        put_sample(p, sp, n, track, self, lines);
+}
+
 static void put_samples(pp *p, uint64_t *ns_total)
 {
     sampler sp = {rd_model_ns_per_tick(p->m), 0, 0};
@@ -337,12 +417,14 @@ static void put_samples(pp *p, uint64_t *ns_total)
         for (uint32_t k = p->first_tn[n]; k && !p->err; k = p->next_tn[k - 1]) {
             share_counts(p, n, k, &ts, &tl);
             if (!ts && !tl) continue;
-            put_sample(p, &sp, n, p->m->tnode[k - 1].track, ts, tl);
+            node_sample(p, &sp, n, p->m->tnode[k - 1].track, ts, tl);
             self -= ts;
             lines -= tl;
         }
-        if ((self || lines) && !p->err) put_sample(p, &sp, n, UINT32_MAX, self, lines);
+        if ((self || lines) && !p->err) node_sample(p, &sp, n, UINT32_MAX, self, lines);
     }
+    for (uint32_t i = 0; i < p->ndeep && !p->err; i++)
+        put_sample(p, &sp, p->deep[i].rep, p->deep[i].track, p->deep[i].self, p->deep[i].lines);
     *ns_total = sp.printed;
 }
 
@@ -402,20 +484,29 @@ static void pp_free(pp *p)
     free(p->used);
     free(p->first_tn);
     free(p->next_tn);
+    rd_paths_free(&p->paths);
+    free(p->fids);
+    free(p->nodes);
+    free(p->deep);
+    free(p->deep_ix);
 }
 
 int rd_pprof_encode(const rd_model *m, const rd_pprof_info *info, rd_pb *out)
 {
     static const rd_pprof_info none = {0};
-    pp p = {.m = m, .info = info ? info : &none, .out = out, .root = m->nfunc};
+    pp p = {.m = m, .info = info ? info : &none, .out = out, .root = m->nfunc,
+            .cut = m->nfunc + 1};
     uint64_t ns_total = 0;
-    p.used = calloc((size_t)m->nfunc + 1, 1);
-    if (!p.used)
+    p.used = calloc((size_t)m->nfunc + 2, 1);
+    p.fids = malloc(RD_PATH_MAX * sizeof *p.fids);
+    p.nodes = malloc(RD_PATH_MAX * sizeof *p.nodes);
+    if (!p.used || !p.fids || !p.nodes || rd_paths_init(&p.paths, m, 1))
         p.err = -ENOMEM;
     else
         str(&p, ""); /* string 0 must be empty */
-    put_samples(&p, &ns_total);
-    for (uint32_t fid = 0; fid <= p.root && !p.err; fid++)
+    if (!p.err)
+        put_samples(&p, &ns_total);
+    for (uint32_t fid = 0; fid <= p.cut && !p.err; fid++)
         if (p.used[fid]) put_function(&p, fid);
     if (!p.err) {
         put_mapping(&p);

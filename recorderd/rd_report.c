@@ -1,6 +1,8 @@
 /* rd_report: profile.txt, folded stacks, annotated sources. */
 #include "rd_report.h"
 
+#include "rd_path.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +99,8 @@ typedef struct folder {
     size_t len, cap;
     size_t *marks; /* path length before each depth */
     uint32_t depth, capdepth;
+    rd_paths paths;
+    uint64_t *deep; /* per node standing for deep ones (rd_path.h): their weight */
     int err;
 } folder;
 
@@ -143,7 +147,9 @@ static void fold_enter(walker *w, uint32_t n)
         return;
     }
     uint64_t v = weight_of(f, &w->m->node[n]);
-    if (v && fprintf(f->out, "%s %llu\n", f->path, (unsigned long long)v) < 0)
+    if (f->depth > RD_PATH_MAX)
+        f->deep[f->paths.rep[n]] += v;
+    else if (v && fprintf(f->out, "%s %llu\n", f->path, (unsigned long long)v) < 0)
         f->err = -EIO;
 }
 
@@ -157,14 +163,47 @@ static void fold_leave(walker *w, uint32_t n)
     }
 }
 
+/* The paths standing for deep nodes, after the others. */
+static int fold_deep(folder *f)
+{
+    const rd_model *m = f->w.m;
+    uint32_t *fids = malloc(RD_PATH_MAX * sizeof *fids);
+    char label[1024];
+    for (uint32_t n = 1; fids && n < m->nnode && !f->err; n++) {
+        if (!f->deep[n])
+            continue;
+        uint32_t k = rd_paths_get(&f->paths, m, n, fids, NULL);
+        for (uint32_t i = 0; i < k; i++) {
+            if (fids[i] == RD_PATH_CUT)
+                snprintf(label, sizeof label, "%s", RD_PATH_CUT_LABEL);
+            else
+                rd_model_label(m, fids[i], label, sizeof label);
+            fprintf(f->out, "%s%s", i ? ";" : "", label);
+        }
+        if (fprintf(f->out, " %llu\n", (unsigned long long)f->deep[n]) < 0)
+            f->err = -EIO;
+    }
+    free(fids);
+    return fids ? f->err : -ENOMEM;
+}
+
 int rd_report_folded(const rd_model *m, enum rd_weight w, FILE *out)
 {
     folder f = {{fold_enter, fold_leave, m}, w, rd_model_ns_per_tick(m), out, NULL, 0, 0,
-                NULL, 0, 0, 0};
+                NULL, 0, 0, {0}, NULL, 0};
+    if (rd_paths_init(&f.paths, m, 0))
+        return -ENOMEM;
+    if (!(f.deep = calloc(m->nnode, sizeof *f.deep))) {
+        rd_paths_free(&f.paths);
+        return -ENOMEM;
+    }
     walk(&f.w);
+    int e = f.err ? f.err : fold_deep(&f);
     free(f.path);
     free(f.marks);
-    return f.err;
+    free(f.deep);
+    rd_paths_free(&f.paths);
+    return e;
 }
 
 /* ---- profile.txt ---- */

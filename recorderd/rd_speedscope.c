@@ -2,9 +2,10 @@
  * (https://www.speedscope.app/file-format-schema.json) from the call tree,
  * and with a timeline (the speedscope-evented backend) one evented profile
  * per coroutine before it. A node's path is read by following parent
- * links, so the output is the sum of the paths' depths; frames are
- * numbered in order of first use in the tree (then every other function,
- * when a timeline may use it). */
+ * links, so the output is the sum of the paths' depths, each at most
+ * RD_PATH_MAX (rd_path.h); frames are numbered in order of first use in
+ * the tree (then every other function, when a timeline may use it, then
+ * the cut of deep paths). */
 #include "rd_speedscope.h"
 
 #include <errno.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "rd_flame.h" /* rd_utf8_seq */
+#include "rd_path.h"
 #include "rd_timeline.h"
 
 void rd_json_text(FILE *out, const char *s)
@@ -60,7 +62,8 @@ static void write_frame(const rd_model *m, uint32_t fid, FILE *out)
 }
 
 /* Numbers the functions used by the tree (frame[fid] = index + 1), then
- * if all the others, and writes them as shared.frames. */
+ * if all the others, then the cut of deep paths (frame[nfunc]), and
+ * writes them as shared.frames. */
 static void write_frames(const rd_model *m, uint32_t *frame, int all, FILE *out)
 {
     uint32_t next = 0;
@@ -73,39 +76,52 @@ static void write_frames(const rd_model *m, uint32_t *frame, int all, FILE *out)
         fputs(next > 1 ? ",\n" : "\n", out);
         write_frame(m, fid, out);
     }
+    if (rd_paths_deep(m)) {
+        frame[m->nfunc] = ++next;
+        fprintf(out, "%s{\"name\":\"%s\"}", next > 1 ? ",\n" : "\n", RD_PATH_CUT_LABEL);
+    }
     fputs("]},\n", out);
 }
 
-/* samples: every node with a nonzero weight, as its path of frames. */
-static void write_samples(const rd_model *m, const uint32_t *frame, uint32_t *path, double k,
-                          FILE *out)
+/* Per node, the weight of the path it stands for (rd_path.h); 0 for a
+ * deep node that another stands for. */
+static uint64_t *path_weights(const rd_model *m, const rd_paths *p, double k)
+{
+    uint64_t *w = calloc(m->nnode, sizeof *w);
+    for (uint32_t n = 1; w && n < m->nnode; n++)
+        w[p->rep[n]] += weight(m, n, k);
+    return w;
+}
+
+/* samples: every path with a nonzero weight, as its frames. */
+static void write_samples(const rd_model *m, const rd_paths *p, const uint64_t *w,
+                          const uint32_t *frame, uint32_t *fids, FILE *out)
 {
     int first = 1;
     fputs("\"samples\":[", out);
     for (uint32_t n = 1; n < m->nnode; n++) {
-        if (!weight(m, n, k)) continue;
-        uint32_t d = 0;
-        for (uint32_t p = n; p; p = m->node[p].parent)
-            path[d++] = frame[m->node[p].fid < m->nfunc ? m->node[p].fid : 0] - 1;
+        if (!w[n]) continue;
+        uint32_t d = rd_paths_get(p, m, n, fids, NULL);
         fputs(first ? "\n[" : ",\n[", out);
         first = 0;
-        while (d--)
-            fprintf(out, "%u%s", path[d], d ? "," : "]");
+        for (uint32_t i = 0; i < d; i++) {
+            uint32_t fid = fids[i] == RD_PATH_CUT ? m->nfunc : fids[i] < m->nfunc ? fids[i] : 0;
+            fprintf(out, "%u%s", frame[fid] - 1, i + 1 < d ? "," : "]");
+        }
     }
     fputs("],\n", out);
 }
 
-static uint64_t write_weights(const rd_model *m, double k, FILE *out)
+static uint64_t write_weights(const rd_model *m, const uint64_t *w, FILE *out)
 {
     uint64_t total = 0;
     int first = 1;
     fputs("\"weights\":[", out);
     for (uint32_t n = 1; n < m->nnode; n++) {
-        uint64_t w = weight(m, n, k);
-        if (!w) continue;
-        fprintf(out, "%s%llu", first ? "" : ",", (unsigned long long)w);
+        if (!w[n]) continue;
+        fprintf(out, "%s%llu", first ? "" : ",", (unsigned long long)w[n]);
         first = 0;
-        total += w;
+        total += w[n];
     }
     fputs("],\n", out);
     return total;
@@ -114,18 +130,24 @@ static uint64_t write_weights(const rd_model *m, double k, FILE *out)
 /* One sampled profile: the tree's paths weighted by their self time. */
 static int write_sampled(const rd_model *m, const uint32_t *frame, const char *name, FILE *out)
 {
-    uint32_t *path = calloc(m->nnode + 1, sizeof *path); /* the deepest path */
-    double k = rd_model_ns_per_tick(m);
-    if (!path)
+    rd_paths p;
+    if (rd_paths_init(&p, m, 0))
         return -ENOMEM;
-    fputs("{\"type\":\"sampled\",\"name\":", out);
-    rd_json_text(out, name);
-    fputs(",\"unit\":\"nanoseconds\",\"startValue\":0,\n", out);
-    write_samples(m, frame, path, k, out);
-    uint64_t total = write_weights(m, k, out);
-    fprintf(out, "\"endValue\":%llu}", (unsigned long long)total);
-    free(path);
-    return 0;
+    uint64_t *w = path_weights(m, &p, rd_model_ns_per_tick(m));
+    uint32_t *fids = malloc(RD_PATH_MAX * sizeof *fids);
+    int e = w && fids ? 0 : -ENOMEM;
+    if (!e) {
+        fputs("{\"type\":\"sampled\",\"name\":", out);
+        rd_json_text(out, name);
+        fputs(",\"unit\":\"nanoseconds\",\"startValue\":0,\n", out);
+        write_samples(m, &p, w, frame, fids, out);
+        uint64_t total = write_weights(m, w, out);
+        fprintf(out, "\"endValue\":%llu}", (unsigned long long)total);
+    }
+    free(w);
+    free(fids);
+    rd_paths_free(&p);
+    return e;
 }
 
 static void write_head(const char *name, FILE *out)

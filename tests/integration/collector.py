@@ -24,6 +24,11 @@ daemon, socket and shm segments even when it fails. Cases:
   exit        os.exit inside nested calls: session complete, exit code kept
   badring     LUATRACE_RING values that are not a power of two in range:
               a clear message, the program runs untraced
+  overflow    stack overflows (Lua and C recursion limits) caught in the
+              main thread and in a coroutine: stacks before, at 20 000
+              deep and after are debug.getinfo's, those deeper than 1000
+              frames printed cut as recorderd prints them; reports stay
+              small
 """
 
 import argparse
@@ -274,6 +279,90 @@ def expect_probe_stacks(c, session, truth):
             got[key] = got.get(key, 0) + n
     expect(got == truth, 'calls of probe by stack:\n%s\nwant (debug.getinfo):\n%s'
            % (json.dumps(got, indent=1), json.dumps(truth, indent=1)))
+
+
+OVERFLOW = '''
+local function where()
+  local t, level = {}, 2
+  while debug.getinfo(level, "S") do
+    local i = debug.getinfo(level, "S")
+    table.insert(t, i.what == "C" and "[C]" or i.short_src .. ":" .. i.linedefined)
+    level = level + 1
+  end
+  local r = {}
+  for k = #t, 1, -1 do r[#r + 1] = t[k] end
+  return table.concat(r, ";")
+end
+local resumer = ""
+local function probe()
+  local s = where()
+  if coroutine.running() then s = resumer .. ";[C];" .. s end
+  print("TRUTH " .. s)
+end
+local function rec(n)
+  if n == 500 or n % 2500 == 0 then probe() end
+  return 1 + rec(n + 1)
+end
+print(pcall(rec, 1))
+local function via_c(n)
+  local ok, e = pcall(via_c, n + 1)
+  if not ok then error(e, 0) end
+  return e
+end
+print(pcall(via_c, 1))
+local co = coroutine.create(function() local r = rec(1) return r end)
+local function drive()
+  resumer = where()
+  return coroutine.resume(co)
+end
+print(drive())
+local function after() probe() end
+after()
+'''
+
+
+def cut_frames(stack):
+    """A stack as recorderd's path writers print it (rd_path.h)."""
+    frames = stack.split(';')
+    if len(frames) > 1000:
+        frames = frames[:100] + ['[...]'] + frames[len(frames) - 899:]
+    return ';'.join(frames)
+
+
+def case_overflow(c):
+    """Stack overflows: stacks against debug.getinfo, reports bounded."""
+    prog = c.write('overflow.lua', OVERFLOW)
+    c.start_daemon()
+    r = c.lua(prog, c.env(LUATRACE_SOCKET=c.sock, LUATRACE_SHM='overflow'), traced=True)
+    c.stop_daemon()
+    plain = c.lua(prog, c.env())
+    expect(r.status == 0 and r.out == plain.out, 'traced output differs: %r %r' % (r.out[-300:],
+                                                                                 r.err))
+    out = r.out.decode().splitlines()
+    said = [line for line in out if not line.startswith('TRUTH ')]
+    expect(len(said) == 3 and said[1] == 'false\tC stack overflow'
+           and all(said[k].startswith('false\toverflow.lua:21: stack overflow') for k in (0, 2)),
+           'the overflows: %r' % said)
+    truth = {}
+    for line in out:
+        if line.startswith('TRUTH '):
+            key = cut_frames(line[6:])
+            truth[key] = truth.get(key, 0) + 1
+    # per thread at 500 deep and every 2500 until the overflow (15 000 here)
+    deep = sum(n for key, n in truth.items() if '[...]' in key)
+    expect(sum(truth.values()) >= 9 and deep >= 6, 'the program probed %d times, %d deep'
+           % (sum(truth.values()), deep))
+    session = c.session('overflow')
+    expect_probe_stacks(c, session, truth)
+    with open(os.path.join(session, 'session.json')) as f:
+        meta = json.load(f)
+    expect(meta['bad_records'] == 0 and meta['status'] == 'complete', 'session %s' % meta)
+    for name in ('stacks.folded', 'profile.speedscope.json', 'profile.pb.gz'):
+        size = os.path.getsize(os.path.join(session, name))
+        expect(size < 64 << 20, '%s is %d bytes' % (name, size))
+    with open(os.path.join(session, 'stacks.folded')) as f:
+        deepest = max(line.count(';') + 1 for line in f)
+    expect(deepest == 1000, 'the deepest folded stack has %d frames' % deepest)
 
 
 def case_restart(c):
@@ -627,7 +716,7 @@ def case_recycled(c):
     expect(len(names) == 401, '%d tracks, want 401: %s' % (len(names), names[:5]))
 
 
-CASES = {'badring': case_badring, 'recycled': case_recycled, 'restart': case_restart,
+CASES = {'overflow': case_overflow, 'badring': case_badring, 'recycled': case_recycled, 'restart': case_restart,
          'dbghook': case_dbghook, 'longpath': case_longpath, 'fsizelimit': case_fsizelimit, 'tron': case_tron, 'coroutine': case_coroutine, 'spawn0': case_spawn0,
          'killed': case_killed, 'profile': case_profile, 'badtrace': case_badtrace,
          'exit': case_exit}

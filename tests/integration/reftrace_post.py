@@ -53,6 +53,26 @@ def expand(key):
     return ';'.join(';'.join([label] * count) for label, count in runs_of(key))
 
 
+# recorderd's path writers print a stack deeper than PATH_MAX frames as its
+# PATH_ROOT root-most frames, one CUT frame and the rest of PATH_MAX at the
+# leaf (recorderd/rd_path.h)
+PATH_MAX, PATH_ROOT, CUT = 1000, 100, '[...]'
+
+
+def cut_deep(d):
+    """d (keys -> counts) with every stack printed as recorderd prints it:
+    deep ones cut in the middle, those then alike added up."""
+    out = {}
+    for key, count in d.items():
+        frames = expand(key).split(';')
+        if len(frames) > PATH_MAX:
+            frames = (frames[:PATH_ROOT] + [CUT]
+                      + frames[len(frames) - (PATH_MAX - PATH_ROOT - 1):])
+            key = compress(';'.join(frames))
+        out[key] = out.get(key, 0) + count
+    return out
+
+
 def leaf(key):
     """The label of the leaf frame of a key."""
     return key.rsplit(';', 1)[-1].partition(RUN)[0]
