@@ -368,20 +368,45 @@ static int push_body(lua_State *L, lua_State *co)
     return 1;
 }
 
+/* push_body's function read from co's structures, without a push: the
+ * bottom frame's function (ci->func of base_ci + 1) of a started
+ * coroutine, stack index 1 of one not started. NULL: none, or a C one. */
+static const uint8_t *body_closure(lua_State *co)
+{
+    const char *base_ci = co_ptr_at(co, LS_BASE_CI), *slot;
+    if ((const char *)co_ptr_at(co, LS_CI) > base_ci)
+        slot = co_ptr_at(base_ci + CI_SIZE, CI_FUNC);
+    else if (((const uint8_t *)co)[LS_STATUS] == 0 && co_ptr_at(co, LS_TOP) > co_ptr_at(co, LS_BASE))
+        slot = co_ptr_at(co, LS_BASE);
+    else
+        return NULL;
+    const uint8_t *cl = co_int_at(slot, TV_TT) == LUA_TFUNCTION ? co_ptr_at(slot, 0) : NULL;
+    return cl && !cl[CL_ISC] ? cl : NULL;
+}
+
+/* The function entry of the wraps of body Proto pr. */
+static co_fent wrap_key(const void *pr)
+{
+    /* an odd address: no Proto or C function has one */
+    return (co_fent){(const char *)pr + 1, co_ptr_at(pr, PR_SOURCE), co_int_at(pr, PR_LINEDEF), 0,
+                     LT_FF_WRAP};
+}
+
 /* A wrap function is known by its body: by the body's Proto while it is
  * cached, else by the body's code, so that the wraps of one function to the
  * reader (a chunk loaded twice, string.dump + loadstring) share an id as
  * their bodies do. */
 uint32_t co_func_wrap_id(co_state *s, lua_State *L, lua_Debug *ar, lua_State *co, uint32_t fid)
 {
+    const uint8_t *cl = s->state_ok && co ? body_closure(co) : NULL;
+    co_fent k;
+    const co_fent *e = cl ? lookup(s, (k = wrap_key(co_ptr_at(cl, CL_FP)), &k)) : NULL;
+    if (e) /* every resume of a known generator */
+        return e->fid;
     if (!s->layout_ok || !co || !push_body(L, co))
         return fid;
-    const void *pr = co_ptr_at(lua_topointer(L, -1), CL_FP);
-    /* an odd address: no Proto or C function has one */
-    co_fent k = {(const char *)pr + 1, co_ptr_at(pr, PR_SOURCE), co_int_at(pr, PR_LINEDEF), 0,
-                 LT_FF_WRAP};
-    const co_fent *e = lookup(s, &k);
-    if (e) {
+    k = wrap_key(co_ptr_at(lua_topointer(L, -1), CL_FP));
+    if ((e = lookup(s, &k))) {
         lua_pop(L, 1);
         return e->fid;
     }

@@ -163,9 +163,15 @@ static lua_Hook hook_of(const co_state *s, lua_State *co)
 
 /* The coroutine of the coroutine.wrap function of frame ar: its upvalue
  * (it stays alive: the running closure holds it). */
-static lua_State *wrap_thread(lua_State *L, lua_Debug *ar)
+static lua_State *wrap_thread(co_state *s, lua_State *L, lua_Debug *ar)
 {
     lua_State *co = NULL;
+    if (s->state_ok) { /* read from the CClosure: no API call on each resume */
+        const uint8_t *cl = co_func_closure(L, ar);
+        return cl[CL_ISC] && co_int_at(cl + CL_UPV0, TV_TT) == LUA_TTHREAD
+                   ? (lua_State *)co_ptr_at(cl + CL_UPV0, 0)
+                   : NULL;
+    }
     lua_getinfo(L, "f", ar);
     if (lua_getupvalue(L, -1, 1)) {
         co = lua_tothread(L, -1);
@@ -181,7 +187,7 @@ static lua_State *wrap_thread(lua_State *L, lua_Debug *ar)
 static uint32_t __attribute__((noinline))
 resume_target(co_state *s, lua_State *L, lua_Debug *ar, uint32_t flags, uint32_t fid)
 {
-    lua_State *co = flags & LT_FF_RESUME ? resume_arg(s, L, ar) : wrap_thread(L, ar);
+    lua_State *co = flags & LT_FF_RESUME ? resume_arg(s, L, ar) : wrap_thread(s, L, ar);
     if (co && co != L && hook_of(s, co) == NULL)
         co_hook_attach_thread(s, L, co);
     return flags & LT_FF_WRAP ? co_func_wrap_id(s, L, ar, co, fid) : fid;
@@ -468,7 +474,7 @@ static void snapshot_frames(co_state *s, lua_State *L, int from, int bodies)
         lua_getinfo(L, "l", &ar);
         uint32_t fid = co_func_id(s, L, &ar, &flags);
         if (fid && (flags & LT_FF_WRAP) && bodies)
-            fid = co_func_wrap_id(s, L, &ar, wrap_thread(L, &ar), fid);
+            fid = co_func_wrap_id(s, L, &ar, wrap_thread(s, L, &ar), fid);
         uint8_t *p = fid ? co_out_hot(s) : NULL;
         if (!p)
             return;
