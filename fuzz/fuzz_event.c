@@ -1,6 +1,7 @@
 /* fuzz_event: libFuzzer target for the record stream, as recorderd takes it
  * from a ring: arbitrary bytes through the decoder, the stack rebuilder and
- * the call tree, then every report writer over the model that results.
+ * the call tree (ended coroutines folded as soon as can be), then every
+ * report writer over the model that results.
  * It also checks that the decoder finds the same records whether the bytes
  * arrive at once or a few at a time (a drainer sees the ring in pieces). */
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include "lt_event.h"
 #include "rd_replay.h"
 #include "rd_flame.h"
+#include "rd_pprof.h"
 #include "rd_report.h"
 #include "rd_speedscope.h"
 
@@ -91,6 +93,9 @@ static void write_reports(const rd_model *m)
     rd_report_folded(m, RD_W_CALLS, out);
     rd_flame_write_svg(m, "fuzz", out);
     rd_speedscope_write(m, "fuzz", out);
+    rd_pb pb = {0};
+    rd_pprof_encode(m, NULL, &pb);
+    rd_pb_free(&pb);
     free(rd_report_fstats(m));
     fflush(out);
 }
@@ -105,6 +110,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     check_steps(data, size);
     if (rd_model_init(&m))
         return 0;
+    m.keep_tracks = 1; /* fold ended coroutines at once: the fold's paths too */
+    m.fold_min = 1;
     if (rd_stack_init(&s, &m)) {
         rd_model_free(&m);
         return 0;

@@ -54,6 +54,8 @@ int rd_model_init(rd_model *m)
         return -ENOMEM;
     }
     m->nnode = 1; /* the root */
+    m->keep_tracks = RD_TRACKS_KEPT;
+    m->fold_min = RD_FOLD_MIN;
     m->nfunc = 1; /* fid 0: unknown */
     return 0;
 }

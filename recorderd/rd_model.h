@@ -85,6 +85,7 @@ typedef struct rd_track {
 } rd_track;
 
 #define RD_TRACKS_KEPT 1000
+#define RD_FOLD_MIN 4096 /* below this many shares to fold, folding waits */
 
 /* A function's lines, straight to their slots: nearly every line event
  * moves to another line, and a hash probe per event costs more than the
@@ -133,6 +134,9 @@ typedef struct rd_model {
     uint32_t *agg_ix;     /* hash fid -> its aggregate track + 1 */
     uint32_t capagg_ix, nagg_ix;
     uint64_t folded;      /* tracks folded so far */
+    uint32_t keep_tracks; /* ended tracks kept apart: RD_TRACKS_KEPT */
+    uint32_t fold_min;    /* shares to fold before a fold is due: RD_FOLD_MIN;
+                             the fuzzer sets both small to fold often */
 } rd_model;
 
 static inline uint32_t rd_model_hash2(uint32_t a, uint32_t b)

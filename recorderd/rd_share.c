@@ -15,9 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Below this many shares to fold, folding waits: it walks every share. */
-#define FOLD_MIN 4096
-
 static uint32_t hash_thread(uint64_t id)
 {
     return (uint32_t)(id * 0x9E3779B97F4A7C15ull >> 32);
@@ -117,7 +114,7 @@ void rd_model_track_end(rd_model *m, uint64_t thread)
     if (!t || t->dead)
         return;
     t->dead = 1;
-    if (t->serial == 0 || m->nkept < RD_TRACKS_KEPT) {
+    if (t->serial == 0 || m->nkept < m->keep_tracks) {
         m->nkept += t->serial != 0;
         return;
     }
@@ -213,7 +210,7 @@ uint32_t rd_model_tnode(rd_model *m, uint32_t track, uint32_t node)
 
 int rd_model_fold_due(const rd_model *m)
 {
-    return m->fold_shares >= FOLD_MIN && m->fold_shares * 2 >= (uint64_t)m->ntnode + m->ntrack;
+    return m->fold_shares >= m->fold_min && m->fold_shares * 2 >= (uint64_t)m->ntnode + m->ntrack;
 }
 
 static int grow_agg_ix(rd_model *m)
