@@ -1,6 +1,6 @@
-/* rd_cov: line and function coverage from finished models, and its three
- * writers: LCOV tracefile, luacov stats, and a text summary with annotated
- * listings.
+/* rd_cov: line and function coverage from finished models, and its
+ * writers: LCOV tracefile, luacov stats, a text summary with annotated
+ * listings, and Cobertura XML (rd_cobertura.c).
  *
  * Hits are the model's line events (rd_line.hits), summed over every
  * function of a source. The executable lines of a source file are the
@@ -93,6 +93,9 @@ rd_cov_total rd_cov_total_of(const rd_cov *c);
 int rd_cov_write_lcov(const rd_cov *c, FILE *out);
 int rd_cov_write_luacov(const rd_cov *c, FILE *out);
 int rd_cov_write_text(const rd_cov *c, const char *title, FILE *out);
+/* Cobertura XML (rd_cobertura.c); version names the writer, timestamp_ms
+ * is when the report was made. Also -ENOMEM. */
+int rd_cov_write_cobertura(const rd_cov *c, const char *version, int64_t timestamp_ms, FILE *out);
 
 /* Replays a session directory or trace file (rd_replay_path) and adds it;
  * relative sources are resolved against the working directory its

@@ -22,8 +22,8 @@
 #include "rd_run.h"
 #include "rd_server.h"
 #include "rd_speedscope.h"
+#include "rd_util.h"
 
-#define RD_VERSION "0.1.0"
 
 static void usage(FILE *f)
 {
@@ -36,10 +36,10 @@ static void usage(FILE *f)
             "  recorderd report SESSION_DIR|TRACE_FILE [--format profile|annotate|folded|"
             "callgrind|flamegraph|speedscope|pprof|html|none]\n"
             "                   [--weight time|lines|calls] [-o FILE]\n"
-            "  recorderd report SESSION_DIR|TRACE_FILE --format lcov|luacov|coverage\n"
+            "  recorderd report SESSION_DIR|TRACE_FILE --format lcov|luacov|coverage|cobertura\n"
             "                   [--include PAT]... [--exclude PAT]... [--include-untested DIR]...\n"
             "                   [-o FILE]\n"
-            "  recorderd report --merge SESSION... [--format lcov|luacov|coverage] [-o FILE]\n"
+            "  recorderd report --merge SESSION... [--format lcov|luacov|coverage|cobertura] [-o FILE]\n"
             "  recorderd report SESSION_DIR|TRACE_FILE --format chrome|speedscope-evented [-o FILE]\n"
             "  recorderd report SESSION_DIR|TRACE_FILE --backend SPEC... [-o DIR]\n"
             "  recorderd attach PID [--duration SECONDS] [--out DIR] [--timeout SECONDS]\n"
@@ -403,7 +403,8 @@ static int write_report(const report_opts *o, rd_model *m)
 
 static int is_coverage(const char *format)
 {
-    return !strcmp(format, "lcov") || !strcmp(format, "luacov") || !strcmp(format, "coverage");
+    return !strcmp(format, "lcov") || !strcmp(format, "luacov") || !strcmp(format, "coverage") ||
+           !strcmp(format, "cobertura");
 }
 
 static int write_coverage(const report_opts *o, const rd_cov *c)
@@ -415,10 +416,12 @@ static int write_coverage(const report_opts *o, const rd_cov *c)
         return 1;
     }
     snprintf(title, sizeof title, "%u traces merged", o->ninputs);
-    int e = !strcmp(o->format, "lcov")     ? rd_cov_write_lcov(c, out)
-            : !strcmp(o->format, "luacov") ? rd_cov_write_luacov(c, out)
-                                           : rd_cov_write_text(c, o->ninputs > 1 ? title
-                                                                   : o->path, out);
+    int e = !strcmp(o->format, "lcov")        ? rd_cov_write_lcov(c, out)
+            : !strcmp(o->format, "luacov")    ? rd_cov_write_luacov(c, out)
+            : !strcmp(o->format, "cobertura") ? rd_cov_write_cobertura(c, "luatrace " RD_VERSION,
+                                                                       rd_wall_ms(), out)
+                                              : rd_cov_write_text(c, o->ninputs > 1 ? title
+                                                                      : o->path, out);
     if ((out != stdout && fclose(out)) || (out == stdout && fflush(out)) || e) {
         fprintf(stderr, "recorderd report: write error\n");
         return 1;
@@ -480,7 +483,7 @@ static int cmd_report(int argc, char **argv)
         return rc;
     if (o.merge || o.ninclude || o.nexclude || o.nuntested) {
         fprintf(stderr, "recorderd report: --merge, --include, --exclude and --include-untested "
-                        "are for lcov, luacov and coverage\n");
+                        "are for lcov, luacov, coverage and cobertura\n");
         return 2;
     }
     int streaming = rd_backend_known(o.format); /* a format that is a backend */
@@ -497,7 +500,8 @@ static int cmd_report(int argc, char **argv)
         fprintf(stderr,
                 "recorderd report: unknown format %s (profile, annotate, folded, callgrind, "
                 "flamegraph, speedscope, pprof, html, "
-                "lcov, luacov, coverage, none, or a backend: chrome, speedscope-evented)\n",
+                "lcov, luacov, coverage, cobertura, none, or a backend: chrome, "
+                "speedscope-evented)\n",
                 o.format);
         return 2;
     }

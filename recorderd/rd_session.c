@@ -174,7 +174,7 @@ static void drain_loop(rd_session *s)
 
 /* A report file of the session directory (annotate/ is a directory). */
 enum { R_PROFILE, R_FOLDED, R_FLAME, R_SPEEDSCOPE, R_CALLGRIND, R_PPROF, R_ANNOTATE,
-       R_LCOV, R_LUACOV, R_COVTEXT, R_HTML, R_COUNT };
+       R_LCOV, R_LUACOV, R_COVTEXT, R_COBERTURA, R_HTML, R_COUNT };
 
 /* What the report writers share: the session, the traced program's
  * working directory (relative sources are resolved against it), the
@@ -249,6 +249,12 @@ static int write_covtext(FILE *f, void *ud)
     return rd_cov_write_text(r->cov, r->s->name, f);
 }
 
+static int write_cobertura(FILE *f, void *ud)
+{
+    return rd_cov_write_cobertura(((report_ctx *)ud)->cov, "luatrace " RD_VERSION, rd_wall_ms(),
+                                  f);
+}
+
 static int write_html(FILE *f, void *ud)
 {
     report_ctx *r = ud;
@@ -272,6 +278,7 @@ static const struct {
     [R_LCOV] = {"coverage.lcov", write_lcov, 1},
     [R_LUACOV] = {"luacov.stats.out", write_luacov, 1},
     [R_COVTEXT] = {"coverage.txt", write_covtext, 1},
+    [R_COBERTURA] = {"coverage.xml", write_cobertura, 1},
     /* report.html shows the same coverage: from the same model */
     [R_HTML] = {"report.html", write_html, 1},
 };

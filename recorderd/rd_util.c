@@ -83,6 +83,13 @@ void rd_json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
+long long rd_wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 unsigned long long rd_now_ns(void)
 {
     struct timespec ts;

@@ -2,6 +2,8 @@
 #ifndef RD_UTIL_H
 #define RD_UTIL_H
 
+#define RD_VERSION "0.1.0" /* as meson.build's project version */
+
 #include <stdio.h>
 
 /* Creates dir and its parents (mode 0755). Returns 0 or -errno. */
@@ -19,5 +21,8 @@ void rd_json_str(FILE *f, const char *s);
 
 /* Monotonic clock in ns. */
 unsigned long long rd_now_ns(void);
+
+/* Wall clock: ms since the epoch. */
+long long rd_wall_ms(void);
 
 #endif

@@ -29,8 +29,14 @@ check_session, for one session directory:
     function totals of coverage.txt's Total row;
   - luacov.stats.out: "MAX:NAME" then MAX counts each followed by one space,
     equal to the DA counts;
-  - `recorderd report SESSION --format lcov|luacov|coverage`, run from
-    another directory, rebuilds the three files byte for byte;
+  - coverage.xml (Cobertura) has the coverage-04 DTD's elements, nesting
+    and required attributes (checked here: the DTD is not ours to ship),
+    is well-formed for xmllint, and holds exactly coverage.lcov's lines,
+    hits, functions and totals, each class's <source>/filename being its
+    SF; its method lines are the DA lines of the function's range;
+  - `recorderd report SESSION --format lcov|luacov|coverage|cobertura`,
+    run from another directory, rebuilds the four files byte for byte
+    (but Cobertura's timestamp);
   - DA hits equal the annotate report's, line by line, and all line events
     add up to the total of the line-weighted folded stacks;
   - with a reference: every line's DA count equals the reference's count,
@@ -40,6 +46,7 @@ Exit status: 0 pass, 1 fail, 77 skipped.
 
 import argparse
 import os
+import xml.etree.ElementTree as ET
 import re
 import shutil
 import signal
@@ -489,17 +496,95 @@ def check_luacov(session, lcov, cwd):
             expect(n == da.get(i, 0), '%s:%d: luacov %d, DA %s' % (name, i, n, da.get(i)))
 
 
+# coverage-04.dtd as facts: each element's children (in order; * any
+# number) and its required attributes
+COBERTURA = {
+    'coverage': (['sources?', 'packages'], ['line-rate', 'branch-rate', 'lines-covered',
+                 'lines-valid', 'branches-covered', 'branches-valid', 'complexity', 'version',
+                 'timestamp']),
+    'sources': (['source*'], []),
+    'source': ([], []),
+    'packages': (['package*'], []),
+    'package': (['classes'], ['name', 'line-rate', 'branch-rate', 'complexity']),
+    'classes': (['class*'], []),
+    'class': (['methods', 'lines'], ['name', 'filename', 'line-rate', 'branch-rate',
+                                     'complexity']),
+    'methods': (['method*'], []),
+    'method': (['lines'], ['name', 'signature', 'line-rate', 'branch-rate', 'complexity']),
+    'lines': (['line*'], []),
+    'line': (['conditions*'], ['number', 'hits']),
+}
+
+
+def check_dtd(el):
+    expect(el.tag in COBERTURA, 'Cobertura: unknown element <%s>' % el.tag)
+    kids, attrs = COBERTURA[el.tag]
+    missing = [a for a in attrs if a not in el.attrib]
+    expect(not missing, 'Cobertura: <%s> lacks %s' % (el.tag, missing))
+    tags, k = [c.tag for c in el], 0
+    for spec in kids:
+        name, many, opt = spec.rstrip('*?'), spec.endswith('*'), spec.endswith('?')
+        if many:
+            while k < len(tags) and tags[k] == name:
+                k += 1
+        elif k < len(tags) and tags[k] == name:
+            k += 1
+        else:
+            expect(opt, 'Cobertura: <%s> wants <%s> at %d: %r' % (el.tag, name, k, tags))
+    expect(k == len(tags), 'Cobertura: <%s> has %r' % (el.tag, tags[k:]))
+    for c in el:
+        check_dtd(c)
+
+
+def check_cobertura(session, lcov):
+    """coverage.xml against the DTD's rules and against coverage.lcov."""
+    path = os.path.join(session, 'coverage.xml')
+    if shutil.which('xmllint'):
+        res = run(['xmllint', '--noout', '--nonet', path], session, base_env())
+        expect(res.status == 0, 'xmllint: %s' % show_bytes(res.err))
+    root = ET.parse(path).getroot()
+    check_dtd(root)
+    sources = [s.text for s in root.iter('source')]
+    expect(len(sources) == 1, 'Cobertura sources %r' % sources)
+    got = {}
+    for cls in root.iter('class'):
+        sf = os.path.join(sources[0], cls.get('filename'))
+        expect(sf in lcov and sf not in got, 'Cobertura class %s: no SF, or twice' % sf)
+        got[sf] = cls
+        rec = lcov[sf]
+        lines = {int(ln.get('number')): int(ln.get('hits')) for ln in cls.find('lines')}
+        expect(lines == rec['da'], '%s: Cobertura lines differ from DA' % sf)
+        methods = {m.get('name'): m for m in cls.find('methods')}
+        expect(set(methods) == set(rec['fn']), '%s: methods %r, FN %r'
+               % (sf, sorted(methods), sorted(rec['fn'])))
+        for name, m in methods.items():
+            ml = {int(ln.get('number')): int(ln.get('hits')) for ln in m.find('lines')}
+            expect(all(rec['da'].get(k) == v for k, v in ml.items()),
+                   '%s: method %s lines are not DA lines' % (sf, name))
+        hit = sum(1 for v in rec['da'].values() if v)
+        expect(abs(float(cls.get('line-rate')) - (hit / len(rec['da']) if rec['da'] else 1))
+               < 1e-4, '%s: line-rate %s' % (sf, cls.get('line-rate')))
+    expect(set(got) == set(lcov), 'Cobertura classes %r, SF %r' % (sorted(got), sorted(lcov)))
+    lf = sum(r['totals']['LF'] for r in lcov.values())
+    lh = sum(r['totals']['LH'] for r in lcov.values())
+    expect((int(root.get('lines-valid')), int(root.get('lines-covered'))) == (lf, lh),
+           'Cobertura totals %s/%s, LCOV %d/%d' % (root.get('lines-covered'),
+                                                 root.get('lines-valid'), lh, lf))
+
+
 def check_rebuild(ctx, session):
     """report --format F from the trace equals the session's file."""
     other = tempfile.mkdtemp(prefix='elsewhere-', dir=ctx.tmp)
     for fmt, name in (('lcov', 'coverage.lcov'), ('luacov', 'luacov.stats.out'),
-                      ('coverage', 'coverage.txt')):
+                      ('coverage', 'coverage.txt'), ('cobertura', 'coverage.xml')):
         out = os.path.join(other, name)
         ctx.report([session, '--format', fmt, '-o', out], cwd=other)
         with open(out, 'rb') as a, open(os.path.join(session, name), 'rb') as b:
             x, y = a.read(), b.read()
         if fmt == 'coverage':  # the title names the session, or the trace
             x, y = x.split(b'\n', 1)[1], y.split(b'\n', 1)[1]
+        if fmt == 'cobertura':  # when it was written
+            x, y = (re.sub(rb' timestamp="\d+"', b'', v) for v in (x, y))
         expect(x == y, 'report --format %s differs from the session\'s %s' % (fmt, name))
     shutil.rmtree(other, ignore_errors=True)
 
@@ -576,9 +661,10 @@ def other_names(others):
 
 
 def check_session(ctx, session, cwd, ref=None, skip=()):
-    for name in ('coverage.lcov', 'luacov.stats.out', 'coverage.txt'):
+    for name in ('coverage.lcov', 'luacov.stats.out', 'coverage.txt', 'coverage.xml'):
         expect(os.path.isfile(os.path.join(session, name)), 'no %s in %s' % (name, session))
     lcov = read_lcov(os.path.join(session, 'coverage.lcov'))
+    check_cobertura(session, lcov)
     total, others, listings, _ = read_text(os.path.join(session, 'coverage.txt'))
     check_exact(lcov, ctx.args.lua)
     check_consumers(session, ctx.tmp, total)

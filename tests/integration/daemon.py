@@ -474,7 +474,7 @@ os.exit(3)
 
 REPORTS = ('profile.txt', 'stacks.folded', 'flamegraph.svg', 'profile.speedscope.json',
            'callgrind.out', 'profile.pb.gz', 'annotate', 'coverage.lcov', 'luacov.stats.out',
-           'coverage.txt', 'report.html')
+           'coverage.txt', 'coverage.xml', 'report.html')
 
 
 def file_limit(nbytes):

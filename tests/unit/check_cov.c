@@ -378,7 +378,8 @@ static void sample_model(rd_model *m, const char *src)
 }
 
 /* Runs a writer into a string the caller frees. */
-static char *written(int (*w)(const rd_cov *, FILE *), const rd_cov *c)
+/* noinline: inlined, GCC 12 takes its result for a pointer to its local */
+__attribute__((noinline)) static char *written(int (*w)(const rd_cov *, FILE *), const rd_cov *c)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -619,6 +620,56 @@ START_TEST(test_cov_untested)
 }
 END_TEST
 
+static int write_cobertura(const rd_cov *c, FILE *f)
+{
+    return rd_cov_write_cobertura(c, "t & v", 42, f);
+}
+
+/* Two directories whose names share a prefix (ab, abc): the source is
+ * their parent, a package each; methods hold their range's lines. */
+START_TEST(test_cov_cobertura)
+{
+    char dir[128], want[512];
+    rd_cov c;
+    rd_model m;
+    for (int i = 0; i < 2; i++) {
+        snprintf(dir, sizeof dir, "%s/%s", g_tmp, i ? "abc" : "ab");
+        ck_assert_int_eq(mkdir(dir, 0700), 0);
+    }
+    write_file("ab/x.lua", SAMPLE);
+    write_file("abc/y.lua", SAMPLE);
+    ck_assert_int_eq(rd_cov_init(&c, NULL), 0);
+    sample_model(&m, "abc/y.lua");
+    ck_assert_int_eq(rd_cov_add_model(&c, &m, g_tmp), 0);
+    rd_model_free(&m);
+    sample_model(&m, "ab/x.lua");
+    ck_assert_int_eq(rd_cov_add_model(&c, &m, g_tmp), 0);
+    rd_model_free(&m);
+    rd_cov_finish(&c);
+    char *got = written(write_cobertura, &c);
+    snprintf(want, sizeof want, "<source>%s</source>", g_tmp);
+    ck_assert_msg(strstr(got, want), "%s", got);
+    ck_assert_msg(strstr(got, "line-rate=\"0.8333\" branch-rate=\"0\" lines-covered=\"10\" "
+                              "lines-valid=\"12\"") && strstr(got, "version=\"t &amp; v\" "
+                                                                     "timestamp=\"42\""),
+                  "%s", got);
+    ck_assert_msg(strstr(got, "<package name=\"ab\"") &&
+                      strstr(strstr(got, "<package name=\"ab\""), "<package name=\"abc\""),
+                  "packages: %s", got); /* sorted */
+    ck_assert(NULL != strstr(got, "<class name=\"x.lua\" filename=\"ab/x.lua\" "
+                                      "line-rate=\"0.8333\""));
+    ck_assert(NULL != strstr(got, "<method name=\"f\" signature=\"\" line-rate=\"1.0000\" "
+                                      "branch-rate=\"0\" complexity=\"0\">\n<lines>\n"
+                                      "<line number=\"2\" hits=\"3\" branch=\"false\"/>\n"
+                                      "<line number=\"3\" hits=\"1\" branch=\"false\"/>\n"
+                                      "</lines>\n</method>"));
+    ck_assert(NULL != strstr(got, "<method name=\"function@5\" signature=\"\" "
+                                      "line-rate=\"0.5000\""));
+    free(got);
+    rd_cov_free(&c);
+}
+END_TEST
+
 START_TEST(test_cov_session_cwd)
 {
     char buf[256];
@@ -666,6 +717,7 @@ int main(void)
     ADD(s, test_cov_patterns);
     ADD(s, test_cov_untested);
     ADD(s, test_cov_session_cwd);
+    ADD(s, test_cov_cobertura);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_ENV);
     int failed = srunner_ntests_failed(sr);
