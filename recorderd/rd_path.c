@@ -23,7 +23,7 @@ typedef struct walk_state {
     const rd_model *m;
     rd_paths *p;
     int lines;
-    uint32_t *path; /* path[d]: the node at depth d (1 = a root child) */
+    uint32_t *path;      /* path[d]: the node at depth d (1 = a root child) */
     uint64_t *ph1, *ph2; /* prefix hashes over path[1..d] */
     uint64_t pow1, pow2; /* B^RD_PATH_LEAF */
     deep_key *tab;
@@ -41,11 +41,9 @@ static int grow_tab(walk_state *w)
 {
     uint32_t cap = w->cap ? w->cap * 2 : 1024;
     deep_key *t = calloc(cap, sizeof *t);
-    if (!t)
-        return -ENOMEM;
+    if (!t) return -ENOMEM;
     for (uint32_t i = 0; i < w->cap; i++) {
-        if (!w->tab[i].rep)
-            continue;
+        if (!w->tab[i].rep) continue;
         uint32_t j = (uint32_t)(w->tab[i].h1 ^ w->tab[i].anc * B2 >> 32) & (cap - 1);
         while (t[j].rep)
             j = (j + 1) & (cap - 1);
@@ -60,8 +58,7 @@ static int grow_tab(walk_state *w)
 /* The node that deep node n (at depth d) prints as. */
 static int deep_rep(walk_state *w, uint32_t n, uint32_t d)
 {
-    if ((w->ntab + 1) * 2 > w->cap && grow_tab(w))
-        return -ENOMEM;
+    if ((w->ntab + 1) * 2 > w->cap && grow_tab(w)) return -ENOMEM;
     deep_key k = {w->path[RD_PATH_ROOT], n + 1, w->ph1[d] - w->ph1[d - RD_PATH_LEAF] * w->pow1,
                   w->ph2[d] - w->ph2[d - RD_PATH_LEAF] * w->pow2};
     uint32_t mask = w->cap - 1, j = (uint32_t)(k.h1 ^ k.anc * B2 >> 32) & mask;
@@ -95,8 +92,7 @@ static int walk(walk_state *w)
     const rd_node *nd = w->m->node;
     uint32_t n = nd[0].first_child, d = 1;
     while (n) {
-        if (visit(w, n, d))
-            return -ENOMEM;
+        if (visit(w, n, d)) return -ENOMEM;
         if (nd[n].first_child) {
             n = nd[n].first_child;
             d++;
@@ -114,8 +110,17 @@ static int walk(walk_state *w)
 int rd_paths_init(rd_paths *p, const rd_model *m, int lines)
 {
     size_t nn = (size_t)m->nnode + 1;
-    walk_state w = {m, p, lines, calloc(nn, sizeof *w.path), calloc(nn, sizeof *w.ph1),
-                    calloc(nn, sizeof *w.ph2), 1, 1, NULL, 0, 0};
+    walk_state w = {m,
+                    p,
+                    lines,
+                    calloc(nn, sizeof *w.path),
+                    calloc(nn, sizeof *w.ph1),
+                    calloc(nn, sizeof *w.ph2),
+                    1,
+                    1,
+                    NULL,
+                    0,
+                    0};
     p->rep = calloc(nn, sizeof *p->rep);
     p->depth = calloc(nn, sizeof *p->depth);
     for (int i = 0; i < RD_PATH_LEAF; i++) {
@@ -127,8 +132,7 @@ int rd_paths_init(rd_paths *p, const rd_model *m, int lines)
     free(w.ph1);
     free(w.ph2);
     free(w.tab);
-    if (e)
-        rd_paths_free(p);
+    if (e) rd_paths_free(p);
     return e;
 }
 
@@ -156,17 +160,14 @@ uint32_t rd_paths_get(const rd_paths *p, const rd_model *m, uint32_t n, uint32_t
     uint32_t d = p->depth[n], k = d > RD_PATH_MAX ? RD_PATH_MAX : d, i = k;
     for (uint32_t c = n; c && i > 0; c = m->node[c].parent) {
         uint32_t at = p->depth[c];
-        if (d > RD_PATH_MAX && at <= d - RD_PATH_LEAF && at > RD_PATH_ROOT)
-            continue; /* cut */
+        if (d > RD_PATH_MAX && at <= d - RD_PATH_LEAF && at > RD_PATH_ROOT) continue; /* cut */
         i--;
         fids[i] = m->node[c].fid;
-        if (nodes)
-            nodes[i] = c;
+        if (nodes) nodes[i] = c;
         if (d > RD_PATH_MAX && at == d - RD_PATH_LEAF + 1) {
             i--;
             fids[i] = RD_PATH_CUT;
-            if (nodes)
-                nodes[i] = 0;
+            if (nodes) nodes[i] = 0;
         }
     }
     return k;

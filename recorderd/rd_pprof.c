@@ -81,8 +81,8 @@ typedef struct pp {
     uint32_t *first_tn, *next_tn; /* per node its first tnode + 1, per tnode the next */
     uint32_t cut;                 /* pseudo fid of the cut of deep stacks: m->nfunc + 1 */
     rd_paths paths;
-    uint32_t *fids, *nodes;       /* a deep stack (RD_PATH_MAX each) */
-    struct deep_sample *deep;     /* samples of deep nodes, added up per (path, coroutine) */
+    uint32_t *fids, *nodes;   /* a deep stack (RD_PATH_MAX each) */
+    struct deep_sample *deep; /* samples of deep nodes, added up per (path, coroutine) */
     uint32_t ndeep, capdeep, *deep_ix, capdeep_ix;
     int err;
 } pp;
@@ -162,8 +162,7 @@ static const rd_func *func_of(const pp *p, uint32_t fid)
 static uint32_t leaf_line(const pp *p, uint32_t fid)
 {
     const rd_func *f = func_of(p, fid);
-    return fid != p->root && fid != p->cut && f->known && f->what != LT_WHAT_C ? f->linedefined
-                                                                               : 0;
+    return fid != p->root && fid != p->cut && f->known && f->what != LT_WHAT_C ? f->linedefined : 0;
 }
 
 static int grow_locations(pp *p)
@@ -368,10 +367,14 @@ static void add_deep(pp *p, uint32_t n, uint32_t track, uint64_t self, uint64_t 
 {
     if ((p->ndeep + 1) * 2 > p->capdeep_ix) {
         uint32_t cap = p->capdeep_ix ? p->capdeep_ix * 2 : 256, *ix = calloc(cap, sizeof *ix);
-        if (!ix) { p->err = -ENOMEM; return; }
+        if (!ix) {
+            p->err = -ENOMEM;
+            return;
+        }
         for (uint32_t i = 0; i < p->ndeep; i++) {
             uint32_t j = rd_model_hash2(p->deep[i].rep, p->deep[i].track) & (cap - 1);
-            while (ix[j]) j = (j + 1) & (cap - 1);
+            while (ix[j])
+                j = (j + 1) & (cap - 1);
             ix[j] = i + 1;
         }
         free(p->deep_ix);
@@ -494,8 +497,7 @@ static void pp_free(pp *p)
 int rd_pprof_encode(const rd_model *m, const rd_pprof_info *info, rd_pb *out)
 {
     static const rd_pprof_info none = {0};
-    pp p = {.m = m, .info = info ? info : &none, .out = out, .root = m->nfunc,
-            .cut = m->nfunc + 1};
+    pp p = {.m = m, .info = info ? info : &none, .out = out, .root = m->nfunc, .cut = m->nfunc + 1};
     uint64_t ns_total = 0;
     p.used = calloc((size_t)m->nfunc + 2, 1);
     p.fids = malloc(RD_PATH_MAX * sizeof *p.fids);
@@ -504,8 +506,7 @@ int rd_pprof_encode(const rd_model *m, const rd_pprof_info *info, rd_pb *out)
         p.err = -ENOMEM;
     else
         str(&p, ""); /* string 0 must be empty */
-    if (!p.err)
-        put_samples(&p, &ns_total);
+    if (!p.err) put_samples(&p, &ns_total);
     for (uint32_t fid = 0; fid <= p.cut && !p.err; fid++)
         if (p.used[fid]) put_function(&p, fid);
     if (!p.err) {

@@ -50,8 +50,7 @@ static int grow_track_ix(rd_model *m)
     }
     m->captrack_ix = cap;
     for (uint32_t i = 0; i < oldcap; i++)
-        if (old[i])
-            *track_slot(m, m->track[old[i] - 1].thread) = old[i];
+        if (old[i]) *track_slot(m, m->track[old[i] - 1].thread) = old[i];
     free(old);
     return 0;
 }
@@ -61,8 +60,7 @@ static int grow_track_ix(rd_model *m)
 static void unindex_track(rd_model *m, uint32_t k)
 {
     uint32_t *slot = m->captrack_ix ? track_slot(m, m->track[k].thread) : NULL;
-    if (!slot || *slot != k + 1)
-        return;
+    if (!slot || *slot != k + 1) return;
     uint32_t mask = m->captrack_ix - 1, i = (uint32_t)(slot - m->track_ix);
     m->track_ix[i] = 0;
     m->ntrack_ix--;
@@ -84,8 +82,7 @@ static uint32_t new_track(rd_model *m, uint64_t thread, uint64_t serial)
         k = m->free_track - 1;
         m->free_track = m->track[k].first_fid;
     } else {
-        if (rd_grow((void **)&m->track, &m->captrack, m->ntrack, sizeof *m->track))
-            return 0;
+        if (rd_grow((void **)&m->track, &m->captrack, m->ntrack, sizeof *m->track)) return 0;
         k = m->ntrack++;
     }
     m->track[k] = (rd_track){.thread = thread, .serial = serial};
@@ -94,14 +91,11 @@ static uint32_t new_track(rd_model *m, uint64_t thread, uint64_t serial)
 
 uint32_t rd_model_track(rd_model *m, uint64_t thread)
 {
-    if ((m->ntrack_ix + 1) * 2 > m->captrack_ix && grow_track_ix(m))
-        return 0;
+    if ((m->ntrack_ix + 1) * 2 > m->captrack_ix && grow_track_ix(m)) return 0;
     uint32_t *slot = track_slot(m, thread);
-    if (*slot && !m->track[*slot - 1].dead)
-        return *slot;
+    if (*slot && !m->track[*slot - 1].dead) return *slot;
     uint32_t had = *slot, k = new_track(m, thread, m->nserial);
-    if (!k)
-        return 0;
+    if (!k) return 0;
     m->nserial++;
     m->ntrack_ix += !had;
     return *slot = k;
@@ -111,8 +105,7 @@ void rd_model_track_end(rd_model *m, uint64_t thread)
 {
     uint32_t *slot = m->captrack_ix ? track_slot(m, thread) : NULL;
     rd_track *t = slot && *slot ? &m->track[*slot - 1] : NULL;
-    if (!t || t->dead)
-        return;
+    if (!t || t->dead) return;
     t->dead = 1;
     if (t->serial == 0 || m->nkept < m->keep_tracks) {
         m->nkept += t->serial != 0;
@@ -146,8 +139,7 @@ static uint32_t *share_slot(uint32_t *ix, uint32_t cap, const rd_tnode *tn, uint
 {
     uint32_t mask = cap - 1, i = rd_model_hash2(track, node) & mask;
     for (; ix[i]; i = (i + 1) & mask)
-        if (tn[ix[i] - 1].track == track && tn[ix[i] - 1].node == node)
-            break;
+        if (tn[ix[i] - 1].track == track && tn[ix[i] - 1].node == node) break;
     return &ix[i];
 }
 
@@ -157,8 +149,7 @@ static uint32_t *share_slot(uint32_t *ix, uint32_t cap, const rd_tnode *tn, uint
 static int index_tnodes(rd_model *m, uint32_t cap)
 {
     uint32_t *ix = calloc(cap, sizeof *ix);
-    if (!ix)
-        return -ENOMEM;
+    if (!ix) return -ENOMEM;
     for (uint32_t k = 0; k < m->ntnode; k++)
         if (m->node[m->tnode[k].node].first_tn != k + 1)
             *share_slot(ix, cap, m->tnode, m->tnode[k].track, m->tnode[k].node) = k + 1;
@@ -171,8 +162,7 @@ static int index_tnodes(rd_model *m, uint32_t cap)
 /* A new share of track in node; indexed at ix unless it is the node's first. */
 static uint32_t new_tnode(rd_model *m, uint32_t track, uint32_t node, uint32_t *ix)
 {
-    if (rd_grow((void **)&m->tnode, &m->captnode, m->ntnode, sizeof *m->tnode))
-        return 0;
+    if (rd_grow((void **)&m->tnode, &m->captnode, m->ntnode, sizeof *m->tnode)) return 0;
     m->tnode[m->ntnode] = (rd_tnode){.node = node, .track = track};
     m->track[track].nshare++;
     rd_node *nd = &m->node[node];
@@ -192,16 +182,14 @@ uint32_t rd_model_tnode(rd_model *m, uint32_t track, uint32_t node)
     rd_node *nd = &m->node[node];
     if (nd->hot_tn && nd->hot_track == track) /* one coroutine per node, mostly */
         return nd->hot_tn;
-    if (!nd->first_tn)
-        return new_tnode(m, track, node, NULL);
+    if (!nd->first_tn) return new_tnode(m, track, node, NULL);
     if (m->tnode[nd->first_tn - 1].track == track)
         return nd->hot_track = track, nd->hot_tn = nd->first_tn;
     if ((m->ntnode_ix + 1) * 2 > m->captnode_ix &&
         index_tnodes(m, m->captnode_ix ? m->captnode_ix * 2 : 1024))
         return 0;
     uint32_t *slot = share_slot(m->tnode_ix, m->captnode_ix, m->tnode, track, node);
-    if (*slot)
-        return nd->hot_track = track, nd->hot_tn = *slot;
+    if (*slot) return nd->hot_track = track, nd->hot_tn = *slot;
     return new_tnode(m, track, node, slot);
 }
 
@@ -216,14 +204,12 @@ int rd_model_fold_due(const rd_model *m)
 static int grow_agg_ix(rd_model *m)
 {
     uint32_t cap = m->capagg_ix ? m->capagg_ix * 2 : 64, *ix = calloc(cap, sizeof *ix);
-    if (!ix)
-        return -ENOMEM;
+    if (!ix) return -ENOMEM;
     for (uint32_t j = 0; j < m->capagg_ix; j++) {
         uint32_t k = m->agg_ix[j], i = k ? rd_model_hash2(m->track[k - 1].first_fid, 0) : 0;
         while (k && ix[i & (cap - 1)])
             i++;
-        if (k)
-            ix[i & (cap - 1)] = k;
+        if (k) ix[i & (cap - 1)] = k;
     }
     free(m->agg_ix);
     m->agg_ix = ix;
@@ -235,15 +221,12 @@ static int grow_agg_ix(rd_model *m)
  * first use: its index + 1, 0 if memory ran out. */
 static uint32_t agg_track(rd_model *m, uint32_t fid)
 {
-    if ((m->nagg_ix + 1) * 2 > m->capagg_ix && grow_agg_ix(m))
-        return 0;
+    if ((m->nagg_ix + 1) * 2 > m->capagg_ix && grow_agg_ix(m)) return 0;
     uint32_t mask = m->capagg_ix - 1, i = rd_model_hash2(fid, 0) & mask;
     for (; m->agg_ix[i]; i = (i + 1) & mask)
-        if (m->track[m->agg_ix[i] - 1].first_fid == fid)
-            return m->agg_ix[i];
+        if (m->track[m->agg_ix[i] - 1].first_fid == fid) return m->agg_ix[i];
     uint32_t k = new_track(m, 0, UINT64_MAX);
-    if (!k)
-        return 0;
+    if (!k) return 0;
     rd_track *t = &m->track[k - 1];
     t->first_fid = fid;
     t->named = t->agg = 1;
@@ -259,8 +242,7 @@ static uint32_t *fold_targets(rd_model *m)
             return NULL;
     uint32_t *into = calloc(m->ntrack + 1, sizeof *into);
     for (uint32_t k = 0; into && k < m->ntrack; k++)
-        if (m->track[k].fold)
-            into[k] = agg_track(m, m->track[k].named ? m->track[k].first_fid : 0);
+        if (m->track[k].fold) into[k] = agg_track(m, m->track[k].named ? m->track[k].first_fid : 0);
     return into;
 }
 
@@ -283,15 +265,13 @@ static void compact_shares(rd_model *m, const uint32_t *into, uint32_t *re, uint
     for (uint32_t j = 0; j < m->ntnode; j++) {
         rd_tnode t = m->tnode[j];
         rd_node *nd = &m->node[t.node];
-        if (into[t.track])
-            t.track = into[t.track] - 1;
+        if (into[t.track]) t.track = into[t.track] - 1;
         uint32_t *slot;
         if (nd->first_tn == j + 1) {
             m->tnode[w] = t;
             re[j + 1] = nd->first_tn = ++w;
         } else if (m->tnode[nd->first_tn - 1].track == t.track) {
-            if (!t.node)
-                add_counts(&m->tnode[nd->first_tn - 1], &t);
+            if (!t.node) add_counts(&m->tnode[nd->first_tn - 1], &t);
             re[j + 1] = nd->first_tn;
         } else if (*(slot = share_slot(ix, cap, m->tnode, t.track, t.node))) {
             add_counts(&m->tnode[*slot - 1], &t);
@@ -310,8 +290,7 @@ static void compact_shares(rd_model *m, const uint32_t *into, uint32_t *re, uint
 static void free_folded(rd_model *m)
 {
     for (uint32_t k = 0; k < m->ntrack; k++)
-        if (m->track[k].fold)
-            unindex_track(m, k); /* before any slot's thread changes */
+        if (m->track[k].fold) unindex_track(m, k); /* before any slot's thread changes */
     for (uint32_t k = 0; k < m->ntrack; k++) {
         rd_track *t = &m->track[k];
         t->nshare = 0;
@@ -330,8 +309,7 @@ static void free_folded(rd_model *m)
 static void shrink(rd_model *m, uint32_t cap)
 {
     uint32_t want = pow2_at_least(2ull * m->ntnode_ix + 2);
-    if (want < cap / 4)
-        index_tnodes(m, want);
+    if (want < cap / 4) index_tnodes(m, want);
     want = pow2_at_least(2ull * m->ntnode);
     rd_tnode *tn = want < m->captnode / 4 ? realloc(m->tnode, want * sizeof *tn) : NULL;
     if (tn) {

@@ -83,7 +83,8 @@ END_TEST
 START_TEST(test_path_alike)
 {
     /* two chains that differ at depth 50 (in the kept root part) */
-    uint32_t x = chain(chain(0, 49, 1, 0, 0), 1, 3, 0, 0), y = chain(chain(0, 49, 1, 0, 0), 1, 4, 0, 0);
+    uint32_t x = chain(chain(0, 49, 1, 0, 0), 1, 3, 0, 0),
+             y = chain(chain(0, 49, 1, 0, 0), 1, 4, 0, 0);
     uint32_t xs = chain(x, 1500, 2, 0, 7), ys = chain(y, 1500, 2, 0, 7);
     /* under x, chains that differ in the cut part only: by a call line at the leaf */
     uint32_t mid = chain(x, 200, 2, 0, 7);
@@ -92,7 +93,7 @@ START_TEST(test_path_alike)
     rd_paths p, q;
     ck_assert_int_eq(rd_paths_init(&p, &M, 0), 0);
     ck_assert_int_eq(rd_paths_init(&q, &M, 1), 0);
-    ck_assert_uint_ne(p.rep[xs], p.rep[ys]); /* the root-side frames differ */
+    ck_assert_uint_ne(p.rep[xs], p.rep[ys]);                /* the root-side frames differ */
     ck_assert_uint_eq(p.rep[xs], p.rep[M.node[xs].parent]); /* a recursion prints alike */
     ck_assert_uint_eq(p.rep[a], p.rep[xs]);
     ck_assert_uint_eq(q.rep[a], q.rep[xs]);
