@@ -84,7 +84,9 @@ static int visit(walk_state *w, uint32_t n, uint32_t d)
     w->ph2[d] = w->ph2[d - 1] * B2 + (v ^ 0x5bd1e995u);
     w->p->depth[n] = d;
     w->p->rep[n] = n;
-    return d > RD_PATH_MAX ? deep_rep(w, n, d) : 0;
+    if (d <= RD_PATH_MAX) return 0;
+    w->p->ndeep++;
+    return deep_rep(w, n, d);
 }
 
 static int walk(walk_state *w)
@@ -123,6 +125,7 @@ int rd_paths_init(rd_paths *p, const rd_model *m, int lines)
                     0};
     p->rep = calloc(nn, sizeof *p->rep);
     p->depth = calloc(nn, sizeof *p->depth);
+    p->ndeep = 0;
     for (int i = 0; i < RD_PATH_LEAF; i++) {
         w.pow1 *= B1;
         w.pow2 *= B2;
@@ -134,17 +137,6 @@ int rd_paths_init(rd_paths *p, const rd_model *m, int lines)
     free(w.tab);
     if (e) rd_paths_free(p);
     return e;
-}
-
-int rd_paths_deep(const rd_model *m)
-{
-    uint32_t *d = calloc((size_t)m->nnode + 1, sizeof *d), deep = !d;
-    for (uint32_t n = 1; d && n < m->nnode && !deep; n++) { /* a parent is older */
-        d[n] = d[m->node[n].parent] + 1;
-        deep = d[n] > RD_PATH_MAX;
-    }
-    free(d);
-    return (int)deep;
 }
 
 void rd_paths_free(rd_paths *p)

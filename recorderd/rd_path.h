@@ -19,6 +19,7 @@
 typedef struct rd_paths {
     uint32_t *rep;   /* node -> the node it prints as: itself unless deep */
     uint32_t *depth; /* node -> frames in its stack (the root's children: 1) */
+    uint32_t ndeep;  /* nodes deeper than RD_PATH_MAX: their paths have the cut */
 } rd_paths;
 
 /* Computes the paths of m's nodes. With lines, deep nodes print alike
@@ -27,10 +28,6 @@ typedef struct rd_paths {
  * -ENOMEM. */
 int rd_paths_init(rd_paths *p, const rd_model *m, int lines);
 void rd_paths_free(rd_paths *p);
-
-/* Whether some node of m is deeper than RD_PATH_MAX (1 also when memory
- * ran out: a writer then declares the cut frame unused). */
-int rd_paths_deep(const rd_model *m);
 
 /* Node n's printed path, root first, into fids and (if not NULL) nodes
  * (the node of each frame; 0 for the cut), each of RD_PATH_MAX entries.

@@ -62,9 +62,10 @@ static void write_frame(const rd_model *m, uint32_t fid, FILE *out)
 }
 
 /* Numbers the functions used by the tree (frame[fid] = index + 1), then
- * if all the others, then the cut of deep paths (frame[nfunc]), and
- * writes them as shared.frames. */
-static void write_frames(const rd_model *m, uint32_t *frame, int all, FILE *out)
+ * if all the others, then if some path of p has it the cut of deep paths
+ * (frame[nfunc]), and writes them as shared.frames. */
+static void write_frames(const rd_model *m, const rd_paths *p, uint32_t *frame, int all,
+                         FILE *out)
 {
     uint32_t next = 0;
     fputs("\"shared\":{\"frames\":[", out);
@@ -76,7 +77,7 @@ static void write_frames(const rd_model *m, uint32_t *frame, int all, FILE *out)
         fputs(next > 1 ? ",\n" : "\n", out);
         write_frame(m, fid, out);
     }
-    if (rd_paths_deep(m)) {
+    if (p->ndeep) {
         frame[m->nfunc] = ++next;
         fprintf(out, "%s{\"name\":\"%s\"}", next > 1 ? ",\n" : "\n", RD_PATH_CUT_LABEL);
     }
@@ -128,25 +129,22 @@ static uint64_t write_weights(const rd_model *m, const uint64_t *w, FILE *out)
 }
 
 /* One sampled profile: the tree's paths weighted by their self time. */
-static int write_sampled(const rd_model *m, const uint32_t *frame, const char *name, FILE *out)
+static int write_sampled(const rd_model *m, const rd_paths *p, const uint32_t *frame,
+                         const char *name, FILE *out)
 {
-    rd_paths p;
-    if (rd_paths_init(&p, m, 0))
-        return -ENOMEM;
-    uint64_t *w = path_weights(m, &p, rd_model_ns_per_tick(m));
+    uint64_t *w = path_weights(m, p, rd_model_ns_per_tick(m));
     uint32_t *fids = malloc(RD_PATH_MAX * sizeof *fids);
     int e = w && fids ? 0 : -ENOMEM;
     if (!e) {
         fputs("{\"type\":\"sampled\",\"name\":", out);
         rd_json_text(out, name);
         fputs(",\"unit\":\"nanoseconds\",\"startValue\":0,\n", out);
-        write_samples(m, &p, w, frame, fids, out);
+        write_samples(m, p, w, frame, fids, out);
         uint64_t total = write_weights(m, w, out);
         fprintf(out, "\"endValue\":%llu}", (unsigned long long)total);
     }
     free(w);
     free(fids);
-    rd_paths_free(&p);
     return e;
 }
 
@@ -161,16 +159,20 @@ static void write_head(const char *name, FILE *out)
 
 int rd_speedscope_write(const rd_model *m, const char *name, FILE *out)
 {
+    rd_paths p;
     uint32_t *frame = calloc(m->nfunc + 1, sizeof *frame);
-    if (!frame)
+    if (!frame || rd_paths_init(&p, m, 0)) {
+        free(frame);
         return -ENOMEM;
+    }
     name = name ? name : "luatrace";
     write_head(name, out);
-    write_frames(m, frame, 0, out);
+    write_frames(m, &p, frame, 0, out);
     fputs("\"profiles\":[", out);
-    int e = write_sampled(m, frame, name, out);
+    int e = write_sampled(m, &p, frame, name, out);
     fputs("]}\n", out);
     free(frame);
+    rd_paths_free(&p);
     return e ? e : ferror(out) ? -EIO : 0;
 }
 
@@ -225,15 +227,19 @@ static int write_evented(FILE *out, void *ud)
 {
     ev_writer *w = ud;
     char sname[512];
+    rd_paths p;
+    if (rd_paths_init(&p, w->m, 0))
+        return -ENOMEM;
     w->out = out;
     write_head(w->name, out);
-    write_frames(w->m, w->frame, 1, out);
+    write_frames(w->m, &p, w->frame, 1, out);
     fputs("\"profiles\":[\n", out);
     int e = write_tracks(w);
     snprintf(sname, sizeof sname, "%s (all coroutines, sampled)", w->name);
     if (!e)
-        e = write_sampled(w->m, w->frame, sname, out);
+        e = write_sampled(w->m, &p, w->frame, sname, out);
     fputs("]}\n", out);
+    rd_paths_free(&p);
     return e ? e : ferror(out) ? -EIO : 0;
 }
 
