@@ -59,23 +59,50 @@ static int cmp_rel(const void *a, const void *b, void *ctx)
     return c ? c : dx != dy ? (dx < dy ? -1 : 1) : strcmp(x, y);
 }
 
-/* Lines of f from first to last (0, 0: all), as <lines>; their totals. */
-static rd_cov_total put_lines(const rd_cov_file *f, uint32_t first, uint32_t last, int write,
-                              FILE *out)
+/* The lines of f (sorted, rd_cov_finish) from first to last, [*from, *to);
+ * last 0: all of them (the main chunk's range). Found by bisection: a
+ * file of many functions is not read once per function. */
+static void range(const rd_cov_file *f, uint32_t first, uint32_t last, uint32_t *from, uint32_t *to)
+{
+    uint32_t lo = 0, hi = f->nln;
+    if (!last) {
+        *from = 0, *to = f->nln;
+        return;
+    }
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (f->ln[mid].line < first)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *from = *to = lo;
+    while (*to < f->nln && f->ln[*to].line <= last)
+        ++*to;
+}
+
+/* Hit and executable lines of f from first to last (range). */
+static rd_cov_total range_total(const rd_cov_file *f, uint32_t first, uint32_t last)
 {
     rd_cov_total t = {0, 0, 0, 0};
-    if (write) fputs("<lines>\n", out);
-    for (uint32_t i = 0; i < f->nln; i++) {
-        const rd_cov_line *l = &f->ln[i];
-        if (!l->exec || (last && (l->line < first || l->line > last))) continue;
-        t.lines++;
-        t.hit += l->hits > 0;
-        if (write)
-            fprintf(out, "<line number=\"%u\" hits=\"%llu\" branch=\"false\"/>\n", l->line,
-                    (unsigned long long)l->hits);
+    uint32_t i, to;
+    for (range(f, first, last, &i, &to); i < to; i++) {
+        t.lines += f->ln[i].exec;
+        t.hit += f->ln[i].exec && f->ln[i].hits;
     }
-    if (write) fputs("</lines>\n", out);
     return t;
+}
+
+/* The executable lines of f from first to last (range) as <lines>. */
+static void put_lines(const rd_cov_file *f, uint32_t first, uint32_t last, FILE *out)
+{
+    uint32_t i, to;
+    fputs("<lines>\n", out);
+    for (range(f, first, last, &i, &to); i < to; i++)
+        if (f->ln[i].exec)
+            fprintf(out, "<line number=\"%u\" hits=\"%llu\" branch=\"false\"/>\n", f->ln[i].line,
+                    (unsigned long long)f->ln[i].hits);
+    fputs("</lines>\n", out);
 }
 
 static void put_class(const rd_cov_file *f, size_t root, FILE *out)
@@ -90,16 +117,16 @@ static void put_class(const rd_cov_file *f, size_t root, FILE *out)
             rate(t.hit, t.lines));
     for (uint32_t k = 0; k < f->nfn; k++) {
         const rd_cov_fn *fn = &f->fn[k];
-        rd_cov_total mt = put_lines(f, fn->line, fn->last, 0, out);
+        rd_cov_total mt = range_total(f, fn->line, fn->last);
         fputs("<method name=\"", out);
         rd_xml_put(out, fn->name ? fn->name : "?", SIZE_MAX);
         fprintf(out, "\" signature=\"\" line-rate=\"%.4f\" branch-rate=\"0\" complexity=\"0\">\n",
                 rate(mt.hit, mt.lines));
-        put_lines(f, fn->line, fn->last, 1, out);
+        put_lines(f, fn->line, fn->last, out);
         fputs("</method>\n", out);
     }
     fputs("</methods>\n", out);
-    put_lines(f, 0, 0, 1, out);
+    put_lines(f, 0, 0, out);
     fputs("</class>\n", out);
 }
 
