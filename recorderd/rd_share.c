@@ -15,11 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint32_t hash_thread(uint64_t id)
-{
-    return (uint32_t)(id * 0x9E3779B97F4A7C15ull >> 32);
-}
-
 static uint32_t pow2_at_least(uint64_t n)
 {
     uint32_t cap = 1024;
@@ -34,7 +29,7 @@ static uint32_t pow2_at_least(uint64_t n)
 /* Slot of id in the thread index (empty if absent); the index has room. */
 static uint32_t *track_slot(const rd_model *m, uint64_t id)
 {
-    uint32_t mask = m->captrack_ix - 1, i = hash_thread(id) & mask;
+    uint32_t mask = m->captrack_ix - 1, i = rd_model_hash_id(id) & mask;
     while (m->track_ix[i] && m->track[m->track_ix[i] - 1].thread != id)
         i = (i + 1) & mask;
     return &m->track_ix[i];
@@ -65,7 +60,7 @@ static void unindex_track(rd_model *m, uint32_t k)
     m->track_ix[i] = 0;
     m->ntrack_ix--;
     for (uint32_t j = (i + 1) & mask; m->track_ix[j]; j = (j + 1) & mask) {
-        uint32_t home = hash_thread(m->track[m->track_ix[j] - 1].thread) & mask;
+        uint32_t home = rd_model_hash_id(m->track[m->track_ix[j] - 1].thread) & mask;
         if (((j - home) & mask) >= ((j - i) & mask)) {
             m->track_ix[i] = m->track_ix[j];
             m->track_ix[j] = 0;
@@ -234,15 +229,21 @@ static uint32_t agg_track(rd_model *m, uint32_t fid)
     return m->agg_ix[i] = k;
 }
 
-/* into[k]: the aggregate track + 1 that track k folds into, 0 if it stays. */
+/* into[k]: the aggregate track + 1 that track k folds into, 0 if it stays.
+ * Sized for the aggregates made here: one per folded track at most. */
 static uint32_t *fold_targets(rd_model *m)
 {
-    for (uint32_t k = 0; k < m->ntrack; k++) /* first, as they may move m->track */
-        if (m->track[k].fold && !agg_track(m, m->track[k].named ? m->track[k].first_fid : 0))
+    uint32_t n = m->ntrack, nfold = 0;
+    for (uint32_t k = 0; k < n; k++)
+        nfold += m->track[k].fold;
+    uint32_t *into = calloc((size_t)n + nfold + 1, sizeof *into);
+    for (uint32_t k = 0; into && k < n; k++) {
+        const rd_track *t = &m->track[k];
+        if (t->fold && !(into[k] = agg_track(m, t->named ? t->first_fid : 0))) {
+            free(into);
             return NULL;
-    uint32_t *into = calloc(m->ntrack + 1, sizeof *into);
-    for (uint32_t k = 0; into && k < m->ntrack; k++)
-        if (m->track[k].fold) into[k] = agg_track(m, m->track[k].named ? m->track[k].first_fid : 0);
+        }
+    }
     return into;
 }
 
