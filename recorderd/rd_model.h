@@ -139,6 +139,13 @@ typedef struct rd_model {
                              the fuzzer sets both small to fold often */
 } rd_model;
 
+/* Hash of a thread id (rd_stack's, rd_timeline's and the model's thread
+ * tables). */
+static inline uint32_t rd_model_hash_id(uint64_t id)
+{
+    return (uint32_t)(id * 0x9E3779B97F4A7C15ull >> 32);
+}
+
 static inline uint32_t rd_model_hash2(uint32_t a, uint32_t b)
 {
     uint64_t x = ((uint64_t)a << 32 | b) * 0x9E3779B97F4A7C15ull;

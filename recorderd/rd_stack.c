@@ -10,11 +10,6 @@
 #define HOT static inline __attribute__((always_inline))
 #define COLD static __attribute__((noinline))
 
-static uint32_t hash_id(uint64_t id)
-{
-    return (uint32_t)(id * 0x9E3779B97F4A7C15ull >> 32);
-}
-
 int rd_stack_init(rd_stack *s, rd_model *m)
 {
     memset(s, 0, sizeof *s);
@@ -65,7 +60,8 @@ static void end_track(rd_stack *s, uint64_t id)
 
 static rd_thread *find_thread(rd_stack *s, uint64_t id)
 {
-    for (uint32_t i = hash_id(id) & (s->capth - 1); s->th[i].id; i = (i + 1) & (s->capth - 1))
+    uint32_t mask = s->capth - 1;
+    for (uint32_t i = rd_model_hash_id(id) & mask; s->th[i].id; i = (i + 1) & mask)
         if (s->th[i].id == id)
             return &s->th[i];
     return NULL;
@@ -80,7 +76,7 @@ static int grow_threads(rd_stack *s)
     for (uint32_t j = 0; j < s->capth; j++) {
         if (!s->th[j].id)
             continue;
-        uint32_t i = hash_id(s->th[j].id) & (cap - 1);
+        uint32_t i = rd_model_hash_id(s->th[j].id) & (cap - 1);
         while (t[i].id)
             i = (i + 1) & (cap - 1);
         t[i] = s->th[j];
@@ -100,7 +96,7 @@ static rd_thread *get_thread(rd_stack *s, uint64_t id)
     s->cur = NULL;
     if ((s->nth + 1) * 2 > s->capth && grow_threads(s))
         return NULL;
-    uint32_t i = hash_id(id) & (s->capth - 1);
+    uint32_t i = rd_model_hash_id(id) & (s->capth - 1);
     while (s->th[i].id)
         i = (i + 1) & (s->capth - 1);
     s->nth++;
@@ -122,7 +118,7 @@ static void drop_thread(rd_stack *s, uint64_t id)
     s->th[i] = (rd_thread){0};
     s->nth--;
     for (uint32_t j = (i + 1) & mask; s->th[j].id; j = (j + 1) & mask) {
-        uint32_t home = hash_id(s->th[j].id) & mask;
+        uint32_t home = rd_model_hash_id(s->th[j].id) & mask;
         if (((j - home) & mask) >= ((j - i) & mask)) {
             s->th[i] = s->th[j];
             s->th[j] = (rd_thread){0};

@@ -17,11 +17,6 @@
 #define BUF_MAX 16384
 #define REC_MAX 20 /* two varints */
 
-static uint32_t hash_id(uint64_t id)
-{
-    return (uint32_t)(id * 0x9E3779B97F4A7C15ull >> 32);
-}
-
 int rd_timeline_init(rd_timeline *tl, const rd_backend_info *const *info)
 {
     memset(tl, 0, sizeof *tl);
@@ -50,7 +45,7 @@ void rd_timeline_free(rd_timeline *tl)
 
 static uint32_t *ix_slot(rd_timeline *tl, uint64_t id)
 {
-    uint32_t mask = tl->capix - 1, i = hash_id(id) & mask;
+    uint32_t mask = tl->capix - 1, i = rd_model_hash_id(id) & mask;
     while (tl->ix[i] && tl->tr[tl->ix[i] - 1].thread != id)
         i = (i + 1) & mask;
     return &tl->ix[i];
@@ -82,7 +77,7 @@ static void ix_remove(rd_timeline *tl, uint64_t id)
     tl->ix[i] = 0;
     tl->nix--;
     for (uint32_t j = (i + 1) & mask; tl->ix[j]; j = (j + 1) & mask) {
-        uint32_t home = hash_id(tl->tr[tl->ix[j] - 1].thread) & mask;
+        uint32_t home = rd_model_hash_id(tl->tr[tl->ix[j] - 1].thread) & mask;
         if (((j - home) & mask) >= ((j - i) & mask)) {
             tl->ix[i] = tl->ix[j];
             tl->ix[j] = 0;
