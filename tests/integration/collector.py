@@ -219,25 +219,29 @@ def case_coroutine(c):
     expect(sum(rows[s] for s in body) == 4, 'line events in coroutine: %s' % rows)
 
 
-# The truth of the restart and dbghook programs: where() is the stack of
-# its caller, root first, as folded stacks name frames after their '@'
-# (SRC:LINEDEFINED, [C]); drive(co) resumes co, and a probe in co prefixes
-# its own stack with the resumer's (resumer;[C] for coroutine.resume).
+# The truth of the restart, dbghook and overflow programs: where() is the
+# stack of its caller, root first, as folded stacks name frames after their
+# '@' (SRC:LINEDEFINED, [C]), however deep (linear: a stack overflow's is
+# 15 000 frames); drive(co) resumes co and returns what resume does, and a
+# probe in co prefixes its own stack with the resumer's (resumer;[C] for
+# coroutine.resume).
 WHERE = '''
 local function where()
-  local t = {}
-  for level = 2, 200 do
-    local i = debug.getinfo(level, "S")
-    if not i then break end
-    table.insert(t, 1, i.what == "C" and "[C]" or i.short_src .. ":" .. i.linedefined)
+  local t, level = {}, 2
+  local i = debug.getinfo(level, "S")
+  while i do
+    t[#t + 1] = i.what == "C" and "[C]" or i.short_src .. ":" .. i.linedefined
+    level = level + 1
+    i = debug.getinfo(level, "S")
   end
-  return table.concat(t, ";")
+  local r = {}
+  for k = #t, 1, -1 do r[#r + 1] = t[k] end
+  return table.concat(r, ";")
 end
 local resumer = ""
 local function drive(co)
   resumer = where()
-  local ok = coroutine.resume(co)
-  return ok
+  return coroutine.resume(co)
 end
 '''
 
@@ -281,19 +285,7 @@ def expect_probe_stacks(c, session, truth):
            % (json.dumps(got, indent=1), json.dumps(truth, indent=1)))
 
 
-OVERFLOW = '''
-local function where()
-  local t, level = {}, 2
-  while debug.getinfo(level, "S") do
-    local i = debug.getinfo(level, "S")
-    table.insert(t, i.what == "C" and "[C]" or i.short_src .. ":" .. i.linedefined)
-    level = level + 1
-  end
-  local r = {}
-  for k = #t, 1, -1 do r[#r + 1] = t[k] end
-  return table.concat(r, ";")
-end
-local resumer = ""
+OVERFLOW = WHERE + '''
 local function probe()
   local s = where()
   if coroutine.running() then s = resumer .. ";[C];" .. s end
@@ -310,15 +302,13 @@ local function via_c(n)
   return e
 end
 print(pcall(via_c, 1))
-local co = coroutine.create(function() local r = rec(1) return r end)
-local function drive()
-  resumer = where()
-  return coroutine.resume(co)
-end
-print(drive())
+print(drive(coroutine.create(function() local r = rec(1) return r end)))
 local function after() probe() end
 after()
 '''
+
+
+REC_LINE = OVERFLOW.split('\n').index('  return 1 + rec(n + 1)') + 1  # where it overflows
 
 
 def cut_frames(stack):
@@ -341,7 +331,8 @@ def case_overflow(c):
     out = r.out.decode().splitlines()
     said = [line for line in out if not line.startswith('TRUTH ')]
     expect(len(said) == 3 and said[1] == 'false\tC stack overflow'
-           and all(said[k].startswith('false\toverflow.lua:21: stack overflow') for k in (0, 2)),
+           and all(said[k].startswith('false\toverflow.lua:%d: stack overflow' % REC_LINE)
+                   for k in (0, 2)),
            'the overflows: %r' % said)
     truth = {}
     for line in out:

@@ -344,23 +344,30 @@ def one(args, prog, tmp, *prog_args):
     return session, samples
 
 
-def workers(args, tmp):
-    """WORKERS: each coroutine's line events as its own hook counts them."""
-    src = os.path.join(tmp, 'src')
+def truth_run(args, tmp, name, text, *argv):
+    """Writes text as NAME.lua in a directory of its own and runs it
+    untraced with TRUTH=1; returns its path and its output."""
+    src = os.path.join(tmp, name)
     os.mkdir(src)
-    prog = os.path.join(src, 'workers.lua')
+    prog = os.path.join(src, name + '.lua')
     with open(prog, 'w') as f:
-        f.write(WORKERS)
+        f.write(text)
     env = corpus.base_env()
     env['TRUTH'] = '1'
-    res = corpus.run([args.lua, 'workers.lua'], src, env)
-    check(res.status == 0, 'workers.lua (untraced) failed:\n' + corpus.show_bytes(res.err))
+    res = corpus.run([args.lua, name + '.lua'] + list(argv), src, env)
+    check(res.status == 0, '%s.lua (untraced) failed:\n%s' % (name, corpus.show_bytes(res.err)))
+    return prog, res.out.decode()
+
+
+def workers(args, tmp):
+    """WORKERS: each coroutine's line events as its own hook counts them."""
+    prog, out = truth_run(args, tmp, 'workers', WORKERS)
     truth = {}
-    for line in res.out.decode().split('\n'):
+    for line in out.split('\n'):
         if line:
             k, n = re.match(r'^coroutine (\d+) (\d+)$', line).groups()
             truth[int(k)] = int(n)
-    check(sorted(truth) == [1, 2, 3], 'workers.lua printed %r' % res.out)
+    check(sorted(truth) == [1, 2, 3], 'workers.lua printed %r' % out)
     session, samples = one(args, prog, tmp)
     per = by_coroutine(samples)
     for k, n in truth.items():
@@ -380,18 +387,9 @@ def workers(args, tmp):
 def spawn(args, tmp):
     """SPAWN: labels of the kept and the folded coroutines, and their line
     events against their hooks'."""
-    src = os.path.join(tmp, 'spawn')
-    os.mkdir(src)
-    prog = os.path.join(src, 'spawn.lua')
-    with open(prog, 'w') as f:
-        f.write(SPAWN)
-    env = corpus.base_env()
-    env['TRUTH'] = '1'
-    res = corpus.run([args.lua, 'spawn.lua', str(SPAWN_N)], src, env)
-    check(res.status == 0, 'spawn.lua (untraced) failed:\n' + corpus.show_bytes(res.err))
-    truth = dict((k, int(v)) for k, v in re.findall(r'^(\w+) (\d+)$', res.out.decode(), re.M))
-    check(sorted(truth) == ['evens', 'keeper1', 'keeper2', 'odds'],
-          'spawn.lua printed %r' % res.out)
+    prog, out = truth_run(args, tmp, 'spawn', SPAWN, str(SPAWN_N))
+    truth = dict((k, int(v)) for k, v in re.findall(r'^(\w+) (\d+)$', out, re.M))
+    check(sorted(truth) == ['evens', 'keeper1', 'keeper2', 'odds'], 'spawn.lua printed %r' % out)
     _, samples = one(args, prog, tmp, str(SPAWN_N))
     per = by_coroutine(samples)
     body = {line: key for key, line in SPAWN_LINES.items()}
