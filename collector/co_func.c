@@ -7,7 +7,7 @@
  * offset of a Lua 5.1 closure; co_func_layout_check verifies that layout at
  * load time and, if it does not hold (another Lua), keys by closure
  * instead. A Proto address can be reused after the GC frees it, so a hit
- * is confirmed against the Proto's source and linedefined.
+ * is confirmed against the Proto's source, linedefined and co_proto_shape.
  *
  * A new Proto whose code (string.dump: source, linedefined, bytecode,
  * constants, debug info) equals that of a function already seen is that
@@ -32,6 +32,16 @@ static int layout_probe(lua_State *L)
     return lua_gettop(L);
 }
 
+/* Lua 5.1's string hash (lstring.c), to check where a TString keeps it */
+static uint32_t str_hash(const char *str, size_t l)
+{
+    uint32_t h = (uint32_t)l;
+    size_t step = (l >> 5) + 1;
+    for (size_t l1 = l; l1 >= step; l1 -= step)
+        h = h ^ ((h << 5) + (h >> 2) + (unsigned char)str[l1 - 1]);
+    return h;
+}
+
 int co_func_layout_check(lua_State *L)
 {
     int top = lua_gettop(L), ok = 0;
@@ -45,9 +55,11 @@ int co_func_layout_check(lua_State *L)
         lua_Debug ar;
         lua_pushvalue(L, -1);
         lua_getinfo(L, ">S", &ar);
+        const char *src = pa ? co_ptr_at(pa, PR_SOURCE) : NULL;
         ok = a != b && a[8] == LUA_TFUNCTION && a[CL_ISC] == 0 && pa && pa == pb &&
-             (const char *)co_ptr_at(pa, PR_SOURCE) + TS_SIZE == ar.source &&
-             co_int_at(pa, PR_LINEDEF) == ar.linedefined;
+             src + TS_SIZE == ar.source && co_int_at(pa, PR_LINEDEF) == ar.linedefined &&
+             co_int_at(pa, PR_LASTLINE) == ar.lastlinedefined &&
+             (uint32_t)co_int_at(src, TS_HASH) == str_hash(ar.source, strlen(ar.source));
     }
     lua_pushcfunction(L, layout_probe);
     const uint8_t *c = lua_topointer(L, -1);
@@ -336,13 +348,14 @@ static inline const co_fent *lookup(const co_state *s, const co_fent *k)
         const co_fent *e = &s->ft.e[i];
         if (e->key == k->key)
             /* else a recycled Proto address: a new function */
-            return e->src == k->src && e->line == k->line ? e : NULL;
+            return e->src == k->src && e->line == k->line && e->shape == k->shape ? e : NULL;
     }
     return NULL;
 }
 
-/* Pushes onto L the Lua function a coroutine runs (its deepest frame, or
- * the function waiting at its base if it has not started); returns 0 and
+/* Pushes onto L the Lua function a coroutine runs (its deepest frame: the
+ * body, or what the body tail-called; or the function waiting at its base
+ * if it has not started); returns 0 and
  * pushes nothing if there is none. */
 static int push_body(lua_State *L, lua_State *co)
 {
@@ -353,11 +366,12 @@ static int push_body(lua_State *L, lua_State *co)
         if (lua_status(co) != 0 || lua_gettop(co) < 1)
             return 0;
         lua_pushvalue(co, 1);
-    } else {
-        int level = 0;
-        while (lua_getstack(co, level + 1, &d))
-            level++;
-        lua_getstack(co, level, &d);
+    } else { /* the deepest level may be a tail call's (i_ci 0): no frame */
+        int deepest = 0;
+        for (int level = 0; lua_getstack(co, level, &d); level++)
+            if (d.i_ci != 0)
+                deepest = level;
+        lua_getstack(co, deepest, &d);
         lua_getinfo(co, "f", &d);
     }
     if (!lua_isfunction(co, -1) || lua_iscfunction(co, -1)) {
@@ -388,8 +402,8 @@ static const uint8_t *body_closure(lua_State *co)
 static co_fent wrap_key(const void *pr)
 {
     /* an odd address: no Proto or C function has one */
-    return (co_fent){(const char *)pr + 1, co_ptr_at(pr, PR_SOURCE), co_int_at(pr, PR_LINEDEF), 0,
-                     LT_FF_WRAP};
+    return (co_fent){(const char *)pr + 1, co_ptr_at(pr, PR_SOURCE), co_int_at(pr, PR_LINEDEF),
+                     co_proto_shape(pr), 0, LT_FF_WRAP};
 }
 
 /* A wrap function is known by its body: by the body's Proto while it is
@@ -449,6 +463,7 @@ uint32_t co_func_id_slow(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *fla
         if (!isC) {
             k.src = co_ptr_at(k.key, PR_SOURCE);
             k.line = co_int_at(k.key, PR_LINEDEF);
+            k.shape = co_proto_shape(k.key);
         }
     } else {
         lua_getinfo(L, "f", ar);

@@ -23,6 +23,20 @@ static inline uint32_t co_func_hash(const void *p)
  * function not seen yet. */
 uint32_t co_func_id_slow(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *flags);
 
+/* What tells a Proto from an earlier one the GC freed at its address,
+ * besides source and linedefined: source, line and code size alike are
+ * not enough when both the Proto and its source string were recycled (two
+ * chunks, "=a" and "=b", loaded one after the other). So the source's
+ * contents (the hash Lua keeps in the string), lastlinedefined and the
+ * code size, mixed. */
+static inline uint32_t co_proto_shape(const void *pr)
+{
+    const void *src = co_ptr_at(pr, PR_SOURCE);
+    uint32_t h = src ? (uint32_t)co_int_at(src, TS_HASH) : 0;
+    return h ^ (uint32_t)co_int_at(pr, PR_LASTLINE) * 0x9E3779B1u ^
+           (uint32_t)co_int_at(pr, PR_SIZECODE) * 0x85EBCA77u;
+}
+
 /* The id of the function of frame ar (0 if the trace is lost), its
  * LT_FF_* flags in *flags. The hot path: the function's entry at the first
  * slot it hashes to. A key is in the table once (insert replaces), so a
@@ -33,12 +47,15 @@ static inline uint32_t co_func_id(co_state *s, lua_State *L, lua_Debug *ar, uint
         const uint8_t *cl = co_func_closure(L, ar);
         const void *key = co_ptr_at(cl, CL_FP), *src = NULL;
         int line = 0;
+        uint32_t shape = 0;
         if (!cl[CL_ISC]) {
             src = co_ptr_at(key, PR_SOURCE);
             line = co_int_at(key, PR_LINEDEF);
+            shape = co_proto_shape(key);
         }
         const co_fent *e = &s->ft.e[co_func_hash(key) & (s->ft.cap - 1)];
-        if (__builtin_expect(e->key == key && e->src == src && e->line == line, 1)) {
+        if (__builtin_expect(e->key == key && e->src == src && e->line == line && e->shape == shape,
+                             1)) {
             *flags = e->flags;
             return e->fid;
         }

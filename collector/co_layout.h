@@ -69,6 +69,7 @@ enum {
     LV_SIZE = 16,
     /* TString: the bytes follow the header */
     TS_TT = 8,
+    TS_HASH = 12,
     TS_LEN = 16,
     TS_SIZE = 24,
     /* Table */

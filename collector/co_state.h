@@ -14,6 +14,7 @@ typedef struct co_fent {
     const void *key; /* Proto* of a Lua function, or the lua_CFunction */
     const void *src; /* Proto.source, to detect a recycled Proto address */
     int line;        /* Proto.linedefined, idem */
+    uint32_t shape;  /* co_proto_shape, idem */
     uint32_t fid;
     uint32_t flags; /* LT_FF_* */
 } co_fent;

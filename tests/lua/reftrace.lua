@@ -103,9 +103,15 @@ local WRAP_CF = cfid(coroutine.wrap(function() end))
 local function wrap_body_key(f)
   local co = cupvalue(f, 1)
   if type(co) ~= "thread" then return nil end
+  -- the deepest frame: a tail pseudo-level (func nil) is no frame, and
+  -- when the body tail-called, the deepest frame is its callee
   local body, level = cbase(co), 0
-  while getinfo(co, level, "f") do level = level + 1 end
-  if level > 0 then body = getinfo(co, level - 1, "f").func end
+  while true do
+    local info = getinfo(co, level, "f")
+    if not info then break end
+    body = info.func or body
+    level = level + 1
+  end
   if type(body) ~= "function" or cfid(body) then return nil end
   local b = getinfo(body, "S")
   return "wrap\0" .. b.source .. ":" .. b.linedefined .. "\0" .. dump(body)

@@ -1,0 +1,368 @@
+#!/usr/bin/env python3
+"""Random Lua programs, each checked against the reference tracer.
+
+  randprog.py --recorderd PATH [--seeds 1-40] [--lua lua5.1]
+              [--reftrace-c SO] [--save DIR] [--jobs N]
+  randprog.py --print SEED          the program of one seed, to stdout
+
+Each seed makes one deterministic program out of the constructs that stack
+rebuilding must get right, mixed at random: calls through locals, globals,
+fields and methods; tail calls into Lua and C functions; pcall, xpcall
+(handlers that call on), errors of every kind raised at any depth; Lua
+callbacks from C (table.sort, string.gsub, metamethods, loadstring
+chunks); coroutines created, wrapped, yielded from nested calls,
+abandoned, and resumed later from another coroutine. A budget bounds the
+calls. Every program is then checked exactly as a corpus program is
+(corpus.py): output unchanged by tracing, folded stacks by lines and by
+calls equal to the reference's.
+Exit status: 0 all pass, 1 a seed failed, 77 skipped (no recorderd).
+"""
+
+import argparse
+import os
+import random
+import shutil
+import signal
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+
+sys.dont_write_bytecode = True  # keep the source tree clean
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import corpus  # noqa: E402
+
+MOD = 1000003   # keeps every number a small integer: exact, printed alike
+
+
+class Gen:
+    """One program. Functions are numbered; each is reached in one of four
+    ways (which decides the names 5.1 and the tracers give it)."""
+
+    KINDS = ('local', 'global', 'field', 'method')
+
+    def __init__(self, seed):
+        self.r = random.Random(seed)
+        self.n = self.r.randint(3, 9)
+        self.kind = [self.r.choice(self.KINDS) for _ in range(self.n)]
+        self.chunks = 0
+
+    # {=================================================================
+    # How function j is named, called and passed
+
+    def name(self, j):
+        return {'local': 'f%d', 'global': 'g%d', 'field': 'M.f%d',
+                'method': 'M.m%d'}[self.kind[j]] % j
+
+    def call(self, j, d='d - 1', x='x'):
+        """An expression calling function j."""
+        if self.kind[j] == 'method':
+            return 'M:m%d(%s, %s)' % (j, d, x)
+        return '%s(%s, %s)' % (self.name(j), d, x)
+
+    def fargs(self, j, d='d - 1', x='x'):
+        """The function value and its arguments, for pcall(F, ...) and
+        the like: a method gets its self."""
+        pre = 'M, ' if self.kind[j] == 'method' else ''
+        return self.name(j), '%s%s, %s' % (pre, d, x)
+
+    def any_call(self, d='d - 1', x='x'):
+        return self.call(self.r.randrange(self.n), d, x)
+
+    # {=================================================================
+    # Statements: each a list of lines; those that call guard on d > 0
+
+    def stmt(self, depth):
+        r = self.r
+        pick = r.choice([
+            self.s_work, self.s_work, self.s_call, self.s_call, self.s_loop,
+            self.s_pcall, self.s_xpcall, self.s_error, self.s_create,
+            self.s_resume_pending, self.s_wrap, self.s_generator, self.s_yield,
+            self.s_sort, self.s_gsub, self.s_meta, self.s_chunk,
+            self.s_varargs, self.s_if])
+        if depth > 1 and pick in (self.s_loop, self.s_if):
+            pick = self.s_work
+        return pick(depth)
+
+    def guard(self, body):
+        return ['if d > 0 then'] + ['  ' + s for s in body] + ['end']
+
+    def s_work(self, depth):
+        k = self.r.randint(1, 9)
+        return ['x = (x * %d + %d) %% %d' % (k, k + 1, MOD)]
+
+    def s_call(self, depth):
+        return self.guard(['x = (x + %s) %% %d' % (self.any_call(), MOD)])
+
+    def s_loop(self, depth):
+        body = self.stmt(depth + 1) + self.s_work(depth)
+        return (['for i = 1, %d do' % self.r.randint(2, 4)]
+                + ['  ' + s for s in body] + ['end'])
+
+    def s_if(self, depth):
+        m = self.r.randint(2, 5)
+        body = self.stmt(depth + 1)
+        return (['if x %% %d == %d then' % (m, self.r.randrange(m))]
+                + ['  ' + s for s in body] + ['end'])
+
+    def caught(self):
+        """x's update from (ok, v) of a protected call."""
+        return ('x = (x + (ok and (tonumber(v) or 0) or'
+                ' (type(v) == "string" and #v or 3))) %% %d' % MOD)
+
+    def s_pcall(self, depth):
+        f, a = self.fargs(self.r.randrange(self.n))
+        return self.guard(['local ok, v = pcall(%s, %s)' % (f, a),
+                           self.caught()])
+
+    def s_xpcall(self, depth):
+        handler = self.r.choice([
+            'function(m) return type(m) == "string" and #m or 1 end',
+            # a handler that raises runs again on top, until the C stack
+            # overflows: where depends on the C levels a hook adds (the
+            # reference's Lua hook adds some), so the handler's calls are
+            # protected
+            'function(m) return select(2, pcall(%s, %s)) end'
+            % self.fargs(self.r.randrange(self.n), '0', '#tostring(d)'),
+            'debug.traceback', 'H'])
+        return self.guard([
+            'local ok, v = xpcall(function() return %s end, %s)'
+            % (self.any_call(), handler),
+            'if type(v) == "string" then v = #v end', self.caught()])
+
+    def s_error(self, depth):
+        m = self.r.randint(3, 9)
+        what = self.r.choice([
+            'error("e" .. d)', 'error({d})', 'error("lvl" .. d, 2)',
+            'error()', 'local t = nil; x = x + t.f', 'x = x + {}',
+            'error(d, 0)', 'string.rep()'])
+        return ['if x %% %d == %d then %s end' % (m, self.r.randrange(m), what)]
+
+    def s_create(self, depth):
+        f, a = self.fargs(self.r.randrange(self.n))
+        return self.guard([
+            'local co = coroutine.create(%s)' % f,
+            'local ok, v = coroutine.resume(co, %s)' % a,
+            'local n = 0',
+            'while ok and coroutine.status(co) == "suspended" and n < %d do'
+            % self.r.randint(0, 3),
+            '  n = n + 1',
+            '  ok, v = coroutine.resume(co, x)',
+            'end',
+            self.caught(),
+            'if coroutine.status(co) == "suspended" then'
+            ' PENDING[#PENDING + 1] = co end'])
+
+    def s_resume_pending(self, depth):
+        return ['local co = table.remove(PENDING, %d)'
+                % self.r.choice([1, 1, 2]),
+                'if co and coroutine.status(co) == "suspended" then',
+                '  local ok, v = coroutine.resume(co, x)',
+                '  ' + self.caught(),
+                'end']
+
+    def s_wrap(self, depth):
+        f, a = self.fargs(self.r.randrange(self.n))
+        return self.guard(['local w = coroutine.wrap(%s)' % f,
+                           'local ok, v = pcall(w, %s)' % a,
+                           'if ok then ok, v = pcall(w, x) end',
+                           self.caught()])
+
+    def s_generator(self, depth):
+        return self.guard([
+            'for v in coroutine.wrap(function()',
+            '  for i = 1, %d do coroutine.yield(%s) end'
+            % (self.r.randint(1, 3), self.any_call()),
+            'end) do x = (x + v) %% %d end' % MOD])
+
+    def s_yield(self, depth):
+        return ['if coroutine.running() then',
+                '  x = (x + (tonumber((coroutine.yield(x))) or 0)) %% %d' % MOD,
+                'end']
+
+    def s_sort(self, depth):
+        return self.guard([
+            'local t = {5, 3, 9, 1}',
+            'table.sort(t, function(a, b)',
+            '  if a == 9 then x = (x + %s) %% %d end' % (self.any_call(), MOD),
+            '  return a < b',
+            'end)'])
+
+    def s_gsub(self, depth):
+        return self.guard([
+            'local s = string.gsub("a1b2", "%%d", function(c) return %s end)'
+            % self.any_call(),
+            'x = (x + #s) %% %d' % MOD])
+
+    def s_meta(self, depth):
+        c = self.any_call()
+        use = self.r.choice([
+            'x = (x + o.key) % {0}', 'x = (x + (o + 1)) % {0}',
+            'x = (x + o(x)) % {0}', 'x = (x + #tostring(o)) % {0}',
+            'if o < o then x = x + 1 end', 'x = (x + #(o .. "z")) % {0}',
+            'o.new = x', 'x = (x + -o) % {0}'])
+        return self.guard([
+            'local o = setmetatable({}, {',
+            '  __index = function(t, k) return %s end,' % c,
+            '  __add = function(a, b) return %s end,' % c,
+            '  __call = function(self, a) return %s end,' % c,
+            '  __tostring = function(self) return "o" .. %s end,' % c,
+            '  __lt = function(a, b) return %s %% 2 == 0 end,' % c,
+            '  __concat = function(a, b) return "c" .. %s end,' % c,
+            '  __newindex = function(t, k, v) x = %s end,' % c,
+            '  __unm = function(a) return %s end})' % c,
+            use.format(MOD)])
+
+    def s_chunk(self, depth):
+        f, a = self.fargs(self.r.randrange(self.n))
+        self.chunks += 1
+        tail = self.r.choice(['return f(a, b, c)',
+                              'local r = f(a, b, c) return r'])
+        name = self.r.choice([', "=chunk%d"' % self.chunks, ''])
+        return self.guard([
+            'local chunk = loadstring("local f, a, b, c = ... %s"%s)' % (tail, name),
+            'x = (x + chunk(%s, %s)) %% %d' % (f, a, MOD)])
+
+    def s_varargs(self, depth):
+        return self.guard([
+            'x = (x + VA(%s, 1, 2) + select("#", %s)) %% %d'
+            % (self.any_call(), self.any_call(), MOD)])
+
+    # {=================================================================
+    # Functions and the program
+
+    def ret(self):
+        r = self.r.random()
+        if r < 0.3:
+            return 'return %s' % self.any_call()    # a tail call (d may be 0)
+        if r < 0.4:
+            return 'return math.max(x %% %d, (%s))' % (MOD, self.any_call())
+        return 'return x %% %d' % MOD
+
+    def function(self, j):
+        head = {'local': 'f%d = function(d, x)', 'global': 'function g%d(d, x)',
+                'field': 'M.f%d = function(d, x)',
+                'method': 'function M:m%d(d, x)'}[self.kind[j]] % j
+        body = ['BUDGET = BUDGET - 1', 'if BUDGET < 0 then d = 0 end']
+        for _ in range(self.r.randint(1, 5)):
+            body += self.stmt(0)
+        ret = self.ret()
+        if ret.startswith('return ') and 'd - 1' in ret:
+            body += ['if d <= 0 then return x %% %d end' % MOD]
+        return [head] + ['  ' + s for s in body + [ret]] + ['end', '']
+
+    def program(self):
+        r = self.r
+        locs = [self.name(j) for j in range(self.n) if self.kind[j] == 'local']
+        out = ['-- generated by randprog.py: the calls, errors and coroutines'
+               ' of a program, mixed at random',
+               'BUDGET = %d' % r.choice([60, 200, 600, 1500]),
+               'PENDING = {}',
+               'M = {}',
+               'function H(m) return type(m) == "string" and #m or 2 end',
+               'function VA(...) return select("#", ...) + (... or 0) end']
+        if locs:
+            out.append('local ' + ', '.join(locs))
+        out.append('')
+        for j in range(self.n):
+            out += self.function(j)
+        depth = r.randint(2, 7)
+        f, a = self.fargs(r.randrange(self.n), str(depth), 'r')
+        out += ['local total = 0',
+                'for r = 1, %d do' % r.randint(1, 4),
+                '  local ok, v = pcall(%s, %s)' % (f, a),
+                '  total = (total + (ok and (tonumber(v) or 0) or 1)) %% %d'
+                % MOD,
+                '  print(r, ok, type(v) == "string" and v or type(v))',
+                'end',
+                'for i, co in ipairs(PENDING) do',
+                '  local ok, v = coroutine.resume(co, i)',
+                '  print("pending", i, ok, type(v) == "table" and "table" or v)',
+                'end',
+                'print("total", total, BUDGET)']
+        end = r.random()
+        if end < 0.08:
+            out.append(self.call(r.randrange(self.n), '2', '7'))  # may raise
+        elif end < 0.14:
+            out.append('os.exit(%d)' % r.randint(0, 3))
+        return '\n'.join(out) + '\n'
+
+
+# {======================================================================
+
+def parse_seeds(text):
+    seeds = []
+    for part in text.split(','):
+        a, _, b = part.partition('-')
+        seeds += range(int(a), int(b or a) + 1)
+    return seeds
+
+
+def check_seed(args, seed, helper):
+    tmp = tempfile.mkdtemp(prefix='luatrace-rand-')
+    try:
+        prog = os.path.join(tmp, 'rand_%d.lua' % seed)
+        with open(prog, 'w') as f:
+            f.write(Gen(seed).program())
+        ns = argparse.Namespace(program=prog,
+                                recorderd=os.path.abspath(args.recorderd),
+                                lua=args.lua, reftrace_c=helper, save=None)
+        if args.save:
+            ns.save = os.path.join(args.save, 'seed-%d' % seed)
+        try:
+            corpus.check(ns, tmp)
+            return None
+        except corpus.Failure as e:
+            if args.save:
+                os.makedirs(ns.save, exist_ok=True)
+                shutil.copy(prog, ns.save)
+            return 'seed %d: %s' % (seed, e)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    p.add_argument('--recorderd', help='the recorderd binary')
+    p.add_argument('--lua', default='lua5.1', help='the Lua 5.1 interpreter')
+    p.add_argument('--seeds', default='1-40', help='e.g. 1-40 or 3,9,100-120')
+    p.add_argument('--reftrace-c', help='reftrace_c.so (built when not given)')
+    p.add_argument('--save', help='for each failing seed, its program and'
+                   ' folded files go into DIR/seed-N')
+    p.add_argument('--jobs', type=int, default=2)
+    p.add_argument('--print', type=int, metavar='SEED',
+                   help='print the program of SEED and exit')
+    return p.parse_args(argv)
+
+
+def main(argv):
+    args = parse_args(argv)
+    if args.print is not None:
+        sys.stdout.write(Gen(args.print).program())
+        return 0
+    if not (args.recorderd and os.path.isfile(args.recorderd)
+            and os.access(args.recorderd, os.X_OK)):
+        print('SKIP: no recorderd at %s' % args.recorderd)
+        return corpus.SKIP
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+    tmp = tempfile.mkdtemp(prefix='luatrace-randc-')
+    try:
+        try:
+            helper = args.reftrace_c or corpus.build_helper(tmp)
+        except corpus.Failure as e:
+            print('FAIL: %s' % e)
+            return 1
+        seeds = parse_seeds(args.seeds)
+        with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            fails = [f for f in pool.map(lambda s: check_seed(args, s, helper),
+                                         seeds) if f]
+        for f in fails:
+            print('FAIL: ' + f)
+        print('%d of %d random programs agree with the reference'
+              % (len(seeds) - len(fails), len(seeds)))
+        return 1 if fails else 0
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
