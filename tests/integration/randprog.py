@@ -78,7 +78,8 @@ class Gen:
             self.s_pcall, self.s_xpcall, self.s_error, self.s_create,
             self.s_resume_pending, self.s_wrap, self.s_generator, self.s_yield,
             self.s_sort, self.s_gsub, self.s_meta, self.s_chunk,
-            self.s_varargs, self.s_if])
+            self.s_varargs, self.s_if, self.s_deep, self.s_dump,
+            self.s_foreach])
         if depth > 1 and pick in (self.s_loop, self.s_if):
             pick = self.s_work
         return pick(depth)
@@ -153,9 +154,12 @@ class Gen:
             ' PENDING[#PENDING + 1] = co end'])
 
     def s_resume_pending(self, depth):
+        # unchecked, a resume may find the coroutine running, normal
+        # (it resumed us) or dead: an error result
+        check = self.r.choice(['coroutine.status(co) == "suspended"', 'true'])
         return ['local co = table.remove(PENDING, %d)'
                 % self.r.choice([1, 1, 2]),
-                'if co and coroutine.status(co) == "suspended" then',
+                'if co and %s then' % check,
                 '  local ok, v = coroutine.resume(co, x)',
                 '  ' + self.caught(),
                 'end']
@@ -222,6 +226,24 @@ class Gen:
             'local chunk = loadstring("local f, a, b, c = ... %s"%s)' % (tail, name),
             'x = (x + chunk(%s, %s)) %% %d' % (f, a, MOD)])
 
+    def s_deep(self, depth):
+        """A recursion far deeper than d: through pcall every few levels,
+        maybe failing at the bottom."""
+        n = self.r.choice([30, 120, 400])
+        # at most 40 pcalls deep: C levels stay well under 5.1's 200
+        k = max(self.r.randint(3, 40), n // 40 + 1)
+        return ['BUDGET = BUDGET - %d' % (n // 4),
+                'x = (x + DEEP(%d, %d, %s)) %% %d'
+                % (n, k, self.r.choice(['true', 'false']), MOD)]
+
+    def s_dump(self, depth):
+        return ['x = (x + loadstring(string.dump(VA))(x, 1)) %% %d' % MOD]
+
+    def s_foreach(self, depth):
+        return self.guard([
+            'table.foreach({7, 8}, function(k, v) x = (x + %s) %% %d end)'
+            % (self.any_call(), MOD)])
+
     def s_varargs(self, depth):
         return self.guard([
             'x = (x + VA(%s, 1, 2) + select("#", %s)) %% %d'
@@ -259,7 +281,20 @@ class Gen:
                'PENDING = {}',
                'M = {}',
                'function H(m) return type(m) == "string" and #m or 2 end',
-               'function VA(...) return select("#", ...) + (... or 0) end']
+               'function VA(...) return select("#", ...) + (... or 0) end',
+               'function DEEP(n, k, fail)',
+               '  if BUDGET < 0 then return 1 end',
+               '  if n == 0 then',
+               '    BUDGET = BUDGET - 1',
+               '    if fail then error("bottom") end',
+               '    return 1',
+               '  end',
+               '  if n % k == 0 then',
+               '    local ok, v = pcall(DEEP, n - 1, k, fail)',
+               '    return ok and v + 1 or 1',
+               '  end',
+               '  return DEEP(n - 1, k, fail) + 1',
+               'end']
         if locs:
             out.append('local ' + ', '.join(locs))
         out.append('')
