@@ -300,6 +300,12 @@ class Gen:
         out.append('')
         for j in range(self.n):
             out += self.function(j)
+        # names found in tables: M as a module, a local under a global alias
+        if r.random() < 0.3:
+            out.append('package.loaded["rand.mod"] = M')
+        for j in range(self.n):
+            if self.kind[j] == 'local' and r.random() < 0.3:
+                out.append('A%d = f%d' % (j, j))
         depth = r.randint(2, 7)
         f, a = self.fargs(r.randrange(self.n), str(depth), 'r')
         out += ['local total = 0',
