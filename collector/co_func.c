@@ -56,7 +56,7 @@ int co_func_layout_check(lua_State *L)
         lua_pushvalue(L, -1);
         lua_getinfo(L, ">S", &ar);
         const char *src = pa ? co_ptr_at(pa, PR_SOURCE) : NULL;
-        ok = a != b && a[8] == LUA_TFUNCTION && a[CL_ISC] == 0 && pa && pa == pb &&
+        ok = a != b && a[8] == LUA_TFUNCTION && a[CL_ISC] == 0 && pa && pa == pb && src &&
              src + TS_SIZE == ar.source && co_int_at(pa, PR_LINEDEF) == ar.linedefined &&
              co_int_at(pa, PR_LASTLINE) == ar.lastlinedefined &&
              (uint32_t)co_int_at(src, TS_HASH) == str_hash(ar.source, strlen(ar.source));

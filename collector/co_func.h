@@ -23,12 +23,11 @@ static inline uint32_t co_func_hash(const void *p)
  * function not seen yet. */
 uint32_t co_func_id_slow(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *flags);
 
-/* What tells a Proto from an earlier one the GC freed at its address,
- * besides source and linedefined: source, line and code size alike are
- * not enough when both the Proto and its source string were recycled (two
- * chunks, "=a" and "=b", loaded one after the other). So the source's
- * contents (the hash Lua keeps in the string), lastlinedefined and the
- * code size, mixed. */
+/* The GC can reuse a freed Proto's address, and its source string's: two
+ * chunks "=a" and "=b" loaded one after the other may get both. So a hit
+ * on a Proto's address, source and linedefined is also checked against
+ * this mix of the source's contents (the hash Lua keeps in the string),
+ * lastlinedefined and the code size. */
 static inline uint32_t co_proto_shape(const void *pr)
 {
     const void *src = co_ptr_at(pr, PR_SOURCE);
