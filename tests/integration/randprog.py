@@ -45,6 +45,9 @@ class Gen:
         self.n = self.r.randint(3, 9)
         self.kind = [self.r.choice(self.KINDS) for _ in range(self.n)]
         self.chunks = 0
+        # one program in ten may os.exit anywhere: inside coroutines, C
+        # callbacks, handlers (the trace must end whole wherever it stops)
+        self.may_exit = self.r.random() < 0.1
 
     # {=================================================================
     # How function j is named, called and passed
@@ -136,6 +139,8 @@ class Gen:
             'error("e" .. d)', 'error({d})', 'error("lvl" .. d, 2)',
             'error()', 'local t = nil; x = x + t.f', 'x = x + {}',
             'error(d, 0)', 'string.rep()'])
+        if self.may_exit and self.r.random() < 0.5:
+            what = 'io.write("exit\\n") os.exit(d % 3)'
         return ['if x %% %d == %d then %s end' % (m, self.r.randrange(m), what)]
 
     def s_create(self, depth):
