@@ -273,7 +273,7 @@ class Gen:
         for _ in range(self.r.randint(1, 5)):
             body += self.stmt(0)
         ret = self.ret()
-        if ret.startswith('return ') and 'd - 1' in ret:
+        if 'd - 1' in ret:  # a call at d <= 0 could chain forever
             body += ['if d <= 0 then return x %% %d end' % MOD]
         return [head] + ['  ' + s for s in body + [ret]] + ['end', '']
 
