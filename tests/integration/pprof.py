@@ -47,8 +47,10 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import corpus  # noqa: E402
 
-TOP_ROW = re.compile(r'^\s*(\d+)ns\s+[\d.]+%\s+[\d.]+%\s+(\d+)ns\s+[\d.]+%\s+(\S.*)$')
-TAG_ROW = re.compile(r'^\s+(\S+)\s+\(\s*[\d.]+%\):\s(.+)$')
+# pprof prints a percentage under 1% with %5.2g: 9.8e-05% for 20 ns in 20 ms
+PCT = r'[\d.]+(?:e[-+]\d+)?%'
+TOP_ROW = re.compile(r'^\s*(\d+)ns\s+%s\s+%s\s+(\d+)ns\s+%s\s+(\S.*)$' % (PCT, PCT, PCT))
+TAG_ROW = re.compile(r'^\s+(\S+)\s+\(\s*%s\):\s(.+)$' % PCT)
 PROFILE_ROW = re.compile(r'^\s*\d+\s+([\d.]+)\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+(\S.*)$')
 
 
@@ -218,9 +220,14 @@ def check_top(args, tmp, pb, selfs, total):
     check('Total samples = %dns' % total in text, 'pprof total is not %d ns:\n%s'
           % (total, text[:600]))
     flat = {}
-    for line in text.split('\n'):
+    rows = text.split('\n')
+    head = [i for i, line in enumerate(rows) if line.split()[:2] == ['flat', 'flat%']]
+    check(head, 'pprof -top: no header row:\n' + text[:600])
+    for line in rows[head[0] + 1:]:
         m = TOP_ROW.match(line)
+        check(m or not line.strip(), 'pprof -top: a row not understood: %r' % line)
         if m:
+            check(m.group(3) not in flat, 'pprof -top: %s twice' % m.group(3))
             flat[m.group(3)] = int(m.group(1))
     check(sum(flat.values()) == total, 'flat times add up to %d, not %d'
           % (sum(flat.values()), total))
