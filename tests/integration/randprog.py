@@ -87,8 +87,13 @@ class Gen:
             pick = self.s_work
         return pick(depth)
 
+    @staticmethod
+    def block(head, body):
+        """head, body indented, end."""
+        return [head] + ['  ' + s for s in body] + ['end']
+
     def guard(self, body):
-        return ['if d > 0 then'] + ['  ' + s for s in body] + ['end']
+        return self.block('if d > 0 then', body)
 
     def s_work(self, depth):
         k = self.r.randint(1, 9)
@@ -99,14 +104,12 @@ class Gen:
 
     def s_loop(self, depth):
         body = self.stmt(depth + 1) + self.s_work(depth)
-        return (['for i = 1, %d do' % self.r.randint(2, 4)]
-                + ['  ' + s for s in body] + ['end'])
+        return self.block('for i = 1, %d do' % self.r.randint(2, 4), body)
 
     def s_if(self, depth):
         m = self.r.randint(2, 5)
         body = self.stmt(depth + 1)
-        return (['if x %% %d == %d then' % (m, self.r.randrange(m))]
-                + ['  ' + s for s in body] + ['end'])
+        return self.block('if x %% %d == %d then' % (m, self.r.randrange(m)), body)
 
     def caught(self):
         """x's update from (ok, v) of a protected call."""
@@ -275,7 +278,7 @@ class Gen:
         ret = self.ret()
         if 'd - 1' in ret:  # a call at d <= 0 could chain forever
             body += ['if d <= 0 then return x %% %d end' % MOD]
-        return [head] + ['  ' + s for s in body + [ret]] + ['end', '']
+        return self.block(head, body + [ret]) + ['']
 
     def program(self):
         r = self.r
