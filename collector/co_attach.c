@@ -358,6 +358,7 @@ void co_attach_serve(lua_State *L, lua_Debug *ar)
     }
     s->attached = 1;
     s->state_ok = s->layout_ok && g_state_ok;
+    co_func_fast_path(s);
     co_hook_set_state(s);
     s->cur_L = L;
     if (g_walk_ok) /* the running thread's stack includes this event */

@@ -6,8 +6,10 @@
  * share it), its lua_CFunction for a C function. Both sit at the same
  * offset of a Lua 5.1 closure; co_func_layout_check verifies that layout at
  * load time and, if it does not hold (another Lua), keys by closure
- * instead. A Proto address can be reused after the GC frees it, so a hit
- * is confirmed against the Proto's source, linedefined and co_proto_shape.
+ * instead. A Proto address can be reused after the GC frees it: the
+ * allocator reports the free (co_alloc.c) and the entry goes before the
+ * next lookup (co_func_forget). Without that watch a hit is confirmed
+ * against the Proto's source, linedefined and co_proto_shape.
  *
  * A new Proto whose code (string.dump: source, linedefined, bytecode,
  * constants, debug info) equals that of a function already seen is that
@@ -93,9 +95,11 @@ int co_func_init(co_state *s)
     s->ct.e = calloc(s->ct.cap, sizeof *s->ct.e);
     s->st.cap = 1024;
     s->st.e = calloc(s->st.cap, sizeof *s->st.e);
+    s->freed_cap = 64;
+    s->freed = malloc(s->freed_cap * sizeof *s->freed);
     s->next_fid = 1;
     s->next_sid = 1;
-    return s->ft.e && s->ct.e && s->st.e ? 0 : -1;
+    return s->ft.e && s->ct.e && s->st.e && s->freed ? 0 : -1;
 }
 
 void co_func_free(co_state *s)
@@ -105,6 +109,9 @@ void co_func_free(co_state *s)
     free(s->st.e);
     free(s->ft.e);
     free(s->ct.e);
+    free(s->freed);
+    s->freed = NULL;
+    s->nfreed = 0;
     s->st.e = NULL;
     s->ft.e = NULL;
     s->ct.e = NULL;
@@ -242,26 +249,6 @@ static uint32_t describe(co_state *s, lua_State *L, lua_Debug *ar, int isC, uint
     return fid;
 }
 
-static int grow_funcs(co_ftab *t)
-{
-    uint32_t cap = t->cap * 2;
-    co_fent *e = calloc(cap, sizeof *e);
-    if (!e)
-        return -1;
-    for (uint32_t i = 0; i < t->cap; i++) {
-        if (!t->e[i].key)
-            continue;
-        uint32_t j = co_func_hash(t->e[i].key) & (cap - 1);
-        while (e[j].key)
-            j = (j + 1) & (cap - 1);
-        e[j] = t->e[i];
-    }
-    free(t->e);
-    t->e = e;
-    t->cap = cap;
-    return 0;
-}
-
 static int dump_writer(lua_State *L, const void *p, size_t n, void *ud)
 {
     (void)L;
@@ -319,38 +306,54 @@ static uint32_t lua_func_fid(co_state *s, lua_State *L, lua_Debug *ar)
     return fid;
 }
 
-static void insert(co_state *s, co_fent k)
-{
-    uint32_t i = co_func_hash(k.key) & (s->ft.cap - 1);
-    while (s->ft.e[i].key && s->ft.e[i].key != k.key)
-        i = (i + 1) & (s->ft.cap - 1);
-    if (!s->ft.e[i].key)
-        s->ft.n++;
-    s->ft.e[i] = k;
-}
-
 static uint32_t func_new(co_state *s, lua_State *L, lua_Debug *ar, co_fent k, int isC)
 {
     k.flags = isC ? fflags(s, k.key) : 0;
     k.fid = isC ? describe(s, L, ar, isC, k.flags, 1) : lua_func_fid(s, L, ar);
     if (!k.fid)
         return 0;
-    if ((s->ft.n + 1) * 2 > s->ft.cap && grow_funcs(&s->ft))
+    if ((s->ft.n + 1) * 2 > s->ft.cap && co_ftab_grow(&s->ft))
         return k.fid; /* correct id, just not cached */
-    insert(s, k);
+    co_ftab_insert(&s->ft, k);
     return k.fid;
 }
 
-static inline const co_fent *lookup(const co_state *s, const co_fent *k)
+/* More Protos freed between two lookups than this: forget them all. */
+#define CO_FREED_MAX (1u << 16)
+
+void co_func_freed(co_state *s, const void *pr)
 {
-    for (uint32_t i = co_func_hash(k->key) & (s->ft.cap - 1); s->ft.e[i].key;
-         i = (i + 1) & (s->ft.cap - 1)) {
-        const co_fent *e = &s->ft.e[i];
-        if (e->key == k->key)
-            /* else a recycled Proto address: a new function */
-            return e->src == k->src && e->line == k->line && e->shape == k->shape ? e : NULL;
+    if (!pr || !s || !s->freed || !s->ft.n || s->forget_all)
+        return;
+    if (s->nfreed == s->freed_cap) {
+        const void **g = s->freed_cap < CO_FREED_MAX
+                             ? realloc(s->freed, 2 * s->freed_cap * sizeof *g) : NULL;
+        if (!g) {
+            s->forget_all = 1;
+            s->nfreed = 0;
+            return;
+        }
+        s->freed = g;
+        s->freed_cap *= 2;
     }
-    return NULL;
+    s->freed[s->nfreed++] = pr;
+}
+
+void co_func_forget(co_state *s)
+{
+    for (uint32_t i = 0; i < s->nfreed; i++) {
+        co_ftab_remove(&s->ft, s->freed[i]);
+        co_ftab_remove(&s->ft, (const char *)s->freed[i] + 1); /* its wraps' entry */
+    }
+    s->nfreed = 0;
+    /* every Lua function's entry (src set); C functions are code, not heap.
+     * An entry can move back into slot i: look at i again. */
+    for (uint32_t i = 0; s->forget_all && i < s->ft.cap;)
+        if (s->ft.e[i].key && s->ft.e[i].src)
+            co_ftab_remove(&s->ft, s->ft.e[i].key);
+        else
+            i++;
+    s->forget_all = 0;
 }
 
 /* Pushes onto L the Lua function a coroutine runs (its deepest frame: the
@@ -412,15 +415,17 @@ static co_fent wrap_key(const void *pr)
  * their bodies do. */
 uint32_t co_func_wrap_id(co_state *s, lua_State *L, lua_Debug *ar, lua_State *co, uint32_t fid)
 {
+    if (s->nfreed | s->forget_all)
+        co_func_forget(s);
     const uint8_t *cl = s->state_ok && co ? body_closure(co) : NULL;
     co_fent k;
-    const co_fent *e = cl ? lookup(s, (k = wrap_key(co_ptr_at(cl, CL_FP)), &k)) : NULL;
+    const co_fent *e = cl ? co_ftab_find(&s->ft, (k = wrap_key(co_ptr_at(cl, CL_FP)), &k)) : NULL;
     if (e) /* every resume of a known generator */
         return e->fid;
     if (!s->layout_ok || !co || !push_body(L, co))
         return fid;
     k = wrap_key(co_ptr_at(lua_topointer(L, -1), CL_FP));
-    if ((e = lookup(s, &k))) {
+    if ((e = co_ftab_find(&s->ft, &k))) {
         lua_pop(L, 1);
         return e->fid;
     }
@@ -440,8 +445,8 @@ uint32_t co_func_wrap_id(co_state *s, lua_State *L, lua_Debug *ar, lua_State *co
             s->ct.n++;
         }
     }
-    if (k.fid && ((s->ft.n + 1) * 2 <= s->ft.cap || !grow_funcs(&s->ft)))
-        insert(s, k);
+    if (k.fid && ((s->ft.n + 1) * 2 <= s->ft.cap || !co_ftab_grow(&s->ft)))
+        co_ftab_insert(&s->ft, k);
     return k.fid ? k.fid : fid;
 }
 
@@ -471,7 +476,7 @@ uint32_t co_func_id_slow(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *fla
         k.key = isC ? (const void *)lua_tocfunction(L, -1) : (const void *)cl;
         lua_pop(L, 1);
     }
-    const co_fent *e = lookup(s, &k);
+    const co_fent *e = co_ftab_find(&s->ft, &k);
     if (e) {
         *flags = e->flags;
         return e->fid;

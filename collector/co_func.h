@@ -13,21 +13,16 @@ static inline const uint8_t *co_func_closure(lua_State *L, const lua_Debug *ar)
     return co_ptr_at(co_ptr_at(ci, CI_FUNC), 0);
 }
 
-static inline uint32_t co_func_hash(const void *p)
-{
-    uint64_t x = (uint64_t)(uintptr_t)p;
-    return (uint32_t)((x >> 3) * 0x9E3779B97F4A7C15ull >> 32);
-}
-
 /* co_func_id past its first probe: another layout, a collision, or a
  * function not seen yet. */
 uint32_t co_func_id_slow(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *flags);
 
 /* The GC can reuse a freed Proto's address, and its source string's: two
- * chunks "=a" and "=b" loaded one after the other may get both. So a hit
- * on a Proto's address, source and linedefined is also checked against
- * this mix of the source's contents (the hash Lua keeps in the string),
- * lastlinedefined and the code size. */
+ * chunks "=a" and "=b" loaded one after the other may get both. Where the
+ * allocator is not watched (co_alloc.c), a hit on a Proto's address,
+ * source and linedefined is also checked against this mix of the source's
+ * contents (the hash Lua keeps in the string), lastlinedefined and the
+ * code size. */
 static inline uint32_t co_proto_shape(const void *pr)
 {
     const void *src = co_ptr_at(pr, PR_SOURCE);
@@ -38,23 +33,17 @@ static inline uint32_t co_proto_shape(const void *pr)
 
 /* The id of the function of frame ar (0 if the trace is lost), its
  * LT_FF_* flags in *flags. The hot path: the function's entry at the first
- * slot it hashes to. A key is in the table once (insert replaces), so a
+ * slot it hashes to. A key is in the table once (insert replaces), and a
+ * freed Proto's key leaves it before the next lookup (co_alloc.c), so a
  * match there is what a full lookup would find. */
 static inline uint32_t co_func_id(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *flags)
 {
-    if (__builtin_expect(s->state_ok, 1)) { /* implies layout_ok */
-        const uint8_t *cl = co_func_closure(L, ar);
-        const void *key = co_ptr_at(cl, CL_FP), *src = NULL;
-        int line = 0;
-        uint32_t shape = 0;
-        if (!cl[CL_ISC]) {
-            src = co_ptr_at(key, PR_SOURCE);
-            line = co_int_at(key, PR_LINEDEF);
-            shape = co_proto_shape(key);
-        }
+    if (__builtin_expect(s->nfreed | s->forget_all, 0))
+        co_func_forget(s);
+    if (__builtin_expect(s->key_only, 1)) {
+        const void *key = co_ptr_at(co_func_closure(L, ar), CL_FP);
         const co_fent *e = &s->ft.e[co_func_hash(key) & (s->ft.cap - 1)];
-        if (__builtin_expect(e->key == key && e->src == src && e->line == line && e->shape == shape,
-                             1)) {
+        if (__builtin_expect(e->key == key, 1)) {
             *flags = e->flags;
             return e->fid;
         }

@@ -65,6 +65,7 @@ enum {
     PR_LINEDEF = 96,
     PR_LASTLINE = 100,
     PR_READ = 104,
+    PR_SIZE = 120, /* sizeof(Proto): the size Lua frees it with (co_alloc.c) */
     /* LocVar: varname, startpc (8), endpc (12) */
     LV_SIZE = 16,
     /* TString: the bytes follow the header */

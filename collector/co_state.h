@@ -9,21 +9,8 @@
 
 #include "lt_event.h"
 #include "lt_ring.h"
+#include "co_ftab.h"
 
-typedef struct co_fent {
-    const void *key; /* Proto* of a Lua function, or the lua_CFunction */
-    const void *src; /* Proto.source, to detect a recycled Proto address */
-    int line;        /* Proto.linedefined, idem */
-    uint32_t shape;  /* co_proto_shape, idem */
-    uint32_t fid;
-    uint32_t flags; /* LT_FF_* */
-} co_fent;
-
-typedef struct co_ftab {
-    co_fent *e;
-    uint32_t cap; /* power of two */
-    uint32_t n;
-} co_ftab;
 
 /* Lua functions by code: a hash of string.dump's bytes (source,
  * linedefined, bytecode, constants, debug info) -> fid. */
@@ -94,6 +81,8 @@ typedef struct co_state {
     int state_ok;  /* lua_State/CallInfo layout verified: no getinfo("f") */
     int table_ok;  /* Table layout verified: names found by reading tables */
     int thread_ok; /* lua_State layout verified for the switch path (co_thread.c) */
+    int watched;   /* the state's allocator reports freed Protos (co_alloc.c) */
+    int key_only;  /* state_ok and watched: a cache hit on the key alone is exact */
     int drop_mode; /* LUATRACE_MODE=drop: never wait for space */
     int discard;   /* LUATRACE_SINK=discard: nobody reads; for scripts/bench */
     const void *registry; /* identifies the traced Lua state (universe) */
@@ -117,6 +106,9 @@ typedef struct co_state {
     uint64_t depth_end; /* after the last CALL, LINE or RET */
     uint32_t depth;     /* the depth it implies */
     co_ftab ft;
+    const void **freed; /* Protos freed since the last lookup (co_func_freed) */
+    uint32_t nfreed, freed_cap;
+    int forget_all;     /* freed could not grow: forget every Lua function */
     co_ctab ct;
     co_stab st;
     uint32_t next_fid;
@@ -198,11 +190,27 @@ int co_func_state_check(lua_State *L, lua_CFunction running);
  * (FUNC/STR records, naming) on first sight. Sets *flags to its LT_FF_*
  * flags. Returns 0 if the record could not be written. */
 
+/* The GC freed the Proto at pr (or a block of its size): the cache
+ * forgets pr before its next lookup. Called from the allocator, at any
+ * allocation, so it only notes pr; co_func_id does the rest. */
+void co_func_freed(co_state *s, const void *pr);
+/* Forgets the functions of the Protos in s->freed. */
+void co_func_forget(co_state *s);
+/* Sets s->key_only once state_ok and watched are known. */
+static inline void co_func_fast_path(co_state *s)
+{
+    s->key_only = s->state_ok && s->watched;
+}
 /* A call of a coroutine.wrap function (fid): its own id per coroutine body
  * (co's function), named by the call site that first ran one, as every
  * wrap function is one C function. Returns fid when co's body is unknown. */
 uint32_t co_func_wrap_id(co_state *s, lua_State *L, lua_Debug *ar, lua_State *co, uint32_t fid);
 
+/* ---- co_alloc.c: watching the state's allocator ---- */
+/* Wraps L's allocator so that freed Protos reach co_func_freed (once per
+ * state; the module is pinned in memory from then on). Returns 1 if L's
+ * frees are watched. */
+int co_alloc_watch(lua_State *L);
 /* ---- co_hook.c ---- */
 
 void co_hook(lua_State *L, lua_Debug *ar);

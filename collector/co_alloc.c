@@ -1,0 +1,106 @@
+/* co_alloc: the traced state's allocator, watched for freed Protos.
+ *
+ * The function cache (co_func.c) keys a Lua function by its Proto's
+ * address. When the GC frees a Proto, a later one can get its address
+ * (often with its chunk name's string too), and a cache hit would then name
+ * the new function after the old one. So the state's allocator is wrapped:
+ * a free of a Proto-sized block is passed on to the cache, which forgets
+ * that address before its next lookup (co_func_freed, co_func_forget).
+ * Every allocation of the program goes through one more call; only frees
+ * of one size do any work.
+ *
+ * The wrapper must outlive the state (lua_close frees through it, and
+ * Lua 5.1 unloads C modules while closing), so the module pins itself in
+ * memory once it is installed. */
+#include <dlfcn.h>
+#include <lauxlib.h>
+#include <stdlib.h>
+
+#include "co_layout.h"
+#include "co_state.h"
+
+/* What a wrapped allocator forwards to. Never freed: a state closed
+ * without its finalizers may still free through it. */
+typedef struct co_watch {
+    lua_Alloc f;
+    void *ud;
+} co_watch;
+
+static void *__attribute__((noinline)) watch_free(const co_watch *w, void *ptr, size_t osize)
+{
+    co_func_freed(co_hook_state(), ptr);
+    return w->f(w->ud, ptr, osize, 0);
+}
+
+/* Lean: one compare and a tail call for every other allocation. */
+static void *watch_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    const co_watch *w = ud;
+    if (__builtin_expect(nsize == 0 && osize == PR_SIZE, 0))
+        return watch_free(w, ptr, osize);
+    return w->f(w->ud, ptr, osize, nsize);
+}
+
+/* The size check's allocator: notes the Proto's free. */
+static const void *g_probe_proto;
+static int g_probe_seen;
+
+static void *probe_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    (void)ud;
+    if (ptr && ptr == g_probe_proto && nsize == 0)
+        g_probe_seen = osize == PR_SIZE ? 1 : -1;
+    if (nsize == 0) {
+        free(ptr);
+        return NULL;
+    }
+    return realloc(ptr, nsize);
+}
+
+/* Does this Lua free a Proto as one block of PR_SIZE bytes at its
+ * address? Asked of a state of our own, so that the traced one needs no
+ * full collection. */
+static int proto_free_check(void)
+{
+    lua_State *P = lua_newstate(probe_alloc, NULL);
+    if (!P)
+        return 0;
+    g_probe_seen = 0;
+    g_probe_proto = NULL;
+    if (luaL_loadstring(P, "local a = ... return a") == 0 && co_func_layout_check(P)) {
+        const uint8_t *cl = lua_topointer(P, -1);
+        g_probe_proto = co_ptr_at(cl, CL_FP);
+    }
+    lua_settop(P, 0);
+    lua_close(P); /* frees the chunk's Proto */
+    int ok = g_probe_proto && g_probe_seen == 1;
+    g_probe_proto = NULL;
+    return ok;
+}
+
+/* Keeps this module loaded for good. */
+static int pin_module(void)
+{
+    Dl_info info;
+    if (!dladdr((void *)watch_alloc, &info) || !info.dli_fname)
+        return 0;
+    return dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE) != NULL;
+}
+
+int co_alloc_watch(lua_State *L)
+{
+    static int checked, ok;
+    void *ud;
+    if (lua_getallocf(L, &ud) == watch_alloc)
+        return 1; /* a trace before this one installed it */
+    if (!checked) {
+        checked = 1;
+        ok = proto_free_check() && pin_module();
+    }
+    co_watch *w = ok ? malloc(sizeof *w) : NULL;
+    if (!w)
+        return 0;
+    w->f = lua_getallocf(L, &w->ud);
+    lua_setallocf(L, watch_alloc, w);
+    return 1;
+}
