@@ -21,10 +21,12 @@ typedef struct co_ftab {
     uint32_t n;
 } co_ftab;
 
+/* Every bit of the address counts: a body's wraps key (its Proto + 1)
+ * must not share the Proto's home slot. */
 static inline uint32_t co_func_hash(const void *p)
 {
     uint64_t x = (uint64_t)(uintptr_t)p;
-    return (uint32_t)((x >> 3) * 0x9E3779B97F4A7C15ull >> 32);
+    return (uint32_t)(x * 0x9E3779B97F4A7C15ull >> 32);
 }
 
 /* k's entry, or NULL if its key is absent or holds another function (a

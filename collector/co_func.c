@@ -385,22 +385,6 @@ static int push_body(lua_State *L, lua_State *co)
     return 1;
 }
 
-/* push_body's function read from co's structures, without a push: the
- * bottom frame's function (ci->func of base_ci + 1) of a started
- * coroutine, stack index 1 of one not started. NULL: none, or a C one. */
-static const uint8_t *body_closure(lua_State *co)
-{
-    const char *base_ci = co_ptr_at(co, LS_BASE_CI), *slot;
-    if ((const char *)co_ptr_at(co, LS_CI) > base_ci)
-        slot = co_ptr_at(base_ci + CI_SIZE, CI_FUNC);
-    else if (((const uint8_t *)co)[LS_STATUS] == 0 && co_ptr_at(co, LS_TOP) > co_ptr_at(co, LS_BASE))
-        slot = co_ptr_at(co, LS_BASE);
-    else
-        return NULL;
-    const uint8_t *cl = co_int_at(slot, TV_TT) == LUA_TFUNCTION ? co_ptr_at(slot, 0) : NULL;
-    return cl && !cl[CL_ISC] ? cl : NULL;
-}
-
 /* The function entry of the wraps of body Proto pr. */
 static co_fent wrap_key(const void *pr)
 {
@@ -417,7 +401,7 @@ uint32_t co_func_wrap_id(co_state *s, lua_State *L, lua_Debug *ar, lua_State *co
 {
     if (s->nfreed | s->forget_all)
         co_func_forget(s);
-    const uint8_t *cl = s->state_ok && co ? body_closure(co) : NULL;
+    const uint8_t *cl = s->state_ok && co ? co_func_body(co) : NULL;
     co_fent k;
     const co_fent *e = cl ? co_ftab_find(&s->ft, (k = wrap_key(co_ptr_at(cl, CL_FP)), &k)) : NULL;
     if (e) /* every resume of a known generator */

@@ -51,4 +51,33 @@ static inline uint32_t co_func_id(co_state *s, lua_State *L, lua_Debug *ar, uint
     return co_func_id_slow(s, L, ar, flags);
 }
 
+/* push_body's function (co_func.c) read from co's structures, without a
+ * push: the bottom frame's function (ci->func of base_ci + 1) of a started
+ * coroutine, stack index 1 of one not started. NULL: none, or a C one. */
+static inline const uint8_t *co_func_body(lua_State *co)
+{
+    const char *base_ci = co_ptr_at(co, LS_BASE_CI), *slot;
+    if ((const char *)co_ptr_at(co, LS_CI) > base_ci)
+        slot = co_ptr_at(base_ci + CI_SIZE, CI_FUNC);
+    else if (((const uint8_t *)co)[LS_STATUS] == 0 && co_ptr_at(co, LS_TOP) > co_ptr_at(co, LS_BASE))
+        slot = co_ptr_at(co, LS_BASE);
+    else
+        return NULL;
+    const uint8_t *cl = co_int_at(slot, TV_TT) == LUA_TFUNCTION ? co_ptr_at(slot, 0) : NULL;
+    return cl && !cl[CL_ISC] ? cl : NULL;
+}
+
+/* A call of a coroutine.wrap function whose coroutine co runs a known
+ * body: that body's wraps' id from the first slot it hashes to, or 0
+ * (then co_func_wrap_id). */
+static inline uint32_t co_func_wrap_fast(const co_state *s, lua_State *co)
+{
+    const uint8_t *cl = s->key_only && co && !(s->nfreed | s->forget_all) ? co_func_body(co) : NULL;
+    if (!cl)
+        return 0;
+    const void *key = (const char *)co_ptr_at(cl, CL_FP) + 1; /* wrap_key */
+    const co_fent *e = &s->ft.e[co_func_hash(key) & (s->ft.cap - 1)];
+    return e->key == key ? e->fid : 0;
+}
+
 #endif

@@ -190,7 +190,10 @@ resume_target(co_state *s, lua_State *L, lua_Debug *ar, uint32_t flags, uint32_t
     lua_State *co = flags & LT_FF_RESUME ? resume_arg(s, L, ar) : wrap_thread(s, L, ar);
     if (co && co != L && hook_of(s, co) == NULL)
         co_hook_attach_thread(s, L, co);
-    return flags & LT_FF_WRAP ? co_func_wrap_id(s, L, ar, co, fid) : fid;
+    if (!(flags & LT_FF_WRAP))
+        return fid;
+    uint32_t body = co_func_wrap_fast(s, co);
+    return body ? body : co_func_wrap_id(s, L, ar, co, fid);
 }
 
 /* Short forms (lt_event.h) apply while nothing was written since the
@@ -202,12 +205,9 @@ CO_INLINE void implies(co_state *s, uint64_t pos, uint32_t depth)
     s->depth_end = pos;
 }
 
-/* A call's record, once its fid is known. */
-CO_INLINE void put_call(co_state *s, lua_Debug *ar, uint64_t dt, uint32_t fid)
+/* A call's record at p (the ring position), once its fid is known. */
+CO_INLINE void put_call_at(co_state *s, uint8_t *p, const lua_Debug *ar, uint64_t dt, uint32_t fid)
 {
-    uint8_t *p = co_out_hot(s);
-    if (!p)
-        return;
     uint32_t depth = (uint32_t)ar->i_ci;
     uint8_t *q;
     if (s->ring.pos == s->depth_end && depth == s->depth + 1) {
@@ -219,6 +219,13 @@ CO_INLINE void put_call(co_state *s, lua_Debug *ar, uint64_t dt, uint32_t fid)
     }
     q = lt_put_uint(q, fid);
     implies(s, co_out_hot_end(s, p, q), depth);
+}
+
+CO_INLINE void put_call(co_state *s, lua_Debug *ar, uint64_t dt, uint32_t fid)
+{
+    uint8_t *p = co_out_hot(s);
+    if (p)
+        put_call_at(s, p, ar, dt, fid);
 }
 
 CO_INLINE void on_call(co_state *s, lua_State *L, lua_Debug *ar, uint64_t dt)
@@ -399,11 +406,45 @@ CO_INLINE void lean_end(co_state *s, uint64_t t0, int ev)
 
 /* A call on co_hook's lean path: the same, with the function's lookup. */
 static void __attribute__((noinline))
-lean_call(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
+call_event(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
 {
     uint64_t dt = t0 > s->last ? t0 - s->last : 0;
     on_call(s, L, ar, dt);
     lean_end(s, t0, LUA_HOOKCALL);
+}
+
+/* resume_target's commonest case for the wrap function closure cl: its
+ * coroutine hooked, its body known. Returns the body's wraps' id, or 0. */
+CO_INLINE uint32_t lean_wrap(const co_state *s, lua_State *L, const uint8_t *cl)
+{
+    if (!s->thread_ok || co_int_at(cl + CL_UPV0, TV_TT) != LUA_TTHREAD)
+        return 0;
+    lua_State *co = (lua_State *)co_ptr_at(cl + CL_UPV0, 0);
+    return co != L && hook_of(s, co) != NULL ? co_func_wrap_fast(s, co) : 0;
+}
+
+/* call_event's commonest case, where the function is in its first slot
+ * (a wrap function: its body too) and the hook's end is measured: a leaf,
+ * so that it saves few registers. Every other case goes there. */
+static void __attribute__((noinline))
+lean_call(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
+{
+    if (__builtin_expect(s->key_only & (s->sample_every == 1) & !(s->nfreed | s->forget_all), 1)) {
+        const uint8_t *cl = co_func_closure(L, ar);
+        const void *key = co_ptr_at(cl, CL_FP);
+        const co_fent *e = &s->ft.e[co_func_hash(key) & (s->ft.cap - 1)];
+        uint32_t fid = e->key == key ? e->fid : 0;
+        if (fid && (e->flags & (LT_FF_RESUME | LT_FF_WRAP))) /* a wrap function: its body's */
+            fid = e->flags == LT_FF_WRAP ? lean_wrap(s, L, cl) : 0;
+        if (__builtin_expect(fid != 0, 1)) {
+            uint64_t dt = t0 > s->last ? t0 - s->last : 0;
+            /* co_hook saw pos <= slow_at */
+            put_call_at(s, s->ring.data + (s->ring.pos & s->ring.mask), ar, dt, fid);
+            s->last = co_clock_tsc();
+            return;
+        }
+    }
+    call_event(s, L, ar, t0);
 }
 
 /* The hook. Its lean path (a line or a return, in the thread of the last
