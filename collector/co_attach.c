@@ -324,7 +324,7 @@ static void detach(co_state *s, lua_State *L)
 {
     co_thread_free(s, L);
     co_module_finish(s, LT_R_DETACH);
-    s->active = 0;
+    co_set_active(s, 0);
     s->attached = 0;
     lua_sethook(L, NULL, 0, 0);
     if (g_main)
@@ -366,10 +366,10 @@ void co_attach_serve(lua_State *L, lua_Debug *ar)
     else
         co_hook_snapshot(s, L, LT_R_BEGIN);
     co_thread_current(s, L);
-    s->active = 1;
+    co_set_active(s, 1);
     co_thread_hook(s, L);
     if (req == LT_ATTACH_DUMP) {
-        s->active = 0; /* no STOP: the stacks are the whole message */
+        co_set_active(s, 0); /* no STOP: the stacks are the whole message */
         detach(s, L);
         return;
     }

@@ -19,17 +19,20 @@
 
 #define CO_MASK (LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE)
 
-/* The hook has no user pointer: one traced state per process. */
-static co_state *g_state;
+/* The hook has no user pointer: one traced state per process. Never
+ * NULL, so that the hook tests one flag (lean) first: g_dormant (all 0)
+ * stands for none. */
+static co_state g_dormant;
+static co_state *g_state = &g_dormant;
 
 co_state *co_hook_state(void)
 {
-    return g_state;
+    return g_state == &g_dormant ? NULL : g_state;
 }
 
 void co_hook_set_state(co_state *s)
 {
-    g_state = s;
+    g_state = s ? s : &g_dormant;
 }
 
 #define CO_INLINE static inline __attribute__((always_inline))
@@ -102,16 +105,20 @@ static int __attribute__((noinline)) switch_slow(co_state *s, lua_State *L, cons
     return 1;
 }
 
-/* switch_slow's commonest case, where it only reads fields (the layout is
- * verified), L is known and the record takes the ring's fast path: a leaf
- * function, so that it saves few registers. Every other case goes there. */
-static int __attribute__((noinline)) switch_thread(co_state *s, lua_State *L, const lua_Debug *ar,
-                                                   uint64_t dt)
+/* Thread id of L if the switch to L needs only reads of fields (the
+ * layout is verified, L is known) and the ring's fast path, else 0. */
+CO_INLINE uint32_t switch_fast_id(const co_state *s, lua_State *L)
 {
     uint32_t c = (uint32_t)co_int_at(L, LS_HOOKCOUNT), id = c & (CO_ID_MAX - 1);
-    if (!s->thread_ok || c >> CO_ID_BITS != s->th.epoch || id >= s->th.cap || s->th.t[id] != L ||
-        s->ring.pos > s->slow_at)
-        return switch_slow(s, L, ar, dt);
+    return s->thread_ok && c >> CO_ID_BITS == s->th.epoch && id < s->th.cap && s->th.t[id] == L &&
+                   s->ring.pos <= s->slow_at
+               ? id
+               : 0;
+}
+
+/* The switch to L (id: switch_fast_id's) on the fast path. */
+CO_INLINE void switch_fast(co_state *s, lua_State *L, const lua_Debug *ar, uint64_t dt, uint32_t id)
+{
     const char *o = (const char *)s->cur_L;
     unsigned st = (uint8_t)o[LS_STATUS];
     int resumed = st == 0 && co_ptr_at(o, LS_CI) > co_ptr_at(o, LS_BASE_CI);
@@ -125,6 +132,17 @@ static int __attribute__((noinline)) switch_thread(co_state *s, lua_State *L, co
     s->cur_L = L;
     s->cur_id = id;
     co_hook_slow(s);
+}
+
+/* switch_slow's commonest case (switch_fast_id): a leaf function, so that
+ * it saves few registers. Every other case goes there. */
+static int __attribute__((noinline)) switch_thread(co_state *s, lua_State *L, const lua_Debug *ar,
+                                                   uint64_t dt)
+{
+    uint32_t id = switch_fast_id(s, L);
+    if (!id)
+        return switch_slow(s, L, ar, dt);
+    switch_fast(s, L, ar, dt, id);
     return 1;
 }
 
@@ -325,7 +343,7 @@ CO_INLINE void hook_end(co_state *s, uint64_t t0, int ev)
  * or detached: hooks left on threads go lazily). */
 static void __attribute__((noinline)) inactive(lua_State *L, lua_Debug *ar)
 {
-    if (co_attach_req || (g_state && g_state->attached)) {
+    if (co_attach_req || g_state->attached) {
         co_attach_serve(L, ar);
         return;
     }
@@ -361,6 +379,15 @@ static int __attribute__((noinline)) resync(co_state *s, lua_State *L, const lua
 static void __attribute__((noinline))
 any_event(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
 {
+    /* The lean paths leave the control word alone: it is read here, at
+     * least once per LT_RING_BATCH bytes of records (the ring's publish).
+     * relaxed: the word only asks for a detach; nothing else rides on it */
+    if (__builtin_expect(atomic_load_explicit(&s->ring.hdr->control, memory_order_relaxed) != 0,
+                         0)) {
+        co_attach_control(s, L);
+        if (!s->active)
+            return;
+    }
     if (ar->event == LUA_HOOKTAILRET) {
         /* implied by depths; only keep this hook's time out of the next dt */
         s->last += co_clock_ticks(s->use_tsc) - t0;
@@ -384,10 +411,27 @@ any_event(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
     hook_end(s, t0, ar->event);
 }
 
+/* The event after a switch, the ring's slow path due: as any_event. */
+static void __attribute__((noinline))
+emit_end(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
+{
+    co_hook_emit(s, L, ar, 0);
+    hook_end(s, t0, ar->event);
+}
+
 /* Every event when the clock is not the TSC. */
 static void __attribute__((noinline)) mono_event(co_state *s, lua_State *L, lua_Debug *ar)
 {
     any_event(s, L, ar, co_clock_ticks(s->use_tsc));
+}
+
+/* The hook when not tracing, or tracing without the TSC. */
+static void __attribute__((noinline)) not_lean(co_state *s, lua_State *L, lua_Debug *ar)
+{
+    if (!s->active)
+        inactive(L, ar);
+    else
+        mono_event(s, L, ar);
 }
 
 /* hook_end on the lean paths: the TSC known, measure_end a tail call. */
@@ -447,6 +491,31 @@ lean_call(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
     call_event(s, L, ar, t0);
 }
 
+/* A line or a return in another thread than the last event, on co_hook's
+ * lean path otherwise: the switch's fast path and the event's record, a
+ * leaf. Every other case (a call, a thread seen for the first time, a
+ * full ring) goes to any_event, whole. */
+static void __attribute__((noinline))
+switch_event(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
+{
+    uint32_t id = ar->event != LUA_HOOKCALL && s->sample_every == 1 ? switch_fast_id(s, L) : 0;
+    if (!id) {
+        any_event(s, L, ar, t0);
+        return;
+    }
+    switch_fast(s, L, ar, t0 > s->last ? t0 - s->last : 0, id);
+    if (__builtin_expect(s->ring.pos > s->slow_at, 0)) {
+        emit_end(s, L, ar, t0);
+        return;
+    }
+    uint8_t *p = s->ring.data + (s->ring.pos & s->ring.mask);
+    if (ar->event == LUA_HOOKLINE)
+        on_line(s, ar, 0, p);
+    else
+        on_ret(s, ar, 0, p);
+    s->last = co_clock_tsc();
+}
+
 /* The hook. Its lean path (a line or a return, in the thread of the last
  * event, with ring room and a TSC) makes no call, so that it saves few
  * registers; a call takes lean_call, every other case any_event, whole,
@@ -454,24 +523,17 @@ lean_call(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
 void co_hook(lua_State *L, lua_Debug *ar)
 {
     co_state *s = g_state;
-    if (__builtin_expect(!s || !s->active, 0)) {
-        inactive(L, ar);
-        return;
-    }
-    /* relaxed: the word only asks for a detach; nothing else rides on it */
-    if (__builtin_expect(atomic_load_explicit(&s->ring.hdr->control, memory_order_relaxed) != 0,
-                         0)) {
-        co_attach_control(s, L);
-        return;
-    }
-    if (__builtin_expect(!CO_HAVE_TSC || !s->use_tsc, 0)) {
-        mono_event(s, L, ar);
+    if (__builtin_expect(!s->lean, 0)) {
+        not_lean(s, L, ar);
         return;
     }
     uint64_t t0 = co_clock_tsc(); /* the hook's own time begins */
     int ev = ar->event;
     if (__builtin_expect(L != s->cur_L || ev == LUA_HOOKTAILRET || s->ring.pos > s->slow_at, 0)) {
-        any_event(s, L, ar, t0);
+        if (L != s->cur_L && ev != LUA_HOOKTAILRET)
+            switch_event(s, L, ar, t0);
+        else
+            any_event(s, L, ar, t0);
         return;
     }
     if (ev == LUA_HOOKCALL) {

@@ -44,7 +44,7 @@ void co_module_finish(co_state *s, unsigned reason)
         co_hook_flush_gap(s);
         emit_stop(s, reason);
     }
-    s->active = 0;
+    co_set_active(s, 0);
     lt_ring_publish(&s->ring);
     /* release: every record is visible before DONE */
     atomic_store_explicit(&s->ring.hdr->prod_state, LT_PROD_DONE, memory_order_release);
@@ -68,7 +68,7 @@ static void in_forked_child(void)
     if (!s)
         return;
     /* The child must not write into its parent's ring: it runs untraced. */
-    s->active = 0;
+    co_set_active(s, 0);
     s->lost = 1;
     s->ring.hdr = NULL;
     s->sock = -1;
@@ -249,7 +249,7 @@ static void start(co_state *s, lua_State *L)
     co_thread_stale_all(s); /* tracing restarts: recorderd forgot their stacks */
     co_hook_snapshot(s, L, LT_R_BEGIN);
     co_thread_current(s, L);
-    s->active = 1;
+    co_set_active(s, 1);
     co_thread_hook(s, L);
     s->last = co_clock_ticks(s->use_tsc);
 }
@@ -289,7 +289,7 @@ static int l_troff(lua_State *L)
     co_state *s = co_hook_state();
     if (s && s->active && !s->attached) {
         emit_stop(s, LT_R_TROFF);
-        s->active = 0; /* other threads unhook at their next event */
+        co_set_active(s, 0); /* other threads unhook at their next event */
         lua_sethook(L, NULL, 0, lua_gethookcount(L)); /* its id, if tracing restarts */
     }
     return 0;

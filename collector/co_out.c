@@ -13,7 +13,7 @@ void co_out_lost(co_state *s, const char *why)
     if (s->lost)
         return;
     s->lost = 1;
-    s->active = 0;
+    co_set_active(s, 0);
     if (s->attached)
         return; /* a host traced on demand says nothing: it is untraced again */
     fprintf(stderr, "luatrace: tracing stopped: %s; the program continues untraced\n", why);
