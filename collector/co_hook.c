@@ -518,8 +518,8 @@ switch_event(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
 
 /* The hook. Its lean path (a line or a return, in the thread of the last
  * event, with ring room and a TSC) makes no call, so that it saves few
- * registers; a call takes lean_call, every other case any_event, whole,
- * as tail calls. */
+ * registers; a call takes lean_call, a switch of threads switch_event,
+ * every other case any_event, whole, as tail calls. */
 void co_hook(lua_State *L, lua_Debug *ar)
 {
     co_state *s = g_state;
