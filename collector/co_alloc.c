@@ -1,4 +1,5 @@
-/* co_alloc: the traced state's allocator, watched for freed Protos.
+/* co_alloc: the traced state's allocator, watched for freed Protos and
+ * threads.
  *
  * The function cache (co_func.c) keys a Lua function by its Proto's
  * address. When the GC frees a Proto, a later one can get its address
@@ -6,8 +7,11 @@
  * the new function after the old one. So the state's allocator is wrapped:
  * a free of a Proto-sized block is passed on to the cache, which forgets
  * that address before its next lookup (co_func_freed, co_func_forget).
+ * A free of a lua_State-sized block is passed on to the thread ids
+ * (co_thread_freed): a coroutine the GC collected while suspended frees
+ * its id then, with no weak table to keep it in.
  * Every allocation of the program goes through one more call; only frees
- * of one size do any work.
+ * of those two sizes do any work.
  *
  * The wrapper must outlive the state (lua_close frees through it, and
  * Lua 5.1 unloads C modules while closing), so the module pins itself in
@@ -28,28 +32,35 @@ typedef struct co_watch {
 
 static void *__attribute__((noinline)) watch_free(const co_watch *w, void *ptr, size_t osize)
 {
-    co_func_freed(co_hook_state(), ptr);
+    co_state *s = co_hook_state();
+    if (osize == PR_SIZE)
+        co_func_freed(s, ptr);
+    else
+        co_thread_freed(s, ptr);
     return w->f(w->ud, ptr, osize, 0);
 }
 
-/* Lean: one compare and a tail call for every other allocation. */
+/* Lean: a few compares and a tail call for every other allocation. */
 static void *watch_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
     const co_watch *w = ud;
-    if (__builtin_expect(nsize == 0 && osize == PR_SIZE, 0))
+    if (__builtin_expect(nsize == 0 && (osize == PR_SIZE || osize == LS_SIZE), 0))
         return watch_free(w, ptr, osize);
     return w->f(w->ud, ptr, osize, nsize);
 }
 
-/* The size check's allocator: notes the Proto's free. */
-static const void *g_probe_proto;
-static int g_probe_seen;
+/* The size check's allocator: notes how the probe's Proto and thread are
+ * freed (1: as expected, -1: with another size). */
+static const void *g_probe_proto, *g_probe_thread;
+static int g_proto_seen, g_thread_seen;
 
 static void *probe_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
     (void)ud;
     if (ptr && ptr == g_probe_proto && nsize == 0)
-        g_probe_seen = osize == PR_SIZE ? 1 : -1;
+        g_proto_seen = osize == PR_SIZE ? 1 : -1;
+    if (ptr && ptr == g_probe_thread && nsize == 0)
+        g_thread_seen = osize == LS_SIZE ? 1 : -1;
     if (nsize == 0) {
         free(ptr);
         return NULL;
@@ -57,25 +68,27 @@ static void *probe_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     return realloc(ptr, nsize);
 }
 
-/* Does this Lua free a Proto as one block of PR_SIZE bytes at its
- * address? Asked of a state of our own, so that the traced one needs no
- * full collection. */
-static int proto_free_check(void)
+/* What this Lua frees as one block at its address: a Proto of PR_SIZE
+ * bytes (CO_WATCH_PROTOS), a thread of LS_SIZE (CO_WATCH_THREADS). Asked
+ * of a state of our own, so that the traced one needs no full collection. */
+static int free_sizes_check(void)
 {
     lua_State *P = lua_newstate(probe_alloc, NULL);
     if (!P)
         return 0;
-    g_probe_seen = 0;
-    g_probe_proto = NULL;
+    g_proto_seen = g_thread_seen = 0;
+    g_probe_proto = g_probe_thread = NULL;
     if (luaL_loadstring(P, "local a = ... return a") == 0 && co_func_layout_check(P)) {
         const uint8_t *cl = lua_topointer(P, -1);
         g_probe_proto = co_ptr_at(cl, CL_FP);
     }
+    g_probe_thread = lua_newthread(P);
     lua_settop(P, 0);
-    lua_close(P); /* frees the chunk's Proto */
-    int ok = g_probe_proto && g_probe_seen == 1;
-    g_probe_proto = NULL;
-    return ok;
+    lua_close(P); /* frees the chunk's Proto and the thread */
+    int mask = (g_probe_proto && g_proto_seen == 1 ? CO_WATCH_PROTOS : 0) |
+               (g_probe_thread && g_thread_seen == 1 ? CO_WATCH_THREADS : 0);
+    g_probe_proto = g_probe_thread = NULL;
+    return mask;
 }
 
 /* Keeps this module loaded for good. */
@@ -89,18 +102,18 @@ static int pin_module(void)
 
 int co_alloc_watch(lua_State *L)
 {
-    static int checked, ok;
+    static int checked, mask;
     void *ud;
-    if (lua_getallocf(L, &ud) == watch_alloc)
-        return 1; /* a trace before this one installed it */
     if (!checked) {
         checked = 1;
-        ok = proto_free_check() && pin_module();
+        mask = pin_module() ? free_sizes_check() : 0;
     }
-    co_watch *w = ok ? malloc(sizeof *w) : NULL;
+    if (!mask || lua_getallocf(L, &ud) == watch_alloc)
+        return mask; /* none, or a trace before this one installed it */
+    co_watch *w = malloc(sizeof *w);
     if (!w)
         return 0;
     w->f = lua_getallocf(L, &w->ud);
     lua_setallocf(L, watch_alloc, w);
-    return 1;
+    return mask;
 }

@@ -27,6 +27,7 @@ enum {
     LS_HOOK = 112,
     LS_GT = 120, /* l_gt: the globals (TValue) */
     LS_READ = 136,
+    LS_SIZE = 184, /* sizeof(lua_State): the size Lua frees it with (co_alloc.c) */
     /* global_State */
     G_CURWHITE = 32,
     G_ROOTGC = 40,

@@ -68,6 +68,9 @@ typedef struct co_threads {
     int anchor_ref;    /* registry: the anchor thread */
 } co_threads;
 
+/* What the state's allocator reports (co_alloc.c): */
+#define CO_WATCH_PROTOS 1  /* freed Protos reach co_func_freed */
+#define CO_WATCH_THREADS 2 /* freed threads reach co_thread_freed */
 /* LUATRACE_TIMING=fast: one hook in about this many has its end measured
  * (co_hook.c). */
 #define CO_SAMPLE_EVERY 16
@@ -82,7 +85,7 @@ typedef struct co_state {
     int state_ok;  /* lua_State/CallInfo layout verified: no getinfo("f") */
     int table_ok;  /* Table layout verified: names found by reading tables */
     int thread_ok; /* lua_State layout verified for the switch path (co_thread.c) */
-    int watched;   /* the state's allocator reports freed Protos (co_alloc.c) */
+    int watched;   /* CO_WATCH_*: what the state's allocator reports (co_alloc.c) */
     int key_only;  /* state_ok and watched: a cache hit on the key alone is exact */
     int drop_mode; /* LUATRACE_MODE=drop: never wait for space */
     int discard;   /* LUATRACE_SINK=discard: nobody reads; for scripts/bench */
@@ -206,7 +209,7 @@ void co_func_forget(co_state *s);
 /* Sets s->key_only once state_ok and watched are known. */
 static inline void co_func_fast_path(co_state *s)
 {
-    s->key_only = s->state_ok && s->watched;
+    s->key_only = s->state_ok && (s->watched & CO_WATCH_PROTOS);
 }
 /* A call of a coroutine.wrap function (fid): its own id per coroutine body
  * (co's function), named by the call site that first ran one, as every
@@ -214,9 +217,8 @@ static inline void co_func_fast_path(co_state *s)
 uint32_t co_func_wrap_id(co_state *s, lua_State *L, lua_Debug *ar, lua_State *co, uint32_t fid);
 
 /* ---- co_alloc.c: watching the state's allocator ---- */
-/* Wraps L's allocator so that freed Protos reach co_func_freed (once per
- * state; the module is pinned in memory from then on). Returns 1 if L's
- * frees are watched. */
+/* Wraps L's allocator (once per state; the module is pinned in memory from
+ * then on). Returns what L's frees report: CO_WATCH_* bits, 0 if none. */
 int co_alloc_watch(lua_State *L);
 /* ---- co_hook.c ---- */
 
@@ -288,6 +290,11 @@ int co_thread_owns_tag(co_state *s, lua_State *T);
  * resume (the program's hook had it; co_dbghook.c). */
 void co_thread_mark_stale(co_state *s, lua_State *T);
 
+/* The GC frees T (co_alloc.c): if T has an id, the id is free again.
+ * Called from the allocator; no Lua allocation happens while the id
+ * table is mid-change (co_thread_new makes none when threads are watched),
+ * so it acts at once. */
+void co_thread_freed(co_state *s, lua_State *T);
 /* T's id if T is known (its count and the table agree), else 0. */
 uint32_t co_thread_known(co_state *s, lua_State *T);
 

@@ -11,9 +11,10 @@
  * set. A count from an earlier trace has another epoch.
  *
  * Ids are reused, so they stay small: a thread that died (a YIELD with
- * dead 1) frees its id at once; one the GC collected while suspended is
- * found by a table of the threads with weak values (swept when the ids in
- * use double), and frees its id then. A reused id is introduced by a new
+ * dead 1) frees its id at once; one the GC collected while suspended frees
+ * it when the allocator sees the thread freed (co_alloc.c), or, where that
+ * watch is not in place, when a sweep of a table of the threads with weak
+ * values (when the ids in use double) finds it gone. A reused id is introduced by a new
  * THREAD record, which tells recorderd that the thread that had it is gone:
  * a coroutine at a recycled address is never mistaken for the dead one.
  *
@@ -206,13 +207,20 @@ static int grow(co_threads *th)
     return 0;
 }
 
+/* Freed threads reach co_thread_freed: no weak table, no sweeps. */
+static int gc_watched(const co_state *s)
+{
+    return (s->watched & CO_WATCH_THREADS) && s->thread_ok;
+}
+
 uint32_t co_thread_new(co_state *s, lua_State *T)
 {
     co_threads *th = &s->th;
-    if (!th->t || !lua_checkstack(T, 3))
+    int weak = !gc_watched(s);
+    if (!th->t || (weak && !lua_checkstack(T, 3)))
         return 0;
     co_hook_slow(s);
-    if (!th->nfree && th->live >= th->sweep_at)
+    if (weak && !th->nfree && th->live >= th->sweep_at)
         sweep(s, T);
     if (!th->nfree && th->next == th->cap && (th->cap >= CO_ID_MAX || grow(th)))
         return 0;
@@ -225,12 +233,14 @@ uint32_t co_thread_new(co_state *s, lua_State *T)
         th->next++;
     th->t[id] = T;
     th->live++;
-    lua_rawgeti(T, LUA_REGISTRYINDEX, th->weak_ref);
-    if (lua_istable(T, -1)) {
-        lua_pushthread(T);
-        lua_rawseti(T, -2, (int)id);
+    if (weak) { /* may run the GC: only now that the table is whole again */
+        lua_rawgeti(T, LUA_REGISTRYINDEX, th->weak_ref);
+        if (lua_istable(T, -1)) {
+            lua_pushthread(T);
+            lua_rawseti(T, -2, (int)id);
+        }
+        lua_pop(T, 1);
     }
-    lua_pop(T, 1);
     if (co_hook_ours(T)) /* else the program's own (co_dbghook.c) stays */
         lua_sethook(T, co_hook, CO_MASK, CO_TAG(th, id));
     return id;
@@ -297,6 +307,15 @@ void co_thread_hook(co_state *s, lua_State *T)
     uint32_t id = co_thread_known(s, T);
     if (co_hook_ours(T)) /* else the program's own (co_dbghook.c) stays */
         lua_sethook(T, co_hook, CO_MASK, id ? CO_TAG(&s->th, id) : 0);
+}
+
+void co_thread_freed(co_state *s, lua_State *T)
+{
+    if (!s || !s->th.t || !gc_watched(s))
+        return;
+    uint32_t id = tag_id(s, T); /* T's fields are intact until the free */
+    if (id && ((uintptr_t)s->th.t[id] & ~CO_STALE) == (uintptr_t)T)
+        co_thread_free_id(&s->th, id);
 }
 
 uint32_t co_thread_known(co_state *s, lua_State *T)
