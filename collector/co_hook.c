@@ -425,15 +425,6 @@ static void __attribute__((noinline)) mono_event(co_state *s, lua_State *L, lua_
     any_event(s, L, ar, co_clock_ticks(s->use_tsc));
 }
 
-/* The hook when not tracing, or tracing without the TSC. */
-static void __attribute__((noinline)) not_lean(co_state *s, lua_State *L, lua_Debug *ar)
-{
-    if (!s->active)
-        inactive(L, ar);
-    else
-        mono_event(s, L, ar);
-}
-
 /* hook_end on the lean paths: the TSC known, measure_end a tail call. */
 CO_INLINE void lean_end(co_state *s, uint64_t t0, int ev)
 {
@@ -467,13 +458,14 @@ CO_INLINE uint32_t lean_wrap(const co_state *s, lua_State *L, const uint8_t *cl)
     return co != L && hook_of(s, co) != NULL ? co_func_wrap_fast(s, co) : 0;
 }
 
-/* call_event's commonest case, where the function is in its first slot
- * (a wrap function: its body too) and the hook's end is measured: a leaf,
- * so that it saves few registers. Every other case goes there. */
+/* call_event's commonest case (exact timing: the hook's end is read),
+ * where the function is in its first slot (a wrap function: its body
+ * too): a leaf, so that it saves few registers. Every other case goes
+ * there. */
 static void __attribute__((noinline))
 lean_call(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
 {
-    if (__builtin_expect(s->key_only & (s->sample_every == 1) & !(s->nfreed | s->forget_all), 1)) {
+    if (__builtin_expect(s->key_only & !(s->nfreed | s->forget_all), 1)) {
         const uint8_t *cl = co_func_closure(L, ar);
         const void *key = co_ptr_at(cl, CL_FP);
         const co_fent *e = &s->ft.e[co_func_hash(key) & (s->ft.cap - 1)];
@@ -492,13 +484,13 @@ lean_call(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
 }
 
 /* A line or a return in another thread than the last event, on co_hook's
- * lean path otherwise: the switch's fast path and the event's record, a
+ * lean path otherwise (exact timing): the switch's fast path and the event's record, a
  * leaf. Every other case (a call, a thread seen for the first time, a
  * full ring) goes to any_event, whole. */
 static void __attribute__((noinline))
 switch_event(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
 {
-    uint32_t id = ar->event != LUA_HOOKCALL && s->sample_every == 1 ? switch_fast_id(s, L) : 0;
+    uint32_t id = ar->event != LUA_HOOKCALL ? switch_fast_id(s, L) : 0;
     if (!id) {
         any_event(s, L, ar, t0);
         return;
@@ -516,28 +508,27 @@ switch_event(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
     s->last = co_clock_tsc();
 }
 
-/* The hook. Its lean path (a line or a return, in the thread of the last
- * event, with ring room and a TSC) makes no call, so that it saves few
- * registers; a call takes lean_call, a switch of threads switch_event,
- * every other case any_event, whole, as tail calls. */
-void co_hook(lua_State *L, lua_Debug *ar)
+/* The lean paths (exact: every hook's end is read, else
+ * LUATRACE_TIMING=fast): a line or a return, in the thread of the last
+ * event, with ring room and a TSC, makes no call, so that it saves few
+ * registers; a call takes lean_call, a switch of threads switch_event
+ * (exact only), every other case any_event, whole, as tail calls. */
+CO_INLINE void lean_path(co_state *s, lua_State *L, lua_Debug *ar, int exact)
 {
-    co_state *s = g_state;
-    if (__builtin_expect(!s->lean, 0)) {
-        not_lean(s, L, ar);
-        return;
-    }
     uint64_t t0 = co_clock_tsc(); /* the hook's own time begins */
     int ev = ar->event;
     if (__builtin_expect(L != s->cur_L || ev == LUA_HOOKTAILRET || s->ring.pos > s->slow_at, 0)) {
-        if (L != s->cur_L && ev != LUA_HOOKTAILRET)
+        if (exact && L != s->cur_L && ev != LUA_HOOKTAILRET)
             switch_event(s, L, ar, t0);
         else
             any_event(s, L, ar, t0);
         return;
     }
     if (ev == LUA_HOOKCALL) {
-        lean_call(s, L, ar, t0);
+        if (exact)
+            lean_call(s, L, ar, t0);
+        else
+            call_event(s, L, ar, t0);
         return;
     }
     uint64_t dt = t0 > s->last ? t0 - s->last : 0;
@@ -546,7 +537,39 @@ void co_hook(lua_State *L, lua_Debug *ar)
         on_line(s, ar, dt, p);
     else
         on_ret(s, ar, dt, p);
-    lean_end(s, t0, ev);
+    if (exact)
+        s->last = co_clock_tsc();
+    else
+        lean_end(s, t0, ev);
+}
+
+/* The hook with LUATRACE_TIMING=fast. */
+static void __attribute__((noinline)) fast_hook(co_state *s, lua_State *L, lua_Debug *ar)
+{
+    lean_path(s, L, ar, 0);
+}
+
+/* The hook when not tracing, tracing without the TSC, or with
+ * LUATRACE_TIMING=fast. */
+static void __attribute__((noinline)) not_lean(co_state *s, lua_State *L, lua_Debug *ar)
+{
+    if (!s->active)
+        inactive(L, ar);
+    else if (CO_HAVE_TSC && s->use_tsc)
+        fast_hook(s, L, ar);
+    else
+        mono_event(s, L, ar);
+}
+
+/* The hook. Its lean path is the exact one. */
+void co_hook(lua_State *L, lua_Debug *ar)
+{
+    co_state *s = g_state;
+    if (__builtin_expect(!s->lean, 0)) {
+        not_lean(s, L, ar);
+        return;
+    }
+    lean_path(s, L, ar, 1);
 }
 
 void co_hook_emit(co_state *s, lua_State *L, lua_Debug *ar, uint64_t dt)

@@ -78,7 +78,7 @@ typedef struct co_threads {
 typedef struct co_state {
     lt_ring ring;
     int active;    /* hooks emit events (set with co_set_active) */
-    int lean;      /* active and use_tsc: co_hook's lean paths apply */
+    int lean;      /* active, use_tsc, exact timing: co_hook's lean paths apply */
     int lost;      /* the recorder went away: tracing abandoned for good */
     int use_tsc;   /* ticks are TSC, else CLOCK_MONOTONIC ns */
     int layout_ok; /* Lua 5.1 closure layout verified: key by Proto* */
@@ -136,7 +136,7 @@ int luaopen_luatrace_profile(lua_State *L);
 static inline void co_set_active(co_state *s, int on)
 {
     s->active = on;
-    s->lean = on && s->use_tsc;
+    s->lean = on && s->use_tsc && s->sample_every == 1;
 }
 /* This hook took a slow path: its end is measured, not estimated. */
 static inline void co_hook_slow(co_state *s)
