@@ -331,12 +331,14 @@ void co_func_freed(co_state *s, const void *pr)
         if (!g) {
             s->forget_all = 1;
             s->nfreed = 0;
+            s->key_only = 0;
             return;
         }
         s->freed = g;
         s->freed_cap *= 2;
     }
     s->freed[s->nfreed++] = pr;
+    s->key_only = 0; /* every lookup takes the slow path, which forgets pr first */
 }
 
 void co_func_forget(co_state *s)
@@ -354,6 +356,7 @@ void co_func_forget(co_state *s)
         else
             i++;
     s->forget_all = 0;
+    co_func_fast_path(s);
 }
 
 /* Pushes onto L the Lua function a coroutine runs (its deepest frame: the
@@ -436,6 +439,8 @@ uint32_t co_func_wrap_id(co_state *s, lua_State *L, lua_Debug *ar, lua_State *co
 
 uint32_t co_func_id_slow(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *flags)
 {
+    if (s->nfreed | s->forget_all)
+        co_func_forget(s);
     const uint8_t *cl;
     if (s->state_ok) {
         cl = co_func_closure(L, ar);

@@ -34,12 +34,11 @@ static inline uint32_t co_proto_shape(const void *pr)
 /* The id of the function of frame ar (0 if the trace is lost), its
  * LT_FF_* flags in *flags. The hot path: the function's entry at the first
  * slot it hashes to. A key is in the table once (insert replaces), and a
- * freed Proto's key leaves it before the next lookup (co_alloc.c), so a
- * match there is what a full lookup would find. */
+ * freed Proto's key leaves it before the next lookup (co_alloc.c: a free
+ * clears key_only until co_func_id_slow has forgotten it), so a match
+ * there is what a full lookup would find. */
 static inline uint32_t co_func_id(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *flags)
 {
-    if (__builtin_expect(s->nfreed | s->forget_all, 0))
-        co_func_forget(s);
     if (__builtin_expect(s->key_only, 1)) {
         const void *key = co_ptr_at(co_func_closure(L, ar), CL_FP);
         const co_fent *e = &s->ft.e[co_func_hash(key) & (s->ft.cap - 1)];
@@ -72,7 +71,7 @@ static inline const uint8_t *co_func_body(lua_State *co)
  * (then co_func_wrap_id). */
 static inline uint32_t co_func_wrap_fast(const co_state *s, lua_State *co)
 {
-    const uint8_t *cl = s->key_only && co && !(s->nfreed | s->forget_all) ? co_func_body(co) : NULL;
+    const uint8_t *cl = s->key_only && co ? co_func_body(co) : NULL;
     if (!cl)
         return 0;
     const void *key = (const char *)co_ptr_at(cl, CL_FP) + 1; /* wrap_key */

@@ -465,7 +465,7 @@ CO_INLINE uint32_t lean_wrap(const co_state *s, lua_State *L, const uint8_t *cl)
 static void __attribute__((noinline))
 lean_call(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
 {
-    if (__builtin_expect(s->key_only & !(s->nfreed | s->forget_all), 1)) {
+    if (__builtin_expect(s->key_only, 1)) {
         const uint8_t *cl = co_func_closure(L, ar);
         const void *key = co_ptr_at(cl, CL_FP);
         const co_fent *e = &s->ft.e[co_func_hash(key) & (s->ft.cap - 1)];

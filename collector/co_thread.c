@@ -207,6 +207,18 @@ static int grow(co_threads *th)
     return 0;
 }
 
+/* Hooks T with id's tag, unless T has the program's own hook
+ * (co_dbghook.c). A new coroutine has inherited our hook from its creator:
+ * then only the count changes, written where the layout is verified. */
+static void tag_thread(co_state *s, lua_State *T, uint32_t id)
+{
+    int tag = CO_TAG(&s->th, id);
+    if (s->thread_ok && co_ptr_at(T, LS_HOOK) == (const void *)co_hook)
+        memcpy((char *)T + LS_HOOKCOUNT, &tag, sizeof tag); /* Lua ignores it: no count mask */
+    else if (co_hook_ours(T))
+        lua_sethook(T, co_hook, CO_MASK, tag);
+}
+
 /* Freed threads reach co_thread_freed: no weak table, no sweeps. */
 static int gc_watched(const co_state *s)
 {
@@ -241,8 +253,7 @@ uint32_t co_thread_new(co_state *s, lua_State *T)
         }
         lua_pop(T, 1);
     }
-    if (co_hook_ours(T)) /* else the program's own (co_dbghook.c) stays */
-        lua_sethook(T, co_hook, CO_MASK, CO_TAG(th, id));
+    tag_thread(s, T, id);
     return id;
 }
 
