@@ -1,7 +1,6 @@
 /* co_ftab: see co_ftab.h. */
-#include <stdlib.h>
-
 #include "co_ftab.h"
+#include "co_mem.h"
 
 const co_fent *co_ftab_find(const co_ftab *t, const co_fent *k)
 {
@@ -53,7 +52,7 @@ void co_ftab_remove(co_ftab *t, const void *key)
 int co_ftab_grow(co_ftab *t)
 {
     uint32_t cap = t->cap * 2;
-    co_fent *e = calloc(cap, sizeof *e);
+    co_fent *e = co_mem_calloc(cap, sizeof *e);
     if (!e)
         return -1;
     for (uint32_t i = 0; i < t->cap; i++) {
@@ -64,7 +63,7 @@ int co_ftab_grow(co_ftab *t)
             j = (j + 1) & (cap - 1);
         e[j] = t->e[i];
     }
-    free(t->e);
+    co_mem_free(t->e);
     t->e = e;
     t->cap = cap;
     return 0;

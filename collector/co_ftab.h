@@ -38,7 +38,8 @@ void co_ftab_insert(co_ftab *t, co_fent k);
 /* Removes key's entry if any; the entries after it in its probe run move
  * back, so that every other key is still found from its home slot. */
 void co_ftab_remove(co_ftab *t, const void *key);
-/* Doubles the table. Returns 0, or -1 (out of memory, t unchanged). */
+/* Doubles the table (e: co_mem_calloc'd). Returns 0, or -1 (out of
+ * memory, t unchanged). */
 int co_ftab_grow(co_ftab *t);
 
 #endif

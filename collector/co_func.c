@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "co_func.h"
+#include "co_mem.h"
 
 static int layout_probe(lua_State *L)
 {
@@ -90,13 +91,13 @@ int co_func_state_check(lua_State *L, lua_CFunction running)
 int co_func_init(co_state *s)
 {
     s->ft.cap = 4096;
-    s->ft.e = calloc(s->ft.cap, sizeof *s->ft.e);
+    s->ft.e = co_mem_calloc(s->ft.cap, sizeof *s->ft.e);
     s->ct.cap = 1024;
-    s->ct.e = calloc(s->ct.cap, sizeof *s->ct.e);
+    s->ct.e = co_mem_calloc(s->ct.cap, sizeof *s->ct.e);
     s->st.cap = 1024;
-    s->st.e = calloc(s->st.cap, sizeof *s->st.e);
+    s->st.e = co_mem_calloc(s->st.cap, sizeof *s->st.e);
     s->freed_cap = 64;
-    s->freed = malloc(s->freed_cap * sizeof *s->freed);
+    s->freed = co_mem_calloc(s->freed_cap, sizeof *s->freed);
     s->next_fid = 1;
     s->next_sid = 1;
     return s->ft.e && s->ct.e && s->st.e && s->freed ? 0 : -1;
@@ -104,12 +105,11 @@ int co_func_init(co_state *s)
 
 void co_func_free(co_state *s)
 {
-    for (uint32_t i = 0; s->st.e && i < s->st.cap; i++)
-        free(s->st.e[i].s);
-    free(s->st.e);
-    free(s->ft.e);
-    free(s->ct.e);
-    free(s->freed);
+    co_arena_free(&s->names);
+    co_mem_free(s->st.e);
+    co_mem_free(s->ft.e);
+    co_mem_free(s->ct.e);
+    co_mem_free(s->freed);
     s->freed = NULL;
     s->nfreed = 0;
     s->st.e = NULL;
@@ -129,7 +129,7 @@ static uint64_t hash_bytes(const char *s, size_t n)
 static int grow_strings(co_stab *t)
 {
     uint32_t cap = t->cap * 2;
-    co_sent *e = calloc(cap, sizeof *e);
+    co_sent *e = co_mem_calloc(cap, sizeof *e);
     if (!e)
         return -1;
     for (uint32_t i = 0; i < t->cap; i++) {
@@ -140,7 +140,7 @@ static int grow_strings(co_stab *t)
             j = (j + 1) & (cap - 1);
         e[j] = t->e[i];
     }
-    free(t->e);
+    co_mem_free(t->e);
     t->e = e;
     t->cap = cap;
     return 0;
@@ -159,13 +159,9 @@ static uint32_t intern_str(co_state *s, const char *str, size_t n)
         if (s->st.e[i].hash == h && s->st.e[i].len == n && !memcmp(s->st.e[i].s, str, n))
             return s->st.e[i].sid;
     uint8_t *p = co_out_reserve(s, n + 16);
-    char *copy = malloc(n + 1);
-    if (!p || !copy) {
-        free(copy);
+    char *copy = p ? co_arena_copy(&s->names, str, n) : NULL;
+    if (!copy)
         return 0;
-    }
-    memcpy(copy, str, n);
-    copy[n] = 0;
     s->st.e[i] = (co_sent){copy, (uint32_t)n, s->next_sid++, h};
     s->st.n++;
     uint8_t *q = lt_put_head(p, LT_EV_STR, 2);
@@ -277,13 +273,13 @@ static co_cent *code_slot(co_ctab *t, uint64_t hash)
 
 static int grow_codes(co_ctab *t)
 {
-    co_ctab g = {calloc(t->cap * 2, sizeof *t->e), t->cap * 2, t->n};
+    co_ctab g = {co_mem_calloc(t->cap * 2, sizeof *t->e), t->cap * 2, t->n};
     if (!g.e)
         return -1;
     for (uint32_t i = 0; i < t->cap; i++)
         if (t->e[i].hash)
             *code_slot(&g, t->e[i].hash) = t->e[i];
-    free(t->e);
+    co_mem_free(t->e);
     *t = g;
     return 0;
 }
@@ -327,7 +323,9 @@ void co_func_freed(co_state *s, const void *pr)
         return;
     if (s->nfreed == s->freed_cap) {
         const void **g = s->freed_cap < CO_FREED_MAX
-                             ? realloc(s->freed, 2 * s->freed_cap * sizeof *g) : NULL;
+                             ? co_mem_realloc(s->freed, s->freed_cap * sizeof *g,
+                                              2 * s->freed_cap * sizeof *g)
+                             : NULL;
         if (!g) {
             s->forget_all = 1;
             s->nfreed = 0;

@@ -116,22 +116,21 @@ CO_INLINE uint32_t switch_fast_id(const co_state *s, lua_State *L)
                : 0;
 }
 
-/* The switch to L (id: switch_fast_id's) on the fast path. */
-CO_INLINE void switch_fast(co_state *s, lua_State *L, const lua_Debug *ar, uint64_t dt, uint32_t id)
+/* The switch to L (id: switch_fast_id's) on the fast path; depth: the
+ * record's (depth_before). */
+CO_INLINE void switch_fast(co_state *s, lua_State *L, uint32_t depth, uint64_t dt, uint32_t id)
 {
     const char *o = (const char *)s->cur_L;
     unsigned st = (uint8_t)o[LS_STATUS];
     int resumed = st == 0 && co_ptr_at(o, LS_CI) > co_ptr_at(o, LS_BASE_CI);
     int dead = st != LUA_YIELD;
-    put_switch(s, s->ring.data + (s->ring.pos & s->ring.mask), resumed, dt, id, depth_before(ar),
-               dead);
+    put_switch(s, s->ring.data + (s->ring.pos & s->ring.mask), resumed, dt, id, depth, dead);
     if (!resumed && dead)
         co_thread_dead(s, s->cur_id);
     void *slot = (void *)co_ptr_at(s->th.anchor, LS_BASE); /* co_thread_anchor */
     memcpy(slot, &L, sizeof L);
     s->cur_L = L;
     s->cur_id = id;
-    co_hook_slow(s);
 }
 
 /* switch_slow's commonest case (switch_fast_id): a leaf function, so that
@@ -142,7 +141,8 @@ static int __attribute__((noinline)) switch_thread(co_state *s, lua_State *L, co
     uint32_t id = switch_fast_id(s, L);
     if (!id)
         return switch_slow(s, L, ar, dt);
-    switch_fast(s, L, ar, dt, id);
+    switch_fast(s, L, depth_before(ar), dt, id);
+    co_hook_slow(s); /* LUATRACE_TIMING=fast: measure this hook's end */
     return 1;
 }
 
@@ -495,7 +495,9 @@ switch_event(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
         any_event(s, L, ar, t0);
         return;
     }
-    switch_fast(s, L, ar, t0 > s->last ? t0 - s->last : 0, id);
+    /* a line or a return: depth_before is i_ci; exact timing: no
+     * co_hook_slow */
+    switch_fast(s, L, (uint32_t)ar->i_ci, t0 > s->last ? t0 - s->last : 0, id);
     if (__builtin_expect(s->ring.pos > s->slow_at, 0)) {
         emit_end(s, L, ar, t0);
         return;

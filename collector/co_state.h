@@ -10,6 +10,7 @@
 #include "lt_event.h"
 #include "lt_ring.h"
 #include "co_ftab.h"
+#include "co_mem.h"
 
 
 /* Lua functions by code: a hash of string.dump's bytes (source,
@@ -115,6 +116,7 @@ typedef struct co_state {
     int forget_all;     /* freed could not grow: forget every Lua function */
     co_ctab ct;
     co_stab st;
+    co_arena names; /* the bytes of st's strings */
     uint32_t next_fid;
     uint32_t next_sid;
     int sock;       /* connection to recorderd; -1 if none */

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "co_layout.h"
+#include "co_mem.h"
 #include "co_state.h"
 
 #define CO_MASK (LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE)
@@ -106,8 +107,8 @@ int co_thread_init(co_state *s, lua_State *L)
     th->epoch = epoch;
     th->cap = 64;
     th->sweep_at = 64;
-    th->t = calloc(th->cap, sizeof *th->t);
-    th->freed = malloc(th->cap * sizeof *th->freed);
+    th->t = co_mem_calloc(th->cap, sizeof *th->t);
+    th->freed = co_mem_calloc(th->cap, sizeof *th->freed);
     th->next = 1;
     th->weak_ref = th->anchor_ref = LUA_NOREF;
     if (!th->t || !th->freed)
@@ -130,8 +131,8 @@ int co_thread_init(co_state *s, lua_State *L)
                    co_ptr_at(slot, 0) == (const void *)L;
     return 0;
 fail:
-    free(th->t);
-    free(th->freed);
+    co_mem_free(th->t);
+    co_mem_free(th->freed);
     th->t = NULL;
     th->freed = NULL;
     return -1;
@@ -146,8 +147,8 @@ void co_thread_free(co_state *s, lua_State *L)
     }
     th->weak_ref = th->anchor_ref = LUA_NOREF;
     th->anchor = NULL;
-    free(th->t);
-    free(th->freed);
+    co_mem_free(th->t);
+    co_mem_free(th->freed);
     th->t = NULL;
     th->freed = NULL;
     th->cap = 0;
@@ -195,14 +196,13 @@ static void sweep(co_state *s, lua_State *T)
 static int grow(co_threads *th)
 {
     uint32_t cap = th->cap * 2;
-    lua_State **t = realloc(th->t, cap * sizeof *t);
+    lua_State **t = co_mem_realloc(th->t, th->cap * sizeof *t, cap * sizeof *t);
     if (t)
-        th->t = t;
-    uint32_t *f = t ? realloc(th->freed, cap * sizeof *f) : NULL;
+        th->t = t; /* zeroed past the old end */
+    uint32_t *f = t ? co_mem_realloc(th->freed, th->cap * sizeof *f, cap * sizeof *f) : NULL;
     if (!f)
         return -1;
     th->freed = f;
-    memset(th->t + th->cap, 0, (cap - th->cap) * sizeof *th->t);
     th->cap = cap;
     return 0;
 }

@@ -1,10 +1,14 @@
 /* check_ftab: the collector's function table (collector/co_ftab): inserts,
  * removals and growth checked against a plain list of the keys that should
- * be there, with keys chosen to collide and runs that wrap around the end. */
+ * be there, with keys chosen to collide and runs that wrap around the end;
+ * and the memory it lives in (collector/co_mem). */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "co_ftab.h"
+#include "co_mem.h"
 
 #define MAXK 4096
 
@@ -17,7 +21,7 @@ typedef struct model {
 
 static co_ftab new_table(uint32_t cap)
 {
-    co_ftab t = {calloc(cap, sizeof(co_fent)), cap, 0};
+    co_ftab t = {co_mem_calloc(cap, sizeof(co_fent)), cap, 0};
     ck_assert_ptr_nonnull(t.e);
     return t;
 }
@@ -101,7 +105,7 @@ static void random_run(uint32_t cap, uint32_t pool, uint32_t steps, uint32_t che
             check_same(&t, &m);
     }
     check_same(&t, &m);
-    free(t.e);
+    co_mem_free(t.e);
 }
 
 START_TEST(test_ftab_random_small)
@@ -141,7 +145,7 @@ START_TEST(test_ftab_wrap_around)
         m.key[i] = m.key[m.n - 1], m.fid[i] = m.fid[m.n - 1], m.n--;
         check_same(&t, &m);
     }
-    free(t.e);
+    co_mem_free(t.e);
 }
 END_TEST
 
@@ -159,7 +163,57 @@ START_TEST(test_ftab_recycled_entry)
     co_ftab_remove(&t, NULL);
     co_ftab_remove(&t, (const void *)0x4008);
     ck_assert_uint_eq(t.n, 1);
-    free(t.e);
+    co_mem_free(t.e);
+}
+END_TEST
+
+/* A grown block keeps its bytes and is zero past them. */
+START_TEST(test_mem_realloc)
+{
+    unsigned char *p = co_mem_calloc(100, 1);
+    ck_assert_ptr_nonnull(p);
+    int bad = 0;
+    for (int i = 0; i < 100; i++) {
+        bad += p[i] != 0;
+        p[i] = (unsigned char)(i + 1);
+    }
+    ck_assert_int_eq(bad, 0);
+    ck_assert_ptr_eq(co_mem_realloc(p, 100, 50), p);
+    unsigned char *q = co_mem_realloc(p, 100, 100000);
+    ck_assert_ptr_nonnull(q);
+    for (int i = 0; i < 100000; i++)
+        bad += q[i] != (i < 100 ? i + 1 : 0);
+    ck_assert_int_eq(bad, 0);
+    co_mem_free(q);
+    co_mem_free(NULL);
+    ck_assert_ptr_null(co_mem_calloc((size_t)-1 / 2, 4));
+}
+END_TEST
+
+/* Copies across many chunks stay intact; one longer than a chunk is
+ * refused. */
+START_TEST(test_mem_arena)
+{
+    co_arena a = {0};
+    static char *copy[3000];
+    char text[200];
+    for (int i = 0; i < 3000; i++) {
+        int n = snprintf(text, sizeof text, "%d:%0*d", i, i % 150, 7);
+        copy[i] = co_arena_copy(&a, text, (size_t)n);
+        ck_assert_ptr_nonnull(copy[i]);
+    }
+    int bad = 0;
+    for (int i = 0; i < 3000; i++) {
+        snprintf(text, sizeof text, "%d:%0*d", i, i % 150, 7);
+        bad += strcmp(copy[i], text) != 0;
+    }
+    ck_assert_int_eq(bad, 0);
+    static char big[CO_ARENA_CHUNK];
+    memset(big, 'x', sizeof big);
+    ck_assert_ptr_null(co_arena_copy(&a, big, sizeof big));
+    ck_assert_ptr_nonnull(co_arena_copy(&a, big, 4096));
+    co_arena_free(&a);
+    ck_assert_ptr_null(a.chunk);
 }
 END_TEST
 
@@ -171,6 +225,8 @@ int main(void)
     tcase_add_test(tc, test_ftab_random_growing);
     tcase_add_test(tc, test_ftab_wrap_around);
     tcase_add_test(tc, test_ftab_recycled_entry);
+    tcase_add_test(tc, test_mem_realloc);
+    tcase_add_test(tc, test_mem_arena);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_ENV);
