@@ -245,7 +245,7 @@ uint32_t co_thread_new(co_state *s, lua_State *T)
         th->next++;
     th->t[id] = T;
     th->live++;
-    if (weak) { /* may run the GC: only now that the table is whole again */
+    if (weak) { /* freed threads not watched: the sweep finds them here */
         lua_rawgeti(T, LUA_REGISTRYINDEX, th->weak_ref);
         if (lua_istable(T, -1)) {
             lua_pushthread(T);
