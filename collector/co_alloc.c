@@ -37,9 +37,12 @@ typedef struct co_watch {
 static void *__attribute__((noinline)) watch_free(const co_watch *w, void *ptr, size_t osize)
 {
     co_state *s = co_hook_state();
-    if (osize == PR_SIZE)
+    /* the type byte tells a Proto or a thread from other blocks of its
+     * size (a 95-byte string, a closure of 10 upvalues) */
+    uint8_t tt = ptr ? ((const uint8_t *)ptr)[PR_TT] : 0;
+    if (osize == PR_SIZE && tt == LUA_TPROTO_)
         co_func_freed(s, ptr);
-    else
+    else if (osize == LS_SIZE && tt == LUA_TTHREAD)
         co_thread_freed(s, ptr);
     return w->f(w->ud, ptr, osize, 0);
 }
@@ -54,17 +57,18 @@ static void *watch_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 }
 
 /* The size check's allocator: notes how the probe's Proto and thread are
- * freed (1: as expected, -1: with another size). */
+ * freed (1: as expected, -1: with another size or type byte). */
 static const void *g_probe_proto, *g_probe_thread;
 static int g_proto_seen, g_thread_seen;
 
 static void *probe_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
     (void)ud;
-    if (ptr && ptr == g_probe_proto && nsize == 0)
-        g_proto_seen = osize == PR_SIZE ? 1 : -1;
-    if (ptr && ptr == g_probe_thread && nsize == 0)
-        g_thread_seen = osize == LS_SIZE ? 1 : -1;
+    const uint8_t *o = ptr;
+    if (o && o == g_probe_proto && nsize == 0)
+        g_proto_seen = osize == PR_SIZE && o[PR_TT] == LUA_TPROTO_ ? 1 : -1;
+    if (o && o == g_probe_thread && nsize == 0)
+        g_thread_seen = osize == LS_SIZE && o[LS_TT] == LUA_TTHREAD ? 1 : -1;
     if (nsize == 0) {
         free(ptr);
         return NULL;
@@ -72,8 +76,9 @@ static void *probe_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     return realloc(ptr, nsize);
 }
 
-/* What this Lua frees as one block at its address: a Proto of PR_SIZE
- * bytes (CO_WATCH_PROTOS), a thread of LS_SIZE (CO_WATCH_THREADS). Asked
+/* What this Lua frees as one block at its address, its type byte still
+ * in place: a Proto of PR_SIZE bytes (CO_WATCH_PROTOS), a thread of
+ * LS_SIZE (CO_WATCH_THREADS). Asked
  * of a state of our own, so that the traced one needs no full collection. */
 static int free_sizes_check(void)
 {
