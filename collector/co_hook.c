@@ -484,9 +484,9 @@ lean_call(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
 }
 
 /* A line or a return in another thread than the last event, on co_hook's
- * lean path otherwise (exact timing): the switch's fast path and the event's record, a
- * leaf. Every other case (a call, a thread seen for the first time, a
- * full ring) goes to any_event, whole. */
+ * lean path otherwise (exact timing): the switch's fast path and the
+ * event's record, a leaf. Every other case (a call, a thread seen for the
+ * first time, a full ring) goes to any_event, whole. */
 static void __attribute__((noinline))
 switch_event(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
 {
