@@ -40,9 +40,8 @@ static inline uint32_t co_proto_shape(const void *pr)
 static inline uint32_t co_func_id(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *flags)
 {
     if (__builtin_expect(s->key_only, 1)) {
-        const void *key = co_ptr_at(co_func_closure(L, ar), CL_FP);
-        const co_fent *e = &s->ft.e[co_func_hash(key) & (s->ft.cap - 1)];
-        if (__builtin_expect(e->key == key, 1)) {
+        const co_fent *e = co_ftab_first(&s->ft, co_ptr_at(co_func_closure(L, ar), CL_FP));
+        if (__builtin_expect(e != NULL, 1)) {
             *flags = e->flags;
             return e->fid;
         }
@@ -74,9 +73,8 @@ static inline uint32_t co_func_wrap_fast(const co_state *s, lua_State *co)
     const uint8_t *cl = s->key_only && co ? co_func_body(co) : NULL;
     if (!cl)
         return 0;
-    const void *key = (const char *)co_ptr_at(cl, CL_FP) + 1; /* wrap_key */
-    const co_fent *e = &s->ft.e[co_func_hash(key) & (s->ft.cap - 1)];
-    return e->key == key ? e->fid : 0;
+    const co_fent *e = co_ftab_first(&s->ft, (const char *)co_ptr_at(cl, CL_FP) + 1); /* wrap_key */
+    return e ? e->fid : 0;
 }
 
 #endif

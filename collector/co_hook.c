@@ -181,15 +181,20 @@ static lua_Hook hook_of(const co_state *s, lua_State *co)
 
 /* The coroutine of the coroutine.wrap function of frame ar: its upvalue
  * (it stays alive: the running closure holds it). */
+/* The thread in the first upvalue of closure cl (a wrap function's), or
+ * NULL. */
+CO_INLINE lua_State *closure_thread(const uint8_t *cl)
+{
+    return cl[CL_ISC] && co_int_at(cl + CL_UPV0, TV_TT) == LUA_TTHREAD
+               ? (lua_State *)co_ptr_at(cl + CL_UPV0, 0)
+               : NULL;
+}
+
 static lua_State *wrap_thread(co_state *s, lua_State *L, lua_Debug *ar)
 {
     lua_State *co = NULL;
-    if (s->state_ok) { /* read from the CClosure: no API call on each resume */
-        const uint8_t *cl = co_func_closure(L, ar);
-        return cl[CL_ISC] && co_int_at(cl + CL_UPV0, TV_TT) == LUA_TTHREAD
-                   ? (lua_State *)co_ptr_at(cl + CL_UPV0, 0)
-                   : NULL;
-    }
+    if (s->state_ok) /* read from the CClosure: no API call on each resume */
+        return closure_thread(co_func_closure(L, ar));
     lua_getinfo(L, "f", ar);
     if (lua_getupvalue(L, -1, 1)) {
         co = lua_tothread(L, -1);
@@ -452,10 +457,8 @@ call_event(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
  * coroutine hooked, its body known. Returns the body's wraps' id, or 0. */
 CO_INLINE uint32_t lean_wrap(const co_state *s, lua_State *L, const uint8_t *cl)
 {
-    if (!s->thread_ok || co_int_at(cl + CL_UPV0, TV_TT) != LUA_TTHREAD)
-        return 0;
-    lua_State *co = (lua_State *)co_ptr_at(cl + CL_UPV0, 0);
-    return co != L && hook_of(s, co) != NULL ? co_func_wrap_fast(s, co) : 0;
+    lua_State *co = s->thread_ok ? closure_thread(cl) : NULL;
+    return co && co != L && hook_of(s, co) != NULL ? co_func_wrap_fast(s, co) : 0;
 }
 
 /* call_event's commonest case (exact timing: the hook's end is read),
@@ -467,9 +470,8 @@ lean_call(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
 {
     if (__builtin_expect(s->key_only, 1)) {
         const uint8_t *cl = co_func_closure(L, ar);
-        const void *key = co_ptr_at(cl, CL_FP);
-        const co_fent *e = &s->ft.e[co_func_hash(key) & (s->ft.cap - 1)];
-        uint32_t fid = e->key == key ? e->fid : 0;
+        const co_fent *e = co_ftab_first(&s->ft, co_ptr_at(cl, CL_FP));
+        uint32_t fid = e ? e->fid : 0;
         if (fid && (e->flags & (LT_FF_RESUME | LT_FF_WRAP))) /* a wrap function: its body's */
             fid = e->flags == LT_FF_WRAP ? lean_wrap(s, L, cl) : 0;
         if (__builtin_expect(fid != 0, 1)) {
