@@ -485,14 +485,48 @@ lean_call(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
     call_event(s, L, ar, t0);
 }
 
+/* A call in another thread than the last event, on co_hook's lean path
+ * otherwise (exact timing): mostly a new coroutine's first event, the call
+ * of its body, which gets the thread's id here (THREAD, RESUME, CALL)
+ * without switch_slow's lookups. Room for the first two records is
+ * checked at once; a stale thread (its stack to send again), a switch
+ * record the ring cannot take at once, or no id to be had go to
+ * any_event. */
+static void __attribute__((noinline))
+call_switch(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
+{
+    uint32_t id = 0;
+    if (s->thread_ok && s->ring.pos + LT_EVENT_HOT_MAX <= s->slow_at) {
+        uint32_t c = (uint32_t)co_int_at(L, LS_HOOKCOUNT), i = c & (CO_ID_MAX - 1);
+        uintptr_t e = c >> CO_ID_BITS == s->th.epoch && i < s->th.cap
+                          ? (uintptr_t)s->th.t[i] : 0;
+        if (e == (uintptr_t)L)
+            id = i; /* known */
+        else if ((e & ~CO_STALE) != (uintptr_t)L) /* new: its THREAD fits */
+            id = co_thread_new(s, L);
+    }
+    if (!id) {
+        any_event(s, L, ar, t0);
+        return;
+    }
+    /* the RESUME fits too: pos <= slow_at - LT_EVENT_HOT_MAX + THREAD's size */
+    switch_fast(s, L, depth_before(ar), t0 > s->last ? t0 - s->last : 0, id);
+    on_call(s, L, ar, 0);
+    s->last = co_clock_tsc();
+}
+
 /* A line or a return in another thread than the last event, on co_hook's
  * lean path otherwise (exact timing): the switch's fast path and the
- * event's record, a leaf. Every other case (a call, a thread seen for the
- * first time, a full ring) goes to any_event, whole. */
+ * event's record, a leaf. A call goes to call_switch; every other case (a
+ * thread seen for the first time, a full ring) to any_event, whole. */
 static void __attribute__((noinline))
 switch_event(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
 {
-    uint32_t id = ar->event != LUA_HOOKCALL ? switch_fast_id(s, L) : 0;
+    if (ar->event == LUA_HOOKCALL) {
+        call_switch(s, L, ar, t0);
+        return;
+    }
+    uint32_t id = switch_fast_id(s, L);
     if (!id) {
         any_event(s, L, ar, t0);
         return;
