@@ -28,12 +28,29 @@ typedef struct target {
     size_t cap;
 } target;
 
+/* Lua 5.1's compatibility aliases (LUA_COMPAT_GFIND, LUA_COMPAT_MOD):
+ * the same C function as string.gmatch and math.fmod, whose names people
+ * write and look for. */
+static int compat_alias(const char *name)
+{
+    return !strcmp(name, "string.gfind") || !strcmp(name, "math.mod");
+}
+
+/* Is a a better name than b: not an alias when b is, else shorter, else
+ * smaller bytes. */
+static int better(const char *a, const char *b)
+{
+    if (compat_alias(a) != compat_alias(b))
+        return compat_alias(b);
+    size_t al = strlen(a), bl = strlen(b);
+    return al < bl || (al == bl && strcmp(a, b) < 0);
+}
+
 static void consider(target *t, const char *prefix, const char *key)
 {
     char cand[CO_NAME_MAX];
     snprintf(cand, sizeof cand, "%s%s%s", prefix, *prefix ? "." : "", key);
-    size_t cl = strlen(cand), bl = strlen(t->best);
-    if (!*t->best || cl < bl || (cl == bl && strcmp(cand, t->best) < 0))
+    if (!*t->best || better(cand, t->best))
         snprintf(t->best, t->cap, "%s", cand);
 }
 

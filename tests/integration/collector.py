@@ -499,6 +499,31 @@ def case_longpath(c):
         expect(os.path.join(deep, name + '.lua') in sfs, 'coverage.lcov SF lines: %s' % sfs)
 
 
+def case_names(c):
+    """C functions named by their global path: Lua 5.1's compatibility
+    aliases (string.gfind, math.mod) never win over string.gmatch and
+    math.fmod, though they are as short or shorter; a C function is found by
+    its C identity (the iterator pairs returns is next)."""
+    prog = c.write('names.lua', 'local n = 0\n'
+                   'for i = 1, 3 do local it = string.gmatch("a b", "%a") n = n + #it() end\n'
+                   'for i = 1, 4 do n = n + math.fmod(7, 3) + math.mod(9, 4) end\n'
+                   'for k in pairs({x = 1}) do n = n + #k end\n'
+                   'print(n)\n')
+    c.start_daemon()
+    r = c.lua(prog, c.env(LUATRACE_SOCKET=c.sock, LUATRACE_SHM='names'), traced=True)
+    c.stop_daemon()
+    expect(r.status == 0 and r.out == b'12\n', 'program failed: %r %r' % (r.out, r.err))
+    calls = c.folded(c.session('names'), 'calls')
+    top = {}
+    for stack, n in calls.items():
+        leaf = stack.split(';')[-1]
+        top[leaf] = top.get(leaf, 0) + n
+    for label, n in (('string.gmatch@[C]', 3), ('math.fmod@[C]', 8), ('next@[C]', 2)):
+        expect(top.get(label) == n, 'want %d calls of %s: %s' % (n, label, sorted(top)))
+    expect(not [k for k in top if 'gfind' in k or 'math.mod@' in k],
+           'an alias was chosen: %s' % sorted(top))
+
+
 def case_badring(c):
     prog = c.write('hello.lua', 'print("hello")\n')
     plain = c.lua(prog, c.env())
@@ -707,10 +732,11 @@ def case_recycled(c):
     expect(len(names) == 401, '%d tracks, want 401: %s' % (len(names), names[:5]))
 
 
-CASES = {'overflow': case_overflow, 'badring': case_badring, 'recycled': case_recycled, 'restart': case_restart,
-         'dbghook': case_dbghook, 'longpath': case_longpath, 'fsizelimit': case_fsizelimit, 'tron': case_tron, 'coroutine': case_coroutine, 'spawn0': case_spawn0,
-         'killed': case_killed, 'profile': case_profile, 'badtrace': case_badtrace,
-         'exit': case_exit}
+CASES = {'overflow': case_overflow, 'badring': case_badring, 'recycled': case_recycled,
+         'restart': case_restart, 'dbghook': case_dbghook, 'longpath': case_longpath,
+         'fsizelimit': case_fsizelimit, 'tron': case_tron, 'coroutine': case_coroutine,
+         'spawn0': case_spawn0, 'killed': case_killed, 'profile': case_profile,
+         'badtrace': case_badtrace, 'exit': case_exit, 'names': case_names}
 
 
 def run_case(case, name, make, prefix):

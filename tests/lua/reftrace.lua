@@ -66,8 +66,14 @@ local function clean(s)
 end
 local by_closure = setmetatable({}, { __mode = "k" })  -- Lua closure -> label
 
+-- Lua 5.1's compatibility aliases of string.gmatch and math.fmod lose to
+-- any other name.
+local ALIAS = { ["string.gfind"] = true, ["math.mod"] = true }
+
 local function shorter(best, c)
-  if best == nil or #c < #best or (#c == #best and c < best) then return c end
+  if best == nil then return c end
+  if ALIAS[c] ~= ALIAS[best] then return ALIAS[c] and best or c end
+  if #c < #best or (#c == #best and c < best) then return c end
   return best
 end
 
