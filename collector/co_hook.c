@@ -122,7 +122,8 @@ CO_INLINE void switch_fast(co_state *s, lua_State *L, uint32_t depth, uint64_t d
 {
     const char *o = (const char *)s->cur_L;
     unsigned st = (uint8_t)o[LS_STATUS];
-    int resumed = st == 0 && co_ptr_at(o, LS_CI) > co_ptr_at(o, LS_BASE_CI);
+    int resumed = st == 0 && (co_ptr_at(o, LS_CI) > co_ptr_at(o, LS_BASE_CI) ||
+                              o == (const char *)s->th.main);
     int dead = st != LUA_YIELD;
     put_switch(s, s->ring.data + (s->ring.pos & s->ring.mask), resumed, dt, id, depth, dead);
     if (!resumed && dead)

@@ -67,6 +67,7 @@ typedef struct co_threads {
     int weak_ref;      /* registry: {id = thread}, weak values */
     lua_State *anchor; /* slot 1 of its stack keeps cur_L alive */
     int anchor_ref;    /* registry: the anchor thread */
+    lua_State *main;   /* the state's main thread, NULL if not known */
 } co_threads;
 
 /* What the state's allocator reports (co_alloc.c): */
@@ -326,8 +327,10 @@ static inline void co_thread_dead(co_state *s, uint32_t id)
     co_thread_free_id(&s->th, id);
 }
 
-/* 1 if T resumed another thread (it runs, with a frame): else it yielded,
- * returned or died. *status is lua_status(T). */
+/* 1 if T resumed another thread (it runs, with a frame; or T is the main
+ * thread, which a host's lua_resume from C leaves with none, and which
+ * never dies): else it yielded, returned or died. *status is
+ * lua_status(T). */
 int co_thread_resumed(const co_state *s, lua_State *T, int *status);
 
 /* ---- co_dbghook.c ---- */

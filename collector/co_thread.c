@@ -99,6 +99,19 @@ int co_thread_layout_check(lua_State *L)
 
 /* }====== */
 
+/* The main thread of L's state: L itself if lua_pushthread says so, else
+ * global_State's mainthread where the layout is verified, else NULL. */
+static lua_State *main_thread(lua_State *L, int thread_ok)
+{
+    int is_main = lua_pushthread(L);
+    lua_pop(L, 1);
+    if (is_main)
+        return L;
+    const void *g = thread_ok ? co_ptr_at(L, LS_G) : NULL;
+    const uint8_t *m = g ? co_ptr_at(g, G_MAINTHREAD) : NULL;
+    return m && m[LS_TT] == LUA_TTHREAD && co_ptr_at(m, LS_G) == g ? (lua_State *)m : NULL;
+}
+
 int co_thread_init(co_state *s, lua_State *L)
 {
     co_threads *th = &s->th;
@@ -129,6 +142,7 @@ int co_thread_init(co_state *s, lua_State *L)
     const char *top = s->thread_ok ? co_ptr_at(th->anchor, LS_TOP) : NULL;
     s->thread_ok = slot && top - slot == TV_SIZE && co_int_at(slot, TV_TT) == LUA_TTHREAD &&
                    co_ptr_at(slot, 0) == (const void *)L;
+    th->main = main_thread(L, s->thread_ok);
     return 0;
 fail:
     co_mem_free(th->t);
@@ -340,9 +354,10 @@ int co_thread_resumed(const co_state *s, lua_State *T, int *status)
     if (s->thread_ok) {
         *status = ((const uint8_t *)T)[LS_STATUS];
         return *status == 0 &&
-               (const char *)co_ptr_at(T, LS_CI) > (const char *)co_ptr_at(T, LS_BASE_CI);
+               ((const char *)co_ptr_at(T, LS_CI) > (const char *)co_ptr_at(T, LS_BASE_CI) ||
+                T == s->th.main);
     }
     lua_Debug ar;
     *status = lua_status(T);
-    return *status == 0 && lua_getstack(T, 0, &ar);
+    return *status == 0 && (lua_getstack(T, 0, &ar) || T == s->th.main);
 }

@@ -31,7 +31,8 @@
  *
  * RESUME and YIELD switch threads: the thread of the previous record (the
  * old one) resumed the named one, or gave control back to it (yielded,
- * returned, or died: dead 1). Their depth is the depth the record after
+ * returned, or died: dead 1). The main thread never dies: when it runs no
+ * Lua at all (a host calling lua_resume from C), it resumed the new one. Their depth is the depth the record after
  * them implies (below): the new thread's top frame as its next record
  * finds it, so that record may take a short form.
  *

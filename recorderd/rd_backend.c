@@ -70,11 +70,16 @@ static void fan_thread(void *ud, uint64_t th, uint64_t t)
     FAN(if (l->thread) l->thread(l->ud, th, t));
 }
 
+static void fan_end(void *ud, uint64_t th, uint64_t t)
+{
+    FAN(if (l->end) l->end(l->ud, th, t));
+}
+
 int rd_backends_open(rd_backends *set, const char *const *specs, unsigned n, const rd_model *m,
                      char *err, size_t cap)
 {
     memset(set, 0, sizeof *set);
-    set->fan = (rd_listener){set, fan_enter, fan_leave, fan_line, fan_thread};
+    set->fan = (rd_listener){set, fan_enter, fan_leave, fan_line, fan_thread, fan_end};
     if (n > RD_MAX_BACKENDS) {
         snprintf(err, cap, "at most %d backends", RD_MAX_BACKENDS);
         return -E2BIG;

@@ -467,7 +467,8 @@ static void listen(luabk *k)
     int rec = k->has[S_RECORD], thr = k->has[S_THREAD];
     k->b.ls = (rd_listener){k, rec || k->has[S_ENTER] ? on_enter : NULL,
                             rec || thr || k->has[S_LEAVE] ? on_leave : NULL,
-                            rec || k->has[S_LINE] ? on_line : NULL, rec || thr ? on_thread : NULL};
+                            rec || k->has[S_LINE] ? on_line : NULL, rec || thr ? on_thread : NULL,
+                            NULL};
 }
 
 rd_backend *rd_luabk_create(const char *arg, const rd_model *m, char *err, size_t cap)

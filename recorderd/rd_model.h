@@ -224,8 +224,9 @@ uint32_t rd_model_stacks(const rd_model *m);
  * out. A live track's index never changes. */
 uint32_t rd_model_track(rd_model *m, uint64_t thread);
 
-/* The coroutine of thread's live track died (no-op if there is none). */
-void rd_model_track_end(rd_model *m, uint64_t thread);
+/* The coroutine of thread's live track died. Returns that track's serial,
+ * UINT64_MAX if there was no live track. */
+uint64_t rd_model_track_end(rd_model *m, uint64_t thread);
 
 /* The name of track k: "main" for the first thread seen, else
  * "coroutine N (LABEL)", N its serial and LABEL the label of its first

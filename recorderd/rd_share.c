@@ -96,18 +96,19 @@ uint32_t rd_model_track(rd_model *m, uint64_t thread)
     return *slot = k;
 }
 
-void rd_model_track_end(rd_model *m, uint64_t thread)
+uint64_t rd_model_track_end(rd_model *m, uint64_t thread)
 {
     uint32_t *slot = m->captrack_ix ? track_slot(m, thread) : NULL;
     rd_track *t = slot && *slot ? &m->track[*slot - 1] : NULL;
-    if (!t || t->dead) return;
+    if (!t || t->dead) return UINT64_MAX;
     t->dead = 1;
     if (t->serial == 0 || m->nkept < m->keep_tracks) {
         m->nkept += t->serial != 0;
-        return;
+        return t->serial;
     }
     t->fold = 1;
     m->fold_shares += t->nshare + 1; /* + 1: a track of no share is memory too */
+    return t->serial;
 }
 
 void rd_model_track_name(const rd_model *m, uint32_t k, char *buf, size_t cap)

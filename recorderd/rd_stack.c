@@ -51,9 +51,14 @@ static void fold(rd_stack *s)
     free(re);
 }
 
+static uint64_t note_time(rd_stack *s, uint64_t at);
+
+/* Thread id is gone: its track ends, and the listener is told. */
 static void end_track(rd_stack *s, uint64_t id)
 {
-    rd_model_track_end(s->m, id);
+    uint64_t serial = rd_model_track_end(s->m, id);
+    if (serial != RD_LS_NO_TRACK && s->ls && s->ls->end)
+        s->ls->end(s->ls->ud, serial, note_time(s, s->m->ticks_total));
     if (rd_model_fold_due(s->m))
         fold(s);
 }

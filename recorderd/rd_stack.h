@@ -62,6 +62,10 @@ typedef struct rd_listener {
                   enum rd_how how, uint64_t t);
     void (*line)(void *ud, uint64_t thread, const rd_frame *f, uint32_t level, uint64_t t);
     void (*thread)(void *ud, uint64_t thread, uint64_t t); /* becomes current */
+    /* thread is gone (its coroutine died or was collected): its frames
+     * have left; a thread whose stack merely emptied (the main thread of
+     * a host calling into Lua from C) is not gone */
+    void (*end)(void *ud, uint64_t thread, uint64_t t);
 } rd_listener;
 
 typedef struct rd_thread {

@@ -237,13 +237,23 @@ static void on_leave(void *ud, uint64_t thread, const rd_frame *f, uint32_t leve
     }
     int e = put(tl, t, f->fid, how, 1, at);
     tl->err = tl->err ? tl->err : e;
-    if (--t->nopen == 0 && (how == RD_CALL || how == RD_UNWIND))
-        end_track(tl, t);
+    t->nopen--;
+}
+
+/* A coroutine died or was collected. Not when a stack merely empties: the
+ * main thread of a host that calls into Lua from C keeps one track. */
+static void on_end(void *ud, uint64_t thread, uint64_t at)
+{
+    rd_timeline *tl = ud;
+    (void)at;
+    uint32_t *p = tl->err ? NULL : ix_slot(tl, thread);
+    if (p && *p)
+        end_track(tl, &tl->tr[*p - 1]);
 }
 
 rd_listener rd_timeline_listener(rd_timeline *tl)
 {
-    return (rd_listener){tl, on_enter, on_leave, NULL, NULL};
+    return (rd_listener){tl, on_enter, on_leave, NULL, NULL, on_end};
 }
 
 int rd_timeline_end(rd_timeline *tl, uint64_t t_end)

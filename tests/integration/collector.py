@@ -499,6 +499,77 @@ def case_longpath(c):
         expect(os.path.join(deep, name + '.lua') in sfs, 'coverage.lcov SF lines: %s' % sfs)
 
 
+HOSTRESUME = WHERE + '''
+-- run by tests/hosts/resume_host: the host resumes body/bad from C and
+-- calls tick by lua_pcall between resumes; no Lua runs on the main thread
+-- but tick, so a probe's stack is its own thread's alone
+local log = {}
+local function probe()
+  print("TRUTH " .. where())
+end
+local function work(n)
+  local s = 0
+  for i = 1, n do s = s + i end
+  probe()
+  return s
+end
+function body(round)
+  for i = 1, 3 do coroutine.yield(work(round + i)) end
+  local s = work(round)
+  return s
+end
+function bad(round)
+  coroutine.yield(work(round))
+  error("round " .. round .. " failed", 0)
+end
+function tick(round)
+  log[#log + 1] = work(round)
+end
+function finish()
+  print(table.concat(log, " "))
+end
+'''
+
+
+def case_hostresume(c):
+    """A host that drives Lua from C with its main thread idle: lua_resume
+    of lua_newthread threads, lua_pcall of the main thread between
+    resumes. Every probe's stack is what debug.getinfo saw, and the main
+    thread is one track (not one per lua_pcall: it neither dies when a
+    coroutine it resumed from C runs, nor ends when its stack empties);
+    each coroutine, ended or failed, is one track of its own."""
+    prog = c.write('hostresume.lua', HOSTRESUME)
+    rounds = 6
+    plain = run([c.args.resume_host, prog, str(rounds)], c.tmp, c.env())
+    c.start_daemon()
+    r = run([c.args.resume_host, prog, str(rounds)], c.tmp,
+            c.env(LUATRACE_SOCKET=c.sock, LUATRACE_SHM='hostresume'))
+    c.stop_daemon()
+    expect(plain.status == 0 and r.status == 0 and r.out == plain.out,
+           'traced run differs: %r %r / %r' % (r.out[-200:], r.err, plain.err))
+    truth = {}
+    for line in r.out.decode().splitlines():
+        if line.startswith('TRUTH '):
+            truth[line[6:]] = truth.get(line[6:], 0) + 1
+    expect(sum(truth.values()) == 32, 'want 32 probes: %s' % truth)
+    session = c.session('hostresume')
+    expect_probe_stacks(c, session, truth)
+    with open(os.path.join(session, 'session.json')) as f:
+        meta = json.load(f)
+    expect(meta['bad_records'] == 0 and meta['status'] == 'complete', 'session %s' % meta)
+    tracks = os.path.join(c.tmp, 'tracks.json')
+    r = run([c.args.recorderd, 'report', session, '--format', 'chrome', '-o', tracks], c.tmp,
+            base_env())
+    expect(r.status == 0, 'report --format chrome: %s' % r.err.decode())
+    with open(tracks) as f:
+        names = [e['args']['name'] for e in json.load(f)['traceEvents']
+                 if e.get('ph') == 'M' and e.get('name') == 'thread_name']
+    expect(len(names) == 1 + rounds and names[0] == 'main' and names.count('main') == 1
+           and all(n.startswith(('coroutine %d (body@' % k, 'coroutine %d (bad@' % k))
+                   for k, n in enumerate(names[1:], 1)),
+           'want main and one track per round: %s' % names)
+
+
 def case_names(c):
     """C functions named by their global path: Lua 5.1's compatibility
     aliases (string.gfind, math.mod) never win over string.gmatch and
@@ -736,7 +807,8 @@ CASES = {'overflow': case_overflow, 'badring': case_badring, 'recycled': case_re
          'restart': case_restart, 'dbghook': case_dbghook, 'longpath': case_longpath,
          'fsizelimit': case_fsizelimit, 'tron': case_tron, 'coroutine': case_coroutine,
          'spawn0': case_spawn0, 'killed': case_killed, 'profile': case_profile,
-         'badtrace': case_badtrace, 'exit': case_exit, 'names': case_names}
+         'badtrace': case_badtrace, 'exit': case_exit, 'names': case_names,
+         'hostresume': case_hostresume}
 
 
 def run_case(case, name, make, prefix):
@@ -772,6 +844,7 @@ def main(argv):
     ap.add_argument('--recorderd', required=True)
     ap.add_argument('--cpath', required=True)
     ap.add_argument('--lua', default='lua5.1')
+    ap.add_argument('--resume-host', help='tests/hosts/resume_host (case hostresume)')
     ap.add_argument('--corpus', default=os.path.join(os.path.dirname(__file__), '..', 'lua'))
     args = ap.parse_args(argv)
     args.recorderd = os.path.abspath(args.recorderd)

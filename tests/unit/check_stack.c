@@ -201,7 +201,7 @@ static void m_thread(void *ud, uint64_t th, uint64_t t)
     NTHREAD++;
 }
 
-static const rd_listener MIRROR = {NULL, m_enter, m_leave, m_line, m_thread};
+static const rd_listener MIRROR = {NULL, m_enter, m_leave, m_line, m_thread, NULL};
 
 static void setup_mirror(void)
 {

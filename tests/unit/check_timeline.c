@@ -159,8 +159,11 @@ START_TEST(test_timeline_interleaved)
 }
 END_TEST
 
-/* A coroutine whose outermost frame returns is dead: its id seen again is
- * a new track. A tail call at the outermost level is not an end. */
+/* A track ends when the stack layer says its thread is gone (end), not
+ * when its stack empties: the main thread of a host that calls into Lua
+ * from C runs call after call on an empty stack, in one track. A tail call
+ * at the outermost level is no end either. An end for a thread without a
+ * track is harmless; a thread seen after its end gets a new track. */
 START_TEST(test_timeline_tracks)
 {
     char name[256];
@@ -169,19 +172,28 @@ START_TEST(test_timeline_tracks)
     leave(9, 5, 0, RD_TAIL, 2);
     enter(9, 6, 0, RD_TAIL, 2);
     leave(9, 6, 0, RD_CALL, 3);
-    enter(9, 7, 0, RD_CALL, 4);
-    leave(9, 7, 0, RD_UNWIND, 5);
-    enter(9, 8, 0, RD_CALL, 6);
-    ck_assert_int_eq(rd_timeline_end(&TL, 7), 0);
-    ck_assert_uint_eq(TL.ntr, 4);
+    LS.end(LS.ud, 9, 3);
+    enter(10, 7, 0, RD_CALL, 4);
+    leave(10, 7, 0, RD_UNWIND, 5);
+    LS.end(LS.ud, 10, 5);
+    LS.end(LS.ud, 77, 5);
+    enter(11, 8, 0, RD_CALL, 6);
+    leave(11, 8, 0, RD_CALL, 7);
+    enter(11, 4, 0, RD_CALL, 8);
+    enter(9, 3, 0, RD_CALL, 9);
+    ck_assert_int_eq(rd_timeline_end(&TL, 10), 0);
+    ck_assert_uint_eq(TL.ntr, 5);
     ck_assert_uint_eq(TL.tr[1].first_fid, 5);
     ck_assert_uint_eq(TL.tr[2].first_fid, 7);
     ck_assert_uint_eq(TL.tr[3].first_fid, 8);
+    ck_assert_uint_eq(TL.tr[4].first_fid, 3);
     read_track(1);
     ck_assert_uint_eq(NGOT, 4);
     read_track(3);
-    ck_assert_uint_eq(NGOT, 2);
-    expect(1, 8, 1, RD_STOP, 7);
+    ck_assert_uint_eq(NGOT, 4);
+    expect(1, 8, 1, RD_CALL, 7);
+    expect(2, 4, 0, RD_CALL, 8);
+    expect(3, 4, 1, RD_STOP, 10);
     rd_timeline_track_name(&TL, &M, 0, name, sizeof name);
     ck_assert_str_eq(name, "main");
     rd_timeline_track_name(&TL, &M, 2, name, sizeof name);

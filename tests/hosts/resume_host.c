@@ -1,0 +1,72 @@
+/* resume_host: a test program that drives Lua from C the way a game engine
+ * or a server does, with the main thread running no Lua in between:
+ *
+ *     resume_host SCRIPT ROUNDS
+ *
+ * loads luatrace (require, when LUATRACE_SHM is set), runs SCRIPT (which
+ * defines the globals body, bad, tick and finish), then for each round
+ * makes a thread with lua_newthread and lua_resume's it from C until it
+ * ends: body(round) yields a few times, every third round bad(round)
+ * raises instead; after each yield, tick(round) runs on the main thread by
+ * lua_pcall from C. Last, finish() prints the transcript.
+ * (tests/integration/collector.py, case hostresume.) */
+#include <lauxlib.h>
+#include <lualib.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int call(lua_State *L, const char *fn, int arg)
+{
+    lua_getglobal(L, fn);
+    lua_pushinteger(L, arg);
+    if (lua_pcall(L, 1, 0, 0)) {
+        fprintf(stderr, "resume_host: %s: %s\n", fn, lua_tostring(L, -1));
+        return -1;
+    }
+    return 0;
+}
+
+static int round_of(lua_State *L, int round)
+{
+    lua_State *co = lua_newthread(L);
+    lua_getglobal(co, round % 3 == 0 ? "bad" : "body");
+    lua_pushinteger(co, round);
+    int st, nargs = 1;
+    while ((st = lua_resume(co, nargs)) == LUA_YIELD) {
+        lua_settop(co, 0);
+        nargs = 0;
+        if (call(L, "tick", round))
+            return -1;
+    }
+    printf("round %d: %s\n", round, st == 0 ? "done" : lua_tostring(co, -1));
+    lua_pop(L, 1);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: resume_host SCRIPT ROUNDS\n");
+        return 2;
+    }
+    lua_State *L = luaL_newstate();
+    luaL_openlibs(L);
+    if (getenv("LUATRACE_SHM")) {
+        lua_getglobal(L, "require");
+        lua_pushstring(L, "luatrace");
+        if (lua_pcall(L, 1, 0, 0)) {
+            fprintf(stderr, "resume_host: %s\n", lua_tostring(L, -1));
+            return 1;
+        }
+    }
+    if (luaL_dofile(L, argv[1])) {
+        fprintf(stderr, "resume_host: %s\n", lua_tostring(L, -1));
+        return 1;
+    }
+    int rounds = atoi(argv[2]), failed = 0;
+    for (int r = 1; r <= rounds && !failed; r++)
+        failed = round_of(L, r);
+    failed = failed || call(L, "finish", rounds);
+    lua_close(L);
+    return failed ? 1 : 0;
+}
