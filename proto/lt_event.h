@@ -32,9 +32,10 @@
  * RESUME and YIELD switch threads: the thread of the previous record (the
  * old one) resumed the named one, or gave control back to it (yielded,
  * returned, or died: dead 1). The main thread never dies: when it runs no
- * Lua at all (a host calling lua_resume from C), it resumed the new one. Their depth is the depth the record after
- * them implies (below): the new thread's top frame as its next record
- * finds it, so that record may take a short form.
+ * Lua at all (a host calling lua_resume from C), it resumed the new one.
+ * Their depth is the depth the record after them implies (below): the new
+ * thread's top frame as its next record finds it, so that record may take
+ * a short form.
  *
  * depth is the frame's CallInfo index (lua_Debug.i_ci) in its own thread:
  * exact and O(1); a reader resynchronises on it after unwinding nobody
