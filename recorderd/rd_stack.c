@@ -26,6 +26,7 @@ void rd_stack_free(rd_stack *s)
     free(s->th);
     free(s->chain);
     free(s->snap);
+    free(s->spare);
     memset(s, 0, sizeof *s);
 }
 
@@ -119,7 +120,12 @@ static void drop_thread(rd_stack *s, uint64_t id)
         pop_all(s, t, RD_UNWIND); /* a coroutine that died with frames left died of an error */
     s->cur = NULL;
     uint32_t mask = s->capth - 1, i = (uint32_t)(t - s->th);
-    free(t->f);
+    if (!s->spare) { /* a coroutine per request: no malloc, memset, free each */
+        s->spare = t->f;
+        s->capspare = t->cap;
+    } else {
+        free(t->f);
+    }
     s->th[i] = (rd_thread){0};
     s->nth--;
     for (uint32_t j = (i + 1) & mask; s->th[j].id; j = (j + 1) & mask) {
@@ -229,9 +235,24 @@ static inline uint32_t frame_tix(const rd_model *m, uint32_t node, uint32_t tn)
 }
 
 /* A new top frame, filled in place (no struct copies on the hot path). */
+/* Room for one more frame on t: the spare array for a thread that has
+ * none. */
+static int frame_room(rd_stack *s, rd_thread *t)
+{
+    if (t->n < t->cap)
+        return 0;
+    if (!t->cap && s->spare) {
+        t->f = s->spare;
+        t->cap = s->capspare;
+        s->spare = NULL;
+        return 0;
+    }
+    return rd_grow((void **)&t->f, &t->cap, t->n, sizeof *t->f);
+}
+
 static rd_frame *push_frame(rd_stack *s, rd_thread *t, uint32_t depth, uint32_t fid, int lua)
 {
-    if (t->n >= t->cap && rd_grow((void **)&t->f, &t->cap, t->n, sizeof *t->f))
+    if (frame_room(s, t))
         return NULL;
     rd_model *m = s->m;
     uint32_t n = t->n;

@@ -86,6 +86,8 @@ typedef struct rd_stack {
     uint64_t *chain; /* resume chain of thread ids, current last */
     uint32_t nchain, capchain;
     rd_thread *cur;  /* cache of the current thread, NULL = look it up */
+    rd_frame *spare; /* a dropped thread's frames, for the next new one */
+    uint32_t capspare;
     rd_frame *snap; /* frames of a START being received */
     uint32_t nsnap, capsnap;
     uint64_t snap_thread;
