@@ -234,7 +234,6 @@ static inline uint32_t frame_tix(const rd_model *m, uint32_t node, uint32_t tn)
     return node && m->node[node].first_tn == tn ? 0 : tn;
 }
 
-/* A new top frame, filled in place (no struct copies on the hot path). */
 /* Room for one more frame on t: the spare array for a thread that has
  * none. */
 static int frame_room(rd_stack *s, rd_thread *t)
@@ -250,6 +249,7 @@ static int frame_room(rd_stack *s, rd_thread *t)
     return rd_grow((void **)&t->f, &t->cap, t->n, sizeof *t->f);
 }
 
+/* A new top frame, filled in place (no struct copies on the hot path). */
 static rd_frame *push_frame(rd_stack *s, rd_thread *t, uint32_t depth, uint32_t fid, int lua)
 {
     if (frame_room(s, t))
