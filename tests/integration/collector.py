@@ -272,6 +272,17 @@ print(luatrace.tracing())
 '''
 
 
+def track_names(c, session):
+    """The session's timeline tracks (report --format chrome), in order."""
+    tracks = os.path.join(c.tmp, 'tracks.json')
+    r = run([c.args.recorderd, 'report', session, '--format', 'chrome', '-o', tracks], c.tmp,
+            base_env())
+    expect(r.status == 0, 'report --format chrome: %s' % r.err.decode())
+    with open(tracks) as f:
+        return [e['args']['name'] for e in json.load(f)['traceEvents']
+                if e.get('ph') == 'M' and e.get('name') == 'thread_name']
+
+
 def expect_probe_stacks(c, session, truth):
     """The calls of probe() in the session, by stack (frames after their
     '@'), are the program's own truth {stack: count} exactly."""
@@ -377,13 +388,7 @@ def case_restart(c):
     with open(os.path.join(session, 'session.json')) as f:
         meta = json.load(f)
     expect(meta['bad_records'] == 0 and meta['unwinds'] == 0, 'session %s' % meta)
-    tracks = os.path.join(c.tmp, 'tracks.json')
-    r = run([c.args.recorderd, 'report', session, '--format', 'chrome', '-o', tracks], c.tmp,
-            base_env())
-    expect(r.status == 0, 'report --format chrome: %s' % r.err.decode())
-    with open(tracks) as f:
-        names = [e['args']['name'] for e in json.load(f)['traceEvents']
-                 if e.get('ph') == 'M' and e.get('name') == 'thread_name']
+    names = track_names(c, session)
     # main once, a, b, d: the same thread keeps its track across troff/tron
     expect(len(names) == 4 and names.count('main') == 1, 'tracks: %s' % names)
 
@@ -557,13 +562,7 @@ def case_hostresume(c):
     with open(os.path.join(session, 'session.json')) as f:
         meta = json.load(f)
     expect(meta['bad_records'] == 0 and meta['status'] == 'complete', 'session %s' % meta)
-    tracks = os.path.join(c.tmp, 'tracks.json')
-    r = run([c.args.recorderd, 'report', session, '--format', 'chrome', '-o', tracks], c.tmp,
-            base_env())
-    expect(r.status == 0, 'report --format chrome: %s' % r.err.decode())
-    with open(tracks) as f:
-        names = [e['args']['name'] for e in json.load(f)['traceEvents']
-                 if e.get('ph') == 'M' and e.get('name') == 'thread_name']
+    names = track_names(c, session)
     expect(len(names) == 1 + rounds and names[0] == 'main' and names.count('main') == 1
            and all(n.startswith(('coroutine %d (body@' % k, 'coroutine %d (bad@' % k))
                    for k, n in enumerate(names[1:], 1)),
@@ -793,13 +792,7 @@ def case_recycled(c):
     # that carries on never has frames unwound (a new coroutine put on a
     # collected one's stack would unwind the old frames)
     expect(meta['unwinds'] == 0, 'unwinds %d, want 0' % meta['unwinds'])
-    out = os.path.join(c.tmp, 'tracks.json')
-    r = run([c.args.recorderd, 'report', session, '--format', 'chrome', '-o', out], c.tmp,
-            base_env())
-    expect(r.status == 0, 'report --format chrome: %s' % r.err.decode())
-    with open(out) as f:
-        names = [e['args']['name'] for e in json.load(f)['traceEvents']
-                 if e.get('ph') == 'M' and e.get('name') == 'thread_name']
+    names = track_names(c, session)
     expect(len(names) == 401, '%d tracks, want 401: %s' % (len(names), names[:5]))
 
 
