@@ -277,7 +277,10 @@ static int resumer(lua_State *T)
 /* The stacks at attach. The threads that resumed L (Lua 5.1 does not say
  * in which order; the main thread is the outermost) go first, each resuming
  * the next, so that L's stack hangs under its resumer's as it would have
- * had tracing begun earlier; then every other thread, hooked. */
+ * had tracing begun earlier; then every other thread, hooked. With no Lua
+ * resumer, a coroutine runs because a host resumed it from C, its main
+ * thread idle: the main thread (no frames) goes first all the same, so
+ * that it is the trace's first thread, `main`. */
 static void attach_all(lua_State **t, size_t n, void *ud)
 {
     co_state *s = ud;
@@ -288,6 +291,8 @@ static void attach_all(lua_State **t, size_t n, void *ud)
     for (size_t i = 0; !first && i < n; i++)
         if (resumer(t[i]))
             first = t[i];
+    if (!first && L != g_main && g_main && lua_status(g_main) == 0)
+        first = g_main;
     /* naming a function pushes onto the thread's stack: a resumer is not
      * in a hook, which would have reserved the room */
     if (first && !lua_checkstack(first, LUA_MINSTACK))

@@ -675,6 +675,8 @@ void co_hook_attach_thread(co_state *s, lua_State *L, lua_State *co)
 {
     (void)L;
     lua_Debug ar;
+    if (lua_status(co) > LUA_YIELD)
+        return; /* died of an error: its frames stay, but it never runs again */
     /* naming a function pushes onto co's stack; a suspended thread has no
      * LUA_MINSTACK guarantee the way a running hook does */
     if (lua_getstack(co, 0, &ar) && lua_checkstack(co, LUA_MINSTACK))

@@ -96,6 +96,7 @@ typedef struct sd_thread {
     uint32_t first, n;  /* frames[first..first+n), top first */
     const void *target; /* the thread its top frame resumes, or NULL */
     uint8_t active, top_c, in_chain;
+    uint8_t dead; /* died of an error: its frames stay, but it never runs again */
 } sd_thread;
 
 typedef struct sd {
@@ -482,6 +483,7 @@ static void read_thread(sd *d, const void *L)
         tail = k;
     }
     t->active = ls[LS_STATUS] == 0 && t->n > 0;
+    t->dead = ls[LS_STATUS] > LUA_YIELD;
 }
 
 /* }====== */
@@ -762,7 +764,7 @@ static void collect(sd *d, const void *main, int walk_ok)
     for (uint32_t c = 0; c < d->nchain; c++)
         put_thread(d, &d->th[d->chain[c]], c ? LT_R_HOOKED : LT_R_BEGIN, c > 0);
     for (uint32_t i = 0; i < d->nth; i++)
-        if (!d->th[i].in_chain && d->th[i].n && d->th[i].L != main)
+        if (!d->th[i].in_chain && d->th[i].n && d->th[i].L != main && !d->th[i].dead)
             put_thread(d, &d->th[i], LT_R_HOOKED, 0);
 }
 

@@ -595,6 +595,8 @@ static int end_snapshot(rd_stack *s)
     rd_thread *t = get_thread(s, s->snap_thread);
     if (!t)
         return -ENOMEM;
+    if (s->snap_begin)
+        (void)track_of(s, t); /* the first thread is `main`, even with no frame yet */
     drop_fresh_top(s, t);
     pop_all(s, t, RD_STOP);
     for (uint32_t i = s->nsnap; i-- > 0;) {

@@ -240,6 +240,18 @@ static void on_leave(void *ud, uint64_t thread, const rd_frame *f, uint32_t leve
     t->nopen--;
 }
 
+/* A thread runs now: its track, made now if new, so that tracks come in
+ * the order the threads first ran (the first, `main`, may have no frame
+ * yet: a host's main thread when a coroutine it resumed from C was
+ * attached). */
+static void on_thread(void *ud, uint64_t thread, uint64_t at)
+{
+    rd_timeline *tl = ud;
+    (void)at;
+    if (!tl->err && !track_of(tl, thread))
+        tl->err = -ENOMEM;
+}
+
 /* A coroutine died or was collected. Not when a stack merely empties: the
  * main thread of a host that calls into Lua from C keeps one track. */
 static void on_end(void *ud, uint64_t thread, uint64_t at)
@@ -253,7 +265,7 @@ static void on_end(void *ud, uint64_t thread, uint64_t at)
 
 rd_listener rd_timeline_listener(rd_timeline *tl)
 {
-    return (rd_listener){tl, on_enter, on_leave, NULL, NULL, on_end};
+    return (rd_listener){tl, on_enter, on_leave, NULL, on_thread, on_end};
 }
 
 int rd_timeline_end(rd_timeline *tl, uint64_t t_end)

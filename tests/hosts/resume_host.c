@@ -9,11 +9,16 @@
  * ends: body(round) yields a few times, every third round bad(round)
  * raises instead; after each yield, tick(round) runs on the main thread by
  * lua_pcall from C. Last, finish() prints the transcript.
- * (tests/integration/collector.py, case hostresume.) */
+ * (tests/integration/collector.py, case hostresume.)
+ *
+ * With RESUME_HOST_LISTEN set, it listens for `recorderd attach` instead
+ * (require("luatrace").listen()), prints READY, and sleeps a millisecond
+ * after each round (tests/integration/attach_truth.py, case hostattach). */
 #include <lauxlib.h>
 #include <lualib.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 static int call(lua_State *L, const char *fn, int arg)
 {
@@ -51,6 +56,11 @@ int main(int argc, char **argv)
     }
     lua_State *L = luaL_newstate();
     luaL_openlibs(L);
+    int listen = getenv("RESUME_HOST_LISTEN") != NULL;
+    if (listen && luaL_dostring(L, "assert(require('luatrace').listen())")) {
+        fprintf(stderr, "resume_host: %s\n", lua_tostring(L, -1));
+        return 1;
+    }
     if (getenv("LUATRACE_SHM")) {
         lua_getglobal(L, "require");
         lua_pushstring(L, "luatrace");
@@ -64,8 +74,15 @@ int main(int argc, char **argv)
         return 1;
     }
     int rounds = atoi(argv[2]), failed = 0;
-    for (int r = 1; r <= rounds && !failed; r++)
+    if (listen) {
+        printf("READY\n");
+        fflush(stdout);
+    }
+    for (int r = 1; r <= rounds && !failed; r++) {
         failed = round_of(L, r);
+        if (listen)
+            usleep(1000);
+    }
     failed = failed || call(L, "finish", rounds);
     lua_close(L);
     return failed ? 1 : 0;

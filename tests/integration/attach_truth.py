@@ -19,7 +19,13 @@ frames that were unwound, nothing past the detach). Cases:
               handler (DUMP_NOW) or, if slower, when it returns to Lua; the
               stack exact either way
   dumpco      dump of a program with coroutines suspended mid-call: every
-              coroutine's stack exact, none hooked afterwards
+              coroutine's stack exact, none hooked afterwards; one that died
+              of an error (its frames still in memory) is not shown
+  hostattach  attach to a host driving Lua from C, its main thread idle
+              (tests/hosts/resume_host): the main thread, with no frame when
+              tracing begins, is `main` and the only track running tick; a
+              coroutine that died of an error before the attach is not sent
+              as a suspended one (no track open from the attach to the end)
   dumpblocked dump of a program blocked in C for good (io.read on a pipe,
               inside a coroutine.wrap function resumed by a coroutine
               resumed by main; another coroutine suspended mid-call): the
@@ -47,6 +53,7 @@ frames that were unwound, nothing past the detach). Cases:
 
 import argparse
 import ctypes
+import json
 import os
 import signal
 import socket
@@ -57,7 +64,7 @@ import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from collector import Case, expect, run_case  # noqa: E402
+from collector import HOSTRESUME, Case, expect, run_case, track_names  # noqa: E402
 from corpus import Failure, base_env  # noqa: E402
 
 PRELUDE = '''
@@ -179,6 +186,10 @@ for i = 1, 3 do
   coroutine.resume(cos[i])
   text[i] = frames(0, cos[i])
 end
+-- died of an error: its frames stay in memory, but it is dead, not suspended
+local function fail(n) if n == 0 then error("dead") else fail(n - 1) end end
+local dead = coroutine.create(function() fail(2) end)
+coroutine.resume(dead)
 local function spin() ready() for i = 1, 20000 do busy() end end
 io.stderr:write("SPIN ", frames(1), "\\n")
 spin()
@@ -687,10 +698,52 @@ def case_dumpstormc(c):
            'c_host under the storm: %d %r %r' % (p.returncode, out[-500:], err[-2000:]))
 
 
+def case_hostattach(c):
+    prog = c.write('hostresume.lua', HOSTRESUME)
+    rounds = '1500'
+    plain = subprocess.run([c.args.resume_host, prog, rounds], cwd=c.tmp, env=c.env(),
+                           stdin=subprocess.DEVNULL, capture_output=True, timeout=120)
+    c.used.add('attach')
+    path = os.path.join(c.tmp, 'host.out')  # a file: a full pipe would stop the host
+    with open(path, 'wb') as f:
+        p = subprocess.Popen([c.args.resume_host, prog, rounds], cwd=c.tmp,
+                             env=c.env(RESUME_HOST_LISTEN='1'), stdin=subprocess.DEVNULL,
+                             stdout=f, stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(p)
+    for _ in range(1000):
+        if open(path, 'rb').read(6) == b'READY\n' or p.poll() is not None:
+            break
+        time.sleep(0.01)
+    time.sleep(0.2)
+    r = recorderd(c, 'attach', str(p.pid), '--duration', '0.5', '--out', c.out)
+    expect(r.returncode == 0, 'attach failed: %r' % r.stderr)
+    _, err = p.communicate(timeout=120)
+    out = open(path, 'rb').read()
+    expect(p.returncode == 0 and plain.returncode == 0 and out == b'READY\n' + plain.stdout,
+           'traced host %d %r, untraced %d' % (p.returncode, err[-300:], plain.returncode))
+    session = c.session('attach.%d' % p.pid)
+    meta = c.meta(session)
+    expect(meta['status'] == 'complete' and meta['bad_records'] == 0, 'session %r' % meta)
+    names = track_names(c, session)
+    expect(names and names[0] == 'main' and names.count('main') == 1
+           and all(n.split(' (')[-1].startswith(('body@', 'bad@')) for n in names[1:]),
+           'tracks: main, then coroutines of body and bad only: %s' % names[:8])
+    with open(os.path.join(c.tmp, 'tracks.json')) as f:
+        events = [e for e in json.load(f)['traceEvents'] if e.get('ph') in ('B', 'E')]
+    span, end = {}, max(e['ts'] for e in events)
+    for e in events:
+        lo, hi = span.get(e['tid'], (e['ts'], e['ts']))
+        span[e['tid']] = (min(lo, e['ts']), max(hi, e['ts']))
+    long = [names[t - 1] for t, (lo, hi) in span.items() if t > 1 and hi - lo > end / 2]
+    expect(not long, 'coroutine tracks open for most of the trace (dead ones sent as '
+           'suspended?): %s' % long[:5])
+
+
 CASES = {'recursion': case_recursion, 'unwinding': case_unwinding, 'coroutine': case_coroutine,
          'inc': case_inc, 'dump': case_dump, 'dumpco': case_dumpco,
          'dumpblocked': case_dumpblocked, 'dumphost': case_dumphost, 'dumpdeep': case_dumpdeep,
-         'dumpstorm': case_dumpstorm, 'dumpstormc': case_dumpstormc, 'proghook': case_proghook}
+         'dumpstorm': case_dumpstorm, 'dumpstormc': case_dumpstormc, 'proghook': case_proghook,
+         'hostattach': case_hostattach}
 
 
 class AttachCase(Case):
@@ -729,12 +782,14 @@ def main(argv):
     ap.add_argument('--block-host', help='tests/hosts/block_host (dumphost)')
     ap.add_argument('--c-host', help='tests/hosts/c_host (dumpstormc)')
     ap.add_argument('--hosts', help='tests/hosts, for c_host.lua (dumpstormc)')
+    ap.add_argument('--resume-host', help='tests/hosts/resume_host (hostattach)')
     args = ap.parse_args(argv)
     args.recorderd = os.path.abspath(args.recorderd)
     # meson's timeout sends SIGTERM: unwind, so that run_case cleans up
     signal.signal(signal.SIGTERM, lambda *_: sys.exit('killed by SIGTERM'))
     args.block_host = args.block_host and os.path.abspath(args.block_host)
     args.c_host = args.c_host and os.path.abspath(args.c_host)
+    args.resume_host = args.resume_host and os.path.abspath(args.resume_host)
     args.cpath = os.path.abspath(args.cpath)
     return run_case(CASES[args.case], args.case, lambda tmp: AttachCase(args, tmp),
                     'luatrace-attach-')
