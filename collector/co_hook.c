@@ -109,11 +109,9 @@ static int __attribute__((noinline)) switch_slow(co_state *s, lua_State *L, cons
  * layout is verified, L is known) and the ring's fast path, else 0. */
 CO_INLINE uint32_t switch_fast_id(const co_state *s, lua_State *L)
 {
-    uint32_t c = (uint32_t)co_int_at(L, LS_HOOKCOUNT), id = c & (CO_ID_MAX - 1);
-    return s->thread_ok && c >> CO_ID_BITS == s->th.epoch && id < s->th.cap && s->th.t[id] == L &&
-                   s->ring.pos <= s->slow_at
-               ? id
-               : 0;
+    uint32_t id;
+    uintptr_t e = co_tag_entry(&s->th, (uint32_t)co_int_at(L, LS_HOOKCOUNT), &id);
+    return s->thread_ok && e == (uintptr_t)L && s->ring.pos <= s->slow_at ? id : 0;
 }
 
 /* The switch to L (id: switch_fast_id's) on the fast path; depth: the
@@ -498,9 +496,8 @@ call_switch(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
 {
     uint32_t id = 0;
     if (s->thread_ok && s->ring.pos + LT_EVENT_HOT_MAX <= s->slow_at) {
-        uint32_t c = (uint32_t)co_int_at(L, LS_HOOKCOUNT), i = c & (CO_ID_MAX - 1);
-        uintptr_t e = c >> CO_ID_BITS == s->th.epoch && i < s->th.cap
-                          ? (uintptr_t)s->th.t[i] : 0;
+        uint32_t i;
+        uintptr_t e = co_tag_entry(&s->th, (uint32_t)co_int_at(L, LS_HOOKCOUNT), &i);
         if (e == (uintptr_t)L)
             id = i; /* known */
         else if ((e & ~CO_STALE) != (uintptr_t)L) /* new: its THREAD fits */

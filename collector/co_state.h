@@ -70,6 +70,20 @@ typedef struct co_threads {
     lua_State *main;   /* the state's main thread, NULL if not known */
 } co_threads;
 
+/* The id a thread's hook count c names in th (this trace's epoch, in
+ * range), in *id, and its entry (that thread or another, | CO_STALE);
+ * else *id 0 and NULL. */
+static inline uintptr_t co_tag_entry(const co_threads *th, uint32_t c, uint32_t *id)
+{
+    uint32_t i = c & (CO_ID_MAX - 1);
+    if (c >> CO_ID_BITS != th->epoch || i >= th->cap) {
+        *id = 0;
+        return 0;
+    }
+    *id = i;
+    return (uintptr_t)th->t[i];
+}
+
 /* What the state's allocator reports (co_alloc.c): */
 #define CO_WATCH_PROTOS 1  /* freed Protos reach co_func_freed */
 #define CO_WATCH_THREADS 2 /* freed threads reach co_thread_freed */

@@ -288,10 +288,9 @@ static lua_State *stale(lua_State *T)
  * may not be T), else 0. */
 static uint32_t tag_id(co_state *s, lua_State *T)
 {
-    co_threads *th = &s->th;
-    uint32_t c = (uint32_t)(s->thread_ok ? co_int_at(T, LS_HOOKCOUNT) : lua_gethookcount(T));
-    uint32_t id = c & (CO_ID_MAX - 1);
-    return c >> CO_ID_BITS == th->epoch && id < th->cap ? id : 0;
+    uint32_t c = (uint32_t)(s->thread_ok ? co_int_at(T, LS_HOOKCOUNT) : lua_gethookcount(T)), id;
+    (void)co_tag_entry(&s->th, c, &id);
+    return id;
 }
 
 void co_thread_stale_all(co_state *s)
