@@ -53,8 +53,6 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import corpus  # noqa: E402
 
-CHROMIUM_TIMEOUT = 60  # a run takes a few seconds
-CHROMIUM_TRIES = 3
 WIDTH = 1400  # px: the page's 1200 px flame graph plus the HTML margins
 TITLE_RE = re.compile(r'^(.+) \((\d+\.\d+) ms, (\d+\.\d{2})%\)$')
 PROFILE_ROW = re.compile(r'^\s*\d+\s+[\d.]+\s+[\d.]+\s+([\d.]+)\s+([\d.]+)\s+[\d.]+\s+(\S.*)$')
@@ -187,33 +185,8 @@ def run_ok(cmd, cwd, timeout=corpus.RUN_TIMEOUT):
 # Chromium
 
 def chromium(args, tmp, url, *opts):
-    """Runs headless Chromium on url with a user data dir of its own,
-    removed afterwards; returns its stdout. A run that hangs (headless
-    Chromium's screenshot has hung once in some hundred runs on a loaded
-    2-CPU machine: CI at 84a1f2d) is killed and started again, at most
-    CHROMIUM_TRIES times; what it printed is checked as any run's."""
-    for attempt in range(1, CHROMIUM_TRIES + 1):
-        try:
-            return chromium_once(args, tmp, url, *opts)
-        except corpus.Failure as e:
-            if not str(e).startswith('timeout after') or attempt == CHROMIUM_TRIES:
-                raise
-            print('chromium %s hung (%s); run again' % (' '.join(opts), e))
-
-
-def chromium_once(args, tmp, url, *opts):
-    profile = tempfile.mkdtemp(prefix='chromium-', dir=tmp)
-    try:
-        # --run-all-compositor-stages-before-draw: without it a screenshot
-        # taken under load may miss tiles not yet rastered (white), about 1
-        # run in 50 here; with it 0 in 200 under three busy loops
-        res = corpus.run([args.chromium, '--headless', '--no-sandbox', '--disable-gpu',
-                          '--hide-scrollbars', '--force-device-scale-factor=1',
-                          '--run-all-compositor-stages-before-draw',
-                          '--no-first-run', '--user-data-dir=' + profile] + list(opts) + [url],
-                         tmp, corpus.browser_env(), CHROMIUM_TIMEOUT)
-    finally:
-        shutil.rmtree(profile, ignore_errors=True)
+    """Chromium's stdout for url (corpus.headless), which must exit 0."""
+    res = corpus.headless(args.chromium, tmp, url, *opts)
     check(res.status == 0, 'chromium %s exited with %s:\n%s'
           % (' '.join(opts), res.status, corpus.show_bytes(res.out + res.err, 1500)))
     return res.out.decode('utf-8', 'replace')
@@ -312,11 +285,11 @@ def unrastered(rows, ch, box):
 
 
 def screenshot(args, tmp, page, res):
-    """The page's screenshot, taken again (at most CHROMIUM_TRIES times)
+    """The page's screenshot, taken again (at most corpus.CHROMIUM_TRIES times)
     while part of the flame graph is not rastered; then none may be."""
     png = os.path.join(tmp, 'shot.png')
     height = int(min(res['svg']['bottom'] + 20, 8000))
-    for attempt in range(1, CHROMIUM_TRIES + 1):
+    for attempt in range(1, corpus.CHROMIUM_TRIES + 1):
         chromium(args, tmp, 'file://' + page, '--window-size=%d,%d' % (WIDTH, height),
                  '--screenshot=' + png)
         w, h, ch, rows = png_pixels(png)
@@ -327,7 +300,7 @@ def screenshot(args, tmp, page, res):
         print('screenshot: %d white pixels in the flame graph (not rastered); take it again'
               % white)
     check(False, 'screenshot: %d white pixels in the flame graph in %d runs'
-          % (white, CHROMIUM_TRIES))
+          % (white, corpus.CHROMIUM_TRIES))
 
 
 def check_screenshot(args, tmp, page, res):

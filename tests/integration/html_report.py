@@ -183,9 +183,7 @@ def check_chromium(path, tmp):
     exe = shutil.which('chromium') or shutil.which('chromium-browser')
     if not exe:
         return 'chromium not installed: rendering not checked'
-    res = corpus.run([exe, '--headless', '--no-sandbox', '--disable-gpu',
-                      '--user-data-dir=' + os.path.join(tmp, 'chromium'), '--dump-dom',
-                      'file://' + path], tmp, corpus.browser_env(), 120)
+    res = corpus.headless(exe, tmp, 'file://' + path, '--dump-dom')
     dom = res.out.decode('utf-8', 'replace')
     check(res.status == 0 and '<svg' in dom and 'class="f"' in dom and 'id="top"' in dom,
           'chromium --dump-dom:\n%s' % corpus.show_bytes(res.out + res.err))
