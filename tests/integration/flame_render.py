@@ -402,7 +402,7 @@ def half_ulp(ms):
 def check_title(res, root, session):
     """Every frame whose function is in no other node of the call tree
     against profile.txt;
-    returns the widest under 95%."""
+    returns the widest under 100%."""
     totals = profile_totals(session)
     nodes = call_tree_nodes(session)
     parsed = [TITLE_RE.match(f['title']).groups() for f in res['before']]
@@ -424,8 +424,12 @@ def check_title(res, root, session):
         check(abs(pct - 100 * ms / root_ms) <= 0.0051 + err,
               'title %r: %.2f%%, but %.6f of %.6f ms is %.4f%%'
               % (title, pct, ms, root_ms, 100 * ms / root_ms))
-    mid = [(res['before'][i]['w'], i) for i in cands if 1 < float(parsed[i][2]) < 95]
-    check(mid, 'no frame between 1%% and 95%% whose function is in no other frame')
+    # any share but 0 and 100% tests the percent; the band is wide because
+    # a small program's shares move with the load: a stall while lua5.1
+    # parses the script (the top C function's own time) once left
+    # calls_recursion's widest such frame, its main chunk, under 1% (CI at 6f08ef4)
+    mid = [(res['before'][i]['w'], i) for i in cands if 0 < float(parsed[i][2]) < 100]
+    check(mid, 'no frame of a share between 0% and 100% whose function is in no other frame')
     i = max(mid)[1]
     return '%s %s ms %s%% (%d titles)' % (parsed[i] + (len(cands),))
 
