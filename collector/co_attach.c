@@ -263,6 +263,7 @@ int co_attach_listen(lua_State *L, char *err, size_t cap)
         return e;
     }
     atexit(remove_marker);
+    co_module_keep_globals(L);
     co_module_once(L);
     return 0;
 }

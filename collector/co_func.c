@@ -171,12 +171,14 @@ static uint32_t intern_str(co_state *s, const char *str, size_t n)
     return s->st.e[i].sid;
 }
 
-static void sanitize(char *s)
+/* A label's bytes: ';' separates frames, and a line break or NUL would
+ * cut a line or a C string. */
+static void sanitize(char *s, size_t n)
 {
-    for (; *s; s++)
+    for (; n--; s++)
         if (*s == ';')
             *s = ',';
-        else if (*s == '\n' || *s == '\r')
+        else if (*s == '\n' || *s == '\r' || *s == '\0')
             *s = ' ';
 }
 
@@ -214,7 +216,7 @@ static uint32_t describe(co_state *s, lua_State *L, lua_Debug *ar, int isC, uint
         snprintf(name, sizeof name, "%s",
                  cf == luaopen_luatrace ? "luaopen_luatrace" : "luaopen_luatrace_profile");
     else
-        co_name_find(L, lua_gettop(L), s->table_ok, name, sizeof name);
+        sanitize(name, co_name_find(L, lua_gettop(L), s->table_ok, name, sizeof name));
     /* the call site's name only when needed: Lua finds it by re-running the
      * caller's bytecode symbolically, a cost that grows with the caller */
     if (!name[0] && lua_getinfo(L, "n", ar))
@@ -225,8 +227,8 @@ static uint32_t describe(co_state *s, lua_State *L, lua_Debug *ar, int isC, uint
         snprintf(src, sizeof src, "[C]");
     else
         snprintf(src, sizeof src, "%s", ar->source[0] == '@' ? ar->source + 1 : ar->short_src);
-    sanitize(name);
-    sanitize(src);
+    sanitize(name, strlen(name));
+    sanitize(src, strlen(src));
     uint32_t src_sid = intern_str(s, src, strlen(src));
     uint32_t name_sid = intern_str(s, name, strlen(name));
     uint8_t *p = co_out_reserve(s, 64);

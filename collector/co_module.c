@@ -108,9 +108,51 @@ static int create_ring(co_state *s, const char *name, char *err, size_t cap)
     return e;
 }
 
+#define CO_GLOBALS "luatrace.globals"
+
+void co_module_keep_globals(lua_State *L)
+{
+    lua_pushliteral(L, CO_GLOBALS);
+    lua_rawget(L, LUA_REGISTRYINDEX);
+    int kept = lua_istable(L, -1);
+    lua_pop(L, 1);
+    if (kept)
+        return;
+    lua_pushliteral(L, CO_GLOBALS);
+    lua_pushvalue(L, LUA_GLOBALSINDEX);
+    lua_rawset(L, LUA_REGISTRYINDEX);
+}
+
+void co_module_push_globals(lua_State *L)
+{
+    lua_pushliteral(L, CO_GLOBALS);
+    lua_rawget(L, LUA_REGISTRYINDEX);
+    if (lua_istable(L, -1))
+        return;
+    lua_pop(L, 1);
+    lua_pushliteral(L, "_LOADED");
+    lua_rawget(L, LUA_REGISTRYINDEX);
+    if (lua_istable(L, -1)) {
+        lua_pushliteral(L, "_G");
+        lua_rawget(L, -2);
+        lua_remove(L, -2);
+        if (lua_istable(L, -1))
+            return;
+    }
+    lua_pop(L, 1);
+    lua_pushvalue(L, LUA_GLOBALSINDEX);
+}
+
+/* t[k], raw: a metamethod would run the program's code here. */
+static void raw_field(lua_State *L, int t, const char *k)
+{
+    lua_pushstring(L, k);
+    lua_rawget(L, t < 0 ? t - 1 : t);
+}
+
 static lua_CFunction field_cfunction(lua_State *L, int t, const char *k)
 {
-    lua_getfield(L, t, k);
+    raw_field(L, t, k);
     lua_CFunction f = lua_tocfunction(L, -1);
     lua_pop(L, 1);
     return f;
@@ -119,22 +161,23 @@ static lua_CFunction field_cfunction(lua_State *L, int t, const char *k)
 /* The C functions the stack rebuilder needs to know by identity. */
 void co_module_special_functions(co_state *s, lua_State *L)
 {
-    s->cf_pcall = field_cfunction(L, LUA_GLOBALSINDEX, "pcall");
-    s->cf_xpcall = field_cfunction(L, LUA_GLOBALSINDEX, "xpcall");
-    lua_getglobal(L, "coroutine");
+    co_module_push_globals(L);
+    int g = lua_gettop(L);
+    s->cf_pcall = field_cfunction(L, g, "pcall");
+    s->cf_xpcall = field_cfunction(L, g, "xpcall");
+    raw_field(L, g, "coroutine");
     if (lua_istable(L, -1)) {
         int co = lua_gettop(L);
         s->cf_resume = field_cfunction(L, co, "resume");
         s->cf_yield = field_cfunction(L, co, "yield");
-        lua_getfield(L, co, "wrap");
+        raw_field(L, co, "wrap");
         /* wrap takes Lua functions only: an empty chunk (on any failure
          * an error message replaces wrap on the stack) */
         if (lua_isfunction(L, -1) && luaL_loadbuffer(L, "", 0, "=luatrace") == 0 &&
             lua_pcall(L, 1, 1, 0) == 0)
             s->cf_wrap = lua_tocfunction(L, -1);
-        lua_settop(L, co);
     }
-    lua_pop(L, 1);
+    lua_settop(L, g - 1);
 }
 
 static void make_sentinel(lua_State *L)
@@ -336,6 +379,7 @@ static const luaL_Reg co_funcs[] = {{"tron", l_tron},
 
 static void open_table(lua_State *L)
 {
+    co_module_keep_globals(L);
     co_dbghook_install(L);
     lua_newtable(L);
     luaL_register(L, NULL, co_funcs);

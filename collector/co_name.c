@@ -1,6 +1,8 @@
 /* co_name: the name a function is known by (README "Frame labels"): the
  * shortest global or package.loaded path holding it, found by scanning
- * those tables when the function is first seen.
+ * those tables when the function is first seen. The globals are the table
+ * the collector was loaded with (co_module_push_globals), not the running
+ * thread's: setfenv(0, t) gives a coroutine (and those it creates) its own.
  *
  * A scan through lua_next costs about 4000 instructions per table, 200 000
  * per new function on a program with a few dozen modules: most of what
@@ -20,42 +22,68 @@
 
 /* What is looked for: the closure (a Lua function), or any closure of the
  * C function cf (Lua makes several closures of one C function, e.g. _G.next
- * and the iterator pairs returns). */
+ * and the iterator pairs returns). Names are bytes with a length: a key
+ * may hold a NUL. */
 typedef struct target {
     const void *cl;
     lua_CFunction cf;
-    char *best; /* the shortest "prefix.key" so far (ties: smaller bytes) */
-    size_t cap;
+    char *best; /* the shortest "module.key" so far (ties: smaller bytes) */
+    size_t cap, len;
 } target;
+
+static int is(const char *s, size_t n, const char *lit)
+{
+    return n == strlen(lit) && !memcmp(s, lit, n);
+}
 
 /* Lua 5.1's compatibility aliases (LUA_COMPAT_GFIND, LUA_COMPAT_MOD):
  * the same C function as string.gmatch and math.fmod, whose names people
  * write and look for. */
-static int compat_alias(const char *name)
+static int compat_alias(const char *name, size_t n)
 {
-    return !strcmp(name, "string.gfind") || !strcmp(name, "math.mod");
+    return is(name, n, "string.gfind") || is(name, n, "math.mod");
 }
 
-/* Is a a better name than b: not an alias when b is, else shorter, else
+/* Is a better name than b: not an alias when b is, else shorter, else
  * smaller bytes. */
-static int better(const char *a, const char *b)
+static int better(const char *a, size_t al, const char *b, size_t bl)
 {
-    if (compat_alias(a) != compat_alias(b))
-        return compat_alias(b);
-    size_t al = strlen(a), bl = strlen(b);
-    return al < bl || (al == bl && strcmp(a, b) < 0);
+    if (compat_alias(a, al) != compat_alias(b, bl))
+        return compat_alias(b, bl);
+    return al < bl || (al == bl && memcmp(a, b, al) < 0);
 }
 
-static void consider(target *t, const char *prefix, const char *key)
+/* A name found: key in the globals (mod NULL) or mod.key. */
+typedef struct where {
+    const char *mod;
+    size_t mlen;
+} where;
+
+static size_t put(char *to, size_t at, size_t cap, const char *s, size_t n)
+{
+    n = n < cap - at ? n : cap - at;
+    memcpy(to + at, s, n);
+    return at + n;
+}
+
+static void consider(target *t, const where *w, const char *key, size_t klen)
 {
     char cand[CO_NAME_MAX];
-    snprintf(cand, sizeof cand, "%s%s%s", prefix, *prefix ? "." : "", key);
-    if (!*t->best || better(cand, t->best))
-        snprintf(t->best, t->cap, "%s", cand);
+    size_t n = 0, cap = (t->cap < sizeof cand ? t->cap : sizeof cand) - 1;
+    if (w->mod) {
+        n = put(cand, n, cap, w->mod, w->mlen);
+        n = put(cand, n, cap, ".", 1);
+    }
+    n = put(cand, n, cap, key, klen);
+    if (!t->len || better(cand, n, t->best, t->len)) {
+        memcpy(t->best, cand, n);
+        t->best[n] = 0;
+        t->len = n;
+    }
 }
 
 /* The table at idx, through lua_next (layouts not verified). */
-static void scan_api(lua_State *L, int idx, const char *prefix, target *t)
+static void scan_api(lua_State *L, int idx, const where *w, target *t)
 {
     unsigned budget = CO_SCAN_MAX; /* a huge table must not stall the program */
     lua_pushnil(L);
@@ -65,8 +93,11 @@ static void scan_api(lua_State *L, int idx, const char *prefix, target *t)
             return;
         }
         if (lua_type(L, -2) == LUA_TSTRING &&
-            (t->cf ? lua_tocfunction(L, -1) == t->cf : lua_topointer(L, -1) == t->cl))
-            consider(t, prefix, lua_tostring(L, -2));
+            (t->cf ? lua_tocfunction(L, -1) == t->cf : lua_topointer(L, -1) == t->cl)) {
+            size_t klen;
+            const char *key = lua_tolstring(L, -2, &klen);
+            consider(t, w, key, klen);
+        }
         lua_pop(L, 1);
     }
 }
@@ -81,7 +112,7 @@ static int same(const target *t, const uint8_t *node)
 
 /* The Table tb read directly, entries counted against the budget as
  * lua_next visits them: non-nil array slots, then non-nil nodes. */
-static void scan_direct(const uint8_t *tb, const char *prefix, target *t)
+static void scan_direct(const uint8_t *tb, const where *w, target *t)
 {
     unsigned budget = CO_SCAN_MAX;
     const uint8_t *arr = co_ptr_at(tb, TB_ARRAY);
@@ -94,45 +125,49 @@ static void scan_direct(const uint8_t *tb, const char *prefix, target *t)
             continue;
         if (!--budget)
             return;
-        if (co_int_at(node, ND_KEYTT) == LUA_TSTRING && same(t, node))
-            consider(t, prefix, (const char *)co_ptr_at(node, ND_KEY) + TS_SIZE);
+        if (co_int_at(node, ND_KEYTT) == LUA_TSTRING && same(t, node)) {
+            const uint8_t *ts = co_ptr_at(node, ND_KEY);
+            size_t klen;
+            memcpy(&klen, ts + TS_LEN, sizeof klen);
+            consider(t, w, (const char *)ts + TS_SIZE, klen);
+        }
     }
 }
 
-static void scan(lua_State *L, int idx, const char *prefix, target *t, int direct)
+static void scan(lua_State *L, int idx, const where *w, target *t, int direct)
 {
     if (direct)
-        scan_direct(lua_topointer(L, idx), prefix, t);
+        scan_direct(lua_topointer(L, idx), w, t);
     else
-        scan_api(L, idx, prefix, t);
+        scan_api(L, idx, w, t);
 }
 
-/* The globals are the program's (package.loaded._G, as the base library
- * registered them), not those of the running thread: setfenv(0, t) gives a
- * coroutine (and those it creates) a table of its own. */
-void co_name_find(lua_State *L, int fi, int direct, char *best, size_t cap)
+/* Every access is raw: a metamethod of package.loaded or of a module
+ * would run the program's code inside the hook. */
+size_t co_name_find(lua_State *L, int fi, int direct, char *best, size_t cap)
 {
-    target t = {lua_topointer(L, fi), lua_tocfunction(L, fi), best, cap};
+    target t = {lua_topointer(L, fi), lua_tocfunction(L, fi), best, cap, 0};
+    const where globals = {NULL, 0};
     best[0] = 0;
+    co_module_push_globals(L);
+    scan(L, lua_gettop(L), &globals, &t, direct);
+    lua_pop(L, 1);
     lua_pushliteral(L, "_LOADED");
     lua_rawget(L, LUA_REGISTRYINDEX);
-    if (lua_type(L, -1) != LUA_TTABLE) {
-        lua_pop(L, 1);
-        scan(L, LUA_GLOBALSINDEX, "", &t, direct);
-        return;
-    }
-    int loaded = lua_gettop(L);
-    lua_getfield(L, loaded, "_G");
-    scan(L, lua_istable(L, -1) ? lua_gettop(L) : LUA_GLOBALSINDEX, "", &t, direct);
-    lua_pop(L, 1);
-    lua_pushnil(L);
-    while (lua_next(L, loaded)) {
-        if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TTABLE &&
-            strcmp(lua_tostring(L, -2), "_G") != 0)
-            scan(L, lua_gettop(L), lua_tostring(L, -2), &t, direct);
-        lua_pop(L, 1);
+    if (lua_type(L, -1) == LUA_TTABLE) {
+        int loaded = lua_gettop(L);
+        lua_pushnil(L);
+        while (lua_next(L, loaded)) {
+            where m = {NULL, 0};
+            if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TTABLE)
+                m.mod = lua_tolstring(L, -2, &m.mlen);
+            if (m.mod && !is(m.mod, m.mlen, "_G")) /* the globals, however set */
+                scan(L, lua_gettop(L), &m, &t, direct);
+            lua_pop(L, 1);
+        }
     }
     lua_pop(L, 1);
+    return t.len;
 }
 
 /* {====== layout check */
@@ -151,13 +186,13 @@ static int probe_b(lua_State *L)
 static int agree(lua_State *L, int t, int fi)
 {
     char a[256], b[256];
-    target ta = {lua_topointer(L, fi), lua_tocfunction(L, fi), a, sizeof a};
+    target ta = {lua_topointer(L, fi), lua_tocfunction(L, fi), a, sizeof a, 0};
     target tb = ta;
     tb.best = b;
-    a[0] = b[0] = 0;
-    scan_api(L, t, "m", &ta);
-    scan_direct(lua_topointer(L, t), "m", &tb);
-    return a[0] && !strcmp(a, b);
+    const where m = {"m", 1};
+    scan_api(L, t, &m, &ta);
+    scan_direct(lua_topointer(L, t), &m, &tb);
+    return ta.len && ta.len == tb.len && !memcmp(a, b, ta.len);
 }
 
 int co_name_layout_check(lua_State *L)
@@ -178,6 +213,9 @@ int co_name_layout_check(lua_State *L)
         lua_pushvalue(L, i % 3 == 2 ? fb : fa);
         lua_setfield(L, t, keys[i]);
     }
+    lua_pushlstring(L, "z\0", 2); /* the key's length is read, not up to a NUL */
+    lua_pushvalue(L, fb);
+    lua_rawset(L, t);
     ok = luaL_loadstring(L, "return 1") == 0;
     lua_pushvalue(L, -1);
     lua_setfield(L, t, "lua_fn");

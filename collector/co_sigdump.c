@@ -881,12 +881,10 @@ int co_sigdump_check(lua_State *L)
     int top = lua_gettop(L);
     if (luaL_loadbuffer(L, chunk, sizeof chunk - 1, "=luatrace-sigdump-check") == 0) {
         lua_pushcfunction(L, check_probe);
-        lua_getglobal(L, "coroutine");
-        if (lua_istable(L, -1))
-            lua_getfield(L, -1, "yield");
+        if (s.cf_yield) /* a closure of coroutine.yield's C function */
+            lua_pushcfunction(L, s.cf_yield);
         else
             lua_pushnil(L);
-        lua_remove(L, -2);
         if (lua_pcall(L, 2, 0, 0))
             g_check_ok = 0;
     }

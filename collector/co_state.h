@@ -369,15 +369,24 @@ void co_module_once(lua_State *L);
 /* The process's one collector state (dormant, tracing or done). */
 co_state *co_module_state(void);
 
-/* Sets s->cf_* (pcall, xpcall, resume, wrap, yield) from L's globals. */
+/* Sets s->cf_* (pcall, xpcall, resume, wrap, yield) from the globals. */
 void co_module_special_functions(co_state *s, lua_State *L);
+
+/* Keeps L's globals as the program's, unless some are kept already (the
+ * collector's first loading: luaopen, or a host's luatrace_listen). */
+void co_module_keep_globals(lua_State *L);
+
+/* Pushes the program's globals: those kept, else package.loaded._G,
+ * else the running thread's. Raw accesses only. */
+void co_module_push_globals(lua_State *L);
 
 /* ---- co_name.c: naming functions (cold path) ---- */
 
 /* Sets best to the shortest global or package.loaded path holding the
- * function at fi, or "" if none. direct: read the tables (only where
- * co_name_layout_check passed), else use lua_next. Traced thread only. */
-void co_name_find(lua_State *L, int fi, int direct, char *best, size_t cap);
+ * function at fi, or "" if none; returns its length (it may hold a NUL).
+ * direct: read the tables (only where co_name_layout_check passed), else
+ * use lua_next. Traced thread only. */
+size_t co_name_find(lua_State *L, int fi, int direct, char *best, size_t cap);
 
 /* Checks the Lua 5.1 Table layout co_name_find's direct scan relies on:
  * both ways must name functions alike in a probe table. */

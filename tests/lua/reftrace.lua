@@ -62,7 +62,7 @@ local labels = {}  -- first-sight key -> label
 local taken = {}   -- label without "#N" -> keys that got it so far
 
 local function clean(s)
-  return (s:gsub(";", ","):gsub("\n", " "))
+  return (s:gsub(";", ","):gsub("[\r\n%z]", " "))
 end
 local by_closure = setmetatable({}, { __mode = "k" })  -- Lua closure -> label
 

@@ -1,0 +1,38 @@
+-- Names found with raw accesses and whole keys: keys holding a NUL, a
+-- module named "", package.loaded._G replaced (the globals are still the
+-- program's), and package.loaded with an __index that counts or raises,
+-- which the tracer must never run.
+local function f(x) return x + 1 end
+_G["fn\0hidden"] = f
+print(f(1))
+local function g(x) return x * 2 end
+_G["ab\0cdefgh"] = g -- 9 bytes: xyz is shorter
+_G["xyz"] = g
+print(g(2))
+local function h(x) return x - 1 end
+package.loaded[""] = { helper = h }
+print(h(5))
+local function k(x) return x .. "!" end
+package.loaded["m\0od"] = { k = k }
+print(k("a"))
+
+local real_G = package.loaded._G
+local function negate(x) return -x end
+package.loaded._G = { alias = negate }
+print(negate(3), type(print))
+
+local seen = 0
+package.loaded._G = nil
+setmetatable(package.loaded, { __index = function(t, key)
+  seen = seen + 1
+  return nil
+end })
+local function late(x) return x + 100 end
+print(late(1), seen)
+setmetatable(package.loaded, { __index = function(t, key) error("no " .. tostring(key)) end })
+local function later() return "ok" end
+print(pcall(later))
+setmetatable(package.loaded, nil)
+package.loaded._G = real_G
+package.loaded[""], package.loaded["m\0od"] = nil, nil
+print("done")
