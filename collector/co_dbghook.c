@@ -18,9 +18,8 @@
  *   hook, else nil, "", 0.
  *
  * The program's hook sees the events it would see untraced: the wrapper
- * stands where the debug library's function stood, and the library's
- * function, which it calls, runs with the program's call and return events
- * off (see set_with_returns for the one return that must still be seen).
+ * stands where the debug library's function stood, and calls that
+ * function as plain C (call_original).
  */
 #include <lauxlib.h>
 #include <string.h>
@@ -83,13 +82,16 @@ static lua_State *target(lua_State *L, int *arg)
     return *arg ? lua_tothread(L, 1) : L;
 }
 
-/* Calls upvalue 1 (the debug library's sethook) with the arguments. */
+/* Runs upvalue 1 (the debug library's sethook) on the arguments as a
+ * plain C call: it has no call or return event of its own, so the
+ * program's hooks see the wrapper's, where the library function's would
+ * be, and a traced stack has no frame for it. Its argument errors name
+ * the wrapper's call, as they would name the library function's. */
 static void call_original(lua_State *L)
 {
-    int n = lua_gettop(L);
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, n, 0);
+    int top = lua_gettop(L);
+    lua_tocfunction(L, lua_upvalueindex(1))(L);
+    lua_settop(L, top);
 }
 
 /* T, about to get the program's hook: keep its id tag if it has one. */
@@ -128,32 +130,6 @@ static void give_back(co_state *s, lua_State *L, lua_State *T, int tag)
     s->last = co_clock_ticks(s->use_tsc);
 }
 
-/* The program hooks the running thread for returns. Without tracing, the
- * first return its hook sees is debug.sethook's own; here the debug
- * library's function returns to this wrapper first. So that the hook sees
- * one return, as without tracing, the library's function installs it
- * without returns (with calls instead if that left no mask: they are
- * switched off before any call) and returns join once it is back. */
-static void set_with_returns(lua_State *L, int arg)
-{
-    const char *smask = lua_tostring(L, arg + 2);
-    int count = (int)lua_tointeger(L, arg + 3);
-    char strip[4] = "", *q = strip;
-    if (strchr(smask, 'c'))
-        *q++ = 'c';
-    if (strchr(smask, 'l'))
-        *q++ = 'l';
-    if (q == strip && count <= 0)
-        *q++ = 'c';
-    *q = '\0';
-    int mask = LUA_MASKRET | (strchr(smask, 'c') ? LUA_MASKCALL : 0) |
-               (strchr(smask, 'l') ? LUA_MASKLINE : 0) | (count > 0 ? LUA_MASKCOUNT : 0);
-    lua_pushstring(L, strip);
-    lua_replace(L, arg + 2);
-    call_original(L);
-    lua_sethook(L, lua_gethook(L), mask, count > 0 ? count : 0);
-}
-
 static int l_sethook(lua_State *L)
 {
     int arg;
@@ -165,23 +141,20 @@ static int l_sethook(lua_State *L)
     int valid = removing || (lua_type(L, arg + 1) == LUA_TFUNCTION && lua_isstring(L, arg + 2));
     if (valid && !removing)
         save_tag(s, L, T);
-    if (valid && T == L && !co_hook_ours(L)) /* no events of the library's own call */
-        lua_sethook(L, lua_gethook(L), lua_gethookmask(L) & ~(LUA_MASKCALL | LUA_MASKRET),
-                    lua_gethookcount(L));
     if (valid) {
         lua_pushvalue(L, arg + 1);
         table_set(L, &FUNCS_KEY, T);
     }
-    if (valid && !removing && T == L && strchr(lua_tostring(L, arg + 2), 'r'))
-        set_with_returns(L, arg);
-    else
-        call_original(L); /* raises the library's error on bad arguments */
+    call_original(L); /* raises the library's error on bad arguments */
     if (lua_gethook(T)) {
         g_lib_hook = lua_gethook(T);
         return 0;
     }
-    int tag = take_tag(L, T); /* removed, or a mask that installs nothing */
-    if (tag)
+    /* removed, or a mask that installs nothing. A thread with no id of its
+     * own (hooked by the program before its first resume) gets one now if
+     * it is running; a suspended one gets one when it is next resumed. */
+    int tag = take_tag(L, T);
+    if (tag || T == L)
         give_back(s, L, T, tag);
     return 0;
 }
@@ -220,19 +193,25 @@ static int l_gethook(lua_State *L)
  * upvalue. */
 static void wrap(lua_State *L, const char *name, lua_CFunction f)
 {
-    lua_getfield(L, -1, name);
+    lua_pushstring(L, name);
+    lua_rawget(L, -2);
     lua_CFunction was = lua_tocfunction(L, -1);
     if (!was || was == f) {
         lua_pop(L, 1); /* the program's own, or wrapped already */
         return;
     }
     lua_pushcclosure(L, f, 1);
-    lua_setfield(L, -2, name);
+    lua_pushstring(L, name);
+    lua_insert(L, -2);
+    lua_rawset(L, -3);
 }
 
 void co_dbghook_install(lua_State *L)
 {
-    lua_getglobal(L, "debug");
+    co_module_push_globals(L);
+    lua_pushliteral(L, "debug");
+    lua_rawget(L, -2);
+    lua_remove(L, -2);
     if (lua_istable(L, -1)) {
         wrap(L, "sethook", l_sethook);
         wrap(L, "gethook", l_gethook);

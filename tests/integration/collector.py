@@ -447,6 +447,17 @@ work(30)
 debug.sethook()
 print("rets", rets, "both", both, "cnt", cnt)
 probe("traced")
+-- hooked by the program before its first resume (no id of its own yet),
+-- it removes the hook itself: traced from there on
+local co2 = coroutine.create(function()
+  debug.sethook()
+  probe("traced")
+  coroutine.yield()
+  probe("traced")
+end)
+debug.sethook(co2, function() end, "l")
+drive(co2)
+drive(co2)
 '''
 
 
@@ -467,9 +478,14 @@ def case_dbghook(c):
         if line.startswith('TRUTH traced '):
             key = line[len('TRUTH traced '):]
             truth[key] = truth.get(key, 0) + 1
-    expect(sum(truth.values()) == 6, 'want 6 traced probes: %s' % truth)
+    expect(sum(truth.values()) == 8, 'want 8 traced probes: %s' % truth)
     session = c.session('dbghook')
     expect_probe_stacks(c, session, truth)
+    # the wrapper calls the library's sethook as plain C: no frame under it
+    calls = c.folded(session, 'calls')
+    under = [k for k in calls if 'debug.sethook@[C];' in k]
+    expect(not under and [k for k in calls if k.endswith(';debug.sethook@[C]')],
+           'debug.sethook: frames under it, or no traced call: %s' % under)
     with open(os.path.join(session, 'session.json')) as f:
         meta = json.load(f)
     expect(meta['status'] == 'complete' and meta['bad_records'] == 0, 'session %s' % meta)
