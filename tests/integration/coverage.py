@@ -152,6 +152,7 @@ static void dump(void)
     for (size_t i = 0; f && i < cap; i++) {
         if (!tab[i].src)
             continue;
+        fputc('x', f); /* a field even for an empty chunk name */
         for (const char *s = tab[i].src; *s; s++)
             fprintf(f, "%02x", (unsigned char)*s);
         fprintf(f, " %d %lu\n", tab[i].line, tab[i].n);
@@ -310,7 +311,7 @@ class Ctx:
             with open(out) as f:
                 for row in f:
                     hexsrc, line, n = row.split()
-                    src = bytes.fromhex(hexsrc).decode('utf-8', 'replace')
+                    src = bytes.fromhex(hexsrc[1:]).decode('utf-8', 'replace')
                     counts.setdefault(src, {})[int(line)] = int(n)
         except (OSError, ValueError) as e:
             raise Failure('reference counter failed (%s); stderr:\n%s'
