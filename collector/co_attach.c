@@ -98,11 +98,12 @@ static void each_thread(lua_State *L, void (*fn)(lua_State **t, size_t n, void *
     wr_size(g, G_THRESHOLD, threshold);
 }
 
-/* Checks the global_State fields each_thread uses, from L's main thread. */
-static int walk_check(lua_State *L)
+/* Checks the global_State fields each_thread uses: main is the state's
+ * main thread, L (main or another) runs. */
+static int walk_check(lua_State *main, lua_State *L)
 {
     char *g = rd_ptr(L, LS_G);
-    if (!g || rd_ptr(g, G_MAINTHREAD) != (void *)L || rd_ptr(g, G_REGISTRY) !=
+    if (!g || rd_ptr(g, G_MAINTHREAD) != (void *)main || rd_ptr(g, G_REGISTRY) !=
         lua_topointer(L, LUA_REGISTRYINDEX) || *(const int *)(g + G_REGISTRY + 8) != LUA_TTABLE)
         return 0;
     size_t total = ((size_t)lua_gc(L, LUA_GCCOUNT, 0) << 10) + (size_t)lua_gc(L, LUA_GCCOUNTB, 0);
@@ -115,7 +116,7 @@ static int walk_check(lua_State *L)
         if ((uint8_t)o[LS_TT] > LUA_TTHREAD + 2) /* proto, upval */
             break;
         found_co |= (lua_State *)o == co && o[LS_TT] == LUA_TTHREAD;
-        found_main |= (lua_State *)o == L && o[LS_TT] == LUA_TTHREAD;
+        found_main |= (lua_State *)o == main && o[LS_TT] == LUA_TTHREAD;
     }
     lua_pop(L, 1);
     return found_co && found_main;
@@ -246,7 +247,7 @@ int co_attach_listen(lua_State *L, char *err, size_t cap)
         return e;
     }
     g_main = L;
-    g_walk_ok = walk_check(L);
+    g_walk_ok = walk_check(L, L);
     lua_pushcfunction(L, state_probe);
     lua_call(L, 0, 0);
     g_sigdump_ok = g_state_ok && co_sigdump_check(L);
@@ -275,47 +276,141 @@ static int resumer(lua_State *T)
     return lua_status(T) == 0 && lua_getstack(T, 0, &ar);
 }
 
-/* The stacks at attach. The threads that resumed L (Lua 5.1 does not say
- * in which order; the main thread is the outermost) go first, each resuming
- * the next, so that L's stack hangs under its resumer's as it would have
- * had tracing begun earlier; then every other thread, hooked. With no Lua
- * resumer, a coroutine runs because a host resumed it from C, its main
- * thread idle: the main thread (no frames) goes first all the same, so
- * that it is the trace's first thread, `main`. */
-static void attach_all(lua_State **t, size_t n, void *ud)
+/* The thread resumer T is resuming: coroutine.resume's first argument, or
+ * the thread of the coroutine.wrap function it called; NULL if neither (a
+ * C function that called lua_resume). */
+static lua_State *resumes(const co_state *s, lua_State *T)
 {
-    co_state *s = ud;
-    lua_State *L = s->cur_L, *first = NULL;
+    lua_Debug ar;
+    lua_State *co = NULL;
+    if (!lua_getstack(T, 0, &ar) || !lua_checkstack(T, 2) || !lua_getinfo(T, "f", &ar))
+        return NULL;
+    lua_CFunction f = lua_tocfunction(T, -1);
+    if (f && f == s->cf_resume && lua_getlocal(T, &ar, 1)) {
+        co = lua_tothread(T, -1);
+        lua_pop(T, 1);
+    } else if (f && f == s->cf_wrap && lua_getupvalue(T, -1, 1)) {
+        co = lua_tothread(T, -1);
+        lua_pop(T, 1);
+    }
+    lua_pop(T, 1);
+    return co;
+}
+
+/* Moves the resumers of t (with stack room for naming: they are not in a
+ * hook, which would have reserved it) to its front, in the order they
+ * resumed one another: the main thread, else one no other resumes, first.
+ * Lua 5.1 keeps no resumer, and the GC list is in creation order, so each
+ * one's next is the thread its coroutine.resume or wrap call names.
+ * Returns how many there are. */
+static size_t order_resumers(const co_state *s, lua_State **t, size_t n, lua_State *main)
+{
+    size_t r = 0;
     for (size_t i = 0; i < n; i++)
-        if (t[i] == g_main && resumer(t[i]))
-            first = t[i];
-    for (size_t i = 0; !first && i < n; i++)
-        if (resumer(t[i]))
-            first = t[i];
-    if (!first && L != g_main && g_main && lua_status(g_main) == 0)
-        first = g_main;
-    /* naming a function pushes onto the thread's stack: a resumer is not
-     * in a hook, which would have reserved the room */
-    if (first && !lua_checkstack(first, LUA_MINSTACK))
-        first = NULL;
-    co_hook_snapshot(s, first ? first : L, LT_R_BEGIN);
-    for (size_t i = 0; first && i < n; i++)
-        if (t[i] != first && resumer(t[i]) && lua_checkstack(t[i], LUA_MINSTACK)) {
-            co_hook_snapshot(s, t[i], LT_R_HOOKED);
-            co_hook_resume_record(s, t[i]);
+        if (resumer(t[i]) && lua_checkstack(t[i], LUA_MINSTACK)) {
+            lua_State *x = t[r];
+            t[r++] = t[i];
+            t[i] = x;
         }
+    lua_State **to = r ? malloc(r * sizeof *to) : NULL;
+    if (!to)
+        return r; /* the walk's order */
+    for (size_t i = 0; i < r; i++)
+        to[i] = resumes(s, t[i]);
+    size_t root = r;
+    for (size_t i = 0; i < r && root == r; i++)
+        root = t[i] == main ? i : r;
+    for (size_t i = 0; i < r && root == r; i++) {
+        size_t j = 0;
+        while (j < r && to[j] != t[i])
+            j++;
+        root = j == r ? i : r;
+    }
+    for (size_t p = 0, at = root < r ? root : 0; p < r; p++) { /* t[at] goes to p */
+        lua_State *x = t[p], *y = to[p];
+        t[p] = t[at], to[p] = to[at];
+        t[at] = x, to[at] = y;
+        for (at = p + 1; at < r && t[at] != to[p]; at++)
+            ;
+        if (at == r)
+            at = p + 1; /* the chain breaks: the rest in the walk's order */
+    }
+    free(to);
+    return r;
+}
+
+typedef struct begin_ctx {
+    co_state *s;
+    lua_State *L;
+    int attach; /* hook every thread (attach), else the resumers (tron) */
+} begin_ctx;
+
+/* The stacks a trace begins with, when L is not the main thread or may
+ * not be. The threads that resumed L go first, each resuming the next
+ * (order_resumers), so that L's stack hangs under its resumer's as it
+ * would have had tracing begun earlier; then, at attach, every other
+ * thread, hooked. With no Lua resumer, a coroutine runs because a host
+ * resumed it from C, its main thread idle: the main thread (no frames)
+ * goes first all the same, so that it is the trace's first thread,
+ * `main`. */
+static void begin_all(lua_State **t, size_t n, void *ud)
+{
+    begin_ctx *c = ud;
+    co_state *s = c->s;
+    lua_State *L = c->L, *main = s->th.main ? s->th.main : g_main, *first = NULL;
+    size_t r = order_resumers(s, t, n, main);
+    if (r)
+        first = t[0];
+    else if (L != main && main && lua_status(main) == 0 && lua_checkstack(main, LUA_MINSTACK))
+        first = main;
+    co_hook_snapshot(s, first ? first : L, LT_R_BEGIN);
+    for (size_t i = 1; i < r; i++) {
+        co_hook_snapshot(s, t[i], LT_R_HOOKED);
+        co_hook_resume_record(s, t[i]);
+    }
     if (first) {
         co_hook_snapshot(s, L, LT_R_HOOKED);
         co_hook_resume_record(s, L);
     }
+    if (!c->attach) { /* tron: others are met when resumed (co_hook.c) */
+        for (size_t i = 0; i < r; i++)
+            if (co_hook_ours(t[i]))
+                co_thread_hook(s, t[i]);
+        if (first && !r && co_hook_ours(first))
+            co_thread_hook(s, first);
+        return;
+    }
     for (size_t i = 0; i < n; i++) {
         if (!co_hook_ours(t[i]))
             continue; /* the program's own hook stays (co_dbghook.c) */
-        if (resumer(t[i]))
+        if (i < r)
             co_thread_hook(s, t[i]);
         else
             co_hook_attach_thread(s, NULL, t[i]);
     }
+}
+
+/* Whether the thread list can be walked: verified when listening, else
+ * (tron() without listen) at the first need. */
+static int walk_ok(co_state *s, lua_State *L)
+{
+    static int checked, ok;
+    if (g_main)
+        return g_walk_ok;
+    if (!checked && s->th.main) {
+        checked = 1;
+        ok = walk_check(s->th.main, L);
+    }
+    return ok;
+}
+
+void co_attach_begin(co_state *s, lua_State *L, int attach)
+{
+    begin_ctx c = {s, L, attach};
+    if ((attach || L != s->th.main) && walk_ok(s, L))
+        each_thread(L, begin_all, &c);
+    else
+        co_hook_snapshot(s, L, LT_R_BEGIN);
 }
 
 static void unhook_all(lua_State **t, size_t n, void *ud)
@@ -367,10 +462,7 @@ void co_attach_serve(lua_State *L, lua_Debug *ar)
     co_func_fast_path(s);
     co_hook_set_state(s);
     s->cur_L = L;
-    if (g_walk_ok) /* the running thread's stack includes this event */
-        each_thread(L, attach_all, s);
-    else
-        co_hook_snapshot(s, L, LT_R_BEGIN);
+    co_attach_begin(s, L, 1); /* the running thread's stack includes this event */
     co_thread_current(s, L);
     co_set_active(s, 1);
     co_thread_hook(s, L);

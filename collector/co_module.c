@@ -290,7 +290,8 @@ static void start(co_state *s, lua_State *L)
     if (s->active || s->lost)
         return;
     co_thread_stale_all(s); /* tracing restarts: recorderd forgot their stacks */
-    co_hook_snapshot(s, L, LT_R_BEGIN);
+    /* tron() in a coroutine: its resumers, main first, are traced from here */
+    co_attach_begin(s, L, 0);
     co_thread_current(s, L);
     co_set_active(s, 1);
     co_thread_hook(s, L);

@@ -409,6 +409,12 @@ void co_attach_serve(lua_State *L, lua_Debug *ar);
 /* From the hook, tracing: the ring's control word is set. */
 void co_attach_control(co_state *s, lua_State *L);
 
+/* Sends the stacks a trace that begins in L starts from: L's and, if L is
+ * a coroutine, its resumers' first, main outermost, in the order they
+ * resumed one another (when the thread list can be walked). attach: hook
+ * every other thread too (else they are hooked when resumed). */
+void co_attach_begin(co_state *s, lua_State *L, int attach);
+
 /* ---- co_sigdump.c: dump read by the signal handler ---- */
 
 /* Checks, from the main thread when listening, that the reader sees L's

@@ -14,6 +14,8 @@ frames that were unwound, nothing past the detach). Cases:
   unwinding   attach inside an xpcall message handler, while an error is
               on its way out of three frames
   coroutine   attach while a coroutine runs (main is suspended in resume)
+  conested    attach in a coroutine resumed by one resumed by one resumed by
+              main: the resumers' stacks in their order
   inc         attach while the program sits in C (os.execute "sleep")
   dump        dump while in C (os.execute "sleep 1"): answered by the signal
               handler (DUMP_NOW) or, if slower, when it returns to Lua; the
@@ -129,6 +131,25 @@ detached()
 io.stderr:write("TRUTH wait ", truth, "\\n")
 io.stderr:write("TRUTH after prog.lua:", debug.getinfo(after, "S").linedefined,
                 " prog.lua:0 [C]\\n")
+'''
+
+CONESTED = PRELUDE + '''
+-- attached in c, resumed by b, resumed by a, resumed by main: the chain
+-- of resumers, each in coroutine.resume, taken while c runs
+local A, B, chain
+local function inner() wait() return 1 end
+local function c_body()
+  inner()
+  chain = frames(0, B) .. " " .. frames(0, A)
+  coroutine.yield()
+end
+local function b_body() coroutine.resume(coroutine.create(c_body)) coroutine.yield() end
+local function a_body() coroutine.resume(B) coroutine.yield() end
+A = coroutine.create(a_body) -- before B: the GC's list is in neither order
+B = coroutine.create(b_body)
+coroutine.resume(A)
+detached()
+io.stderr:write("TRUTH wait ", truth, " ", chain, " [C] prog.lua:0 [C]\\n")
 '''
 
 INC = PRELUDE + '''
@@ -380,6 +401,13 @@ def case_coroutine(c):
     resumer = ['[C]', 'prog.lua:0', '[C]']
     expect_only(stacks, truths['wait'], 'attached inside a coroutine', (resumer,))
     expect_only(stacks, truths['after'], 'after the coroutine yielded')
+
+
+def case_conested(c):
+    p = start(c, CONESTED)
+    truths, stacks, _ = attach(c, p)
+    expect(truths['wait'].count('[C]') == 4, 'the truth: %s' % truths['wait'])
+    expect_only(stacks, truths['wait'], 'attached three coroutines deep')
 
 
 def case_inc(c):
@@ -739,7 +767,7 @@ def case_hostattach(c):
            'suspended?): %s' % long[:5])
 
 
-CASES = {'recursion': case_recursion, 'unwinding': case_unwinding, 'coroutine': case_coroutine,
+CASES = {'recursion': case_recursion, 'unwinding': case_unwinding, 'coroutine': case_coroutine, 'conested': case_conested,
          'inc': case_inc, 'dump': case_dump, 'dumpco': case_dumpco,
          'dumpblocked': case_dumpblocked, 'dumphost': case_dumphost, 'dumpdeep': case_dumpdeep,
          'dumpstorm': case_dumpstorm, 'dumpstormc': case_dumpstormc, 'proghook': case_proghook,

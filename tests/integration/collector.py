@@ -393,6 +393,74 @@ def case_restart(c):
     expect(len(names) == 4 and names.count('main') == 1, 'tracks: %s' % names)
 
 
+# tron() in a coroutine b that coroutine a resumed, a created before b:
+# main and a, b's resumers, are traced from there on, with their stacks;
+# old, suspended before, from its next resume. prefixes: each running
+# thread's resumers' stacks, from main.
+TRONCO = WHERE + '''
+local luatrace = require "luatrace"
+local prefixes = {}
+local function full(s)
+  if coroutine.running() then return prefixes[#prefixes] .. ";[C];" .. s end
+  return s
+end
+local function run(co)
+  prefixes[#prefixes + 1] = full(where())
+  local ok, e = coroutine.resume(co)
+  prefixes[#prefixes] = nil
+  assert(ok, e)
+end
+local function probe() print("TRUTH " .. full(where())) end
+local function work() probe() end
+local b = coroutine.create(function()
+  assert(not luatrace.tracing() and luatrace.tron({shm = "tronco"}))
+  work()
+  coroutine.yield()
+  work()
+end)
+local old = coroutine.create(function() coroutine.yield() work() end)
+run(old)
+local a = coroutine.create(function()
+  run(b)
+  work()
+  coroutine.yield()
+  work()
+  run(b)
+  work()
+end)
+run(a)
+work()
+run(a)
+run(old)
+work()
+print(luatrace.tracing())
+'''
+
+
+def case_tronco(c):
+    """tron() in a coroutine resumed by another: every later stack of the
+    main thread, of that coroutine, of the one between and of one
+    suspended before is debug.getinfo's; main is the first track."""
+    prog = c.write('tronco.lua', TRONCO)
+    c.start_daemon()
+    r = c.lua(prog, c.env(LUATRACE_SOCKET=c.sock))
+    c.stop_daemon()
+    out = r.out.decode().splitlines()
+    expect(r.status == 0 and out[-1] == 'true', 'program failed: %r %r' % (out, r.err))
+    truth = {}
+    for line in out:
+        if line.startswith('TRUTH '):
+            truth[line[6:]] = truth.get(line[6:], 0) + 1
+    expect(sum(truth.values()) == 8, 'want 8 traced probes: %s' % truth)
+    session = c.session('tronco')
+    expect_probe_stacks(c, session, truth)
+    with open(os.path.join(session, 'session.json')) as f:
+        meta = json.load(f)
+    expect(meta['bad_records'] == 0, 'session %s' % meta)
+    names = track_names(c, session)
+    expect(names and names[0] == 'main' and names.count('main') == 1, 'tracks: %s' % names)
+
+
 DBGHOOK = WHERE + '''
 -- the program's own debug hooks while it is traced
 -- how: whether this call is traced (the program's hook is not on its thread)
@@ -813,7 +881,7 @@ def case_recycled(c):
 
 
 CASES = {'overflow': case_overflow, 'badring': case_badring, 'recycled': case_recycled,
-         'restart': case_restart, 'dbghook': case_dbghook, 'longpath': case_longpath,
+         'restart': case_restart, 'tronco': case_tronco, 'dbghook': case_dbghook, 'longpath': case_longpath,
          'fsizelimit': case_fsizelimit, 'tron': case_tron, 'coroutine': case_coroutine,
          'spawn0': case_spawn0, 'killed': case_killed, 'profile': case_profile,
          'badtrace': case_badtrace, 'exit': case_exit, 'names': case_names,
