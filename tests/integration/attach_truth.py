@@ -14,8 +14,9 @@ frames that were unwound, nothing past the detach). Cases:
   unwinding   attach inside an xpcall message handler, while an error is
               on its way out of three frames
   coroutine   attach while a coroutine runs (main is suspended in resume)
-  conested    attach in a coroutine resumed by one resumed by one resumed by
-              main: the resumers' stacks in their order
+  conested    attach in a coroutine resumed by one that a coroutine called as
+              a wrap function, resumed by main: the resumers' stacks in
+              their order
   inc         attach while the program sits in C (os.execute "sleep")
   dump        dump while in C (os.execute "sleep 1"): answered by the signal
               handler (DUMP_NOW) or, if slower, when it returns to Lua; the
@@ -134,8 +135,8 @@ io.stderr:write("TRUTH after prog.lua:", debug.getinfo(after, "S").linedefined,
 '''
 
 CONESTED = PRELUDE + '''
--- attached in c, resumed by b, resumed by a, resumed by main: the chain
--- of resumers, each in coroutine.resume, taken while c runs
+-- attached in c, resumed by b, called as a wrap function by a, resumed
+-- by main: the chain of resumers, taken while c runs
 local A, B, chain
 local function inner() wait() return 1 end
 local function c_body()
@@ -143,10 +144,15 @@ local function c_body()
   chain = frames(0, B) .. " " .. frames(0, A)
   coroutine.yield()
 end
-local function b_body() coroutine.resume(coroutine.create(c_body)) coroutine.yield() end
-local function a_body() coroutine.resume(B) coroutine.yield() end
+local function b_body()
+  B = coroutine.running()
+  coroutine.resume(coroutine.create(c_body))
+  coroutine.yield()
+end
+local wrapped
+local function a_body() wrapped() coroutine.yield() end
 A = coroutine.create(a_body) -- before B: the GC's list is in neither order
-B = coroutine.create(b_body)
+wrapped = coroutine.wrap(b_body)
 coroutine.resume(A)
 detached()
 io.stderr:write("TRUTH wait ", truth, " ", chain, " [C] prog.lua:0 [C]\\n")
