@@ -242,7 +242,7 @@ static uint32_t describe(co_state *s, lua_State *L, lua_Debug *ar, int isC, uint
     q = lt_put_uint(q, name_sid);
     q = lt_put_uint(q, ar->linedefined > 0 ? (uint64_t)ar->linedefined : 0);
     q = lt_put_uint(q, ar->lastlinedefined > 0 ? (uint64_t)ar->lastlinedefined : 0);
-    q = lt_put_uint(q, flags);
+    q = lt_put_uint(q, flags | (!isC && ar->source[0] != '@' ? LT_FF_NOFILE : 0));
     lt_ring_commit(&s->ring, (uint64_t)(q - p));
     return fid;
 }

@@ -100,6 +100,9 @@ enum lt_fflag {
     LT_FF_RESUME = 2, /* coroutine.resume */
     LT_FF_WRAP = 4,   /* a coroutine.wrap function */
     LT_FF_YIELD = 8,  /* coroutine.yield */
+    LT_FF_NOFILE = 16, /* a Lua chunk not read from a file (its source did not
+                        * begin with '@': a string, or a "=name"): SRC names
+                        * no file, even where a file of that name exists */
 };
 
 /* START.reason / STOP.reason */

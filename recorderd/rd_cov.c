@@ -222,14 +222,17 @@ static int has_control(const char *s)
     return 0;
 }
 
-static void resolve(const char *name, const char *base, source *s)
+/* file: some function of this source was read from a file (its chunk
+ * name began with '@'); else it is a string chunk or a "=name". */
+static void resolve(const char *name, int file, const char *base, source *s)
 {
     char cwd[PATH_MAX], raw[PATH_MAX];
     struct stat st, st2;
     s->path[0] = s->note[0] = 0;
     snprintf(s->key, sizeof s->key, "c:%s", name);
-    if (is_string_chunk(name)) {
-        snprintf(s->note, sizeof s->note, "a chunk loaded from a string: no source file");
+    if (!file || is_string_chunk(name)) {
+        snprintf(s->note, sizeof s->note, "a chunk loaded from a string%s: no source file",
+                 file ? "" : " or named with '='");
         return;
     }
     if (!base)
@@ -288,12 +291,12 @@ static int wanted(const rd_cov *c, const char *name, const char *path)
 }
 
 /* The file index of source name, or SKIP. Returns 0 or -ENOMEM. */
-static int map_source(rd_cov *c, const char *name, const char *base, uint32_t *ix)
+static int map_source(rd_cov *c, const char *name, int file, const char *base, uint32_t *ix)
 {
     source *s = malloc(sizeof *s);
     if (!s)
         return -ENOMEM;
-    resolve(name, base, s);
+    resolve(name, file, base, s);
     int e = 0;
     uint32_t k = *slot_of(c, s->key);
     if (!wanted(c, name, s->path))
@@ -325,17 +328,18 @@ static int lua_fn(const rd_func *f)
 static int map_sources(adder *a, const char *base)
 {
     const rd_model *m = a->m;
-    for (uint32_t fid = 1; fid < m->nfunc; fid++) {
+    uint8_t *file = rd_model_file_sids(m);
+    int e = file ? 0 : -ENOMEM;
+    for (uint32_t fid = 1; !e && fid < m->nfunc; fid++) {
         const rd_func *f = &m->func[fid];
         if (!lua_fn(f) || f->src_sid >= m->nstr || a->sidf[f->src_sid])
             continue;
-        uint32_t ix;
-        int e = map_source(a->c, rd_model_string(m, f->src_sid), base, &ix);
-        if (e)
-            return e;
+        uint32_t ix = SKIP;
+        e = map_source(a->c, rd_model_string(m, f->src_sid), file[f->src_sid], base, &ix);
         a->sidf[f->src_sid] = ix == SKIP ? SKIP : ix + 1;
     }
-    return 0;
+    free(file);
+    return e;
 }
 
 /* The file of fid's source, or NULL (C, unknown, left out). */
@@ -411,7 +415,7 @@ static int add_untested_file(rd_cov *c, const char *path)
     source *s = malloc(sizeof *s);
     if (!s)
         return -ENOMEM;
-    resolve(path, NULL, s);
+    resolve(path, 1, NULL, s);
     uint32_t ix;
     int e = 0;
     if (s->path[0] && !*slot_of(c, s->key) && wanted(c, path, s->path))

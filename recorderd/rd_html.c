@@ -94,7 +94,8 @@ static int index_cov(html *h)
     return 0;
 }
 
-static uint32_t cov_file_of(const html *h, const char *src)
+/* file: src names a file (rd_model_file_sids), else a string chunk. */
+static uint32_t cov_file_of(const html *h, const char *src, int file)
 {
     char joined[PATH_MAX + 1], real[PATH_MAX];
     const char *dir = h->info->srcdir;
@@ -102,7 +103,7 @@ static uint32_t cov_file_of(const html *h, const char *src)
         snprintf(joined, sizeof joined, "%s/%s", dir, src);
     else
         snprintf(joined, sizeof joined, "%s", src);
-    int resolved = src[0] && realpath(joined, real);
+    int resolved = file && src[0] && realpath(joined, real);
     return *cov_slot(h, resolved ? real : src, resolved);
 }
 
@@ -110,16 +111,18 @@ static int map_sources(html *h)
 {
     const rd_model *m = h->m;
     h->file_of_sid = calloc((size_t)m->nstr + 1, sizeof *h->file_of_sid);
-    uint8_t *done = calloc((size_t)m->nstr + 1, 1);
-    int e = h->file_of_sid && done ? index_cov(h) : -ENOMEM;
+    uint8_t *done = calloc((size_t)m->nstr + 1, 1), *file = rd_model_file_sids(m);
+    int e = h->file_of_sid && done && file ? index_cov(h) : -ENOMEM;
     for (uint32_t f = 1; !e && f < m->nfunc; f++) {
         const rd_func *fn = &m->func[f];
         if (!fn->known || fn->what == LT_WHAT_C || fn->src_sid >= m->nstr || done[fn->src_sid])
             continue;
         done[fn->src_sid] = 1;
-        h->file_of_sid[fn->src_sid] = cov_file_of(h, rd_model_string(m, fn->src_sid));
+        h->file_of_sid[fn->src_sid] =
+            cov_file_of(h, rd_model_string(m, fn->src_sid), file[fn->src_sid]);
     }
     free(done);
+    free(file);
     return e;
 }
 

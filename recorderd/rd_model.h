@@ -172,6 +172,12 @@ static inline const rd_func *rd_model_func(const rd_model *m, uint32_t fid)
 }
 const char *rd_model_string(const rd_model *m, uint32_t sid);
 
+/* For each string id (0..nstr), 1 if it is the SRC of a Lua function read
+ * from a file (no LT_FF_NOFILE), else 0; NULL without memory. Freed by
+ * the caller. A name that is both a file's and a string chunk's counts as
+ * the file's. */
+uint8_t *rd_model_file_sids(const rd_model *m);
+
 /* The name of fid into buf: its NAME, with "#N" added when it is the Nth
  * distinct function (in order of definition) whose label would otherwise
  * be the same as an earlier one's. */

@@ -380,7 +380,9 @@ static void annotate_row(FILE *out, const rd_fline *l, double k, unsigned line, 
         fprintf(out, "%10s %12s %6u  %s\n", "", "", line, text);
 }
 
-static void annotate_one(const rd_model *m, const rd_flines *fl, uint32_t sid,
+/* file: sid names a file (rd_model_file_sids); a string chunk or a
+ * "=name" has no source to read, whatever file has its name. */
+static void annotate_one(const rd_model *m, const rd_flines *fl, uint32_t sid, int file,
                          const char *srcdir, FILE *out)
 {
     const char *name = rd_model_string(m, sid);
@@ -392,9 +394,12 @@ static void annotate_one(const rd_model *m, const rd_flines *fl, uint32_t sid,
         snprintf(path, sizeof path, "%s", name);
     else
         snprintf(path, sizeof path, "%s/%s", srcdir, name);
-    FILE *src = fopen(path, "r");
+    FILE *src = file ? fopen(path, "r") : NULL;
     fprintf(out, "== %s   (hits: line events; ms: time on the line itself)\n", name);
-    if (!src)
+    if (!file)
+        fprintf(out, "   (a chunk loaded from a string or named with '=': no source file;"
+                     " lines with data only)\n");
+    else if (!src)
         fprintf(out, "   (source not readable: %s; lines with data only)\n", path);
     fprintf(out, "%10s %12s %6s  %s\n", "hits", "ms", "line", "source");
     char *text = NULL;
@@ -440,11 +445,14 @@ int rd_report_annotate_stream(const rd_model *m, const char *srcdir, FILE *out)
     if (rd_report_flines_init(&fl, m, NULL, m->nstr))
         return -ENOMEM;
     uint32_t *ids = source_ids(m, &n);
-    for (uint32_t i = 0; ids && i < n; i++)
-        annotate_one(m, &fl, ids[i], srcdir, out);
+    uint8_t *file = rd_model_file_sids(m);
+    for (uint32_t i = 0; ids && file && i < n; i++)
+        annotate_one(m, &fl, ids[i], file[ids[i]], srcdir, out);
+    int e = ids && file ? 0 : -ENOMEM;
     free(ids);
+    free(file);
     rd_report_flines_close(&fl);
-    return ids ? 0 : -ENOMEM;
+    return e;
 }
 
 /* A file name for source path src: '/' and other risky bytes become '_';
@@ -560,8 +568,9 @@ int rd_report_annotate(const rd_model *m, const char *dir, const char *srcdir, c
     if (rd_report_flines_init(&fl, m, NULL, m->nstr))
         return -ENOMEM;
     uint32_t *ids = source_ids(m, &n);
+    uint8_t *is_file = rd_model_file_sids(m);
     nameset used = {NULL, 0, 0};
-    int e = ids ? 0 : -ENOMEM;
+    int e = ids && is_file ? 0 : -ENOMEM;
     for (uint32_t i = 0; !e && i < n; i++) {
         char file[4096], flat[256];
         annotate_name(rd_model_string(m, ids[i]), flat, sizeof flat);
@@ -572,7 +581,7 @@ int rd_report_annotate(const rd_model *m, const char *dir, const char *srcdir, c
         FILE *out = fopen(file, "w");
         e = out ? 0 : -errno;
         if (out) {
-            annotate_one(m, &fl, ids[i], srcdir, out);
+            annotate_one(m, &fl, ids[i], is_file[ids[i]], srcdir, out);
             errno = 0; /* the flush retries a failed write: its errno says why */
             e = fflush(out) || ferror(out) ? -(errno ? errno : EIO) : 0;
             fclose(out);
@@ -582,6 +591,7 @@ int rd_report_annotate(const rd_model *m, const char *dir, const char *srcdir, c
     }
     name_free(&used);
     free(ids);
+    free(is_file);
     rd_report_flines_close(&fl);
     return e;
 }

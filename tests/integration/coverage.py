@@ -784,6 +784,8 @@ print(a.f(2), c.g(3))
 dofile("gone.lua")
 os.remove("gone.lua")
 print(loadstring("return 1 + 1")())
+-- named like a file that is never loaded: no file's coverage
+print(loadstring("local q = 1\\nq = q + 1\\nreturn q", "=lib/unused.lua")())
 '''
 
 
@@ -815,6 +817,9 @@ def case_options(ctx):
            'the deleted file is not noted: %s' % others)
     expect(any(r.startswith('[string "return 1 + 1"]: 1 line hit;') for r in others),
            'the loadstring chunk is not listed: %s' % others)
+    expect(any(r.startswith('lib/unused.lua: 3 lines hit; a chunk loaded from a string or '
+                            "named with '=': no source file") for r in others),
+           'the "=lib/unused.lua" chunk is not listed as no file: %s' % others)
 
     def lcov_of(*opts):
         out = os.path.join(ctx.tmp, 'opt.lcov')
