@@ -98,7 +98,8 @@ static void put_path(const cg *c, uint32_t key)
         snprintf(joined, sizeof joined, "%s/%s", c->srcdir, src);
     else
         snprintf(joined, sizeof joined, "%s", src);
-    put_clean(c->out, src[0] && realpath(joined, real) ? real : src);
+    /* a chunk named "@" or "=" has an empty name: callgrind_annotate wants one */
+    put_clean(c->out, !src[0] ? "(no name)" : realpath(joined, real) ? real : src);
 }
 
 /* `key=(N) name` at the first use of a file, `key=(N)` later. */

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rd_speedscope.h" /* rd_json_text */
+#include "rd_util.h" /* rd_json_str */
 #include "rd_timeline.h"
 
 typedef struct chrome {
@@ -50,7 +50,7 @@ static const char *name_of(writer *w, uint32_t fid)
         FILE *f = open_memstream(&buf, &len);
         rd_model_label(w->m, fid, label, sizeof label);
         if (f) {
-            rd_json_text(f, label);
+            rd_json_str(f, label);
             fclose(f);
         }
         w->name[fid] = buf ? buf : strdup("\"?\"");
@@ -101,7 +101,7 @@ static void write_meta(writer *w, const char *what, uint32_t tid, const char *ke
     fprintf(w->out, "%s{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%ld,\"tid\":%u,\"args\":{\"%s\":",
             tid ? ",\n" : "", what, w->pid, tid, key);
     if (val)
-        rd_json_text(w->out, val);
+        rd_json_str(w->out, val);
     else
         fprintf(w->out, "%u", num);
     fputs("}}", w->out);
@@ -116,9 +116,9 @@ static void write_head(writer *w)
     fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"exporter\":\"luatrace recorderd\","
           "\"session\":",
           w->out);
-    rd_json_text(w->out, session);
+    rd_json_str(w->out, session);
     fputs(",\"command\":", w->out);
-    rd_json_text(w->out, cmd ? cmd : "");
+    rd_json_str(w->out, cmd ? cmd : "");
     fprintf(w->out, ",\"clock\":\"%s\",\"coroutines\":%u},\n\"traceEvents\":[\n",
             w->m->clk_tsc ? "tsc" : "monotonic", w->tl->ntr ? w->tl->ntr - 1 : 0);
     write_meta(w, "process_name", 0, "name", pname, 0);

@@ -817,16 +817,12 @@ static void list_lines(const rd_cov_file *f, int w, const char *text, size_t len
 {
     char num[32];
     uint32_t line = 0, k = 0;
-    for (size_t at = 0; text && at < len; line++) {
-        const char *nl = memchr(text + at, '\n', len - at);
-        size_t n = nl ? (size_t)(nl - (text + at)) : len - at, shown = n;
-        if (shown && text[at + shown - 1] == '\r')
-            shown--;
+    size_t at = 0, n;
+    for (const char *s; (s = rd_lines_next(text, len, &at, &n)); line++) {
         while (k < f->nln && f->ln[k].line < line + 1)
             k++;
         list_row(out, w, k < f->nln && f->ln[k].line == line + 1 ? &f->ln[k] : NULL, f->exact,
-                 text + at, (int)shown);
-        at += n + 1;
+                 s, (int)n);
     }
     for (; k < f->nln; k++)
         if (f->ln[k].line > line) {
@@ -852,6 +848,7 @@ static void text_listing(const rd_cov_file *f, FILE *out)
                 "trace?)\n", f->changed, f->changed == 1 ? "" : "s");
     if (f->path && rd_lines_read(f->path, &text, &len, err, sizeof err))
         fprintf(out, "(%s now; lines with data only)\n", err);
+    rd_lines_unnul(text, len);
     list_lines(f, digits(most) + 1, text, len, out);
     free(text);
     fputc('\n', out);

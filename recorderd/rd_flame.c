@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rd_util.h" /* rd_utf8_seq */
+
 #define IMG_W 1200.0 /* px */
 #define PAD_X 10.0
 #define FRAME_W (IMG_W - 2 * PAD_X)
@@ -31,25 +33,6 @@ typedef struct fnode {
     uint32_t depth;
     int keep;
 } fnode;
-
-int rd_utf8_seq(const char *s)
-{
-    const unsigned char *u = (const unsigned char *)s;
-    unsigned c = u[0];
-    int n = c < 0x80             ? 1
-            : (c & 0xE0) == 0xC0 ? 2
-            : (c & 0xF0) == 0xE0 ? 3
-            : (c & 0xF8) == 0xF0 ? 4
-                                 : 0;
-    if (c == 0xC0 || c == 0xC1 || c > 0xF4) return 0;
-    for (int i = 1; i < n; i++)
-        if ((u[i] & 0xC0) != 0x80) return 0;
-    if ((c == 0xE0 && u[1] < 0xA0) || (c == 0xED && u[1] >= 0xA0) || /* overlong, surrogate */
-        (c == 0xF0 && u[1] < 0x90) || (c == 0xF4 && u[1] >= 0x90) ||
-        (c == 0xEF && u[1] == 0xBF && u[2] >= 0xBE)) /* U+FFFE, U+FFFF */
-        return 0;
-    return n;
-}
 
 /* Code points in s, counting each bad byte as one. */
 static size_t ncp(const char *s)
@@ -77,7 +60,10 @@ void rd_xml_put(FILE *out, const char *s, size_t max)
             fputs("&quot;", out);
         else if (c == '\'')
             fputs("&apos;", out);
-        else if (!l || (c < 0x20 && c != '\t'))
+        else if (!l)
+            fputs("\xEF\xBF\xBD", out); /* U+FFFD, as in the JSON outputs */
+        else if ((c < 0x20 && c != '\t') || c == 0x7f ||
+                 (c == 0xC2 && (unsigned char)s[1] < 0xA0)) /* DEL, C1: not HTML text */
             fputc('?', out);
         else
             fwrite(s, 1, (size_t)l, out);

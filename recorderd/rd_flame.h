@@ -24,12 +24,8 @@ int rd_flame_write_inline(const rd_model *m, const char *title, FILE *out);
 
 /* Writes at most max code points of s (SIZE_MAX: all), escaped for XML
  * and HTML text and attribute values: & < > " ' as entities, control
- * characters (but tab) and bytes that are not UTF-8 as '?'. */
+ * characters (but tab; DEL and U+0080-U+009F too) as '?', bytes that
+ * are not UTF-8 as U+FFFD. */
 void rd_xml_put(FILE *out, const char *s, size_t max);
-
-/* Length (1-4) of the valid UTF-8 sequence at s, or 0 if s starts with a
- * byte that XML and JSON text cannot hold as is (invalid UTF-8, surrogates,
- * U+FFFE/U+FFFF). */
-int rd_utf8_seq(const char *s);
 
 #endif

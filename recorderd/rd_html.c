@@ -294,13 +294,14 @@ static void put_src_row(html *h, uint32_t line, const rd_cov_line *cl, const rd_
 
 /* Rows of one listing: every source line if text is readable, else the
  * lines with data only. */
-static void put_rows(html *h, const rd_cov_file *f, const rd_fline *tv, uint32_t nt, char *text)
+static void put_rows(html *h, const rd_cov_file *f, const rd_fline *tv, uint32_t nt, char *text,
+                     size_t len)
 {
     uint32_t ci = 0, ti = 0, line = 0;
-    for (char *s = text, *nl; s && *s; s = nl ? nl + 1 : NULL) {
-        nl = strchr(s, '\n');
-        if (nl) *nl = 0;
-        s[strcspn(s, "\r")] = 0;
+    size_t at = 0, n;
+    rd_lines_unnul(text, len);
+    for (char *s; (s = (char *)rd_lines_next(text, len, &at, &n));) {
+        s[n] = 0; /* a line break, or the text's NUL */
         line++;
         while (ci < f->nln && f->ln[ci].line < line)
             ci++;
@@ -322,7 +323,7 @@ static void put_listing(html *h, uint32_t i, const rd_fline *tv, uint32_t nt)
 {
     const rd_cov_file *f = &h->cov->f[i];
     char *text = NULL, err[256] = "";
-    size_t len;
+    size_t len = 0;
     fprintf(h->out, "<h3 id=\"src-%u\">", i);
     esc(h, f->path ? f->path : f->name);
     fputs("</h3>\n", h->out);
@@ -337,7 +338,7 @@ static void put_listing(html *h, uint32_t i, const rd_fline *tv, uint32_t nt)
     fputs("<table class=\"src\">\n<tr><th>line</th><th>hits</th><th>ms</th>"
           "<th class=\"l\">source</th></tr>\n",
           h->out);
-    put_rows(h, f, tv, nt, text);
+    put_rows(h, f, tv, nt, text, len);
     fputs("</table>\n", h->out);
     free(text);
 }

@@ -381,3 +381,27 @@ int rd_lines_file(lua_State *L, const char *path, rd_lines *out, char *err, size
     free(text);
     return e;
 }
+
+const char *rd_lines_next(const char *text, size_t len, size_t *at, size_t *n)
+{
+    size_t i = *at;
+    if (!text || i >= len)
+        return NULL;
+    while (i < len && text[i] != '\n' && text[i] != '\r')
+        i++;
+    *n = i - *at;
+    const char *line = text + *at;
+    if (i < len) {
+        char first = text[i++];
+        if (i < len && (text[i] == '\n' || text[i] == '\r') && text[i] != first)
+            i++; /* "\r\n" and "\n\r" are one break, as in Lua's lexer */
+    }
+    *at = i;
+    return line;
+}
+
+void rd_lines_unnul(char *text, size_t len)
+{
+    for (char *p = text; text && (p = memchr(p, 0, len - (size_t)(p - text))); *p++ = '?')
+        ;
+}

@@ -48,4 +48,13 @@ void rd_lines_free(rd_lines *l);
  * read), -EFBIG, -ENOENT... */
 int rd_lines_read(const char *path, char **text, size_t *len, char *err, size_t cap);
 
+/* The next line of text (len bytes) from *at, as Lua 5.1 numbers lines: a
+ * line ends at "\n", "\r", "\r\n" or "\n\r". Returns its start, its length
+ * in *n, and moves *at past its end; NULL after the last line. */
+const char *rd_lines_next(const char *text, size_t len, size_t *at, size_t *n);
+
+/* Makes text (len bytes) showable as lines of C strings: a NUL byte
+ * becomes '?'. */
+void rd_lines_unnul(char *text, size_t len);
+
 #endif

@@ -39,6 +39,7 @@
 #include <zlib.h>
 
 #include "rd_path.h"
+#include "rd_util.h" /* rd_utf8_seq */
 
 /* profile.proto field numbers */
 enum {
@@ -129,13 +130,24 @@ static int grow_strings(pp *p)
 
 /* Index of s in the string table, added on first use. Control characters
  * become spaces: a loadstring chunk name may hold newlines, and pprof's
- * text reports are one line per function. */
+ * text reports are one line per function. profile.proto's strings are
+ * UTF-8 (proto3: readers may refuse others): a byte that is not becomes
+ * U+FFFD, and a cut never splits a character. */
 static uint64_t str(pp *p, const char *s)
 {
     char clean[1024];
     size_t n = 0;
-    for (; s[n] && n < sizeof clean - 1; n++)
-        clean[n] = (unsigned char)s[n] < 32 ? ' ' : s[n];
+    for (int l; *s; s += l ? l : 1) {
+        l = rd_utf8_seq(s);
+        const char *put = l ? s : "\xEF\xBF\xBD";
+        size_t k = l ? (size_t)l : 3;
+        if (n + k > sizeof clean - 1)
+            break;
+        memcpy(clean + n, put, k);
+        if ((unsigned char)clean[n] < 32)
+            clean[n] = ' ';
+        n += k;
+    }
     if (p->nstr + 1 > p->capstr && grow_strings(p)) return 0;
     uint32_t mask = p->capshash - 1, j = hash_bytes(clean, n) & mask;
     for (; p->shash[j]; j = (j + 1) & mask) {

@@ -1,6 +1,7 @@
 /* rd_report: profile.txt, folded stacks, annotated sources. */
 #include "rd_report.h"
 
+#include "rd_lines.h"
 #include "rd_path.h"
 
 #include <errno.h>
@@ -394,31 +395,30 @@ static void annotate_one(const rd_model *m, const rd_flines *fl, uint32_t sid, i
         snprintf(path, sizeof path, "%s", name);
     else
         snprintf(path, sizeof path, "%s/%s", srcdir, name);
-    FILE *src = file ? fopen(path, "r") : NULL;
+    char *text = NULL, err[256];
+    size_t len = 0, at = 0, ln;
+    int read = file && !rd_lines_read(path, &text, &len, err, sizeof err);
     fprintf(out, "== %s   (hits: line events; ms: time on the line itself)\n", name);
     if (!file)
         fprintf(out, "   (a chunk loaded from a string or named with '=': no source file;"
                      " lines with data only)\n");
-    else if (!src)
+    else if (!read)
         fprintf(out, "   (source not readable: %s; lines with data only)\n", path);
     fprintf(out, "%10s %12s %6s  %s\n", "hits", "ms", "line", "source");
-    char *text = NULL;
-    size_t cap = 0;
+    rd_lines_unnul(text, len);
     unsigned line = 0;
-    while (src && getline(&text, &cap, src) >= 0) {
-        text[strcspn(text, "\n")] = 0;
+    for (char *s; (s = (char *)rd_lines_next(text, len, &at, &ln));) {
+        s[ln] = 0;
         line++;
         while (j < n && v[j].line < line)
             j++;
-        annotate_row(out, j < n && v[j].line == line ? &v[j] : NULL, k, line, text);
+        annotate_row(out, j < n && v[j].line == line ? &v[j] : NULL, k, line, s);
     }
     while (j < n && v[j].line <= line)
         j++;
     for (; j < n; j++) /* no source, or lines past its end */
         annotate_row(out, &v[j], k, v[j].line, "");
     free(text);
-    if (src)
-        fclose(src);
 }
 
 /* Source ids of traced Lua files, each once. */

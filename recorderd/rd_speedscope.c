@@ -12,27 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rd_flame.h" /* rd_utf8_seq */
+#include "rd_util.h"
 #include "rd_path.h"
 #include "rd_timeline.h"
-
-void rd_json_text(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (int l; *s; s += l ? l : 1) {
-        unsigned char c = (unsigned char)*s;
-        l = rd_utf8_seq(s);
-        if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(out, "\\u%04x", c);
-        else if (!l)
-            fputs("\\ufffd", out);
-        else
-            fwrite(s, 1, (size_t)l, out);
-    }
-    fputc('"', out);
-}
 
 /* Self time of node n in integer ns, rounded as rd_report_folded does. */
 static uint64_t weight(const rd_model *m, uint32_t n, double k)
@@ -48,14 +30,14 @@ static void write_frame(const rd_model *m, uint32_t fid, FILE *out)
     rd_model_name(m, fid, name, sizeof name);
     fputs("{\"name\":", out);
     if (!f->known) {
-        rd_json_text(out, "?");
+        rd_json_str(out, "?");
     } else if (f->what == LT_WHAT_C) {
         snprintf(buf, sizeof buf, "%s [C]", name);
-        rd_json_text(out, buf);
+        rd_json_str(out, buf);
     } else {
-        rd_json_text(out, name);
+        rd_json_str(out, name);
         fputs(",\"file\":", out);
-        rd_json_text(out, rd_model_string(m, f->src_sid));
+        rd_json_str(out, rd_model_string(m, f->src_sid));
         fprintf(out, ",\"line\":%u", f->linedefined);
     }
     fputc('}', out);
@@ -137,7 +119,7 @@ static int write_sampled(const rd_model *m, const rd_paths *p, const uint32_t *f
     int e = w && fids ? 0 : -ENOMEM;
     if (!e) {
         fputs("{\"type\":\"sampled\",\"name\":", out);
-        rd_json_text(out, name);
+        rd_json_str(out, name);
         fputs(",\"unit\":\"nanoseconds\",\"startValue\":0,\n", out);
         write_samples(m, p, w, frame, fids, out);
         uint64_t total = write_weights(m, w, out);
@@ -153,7 +135,7 @@ static void write_head(const char *name, FILE *out)
     fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n"
           "\"exporter\":\"luatrace recorderd\",\"name\":",
           out);
-    rd_json_text(out, name);
+    rd_json_str(out, name);
     fputs(",\"activeProfileIndex\":0,\n", out);
 }
 
@@ -213,7 +195,7 @@ static int write_tracks(ev_writer *w)
         char tname[1024];
         rd_timeline_track_name(w->tl, w->m, k, tname, sizeof tname);
         fputs("{\"type\":\"evented\",\"name\":", w->out);
-        rd_json_text(w->out, tname);
+        rd_json_str(w->out, tname);
         fprintf(w->out, ",\"unit\":\"nanoseconds\",\"startValue\":0,\"endValue\":%llu,\n"
                 "\"events\":[", (unsigned long long)rd_timeline_ns(w->k, w->tl->t_last));
         w->first = 1;

@@ -17,9 +17,6 @@
  * Returns 0, -ENOMEM or -EIO. */
 int rd_speedscope_write(const rd_model *m, const char *name, FILE *out);
 
-/* A JSON string literal; bytes that are not valid UTF-8 become U+FFFD. */
-void rd_json_text(FILE *out, const char *s);
-
 #define RD_SPEEDSCOPE_EVENTED_FILE "trace.speedscope.json"
 
 /* The "speedscope-evented" streaming backend (rd_backend_create_fn; arg

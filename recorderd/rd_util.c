@@ -68,17 +68,39 @@ int rd_write_atomic(const char *dir, const char *name, int (*fn)(FILE *, void *)
     return e;
 }
 
+int rd_utf8_seq(const char *s)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    unsigned c = u[0];
+    int n = c < 0x80             ? 1
+            : (c & 0xE0) == 0xC0 ? 2
+            : (c & 0xF0) == 0xE0 ? 3
+            : (c & 0xF8) == 0xF0 ? 4
+                                 : 0;
+    if (c == 0xC0 || c == 0xC1 || c > 0xF4) return 0;
+    for (int i = 1; i < n; i++)
+        if ((u[i] & 0xC0) != 0x80) return 0;
+    if ((c == 0xE0 && u[1] < 0xA0) || (c == 0xED && u[1] >= 0xA0) || /* overlong, surrogate */
+        (c == 0xF0 && u[1] < 0x90) || (c == 0xF4 && u[1] >= 0x90) ||
+        (c == 0xEF && u[1] == 0xBF && u[2] >= 0xBE)) /* U+FFFE, U+FFFF */
+        return 0;
+    return n;
+}
+
 void rd_json_str(FILE *f, const char *s)
 {
     fputc('"', f);
-    for (; *s; s++) {
+    for (int l; *s; s += l ? l : 1) {
         unsigned char c = (unsigned char)*s;
+        l = rd_utf8_seq(s);
         if (c == '"' || c == '\\')
             fprintf(f, "\\%c", c);
         else if (c < 0x20)
             fprintf(f, "\\u%04x", c);
+        else if (!l)
+            fputs("\\ufffd", f);
         else
-            fputc(c, f);
+            fwrite(s, 1, (size_t)l, f);
     }
     fputc('"', f);
 }

@@ -16,7 +16,12 @@ int rd_mkdir_p(const char *dir);
  * its stream (-EIO). The temporary file is removed on failure. */
 int rd_write_atomic(const char *dir, const char *name, int (*fn)(FILE *, void *), void *ud);
 
-/* Writes s as a JSON string literal (with quotes). */
+/* The length of the UTF-8 sequence at s (1-4), or 0 if it is not a valid
+ * one (overlong, surrogate, U+FFFE/U+FFFF, cut short). */
+int rd_utf8_seq(const char *s);
+
+/* Writes s as a JSON string literal (with quotes); bytes that are not
+ * valid UTF-8 become U+FFFD, so the file is UTF-8 whatever the names. */
 void rd_json_str(FILE *f, const char *s);
 
 /* Monotonic clock in ns. */

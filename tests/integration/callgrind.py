@@ -94,7 +94,8 @@ def annotate(session, tmp, inclusive):
         cmd.append('--inclusive=yes')
     res = run_ok(cmd + [os.path.join(session, 'callgrind.out')], tmp)
     err = res.err.decode('utf-8', 'replace')
-    check('WARNING' not in err and 'malformed' not in err, 'callgrind_annotate: %s' % err)
+    check('WARNING' not in err and 'malformed' not in err and 'uninitialized' not in err,
+          'callgrind_annotate: %s' % err)
     rows = {}
     for line in res.out.decode('utf-8', 'replace').split('\n'):
         m = ROW.match(line)
@@ -208,6 +209,19 @@ def one(args, prog, tmp):
           % (name, total[0], total[1], len(selfs), len(totals)))
 
 
+def empty_names(args, tmp):
+    """Chunks named "@" and "=" (an empty SRC): callgrind_annotate reads
+    the file without a warning."""
+    with open(os.path.join(tmp, 'empty_names.lua'), 'w') as f:
+        f.write('print(loadstring("return 1", "@")() + loadstring("return 2", "=")())\n')
+    out = os.path.join(tmp, 'out-empty')
+    run_ok([args.recorderd, 'run', '--quiet', '--out', out, '--', args.lua, 'empty_names.lua'],
+           tmp)
+    rows = annotate(corpus.find_session(out), tmp, False)
+    check(any(k.endswith('main chunk :0') for k in rows), 'no empty-named chunk: %s' % rows)
+    print('empty_names: %d functions, no warning' % len(rows))
+
+
 def main(argv):
     p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     p.add_argument('--recorderd', required=True)
@@ -225,6 +239,7 @@ def main(argv):
     try:
         for prog in args.programs:
             one(args, prog, tmp)
+        empty_names(args, tmp)
     except (corpus.Failure, ValueError, KeyError, OSError) as e:
         print('FAIL: %s: %s' % (type(e).__name__, e))
         return 1

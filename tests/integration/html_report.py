@@ -47,6 +47,11 @@ t["<script>alert(1)</script>"] = function(n)
 end
 print(t["<script>alert(1)</script>"](300))
 '''
+# Lines broken by CR alone (Lua counts each as one), a NUL in a comment, a
+# function named with DEL, and a command-line argument that is no UTF-8.
+BYTES = (b"local a = 1\rlocal b = 2\r-- \0 nul\r_G['del\\127x'] = function() return a + b end\r"
+         b"print(_G['del\\127x']())\r")
+BYTES_LAST = "print(_G['del\\127x']())"
 PROFILE_ROW = re.compile(r'^\s*\d+\s+([\d.]+)\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+(\S.*)$')
 
 
@@ -126,7 +131,8 @@ def check_contained(raw, p):
 
 
 def profile_txt(session):
-    with open(os.path.join(session, 'profile.txt')) as f:
+    # plain text, the command's bytes as given (bytes.lua's is no UTF-8)
+    with open(os.path.join(session, 'profile.txt'), errors='surrogateescape') as f:
         text = f.read()
     traced = re.search(r'traced time: ([\d.]+ ms)', text).group(1)
     rows = [PROFILE_ROW.match(line) for line in text.split('By self time')[1].split('\n')]
@@ -179,6 +185,27 @@ def check_escaped(raw, p):
     check('"<b>&amp;</b>"' in src, 'source string not shown as text')
 
 
+def check_bytes(raw, p, session):
+    """What BYTES gives: lines numbered as Lua numbers them, the NUL shown
+    as '?', no DEL or C1 control in the page, a UTF-8 session.json."""
+    check(not re.search('[\x7f-\x9f]', raw), 'a DEL or C1 control in the page')
+    rows = {r[3]: r for s, r in p.rows if s == 'sources' and len(r) == 4}
+    check(rows.get(BYTES_LAST, [None])[:2] == ['5', '1'] and
+          rows.get('-- ? nul', [None])[0] == '3', 'source rows: %s' % sorted(rows.values()))
+    top = [r[5] for s, r in p.rows if s == 'top' and len(r) == 6]
+    check(any(name.startswith('del?x (') for name in top), 'no del?x in the top table: %s' % top)
+    with open(os.path.join(session, 'session.json'), 'rb') as f:
+        meta = json.loads(f.read().decode('utf-8'))  # strict: raises on bad bytes
+    check('\ufffd' in meta['command'], 'the bad byte of the command: %r' % meta['command'])
+    with open(os.path.join(session, 'annotate', 'bytes.lua.txt'), encoding='utf-8') as f:
+        ann = f.read().splitlines()
+    with open(os.path.join(session, 'coverage.txt'), encoding='utf-8') as f:
+        cov = f.read()
+    check(any(re.match(r'^\s+1\s+[\d.]+\s+5  ' + re.escape(BYTES_LAST) + '$', r) for r in ann),
+          'annotate: %s' % ann)
+    check(BYTES_LAST in cov and '\r' not in cov and '-- ? nul' in cov, 'coverage.txt:\n' + cov)
+
+
 def check_chromium(path, tmp):
     exe = shutil.which('chromium') or shutil.which('chromium-browser')
     if not exe:
@@ -190,12 +217,12 @@ def check_chromium(path, tmp):
     return 'rendered by chromium'
 
 
-def one(args, path, tmp, evil=False):
+def one(args, path, tmp, evil=False, extra=()):
     name = os.path.splitext(os.path.basename(path))[0]
     outdir = os.path.join(tmp, 'out-' + name)
     os.mkdir(outdir)
     run_ok([args.recorderd, 'run', '--quiet', '--out', outdir, '--', args.lua,
-            os.path.basename(path)], os.path.dirname(path))
+            os.path.basename(path)] + list(extra), os.path.dirname(path))
     session = corpus.find_session(outdir)
     page = os.path.join(session, 'report.html')
     raw, p = parse(page)
@@ -203,6 +230,8 @@ def one(args, path, tmp, evil=False):
     top = check_totals(p, session)
     if evil:
         check_escaped(raw, p)
+    if extra:
+        check_bytes(raw, p, session)
     again = os.path.join(tmp, name + '.html')
     run_ok([args.recorderd, 'report', session, '--format', 'html', '-o', again], tmp)
     raw2, p2 = parse(again)
@@ -233,6 +262,10 @@ def main(argv):
         with open(evil, 'w') as f:
             f.write(EVIL)
         one(args, evil, tmp, evil=True)
+        odd = os.path.join(src, 'bytes.lua')
+        with open(odd, 'wb') as f:
+            f.write(BYTES)
+        one(args, odd, tmp, extra=[os.fsdecode(b'\xff')])
         for prog in args.programs:
             one(args, os.path.abspath(prog), tmp)
     except (corpus.Failure, ValueError, KeyError, AttributeError, StopIteration) as e:

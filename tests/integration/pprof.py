@@ -35,6 +35,7 @@ Exit status: 0 pass, 1 fail, 77 skipped (no recorderd, no go).
 """
 
 import argparse
+import gzip
 import json
 import os
 import re
@@ -324,6 +325,7 @@ def one(args, prog, tmp, *prog_args):
     pb = os.path.join(session, 'profile.pb.gz')
     with open(pb, 'rb') as f:
         check(f.read(2) == b'\x1f\x8b', 'profile.pb.gz is not gzipped')
+    string_table(pb)
     with open(os.path.join(session, 'session.json')) as f:
         traced = json.load(f)['traced_ns']
     raw = pprof(args, tmp, pb, '-raw')
@@ -349,6 +351,59 @@ def one(args, prog, tmp, *prog_args):
     print('%s: %d samples, %d ns, %d line events, top %s, %d coroutines'
           % (name, len(samples), total, lines, top, len(per)))
     return session, samples
+
+
+def varint(b, at):
+    v = shift = 0
+    while True:
+        c = b[at]
+        at += 1
+        v |= (c & 0x7f) << shift
+        shift += 7
+        if c < 0x80:
+            return v, at
+
+
+def string_table(pb):
+    """profile.proto's string_table (field 6), each decoded as strict UTF-8,
+    as proto3 readers do (a UnicodeDecodeError fails the test)."""
+    with gzip.open(pb) as f:
+        b = f.read()
+    at, strs = 0, []
+    while at < len(b):
+        key, at = varint(b, at)
+        kind = key & 7
+        if kind == 0:
+            _, at = varint(b, at)
+        elif kind == 2:
+            n, at = varint(b, at)
+            if key >> 3 == 6:
+                strs.append(b[at:at + n].decode('utf-8'))
+            at += n
+        else:
+            at += 8 if kind == 1 else 4
+    return strs
+
+
+# names that are no UTF-8, or that the 1023-byte cut of a name would split
+# inside a character
+BAD_BYTES = '''_G["\\255"] = function() return 1 end
+_G[string.rep("\\195\\169", 600)] = function() return 2 end
+print(_G["\\255"]() + _G[string.rep("\\195\\169", 600)]())
+'''
+
+
+def bad_bytes(args, tmp):
+    prog = os.path.join(tmp, 'bad_bytes.lua')
+    with open(prog, 'w') as f:
+        f.write(BAD_BYTES)
+    outdir = os.path.join(tmp, 'out-bad-bytes')
+    run_ok([args.recorderd, 'run', '--quiet', '--out', outdir, '--', args.lua, 'bad_bytes.lua'],
+           tmp)
+    strs = string_table(os.path.join(corpus.find_session(outdir), 'profile.pb.gz'))
+    check('\ufffd' in strs and any(s.startswith('\u00e9' * 500) for s in strs),
+          'the names of bad_bytes.lua: %r' % [s[:20] for s in strs])
+    print('bad_bytes: %d strings, all UTF-8' % len(strs))
 
 
 def truth_run(args, tmp, name, text, *argv):
@@ -441,7 +496,8 @@ def main(argv):
             one(args, prog, tmp)
         workers(args, tmp)
         spawn(args, tmp)
-    except (corpus.Failure, ValueError, KeyError, AttributeError) as e:
+        bad_bytes(args, tmp)
+    except (corpus.Failure, ValueError, KeyError, AttributeError, IndexError) as e:
         print('FAIL: %s: %s' % (type(e).__name__, e))
         return 1
     finally:

@@ -1,0 +1,1 @@
+dofile("a;b/m.lua")

@@ -1,0 +1,1 @@
+loadstring("return 1", "@")()

@@ -1,0 +1,2 @@
+local one = 1
+return one
