@@ -28,7 +28,7 @@ typedef struct target {
     const void *cl;
     lua_CFunction cf;
     char *best; /* the shortest "module.key" so far (ties: smaller bytes) */
-    size_t cap, len;
+    size_t cap, len, full; /* best's length, and before the cut at cap - 1 */
 } target;
 
 static int is(const char *s, size_t n, const char *lit)
@@ -44,13 +44,13 @@ static int compat_alias(const char *name, size_t n)
     return is(name, n, "string.gfind") || is(name, n, "math.mod");
 }
 
-/* Is a better name than b: not an alias when b is, else shorter, else
- * smaller bytes. */
-static int better(const char *a, size_t al, const char *b, size_t bl)
+/* Is a (al bytes, cut from af) a better name than b: not an alias when b
+ * is, else shorter before the cut, else smaller bytes. */
+static int better(const char *a, size_t al, size_t af, const char *b, size_t bl, size_t bf)
 {
     if (compat_alias(a, al) != compat_alias(b, bl))
         return compat_alias(b, bl);
-    return al < bl || (al == bl && memcmp(a, b, al) < 0);
+    return af < bf || (af == bf && memcmp(a, b, al < bl ? al : bl) < 0);
 }
 
 /* A name found: key in the globals (mod NULL) or mod.key. */
@@ -75,10 +75,12 @@ static void consider(target *t, const where *w, const char *key, size_t klen)
         n = put(cand, n, cap, ".", 1);
     }
     n = put(cand, n, cap, key, klen);
-    if (!t->len || better(cand, n, t->best, t->len)) {
+    size_t full = (w->mod ? w->mlen + 1 : 0) + klen;
+    if (!t->len || better(cand, n, full, t->best, t->len, t->full)) {
         memcpy(t->best, cand, n);
         t->best[n] = 0;
         t->len = n;
+        t->full = full;
     }
 }
 
@@ -146,7 +148,7 @@ static void scan(lua_State *L, int idx, const where *w, target *t, int direct)
  * would run the program's code inside the hook. */
 size_t co_name_find(lua_State *L, int fi, int direct, char *best, size_t cap)
 {
-    target t = {lua_topointer(L, fi), lua_tocfunction(L, fi), best, cap, 0};
+    target t = {lua_topointer(L, fi), lua_tocfunction(L, fi), best, cap, 0, 0};
     const where globals = {NULL, 0};
     best[0] = 0;
     co_module_push_globals(L);
@@ -186,7 +188,7 @@ static int probe_b(lua_State *L)
 static int agree(lua_State *L, int t, int fi)
 {
     char a[256], b[256];
-    target ta = {lua_topointer(L, fi), lua_tocfunction(L, fi), a, sizeof a, 0};
+    target ta = {lua_topointer(L, fi), lua_tocfunction(L, fi), a, sizeof a, 0, 0};
     target tb = ta;
     tb.best = b;
     const where m = {"m", 1};

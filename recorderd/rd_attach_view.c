@@ -104,7 +104,7 @@ static void draw(const rd_session *s, top_row *rows, uint32_t n, uint64_t dticks
             (unsigned long long)devents, (double)dticks * nspt / 1e6);
     fprintf(out, "%7s %10s %10s  %s\n", "%self", "self ms", "calls", "function");
     for (uint32_t i = 0; i < n && i < 20 && rows[i].self; i++) {
-        char label[512];
+        char label[RD_LABEL_MAX];
         rd_model_label(m, rows[i].fid, label, sizeof label);
         fprintf(out, "%7.2f %10.3f %10llu  %s\n",
                 dticks ? 100.0 * (double)rows[i].self / (double)dticks : 0.0,

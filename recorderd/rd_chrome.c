@@ -45,7 +45,7 @@ static const char *name_of(writer *w, uint32_t fid)
     if (fid >= w->m->nfunc)
         fid = 0;
     if (!w->name[fid]) {
-        char label[1024], *buf = NULL;
+        char label[RD_LABEL_MAX], *buf = NULL;
         size_t len = 0;
         FILE *f = open_memstream(&buf, &len);
         rd_model_label(w->m, fid, label, sizeof label);

@@ -119,7 +119,7 @@ static void colour(const char *name, char *buf, size_t cap)
 static void write_frame(const rd_model *m, const fnode *f, uint32_t n, uint32_t maxd, FILE *out)
 {
     const rd_func *fn = rd_model_func(m, m->node[n].fid);
-    char label[1024], fill[32];
+    char label[RD_LABEL_MAX], fill[32];
     double total = (double)f[0].incl, ms = (double)f[n].incl * rd_model_ns_per_tick(m) / 1e6;
     if (n)
         rd_model_label(m, m->node[n].fid, label, sizeof label);

@@ -148,7 +148,7 @@ static void new_frame(luabk *k, uint32_t fid)
 {
     lua_State *L = k->L;
     const rd_func *fn = rd_model_func(k->m, fid);
-    char label[1024];
+    char label[RD_LABEL_MAX];
     rd_model_label(k->m, fid, label, sizeof label);
     lua_createtable(L, 0, 10);
     set_num(L, "id", fid);

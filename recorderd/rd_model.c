@@ -15,7 +15,7 @@
 typedef struct rd_labent {
     char *label; /* NULL: free slot */
     uint64_t hash;
-    uint32_t count; /* functions with this base label so far */
+    uint32_t count; /* the last number tried with this label as a base (1: none) */
 } rd_labent;
 
 static int id_ok(uint64_t id, uint32_t n)
@@ -108,14 +108,21 @@ int rd_model_add_str(rd_model *m, uint64_t sid, const char *s, uint32_t len)
  * gives a function its fid once, so two fids with one label are two
  * functions (two closures on one line with the same call-site name, C
  * functions of the same name). The second gets NAME#2, the third NAME#3,
- * in fid order, which is the order of first sight. */
+ * in fid order, which is the order of first sight; a number whose label a
+ * function holds already (one named "g#2" in the program) is passed over.
+ * The table holds every label given, each with the last number tried from
+ * it as a base. */
 
-static void base_label(const rd_model *m, const rd_func *f, char *buf, size_t cap)
+/* NAME@SRC:LINEDEFINED, NAME#dup if dup. */
+static void dup_label(const rd_model *m, const rd_func *f, uint32_t dup, char *buf, size_t cap)
 {
+    char num[16] = "";
+    if (dup)
+        snprintf(num, sizeof num, "#%u", dup);
     if (f->what == LT_WHAT_C)
-        snprintf(buf, cap, "%s@[C]", rd_model_string(m, f->name_sid));
+        snprintf(buf, cap, "%s%s@[C]", rd_model_string(m, f->name_sid), num);
     else
-        snprintf(buf, cap, "%s@%s:%u", rd_model_string(m, f->name_sid),
+        snprintf(buf, cap, "%s%s@%s:%u", rd_model_string(m, f->name_sid), num,
                  rd_model_string(m, f->src_sid), f->linedefined);
 }
 
@@ -147,26 +154,41 @@ static int grow_labels(rd_model *m)
     return 0;
 }
 
-/* Sets f->dup from the functions defined before it. */
-static int number_label(rd_model *m, rd_func *f)
+/* The slot of label (hash h): its entry, or the empty slot for it. */
+static rd_labent *label_slot(const rd_model *m, const char *label, uint64_t h)
 {
-    char label[2 * LT_STR_MAX + 32];
-    base_label(m, f, label, sizeof label);
-    if ((m->nlab + 1) * 2 > m->caplab && grow_labels(m))
-        return -ENOMEM;
-    uint64_t h = hash_str(label);
     uint32_t mask = m->caplab - 1, i = (uint32_t)h & mask;
     for (; m->lab[i].label; i = (i + 1) & mask)
         if (m->lab[i].hash == h && !strcmp(m->lab[i].label, label))
             break;
-    if (!m->lab[i].label) {
-        if (!(m->lab[i].label = strdup(label)))
-            return -ENOMEM;
-        m->lab[i].hash = h;
-        m->nlab++;
+    return &m->lab[i];
+}
+
+/* Sets f->dup from the functions defined before it. */
+static int number_label(rd_model *m, rd_func *f)
+{
+    char label[RD_LABEL_MAX];
+    if ((m->nlab + 1) * 2 > m->caplab && grow_labels(m))
+        return -ENOMEM; /* one label is added below */
+    dup_label(m, f, 0, label, sizeof label);
+    uint64_t h = hash_str(label);
+    rd_labent *base = label_slot(m, label, h), *e = base;
+    uint32_t n = 0;
+    if (base->label) {
+        for (n = base->count + 1;; n++) { /* count: the last number tried */
+            dup_label(m, f, n, label, sizeof label);
+            h = hash_str(label);
+            if (!(e = label_slot(m, label, h))->label)
+                break;
+        }
+        base->count = n;
     }
-    uint32_t n = ++m->lab[i].count;
-    f->dup = n > 1 ? n : 0;
+    if (!(e->label = strdup(label)))
+        return -ENOMEM;
+    e->hash = h;
+    e->count = 1;
+    m->nlab++;
+    f->dup = n;
     return 0;
 }
 

@@ -105,7 +105,7 @@ typedef struct rd_model {
     rd_childc *child_ix; /* hash (parent, fid) -> node, open addressing */
     uint32_t capchild;
     rd_childc *childc; /* 1 << RD_CHILDC_BITS recent lookups, direct-mapped */
-    struct rd_labent *lab; /* base label -> functions holding it */
+    struct rd_labent *lab; /* every label given (number_label) */
     uint32_t nlab, caplab;
     rd_line *line; /* [0, nline) in order of first use: a slot never moves */
     uint32_t nline, capline;
@@ -170,6 +170,10 @@ static inline const rd_func *rd_model_func(const rd_model *m, uint32_t fid)
 {
     return fid < m->nfunc && m->func[fid].known ? &m->func[fid] : &m->func[0];
 }
+/* Room for any label rd_model_label writes: NAME (and #N) @ SRC : LINE,
+ * each string up to LT_STR_MAX bytes. */
+#define RD_LABEL_MAX (2 * LT_STR_MAX + 32)
+
 const char *rd_model_string(const rd_model *m, uint32_t sid);
 
 /* For each string id (0..nstr), 1 if it is the SRC of a Lua function read

@@ -141,7 +141,7 @@ static int fold_push(folder *f, const char *label)
 static void fold_enter(walker *w, uint32_t n)
 {
     folder *f = (folder *)w;
-    char label[1024];
+    char label[RD_LABEL_MAX];
     rd_model_label(w->m, w->m->node[n].fid, label, sizeof label);
     if (fold_push(f, label)) {
         f->err = -ENOMEM;
@@ -169,7 +169,7 @@ static int fold_deep(folder *f)
 {
     const rd_model *m = f->w.m;
     uint32_t *fids = malloc(RD_PATH_MAX * sizeof *fids);
-    char label[1024];
+    char label[RD_LABEL_MAX];
     for (uint32_t n = 1; fids && n < m->nnode && !f->err; n++) {
         if (!f->deep[n])
             continue;
@@ -250,7 +250,7 @@ static void table(const rd_model *m, const rd_fstat *fs, uint32_t *ids, uint32_t
             "total%", "self/call us", "function");
     for (uint32_t i = 0; i < n && (!top || i < top); i++) {
         const rd_fstat *f = &fs[ids[i]];
-        char label[1024];
+        char label[RD_LABEL_MAX];
         plain_label(m, ids[i], label, sizeof label);
         double per = f->calls ? (double)f->self * k * 1000.0 / (double)f->calls : 0.0;
         fprintf(out, "%10llu %12.3f %6.2f %12.3f %6.2f %12.3f  %s\n",

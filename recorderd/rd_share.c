@@ -114,7 +114,7 @@ uint64_t rd_model_track_end(rd_model *m, uint64_t thread)
 void rd_model_track_name(const rd_model *m, uint32_t k, char *buf, size_t cap)
 {
     const rd_track *t = k < m->ntrack ? &m->track[k] : NULL;
-    char label[512];
+    char label[RD_LABEL_MAX];
     if (t && !t->agg && t->serial == 0) {
         snprintf(buf, cap, "main");
         return;

@@ -356,7 +356,7 @@ uint64_t rd_timeline_ns(double k, uint64_t ticks)
 void rd_timeline_track_name(const rd_timeline *tl, const rd_model *m, uint32_t k, char *buf,
                             size_t cap)
 {
-    char label[512];
+    char label[RD_LABEL_MAX];
     if (k == 0) {
         snprintf(buf, cap, "main");
         return;

@@ -35,4 +35,16 @@ print(pcall(later))
 setmetatable(package.loaded, nil)
 package.loaded._G = real_G
 package.loaded[""], package.loaded["m\0od"] = nil, nil
+-- names over 1023 bytes are cut; the label keeps its @SRC:LINE, so two
+-- functions whose names share the first 1023 bytes stay apart
+local long = string.rep("L", 1100)
+_G[long .. "1"] = loadstring("return function() return 1 end", "=A")()
+_G[long .. "2"] = loadstring("return function() return 2 end", "=B")()
+print(_G[long .. "1"]() + _G[long .. "2"]())
+_G[long .. "1"], _G[long .. "2"] = nil, nil
+-- two closures on one line under one call-site name get g and g#2; a
+-- function the program named "g#2" on that line is then g#2#2
+local a, b = function() return 1 end, function() return 2 end _G["g#2"] = function() return 3 end
+local g = a g() g = b g() print(_G["g#2"]())
+_G["g#2"] = nil
 print("done")

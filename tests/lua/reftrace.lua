@@ -59,7 +59,7 @@ local MAIN = {}   -- stands for the main thread (coroutine.running() is nil)
 -- Frame labels, fixed per function at first sight.
 
 local labels = {}  -- first-sight key -> label
-local taken = {}   -- label without "#N" -> keys that got it so far
+local taken = {}   -- label given -> the last number tried from it as a base
 
 local function clean(s)
   return (s:gsub(";", ","):gsub("[\r\n%z]", " "))
@@ -155,12 +155,21 @@ local function label_of(info)
   else
     name = global_name(f) or info.name or "function"
   end
-  name, where = clean(name), clean(where)
-  -- two keys with one label: the second is NAME#2, the third NAME#3...
+  name, where = clean(name:sub(1, 1023)), clean(where)  -- names are cut at 1023 bytes
+  -- two keys with one label: the second is NAME#2, the third NAME#3...,
+  -- passing over a label a function holds already (one named "g#2");
+  -- taken: label given -> the last number tried from it as a base
   local base = name .. "@" .. where
-  local n = (taken[base] or 0) + 1
-  taken[base] = n
-  label = n == 1 and base or name .. "#" .. n .. "@" .. where
+  label = base
+  if taken[base] then
+    local n = taken[base]
+    repeat
+      n = n + 1
+      label = name .. "#" .. n .. "@" .. where
+    until not taken[label]
+    taken[base] = n
+  end
+  taken[label] = 1
   labels[key] = label
   if what ~= "C" then by_closure[f] = label end
   return label
