@@ -228,7 +228,8 @@ static uint32_t describe(co_state *s, lua_State *L, lua_Debug *ar, int isC, uint
     else
         snprintf(src, sizeof src, "%s", ar->source[0] == '@' ? ar->source + 1 : ar->short_src);
     sanitize(name, strlen(name));
-    sanitize(src, strlen(src));
+    if (isC || ar->source[0] != '@')
+        sanitize(src, strlen(src)); /* a file's path goes whole: coverage opens it */
     uint32_t src_sid = intern_str(s, src, strlen(src));
     uint32_t name_sid = intern_str(s, name, strlen(name));
     uint8_t *p = co_out_reserve(s, 64);

@@ -18,9 +18,12 @@ static void print_frame(const rd_model *m, const rd_frame *f, FILE *out)
         fprintf(out, "    ? (unknown function)\n");
     else if (fn->what == LT_WHAT_C)
         fprintf(out, "    %s [C]\n", name);
-    else
-        fprintf(out, "    %s (%s:%u)\n", name, rd_model_string(m, fn->src_sid),
-                f->line ? f->line : fn->linedefined);
+    else {
+        char src[LT_STR_MAX + 1];
+        snprintf(src, sizeof src, "%s", rd_model_string(m, fn->src_sid));
+        rd_label_clean(src); /* one line per frame */
+        fprintf(out, "    %s (%s:%u)\n", name, src, f->line ? f->line : fn->linedefined);
+    }
 }
 
 static void print_thread(const rd_model *m, const rd_stack *st, const rd_thread *t,

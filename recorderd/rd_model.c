@@ -113,6 +113,15 @@ int rd_model_add_str(rd_model *m, uint64_t sid, const char *s, uint32_t len)
  * The table holds every label given, each with the last number tried from
  * it as a base. */
 
+void rd_label_clean(char *s)
+{
+    for (; *s; s++)
+        if (*s == ';')
+            *s = ',';
+        else if (*s == '\n' || *s == '\r')
+            *s = ' ';
+}
+
 /* NAME@SRC:LINEDEFINED, NAME#dup if dup. */
 static void dup_label(const rd_model *m, const rd_func *f, uint32_t dup, char *buf, size_t cap)
 {
@@ -124,6 +133,7 @@ static void dup_label(const rd_model *m, const rd_func *f, uint32_t dup, char *b
     else
         snprintf(buf, cap, "%s%s@%s:%u", rd_model_string(m, f->name_sid), num,
                  rd_model_string(m, f->src_sid), f->linedefined);
+    rd_label_clean(buf);
 }
 
 static uint64_t hash_str(const char *s)
@@ -271,6 +281,7 @@ void rd_model_label(const rd_model *m, uint32_t fid, char *buf, size_t cap)
         snprintf(buf, cap, "%s@[C]", name);
     else
         snprintf(buf, cap, "%s@%s:%u", name, rd_model_string(m, f->src_sid), f->linedefined);
+    rd_label_clean(buf);
 }
 
 /* Slot of (parent, fid) in the children's hash: its entry, or the empty

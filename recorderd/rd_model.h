@@ -174,6 +174,11 @@ static inline const rd_func *rd_model_func(const rd_model *m, uint32_t fid)
  * each string up to LT_STR_MAX bytes. */
 #define RD_LABEL_MAX (2 * LT_STR_MAX + 32)
 
+/* A label's bytes, as the collector makes a name's: ';' separates folded
+ * frames, a line break ends a line. A file's path comes whole (coverage
+ * opens it); its label is cleaned here. */
+void rd_label_clean(char *s);
+
 const char *rd_model_string(const rd_model *m, uint32_t sid);
 
 /* For each string id (0..nstr), 1 if it is the SRC of a Lua function read

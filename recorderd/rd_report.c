@@ -236,6 +236,7 @@ static void plain_label(const rd_model *m, uint32_t fid, char *buf, size_t cap)
         snprintf(buf + n, cap - n, " [C]");
     else
         snprintf(buf + n, cap - n, " (%s:%u)", rd_model_string(m, f->src_sid), f->linedefined);
+    rd_label_clean(buf);
 }
 
 static void table(const rd_model *m, const rd_fstat *fs, uint32_t *ids, uint32_t n,

@@ -871,6 +871,28 @@ def case_options(ctx):
     print('options: ok')
 
 
+def case_paths(ctx):
+    """A file in a directory whose name holds ';': covered at its real path
+    (the collector sends a file's path whole), its label cleaned as the
+    README says (';' -> ',')."""
+    work = os.path.join(ctx.tmp, 'paths')
+    os.makedirs(os.path.join(work, 'semi;colon'))
+    with open(os.path.join(work, 'semi;colon', 's.lua'), 'w') as f:
+        f.write('local x = 2\nreturn x + 3\n')
+    with open(os.path.join(work, 'main.lua'), 'w') as f:
+        f.write('print(dofile("semi;colon/s.lua"))\n')
+    res, session = ctx.traced([ctx.args.lua, 'main.lua'], work)
+    expect(res.status == 0 and res.out == b'5\n', 'traced run failed:\n' + show_bytes(res.err))
+    lcov, _ = check_session(ctx, session, work)
+    semi = os.path.join(work, 'semi;colon', 's.lua')
+    expect(set(lcov) == {os.path.join(work, 'main.lua'), semi} and
+           lcov[semi]['da'] == {1: 1, 2: 1}, 'session files: %s' % lcov)
+    with open(os.path.join(session, 'stacks.folded')) as f:
+        folded = f.read()
+    expect(';main chunk@semi,colon/s.lua:0 ' in folded, 'labels:\n' + folded)
+    print('paths: ok')
+
+
 def case_luacheck(ctx):
     luacheck = shutil.which('luacheck')
     pl = os.path.join(LUA_DIR, 'pl')
@@ -907,7 +929,7 @@ def case_luacheck(ctx):
 
 
 CASES = {'program': case_program, 'threads': case_threads, 'merge': case_merge,
-         'options': case_options, 'luacheck': case_luacheck}
+         'options': case_options, 'paths': case_paths, 'luacheck': case_luacheck}
 
 
 def main(argv):
