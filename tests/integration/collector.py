@@ -283,6 +283,15 @@ def track_names(c, session):
                 if e.get('ph') == 'M' and e.get('name') == 'thread_name']
 
 
+def truths(lines, prefix='TRUTH '):
+    """{stack: count} of the program's lines that start with prefix."""
+    t = {}
+    for line in lines:
+        if line.startswith(prefix):
+            t[line[len(prefix):]] = t.get(line[len(prefix):], 0) + 1
+    return t
+
+
 def expect_probe_stacks(c, session, truth):
     """The calls of probe() in the session, by stack (frames after their
     '@'), are the program's own truth {stack: count} exactly."""
@@ -377,10 +386,7 @@ def case_restart(c):
     c.stop_daemon()
     out = r.out.decode().splitlines()
     expect(r.status == 0 and out[-1] == 'true', 'program failed: %r %r' % (out, r.err))
-    truth = {}
-    for line in out:
-        if line.startswith('TRUTH '):
-            truth[line[6:]] = truth.get(line[6:], 0) + 1
+    truth = truths(out)
     expect(sum(truth.values()) == 9, 'the program saw %d traced probes, want 9'
            % sum(truth.values()))
     session = c.session('restart')
@@ -447,10 +453,7 @@ def case_tronco(c):
     c.stop_daemon()
     out = r.out.decode().splitlines()
     expect(r.status == 0 and out[-1] == 'true', 'program failed: %r %r' % (out, r.err))
-    truth = {}
-    for line in out:
-        if line.startswith('TRUTH '):
-            truth[line[6:]] = truth.get(line[6:], 0) + 1
+    truth = truths(out)
     expect(sum(truth.values()) == 8, 'want 8 traced probes: %s' % truth)
     session = c.session('tronco')
     expect_probe_stacks(c, session, truth)
@@ -541,11 +544,7 @@ def case_dbghook(c):
     c.stop_daemon()
     expect(plain.status == 0, 'untraced run failed: %r' % plain.err)
     same_output(plain, traced)
-    truth = {}
-    for line in plain.out.decode().splitlines():
-        if line.startswith('TRUTH traced '):
-            key = line[len('TRUTH traced '):]
-            truth[key] = truth.get(key, 0) + 1
+    truth = truths(plain.out.decode().splitlines(), 'TRUTH traced ')
     expect(sum(truth.values()) == 8, 'want 8 traced probes: %s' % truth)
     session = c.session('dbghook')
     expect_probe_stacks(c, session, truth)
@@ -636,10 +635,7 @@ def case_hostresume(c):
     c.stop_daemon()
     expect(plain.status == 0 and r.status == 0 and r.out == plain.out,
            'traced run differs: %r %r / %r' % (r.out[-200:], r.err, plain.err))
-    truth = {}
-    for line in r.out.decode().splitlines():
-        if line.startswith('TRUTH '):
-            truth[line[6:]] = truth.get(line[6:], 0) + 1
+    truth = truths(r.out.decode().splitlines())
     expect(sum(truth.values()) == 32, 'want 32 probes: %s' % truth)
     session = c.session('hostresume')
     expect_probe_stacks(c, session, truth)
