@@ -146,7 +146,7 @@ static int compile_file(rd_cov *c, rd_cov_file *f)
 }
 
 static int new_file(rd_cov *c, const char *key, const char *name, const char *path,
-                    const char *note, uint32_t *ix)
+                    const char *note, int chunk, uint32_t *ix)
 {
     if ((c->nf + 1) * 2 > c->capix && rehash(c))
         return -ENOMEM;
@@ -156,6 +156,7 @@ static int new_file(rd_cov *c, const char *key, const char *name, const char *pa
     *f = (rd_cov_file){.key = strdup(key), .name = strdup(name)};
     f->path = path ? strdup(path) : NULL;
     f->note = note ? strdup(note) : NULL;
+    f->chunk = chunk;
     int e = !f->key || !f->name || (path && !f->path) || (note && !f->note) ? -ENOMEM : 0;
     if (!e && path)
         e = compile_file(c, f);
@@ -172,6 +173,7 @@ static int new_file(rd_cov *c, const char *key, const char *name, const char *pa
  * Sources: which file a traced source names */
 
 typedef struct source {
+    int chunk; /* a string chunk or a "=name": no file */
     char key[64 + PATH_MAX];
     char path[PATH_MAX]; /* absolute, "" if not a file */
     char note[PATH_MAX + 256];
@@ -230,7 +232,8 @@ static void resolve(const char *name, int file, const char *base, source *s)
     struct stat st, st2;
     s->path[0] = s->note[0] = 0;
     snprintf(s->key, sizeof s->key, "c:%s", name);
-    if (!file || is_string_chunk(name)) {
+    s->chunk = !file || is_string_chunk(name);
+    if (s->chunk) {
         snprintf(s->note, sizeof s->note, "a chunk loaded from a string%s: no source file",
                  file ? "" : " or named with '='");
         return;
@@ -305,7 +308,7 @@ static int map_source(rd_cov *c, const char *name, int file, const char *base, u
         *ix = k - 1;
     else
         e = new_file(c, s->key, name, s->path[0] ? s->path : NULL, s->note[0] ? s->note : NULL,
-                     ix);
+                     s->chunk, ix);
     free(s);
     return e;
 }
@@ -419,7 +422,7 @@ static int add_untested_file(rd_cov *c, const char *path)
     uint32_t ix;
     int e = 0;
     if (s->path[0] && !*slot_of(c, s->key) && wanted(c, path, s->path))
-        e = new_file(c, s->key, path, s->path, NULL, &ix);
+        e = new_file(c, s->key, path, s->path, NULL, 0, &ix);
     free(s);
     return e;
 }

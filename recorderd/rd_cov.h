@@ -48,6 +48,7 @@ typedef struct rd_cov_file {
     char *path;       /* absolute path of the file, or NULL */
     char *note;       /* why executable lines are unknown, or NULL */
     int exact;        /* executable lines known: in LCOV and luacov stats */
+    int chunk;        /* loaded from a string or named with '=': no source exists */
     uint32_t changed; /* hit lines without bytecode: source changed? */
     rd_cov_line *ln;  /* sorted by line after rd_cov_finish */
     uint32_t nln, capln;

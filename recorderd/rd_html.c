@@ -350,14 +350,26 @@ static void put_file_table(html *h, const rd_flines *fl)
           "run.</p>\n<table class=\"files\">\n<tr><th class=\"l\">file</th><th>lines "
           "hit</th><th>%</th><th>functions hit</th><th>ms</th></tr>\n",
           h->out);
+    uint64_t chunk_ticks = 0;
+    uint32_t chunks = 0;
     for (uint32_t i = 0; i < h->cov->nf; i++) {
         uint32_t nt;
         const rd_fline *tv = rd_report_flines_of(fl, i, &nt);
         uint64_t ticks = 0;
         for (uint32_t j = 0; j < nt; j++)
             ticks += tv[j].ticks;
-        put_file_row(h, i, ticks);
+        if (h->cov->f[i].chunk) { /* no source: one row for them all */
+            chunks++;
+            chunk_ticks += ticks;
+        } else {
+            put_file_row(h, i, ticks);
+        }
     }
+    if (chunks)
+        fprintf(h->out, "<tr><td class=\"l\">%u chunk%s loaded from strings or named with "
+                "&apos;=&apos;</td><td colspan=\"3\" class=\"l note\">no source: their hit lines "
+                "are in coverage.txt</td><td>%.3f</td></tr>\n", chunks, chunks == 1 ? "" : "s",
+                (double)chunk_ticks * h->ms_per_tick);
     fputs("</table>\n", h->out);
 }
 
@@ -371,7 +383,8 @@ static int put_sources(html *h)
     for (uint32_t i = 0; i < h->cov->nf; i++) {
         uint32_t nt;
         const rd_fline *tv = rd_report_flines_of(&fl, i, &nt);
-        put_listing(h, i, tv, nt);
+        if (!h->cov->f[i].chunk) /* a program's loadstring chunks may be thousands */
+            put_listing(h, i, tv, nt);
     }
     rd_report_flines_close(&fl);
     return 0;

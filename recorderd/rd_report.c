@@ -382,9 +382,9 @@ static void annotate_row(FILE *out, const rd_fline *l, double k, unsigned line, 
         fprintf(out, "%10s %12s %6u  %s\n", "", "", line, text);
 }
 
-/* file: sid names a file (rd_model_file_sids); a string chunk or a
- * "=name" has no source to read, whatever file has its name. */
-static void annotate_one(const rd_model *m, const rd_flines *fl, uint32_t sid, int file,
+/* sid names a file (rd_model_file_sids): a string chunk or a "=name" has
+ * no source to read, whatever file has its name. */
+static void annotate_one(const rd_model *m, const rd_flines *fl, uint32_t sid,
                          const char *srcdir, FILE *out)
 {
     const char *name = rd_model_string(m, sid);
@@ -398,12 +398,9 @@ static void annotate_one(const rd_model *m, const rd_flines *fl, uint32_t sid, i
         snprintf(path, sizeof path, "%s/%s", srcdir, name);
     char *text = NULL, err[256];
     size_t len = 0, at = 0, ln;
-    int read = file && !rd_lines_read(path, &text, &len, err, sizeof err);
+    int read = !rd_lines_read(path, &text, &len, err, sizeof err);
     fprintf(out, "== %s   (hits: line events; ms: time on the line itself)\n", name);
-    if (!file)
-        fprintf(out, "   (a chunk loaded from a string or named with '=': no source file;"
-                     " lines with data only)\n");
-    else if (!read)
+    if (!read)
         fprintf(out, "   (source not readable: %s; lines with data only)\n", path);
     fprintf(out, "%10s %12s %6s  %s\n", "hits", "ms", "line", "source");
     rd_lines_unnul(text, len);
@@ -445,10 +442,16 @@ int rd_report_annotate_stream(const rd_model *m, const char *srcdir, FILE *out)
     rd_flines fl;
     if (rd_report_flines_init(&fl, m, NULL, m->nstr))
         return -ENOMEM;
-    uint32_t *ids = source_ids(m, &n);
+    uint32_t *ids = source_ids(m, &n), chunks = 0;
     uint8_t *file = rd_model_file_sids(m);
     for (uint32_t i = 0; ids && file && i < n; i++)
-        annotate_one(m, &fl, ids[i], file[ids[i]], srcdir, out);
+        if (file[ids[i]])
+            annotate_one(m, &fl, ids[i], srcdir, out);
+        else
+            chunks++;
+    if (chunks)
+        fprintf(out, "(%u chunk%s loaded from strings or named with '=' left out: no source;"
+                     " coverage.txt lists their hit lines)\n", chunks, chunks == 1 ? "" : "s");
     int e = ids && file ? 0 : -ENOMEM;
     free(ids);
     free(file);
@@ -574,6 +577,8 @@ int rd_report_annotate(const rd_model *m, const char *dir, const char *srcdir, c
     int e = ids && is_file ? 0 : -ENOMEM;
     for (uint32_t i = 0; !e && i < n; i++) {
         char file[4096], flat[256];
+        if (!is_file[ids[i]])
+            continue; /* no source to annotate; a program may load thousands */
         annotate_name(rd_model_string(m, ids[i]), flat, sizeof flat);
         e = unique_name(&used, flat, sizeof flat);
         if (e)
@@ -582,7 +587,7 @@ int rd_report_annotate(const rd_model *m, const char *dir, const char *srcdir, c
         FILE *out = fopen(file, "w");
         e = out ? 0 : -errno;
         if (out) {
-            annotate_one(m, &fl, ids[i], is_file[ids[i]], srcdir, out);
+            annotate_one(m, &fl, ids[i], srcdir, out);
             errno = 0; /* the flush retries a failed write: its errno says why */
             e = fflush(out) || ferror(out) ? -(errno ? errno : EIO) : 0;
             fclose(out);
