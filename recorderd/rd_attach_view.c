@@ -7,21 +7,22 @@
 
 #include "rd_attach.h"
 #include "rd_report.h"
+#include "rd_util.h"
 
 /* "name (file:line)" for a frame: the line it is on, if known. */
 static void print_frame(const rd_model *m, const rd_frame *f, FILE *out)
 {
     const rd_func *fn = rd_model_func(m, f->fid);
-    char name[LT_STR_MAX + 16];
-    rd_model_name(m, f->fid, name, sizeof name);
+    char name[LT_STR_MAX + 16], shown[LT_STR_MAX + 16];
+    rd_model_name(m, f->fid, shown, sizeof shown);
+    rd_printable(shown, name, sizeof name);
     if (!fn->known)
         fprintf(out, "    ? (unknown function)\n");
     else if (fn->what == LT_WHAT_C)
         fprintf(out, "    %s [C]\n", name);
     else {
-        char src[LT_STR_MAX + 1];
-        snprintf(src, sizeof src, "%s", rd_model_string(m, fn->src_sid));
-        rd_label_clean(src); /* one line per frame */
+        char src[LT_STR_MAX + 1]; /* one line per frame, nothing for the terminal */
+        rd_printable(rd_model_string(m, fn->src_sid), src, sizeof src);
         fprintf(out, "    %s (%s:%u)\n", name, src, f->line ? f->line : fn->linedefined);
     }
 }
@@ -43,7 +44,8 @@ static void print_thread(const rd_model *m, const rd_stack *st, const rd_thread 
 void rd_attach_print_stacks(FILE *out, pid_t pid, const char *cmd, const rd_model *m,
                             const rd_stack *st, const char *err, const char *note)
 {
-    fprintf(out, "Process %d: %s\n", (int)pid, cmd);
+    char shown[4096];
+    fprintf(out, "Process %d: %s\n", (int)pid, rd_printable(cmd, shown, sizeof shown));
     if (note && *note)
         fprintf(out, "  (%s)\n", note);
     if (!st->nchain) {
@@ -102,13 +104,16 @@ static void draw(const rd_session *s, top_row *rows, uint32_t n, uint64_t dticks
     double nspt = rd_model_ns_per_tick(m);
     if (isatty(fileno(out)))
         fprintf(out, "\033[H\033[2J");
-    fprintf(out, "luatrace top: process %d: %s\n", (int)s->pid, s->cmd);
+    char shown[4096];
+    fprintf(out, "luatrace top: process %d: %s\n", (int)s->pid,
+            rd_printable(s->cmd, shown, sizeof shown));
     fprintf(out, "%llu events in the last interval, %.1f ms of Lua; q or Ctrl-C detaches\n\n",
             (unsigned long long)devents, (double)dticks * nspt / 1e6);
     fprintf(out, "%7s %10s %10s  %s\n", "%self", "self ms", "calls", "function");
     for (uint32_t i = 0; i < n && i < 20 && rows[i].self; i++) {
         char label[RD_LABEL_MAX];
         rd_model_label(m, rows[i].fid, label, sizeof label);
+        rd_printable(label, label, sizeof label);
         fprintf(out, "%7.2f %10.3f %10llu  %s\n",
                 dticks ? 100.0 * (double)rows[i].self / (double)dticks : 0.0,
                 (double)rows[i].self * nspt / 1e6, (unsigned long long)rows[i].calls, label);

@@ -31,8 +31,10 @@ static srow row_of(const rd_session *s, unsigned long long now)
 
 static void text_row(FILE *f, const rd_session *s, const srow *r)
 {
+    char cmd[4096];
     fprintf(f, "%-24s %7d %-9s %12llu %10.0f %6.1f %8llu %9.1f  %s\n", s->name, (int)s->pid,
-            r->state, r->events, r->rate, 100.0 * r->fill, r->drops, r->secs, s->cmd);
+            r->state, r->events, r->rate, 100.0 * r->fill, r->drops, r->secs,
+            rd_printable(s->cmd, cmd, sizeof cmd));
 }
 
 static void json_row(FILE *f, const rd_session *s, const srow *r, int first)

@@ -87,6 +87,15 @@ int rd_utf8_seq(const char *s)
     return n;
 }
 
+const char *rd_printable(const char *s, char *buf, size_t cap)
+{
+    size_t n = 0;
+    for (; *s && n + 1 < cap; s++)
+        buf[n++] = (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s;
+    buf[n] = 0;
+    return buf;
+}
+
 void rd_json_str(FILE *f, const char *s)
 {
     fputc('"', f);

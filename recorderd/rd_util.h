@@ -20,6 +20,10 @@ int rd_write_atomic(const char *dir, const char *name, int (*fn)(FILE *, void *)
  * one (overlong, surrogate, U+FFFE/U+FFFF, cut short). */
 int rd_utf8_seq(const char *s);
 
+/* s for a terminal, in buf (cap bytes, cut): control bytes (ESC ones
+ * would drive the operator's terminal) and DEL become '?'. Returns buf. */
+const char *rd_printable(const char *s, char *buf, size_t cap);
+
 /* Writes s as a JSON string literal (with quotes); bytes that are not
  * valid UTF-8 become U+FFFD, so the file is UTF-8 whatever the names. */
 void rd_json_str(FILE *f, const char *s);

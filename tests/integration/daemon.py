@@ -109,7 +109,8 @@ print(t > 0)
 
 def case_status(d):
     gate = os.path.join(d.tmp, 'gate')
-    prog = d.write('slow.lua', UNTIL_GATE.replace('GATE', repr(gate)))
+    # an ESC in the command: the text status must not pass it to a terminal
+    prog = d.write('slow\x1b[2J.lua', UNTIL_GATE.replace('GATE', repr(gate)))
     d.start_daemon()
     p = d.spawn_lua(prog, d.traced_env('slow'))
     try:
@@ -125,7 +126,9 @@ def case_status(d):
         expect(row['pid'] == p.pid and row['state'] in ('tracing', 'draining', 'writing'),
                'status row %s' % row)
         r = run([d.args.recorderd, 'status', '--socket', d.sock], d.tmp, base_env())
-        expect(b'slow' in r.out and b'EVENTS/S' in r.out, 'text status: %r' % r.out)
+        expect(b'slow?[2J.lua' in r.out and b'\x1b' not in r.out and b'EVENTS/S' in r.out,
+               'text status: %r' % r.out)
+        expect(row['command'].endswith('slow\x1b[2J.lua'), 'status --json: %r' % row)
     finally:
         open(gate, 'w').close()
     out, err, rc = wait(p)
