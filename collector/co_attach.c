@@ -137,6 +137,12 @@ static void set_if_ours(lua_State *T, lua_Hook h, int mask)
         lua_sethook(T, h, mask, 0);
 }
 
+void co_attach_rearm(lua_State *T)
+{
+    if (co_attach_req && g_main)
+        set_if_ours(T, co_hook, CO_MASK);
+}
+
 /* Async-signal-safe: no allocation, no Lua API but lua_gethook and
  * lua_sethook. */
 static void hook_every_thread(lua_Hook h, int mask)

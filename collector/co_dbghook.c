@@ -156,6 +156,8 @@ static int l_sethook(lua_State *L)
     int tag = take_tag(L, T);
     if (tag || T == L)
         give_back(s, L, T, tag);
+    if (!s || !s->active)
+        co_attach_rearm(T);
     return 0;
 }
 

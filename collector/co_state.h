@@ -409,6 +409,11 @@ void co_attach_serve(lua_State *L, lua_Debug *ar);
 /* From the hook, tracing: the ring's control word is set. */
 void co_attach_control(co_state *s, lua_State *L);
 
+/* T just lost the program's own hook (co_dbghook.c): an attach request
+ * the signal handler could not hook T for waits for T's next event. Only
+ * while dormant (the hook's count would replace T's id). */
+void co_attach_rearm(lua_State *T);
+
 /* Sends the stacks a trace that begins in L starts from: L's and, if L is
  * a coroutine, its resumers' first, main outermost, in the order they
  * resumed one another (when the thread list can be walked). attach: hook

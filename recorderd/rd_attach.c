@@ -128,6 +128,21 @@ static void on_signal(uv_signal_t *h, int sig)
         detach(a);
 }
 
+/* The state letter of /proc/PID/stat ('R', 'S', 'T' stopped, 'Z' exited
+ * but not reaped...), or 0 if the process is gone. */
+static char proc_state(pid_t pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = 0;
+    const char *p = strrchr(buf, ')'); /* the command name may hold ')' */
+    return p && p[1] == ' ' ? p[2] : 0;
+}
+
 /* Until the process answers: say why nothing happens, give up at last. */
 static void on_wait(uv_timer_t *t)
 {
@@ -144,10 +159,22 @@ static void on_wait(uv_timer_t *t)
         a->asked_now = 1; /* no Lua event came: blocked in C? the handler answers */
         ask(a, LT_ATTACH_DUMP_NOW);
     }
+    char state = a->srv.conns ? 'R' : proc_state(a->o->pid);
+    if (!state || state == 'Z' || state == 'X') {
+        fprintf(stderr, "recorderd: process %d exited before it answered\n", (int)a->o->pid);
+        a->detaching = 1;
+        close_all(a);
+        return;
+    }
     if (!a->warned && waited >= 1000 && !a->srv.conns) { /* none: nobody is answering */
         a->warned = 1;
-        fprintf(stderr, "recorderd: waiting for process %d to run Lua (it may be blocked in C, "
-                        "or running a coroutine that does not yield)...\n", (int)a->o->pid);
+        if (state == 'T' || state == 't')
+            fprintf(stderr, "recorderd: process %d is stopped (SIGSTOP, or a debugger); "
+                            "waiting for it to run Lua...\n", (int)a->o->pid);
+        else
+            fprintf(stderr, "recorderd: waiting for process %d to run Lua (it may be blocked "
+                            "in C, running a coroutine that does not yield, or running only "
+                            "threads with the program's own debug hook)...\n", (int)a->o->pid);
     }
     if (waited >= a->o->timeout_ms) {
         fprintf(stderr, "recorderd: process %d did not answer within %u ms\n", (int)a->o->pid,

@@ -14,6 +14,10 @@ frames that were unwound, nothing past the detach). Cases:
   unwinding   attach inside an xpcall message handler, while an error is
               on its way out of three frames
   coroutine   attach while a coroutine runs (main is suspended in resume)
+  hookedmain  the attach arrives while the main thread has the program's own
+              hook: it starts when the program removes it
+  diedwaiting the process dies (in C) while an attach waits: recorderd says so
+              at once, exit 1
   conested    attach in a coroutine resumed by one that a coroutine called as
               a wrap function, resumed by main: the resumers' stacks in
               their order
@@ -156,6 +160,23 @@ wrapped = coroutine.wrap(b_body)
 coroutine.resume(A)
 detached()
 io.stderr:write("TRUTH wait ", truth, " ", chain, " [C] prog.lua:0 [C]\\n")
+'''
+
+HOOKEDMAIN = PRELUDE + '''
+-- the attach arrives while the main thread has the program's own hook (the
+-- signal handler leaves it alone); the program removes it 0.5 s later
+debug.sethook(function() end, "", 1000)
+ready()
+local t0 = os.clock()
+while os.clock() - t0 < 0.5 do busy() end
+debug.sethook()
+t0 = os.clock()
+while not luatrace.tracing() and os.clock() - t0 < 10 do busy() end
+io.stderr:write("TRACING ", tostring(luatrace.tracing()), "\\n")
+truth = frames(1)
+for i = 1, 3000 do busy() end
+detached()
+io.stderr:write("TRUTH main ", truth, "\\n")
 '''
 
 INC = PRELUDE + '''
@@ -414,6 +435,35 @@ def case_conested(c):
     truths, stacks, _ = attach(c, p)
     expect(truths['wait'].count('[C]') == 4, 'the truth: %s' % truths['wait'])
     expect_only(stacks, truths['wait'], 'attached three coroutines deep')
+
+
+def case_hookedmain(c):
+    """An attach that finds the main thread with the program's own hook
+    starts when the program removes it (co_attach_rearm)."""
+    p = start(c, HOOKEDMAIN)
+    truths, stacks, err = attach(c, p, duration='1')
+    expect('TRACING true' in err, 'the attach never started: %r' % err)
+    expect_only(stacks, truths['main'], 'attached once the program removed its hook')
+
+
+def case_diedwaiting(c):
+    """A process that dies while an attach waits for it (it sat in C):
+    recorderd says so and fails, rather than waiting out its --timeout."""
+    p = start(c, PRELUDE + 'ready()\nos.execute("sleep 30")\n')
+    r = subprocess.Popen([c.args.recorderd, 'attach', str(p.pid), '--timeout', '60',
+                          '--out', c.out], cwd=c.tmp, env=base_env(),
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    try:
+        time.sleep(0.5)
+        os.killpg(p.pid, signal.SIGKILL)  # lua5.1 and its sleep; left unreaped
+        _, err = r.communicate(timeout=50)
+    finally:
+        if r.poll() is None:
+            r.kill()
+            r.wait()
+    expect(r.returncode == 1 and b'process %d exited before it answered' % p.pid in err,
+           'recorderd attach to a process that died: %d %r' % (r.returncode, err))
 
 
 def case_inc(c):
@@ -773,8 +823,9 @@ def case_hostattach(c):
            'suspended?): %s' % long[:5])
 
 
-CASES = {'recursion': case_recursion, 'unwinding': case_unwinding, 'coroutine': case_coroutine, 'conested': case_conested,
-         'inc': case_inc, 'dump': case_dump, 'dumpco': case_dumpco,
+CASES = {'recursion': case_recursion, 'unwinding': case_unwinding, 'coroutine': case_coroutine,
+         'conested': case_conested, 'hookedmain': case_hookedmain,
+         'diedwaiting': case_diedwaiting, 'inc': case_inc, 'dump': case_dump, 'dumpco': case_dumpco,
          'dumpblocked': case_dumpblocked, 'dumphost': case_dumphost, 'dumpdeep': case_dumpdeep,
          'dumpstorm': case_dumpstorm, 'dumpstormc': case_dumpstormc, 'proghook': case_proghook,
          'hostattach': case_hostattach}
