@@ -181,14 +181,15 @@ static void on_signal(int sig, siginfo_t *si, void *ctx)
     (void)ctx;
     int v = si->si_code == SI_QUEUE ? si->si_value.sival_int : 0;
     co_state *s = co_module_state();
-    if (g_closing || s->active)
-        return; /* too late, or traced already */
-    if (v == LT_ATTACH_DUMP_NOW && !s->ring.hdr) /* a ring open: the hook serves */
+    if (g_closing)
+        return; /* too late */
+    if (v == LT_ATTACH_DUMP_NOW && !s->active && !s->ring.hdr) /* a ring open: the hook serves */
         dump_now();
     if (v != LT_ATTACH_TRACE && v != LT_ATTACH_DUMP)
         return; /* not from recorderd */
     co_attach_req = v;
-    hook_every_thread(co_hook, CO_MASK);
+    if (!s->active) /* else served once that trace ends (detach re-hooks) */
+        hook_every_thread(co_hook, CO_MASK);
 }
 
 static void remove_marker(void)
@@ -438,6 +439,10 @@ static void detach(co_state *s, lua_State *L)
         set_if_ours(g_main, NULL, 0);
     if (g_walk_ok)
         each_thread(L, unhook_all, NULL);
+    /* a request that came while this trace ended (the recorder saw it end
+     * and asked again at once) found it active, or lost its hooks above */
+    if (co_attach_req)
+        hook_every_thread(co_hook, CO_MASK);
 }
 
 void co_attach_serve(lua_State *L, lua_Debug *ar)
