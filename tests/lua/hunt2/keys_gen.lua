@@ -1,1 +1,0 @@
-return function(x) return x + 0 end

@@ -1,1 +1,0 @@
-dofile("a;b/m.lua")

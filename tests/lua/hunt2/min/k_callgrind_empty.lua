@@ -1,1 +1,0 @@
-loadstring("return 1", "@")()

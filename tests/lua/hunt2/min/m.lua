@@ -1,2 +1,0 @@
-local one = 1
-return one
