@@ -129,7 +129,8 @@ static void on_signal(uv_signal_t *h, int sig)
 }
 
 /* The state letter of /proc/PID/stat ('R', 'S', 'T' stopped, 'Z' exited
- * but not reaped...), or 0 if the process is gone. */
+ * but not reaped...), or 0 if the process is gone; 'R' if it exists but
+ * /proc does not say (a /proc mounted with hidepid). */
 static char proc_state(pid_t pid)
 {
     char path[64], buf[512];
@@ -140,7 +141,9 @@ static char proc_state(pid_t pid)
         fclose(f);
     buf[n] = 0;
     const char *p = strrchr(buf, ')'); /* the command name may hold ')' */
-    return p && p[1] == ' ' ? p[2] : 0;
+    if (p && p[1] == ' ' && p[2])
+        return p[2];
+    return kill(pid, 0) == 0 || errno == EPERM ? 'R' : 0;
 }
 
 /* Until the process answers: say why nothing happens, give up at last. */
