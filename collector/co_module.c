@@ -143,11 +143,12 @@ void co_module_push_globals(lua_State *L)
     lua_pushvalue(L, LUA_GLOBALSINDEX);
 }
 
-/* t[k], raw: a metamethod would run the program's code here. */
+/* t[k], raw: a metamethod would run the program's code here. t is an
+ * absolute index. */
 static void raw_field(lua_State *L, int t, const char *k)
 {
     lua_pushstring(L, k);
-    lua_rawget(L, t < 0 ? t - 1 : t);
+    lua_rawget(L, t);
 }
 
 static lua_CFunction field_cfunction(lua_State *L, int t, const char *k)
