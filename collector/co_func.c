@@ -171,14 +171,13 @@ static uint32_t intern_str(co_state *s, const char *str, size_t n)
     return s->st.e[i].sid;
 }
 
-/* A label's bytes: ';' separates frames, and a line break or NUL would
- * cut a line or a C string. */
-static void sanitize(char *s, size_t n)
+/* A label's bytes: ';' separates frames, a line break ends a line. */
+static void sanitize(char *s)
 {
-    for (; n--; s++)
+    for (; *s; s++)
         if (*s == ';')
             *s = ',';
-        else if (*s == '\n' || *s == '\r' || *s == '\0')
+        else if (*s == '\n' || *s == '\r')
             *s = ' ';
 }
 
@@ -216,20 +215,21 @@ static uint32_t describe(co_state *s, lua_State *L, lua_Debug *ar, int isC, uint
         snprintf(name, sizeof name, "%s",
                  cf == luaopen_luatrace ? "luaopen_luatrace" : "luaopen_luatrace_profile");
     else
-        sanitize(name, co_name_find(L, lua_gettop(L), s->table_ok, name, sizeof name));
+        co_name_find(L, lua_gettop(L), s->table_ok, name, sizeof name);
     /* the call site's name only when needed: Lua finds it by re-running the
      * caller's bytecode symbolically, a cost that grows with the caller */
     if (!name[0] && lua_getinfo(L, "n", ar))
         snprintf(name, sizeof name, "%s", ar->name ? ar->name : "function");
     if (!name[0])
         snprintf(name, sizeof name, "function");
+    int file = !isC && ar->source[0] == '@';
     if (isC)
         snprintf(src, sizeof src, "[C]");
     else
-        snprintf(src, sizeof src, "%s", ar->source[0] == '@' ? ar->source + 1 : ar->short_src);
-    sanitize(name, strlen(name));
-    if (isC || ar->source[0] != '@')
-        sanitize(src, strlen(src)); /* a file's path goes whole: coverage opens it */
+        snprintf(src, sizeof src, "%s", file ? ar->source + 1 : ar->short_src);
+    sanitize(name);
+    if (!file)
+        sanitize(src); /* a file's path goes whole: coverage opens it */
     uint32_t src_sid = intern_str(s, src, strlen(src));
     uint32_t name_sid = intern_str(s, name, strlen(name));
     uint8_t *p = co_out_reserve(s, 64);
@@ -243,7 +243,7 @@ static uint32_t describe(co_state *s, lua_State *L, lua_Debug *ar, int isC, uint
     q = lt_put_uint(q, name_sid);
     q = lt_put_uint(q, ar->linedefined > 0 ? (uint64_t)ar->linedefined : 0);
     q = lt_put_uint(q, ar->lastlinedefined > 0 ? (uint64_t)ar->lastlinedefined : 0);
-    q = lt_put_uint(q, flags | (!isC && ar->source[0] != '@' ? LT_FF_NOFILE : 0));
+    q = lt_put_uint(q, flags | (isC || file ? 0 : LT_FF_NOFILE));
     lt_ring_commit(&s->ring, (uint64_t)(q - p));
     return fid;
 }

@@ -146,7 +146,7 @@ static void scan(lua_State *L, int idx, const where *w, target *t, int direct)
 
 /* Every access is raw: a metamethod of package.loaded or of a module
  * would run the program's code inside the hook. */
-size_t co_name_find(lua_State *L, int fi, int direct, char *best, size_t cap)
+void co_name_find(lua_State *L, int fi, int direct, char *best, size_t cap)
 {
     target t = {lua_topointer(L, fi), lua_tocfunction(L, fi), best, cap, 0, 0};
     const where globals = {NULL, 0};
@@ -169,7 +169,9 @@ size_t co_name_find(lua_State *L, int fi, int direct, char *best, size_t cap)
         }
     }
     lua_pop(L, 1);
-    return t.len;
+    for (size_t i = 0; i < t.len; i++) /* chosen by whole keys, shown as a C string */
+        if (!best[i])
+            best[i] = ' ';
 }
 
 /* {====== layout check */

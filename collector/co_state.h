@@ -383,10 +383,10 @@ void co_module_push_globals(lua_State *L);
 /* ---- co_name.c: naming functions (cold path) ---- */
 
 /* Sets best to the shortest global or package.loaded path holding the
- * function at fi, or "" if none; returns its length (it may hold a NUL).
+ * function at fi, or "" if none (a NUL of a key shows as a space).
  * direct: read the tables (only where co_name_layout_check passed), else
  * use lua_next. Traced thread only. */
-size_t co_name_find(lua_State *L, int fi, int direct, char *best, size_t cap);
+void co_name_find(lua_State *L, int fi, int direct, char *best, size_t cap);
 
 /* Checks the Lua 5.1 Table layout co_name_find's direct scan relies on:
  * both ways must name functions alike in a probe table. */
