@@ -9,7 +9,8 @@
  * the collector spends on a short run. So where co_name_layout_check finds
  * Lua 5.1's Table, Node and TString layout, the tables are read directly
  * (a few instructions per entry, array part skipped: its keys are numbers),
- * visiting the entries in lua_next's order so that both ways name alike.
+ * visiting the entries in lua_next's order so that both ways name alike
+ * (but for a table of over CO_WALK_MAX entries with an array part).
  */
 #include <lauxlib.h>
 #include <stdio.h>
@@ -18,7 +19,12 @@
 #include "co_layout.h"
 #include "co_state.h"
 
-#define CO_SCAN_MAX 20000 /* entries looked at per table */
+/* Per table: string-keyed entries looked at (only they can name), and
+ * entries walked whatever their keys, so that a huge table of numbers
+ * cannot stall the program (the direct scan skips the array part, which
+ * costs it nothing). */
+#define CO_SCAN_MAX 20000
+#define CO_WALK_MAX (1u << 20)
 
 /* What is looked for: the closure (a Lua function), or any closure of the
  * C function cf (Lua makes several closures of one C function, e.g. _G.next
@@ -87,15 +93,15 @@ static void consider(target *t, const where *w, const char *key, size_t klen)
 /* The table at idx, through lua_next (layouts not verified). */
 static void scan_api(lua_State *L, int idx, const where *w, target *t)
 {
-    unsigned budget = CO_SCAN_MAX; /* a huge table must not stall the program */
+    unsigned budget = CO_SCAN_MAX, walk = CO_WALK_MAX;
     lua_pushnil(L);
     while (lua_next(L, idx)) {
-        if (!--budget) {
+        int named = lua_type(L, -2) == LUA_TSTRING;
+        if ((named && !--budget) || !--walk) {
             lua_pop(L, 2);
             return;
         }
-        if (lua_type(L, -2) == LUA_TSTRING &&
-            (t->cf ? lua_tocfunction(L, -1) == t->cf : lua_topointer(L, -1) == t->cl)) {
+        if (named && (t->cf ? lua_tocfunction(L, -1) == t->cf : lua_topointer(L, -1) == t->cl)) {
             size_t klen;
             const char *key = lua_tolstring(L, -2, &klen);
             consider(t, w, key, klen);
@@ -112,22 +118,19 @@ static int same(const target *t, const uint8_t *node)
     return t->cf ? cl[CL_ISC] && co_ptr_at(cl, CL_FP) == (const void *)t->cf : cl == t->cl;
 }
 
-/* The Table tb read directly, entries counted against the budget as
- * lua_next visits them: non-nil array slots, then non-nil nodes. */
+/* The Table tb read directly, string keys counted against the budget as
+ * lua_next visits them; the array part (keys are numbers) is skipped. */
 static void scan_direct(const uint8_t *tb, const where *w, target *t)
 {
-    unsigned budget = CO_SCAN_MAX;
-    const uint8_t *arr = co_ptr_at(tb, TB_ARRAY);
-    for (int i = 0, n = co_int_at(tb, TB_SIZEARRAY); i < n; i++)
-        if (co_int_at(arr + (size_t)i * TV_SIZE, TV_TT) != LUA_TNIL && !--budget)
-            return;
+    unsigned budget = CO_SCAN_MAX, walk = CO_WALK_MAX;
     const uint8_t *node = co_ptr_at(tb, TB_NODE);
     for (size_t i = 0, n = (size_t)1 << tb[TB_LSIZENODE]; i < n; i++, node += ND_SIZE) {
         if (co_int_at(node, TV_TT) == LUA_TNIL)
             continue;
-        if (!--budget)
+        int named = co_int_at(node, ND_KEYTT) == LUA_TSTRING;
+        if ((named && !--budget) || !--walk)
             return;
-        if (co_int_at(node, ND_KEYTT) == LUA_TSTRING && same(t, node)) {
+        if (named && same(t, node)) {
             const uint8_t *ts = co_ptr_at(node, ND_KEY);
             size_t klen;
             memcpy(&klen, ts + TS_LEN, sizeof klen);

@@ -47,4 +47,16 @@ _G[long .. "1"], _G[long .. "2"] = nil, nil
 local a, b = function() return 1 end, function() return 2 end _G["g#2"] = function() return 3 end
 local g = a g() g = b g() print(_G["g#2"]())
 _G["g#2"] = nil
+-- a module that is also a long list, and one with many number keys in its
+-- hash part: numbers cannot name, so they do not use up what is looked at
+local list = {}
+for i = 1, 20001 do list[i] = i end
+function list.sum(i, j) local s = 0 for n = i, j do s = s + list[n] end return s end
+local sparse = {}
+for i = 1, 25000 do sparse[i * 7 + 0.5] = i end
+function sparse.get(x) return sparse[x] end
+package.loaded.biglist, package.loaded.sparse = list, sparse
+local sum, get = list.sum, sparse.get
+print(sum(1, 10), get(7.5))
+package.loaded.biglist, package.loaded.sparse = nil, nil
 print("done")
