@@ -240,6 +240,10 @@ int co_attach_listen(lua_State *L, char *err, size_t cap)
         return -EINVAL;
     }
     lua_pop(L, 1);
+    if (!co_module_claim(L)) {
+        snprintf(err, cap, "this process traces or listens on another Lua state");
+        return -EBUSY;
+    }
     if (g_main == L)
         return 0; /* listening already */
     if (g_main) {

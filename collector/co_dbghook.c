@@ -135,7 +135,8 @@ static int l_sethook(lua_State *L)
     int arg;
     lua_State *T = target(L, &arg);
     int removing = lua_isnoneornil(L, arg + 1);
-    co_state *s = co_hook_state();
+    int owned = co_module_owns(L); /* else another Lua state of the host's */
+    co_state *s = owned ? co_hook_state() : NULL;
     if (removing && co_hook_ours(T))
         return 0; /* the program has no hook there: nothing to remove */
     int valid = removing || (lua_type(L, arg + 1) == LUA_TFUNCTION && lua_isstring(L, arg + 2));
@@ -156,7 +157,7 @@ static int l_sethook(lua_State *L)
     int tag = take_tag(L, T);
     if (tag || T == L)
         give_back(s, L, T, tag);
-    if (!s || !s->active)
+    if (owned && (!s || !s->active))
         co_attach_rearm(T);
     return 0;
 }

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <lauxlib.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,11 +75,36 @@ static void in_forked_child(void)
     s->sock = -1;
 }
 
+/* The claimed state's registry (co_module_claim). */
+static _Atomic(const void *) g_owner;
+
+int co_module_claim(lua_State *L)
+{
+    const void *none = NULL, *r = lua_topointer(L, LUA_REGISTRYINDEX);
+    /* seq_cst: two states' first loads may race on two OS threads */
+    atomic_compare_exchange_strong(&g_owner, &none, r);
+    return atomic_load(&g_owner) == r;
+}
+
+int co_module_owns(lua_State *L)
+{
+    return atomic_load(&g_owner) == lua_topointer(L, LUA_REGISTRYINDEX);
+}
+
+/* A Lua state that is not the claimed one runs untraced: say so. */
+static void not_claimed(const char *what)
+{
+    fprintf(stderr, "luatrace: %s: this process traces another Lua state; this one runs "
+                    "untraced\n", what);
+}
+
 static int sentinel_gc(lua_State *L)
 {
-    (void)L;
+    const void *mine = lua_topointer(L, LUA_REGISTRYINDEX);
     co_attach_closing();
     co_module_finish(co_hook_state(), LT_R_CLOSE);
+    /* a state made after this one may trace (tron) */
+    atomic_compare_exchange_strong(&g_owner, &mine, NULL);
     return 0;
 }
 
@@ -302,7 +328,10 @@ static void start(co_state *s, lua_State *L)
 static int l_tron(lua_State *L)
 {
     co_state *s = co_hook_state();
-    if (s && s->attached) {
+    if (!co_module_claim(L)) {
+        not_claimed("tron");
+        s = NULL;
+    } else if (s && s->attached) {
         fprintf(stderr, "luatrace: tron: recorderd attach is tracing this process\n");
         s = NULL;
     } else if (!s || !s->ring.hdr) { /* never traced, or detached since */
@@ -317,11 +346,6 @@ static int l_tron(lua_State *L)
         fprintf(stderr, "luatrace: tron: this thread has the program's own debug hook"
                         " (debug.sethook); remove it first\n");
         s = NULL;
-    } else if (s && lua_topointer(L, LUA_REGISTRYINDEX) != s->registry) {
-        /* another Lua state (a C host with several): one ring has one
-         * producer, so only the first state is traced */
-        fprintf(stderr, "luatrace: tron: this process traces its first Lua state only\n");
-        s = NULL;
     }
     if (s)
         start(s, L);
@@ -331,7 +355,7 @@ static int l_tron(lua_State *L)
 
 static int l_troff(lua_State *L)
 {
-    co_state *s = co_hook_state();
+    co_state *s = co_module_owns(L) ? co_hook_state() : NULL;
     if (s && s->active && !s->attached) {
         emit_stop(s, LT_R_TROFF);
         co_set_active(s, 0); /* other threads unhook at their next event */
@@ -342,7 +366,7 @@ static int l_troff(lua_State *L)
 
 static int l_tracing(lua_State *L)
 {
-    co_state *s = co_hook_state();
+    co_state *s = co_module_owns(L) ? co_hook_state() : NULL;
     lua_pushboolean(L, s && s->active);
     return 1;
 }
@@ -393,7 +417,9 @@ static void open_traced(lua_State *L, const char *name, int private_summary,
                         lua_CFunction running)
 {
     open_table(L);
-    if (!co_hook_state()) {
+    if (!co_module_claim(L))
+        not_claimed("require");
+    else if (!co_hook_state()) {
         co_state *s = setup(L, name, private_summary, running);
         if (s)
             start(s, L);

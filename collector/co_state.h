@@ -369,6 +369,13 @@ void co_module_once(lua_State *L);
 /* The process's one collector state (dormant, tracing or done). */
 co_state *co_module_state(void);
 
+/* The Lua state a process traces or listens on is the first to ask: a C
+ * host may run several, on several OS threads, but the hook and the ring
+ * serve one. co_module_claim makes L's state that one if none is yet;
+ * both return 1 if L belongs to it. Any thread may call them. */
+int co_module_claim(lua_State *L);
+int co_module_owns(lua_State *L);
+
 /* Sets s->cf_* (pcall, xpcall, resume, wrap, yield) from the globals. */
 void co_module_special_functions(co_state *s, lua_State *L);
 

@@ -167,6 +167,17 @@ static int spawn(run_ctx *r, const rd_run_opts *o, char **argv, const char *sock
     return e;
 }
 
+/* The command ended and no process of it connected: say why that may be,
+ * rather than leave the user looking for a session that is not there. */
+static void untraced_note(void)
+{
+    fprintf(stderr, "recorderd: nothing was traced: no Lua process of the command loaded "
+                    "luatrace\n");
+    if (getenv("LUA_INIT"))
+        fprintf(stderr, "recorderd: LUA_INIT is set, so run did not set it to load the "
+                        "collector: add -lluatrace to the lua5.1 command\n");
+}
+
 int rd_run(const rd_run_opts *o, char **argv)
 {
     char tmp[] = "/tmp/luatrace-run-XXXXXX", sock[64], err[512];
@@ -194,5 +205,7 @@ int rd_run(const rd_run_opts *o, char **argv)
     uv_run(loop, UV_RUN_DEFAULT);
     uv_loop_close(loop);
     rmdir(tmp);
+    if (!r.srv.nstarted && !o->quiet && r.code != 127)
+        untraced_note();
     return r.code;
 }

@@ -649,6 +649,94 @@ def case_hostresume(c):
            'want main and one track per round: %s' % names)
 
 
+MULTISTATE = r'''
+local tag, rounds = ...
+local lt = require "luatrace"
+local traced = os.getenv("LUATRACE_SHM") and { lt.tron(), lt.tracing() }
+local work = loadstring([[
+  local n, s = ..., 0
+  for i = 1, n do s = s + i % 7 end
+  return s
+]], "=work_" .. tag)
+local total, hooks = 0, 0
+for k = 1, rounds do
+  local co = coroutine.wrap(function(x)
+    local f = loadstring("return " .. (k % 50), "=chunk_" .. tag)
+    coroutine.yield(work(x))
+    return f()
+  end)
+  total = total + co(300) + co()
+  if k % 10 == 0 then -- a hook of the program's, set and removed
+    debug.sethook(function() hooks = hooks + 1 end, "", 100)
+    total = total + work(50)
+    debug.sethook()
+  end
+end
+local on = traced and (" tron " .. tostring(traced[1]) .. " tracing " .. tostring(traced[2])) or ""
+return string.format("total %d hooks %d", total, hooks) .. on
+'''
+
+
+def case_multistate(c):
+    """A host with a Lua state per OS thread, all loading luatrace at once
+    while LUATRACE_SHM is set: the process traces one state, whole, and
+    the others run untraced (tron and tracing say false; their debug.sethook
+    calls hook none of their threads for the collector) with the same
+    results as without tracing; nothing crashes, nothing of theirs lands in
+    the trace."""
+    prog = c.write('multistate.lua', MULTISTATE)
+    states, rounds = 4, 400
+    cmd = [c.args.multi_host, prog, str(states), str(rounds)]
+    plain = run(cmd, c.tmp, c.env())
+    expect(plain.status == 0, 'untraced run failed: %r' % plain.err)
+    c.start_daemon()
+    r = run(cmd, c.tmp, c.env(LUATRACE_SOCKET=c.sock, LUATRACE_SHM='multistate'))
+    c.stop_daemon()
+    expect(r.status == 0, 'traced run exited %d: %r' % (r.status, r.err[-300:]))
+    lines = r.out.decode().splitlines()
+    won = [l[0] for l in lines if l.endswith(' tron true tracing true')]
+    lost = [l for l in lines if l.endswith(' tron false tracing false')]
+    expect(len(won) == 1 and len(lost) == states - 1, 'want one traced state: %s' % lines)
+    bare = [l.split(' tron ')[0] for l in lines]
+    expect(bare == plain.out.decode().splitlines(), 'results differ: %s / %s' % (bare, plain.out))
+    refused = r.err.decode().count('this process traces another Lua state')
+    expect(refused == 2 * (states - 1), 'want each other state refused at require and tron:'
+           ' %r' % r.err)
+    session = c.session('multistate')
+    with open(os.path.join(session, 'session.json')) as f:
+        meta = json.load(f)
+    expect(meta['bad_records'] == 0 and meta['status'] == 'complete', 'session %s' % meta)
+    calls = {}
+    for stack, n in c.folded(session, 'calls').items():
+        src = stack.rsplit(';', 1)[-1].rpartition('@')[2]  # the leaf's SRC:LINE
+        if src.startswith('work_'):
+            calls[src] = calls.get(src, 0) + n
+    # the work(50) calls run while the thread has the program's hook: not
+    # traced (README, "The program's own debug hooks")
+    want = {'work_%s:0' % won[0]: rounds}
+    expect(calls == want, 'calls of the work chunks %s, want %s' % (calls, want))
+
+
+def case_untraced(c):
+    """recorderd run of a command that loads no collector says so (and why,
+    when LUA_INIT kept run from setting it), keeps the command's exit
+    status, and says nothing with --quiet."""
+    prog = c.write('untraced.lua', 'print("hi") os.exit(3)\n')
+    init = c.write('init.lua', 'x = 1\n')
+    base = [c.args.recorderd, 'run', '--out', c.out]
+    note = b'recorderd: nothing was traced'
+    r = run(base + ['--', 'sh', '-c', 'exit 4'], c.tmp, c.env())
+    expect(r.status == 4 and note in r.err and b'LUA_INIT' not in r.err, 'sh: %r' % (r.err,))
+    r = run(base + ['--', c.args.lua, prog], c.tmp, c.env(LUA_INIT='@' + init))
+    expect(r.status == 3 and r.out == b'hi\n' and note in r.err and b'LUA_INIT is set' in r.err,
+           'LUA_INIT: %r' % (r.err,))
+    r = run(base + ['--quiet', '--', c.args.lua, prog], c.tmp, c.env(LUA_INIT='@' + init))
+    expect(r.status == 3 and r.err == b'', '--quiet: %r' % (r.err,))
+    r = run(base + ['--quiet', '--', c.args.lua, prog], c.tmp, c.env())
+    expect(r.status == 3 and note not in r.err and os.listdir(c.out) == ['untraced'],
+           'traced: %r' % (r.err,))
+
+
 def case_names(c):
     """C functions named by their global path: Lua 5.1's compatibility
     aliases (string.gfind, math.mod) never win over string.gmatch and
@@ -881,7 +969,8 @@ CASES = {'overflow': case_overflow, 'badring': case_badring, 'recycled': case_re
          'fsizelimit': case_fsizelimit, 'tron': case_tron, 'coroutine': case_coroutine,
          'spawn0': case_spawn0, 'killed': case_killed, 'profile': case_profile,
          'badtrace': case_badtrace, 'exit': case_exit, 'names': case_names,
-         'hostresume': case_hostresume}
+         'hostresume': case_hostresume, 'multistate': case_multistate,
+         'untraced': case_untraced}
 
 
 def run_case(case, name, make, prefix):
@@ -918,6 +1007,7 @@ def main(argv):
     ap.add_argument('--cpath', required=True)
     ap.add_argument('--lua', default='lua5.1')
     ap.add_argument('--resume-host', help='tests/hosts/resume_host (case hostresume)')
+    ap.add_argument('--multi-host', help='tests/hosts/multi_host (case multistate)')
     ap.add_argument('--corpus', default=os.path.join(os.path.dirname(__file__), '..', 'lua'))
     args = ap.parse_args(argv)
     args.recorderd = os.path.abspath(args.recorderd)
