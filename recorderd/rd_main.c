@@ -1,6 +1,7 @@
 /* recorderd: command line. run / listen / serve / report. */
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -603,6 +604,14 @@ int main(int argc, char **argv)
         return usage(stderr), 2;
     rd_session_guard_init();
     const char *c = argv[1];
+    /* A file over RLIMIT_FSIZE is an error to report (EFBIG), not a death;
+     * so is a peer (a traced process, a client) that hangs up before a
+     * reply of ours (EPIPE). report, status and stop keep SIGPIPE, so that
+     * `report -o - | head` ends quietly. run's child gets both back:
+     * uv_spawn resets every signal's disposition. */
+    signal(SIGXFSZ, SIG_IGN);
+    if (strcmp(c, "report") && strcmp(c, "status") && strcmp(c, "stop"))
+        signal(SIGPIPE, SIG_IGN);
     if (!strcmp(c, "run"))
         return cmd_run(argc - 2, argv + 2);
     if (!strcmp(c, "listen") || !strcmp(c, "--listen"))

@@ -24,8 +24,10 @@ shm segments even when it fails. Cases:
               socket: each connection refused, the daemon survives
   sigbus      a producer shrinks its ring under the daemon: that session is
               cut with a clear error, the daemon survives
-  fsize       recorderd run under RLIMIT_FSIZE (SIGXFSZ ignored: write()
-              fails with EFBIG) smaller than the trace: the program's output
+  hangup      300 peers that hang up before the daemon's reply: the
+              daemon survives (no death by SIGPIPE)
+  fsize       recorderd run under RLIMIT_FSIZE (SIGXFSZ at its default:
+              recorderd takes a write() past it as EFBIG) smaller than the trace: the program's output
               and exit code unchanged, trace.ltr cut at its last complete
               record and replayable, every report of the whole run written,
               session.json says so
@@ -404,6 +406,18 @@ def case_badinput(d):
     d.stop_daemon()
 
 
+def case_hangup(d):
+    """Peers that hang up before the daemon's reply (a traced process that
+    crashes just after its hello): the reply's write fails with EPIPE,
+    which must not kill the daemon (SIGPIPE)."""
+    d.start_daemon()
+    for _ in range(300):
+        send_raw(d, hello_bytes('nonexistent-ring', os.getpid()), read=False)
+    time.sleep(0.3)
+    d.alive()
+    d.stop_daemon()
+
+
 def case_sigbus(d):
     name = 'fake-%d' % os.getpid()
     d.used.add(name)
@@ -481,10 +495,10 @@ REPORTS = ('profile.txt', 'stacks.folded', 'flamegraph.svg', 'profile.speedscope
 
 
 def file_limit(nbytes):
-    """A preexec_fn: files of the process at most nbytes long, and a write
-    past that fails with EFBIG instead of killing it with SIGXFSZ."""
+    """A preexec_fn: files of the process at most nbytes long. SIGXFSZ is
+    left as it comes (the default kills): recorderd must take a write past
+    the limit as the error EFBIG by itself."""
     def pre():
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (nbytes, nbytes))
     return pre
 
@@ -605,7 +619,7 @@ def case_diskfull(d):
 
 CASES = {'otheruser': case_otheruser, 'status': case_status, 'concurrent': case_concurrent, 'lossless': case_lossless,
          'drop': case_drop, 'dropstacks': case_dropstacks, 'killed': case_killed,
-         'restart': case_restart, 'unwritable': case_unwritable, 'badinput': case_badinput,
+         'restart': case_restart, 'unwritable': case_unwritable, 'badinput': case_badinput, 'hangup': case_hangup,
          'sigbus': case_sigbus, 'fsize': case_fsize, 'fsizereports': case_fsizereports, 'diskfull': case_diskfull}
 
 
