@@ -107,10 +107,14 @@ int lt_ring_create(lt_ring *r, const char *name, uint64_t size)
     int fd = shm_open(r->name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0)
         return -errno;
-    int err = 0;
-    if (ftruncate(fd, (off_t)(LT_RING_HDR_SIZE + size)) < 0)
-        err = -errno;
-    else
+    /* The pages are reserved now: a sized but sparse segment on a full
+     * /dev/shm (a container's 64 MB) would kill the producer, a traced
+     * program, with SIGBUS at its first write to a page tmpfs cannot give. */
+    int err;
+    while ((err = posix_fallocate(fd, 0, (off_t)(LT_RING_HDR_SIZE + size))) == EINTR)
+        ;
+    err = -err;
+    if (!err)
         err = map_mirrored(r, fd, size);
     close(fd);
     if (err) {

@@ -737,6 +737,27 @@ def case_untraced(c):
            'traced: %r' % (r.err,))
 
 
+def case_shmfull(c):
+    """A /dev/shm without room for the ring (a container's small one): the
+    collector says so and the program runs untraced, its output and exit
+    status unchanged (the ring was sized but sparse: the program died of
+    SIGBUS at its first record past what tmpfs could give). Root only: a
+    4 MB tmpfs on /dev/shm in a mount namespace of its own."""
+    prog = c.write('shmfull.lua', 'local s = 0\nfor i = 1, 3000000 do s = s + i % 7 end\n'
+                   'print(s) os.exit(5)\n')
+    plain = c.lua(prog, c.env())
+    script = ('mount -t tmpfs -o size=4m tmpfs /dev/shm || exit 77; exec "$@"')
+    cmd = ['unshare', '-m', 'sh', '-c', script, 'sh', c.args.recorderd, 'run', '--quiet',
+           '--ring', '16M', '--out', c.out, '--', c.args.lua, prog]
+    r = run(cmd, c.tmp, c.env(LUATRACE_SHM='shmfull'))
+    if os.geteuid() != 0 or r.status == 77 or b'unshare failed' in r.err:
+        print('skipped: needs root, unshare and a tmpfs mount')
+        raise SystemExit(77)
+    expect(r.status == plain.status == 5 and r.out == plain.out,
+           'program changed: %d %r %r' % (r.status, r.out, r.err))
+    expect(b'No space left on device; running untraced' in r.err, 'no message: %r' % r.err)
+
+
 def case_names(c):
     """C functions named by their global path: Lua 5.1's compatibility
     aliases (string.gfind, math.mod) never win over string.gmatch and
@@ -970,7 +991,7 @@ CASES = {'overflow': case_overflow, 'badring': case_badring, 'recycled': case_re
          'spawn0': case_spawn0, 'killed': case_killed, 'profile': case_profile,
          'badtrace': case_badtrace, 'exit': case_exit, 'names': case_names,
          'hostresume': case_hostresume, 'multistate': case_multistate,
-         'untraced': case_untraced}
+         'untraced': case_untraced, 'shmfull': case_shmfull}
 
 
 def run_case(case, name, make, prefix):
