@@ -135,8 +135,12 @@ static void child_env(envb *e, const rd_run_opts *o, char **argv, const char *so
         ring_name(argv, name, sizeof name);
         env_set(e, "LUATRACE_SHM", name);
     }
-    if (!getenv("LUA_INIT")) /* lua5.1 app.lua without -lluatrace is traced too */
-        env_set(e, "LUA_INIT", "require'luatrace'");
+    /* lua5.1 app.lua without -lluatrace is traced too; another Lua that
+     * the program starts (5.2+, LuaJIT) reads LUA_INIT as well, and cannot
+     * load this collector: it runs untraced */
+    if (!getenv("LUA_INIT"))
+        env_set(e, "LUA_INIT", "if _VERSION == 'Lua 5.1' and not rawget(_G, 'jit') then "
+                               "require 'luatrace' end");
     if (o->ring)
         env_set(e, "LUATRACE_RING", o->ring);
     if (o->mode)

@@ -735,6 +735,16 @@ def case_untraced(c):
     r = run(base + ['--quiet', '--', c.args.lua, prog], c.tmp, c.env())
     expect(r.status == 3 and note not in r.err and os.listdir(c.out) == ['untraced'],
            'traced: %r' % (r.err,))
+    # the LUA_INIT run sets loads the collector in Lua 5.1 only: a Lua 5.2+
+    # or LuaJIT that the program starts reads it too (as _VERSION and the jit
+    # global say; played here by lua5.1)
+    r = run(base + ['--quiet', '--', 'sh', '-c', 'printf %s "$LUA_INIT"'], c.tmp, c.env())
+    init = r.out.decode()
+    for pre, loads in (('', 'true'), ('_VERSION = "Lua 5.3"', 'false'), ('jit = {}', 'false')):
+        r = run([c.args.lua, '-e', pre, '-e', init, '-e', 'print(package.loaded.luatrace ~= nil)'],
+                c.tmp, c.env())
+        expect(r.status == 0 and r.out.decode().strip() == loads,
+               'LUA_INIT %r after %r: %r %r' % (init, pre, r.out, r.err))
 
 
 def case_shmfull(c):
