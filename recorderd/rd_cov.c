@@ -231,8 +231,9 @@ static void resolve(const char *name, int file, const char *base, source *s)
     char cwd[PATH_MAX], raw[PATH_MAX];
     struct stat st, st2;
     s->path[0] = s->note[0] = 0;
-    snprintf(s->key, sizeof s->key, "c:%s", name);
     s->chunk = !file || is_string_chunk(name);
+    /* "s:": a "=name" chunk is apart from a file of that name gone since */
+    snprintf(s->key, sizeof s->key, "%s:%s", s->chunk ? "s" : "c", name);
     if (s->chunk) {
         snprintf(s->note, sizeof s->note, "a chunk loaded from a string%s: no source file",
                  file ? "" : " or named with '='");
@@ -319,39 +320,32 @@ static int map_source(rd_cov *c, const char *name, int file, const char *base, u
 typedef struct adder {
     rd_cov *c;
     const rd_model *m;
-    uint32_t *sidf; /* src sid -> file index + 1, or SKIP */
+    uint32_t *slotf; /* source slot -> file index + 1, or SKIP */
     uint8_t *ran;   /* fid had line events */
 } adder;
 
-static int lua_fn(const rd_func *f)
-{
-    return f->known && f->what != LT_WHAT_C;
-}
-
+/* Sources by slot (rd_model_src_slot): a "=m.lua" chunk and the file
+ * m.lua share a string id, never a file entry. */
 static int map_sources(adder *a, const char *base)
 {
     const rd_model *m = a->m;
-    uint8_t *file = rd_model_file_sids(m);
-    int e = file ? 0 : -ENOMEM;
+    int e = 0;
     for (uint32_t fid = 1; !e && fid < m->nfunc; fid++) {
-        const rd_func *f = &m->func[fid];
-        if (!lua_fn(f) || f->src_sid >= m->nstr || a->sidf[f->src_sid])
+        uint32_t slot = rd_model_src_slot(m, fid), ix = SKIP;
+        if (slot == UINT32_MAX || a->slotf[slot])
             continue;
-        uint32_t ix = SKIP;
-        e = map_source(a->c, rd_model_string(m, f->src_sid), file[f->src_sid], base, &ix);
-        a->sidf[f->src_sid] = ix == SKIP ? SKIP : ix + 1;
+        e = map_source(a->c, rd_model_string(m, RD_SLOT_SID(slot)), !RD_SLOT_NOFILE(slot), base,
+                       &ix);
+        a->slotf[slot] = ix == SKIP ? SKIP : ix + 1;
     }
-    free(file);
     return e;
 }
 
 /* The file of fid's source, or NULL (C, unknown, left out). */
 static rd_cov_file *file_of(const adder *a, uint32_t fid)
 {
-    const rd_func *f = rd_model_func(a->m, fid);
-    if (!lua_fn(f) || f->src_sid >= a->m->nstr)
-        return NULL;
-    uint32_t k = a->sidf[f->src_sid];
+    uint32_t slot = rd_model_src_slot(a->m, fid);
+    uint32_t k = slot == UINT32_MAX ? 0 : a->slotf[slot];
     return k && k != SKIP ? &a->c->f[k - 1] : NULL;
 }
 
@@ -395,15 +389,15 @@ static int add_functions(adder *a)
 
 int rd_cov_add_model(rd_cov *c, const rd_model *m, const char *basedir)
 {
-    adder a = {c, m, calloc(m->nstr + 1, sizeof(uint32_t)), calloc(m->nfunc + 1, 1)};
-    int e = a.sidf && a.ran ? 0 : -ENOMEM;
+    adder a = {c, m, calloc(RD_SLOTS(m) + 1, sizeof(uint32_t)), calloc(m->nfunc + 1, 1)};
+    int e = a.slotf && a.ran ? 0 : -ENOMEM;
     if (!e)
         e = map_sources(&a, basedir);
     if (!e)
         e = add_lines(&a);
     if (!e)
         e = add_functions(&a);
-    free(a.sidf);
+    free(a.slotf);
     free(a.ran);
     return e;
 }

@@ -43,7 +43,8 @@ typedef struct rd_cov_fn {
 } rd_cov_fn;
 
 typedef struct rd_cov_file {
-    char *key;        /* "f:DEV:INO" for files, "c:NAME" for other chunks */
+    char *key;        /* "f:DEV:INO" for files, "s:NAME" for chunks that are no
+                         file (rd_model_src_slot), "c:NAME" for files not found */
     char *name;       /* the source as traced (first seen), or as found */
     char *path;       /* absolute path of the file, or NULL */
     char *note;       /* why executable lines are unknown, or NULL */

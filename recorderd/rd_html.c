@@ -32,7 +32,7 @@ typedef struct html {
     const rd_cov *cov;
     FILE *out;
     double ms_per_tick;
-    uint32_t *file_of_sid;        /* source sid -> cov file index + 1, 0 none */
+    uint32_t *file_of_slot;       /* source slot -> cov file index + 1, 0 none */
     uint32_t *cov_ix, cov_mask;   /* hash: a cov file's path, or name if none -> index + 1 */
     uint64_t max_ticks, max_hits; /* hottest line of the page */
 } html;
@@ -60,13 +60,14 @@ static const char style[] =
 /* ---- matching sources to coverage files ---- */
 
 /* What a source is matched by: a file's resolved path, or the name of a
- * chunk that is no file (never equal to a path: hashed apart). */
+ * chunk that is no file or of a file not found (never equal to a path:
+ * hashed apart; a "=m.lua" chunk and a gone m.lua told apart by chunk). */
 static const char *cov_key(const rd_cov_file *f)
 {
     return f->path ? f->path : f->name;
 }
 
-static uint32_t *cov_slot(const html *h, const char *key, int is_path)
+static uint32_t *cov_slot(const html *h, const char *key, int is_path, int chunk)
 {
     uint32_t x = is_path ? 0x9E3779B9u : 2166136261u;
     for (const char *c = key; *c; c++)
@@ -74,7 +75,9 @@ static uint32_t *cov_slot(const html *h, const char *key, int is_path)
     for (uint32_t i = x & h->cov_mask;; i = (i + 1) & h->cov_mask) {
         uint32_t k = h->cov_ix[i];
         const rd_cov_file *f = k ? &h->cov->f[k - 1] : NULL;
-        if (!f || (!f->path == !is_path && !strcmp(cov_key(f), key))) return &h->cov_ix[i];
+        if (!f || (!f->path == !is_path && (is_path || !f->chunk == !chunk) &&
+                   !strcmp(cov_key(f), key)))
+            return &h->cov_ix[i];
     }
 }
 
@@ -88,41 +91,42 @@ static int index_cov(html *h)
     if (!(h->cov_ix = calloc(cap, sizeof *h->cov_ix))) return -ENOMEM;
     h->cov_mask = cap - 1;
     for (uint32_t i = 0; i < h->cov->nf; i++) {
-        uint32_t *s = cov_slot(h, cov_key(&h->cov->f[i]), h->cov->f[i].path != NULL);
+        const rd_cov_file *f = &h->cov->f[i];
+        uint32_t *s = cov_slot(h, cov_key(f), f->path != NULL, f->chunk);
         if (!*s) *s = i + 1;
     }
     return 0;
 }
 
-/* file: src names a file (rd_model_file_sids), else a string chunk. */
-static uint32_t cov_file_of(const html *h, const char *src, int file)
+/* The coverage file of a source slot (rd_model_src_slot): a file's by its
+ * resolved path; a chunk that is no file by its name, whatever file has it. */
+static uint32_t cov_file_of(const html *h, uint32_t slot)
 {
     char joined[PATH_MAX + 1], real[PATH_MAX];
-    const char *dir = h->info->srcdir;
+    const char *dir = h->info->srcdir, *src = rd_model_string(h->m, RD_SLOT_SID(slot));
+    int file = !RD_SLOT_NOFILE(slot);
     if (src[0] != '/' && dir)
         snprintf(joined, sizeof joined, "%s/%s", dir, src);
     else
         snprintf(joined, sizeof joined, "%s", src);
     int resolved = file && src[0] && realpath(joined, real);
-    return *cov_slot(h, resolved ? real : src, resolved);
+    return *cov_slot(h, resolved ? real : src, resolved, !file);
 }
 
 static int map_sources(html *h)
 {
     const rd_model *m = h->m;
-    h->file_of_sid = calloc((size_t)m->nstr + 1, sizeof *h->file_of_sid);
-    uint8_t *done = calloc((size_t)m->nstr + 1, 1), *file = rd_model_file_sids(m);
-    int e = h->file_of_sid && done && file ? index_cov(h) : -ENOMEM;
+    h->file_of_slot = calloc((size_t)RD_SLOTS(m) + 1, sizeof *h->file_of_slot);
+    uint8_t *done = calloc((size_t)RD_SLOTS(m) + 1, 1);
+    int e = h->file_of_slot && done ? index_cov(h) : -ENOMEM;
     for (uint32_t f = 1; !e && f < m->nfunc; f++) {
-        const rd_func *fn = &m->func[f];
-        if (!fn->known || fn->what == LT_WHAT_C || fn->src_sid >= m->nstr || done[fn->src_sid])
+        uint32_t slot = rd_model_src_slot(m, f);
+        if (slot == UINT32_MAX || done[slot])
             continue;
-        done[fn->src_sid] = 1;
-        h->file_of_sid[fn->src_sid] =
-            cov_file_of(h, rd_model_string(m, fn->src_sid), file[fn->src_sid]);
+        done[slot] = 1;
+        h->file_of_slot[slot] = cov_file_of(h, slot);
     }
     free(done);
-    free(file);
     return e;
 }
 
@@ -378,7 +382,7 @@ static void put_file_table(html *h, const rd_flines *fl)
 static int put_sources(html *h)
 {
     rd_flines fl;
-    if (rd_report_flines_init(&fl, h->m, h->file_of_sid, h->cov->nf)) return -ENOMEM;
+    if (rd_report_flines_init(&fl, h->m, h->file_of_slot, h->cov->nf)) return -ENOMEM;
     put_file_table(h, &fl);
     for (uint32_t i = 0; i < h->cov->nf; i++) {
         uint32_t nt;
@@ -429,7 +433,7 @@ int rd_html_write(const rd_model *m, const rd_html_info *info, FILE *out)
         e = put_page(&h);
     }
     if (!info->cov && h.cov == &own) rd_cov_free(&own);
-    free(h.file_of_sid);
+    free(h.file_of_slot);
     free(h.cov_ix);
     return e ? e : ferror(out) ? -EIO : 0;
 }

@@ -242,16 +242,12 @@ double rd_model_ns_per_tick(const rd_model *m)
     return 1.0 / 3.0; /* unknown rate: a guess, only for traces cut short */
 }
 
-uint8_t *rd_model_file_sids(const rd_model *m)
+uint32_t rd_model_src_slot(const rd_model *m, uint32_t fid)
 {
-    uint8_t *file = calloc((size_t)m->nstr + 1, 1);
-    for (uint32_t f = 1; file && f < m->nfunc; f++) {
-        const rd_func *fn = &m->func[f];
-        if (fn->known && fn->what != LT_WHAT_C && fn->src_sid < m->nstr &&
-            !(fn->flags & LT_FF_NOFILE))
-            file[fn->src_sid] = 1;
-    }
-    return file;
+    const rd_func *fn = rd_model_func(m, fid);
+    if (!fn->known || fn->what == LT_WHAT_C || fn->src_sid >= m->nstr)
+        return UINT32_MAX;
+    return 2 * fn->src_sid + !!(fn->flags & LT_FF_NOFILE);
 }
 
 const char *rd_model_string(const rd_model *m, uint32_t sid)

@@ -181,11 +181,16 @@ void rd_label_clean(char *s);
 
 const char *rd_model_string(const rd_model *m, uint32_t sid);
 
-/* For each string id (0..nstr), 1 if it is the SRC of a Lua function read
- * from a file (no LT_FF_NOFILE), else 0; NULL without memory. Freed by
- * the caller. A name that is both a file's and a string chunk's counts as
- * the file's. */
-uint8_t *rd_model_file_sids(const rd_model *m);
+/* The source slot of fid: 2 * src_sid for a Lua function read from a
+ * file, 2 * src_sid + 1 for one whose chunk is a string or a "=name"
+ * (LT_FF_NOFILE); UINT32_MAX for C and unknown functions. Lua's short_src
+ * of "=m.lua" and "@m.lua" is the same "m.lua", one string id: the slot
+ * keeps the string chunk's lines out of the file's. Slots are below
+ * RD_SLOTS(m). */
+#define RD_SLOTS(m) (2 * (m)->nstr)
+#define RD_SLOT_NOFILE(slot) ((slot) & 1)
+#define RD_SLOT_SID(slot) ((slot) >> 1)
+uint32_t rd_model_src_slot(const rd_model *m, uint32_t fid);
 
 /* The name of fid into buf: its NAME, with "#N" added when it is the Nth
  * distinct function (in order of definition) whose label would otherwise

@@ -298,10 +298,10 @@ int rd_report_profile(const rd_model *m, const char *title, const char *cmd, uns
 static uint32_t group_of_line(const rd_model *m, const rd_line *l, const uint32_t *group_of,
                               uint32_t ngroup)
 {
-    uint32_t sid = l->fid ? rd_model_func(m, l->fid)->src_sid : UINT32_MAX;
-    if (sid >= m->nstr)
+    uint32_t slot = l->fid ? rd_model_src_slot(m, l->fid) : UINT32_MAX;
+    if (slot == UINT32_MAX)
         return UINT32_MAX;
-    uint32_t k = group_of ? group_of[sid] - 1 : sid; /* group_of 0: UINT32_MAX */
+    uint32_t k = group_of ? group_of[slot] - 1 : slot; /* group_of 0: UINT32_MAX */
     return k < ngroup ? k : UINT32_MAX;
 }
 
@@ -382,15 +382,15 @@ static void annotate_row(FILE *out, const rd_fline *l, double k, unsigned line, 
         fprintf(out, "%10s %12s %6u  %s\n", "", "", line, text);
 }
 
-/* sid names a file (rd_model_file_sids): a string chunk or a "=name" has
+/* slot is a file's (rd_model_src_slot): a string chunk or a "=name" has
  * no source to read, whatever file has its name. */
-static void annotate_one(const rd_model *m, const rd_flines *fl, uint32_t sid,
+static void annotate_one(const rd_model *m, const rd_flines *fl, uint32_t slot,
                          const char *srcdir, FILE *out)
 {
-    const char *name = rd_model_string(m, sid);
+    const char *name = rd_model_string(m, RD_SLOT_SID(slot));
     char path[4096];
     uint32_t n = 0, j = 0;
-    const rd_fline *v = rd_report_flines_of(fl, sid, &n);
+    const rd_fline *v = rd_report_flines_of(fl, slot, &n);
     double k = rd_model_ns_per_tick(m) / 1e6;
     if (name[0] == '/' || !srcdir)
         snprintf(path, sizeof path, "%s", name);
@@ -419,17 +419,17 @@ static void annotate_one(const rd_model *m, const rd_flines *fl, uint32_t sid,
     free(text);
 }
 
-/* Source ids of traced Lua files, each once. */
-static uint32_t *source_ids(const rd_model *m, uint32_t *n)
+/* Source slots of traced Lua functions, each once. */
+static uint32_t *source_slots(const rd_model *m, uint32_t *n)
 {
-    uint32_t *ids = calloc(m->nstr + 1, sizeof *ids);
-    uint8_t *seen = calloc(m->nstr + 1, 1);
+    uint32_t *ids = calloc(RD_SLOTS(m) + 1, sizeof *ids);
+    uint8_t *seen = calloc(RD_SLOTS(m) + 1, 1);
     *n = 0;
     for (uint32_t f = 1; ids && seen && f < m->nfunc; f++) {
-        const rd_func *fn = &m->func[f];
-        if (fn->known && fn->what != LT_WHAT_C && fn->src_sid < m->nstr && !seen[fn->src_sid]) {
-            seen[fn->src_sid] = 1;
-            ids[(*n)++] = fn->src_sid;
+        uint32_t slot = rd_model_src_slot(m, f);
+        if (slot != UINT32_MAX && !seen[slot]) {
+            seen[slot] = 1;
+            ids[(*n)++] = slot;
         }
     }
     free(seen);
@@ -440,21 +440,19 @@ int rd_report_annotate_stream(const rd_model *m, const char *srcdir, FILE *out)
 {
     uint32_t n;
     rd_flines fl;
-    if (rd_report_flines_init(&fl, m, NULL, m->nstr))
+    if (rd_report_flines_init(&fl, m, NULL, RD_SLOTS(m)))
         return -ENOMEM;
-    uint32_t *ids = source_ids(m, &n), chunks = 0;
-    uint8_t *file = rd_model_file_sids(m);
-    for (uint32_t i = 0; ids && file && i < n; i++)
-        if (file[ids[i]])
+    uint32_t *ids = source_slots(m, &n), chunks = 0;
+    for (uint32_t i = 0; ids && i < n; i++)
+        if (!RD_SLOT_NOFILE(ids[i]))
             annotate_one(m, &fl, ids[i], srcdir, out);
         else
             chunks++;
     if (chunks)
         fprintf(out, "(%u chunk%s loaded from strings or named with '=' left out: no source;"
                      " coverage.txt lists their hit lines)\n", chunks, chunks == 1 ? "" : "s");
-    int e = ids && file ? 0 : -ENOMEM;
+    int e = ids ? 0 : -ENOMEM;
     free(ids);
-    free(file);
     rd_report_flines_close(&fl);
     return e;
 }
@@ -569,17 +567,16 @@ int rd_report_annotate(const rd_model *m, const char *dir, const char *srcdir, c
     }
     uint32_t n;
     rd_flines fl;
-    if (rd_report_flines_init(&fl, m, NULL, m->nstr))
+    if (rd_report_flines_init(&fl, m, NULL, RD_SLOTS(m)))
         return -ENOMEM;
-    uint32_t *ids = source_ids(m, &n);
-    uint8_t *is_file = rd_model_file_sids(m);
+    uint32_t *ids = source_slots(m, &n);
     nameset used = {NULL, 0, 0};
-    int e = ids && is_file ? 0 : -ENOMEM;
+    int e = ids ? 0 : -ENOMEM;
     for (uint32_t i = 0; !e && i < n; i++) {
         char file[4096], flat[256];
-        if (!is_file[ids[i]])
+        if (RD_SLOT_NOFILE(ids[i]))
             continue; /* no source to annotate; a program may load thousands */
-        annotate_name(rd_model_string(m, ids[i]), flat, sizeof flat);
+        annotate_name(rd_model_string(m, RD_SLOT_SID(ids[i])), flat, sizeof flat);
         e = unique_name(&used, flat, sizeof flat);
         if (e)
             break;
@@ -597,7 +594,6 @@ int rd_report_annotate(const rd_model *m, const char *dir, const char *srcdir, c
     }
     name_free(&used);
     free(ids);
-    free(is_file);
     rd_report_flines_close(&fl);
     return e;
 }

@@ -43,10 +43,10 @@ typedef struct rd_flines {
     uint32_t ngroup;
 } rd_flines;
 
-/* Groups the lines of m: those of a function whose source is sid go to
- * group group_of[sid] - 1 (group_of[sid] 0: to none), or, with group_of
- * NULL, to group sid. group_of has m->nstr entries; groups past ngroup are
- * left out. O(lines log lines + ngroup). Returns 0 or -ENOMEM. */
+/* Groups the lines of m: those of a function whose source slot
+ * (rd_model_src_slot) is slot go to group group_of[slot] - 1
+ * (group_of[slot] 0: to none), or, with group_of NULL, to group slot.
+ * group_of has RD_SLOTS(m) entries; groups past ngroup are left out. O(lines log lines + ngroup). Returns 0 or -ENOMEM. */
 int rd_report_flines_init(rd_flines *fl, const rd_model *m, const uint32_t *group_of,
                           uint32_t ngroup);
 void rd_report_flines_close(rd_flines *fl);

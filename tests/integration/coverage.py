@@ -15,6 +15,7 @@ Cases (each in a fresh temporary directory, always removed):
              counts, and equals `lcov -a A -a B`
   options    --include, --exclude, --include-untested; a source deleted
              and one edited after the trace; reports rebuilt from the trace
+  nofile     a "=m.lua" chunk beside the file m.lua: never merged into it
   luacheck   luacheck (lua-check) over Penlight's sources (lua-penlight):
              exact lines of every loaded file, hits against the same
              trace's reports (luacheck's own counts vary from run to run);
@@ -903,6 +904,43 @@ def case_paths(ctx):
     print('paths: ok')
 
 
+NOFILE_M = 'local M = {}\nfunction M.f()\n  return 1\nend\nreturn M\n'
+NOFILE_PROG = '''local m = dofile("m.lua")
+local code = "local a = 1\\nlocal b = 2\\nlocal c = 3\\nlocal d = 4\\nreturn a"
+assert(loadstring(code, "=m.lua"))()
+'''
+
+
+def case_nofile(ctx):
+    """A "=m.lua" chunk beside the real m.lua (one short_src, one string id
+    in the trace): the file keeps only its own counts, in every report."""
+    work = os.path.join(ctx.tmp, 'nofile')
+    os.mkdir(work)
+    for name, text in (('m.lua', NOFILE_M), ('prog.lua', NOFILE_PROG)):
+        with open(os.path.join(work, name), 'w') as f:
+            f.write(text)
+    res, session = ctx.traced([ctx.args.lua, 'prog.lua'], work)
+    expect(res.status == 0, 'traced run failed:\n' + show_bytes(res.err))
+    ref = ctx.reference([ctx.args.lua, 'prog.lua'], work)
+    lcov, _ = check_session(ctx, session, work, ref)
+    m = lcov[os.path.join(work, 'm.lua')]
+    expect(m['da'] == {1: 1, 2: 1, 3: 0, 4: 1, 5: 1} and m['fnda'] == {'main chunk': 1,
+           'function@2': 0}, 'm.lua holds the "=m.lua" chunk\'s counts: %s' % m)
+    _, others, _, _ = read_text(os.path.join(session, 'coverage.txt'))
+    expect(any(r.startswith('m.lua: 5 lines hit; a chunk loaded from a string or named with')
+               for r in others), 'the "=m.lua" chunk is not listed apart: %s' % others)
+    with open(os.path.join(session, 'annotate', 'm.lua.txt')) as f:
+        ann = f.read()
+    expect(re.search(r'^ +3    return 1$', ann, re.M) and
+           re.search(r'^ +1 +[\d.]+ +1  local M = \{\}$', ann, re.M),
+           'annotate of m.lua:\n' + ann)
+    with open(os.path.join(session, 'report.html'), encoding='utf-8') as f:
+        page = f.read()
+    expect('<tr class="miss"><td class="n">3</td><td>0</td>' in page,
+           'report.html: line 3 of m.lua is not missed')
+    print('nofile: ok')
+
+
 def case_luacheck(ctx):
     luacheck = shutil.which('luacheck')
     pl = os.path.join(LUA_DIR, 'pl')
@@ -939,7 +977,8 @@ def case_luacheck(ctx):
 
 
 CASES = {'program': case_program, 'threads': case_threads, 'merge': case_merge,
-         'options': case_options, 'paths': case_paths, 'luacheck': case_luacheck}
+         'options': case_options, 'paths': case_paths, 'nofile': case_nofile,
+         'luacheck': case_luacheck}
 
 
 def main(argv):

@@ -650,7 +650,8 @@ END_TEST
 /* ==== lines by source ==== */
 
 /* a.lua: main (lines 5, 6) and f (lines 5, 3, 5); b.lua: g (line 9);
- * c.lua: h (line 1). f shares line 5 with main. */
+ * c.lua: h (line 1). f shares line 5 with main. A "=a.lua" chunk (string
+ * id of a.lua, LT_FF_NOFILE) runs line 3: never a.lua's. */
 static void build_shared_lines(void)
 {
     ev_str(1, "a.lua");
@@ -677,6 +678,10 @@ static void build_shared_lines(void)
     EV(CALL, 2, 0, 4);
     EV(LINE, 2, 0, 1);
     EV(RET, 2, 6 * MS);
+    EV(FUNC, 5, LT_WHAT_MAIN, 1, 4, 0, 0, LT_FF_NOFILE);
+    EV(CALL, 2, 0, 5);
+    EV(LINE, 2, 0, 3);
+    EV(RET, 2, 7 * MS);
 }
 
 /* The sums over the model's lines whose function's source is in group k
@@ -686,8 +691,9 @@ static rd_fline sum_lines(const uint32_t *group_of, uint32_t k, uint32_t line)
     rd_fline s = {line, k, 0, 0};
     for (uint32_t i = 0; i < M.capline; i++) {
         const rd_line *l = &M.line[i];
-        uint32_t sid = l->fid ? rd_model_func(&M, l->fid)->src_sid : UINT32_MAX;
-        if (sid < M.nstr && l->line == line && (group_of ? group_of[sid] == k + 1 : sid == k)) {
+        uint32_t slot = l->fid ? rd_model_src_slot(&M, l->fid) : UINT32_MAX;
+        if (slot != UINT32_MAX && l->line == line &&
+            (group_of ? group_of[slot] == k + 1 : slot == k)) {
             s.hits += l->hits;
             s.ticks += l->ticks;
         }
@@ -710,19 +716,21 @@ static void expect_group(const rd_flines *fl, const uint32_t *group_of, uint32_t
     }
 }
 
-/* Grouped by source, sorted by line, a line shared by two functions once
- * with their sums. */
+/* Grouped by source slot (2 * sid for files, + 1 for "=name" chunks),
+ * sorted by line, a line shared by two functions once with their sums. */
 START_TEST(test_report_flines_by_source)
 {
     build_shared_lines();
     rd_flines fl;
-    ck_assert_int_eq(rd_report_flines_init(&fl, &M, NULL, M.nstr), 0);
-    expect_group(&fl, NULL, 1, (const uint32_t[]){3, 5, 6}, 3);
-    expect_group(&fl, NULL, 2, (const uint32_t[]){9}, 1);
-    expect_group(&fl, NULL, 3, (const uint32_t[]){1}, 1);
-    expect_group(&fl, NULL, 4, NULL, 0);
-    expect_group(&fl, NULL, M.nstr + 5, NULL, 0);
-    ck_assert_uint_ge(rd_report_flines_of(&fl, 1, &(uint32_t){0})[1].hits, 2);
+    ck_assert_int_eq(rd_report_flines_init(&fl, &M, NULL, RD_SLOTS(&M)), 0);
+    expect_group(&fl, NULL, 2, (const uint32_t[]){3, 5, 6}, 3);
+    expect_group(&fl, NULL, 3, (const uint32_t[]){3}, 1);
+    expect_group(&fl, NULL, 4, (const uint32_t[]){9}, 1);
+    expect_group(&fl, NULL, 6, (const uint32_t[]){1}, 1);
+    expect_group(&fl, NULL, 8, NULL, 0);
+    expect_group(&fl, NULL, RD_SLOTS(&M) + 5, NULL, 0);
+    ck_assert_uint_ge(rd_report_flines_of(&fl, 2, &(uint32_t){0})[1].hits, 2);
+    ck_assert_uint_eq(rd_report_flines_of(&fl, 2, &(uint32_t){0})[0].hits, 1);
     rd_report_flines_close(&fl);
 }
 END_TEST
@@ -731,8 +739,8 @@ END_TEST
 START_TEST(test_report_flines_grouped)
 {
     build_shared_lines();
-    uint32_t *group_of = calloc(M.nstr, sizeof *group_of);
-    group_of[1] = group_of[2] = 2; /* a.lua, b.lua: group 1 */
+    uint32_t *group_of = calloc(RD_SLOTS(&M), sizeof *group_of);
+    group_of[2] = group_of[4] = 2; /* a.lua, b.lua: group 1; "=a.lua": none */
     rd_flines fl;
     ck_assert_int_eq(rd_report_flines_init(&fl, &M, group_of, 2), 0);
     expect_group(&fl, group_of, 0, NULL, 0);
