@@ -112,16 +112,43 @@ static int add_line(rd_cov_file *f, uint32_t line, uint8_t exec, uint64_t hits)
     return 0;
 }
 
-/* The function of f with this line range, created when missing. */
-static rd_cov_fn *fn_of(rd_cov_file *f, uint32_t line, uint32_t last)
+static rd_cov_fn *new_fn(rd_cov_file *f, uint32_t line, uint32_t last)
 {
-    for (uint32_t i = 0; i < f->nfn; i++)
-        if (f->fn[i].line == line && f->fn[i].last == last)
-            return &f->fn[i];
     if (grow_small((void **)&f->fn, &f->capfn, f->nfn, sizeof *f->fn))
         return NULL;
-    f->fn[f->nfn] = (rd_cov_fn){line, last, 0, NULL};
+    f->fn[f->nfn] = (rd_cov_fn){line, last, 0, 0, NULL};
     return &f->fn[f->nfn++];
+}
+
+static int same_name(const rd_cov_fn *fn, const char *name)
+{
+    return name && fn->name && !strcmp(fn->name, name);
+}
+
+/* The prototype of f a traced function of this line range and name (NULL:
+ * none known) goes to. Several prototypes may share a range (`local a, b
+ * = function() end, function() end`): each traced function of a model
+ * takes one of them, first the one of its name (from an earlier model),
+ * else one not named yet, else any free one; when the model has more
+ * functions of the range than f has prototypes (the source changed), they
+ * add up in the first. A range f lacks is created. */
+static rd_cov_fn *fn_for(rd_cov_file *f, uint32_t line, uint32_t last, const char *name,
+                         uint32_t model)
+{
+    rd_cov_fn *pick[4] = {NULL, NULL, NULL, NULL}; /* by name, unnamed, free, any */
+    for (uint32_t i = 0; i < f->nfn; i++) {
+        rd_cov_fn *fn = &f->fn[i];
+        if (fn->line != line || fn->last != last)
+            continue;
+        int free_ = fn->model != model;
+        int k = free_ && same_name(fn, name) ? 0 : free_ && !fn->name ? 1 : free_ ? 2 : 3;
+        if (!pick[k])
+            pick[k] = fn;
+    }
+    for (int k = 0; k < 4; k++)
+        if (pick[k])
+            return pick[k];
+    return new_fn(f, line, last);
 }
 
 /* Records the executable lines and prototypes of f's file. A file that
@@ -138,8 +165,8 @@ static int compile_file(rd_cov *c, rd_cov_file *f)
     f->exact = 1;
     for (uint32_t i = 0; !e && i < ls.nline; i++)
         e = add_line(f, ls.line[i], 1, 0);
-    for (uint32_t i = 0; !e && i < ls.nproto; i++)
-        if (!fn_of(f, ls.proto[i].linedefined, ls.proto[i].lastlinedefined))
+    for (uint32_t i = 0; !e && i < ls.nproto; i++) /* each, even on a shared range */
+        if (!new_fn(f, ls.proto[i].linedefined, ls.proto[i].lastlinedefined))
             e = -ENOMEM;
     rd_lines_free(&ls);
     return e;
@@ -364,25 +391,44 @@ static int add_lines(adder *a)
     return 0;
 }
 
-/* Calls go to the prototype with the function's line range. A function
- * already running when tracing began has line events but no call: it
- * counts as entered once, so that FNH never misses a function that ran. */
+/* A traced function's name, or NULL when it has none worth keeping. As
+ * the profile names it (rd_model_name): two functions of one range and
+ * name in one model are NAME and NAME#2 there, and here. */
+static char *traced_name(const rd_model *m, uint32_t fid)
+{
+    char buf[RD_LABEL_MAX];
+    const char *raw = rd_model_string(m, m->func[fid].name_sid);
+    if (!strcmp(raw, "?") || !strcmp(raw, "function"))
+        return NULL;
+    rd_model_name(m, fid, buf, sizeof buf);
+    return strdup(buf);
+}
+
+/* Calls go to a prototype with the function's line range (fn_for). A
+ * function already running when tracing began has line events but no
+ * call: it counts as entered once, so that FNH never misses a function
+ * that ran. */
 static int add_functions(adder *a)
 {
     const rd_model *m = a->m;
+    uint32_t model = ++a->c->nmodels;
     for (uint32_t fid = 1; fid < m->nfunc; fid++) {
         rd_cov_file *f = file_of(a, fid);
         if (!f)
             continue;
         const rd_func *mf = &m->func[fid];
-        rd_cov_fn *fn = fn_of(f, mf->linedefined, mf->lastlinedefined);
-        if (!fn)
+        char *name = traced_name(m, fid);
+        rd_cov_fn *fn = fn_for(f, mf->linedefined, mf->lastlinedefined, name, model);
+        if (!fn) {
+            free(name);
             return -ENOMEM;
+        }
+        fn->model = model;
         fn->calls += mf->calls ? mf->calls : a->ran[fid];
-        const char *name = rd_model_string(m, mf->name_sid);
-        if (!fn->name && strcmp(name, "?") && strcmp(name, "function") &&
-            !(fn->name = strdup(name)))
-            return -ENOMEM;
+        if (!fn->name)
+            fn->name = name;
+        else
+            free(name);
     }
     return 0;
 }
@@ -481,12 +527,18 @@ static int cmp_line(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* By range, then label (rd_cov_finish labels first), the most called
+ * first: prototypes of one range and label are adjacent, in an order that
+ * does not depend on the order of the models. */
 static int cmp_fn(const void *a, const void *b)
 {
     const rd_cov_fn *x = a, *y = b;
     if (x->line != y->line)
         return x->line < y->line ? -1 : 1;
-    return x->last < y->last ? -1 : x->last > y->last;
+    if (x->last != y->last)
+        return x->last < y->last ? -1 : 1;
+    int c = strcmp(x->name ? x->name : "", y->name ? y->name : "");
+    return c ? c : x->calls > y->calls ? -1 : x->calls < y->calls;
 }
 
 static void fold_lines(rd_cov_file *f)
@@ -534,6 +586,11 @@ static const char *label(const rd_cov_fn *fn)
     return fn->name ? fn->name : "?";
 }
 
+static int cmp_range_label(const rd_cov_fn *x, const rd_cov_fn *y)
+{
+    return x->line != y->line || x->last != y->last || strcmp(label(x), label(y));
+}
+
 static int cmp_name(const void *a, const void *b)
 {
     return strcmp(label(*(rd_cov_fn *const *)a), label(*(rd_cov_fn *const *)b));
@@ -568,10 +625,31 @@ static uint32_t unclash(rd_cov_file *f, rd_cov_fn **v, int round)
     return clashes;
 }
 
+static void rename_fn(rd_cov_fn *fn, const char *fmt, const char *name, uint32_t k)
+{
+    char buf[600];
+    snprintf(buf, sizeof buf, fmt, name, k);
+    char *n = strdup(buf);
+    if (n) {
+        free(fn->name);
+        fn->name = n;
+    }
+}
+
+/* Prototypes of one range and label (sorted by cmp_fn): the first keeps
+ * it, the next become LABEL#2, LABEL#3, as the profile's labels do. */
+static void number_same_range(rd_cov_file *f)
+{
+    for (uint32_t i = 0, j; i < f->nfn; i = j) {
+        for (j = i + 1; j < f->nfn && !cmp_range_label(&f->fn[i], &f->fn[j]); j++)
+            ;
+        for (uint32_t k = i + 1; k < j; k++)
+            rename_fn(&f->fn[k], "%s#%u", label(&f->fn[i]), k - i + 1);
+    }
+}
+
 static void name_functions(rd_cov_file *f)
 {
-    if (f->nfn > 1)
-        qsort(f->fn, f->nfn, sizeof *f->fn, cmp_fn);
     for (uint32_t i = 0; i < f->nfn; i++) {
         char *l = label_of(&f->fn[i]);
         if (l) {
@@ -579,6 +657,9 @@ static void name_functions(rd_cov_file *f)
             f->fn[i].name = l;
         }
     }
+    if (f->nfn > 1)
+        qsort(f->fn, f->nfn, sizeof *f->fn, cmp_fn);
+    number_same_range(f);
     rd_cov_fn **v = malloc((f->nfn + 1) * sizeof *v);
     for (int round = 0; v && round < 3 && unclash(f, v, round); round++)
         ;

@@ -37,6 +37,8 @@ typedef struct rd_cov_line {
 
 typedef struct rd_cov_fn {
     uint32_t line, last; /* linedefined, lastlinedefined; 0, 0: main chunk */
+    uint32_t model;      /* the last model (rd_cov.nmodels) that gave it a
+                            function: one prototype per traced function */
     uint64_t calls;
     char *name; /* as traced or NULL (never ran); after rd_cov_finish the
                    label in reports, unique in its file */
@@ -63,6 +65,7 @@ typedef struct rd_cov {
     uint32_t *ix; /* hash of key -> file index + 1 */
     uint32_t capix;
     void *L; /* lua_State, created on first use */
+    uint32_t nmodels; /* models added so far */
     rd_cov_opts opts;
 } rd_cov;
 

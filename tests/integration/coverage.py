@@ -16,6 +16,8 @@ Cases (each in a fresh temporary directory, always removed):
   options    --include, --exclude, --include-untested; a source deleted
              and one edited after the trace; reports rebuilt from the trace
   nofile     a "=m.lua" chunk beside the file m.lua: never merged into it
+  sameline   prototypes sharing a line range: each a function, in one
+             session and in a --merge
   luacheck   luacheck (lua-check) over Penlight's sources (lua-penlight):
              exact lines of every loaded file, hits against the same
              trace's reports (luacheck's own counts vary from run to run);
@@ -25,7 +27,8 @@ Cases (each in a fresh temporary directory, always removed):
 check_session, for one session directory:
   - coverage.lcov, luacov.stats.out, coverage.txt exist;
   - the DA lines of every SF equal the instruction lines `luac5.1 -l -l -p`
-    lists for that file, and its FN records the prototypes it lists;
+    lists for that file, and its FN records the prototypes it lists (one
+    each, several of one line range included);
   - `lcov --summary` and `genhtml` accept coverage.lcov with the line and
     function totals of coverage.txt's Total row;
   - luacov.stats.out: "MAX:NAME" then MAX counts each followed by one space,
@@ -364,14 +367,14 @@ def luac_listing(path, lua):
     res = subprocess.run([luac, '-l', '-l', '-p', path], capture_output=True, text=True,
                          errors='replace')
     expect(res.returncode == 0, 'luac5.1 -p %s failed: %s' % (path, res.stderr))
-    lines, protos = set(), set()
+    lines, protos = set(), []
     for row in res.stdout.splitlines():
         m = re.match(r'\t\d+\t\[(\d+)\]\t', row)
         if m:
             lines.add(int(m.group(1)))
         m = re.match(r'(?:main|function) <.*:(\d+),(\d+)> \(', row)
-        if m:
-            protos.add((int(m.group(1)), int(m.group(2))))
+        if m:  # every prototype, two of one line range included
+            protos.append((int(m.group(1)), int(m.group(2))))
     return lines, protos
 
 
@@ -941,6 +944,39 @@ def case_nofile(ctx):
     print('nofile: ok')
 
 
+SAMELINE_PROG = '''local inc, dec = function(x) return x + 1 end, function(x) return x - 1 end
+if arg[1] == "dec" then dec(1) else inc(1) end
+local mt = setmetatable({}, {__index = function() return 1 end, __newindex = function() end})
+local _ = mt.x
+'''
+
+
+def case_sameline(ctx):
+    """Prototypes sharing a line range are each a function: FNF counts
+    every one, those that never ran are missed, and --merge matches them
+    by name."""
+    work = os.path.join(ctx.tmp, 'sameline')
+    os.mkdir(work)
+    prog = os.path.join(work, 'prog.lua')
+    with open(prog, 'w') as f:
+        f.write(SAMELINE_PROG)
+    _, s1 = ctx.traced([ctx.args.lua, 'prog.lua'], work)
+    ref = ctx.reference([ctx.args.lua, 'prog.lua'], work)
+    lcov, _ = check_session(ctx, s1, work, ref)
+    want = {'main chunk': 1, 'inc': 1, 'function@1': 0, 'function@3': 1, 'function@3#2': 0}
+    expect(lcov[prog]['fnda'] == want and lcov[prog]['totals']['FNF'] == 5 and
+           lcov[prog]['totals']['FNH'] == 3, 'functions: %s' % lcov[prog])
+    _, s2 = ctx.traced([ctx.args.lua, 'prog.lua', 'dec'], work)
+    merged = os.path.join(ctx.tmp, 'sameline.lcov')
+    ctx.report(['--merge', s1, s2, '-o', merged])
+    both = read_lcov(merged)
+    check_exact(both, ctx.args.lua)
+    want = {'main chunk': 2, 'inc': 1, 'dec': 1, 'function@3': 2, 'function@3#2': 0}
+    expect(both[prog]['fnda'] == want, 'merged functions: %s' % both[prog]['fnda'])
+    expect(lcov_summary(merged)[2:] == (4, 5), 'lcov --summary of the merge')
+    print('sameline: ok')
+
+
 def case_luacheck(ctx):
     luacheck = shutil.which('luacheck')
     pl = os.path.join(LUA_DIR, 'pl')
@@ -978,7 +1014,7 @@ def case_luacheck(ctx):
 
 CASES = {'program': case_program, 'threads': case_threads, 'merge': case_merge,
          'options': case_options, 'paths': case_paths, 'nofile': case_nofile,
-         'luacheck': case_luacheck}
+         'sameline': case_sameline, 'luacheck': case_luacheck}
 
 
 def main(argv):
