@@ -448,6 +448,29 @@ int rd_cov_add_model(rd_cov *c, const rd_model *m, const char *basedir)
     return e;
 }
 
+uint32_t *rd_cov_files_of(const rd_cov *c, const rd_model *m, const char *basedir)
+{
+    uint32_t *v = calloc((size_t)RD_SLOTS(m) + 1, sizeof *v);
+    uint8_t *done = calloc((size_t)RD_SLOTS(m) + 1, 1);
+    source *s = malloc(sizeof *s);
+    for (uint32_t fid = 1; v && done && s && fid < m->nfunc; fid++) {
+        uint32_t slot = rd_model_src_slot(m, fid);
+        if (slot == UINT32_MAX || done[slot])
+            continue;
+        done[slot] = 1;
+        const char *name = rd_model_string(m, RD_SLOT_SID(slot));
+        resolve(name, !RD_SLOT_NOFILE(slot), basedir, s);
+        v[slot] = wanted(c, name, s->path) ? *slot_of(c, s->key) : 0;
+    }
+    if (!done || !s) {
+        free(v);
+        v = NULL;
+    }
+    free(done);
+    free(s);
+    return v;
+}
+
 /* {====================================================================
  * Files never loaded */
 

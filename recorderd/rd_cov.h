@@ -87,6 +87,12 @@ int rd_cov_add_untested(rd_cov *c, const char *dir, char *err, size_t cap);
  * unique per file. Call once, after the last add, before writing. */
 void rd_cov_finish(rd_cov *c);
 
+/* For each source slot of m (rd_model_src_slot), the index + 1 of the
+ * file of c it was counted in, resolved as rd_cov_add_model did (same
+ * basedir), 0 for none (C, left out, not added). c is finished. Returns
+ * RD_SLOTS(m) + 1 entries the caller frees, or NULL without memory. */
+uint32_t *rd_cov_files_of(const rd_cov *c, const rd_model *m, const char *basedir);
+
 /* Totals over exact files (what LCOV holds). */
 typedef struct rd_cov_total {
     uint64_t lines, hit, fns, fns_hit;

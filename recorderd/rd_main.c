@@ -19,6 +19,7 @@
 #include "rd_pprof.h"
 #include "rd_luabk.h"
 #include "rd_replay.h"
+#include "rd_annotate.h"
 #include "rd_report.h"
 #include "rd_run.h"
 #include "rd_server.h"
@@ -356,7 +357,7 @@ static int write_view(const report_opts *o, rd_model *m, enum rd_weight w, FILE 
     if (!strcmp(o->format, "folded"))
         return rd_report_folded(m, w, out);
     if (!strcmp(o->format, "annotate"))
-        return rd_report_annotate_stream(m, NULL, out);
+        return rd_report_annotate_stream(m, NULL, srcdir, out);
     if (!strcmp(o->format, "flamegraph"))
         return rd_flame_write_svg(m, o->path, out);
     if (!strcmp(o->format, "speedscope"))
@@ -383,7 +384,9 @@ static int write_report(const report_opts *o, rd_model *m)
         return 2;
     }
     if (!strcmp(o->format, "annotate") && o->out) {
-        if (rd_report_annotate(m, o->out, NULL, err, sizeof err)) {
+        char cwd[PATH_MAX];
+        const char *srcdir = rd_cov_session_cwd(o->path, cwd, sizeof cwd) ? NULL : cwd;
+        if (rd_report_annotate(m, NULL, srcdir, o->out, err, sizeof err)) {
             fprintf(stderr, "recorderd report: %s\n", err);
             return 1;
         }

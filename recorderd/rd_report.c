@@ -1,13 +1,12 @@
-/* rd_report: profile.txt, folded stacks, annotated sources. */
+/* rd_report: profile.txt, folded stacks, lines by source (rd_annotate.c
+ * and report.html annotate them). */
 #include "rd_report.h"
 
-#include "rd_lines.h"
 #include "rd_path.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* Depth-first walk of the call tree: enter(n) before a node's children,
  * leave(n) after them. */
@@ -292,7 +291,7 @@ int rd_report_profile(const rd_model *m, const char *title, const char *cmd, uns
     return ferror(out) ? -EIO : 0;
 }
 
-/* ---- annotate ---- */
+/* ---- lines by source ---- */
 
 /* The group of line l, or UINT32_MAX for none. */
 static uint32_t group_of_line(const rd_model *m, const rd_line *l, const uint32_t *group_of,
@@ -371,229 +370,4 @@ const rd_fline *rd_report_flines_of(const rd_flines *fl, uint32_t k, uint32_t *n
 {
     *n = k < fl->ngroup ? fl->first[k + 1] - fl->first[k] : 0;
     return *n ? &fl->line[fl->first[k]] : NULL;
-}
-
-static void annotate_row(FILE *out, const rd_fline *l, double k, unsigned line, const char *text)
-{
-    if (l)
-        fprintf(out, "%10llu %12.3f %6u  %s\n", (unsigned long long)l->hits,
-                (double)l->ticks * k, line, text);
-    else
-        fprintf(out, "%10s %12s %6u  %s\n", "", "", line, text);
-}
-
-/* slot is a file's (rd_model_src_slot): a string chunk or a "=name" has
- * no source to read, whatever file has its name. */
-static void annotate_one(const rd_model *m, const rd_flines *fl, uint32_t slot,
-                         const char *srcdir, FILE *out)
-{
-    const char *name = rd_model_string(m, RD_SLOT_SID(slot));
-    char path[4096];
-    uint32_t n = 0, j = 0;
-    const rd_fline *v = rd_report_flines_of(fl, slot, &n);
-    double k = rd_model_ns_per_tick(m) / 1e6;
-    if (name[0] == '/' || !srcdir)
-        snprintf(path, sizeof path, "%s", name);
-    else
-        snprintf(path, sizeof path, "%s/%s", srcdir, name);
-    char *text = NULL, err[256];
-    size_t len = 0, at = 0, ln;
-    int read = !rd_lines_read(path, &text, &len, err, sizeof err);
-    fprintf(out, "== %s   (hits: line events; ms: time on the line itself)\n", name);
-    if (!read)
-        fprintf(out, "   (source not readable: %s; lines with data only)\n", path);
-    fprintf(out, "%10s %12s %6s  %s\n", "hits", "ms", "line", "source");
-    rd_lines_unnul(text, len);
-    unsigned line = 0;
-    for (char *s; (s = (char *)rd_lines_next(text, len, &at, &ln));) {
-        s[ln] = 0;
-        line++;
-        while (j < n && v[j].line < line)
-            j++;
-        annotate_row(out, j < n && v[j].line == line ? &v[j] : NULL, k, line, s);
-    }
-    while (j < n && v[j].line <= line)
-        j++;
-    for (; j < n; j++) /* no source, or lines past its end */
-        annotate_row(out, &v[j], k, v[j].line, "");
-    free(text);
-}
-
-/* Source slots of traced Lua functions, each once. */
-static uint32_t *source_slots(const rd_model *m, uint32_t *n)
-{
-    uint32_t *ids = calloc(RD_SLOTS(m) + 1, sizeof *ids);
-    uint8_t *seen = calloc(RD_SLOTS(m) + 1, 1);
-    *n = 0;
-    for (uint32_t f = 1; ids && seen && f < m->nfunc; f++) {
-        uint32_t slot = rd_model_src_slot(m, f);
-        if (slot != UINT32_MAX && !seen[slot]) {
-            seen[slot] = 1;
-            ids[(*n)++] = slot;
-        }
-    }
-    free(seen);
-    return ids;
-}
-
-int rd_report_annotate_stream(const rd_model *m, const char *srcdir, FILE *out)
-{
-    uint32_t n;
-    rd_flines fl;
-    if (rd_report_flines_init(&fl, m, NULL, RD_SLOTS(m)))
-        return -ENOMEM;
-    uint32_t *ids = source_slots(m, &n), chunks = 0;
-    for (uint32_t i = 0; ids && i < n; i++)
-        if (!RD_SLOT_NOFILE(ids[i]))
-            annotate_one(m, &fl, ids[i], srcdir, out);
-        else
-            chunks++;
-    if (chunks)
-        fprintf(out, "(%u chunk%s loaded from strings or named with '=' left out: no source;"
-                     " coverage.txt lists their hit lines)\n", chunks, chunks == 1 ? "" : "s");
-    int e = ids ? 0 : -ENOMEM;
-    free(ids);
-    rd_report_flines_close(&fl);
-    return e;
-}
-
-/* A file name for source path src: '/' and other risky bytes become '_';
- * a long path keeps its end and gains a hash of the whole, so names stay
- * under NAME_MAX and distinct. */
-static void annotate_name(const char *src, char *out, size_t cap)
-{
-    size_t n = strlen(src);
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (uint8_t)src[i]) * 1099511628211ull;
-    const char *tail = n > 160 ? src + n - 160 : src;
-    if (n > 160)
-        snprintf(out, cap, "%08x_%s.txt", (unsigned)h, tail);
-    else
-        snprintf(out, cap, "%s.txt", n ? tail : "_");
-    for (char *c = out; *c; c++)
-        if (*c == '/' || *c == '\\' || *c == ' ' || (c[0] == '.' && c[1] == '.') || *c < 32)
-            *c = '_';
-}
-
-/* The annotation file names given so far, hashed (open addressing): a
- * name is checked against all earlier ones in O(1), not one by one. */
-typedef struct nameent {
-    char *s;       /* NULL: empty slot */
-    unsigned next; /* the next #K to try when s comes again: those below are taken */
-} nameent;
-
-typedef struct nameset {
-    nameent *e;
-    uint32_t n, cap; /* cap a power of two, over twice n */
-} nameset;
-
-static uint32_t hash_name(const char *s)
-{
-    uint32_t h = 2166136261u;
-    for (; *s; s++)
-        h = (h ^ (uint8_t)*s) * 16777619u;
-    return h;
-}
-
-static nameent *name_slot(const nameset *u, const char *s)
-{
-    uint32_t mask = u->cap - 1, i = hash_name(s) & mask;
-    while (u->e[i].s && strcmp(u->e[i].s, s))
-        i = (i + 1) & mask;
-    return &u->e[i];
-}
-
-static int name_grow(nameset *u)
-{
-    uint32_t cap = u->cap ? u->cap * 2 : 64;
-    nameset g = {calloc(cap, sizeof *g.e), u->n, cap};
-    if (!g.e)
-        return -ENOMEM;
-    for (uint32_t i = 0; i < u->cap; i++)
-        if (u->e[i].s)
-            *name_slot(&g, u->e[i].s) = u->e[i];
-    free(u->e);
-    *u = g;
-    return 0;
-}
-
-static int name_add(nameset *u, const char *s)
-{
-    if ((u->n + 1) * 2 >= u->cap && name_grow(u))
-        return -ENOMEM;
-    nameent *e = name_slot(u, s);
-    if (!(e->s = strdup(s)))
-        return -ENOMEM;
-    e->next = 2;
-    u->n++;
-    return 0;
-}
-
-static void name_free(nameset *u)
-{
-    for (uint32_t i = 0; i < u->cap; i++)
-        free(u->e[i].s);
-    free(u->e);
-}
-
-/* Makes flat ("NAME.txt") differ from the names in used ("a/b.lua" and
- * "a_b.lua" both flatten to a_b.lua.txt): the second becomes NAME#2.txt,
- * the third NAME#3.txt, in the order of the sources. Adds it to used.
- * The search for a free #K resumes where the last one for NAME stopped:
- * used only grows, so the #K it passed are still taken, and n sources of
- * one name cost O(n), not O(n^2). */
-static int unique_name(nameset *used, char *flat, size_t cap)
-{
-    nameent *first = used->cap ? name_slot(used, flat) : NULL;
-    if (first && first->s) {
-        char base[256];
-        snprintf(base, sizeof base, "%.*s", (int)(strlen(flat) - 4), flat); /* no ".txt" */
-        unsigned k = first->next;
-        do
-            snprintf(flat, cap, "%.200s#%u.txt", base, k++);
-        while (name_slot(used, flat)->s);
-        first->next = k; /* before name_add: it may move the entries */
-    }
-    return name_add(used, flat);
-}
-
-int rd_report_annotate(const rd_model *m, const char *dir, const char *srcdir, char *err,
-                       size_t cap)
-{
-    if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-        snprintf(err, cap, "cannot create %s: %s", dir, strerror(errno));
-        return -errno;
-    }
-    uint32_t n;
-    rd_flines fl;
-    if (rd_report_flines_init(&fl, m, NULL, RD_SLOTS(m)))
-        return -ENOMEM;
-    uint32_t *ids = source_slots(m, &n);
-    nameset used = {NULL, 0, 0};
-    int e = ids ? 0 : -ENOMEM;
-    for (uint32_t i = 0; !e && i < n; i++) {
-        char file[4096], flat[256];
-        if (RD_SLOT_NOFILE(ids[i]))
-            continue; /* no source to annotate; a program may load thousands */
-        annotate_name(rd_model_string(m, RD_SLOT_SID(ids[i])), flat, sizeof flat);
-        e = unique_name(&used, flat, sizeof flat);
-        if (e)
-            break;
-        snprintf(file, sizeof file, "%s/%s", dir, flat);
-        FILE *out = fopen(file, "w");
-        e = out ? 0 : -errno;
-        if (out) {
-            annotate_one(m, &fl, ids[i], srcdir, out);
-            errno = 0; /* the flush retries a failed write: its errno says why */
-            e = fflush(out) || ferror(out) ? -(errno ? errno : EIO) : 0;
-            fclose(out);
-        }
-        if (e)
-            snprintf(err, cap, "cannot write %s: %s", file, strerror(-e));
-    }
-    name_free(&used);
-    free(ids);
-    rd_report_flines_close(&fl);
-    return e;
 }

@@ -54,14 +54,4 @@ void rd_report_flines_close(rd_flines *fl);
 /* Group k's lines (valid while fl lives), *n of them; none past ngroup. */
 const rd_fline *rd_report_flines_of(const rd_flines *fl, uint32_t k, uint32_t *n);
 
-/* annotate/: one file per traced source in dir (created), lines with hits
- * and time. Sources are read relative to srcdir (NULL = cwd). Returns 0,
- * or the negative errno of the first file it could not write (-ENOSPC when
- * the disk is full) with a message in err; stops there. */
-int rd_report_annotate(const rd_model *m, const char *dir, const char *srcdir, char *err,
-                       size_t cap);
-
-/* Same listing for every file, on one stream. */
-int rd_report_annotate_stream(const rd_model *m, const char *srcdir, FILE *out);
-
 #endif

@@ -20,6 +20,7 @@
 #include "rd_html.h"
 #include "rd_pprof.h"
 #include "rd_replay.h"
+#include "rd_annotate.h"
 #include "rd_report.h"
 #include "rd_speedscope.h"
 #include "rd_util.h"
@@ -291,7 +292,7 @@ static int write_report(report_ctx *r, int i)
     if (report_files[i].write)
         return rd_write_atomic(r->s->dir, report_files[i].name, report_files[i].write, r);
     snprintf(dir, sizeof dir, "%s/annotate", r->s->dir);
-    return rd_report_annotate(&r->s->m, dir, r->cwd, err, sizeof err);
+    return rd_report_annotate(&r->s->m, r->cov, r->cwd, dir, err, sizeof err);
 }
 
 /* Writes every report, or with retry only those that failed before. */

@@ -18,6 +18,8 @@ Cases (each in a fresh temporary directory, always removed):
   nofile     a "=m.lua" chunk beside the file m.lua: never merged into it
   sameline   prototypes sharing a line range: each a function, in one
              session and in a --merge
+  annotate   annotate/ per resolved file: one file reached by four names,
+             ./mod.lua, a file outside the working directory
   luacheck   luacheck (lua-check) over Penlight's sources (lua-penlight):
              exact lines of every loaded file, hits against the same
              trace's reports (luacheck's own counts vary from run to run);
@@ -43,6 +45,8 @@ check_session, for one session directory:
     (but Cobertura's timestamp);
   - DA hits equal the annotate report's, line by line, and all line events
     add up to the total of the line-weighted folded stacks;
+  - annotate/ holds one visible file per file with hits, whose hits are
+    exactly its DA hits;
   - with a reference: every line's DA count equals the reference's count,
     and the line events of sources that are not files add up too.
 Exit status: 0 pass, 1 fail, 77 skipped.
@@ -658,6 +662,34 @@ def check_same_trace(ctx, session, lcov, others, listings, cwd):
            % (ours, folded))
 
 
+def check_annotate_dir(session, lcov):
+    """annotate/: one visible file per covered file, whatever names it was
+    reached by, holding exactly its DA hits."""
+    adir = os.path.join(session, 'annotate')
+    seen = {}
+    for name in os.listdir(adir):
+        expect(not name.startswith('.'), 'hidden annotate file %r' % name)
+        with open(os.path.join(adir, name), encoding='utf-8', errors='replace') as f:
+            text = f.read()
+        m = re.match(r'== (.*?)   \(hits: line events', text)
+        expect(m, 'annotate/%s: no header' % name)
+        if m.group(1) not in lcov:
+            continue
+        expect(m.group(1) not in seen, '%s annotated twice: %s, %s'
+               % (m.group(1), seen.get(m.group(1)), name))
+        seen[m.group(1)] = name
+        hits = {}
+        for r in re.finditer(r'^ *(\d+) +[\d.]+ +(\d+)  ', text, re.M):
+            if int(r.group(1)):
+                hits[int(r.group(2))] = int(r.group(1))
+        want = {k: v for k, v in lcov[m.group(1)]['da'].items() if v}
+        expect(hits == want, 'annotate/%s: hits differ from DA: %s' % (name, sorted(
+            set(hits.items()) ^ set(want.items()))[:10]))
+    missing = [sf for sf, r in lcov.items() if any(r['da'].values()) and sf not in seen]
+    expect(not missing, 'no annotate file for %s' % missing)
+    return seen
+
+
 def other_names(others):
     """Names of the sources listed outside the totals ("NAME: N lines hit; NOTE")."""
     names = set()
@@ -679,6 +711,7 @@ def check_session(ctx, session, cwd, ref=None, skip=()):
     check_luacov(session, lcov, cwd)
     check_rebuild(ctx, session)
     check_same_trace(ctx, session, lcov, other_names(others), listings, cwd)
+    check_annotate_dir(session, lcov)
     if ref is not None:
         check_reference(ref, lcov, other_names(others), listings, cwd, skip)
     return lcov, total
@@ -944,6 +977,44 @@ def case_nofile(ctx):
     print('nofile: ok')
 
 
+ANNOTATE_PROG = '''local here = os.getenv("PWD")
+dofile("sub/a.lua")
+dofile("./sub/a.lua")
+dofile("sub/../sub/a.lua")
+dofile(here .. "/sub/a.lua")
+require "mod"
+dofile(OTHER)
+'''
+
+
+def case_annotate(ctx):
+    """annotate/ holds a file per resolved file: sub/a.lua reached by four
+    names is one sub_a.lua.txt with every count, ./mod.lua is mod.lua.txt
+    (not a hidden ._mod.lua.txt), a file outside the working directory is
+    named by its absolute path."""
+    work = os.path.join(ctx.tmp, 'annot')
+    os.makedirs(os.path.join(work, 'sub'))
+    os.makedirs(os.path.join(ctx.tmp, 'elsewhere'))
+    other = os.path.join(ctx.tmp, 'elsewhere', 'o.lua')
+    for path, text in ((os.path.join(work, 'main.lua'), ANNOTATE_PROG),
+                       (os.path.join(work, 'sub', 'a.lua'), 'local n = 0\nn = n + 1\nreturn n\n'),
+                       (os.path.join(work, 'mod.lua'), 'return {}\n'),
+                       (other, 'return 1\n')):
+        with open(path, 'w') as f:
+            f.write(text)
+    env = {'LUA_PATH': './?.lua;;', 'PWD': work}
+    res, session = ctx.traced([ctx.args.lua, '-e', 'OTHER=%r' % other, 'main.lua'], work, env)
+    expect(res.status == 0, 'traced run failed:\n' + show_bytes(res.err))
+    lcov, _ = check_session(ctx, session, work)
+    a = os.path.join(work, 'sub', 'a.lua')
+    expect(lcov[a]['da'] == {1: 4, 2: 4, 3: 4}, 'sub/a.lua: %s' % lcov[a]['da'])
+    names = set(os.listdir(os.path.join(session, 'annotate')))
+    want = {'main.lua.txt', 'sub_a.lua.txt', 'mod.lua.txt',
+            other[1:].replace('/', '_') + '.txt'}
+    expect(names == want, 'annotate files %s, want %s' % (sorted(names), sorted(want)))
+    print('annotate: ok')
+
+
 SAMELINE_PROG = '''local inc, dec = function(x) return x + 1 end, function(x) return x - 1 end
 if arg[1] == "dec" then dec(1) else inc(1) end
 local mt = setmetatable({}, {__index = function() return 1 end, __newindex = function() end})
@@ -1014,7 +1085,8 @@ def case_luacheck(ctx):
 
 CASES = {'program': case_program, 'threads': case_threads, 'merge': case_merge,
          'options': case_options, 'paths': case_paths, 'nofile': case_nofile,
-         'sameline': case_sameline, 'luacheck': case_luacheck}
+         'sameline': case_sameline, 'annotate': case_annotate,
+         'luacheck': case_luacheck}
 
 
 def main(argv):

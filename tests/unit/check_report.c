@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rd_annotate.h"
 #include "rd_report.h"
 #include "rd_stack.h"
 #include "ut_events.h"
@@ -456,14 +457,15 @@ START_TEST(test_report_annotate)
     build_sources();
     char dir[128], err[256] = "", path[256];
     snprintf(dir, sizeof dir, "%s/annotate", g_tmp);
-    ck_assert_msg(rd_report_annotate(&M, dir, g_tmp, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(rd_report_annotate(&M, NULL, g_tmp, dir, err, sizeof err) == 0, "%s", err);
     /* one file per Lua source, all inside dir; nothing written elsewhere */
     ck_assert_int_eq(count_entries(dir), 3);
     ck_assert_int_eq(count_entries(g_tmp), 2); /* t.lua, annotate/ */
 
     snprintf(path, sizeof path, "%s/t.lua.txt", dir);
-    char *txt = read_file(path);
-    ck_assert_msg(strncmp(txt, "== t.lua", 8) == 0, "%s", txt);
+    char *txt = read_file(path), head[256];
+    snprintf(head, sizeof head, "== %s/t.lua   (", g_tmp); /* the file's absolute path */
+    ck_assert_msg(strncmp(txt, head, strlen(head)) == 0, "%s", txt);
     arow r[8];
     parse_annotation(txt, r, 8);
     for (unsigned l = 1; l <= 5; l++)
@@ -516,7 +518,7 @@ START_TEST(test_report_annotate_collision)
     EV(RET, 2, 0);
     char dir[128], err[256] = "", path[256];
     snprintf(dir, sizeof dir, "%s/annotate", g_tmp);
-    ck_assert_msg(rd_report_annotate(&M, dir, g_tmp, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(rd_report_annotate(&M, NULL, g_tmp, dir, err, sizeof err) == 0, "%s", err);
     ck_assert_int_eq(count_entries(dir), 2);
     snprintf(path, sizeof path, "%s/a_b.lua.txt", dir);
     char *txt = read_file(path);
@@ -536,9 +538,11 @@ START_TEST(test_report_annotate_stream)
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    ck_assert_int_eq(rd_report_annotate_stream(&M, g_tmp, f), 0);
+    ck_assert_int_eq(rd_report_annotate_stream(&M, NULL, g_tmp, f), 0);
     fclose(f);
-    ck_assert_ptr_nonnull(strstr(buf, "== t.lua"));
+    char head[256];
+    snprintf(head, sizeof head, "== %s/t.lua   (", g_tmp);
+    ck_assert_ptr_nonnull(strstr(buf, head));
     ck_assert_ptr_nonnull(strstr(buf, "== missing.lua"));
     ck_assert_ptr_nonnull(strstr(buf, "== ../evil/x.lua"));
     ck_assert_ptr_null(strstr(buf, "[C]"));
@@ -564,7 +568,7 @@ START_TEST(test_report_annotate_long_line)
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    ck_assert_int_eq(rd_report_annotate_stream(&M, g_tmp, f), 0);
+    ck_assert_int_eq(rd_report_annotate_stream(&M, NULL, g_tmp, f), 0);
     fclose(f);
     arow r[8];
     parse_annotation(buf, r, 8);
@@ -596,29 +600,37 @@ START_TEST(test_report_annotate_long_name)
     EV(LINE, 2, 0, 1);
     char dir[128], err[256] = "";
     snprintf(dir, sizeof dir, "%s/annotate", g_tmp);
-    int rc = rd_report_annotate(&M, dir, g_tmp, err, sizeof err);
+    int rc = rd_report_annotate(&M, NULL, g_tmp, dir, err, sizeof err);
     ck_assert_msg(rc == 0, "rd_report_annotate: %d %s", rc, err);
     ck_assert_int_eq(count_entries(dir), 2);
 }
 END_TEST
 
+static int cmp_chars(const void *a, const void *b)
+{
+    return strcmp(a, b);
+}
+
 /* Many sources of one flattened name, some of them named like the
  * numbered names of others: each gets the first free NAME#K in the order
- * of the sources, as a search through every earlier name would give. */
+ * of the files (by path, here by name: none is found), as a search
+ * through every earlier name would give. The names all differ: one name
+ * is one file. */
 START_TEST(test_report_annotate_collision_many)
 {
     enum { NSRC = 130 };
     static char names[NSRC][32], flats[NSRC][48];
     for (unsigned i = 0; i < NSRC; i++) {
         if (i == 3 || i == 40 || i == 41)
-            snprintf(names[i], sizeof names[i], "d_______#%u", i == 3 ? 5u : 9u);
+            snprintf(names[i], sizeof names[i], "d________#%u", i == 3 ? 5u : i - 31);
         else
-            for (unsigned b = 0; b < 8; b++) /* "d" then 7 of ' ' or '/' */
+            for (unsigned b = 0; b < 9; b++) /* "d" then 8 of ' ' or '/' */
                 names[i][b] = b ? (i >> (b - 1) & 1 ? '/' : ' ') : 'd';
         ev_str(2 + i, names[i]);
         ev_func(1 + i, LT_WHAT_LUA, 2 + i, 1, 1);
     }
     ev_str(1, "f");
+    qsort(names, NSRC, sizeof names[0], cmp_chars); /* the order of the files */
     for (unsigned i = 0; i < NSRC; i++) { /* the names, found one by one */
         char flat[48], base[32];
         snprintf(base, sizeof base, "%s", names[i]);
@@ -635,7 +647,7 @@ START_TEST(test_report_annotate_collision_many)
     }
     char dir[128], err[256] = "", path[256], head[64];
     snprintf(dir, sizeof dir, "%s/annotate", g_tmp);
-    ck_assert_msg(rd_report_annotate(&M, dir, g_tmp, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(rd_report_annotate(&M, NULL, g_tmp, dir, err, sizeof err) == 0, "%s", err);
     ck_assert_int_eq(count_entries(dir), NSRC);
     for (unsigned i = 0; i < NSRC; i++) {
         snprintf(path, sizeof path, "%.127s/%.47s", dir, flats[i]);

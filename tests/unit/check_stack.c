@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "rd_replay.h"
+#include "rd_annotate.h"
 #include "rd_report.h"
 #include "rd_stack.h"
 #include "ut_events.h"
@@ -1016,7 +1017,7 @@ START_TEST(test_stack_random_records)
     for (int w = RD_W_TIME; w <= RD_W_CALLS; w++)
         ck_assert_int_eq(rd_report_folded(&M, (enum rd_weight)w, f), 0);
     ck_assert_int_eq(rd_report_profile(&M, "random", NULL, 0, f), 0);
-    ck_assert_int_eq(rd_report_annotate_stream(&M, "/nonexistent", f), 0);
+    ck_assert_int_eq(rd_report_annotate_stream(&M, NULL, "/nonexistent", f), 0);
     fclose(f);
     free(buf);
     free(rd_report_fstats(&M));
