@@ -165,9 +165,13 @@ int rd_cov_write_cobertura(const rd_cov *c, const char *version, int64_t timesta
     size_t root = common_root(v, n);
     qsort_r(v, n, sizeof *v, cmp_rel, &root);
     rd_cov_total t = rd_cov_total_of(c);
+    char note[256];
     fprintf(out,
             "<?xml version=\"1.0\" ?>\n"
-            "<!DOCTYPE coverage SYSTEM \"http://cobertura.sourceforge.net/xml/coverage-04.dtd\">\n"
+            "<!DOCTYPE coverage SYSTEM \"http://cobertura.sourceforge.net/xml/coverage-04.dtd\">\n");
+    if (rd_cov_truncated_note(c, note, sizeof note)[0]) /* a comment: the DTD has no place */
+        fprintf(out, "<!-- luatrace: %s -->\n", note);
+    fprintf(out,
             "<coverage line-rate=\"%.4f\" branch-rate=\"0\" lines-covered=\"%llu\" "
             "lines-valid=\"%llu\" branches-covered=\"0\" branches-valid=\"0\" complexity=\"0\" "
             "version=\"",

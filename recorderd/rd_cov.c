@@ -744,8 +744,28 @@ rd_cov_total rd_cov_total_of(const rd_cov *c)
 /* {====================================================================
  * Writers */
 
+const char *rd_cov_truncated_note(const rd_cov *c, char *buf, size_t cap)
+{
+    if (!c->truncated)
+        snprintf(buf, cap, "%s", "");
+    else if (c->nmodels <= 1)
+        snprintf(buf, cap, "INCOMPLETE: the trace was cut short (the program was killed, or "
+                 "vanished without ending its trace): counts stop where it ends");
+    else
+        snprintf(buf, cap, "INCOMPLETE: %u of the %u traces were cut short (the program was "
+                 "killed, or vanished without ending its trace): their counts stop where they "
+                 "end", c->truncated, c->nmodels);
+    return buf;
+}
+
 int rd_cov_write_lcov(const rd_cov *c, FILE *out)
 {
+    char note[256];
+    rd_cov_total all = rd_cov_total_of(c);
+    /* lcov skips lines it does not know; a file of no record stays empty,
+     * as lcov reads one (it refuses a file of a comment only) */
+    if (rd_cov_truncated_note(c, note, sizeof note)[0] && (all.lines || all.fns))
+        fprintf(out, "# luatrace: %s\n", note);
     for (uint32_t i = 0; i < c->nf; i++) {
         const rd_cov_file *f = &c->f[i];
         if (!f->exact)
@@ -957,7 +977,10 @@ static void text_listing(const rd_cov_file *f, FILE *out)
 
 int rd_cov_write_text(const rd_cov *c, const char *title, FILE *out)
 {
+    char note[256];
     fprintf(out, "luatrace coverage%s%s\n", title ? ": " : "", title ? title : "");
+    if (rd_cov_truncated_note(c, note, sizeof note)[0])
+        fprintf(out, "%s.\n", note);
     fprintf(out, "Executable lines are the lines that carry bytecode (as luac5.1 -l -l lists "
                  "them);\nhits are line events; a function is hit when it was called.\n\n");
     text_summary(c, out);
@@ -1010,25 +1033,42 @@ static int json_unquote(const char *s, char *buf, size_t cap)
     return *s == '"' && n ? 0 : -EPROTO;
 }
 
-int rd_cov_session_cwd(const char *session_dir, char *buf, size_t cap)
+/* The string value of a top-level key of session_dir's session.json
+ * (written by rd_session: keys are unique and come before any value
+ * holding their quoted name) into buf. Returns 0 or -ENOENT. */
+static int session_field(const char *session_dir, const char *key, char *buf, size_t cap)
 {
-    char path[PATH_MAX + 16], text[16384];
+    char path[PATH_MAX + 16], text[16384], quoted[32];
     snprintf(path, sizeof path, "%s/session.json", session_dir);
+    snprintf(quoted, sizeof quoted, "\"%s\"", key);
     FILE *f = fopen(path, "r");
     if (!f)
         return -ENOENT;
     size_t n = fread(text, 1, sizeof text - 1, f);
     fclose(f);
     text[n] = 0;
-    const char *p = strstr(text, "\"cwd\"");
+    const char *p = strstr(text, quoted);
     if (!p)
         return -ENOENT;
-    p += 5;
+    p += strlen(quoted);
     p += strspn(p, " \t\r\n");
     if (*p++ != ':')
         return -ENOENT;
     p += strspn(p, " \t\r\n");
-    return *p == '"' && !json_unquote(p + 1, buf, cap) && buf[0] == '/' ? 0 : -ENOENT;
+    return *p == '"' && !json_unquote(p + 1, buf, cap) ? 0 : -ENOENT;
+}
+
+int rd_cov_session_cwd(const char *session_dir, char *buf, size_t cap)
+{
+    return !session_field(session_dir, "cwd", buf, cap) && buf[0] == '/' ? 0 : -ENOENT;
+}
+
+int rd_cov_session_truncated(const char *session_dir)
+{
+    char status[32];
+    if (session_field(session_dir, "status", status, sizeof status))
+        return -ENOENT;
+    return !strcmp(status, "truncated");
 }
 
 /* The session directory of a trace path: itself, or the directory of a
@@ -1060,8 +1100,15 @@ int rd_cov_add_trace(rd_cov *c, const char *path, char *err, size_t cap)
     int e = rd_replay_path(path, &st, 1, err, cap);
     session_dir_of(path, dir, sizeof dir);
     int has_cwd = dir[0] && !rd_cov_session_cwd(dir, cwd, sizeof cwd);
+    /* the session's word, as its own reports had it; a bare trace is cut
+     * when it ends inside a record or without its STOP */
+    int cut = dir[0] ? rd_cov_session_truncated(dir) : -ENOENT;
+    if (cut < 0)
+        cut = err[0] || !st.stopped;
     if (!e && (e = rd_cov_add_model(c, &m, has_cwd ? cwd : NULL)))
         snprintf(err, cap, "out of memory");
+    if (!e)
+        c->truncated += cut;
     rd_stack_free(&st);
     rd_model_free(&m);
     return e;

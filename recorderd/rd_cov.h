@@ -65,7 +65,10 @@ typedef struct rd_cov {
     uint32_t *ix; /* hash of key -> file index + 1 */
     uint32_t capix;
     void *L; /* lua_State, created on first use */
-    uint32_t nmodels; /* models added so far */
+    uint32_t nmodels;   /* models added so far */
+    uint32_t truncated; /* of them, traces cut short (the program killed):
+                           their counts stop where the trace does. Set by
+                           rd_cov_add_trace, or by the caller */
     rd_cov_opts opts;
 } rd_cov;
 
@@ -100,7 +103,13 @@ typedef struct rd_cov_total {
 rd_cov_total rd_cov_file_total(const rd_cov_file *f);
 rd_cov_total rd_cov_total_of(const rd_cov *c);
 
-/* Writers. Each returns 0 or -EIO. */
+/* When some of c's traces were cut short, a sentence saying so (for the
+ * header of every report), into buf; else "". Returns buf. */
+const char *rd_cov_truncated_note(const rd_cov *c, char *buf, size_t cap);
+
+/* Writers. Each returns 0 or -EIO. A cut trace is said in coverage.txt's
+ * header, as a "#" comment heading coverage.lcov (lcov and genhtml skip
+ * it) and as an XML comment in coverage.xml. */
 int rd_cov_write_lcov(const rd_cov *c, FILE *out);
 int rd_cov_write_luacov(const rd_cov *c, FILE *out);
 int rd_cov_write_text(const rd_cov *c, const char *title, FILE *out);
@@ -117,5 +126,9 @@ int rd_cov_add_trace(rd_cov *c, const char *path, char *err, size_t cap);
 /* The working directory a session recorded in its session.json ("cwd"),
  * into buf. Returns 0, or -ENOENT when there is none. */
 int rd_cov_session_cwd(const char *session_dir, char *buf, size_t cap);
+
+/* 1 if session.json of session_dir says "status": "truncated", 0 for
+ * another status, -ENOENT when it has none. */
+int rd_cov_session_truncated(const char *session_dir);
 
 #endif

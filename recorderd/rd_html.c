@@ -54,7 +54,7 @@ static const char style[] =
     "table.src td.s{text-align:left}\n"
     "tr.hit td.n{border-left:4px solid #3a3}tr.miss td.n{border-left:4px solid #d33}\n"
     "tr.miss td.s{background:#fdd}tr.none td.n{border-left:4px solid transparent}\n"
-    ".note{color:#666}\n"
+    ".note{color:#666}.warn{color:#b00;font-weight:bold}\n"
     "</style>\n";
 
 /* ---- matching sources to coverage files ---- */
@@ -176,6 +176,8 @@ static void put_summary(html *h, const rd_fstat *fs)
              t.lines ? 100.0 * (double)t.hit / (double)t.lines : 0.0, (unsigned long long)t.fns_hit,
              (unsigned long long)t.fns);
     summary_row(h, "coverage", buf);
+    char note[256];
+    if (rd_cov_truncated_note(h->cov, note, sizeof note)[0]) summary_row(h, "INCOMPLETE", note);
     if (m->dropped) {
         snprintf(buf, sizeof buf, "%llu: times and counts are incomplete",
                  (unsigned long long)m->dropped);
@@ -351,8 +353,16 @@ static void put_file_table(html *h, const rd_flines *fl)
 {
     fputs("<h2 id=\"sources\">Sources and coverage</h2>\n<p class=\"note\">hits: line "
           "events; ms: time on the line itself; green: run, red: executable but never "
-          "run.</p>\n<table class=\"files\">\n<tr><th class=\"l\">file</th><th>lines "
-          "hit</th><th>%</th><th>functions hit</th><th>ms</th></tr>\n",
+          "run.</p>\n",
+          h->out);
+    char note[256];
+    if (rd_cov_truncated_note(h->cov, note, sizeof note)[0]) {
+        fputs("<p class=\"warn\">", h->out);
+        esc(h, note);
+        fputs("</p>\n", h->out);
+    }
+    fputs("<table class=\"files\">\n<tr><th class=\"l\">file</th><th>lines hit</th><th>%</th>"
+          "<th>functions hit</th><th>ms</th></tr>\n",
           h->out);
     uint64_t chunk_ticks = 0;
     uint32_t chunks = 0;
@@ -425,6 +435,7 @@ int rd_html_write(const rd_model *m, const rd_html_info *info, FILE *out)
     if (!h.cov) {
         e = rd_cov_init(&own, NULL);
         if (!e && !(e = rd_cov_add_model(&own, m, info->srcdir))) rd_cov_finish(&own);
+        own.truncated = info->truncated != 0;
         h.cov = &own;
     }
     if (!e) e = map_sources(&h);

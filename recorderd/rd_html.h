@@ -18,6 +18,7 @@ typedef struct rd_html_info {
     const char *srcdir; /* relative sources resolve against it; NULL: cwd */
     uint64_t wall_ns;   /* the session's wall-clock duration; 0 unknown */
     const rd_cov *cov;  /* coverage of m (finished), or NULL: built here */
+    int truncated;      /* with cov NULL: the trace was cut short */
 } rd_html_info;
 
 /* Writes the page. Everything taken from the trace (names, sources, the

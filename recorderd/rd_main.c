@@ -369,7 +369,7 @@ static int write_view(const report_opts *o, rd_model *m, enum rd_weight w, FILE 
         return rd_pprof_write(m, &info, out);
     }
     if (!strcmp(o->format, "html")) {
-        rd_html_info info = {o->path, NULL, srcdir, 0, NULL};
+        rd_html_info info = {o->path, NULL, srcdir, 0, NULL, rd_cov_session_truncated(o->path) > 0};
         return rd_html_write(m, &info, out);
     }
     return rd_report_profile(m, NULL, NULL, 0, out);

@@ -260,7 +260,7 @@ static int write_html(FILE *f, void *ud)
 {
     report_ctx *r = ud;
     rd_session *s = r->s;
-    rd_html_info info = {s->name, s->cmd, r->cwd, s->t1 - s->t0, r->cov};
+    rd_html_info info = {s->name, s->cmd, r->cwd, s->t1 - s->t0, r->cov, 0};
     return rd_html_write(&s->m, &info, f);
 }
 
@@ -461,6 +461,7 @@ static void write_all(rd_session *s, const char *cwd)
     snprintf(own, sizeof own, "%s", s->err);
     r.cov_err = rd_cov_init(&cov, NULL);
     if (!r.cov_err && !(r.cov_err = rd_cov_add_model(&cov, &s->m, cwd))) {
+        cov.truncated = s->truncated != 0;
         rd_cov_finish(&cov);
         r.cov = &cov;
     }

@@ -20,6 +20,7 @@ Cases (each in a fresh temporary directory, always removed):
              session and in a --merge
   annotate   annotate/ per resolved file: one file reached by four names,
              ./mod.lua, a file outside the working directory
+  truncated  a program killed mid-run: every coverage report says so
   luacheck   luacheck (lua-check) over Penlight's sources (lua-penlight):
              exact lines of every loaded file, hits against the same
              trace's reports (luacheck's own counts vary from run to run);
@@ -28,6 +29,8 @@ Cases (each in a fresh temporary directory, always removed):
 
 check_session, for one session directory:
   - coverage.lcov, luacov.stats.out, coverage.txt exist;
+  - coverage.txt, coverage.lcov, coverage.xml and report.html say the
+    counts are incomplete exactly when session.json's status is truncated;
   - the DA lines of every SF equal the instruction lines `luac5.1 -l -l -p`
     lists for that file, and its FN records the prototypes it lists (one
     each, several of one line range included);
@@ -53,6 +56,7 @@ Exit status: 0 pass, 1 fail, 77 skipped.
 """
 
 import argparse
+import json
 import os
 import xml.etree.ElementTree as ET
 import re
@@ -360,6 +364,8 @@ def read_lcov(path):
                 cur['fnda'][name] = int(n)
             elif key in ('LF', 'LH', 'FNF', 'FNH'):
                 cur['totals'][key] = int(val)
+            elif row.startswith('# luatrace: INCOMPLETE: ') and cur is None:
+                pass  # a cut trace, said before the first record
             elif key not in ('TN', 'end_of_record'):
                 raise Failure('%s: unexpected line %r' % (path, row))
     return recs
@@ -417,8 +423,9 @@ def lcov_summary(path):
 
 
 def summary_numbers(out, who):
-    lm = re.search(r'lines\.+: [\d.]+% \((\d+) of (\d+) lines\)', out)
-    fm = re.search(r'functions\.+: [\d.]+% \((\d+) of (\d+) functions\)', out)
+    # "1 of 1 function", "2 of 3 functions"
+    lm = re.search(r'lines\.+: [\d.]+% \((\d+) of (\d+) lines?\)', out)
+    fm = re.search(r'functions\.+: [\d.]+% \((\d+) of (\d+) functions?\)', out)
     expect(lm, '%s printed no line totals:\n%s' % (who, out))
     fh, ft = (int(fm.group(1)), int(fm.group(2))) if fm else (0, 0)
     return int(lm.group(1)), int(lm.group(2)), fh, ft
@@ -700,9 +707,30 @@ def other_names(others):
     return names
 
 
+def check_incomplete(session):
+    """A session that ended truncated says so in the head of every
+    coverage report and in report.html; a complete one in none."""
+    with open(os.path.join(session, 'session.json')) as f:
+        cut = json.load(f)['status'] == 'truncated'
+    heads = {}
+    for name in ('coverage.txt', 'coverage.lcov', 'coverage.xml', 'report.html'):
+        with open(os.path.join(session, name), encoding='utf-8', errors='replace') as f:
+            heads[name] = f.read()
+    said = {'coverage.txt': heads['coverage.txt'].split('\n')[1].startswith('INCOMPLETE: '),
+            'coverage.lcov': heads['coverage.lcov'].startswith('# luatrace: INCOMPLETE: ') or
+            (cut and heads['coverage.lcov'] == ''),  # no record: nothing to mislead
+            'coverage.xml': '\n<!-- luatrace: INCOMPLETE: ' in heads['coverage.xml'],
+            'report.html': '<th class="l">INCOMPLETE</th>' in heads['report.html']}
+    wrong = [n for n, v in said.items() if v != cut]
+    expect(not wrong, 'session %s, yet %s %s' % ('truncated' if cut else 'complete', wrong,
+                                                 'do not say so' if cut else 'say it was cut'))
+    return cut
+
+
 def check_session(ctx, session, cwd, ref=None, skip=()):
     for name in ('coverage.lcov', 'luacov.stats.out', 'coverage.txt', 'coverage.xml'):
         expect(os.path.isfile(os.path.join(session, name)), 'no %s in %s' % (name, session))
+    check_incomplete(session)
     lcov = read_lcov(os.path.join(session, 'coverage.lcov'))
     check_cobertura(session, lcov)
     total, others, listings, _ = read_text(os.path.join(session, 'coverage.txt'))
@@ -1015,6 +1043,44 @@ def case_annotate(ctx):
     print('annotate: ok')
 
 
+KILLED_PROG = '''local a = 0
+for i = 1, 100000 do a = a + i end
+io.stdout:flush()
+os.execute("kill -9 $PPID")
+print("never")
+'''
+
+
+def case_truncated(ctx):
+    """A program killed mid-run (session status truncated): every coverage
+    report says its counts are incomplete, lcov and genhtml read the
+    comment without a warning, coverage.xml stays valid Cobertura, and a
+    --merge counts the cut traces."""
+    work = os.path.join(ctx.tmp, 'killed')
+    os.mkdir(work)
+    with open(os.path.join(work, 'kill.lua'), 'w') as f:
+        f.write(KILLED_PROG)
+    with open(os.path.join(work, 'fine.lua'), 'w') as f:
+        f.write('local x = 1\nreturn x\n')
+    _, cut = ctx.traced([ctx.args.lua, 'kill.lua'], work)
+    expect(check_incomplete(cut), 'the killed program\'s session is not truncated')
+    lcov, _ = check_session(ctx, cut, work)
+    prog = os.path.join(work, 'kill.lua')
+    expect(prog in lcov and lcov[prog]['da'][2] > 0 and lcov[prog]['da'][5] == 0,
+           'kill.lua: %s' % lcov.get(prog))
+    path = os.path.join(cut, 'coverage.lcov')
+    for cmd in (['lcov', '--summary', path], ['genhtml', '-o', os.path.join(ctx.tmp, 'h'), path]):
+        res = subprocess.run(cmd, capture_output=True, text=True)
+        expect(res.returncode == 0 and 'WARNING' not in res.stdout + res.stderr,
+               '%s: %s%s' % (cmd[0], res.stdout, res.stderr))
+    _, fine = ctx.traced([ctx.args.lua, 'fine.lua'], work)
+    expect(not check_incomplete(fine), 'a complete session says it was cut')
+    text = ctx.report(['--merge', cut, fine, '--format', 'coverage']).out.decode()
+    expect(text.split('\n')[1].startswith('INCOMPLETE: 1 of the 2 traces were cut short'),
+           'merge: ' + text[:300])
+    print('truncated: ok')
+
+
 SAMELINE_PROG = '''local inc, dec = function(x) return x + 1 end, function(x) return x - 1 end
 if arg[1] == "dec" then dec(1) else inc(1) end
 local mt = setmetatable({}, {__index = function() return 1 end, __newindex = function() end})
@@ -1086,7 +1152,7 @@ def case_luacheck(ctx):
 CASES = {'program': case_program, 'threads': case_threads, 'merge': case_merge,
          'options': case_options, 'paths': case_paths, 'nofile': case_nofile,
          'sameline': case_sameline, 'annotate': case_annotate,
-         'luacheck': case_luacheck}
+         'truncated': case_truncated, 'luacheck': case_luacheck}
 
 
 def main(argv):

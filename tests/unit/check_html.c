@@ -45,7 +45,7 @@ static int count(const char *s, const char *what)
 START_TEST(test_html_escaped)
 {
     build();
-    rd_html_info info = {"t<i>tle", "lua5.1 <b>&\"'.lua", "/no/such/dir", 0, NULL};
+    rd_html_info info = {"t<i>tle", "lua5.1 <b>&\"'.lua", "/no/such/dir", 0, NULL, 0};
     char *page = render(&info);
     ck_assert_ptr_null(strstr(page, "<script>x"));
     ck_assert_ptr_null(strstr(page, "<b>&"));
@@ -63,7 +63,7 @@ END_TEST
 START_TEST(test_html_totals)
 {
     build();
-    rd_html_info info = {"s", NULL, NULL, 5000000, NULL};
+    rd_html_info info = {"s", NULL, NULL, 5000000, NULL, 0};
     char *page = render(&info);
     char want[128];
     snprintf(want, sizeof want, "<td>%.3f ms</td>", (double)M.ticks_total / 1e6);
@@ -81,7 +81,7 @@ END_TEST
 
 START_TEST(test_html_empty)
 {
-    rd_html_info info = {NULL, NULL, NULL, 0, NULL};
+    rd_html_info info = {NULL, NULL, NULL, 0, NULL, 0};
     char *page = render(&info);
     ck_assert_ptr_nonnull(strstr(page, "<td>0 of 0 lines (0.00%), 0 of 0 functions</td>"));
     free(page);
