@@ -2,14 +2,17 @@
  * the format CI services (GitLab, Jenkins, Azure DevOps) read. A package
  * per directory, a class per source file, a method per function (its
  * lines: the executable lines from its first to its last; the main
- * chunk's: the whole file). Paths are relative to the one <source>, the
- * deepest directory holding every file. As in LCOV, only files whose
- * executable lines are known; no branches. */
+ * chunk's: the whole file). Paths are relative to the program's working
+ * directory (the first <source>), or, for files elsewhere, to a second
+ * <source>, the deepest directory holding them. As in LCOV, only files
+ * whose executable lines are known; no branches. */
 #include "rd_cov.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rd_flame.h" /* rd_xml_put */
 
@@ -155,15 +158,45 @@ static void put_package(const rd_cov_file *const *v, uint32_t from, uint32_t to,
     fputs("</classes>\n</package>\n", out);
 }
 
-int rd_cov_write_cobertura(const rd_cov *c, const char *version, int64_t timestamp_ms, FILE *out)
+/* The files of v[0, n) as packages, paths relative to v's root. */
+static void put_packages(const rd_cov_file **v, uint32_t n, size_t root, FILE *out)
 {
-    const rd_cov_file **v = malloc((c->nf + 1) * sizeof *v);
-    uint32_t n = 0;
-    if (!v) return -ENOMEM;
-    for (uint32_t i = 0; i < c->nf; i++)
-        if (c->f[i].exact && c->f[i].path && c->f[i].path[0] == '/') v[n++] = &c->f[i];
-    size_t root = common_root(v, n);
     qsort_r(v, n, sizeof *v, cmp_rel, &root);
+    for (uint32_t i = 0, j; i < n; i = j) {
+        size_t d = dir_len(relative(v[i], root));
+        for (j = i + 1; j < n && dir_len(relative(v[j], root)) == d &&
+                        !strncmp(relative(v[j], root), relative(v[i], root), d);
+             j++)
+            ;
+        put_package(v, i, j, root, out);
+    }
+}
+
+static void put_source(const char *path, size_t len, FILE *out)
+{
+    char *dir = len ? strndup(path, len) : NULL;
+    fputs("<source>", out);
+    rd_xml_put(out, dir ? dir : "/", SIZE_MAX);
+    fputs("</source>\n", out);
+    free(dir);
+}
+
+/* Moves the files under base (its length without a trailing '/') to the
+ * front of v; returns how many. Under "/", every file. */
+static uint32_t under_first(const rd_cov_file **v, uint32_t n, const char *base, size_t len)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (!strncmp(v[i]->path, base, len) && v[i]->path[len] == '/') {
+            const rd_cov_file *t = v[k];
+            v[k++] = v[i];
+            v[i] = t;
+        }
+    return k;
+}
+
+static void put_head(const rd_cov *c, const char *version, int64_t timestamp_ms, FILE *out)
+{
     rd_cov_total t = rd_cov_total_of(c);
     char note[256];
     fprintf(out,
@@ -177,19 +210,34 @@ int rd_cov_write_cobertura(const rd_cov *c, const char *version, int64_t timesta
             "version=\"",
             rate(t.hit, t.lines), (unsigned long long)t.hit, (unsigned long long)t.lines);
     rd_xml_put(out, version, SIZE_MAX);
-    fprintf(out, "\" timestamp=\"%lld\">\n<sources>\n<source>", (long long)timestamp_ms);
-    char *dir = n && root ? strndup(v[0]->path, root) : NULL;
-    rd_xml_put(out, dir ? dir : "/", SIZE_MAX);
-    free(dir);
-    fputs("</source>\n</sources>\n<packages>\n", out);
-    for (uint32_t i = 0, j; i < n; i = j) {
-        size_t d = dir_len(relative(v[i], root));
-        for (j = i + 1; j < n && dir_len(relative(v[j], root)) == d &&
-                        !strncmp(relative(v[j], root), relative(v[i], root), d);
-             j++)
-            ;
-        put_package(v, i, j, root, out);
-    }
+    fprintf(out, "\" timestamp=\"%lld\">\n", (long long)timestamp_ms);
+}
+
+/* CI services (GitLab) match a class to the project by <source> and
+ * filename: the working directory comes first, so the project's files
+ * keep paths relative to it even when an installed module lies
+ * elsewhere (a single common root would be "/"). */
+int rd_cov_write_cobertura(const rd_cov *c, const char *version, int64_t timestamp_ms, FILE *out)
+{
+    const rd_cov_file **v = malloc((c->nf + 1) * sizeof *v);
+    char cwd[PATH_MAX];
+    const char *base = c->basedir ? c->basedir : getcwd(cwd, sizeof cwd) ? cwd : "/";
+    size_t blen = strlen(base);
+    uint32_t n = 0;
+    if (!v) return -ENOMEM;
+    for (uint32_t i = 0; i < c->nf; i++)
+        if (c->f[i].exact && c->f[i].path && c->f[i].path[0] == '/') v[n++] = &c->f[i];
+    while (blen && base[blen - 1] == '/')
+        blen--;
+    uint32_t k = under_first(v, n, base, blen);
+    size_t other = common_root(v + k, n - k);
+    put_head(c, version, timestamp_ms, out);
+    fputs("<sources>\n", out);
+    put_source(base, blen, out);
+    if (k < n) put_source(v[k]->path, other, out);
+    fputs("</sources>\n<packages>\n", out);
+    put_packages(v, k, blen, out);
+    put_packages(v + k, n - k, other, out);
     fputs("</packages>\n</coverage>\n", out);
     free(v);
     return ferror(out) ? -EIO : 0;

@@ -60,6 +60,7 @@ void rd_cov_free(rd_cov *c)
         file_free(&c->f[i]);
     free(c->f);
     free(c->ix);
+    free(c->basedir);
     if (c->L)
         lua_close(c->L);
     memset(c, 0, sizeof *c);
@@ -437,6 +438,8 @@ int rd_cov_add_model(rd_cov *c, const rd_model *m, const char *basedir)
 {
     adder a = {c, m, calloc(RD_SLOTS(m) + 1, sizeof(uint32_t)), calloc(m->nfunc + 1, 1)};
     int e = a.slotf && a.ran ? 0 : -ENOMEM;
+    if (!e && basedir && !c->basedir && !(c->basedir = strdup(basedir)))
+        e = -ENOMEM;
     if (!e)
         e = map_sources(&a, basedir);
     if (!e)

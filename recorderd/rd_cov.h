@@ -65,6 +65,8 @@ typedef struct rd_cov {
     uint32_t *ix; /* hash of key -> file index + 1 */
     uint32_t capix;
     void *L; /* lua_State, created on first use */
+    char *basedir;      /* the working directory of the first model added
+                           with one (Cobertura's first source), or NULL */
     uint32_t nmodels;   /* models added so far */
     uint32_t truncated; /* of them, traces cut short (the program killed):
                            their counts stop where the trace does. Set by
@@ -114,7 +116,10 @@ int rd_cov_write_lcov(const rd_cov *c, FILE *out);
 int rd_cov_write_luacov(const rd_cov *c, FILE *out);
 int rd_cov_write_text(const rd_cov *c, const char *title, FILE *out);
 /* Cobertura XML (rd_cobertura.c); version names the writer, timestamp_ms
- * is when the report was made. Also -ENOMEM. */
+ * is when the report was made. The first <source> is c->basedir (NULL:
+ * our working directory), files under it relative to it; files elsewhere
+ * are relative to a second <source>, the deepest directory holding them.
+ * Also -ENOMEM. */
 int rd_cov_write_cobertura(const rd_cov *c, const char *version, int64_t timestamp_ms, FILE *out);
 
 /* Replays a session directory or trace file (rd_replay_path) and adds it;

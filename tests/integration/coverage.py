@@ -19,7 +19,8 @@ Cases (each in a fresh temporary directory, always removed):
   sameline   prototypes sharing a line range: each a function, in one
              session and in a --merge
   annotate   annotate/ per resolved file: one file reached by four names,
-             ./mod.lua, a file outside the working directory
+             ./mod.lua, a file outside the working directory (also
+             Cobertura's second <source>)
   truncated  a program killed mid-run: every coverage report says so
   luacheck   luacheck (lua-check) over Penlight's sources (lua-penlight):
              exact lines of every loaded file, hits against the same
@@ -42,7 +43,9 @@ check_session, for one session directory:
     and required attributes (checked here: the DTD is not ours to ship),
     is well-formed for xmllint, and holds exactly coverage.lcov's lines,
     hits, functions and totals, each class's <source>/filename being its
-    SF; its method lines are the DA lines of the function's range;
+    SF; the first <source> is the session's cwd (files under it relative
+    to it), a second one the deepest directory of the files elsewhere;
+    its method lines are the DA lines of the function's range;
   - `recorderd report SESSION --format lcov|luacov|coverage|cobertura`,
     run from another directory, rebuilds the four files byte for byte
     (but Cobertura's timestamp);
@@ -563,11 +566,25 @@ def check_cobertura(session, lcov):
         expect(res.status == 0, 'xmllint: %s' % show_bytes(res.err))
     root = ET.parse(path).getroot()
     check_dtd(root)
+    # the program's working directory first, files under it relative to
+    # it (as CI services match them to the project); files elsewhere
+    # relative to a second source, the deepest directory holding them
+    with open(os.path.join(session, 'session.json')) as f:
+        cwd = json.load(f)['cwd']
+    under = {sf for sf in lcov if sf.startswith(cwd.rstrip('/') + '/')}
+    elsewhere = set(lcov) - under
     sources = [s.text for s in root.iter('source')]
-    expect(len(sources) == 1, 'Cobertura sources %r' % sources)
+    want = [cwd] + ([os.path.commonpath([os.path.dirname(sf) for sf in elsewhere])]
+                    if elsewhere else [])
+    expect(sources == want, 'Cobertura sources %r, want %r' % (sources, want))
     got = {}
     for cls in root.iter('class'):
-        sf = os.path.join(sources[0], cls.get('filename'))
+        fn = cls.get('filename')
+        expect(not os.path.isabs(fn) and '..' not in fn.split('/'), 'filename %r' % fn)
+        sf = os.path.join(sources[0], fn)
+        if sf not in under:
+            expect(len(sources) == 2, 'Cobertura class %s: not under %s' % (fn, sources[0]))
+            sf = os.path.join(sources[1], fn)
         expect(sf in lcov and sf not in got, 'Cobertura class %s: no SF, or twice' % sf)
         got[sf] = cls
         rec = lcov[sf]
@@ -1036,6 +1053,10 @@ def case_annotate(ctx):
     lcov, _ = check_session(ctx, session, work)
     a = os.path.join(work, 'sub', 'a.lua')
     expect(lcov[a]['da'] == {1: 4, 2: 4, 3: 4}, 'sub/a.lua: %s' % lcov[a]['da'])
+    xml = ET.parse(os.path.join(session, 'coverage.xml')).getroot()
+    expect([x.text for x in xml.iter('source')] == [work, os.path.dirname(other)] and
+           'sub/a.lua' in [c.get('filename') for c in xml.iter('class')],
+           'Cobertura sources: %s' % [x.text for x in xml.iter('source')])
     names = set(os.listdir(os.path.join(session, 'annotate')))
     want = {'main.lua.txt', 'sub_a.lua.txt', 'mod.lua.txt',
             other[1:].replace('/', '_') + '.txt'}
