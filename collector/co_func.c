@@ -151,17 +151,23 @@ static uint32_t intern_str(co_state *s, const char *str, size_t n)
 {
     if (n > LT_STR_MAX)
         n = LT_STR_MAX;
-    if ((s->st.n + 1) * 2 > s->st.cap && grow_strings(&s->st))
+    if ((s->st.n + 1) * 2 > s->st.cap && grow_strings(&s->st)) {
+        co_out_drop(s); /* no memory: this event is lost, and says so */
         return 0;
+    }
     uint64_t h = hash_bytes(str, n);
     uint32_t i = (uint32_t)h & (s->st.cap - 1);
     for (; s->st.e[i].s; i = (i + 1) & (s->st.cap - 1))
         if (s->st.e[i].hash == h && s->st.e[i].len == n && !memcmp(s->st.e[i].s, str, n))
             return s->st.e[i].sid;
     uint8_t *p = co_out_reserve(s, n + 16);
-    char *copy = p ? co_arena_copy(&s->names, str, n) : NULL;
-    if (!copy)
+    if (!p)
+        return 0; /* dropped (counted) or tracing lost */
+    char *copy = co_arena_copy(&s->names, str, n);
+    if (!copy) {
+        co_out_drop(s);
         return 0;
+    }
     s->st.e[i] = (co_sent){copy, (uint32_t)n, s->next_sid++, h};
     s->st.n++;
     uint8_t *q = lt_put_head(p, LT_EV_STR, 2);

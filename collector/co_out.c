@@ -40,10 +40,7 @@ uint8_t *co_out_wait(co_state *s, size_t n)
     }
     lt_ring_publish(&s->ring); /* the consumer may be waiting for these */
     if (s->drop_mode) {
-        s->dropped++;
-        s->slow_at = 0; /* the next hot record writes the GAP first */
-        /* relaxed: a statistic, read by the consumer at leisure */
-        atomic_fetch_add_explicit(&s->ring.hdr->drops, 1, memory_order_relaxed);
+        co_out_drop(s); /* the next hot record writes the GAP first */
         return NULL;
     }
     for (unsigned round = 0;; round++) {
@@ -70,17 +67,16 @@ static void write_gap(co_state *s, uint8_t *p)
     lt_ring_commit(&s->ring, (uint64_t)(q - p));
 }
 
-/* Records were dropped and no GAP says so yet: only co_out_gap writes it,
- * at the start of the next hook, which then sends the stacks again
- * (co_hook.c resync). A record before that would be applied to stacks that
- * may be wrong: it is dropped too. */
-static uint8_t *drop_until_resync(co_state *s)
+/* While records were dropped and no GAP says so yet, only co_out_gap
+ * writes: it does at the start of the next hook, which then sends the
+ * stacks again (co_hook.c resync). A record before that would be applied
+ * to stacks that may be wrong: it is dropped too. */
+void co_out_drop(co_state *s)
 {
     s->dropped++;
     s->slow_at = 0;
     /* relaxed: a statistic, read by the consumer at leisure */
     atomic_fetch_add_explicit(&s->ring.hdr->drops, 1, memory_order_relaxed);
-    return NULL;
 }
 
 int co_out_gap(co_state *s)
@@ -98,8 +94,10 @@ uint8_t *co_out_hot_slow(co_state *s)
         lt_ring_publish(r);
     uint8_t *p = co_out_reserve(s, LT_EVENT_HOT_MAX);
     if (p && s->dropped) {
-        if (!s->gap_ok)
-            return drop_until_resync(s);
+        if (!s->gap_ok) { /* drop until the resync (co_out_drop) */
+            co_out_drop(s);
+            return NULL;
+        }
         write_gap(s, p);
         p = co_out_reserve(s, LT_EVENT_HOT_MAX);
     }

@@ -200,6 +200,12 @@ void co_out_clock(co_state *s);
 /* Gives up tracing: one message on stderr, hooks become no-ops. */
 void co_out_lost(co_state *s, const char *why);
 
+/* The event being traced is lost for a reason of the collector's own (no
+ * memory for a new function's or thread's entry): counted as a drop, so
+ * that the next hook writes the GAP and sends the stacks again, and the
+ * session reports it, as drop mode's full ring does. */
+void co_out_drop(co_state *s);
+
 /* ---- co_func.c: function and string interning (cold path) ---- */
 
 int co_func_init(co_state *s);

@@ -239,17 +239,26 @@ static int gc_watched(const co_state *s)
     return (s->watched & CO_WATCH_THREADS) && s->thread_ok;
 }
 
+/* No id for a new thread (no memory, or CO_ID_MAX threads alive): its
+ * event is lost, and counted as a drop (co_out_drop). */
+static uint32_t no_id(co_state *s)
+{
+    if (s->ring.hdr)
+        co_out_drop(s);
+    return 0;
+}
+
 uint32_t co_thread_new(co_state *s, lua_State *T)
 {
     co_threads *th = &s->th;
     int weak = !gc_watched(s);
     if (!th->t || (weak && !lua_checkstack(T, 3)))
-        return 0;
+        return no_id(s);
     co_hook_slow(s);
     if (weak && !th->nfree && th->live >= th->sweep_at)
         sweep(s, T);
     if (!th->nfree && th->next == th->cap && (th->cap >= CO_ID_MAX || grow(th)))
-        return 0;
+        return no_id(s);
     uint32_t id = th->nfree ? th->freed[th->nfree - 1] : th->next;
     if (!co_hook_thread_record(s, id, T))
         return 0;

@@ -281,7 +281,8 @@ int rd_report_profile(const rd_model *m, const char *title, const char *cmd, uns
     fprintf(out, "traced time: %.3f ms   events: %llu   functions: %u   stacks: %u\n", ms,
             (unsigned long long)m->events, n, rd_model_stacks(m));
     if (m->dropped)
-        fprintf(out, "DROPPED EVENTS: %llu (LUATRACE_MODE=drop and a full ring): stacks were "
+        fprintf(out, "DROPPED EVENTS: %llu (a full ring in LUATRACE_MODE=drop, or the "
+                     "collector out of memory): stacks were "
                      "resynchronised after each gap, times and counts are incomplete\n",
                 (unsigned long long)m->dropped);
     table(m, fs, ids, n, top, 0, out);
