@@ -35,8 +35,10 @@ static int make_dir(rd_session *s, const char *out, char *err, size_t cap)
         else
             snprintf(s->dir, sizeof s->dir, "%s/%s.%d%s%.0d", out, s->name, (int)s->pid,
                      i > 1 ? "." : "", i > 1 ? i : 0);
-        if (mkdir(s->dir, 0755) == 0)
+        if (mkdir(s->dir, 0755) == 0) { /* the session is named as its directory */
+            snprintf(s->name, sizeof s->name, "%s", strrchr(s->dir, '/') + 1);
             return 0;
+        }
         if (errno != EEXIST)
             e = -errno;
     }

@@ -735,6 +735,13 @@ def case_untraced(c):
     r = run(base + ['--quiet', '--', c.args.lua, prog], c.tmp, c.env())
     expect(r.status == 3 and note not in r.err and os.listdir(c.out) == ['untraced'],
            'traced: %r' % (r.err,))
+    # a second session of that name is untraced.PID, and says so itself
+    run(base + ['--quiet', '--', c.args.lua, prog], c.tmp, c.env())
+    for name in os.listdir(c.out):
+        with open(os.path.join(c.out, name, 'session.json')) as f:
+            said = json.load(f)['session']
+        expect(said == name, 'session %s says it is %s' % (name, said))
+    expect(len(os.listdir(c.out)) == 2, 'sessions: %s' % os.listdir(c.out))
     # the LUA_INIT run sets loads the collector in Lua 5.1 only: a Lua 5.2+
     # or LuaJIT that the program starts reads it too (as _VERSION and the jit
     # global say; played here by lua5.1)
