@@ -37,7 +37,6 @@
 #include "co_state.h"
 #include "lt_attach.h"
 
-#define CO_MASK (LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE)
 
 enum {
     WALK_MAX = 1 << 28 /* objects: a bound against a corrupt list */

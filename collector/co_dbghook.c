@@ -6,12 +6,18 @@
  * show the collector's hook and the thread id in its count. So the
  * collector's module wraps both in the debug table:
  *
- * - debug.sethook(T, f, ...) gives the thread to the program: its hook
- *   runs exactly as without tracing, and T is not traced meanwhile (its
- *   calls show in its caller's time). The collector keeps T's id (its hook
- *   count, CO_TAG) in a registry table with weak keys.
- * - debug.sethook(T) (removing the program's hook) gives it back: the id
- *   returns to the count; a running T sends its stack at once (START), a
+ * - debug.sethook(T, f, ...) lets the library hook T, then chains it:
+ *   the collector's hook goes back on T with the program's count, traces
+ *   each event and then calls the library's hook for the events the
+ *   program's mask names, so T stays traced and the program's hook runs
+ *   exactly as without tracing. T's id, which its count held, is kept in
+ *   the chain table. Where T cannot be chained (not tracing, the table
+ *   full, freed threads not reported), T is the program's alone and not
+ *   traced meanwhile (its calls show in its caller's time); its id tag is
+ *   kept in a registry table with weak keys.
+ * - debug.sethook(T) (removing the program's hook) unchains T, or gives
+ *   an unchained T back: the id returns to the count; a running T sends
+ *   its stack at once (START), a
  *   suspended one when it is next resumed (it is stale, co_thread.c). The
  *   stretch T ran untraced is not charged to any function.
  * - debug.gethook(T) answers what it would without tracing: the program's
@@ -35,6 +41,94 @@ static char TAGS_KEY, FUNCS_KEY;
 /* The lua_Hook the debug library installs for the program's hooks, once
  * seen (the same for every thread and state). */
 static lua_Hook g_lib_hook;
+
+/* {====== chained threads: the program's hook runs after the collector's */
+
+#define CO_CHAIN_MAX 64 /* more threads hooked at once are not traced meanwhile */
+
+static co_chain g_chain[CO_CHAIN_MAX];
+unsigned co_nchain;
+
+co_chain *co_chain_find(const lua_State *T)
+{
+    for (unsigned i = 0; i < co_nchain; i++)
+        if (g_chain[i].T == T)
+            return &g_chain[i];
+    return NULL;
+}
+
+static void chain_remove(co_state *s, co_chain *c)
+{
+    *c = g_chain[--co_nchain];
+    if (s)
+        co_set_active(s, s->active); /* lean again once none is left */
+}
+
+void co_chain_forget(const lua_State *T)
+{
+    co_chain *c = co_nchain ? co_chain_find(T) : NULL;
+    if (c)
+        chain_remove(co_hook_state(), c);
+}
+
+void co_chain_forget_all(void)
+{
+    co_nchain = 0;
+}
+
+void co_chain_call(const co_chain *c, lua_State *L, lua_Debug *ar)
+{
+    int bit = ar->event == LUA_HOOKTAILRET ? LUA_MASKRET : 1 << ar->event;
+    if ((c->mask & bit) && g_lib_hook)
+        g_lib_hook(L, ar);
+}
+
+void co_chain_release(co_state *s, lua_State *L)
+{
+    co_chain *c = co_chain_find(L);
+    if (!c)
+        return;
+    lua_sethook(L, g_lib_hook, c->mask, c->count);
+    chain_remove(s, c);
+}
+
+/* Whether T, about to get the program's hook, can stay traced: while
+ * tracing, where freed threads are reported (an entry must not outlive its
+ * thread) and the table has room. */
+static int can_chain(const co_state *s, const lua_State *T)
+{
+    return s && s->active && s->thread_ok && (s->watched & CO_WATCH_THREADS) &&
+           (co_chain_find(T) || co_nchain < CO_CHAIN_MAX);
+}
+
+/* The library has just hooked T for the program: the collector's hook goes
+ * back in front of it, with the program's count (and count mask). id: T's
+ * thread id, which its count held. */
+static void chain(co_state *s, lua_State *T, uint32_t id)
+{
+    co_chain *c = co_chain_find(T);
+    if (!c) {
+        c = &g_chain[co_nchain++];
+        *c = (co_chain){T, 0, 0, id};
+    }
+    c->mask = lua_gethookmask(T);
+    c->count = lua_gethookcount(T);
+    lua_sethook(T, co_hook, CO_MASK | (c->mask & LUA_MASKCOUNT), c->count);
+    co_set_active(s, s->active); /* not lean while a thread is chained */
+}
+
+/* The program removed its hook from chained T (the library left T with
+ * none): the collector's alone again, T's id back in its count. T was
+ * traced all along: no stack to send again. */
+static void unchain(co_state *s, lua_State *T, co_chain *c)
+{
+    uint32_t id = c->id;
+    chain_remove(s, c);
+    if (s && s->active)
+        lua_sethook(T, co_hook, CO_MASK, id ? CO_TAG(&s->th, id) : 0);
+}
+
+/* }====== */
 
 static void push_table(lua_State *L, const char *key)
 {
@@ -137,10 +231,14 @@ static int l_sethook(lua_State *L)
     int removing = lua_isnoneornil(L, arg + 1);
     int owned = co_module_owns(L); /* else another Lua state of the host's */
     co_state *s = owned ? co_hook_state() : NULL;
-    if (removing && co_hook_ours(T))
+    co_chain *c = co_nchain ? co_chain_find(T) : NULL;
+    if (removing && !c && co_hook_ours(T))
         return 0; /* the program has no hook there: nothing to remove */
     int valid = removing || (lua_type(L, arg + 1) == LUA_TFUNCTION && lua_isstring(L, arg + 2));
-    if (valid && !removing)
+    int chaining = valid && !removing && can_chain(s, T);
+    /* T's id, read before the library's count replaces its tag */
+    uint32_t id = chaining ? (c ? c->id : co_thread_known(s, T)) : 0;
+    if (valid && !removing && !chaining)
         save_tag(s, L, T);
     if (valid) {
         lua_pushvalue(L, arg + 1);
@@ -149,6 +247,14 @@ static int l_sethook(lua_State *L)
     call_original(L); /* raises the library's error on bad arguments */
     if (lua_gethook(T)) {
         g_lib_hook = lua_gethook(T);
+        if (chaining)
+            chain(s, T, id);
+        else if (c)
+            chain_remove(s, c); /* not tracing: the program's hook alone */
+        return 0;
+    }
+    if (c) {
+        unchain(s, T, c);
         return 0;
     }
     /* removed, or a mask that installs nothing. A thread with no id of its
@@ -167,18 +273,19 @@ static int l_gethook(lua_State *L)
 {
     int arg;
     lua_State *T = target(L, &arg);
-    if (co_hook_ours(T)) {
+    const co_chain *c = co_nchain ? co_chain_find(T) : NULL;
+    if (!c && co_hook_ours(T)) {
         lua_pushnil(L); /* no hook of the program's: what Lua says untraced */
         lua_pushliteral(L, "");
         lua_pushinteger(L, 0);
         return 3;
     }
-    lua_Hook h = lua_gethook(T);
+    lua_Hook h = c ? g_lib_hook : lua_gethook(T);
     if (h == g_lib_hook)
         table_get(L, &FUNCS_KEY, T); /* nil for a thread that inherited it */
     else
         lua_pushliteral(L, "external hook");
-    int mask = lua_gethookmask(T);
+    int mask = c ? c->mask : lua_gethookmask(T);
     char smask[4], *q = smask;
     if (mask & LUA_MASKCALL)
         *q++ = 'c';
@@ -188,7 +295,7 @@ static int l_gethook(lua_State *L)
         *q++ = 'l';
     *q = '\0';
     lua_pushstring(L, smask);
-    lua_pushinteger(L, lua_gethookcount(T));
+    lua_pushinteger(L, c ? c->count : lua_gethookcount(T));
     return 3;
 }
 

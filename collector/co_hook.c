@@ -17,7 +17,6 @@
 #include "co_clock.h"
 #include "co_func.h"
 
-#define CO_MASK (LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE)
 
 /* The hook has no user pointer: one traced state per process. Never
  * NULL, so that the hook tests one flag (lean) first: g_dormant (all 0)
@@ -347,6 +346,13 @@ CO_INLINE void hook_end(co_state *s, uint64_t t0, int ev)
  * or detached: hooks left on threads go lazily). */
 static void __attribute__((noinline)) inactive(lua_State *L, lua_Debug *ar)
 {
+    co_chain *c = co_nchain ? co_chain_find(L) : NULL;
+    if (c) { /* the program's hook alone again, this event's included */
+        co_chain given = *c;
+        co_chain_release(co_hook_state(), L);
+        co_chain_call(&given, L, ar);
+        return;
+    }
     if (co_attach_req || g_state->attached) {
         co_attach_serve(L, ar);
         return;
@@ -392,8 +398,10 @@ any_event(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
         if (!s->active)
             return;
     }
-    if (ar->event == LUA_HOOKTAILRET) {
-        /* implied by depths; only keep this hook's time out of the next dt */
+    if (ar->event >= LUA_HOOKCOUNT) {
+        /* a tail return is implied by depths, a count event (a coroutine
+         * that inherited a chained thread's mask) is no event of ours:
+         * only keep this hook's time out of the next dt */
         s->last += co_clock_ticks(s->use_tsc) - t0;
         return;
     }
@@ -553,8 +561,8 @@ CO_INLINE void lean_path(co_state *s, lua_State *L, lua_Debug *ar, int exact)
 {
     uint64_t t0 = co_clock_tsc(); /* the hook's own time begins */
     int ev = ar->event;
-    if (__builtin_expect(L != s->cur_L || ev == LUA_HOOKTAILRET || s->ring.pos > s->slow_at, 0)) {
-        if (exact && L != s->cur_L && ev != LUA_HOOKTAILRET)
+    if (__builtin_expect(L != s->cur_L || ev >= LUA_HOOKCOUNT || s->ring.pos > s->slow_at, 0)) {
+        if (exact && L != s->cur_L && ev < LUA_HOOKCOUNT)
             switch_event(s, L, ar, t0);
         else
             any_event(s, L, ar, t0);
@@ -585,12 +593,37 @@ static void __attribute__((noinline)) fast_hook(co_state *s, lua_State *L, lua_D
     lean_path(s, L, ar, 0);
 }
 
-/* The hook when not tracing, tracing without the TSC, or with
- * LUATRACE_TIMING=fast. */
+/* The event on the path it would take with no thread chained. */
+static void traced_event(co_state *s, lua_State *L, lua_Debug *ar)
+{
+    if (CO_HAVE_TSC && s->use_tsc)
+        lean_path(s, L, ar, s->sample_every == 1);
+    else
+        mono_event(s, L, ar);
+}
+
+/* The hook while some thread has a hook of the program's chained after
+ * ours (co_dbghook.c): the event as usual (a count event is none of ours),
+ * then, on such a thread, the program's hook, last, as it may raise. Its
+ * time is the program's: it counts in the next event's dt. */
+static void __attribute__((noinline)) chained_event(co_state *s, lua_State *L, lua_Debug *ar)
+{
+    const co_chain *c = co_chain_find(L);
+    lua_Debug given = *ar; /* as Lua gave it: our getinfo calls fill in ar */
+    if (ar->event != LUA_HOOKCOUNT)
+        traced_event(s, L, ar);
+    if (c)
+        co_chain_call(c, L, &given);
+}
+
+/* The hook when not tracing, tracing without the TSC, with
+ * LUATRACE_TIMING=fast, or while a thread is chained. */
 static void __attribute__((noinline)) not_lean(co_state *s, lua_State *L, lua_Debug *ar)
 {
     if (!s->active)
         inactive(L, ar);
+    else if (co_nchain)
+        chained_event(s, L, ar);
     else if (CO_HAVE_TSC && s->use_tsc)
         fast_hook(s, L, ar);
     else

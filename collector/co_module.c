@@ -15,7 +15,6 @@
 #include "co_state.h"
 
 #define CO_EXPORT __attribute__((visibility("default")))
-#define CO_MASK (LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE)
 #define CO_SENTINEL "luatrace.sentinel"
 
 static void emit_stop(co_state *s, unsigned reason)
@@ -103,6 +102,7 @@ static int sentinel_gc(lua_State *L)
     const void *mine = lua_topointer(L, LUA_REGISTRYINDEX);
     co_attach_closing();
     co_module_finish(co_hook_state(), LT_R_CLOSE);
+    co_chain_forget_all();
     /* a state made after this one may trace (tron) */
     atomic_compare_exchange_strong(&g_owner, &mine, NULL);
     return 0;
@@ -359,7 +359,10 @@ static int l_troff(lua_State *L)
     if (s && s->active && !s->attached) {
         emit_stop(s, LT_R_TROFF);
         co_set_active(s, 0); /* other threads unhook at their next event */
-        lua_sethook(L, NULL, 0, lua_gethookcount(L)); /* its id, if tracing restarts */
+        if (co_nchain && co_chain_find(L))
+            co_chain_release(s, L); /* the program's hook stays, alone */
+        else
+            lua_sethook(L, NULL, 0, lua_gethookcount(L)); /* its id, if tracing restarts */
     }
     return 0;
 }

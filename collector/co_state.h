@@ -91,6 +91,19 @@ static inline uintptr_t co_tag_entry(const co_threads *th, uint32_t c, uint32_t 
  * (co_hook.c). */
 #define CO_SAMPLE_EVERY 16
 
+/* The events the collector's hook asks for. */
+#define CO_MASK (LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE)
+
+/* A thread that has a hook of the program's (debug.sethook) which the
+ * collector's hook runs after its own ("chained", co_dbghook.c): the
+ * thread stays traced, its count is the program's, its id is kept here. */
+typedef struct co_chain {
+    lua_State *T;
+    int mask, count; /* the program's, as given to debug.sethook */
+    uint32_t id;     /* T's thread id, 0 before its first event */
+} co_chain;
+extern unsigned co_nchain; /* chained threads: while any, co_hook is not lean */
+
 typedef struct co_state {
     lt_ring ring;
     int active;    /* hooks emit events (set with co_set_active) */
@@ -153,7 +166,7 @@ int luaopen_luatrace_profile(lua_State *L);
 static inline void co_set_active(co_state *s, int on)
 {
     s->active = on;
-    s->lean = on && s->use_tsc && s->sample_every == 1;
+    s->lean = on && s->use_tsc && s->sample_every == 1 && !co_nchain;
 }
 /* This hook took a slow path: its end is measured, not estimated. */
 static inline void co_hook_slow(co_state *s)
@@ -247,12 +260,15 @@ int co_alloc_watch(lua_State *L);
 
 void co_hook(lua_State *L, lua_Debug *ar);
 
-/* T's hook is the collector's or none (not the program's, co_dbghook.c):
- * the collector may hook T. */
+/* T's entry, or NULL. Async-signal-safe (a scan of a static table). */
+co_chain *co_chain_find(const lua_State *T);
+
+/* T's hook is the collector's or none (not the program's, co_dbghook.c,
+ * even chained): the collector may hook T. */
 static inline int co_hook_ours(lua_State *T)
 {
     lua_Hook h = lua_gethook(T);
-    return h == co_hook || h == NULL;
+    return h == NULL || (h == co_hook && !(co_nchain && co_chain_find(T)));
 }
 co_state *co_hook_state(void);
 void co_hook_set_state(co_state *s);
@@ -358,6 +374,20 @@ int co_thread_resumed(const co_state *s, lua_State *T, int *status);
 /* Wraps debug.sethook and debug.gethook in L's debug table, so that the
  * program's own hooks work as without tracing (the file's comment). */
 void co_dbghook_install(lua_State *L);
+
+/* Runs the program's hook of chained thread L for the event ar (as Lua
+ * gave it) if its mask asks for it. It may raise: call it last. */
+void co_chain_call(const co_chain *c, lua_State *L, lua_Debug *ar);
+
+/* Tracing stopped: chained L gets the library's hook back, with the
+ * program's mask and count, and leaves the table. */
+void co_chain_release(co_state *s, lua_State *L);
+
+/* T is freed (co_alloc.c): its entry, if any, goes. */
+void co_chain_forget(const lua_State *T);
+
+/* The traced state closes: every entry goes (its threads with it). */
+void co_chain_forget_all(void);
 
 /* ---- co_module.c ---- */
 

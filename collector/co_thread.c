@@ -30,7 +30,6 @@
 #include "co_mem.h"
 #include "co_state.h"
 
-#define CO_MASK (LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE)
 
 /* {====== layout check */
 
@@ -227,9 +226,13 @@ static int grow(co_threads *th)
 static void tag_thread(co_state *s, lua_State *T, uint32_t id)
 {
     int tag = CO_TAG(&s->th, id);
-    if (s->thread_ok && co_ptr_at(T, LS_HOOK) == (const void *)co_hook)
+    co_chain *ch = co_nchain ? co_chain_find(T) : NULL;
+    if (ch)
+        ch->id = id; /* chained: the count stays the program's */
+    else if (s->thread_ok && co_ptr_at(T, LS_HOOK) == (const void *)co_hook &&
+             lua_gethookmask(T) == CO_MASK)
         memcpy((char *)T + LS_HOOKCOUNT, &tag, sizeof tag); /* Lua ignores it: no count mask */
-    else if (co_hook_ours(T))
+    else if (co_hook_ours(T)) /* also the count mask a chained creator passed on */
         lua_sethook(T, co_hook, CO_MASK, tag);
 }
 
@@ -297,6 +300,9 @@ static lua_State *stale(lua_State *T)
  * may not be T), else 0. */
 static uint32_t tag_id(co_state *s, lua_State *T)
 {
+    const co_chain *ch = co_nchain ? co_chain_find(T) : NULL;
+    if (ch) /* its count is the program's */
+        return ch->id;
     uint32_t c = (uint32_t)(s->thread_ok ? co_int_at(T, LS_HOOKCOUNT) : lua_gethookcount(T)), id;
     (void)co_tag_entry(&s->th, c, &id);
     return id;
@@ -344,6 +350,7 @@ void co_thread_hook(co_state *s, lua_State *T)
 
 void co_thread_freed(co_state *s, lua_State *T)
 {
+    co_chain_forget(T);
     if (!s || !s->th.t || !gc_watched(s))
         return;
     uint32_t id = tag_id(s, T); /* T's fields are intact until the free */

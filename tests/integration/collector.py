@@ -465,8 +465,8 @@ def case_tronco(c):
 
 
 DBGHOOK = WHERE + '''
--- the program's own debug hooks while it is traced
--- how: whether this call is traced (the program's hook is not on its thread)
+-- the program's own debug hooks while it is traced: every probe is traced,
+-- the program's hook on its thread (hooked) or not (traced)
 local function probe(how)
   local s = where()
   if coroutine.running() then s = resumer .. ";[C];" .. s end
@@ -478,18 +478,18 @@ probe("traced")
 local lines, calls, counts = 0, 0, 0
 debug.sethook(function(ev, line) lines = lines + 1 end, "l")
 print("gethook", type((debug.gethook())), select(2, debug.gethook()))
-work(10); probe("untraced")
+work(10); probe("hooked")
 debug.sethook()
 print("lines", lines, "gethook", debug.gethook())
 work(20); probe("traced")
 debug.sethook(function() counts = counts + 1 end, "", 100)
-work(1000); probe("untraced")
+work(1000); probe("hooked")
 debug.sethook()
 print("counts", counts)
 local co = coroutine.create(function()
   probe("traced")
   coroutine.yield()
-  probe("untraced")
+  probe("hooked")
   coroutine.yield()
   probe("traced")
   work(5)
@@ -529,14 +529,29 @@ end)
 debug.sethook(co2, function() end, "l")
 drive(co2)
 drive(co2)
+-- a sandbox: an instruction budget whose count hook raises out of the
+-- sandboxed call; the stacks after the error are whole
+local function sandboxed(f, budget)
+  local used = 0
+  debug.sethook(function()
+    used = used + 1
+    if used > budget then error("budget", 0) end
+  end, "", 100)
+  local ok, r = pcall(f)
+  debug.sethook()
+  return ok, r, used
+end
+print(sandboxed(function() probe("hooked") return work(50) end, 1000))
+print(sandboxed(function() probe("hooked") while true do work(3) end end, 20))
+probe("traced")
 '''
 
 
 def case_dbghook(c):
     """The program's own debug.sethook/gethook work as without tracing (same
-    output: what gethook says, how often the program's hooks run), its
-    hooked stretches are not traced, and what is traced after it removes
-    its hook has whole stacks (checked against debug.getinfo)."""
+    output: what gethook says, how often the program's hooks run, a count
+    hook that raises out of a sandbox), and its hooked stretches are traced
+    too, with whole stacks (every probe checked against debug.getinfo)."""
     prog = c.write('dbghook.lua', DBGHOOK)
     plain = c.lua(prog, c.env(LUATRACE_SPAWN='0'))
     c.start_daemon()
@@ -544,8 +559,11 @@ def case_dbghook(c):
     c.stop_daemon()
     expect(plain.status == 0, 'untraced run failed: %r' % plain.err)
     same_output(plain, traced)
-    truth = truths(plain.out.decode().splitlines(), 'TRUTH traced ')
-    expect(sum(truth.values()) == 8, 'want 8 traced probes: %s' % truth)
+    truth = {}
+    for how, n in truths(plain.out.decode().splitlines(), 'TRUTH ').items():
+        stack = how.split(' ', 1)[1]  # without traced/hooked
+        truth[stack] = truth.get(stack, 0) + n
+    expect(sum(truth.values()) == 14, 'want 14 probes: %s' % truth)
     session = c.session('dbghook')
     expect_probe_stacks(c, session, truth)
     # the wrapper calls the library's sethook as plain C: no frame under it
@@ -711,9 +729,8 @@ def case_multistate(c):
         src = stack.rsplit(';', 1)[-1].rpartition('@')[2]  # the leaf's SRC:LINE
         if src.startswith('work_'):
             calls[src] = calls.get(src, 0) + n
-    # the work(50) calls run while the thread has the program's hook: not
-    # traced (README, "The program's own debug hooks")
-    want = {'work_%s:0' % won[0]: rounds}
+    # the work(50) calls too, which run under the program's hook
+    want = {'work_%s:0' % won[0]: rounds + rounds // 10}
     expect(calls == want, 'calls of the work chunks %s, want %s' % (calls, want))
 
 
