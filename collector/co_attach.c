@@ -37,7 +37,6 @@
 #include "co_state.h"
 #include "lt_attach.h"
 
-
 enum {
     WALK_MAX = 1 << 28 /* objects: a bound against a corrupt list */
 };

@@ -17,7 +17,6 @@
 #include "co_clock.h"
 #include "co_func.h"
 
-
 /* The hook has no user pointer: one traced state per process. Never
  * NULL, so that the hook tests one flag (lean) first: g_dormant (all 0)
  * stands for none. */

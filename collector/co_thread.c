@@ -30,7 +30,6 @@
 #include "co_mem.h"
 #include "co_state.h"
 
-
 /* {====== layout check */
 
 static void probe_hook(lua_State *L, lua_Debug *ar)
