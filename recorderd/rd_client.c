@@ -12,8 +12,10 @@
 #include "lt_ctl.h"
 
 /* Sends a bare request of type t and reads the reply until the daemon
- * closes (30 s at most). Returns the unpacked reply in r, or an error. */
-static int request(const char *path, enum lt_ctl_type t, msgpack_unpacked *r, char **buf)
+ * closes: 30 s at most for the first bytes, then tail_ms (-1: no limit).
+ * Returns the unpacked reply in r, or an error. */
+static int request(const char *path, enum lt_ctl_type t, int tail_ms, msgpack_unpacked *r,
+                   char **buf)
 {
     int fd = lt_ctl_connect(path);
     if (fd < 0) {
@@ -31,7 +33,7 @@ static int request(const char *path, enum lt_ctl_type t, msgpack_unpacked *r, ch
     *buf = malloc(cap);
     while (!e && *buf) {
         struct pollfd p = {fd, POLLIN, 0};
-        if (poll(&p, 1, 30000) <= 0) {
+        if (poll(&p, 1, have ? tail_ms : 30000) <= 0) {
             e = -ETIMEDOUT;
             break;
         }
@@ -58,7 +60,7 @@ int rd_client_status(const char *path, int json)
     msgpack_unpacked r;
     msgpack_unpacked_init(&r);
     char *buf = NULL;
-    int e = request(path, LT_CTL_STATUS, &r, &buf);
+    int e = request(path, LT_CTL_STATUS, 30000, &r, &buf);
     uint32_t len = 0;
     const char *s = e ? NULL : lt_ctl_field(&r.data, json ? "json" : "text", &len);
     if (s)
@@ -75,14 +77,12 @@ int rd_client_stop(const char *path)
     msgpack_unpacked r;
     msgpack_unpacked_init(&r);
     char *buf = NULL;
-    int e = request(path, LT_CTL_STOP, &r, &buf);
+    /* the daemon holds the connection open until it exits, its reports written */
+    int e = request(path, LT_CTL_STOP, -1, &r, &buf);
     lt_ctl_msg m;
     int ok = !e && lt_ctl_parse(&r.data, &m) == 0 && m.type == LT_CTL_ACK && m.ok;
     msgpack_unpacked_destroy(&r);
     free(buf);
-    /* the daemon removes its socket once every session is written */
-    for (int i = 0; ok && i < 600 && access(path, F_OK) == 0; i++)
-        usleep(100000);
     if (ok)
         fprintf(stderr, "recorderd: stopped the daemon on %s\n", path);
     return ok ? 0 : 1;

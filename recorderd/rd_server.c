@@ -2,6 +2,7 @@
 #include "rd_server.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,6 +153,10 @@ static void on_hello(rd_conn *c, const lt_ctl_msg *m)
         send_ack(c, 0, "the dump was taken already");
         return;
     }
+    if (c->srv->stopping) { /* its socket answers until the reports are written */
+        send_ack(c, 0, "recorderd is stopping");
+        return;
+    }
     if (m->type != LT_CTL_HELLO || lt_ring_name_check(m->shm)) {
         send_ack(c, 0, "expected a hello with a valid ring name");
         return;
@@ -203,7 +208,8 @@ static void feed_dump(rd_conn *c, const char *p, size_t n)
 static void on_dump_head(rd_conn *c, const lt_ctl_msg *m)
 {
     struct ucred cr;
-    if (!c->srv->on_dump || c->srv->ndumps || c->srv->nstarted || peer_cred(c, &cr) ||
+    if (!c->srv->on_dump || c->srv->ndumps || c->srv->nstarted || c->srv->stopping ||
+        peer_cred(c, &cr) ||
         cr.uid != getuid() || (uint32_t)cr.pid != m->pid || cr.pid != c->srv->only_pid ||
         !(c->dump = malloc(m->len ? m->len : 1))) {
         conn_close(c);
@@ -213,6 +219,16 @@ static void on_dump_head(rd_conn *c, const lt_ctl_msg *m)
     c->dump_flags = m->flags;
     if (!m->len)
         feed_dump(c, NULL, 0);
+}
+
+/* `recorderd stop` waits for the end of its connection: a copy of it stays
+ * open (never closed, not inherited) until this process exits, after every
+ * report is written. If it cannot be copied, stop returns at the ack. */
+static void hold_until_exit(rd_conn *c)
+{
+    uv_os_fd_t fd;
+    if (uv_fileno((uv_handle_t *)&c->pipe, &fd) == 0 && fcntl(fd, F_DUPFD_CLOEXEC, 3) < 0)
+        rd_server_note(c->srv, "stop: cannot keep its connection: %s", strerror(errno));
 }
 
 static void on_message(rd_conn *c, const lt_ctl_msg *m)
@@ -226,6 +242,7 @@ static void on_message(rd_conn *c, const lt_ctl_msg *m)
     } else if (m->type == LT_CTL_STOP) {
         lt_ctl_msg ack = {.type = LT_CTL_ACK, .ok = 1};
         c->closing_after_ack = 1;
+        hold_until_exit(c);
         send_reply(c, 1, fill_ack, &ack);
         rd_server_stop(c->srv);
     } else {
@@ -441,13 +458,10 @@ int rd_server_adopt(rd_server *srv, int fd)
     return e;
 }
 
+/* The socket stays until rd_server_close: while the reports are written,
+ * status answers, hellos are refused and a new daemon cannot take it. */
 void rd_server_stop(rd_server *srv)
 {
-    if (srv->listening) {
-        srv->listening = 0;
-        uv_close((uv_handle_t *)&srv->listener, NULL);
-        unlink(srv->path);
-    }
     srv->stopping = 1;
     for (rd_session *s = srv->sessions; s; s = s->next)
         rd_session_conn_closed(s);

@@ -17,6 +17,9 @@ shm segments even when it fails. Cases:
               that the lossless run does not have (stacks sent after gaps)
   killed      a traced process SIGKILLed: its session is written, marked
               truncated; the daemon serves the next one
+  stopwait    `recorderd stop` while a program of 3000 functions traces:
+              when stop returns, the daemon has exited, every report and
+              session.json are written and the socket is gone
   restart     daemon SIGKILLed, a new one on the same socket serves on
   unwritable  an output directory that cannot be created: a clear refusal,
               the program runs untraced, the daemon survives
@@ -336,6 +339,47 @@ def case_killed(d):
     expect(d.meta(d.session('next'))['status'] == 'complete', 'next session incomplete')
 
 
+# 3000 functions (the reports take a while), called until the file GATE exists
+WIDE = '''
+local fs = {}
+for i = 1, 3000 do
+  fs[i] = loadstring("local a = ... if a > 0 then return " .. i .. " end return 0", "=c" .. i)
+end
+repeat for i = 1, 3000 do fs[i](i) end until io.open(GATE)
+print("done")
+'''
+
+
+def case_stopwait(d):
+    gate = os.path.join(d.tmp, 'gate')
+    prog = d.write('wide.lua', WIDE.replace('GATE', repr(gate)))
+    d.start_daemon()
+    p = d.spawn_lua(prog, d.traced_env('wide'))
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and p.poll() is None:
+            rows = d.status()['sessions']
+            if rows and rows[0]['events'] > 2000000:
+                break
+            time.sleep(0.1)
+        expect(p.poll() is None and rows, 'the program is not traced: %s' % rows)
+        r = run([d.args.recorderd, 'stop', '--socket', d.sock], d.tmp, base_env())
+        # nothing waited for beyond stop itself
+        session = os.path.join(d.out, 'wide')
+        written = os.path.exists(os.path.join(session, 'session.json'))
+        sock_left = os.path.exists(d.sock)
+        expect(r.status == 0, 'stop failed: %r' % r.err)
+        expect(written, 'stop returned before session.json was written')
+        expect(not sock_left, 'stop returned with the socket still there')
+        d.daemon.wait(timeout=10)  # its exit follows the end of the connection at once
+        expect(d.daemon.returncode == 0, 'daemon exit %d' % d.daemon.returncode)
+        expect(d.meta(session)['status'] == 'truncated', 'session %s' % d.meta(session))
+    finally:
+        open(gate, 'w').close()
+    out, err, rc = wait(p)
+    expect(rc == 0 and out == b'done\n', 'program changed: %d %r %r' % (rc, out, err))
+
+
 def case_restart(d):
     d.start_daemon()
     d.kill_daemon()
@@ -624,7 +668,7 @@ def case_diskfull(d):
 
 CASES = {'otheruser': case_otheruser, 'status': case_status, 'concurrent': case_concurrent, 'lossless': case_lossless,
          'drop': case_drop, 'dropstacks': case_dropstacks, 'killed': case_killed,
-         'restart': case_restart, 'unwritable': case_unwritable, 'badinput': case_badinput, 'hangup': case_hangup,
+         'restart': case_restart, 'stopwait': case_stopwait, 'unwritable': case_unwritable, 'badinput': case_badinput, 'hangup': case_hangup,
          'sigbus': case_sigbus, 'fsize': case_fsize, 'fsizereports': case_fsizereports, 'diskfull': case_diskfull}
 
 
