@@ -427,6 +427,11 @@ int rd_server_listen(rd_server *srv, const char *path, char *err, size_t cap)
         snprintf(err, cap, "a recorderd already listens on %s", path);
         return -EADDRINUSE;
     }
+    struct stat st;
+    if (lstat(path, &st) == 0 && !S_ISSOCK(st.st_mode)) { /* a typo must not cost a file */
+        snprintf(err, cap, "%s exists and is not a socket: give another --socket", path);
+        return -EEXIST;
+    }
     unlink(path); /* stale socket file */
     uv_pipe_init(srv->loop, &srv->listener, 0);
     srv->listener.data = srv;

@@ -48,7 +48,8 @@ void rd_server_note(rd_server *srv, const char *fmt, ...) __attribute__((format(
 int rd_server_init(rd_server *srv, uv_loop_t *loop, const rd_session_opts *opts);
 
 /* Listens on path (0600, directory created 0700; a stale socket file with
- * nobody behind it is replaced). Returns 0 or -errno with err. */
+ * nobody behind it is replaced, any other file is left alone: -EEXIST).
+ * Returns 0 or -errno with err. */
 int rd_server_listen(rd_server *srv, const char *path, char *err, size_t cap);
 
 /* Serves one already connected socket (the private recorder). */

@@ -20,6 +20,8 @@ shm segments even when it fails. Cases:
   stopwait    `recorderd stop` while a program of 3000 functions traces:
               when stop returns, the daemon has exited, every report and
               session.json are written and the socket is gone
+  notsocket   listen --socket on a file that is not a socket (a regular
+              file, a directory, a symlink): refused, named, left alone
   restart     daemon SIGKILLed, a new one on the same socket serves on
   unwritable  an output directory that cannot be created: a clear refusal,
               the program runs untraced, the daemon survives
@@ -380,6 +382,22 @@ def case_stopwait(d):
     expect(rc == 0 and out == b'done\n', 'program changed: %d %r %r' % (rc, out, err))
 
 
+def case_notsocket(d):
+    os.makedirs(os.path.dirname(d.sock), exist_ok=True)
+    precious = os.path.join(d.tmp, 'precious.txt')
+    with open(precious, 'w') as f:
+        f.write('data\n')
+    link = os.path.join(d.tmp, 'link')
+    os.symlink(precious, link)
+    for path in (precious, link, os.path.dirname(d.sock)):
+        r = run([d.args.recorderd, 'listen', '--socket', path, '--out', d.out], d.tmp,
+                base_env(), 10)
+        expect(r.status == 1 and b'exists and is not a socket' in r.err and
+               path.encode() in r.err, 'listen on %s: %d %r' % (path, r.status, r.err))
+    expect(open(precious).read() == 'data\n' and os.path.islink(link) and
+           os.path.isdir(os.path.dirname(d.sock)), 'a file was replaced')
+
+
 def case_restart(d):
     d.start_daemon()
     d.kill_daemon()
@@ -668,7 +686,7 @@ def case_diskfull(d):
 
 CASES = {'otheruser': case_otheruser, 'status': case_status, 'concurrent': case_concurrent, 'lossless': case_lossless,
          'drop': case_drop, 'dropstacks': case_dropstacks, 'killed': case_killed,
-         'restart': case_restart, 'stopwait': case_stopwait, 'unwritable': case_unwritable, 'badinput': case_badinput, 'hangup': case_hangup,
+         'restart': case_restart, 'stopwait': case_stopwait, 'notsocket': case_notsocket, 'unwritable': case_unwritable, 'badinput': case_badinput, 'hangup': case_hangup,
          'sigbus': case_sigbus, 'fsize': case_fsize, 'fsizereports': case_fsizereports, 'diskfull': case_diskfull}
 
 
