@@ -1089,6 +1089,13 @@ static void session_dir_of(const char *path, char *dir, size_t cap)
         dir[0] = 0;
 }
 
+int rd_cov_session_str(const char *trace, const char *key, char *buf, size_t cap)
+{
+    char dir[PATH_MAX];
+    session_dir_of(trace, dir, sizeof dir);
+    return dir[0] ? session_field(dir, key, buf, cap) : -ENOENT;
+}
+
 int rd_cov_add_trace(rd_cov *c, const char *path, char *err, size_t cap)
 {
     char dir[PATH_MAX], cwd[PATH_MAX];

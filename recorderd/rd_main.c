@@ -348,28 +348,45 @@ static int64_t trace_start_ns(const char *path, const rd_model *m)
     return end - (int64_t)((double)m->ticks_total * rd_model_ns_per_tick(m));
 }
 
+/* What a session directory's session.json says of the traced program:
+ * relative sources resolve against its cwd (NULL: ours), and its command
+ * (NULL: unknown, as for a trace file on its own). */
+typedef struct trace_meta {
+    const char *srcdir, *cmd;
+    char cwd[PATH_MAX], command[4096];
+} trace_meta;
+
+static void read_meta(const char *path, trace_meta *t)
+{
+    int cwd = !rd_cov_session_str(path, "cwd", t->cwd, sizeof t->cwd) && t->cwd[0] == '/';
+    t->srcdir = cwd ? t->cwd : NULL;
+    t->cmd = rd_cov_session_str(path, "command", t->command, sizeof t->command) ? NULL
+                                                                                  : t->command;
+}
+
 static int write_view(const report_opts *o, rd_model *m, enum rd_weight w, FILE *out)
 {
-    char cwd[PATH_MAX];
-    const char *srcdir = rd_cov_session_cwd(o->path, cwd, sizeof cwd) ? NULL : cwd;
+    trace_meta t;
+    read_meta(o->path, &t);
     if (!strcmp(o->format, "none"))
         return fprintf(out, "%llu events\n", (unsigned long long)m->events) < 0;
     if (!strcmp(o->format, "folded"))
         return rd_report_folded(m, w, out);
     if (!strcmp(o->format, "annotate"))
-        return rd_report_annotate_stream(m, NULL, srcdir, out);
+        return rd_report_annotate_stream(m, NULL, t.srcdir, out);
     if (!strcmp(o->format, "flamegraph"))
         return rd_flame_write_svg(m, o->path, out);
     if (!strcmp(o->format, "speedscope"))
         return rd_speedscope_write(m, o->path, out);
     if (!strcmp(o->format, "callgrind"))
-        return rd_callgrind_write(m, NULL, NULL, out);
+        return rd_callgrind_write(m, t.cmd, t.srcdir, out);
     if (!strcmp(o->format, "pprof")) {
-        rd_pprof_info info = {NULL, srcdir, trace_start_ns(o->path, m)};
+        rd_pprof_info info = {NULL, t.srcdir, trace_start_ns(o->path, m)};
         return rd_pprof_write(m, &info, out);
     }
     if (!strcmp(o->format, "html")) {
-        rd_html_info info = {o->path, NULL, srcdir, 0, NULL, rd_cov_session_truncated(o->path) > 0};
+        rd_html_info info = {o->path, t.cmd, t.srcdir, 0, NULL,
+                             rd_cov_session_truncated(o->path) > 0};
         return rd_html_write(m, &info, out);
     }
     return rd_report_profile(m, NULL, NULL, 0, out);
@@ -384,9 +401,9 @@ static int write_report(const report_opts *o, rd_model *m)
         return 2;
     }
     if (!strcmp(o->format, "annotate") && o->out) {
-        char cwd[PATH_MAX];
-        const char *srcdir = rd_cov_session_cwd(o->path, cwd, sizeof cwd) ? NULL : cwd;
-        if (rd_report_annotate(m, NULL, srcdir, o->out, err, sizeof err)) {
+        trace_meta t;
+        read_meta(o->path, &t);
+        if (rd_report_annotate(m, NULL, t.srcdir, o->out, err, sizeof err)) {
             fprintf(stderr, "recorderd report: %s\n", err);
             return 1;
         }

@@ -966,7 +966,8 @@ def case_options(ctx):
 def case_paths(ctx):
     """A file in a directory whose name holds ';': covered at its real path
     (the collector sends a file's path whole), its label cleaned as the
-    README says (';' -> ',')."""
+    README says (';' -> ','); annotate run from another directory lists
+    its sources."""
     work = os.path.join(ctx.tmp, 'paths')
     os.makedirs(os.path.join(work, 'semi;colon'))
     with open(os.path.join(work, 'semi;colon', 's.lua'), 'w') as f:
@@ -982,6 +983,17 @@ def case_paths(ctx):
     with open(os.path.join(session, 'stacks.folded')) as f:
         folded = f.read()
     expect(';main chunk@semi,colon/s.lua:0 ' in folded, 'labels:\n' + folded)
+    # reports made from another directory read the sources from the
+    # program's own (session.json's cwd), given the session or its trace
+    text = ctx.report([session, '--format', 'annotate']).out
+    expect(b'not readable' not in text and b'2  return x + 3' in text and
+           b'1  print(dofile' in text, 'annotate from elsewhere:\n' + show_bytes(text))
+    ann = os.path.join(ctx.tmp, 'ann')
+    ctx.report([os.path.join(session, 'trace.ltr'), '--format', 'annotate', '-o', ann])
+    with open(os.path.join(ann, 'semi;colon_s.lua.txt')) as f:
+        text = f.read()
+    expect('not readable' not in text and '2  return x + 3' in text,
+           'annotate -o from elsewhere:\n' + text)
     print('paths: ok')
 
 
