@@ -550,7 +550,7 @@ static int cmd_report(int argc, char **argv)
         fprintf(stderr, "recorderd report: %s: %s\n", o.path, err);
     else {
         if (err[0])
-            fprintf(stderr, "recorderd report: warning: %s\n", err);
+            fprintf(stderr, "recorderd report: warning: %s: %s\n", o.path, err);
         /* a backend format writes -o FILE; --backend outputs go to -o DIR */
         report_opts to_stdout = o; /* with --backend, -o is their directory */
         to_stdout.out = NULL;

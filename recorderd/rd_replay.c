@@ -10,14 +10,22 @@
 
 #include "lt_file.h"
 
+/* rd_stack_feed; a malformed record's offset in p goes to *at. */
+static int64_t feed(rd_stack *s, const uint8_t *p, size_t n, size_t *at, char *err, size_t cap)
+{
+    *at = 0;
+    int64_t k = rd_stack_feed(s, p, n, at);
+    if (k < 0 && k != -EPROTO)
+        snprintf(err, cap, "out of memory");
+    return k;
+}
+
 int64_t rd_replay_feed(rd_stack *s, const uint8_t *p, size_t n, char *err, size_t cap)
 {
-    size_t at = 0;
-    int64_t k = rd_stack_feed(s, p, n, &at);
+    size_t at;
+    int64_t k = feed(s, p, n, &at, err, cap);
     if (k == -EPROTO)
         snprintf(err, cap, "malformed record at byte %zu of this chunk (0x%02x)", at, p[at]);
-    else if (k < 0)
-        snprintf(err, cap, "out of memory");
     return k;
 }
 
@@ -94,6 +102,7 @@ static void progress_clear(progress *p)
 
 int rd_replay_path(const char *path, rd_stack *s, int want_progress, char *err, size_t cap)
 {
+    err[0] = 0;
     FILE *f = open_trace(path, err, cap);
     if (!f)
         return -ENOENT;
@@ -114,7 +123,11 @@ int rd_replay_path(const char *path, rd_stack *s, int want_progress, char *err, 
         size_t k = fread(buf + have, 1, want, f);
         have += k;
         done += k;
-        int64_t used = rd_replay_feed(s, buf, have, err, cap);
+        size_t at;
+        int64_t used = feed(s, buf, have, &at, err, cap);
+        if (used == -EPROTO) /* buf[0] is at done - have in the file */
+            snprintf(err, cap, "malformed record at byte %llu of the file (0x%02x)",
+                     (unsigned long long)(done - have + at), buf[at]);
         if (used < 0) {
             e = (int)used;
             break;
@@ -128,6 +141,11 @@ int rd_replay_path(const char *path, rd_stack *s, int want_progress, char *err, 
             break;
         }
     }
+    /* every trace ends with STOP (troff, exit, lua_close): without one the
+     * process died while tracing, or the file was cut */
+    if (!e && !err[0] && !s->stopped)
+        snprintf(err, cap, "no end record: truncated (the traced process was killed while "
+                           "tracing, or the file was cut)");
     free(buf);
     fclose(f);
     progress_clear(&pr);

@@ -18,7 +18,9 @@ int64_t rd_replay_feed(rd_stack *s, const uint8_t *p, size_t n, char *err, size_
  * terminal, one line on stderr (events, events/s, share of the file read,
  * time left), redrawn with \r at most once a second (LUATRACE_PROGRESS_MS
  * milliseconds, for tests) and erased at the end; nothing otherwise.
- * Returns 0 or a negative errno with err. Any thread. */
+ * Returns 0 or a negative errno with err; 0 with a warning in err when the
+ * trace is truncated (cut inside a record, or no STOP at its end). Any
+ * thread. */
 int rd_replay_path(const char *path, rd_stack *s, int progress, char *err, size_t cap);
 
 #endif

@@ -948,10 +948,33 @@ def case_badtrace(c):
         f.write(data[:len(data) - 3])
     r = run([c.args.recorderd, 'report', cut], c.tmp, base_env())
     expect(r.status == 0 and b'truncated' in r.err, 'truncated: %d %r' % (r.status, r.err))
-    with open(os.path.join(c.tmp, cut), 'wb') as f:
-        f.write(data[:16] + b'\x93\xff\x00' + data[16:])
-    r = run([c.args.recorderd, 'report', cut], c.tmp, base_env())
-    expect(r.status == 1 and b'malformed record' in r.err, 'corrupt: %d %r' % (r.status, r.err))
+    r = run([c.args.recorderd, 'report', trace], c.tmp, base_env())
+    expect(r.status == 0 and not r.err, 'a whole trace: %d %r' % (r.status, r.err))
+    # no end record (STOP): cut at a record boundary before it (a process
+    # SIGKILLed, a copy cut short), or the header alone
+    starts = []
+    kinds = [k for k, _ in trace_records(trace, starts)]
+    for end in (starts[kinds.index(EV_STOP)], 16):
+        with open(os.path.join(c.tmp, cut), 'wb') as f:
+            f.write(data[:end])
+        r = run([c.args.recorderd, 'report', cut, '--format', 'none'], c.tmp, base_env())
+        expect(r.status == 0 and r.out and b'cut.ltr: no end record: truncated' in r.err,
+               'no STOP (%d of %d bytes): %d %r' % (end, len(data), r.status, r.err))
+    # a malformed record is placed by its offset in the file, also past the
+    # first read of the file (the header, then 256 KiB at a time)
+    prog = c.write('loop.lua', 'local function f() return 1 end\nfor i = 1, 100000 do f() end\n')
+    r = run([c.args.recorderd, 'run', '-q', '--out', c.out, '--', c.args.lua, prog], c.tmp,
+            c.env())
+    expect(r.status == 0, 'run failed: %r' % r.err)
+    trace = os.path.join(c.session('loop'), 'trace.ltr')
+    data, starts = open(trace, 'rb').read(), []
+    trace_records(trace, starts)
+    for at in (16, min(x for x in starts if x > 300000)):
+        with open(os.path.join(c.tmp, cut), 'wb') as f:
+            f.write(data[:at] + b'\x93\xff\x00' + data[at:])
+        r = run([c.args.recorderd, 'report', cut], c.tmp, base_env())
+        expect(r.status == 1 and b'malformed record at byte %d of the file' % at in r.err,
+               'corrupt at %d: %d %r' % (at, r.status, r.err))
 
 
 EXIT = '''
@@ -975,12 +998,14 @@ def case_exit(c):
            'os.exit call missing: %s' % rows)
 
 
-def trace_records(path):
+def trace_records(path, offsets=None):
     """The records of a trace.ltr as (kind, args) tuples; short forms and
-    steps as ('short', byte). Enough of lt_event.h for the tests."""
+    steps as ('short', byte). Enough of lt_event.h for the tests. Each
+    record's file offset is appended to the list offsets if given."""
     with open(path, 'rb') as f:
         b = f.read()[16:]
     i, recs = 0, []
+    starts = offsets if offsets is not None else []
 
     def uint(i):
         x = b[i]
@@ -990,6 +1015,7 @@ def trace_records(path):
         return int.from_bytes(b[i + 1:i + 1 + w], 'big'), i + 1 + w
     while i < len(b):
         x = b[i]
+        starts.append(16 + i)
         if x < 0x80 or x >= 0xe0:  # a step or a short form
             _, i = uint(i + 1)
             if 0xe0 <= x <= 0xe1:
@@ -1012,7 +1038,7 @@ def trace_records(path):
     return recs
 
 
-EV_THREAD = 12  # lt_event.h: the kinds in LT_EVENT_LIST order
+EV_STOP, EV_THREAD = 11, 12  # lt_event.h: the kinds in LT_EVENT_LIST order
 
 
 def case_recycled(c):
