@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "lt_ctl.h"
+#include "lt_ring.h"
 #include "rd_attach.h"
 #include "rd_backend.h"
 #include "rd_callgrind.h"
@@ -56,14 +57,27 @@ static void usage(FILE *f)
             "(trace.speedscope.json), lua:FILE.lua (a user backend)\n");
 }
 
-/* Returns the value of option argv[*i] (advancing), or NULL. */
+/* Returns the value of option argv[*i] (advancing), or NULL. "--" is no
+ * value: `--out -- lua5.1 x.lua` lacks one, it does not name a directory. */
 static const char *optval(int argc, char **argv, int *i)
 {
-    if (*i + 1 >= argc) {
+    if (*i + 1 >= argc || !strcmp(argv[*i + 1], "--")) {
         fprintf(stderr, "recorderd: %s needs a value\n", argv[*i]);
         return NULL;
     }
     return argv[++*i];
+}
+
+static int is_help(const char *a)
+{
+    return !strcmp(a, "--help") || !strcmp(a, "-h");
+}
+
+/* Exit status 2, naming what was not understood. */
+static int unknown_option(const char *cmd, const char *a)
+{
+    fprintf(stderr, "recorderd %s: unknown option %s (see recorderd --help)\n", cmd, a);
+    return 2;
 }
 
 /* --backend SPEC, repeatable (run, listen, serve, report). */
@@ -95,6 +109,36 @@ static int backend_option(int argc, char **argv, int *i)
     return 1;
 }
 
+/* run's --ring, --mode and --out, checked before anything runs: a bad one
+ * would otherwise leave the whole command to run untraced. */
+static int check_run_opts(const rd_run_opts *o)
+{
+    uint64_t size;
+    struct stat st;
+    if (o->ring && lt_ring_parse_size(o->ring, &size)) {
+        fprintf(stderr, "recorderd run: --ring %s: a power of two from 64K to 1G, as "
+                        "LUATRACE_RING\n", o->ring);
+        return 2;
+    }
+    if (o->mode && strcmp(o->mode, "wait") && strcmp(o->mode, "drop")) {
+        fprintf(stderr, "recorderd run: --mode is wait or drop\n");
+        return 2;
+    }
+    int e = rd_mkdir_p(o->out);
+    if (!e && stat(o->out, &st) < 0)
+        e = -errno;
+    if (!e && !S_ISDIR(st.st_mode))
+        e = -ENOTDIR;
+    if (!e && access(o->out, W_OK | X_OK) < 0)
+        e = -errno;
+    if (e) {
+        fprintf(stderr, "recorderd run: --out %s: cannot create or write it: %s\n", o->out,
+                strerror(-e));
+        return 2;
+    }
+    return 0;
+}
+
 static int cmd_run(int argc, char **argv)
 {
     rd_run_opts o = {.out = "luatrace-out"};
@@ -106,18 +150,22 @@ static int cmd_run(int argc, char **argv)
             return 2;
         if (b)
             continue;
+        const char **val = !strcmp(a, "--out")    ? &o.out
+                           : !strcmp(a, "--ring") ? &o.ring
+                           : !strcmp(a, "--mode") ? &o.mode
+                                                  : NULL;
+        if (val && !(*val = optval(argc, argv, &i)))
+            return 2;
+        if (val)
+            continue;
         if (!strcmp(a, "--quiet") || !strcmp(a, "-q"))
             o.quiet = 1;
-        else if (!strcmp(a, "--out") && (o.out = optval(argc, argv, &i)))
-            ;
-        else if (!strcmp(a, "--ring") && (o.ring = optval(argc, argv, &i)))
-            ;
-        else if (!strcmp(a, "--mode") && (o.mode = optval(argc, argv, &i)))
-            ;
+        else if (is_help(a))
+            return usage(stdout), 0;
         else if (a[0] != '-')
             break; /* the command, without "--" */
         else
-            return usage(stderr), 2;
+            return unknown_option("run", a);
     }
     if (i < argc && !strcmp(argv[i], "--"))
         i++;
@@ -125,10 +173,9 @@ static int cmd_run(int argc, char **argv)
         fprintf(stderr, "recorderd run: no command given\n");
         return 2;
     }
-    if (o.mode && strcmp(o.mode, "wait") && strcmp(o.mode, "drop")) {
-        fprintf(stderr, "recorderd run: --mode is wait or drop\n");
-        return 2;
-    }
+    int e = check_run_opts(&o);
+    if (e)
+        return e;
     o.backends = backend_specs;
     o.nbackends = nbackend_specs;
     return rd_run(&o, argv + i);
@@ -182,12 +229,16 @@ static int cmd_listen(int argc, char **argv)
         so.nbackends = nbackend_specs;
         if (b)
             continue;
-        if (!strcmp(argv[i], "--socket") && (v = optval(argc, argv, &i)))
+        if (is_help(argv[i]))
+            return usage(stdout), 0;
+        if (strcmp(argv[i], "--socket") && strcmp(argv[i], "--out"))
+            return unknown_option("listen", argv[i]);
+        if (!(v = optval(argc, argv, &i)))
+            return 2;
+        if (!strcmp(argv[i - 1], "--socket"))
             snprintf(path, sizeof path, "%s", v);
-        else if (!strcmp(argv[i], "--out") && (v = optval(argc, argv, &i)))
-            so.out = v;
         else
-            return usage(stderr), 2;
+            so.out = v;
     }
     return serve(path, -1, &so, 0);
 }
@@ -200,12 +251,16 @@ static int cmd_client(int argc, char **argv, int stop)
     lt_ctl_default_path(path, sizeof path);
     for (int i = 0; i < argc; i++) {
         const char *v;
-        if (!strcmp(argv[i], "--socket") && (v = optval(argc, argv, &i)))
-            snprintf(path, sizeof path, "%s", v);
-        else if (!strcmp(argv[i], "--json") && !stop)
+        if (is_help(argv[i]))
+            return usage(stdout), 0;
+        if (!strcmp(argv[i], "--json") && !stop)
             json = 1;
+        else if (strcmp(argv[i], "--socket"))
+            return unknown_option(stop ? "stop" : "status", argv[i]);
+        else if ((v = optval(argc, argv, &i)))
+            snprintf(path, sizeof path, "%s", v);
         else
-            return usage(stderr), 2;
+            return 2;
     }
     return stop ? rd_client_stop(path) : rd_client_status(path, json);
 }
@@ -222,16 +277,20 @@ static int cmd_serve(int argc, char **argv)
         so.nbackends = nbackend_specs;
         if (b)
             continue;
-        if (!strcmp(argv[i], "--fd") && (v = optval(argc, argv, &i)))
-            fd = atoi(v);
-        else if (!strcmp(argv[i], "--out") && (v = optval(argc, argv, &i)))
-            so.out = v;
-        else if (!strcmp(argv[i], "--summary"))
+        if (!strcmp(argv[i], "--summary"))
             so.summary = 1;
         else if (!strcmp(argv[i], "--quiet"))
             so.summary = 0;
+        else if (is_help(argv[i]))
+            return usage(stdout), 0;
+        else if (strcmp(argv[i], "--fd") && strcmp(argv[i], "--out"))
+            return unknown_option("serve", argv[i]);
+        else if (!(v = optval(argc, argv, &i)))
+            return 2;
+        else if (!strcmp(argv[i - 1], "--fd"))
+            fd = atoi(v);
         else
-            return usage(stderr), 2;
+            so.out = v;
     }
     if (fd < 0)
         return usage(stderr), 2;
@@ -602,8 +661,10 @@ static int cmd_attach(int argc, char **argv, const char *what)
                 return 2;
         } else if (a[0] != '-' && !o.pid && atoi(a) > 0) {
             o.pid = atoi(a);
+        } else if (is_help(a)) {
+            return usage(stdout), 0;
         } else {
-            return usage(stderr), 2;
+            return unknown_option(what, a);
         }
     }
     if (!o.pid)

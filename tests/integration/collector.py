@@ -825,6 +825,37 @@ def case_nomem(c):
     expect(meta['drops'] > 0 and meta['bad_records'] == 0, 'losses not counted: %s' % meta)
 
 
+def case_runopts(c):
+    """Bad options of run are refused with exit 2 before the command runs
+    (it would run untraced); unknown options are named; --help is no error."""
+    prog = c.write('mark.lua', 'io.open("ran", "w"):close()\n')
+    afile = os.path.join(c.tmp, 'afile')
+    with open(afile, 'w') as f:
+        f.write('data\n')
+    rd, lua = c.args.recorderd, c.args.lua
+    for opts, what in ((['--ring', '3M'], b'--ring 3M: a power of two'),
+                       (['--ring', '-5'], b'--ring -5: a power of two'),
+                       (['--out', afile], b'cannot create or write it: Not a directory'),
+                       (['--out', '/proc/luatrace-x'], b'--out /proc/luatrace-x: cannot'),
+                       (['--out'], b'--out needs a value'),
+                       (['--bogus'], b'recorderd run: unknown option --bogus')):
+        r = run([rd, 'run'] + opts + ['--', lua, prog], c.tmp, c.env())
+        expect(r.status == 2 and what in r.err, 'run %s: %d %r' % (opts, r.status, r.err))
+        expect(not os.path.exists(os.path.join(c.tmp, 'ran')), 'run %s ran the command' % opts)
+    expect(not os.path.exists(os.path.join(c.tmp, '--')) and open(afile).read() == 'data\n',
+           'a bad --out was written')
+    for cmd in (['listen'], ['status'], ['stop'], ['serve'], ['attach', '1'], ['top', '1']):
+        r = run([rd] + cmd + ['--bogus'], c.tmp, c.env())
+        expect(r.status == 2 and b'recorderd %s: unknown option --bogus' % cmd[0].encode()
+               in r.err, '%s --bogus: %d %r' % (cmd[0], r.status, r.err))
+    r = run([rd, 'run', '--help'], c.tmp, c.env())
+    expect(r.status == 0 and b'recorderd run [' in r.out, 'run --help: %d %r' % (r.status, r.err))
+    c.used.add('mark')
+    r = run([rd, 'run', '-q', '--ring', '64K', '--out', c.out, '--', lua, prog], c.tmp, c.env())
+    expect(r.status == 0 and os.path.exists(os.path.join(c.tmp, 'ran')) and c.session('mark'),
+           'a good run: %d %r' % (r.status, r.err))
+
+
 def case_names(c):
     """C functions named by their global path: Lua 5.1's compatibility
     aliases (string.gfind, math.mod) never win over string.gmatch and
@@ -1084,7 +1115,8 @@ CASES = {'overflow': case_overflow, 'badring': case_badring, 'recycled': case_re
          'spawn0': case_spawn0, 'killed': case_killed, 'profile': case_profile,
          'badtrace': case_badtrace, 'exit': case_exit, 'names': case_names,
          'hostresume': case_hostresume, 'multistate': case_multistate,
-         'untraced': case_untraced, 'shmfull': case_shmfull, 'nomem': case_nomem}
+         'untraced': case_untraced, 'shmfull': case_shmfull, 'nomem': case_nomem,
+         'runopts': case_runopts}
 
 
 def run_case(case, name, make, prefix):
