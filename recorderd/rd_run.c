@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@ extern char **environ;
 typedef struct run_ctx {
     rd_server srv;
     uv_process_t proc;
+    uv_signal_t sighup;
     int child_done, closed;
     int code;
 } run_ctx;
@@ -47,8 +49,37 @@ static void finish(run_ctx *r)
 {
     if (!r->closed) {
         r->closed = 1;
+        uv_close((uv_handle_t *)&r->sighup, NULL);
         rd_server_close(&r->srv);
     }
+}
+
+/* SIGTERM and SIGHUP sent to run alone are the child's, as with any
+ * wrapper: it ends as it would untraced, and run then writes the reports
+ * and exits with its status (and removes its temporary directory). */
+static void forward(rd_server *srv, int sig)
+{
+    run_ctx *r = srv->ud;
+    if (!r->child_done)
+        uv_process_kill(&r->proc, sig);
+}
+
+static void on_sighup(uv_signal_t *h, int sig)
+{
+    run_ctx *r = h->data;
+    forward(&r->srv, sig);
+}
+
+/* A SIGHUP that was ignored (nohup) stays ignored. */
+static void start_sighup(run_ctx *r, uv_loop_t *loop)
+{
+    struct sigaction old;
+    uv_signal_init(loop, &r->sighup);
+    r->sighup.data = r;
+    if (sigaction(SIGHUP, NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+        return;
+    uv_signal_start(&r->sighup, on_sighup, SIGHUP);
+    uv_unref((uv_handle_t *)&r->sighup);
 }
 
 static void on_idle(rd_server *srv)
@@ -202,6 +233,8 @@ int rd_run(const rd_run_opts *o, char **argv)
     r.srv.ud = &r;
     r.srv.on_idle = on_idle;
     r.srv.ignore_sigint = 1;
+    r.srv.on_signal = forward;
+    start_sighup(&r, loop);
     if (spawn(&r, o, argv, sock)) {
         r.child_done = 1;
         finish(&r);

@@ -361,7 +361,10 @@ static void on_signal(uv_signal_t *h, int sig)
     rd_server *srv = h->data;
     if (sig == SIGINT && srv->ignore_sigint)
         return;
-    rd_server_stop(srv);
+    if (srv->on_signal)
+        srv->on_signal(srv, sig);
+    else
+        rd_server_stop(srv);
 }
 
 int rd_server_init(rd_server *srv, uv_loop_t *loop, const rd_session_opts *opts)

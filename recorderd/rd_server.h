@@ -24,6 +24,8 @@ struct rd_server {
     int once;        /* stop after the first session ends (serve --fd) */
     int stopping;
     int ignore_sigint; /* run: Ctrl-C is the child's to handle */
+    /* run: SIGTERM goes here instead of stopping (the child's to handle) */
+    void (*on_signal)(rd_server *, int sig);
     void (*on_idle)(rd_server *); /* no session and no connection left */
     void *ud;
     pid_t only_pid;    /* attach: serve this process only */

@@ -856,6 +856,77 @@ def case_runopts(c):
            'a good run: %d %r' % (r.status, r.err))
 
 
+# Says where it runs, then works until the file GATE exists (60 s at most).
+UNTIL_GATE = '''
+local f = io.open("info", "w")
+f:write(os.getenv("LUATRACE_SOCKET"), "\\n") f:close()
+local function work(n) local s = 0 for i = 1, n do s = s + i % 7 end return s end
+local t0 = os.time()
+repeat work(20000) until io.open(GATE) or os.time() - t0 > 60
+print("done")
+'''
+
+
+def start_run(c, prog):
+    """recorderd run of prog in a new session (the test signals run
+    alone); returns it and its temporary directory, once prog runs."""
+    info = os.path.join(c.tmp, 'info')
+    if os.path.exists(info):
+        os.unlink(info)
+    p = subprocess.Popen([c.args.recorderd, 'run', '-q', '--out', c.out, '--', c.args.lua, prog],
+                         cwd=c.tmp, env=c.env(), stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    deadline = time.monotonic() + 30
+    while not (os.path.exists(info) and open(info).read().endswith('\n')):
+        expect(time.monotonic() < deadline and p.poll() is None, 'the program did not start')
+        time.sleep(0.05)
+    return p, os.path.dirname(open(info).read().strip())
+
+
+def case_runsignals(c):
+    """SIGTERM and SIGHUP sent to recorderd run alone go to its command,
+    which ends as it would; run writes the reports, exits with its status
+    and removes its temporary directory. SIGINT alone is ignored."""
+    gate = os.path.join(c.tmp, 'gate')
+    prog = c.write('sig.lua', UNTIL_GATE.replace('GATE', repr(gate)))
+    procs, tmpdirs = [], []
+    try:
+        for sig, want in ((signal.SIGTERM, 128 + 15), (signal.SIGHUP, 128 + 1),
+                          (signal.SIGINT, 0)):
+            shutil.rmtree(c.out, ignore_errors=True)
+            p, tmpdir = start_run(c, prog)
+            procs.append(p)
+            tmpdirs.append(tmpdir)
+            expect(tmpdir.startswith('/tmp/luatrace-run-') and os.path.isdir(tmpdir),
+                   'temporary directory %s' % tmpdir)
+            p.send_signal(sig)
+            if sig == signal.SIGINT:
+                time.sleep(0.5)
+                expect(p.poll() is None, 'run ended on SIGINT: %s' % p.poll())
+                open(gate, 'w').close()
+            try:
+                out, err = p.communicate(timeout=60)
+            except subprocess.TimeoutExpired:
+                raise Failure('run did not end after %s' % sig.name)
+            expect(p.returncode == want, '%s: run exited %d, want %d: %r'
+                   % (sig.name, p.returncode, want, err))
+            meta = json.load(open(os.path.join(c.session('sig'), 'session.json')))
+            expect(meta['status'] == ('complete' if want == 0 else 'truncated'),
+                   '%s: session %s' % (sig.name, meta))
+            expect(not os.path.exists(tmpdir), '%s: %s left behind' % (sig.name, tmpdir))
+            if os.path.exists(gate):
+                os.unlink(gate)
+    finally:
+        open(gate, 'w').close()
+        for p in procs:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+        for d in tmpdirs:  # a run killed here leaves its own
+            if d.startswith('/tmp/luatrace-run-'):
+                shutil.rmtree(d, ignore_errors=True)
+
+
 def case_names(c):
     """C functions named by their global path: Lua 5.1's compatibility
     aliases (string.gfind, math.mod) never win over string.gmatch and
@@ -1116,7 +1187,7 @@ CASES = {'overflow': case_overflow, 'badring': case_badring, 'recycled': case_re
          'badtrace': case_badtrace, 'exit': case_exit, 'names': case_names,
          'hostresume': case_hostresume, 'multistate': case_multistate,
          'untraced': case_untraced, 'shmfull': case_shmfull, 'nomem': case_nomem,
-         'runopts': case_runopts}
+         'runopts': case_runopts, 'runsignals': case_runsignals}
 
 
 def run_case(case, name, make, prefix):
