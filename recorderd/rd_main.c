@@ -68,6 +68,15 @@ static const char *optval(int argc, char **argv, int *i)
     return argv[++*i];
 }
 
+/* v as a whole decimal number from min to max, or -1 ("123abc" is none). */
+static long whole_number(const char *v, long min, long max)
+{
+    char *end;
+    errno = 0;
+    long n = v && *v >= '0' && *v <= '9' ? strtol(v, &end, 10) : -1;
+    return n >= 0 && !errno && !*end && n >= min && n <= max ? n : -1;
+}
+
 static int is_help(const char *a)
 {
     return !strcmp(a, "--help") || !strcmp(a, "-h");
@@ -287,13 +296,18 @@ static int cmd_serve(int argc, char **argv)
             return unknown_option("serve", argv[i]);
         else if (!(v = optval(argc, argv, &i)))
             return 2;
-        else if (!strcmp(argv[i - 1], "--fd"))
-            fd = atoi(v);
-        else
+        else if (!strcmp(argv[i - 1], "--out"))
             so.out = v;
+        else if ((fd = (int)whole_number(v, 0, INT_MAX)) < 0)
+            return fprintf(stderr, "recorderd serve: --fd takes a file descriptor number\n"), 2;
     }
     if (fd < 0)
         return usage(stderr), 2;
+    struct stat st; /* libuv aborts on a pipe of anything else */
+    if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode)) {
+        fprintf(stderr, "recorderd serve: fd %d is not a socket\n", fd);
+        return 2;
+    }
     return serve(NULL, fd, &so, 1);
 }
 
@@ -659,8 +673,9 @@ static int cmd_attach(int argc, char **argv, const char *what)
         } else if (!strcmp(a, "--out") && !dump && !top) {
             if (!(o.so.out = optval(argc, argv, &i)))
                 return 2;
-        } else if (a[0] != '-' && !o.pid && atoi(a) > 0) {
-            o.pid = atoi(a);
+        } else if (a[0] != '-' && !o.pid) {
+            if ((o.pid = (pid_t)whole_number(a, 1, INT_MAX)) < 0)
+                return fprintf(stderr, "recorderd %s: %s is not a process id\n", what, a), 2;
         } else if (is_help(a)) {
             return usage(stdout), 0;
         } else {

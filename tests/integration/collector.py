@@ -827,7 +827,8 @@ def case_nomem(c):
 
 def case_runopts(c):
     """Bad options of run are refused with exit 2 before the command runs
-    (it would run untraced); unknown options are named; --help is no error."""
+    (it would run untraced); unknown options are named; --help is no error;
+    serve --fd and a PID are checked."""
     prog = c.write('mark.lua', 'io.open("ran", "w"):close()\n')
     afile = os.path.join(c.tmp, 'afile')
     with open(afile, 'w') as f:
@@ -848,6 +849,13 @@ def case_runopts(c):
         r = run([rd] + cmd + ['--bogus'], c.tmp, c.env())
         expect(r.status == 2 and b'recorderd %s: unknown option --bogus' % cmd[0].encode()
                in r.err, '%s --bogus: %d %r' % (cmd[0], r.status, r.err))
+    # numbers are whole numbers, and serve's fd a socket (stdin is /dev/null)
+    for cmd, what in ((['serve', '--fd', '0'], b'serve: fd 0 is not a socket'),
+                      (['serve', '--fd', 'abc'], b'--fd takes a file descriptor number'),
+                      (['attach', '%dabc' % os.getpid()], b'abc is not a process id'),
+                      (['dump', '0'], b'0 is not a process id')):
+        r = run([rd] + cmd, c.tmp, c.env(), 20)
+        expect(r.status == 2 and what in r.err, '%s: %d %r' % (cmd, r.status, r.err))
     r = run([rd, 'run', '--help'], c.tmp, c.env())
     expect(r.status == 0 and b'recorderd run [' in r.out, 'run --help: %d %r' % (r.status, r.err))
     c.used.add('mark')
