@@ -27,14 +27,13 @@
 #include "rd_speedscope.h"
 #include "rd_util.h"
 
-
 static void usage(FILE *f)
 {
     fprintf(f,
             "usage:\n"
             "  recorderd run [--out DIR] [--quiet] [--ring SIZE] [--mode wait|drop]\n"
-            "                [--backend SPEC]... -- CMD [ARGS...]\n"
-            "  recorderd listen [--socket PATH] [--out DIR] [--backend SPEC]...\n"
+            "                [--no-trace] [--backend SPEC]... -- CMD [ARGS...]\n"
+            "  recorderd listen [--socket PATH] [--out DIR] [--no-trace] [--backend SPEC]...\n"
             "                                                  (also: recorderd --listen)\n"
             "  recorderd report SESSION_DIR|TRACE_FILE [--format profile|annotate|folded|"
             "callgrind|flamegraph|speedscope|pprof|html|none]\n"
@@ -169,6 +168,8 @@ static int cmd_run(int argc, char **argv)
             continue;
         if (!strcmp(a, "--quiet") || !strcmp(a, "-q"))
             o.quiet = 1;
+        else if (!strcmp(a, "--no-trace"))
+            o.no_trace = 1;
         else if (is_help(a))
             return usage(stdout), 0;
         else if (a[0] != '-')
@@ -240,6 +241,10 @@ static int cmd_listen(int argc, char **argv)
             continue;
         if (is_help(argv[i]))
             return usage(stdout), 0;
+        if (!strcmp(argv[i], "--no-trace")) {
+            so.no_trace = 1;
+            continue;
+        }
         if (strcmp(argv[i], "--socket") && strcmp(argv[i], "--out"))
             return unknown_option("listen", argv[i]);
         if (!(v = optval(argc, argv, &i)))

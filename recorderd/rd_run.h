@@ -5,6 +5,7 @@
 typedef struct rd_run_opts {
     const char *out;
     int quiet;
+    int no_trace; /* --no-trace: reports only */
     const char *ring; /* LUATRACE_RING for the child, or NULL */
     const char *mode; /* LUATRACE_MODE for the child, or NULL */
     const char *const *backends; /* --backend specs */

@@ -390,6 +390,8 @@ static void compose_error(rd_session *s, const report_ctx *r, const char *own, i
 /* session.json's trace: what trace.ltr holds. */
 static const char *trace_state(const rd_session *s)
 {
+    if (s->opts->no_trace)
+        return "none";
     if (!s->trace.err)
         return "complete";
     return s->trace_removed || s->trace.size < LT_FILE_HDR_SIZE ? "none" : "partial";
@@ -492,7 +494,7 @@ static void drainer(void *arg)
         snprintf(cwd, sizeof cwd, "%s", s->cwd);
     else
         program_cwd(s->pid, cwd, sizeof cwd);
-    if (!s->opts->no_files)
+    if (!s->opts->no_files && !s->opts->no_trace)
         rd_tracefile_open(&s->trace, s->dir); /* an error is told with the reports' */
     rd_backends bk;
     char err[256] = "";

@@ -89,9 +89,9 @@ class Case:
             f.write(text)
         return name
 
-    def start_daemon(self, preexec_fn=None):
+    def start_daemon(self, preexec_fn=None, extra=()):
         self.daemon = subprocess.Popen(
-            [self.args.recorderd, 'listen', '--socket', self.sock, '--out', self.out],
+            [self.args.recorderd, 'listen', '--socket', self.sock, '--out', self.out] + list(extra),
             cwd=self.tmp, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE, start_new_session=True, preexec_fn=preexec_fn)
         for _ in range(1000):  # until it answers: a stale file may already be there
@@ -935,6 +935,36 @@ def case_runsignals(c):
                 shutil.rmtree(d, ignore_errors=True)
 
 
+def case_notrace(c):
+    """--no-trace (run and listen): every report of the whole run, no
+    trace.ltr, session.json says trace none."""
+    prog = c.write('notrace.lua', 'local function f(i) return i * 2 end\n'
+                   'local s = 0 for i = 1, 5000 do s = s + f(i) end print(s)\n')
+    plain = c.lua(prog, c.env())
+    r = run([c.args.recorderd, 'run', '--quiet', '--no-trace', '--out', c.out, '--',
+             c.args.lua, prog], c.tmp, c.env())
+    expect(r.status == 0 and r.out == plain.out, 'run: %d %r' % (r.status, r.err))
+    c.start_daemon(extra=['--no-trace'])
+    r = c.lua(prog, c.env(LUATRACE_SOCKET=c.sock, LUATRACE_SHM='notrace'), traced=True)
+    c.stop_daemon()
+    expect(r.status == 0 and r.out == plain.out, 'listen: %d %r' % (r.status, r.err))
+    names = sorted(os.listdir(c.out))
+    expect(len(names) == 2, 'sessions: %s' % names)
+    for name in names:
+        session = os.path.join(c.out, name)
+        with open(os.path.join(session, 'session.json')) as f:
+            meta = json.load(f)
+        expect(meta['trace'] == 'none' and meta['status'] == 'complete' and not meta['error'],
+               '%s: %s' % (name, meta))
+        expect(not os.path.exists(os.path.join(session, 'trace.ltr')), '%s: a trace.ltr' % name)
+        for line in open(os.path.join(session, 'profile.txt')):
+            if line.rstrip().endswith(' f (notrace.lua:1)'):
+                expect(int(line.split()[0]) == 5000, '%s: %s' % (name, line))
+                break
+        else:
+            raise Failure('%s: no f in profile.txt' % name)
+
+
 def case_names(c):
     """C functions named by their global path: Lua 5.1's compatibility
     aliases (string.gfind, math.mod) never win over string.gmatch and
@@ -1195,7 +1225,7 @@ CASES = {'overflow': case_overflow, 'badring': case_badring, 'recycled': case_re
          'badtrace': case_badtrace, 'exit': case_exit, 'names': case_names,
          'hostresume': case_hostresume, 'multistate': case_multistate,
          'untraced': case_untraced, 'shmfull': case_shmfull, 'nomem': case_nomem,
-         'runopts': case_runopts, 'runsignals': case_runsignals}
+         'runopts': case_runopts, 'runsignals': case_runsignals, 'notrace': case_notrace}
 
 
 def run_case(case, name, make, prefix):
