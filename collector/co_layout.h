@@ -23,6 +23,7 @@ enum {
     LS_SAVEDPC = 48,
     LS_BASE_CI = 80,
     LS_SIZE_CI = 92,
+    LS_HOOKMASK = 100,  /* hookmask (a byte) */
     LS_HOOKCOUNT = 104, /* basehookcount */
     LS_HOOK = 112,
     LS_GT = 120, /* l_gt: the globals (TValue) */

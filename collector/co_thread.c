@@ -57,9 +57,10 @@ static int probe_args(lua_State *L)
 static int check_status(lua_State *L)
 {
     lua_State *co = lua_newthread(L);
-    lua_sethook(co, probe_hook, LUA_MASKCALL, 0x1234567);
+    lua_sethook(co, probe_hook, LUA_MASKCALL | LUA_MASKLINE, 0x1234567);
     int ok = co_int_at(co, LS_HOOKCOUNT) == 0x1234567 && lua_gethookcount(co) == 0x1234567 &&
-             co_ptr_at(co, LS_HOOK) == (const void *)probe_hook;
+             co_ptr_at(co, LS_HOOK) == (const void *)probe_hook &&
+             ((const uint8_t *)co)[LS_HOOKMASK] == (LUA_MASKCALL | LUA_MASKLINE);
     lua_sethook(co, NULL, 0, 0);
     lua_Debug ar;
     ok = ok && ((const uint8_t *)co)[LS_STATUS] == 0 && !lua_getstack(co, 0, &ar) &&
@@ -229,7 +230,7 @@ static void tag_thread(co_state *s, lua_State *T, uint32_t id)
     if (ch)
         ch->id = id; /* chained: the count stays the program's */
     else if (s->thread_ok && co_ptr_at(T, LS_HOOK) == (const void *)co_hook &&
-             lua_gethookmask(T) == CO_MASK)
+             ((const uint8_t *)T)[LS_HOOKMASK] == CO_MASK)
         memcpy((char *)T + LS_HOOKCOUNT, &tag, sizeof tag); /* Lua ignores it: no count mask */
     else if (co_hook_ours(T)) /* also the count mask a chained creator passed on */
         lua_sethook(T, co_hook, CO_MASK, tag);
@@ -349,7 +350,8 @@ void co_thread_hook(co_state *s, lua_State *T)
 
 void co_thread_freed(co_state *s, lua_State *T)
 {
-    co_chain_forget(T);
+    if (co_nchain)
+        co_chain_forget(T);
     if (!s || !s->th.t || !gc_watched(s))
         return;
     uint32_t id = tag_id(s, T); /* T's fields are intact until the free */
