@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "co_clock.h"
+#include "co_layout.h"
 #include "co_state.h"
 
 /* Registry keys of two tables with weak keys: {thread = its id tag} for
@@ -76,10 +77,25 @@ void co_chain_forget_all(void)
     co_nchain = 0;
 }
 
+/* Lua 5.1's traceexec reads the hook mask once, then runs the count hook,
+ * then the line hook: a count hook that asks for line events gets none at
+ * that instruction. The mask at the last count event, and where it was. */
+static struct {
+    const lua_State *L;
+    const void *pc;
+    int mask;
+} g_count;
+
 void co_chain_call(const co_chain *c, lua_State *L, lua_Debug *ar)
 {
     int bit = ar->event == LUA_HOOKTAILRET ? LUA_MASKRET : 1 << ar->event;
-    if ((c->mask & bit) && g_lib_hook)
+    const void *pc = co_ptr_at(L, LS_SAVEDPC);
+    int mask = ar->event == LUA_HOOKLINE && g_count.L == L && g_count.pc == pc ? g_count.mask
+                                                                               : c->mask;
+    g_count.L = ar->event == LUA_HOOKCOUNT ? L : NULL;
+    g_count.pc = pc;
+    g_count.mask = c->mask;
+    if ((mask & bit) && g_lib_hook)
         g_lib_hook(L, ar);
 }
 
@@ -88,7 +104,12 @@ void co_chain_release(co_state *s, lua_State *L)
     co_chain *c = co_chain_find(L);
     if (!c)
         return;
+    /* lua_sethook restarts the count: the program's goes on where it was
+     * (chained threads are of a state whose layout was verified) */
+    int left;
+    memcpy(&left, (const char *)L + LS_HOOKLEFT, sizeof left);
     lua_sethook(L, g_lib_hook, c->mask, c->count);
+    memcpy((char *)L + LS_HOOKLEFT, &left, sizeof left);
     chain_remove(s, c);
 }
 
@@ -192,7 +213,7 @@ static void call_original(lua_State *L)
 static void save_tag(co_state *s, lua_State *L, lua_State *T)
 {
     int tag = lua_gethookcount(T);
-    if (!s || !co_hook_ours(T) || !co_thread_owns_tag(s, T))
+    if (!s || !co_hook_ours(T) || !co_thread_tagged(s, T))
         return; /* no id (a new coroutine has its creator's count) */
     lua_pushinteger(L, tag);
     table_set(L, &TAGS_KEY, T);
@@ -232,12 +253,17 @@ static int l_sethook(lua_State *L)
     int owned = co_module_owns(L); /* else another Lua state of the host's */
     co_state *s = owned ? co_hook_state() : NULL;
     co_chain *c = co_nchain ? co_chain_find(T) : NULL;
-    if (removing && !c && co_hook_ours(T))
-        return 0; /* the program has no hook there: nothing to remove */
+    if (removing && !c && co_hook_ours(T)) {
+        lua_pushnil(L); /* no hook of the program's to remove; its function goes */
+        table_set(L, &FUNCS_KEY, T);
+        return 0;
+    }
     int valid = removing || (lua_type(L, arg + 1) == LUA_TFUNCTION && lua_isstring(L, arg + 2));
     int chaining = valid && !removing && can_chain(s, T);
+    if (chaining && !c && !co_hook_ours(T)) /* the program's alone so far, untraced */
+        give_back(s, L, T, take_tag(L, T)); /* its id back, its stack sent again */
     /* T's id, read before the library's count replaces its tag */
-    uint32_t id = chaining ? (c ? c->id : co_thread_known(s, T)) : 0;
+    uint32_t id = chaining ? (c ? c->id : co_thread_tagged(s, T)) : 0;
     if (valid && !removing && !chaining)
         save_tag(s, L, T);
     if (valid) {
@@ -275,7 +301,9 @@ static int l_gethook(lua_State *L)
     lua_State *T = target(L, &arg);
     const co_chain *c = co_nchain ? co_chain_find(T) : NULL;
     if (!c && co_hook_ours(T)) {
-        lua_pushnil(L); /* no hook of the program's: what Lua says untraced */
+        /* no hook of the program's: what Lua says untraced, the function
+         * of a sethook whose mask installed nothing included */
+        table_get(L, &FUNCS_KEY, T);
         lua_pushliteral(L, "");
         lua_pushinteger(L, 0);
         return 3;

@@ -25,6 +25,7 @@ enum {
     LS_SIZE_CI = 92,
     LS_HOOKMASK = 100,  /* hookmask (a byte) */
     LS_HOOKCOUNT = 104, /* basehookcount */
+    LS_HOOKLEFT = 108,  /* hookcount: instructions to the next count event */
     LS_HOOK = 112,
     LS_GT = 120, /* l_gt: the globals (TValue) */
     LS_READ = 136,

@@ -321,9 +321,9 @@ void co_thread_stale_all(co_state *s);
  * which it no longer is, hooked again; else 0. The caller sends T's stack. */
 uint32_t co_thread_revive(co_state *s, lua_State *T);
 
-/* T's hook count is its own id tag (known or stale), not one inherited
- * from the thread that created it. */
-int co_thread_owns_tag(co_state *s, lua_State *T);
+/* The id T's hook count (or chain entry) names if it is T's own (known
+ * or stale), not one inherited from the thread that created it; else 0. */
+uint32_t co_thread_tagged(co_state *s, lua_State *T);
 
 /* T (not running) is stale if it is known: its stack goes with its next
  * resume (the program's hook had it; co_dbghook.c). */

@@ -60,7 +60,8 @@ static int check_status(lua_State *L)
     lua_sethook(co, probe_hook, LUA_MASKCALL | LUA_MASKLINE, 0x1234567);
     int ok = co_int_at(co, LS_HOOKCOUNT) == 0x1234567 && lua_gethookcount(co) == 0x1234567 &&
              co_ptr_at(co, LS_HOOK) == (const void *)probe_hook &&
-             ((const uint8_t *)co)[LS_HOOKMASK] == (LUA_MASKCALL | LUA_MASKLINE);
+             ((const uint8_t *)co)[LS_HOOKMASK] == (LUA_MASKCALL | LUA_MASKLINE) &&
+             co_int_at(co, LS_HOOKLEFT) == 0x1234567;
     lua_sethook(co, NULL, 0, 0);
     lua_Debug ar;
     ok = ok && ((const uint8_t *)co)[LS_STATUS] == 0 && !lua_getstack(co, 0, &ar) &&
@@ -323,10 +324,10 @@ void co_thread_mark_stale(co_state *s, lua_State *T)
         s->th.t[id] = stale(T);
 }
 
-int co_thread_owns_tag(co_state *s, lua_State *T)
+uint32_t co_thread_tagged(co_state *s, lua_State *T)
 {
     uint32_t id = tag_id(s, T);
-    return id && (s->th.t[id] == T || s->th.t[id] == stale(T));
+    return id && (s->th.t[id] == T || s->th.t[id] == stale(T)) ? id : 0;
 }
 
 uint32_t co_thread_revive(co_state *s, lua_State *T)

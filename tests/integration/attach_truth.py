@@ -219,7 +219,17 @@ wait()
 coroutine.resume(live)
 local during, nduring = hooked()
 finish(during)
+-- the main thread has a line hook of the program's when the detach lands
+local lines = 0
+local function counted() local s = 0 for i = 1, 50 do s = s + i end return s end
+debug.sethook(function() lines = lines + 1 end, "l")
+counted()
+local lref = lines
 detached()
+lines = 0
+counted()
+debug.sethook()
+io.stderr:write("MAINLINES ", lref, " ", lines, "\\n")
 finish(live)
 io.stderr:write("HITS ", nref[1], " ", nlive[1], " ", nduring[1], "\\n")
 io.stderr:write("GETHOOK ", type((debug.gethook(live))), " [", select(2, debug.gethook(live)), "] ",
@@ -500,6 +510,9 @@ def case_proghook(c):
     expect(hits and hits[0][0] != '0' and len(set(hits[0])) == 1,
            'count hooks of the program: %s (untraced, across the attach, while traced)' % hits)
     expect('GETHOOK function [] 50' in err, 'the program\'s hook after detach: %r' % err)
+    mainlines = [l.split()[1:] for l in err.splitlines() if l.startswith('MAINLINES ')]
+    expect(mainlines and mainlines[0][0] != '0' and len(set(mainlines[0])) == 1,
+           'the main thread\'s line hook before and after the detach: %s' % mainlines)
     expect(stacks, 'nothing traced')
 
 

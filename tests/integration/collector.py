@@ -544,6 +544,46 @@ end
 print(sandboxed(function() probe("hooked") return work(50) end, 1000))
 print(sandboxed(function() probe("hooked") while true do work(3) end end, 20))
 probe("traced")
+-- a mask that installs nothing keeps its function; removing forgets it
+local nothing = function() end
+debug.sethook(nothing, "")
+print("empty", debug.gethook() == nothing, select(2, debug.gethook()))
+debug.sethook()
+print("removed", debug.gethook())
+-- a count hook that asks for line events gets none at that instruction
+local seen = {}
+debug.sethook(function(ev)
+  seen[#seen + 1] = ev
+  if ev == "count" then debug.sethook(function(e) seen[#seen + 1] = e end, "l") end
+end, "", 10)
+work(5)
+debug.sethook()
+print("swap", table.concat(seen, ","))
+-- hooked by the program while tracing is off, its hook replaced once it
+-- is on again: traced from there, with its whole stack
+local luatrace = require "luatrace"
+local traced = luatrace.tracing()
+local function f2() probe("traced") coroutine.yield() probe("hooked") coroutine.yield()
+  probe("traced") end
+local X = coroutine.create(function() f2() end)
+drive(X)
+if traced then luatrace.troff() end
+debug.sethook(X, function() end, "c")
+if traced then luatrace.tron() end
+debug.sethook(X, function() end, "r")
+drive(X)
+debug.sethook(X)
+drive(X)
+-- a count hook counts on across troff, where its thread is given back
+-- (untraced, a C function in its place: the same Lua instructions)
+local troff = traced and luatrace.troff or os.clock
+local ticks = 0
+debug.sethook(function() ticks = ticks + 1 end, "", 7)
+work(30)
+troff()
+work(30)
+debug.sethook()
+print("ticks", ticks)
 '''
 
 
@@ -563,7 +603,7 @@ def case_dbghook(c):
     for how, n in truths(plain.out.decode().splitlines(), 'TRUTH ').items():
         stack = how.split(' ', 1)[1]  # without traced/hooked
         truth[stack] = truth.get(stack, 0) + n
-    expect(sum(truth.values()) == 14, 'want 14 probes: %s' % truth)
+    expect(sum(truth.values()) == 17, 'want 17 probes: %s' % truth)
     session = c.session('dbghook')
     expect_probe_stacks(c, session, truth)
     # the wrapper calls the library's sethook as plain C: no frame under it
