@@ -3,6 +3,7 @@
  * set) and luaopen_luatrace_profile (lua -lluatrace.profile: trace the whole
  * run, print a profile summary at exit). Lua errors are raised only here. */
 #include <errno.h>
+#include <fcntl.h>
 #include <lauxlib.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -108,8 +109,29 @@ static int sentinel_gc(lua_State *L)
     return 0;
 }
 
+/* LT_RING_NAME_SCRIPT: a ring named after this process's script, read from
+ * /proc/self/cmdline (under lua5.1 -lluatrace, Lua has not set arg yet). */
+static void script_ring_name(char *buf, size_t cap)
+{
+    char cmd[4096], *argv[64];
+    int argc = 0, fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, cmd, sizeof cmd - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    n = n > 0 ? n : 0;
+    cmd[n] = 0;
+    for (char *p = cmd; p < cmd + n && argc < 64; p += strlen(p) + 1)
+        argv[argc++] = p;
+    lt_ring_name_of_args(argc, argv, buf, cap);
+}
+
 static int create_ring(co_state *s, const char *name, char *err, size_t cap)
 {
+    char own[LT_RING_NAME_MAX + 1];
+    if (!strcmp(name, LT_RING_NAME_SCRIPT)) {
+        script_ring_name(own, sizeof own);
+        name = own;
+    }
     const char *size_s = getenv("LUATRACE_RING");
     uint64_t size = LT_RING_DEFAULT_SIZE;
     if (size_s && *size_s && lt_ring_parse_size(size_s, &size)) {

@@ -11,6 +11,49 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* lua.c's script argument: the first after its options (-e STAT and -l
+ * NAME take a value, joined or not; -i, -v take none; "--" ends them), or
+ * NULL (none, or "-": stdin). */
+static const char *lua_script(int argc, char *const *argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (a[0] != '-')
+            return a;
+        if (!strcmp(a, "--"))
+            return i + 1 < argc && strcmp(argv[i + 1], "-") ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-"))
+            return NULL;
+        if ((a[1] == 'e' || a[1] == 'l') && !a[2])
+            i++;
+    }
+    return NULL;
+}
+
+void lt_ring_name_of_args(int argc, char *const *argv, char *buf, size_t cap)
+{
+    const char *path = argc > 0 ? argv[0] : NULL, *b;
+    b = path ? strrchr(path, '/') : NULL;
+    if (path && !strncmp(b ? b + 1 : path, "lua", 3))
+        path = lua_script(argc, argv);
+    b = path ? strrchr(path, '/') : NULL;
+    b = b ? b + 1 : path ? path : "";
+    size_t n = strlen(b);
+    if (n > 4 && !strcmp(b + n - 4, ".lua"))
+        n -= 4;
+    n = n > 40 ? 40 : n;
+    n = n < cap ? n : cap - 1;
+    for (size_t i = 0; i < n; i++) {
+        char c = b[i];
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                 c == '_' || c == '-';
+        buf[i] = ok ? c : '_';
+    }
+    buf[n] = 0;
+    if (!n)
+        snprintf(buf, cap, "lua");
+}
+
 int lt_ring_name_check(const char *name)
 {
     size_t n = name ? strlen(name) : 0;

@@ -90,6 +90,19 @@ typedef struct lt_ring {
  * starting with '.'. Returns 0 or -EINVAL. Any thread. */
 int lt_ring_name_check(const char *name);
 
+/* LUATRACE_SHM's value (no ring name: '%' is not allowed in one) that has
+ * the collector name its ring after its process's script
+ * (lt_ring_name_of_args): recorderd run sets it, so that every Lua process
+ * of a command gets a session named after its own script. */
+#define LT_RING_NAME_SCRIPT "%script"
+
+/* The ring name for a process run as argv[0..argc): the base name, without
+ * ".lua", of its script where argv[0] is a Lua interpreter (lua*: the first
+ * argument after lua.c's options; none for "-" or a bare interpreter),
+ * else of argv[0] (a host); bytes other than [A-Za-z0-9_-] as '_', at most
+ * 40 of them; "lua" if none is left. Any thread. */
+void lt_ring_name_of_args(int argc, char *const *argv, char *buf, size_t cap);
+
 /* Parses a size such as "65536", "512K", "16M", "1G". Returns 0 and sets
  * *out to a power of two within [MIN, MAX], or -EINVAL. */
 int lt_ring_parse_size(const char *s, uint64_t *out);

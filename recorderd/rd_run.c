@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lt_ring.h"
 #include "rd_server.h"
 
 #ifndef RD_CMODDIR
@@ -99,27 +100,6 @@ static void on_child_exit(uv_process_t *p, int64_t status, int sig)
         finish(r);
 }
 
-/* The ring name: the script's base name without .lua, else "lua". */
-static void ring_name(char **argv, char *buf, size_t cap)
-{
-    snprintf(buf, cap, "lua");
-    for (int i = 1; argv[0] && argv[i]; i++) {
-        size_t n = strlen(argv[i]);
-        if (n > 4 && !strcmp(argv[i] + n - 4, ".lua")) {
-            const char *b = strrchr(argv[i], '/');
-            b = b ? b + 1 : argv[i];
-            snprintf(buf, cap, "%.*s", (int)(strlen(b) - 4 > 40 ? 40 : strlen(b) - 4), b);
-            break;
-        }
-    }
-    for (char *c = buf; *c; c++)
-        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
-              *c == '_' || *c == '-'))
-            *c = '_';
-    if (!buf[0] || buf[0] == '.')
-        snprintf(buf, cap, "lua");
-}
-
 typedef struct envb {
     char **v;
     int n;
@@ -149,23 +129,21 @@ static void env_set(envb *e, const char *key, const char *val)
     e->v[e->n] = NULL;
 }
 
-static void child_env(envb *e, const rd_run_opts *o, char **argv, const char *sock)
+static void child_env(envb *e, const rd_run_opts *o, const char *sock)
 {
     int n = 0;
     while (environ[n])
         n++;
     *e = (envb){calloc((size_t)n + 16, sizeof(char *)), n, {0}, 0};
     memcpy(e->v, environ, (size_t)n * sizeof(char *));
-    char mod[PATH_MAX], cpath[PATH_MAX * 2], name[64];
+    char mod[PATH_MAX], cpath[PATH_MAX * 2];
     rd_run_module_dir(mod, sizeof mod);
     const char *old = getenv("LUA_CPATH");
     snprintf(cpath, sizeof cpath, "%s/?.so;%s", mod, old && *old ? old : ";");
     env_set(e, "LUA_CPATH", cpath);
     env_set(e, "LUATRACE_SOCKET", sock);
-    if (!getenv("LUATRACE_SHM")) {
-        ring_name(argv, name, sizeof name);
-        env_set(e, "LUATRACE_SHM", name);
-    }
+    if (!getenv("LUATRACE_SHM")) /* each process's session after its own script */
+        env_set(e, "LUATRACE_SHM", LT_RING_NAME_SCRIPT);
     /* lua5.1 app.lua without -lluatrace is traced too; another Lua that
      * the program starts (5.2+, LuaJIT) reads LUA_INIT as well, and cannot
      * load this collector: it runs untraced */
@@ -187,7 +165,7 @@ static int spawn(run_ctx *r, const rd_run_opts *o, char **argv, const char *sock
     }
     uv_process_options_t po = {0};
     envb env;
-    child_env(&env, o, argv, sock);
+    child_env(&env, o, sock);
     po.exit_cb = on_child_exit;
     po.file = argv[0];
     po.args = argv;

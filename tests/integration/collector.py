@@ -799,6 +799,15 @@ def case_untraced(c):
             said = json.load(f)['session']
         expect(said == name, 'session %s says it is %s' % (name, said))
     expect(len(os.listdir(c.out)) == 2, 'sessions: %s' % os.listdir(c.out))
+    # each Lua process of a command is named after its own script
+    c.write('kid.lua', 'print("kid")\n')
+    c.write('parent.lua', 'os.execute("%s kid.lua")\n' % c.args.lua)
+    names = os.path.join(c.tmp, 'names')
+    r = run([c.args.recorderd, 'run', '--quiet', '--out', names, '--', 'sh', '-c',
+             '"$0" parent.lua; "$0" -e "x = 1" kid.lua', c.args.lua], c.tmp, c.env())
+    got = sorted(os.listdir(names))  # kid, kid.PID (the second kid), parent
+    expect(r.status == 0 and len(got) == 3 and got[0] == 'kid' and got[1].startswith('kid.')
+           and got[2] == 'parent', 'session names: %s' % got)
     # the LUA_INIT run sets loads the collector in Lua 5.1 only: a Lua 5.2+
     # or LuaJIT that the program starts reads it too (as _VERSION and the jit
     # global say; played here by lua5.1)

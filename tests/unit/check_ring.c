@@ -99,6 +99,45 @@ START_TEST(test_ring_name_check)
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
         ck_assert_msg(lt_ring_name_check(bad[i]) == -EINVAL, "accepted \"%s\"", bad[i]);
     ck_assert_int_eq(lt_ring_name_check(NULL), -EINVAL);
+    ck_assert_int_eq(lt_ring_name_check(LT_RING_NAME_SCRIPT), -EINVAL); /* no ring's name */
+}
+END_TEST
+
+/* argv (NULL-terminated) -> the ring name lt_ring_name_of_args gives */
+static void expect_name(const char *want, const char *const *argv)
+{
+    int argc = 0;
+    while (argv[argc])
+        argc++;
+    char buf[LT_RING_NAME_MAX + 1];
+    lt_ring_name_of_args(argc, (char *const *)argv, buf, sizeof buf);
+    ck_assert_msg(!strcmp(buf, want), "%s: got %s, want %s", argv[0] ? argv[0] : "()", buf,
+                  want);
+    ck_assert_int_eq(lt_ring_name_check(buf), 0);
+}
+
+START_TEST(test_ring_name_of_args)
+{
+    expect_name("app", (const char *[]){"lua5.1", "app.lua", "x.lua", NULL});
+    expect_name("app", (const char *[]){"/usr/bin/lua5.1", "-lluatrace", "dir/app.lua", NULL});
+    expect_name("app", (const char *[]){"lua", "-l", "luatrace", "-e", "x=1", "app.lua", NULL});
+    expect_name("tool", (const char *[]){"lua5.1", "tool", "data.lua", NULL}); /* the script */
+    expect_name("app", (const char *[]){"lua5.1", "-i", "--", "app.lua", NULL});
+    expect_name("lua", (const char *[]){"lua5.1", "-", "app.lua", NULL}); /* stdin */
+    expect_name("lua", (const char *[]){"lua5.1", "-e", "print(1)", NULL});
+    expect_name("lua", (const char *[]){"lua5.1", NULL});
+    expect_name("host", (const char *[]){"./build/host", "app.lua", NULL}); /* a C host */
+    expect_name("a_b_c", (const char *[]){"luajit", "a b.c.lua", NULL});
+    expect_name("_____", (const char *[]){"lua5.1", "\xd0\xb9\xd0\xb9\x01.lua", NULL});
+    expect_name("_lua", (const char *[]){"lua5.1", ".lua", NULL}); /* "." is no name byte */
+    expect_name("lua", (const char *[]){NULL});
+    char long_name[100];
+    memset(long_name, 'n', sizeof long_name);
+    memcpy(long_name + 90, ".lua", 5);
+    char want[41];
+    memset(want, 'n', 40);
+    want[40] = 0;
+    expect_name(want, (const char *[]){"lua5.1", long_name, NULL});
 }
 END_TEST
 
@@ -533,6 +572,7 @@ int main(void)
 {
     Suite *s = suite_create("ring");
     ADD(s, test_ring_name_check, 0);
+    ADD(s, test_ring_name_of_args, 0);
     ADD(s, test_ring_parse_size, 0);
     ADD(s, test_ring_round_trip, 0);
     ADD(s, test_ring_open_missing, 0);
