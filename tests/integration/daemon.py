@@ -114,6 +114,17 @@ print(t > 0)
 '''
 
 
+def poll_status(d, p, ready, timeout=30):
+    """status until ready(status) holds, program p ends or timeout s pass
+    (registering takes a moment on a busy machine); the last status."""
+    deadline = time.monotonic() + timeout
+    while True:
+        st = d.status()
+        if ready(st) or p.poll() is not None or time.monotonic() > deadline:
+            return st
+        time.sleep(0.05)
+
+
 def case_status(d):
     gate = os.path.join(d.tmp, 'gate')
     # an ESC in the command: the text status must not pass it to a terminal
@@ -121,13 +132,8 @@ def case_status(d):
     d.start_daemon()
     p = d.spawn_lua(prog, d.traced_env('slow'))
     try:
-        deadline = time.monotonic() + 30
-        while True:  # registering takes a moment on a busy machine
-            st = d.status()
-            names = [s['session'] for s in st['sessions']]
-            if names or p.poll() is not None or time.monotonic() > deadline:
-                break
-            time.sleep(0.05)
+        st = poll_status(d, p, lambda st: st['sessions'])
+        names = [s['session'] for s in st['sessions']]
         expect(names == ['slow'], 'status lists %s (program exit %s)' % (names, p.poll()))
         row = st['sessions'][0]
         expect(row['pid'] == p.pid and row['state'] in ('tracing', 'draining', 'writing'),
@@ -358,12 +364,8 @@ def case_stopwait(d):
     d.start_daemon()
     p = d.spawn_lua(prog, d.traced_env('wide'))
     try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and p.poll() is None:
-            rows = d.status()['sessions']
-            if rows and rows[0]['events'] > 2000000:
-                break
-            time.sleep(0.1)
+        rows = poll_status(d, p, lambda st: st['sessions'] and
+                           st['sessions'][0]['events'] > 2000000)['sessions']
         expect(p.poll() is None and rows, 'the program is not traced: %s' % rows)
         r = run([d.args.recorderd, 'stop', '--socket', d.sock], d.tmp, base_env())
         # nothing waited for beyond stop itself
