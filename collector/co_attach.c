@@ -436,9 +436,7 @@ static void detach(co_state *s, lua_State *L)
     co_module_finish(s, LT_R_DETACH);
     co_set_active(s, 0);
     s->attached = 0;
-    if (co_nchain && co_chain_find(L))
-        co_chain_release(s, L); /* the program's hook stays, alone */
-    else
+    if (!co_chain_release(s, L)) /* else the program's hook stays, alone */
         lua_sethook(L, NULL, 0, 0);
     if (g_main)
         set_if_ours(g_main, NULL, 0);

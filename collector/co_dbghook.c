@@ -99,11 +99,11 @@ void co_chain_call(const co_chain *c, lua_State *L, lua_Debug *ar)
         g_lib_hook(L, ar);
 }
 
-void co_chain_release(co_state *s, lua_State *L)
+int co_chain_release(co_state *s, lua_State *L)
 {
-    co_chain *c = co_chain_find(L);
+    co_chain *c = co_nchain ? co_chain_find(L) : NULL;
     if (!c)
-        return;
+        return 0;
     /* lua_sethook restarts the count: the program's goes on where it was
      * (chained threads are of a state whose layout was verified) */
     int left;
@@ -111,6 +111,7 @@ void co_chain_release(co_state *s, lua_State *L)
     lua_sethook(L, g_lib_hook, c->mask, c->count);
     memcpy((char *)L + LS_HOOKLEFT, &left, sizeof left);
     chain_remove(s, c);
+    return 1;
 }
 
 /* Whether T, about to get the program's hook, can stay traced: while

@@ -274,7 +274,6 @@ int co_module_begin(co_state *s, lua_State *L, const char *name, const char *soc
         lt_ring_unlink(s->shm); /* nobody will map it */
     else if (co_conn_open(s, err, cap))
         goto fail_func;
-    s->registry = lua_topointer(L, LUA_REGISTRYINDEX);
     s->layout_ok = co_func_layout_check(L);
     s->state_ok = s->layout_ok && running && co_func_state_check(L, running);
     s->table_ok = s->layout_ok && co_name_layout_check(L);
@@ -381,9 +380,7 @@ static int l_troff(lua_State *L)
     if (s && s->active && !s->attached) {
         emit_stop(s, LT_R_TROFF);
         co_set_active(s, 0); /* other threads unhook at their next event */
-        if (co_nchain && co_chain_find(L))
-            co_chain_release(s, L); /* the program's hook stays, alone */
-        else
+        if (!co_chain_release(s, L)) /* else the program's hook stays, alone */
             lua_sethook(L, NULL, 0, lua_gethookcount(L)); /* its id, if tracing restarts */
     }
     return 0;

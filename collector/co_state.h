@@ -118,7 +118,6 @@ typedef struct co_state {
     int key_only;  /* state_ok and watched: a cache hit on the key alone is exact */
     int drop_mode; /* LUATRACE_MODE=drop: never wait for space */
     int discard;   /* LUATRACE_SINK=discard: nobody reads; for scripts/bench */
-    const void *registry; /* identifies the traced Lua state (universe) */
     lua_State *cur_L;  /* the thread of the last record (kept alive by th.anchor) */
     uint32_t cur_id;   /* its id */
     uint64_t last;    /* ticks when the previous hook returned (measured or estimated) */
@@ -380,8 +379,9 @@ void co_dbghook_install(lua_State *L);
 void co_chain_call(const co_chain *c, lua_State *L, lua_Debug *ar);
 
 /* Tracing stopped: chained L gets the library's hook back, with the
- * program's mask and count, and leaves the table. */
-void co_chain_release(co_state *s, lua_State *L);
+ * program's mask and count, and leaves the table. Returns 1, or 0 if L
+ * was not chained (nothing done). */
+int co_chain_release(co_state *s, lua_State *L);
 
 /* T is freed (co_alloc.c): its entry, if any, goes. */
 void co_chain_forget(const lua_State *T);
