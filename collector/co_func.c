@@ -17,7 +17,7 @@
  * So ids follow the program text, not addresses (whether the GC reused one
  * does not matter), and a chunk loaded per request stays one function.
  *
- * Naming, at first sight (see README "Frame labels"): "main chunk"; else the
+ * Naming, at first sight (see doc/reports.md, "Frame labels"): "main chunk"; else the
  * shortest global or package.loaded path holding the function; else the
  * name the caller used; else "function". recorderd tells apart distinct
  * functions that end up with one label.

@@ -12,7 +12,7 @@
  * running mean of the measured hook cost of their kind. The mean is right
  * on average but not per function: hooks that run cheaper than the mean
  * (tiny hot functions) lose a little time to the others, up to a fifth of
- * their self time on luacheck (README), hence not the default.
+ * their self time on luacheck (doc/design.md), hence not the default.
  */
 #include "co_clock.h"
 #include "co_func.h"

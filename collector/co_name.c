@@ -1,4 +1,4 @@
-/* co_name: the name a function is known by (README "Frame labels"): the
+/* co_name: the name a function is known by (doc/reports.md, "Frame labels"): the
  * shortest global or package.loaded path holding it, found by scanning
  * those tables when the function is first seen. The globals are the table
  * the collector was loaded with (co_module_push_globals), not the running

@@ -47,7 +47,7 @@ typedef struct lt_ctl_msg {
     char text[LT_CTL_TEXT_MAX]; /* ack: session name, or the error */
 } lt_ctl_msg;
 
-/* The daemon's socket when none is given (DESIGN §1):
+/* The daemon's socket when none is given (doc/commands.md):
  * $XDG_RUNTIME_DIR/luatrace/recorderd.sock, else
  * /tmp/luatrace-$UID/recorderd.sock. */
 void lt_ctl_default_path(char *buf, size_t cap);

@@ -147,8 +147,9 @@ int lt_dec_next(lt_dec *d, const uint8_t *p, size_t n, lt_event *ev);
  * ev->str points into p. Any thread. */
 int lt_event_decode(const uint8_t *p, size_t n, lt_event *ev);
 
-/* Formats ev as one text line (for debugging and `recorderd report
- * --format events`). Returns the length written, truncated to cap. */
+/* Formats ev as one text line, its letter, name and arguments (for
+ * debugging: the unit tests and the fuzz target print records with it; no
+ * report format uses it). Returns the length written, truncated to cap. */
 int lt_event_format(const lt_event *ev, char *buf, size_t cap);
 
 /* ---- encoding: inline, used on the collector's hot path ---- */

@@ -1,5 +1,6 @@
 /* rd_callgrind: callgrind.out, the call graph with self and inclusive
- * costs for KCachegrind and callgrind_annotate (format: FORMATS.md §1).
+ * costs for KCachegrind and callgrind_annotate (valgrind's callgrind format;
+ * what we write and why: doc/reports.md, "callgrind").
  * Runs on the thread that owns the model. */
 #ifndef RD_CALLGRIND_H
 #define RD_CALLGRIND_H

@@ -2,7 +2,7 @@
  * in recorderd, in a lua_State of its own per backend, never in the traced
  * program; it sees the rebuilt stacks as the original luatrace recorder API
  * (record(kind, ...)) and, if it asks, as enter/leave/line/thread callbacks.
- * The API is documented in README.md, "User backends in Lua". */
+ * The API is documented in doc/backends.md, "User backends in Lua". */
 #ifndef RD_LUABK_H
 #define RD_LUABK_H
 

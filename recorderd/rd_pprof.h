@@ -1,5 +1,6 @@
 /* rd_pprof: profile.pb.gz, the call tree as a gzipped pprof profile
- * (profile.proto; FORMATS.md §7) for `go tool pprof`, Pyroscope, Parca,
+ * (google/pprof's proto/profile.proto; what we write: doc/reports.md,
+ * "pprof") for `go tool pprof`, Pyroscope, Parca,
  * speedscope. Runs on the thread that owns the model. */
 #ifndef RD_PPROF_H
 #define RD_PPROF_H

@@ -1,8 +1,8 @@
 /* rd_stack: rebuilds every call stack of a traced process from its event
  * records and accumulates the profile into an rd_model's call tree.
  *
- * Rules (the facts are in DESIGN.md §3; tests/unit/check_stack.c has a case
- * for each):
+ * Rules (doc/design.md has them and the facts about Lua 5.1's hooks they
+ * rest on; tests/unit/check_stack.c has a case for each):
  * - One stack per thread (coroutine). RESUME pushes a thread on the resume
  *   chain and hangs its stack under the resumer's current frame; YIELD pops
  *   it (and forgets it when it died). Code in a coroutine is thus charged

@@ -966,7 +966,7 @@ def case_options(ctx):
 def case_paths(ctx):
     """A file in a directory whose name holds ';': covered at its real path
     (the collector sends a file's path whole), its label cleaned as the
-    README says (';' -> ','); annotate run from another directory lists
+    manual says (doc/reports.md: ';' -> ','); annotate run from another directory lists
     its sources."""
     work = os.path.join(ctx.tmp, 'paths')
     os.makedirs(os.path.join(work, 'semi;colon'))

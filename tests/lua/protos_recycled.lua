@@ -15,7 +15,7 @@ for i = 1, 12 do
   total = total + run("local a = ...\nreturn a + 1", "=chunk" .. i, i)
 end
 -- one name, other code (of another size: code of one size under one name
--- is one function to recorderd, README "Frame labels")
+-- is one function to recorderd, doc/reports.md "Frame labels")
 for i = 1, 12 do
   collectgarbage()
   total = total + run("local a = ... return a" .. string.rep(" * a", i % 4), "=same", i)

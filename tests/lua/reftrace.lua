@@ -1,7 +1,7 @@
 -- reftrace: the reference tracer, the "truth" luatrace is tested against.
 -- Usage: REFTRACE_OUT=out.txt lua5.1 -lreftrace prog.lua
--- Stacks are computed from debug.getinfo on the real stacks only; see README.md
--- for the label rules and the output format.
+-- Stacks are computed from debug.getinfo on the real stacks only; see
+-- doc/reports.md for the label rules and tests/lua/README.md for the output.
 --
 -- Design. Walking a whole stack with debug.getinfo costs O(depth^2) (each
 -- lua_getstack walks from the top), far too slow for 3000-deep recursion at

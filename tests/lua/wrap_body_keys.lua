@@ -1,5 +1,5 @@
--- Wrap closures whose bodies are one function to the reader (README
--- "First-sight keys": a chunk loaded twice, string.dump + loadstring, and
+-- Wrap closures whose bodies are one function to the reader (doc/reports.md,
+-- "Frame labels": a chunk loaded twice, string.dump + loadstring, and
 -- two identical functions on one line share one key), though each is its
 -- own Proto: all wraps of such bodies carry the name the first one got.
 

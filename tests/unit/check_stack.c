@@ -1,5 +1,5 @@
 /* check_stack: the stack rebuilder of recorderd/rd_stack, fed hand-written
- * event sequences (the shapes DESIGN.md §3 describes for Lua 5.1's hooks)
+ * event sequences (the shapes doc/design.md describes for Lua 5.1's hooks)
  * and judged by the call tree it builds, rendered as sorted folded stacks.
  *
  * Every case starts from the same program: the functions and strings of
