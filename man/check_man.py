@@ -29,11 +29,20 @@ def run(cmd, env=None):
                           env=env, timeout=60)
 
 
+def tool_env():
+    """Our environment for man and groff, without the sanitizer runtimes
+    scripts/sanitize preloads for our own code: troff under AddressSanitizer
+    aborts on an alloc-dealloc mismatch of its own."""
+    env = dict(os.environ)
+    for var in ('LD_PRELOAD', 'ASAN_OPTIONS', 'UBSAN_OPTIONS', 'MANPAGER'):
+        env.pop(var, None)
+    return env
+
+
 def render(page):
     """The page as man prints it, checked by man and by groff."""
-    env = dict(os.environ, MANWIDTH='80', LC_ALL='C.UTF-8', MAN_KEEP_FORMATTING='')
-    env.pop('MANPAGER', None)
-    env['PAGER'] = 'cat'
+    env = dict(tool_env(), MANWIDTH='80', LC_ALL='C.UTF-8', MAN_KEEP_FORMATTING='',
+               PAGER='cat')
     r = run(['man', '--warnings', '-l', page], env)
     err = r.stderr.decode('utf-8', 'replace')
     if r.returncode != 0 or err.strip():
@@ -41,7 +50,7 @@ def render(page):
     text = r.stdout.decode('utf-8', 'replace')
     if 'NAME' not in text or len(text.splitlines()) < 20:
         fail('man -l %s printed no page:\n%s' % (page, text[:500]))
-    g = run(['groff', '-ww', '-man', '-z', page])
+    g = run(['groff', '-ww', '-man', '-z', page], tool_env())
     gerr = g.stderr.decode('utf-8', 'replace')
     if g.returncode != 0 or gerr.strip():
         fail('groff -ww -man -z %s: exit %d\n%s' % (page, g.returncode, gerr))
