@@ -113,6 +113,13 @@ static void detach(attach_ctx *a)
     uv_timer_start(&a->grace_timer, on_grace, a->o->grace_ms, 0);
 }
 
+/* The server's SIGTERM: attach's own handler detaches. */
+static void server_signal(rd_server *srv, int sig)
+{
+    (void)srv;
+    (void)sig;
+}
+
 static void on_stop_timer(uv_timer_t *t)
 {
     detach(t->data);
@@ -298,6 +305,7 @@ int rd_attach(const rd_attach_opts *o)
     a.srv.only_pid = o->pid;
     a.srv.once = 1;
     a.srv.ignore_sigint = 1; /* ours: Ctrl-C detaches */
+    a.srv.on_signal = server_signal; /* and so does SIGTERM (the server's stop would cut the session) */
     a.srv.on_idle = on_idle;
     if (o->dump)
         a.srv.on_dump = on_dump;

@@ -132,6 +132,7 @@ local function after() for i = 1, 3000 do busy() end end
 local co = coroutine.create(body)
 coroutine.resume(co)
 after()
+io.stdout:write("AFTER\\n") io.stdout:flush()
 detached()
 io.stderr:write("TRUTH wait ", truth, "\\n")
 io.stderr:write("TRUTH after prog.lua:", debug.getinfo(after, "S").linedefined,
@@ -382,9 +383,23 @@ def recorderd(c, *args, timeout=60):
                           stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout)
 
 
-def attach(c, p, duration='0.5'):
-    r = recorderd(c, 'attach', str(p.pid), '--duration', duration, '--out', c.out)
-    expect(r.returncode == 0, 'attach failed: %r' % r.stderr)
+def attach(c, p, duration='0.5', until=None):
+    """Attaches to p for duration, or with until (a line p writes on stdout
+    once what the case needs is traced) until p says so: a case that needs
+    the trace to reach a point never depends on the machine's speed."""
+    if until is None:
+        r = recorderd(c, 'attach', str(p.pid), '--duration', duration, '--out', c.out)
+        expect(r.returncode == 0, 'attach failed: %r' % r.stderr)
+    else:
+        a = subprocess.Popen([c.args.recorderd, 'attach', str(p.pid), '--out', c.out],
+                             cwd=c.tmp, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+        c.procs.append(a)
+        line = p.stdout.readline()
+        expect(line == until, 'the program said %r, not %r' % (line, until))
+        a.send_signal(signal.SIGTERM)  # detach
+        _, aerr = a.communicate(timeout=60)
+        expect(a.returncode == 0, 'attach failed: %r' % aerr)
     out, err = p.communicate(timeout=60)
     expect(p.returncode == 0, 'the program failed (%d): %r' % (p.returncode, err))
     truths = {}
@@ -432,7 +447,7 @@ def case_unwinding(c):
 
 def case_coroutine(c):
     p = start(c, COROUTINE)
-    truths, stacks, _ = attach(c, p)
+    truths, stacks, _ = attach(c, p, until=b'AFTER\n')
     # Code in a coroutine hangs under its resumer's stack (the main chunk in
     # coroutine.resume): the collector sends the resume chain at attach.
     resumer = ['[C]', 'prog.lua:0', '[C]']
