@@ -14,6 +14,7 @@
 
 #include "lt_attach.h"
 #include "lt_ctl.h"
+#include "rd_guard.h"
 #include "rd_replay.h"
 #include "rd_server.h"
 #include "rd_util.h"
@@ -97,6 +98,13 @@ static void on_grace(uv_timer_t *t)
     close_all(a);
 }
 
+static int ask_detach(void *ud)
+{
+    rd_session *s = ud;
+    atomic_store_explicit(&s->ring.hdr->control, LT_CONTROL_DETACH, memory_order_relaxed);
+    return 0;
+}
+
 /* Ends the trace: the collector sees the control word at its next event. */
 static void detach(attach_ctx *a)
 {
@@ -109,7 +117,7 @@ static void detach(attach_ctx *a)
         return;
     }
     if (!s->ring_lost)
-        atomic_store_explicit(&s->ring.hdr->control, LT_CONTROL_DETACH, memory_order_relaxed);
+        rd_guard_call(ask_detach, s); /* a ring shrunk: the session is cut already */
     uv_timer_start(&a->grace_timer, on_grace, a->o->grace_ms, 0);
 }
 

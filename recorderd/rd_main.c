@@ -12,6 +12,7 @@
 #include "lt_ring.h"
 #include "rd_attach.h"
 #include "rd_backend.h"
+#include "rd_guard.h"
 #include "rd_callgrind.h"
 #include "rd_client.h"
 #include "rd_cov.h"
@@ -703,7 +704,7 @@ int main(int argc, char **argv)
 {
     if (argc < 2)
         return usage(stderr), 2;
-    rd_session_guard_init();
+    rd_guard_init();
     const char *c = argv[1];
     /* A file over RLIMIT_FSIZE is an error to report (EFBIG), not a death;
      * so is a peer (a traced process, a client) that hangs up before a
