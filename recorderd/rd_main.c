@@ -12,11 +12,11 @@
 #include "lt_ring.h"
 #include "rd_attach.h"
 #include "rd_backend.h"
-#include "rd_guard.h"
 #include "rd_callgrind.h"
 #include "rd_client.h"
 #include "rd_cov.h"
 #include "rd_flame.h"
+#include "rd_guard.h"
 #include "rd_html.h"
 #include "rd_pprof.h"
 #include "rd_luabk.h"
@@ -415,16 +415,22 @@ static void trace_file(const char *path, char *buf, size_t cap)
 }
 
 /* A trace keeps no wall clock: its file was last written when tracing
- * ended, so the start is that time less the traced time (0: unknown). */
+ * ended, so the start is that time less the traced time (0: unknown). Both
+ * come from the file: a date past 2262 or a traced time longer than the
+ * epoch (a corrupt clock) gives 0, not an overflow. */
 static int64_t trace_start_ns(const char *path, const rd_model *m)
 {
     char file[PATH_MAX + 16];
     struct stat st;
     trace_file(path, file, sizeof file);
-    if (stat(file, &st) < 0)
+    if (stat(file, &st) < 0 || st.st_mtim.tv_sec < 0 ||
+        st.st_mtim.tv_sec >= INT64_MAX / 1000000000)
         return 0;
     int64_t end = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-    return end - (int64_t)((double)m->ticks_total * rd_model_ns_per_tick(m));
+    double traced = (double)m->ticks_total * rd_model_ns_per_tick(m);
+    if (!(traced >= 0 && traced < (double)end)) /* NaN too */
+        return 0;
+    return end - (int64_t)traced;
 }
 
 /* What a session directory's session.json says of the traced program:

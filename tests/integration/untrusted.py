@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""recorderd on crafted, hostile input: traces written by hand, not by the
+collector.
+
+  untrusted.py CASE --recorderd PATH --cpath DIR [--lua lua5.1]
+
+Cases:
+  pprofdate   report --format pprof of a trace dated past 2262 (its mtime):
+              no start time (time_nanos) rather than an overflowed one
+  pprofclock  the same of a trace whose clock makes its traced time longer
+              than the epoch: no overflow (UBSan in scripts/sanitize)
+"""
+
+import argparse
+import gzip
+import os
+import struct
+import sys
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from collector import Case, expect, run_case  # noqa: E402
+from corpus import Failure, run, base_env  # noqa: E402
+
+# lt_event.h: the kinds in LT_EVENT_LIST order
+STR, FUNC, CLOCK, START, FRAME, CALL, RET, LINE, RESUME, YIELD, GAP, STOP, THREAD = range(13)
+
+
+def pack_uint(v):
+    if v < 0x80:
+        return bytes([v])
+    for tag, w in ((0xcc, 1), (0xcd, 2), (0xce, 4), (0xcf, 8)):
+        if v < 1 << (8 * w):
+            return bytes([tag]) + v.to_bytes(w, 'big')
+    raise ValueError(v)
+
+
+def pack_str(s):
+    n = len(s)
+    head = bytes([0xa0 | n]) if n < 32 else b'\xd9' + bytes([n]) if n < 256 else \
+        b'\xda' + n.to_bytes(2, 'big')
+    return head + s
+
+
+def rec(kind, *args):
+    """One record of lt_event.h: [kind, args...]."""
+    return bytes([0x90 | (1 + len(args)), kind]) + b''.join(
+        pack_str(a) if isinstance(a, bytes) else pack_uint(a) for a in args)
+
+
+HEADER = b'LUATRACE' + struct.pack('<II', 3, 0)
+
+
+def begin(ticks=0, ns=0):
+    """A trace's start: a clock (not a TSC: 1 ns a tick), thread 1, its
+    main chunk (fid 1) as its one frame."""
+    return (HEADER + rec(CLOCK, ticks, ns, 0) + rec(THREAD, 1, 0x1000) + rec(START, 1, 0) +
+            rec(STR, 1, b'main chunk') + rec(STR, 2, b'main.lua') +
+            rec(FUNC, 1, 2, 2, 1, 0, 0, 0) + rec(FRAME, 1, 1, 1))
+
+
+def write(c, name, data):
+    path = os.path.join(c.tmp, name)
+    with open(path, 'wb') as f:
+        f.write(data)
+    return path
+
+
+def pb_fields(path):
+    """The top-level varint fields of a profile.pb.gz: {field: value}."""
+    with gzip.open(path) as f:
+        b = f.read()
+    at, out = 0, {}
+
+    def varint(at):
+        v = shift = 0
+        while True:
+            x = b[at]
+            at += 1
+            v |= (x & 0x7f) << shift
+            shift += 7
+            if x < 0x80:
+                return v, at
+    while at < len(b):
+        key, at = varint(at)
+        kind = key & 7
+        if kind == 0:
+            out[key >> 3], at = varint(at)
+        elif kind == 2:
+            n, at = varint(at)
+            at += n
+        else:
+            at += 8 if kind == 1 else 4
+    return out
+
+
+def pprof_of(c, trace):
+    pb = os.path.join(c.tmp, 'out.pb.gz')
+    r = run([c.args.recorderd, 'report', trace, '--format', 'pprof', '-o', pb], c.tmp,
+            base_env())
+    expect(r.status == 0, 'report --format pprof: %d %r' % (r.status, r.err))
+    return pb_fields(pb)
+
+
+def plain_trace(c):
+    """1010 ns traced."""
+    return write(c, 'plain.ltr', begin() + rec(LINE, 1, 1000, 2) + rec(STOP, 10, 1))
+
+
+def clock_trace(c):
+    """A TSC clock of 2^40 ns over 1 tick, then 2^30 ticks: 2^70 ns traced."""
+    return write(c, 'clock.ltr', begin(1, 1).replace(rec(CLOCK, 1, 1, 0), rec(CLOCK, 1, 1, 1)) +
+                 rec(CLOCK, 2, 1 + (1 << 40), 1) + rec(LINE, 1, 1 << 30, 2) + rec(STOP, 10, 1))
+
+
+def expect_no_start(c, trace, sec, what):
+    """The file dated sec (seconds since 1970) gives a profile with no
+    start time: none can be told (an overflowed one was told before)."""
+    os.utime(trace, (sec, sec))
+    f = pprof_of(c, trace)
+    expect(9 not in f, '%s: a start time (time_nanos) of %s' % (what, f.get(9)))
+    return f
+
+
+def case_pprofdate(c):
+    late = 2 * 10 ** 10  # 2603; ext4 keeps 2446
+    trace = plain_trace(c)
+    os.utime(trace, (late, late))
+    if os.stat(trace).st_mtime <= (1 << 63) // 10 ** 9:
+        print('skipped: the file system keeps no date past 2262')
+        raise SystemExit(77)
+    f = expect_no_start(c, trace, late, 'a trace dated past 2262')
+    expect(f.get(10) == 1010, 'duration_nanos %s' % f.get(10))
+    expect_no_start(c, clock_trace(c), late, 'a trace dated past 2262 with 2^70 ns traced')
+
+
+def case_pprofclock(c):
+    trace = clock_trace(c)
+    expect_no_start(c, trace, 1.7e9, 'a trace of 2023 with 2^70 ns traced')
+    expect_no_start(c, trace, -10 ** 9, 'a trace of 1938 with 2^70 ns traced')
+
+
+CASES = {'pprofdate': case_pprofdate, 'pprofclock': case_pprofclock}
+
+
+def main(argv):
+    ap = argparse.ArgumentParser()
+    ap.add_argument('case', choices=sorted(CASES))
+    ap.add_argument('--recorderd', required=True)
+    ap.add_argument('--cpath', required=True)
+    ap.add_argument('--lua', default='lua5.1')
+    args = ap.parse_args(argv)
+    args.recorderd = os.path.abspath(args.recorderd)
+    args.cpath = os.path.abspath(args.cpath)
+    return run_case(CASES[args.case], args.case, lambda tmp: Case(args, tmp),
+                    'luatrace-untrusted-')
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
