@@ -3,6 +3,7 @@
 #include "rd_report.h"
 
 #include "rd_path.h"
+#include "rd_util.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -236,6 +237,7 @@ static void plain_label(const rd_model *m, uint32_t fid, char *buf, size_t cap)
     else
         snprintf(buf + n, cap - n, " (%s:%u)", rd_model_string(m, f->src_sid), f->linedefined);
     rd_label_clean(buf);
+    rd_printable(buf, buf, cap); /* the table is for people, often on a terminal */
 }
 
 static void table(const rd_model *m, const rd_fstat *fs, uint32_t *ids, uint32_t n,
@@ -275,9 +277,11 @@ int rd_report_profile(const rd_model *m, const char *title, const char *cmd, uns
         if (fs[f].calls || fs[f].self || fs[f].total)
             ids[n++] = f;
     double ms = (double)m->ticks_total * rd_model_ns_per_tick(m) / 1e6;
-    fprintf(out, "luatrace profile%s%s\n", title ? ": " : "", title ? title : "");
+    char shown[4096];
+    fprintf(out, "luatrace profile%s%s\n", title ? ": " : "",
+            title ? rd_printable(title, shown, sizeof shown) : "");
     if (cmd)
-        fprintf(out, "command: %s\n", cmd);
+        fprintf(out, "command: %s\n", rd_printable(cmd, shown, sizeof shown));
     fprintf(out, "traced time: %.3f ms   events: %llu   functions: %u   stacks: %u\n", ms,
             (unsigned long long)m->events, n, rd_model_stacks(m));
     if (m->dropped)

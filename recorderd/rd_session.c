@@ -461,7 +461,8 @@ void rd_session_summary(const rd_model *m, const char *dir, FILE *out)
 {
     fprintf(out, "\n");
     rd_report_profile(m, NULL, NULL, 20, out);
-    fprintf(out, "\nreports: %s/\n", dir);
+    char shown[PATH_MAX];
+    fprintf(out, "\nreports: %s/\n", rd_printable(dir, shown, sizeof shown));
 }
 
 /* The drops the producer counted, and tells it we are gone. */
@@ -488,7 +489,9 @@ static void drainer(void *arg)
     rd_backends bk;
     char err[256] = "";
     if (rd_backends_open(&bk, s->backends, s->nbackends, &s->m, err, sizeof err)) {
-        fprintf(stderr, "recorderd: session %s: %s\n", s->name, err); /* e.g. a lua: error */
+        char shown[sizeof err]; /* e.g. a lua: error, which may quote names */
+        fprintf(stderr, "recorderd: session %s: %s\n", s->name,
+                rd_printable(err, shown, sizeof shown));
         if (!s->err[0])
             snprintf(s->err, sizeof s->err, "%s", err); /* traced all the same, without them */
     }

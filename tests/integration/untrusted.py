@@ -9,12 +9,20 @@ Cases:
               no start time (time_nanos) rather than an overflowed one
   pprofclock  the same of a trace whose clock makes its traced time longer
               than the epoch: no overflow (UBSan in scripts/sanitize)
+  escapes     a program whose function, script and module names hold
+              terminal escapes: run's summary, report (a pipe and a
+              terminal), status text, listen's messages and a backend's
+              error carry no control byte; status --json escapes them
 """
 
 import argparse
 import gzip
+import json
 import os
+import pty
 import struct
+import subprocess
+import time
 import sys
 
 sys.dont_write_bytecode = True
@@ -140,7 +148,124 @@ def case_pprofclock(c):
     expect_no_start(c, trace, -10 ** 9, 'a trace of 1938 with 2^70 ns traced')
 
 
-CASES = {'pprofdate': case_pprofdate, 'pprofclock': case_pprofclock}
+# Escapes that would set the window title and clear the screen.
+EVIL = '\x1b]0;PWNED\x07\x1b[2J'
+EVIL_LUA = '"\\27]0;PWNED\\7\\27[2J"'
+EVIL_PROG = '''
+local E = EVIL
+_G[E] = function() return 1 end
+local m = require("mod\\27[2J")
+local t = {}
+t[E .. "x"] = function() return m.f() end
+for i = 1, 3 do _G[E]() t[E .. "x"]() end
+if GATE then repeat until io.open(GATE) end
+print("done")
+'''.replace('EVIL', EVIL_LUA)
+EVIL_MOD = 'local M = {}\nfunction M.f() return 2 end\nreturn M\n'
+# A backend whose error quotes a function's label, as a real one may.
+EVIL_BACKEND = '''
+local seen
+return { enter = function(frame) if frame.label:find("PWNED") then seen = frame.label end end,
+         close = function() error("no " .. tostring(seen)) end }
+'''
+
+
+def no_control(what, data, keep=b'\n'):
+    bad = sorted({c for c in data if (c < 0x20 or c == 0x7f) and c not in keep})
+    expect(not bad, '%s carries control bytes %s: %r' % (what, bad, data[:2000]))
+
+
+def on_pty(cmd, cwd):
+    """What cmd writes to stdout when stdout is a terminal."""
+    master, slave = pty.openpty()
+    p = subprocess.Popen(cmd, cwd=cwd, env=base_env(), stdin=subprocess.DEVNULL, stdout=slave,
+                         stderr=subprocess.PIPE, start_new_session=True)
+    os.close(slave)
+    out = b''
+    try:
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # EIO: the other side closed
+                break
+            if not chunk:
+                break
+            out += chunk
+    finally:
+        os.close(master)
+        p.wait(timeout=60)
+    expect(p.returncode == 0, '%s: %d %r' % (' '.join(cmd), p.returncode, p.stderr.read()))
+    return out.replace(b'\r\n', b'\n')
+
+
+def evil_files(c, gate=None):
+    prog = c.write('evil' + EVIL + '.lua', EVIL_PROG.replace('GATE', repr(gate) if gate else 'nil'))
+    c.write('mod\x1b[2J.lua', EVIL_MOD)
+    return prog
+
+
+def case_escapes(c):
+    prog = evil_files(c)
+    r = run([c.args.recorderd, 'run', '--out', c.out, '--', c.args.lua, prog], c.tmp, c.env())
+    expect(r.status == 0 and r.out == b'done\n', 'run: %d %r %r' % (r.status, r.out, r.err))
+    no_control("run's summary", r.err)
+    expect(b'PWNED' in r.err and b'(./mod?[2J.lua:2)' in r.err, 'no summary: %r' % r.err)
+    session = c.session('evil__0_PWNED___2J')
+    for fmt in ('profile', 'none', 'coverage'):
+        r = run([c.args.recorderd, 'report', session, '--format', fmt], c.tmp, base_env())
+        expect(r.status == 0, 'report --format %s: %r' % (fmt, r.err))
+        no_control('report --format %s' % fmt, r.out)
+    for fmt in ('folded', 'annotate', 'callgrind'):  # byte-exact in a file, not on a terminal
+        out = on_pty([c.args.recorderd, 'report', session, '--format', fmt], c.tmp)
+        expect(b'PWNED' in out, 'report --format %s: no names: %r' % (fmt, out[:300]))
+        no_control('report --format %s on a terminal' % fmt, out, b'\n\t')
+    escapes_daemon(c)
+
+
+def escapes_daemon(c):
+    gate = os.path.join(c.tmp, 'gate')
+    prog = evil_files(c, gate)
+    bk = c.write('evilbk.lua', EVIL_BACKEND)
+    c.start_daemon(extra=['--backend', 'lua:' + os.path.join(c.tmp, bk)])
+    env = c.env(LUATRACE_SOCKET=c.sock, LUATRACE_SHM='evil')
+    p = subprocess.Popen([c.args.lua, '-lluatrace', prog], cwd=c.tmp, env=env,
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        status = lambda *a: run([c.args.recorderd, 'status', '--socket', c.sock] + list(a),
+                                c.tmp, base_env())
+        for _ in range(3000):
+            r = status('--json')
+            if json.loads(r.out)['sessions'] or p.poll() is not None:
+                break
+            time.sleep(0.01)
+        no_control('status --json', r.out)
+        st = json.loads(r.out)
+        expect([s['command'] for s in st['sessions']] == ['%s -lluatrace %s' % (c.args.lua, prog)]
+               or EVIL in st['sessions'][0]['command'], 'status --json: %s' % st)
+        r = status()
+        expect(b'PWNED' in r.out, 'status: %r' % r.out)
+        no_control('status', r.out)
+        open(gate, 'w').close()
+        expect(p.wait(timeout=60) == 0, 'the program failed: %r' % p.stderr.read())
+        for _ in range(3000):
+            r = status()
+            if b'latest problems' in r.out:
+                break
+            time.sleep(0.01)
+        expect(b'PWNED' in r.out and b'latest problems' in r.out, 'status: %r' % r.out)
+        no_control('status after the backend\'s error', r.out)
+        c.stop_daemon()
+        err = c.daemon.stderr.read()
+        expect(b'PWNED' in err, 'listen said nothing of the error: %r' % err)
+        no_control("listen's messages", err, b'\n\t')  # a traceback's tabs
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, 9)
+            p.wait()
+
+
+CASES = {'pprofdate': case_pprofdate, 'pprofclock': case_pprofclock, 'escapes': case_escapes}
 
 
 def main(argv):
