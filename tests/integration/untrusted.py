@@ -9,6 +9,16 @@ Cases:
               no start time (time_nanos) rather than an overflowed one
   pprofclock  the same of a trace whose clock makes its traced time longer
               than the epoch: no overflow (UBSan in scripts/sanitize)
+  labels      a 2.4 MB trace of 140 000 functions that each have an 8 KB
+              label, under a 512 MB address-space limit: the reports, not
+              an out of memory (1.59 GB without a limit, before)
+  membound    a trace that makes a call-tree node of every 3 bytes: a clear
+              error naming the memory limit, as a file and through a ring
+              (that session cut, the daemon alive)
+  deepchain   a chain of 20 000 distinct functions (a 0.5 MB trace): the
+              folded stacks stop at 64 MiB with a last line [...] holding
+              the weight left out; a chain of 4 KB labels: no line past
+              64 KiB, its middle frames one [...]
   escapes     a program whose function, script and module names hold
               terminal escapes: run's summary, report (a pipe and a
               terminal), status text, listen's messages and a backend's
@@ -18,8 +28,11 @@ Cases:
 import argparse
 import gzip
 import json
+import mmap
 import os
 import pty
+import resource
+import socket
 import struct
 import subprocess
 import time
@@ -27,7 +40,7 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from collector import Case, expect, run_case  # noqa: E402
+from collector import Case, expect, run_case, SHM_DIR  # noqa: E402
 from corpus import Failure, run, base_env  # noqa: E402
 
 # lt_event.h: the kinds in LT_EVENT_LIST order
@@ -148,6 +161,153 @@ def case_pprofclock(c):
     expect_no_start(c, trace, -10 ** 9, 'a trace of 1938 with 2^70 ns traced')
 
 
+def limited(mb):
+    """preexec_fn: an address-space limit of mb MB."""
+    def f():
+        resource.setrlimit(resource.RLIMIT_AS, (mb << 20, mb << 20))
+    return f
+
+
+def report(c, trace, *opts, mb=None):
+    return run([c.args.recorderd, 'report', trace] + list(opts), c.tmp, base_env(),
+               preexec_fn=limited(mb) if mb else None)
+
+
+def labels_trace(n):
+    """n functions, each named by one 4000-byte string in one 4000-byte
+    file: 17 bytes of FUNC record for an 8 KB label each."""
+    out = [begin(), rec(STR, 3, b'n' * 4000), rec(STR, 4, b's' * 4000)]
+    out += [rec(FUNC, i, 0, 4, 3, i, i, 0) for i in range(2, n)]
+    out += [rec(CALL, 2, 1, 2), rec(RET, 2, 1)]
+    return b''.join(out) + rec(STOP, 10, 1)
+
+
+def case_labels(c):
+    trace = write(c, 'labels.ltr', labels_trace(140000))
+    r = report(c, trace, '--format', 'profile', mb=512)
+    expect(r.status == 0 and b'events: 140010 ' in r.out, 'report under 512 MB: %d %r %r'
+           % (r.status, r.out[:300], r.err[-300:]))
+
+
+def nodes_records(n):
+    """After begin(): a call chain alternating two functions, a new
+    call-tree node and frame for every 3-byte short CALL."""
+    return (rec(STR, 3, b'g') + rec(FUNC, 2, 0, 2, 3, 5, 5, 0) + rec(CALL, 2, 0, 2) +
+            b'\xe1\x00\x01\xe1\x00\x02' * (n // 2))
+
+
+LIMIT_NAMED = b'over the limit of 64 MiB + 16 bytes per byte of trace'
+
+
+def case_membound(c):
+    trace = write(c, 'nodes.ltr', begin() + nodes_records(1000000) + rec(STOP, 10, 1))
+    r = report(c, trace, '--format', 'none', mb=1024)
+    expect(r.status == 1 and LIMIT_NAMED in r.err, 'report: %d %r' % (r.status, r.err))
+    membound_ring(c)
+
+
+def ring_feed(c, data, mm, ring, size, proc):
+    """Writes data into the forged ring as its consumer frees room."""
+    head = 0
+    while head < len(data):
+        tail = struct.unpack('<Q', mm[128:136])[0]
+        room = size - (head - tail)
+        if room < 4096:
+            if proc.poll() is not None:
+                raise Failure('the daemon died (status %s)' % proc.poll())
+            if struct.unpack('<I', mm[136:140])[0] == 2:  # cons_state GONE: cut
+                return False
+            time.sleep(0.001)
+            continue
+        k = min(room, len(data) - head)
+        at = head % size
+        first = min(k, size - at)
+        ring[at:at + first] = data[head:head + first]
+        ring[0:k - first] = data[head + first:head + k]
+        head += k
+        mm[64:72] = struct.pack('<Q', head)
+    return True
+
+
+def membound_ring(c):
+    """The same records through a ring forged by hand: the session is cut
+    with the limit named; the daemon serves on."""
+    name = 'nodes-%d' % os.getpid()
+    c.used.add(name)
+    size = 1 << 20
+    path = os.path.join(SHM_DIR, 'luatrace-' + name)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        os.ftruncate(fd, 4096 + size)
+        mm = mmap.mmap(fd, 4096)
+        mm[0:32] = struct.pack('<QIIQII', 0x31474e4952544c, 1, 4096, size, os.getpid(), 0)
+        ring = mmap.mmap(fd, size, offset=4096)
+        c.start_daemon()
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(10)
+        s.connect(c.sock)
+        kv = [('type', b'hello'), ('v', 1), ('pid', os.getpid()), ('shm', name.encode()),
+              ('ring', size), ('cmd', b'forged')]
+        s.sendall(bytes([0x80 | len(kv)]) + b''.join(
+            pack_str(k.encode()) + (pack_str(v) if isinstance(v, bytes) else pack_uint(v))
+            for k, v in kv))
+        expect(b'session' in s.recv(4096), 'the forged producer was refused')
+        data = begin()[len(HEADER):] + nodes_records(2000000)
+        ring_feed(c, data, mm, ring, size, c.daemon)
+        mm[88:92] = struct.pack('<I', 1)  # prod_state DONE
+        s.close()
+        session = os.path.join(c.out, name)
+        for _ in range(3000):
+            if os.path.exists(os.path.join(session, 'session.json')):
+                break
+            time.sleep(0.01)
+        meta = json.load(open(os.path.join(c.session(name), 'session.json')))
+        expect(meta['status'] == 'truncated' and LIMIT_NAMED.decode() in meta['error'],
+               'the forged session: %s' % meta)
+        r = run([c.args.recorderd, 'status', '--socket', c.sock], c.tmp, base_env())
+        expect(r.status == 0, 'the daemon does not answer: %r' % r.err)
+        c.stop_daemon()
+        ring.close()
+        mm.close()
+    finally:
+        os.close(fd)
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
+
+
+def chain_trace(n, label):
+    """A chain of n distinct functions, each calling the next."""
+    out = [begin(), rec(STR, 3, label)]
+    for i in range(2, n + 2):
+        out += [rec(FUNC, i, 0, 2, 3, i, i, 0), rec(CALL, i, 1, i)]
+    return b''.join(out) + rec(STOP, 10, 1)
+
+
+def folded_calls(c, trace):
+    out = os.path.join(c.tmp, 'out.folded')
+    r = report(c, trace, '--format', 'folded', '--weight', 'calls', '-o', out)
+    expect(r.status == 0, 'report --format folded: %d %r' % (r.status, r.err))
+    with open(out, 'rb') as f:
+        lines = f.read().splitlines()
+    return os.path.getsize(out), lines
+
+
+def case_deepchain(c):
+    size, lines = folded_calls(c, write(c, 'chain.ltr', chain_trace(20000, b'f')))
+    expect(size <= (64 << 20) + 64, 'stacks.folded of a 20 000-function chain: %d bytes' % size)
+    expect(lines[-1].startswith(b'[...] ') and sum(int(l.rsplit(b' ', 1)[1]) for l in lines)
+           == 19999, 'the weight left out is not on a last [...] line: %r'
+           % [l[:60] for l in lines[-2:]])
+    size, lines = folded_calls(c, write(c, 'long.ltr', chain_trace(600, b'f' * 4000)))
+    longest = max(len(l.rsplit(b' ', 1)[0]) for l in lines)
+    expect(longest <= 64 << 10, 'a folded line of %d bytes' % longest)
+    cut = [l for l in lines if b';[...];' in l]
+    expect(len(lines) == 599 and len(cut) == 599 - 16, '%d lines, %d cut with a [...] frame'
+           % (len(lines), len(cut)))
+
+
 # Escapes that would set the window title and clear the screen.
 EVIL = '\x1b]0;PWNED\x07\x1b[2J'
 EVIL_LUA = '"\\27]0;PWNED\\7\\27[2J"'
@@ -265,7 +425,8 @@ def escapes_daemon(c):
             p.wait()
 
 
-CASES = {'pprofdate': case_pprofdate, 'pprofclock': case_pprofclock, 'escapes': case_escapes}
+CASES = {'pprofdate': case_pprofdate, 'pprofclock': case_pprofclock, 'escapes': case_escapes,
+         'labels': case_labels, 'membound': case_membound, 'deepchain': case_deepchain}
 
 
 def main(argv):
