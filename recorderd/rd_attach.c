@@ -14,6 +14,7 @@
 
 #include "lt_attach.h"
 #include "lt_ctl.h"
+#include "rd_guard.h"
 #include "rd_replay.h"
 #include "rd_server.h"
 #include "rd_util.h"
@@ -97,6 +98,13 @@ static void on_grace(uv_timer_t *t)
     close_all(a);
 }
 
+static int ask_detach(void *ud)
+{
+    rd_session *s = ud;
+    atomic_store_explicit(&s->ring.hdr->control, LT_CONTROL_DETACH, memory_order_relaxed);
+    return 0;
+}
+
 /* Ends the trace: the collector sees the control word at its next event. */
 static void detach(attach_ctx *a)
 {
@@ -109,7 +117,7 @@ static void detach(attach_ctx *a)
         return;
     }
     if (!s->ring_lost)
-        atomic_store_explicit(&s->ring.hdr->control, LT_CONTROL_DETACH, memory_order_relaxed);
+        rd_guard_call(ask_detach, s); /* a ring shrunk: the session is cut already */
     uv_timer_start(&a->grace_timer, on_grace, a->o->grace_ms, 0);
 }
 
@@ -289,14 +297,14 @@ int rd_attach(const rd_attach_opts *o)
     attach_ctx a = {.o = o};
     char err[512], sock[108];
     if (check_target(o->pid, &a.mk, err, sizeof err)) {
-        fprintf(stderr, "recorderd: %s\n", err);
+        fprintf(stderr, "recorderd: %s\n", rd_printable(err, err, sizeof err));
         return 1;
     }
     uv_loop_t *loop = uv_default_loop();
     lt_attach_socket_path(geteuid(), o->pid, sock, sizeof sock);
     if (rd_server_init(&a.srv, loop, &o->so) ||
         rd_server_listen(&a.srv, sock, err, sizeof err)) {
-        fprintf(stderr, "recorderd: %s\n", err);
+        fprintf(stderr, "recorderd: %s\n", rd_printable(err, err, sizeof err));
         rd_server_close(&a.srv);
         uv_run(loop, UV_RUN_DEFAULT);
         return 1;

@@ -47,9 +47,10 @@ void rd_attach_print_stacks(FILE *out, pid_t pid, const char *cmd, const rd_mode
     char shown[4096];
     fprintf(out, "Process %d: %s\n", (int)pid, rd_printable(cmd, shown, sizeof shown));
     if (note && *note)
-        fprintf(out, "  (%s)\n", note);
+        fprintf(out, "  (%s)\n", rd_printable(note, shown, sizeof shown));
     if (!st->nchain) {
-        fprintf(out, "  (no stack received%s%s)\n", err && *err ? ": " : "", err ? err : "");
+        fprintf(out, "  (no stack received%s%s)\n", err && *err ? ": " : "",
+                err ? rd_printable(err, shown, sizeof shown) : "");
         fflush(out);
         return;
     }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "lt_ctl.h"
+#include "rd_util.h"
 
 /* Sends a bare request of type t and reads the reply until the daemon
  * closes: 30 s at most for the first bytes, then tail_ms (-1: no limit).
@@ -63,8 +64,8 @@ int rd_client_status(const char *path, int json)
     int e = request(path, LT_CTL_STATUS, 30000, &r, &buf);
     uint32_t len = 0;
     const char *s = e ? NULL : lt_ctl_field(&r.data, json ? "json" : "text", &len);
-    if (s)
-        fwrite(s, 1, len, stdout);
+    if (s) /* a daemon's text, with the traced programs' names in it */
+        rd_write_printable(stdout, s, len);
     else if (!e)
         fprintf(stderr, "recorderd: the daemon's answer has no %s\n", json ? "json" : "text");
     msgpack_unpacked_destroy(&r);

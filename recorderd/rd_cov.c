@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "rd_lines.h"
+#include "rd_util.h"
 #include "rd_replay.h"
 
 #define SKIP UINT32_MAX            /* a source left out by the patterns */
@@ -866,8 +867,11 @@ static void rule(FILE *out, int n, char ch)
     fputc('\n', out);
 }
 
+/* coverage.txt is read by people, often on a terminal: every name in it
+ * goes through rd_printable. */
 static void text_summary(const rd_cov *c, FILE *out)
 {
+    char name[PATH_MAX];
     int w = 5;
     for (uint32_t i = 0; i < c->nf; i++)
         if (c->f[i].exact && (int)strlen(shown(&c->f[i])) > w)
@@ -877,7 +881,8 @@ static void text_summary(const rd_cov *c, FILE *out)
     rule(out, w + 52, '-');
     for (uint32_t i = 0; i < c->nf; i++)
         if (c->f[i].exact)
-            summary_row(out, w, shown(&c->f[i]), rd_cov_file_total(&c->f[i]));
+            summary_row(out, w, rd_printable(shown(&c->f[i]), name, sizeof name),
+                        rd_cov_file_total(&c->f[i]));
     rule(out, w + 52, '-');
     summary_row(out, w, "Total", rd_cov_total_of(c));
 }
@@ -899,6 +904,7 @@ static int worth_showing(const rd_cov_file *f)
 
 static void text_others(const rd_cov *c, FILE *out)
 {
+    char name[PATH_MAX], note[PATH_MAX + 256];
     int head = 0;
     for (uint32_t i = 0; i < c->nf; i++) {
         const rd_cov_file *f = &c->f[i];
@@ -907,8 +913,8 @@ static void text_others(const rd_cov *c, FILE *out)
         if (!head++)
             fprintf(out, "\nNot in the totals (no executable lines known; hit lines only):\n");
         uint32_t hit = lines_hit(f);
-        fprintf(out, "  %s: %u line%s hit; %s\n", f->name, hit, hit == 1 ? "" : "s",
-                f->note ? f->note : "no source");
+        fprintf(out, "  %s: %u line%s hit; %s\n", rd_printable(f->name, name, sizeof name), hit,
+                hit == 1 ? "" : "s", f->note ? rd_printable(f->note, note, sizeof note) : "no source");
     }
 }
 
@@ -958,20 +964,20 @@ static void list_lines(const rd_cov_file *f, int w, const char *text, size_t len
 static void text_listing(const rd_cov_file *f, FILE *out)
 {
     uint64_t most = 0;
-    char *text = NULL, err[PATH_MAX + 64];
+    char *text = NULL, err[PATH_MAX + 64], name[PATH_MAX + 256];
     size_t len = 0;
     for (uint32_t i = 0; i < f->nln; i++)
         most = f->ln[i].hits > most ? f->ln[i].hits : most;
     rule(out, 78, '=');
-    fprintf(out, "%s\n", shown(f));
+    fprintf(out, "%s\n", rd_printable(shown(f), name, sizeof name));
     rule(out, 78, '=');
     if (f->note)
-        fprintf(out, "(%s)\n", f->note);
+        fprintf(out, "(%s)\n", rd_printable(f->note, name, sizeof name));
     if (f->changed)
         fprintf(out, "(%u line%s ran but carry no bytecode now: the source changed since the "
                 "trace?)\n", f->changed, f->changed == 1 ? "" : "s");
     if (f->path && rd_lines_read(f->path, &text, &len, err, sizeof err))
-        fprintf(out, "(%s now; lines with data only)\n", err);
+        fprintf(out, "(%s now; lines with data only)\n", rd_printable(err, err, sizeof err));
     rd_lines_unnul(text, len);
     list_lines(f, digits(most) + 1, text, len, out);
     free(text);
@@ -980,8 +986,9 @@ static void text_listing(const rd_cov_file *f, FILE *out)
 
 int rd_cov_write_text(const rd_cov *c, const char *title, FILE *out)
 {
-    char note[256];
-    fprintf(out, "luatrace coverage%s%s\n", title ? ": " : "", title ? title : "");
+    char note[256], name[PATH_MAX];
+    fprintf(out, "luatrace coverage%s%s\n", title ? ": " : "",
+            title ? rd_printable(title, name, sizeof name) : "");
     if (rd_cov_truncated_note(c, note, sizeof note)[0])
         fprintf(out, "%s.\n", note);
     fprintf(out, "Executable lines are the lines that carry bytecode (as luac5.1 -l -l lists "

@@ -22,6 +22,8 @@
 #include <lua.h>
 #include <lualib.h>
 
+#include "rd_util.h"
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
 #define HAVE_TSC 1
@@ -114,7 +116,9 @@ static void call(luabk *k, int nargs)
         return;
     const char *msg = lua_tostring(L, -1);
     msg = msg ? msg : "(error)";
-    fprintf(stderr, "recorderd: backend %s: %s\n", k->spec, msg);
+    fprintf(stderr, "recorderd: backend %s: ", k->spec);
+    rd_write_printable(stderr, msg, strlen(msg)); /* it may quote the program's names */
+    fputc('\n', stderr);
     size_t n = strcspn(msg, "\n");
     snprintf(k->err, sizeof k->err, "%.*s", (int)(n < 200 ? n : 200), msg);
     k->dead = 1;

@@ -16,6 +16,7 @@
 #include "rd_client.h"
 #include "rd_cov.h"
 #include "rd_flame.h"
+#include "rd_guard.h"
 #include "rd_html.h"
 #include "rd_pprof.h"
 #include "rd_luabk.h"
@@ -210,7 +211,7 @@ static int serve(const char *path, int fd, rd_session_opts *so, int once)
     srv.once = once;
     srv.on_idle = stop_when_idle;
     if (path && rd_server_listen(&srv, path, err, sizeof err)) {
-        fprintf(stderr, "recorderd: %s\n", err);
+        fprintf(stderr, "recorderd: %s\n", rd_printable(err, err, sizeof err));
         rd_server_close(&srv);
         uv_run(loop, UV_RUN_DEFAULT);
         return 1;
@@ -414,16 +415,22 @@ static void trace_file(const char *path, char *buf, size_t cap)
 }
 
 /* A trace keeps no wall clock: its file was last written when tracing
- * ended, so the start is that time less the traced time (0: unknown). */
+ * ended, so the start is that time less the traced time (0: unknown). Both
+ * come from the file: a date past 2262 or a traced time longer than the
+ * epoch (a corrupt clock) gives 0, not an overflow. */
 static int64_t trace_start_ns(const char *path, const rd_model *m)
 {
     char file[PATH_MAX + 16];
     struct stat st;
     trace_file(path, file, sizeof file);
-    if (stat(file, &st) < 0)
+    if (stat(file, &st) < 0 || st.st_mtim.tv_sec < 0 ||
+        st.st_mtim.tv_sec >= INT64_MAX / 1000000000)
         return 0;
     int64_t end = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-    return end - (int64_t)((double)m->ticks_total * rd_model_ns_per_tick(m));
+    double traced = (double)m->ticks_total * rd_model_ns_per_tick(m);
+    if (!(traced >= 0 && traced < (double)end)) /* NaN too */
+        return 0;
+    return end - (int64_t)traced;
 }
 
 /* What a session directory's session.json says of the traced program:
@@ -470,6 +477,39 @@ static int write_view(const report_opts *o, rd_model *m, enum rd_weight w, FILE 
     return rd_report_profile(m, NULL, NULL, 0, out);
 }
 
+/* Where a report goes: the file -o names, or stdout. A report to a
+ * terminal goes through a buffer and rd_write_printable: the names in it
+ * are the traced program's, whose control bytes would drive the terminal. */
+typedef struct sink {
+    FILE *f;
+    char *buf;
+    size_t len;
+    int tty;
+} sink;
+
+static FILE *sink_open(sink *k, const char *path)
+{
+    memset(k, 0, sizeof *k);
+    k->tty = !path && isatty(STDOUT_FILENO);
+    k->f = path ? fopen(path, "w") : k->tty ? open_memstream(&k->buf, &k->len) : stdout;
+    if (!k->f)
+        fprintf(stderr, "recorderd report: cannot write %s: %s\n", path ? path : "stdout",
+                strerror(errno));
+    return k->f;
+}
+
+/* Returns 1 after a write error (said), else 0; e: the writer's. */
+static int sink_close(sink *k, int e)
+{
+    int bad = k->f == stdout ? fflush(stdout) != 0 : fclose(k->f) != 0;
+    if (k->tty && !bad)
+        bad = rd_write_printable(stdout, k->buf, k->len) || fflush(stdout);
+    free(k->buf);
+    if (bad || e)
+        fprintf(stderr, "recorderd report: write error\n");
+    return bad || e;
+}
+
 static int write_report(const report_opts *o, rd_model *m)
 {
     enum rd_weight w;
@@ -482,22 +522,16 @@ static int write_report(const report_opts *o, rd_model *m)
         trace_meta t;
         read_meta(o->path, &t);
         if (rd_report_annotate(m, NULL, t.srcdir, o->out, err, sizeof err)) {
-            fprintf(stderr, "recorderd report: %s\n", err);
+            fprintf(stderr, "recorderd report: %s\n", rd_printable(err, err, sizeof err));
             return 1;
         }
         return 0;
     }
-    FILE *out = o->out ? fopen(o->out, "w") : stdout;
-    if (!out) {
-        fprintf(stderr, "recorderd report: cannot write %s: %s\n", o->out, strerror(errno));
+    sink k;
+    FILE *out = sink_open(&k, o->out);
+    if (!out)
         return 1;
-    }
-    int e = write_view(o, m, w, out);
-    if ((out != stdout && fclose(out)) || (out == stdout && fflush(out)) || e) {
-        fprintf(stderr, "recorderd report: write error\n");
-        return 1;
-    }
-    return 0;
+    return sink_close(&k, write_view(o, m, w, out));
 }
 
 static int is_coverage(const char *format)
@@ -509,11 +543,10 @@ static int is_coverage(const char *format)
 static int write_coverage(const report_opts *o, const rd_cov *c)
 {
     char title[64];
-    FILE *out = o->out ? fopen(o->out, "w") : stdout;
-    if (!out) {
-        fprintf(stderr, "recorderd report: cannot write %s: %s\n", o->out, strerror(errno));
+    sink k;
+    FILE *out = sink_open(&k, o->out);
+    if (!out)
         return 1;
-    }
     snprintf(title, sizeof title, "%u traces merged", o->ninputs);
     int e = !strcmp(o->format, "lcov")        ? rd_cov_write_lcov(c, out)
             : !strcmp(o->format, "luacov")    ? rd_cov_write_luacov(c, out)
@@ -521,11 +554,7 @@ static int write_coverage(const report_opts *o, const rd_cov *c)
                                                                        rd_wall_ms(), out)
                                               : rd_cov_write_text(c, o->ninputs > 1 ? title
                                                                       : o->path, out);
-    if ((out != stdout && fclose(out)) || (out == stdout && fflush(out)) || e) {
-        fprintf(stderr, "recorderd report: write error\n");
-        return 1;
-    }
-    return 0;
+    return sink_close(&k, e);
 }
 
 /* Coverage of one trace, or of several whose counts add up (--merge). */
@@ -541,7 +570,8 @@ static int cmd_coverage(const report_opts *o)
     }
     for (unsigned i = 0; !rc && i < o->ninputs; i++) {
         if (rd_cov_add_trace(&c, o->inputs[i], err, sizeof err)) {
-            fprintf(stderr, "recorderd report: %s: %s\n", o->inputs[i], err);
+            fprintf(stderr, "recorderd report: %s: %s\n", o->inputs[i],
+                    rd_printable(err, err, sizeof err));
             rc = 1;
         } else if (err[0]) {
             fprintf(stderr, "recorderd report: warning: %s: %s\n", o->inputs[i], err);
@@ -613,7 +643,7 @@ static int cmd_report(int argc, char **argv)
     }
     rd_backends bk;
     if (rd_backends_open(&bk, backend_specs, nbackend_specs, &m, err, sizeof err)) {
-        fprintf(stderr, "recorderd report: %s\n", err);
+        fprintf(stderr, "recorderd report: %s\n", rd_printable(err, err, sizeof err));
         rd_stack_free(&st);
         rd_model_free(&m);
         return 2;
@@ -625,7 +655,7 @@ static int cmd_report(int argc, char **argv)
     int e = rd_replay_path(o.path, &st, 1, err, sizeof err);
     rc = 1;
     if (e)
-        fprintf(stderr, "recorderd report: %s: %s\n", o.path, err);
+        fprintf(stderr, "recorderd report: %s: %s\n", o.path, rd_printable(err, err, sizeof err));
     else {
         if (err[0])
             fprintf(stderr, "recorderd report: warning: %s: %s\n", o.path, err);
@@ -634,7 +664,7 @@ static int cmd_report(int argc, char **argv)
         to_stdout.out = NULL;
         rc = streaming ? 0 : write_report(nbackend_specs ? &to_stdout : &o, &m);
         if (rd_backends_finish(&bk, &m, info.dir, streaming ? o.out : NULL, err, sizeof err)) {
-            fprintf(stderr, "recorderd report: %s\n", err);
+            fprintf(stderr, "recorderd report: %s\n", rd_printable(err, err, sizeof err));
             rc = 1;
         }
     }
@@ -703,7 +733,7 @@ int main(int argc, char **argv)
 {
     if (argc < 2)
         return usage(stderr), 2;
-    rd_session_guard_init();
+    rd_guard_init();
     const char *c = argv[1];
     /* A file over RLIMIT_FSIZE is an error to report (EFBIG), not a death;
      * so is a peer (a traced process, a client) that hangs up before a

@@ -12,9 +12,14 @@
  * from making us allocate for 2^24 entries. */
 #define RD_ID_SLACK 1024u
 
+/* A label given: the function that holds it and its number, not its text,
+ * which is made again when two hashes are equal. A FUNC record is 12
+ * bytes and its label up to RD_LABEL_MAX: a copy of each would let a
+ * trace of a few MB fill GBs (a helper's hunt: 2.4 MB, 1.59 GB). */
 typedef struct rd_labent {
-    char *label; /* NULL: free slot */
     uint64_t hash;
+    uint32_t fid;   /* 0: free slot */
+    uint32_t dup;   /* the number in the label */
     uint32_t count; /* the last number tried with this label as a base (1: none) */
 } rd_labent;
 
@@ -74,8 +79,6 @@ void rd_model_free(rd_model *m)
     for (uint32_t i = 0; i < m->caplcache; i++)
         free(m->lcache[i].ix);
     free(m->lcache);
-    for (uint32_t i = 0; i < m->caplab; i++)
-        free(m->lab[i].label);
     free(m->lab);
     free(m->tnode);
     free(m->tnode_ix);
@@ -83,6 +86,21 @@ void rd_model_free(rd_model *m)
     free(m->track_ix);
     free(m->agg_ix);
     memset(m, 0, sizeof *m);
+}
+
+uint64_t rd_model_bytes(const rd_model *m)
+{
+    return m->str_bytes + (uint64_t)m->capstr * sizeof *m->str +
+           (uint64_t)m->capfunc * sizeof *m->func + (uint64_t)m->caplab * sizeof *m->lab +
+           (uint64_t)m->capnode * sizeof *m->node +
+           (uint64_t)m->capchild * sizeof *m->child_ix +
+           (uint64_t)m->capline * sizeof *m->line + (uint64_t)m->capline_ix * sizeof(uint32_t) +
+           (uint64_t)m->caplcache * sizeof *m->lcache + m->lcache_cells * sizeof(uint32_t) +
+           (uint64_t)m->captnode * sizeof *m->tnode +
+           (uint64_t)m->captnode_ix * sizeof *m->tnode_ix +
+           (uint64_t)m->captrack * sizeof *m->track +
+           (uint64_t)m->captrack_ix * sizeof *m->track_ix +
+           (uint64_t)m->capagg_ix * sizeof *m->agg_ix;
 }
 
 int rd_model_add_str(rd_model *m, uint64_t sid, const char *s, uint32_t len)
@@ -96,6 +114,7 @@ int rd_model_add_str(rd_model *m, uint64_t sid, const char *s, uint32_t len)
         return -ENOMEM;
     memcpy(copy, s, len);
     copy[len] = 0;
+    m->str_bytes += len + 1 - (m->str[sid] ? strlen(m->str[sid]) + 1 : 0);
     free(m->str[sid]);
     m->str[sid] = copy;
     if (sid >= m->nstr)
@@ -151,10 +170,10 @@ static int grow_labels(rd_model *m)
     if (!t)
         return -ENOMEM;
     for (uint32_t j = 0; j < m->caplab; j++) {
-        if (!m->lab[j].label)
+        if (!m->lab[j].fid)
             continue;
         uint32_t i = (uint32_t)m->lab[j].hash & (cap - 1);
-        while (t[i].label)
+        while (t[i].fid)
             i = (i + 1) & (cap - 1);
         t[i] = m->lab[j];
     }
@@ -167,15 +186,20 @@ static int grow_labels(rd_model *m)
 /* The slot of label (hash h): its entry, or the empty slot for it. */
 static rd_labent *label_slot(const rd_model *m, const char *label, uint64_t h)
 {
+    char held[RD_LABEL_MAX];
     uint32_t mask = m->caplab - 1, i = (uint32_t)h & mask;
-    for (; m->lab[i].label; i = (i + 1) & mask)
-        if (m->lab[i].hash == h && !strcmp(m->lab[i].label, label))
+    for (; m->lab[i].fid; i = (i + 1) & mask) {
+        if (m->lab[i].hash != h)
+            continue;
+        dup_label(m, &m->func[m->lab[i].fid], m->lab[i].dup, held, sizeof held);
+        if (!strcmp(held, label))
             break;
+    }
     return &m->lab[i];
 }
 
-/* Sets f->dup from the functions defined before it. */
-static int number_label(rd_model *m, rd_func *f)
+/* Sets f->dup (f is function fid) from the functions defined before it. */
+static int number_label(rd_model *m, rd_func *f, uint32_t fid)
 {
     char label[RD_LABEL_MAX];
     if ((m->nlab + 1) * 2 > m->caplab && grow_labels(m))
@@ -184,19 +208,16 @@ static int number_label(rd_model *m, rd_func *f)
     uint64_t h = hash_str(label);
     rd_labent *base = label_slot(m, label, h), *e = base;
     uint32_t n = 0;
-    if (base->label) {
+    if (base->fid) {
         for (n = base->count + 1;; n++) { /* count: the last number tried */
             dup_label(m, f, n, label, sizeof label);
             h = hash_str(label);
-            if (!(e = label_slot(m, label, h))->label)
+            if (!(e = label_slot(m, label, h))->fid)
                 break;
         }
         base->count = n;
     }
-    if (!(e->label = strdup(label)))
-        return -ENOMEM;
-    e->hash = h;
-    e->count = 1;
+    *e = (rd_labent){h, fid, n, 1};
     m->nlab++;
     f->dup = n;
     return 0;
@@ -218,7 +239,7 @@ int rd_model_add_func(rd_model *m, const lt_event *ev)
                    (uint32_t)ev->a[5], (uint8_t)ev->a[1], (uint8_t)ev->a[6], 1, dup, calls};
     if (fid >= m->nfunc)
         m->nfunc = (uint32_t)fid + 1;
-    return again ? 0 : number_label(m, f);
+    return again ? 0 : number_label(m, f, (uint32_t)fid);
 }
 
 void rd_model_add_clock(rd_model *m, uint64_t ticks, uint64_t ns, int tsc)

@@ -114,6 +114,7 @@ typedef struct rd_model {
     rd_lcache *lcache; /* by fid */
     uint32_t caplcache;
     uint64_t lcache_cells; /* bounded by the lines there are (no event makes it grow alone) */
+    uint64_t str_bytes;    /* held by str */
     /* clock: first and last (ticks, ns) pairs */
     uint64_t clk_t0, clk_n0, clk_t1, clk_n1;
     int clk_pairs, clk_tsc;
@@ -158,6 +159,10 @@ int rd_grow(void **p, uint32_t *cap, uint32_t need, size_t elem);
 
 int rd_model_init(rd_model *m);
 void rd_model_free(rd_model *m);
+
+/* About the bytes the model holds on the heap (its tables at their
+ * capacity, the strings): what rd_replay's memory bound counts. */
+uint64_t rd_model_bytes(const rd_model *m);
 
 /* STR / FUNC records. Return 0 or -EPROTO for ids out of range (ids are
  * dense from 1; a sender cannot make us allocate more than it declared). */

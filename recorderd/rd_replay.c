@@ -10,14 +10,44 @@
 
 #include "lt_file.h"
 
-/* rd_stack_feed; a malformed record's offset in p goes to *at. */
+/* The memory bound (rd_replay.h): 0, or -E2BIG with err. */
+static int within_bound(const rd_stack *s, char *err, size_t cap)
+{
+    uint64_t held = rd_model_bytes(s->m) + rd_stack_bytes(s);
+    if (held <= RD_MEM_FLOOR + RD_MEM_PER_BYTE * s->fed)
+        return 0;
+    snprintf(err, cap,
+             "the trace would need more memory than its size allows: %llu MiB for %llu KiB of "
+             "records, over the limit of %llu MiB + %u bytes per byte of trace (a forged or "
+             "corrupt trace)",
+             (unsigned long long)(held >> 20), (unsigned long long)(s->fed >> 10),
+             RD_MEM_FLOOR >> 20, RD_MEM_PER_BYTE);
+    return -E2BIG;
+}
+
+/* rd_stack_feed, 64 KiB at a time, the memory bound checked after each
+ * (a ring hands over up to 1 GiB at once); a malformed record's offset in
+ * p goes to *at. */
 static int64_t feed(rd_stack *s, const uint8_t *p, size_t n, size_t *at, char *err, size_t cap)
 {
-    *at = 0;
-    int64_t k = rd_stack_feed(s, p, n, at);
-    if (k < 0 && k != -EPROTO)
-        snprintf(err, cap, "out of memory");
-    return k;
+    size_t off = 0;
+    for (;;) {
+        size_t part = n - off < (64u << 10) ? n - off : (64u << 10), used = 0;
+        int64_t k = rd_stack_feed(s, p + off, part, &used);
+        *at = off + used;
+        if (k < 0 && k != -EPROTO)
+            snprintf(err, cap, "out of memory");
+        if (k < 0)
+            return k;
+        off += (size_t)k;
+        s->fed += (uint64_t)k;
+        int e = within_bound(s, err, cap);
+        if (e)
+            return e;
+        /* a record cut by the 64 KiB is read whole by the next part */
+        if (k == 0 || off == n || ((size_t)k < part && off + part - (size_t)k == n))
+            return (int64_t)off;
+    }
 }
 
 int64_t rd_replay_feed(rd_stack *s, const uint8_t *p, size_t n, char *err, size_t cap)

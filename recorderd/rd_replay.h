@@ -8,9 +8,20 @@
 
 #include "rd_stack.h"
 
+/* What records may make recorderd hold: RD_MEM_FLOOR, plus RD_MEM_PER_BYTE
+ * bytes per byte of records applied so far (a trace file's or a ring's).
+ * A real trace repeats itself (a loop's calls and lines cost nothing new)
+ * and stays far below; a forged one that makes a node, a frame or a label
+ * of every few bytes is stopped with -E2BIG and the limit named in err.
+ * One record's own share is bounded too: a string by LT_STR_MAX, a label
+ * by RD_LABEL_MAX, an id by the ones declared before it. */
+#define RD_MEM_FLOOR (64ull << 20)
+#define RD_MEM_PER_BYTE 16u
+
 /* Applies every complete record in p[0..n). Returns the bytes used (a
  * trailing partial record is left for the next call), or -EPROTO / -ENOMEM
- * with a message in err. Any thread, one at a time per stack. */
+ * / -E2BIG (the memory bound above) with a message in err. Any thread, one
+ * at a time per stack. */
 int64_t rd_replay_feed(rd_stack *s, const uint8_t *p, size_t n, char *err, size_t cap);
 
 /* Replays a trace file (or a session directory holding trace.ltr) into a

@@ -3,6 +3,7 @@
 #include "rd_report.h"
 
 #include "rd_path.h"
+#include "rd_util.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -101,6 +102,8 @@ typedef struct folder {
     uint32_t depth, capdepth;
     rd_paths paths;
     uint64_t *deep; /* per node standing for deep ones (rd_path.h): their weight */
+    uint64_t written; /* bytes of lines */
+    uint64_t left_out; /* weight of the lines past RD_FOLD_MAX */
     int err;
 } folder;
 
@@ -137,6 +140,52 @@ static int fold_push(folder *f, const char *label)
     return 0;
 }
 
+/* The length of the longest run of whole frames of p[0..len) from its
+ * start that is at most max bytes (0: none). */
+static size_t frames_head(const char *p, size_t len, size_t max)
+{
+    for (size_t i = max < len ? max : len - 1; i > 0; i--)
+        if (p[i] == ';')
+            return i;
+    return 0;
+}
+
+/* Where the longest run of whole frames at the end of p[0..len) that is
+ * at most max bytes starts (len: none). */
+static size_t frames_tail(const char *p, size_t len, size_t max)
+{
+    if (len <= max)
+        return 0;
+    for (size_t i = len - max; i < len; i++)
+        if (p[i] == ';')
+            return i + 1;
+    return len;
+}
+
+/* Writes one line of stacks.folded, bounded (rd_report.h). */
+static void fold_line(folder *f, const char *path, size_t len, uint64_t v)
+{
+    if (!v || f->err)
+        return;
+    if (f->written + len > RD_FOLD_MAX) {
+        f->left_out = f->left_out + v < v ? UINT64_MAX : f->left_out + v;
+        return;
+    }
+    size_t head = len, tail = len;
+    if (len > RD_FOLD_LINE_MAX) {
+        head = frames_head(path, len, RD_FOLD_LINE_MAX / 4);
+        tail = frames_tail(path, len, RD_FOLD_LINE_MAX / 4 * 3 - 16);
+    }
+    int k = head == len ? fprintf(f->out, "%.*s %llu\n", (int)len, path, (unsigned long long)v)
+                        : fprintf(f->out, "%.*s%s%s%s%.*s %llu\n", (int)head, path,
+                                  head ? ";" : "", RD_PATH_CUT_LABEL, tail < len ? ";" : "",
+                                  (int)(len - tail), path + tail, (unsigned long long)v);
+    if (k < 0)
+        f->err = -EIO;
+    else
+        f->written += (uint64_t)k;
+}
+
 static void fold_enter(walker *w, uint32_t n)
 {
     folder *f = (folder *)w;
@@ -149,8 +198,8 @@ static void fold_enter(walker *w, uint32_t n)
     uint64_t v = weight_of(f, &w->m->node[n]);
     if (f->depth > RD_PATH_MAX)
         f->deep[f->paths.rep[n]] += v;
-    else if (v && fprintf(f->out, "%s %llu\n", f->path, (unsigned long long)v) < 0)
-        f->err = -EIO;
+    else
+        fold_line(f, f->path, f->len, v);
 }
 
 static void fold_leave(walker *w, uint32_t n)
@@ -163,7 +212,8 @@ static void fold_leave(walker *w, uint32_t n)
     }
 }
 
-/* The paths standing for deep nodes, after the others. */
+/* The paths standing for deep nodes, after the others (in f->path, free
+ * once the walk is over). */
 static int fold_deep(folder *f)
 {
     const rd_model *m = f->w.m;
@@ -173,24 +223,28 @@ static int fold_deep(folder *f)
         if (!f->deep[n])
             continue;
         uint32_t k = rd_paths_get(&f->paths, m, n, fids, NULL);
-        for (uint32_t i = 0; i < k; i++) {
+        f->len = 0;
+        f->depth = 0;
+        for (uint32_t i = 0; i < k && !f->err; i++) {
             if (fids[i] == RD_PATH_CUT)
                 snprintf(label, sizeof label, "%s", RD_PATH_CUT_LABEL);
             else
                 rd_model_label(m, fids[i], label, sizeof label);
-            fprintf(f->out, "%s%s", i ? ";" : "", label);
+            f->err = fold_push(f, label);
         }
-        if (fprintf(f->out, " %llu\n", (unsigned long long)f->deep[n]) < 0)
-            f->err = -EIO;
+        fold_line(f, f->path, f->len, f->deep[n]);
     }
     free(fids);
+    if (!f->err && f->left_out &&
+        fprintf(f->out, "%s %llu\n", RD_PATH_CUT_LABEL, (unsigned long long)f->left_out) < 0)
+        f->err = -EIO;
     return fids ? f->err : -ENOMEM;
 }
 
 int rd_report_folded(const rd_model *m, enum rd_weight w, FILE *out)
 {
     folder f = {{fold_enter, fold_leave, m}, w, rd_model_ns_per_tick(m), out, NULL, 0, 0,
-                NULL, 0, 0, {0}, NULL, 0};
+                NULL, 0, 0, {0}, NULL, 0, 0, 0};
     if (rd_paths_init(&f.paths, m, 0))
         return -ENOMEM;
     if (!(f.deep = calloc(m->nnode, sizeof *f.deep))) {
@@ -236,6 +290,7 @@ static void plain_label(const rd_model *m, uint32_t fid, char *buf, size_t cap)
     else
         snprintf(buf + n, cap - n, " (%s:%u)", rd_model_string(m, f->src_sid), f->linedefined);
     rd_label_clean(buf);
+    rd_printable(buf, buf, cap); /* the table is for people, often on a terminal */
 }
 
 static void table(const rd_model *m, const rd_fstat *fs, uint32_t *ids, uint32_t n,
@@ -275,9 +330,11 @@ int rd_report_profile(const rd_model *m, const char *title, const char *cmd, uns
         if (fs[f].calls || fs[f].self || fs[f].total)
             ids[n++] = f;
     double ms = (double)m->ticks_total * rd_model_ns_per_tick(m) / 1e6;
-    fprintf(out, "luatrace profile%s%s\n", title ? ": " : "", title ? title : "");
+    char shown[4096];
+    fprintf(out, "luatrace profile%s%s\n", title ? ": " : "",
+            title ? rd_printable(title, shown, sizeof shown) : "");
     if (cmd)
-        fprintf(out, "command: %s\n", cmd);
+        fprintf(out, "command: %s\n", rd_printable(cmd, shown, sizeof shown));
     fprintf(out, "traced time: %.3f ms   events: %llu   functions: %u   stacks: %u\n", ms,
             (unsigned long long)m->events, n, rd_model_stacks(m));
     if (m->dropped)

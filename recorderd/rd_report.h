@@ -16,8 +16,19 @@ typedef struct rd_fstat {
 /* Per-function totals, indexed by fid (m->nfunc entries). Caller frees. */
 rd_fstat *rd_report_fstats(const rd_model *m);
 
+/* What stacks.folded may hold. A stack is cut to RD_PATH_MAX frames
+ * (rd_path.h), and a line to RD_FOLD_LINE_MAX bytes: past it, the frames
+ * in the middle become one frame RD_PATH_CUT_LABEL ("[...]"), the
+ * root-most quarter and the leaf-most rest kept. The file stops at
+ * RD_FOLD_MAX bytes: the weight of every stack left out goes on a last
+ * line "[...] COUNT", so the weights still add up. A chain of 20 000
+ * distinct functions (a forged 1 MB trace) wrote 436 MB. */
+#define RD_FOLD_LINE_MAX (64u << 10)
+#define RD_FOLD_MAX (64ull << 20)
+
 /* Folded stacks "root;...;leaf COUNT", one line per stack with a nonzero
- * weight (time in integer ns). Returns 0 or -EIO. */
+ * weight (time in integer ns), bounded as above. Returns 0, -EIO or
+ * -ENOMEM. */
 int rd_report_folded(const rd_model *m, enum rd_weight w, FILE *out);
 
 /* profile.txt: functions by self time and by total time. `top` limits each

@@ -12,6 +12,7 @@
 
 #include "lt_ring.h"
 #include "rd_server.h"
+#include "rd_util.h"
 
 #ifndef RD_CMODDIR
 #define RD_CMODDIR "/usr/local/lib/lua/5.1"
@@ -205,7 +206,7 @@ int rd_run(const rd_run_opts *o, char **argv)
     }
     snprintf(sock, sizeof sock, "%s/sock", tmp);
     if (rd_server_init(&r.srv, loop, &so) || rd_server_listen(&r.srv, sock, err, sizeof err)) {
-        fprintf(stderr, "recorderd: %s\n", err);
+        fprintf(stderr, "recorderd: %s\n", rd_printable(err, err, sizeof err));
         rmdir(tmp);
         return 127;
     }

@@ -142,7 +142,8 @@ void rd_server_note(rd_server *srv, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(slot + n, sizeof srv->errors[0] - n, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "recorderd: %s\n", slot + n);
+    char shown[sizeof srv->errors[0]];
+    fprintf(stderr, "recorderd: %s\n", rd_printable(slot + n, shown, sizeof shown));
 }
 
 static void on_hello(rd_conn *c, const lt_ctl_msg *m)

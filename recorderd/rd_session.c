@@ -2,8 +2,6 @@
 #include "rd_session.h"
 
 #include <errno.h>
-#include <setjmp.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +15,7 @@
 #include "rd_callgrind.h"
 #include "rd_cov.h"
 #include "rd_flame.h"
+#include "rd_guard.h"
 #include "rd_html.h"
 #include "rd_pprof.h"
 #include "rd_replay.h"
@@ -87,45 +86,24 @@ static int drain_once(rd_session *s)
     return used > 0;
 }
 
-/* A producer of the same uid could shrink its shm object under us: reading
- * the mapping then raises SIGBUS. A drainer reads the ring only inside this
- * guard, so the fault ends that session, not the daemon. */
-static __thread sigjmp_buf *bus_guard;
-
-static void on_sigbus(int sig, siginfo_t *si, void *ctx)
-{
-    (void)si;
-    (void)ctx;
-    if (bus_guard)
-        siglongjmp(*bus_guard, 1);
-    signal(sig, SIG_DFL); /* a real fault elsewhere: die as we would have */
-    raise(sig);
-}
-
-void rd_session_guard_init(void)
-{
-    struct sigaction sa = {0};
-    sa.sa_sigaction = on_sigbus;
-    sa.sa_flags = SA_SIGINFO;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGBUS, &sa, NULL);
-}
-
+/* A producer of the same uid could shrink its shm object under us: the
+ * drainer reads the ring only inside rd_guard_call, so the fault ends this
+ * session, not the daemon. */
 static void drain_loop(rd_session *s);
+
+static int drain_guarded(void *ud)
+{
+    drain_loop(ud);
+    return 0;
+}
 
 static void drain(rd_session *s)
 {
-    sigjmp_buf jb;
-    if (sigsetjmp(jb, 1)) {
-        bus_guard = NULL;
+    if (rd_guard_call(drain_guarded, s) == -EFAULT) {
         s->ring_lost = 1;
         s->truncated = 1;
         snprintf(s->err, sizeof s->err, "the ring shrank under recorderd (SIGBUS): session cut");
-        return;
     }
-    bus_guard = &jb;
-    drain_loop(s);
-    bus_guard = NULL;
 }
 
 /* The live view's turn, about every live_ms. */
@@ -483,7 +461,19 @@ void rd_session_summary(const rd_model *m, const char *dir, FILE *out)
 {
     fprintf(out, "\n");
     rd_report_profile(m, NULL, NULL, 20, out);
-    fprintf(out, "\nreports: %s/\n", dir);
+    char shown[PATH_MAX];
+    fprintf(out, "\nreports: %s/\n", rd_printable(dir, shown, sizeof shown));
+}
+
+/* The drops the producer counted, and tells it we are gone. */
+static int ring_goodbye(void *ud)
+{
+    rd_session *s = ud;
+    /* relaxed: a statistic */
+    s->drops = atomic_load_explicit(&s->ring.hdr->drops, memory_order_relaxed);
+    /* release: the producer may stop waiting for space */
+    atomic_store_explicit(&s->ring.hdr->cons_state, LT_CONS_GONE, memory_order_release);
+    return 0;
 }
 
 static void drainer(void *arg)
@@ -499,7 +489,9 @@ static void drainer(void *arg)
     rd_backends bk;
     char err[256] = "";
     if (rd_backends_open(&bk, s->backends, s->nbackends, &s->m, err, sizeof err)) {
-        fprintf(stderr, "recorderd: session %s: %s\n", s->name, err); /* e.g. a lua: error */
+        char shown[sizeof err]; /* e.g. a lua: error, which may quote names */
+        fprintf(stderr, "recorderd: session %s: %s\n", s->name,
+                rd_printable(err, shown, sizeof shown));
         if (!s->err[0])
             snprintf(s->err, sizeof s->err, "%s", err); /* traced all the same, without them */
     }
@@ -513,12 +505,11 @@ static void drainer(void *arg)
     rd_backends_close(&bk);
     s->st.ls = NULL;
     rd_tracefile_close(&s->trace);
-    if (!s->ring_lost) {
-        /* relaxed: a statistic */
-        s->drops = atomic_load_explicit(&s->ring.hdr->drops, memory_order_relaxed);
-        /* release: the producer may stop waiting for space */
-        atomic_store_explicit(&s->ring.hdr->cons_state, LT_CONS_GONE, memory_order_release);
-    }
+    /* The ring may be gone by now (shrunk once drained): then the drops
+     * are the last ones the drainer read. */
+    s->drops = atomic_load_explicit(&s->stat_drops, memory_order_relaxed);
+    if (!s->ring_lost && rd_guard_call(ring_goodbye, s) == -EFAULT)
+        s->ring_lost = 1;
     s->drops = s->st.dropped > s->drops ? s->st.dropped : s->drops;
     s->t1 = rd_now_ns();
     atomic_store_explicit(&s->stat_events, s->m.events, memory_order_relaxed);
@@ -531,6 +522,31 @@ static void drainer(void *arg)
         rd_session_summary(&s->m, s->dir, stderr);
     atomic_store_explicit(&s->done, 1, memory_order_release);
     uv_async_send(s->wake);
+}
+
+typedef struct open_args {
+    rd_session *s;
+    const char *shm;
+    uid_t uid;
+} open_args;
+
+static int open_guarded(void *ud)
+{
+    open_args *a = ud;
+    return lt_ring_open(&a->s->ring, a->shm, (long)a->uid);
+}
+
+/* lt_ring_open reads the header: a producer may shrink the object between
+ * its size check and that read. */
+static int open_ring(rd_session *s, const char *shm, uid_t uid)
+{
+    open_args a = {s, shm, uid};
+    int e = rd_guard_call(open_guarded, &a);
+    if (e == -EFAULT) {
+        lt_ring_close(&s->ring);
+        e = -EPROTO;
+    }
+    return e;
 }
 
 rd_session *rd_session_start(const rd_session_opts *opts, const char *shm, uid_t uid,
@@ -552,7 +568,7 @@ rd_session *rd_session_start(const rd_session_opts *opts, const char *shm, uid_t
     s->backends = opts->backends;
     s->nbackends = opts->nbackends;
     s->t0 = rd_now_ns();
-    int e = lt_ring_open(&s->ring, shm, (long)uid);
+    int e = open_ring(s, shm, uid);
     if (e) {
         snprintf(err, cap, "cannot open ring %s: %s", shm,
                  e == -EPROTO ? "not a luatrace ring of this version" : strerror(-e));

@@ -80,10 +80,6 @@ void rd_session_conn_closed(rd_session *s);
 /* Loop thread, after done: joins the drainer and frees everything. */
 void rd_session_free(rd_session *s);
 
-/* Installs the SIGBUS handler that lets a drainer survive a ring shrunk
- * under it. Call once, before any session starts. */
-void rd_session_guard_init(void);
-
 /* Prints the top-20 summary of a finished model. */
 void rd_session_summary(const rd_model *m, const char *dir, FILE *out);
 

@@ -934,6 +934,15 @@ static size_t feed_hot(rd_stack *s, const uint8_t *p, size_t n, int *e)
     return (size_t)(q - p);
 }
 
+uint64_t rd_stack_bytes(const rd_stack *s)
+{
+    uint64_t frames = (uint64_t)s->capspare + s->capsnap;
+    for (uint32_t i = 0; i < s->capth; i++)
+        frames += s->th[i].id ? s->th[i].cap : 0;
+    return frames * sizeof(rd_frame) + (uint64_t)s->capth * sizeof *s->th +
+           (uint64_t)s->capchain * sizeof *s->chain;
+}
+
 int64_t rd_stack_feed(rd_stack *s, const uint8_t *p, size_t n, size_t *at)
 {
     size_t off = 0;

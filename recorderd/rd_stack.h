@@ -98,10 +98,15 @@ typedef struct rd_stack {
     const rd_listener *ls; /* NULL: no listener (the common, fast case) */
     uint64_t ls_t;         /* the last time reported to it */
     lt_dec dec;            /* the record stream's state (rd_replay_feed) */
+    uint64_t fed;          /* record bytes applied (rd_replay's memory bound) */
 } rd_stack;
 
 int rd_stack_init(rd_stack *s, rd_model *m);
 void rd_stack_free(rd_stack *s);
+
+/* About the bytes the rebuilt stacks hold on the heap (rd_model_bytes
+ * does the model's). */
+uint64_t rd_stack_bytes(const rd_stack *s);
 
 /* Applies one decoded record. Never fails on bad input: inconsistent
  * records are counted in s->bad and skipped. Returns -ENOMEM only. */

@@ -31,8 +31,9 @@ static srow row_of(const rd_session *s, unsigned long long now)
 
 static void text_row(FILE *f, const rd_session *s, const srow *r)
 {
-    char cmd[4096];
-    fprintf(f, "%-24s %7d %-9s %12llu %10.0f %6.1f %8llu %9.1f  %s\n", s->name, (int)s->pid,
+    char cmd[4096], name[sizeof s->name];
+    fprintf(f, "%-24s %7d %-9s %12llu %10.0f %6.1f %8llu %9.1f  %s\n",
+            rd_printable(s->name, name, sizeof name), (int)s->pid,
             r->state, r->events, r->rate, 100.0 * r->fill, r->drops, r->secs,
             rd_printable(s->cmd, cmd, sizeof cmd));
 }
@@ -57,8 +58,10 @@ void rd_status_write(const rd_server *srv, FILE *text, FILE *json)
     unsigned n = 0;
     for (const rd_session *s = srv->sessions; s; s = s->next)
         n++;
-    fprintf(text, "recorderd on %s: %u session%s, reports in %s/\n", srv->path, n,
-            n == 1 ? "" : "s", srv->opts.out);
+    char path[sizeof srv->path], out[PATH_MAX], e[sizeof srv->errors[0]];
+    fprintf(text, "recorderd on %s: %u session%s, reports in %s/\n",
+            rd_printable(srv->path, path, sizeof path), n, n == 1 ? "" : "s",
+            rd_printable(srv->opts.out, out, sizeof out));
     if (n)
         fprintf(text, "%-24s %7s %-9s %12s %10s %6s %8s %9s  %s\n", "SESSION", "PID", "STATE",
                 "EVENTS", "EVENTS/S", "RING%", "DROPS", "SECONDS", "COMMAND");
@@ -79,10 +82,10 @@ void rd_status_write(const rd_server *srv, FILE *text, FILE *json)
     if (k)
         fprintf(text, "latest problems (%u in all):\n", srv->nerrors);
     for (unsigned i = 0; i < k; i++) {
-        const char *e = srv->errors[(srv->nerrors - k + i) % RD_SERVER_ERRORS];
-        fprintf(text, "  %s\n", e);
+        const char *raw = srv->errors[(srv->nerrors - k + i) % RD_SERVER_ERRORS];
+        fprintf(text, "  %s\n", rd_printable(raw, e, sizeof e));
         fprintf(json, "%s\n    ", i ? "," : "");
-        rd_json_str(json, e);
+        rd_json_str(json, raw);
     }
     fprintf(json, "%s]\n}\n", k ? "\n  " : "");
 }

@@ -87,13 +87,29 @@ int rd_utf8_seq(const char *s)
     return n;
 }
 
+/* A byte a terminal takes for a command (C0 controls, ESC among them, and
+ * DEL). The one test of what names and daemon texts may not carry. */
+static int term_unsafe(unsigned char c)
+{
+    return c < 0x20 || c == 0x7f;
+}
+
 const char *rd_printable(const char *s, char *buf, size_t cap)
 {
     size_t n = 0;
     for (; *s && n + 1 < cap; s++)
-        buf[n++] = (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s;
+        buf[n++] = term_unsafe((unsigned char)*s) ? '?' : *s;
     buf[n] = 0;
     return buf;
+}
+
+int rd_write_printable(FILE *f, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        putc(c == '\n' || c == '\t' || !term_unsafe(c) ? c : '?', f);
+    }
+    return ferror(f) ? -EIO : 0;
 }
 
 void rd_json_str(FILE *f, const char *s)

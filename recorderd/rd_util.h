@@ -24,6 +24,11 @@ int rd_utf8_seq(const char *s);
  * would drive the operator's terminal) and DEL become '?'. Returns buf. */
 const char *rd_printable(const char *s, char *buf, size_t cap);
 
+/* Writes s[0..n) for a terminal, a text of several lines (a daemon's
+ * status, a report on a tty): as rd_printable, but newlines and tabs are
+ * kept. Returns 0 or -EIO. */
+int rd_write_printable(FILE *f, const char *s, size_t n);
+
 /* Writes s as a JSON string literal (with quotes); bytes that are not
  * valid UTF-8 become U+FFFD, so the file is UTF-8 whatever the names. */
 void rd_json_str(FILE *f, const char *s);

@@ -29,6 +29,9 @@ shm segments even when it fails. Cases:
               socket: each connection refused, the daemon survives
   sigbus      a producer shrinks its ring under the daemon: that session is
               cut with a clear error, the daemon survives
+  sigbusdone  a producer says DONE, sees its ring drained, then truncates
+              it to 0 while the daemon runs a (slow) backend: the daemon
+              survives and another live session's reports are written
   hangup      300 peers that hang up before the daemon's reply: the
               daemon survives (no death by SIGPIPE)
   fsize       recorderd run under RLIMIT_FSIZE (SIGXFSZ at its default:
@@ -527,6 +530,91 @@ def case_sigbus(d):
             pass
 
 
+# A backend whose close waits, for the fake producer's session only, until
+# the test has truncated the ring: the daemon then finishes that session
+# with its ring gone (what a slow backend made happen 4 times out of 4).
+GATED_BACKEND = '''
+return { close = function(info)
+  if not info.dir:find("/fake%-[^/]*$") then return end
+  io.open(info.dir .. "/in-close", "w"):close()
+  while not io.open(info.dir .. "/go") do os.execute("sleep 0.02") end
+end }
+'''
+
+
+def wait_file(path, what, proc=None):
+    for _ in range(3000):
+        if os.path.exists(path):
+            return
+        if proc is not None and proc.poll() is not None:
+            raise Failure('%s: the daemon died (status %s)' % (what, proc.poll()))
+        time.sleep(0.01)
+    raise Failure('%s: %s never appeared' % (what, path))
+
+
+def fake_producer(d, name, size=65536):
+    """A ring forged by hand: its shm fd, header and data mappings."""
+    d.used.add(name)
+    path = os.path.join(SHM_DIR, 'luatrace-' + name)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+    os.ftruncate(fd, 4096 + size)
+    mm = mmap.mmap(fd, 4096)
+    mm[0:32] = struct.pack('<QIIQII', 0x31474e4952544c, 1, 4096, size, os.getpid(), 0)
+    return fd, path, mm, mmap.mmap(fd, size, offset=4096)
+
+
+def case_sigbusdone(d):
+    gate = os.path.join(d.tmp, 'gate')
+    other = None
+    bk = d.write('gated.lua', GATED_BACKEND)
+    name = 'fake-%d' % os.getpid()
+    fd, path, mm, data = fake_producer(d, name)
+    try:
+        d.start_daemon(extra=['--backend', 'lua:' + os.path.join(d.tmp, bk)])
+        other = d.spawn_lua(d.write('other.lua', UNTIL_GATE.replace('GATE', repr(gate))),
+                            d.traced_env('other'))
+        st = poll_status(d, other, lambda st: st['sessions'])
+        expect(len(st['sessions']) == 1, 'the other program is not traced: %s' % st)
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(10)
+        s.connect(d.sock)
+        s.sendall(hello_bytes(name, os.getpid(), 65536))
+        expect(b'session' in s.recv(4096), 'the fake producer was refused')
+        clock = b'\x94\x02\x01\x01\x00'           # CLOCK [1, 1, 0]
+        data[0:len(clock)] = clock
+        mm[64:72] = struct.pack('<Q', len(clock))   # head: the record is published
+        mm[88:92] = struct.pack('<I', 1)            # prod_state DONE
+        session = os.path.join(d.out, name)
+        wait_file(os.path.join(session, 'in-close'), 'the backend', d.daemon)
+        expect(struct.unpack('<Q', mm[128:136])[0] == len(clock), 'the ring is not drained')
+        data.close()
+        mm.close()
+        os.ftruncate(fd, 0)                          # drained: the producer truncates
+        open(os.path.join(session, 'go'), 'w').close()
+        s.close()
+        wait_file(os.path.join(session, 'session.json'), 'the fake session', d.daemon)
+        open(gate, 'w').close()
+        out, err, code = wait(other)
+        expect(code == 0 and out == b'true\n', 'other program: %d %r %r' % (code, out, err))
+        d.alive()
+        d.stop_daemon()
+        meta = d.meta(d.session('other'))
+        expect(meta['status'] == 'complete' and meta['events'] > 0, 'other session %s' % meta)
+        expect(os.path.exists(os.path.join(d.session('other'), 'profile.txt')),
+               'the other session has no profile.txt')
+        meta = d.meta(d.session(name))
+        expect(meta['status'] == 'complete', 'the fake session %s' % meta)
+    finally:
+        if other is not None and other.poll() is None:
+            os.killpg(other.pid, signal.SIGKILL)
+            other.wait()
+        os.close(fd)
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
+
+
 def case_otheruser(d):
     """A process of another uid reaching the socket is refused (SO_PEERCRED)."""
     if os.geteuid() != 0 or not shutil.which('setpriv'):
@@ -689,7 +777,7 @@ def case_diskfull(d):
 CASES = {'otheruser': case_otheruser, 'status': case_status, 'concurrent': case_concurrent, 'lossless': case_lossless,
          'drop': case_drop, 'dropstacks': case_dropstacks, 'killed': case_killed,
          'restart': case_restart, 'stopwait': case_stopwait, 'notsocket': case_notsocket, 'unwritable': case_unwritable, 'badinput': case_badinput, 'hangup': case_hangup,
-         'sigbus': case_sigbus, 'fsize': case_fsize, 'fsizereports': case_fsizereports, 'diskfull': case_diskfull}
+         'sigbus': case_sigbus, 'sigbusdone': case_sigbusdone, 'fsize': case_fsize, 'fsizereports': case_fsizereports, 'diskfull': case_diskfull}
 
 
 def main(argv):

@@ -1,0 +1,446 @@
+#!/usr/bin/env python3
+"""recorderd on crafted, hostile input: traces written by hand, not by the
+collector.
+
+  untrusted.py CASE --recorderd PATH --cpath DIR [--lua lua5.1]
+
+Cases:
+  pprofdate   report --format pprof of a trace dated past 2262 (its mtime):
+              no start time (time_nanos) rather than an overflowed one
+  pprofclock  the same of a trace whose clock makes its traced time longer
+              than the epoch: no overflow (UBSan in scripts/sanitize)
+  labels      a 2.4 MB trace of 140 000 functions that each have an 8 KB
+              label, under a 512 MB address-space limit: the reports, not
+              an out of memory (1.59 GB without a limit, before)
+  membound    a trace that makes a call-tree node of every 3 bytes: a clear
+              error naming the memory limit, as a file and through a ring
+              (that session cut, the daemon alive)
+  deepchain   a chain of 20 000 distinct functions (a 0.5 MB trace): the
+              folded stacks stop at 64 MiB with a last line [...] holding
+              the weight left out; a chain of 4 KB labels: no line past
+              64 KiB, its middle frames one [...]
+  escapes     a program whose function, script and module names hold
+              terminal escapes: run's summary, report (a pipe and a
+              terminal), status text, listen's messages and a backend's
+              error carry no control byte; status --json escapes them
+"""
+
+import argparse
+import gzip
+import json
+import mmap
+import os
+import pty
+import resource
+import socket
+import struct
+import subprocess
+import time
+import sys
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from collector import Case, expect, run_case, SHM_DIR  # noqa: E402
+from corpus import Failure, run, base_env  # noqa: E402
+
+# lt_event.h: the kinds in LT_EVENT_LIST order
+STR, FUNC, CLOCK, START, FRAME, CALL, RET, LINE, RESUME, YIELD, GAP, STOP, THREAD = range(13)
+
+
+def pack_uint(v):
+    if v < 0x80:
+        return bytes([v])
+    for tag, w in ((0xcc, 1), (0xcd, 2), (0xce, 4), (0xcf, 8)):
+        if v < 1 << (8 * w):
+            return bytes([tag]) + v.to_bytes(w, 'big')
+    raise ValueError(v)
+
+
+def pack_str(s):
+    n = len(s)
+    head = bytes([0xa0 | n]) if n < 32 else b'\xd9' + bytes([n]) if n < 256 else \
+        b'\xda' + n.to_bytes(2, 'big')
+    return head + s
+
+
+def rec(kind, *args):
+    """One record of lt_event.h: [kind, args...]."""
+    return bytes([0x90 | (1 + len(args)), kind]) + b''.join(
+        pack_str(a) if isinstance(a, bytes) else pack_uint(a) for a in args)
+
+
+HEADER = b'LUATRACE' + struct.pack('<II', 3, 0)
+
+
+def begin(ticks=0, ns=0):
+    """A trace's start: a clock (not a TSC: 1 ns a tick), thread 1, its
+    main chunk (fid 1) as its one frame."""
+    return (HEADER + rec(CLOCK, ticks, ns, 0) + rec(THREAD, 1, 0x1000) + rec(START, 1, 0) +
+            rec(STR, 1, b'main chunk') + rec(STR, 2, b'main.lua') +
+            rec(FUNC, 1, 2, 2, 1, 0, 0, 0) + rec(FRAME, 1, 1, 1))
+
+
+def write(c, name, data):
+    path = os.path.join(c.tmp, name)
+    with open(path, 'wb') as f:
+        f.write(data)
+    return path
+
+
+def pb_fields(path):
+    """The top-level varint fields of a profile.pb.gz: {field: value}."""
+    with gzip.open(path) as f:
+        b = f.read()
+    at, out = 0, {}
+
+    def varint(at):
+        v = shift = 0
+        while True:
+            x = b[at]
+            at += 1
+            v |= (x & 0x7f) << shift
+            shift += 7
+            if x < 0x80:
+                return v, at
+    while at < len(b):
+        key, at = varint(at)
+        kind = key & 7
+        if kind == 0:
+            out[key >> 3], at = varint(at)
+        elif kind == 2:
+            n, at = varint(at)
+            at += n
+        else:
+            at += 8 if kind == 1 else 4
+    return out
+
+
+def pprof_of(c, trace):
+    pb = os.path.join(c.tmp, 'out.pb.gz')
+    r = run([c.args.recorderd, 'report', trace, '--format', 'pprof', '-o', pb], c.tmp,
+            base_env())
+    expect(r.status == 0, 'report --format pprof: %d %r' % (r.status, r.err))
+    return pb_fields(pb)
+
+
+def plain_trace(c):
+    """1010 ns traced."""
+    return write(c, 'plain.ltr', begin() + rec(LINE, 1, 1000, 2) + rec(STOP, 10, 1))
+
+
+def clock_trace(c):
+    """A TSC clock of 2^40 ns over 1 tick, then 2^30 ticks: 2^70 ns traced."""
+    return write(c, 'clock.ltr', begin(1, 1).replace(rec(CLOCK, 1, 1, 0), rec(CLOCK, 1, 1, 1)) +
+                 rec(CLOCK, 2, 1 + (1 << 40), 1) + rec(LINE, 1, 1 << 30, 2) + rec(STOP, 10, 1))
+
+
+def expect_no_start(c, trace, sec, what):
+    """The file dated sec (seconds since 1970) gives a profile with no
+    start time: none can be told (an overflowed one was told before)."""
+    os.utime(trace, (sec, sec))
+    f = pprof_of(c, trace)
+    expect(9 not in f, '%s: a start time (time_nanos) of %s' % (what, f.get(9)))
+    return f
+
+
+def case_pprofdate(c):
+    late = 2 * 10 ** 10  # 2603; ext4 keeps 2446
+    trace = plain_trace(c)
+    os.utime(trace, (late, late))
+    if os.stat(trace).st_mtime <= (1 << 63) // 10 ** 9:
+        print('skipped: the file system keeps no date past 2262')
+        raise SystemExit(77)
+    f = expect_no_start(c, trace, late, 'a trace dated past 2262')
+    expect(f.get(10) == 1010, 'duration_nanos %s' % f.get(10))
+    expect_no_start(c, clock_trace(c), late, 'a trace dated past 2262 with 2^70 ns traced')
+
+
+def case_pprofclock(c):
+    trace = clock_trace(c)
+    expect_no_start(c, trace, 1.7e9, 'a trace of 2023 with 2^70 ns traced')
+    expect_no_start(c, trace, -10 ** 9, 'a trace of 1938 with 2^70 ns traced')
+
+
+def limited(mb):
+    """preexec_fn: an address-space limit of mb MB."""
+    def f():
+        resource.setrlimit(resource.RLIMIT_AS, (mb << 20, mb << 20))
+    return f
+
+
+def report(c, trace, *opts, mb=None):
+    return run([c.args.recorderd, 'report', trace] + list(opts), c.tmp, base_env(),
+               preexec_fn=limited(mb) if mb else None)
+
+
+def labels_trace(n):
+    """n functions, each named by one 4000-byte string in one 4000-byte
+    file: 17 bytes of FUNC record for an 8 KB label each."""
+    out = [begin(), rec(STR, 3, b'n' * 4000), rec(STR, 4, b's' * 4000)]
+    out += [rec(FUNC, i, 0, 4, 3, i, i, 0) for i in range(2, n)]
+    out += [rec(CALL, 2, 1, 2), rec(RET, 2, 1)]
+    return b''.join(out) + rec(STOP, 10, 1)
+
+
+def case_labels(c):
+    trace = write(c, 'labels.ltr', labels_trace(140000))
+    r = report(c, trace, '--format', 'profile', mb=512)
+    expect(r.status == 0 and b'events: 140010 ' in r.out, 'report under 512 MB: %d %r %r'
+           % (r.status, r.out[:300], r.err[-300:]))
+
+
+def nodes_records(n):
+    """After begin(): a call chain alternating two functions, a new
+    call-tree node and frame for every 3-byte short CALL."""
+    return (rec(STR, 3, b'g') + rec(FUNC, 2, 0, 2, 3, 5, 5, 0) + rec(CALL, 2, 0, 2) +
+            b'\xe1\x00\x01\xe1\x00\x02' * (n // 2))
+
+
+LIMIT_NAMED = b'over the limit of 64 MiB + 16 bytes per byte of trace'
+
+
+def case_membound(c):
+    trace = write(c, 'nodes.ltr', begin() + nodes_records(1000000) + rec(STOP, 10, 1))
+    r = report(c, trace, '--format', 'none', mb=1024)
+    expect(r.status == 1 and LIMIT_NAMED in r.err, 'report: %d %r' % (r.status, r.err))
+    membound_ring(c)
+
+
+def ring_feed(c, data, mm, ring, size, proc):
+    """Writes data into the forged ring as its consumer frees room."""
+    head = 0
+    while head < len(data):
+        tail = struct.unpack('<Q', mm[128:136])[0]
+        room = size - (head - tail)
+        if room < 4096:
+            if proc.poll() is not None:
+                raise Failure('the daemon died (status %s)' % proc.poll())
+            if struct.unpack('<I', mm[136:140])[0] == 2:  # cons_state GONE: cut
+                return False
+            time.sleep(0.001)
+            continue
+        k = min(room, len(data) - head)
+        at = head % size
+        first = min(k, size - at)
+        ring[at:at + first] = data[head:head + first]
+        ring[0:k - first] = data[head + first:head + k]
+        head += k
+        mm[64:72] = struct.pack('<Q', head)
+    return True
+
+
+def membound_ring(c):
+    """The same records through a ring forged by hand: the session is cut
+    with the limit named; the daemon serves on."""
+    name = 'nodes-%d' % os.getpid()
+    c.used.add(name)
+    size = 1 << 20
+    path = os.path.join(SHM_DIR, 'luatrace-' + name)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        os.ftruncate(fd, 4096 + size)
+        mm = mmap.mmap(fd, 4096)
+        mm[0:32] = struct.pack('<QIIQII', 0x31474e4952544c, 1, 4096, size, os.getpid(), 0)
+        ring = mmap.mmap(fd, size, offset=4096)
+        c.start_daemon()
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(10)
+        s.connect(c.sock)
+        kv = [('type', b'hello'), ('v', 1), ('pid', os.getpid()), ('shm', name.encode()),
+              ('ring', size), ('cmd', b'forged')]
+        s.sendall(bytes([0x80 | len(kv)]) + b''.join(
+            pack_str(k.encode()) + (pack_str(v) if isinstance(v, bytes) else pack_uint(v))
+            for k, v in kv))
+        expect(b'session' in s.recv(4096), 'the forged producer was refused')
+        data = begin()[len(HEADER):] + nodes_records(2000000)
+        ring_feed(c, data, mm, ring, size, c.daemon)
+        mm[88:92] = struct.pack('<I', 1)  # prod_state DONE
+        s.close()
+        session = os.path.join(c.out, name)
+        for _ in range(3000):
+            if os.path.exists(os.path.join(session, 'session.json')):
+                break
+            time.sleep(0.01)
+        meta = json.load(open(os.path.join(c.session(name), 'session.json')))
+        expect(meta['status'] == 'truncated' and LIMIT_NAMED.decode() in meta['error'],
+               'the forged session: %s' % meta)
+        r = run([c.args.recorderd, 'status', '--socket', c.sock], c.tmp, base_env())
+        expect(r.status == 0, 'the daemon does not answer: %r' % r.err)
+        c.stop_daemon()
+        ring.close()
+        mm.close()
+    finally:
+        os.close(fd)
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
+
+
+def chain_trace(n, label):
+    """A chain of n distinct functions, each calling the next."""
+    out = [begin(), rec(STR, 3, label)]
+    for i in range(2, n + 2):
+        out += [rec(FUNC, i, 0, 2, 3, i, i, 0), rec(CALL, i, 1, i)]
+    return b''.join(out) + rec(STOP, 10, 1)
+
+
+def folded_calls(c, trace):
+    out = os.path.join(c.tmp, 'out.folded')
+    r = report(c, trace, '--format', 'folded', '--weight', 'calls', '-o', out)
+    expect(r.status == 0, 'report --format folded: %d %r' % (r.status, r.err))
+    with open(out, 'rb') as f:
+        lines = f.read().splitlines()
+    return os.path.getsize(out), lines
+
+
+def case_deepchain(c):
+    size, lines = folded_calls(c, write(c, 'chain.ltr', chain_trace(20000, b'f')))
+    expect(size <= (64 << 20) + 64, 'stacks.folded of a 20 000-function chain: %d bytes' % size)
+    expect(lines[-1].startswith(b'[...] ') and sum(int(l.rsplit(b' ', 1)[1]) for l in lines)
+           == 19999, 'the weight left out is not on a last [...] line: %r'
+           % [l[:60] for l in lines[-2:]])
+    size, lines = folded_calls(c, write(c, 'long.ltr', chain_trace(600, b'f' * 4000)))
+    longest = max(len(l.rsplit(b' ', 1)[0]) for l in lines)
+    expect(longest <= 64 << 10, 'a folded line of %d bytes' % longest)
+    cut = [l for l in lines if b';[...];' in l]
+    expect(len(lines) == 599 and len(cut) == 599 - 16, '%d lines, %d cut with a [...] frame'
+           % (len(lines), len(cut)))
+
+
+# Escapes that would set the window title and clear the screen.
+EVIL = '\x1b]0;PWNED\x07\x1b[2J'
+EVIL_LUA = '"\\27]0;PWNED\\7\\27[2J"'
+EVIL_PROG = '''
+local E = EVIL
+_G[E] = function() return 1 end
+local m = require("mod\\27[2J")
+local t = {}
+t[E .. "x"] = function() return m.f() end
+for i = 1, 3 do _G[E]() t[E .. "x"]() end
+if GATE then repeat until io.open(GATE) end
+print("done")
+'''.replace('EVIL', EVIL_LUA)
+EVIL_MOD = 'local M = {}\nfunction M.f() return 2 end\nreturn M\n'
+# A backend whose error quotes a function's label, as a real one may.
+EVIL_BACKEND = '''
+local seen
+return { enter = function(frame) if frame.label:find("PWNED") then seen = frame.label end end,
+         close = function() error("no " .. tostring(seen)) end }
+'''
+
+
+def no_control(what, data, keep=b'\n'):
+    bad = sorted({c for c in data if (c < 0x20 or c == 0x7f) and c not in keep})
+    expect(not bad, '%s carries control bytes %s: %r' % (what, bad, data[:2000]))
+
+
+def on_pty(cmd, cwd):
+    """What cmd writes to stdout when stdout is a terminal."""
+    master, slave = pty.openpty()
+    p = subprocess.Popen(cmd, cwd=cwd, env=base_env(), stdin=subprocess.DEVNULL, stdout=slave,
+                         stderr=subprocess.PIPE, start_new_session=True)
+    os.close(slave)
+    out = b''
+    try:
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # EIO: the other side closed
+                break
+            if not chunk:
+                break
+            out += chunk
+    finally:
+        os.close(master)
+        p.wait(timeout=60)
+    expect(p.returncode == 0, '%s: %d %r' % (' '.join(cmd), p.returncode, p.stderr.read()))
+    return out.replace(b'\r\n', b'\n')
+
+
+def evil_files(c, gate=None):
+    prog = c.write('evil' + EVIL + '.lua', EVIL_PROG.replace('GATE', repr(gate) if gate else 'nil'))
+    c.write('mod\x1b[2J.lua', EVIL_MOD)
+    return prog
+
+
+def case_escapes(c):
+    prog = evil_files(c)
+    r = run([c.args.recorderd, 'run', '--out', c.out, '--', c.args.lua, prog], c.tmp, c.env())
+    expect(r.status == 0 and r.out == b'done\n', 'run: %d %r %r' % (r.status, r.out, r.err))
+    no_control("run's summary", r.err)
+    expect(b'PWNED' in r.err and b'(./mod?[2J.lua:2)' in r.err, 'no summary: %r' % r.err)
+    session = c.session('evil__0_PWNED___2J')
+    for fmt in ('profile', 'none', 'coverage'):
+        r = run([c.args.recorderd, 'report', session, '--format', fmt], c.tmp, base_env())
+        expect(r.status == 0, 'report --format %s: %r' % (fmt, r.err))
+        no_control('report --format %s' % fmt, r.out)
+    for fmt in ('folded', 'annotate', 'callgrind'):  # byte-exact in a file, not on a terminal
+        out = on_pty([c.args.recorderd, 'report', session, '--format', fmt], c.tmp)
+        expect(b'PWNED' in out, 'report --format %s: no names: %r' % (fmt, out[:300]))
+        no_control('report --format %s on a terminal' % fmt, out, b'\n\t')
+    escapes_daemon(c)
+
+
+def escapes_daemon(c):
+    gate = os.path.join(c.tmp, 'gate')
+    prog = evil_files(c, gate)
+    bk = c.write('evilbk.lua', EVIL_BACKEND)
+    c.start_daemon(extra=['--backend', 'lua:' + os.path.join(c.tmp, bk)])
+    env = c.env(LUATRACE_SOCKET=c.sock, LUATRACE_SHM='evil')
+    p = subprocess.Popen([c.args.lua, '-lluatrace', prog], cwd=c.tmp, env=env,
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        status = lambda *a: run([c.args.recorderd, 'status', '--socket', c.sock] + list(a),
+                                c.tmp, base_env())
+        for _ in range(3000):
+            r = status('--json')
+            if json.loads(r.out)['sessions'] or p.poll() is not None:
+                break
+            time.sleep(0.01)
+        no_control('status --json', r.out)
+        st = json.loads(r.out)
+        expect([s['command'] for s in st['sessions']] == ['%s -lluatrace %s' % (c.args.lua, prog)]
+               or EVIL in st['sessions'][0]['command'], 'status --json: %s' % st)
+        r = status()
+        expect(b'PWNED' in r.out, 'status: %r' % r.out)
+        no_control('status', r.out)
+        open(gate, 'w').close()
+        expect(p.wait(timeout=60) == 0, 'the program failed: %r' % p.stderr.read())
+        for _ in range(3000):
+            r = status()
+            if b'latest problems' in r.out:
+                break
+            time.sleep(0.01)
+        expect(b'PWNED' in r.out and b'latest problems' in r.out, 'status: %r' % r.out)
+        no_control('status after the backend\'s error', r.out)
+        c.stop_daemon()
+        err = c.daemon.stderr.read()
+        expect(b'PWNED' in err, 'listen said nothing of the error: %r' % err)
+        no_control("listen's messages", err, b'\n\t')  # a traceback's tabs
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, 9)
+            p.wait()
+
+
+CASES = {'pprofdate': case_pprofdate, 'pprofclock': case_pprofclock, 'escapes': case_escapes,
+         'labels': case_labels, 'membound': case_membound, 'deepchain': case_deepchain}
+
+
+def main(argv):
+    ap = argparse.ArgumentParser()
+    ap.add_argument('case', choices=sorted(CASES))
+    ap.add_argument('--recorderd', required=True)
+    ap.add_argument('--cpath', required=True)
+    ap.add_argument('--lua', default='lua5.1')
+    args = ap.parse_args(argv)
+    args.recorderd = os.path.abspath(args.recorderd)
+    args.cpath = os.path.abspath(args.cpath)
+    return run_case(CASES[args.case], args.case, lambda tmp: Case(args, tmp),
+                    'luatrace-untrusted-')
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
