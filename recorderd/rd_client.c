@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "lt_ctl.h"
+#include "lt_trust.h"
 
 /* Sends a bare request of type t and reads the reply until the daemon
  * closes: 30 s at most for the first bytes, then tail_ms (-1: no limit).
@@ -17,11 +18,14 @@
 static int request(const char *path, enum lt_ctl_type t, int tail_ms, msgpack_unpacked *r,
                    char **buf)
 {
-    int fd = lt_ctl_connect(path);
-    if (fd < 0) {
+    char why[1024];
+    int fd = lt_trust_connect(path, why, sizeof why); /* nothing is sent to a stranger */
+    if (fd == -EPERM)
+        fprintf(stderr, "recorderd: %s\n", why);
+    else if (fd < 0)
         fprintf(stderr, "recorderd: no daemon answers on %s: %s\n", path, strerror(-fd));
+    if (fd < 0)
         return fd;
-    }
     msgpack_sbuffer sb;
     msgpack_sbuffer_init(&sb);
     lt_ctl_msg m = {.type = t};
@@ -63,13 +67,16 @@ int rd_client_status(const char *path, int json)
     int e = request(path, LT_CTL_STATUS, 30000, &r, &buf);
     uint32_t len = 0;
     const char *s = e ? NULL : lt_ctl_field(&r.data, json ? "json" : "text", &len);
-    if (s)
-        fwrite(s, 1, len, stdout);
+    char *shown = s ? malloc((size_t)len * 4 + 1) : NULL;
+    if (shown) /* the daemon's text is printed, never its control bytes */
+        fputs(lt_trust_printable(s, len, shown, (size_t)len * 4 + 1), stdout);
     else if (!e)
         fprintf(stderr, "recorderd: the daemon's answer has no %s\n", json ? "json" : "text");
     msgpack_unpacked_destroy(&r);
     free(buf);
-    return s ? 0 : 1;
+    int ok = shown != NULL;
+    free(shown);
+    return ok ? 0 : 1;
 }
 
 int rd_client_stop(const char *path)

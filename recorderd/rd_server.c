@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "lt_ctl.h"
+#include "lt_trust.h"
 #include "rd_status.h"
 #include "rd_util.h"
 
@@ -396,24 +397,27 @@ static int socket_alive(const char *path)
     return fd >= 0;
 }
 
+/* The socket's directory is made 0700; an existing one must pass the
+ * clients' own check (lt_trust_dir): another user who owns it or can write
+ * in it could replace the socket with one of theirs. */
 static int prepare_dir(const char *path, char *err, size_t cap)
 {
     char dir[sizeof((struct sockaddr_un *)0)->sun_path];
     snprintf(dir, sizeof dir, "%s", path);
     char *slash = strrchr(dir, '/');
-    if (!slash || slash == dir)
-        return 0;
-    *slash = 0;
-    struct stat st;
-    if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
-        snprintf(err, cap, "cannot create %s: %s", dir, strerror(errno));
-        return -errno;
+    if (slash && slash != dir) {
+        *slash = 0;
+        if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+            int e = -errno;
+            snprintf(err, cap, "cannot create %s: %s", dir, strerror(errno));
+            return e;
+        }
     }
-    if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid()) {
-        snprintf(err, cap, "%s is not a directory owned by you", dir);
-        return -EPERM;
-    }
-    return 0;
+    char why[512];
+    int e = lt_trust_dir(path, geteuid(), why, sizeof why);
+    if (e)
+        snprintf(err, cap, "%s", why);
+    return e;
 }
 
 int rd_server_listen(rd_server *srv, const char *path, char *err, size_t cap)
