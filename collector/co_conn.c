@@ -162,8 +162,12 @@ static int hello(co_state *s, int fd, char *err, size_t cap)
     if (!e)
         e = send_all(fd, sb.data, sb.size);
     msgpack_sbuffer_destroy(&sb);
-    if (!e)
-        e = read_ack(fd, &m);
+    /* a daemon that refuses at once (out of file descriptors) may have
+     * answered and closed before the hello went out: its answer says why */
+    if (!e || e == -EPIPE) {
+        int a = read_ack(fd, &m);
+        e = e && a ? e : a;
+    }
     if (e)
         snprintf(err, cap, "no answer from recorderd (%s)", strerror(-e));
     else if (!m.ok) {

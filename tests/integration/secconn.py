@@ -17,11 +17,19 @@ and remove them, their processes and files even when they fail. Cases:
              refuses one another user owns or others can write
   rawtext    a daemon's refusal and status text with control bytes: both
              printed escaped, never raw
+  nofd       12 programs at once on a daemon under ulimit -n 20: each one
+             is traced or told why not (out of file descriptors), never
+             dropped silently; the daemon logs and counts (status) each
+             refusal
+  idle       connections that send nothing, or half a hello, are closed
+             after listen --hello-timeout, logged and counted in status
 """
 
 import argparse
+import json
 import os
 import pwd
+import resource
 import shutil
 import signal
 import socket
@@ -299,7 +307,103 @@ def case_rawtext(d):
                b'\\x1b' in s.out, 'status printed raw: %r %r' % (s.out, s.err))
 
 
-CASES = {'planted': case_planted, 'peer': case_peer, 'listendir': case_listendir,
+# Says it started (the collector has registered or been refused by then),
+# then works until the file GATE exists.
+UNTIL_GATE = '''
+io.stdout:write("started\\n") io.stdout:flush()
+local function work(n) local s = 0 for i = 1, n do s = s + i % 7 end return s end
+local t = 0
+repeat t = t + work(2000) until io.open(GATE)
+print(t > 0)
+'''
+
+
+def status(d, json_out=True):
+    """status of d's daemon; it may refuse a connection while out of
+    descriptors: then asked again."""
+    for _ in range(200):
+        r = run([d.args.recorderd, 'status', '--socket', d.sock] + (['--json'] if json_out else []),
+                d.tmp, base_env())
+        if r.status == 0:
+            return json.loads(r.out) if json_out else r.out.decode()
+        time.sleep(0.05)
+    raise Failure('status fails: %r' % r.err)
+
+
+def case_nofd(d):
+    gate = os.path.join(d.tmp, 'gate')
+    prog = d.write('gated.lua', UNTIL_GATE.replace('GATE', repr(gate)))
+    d.start_daemon(preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (20, 20)))
+    procs = []
+    try:
+        for i in range(12):
+            env = d.env(LUATRACE_SOCKET=d.sock, LUATRACE_SHM='nofd%d' % i, LUATRACE_RING='64K')
+            procs.append(subprocess.Popen([d.args.lua, '-lluatrace', prog], cwd=d.tmp, env=env,
+                                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                          stderr=subprocess.PIPE, start_new_session=True))
+        for p in procs:
+            expect(p.stdout.readline() == b'started\n', 'a program did not start')
+        open(gate, 'w').close()
+        errs = []
+        for p in procs:
+            out, err = p.communicate(timeout=120)
+            expect(p.returncode == 0 and out == b'true\n', 'program changed: %r %r' % (out, err))
+            errs.append(err.decode(errors='replace'))
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+    told = [e for e in errs if e]
+    for e in told:
+        expect(('out of file descriptors' in e or 'Too many open files' in e) and
+               e.count('running untraced') == 1 and 'Broken pipe' not in e,
+               'a program was not told why: %r' % e)
+    expect(told, 'every program was traced: the limit did not bite')
+    st = status(d)
+    expect(st.get('refused_no_fd') == len(told), 'status counts %s refusals, the programs saw '
+           '%d' % (st.get('refused_no_fd'), len(told)))
+    expect(('refused out of file descriptors: %d' % len(told)) in status(d, False),
+           'the text status does not count them')
+    d.stop_daemon()
+    log = d.daemon.stderr.read().decode(errors='replace')
+    at_accept = sum('out of file descriptors' in e for e in told)
+    expect(log.count('a connection refused: recorderd is out of file descriptors') == at_accept,
+           'the log says %r' % log)
+    for e in told:
+        if 'cannot open ring' in e:
+            ring = e.split('cannot open ring ')[1].split(':')[0]
+            expect('refused: cannot open ring %s:' % ring in log, 'not logged: %r' % e)
+
+
+def case_idle(d):
+    d.start_daemon(extra=['--hello-timeout', '1'])
+    silent, half = (socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) for _ in range(2))
+    try:
+        for s in (silent, half):
+            s.settimeout(60)
+            s.connect(d.sock)
+        half.sendall(b'\x87\xa4type\xa5hel')
+        for s in (silent, half):
+            try:
+                expect(s.recv(100) == b'', 'the daemon answered')
+            except socket.timeout:
+                raise Failure('a connection with no hello is still open after 60 s')
+    finally:
+        silent.close()
+        half.close()
+    st = status(d)
+    expect(st['closed_no_hello'] == 2, 'status: %s' % st)
+    errors = ' '.join(st['errors'])
+    expect('closed: no message within 1 s' in errors and
+           'closed: no whole message within 1 s' in errors, 'errors: %r' % errors)
+    prog = d.write('hi.lua', 'print("hi")\n')
+    r = d.lua(prog, d.env(LUATRACE_SOCKET=d.sock, LUATRACE_SHM='idlehi'), traced=True)
+    expect(r.status == 0 and r.out == b'hi\n' and r.err == b'', 'program: %r %r' % (r.out, r.err))
+    d.stop_daemon()
+
+
+CASES = {'nofd': case_nofd, 'idle': case_idle, 'planted': case_planted, 'peer': case_peer, 'listendir': case_listendir,
          'rawtext': case_rawtext}
 
 
