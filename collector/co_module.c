@@ -262,6 +262,14 @@ int co_module_begin(co_state *s, lua_State *L, const char *name, const char *soc
     snprintf(s->sock_path, sizeof s->sock_path, "%s", sock_path ? sock_path : "");
     const char *mode = getenv("LUATRACE_MODE");
     s->drop_mode = mode && !strcmp(mode, "drop");
+    const char *wait_max = getenv("LUATRACE_WAIT_MAX");
+    char *end = NULL;
+    long wait_s = wait_max && *wait_max ? strtol(wait_max, &end, 10) : CO_WAIT_MAX_S;
+    if (end && (*end || wait_s < 1 || wait_s > 86400)) {
+        snprintf(err, cap, "LUATRACE_WAIT_MAX=%s: whole seconds from 1 to 86400", wait_max);
+        return -1;
+    }
+    s->wait_max_ns = (uint64_t)wait_s * 1000000000ull;
     const char *sink = getenv("LUATRACE_SINK");
     s->discard = sink && !strcmp(sink, "discard");
     if (create_ring(s, name, err, cap))

@@ -104,6 +104,8 @@ typedef struct co_chain {
 } co_chain;
 extern unsigned co_nchain; /* chained threads: while any, co_hook is not lean */
 
+#define CO_WAIT_MAX_S 30 /* LUATRACE_WAIT_MAX's default */
+
 typedef struct co_state {
     lt_ring ring;
     int active;    /* hooks emit events (set with co_set_active) */
@@ -155,6 +157,9 @@ typedef struct co_state {
     int attached;       /* started by `recorderd attach`: end silently */
     char sock_path[108]; /* the recorder to register with, "" = search */
     char shm[LT_RING_NAME_MAX + 1];
+    uint64_t wait_max_ns; /* LUATRACE_WAIT_MAX: longest wait on a ring nobody reads */
+    int stall_warned;     /* said that recorderd is not draining */
+    int stalled;          /* a wait reached wait_max: drop mode from then on */
 } co_state;
 
 /* ---- co_module.c: the module's entry points ---- */

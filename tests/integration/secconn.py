@@ -21,6 +21,10 @@ and remove them, their processes and files even when they fail. Cases:
              is traced or told why not (out of file descriptors), never
              dropped silently; the daemon logs and counts (status) each
              refusal
+  stalled    the daemon stopped (SIGSTOP) under a program in wait mode:
+             it says once that recorderd is not draining, drops events
+             after LUATRACE_WAIT_MAX and ends unchanged; the session, once
+             the daemon runs again, counts the drops
   idle       connections that send nothing, or half a hello, are closed
              after listen --hello-timeout, logged and counted in status
 """
@@ -376,6 +380,57 @@ def case_nofd(d):
             expect('refused: cannot open ring %s:' % ring in log, 'not logged: %r' % e)
 
 
+# Says it started, waits for GATE, then fills a 64K ring many times over.
+GATED_BUSY = '''
+io.stdout:write("started\\n") io.stdout:flush()
+repeat until io.open(GATE)
+local function f(x) return x + 1 end
+local s = 0
+for i = 1, 300000 do s = f(s) end
+print(s)
+'''
+
+
+def case_stalled(d):
+    gate = os.path.join(d.tmp, 'gate')
+    prog = d.write('stalled.lua', GATED_BUSY.replace('GATE', repr(gate)))
+    d.start_daemon()
+    env = d.env(LUATRACE_SOCKET=d.sock, LUATRACE_SHM='stalled', LUATRACE_RING='64K',
+                LUATRACE_WAIT_MAX='2')
+    p = subprocess.Popen([d.args.lua, '-lluatrace', prog], cwd=d.tmp, env=env,
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        expect(p.stdout.readline() == b'started\n', 'the program did not start')
+        os.kill(d.daemon.pid, signal.SIGSTOP)
+        open(gate, 'w').close()
+        try:
+            out, err = p.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            raise Failure('the program hangs on a stopped daemon')
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+        os.kill(d.daemon.pid, signal.SIGCONT)
+    err = err.decode(errors='replace')
+    expect(p.returncode == 0 and out == b'300000\n', 'program changed: %r %r' % (out, err))
+    expect(err.count('recorderd is not draining the ring') == 1 and
+           err.count('read nothing for 2 s (LUATRACE_WAIT_MAX)') == 1 and
+           len(err.splitlines()) == 2, 'stderr: %r' % err)
+    session = d.session('stalled')
+    for _ in range(3000):
+        if os.path.exists(os.path.join(session, 'session.json')):
+            break
+        time.sleep(0.02)
+    meta = json.load(open(os.path.join(session, 'session.json')))
+    expect(meta['drops'] > 0, 'session %s' % meta)
+    d.stop_daemon()
+    bad = d.lua(prog, d.env(LUATRACE_SOCKET=d.sock, LUATRACE_SHM='stalled',
+                            LUATRACE_WAIT_MAX='soon'), traced=True)
+    expect(b'LUATRACE_WAIT_MAX=soon: whole seconds' in bad.err, 'bad value: %r' % bad.err)
+
+
 def case_idle(d):
     d.start_daemon(extra=['--hello-timeout', '1'])
     silent, half = (socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) for _ in range(2))
@@ -403,7 +458,7 @@ def case_idle(d):
     d.stop_daemon()
 
 
-CASES = {'nofd': case_nofd, 'idle': case_idle, 'planted': case_planted, 'peer': case_peer, 'listendir': case_listendir,
+CASES = {'nofd': case_nofd, 'stalled': case_stalled, 'idle': case_idle, 'planted': case_planted, 'peer': case_peer, 'listendir': case_listendir,
          'rawtext': case_rawtext}
 
 
