@@ -410,6 +410,15 @@ void co_module_once(lua_State *L);
 /* The process's one collector state (dormant, tracing or done). */
 co_state *co_module_state(void);
 
+/* Set in a child of fork() whose parent was tracing: the child's next Lua
+ * event (co_hook.c inactive) calls co_module_forked. */
+extern volatile int co_fork_pending;
+
+/* In the child, at its first Lua event: a trace of its own, a ring and a
+ * session named after the parent's ring and the child's pid (NAME.PID),
+ * begun from the running thread's stack as tron() does. */
+void co_module_forked(lua_State *L, lua_Debug *ar);
+
 /* The Lua state a process traces or listens on is the first to ask: a C
  * host may run several, on several OS threads, but the hook and the ring
  * serve one. co_module_claim makes L's state that one if none is yet;

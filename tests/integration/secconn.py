@@ -25,6 +25,10 @@ and remove them, their processes and files even when they fail. Cases:
              it says once that recorderd is not draining, drops events
              after LUATRACE_WAIT_MAX and ends unchanged; the session, once
              the daemon runs again, counts the drops
+  fork       a pre-forking program (tests/hosts/forklib.so): each child
+             that runs Lua after fork() is a session of its own, NAME.PID,
+             with its own stacks; the parent's session has none of the
+             children's calls
   idle       connections that send nothing, or half a hello, are closed
              after listen --hello-timeout, logged and counted in status
 """
@@ -431,6 +435,70 @@ def case_stalled(d):
     expect(b'LUATRACE_WAIT_MAX=soon: whole seconds' in bad.err, 'bad value: %r' % bad.err)
 
 
+# Forks two children that run Lua: each serves, and resumes a coroutine
+# the parent made and left suspended.
+FORKING = '''
+local forklib = require "forklib"
+local function work(n) local s = 0 for i = 1, n do s = s + i % 7 end return s end
+local function serve(k) local r = work(20000 * k) return r end
+local function parent_after() local r = work(30000) return r end
+local co = coroutine.create(function(a)
+  while true do local r = work(a) a = coroutine.yield(r) end
+end)
+coroutine.resume(co, 10)
+local kids = {}
+for k = 1, 2 do
+  io.stdout:flush()
+  local pid = forklib.fork()
+  if pid == 0 then
+    local function child_main()
+      local r = serve(k)
+      local _, c = coroutine.resume(co, 100)
+      return r + c
+    end
+    print("child", k, child_main())
+    os.exit(0)
+  end
+  kids[#kids + 1] = pid
+end
+print("parent", parent_after())
+for _, pid in ipairs(kids) do assert(forklib.wait(pid) == 0) end
+'''
+
+
+def case_fork(d):
+    if not d.args.forklib:
+        raise Failure('--forklib is needed')
+    prog = d.write('forking.lua', FORKING)
+    env = d.env(LUATRACE_SOCKET=d.sock, LUATRACE_SHM='forkp')
+    env['LUA_CPATH'] = '%s/?.so;%s/?.so;;' % (d.args.cpath, os.path.dirname(d.args.forklib))
+    plain = d.lua(prog, env)
+    d.start_daemon()
+    r = d.lua(prog, env, traced=True)
+    expect(r.status == 0 and sorted(r.out.splitlines()) == sorted(plain.out.splitlines()) and
+           r.err == b'', 'program changed: %r %r' % (r.out, r.err))
+    d.stop_daemon()
+    names = sorted(os.listdir(d.out))
+    expect(len(names) == 3 and names[0] == 'forkp' and
+           all(n.startswith('forkp.') for n in names[1:]), 'sessions %s' % names)
+    parent = '\n'.join(d.folded(d.session('forkp'), 'calls'))
+    expect('parent_after' in parent and 'child_main' not in parent and 'serve' not in parent,
+           "the parent's session has the children's calls: %s" % parent)
+    ks = set()
+    for name in names[1:]:
+        meta = json.load(open(os.path.join(d.session(name), 'session.json')))
+        expect(meta['status'] == 'complete' and name == 'forkp.%d' % meta['pid'],
+               'session %s: %s' % (name, meta))
+        stacks = '\n'.join(sorted(d.folded(d.session(name), 'calls')))
+        main = 'main chunk@forking.lua:0;child_main@forking.lua:15;'
+        expect(main + 'serve@forking.lua:4;work@forking.lua:3' in stacks and
+               main + 'coroutine.resume@[C];function@forking.lua:6;work@forking.lua:3' in stacks
+               and '?' not in stacks and 'parent_after' not in stacks,
+               'child session %s: %r' % (name, stacks))
+        ks.add(tuple(sorted(d.folded(d.session(name), 'lines').items())))
+    expect(len(ks) == 2, 'the two children have the same trace')
+
+
 def case_idle(d):
     d.start_daemon(extra=['--hello-timeout', '1'])
     silent, half = (socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) for _ in range(2))
@@ -458,7 +526,7 @@ def case_idle(d):
     d.stop_daemon()
 
 
-CASES = {'nofd': case_nofd, 'stalled': case_stalled, 'idle': case_idle, 'planted': case_planted, 'peer': case_peer, 'listendir': case_listendir,
+CASES = {'fork': case_fork, 'nofd': case_nofd, 'stalled': case_stalled, 'idle': case_idle, 'planted': case_planted, 'peer': case_peer, 'listendir': case_listendir,
          'rawtext': case_rawtext}
 
 
@@ -478,6 +546,7 @@ def main(argv):
     ap.add_argument('--recorderd', required=True)
     ap.add_argument('--cpath', required=True)
     ap.add_argument('--lua', default='lua5.1')
+    ap.add_argument('--forklib', help='tests/hosts/forklib.so (case fork)')
     args = ap.parse_args(argv)
     args.recorderd = os.path.abspath(args.recorderd)
     args.cpath = os.path.abspath(args.cpath)
