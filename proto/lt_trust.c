@@ -12,16 +12,40 @@
 #include "lt_ctl.h"
 
 /* A directory luatrace names by itself: nobody but its user may even list
- * it, since recorderd makes it 0700. */
-static int own_dir(const char *dir, uid_t uid)
+ * it, since recorderd makes it 0700. *parent: its /tmp/luatrace-UID when
+ * dir lies under it (then that one must be the user's alone too). */
+static int own_dir(const char *dir, uid_t uid, char *parent, size_t cap)
 {
-    char def[4096], pre[64];
+    char def[4096];
     lt_ctl_default_path(def, sizeof def);
-    char *slash = strrchr(def, '/');
-    *slash = 0;
-    int n = snprintf(pre, sizeof pre, "/tmp/luatrace-%u", (unsigned)uid);
-    return !strcmp(dir, def) ||
-           (!strncmp(dir, pre, (size_t)n) && (dir[n] == 0 || dir[n] == '/'));
+    *strrchr(def, '/') = 0;
+    int n = snprintf(parent, cap, "/tmp/luatrace-%u", (unsigned)uid);
+    int top = !strcmp(dir, parent);
+    int under = !strncmp(dir, parent, (size_t)n) && dir[n] == '/';
+    if (!under)
+        parent[0] = 0;
+    return top || under || !strcmp(dir, def);
+}
+
+static int check_dir(const char *dir, uid_t uid, char *why, size_t cap)
+{
+    char parent[64];
+    struct stat st;
+    if (lstat(dir, &st) < 0) {
+        int e = -errno;
+        snprintf(why, cap, "%s: %s", dir, strerror(errno));
+        return e;
+    }
+    int own = own_dir(dir, uid, parent, sizeof parent);
+    mode_t others = own ? 077 : 022;
+    if (!S_ISDIR(st.st_mode) || st.st_uid != uid || (st.st_mode & others)) {
+        snprintf(why, cap, "%s is not a directory of yours that only you can %s "
+                 "(owner uid %u, mode %03o): not using the socket in it", dir,
+                 others == 077 ? "use" : "write", (unsigned)st.st_uid,
+                 (unsigned)(st.st_mode & 07777));
+        return -EPERM;
+    }
+    return parent[0] ? check_dir(parent, uid, why, cap) : 0;
 }
 
 int lt_trust_dir(const char *path, uid_t uid, char *why, size_t cap)
@@ -33,21 +57,7 @@ int lt_trust_dir(const char *path, uid_t uid, char *why, size_t cap)
         snprintf(dir, sizeof dir, ".");
     else
         slash[slash == dir] = 0; /* "/x" is in "/" */
-    struct stat st;
-    if (lstat(dir, &st) < 0) {
-        int e = -errno;
-        snprintf(why, cap, "%s: %s", dir, strerror(errno));
-        return e;
-    }
-    mode_t others = own_dir(dir, uid) ? 077 : 022;
-    if (!S_ISDIR(st.st_mode) || st.st_uid != uid || (st.st_mode & others)) {
-        snprintf(why, cap, "%s is not a directory of yours that only you can %s "
-                 "(owner uid %u, mode %03o): not using the socket in it", dir,
-                 others == 077 ? "use" : "write", (unsigned)st.st_uid,
-                 (unsigned)(st.st_mode & 07777));
-        return -EPERM;
-    }
-    return 0;
+    return check_dir(dir, uid, why, cap);
 }
 
 int lt_trust_peer(int fd, uid_t uid, char *why, size_t cap)
