@@ -70,7 +70,12 @@ int rd_client_status(const char *path, int json)
     char *shown = s ? malloc((size_t)len * 4 + 1) : NULL;
     if (shown) /* the daemon's text is printed, never its control bytes */
         fputs(lt_trust_printable(s, len, shown, (size_t)len * 4 + 1), stdout);
-    else if (!e)
+    else if (!e && (s = lt_ctl_field(&r.data, "err", &len)) != NULL) {
+        char why[4 * LT_CTL_TEXT_MAX + 1]; /* a refusal (out of file descriptors) */
+        fprintf(stderr, "recorderd: the daemon refused: %s\n",
+                lt_trust_printable(s, len < LT_CTL_TEXT_MAX ? len : LT_CTL_TEXT_MAX, why,
+                                   sizeof why));
+    } else if (!e)
         fprintf(stderr, "recorderd: the daemon's answer has no %s\n", json ? "json" : "text");
     msgpack_unpacked_destroy(&r);
     free(buf);

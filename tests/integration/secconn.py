@@ -88,6 +88,9 @@ while True:
         c.sendall(msg((b'type', b'ack'), (b'v', 1), (b'ok', False),
                       (b'err', b'no\x1b[2J\x07bell')))
         c.close()
+    elif mode == 'refuse':
+        c.sendall(msg((b'type', b'ack'), (b'v', 1), (b'ok', False), (b'err', b'full\x1b[2J')))
+        c.close()
     elif mode == 'esc':
         c.sendall(msg((b'type', b'status'), (b'v', 1), (b'text', b'st\x1b]0;x\x07\n'),
                       (b'json', b'{"a\x1b[31m": 1}\n')))
@@ -313,6 +316,16 @@ def case_rawtext(d):
         s = run([d.args.recorderd, 'status', '--socket', sock] + flag, d.tmp, base_env())
         expect(s.status == 0 and b'\x1b' not in s.out and b'\x07' not in s.out and
                b'\\x1b' in s.out, 'status printed raw: %r %r' % (s.out, s.err))
+    # a status request refused (as out of file descriptors): the reason, escaped
+    os.unlink(os.path.join(d.tmp, 'log.ready'))
+    os.rename(os.path.join(d.tmp, 'log'), os.path.join(d.tmp, 'log.esc'))
+    refusing = os.path.join(sockdir, 'refusing.sock')
+    first = d.fake
+    start_fake(d, None, None, refusing, 'refuse')
+    d.fakes = [first]
+    s = run([d.args.recorderd, 'status', '--socket', refusing], d.tmp, base_env())
+    expect(s.status == 1 and s.err == b'recorderd: the daemon refused: full\\x1b[2J\n',
+           'refusal: %r' % s.err)
 
 
 # Says it started (the collector has registered or been refused by then),
@@ -532,12 +545,14 @@ CASES = {'fork': case_fork, 'nofd': case_nofd, 'stalled': case_stalled, 'idle': 
 
 class SecCase(Case):
     fake = None
+    fakes = ()
 
     def kill_daemon(self):
         super().kill_daemon()
-        if self.fake and self.fake.poll() is None:
-            os.killpg(self.fake.pid, signal.SIGKILL)
-            self.fake.wait()
+        for fake in list(self.fakes) + [self.fake]:
+            if fake and fake.poll() is None:
+                os.killpg(fake.pid, signal.SIGKILL)
+                fake.wait()
 
 
 def main(argv):
