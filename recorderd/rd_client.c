@@ -30,8 +30,9 @@ static int request(const char *path, enum lt_ctl_type t, int tail_ms, msgpack_un
     msgpack_sbuffer_init(&sb);
     lt_ctl_msg m = {.type = t};
     int e = lt_ctl_pack(&m, &sb);
-    if (!e && send(fd, sb.data, sb.size, MSG_NOSIGNAL) != (ssize_t)sb.size)
-        e = -EPIPE;
+    /* a daemon out of file descriptors answers and closes at once: the
+     * request may find it gone, its answer (why) is read all the same */
+    int sent = !e && send(fd, sb.data, sb.size, MSG_NOSIGNAL) == (ssize_t)sb.size;
     msgpack_sbuffer_destroy(&sb);
     size_t have = 0, cap = 1 << 16;
     *buf = malloc(cap);
@@ -49,6 +50,8 @@ static int request(const char *path, enum lt_ctl_type t, int tail_ms, msgpack_un
         have += (size_t)k;
     }
     close(fd);
+    if (!e && !sent && !have)
+        e = -EPIPE;
     size_t off = 0;
     long len = !e && *buf ? lt_ctl_scan((const uint8_t *)*buf, have, have + 1) : -1;
     if (!e && (len <= 0 || msgpack_unpack_next(r, *buf, (size_t)len, &off) !=
@@ -92,10 +95,15 @@ int rd_client_stop(const char *path)
     /* the daemon holds the connection open until it exits, its reports written */
     int e = request(path, LT_CTL_STOP, -1, &r, &buf);
     lt_ctl_msg m;
-    int ok = !e && lt_ctl_parse(&r.data, &m) == 0 && m.type == LT_CTL_ACK && m.ok;
+    int acked = !e && lt_ctl_parse(&r.data, &m) == 0 && m.type == LT_CTL_ACK;
+    int ok = acked && m.ok;
     msgpack_unpacked_destroy(&r);
     free(buf);
+    char why[4 * LT_CTL_TEXT_MAX + 1];
     if (ok)
         fprintf(stderr, "recorderd: stopped the daemon on %s\n", path);
+    else if (acked) /* refused (out of file descriptors) */
+        fprintf(stderr, "recorderd: the daemon refused: %s\n",
+                lt_trust_printable(m.text, strlen(m.text), why, sizeof why));
     return ok ? 0 : 1;
 }

@@ -326,6 +326,9 @@ def case_rawtext(d):
     s = run([d.args.recorderd, 'status', '--socket', refusing], d.tmp, base_env())
     expect(s.status == 1 and s.err == b'recorderd: the daemon refused: full\\x1b[2J\n',
            'refusal: %r' % s.err)
+    s = run([d.args.recorderd, 'stop', '--socket', refusing], d.tmp, base_env())
+    expect(s.status == 1 and s.err == b'recorderd: the daemon refused: full\\x1b[2J\n',
+           'stop refused: %r' % s.err)
 
 
 # Says it started (the collector has registered or been refused by then),
@@ -341,12 +344,15 @@ print(t > 0)
 
 def status(d, json_out=True):
     """status of d's daemon; it may refuse a connection while out of
-    descriptors: then asked again."""
+    descriptors (counted in d.status_refused): then asked again."""
     for _ in range(200):
         r = run([d.args.recorderd, 'status', '--socket', d.sock] + (['--json'] if json_out else []),
                 d.tmp, base_env())
         if r.status == 0:
             return json.loads(r.out) if json_out else r.out.decode()
+        expect(b'the daemon refused: recorderd is out of file descriptors' in r.err,
+               'status failed: %r' % r.err)
+        d.status_refused += 1
         time.sleep(0.05)
     raise Failure('status fails: %r' % r.err)
 
@@ -382,13 +388,16 @@ def case_nofd(d):
                'a program was not told why: %r' % e)
     expect(told, 'every program was traced: the limit did not bite')
     st = status(d)
-    expect(st.get('refused_no_fd') == len(told), 'status counts %s refusals, the programs saw '
-           '%d' % (st.get('refused_no_fd'), len(told)))
-    expect(('refused out of file descriptors: %d' % len(told)) in status(d, False),
-           'the text status does not count them')
+    refused = len(told) + d.status_refused  # status itself may have been refused
+    expect(st.get('refused_no_fd') == refused, 'status counts %s refusals, the programs and '
+           'status saw %d' % (st.get('refused_no_fd'), refused))
+    text = status(d, False)
+    refused = len(told) + d.status_refused
+    expect(('refused out of file descriptors: %d' % refused) in text,
+           'the text status does not count them: %r' % text)
     d.stop_daemon()
     log = d.daemon.stderr.read().decode(errors='replace')
-    at_accept = sum('out of file descriptors' in e for e in told)
+    at_accept = sum('out of file descriptors' in e for e in told) + d.status_refused
     expect(log.count('a connection refused: recorderd is out of file descriptors') == at_accept,
            'the log says %r' % log)
     for e in told:
@@ -546,6 +555,7 @@ CASES = {'fork': case_fork, 'nofd': case_nofd, 'stalled': case_stalled, 'idle': 
 class SecCase(Case):
     fake = None
     fakes = ()
+    status_refused = 0
 
     def kill_daemon(self):
         super().kill_daemon()
