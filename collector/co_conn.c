@@ -15,6 +15,7 @@
 
 #include "co_state.h"
 #include "lt_ctl.h"
+#include "lt_trust.h"
 
 #ifndef CO_RECORDERD_INSTALLED
 #define CO_RECORDERD_INSTALLED "/usr/local/bin/recorderd"
@@ -161,39 +162,46 @@ static int hello(co_state *s, int fd, char *err, size_t cap)
     if (!e)
         e = send_all(fd, sb.data, sb.size);
     msgpack_sbuffer_destroy(&sb);
-    if (!e)
-        e = read_ack(fd, &m);
+    /* a daemon that refuses at once (out of file descriptors) may have
+     * answered and closed before the hello went out: its answer says why */
+    if (!e || e == -EPIPE) {
+        int a = read_ack(fd, &m);
+        e = e && a ? e : a;
+    }
     if (e)
         snprintf(err, cap, "no answer from recorderd (%s)", strerror(-e));
-    else if (!m.ok)
-        snprintf(err, cap, "recorderd refused the trace: %s", m.text);
+    else if (!m.ok) {
+        char text[4 * LT_CTL_TEXT_MAX];
+        snprintf(err, cap, "recorderd refused the trace: %s",
+                 lt_trust_printable(m.text, strlen(m.text), text, sizeof text));
+    }
     return e ? e : m.ok ? 0 : -EPERM;
 }
 
+/* Every socket is checked (lt_trust.h) before the hello says anything of
+ * this process; one that fails the check is refused, never replaced by a
+ * private recorder. */
 int co_conn_open(co_state *s, char *err, size_t cap)
 {
     char path[PATH_MAX];
     const char *env = getenv("LUATRACE_SOCKET");
     int fd;
     if (s->sock_path[0]) { /* attach: recorderd waits there; never spawn */
-        fd = lt_ctl_connect(s->sock_path);
-        if (fd < 0)
-            snprintf(err, cap, "cannot connect to %s: %s", s->sock_path, strerror(-fd));
+        fd = lt_trust_connect(s->sock_path, err, cap);
     } else if (s->private_summary) {
         fd = spawn_recorder(s);
         if (fd < 0)
             snprintf(err, cap, "cannot start a recorder: %s", strerror(-fd));
     } else if (env && *env) {
-        fd = lt_ctl_connect(env);
-        if (fd < 0)
-            snprintf(err, cap, "cannot connect to recorderd at %s: %s", env, strerror(-fd));
+        fd = lt_trust_connect(env, err, cap);
     } else {
         lt_ctl_default_path(path, sizeof path);
-        fd = lt_ctl_connect(path);
+        fd = lt_trust_connect(path, err, cap);
         const char *spawn = getenv("LUATRACE_SPAWN");
-        if (fd < 0 && !(spawn && !strcmp(spawn, "0")))
-            fd = spawn_recorder(s);
-        if (fd < 0)
+        int may_spawn = fd != -EPERM && !(spawn && !strcmp(spawn, "0"));
+        if (fd < 0 && may_spawn && (fd = spawn_recorder(s)) < 0)
+            snprintf(err, cap, "cannot start a recorder: %s", strerror(-fd));
+        else if (fd < 0 && fd != -EPERM)
             snprintf(err, cap, "no recorderd is listening on %s (LUATRACE_SPAWN=0: not starting one)",
                      path);
     }

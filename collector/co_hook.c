@@ -356,6 +356,11 @@ static void __attribute__((noinline)) inactive(lua_State *L, lua_Debug *ar)
         co_attach_serve(L, ar);
         return;
     }
+    if (co_fork_pending) { /* a forked child: its own trace, from here */
+        co_module_forked(L, ar);
+        if (g_state->active)
+            return;
+    }
     lua_sethook(L, NULL, 0, lua_gethookcount(L)); /* its id, if tracing restarts */
     if (co_attach_req) /* an attach signal landed meanwhile: keep its hook */
         lua_sethook(L, co_hook, CO_MASK, 0);

@@ -63,16 +63,60 @@ static void at_exit(void)
     co_module_finish(co_hook_state(), LT_R_EXIT);
 }
 
+volatile int co_fork_pending;
+
+/* A child of fork() shares its parent's ring (MAP_SHARED) and connection:
+ * it must never write into either. Only async-signal-safe calls here (a
+ * child of a threaded parent); the child's own trace begins at its next
+ * Lua event (co_module_forked), so a fork that execs or _exits costs
+ * nothing. An attached trace is its parent's pid's alone: the child runs
+ * untraced. */
 static void in_forked_child(void)
 {
     co_state *s = co_hook_state();
     if (!s)
         return;
-    /* The child must not write into its parent's ring: it runs untraced. */
+    co_fork_pending = s->active && !s->attached && !s->lost;
     co_set_active(s, 0);
     s->lost = 1;
-    s->ring.hdr = NULL;
+    if (s->sock >= 0)
+        close(s->sock); /* the parent's connection ends with the parent */
     s->sock = -1;
+    s->wait_bye = 0;
+    lt_ring_close(&s->ring);
+}
+
+static void setup_failed(const char *err);
+
+void co_module_forked(lua_State *L, lua_Debug *ar)
+{
+    co_state *s = co_module_state();
+    char name[LT_RING_NAME_MAX + 1], err[512];
+    int state_ok = s->state_ok;
+    co_fork_pending = 0;
+    /* NAME.PID: 40 bytes of the parent's ring name at most, as a taken name */
+    snprintf(name, sizeof name, "%.40s.%d", s->shm, (int)getpid());
+    co_thread_free(s, L); /* the parent's tables: memory only, nothing written */
+    co_func_free(s);
+    if (co_module_begin(s, L, name, NULL, NULL, err, sizeof err)) {
+        setup_failed(err);
+        return;
+    }
+    /* the layout was verified in the parent: the same code and memory */
+    s->state_ok = s->layout_ok && state_ok;
+    co_func_fast_path(s);
+    co_hook_set_state(s);
+    /* as an attach begins: every thread's stack, suspended coroutines too
+     * (the parent traced them; the child's new tables know none) */
+    s->cur_L = L;
+    co_attach_begin(s, L, 1);
+    co_thread_current(s, L);
+    co_set_active(s, 1);
+    co_thread_hook(s, L);
+    /* a call is in the snapshot already; a line or a return is not */
+    if (ar->event == LUA_HOOKLINE || ar->event == LUA_HOOKRET)
+        co_hook_emit(s, L, ar, 0);
+    s->last = co_clock_ticks(s->use_tsc);
 }
 
 /* The claimed state's registry (co_module_claim). */
@@ -262,6 +306,14 @@ int co_module_begin(co_state *s, lua_State *L, const char *name, const char *soc
     snprintf(s->sock_path, sizeof s->sock_path, "%s", sock_path ? sock_path : "");
     const char *mode = getenv("LUATRACE_MODE");
     s->drop_mode = mode && !strcmp(mode, "drop");
+    const char *wait_max = getenv("LUATRACE_WAIT_MAX");
+    char *end = NULL;
+    long wait_s = wait_max && *wait_max ? strtol(wait_max, &end, 10) : CO_WAIT_MAX_S;
+    if (end && (*end || wait_s < 1 || wait_s > 86400)) {
+        snprintf(err, cap, "LUATRACE_WAIT_MAX=%s: whole seconds from 1 to 86400", wait_max);
+        return -1;
+    }
+    s->wait_max_ns = (uint64_t)wait_s * 1000000000ull;
     const char *sink = getenv("LUATRACE_SINK");
     s->discard = sink && !strcmp(sink, "discard");
     if (create_ring(s, name, err, cap))
@@ -316,6 +368,11 @@ co_state *co_module_state(void)
     return &g_co;
 }
 
+static void setup_failed(const char *err)
+{
+    fprintf(stderr, "luatrace: %s; running untraced\n", err);
+}
+
 /* Creates the state, the ring, and registers with a recorder. Returns the
  * state, or NULL after printing why tracing is off. */
 static co_state *setup(lua_State *L, const char *name, int private_summary, lua_CFunction running)
@@ -324,7 +381,7 @@ static co_state *setup(lua_State *L, const char *name, int private_summary, lua_
     char err[512];
     s->private_summary = private_summary;
     if (co_module_begin(s, L, name, NULL, running, err, sizeof err)) {
-        fprintf(stderr, "luatrace: %s; running untraced\n", err);
+        setup_failed(err);
         return NULL;
     }
     co_module_once(L);

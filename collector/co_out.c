@@ -29,6 +29,44 @@ static void pause_a_little(unsigned round)
     nanosleep(&ts, NULL);
 }
 
+/* A wait on a full ring that recorderd does not read (stopped, hung, or a
+ * peer that acks and never drains) must not hang the program forever:
+ * said once after CO_WAIT_WARN_NS (or half the bound), and at wait_max_ns
+ * the program stops waiting for good: drop mode, said too. Once stalled,
+ * a later wait (the last records at exit) is bounded by CO_WAIT_STALLED_NS. */
+#define CO_WAIT_WARN_NS 5000000000ull
+#define CO_WAIT_STALLED_NS 1000000000ull
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* 1 if this wait, begun at t0, is to end with the event dropped. */
+static int waited_too_long(co_state *s, uint64_t t0)
+{
+    uint64_t waited = mono_ns() - t0;
+    uint64_t max = s->stalled ? CO_WAIT_STALLED_NS : s->wait_max_ns;
+    uint64_t warn = max / 2 < CO_WAIT_WARN_NS ? max / 2 : CO_WAIT_WARN_NS;
+    if (!s->stall_warned && waited >= warn) {
+        s->stall_warned = 1;
+        fprintf(stderr, "luatrace: recorderd is not draining the ring (nothing read for %llu s); "
+                        "the program waits up to %llu s, then drops events\n",
+                (unsigned long long)(waited / 1000000000ull),
+                (unsigned long long)(max / 1000000000ull));
+    }
+    if (waited < max)
+        return 0;
+    if (!s->stalled)
+        fprintf(stderr, "luatrace: recorderd read nothing for %llu s (LUATRACE_WAIT_MAX): from now "
+                        "on events that do not fit are dropped and counted, never waited for\n",
+                (unsigned long long)(max / 1000000000ull));
+    s->stalled = s->drop_mode = 1;
+    return 1;
+}
+
 uint8_t *co_out_wait(co_state *s, size_t n)
 {
     co_hook_slow(s); /* a wait is not the program's time: measure this hook's end */
@@ -43,10 +81,17 @@ uint8_t *co_out_wait(co_state *s, size_t n)
         co_out_drop(s); /* the next hot record writes the GAP first */
         return NULL;
     }
+    uint64_t t0 = 0;
     for (unsigned round = 0;; round++) {
         uint8_t *p = lt_ring_reserve(&s->ring, n);
         if (p)
             return p;
+        if (round == 63) /* a short wait reads no clock */
+            t0 = mono_ns();
+        else if ((round & 63) == 63 && waited_too_long(s, t0)) {
+            co_out_drop(s);
+            return NULL;
+        }
         /* acquire: pairs with the consumer's release when it leaves */
         if (atomic_load_explicit(&s->ring.hdr->cons_state, memory_order_acquire) ==
                 LT_CONS_GONE ||

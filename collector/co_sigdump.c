@@ -800,8 +800,12 @@ int co_sigdump_send(lua_State *main, int walk_ok, const char *sock)
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
     uint8_t head[LT_CTL_DUMP_HEAD_MAX];
     size_t hn = lt_ctl_dump_head(head, (uint32_t)getpid(), (uint32_t)d->nout, d->flags);
-    int e = connect(fd, (struct sockaddr *)&a, sizeof a) < 0 || send_all(fd, head, hn) ||
-            send_all(fd, d->out, d->nout);
+    struct ucred cr;
+    socklen_t crl = sizeof cr;
+    /* the stacks go to a listener of this user only (lt_trust.h) */
+    int e = connect(fd, (struct sockaddr *)&a, sizeof a) < 0 ||
+            getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crl) < 0 || cr.uid != geteuid() ||
+            send_all(fd, head, hn) || send_all(fd, d->out, d->nout);
     close(fd);
     return e ? -1 : 0;
 }

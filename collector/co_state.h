@@ -104,6 +104,8 @@ typedef struct co_chain {
 } co_chain;
 extern unsigned co_nchain; /* chained threads: while any, co_hook is not lean */
 
+#define CO_WAIT_MAX_S 30 /* LUATRACE_WAIT_MAX's default */
+
 typedef struct co_state {
     lt_ring ring;
     int active;    /* hooks emit events (set with co_set_active) */
@@ -155,6 +157,9 @@ typedef struct co_state {
     int attached;       /* started by `recorderd attach`: end silently */
     char sock_path[108]; /* the recorder to register with, "" = search */
     char shm[LT_RING_NAME_MAX + 1];
+    uint64_t wait_max_ns; /* LUATRACE_WAIT_MAX: longest wait on a ring nobody reads */
+    int stall_warned;     /* said that recorderd is not draining */
+    int stalled;          /* a wait reached wait_max: drop mode from then on */
 } co_state;
 
 /* ---- co_module.c: the module's entry points ---- */
@@ -404,6 +409,15 @@ void co_module_once(lua_State *L);
 
 /* The process's one collector state (dormant, tracing or done). */
 co_state *co_module_state(void);
+
+/* Set in a child of fork() whose parent was tracing: the child's next Lua
+ * event (co_hook.c inactive) calls co_module_forked. */
+extern volatile int co_fork_pending;
+
+/* In the child, at its first Lua event: a trace of its own, a ring and a
+ * session named after the parent's ring and the child's pid (NAME.PID),
+ * begun from the running thread's stack as tron() does. */
+void co_module_forked(lua_State *L, lua_Debug *ar);
 
 /* The Lua state a process traces or listens on is the first to ask: a C
  * host may run several, on several OS threads, but the hook and the ring

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "lt_ctl.h"
+#include "lt_trust.h"
 #include "rd_util.h"
 
 /* Sends a bare request of type t and reads the reply until the daemon
@@ -18,17 +19,21 @@
 static int request(const char *path, enum lt_ctl_type t, int tail_ms, msgpack_unpacked *r,
                    char **buf)
 {
-    int fd = lt_ctl_connect(path);
-    if (fd < 0) {
+    char why[1024];
+    int fd = lt_trust_connect(path, why, sizeof why); /* nothing is sent to a stranger */
+    if (fd == -EPERM)
+        fprintf(stderr, "recorderd: %s\n", why);
+    else if (fd < 0)
         fprintf(stderr, "recorderd: no daemon answers on %s: %s\n", path, strerror(-fd));
+    if (fd < 0)
         return fd;
-    }
     msgpack_sbuffer sb;
     msgpack_sbuffer_init(&sb);
     lt_ctl_msg m = {.type = t};
     int e = lt_ctl_pack(&m, &sb);
-    if (!e && send(fd, sb.data, sb.size, MSG_NOSIGNAL) != (ssize_t)sb.size)
-        e = -EPIPE;
+    /* a daemon out of file descriptors answers and closes at once: the
+     * request may find it gone, its answer (why) is read all the same */
+    int sent = !e && send(fd, sb.data, sb.size, MSG_NOSIGNAL) == (ssize_t)sb.size;
     msgpack_sbuffer_destroy(&sb);
     size_t have = 0, cap = 1 << 16;
     *buf = malloc(cap);
@@ -46,6 +51,8 @@ static int request(const char *path, enum lt_ctl_type t, int tail_ms, msgpack_un
         have += (size_t)k;
     }
     close(fd);
+    if (!e && !sent && !have)
+        e = -EPIPE;
     size_t off = 0;
     long len = !e && *buf ? lt_ctl_scan((const uint8_t *)*buf, have, have + 1) : -1;
     if (!e && (len <= 0 || msgpack_unpack_next(r, *buf, (size_t)len, &off) !=
@@ -64,13 +71,19 @@ int rd_client_status(const char *path, int json)
     int e = request(path, LT_CTL_STATUS, 30000, &r, &buf);
     uint32_t len = 0;
     const char *s = e ? NULL : lt_ctl_field(&r.data, json ? "json" : "text", &len);
+    int shown = s != NULL;
     if (s) /* a daemon's text, with the traced programs' names in it */
         rd_write_printable(stdout, s, len);
-    else if (!e)
+    else if (!e && (s = lt_ctl_field(&r.data, "err", &len)) != NULL) {
+        char why[4 * LT_CTL_TEXT_MAX + 1]; /* a refusal (out of file descriptors) */
+        fprintf(stderr, "recorderd: the daemon refused: %s\n",
+                lt_trust_printable(s, len < LT_CTL_TEXT_MAX ? len : LT_CTL_TEXT_MAX, why,
+                                   sizeof why));
+    } else if (!e)
         fprintf(stderr, "recorderd: the daemon's answer has no %s\n", json ? "json" : "text");
     msgpack_unpacked_destroy(&r);
     free(buf);
-    return s ? 0 : 1;
+    return shown ? 0 : 1;
 }
 
 int rd_client_stop(const char *path)
@@ -81,10 +94,15 @@ int rd_client_stop(const char *path)
     /* the daemon holds the connection open until it exits, its reports written */
     int e = request(path, LT_CTL_STOP, -1, &r, &buf);
     lt_ctl_msg m;
-    int ok = !e && lt_ctl_parse(&r.data, &m) == 0 && m.type == LT_CTL_ACK && m.ok;
+    int acked = !e && lt_ctl_parse(&r.data, &m) == 0 && m.type == LT_CTL_ACK;
+    int ok = acked && m.ok;
     msgpack_unpacked_destroy(&r);
     free(buf);
+    char why[4 * LT_CTL_TEXT_MAX + 1];
     if (ok)
         fprintf(stderr, "recorderd: stopped the daemon on %s\n", path);
+    else if (acked) /* refused (out of file descriptors) */
+        fprintf(stderr, "recorderd: the daemon refused: %s\n",
+                lt_trust_printable(m.text, strlen(m.text), why, sizeof why));
     return ok ? 0 : 1;
 }

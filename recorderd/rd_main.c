@@ -35,6 +35,7 @@ static void usage(FILE *f)
             "  recorderd run [--out DIR] [--quiet] [--ring SIZE] [--mode wait|drop]\n"
             "                [--no-trace] [--backend SPEC]... -- CMD [ARGS...]\n"
             "  recorderd listen [--socket PATH] [--out DIR] [--no-trace] [--backend SPEC]...\n"
+            "                   [--hello-timeout SECONDS]\n"
             "                                                  (also: recorderd --listen)\n"
             "  recorderd report SESSION_DIR|TRACE_FILE [--format profile|annotate|folded|"
             "callgrind|flamegraph|speedscope|pprof|html|none]\n"
@@ -201,7 +202,7 @@ static void stop_when_idle(rd_server *srv)
         rd_server_close(srv);
 }
 
-static int serve(const char *path, int fd, rd_session_opts *so, int once)
+static int serve(const char *path, int fd, rd_session_opts *so, int once, unsigned hello_ms)
 {
     rd_server srv;
     char err[512];
@@ -210,6 +211,7 @@ static int serve(const char *path, int fd, rd_session_opts *so, int once)
         return 1;
     srv.once = once;
     srv.on_idle = stop_when_idle;
+    srv.hello_ms = hello_ms;
     if (path && rd_server_listen(&srv, path, err, sizeof err)) {
         fprintf(stderr, "recorderd: %s\n", rd_printable(err, err, sizeof err));
         rd_server_close(&srv);
@@ -231,6 +233,7 @@ static int cmd_listen(int argc, char **argv)
 {
     char path[PATH_MAX];
     rd_session_opts so = {.out = "luatrace-out", .backends = backend_specs};
+    long hello_s = RD_HELLO_MS / 1000;
     lt_ctl_default_path(path, sizeof path);
     for (int i = 0; i < argc; i++) {
         const char *v;
@@ -246,16 +249,21 @@ static int cmd_listen(int argc, char **argv)
             so.no_trace = 1;
             continue;
         }
-        if (strcmp(argv[i], "--socket") && strcmp(argv[i], "--out"))
+        if (strcmp(argv[i], "--socket") && strcmp(argv[i], "--out") &&
+            strcmp(argv[i], "--hello-timeout"))
             return unknown_option("listen", argv[i]);
         if (!(v = optval(argc, argv, &i)))
             return 2;
         if (!strcmp(argv[i - 1], "--socket"))
             snprintf(path, sizeof path, "%s", v);
-        else
+        else if (!strcmp(argv[i - 1], "--out"))
             so.out = v;
+        else if ((hello_s = whole_number(v, 1, 3600)) < 0) {
+            fprintf(stderr, "recorderd listen: --hello-timeout %s: whole seconds, 1 to 3600\n", v);
+            return 2;
+        }
     }
-    return serve(path, -1, &so, 0);
+    return serve(path, -1, &so, 0, (unsigned)hello_s * 1000);
 }
 
 /* status and stop: [--socket PATH] [--json] */
@@ -314,7 +322,7 @@ static int cmd_serve(int argc, char **argv)
         fprintf(stderr, "recorderd serve: fd %d is not a socket\n", fd);
         return 2;
     }
-    return serve(NULL, fd, &so, 1);
+    return serve(NULL, fd, &so, 1, RD_HELLO_MS);
 }
 
 typedef struct report_opts {

@@ -14,11 +14,15 @@
 #include <unistd.h>
 
 #include "lt_ctl.h"
+#include "lt_trust.h"
+#include "rd_accept.h"
 #include "rd_status.h"
 #include "rd_util.h"
 
 typedef struct rd_conn {
     uv_pipe_t pipe;
+    uv_timer_t hello_timer; /* closes a connection that says nothing */
+    int nhandles;           /* of the two above still open */
     rd_server *srv;
     char msg[LT_CTL_MSG_MAX]; /* the first message, as it arrives */
     size_t nmsg;
@@ -41,6 +45,8 @@ static void conn_free(uv_handle_t *h)
 {
     rd_conn *c = h->data;
     rd_server *srv = c->srv;
+    if (--c->nhandles)
+        return;
     free(c->dump);
     free(c);
     srv->conns--;
@@ -52,6 +58,7 @@ static void conn_close(rd_conn *c)
     if (c->closing)
         return;
     c->closing = 1;
+    uv_close((uv_handle_t *)&c->hello_timer, conn_free);
     uv_close((uv_handle_t *)&c->pipe, conn_free);
 }
 
@@ -170,6 +177,10 @@ static void on_hello(rd_conn *c, const lt_ctl_msg *m)
     c->sess = rd_session_start(&c->srv->opts, m->shm, cr.uid, cr.pid, m->cmd, m->cwd,
                                &c->srv->wake, err, sizeof err);
     if (!c->sess) {
+        /* out of descriptors here too (the ring, the session's files):
+         * counted with the connections refused for it (rd_accept.c) */
+        if (strstr(err, strerror(EMFILE)) || strstr(err, strerror(ENFILE)))
+            c->srv->nofd++;
         rd_server_note(c->srv, "pid %d refused: %s", (int)cr.pid, err);
         send_ack(c, 0, err);
         return;
@@ -234,6 +245,8 @@ static void hold_until_exit(rd_conn *c)
 
 static void on_message(rd_conn *c, const lt_ctl_msg *m)
 {
+    if (m->type != LT_CTL_DUMP) /* a dump stays bound until its last record */
+        uv_timer_stop(&c->hello_timer);
     if (m->type == LT_CTL_DUMP) {
         on_dump_head(c, m);
         return;
@@ -304,30 +317,41 @@ static void on_read(uv_stream_t *st, ssize_t n, const uv_buf_t *buf)
     /* after the hello a collector sends nothing; extra bytes are ignored */
 }
 
-static rd_conn *conn_new(rd_server *srv)
+/* Nothing, or not a whole first message, within hello_ms: a peer that
+ * holds a connection (and a descriptor) open saying nothing is let go. */
+static void on_hello_timeout(uv_timer_t *t)
 {
-    rd_conn *c = calloc(1, sizeof *c);
-    if (!c)
-        return NULL;
-    if (uv_pipe_init(srv->loop, &c->pipe, 0)) {
-        free(c);
-        return NULL;
-    }
-    c->srv = srv;
-    c->pipe.data = c;
-    srv->conns++;
-    return c;
+    rd_conn *c = t->data;
+    struct ucred cr;
+    c->srv->nidle++;
+    if (peer_cred(c, &cr))
+        cr.pid = 0;
+    rd_server_note(c->srv, "a connection (pid %d) closed: no %s within %u s", (int)cr.pid,
+                   c->nmsg ? "whole message" : "message", c->srv->hello_ms / 1000);
+    conn_close(c);
 }
 
-static void on_connection(uv_stream_t *l, int status)
+/* A connection on fd, which it owns from here (closed on failure). */
+static rd_conn *conn_new(rd_server *srv, int fd)
 {
-    rd_server *srv = l->data;
-    rd_conn *c = status < 0 ? NULL : conn_new(srv);
-    if (!c)
-        return;
-    if (uv_accept(l, (uv_stream_t *)&c->pipe) || uv_read_start((uv_stream_t *)&c->pipe,
-                                                               on_alloc, on_read))
+    rd_conn *c = calloc(1, sizeof *c);
+    if (!c || uv_pipe_init(srv->loop, &c->pipe, 0)) {
+        free(c);
+        close(fd);
+        return NULL;
+    }
+    uv_timer_init(srv->loop, &c->hello_timer);
+    c->srv = srv;
+    c->pipe.data = c->hello_timer.data = c;
+    c->nhandles = 2;
+    srv->conns++;
+    if (uv_pipe_open(&c->pipe, fd)) {
+        close(fd);
         conn_close(c);
+        return NULL;
+    }
+    uv_timer_start(&c->hello_timer, on_hello_timeout, srv->hello_ms, 0);
+    return c;
 }
 
 /* A drainer finished: reap every session that is done. */
@@ -373,6 +397,8 @@ int rd_server_init(rd_server *srv, uv_loop_t *loop, const rd_session_opts *opts)
     memset(srv, 0, sizeof *srv);
     srv->loop = loop;
     srv->opts = *opts;
+    srv->hello_ms = RD_HELLO_MS;
+    srv->listen_fd = srv->reserve_fd = -1;
     int e = uv_async_init(loop, &srv->wake, on_wake);
     if (!e)
         e = uv_signal_init(loop, &srv->sigint);
@@ -397,24 +423,27 @@ static int socket_alive(const char *path)
     return fd >= 0;
 }
 
+/* The socket's directory is made 0700; an existing one must pass the
+ * clients' own check (lt_trust_dir): another user who owns it or can write
+ * in it could replace the socket with one of theirs. */
 static int prepare_dir(const char *path, char *err, size_t cap)
 {
     char dir[sizeof((struct sockaddr_un *)0)->sun_path];
     snprintf(dir, sizeof dir, "%s", path);
     char *slash = strrchr(dir, '/');
-    if (!slash || slash == dir)
-        return 0;
-    *slash = 0;
-    struct stat st;
-    if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
-        snprintf(err, cap, "cannot create %s: %s", dir, strerror(errno));
-        return -errno;
+    if (slash && slash != dir) {
+        *slash = 0;
+        if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+            int e = -errno;
+            snprintf(err, cap, "cannot create %s: %s", dir, strerror(errno));
+            return e;
+        }
     }
-    if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid()) {
-        snprintf(err, cap, "%s is not a directory owned by you", dir);
-        return -EPERM;
-    }
-    return 0;
+    char why[512];
+    int e = lt_trust_dir(path, geteuid(), why, sizeof why);
+    if (e)
+        snprintf(err, cap, "%s", why);
+    return e;
 }
 
 int rd_server_listen(rd_server *srv, const char *path, char *err, size_t cap)
@@ -437,18 +466,9 @@ int rd_server_listen(rd_server *srv, const char *path, char *err, size_t cap)
         return -EEXIST;
     }
     unlink(path); /* stale socket file */
-    uv_pipe_init(srv->loop, &srv->listener, 0);
-    srv->listener.data = srv;
-    mode_t old = umask(0177);
-    e = uv_pipe_bind(&srv->listener, path);
-    umask(old);
-    if (!e)
-        e = uv_listen((uv_stream_t *)&srv->listener, 128, on_connection);
-    if (e) {
-        snprintf(err, cap, "cannot listen on %s: %s", path, uv_strerror(e));
-        uv_close((uv_handle_t *)&srv->listener, NULL);
+    e = rd_accept_listen(srv, path, err, cap);
+    if (e)
         return e;
-    }
     snprintf(srv->path, sizeof srv->path, "%s", path);
     srv->listening = 1;
     return 0;
@@ -456,12 +476,10 @@ int rd_server_listen(rd_server *srv, const char *path, char *err, size_t cap)
 
 int rd_server_adopt(rd_server *srv, int fd)
 {
-    rd_conn *c = conn_new(srv);
+    rd_conn *c = conn_new(srv, fd);
     if (!c)
         return UV_ENOMEM;
-    int e = uv_pipe_open(&c->pipe, fd);
-    if (!e)
-        e = uv_read_start((uv_stream_t *)&c->pipe, on_alloc, on_read);
+    int e = uv_read_start((uv_stream_t *)&c->pipe, on_alloc, on_read);
     if (e)
         conn_close(c);
     return e;
@@ -481,7 +499,7 @@ void rd_server_close(rd_server *srv)
 {
     if (srv->listening) {
         srv->listening = 0;
-        uv_close((uv_handle_t *)&srv->listener, NULL);
+        rd_accept_close(srv);
         unlink(srv->path);
     }
     uv_close((uv_handle_t *)&srv->wake, NULL);

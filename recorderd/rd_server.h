@@ -11,10 +11,14 @@
 typedef struct rd_server rd_server;
 
 #define RD_SERVER_ERRORS 8
+#define RD_HELLO_MS 10000 /* default bound on a connection's first message (--hello-timeout) */
 
 struct rd_server {
     uv_loop_t *loop;
-    uv_pipe_t listener;
+    uv_poll_t listener; /* on listen_fd (rd_accept.c) */
+    int listen_fd;
+    int reserve_fd;     /* spare, for refusing a connection out of descriptors */
+    uv_timer_t pause;   /* accepting waits for a spare descriptor */
     int listening;
     uv_async_t wake;
     uv_signal_t sigint, sigterm;
@@ -36,6 +40,9 @@ struct rd_server {
     void (*on_dump)(rd_server *, uint32_t flags, const uint8_t *records, size_t n);
     unsigned ndumps;
     unsigned nstarted; /* sessions ever started */
+    unsigned nofd;     /* connections refused: out of file descriptors */
+    unsigned nidle;    /* connections closed: no hello within hello_ms */
+    unsigned hello_ms; /* a connection's first message must come within */
     char path[108];
     /* the latest problems, for status; long enough for a session's error,
      * which names every file it could not write */

@@ -59,9 +59,13 @@ void rd_status_write(const rd_server *srv, FILE *text, FILE *json)
     for (const rd_session *s = srv->sessions; s; s = s->next)
         n++;
     char path[sizeof srv->path], out[PATH_MAX], e[sizeof srv->errors[0]];
-    fprintf(text, "recorderd on %s: %u session%s, reports in %s/\n",
+    fprintf(text, "recorderd on %s: %u session%s, reports in %s/
+",
             rd_printable(srv->path, path, sizeof path), n, n == 1 ? "" : "s",
             rd_printable(srv->opts.out, out, sizeof out));
+    if (srv->nofd || srv->nidle)
+        fprintf(text, "connections refused out of file descriptors: %u, closed without a "
+                      "message: %u\n", srv->nofd, srv->nidle);
     if (n)
         fprintf(text, "%-24s %7s %-9s %12s %10s %6s %8s %9s  %s\n", "SESSION", "PID", "STATE",
                 "EVENTS", "EVENTS/S", "RING%", "DROPS", "SECONDS", "COMMAND");
@@ -69,6 +73,8 @@ void rd_status_write(const rd_server *srv, FILE *text, FILE *json)
     rd_json_str(json, srv->path);
     fprintf(json, ",\n  \"out\": ");
     rd_json_str(json, srv->opts.out);
+    fprintf(json, ",\n  \"refused_no_fd\": %u,\n  \"closed_no_hello\": %u", srv->nofd,
+            srv->nidle);
     fprintf(json, ",\n  \"sessions\": [");
     int first = 1;
     for (const rd_session *s = srv->sessions; s; s = s->next) {

@@ -27,6 +27,9 @@ shm segments even when it fails. Cases:
               the program runs untraced, the daemon survives
   badinput    garbage, bad msgpack, a huge message, a bad ring name on the
               socket: each connection refused, the daemon survives
+  otheruser   a program of another user (nobody): its collector refuses
+              the socket's directory; its hello sent by hand is refused
+              by the daemon (SO_PEERCRED)
   sigbus      a producer shrinks its ring under the daemon: that session is
               cut with a clear error, the daemon survives
   sigbusdone  a producer says DONE, sees its ring drained, then truncates
@@ -615,8 +618,27 @@ def case_sigbusdone(d):
             pass
 
 
+# A hello sent by hand (as a collector that skipped its own checks would):
+# prints the daemon's answer.
+RAW_HELLO = r'''
+import os, socket, struct, sys
+def s(b):
+    return bytes([0xa0 | len(b)]) + b
+def u(n):
+    return b'\xce' + struct.pack('>I', n)
+m = (b'\x87' + s(b'type') + s(b'hello') + s(b'v') + b'\x01' + s(b'pid') + u(os.getpid()) +
+     s(b'shm') + s(b'intruder') + s(b'ring') + u(65536) + s(b'cmd') + s(b'') + s(b'cwd') + s(b''))
+c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+c.connect(sys.argv[1])
+c.sendall(m)
+sys.stdout.buffer.write(c.recv(4096))
+'''
+
+
 def case_otheruser(d):
-    """A process of another uid reaching the socket is refused (SO_PEERCRED)."""
+    """A process of another uid reaching the socket: its collector refuses
+    the socket's directory (not its own) and sends nothing; a hello sent
+    anyway is refused by the daemon (SO_PEERCRED)."""
     if os.geteuid() != 0 or not shutil.which('setpriv'):
         print('skipped: needs root and setpriv')
         raise SystemExit(77)
@@ -626,12 +648,17 @@ def case_otheruser(d):
     os.chmod(d.tmp, 0o755)
     hello = d.write('hello.lua', 'print("hi")\n')
     os.chmod(os.path.join(d.tmp, hello), 0o644)
+    raw = d.write('raw.py', RAW_HELLO)
+    os.chmod(os.path.join(d.tmp, raw), 0o644)
+    nobody = ['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups']
     env = d.traced_env('intruder')
-    r = run(['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups',
-             d.args.lua, '-lluatrace', hello], d.tmp, env)
+    r = run(nobody + [d.args.lua, '-lluatrace', hello], d.tmp, env)
     expect(r.status == 0 and r.out == b'hi\n', 'program changed: %r %r' % (r.out, r.err))
-    expect(b'peer is another user' in r.err and b'running untraced' in r.err,
+    expect(b'not a directory of yours' in r.err and b'running untraced' in r.err,
            'not refused: %r' % r.err)
+    r = run(nobody + [sys.executable, raw, d.sock], d.tmp, env)
+    expect(r.status == 0 and b'peer is another user' in r.out, 'not refused: %r %r' %
+           (r.out, r.err))
     d.alive()
     d.stop_daemon()
     expect(not os.path.exists(os.path.join(d.out, 'intruder')), 'a session was made')
