@@ -59,8 +59,7 @@ void rd_status_write(const rd_server *srv, FILE *text, FILE *json)
     for (const rd_session *s = srv->sessions; s; s = s->next)
         n++;
     char path[sizeof srv->path], out[PATH_MAX], e[sizeof srv->errors[0]];
-    fprintf(text, "recorderd on %s: %u session%s, reports in %s/
-",
+    fprintf(text, "recorderd on %s: %u session%s, reports in %s/\n",
             rd_printable(srv->path, path, sizeof path), n, n == 1 ? "" : "s",
             rd_printable(srv->opts.out, out, sizeof out));
     if (srv->nofd || srv->nidle)
