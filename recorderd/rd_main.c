@@ -1,5 +1,6 @@
 /* recorderd: command line. run / listen / serve / report. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include "rd_html.h"
 #include "rd_pprof.h"
 #include "rd_luabk.h"
+#include "rd_outdir.h"
 #include "rd_replay.h"
 #include "rd_annotate.h"
 #include "rd_report.h"
@@ -122,7 +124,6 @@ static int backend_option(int argc, char **argv, int *i)
 static int check_run_opts(const rd_run_opts *o)
 {
     uint64_t size;
-    struct stat st;
     if (o->ring && lt_ring_parse_size(o->ring, &size)) {
         fprintf(stderr, "recorderd run: --ring %s: a power of two from 64K to 1G, as "
                         "LUATRACE_RING\n", o->ring);
@@ -132,19 +133,17 @@ static int check_run_opts(const rd_run_opts *o)
         fprintf(stderr, "recorderd run: --mode is wait or drop\n");
         return 2;
     }
-    int e = rd_mkdir_p(o->out);
-    if (!e && stat(o->out, &st) < 0)
-        e = -errno;
-    if (!e && !S_ISDIR(st.st_mode))
-        e = -ENOTDIR;
-    if (!e && access(o->out, W_OK | X_OK) < 0)
-        e = -errno;
-    if (e) {
+    char err[PATH_MAX + 128];
+    int fd = rd_out_open(o->out, 1, err, sizeof err); /* opened again by the server */
+    int e = fd < 0 ? fd : faccessat(fd, ".", W_OK | X_OK, AT_EACCESS) < 0 ? -errno : 0;
+    if (fd >= 0)
+        close(fd);
+    if (e == -EPERM || e == -ELOOP) /* the out-directory rule, said by rd_out_open */
+        fprintf(stderr, "recorderd run: --out %s\n", err);
+    else if (e)
         fprintf(stderr, "recorderd run: --out %s: cannot create or write it: %s\n", o->out,
                 strerror(-e));
-        return 2;
-    }
-    return 0;
+    return e ? 2 : 0;
 }
 
 static int cmd_run(int argc, char **argv)
@@ -205,8 +204,10 @@ static int serve(const char *path, int fd, rd_session_opts *so, int once)
     rd_server srv;
     char err[512];
     uv_loop_t *loop = uv_default_loop();
-    if (rd_server_init(&srv, loop, so))
+    if (rd_server_init(&srv, loop, so, err, sizeof err)) {
+        fprintf(stderr, "recorderd: %s\n", err);
         return 1;
+    }
     srv.once = once;
     srv.on_idle = stop_when_idle;
     if (path && rd_server_listen(&srv, path, err, sizeof err)) {
@@ -470,34 +471,63 @@ static int write_view(const report_opts *o, rd_model *m, enum rd_weight w, FILE 
     return rd_report_profile(m, NULL, NULL, 0, out);
 }
 
-static int write_report(const report_opts *o, rd_model *m)
-{
+typedef struct view_job {
+    const report_opts *o;
+    rd_model *m;
     enum rd_weight w;
-    char err[512] = "";
-    if (weight_of(o->weight, &w)) {
-        fprintf(stderr, "recorderd report: --weight is time, lines or calls\n");
-        return 2;
-    }
-    if (!strcmp(o->format, "annotate") && o->out) {
-        trace_meta t;
-        read_meta(o->path, &t);
-        if (rd_report_annotate(m, NULL, t.srcdir, o->out, err, sizeof err)) {
-            fprintf(stderr, "recorderd report: %s\n", err);
+    const rd_cov *cov; /* write_coverage's */
+} view_job;
+
+static int view_fn(FILE *f, void *ud)
+{
+    view_job *j = ud;
+    return write_view(j->o, j->m, j->w, f) ? -EIO : 0;
+}
+
+/* fn's output to -o FILE, whole (rd_outdir), or to stdout. */
+static int write_out(const report_opts *o, int (*fn)(FILE *, void *), view_job *j)
+{
+    char err[PATH_MAX + 128];
+    if (!o->out) {
+        int e = fn(stdout, j);
+        if (fflush(stdout) || e) {
+            fprintf(stderr, "recorderd report: write error\n");
             return 1;
         }
         return 0;
     }
-    FILE *out = o->out ? fopen(o->out, "w") : stdout;
-    if (!out) {
-        fprintf(stderr, "recorderd report: cannot write %s: %s\n", o->out, strerror(errno));
-        return 1;
-    }
-    int e = write_view(o, m, w, out);
-    if ((out != stdout && fclose(out)) || (out == stdout && fflush(out)) || e) {
-        fprintf(stderr, "recorderd report: write error\n");
+    if (rd_out_write_path(o->out, fn, j, err, sizeof err)) {
+        fprintf(stderr, "recorderd report: %s\n", err);
         return 1;
     }
     return 0;
+}
+
+/* annotate -o DIR: a file per source in DIR (made 0700 if absent). */
+static int write_annotate_dir(const report_opts *o, rd_model *m)
+{
+    char err[PATH_MAX + 128];
+    trace_meta t;
+    read_meta(o->path, &t);
+    int fd = rd_out_open(o->out, 1, err, sizeof err);
+    int e = fd < 0 ? fd : rd_report_annotate(m, NULL, t.srcdir, fd, o->out, err, sizeof err);
+    if (fd >= 0)
+        close(fd);
+    if (e)
+        fprintf(stderr, "recorderd report: %s\n", err);
+    return e ? 1 : 0;
+}
+
+static int write_report(const report_opts *o, rd_model *m)
+{
+    view_job j = {o, m, RD_W_TIME, NULL};
+    if (weight_of(o->weight, &j.w)) {
+        fprintf(stderr, "recorderd report: --weight is time, lines or calls\n");
+        return 2;
+    }
+    if (!strcmp(o->format, "annotate") && o->out)
+        return write_annotate_dir(o, m);
+    return write_out(o, view_fn, &j);
 }
 
 static int is_coverage(const char *format)
@@ -506,14 +536,12 @@ static int is_coverage(const char *format)
            !strcmp(format, "cobertura");
 }
 
-static int write_coverage(const report_opts *o, const rd_cov *c)
+static int coverage_fn(FILE *out, void *ud)
 {
+    const view_job *j = ud;
+    const report_opts *o = j->o;
+    const rd_cov *c = j->cov;
     char title[64];
-    FILE *out = o->out ? fopen(o->out, "w") : stdout;
-    if (!out) {
-        fprintf(stderr, "recorderd report: cannot write %s: %s\n", o->out, strerror(errno));
-        return 1;
-    }
     snprintf(title, sizeof title, "%u traces merged", o->ninputs);
     int e = !strcmp(o->format, "lcov")        ? rd_cov_write_lcov(c, out)
             : !strcmp(o->format, "luacov")    ? rd_cov_write_luacov(c, out)
@@ -521,11 +549,13 @@ static int write_coverage(const report_opts *o, const rd_cov *c)
                                                                        rd_wall_ms(), out)
                                               : rd_cov_write_text(c, o->ninputs > 1 ? title
                                                                       : o->path, out);
-    if ((out != stdout && fclose(out)) || (out == stdout && fflush(out)) || e) {
-        fprintf(stderr, "recorderd report: write error\n");
-        return 1;
-    }
-    return 0;
+    return e ? -EIO : 0;
+}
+
+static int write_coverage(const report_opts *o, const rd_cov *c)
+{
+    view_job j = {o, NULL, RD_W_TIME, c};
+    return write_out(o, coverage_fn, &j);
 }
 
 /* Coverage of one trace, or of several whose counts add up (--merge). */
@@ -619,7 +649,7 @@ static int cmd_report(int argc, char **argv)
         return 2;
     }
     char outdir[PATH_MAX];
-    rd_backend_info info = {o.path, NULL, 0, out_dir(&o, streaming, outdir, sizeof outdir)};
+    rd_backend_info info = {o.path, NULL, 0, out_dir(&o, streaming, outdir, sizeof outdir), -1};
     rd_backends_info(&bk, &info);
     rd_backends_attach(&bk, &st);
     int e = rd_replay_path(o.path, &st, 1, err, sizeof err);
