@@ -27,6 +27,7 @@
 #include "rd_run.h"
 #include "rd_server.h"
 #include "rd_speedscope.h"
+#include "rd_srcperm.h"
 #include "rd_util.h"
 
 static void usage(FILE *f)
@@ -603,10 +604,25 @@ static const char *out_dir(const report_opts *o, int streaming, char *buf, size_
     return buf;
 }
 
+/* A trace another user made is reported with the sources its maker could
+ * read, no others (rd_srcperm.h): recorderd writes a trace as the traced
+ * process's user, so the owner of the file is its maker. */
+static void source_owners(const report_opts *o)
+{
+    struct stat st;
+    for (unsigned i = 0; i < o->ninputs; i++)
+        if (stat(o->inputs[i], &st) == 0)
+            rd_src_owner_add(st.st_uid);
+}
+
 static int cmd_report(int argc, char **argv)
 {
     report_opts o;
-    int rc = parse_report(argc, argv, &o) ? 2 : is_coverage(o.format) ? cmd_coverage(&o) : -1;
+    int rc = parse_report(argc, argv, &o) ? 2 : -1;
+    if (rc < 0)
+        source_owners(&o);
+    if (rc < 0 && is_coverage(o.format))
+        rc = cmd_coverage(&o);
     free(o.inputs); /* o.path points into argv */
     if (rc >= 0)
         return rc;

@@ -21,7 +21,8 @@ other cases are skipped, status 77), even when it fails. Cases:
             A's own directory, none in B's
   sources   (root) a trace made by B whose chunks are named after A's 0600
             file and /etc/shadow: `report` by root embeds neither (html,
-            annotate, coverage); a file B may read is embedded
+            annotate, coverage), nor does A's report of it; a file B may
+            read is embedded
 """
 
 import argparse
@@ -295,6 +296,16 @@ def case_sources(c):
         r = c.rd('report', '--format', fmt, trace)
         expect(r.status == 0, '%s: %r' % (fmt, r.err))
         texts[fmt] = r.out
+    # B shares the trace; A reports it: A may read the file, B may not
+    shared = os.path.join(bdir, 'shared.ltr')
+    r = run(c.as_user(b, ['cp', trace, shared]), c.tmp, c.env())
+    expect(r.status == 0, 'B\'s cp: %r' % r.err)
+    os.chmod(shared, 0o644)
+    os.chmod(bdir, 0o755)
+    r = run(c.as_user(a, [c.args.recorderd, 'report', '--format', 'html', shared]), c.tmp,
+            c.env())
+    expect(r.status == 0, 'A\'s report: %r' % r.err)
+    texts['html by A'] = r.out
     for fmt, t in texts.items():
         expect(b'SECRET_MARKER' not in t, '%s embeds A\'s 0600 file' % fmt)
         expect(shadow_line.encode() not in t, '%s embeds /etc/shadow' % fmt)
