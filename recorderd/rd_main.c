@@ -56,7 +56,9 @@ static void usage(FILE *f)
             "  recorderd serve --fd N [--out DIR] [--summary|--quiet]   (used by the collector)\n"
             "  recorderd --version | --help\n"
             "backends (SPEC): chrome (trace.chrome.json), speedscope-evented "
-            "(trace.speedscope.json), lua:FILE.lua (a user backend)\n");
+            "(trace.speedscope.json), lua:FILE.lua (a user backend)\n"
+            "--out DIR: not a symlink, and sticky if others may write to it; sessions are "
+            "0700, files 0600\n");
 }
 
 /* Returns the value of option argv[*i] (advancing), or NULL. "--" is no
@@ -609,10 +611,16 @@ static const char *out_dir(const report_opts *o, int streaming, char *buf, size_
  * process's user, so the owner of the file is its maker. */
 static void source_owners(const report_opts *o)
 {
+    char trace[PATH_MAX];
     struct stat st;
-    for (unsigned i = 0; i < o->ninputs; i++)
-        if (stat(o->inputs[i], &st) == 0)
+    for (unsigned i = 0; i < o->ninputs; i++) {
+        if (stat(o->inputs[i], &st) < 0)
+            continue;
+        rd_src_owner_add(st.st_uid);
+        snprintf(trace, sizeof trace, "%s/trace.ltr", o->inputs[i]); /* a session dir's */
+        if (S_ISDIR(st.st_mode) && stat(trace, &st) == 0)
             rd_src_owner_add(st.st_uid);
+    }
 }
 
 static int cmd_report(int argc, char **argv)

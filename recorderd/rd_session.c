@@ -557,7 +557,6 @@ rd_session *rd_session_start(const rd_session_opts *opts, const char *shm, uid_t
     s->wake = wake;
     s->trace.fd = -1;
     s->dirfd = -1;
-    s->uid = uid;
     s->summary = opts->summary;
     s->backends = opts->backends;
     s->nbackends = opts->nbackends;

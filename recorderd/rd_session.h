@@ -38,7 +38,6 @@ typedef struct rd_session {
     char name[96];
     char dir[PATH_MAX]; /* for messages and status: files go through dirfd */
     int dirfd;          /* the session directory, -1 if none */
-    uid_t uid;          /* the traced process's */
     char cmd[512];
     char cwd[PATH_MAX]; /* the program's working directory, from its hello */
     pid_t pid;

@@ -296,6 +296,9 @@ def case_sources(c):
         r = c.rd('report', '--format', fmt, trace)
         expect(r.status == 0, '%s: %r' % (fmt, r.err))
         texts[fmt] = r.out
+    r = c.rd('report', '--format', 'html', os.path.dirname(trace))  # SESSION_DIR
+    expect(r.status == 0, 'html of the session dir: %r' % r.err)
+    texts['html of the session dir'] = r.out
     # B shares the trace; A reports it: A may read the file, B may not
     shared = os.path.join(bdir, 'shared.ltr')
     r = run(c.as_user(b, ['cp', trace, shared]), c.tmp, c.env())
