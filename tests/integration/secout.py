@@ -7,11 +7,12 @@ Real recorderd and lua5.1 processes; everything they make is in a temporary
 directory removed at the end, with the users that a case creates (root only:
 other cases are skipped, status 77), even when it fails. Cases:
   modes     under umask 0, a session's directories are 0700 and its files
-            0600 (trace.ltr, session.json, annotate/ and every report), and
-            so is a `report -o FILE`
+            0600 (trace.ltr, session.json, annotate/, every report and a Lua
+            backend's info.write), and so is a `report -o FILE`
   symlinks  symlinks planted where reports go (report -o FILE, annotate/ of
-            report -o DIR, the out directory itself) are never written
-            through: the file they point to is unchanged
+            report -o DIR, a Lua backend's info.write, the out directory
+            itself) are never written through: the file they point to is
+            unchanged
   outrule   an out directory that others may write and that is not sticky
             is refused by run and listen; a sticky one is used
   shared    (root) user B owns a sticky --out; right after A's session
@@ -78,10 +79,10 @@ class Case:
         return run([self.args.recorderd] + list(argv), cwd or self.tmp, env or self.env(),
                    preexec_fn=pre)
 
-    def traced(self, out, prog, cwd=None, user=None, umask=None):
+    def traced(self, out, prog, cwd=None, user=None, umask=None, backend=None):
         """recorderd run --out out -- lua5.1 prog [as user]."""
-        cmd = [self.args.recorderd, 'run', '--quiet', '--out', out, '--', self.args.lua,
-               '-lluatrace', prog]
+        cmd = [self.args.recorderd, 'run', '--quiet', '--out', out] + \
+            (['--backend', backend] if backend else []) + ['--', self.args.lua, '-lluatrace', prog]
         pre = (lambda: os.umask(umask)) if umask is not None else None
         return run(self.as_user(user, cmd), cwd or self.tmp, self.env(), preexec_fn=pre)
 
@@ -121,15 +122,29 @@ def modes_under(top):
 
 SERVER = 'local function work(x) return x + 1 end\nprint(work(1))\n'
 
+# a Lua backend that writes its file with info.write
+WRITER = '''
+return {
+  record = function() end,
+  close = function(info)
+    assert(info.write("calls.txt", "hello\\n"))
+    local ok, err = pcall(info.write, "../x", "no")
+    assert(not ok and err:find("not a file name"), err)
+  end,
+}
+'''
+
 
 def case_modes(c):
     c.write('server.lua', SERVER)
+    c.write('writer.lua', WRITER)
     out = c.path('out')
-    r = c.traced(out, 'server.lua', umask=0)
-    expect(r.status == 0 and r.out == b'2\n', 'run: %r %r' % (r.out, r.err))
+    r = c.traced(out, 'server.lua', umask=0, backend='lua:writer.lua')
+    expect(r.status == 0 and r.out == b'2\n' and b'backend' not in r.err,
+           'run: %r %r' % (r.out, r.err))
     sess = os.path.join(out, 'server')
     found = modes_under(sess)
-    for want in ('trace.ltr', 'session.json', 'profile.txt', 'report.html',
+    for want in ('trace.ltr', 'session.json', 'profile.txt', 'report.html', 'calls.txt',
                  'annotate', os.path.join('annotate', 'server.lua.txt')):
         expect(want in found, '%s missing: %s' % (want, sorted(found)))
     bad = {p: oct(m) for p, (d, m) in found.items() if m != (0o700 if d else 0o600)}
@@ -155,6 +170,12 @@ def case_symlinks(c):
     expect(r.status == 0, 'annotate: %r' % r.err)
     r = c.rd('report', '--format', 'profile', trace, '-o', 'link.txt')
     expect(r.status == 0, 'profile: %r' % r.err)
+    c.write('writer.lua', WRITER)
+    os.symlink(victim, c.path('adir', 'calls.txt'))
+    r = c.rd('report', trace, '--backend', 'lua:writer.lua', '-o', 'adir')
+    expect(r.status == 0 and b'backend' not in r.err and
+           not os.path.islink(c.path('adir', 'calls.txt')),
+           'info.write: %r' % r.err)
     with open(victim) as f:
         expect(f.read() == 'victim\n', 'a symlink was written through')
     for p in ('adir/server.lua.txt', 'link.txt'):
