@@ -176,6 +176,43 @@ int rd_out_write(int dfd, const char *name, int (*fn)(FILE *, void *), void *ud)
     return e;
 }
 
+/* Not a regular file: a device, a FIFO, a socket, or so through symlinks
+ * (/dev/null, /dev/stdout, a shell's >(...)): ours or root's. */
+static int is_stream(const struct stat *st)
+{
+    return !S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode) &&
+           (st->st_uid == geteuid() || st->st_uid == 0);
+}
+
+/* name under dfd, when it is a stream (is_stream), is written into as it
+ * is: renaming a file over /dev/null would replace the device. Another
+ * user's FIFO is no stream of ours: it is replaced like a file, as is
+ * anything that becomes a regular file between the look and the open
+ * (nothing was written to it: no O_TRUNC). Returns 1 if name is no
+ * stream, else 0 or -errno. */
+static int write_stream(int dfd, const char *name, int (*fn)(FILE *, void *), void *ud)
+{
+    struct stat st;
+    if (fstatat(dfd, name, &st, 0) < 0 || !is_stream(&st))
+        return 1;
+    int fd = openat(dfd, name, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    FILE *f = fstat(fd, &st) == 0 && is_stream(&st) ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        close(fd);
+        return 1;
+    }
+    int e = fn(f, ud);
+    int w = stream_error(f);
+    if (w && (!e || e == -EIO))
+        e = w;
+    errno = 0;
+    if (fclose(f) && !e)
+        e = errno ? -errno : -EIO;
+    return e;
+}
+
 int rd_out_write_path(const char *path, int (*fn)(FILE *, void *), void *ud, char *err,
                       size_t cap)
 {
@@ -200,7 +237,9 @@ int rd_out_write_path(const char *path, int (*fn)(FILE *, void *), void *ud, cha
         close(dfd);
         return e;
     }
-    e = rd_out_write(dfd, name, fn, ud);
+    e = write_stream(dfd, name, fn, ud);
+    if (e == 1)
+        e = rd_out_write(dfd, name, fn, ud);
     close(dfd);
     if (e)
         snprintf(err, cap, "cannot write %s: %s", path, strerror(-e));

@@ -47,7 +47,8 @@ int rd_out_write(int dfd, const char *name, int (*fn)(FILE *, void *), void *ud)
 
 /* rd_out_write for a file the user named (report --out FILE): its
  * directory is opened as named (not created; a symlink to it is followed)
- * and must pass rd_out_check. Returns 0 or
+ * and must pass rd_out_check. A device, FIFO or socket of ours or root's
+ * there (/dev/null, /dev/stdout) is written into, not replaced. Returns 0 or
  * -errno with a message in err. */
 int rd_out_write_path(const char *path, int (*fn)(FILE *, void *), void *ud, char *err,
                       size_t cap);

@@ -12,7 +12,8 @@ other cases are skipped, status 77), even when it fails. Cases:
   symlinks  symlinks planted where reports go (report -o FILE, annotate/ of
             report -o DIR, a Lua backend's info.write, the out directory
             itself) are never written through: the file they point to is
-            unchanged
+            unchanged; -o /dev/stdout and /dev/null are written into, not
+            replaced
   outrule   an out directory that others may write and that is not sticky
             is refused by run and listen; a sticky one is used
   shared    (root) user B owns a sticky --out; right after A's session
@@ -180,6 +181,11 @@ def case_symlinks(c):
         expect(f.read() == 'victim\n', 'a symlink was written through')
     for p in ('adir/server.lua.txt', 'link.txt'):
         expect(not os.path.islink(c.path(p)), '%s still a symlink' % p)
+    # a device or a pipe is written into, never replaced (nor /dev/null by root)
+    r = c.rd('report', trace, '-o', '/dev/stdout')
+    expect(r.status == 0 and r.out.startswith(b'luatrace profile'), '/dev/stdout: %r' % r.err)
+    r = c.rd('report', trace, '-o', '/dev/null')
+    expect(r.status == 0 and stat.S_ISCHR(os.stat('/dev/null').st_mode), '/dev/null: %r' % r.err)
     os.symlink(c.path('out'), c.path('outlink'))
     r = c.traced(c.path('outlink'), 'server.lua')
     expect(r.status == 2 and b'symlink' in r.err, 'run --out SYMLINK: %r' % r.err)
