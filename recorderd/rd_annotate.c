@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "rd_lines.h"
+#include "rd_outdir.h"
 #include "rd_report.h"
 
 /* What every writer needs: the coverage files (given, or made here) and
@@ -242,35 +243,36 @@ static int unique_name(nameset *used, char *flat, size_t cap)
     return name_add(used, flat);
 }
 
-static int write_one(const annot *a, uint32_t i, const char *dir, nameset *used, char *err,
-                     size_t cap)
+typedef struct one {
+    const annot *a;
+    uint32_t i;
+} one;
+
+static int write_file(FILE *out, void *ud)
 {
-    char file[PATH_MAX + 300], flat[256];
+    const one *o = ud;
+    annotate_one(o->a, o->i, out);
+    return 0; /* rd_out_write asks the stream how it went */
+}
+
+static int write_one(const annot *a, uint32_t i, int dirfd, const char *dir, nameset *used,
+                     char *err, size_t cap)
+{
+    char flat[256];
+    one o = {a, i};
     rd_annotate_name(&a->cov->f[i], a->basedir, flat, sizeof flat);
     int e = unique_name(used, flat, sizeof flat);
     if (e)
         return e;
-    snprintf(file, sizeof file, "%s/%s", dir, flat);
-    FILE *out = fopen(file, "w");
-    e = out ? 0 : -errno;
-    if (out) {
-        annotate_one(a, i, out);
-        errno = 0; /* the flush retries a failed write: its errno says why */
-        e = fflush(out) || ferror(out) ? -(errno ? errno : EIO) : 0;
-        fclose(out);
-    }
+    e = rd_out_write(dirfd, flat, write_file, &o);
     if (e)
-        snprintf(err, cap, "cannot write %s: %s", file, strerror(-e));
+        snprintf(err, cap, "cannot write %s/%s: %s", dir, flat, strerror(-e));
     return e;
 }
 
-int rd_report_annotate(const rd_model *m, const rd_cov *cov, const char *basedir,
+int rd_report_annotate(const rd_model *m, const rd_cov *cov, const char *basedir, int dirfd,
                        const char *dir, char *err, size_t cap)
 {
-    if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-        snprintf(err, cap, "cannot create %s: %s", dir, strerror(errno));
-        return -errno;
-    }
     annot a;
     if (annot_init(&a, m, cov, basedir)) {
         snprintf(err, cap, "out of memory");
@@ -280,7 +282,7 @@ int rd_report_annotate(const rd_model *m, const rd_cov *cov, const char *basedir
     int e = 0;
     for (uint32_t i = 0; !e && i < a.cov->nf; i++)
         if (annotated(&a, i)) /* a program may load thousands of chunks: none */
-            e = write_one(&a, i, dir, &used, err, cap);
+            e = write_one(&a, i, dirfd, dir, &used, err, cap);
     if (e == -ENOMEM)
         snprintf(err, cap, "out of memory");
     name_free(&used);

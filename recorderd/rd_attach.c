@@ -302,8 +302,11 @@ int rd_attach(const rd_attach_opts *o)
     }
     uv_loop_t *loop = uv_default_loop();
     lt_attach_socket_path(geteuid(), o->pid, sock, sizeof sock);
-    if (rd_server_init(&a.srv, loop, &o->so) ||
-        rd_server_listen(&a.srv, sock, err, sizeof err)) {
+    if (rd_server_init(&a.srv, loop, &o->so, err, sizeof err)) {
+        fprintf(stderr, "recorderd: %s\n", rd_printable(err, err, sizeof err));
+        return 1;
+    }
+    if (rd_server_listen(&a.srv, sock, err, sizeof err)) {
         fprintf(stderr, "recorderd: %s\n", rd_printable(err, err, sizeof err));
         rd_server_close(&a.srv);
         uv_run(loop, UV_RUN_DEFAULT);

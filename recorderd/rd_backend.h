@@ -19,6 +19,7 @@ typedef struct rd_backend_info {
     const char *command; /* the traced command line; NULL if unknown */
     long pid;            /* the traced process; 0 if unknown */
     const char *dir;     /* the output directory: also for large temporary files */
+    int dirfd;           /* dir, open (rd_outdir.h): write through it; -1 if none */
 } rd_backend_info;
 
 typedef struct rd_backend rd_backend;

@@ -160,7 +160,8 @@ static int chrome_finish(rd_backend *b, const rd_model *m, const char *dir, cons
         snprintf(err, cap, "out of memory");
         return -ENOMEM;
     }
-    e = rd_timeline_write(dir, file, RD_CHROME_FILE, write_json, &w, err, cap);
+    e = rd_timeline_write(dir, b->info ? b->info->dirfd : -1, file, RD_CHROME_FILE, write_json, &w,
+                          err, cap);
     for (uint32_t i = 0; i <= m->nfunc; i++)
         free(w.name[i]);
     free(w.name);

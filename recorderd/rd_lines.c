@@ -28,6 +28,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rd_srcperm.h"
+
 #define HDR_SIZE 12
 #define MAX_DEPTH 250 /* the compiler nests at most LUAI_MAXCCALLS (200) */
 
@@ -323,13 +325,15 @@ static int compile(lua_State *L)
 int rd_lines_read(const char *path, char **text, size_t *len, char *err, size_t cap)
 {
     struct stat st;
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), e = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), e = 0, owner = 0;
     *text = NULL;
     *len = 0;
     if (fd < 0 || fstat(fd, &st) < 0)
         e = -errno;
     else if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > MAX_FILE)
         e = S_ISREG(st.st_mode) ? -EFBIG : -EISDIR;
+    else if ((owner = rd_src_allowed(fd, &st))) /* someone else's trace named it */
+        e = owner;
     else if (!(*text = malloc((size_t)st.st_size + 1)))
         e = -ENOMEM;
     while (!e && *len < (size_t)st.st_size) {
@@ -349,8 +353,11 @@ int rd_lines_read(const char *path, char **text, size_t *len, char *err, size_t 
     if (e) {
         free(*text);
         *text = NULL;
-        snprintf(err, cap, e == -EISDIR ? "%s is not a regular file" : "cannot read %s: %s", path,
-                 strerror(-e));
+        if (owner)
+            snprintf(err, cap, "not reading %s: the trace's owner may not read it", path);
+        else
+            snprintf(err, cap, e == -EISDIR ? "%s is not a regular file" : "cannot read %s: %s",
+                     path, strerror(-e));
     }
     return e;
 }

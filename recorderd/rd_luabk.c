@@ -22,6 +22,7 @@
 #include <lua.h>
 #include <lualib.h>
 
+#include "rd_outdir.h"
 #include "rd_util.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -371,13 +372,56 @@ static void on_thread(void *ud, uint64_t th, uint64_t t)
 
 /* ---- finish ---- */
 
+typedef struct text {
+    const char *s;
+    size_t n;
+} text;
+
+static int put_text(FILE *f, void *ud)
+{
+    const text *t = ud;
+    fwrite(t->s, 1, t->n, f);
+    return 0; /* rd_out_write asks the stream how it went */
+}
+
+/* info.write(name, text): the file name in info.dir, whole and 0600, made
+ * through the session directory's open descriptor (rd_outdir.h): nothing
+ * another user put in a shared --out is written through, as io.open
+ * would. Returns true, or nil and the reason. */
+static int lb_write(lua_State *L)
+{
+    char path[4096], err[4200];
+    text t;
+    const char *name = luaL_checkstring(L, 1);
+    t.s = luaL_checklstring(L, 2, &t.n);
+    int dirfd = (int)lua_tonumber(L, lua_upvalueindex(1));
+    if (!*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+        return luaL_error(L, "write: %s is not a file name", name);
+    snprintf(path, sizeof path, "%s/%s", lua_tostring(L, lua_upvalueindex(2)), name);
+    int e = dirfd >= 0 ? rd_out_write(dirfd, name, put_text, &t)
+                       : rd_out_write_path(path, put_text, &t, err, sizeof err);
+    if (!e) {
+        lua_pushboolean(L, 1);
+        return 1;
+    }
+    lua_pushnil(L);
+    lua_pushfstring(L, "cannot write %s: %s", path, strerror(-e));
+    return 2;
+}
+
 /* close(info): where to write, and what the trace held. */
 static void call_close(luabk *k, const rd_model *m, const char *dir, const char *file)
 {
     lua_State *L = k->L;
+    const rd_backend_info *info = k->b.info;
     lua_pushvalue(L, S_CLOSE);
-    lua_createtable(L, 0, 6);
+    lua_createtable(L, 0, 7);
     set_str(L, "dir", dir ? dir : ".");
+    lua_pushstring(L, "write");
+    lua_pushnumber(L, info && info->dir && dir && !strcmp(info->dir, dir) ? info->dirfd : -1);
+    lua_pushstring(L, dir ? dir : ".");
+    lua_pushcclosure(L, lb_write, 2);
+    lua_rawset(L, -3);
     if (file)
         set_str(L, "file", file);
     set_str(L, "script", k->spec + 4);

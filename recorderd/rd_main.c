@@ -1,5 +1,6 @@
 /* recorderd: command line. run / listen / serve / report. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -20,12 +21,14 @@
 #include "rd_html.h"
 #include "rd_pprof.h"
 #include "rd_luabk.h"
+#include "rd_outdir.h"
 #include "rd_replay.h"
 #include "rd_annotate.h"
 #include "rd_report.h"
 #include "rd_run.h"
 #include "rd_server.h"
 #include "rd_speedscope.h"
+#include "rd_srcperm.h"
 #include "rd_util.h"
 
 static void usage(FILE *f)
@@ -55,7 +58,9 @@ static void usage(FILE *f)
             "  recorderd serve --fd N [--out DIR] [--summary|--quiet]   (used by the collector)\n"
             "  recorderd --version | --help\n"
             "backends (SPEC): chrome (trace.chrome.json), speedscope-evented "
-            "(trace.speedscope.json), lua:FILE.lua (a user backend)\n");
+            "(trace.speedscope.json), lua:FILE.lua (a user backend)\n"
+            "--out DIR: not a symlink, and sticky if others may write to it; sessions are "
+            "0700, files 0600\n");
 }
 
 /* Returns the value of option argv[*i] (advancing), or NULL. "--" is no
@@ -124,7 +129,6 @@ static int backend_option(int argc, char **argv, int *i)
 static int check_run_opts(const rd_run_opts *o)
 {
     uint64_t size;
-    struct stat st;
     if (o->ring && lt_ring_parse_size(o->ring, &size)) {
         fprintf(stderr, "recorderd run: --ring %s: a power of two from 64K to 1G, as "
                         "LUATRACE_RING\n", o->ring);
@@ -134,19 +138,17 @@ static int check_run_opts(const rd_run_opts *o)
         fprintf(stderr, "recorderd run: --mode is wait or drop\n");
         return 2;
     }
-    int e = rd_mkdir_p(o->out);
-    if (!e && stat(o->out, &st) < 0)
-        e = -errno;
-    if (!e && !S_ISDIR(st.st_mode))
-        e = -ENOTDIR;
-    if (!e && access(o->out, W_OK | X_OK) < 0)
-        e = -errno;
-    if (e) {
+    char err[PATH_MAX + 128];
+    int fd = rd_out_open(o->out, 1, err, sizeof err); /* opened again by the server */
+    int e = fd < 0 ? fd : faccessat(fd, ".", W_OK | X_OK, AT_EACCESS) < 0 ? -errno : 0;
+    if (fd >= 0)
+        close(fd);
+    if (e == -EPERM || e == -ELOOP) /* the out-directory rule, said by rd_out_open */
+        fprintf(stderr, "recorderd run: --out %s\n", err);
+    else if (e)
         fprintf(stderr, "recorderd run: --out %s: cannot create or write it: %s\n", o->out,
                 strerror(-e));
-        return 2;
-    }
-    return 0;
+    return e ? 2 : 0;
 }
 
 static int cmd_run(int argc, char **argv)
@@ -207,8 +209,10 @@ static int serve(const char *path, int fd, rd_session_opts *so, int once, unsign
     rd_server srv;
     char err[512];
     uv_loop_t *loop = uv_default_loop();
-    if (rd_server_init(&srv, loop, so))
+    if (rd_server_init(&srv, loop, so, err, sizeof err)) {
+        fprintf(stderr, "recorderd: %s\n", err);
         return 1;
+    }
     srv.once = once;
     srv.on_idle = stop_when_idle;
     srv.hello_ms = hello_ms;
@@ -485,61 +489,77 @@ static int write_view(const report_opts *o, rd_model *m, enum rd_weight w, FILE 
     return rd_report_profile(m, NULL, NULL, 0, out);
 }
 
-/* Where a report goes: the file -o names, or stdout. A report to a
- * terminal goes through a buffer and rd_write_printable: the names in it
- * are the traced program's, whose control bytes would drive the terminal. */
-typedef struct sink {
-    FILE *f;
-    char *buf;
-    size_t len;
-    int tty;
-} sink;
+typedef struct view_job {
+    const report_opts *o;
+    rd_model *m;
+    enum rd_weight w;
+    const rd_cov *cov; /* write_coverage's */
+} view_job;
 
-static FILE *sink_open(sink *k, const char *path)
+static int view_fn(FILE *f, void *ud)
 {
-    memset(k, 0, sizeof *k);
-    k->tty = !path && isatty(STDOUT_FILENO);
-    k->f = path ? fopen(path, "w") : k->tty ? open_memstream(&k->buf, &k->len) : stdout;
-    if (!k->f)
-        fprintf(stderr, "recorderd report: cannot write %s: %s\n", path ? path : "stdout",
-                strerror(errno));
-    return k->f;
+    view_job *j = ud;
+    return write_view(j->o, j->m, j->w, f) ? -EIO : 0;
 }
 
-/* Returns 1 after a write error (said), else 0; e: the writer's. */
-static int sink_close(sink *k, int e)
+/* fn's output to stdout. A report to a terminal goes through a buffer and
+ * rd_write_printable: the names in it are the traced program's, whose
+ * control bytes would drive the terminal. */
+static int write_stdout(int (*fn)(FILE *, void *), view_job *j)
 {
-    int bad = k->f == stdout ? fflush(stdout) != 0 : fclose(k->f) != 0;
-    if (k->tty && !bad)
-        bad = rd_write_printable(stdout, k->buf, k->len) || fflush(stdout);
-    free(k->buf);
-    if (bad || e)
+    char *buf = NULL;
+    size_t len = 0;
+    int tty = isatty(STDOUT_FILENO);
+    FILE *f = tty ? open_memstream(&buf, &len) : stdout;
+    int e = f ? fn(f, j) : -ENOMEM;
+    if (tty && f && (fclose(f) || (!e && rd_write_printable(stdout, buf, len))))
+        e = -EIO;
+    free(buf);
+    if (fflush(stdout) || e) {
         fprintf(stderr, "recorderd report: write error\n");
-    return bad || e;
+        return 1;
+    }
+    return 0;
+}
+
+/* fn's output to -o FILE, whole (rd_outdir), or to stdout. */
+static int write_out(const report_opts *o, int (*fn)(FILE *, void *), view_job *j)
+{
+    char err[PATH_MAX + 128];
+    if (!o->out)
+        return write_stdout(fn, j);
+    if (rd_out_write_path(o->out, fn, j, err, sizeof err)) {
+        fprintf(stderr, "recorderd report: %s\n", err);
+        return 1;
+    }
+    return 0;
+}
+
+/* annotate -o DIR: a file per source in DIR (made 0700 if absent). */
+static int write_annotate_dir(const report_opts *o, rd_model *m)
+{
+    char err[PATH_MAX + 128];
+    trace_meta t;
+    read_meta(o->path, &t);
+    int fd = rd_out_open(o->out, 1, err, sizeof err);
+    int e = fd < 0 ? fd : rd_report_annotate(m, NULL, t.srcdir, fd, o->out, err, sizeof err);
+    if (fd >= 0)
+        close(fd);
+    if (e)
+        fprintf(stderr, "recorderd report: %s\n", err);
+    return e ? 1 : 0;
 }
 
 static int write_report(const report_opts *o, rd_model *m)
 {
-    enum rd_weight w;
-    char err[512] = "";
-    if (weight_of(o->weight, &w)) {
+    view_job j = {o, m, RD_W_TIME, NULL};
+    if (weight_of(o->weight, &j.w)) {
         fprintf(stderr, "recorderd report: --weight is time, lines or calls\n");
         return 2;
     }
-    if (!strcmp(o->format, "annotate") && o->out) {
-        trace_meta t;
-        read_meta(o->path, &t);
-        if (rd_report_annotate(m, NULL, t.srcdir, o->out, err, sizeof err)) {
-            fprintf(stderr, "recorderd report: %s\n", rd_printable(err, err, sizeof err));
-            return 1;
-        }
-        return 0;
-    }
-    sink k;
-    FILE *out = sink_open(&k, o->out);
-    if (!out)
-        return 1;
-    return sink_close(&k, write_view(o, m, w, out));
+    if (!strcmp(o->format, "annotate") && o->out)
+        return write_annotate_dir(o, m);
+    return write_out(o, view_fn, &j);
 }
 
 static int is_coverage(const char *format)
@@ -548,13 +568,12 @@ static int is_coverage(const char *format)
            !strcmp(format, "cobertura");
 }
 
-static int write_coverage(const report_opts *o, const rd_cov *c)
+static int coverage_fn(FILE *out, void *ud)
 {
+    const view_job *j = ud;
+    const report_opts *o = j->o;
+    const rd_cov *c = j->cov;
     char title[64];
-    sink k;
-    FILE *out = sink_open(&k, o->out);
-    if (!out)
-        return 1;
     snprintf(title, sizeof title, "%u traces merged", o->ninputs);
     int e = !strcmp(o->format, "lcov")        ? rd_cov_write_lcov(c, out)
             : !strcmp(o->format, "luacov")    ? rd_cov_write_luacov(c, out)
@@ -562,7 +581,13 @@ static int write_coverage(const report_opts *o, const rd_cov *c)
                                                                        rd_wall_ms(), out)
                                               : rd_cov_write_text(c, o->ninputs > 1 ? title
                                                                       : o->path, out);
-    return sink_close(&k, e);
+    return e ? -EIO : 0;
+}
+
+static int write_coverage(const report_opts *o, const rd_cov *c)
+{
+    view_job j = {o, NULL, RD_W_TIME, c};
+    return write_out(o, coverage_fn, &j);
 }
 
 /* Coverage of one trace, or of several whose counts add up (--merge). */
@@ -611,10 +636,31 @@ static const char *out_dir(const report_opts *o, int streaming, char *buf, size_
     return buf;
 }
 
+/* A trace another user made is reported with the sources its maker could
+ * read, no others (rd_srcperm.h): recorderd writes a trace as the traced
+ * process's user, so the owner of the file is its maker. */
+static void source_owners(const report_opts *o)
+{
+    char trace[PATH_MAX];
+    struct stat st;
+    for (unsigned i = 0; i < o->ninputs; i++) {
+        if (stat(o->inputs[i], &st) < 0)
+            continue;
+        rd_src_owner_add(st.st_uid);
+        snprintf(trace, sizeof trace, "%s/trace.ltr", o->inputs[i]); /* a session dir's */
+        if (S_ISDIR(st.st_mode) && stat(trace, &st) == 0)
+            rd_src_owner_add(st.st_uid);
+    }
+}
+
 static int cmd_report(int argc, char **argv)
 {
     report_opts o;
-    int rc = parse_report(argc, argv, &o) ? 2 : is_coverage(o.format) ? cmd_coverage(&o) : -1;
+    int rc = parse_report(argc, argv, &o) ? 2 : -1;
+    if (rc < 0)
+        source_owners(&o);
+    if (rc < 0 && is_coverage(o.format))
+        rc = cmd_coverage(&o);
     free(o.inputs); /* o.path points into argv */
     if (rc >= 0)
         return rc;
@@ -657,7 +703,7 @@ static int cmd_report(int argc, char **argv)
         return 2;
     }
     char outdir[PATH_MAX];
-    rd_backend_info info = {o.path, NULL, 0, out_dir(&o, streaming, outdir, sizeof outdir)};
+    rd_backend_info info = {o.path, NULL, 0, out_dir(&o, streaming, outdir, sizeof outdir), -1};
     rd_backends_info(&bk, &info);
     rd_backends_attach(&bk, &st);
     int e = rd_replay_path(o.path, &st, 1, err, sizeof err);

@@ -205,8 +205,15 @@ int rd_run(const rd_run_opts *o, char **argv)
         return 127;
     }
     snprintf(sock, sizeof sock, "%s/sock", tmp);
-    if (rd_server_init(&r.srv, loop, &so) || rd_server_listen(&r.srv, sock, err, sizeof err)) {
+    if (rd_server_init(&r.srv, loop, &so, err, sizeof err)) {
         fprintf(stderr, "recorderd: %s\n", rd_printable(err, err, sizeof err));
+        rmdir(tmp);
+        return 127;
+    }
+    if (rd_server_listen(&r.srv, sock, err, sizeof err)) {
+        fprintf(stderr, "recorderd: %s\n", rd_printable(err, err, sizeof err));
+        rd_server_close(&r.srv);
+        uv_run(loop, UV_RUN_DEFAULT);
         rmdir(tmp);
         return 127;
     }

@@ -16,6 +16,7 @@
 #include "lt_ctl.h"
 #include "lt_trust.h"
 #include "rd_accept.h"
+#include "rd_outdir.h"
 #include "rd_status.h"
 #include "rd_util.h"
 
@@ -107,7 +108,7 @@ static int fill_ack(msgpack_sbuffer *sb, void *ud)
 static void send_ack(rd_conn *c, int ok, const char *text)
 {
     lt_ctl_msg m = {.type = LT_CTL_ACK, .ok = ok};
-    snprintf(m.text, sizeof m.text, "%s", text);
+    snprintf(m.text, sizeof m.text, "%.*s", (int)sizeof m.text - 1, text);
     send_reply(c, !ok, fill_ack, &m);
 }
 
@@ -153,6 +154,18 @@ void rd_server_note(rd_server *srv, const char *fmt, ...)
     fprintf(stderr, "recorderd: %s\n", rd_printable(slot + n, shown, sizeof shown));
 }
 
+/* out, opened once for every session: they are made under it. One that
+ * cannot be made yet (a disk not mounted) is tried again at each hello, and
+ * its sessions refused meanwhile; the daemon stays. */
+static int open_out(rd_server *srv, char *err, size_t cap)
+{
+    if (srv->opts.no_files || srv->opts.out_fd >= 0)
+        return 0;
+    int fd = rd_out_open(srv->opts.out, 1, err, cap);
+    srv->opts.out_fd = fd < 0 ? -1 : fd;
+    return fd < 0 ? fd : 0;
+}
+
 static void on_hello(rd_conn *c, const lt_ctl_msg *m)
 {
     char err[256];
@@ -172,6 +185,13 @@ static void on_hello(rd_conn *c, const lt_ctl_msg *m)
     if (peer_cred(c, &cr) || cr.uid != getuid() || (uint32_t)cr.pid != m->pid ||
         (c->srv->only_pid && cr.pid != c->srv->only_pid)) {
         send_ack(c, 0, "peer is another user, or its pid does not match");
+        return;
+    }
+    if (open_out(c->srv, err, sizeof err)) {
+        char msg[sizeof err + 48];
+        snprintf(msg, sizeof msg, "cannot create a session directory in %s", err);
+        rd_server_note(c->srv, "pid %d refused: %s", (int)cr.pid, msg);
+        send_ack(c, 0, msg);
         return;
     }
     c->sess = rd_session_start(&c->srv->opts, m->shm, cr.uid, cr.pid, m->cmd, m->cwd,
@@ -392,18 +412,26 @@ static void on_signal(uv_signal_t *h, int sig)
         rd_server_stop(srv);
 }
 
-int rd_server_init(rd_server *srv, uv_loop_t *loop, const rd_session_opts *opts)
+int rd_server_init(rd_server *srv, uv_loop_t *loop, const rd_session_opts *opts, char *err,
+                   size_t cap)
 {
     memset(srv, 0, sizeof *srv);
     srv->loop = loop;
     srv->opts = *opts;
     srv->hello_ms = RD_HELLO_MS;
     srv->listen_fd = srv->reserve_fd = -1;
-    int e = uv_async_init(loop, &srv->wake, on_wake);
+    srv->opts.out_fd = -1;
+    snprintf(err, cap, "cannot start the event loop");
+    int e = open_out(srv, err, cap);
+    if (e == -EPERM || e == -ELOOP) /* a directory it must never use */
+        return e;
+    e = uv_async_init(loop, &srv->wake, on_wake);
     if (!e)
         e = uv_signal_init(loop, &srv->sigint);
     if (!e)
         e = uv_signal_init(loop, &srv->sigterm);
+    if (e && srv->opts.out_fd >= 0)
+        close(srv->opts.out_fd);
     if (e)
         return e;
     srv->wake.data = srv->sigint.data = srv->sigterm.data = srv;
@@ -505,4 +533,7 @@ void rd_server_close(rd_server *srv)
     uv_close((uv_handle_t *)&srv->wake, NULL);
     uv_close((uv_handle_t *)&srv->sigint, NULL);
     uv_close((uv_handle_t *)&srv->sigterm, NULL);
+    if (srv->opts.out_fd >= 0) /* sessions keep their own directory open */
+        close(srv->opts.out_fd);
+    srv->opts.out_fd = -1;
 }

@@ -53,8 +53,13 @@ struct rd_server {
 /* Notes a problem: on stderr (the log) and in the list status shows. */
 void rd_server_note(rd_server *srv, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Sets up handles on loop. Returns 0 or a negative libuv error. */
-int rd_server_init(rd_server *srv, uv_loop_t *loop, const rd_session_opts *opts);
+/* Opens opts->out (unless no_files; rd_out_open: created if absent, the
+ * out-directory rule applied; one that cannot be made yet is tried again at
+ * each hello) and sets up handles on loop. Returns 0, or a negative errno
+ * (out breaks the rule, or is a symlink) or libuv error with a message in
+ * err; then nothing is to be closed. */
+int rd_server_init(rd_server *srv, uv_loop_t *loop, const rd_session_opts *opts, char *err,
+                   size_t cap);
 
 /* Listens on path (0600, directory created 0700; a stale socket file with
  * nobody behind it is replaced, any other file is left alone: -EEXIST).

@@ -2,6 +2,7 @@
 #include "rd_session.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,30 +21,32 @@
 #include "rd_pprof.h"
 #include "rd_replay.h"
 #include "rd_annotate.h"
+#include "rd_outdir.h"
 #include "rd_report.h"
 #include "rd_speedscope.h"
 #include "rd_util.h"
 
-/* Picks out/<shm>, or out/<shm>.<pid>[.N] when taken; creates it. */
-static int make_dir(rd_session *s, const char *out, char *err, size_t cap)
+/* Picks out/<shm>, or out/<shm>.<pid>[.N] when taken; creates it (0700)
+ * and keeps it open: everything of the session is written through it. */
+static int make_dir(rd_session *s, const rd_session_opts *o, char *err, size_t cap)
 {
-    int e = rd_mkdir_p(out);
-    for (int i = 0; !e && i < 1000; i++) {
+    char leaf[sizeof s->name + 32];
+    int e = -EEXIST;
+    for (int i = 0; e == -EEXIST && i < 1000; i++) {
         if (i == 0)
-            snprintf(s->dir, sizeof s->dir, "%s/%s", out, s->name);
+            snprintf(leaf, sizeof leaf, "%s", s->name);
         else
-            snprintf(s->dir, sizeof s->dir, "%s/%s.%d%s%.0d", out, s->name, (int)s->pid,
-                     i > 1 ? "." : "", i > 1 ? i : 0);
-        if (mkdir(s->dir, 0755) == 0) { /* the session is named as its directory */
-            snprintf(s->name, sizeof s->name, "%s", strrchr(s->dir, '/') + 1);
-            return 0;
-        }
-        if (errno != EEXIST)
-            e = -errno;
+            snprintf(leaf, sizeof leaf, "%s.%d%s%.0d", s->name, (int)s->pid, i > 1 ? "." : "",
+                     i > 1 ? i : 0);
+        e = s->dirfd = rd_out_subdir(o->out_fd, leaf, 1);
     }
-    snprintf(err, cap, "cannot create a session directory in %s: %s", out,
-             strerror(e ? -e : EEXIST));
-    return e ? e : -EEXIST;
+    if (s->dirfd >= 0) { /* the session is named as its directory */
+        snprintf(s->name, sizeof s->name, "%.*s", (int)sizeof s->name - 1, leaf);
+        snprintf(s->dir, sizeof s->dir, "%s/%s", o->out, leaf);
+        return 0;
+    }
+    snprintf(err, cap, "cannot create a session directory in %s: %s", o->out, strerror(-e));
+    return e;
 }
 
 static void pause_drain(unsigned idle)
@@ -270,9 +273,14 @@ static int write_report(report_ctx *r, int i)
     if (report_files[i].cov && !r->cov)
         return r->cov_err;
     if (report_files[i].write)
-        return rd_write_atomic(r->s->dir, report_files[i].name, report_files[i].write, r);
+        return rd_out_write(r->s->dirfd, report_files[i].name, report_files[i].write, r);
     snprintf(dir, sizeof dir, "%s/annotate", r->s->dir);
-    return rd_report_annotate(&r->s->m, r->cov, r->cwd, dir, err, sizeof err);
+    int fd = rd_out_subdir(r->s->dirfd, "annotate", 0);
+    if (fd < 0)
+        return fd;
+    int e = rd_report_annotate(&r->s->m, r->cov, r->cwd, fd, dir, err, sizeof err);
+    close(fd);
+    return e;
 }
 
 /* Writes every report, or with retry only those that failed before. */
@@ -296,7 +304,7 @@ static int make_room(rd_session *s)
 {
     if (!s->trace.err || s->trace.size < LT_FILE_HDR_SIZE || s->trace_removed)
         return 0;
-    s->trace_removed = unlink(s->trace.path) == 0;
+    s->trace_removed = rd_tracefile_remove(&s->trace) == 0;
     return s->trace_removed;
 }
 
@@ -406,10 +414,10 @@ static void write_session_json(report_ctx *r, const char *own)
 {
     rd_session *s = r->s;
     compose_error(s, r, own, 0);
-    int e = rd_write_atomic(s->dir, "session.json", write_json, r);
+    int e = rd_out_write(s->dirfd, "session.json", write_json, r);
     if (no_space(e) && make_room(s)) {
         compose_error(s, r, own, 0);
-        e = rd_write_atomic(s->dir, "session.json", write_json, r);
+        e = rd_out_write(s->dirfd, "session.json", write_json, r);
     }
     if (e)
         compose_error(s, r, own, e); /* for the log and status */
@@ -485,7 +493,7 @@ static void drainer(void *arg)
     else
         program_cwd(s->pid, cwd, sizeof cwd);
     if (!s->opts->no_files && !s->opts->no_trace)
-        rd_tracefile_open(&s->trace, s->dir); /* an error is told with the reports' */
+        rd_tracefile_open(&s->trace, s->dirfd, s->dir); /* an error is told with the reports' */
     rd_backends bk;
     char err[256] = "";
     if (rd_backends_open(&bk, s->backends, s->nbackends, &s->m, err, sizeof err)) {
@@ -495,7 +503,7 @@ static void drainer(void *arg)
         if (!s->err[0])
             snprintf(s->err, sizeof s->err, "%s", err); /* traced all the same, without them */
     }
-    rd_backend_info info = {s->name, s->cmd, (long)s->pid, s->dir};
+    rd_backend_info info = {s->name, s->cmd, (long)s->pid, s->dir, s->dirfd};
     rd_backends_info(&bk, &info);
     rd_backends_attach(&bk, &s->st);
     drain(s);
@@ -564,6 +572,7 @@ rd_session *rd_session_start(const rd_session_opts *opts, const char *shm, uid_t
     s->pid = pid;
     s->wake = wake;
     s->trace.fd = -1;
+    s->dirfd = -1;
     s->summary = opts->summary;
     s->backends = opts->backends;
     s->nbackends = opts->nbackends;
@@ -575,7 +584,7 @@ rd_session *rd_session_start(const rd_session_opts *opts, const char *shm, uid_t
         goto fail;
     }
     s->opts = opts;
-    if (!opts->no_files && make_dir(s, opts->out, err, cap))
+    if (!opts->no_files && make_dir(s, opts, err, cap))
         goto fail_ring;
     if (rd_model_init(&s->m) || rd_stack_init(&s->st, &s->m)) {
         snprintf(err, cap, "out of memory");
@@ -592,7 +601,10 @@ rd_session *rd_session_start(const rd_session_opts *opts, const char *shm, uid_t
 fail_model:
     rd_stack_free(&s->st);
     rd_model_free(&s->m);
-    rmdir(s->dir);
+    if (s->dirfd >= 0) {
+        close(s->dirfd);
+        unlinkat(opts->out_fd, s->name, AT_REMOVEDIR);
+    }
 fail_ring:
     lt_ring_close(&s->ring);
 fail:
@@ -614,5 +626,7 @@ void rd_session_free(rd_session *s)
     rd_stack_free(&s->st);
     rd_model_free(&s->m);
     lt_ring_close(&s->ring);
+    if (s->dirfd >= 0)
+        close(s->dirfd);
     free(s);
 }

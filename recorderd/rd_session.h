@@ -21,6 +21,7 @@ struct rd_session;
 
 typedef struct rd_session_opts {
     const char *out; /* parent dir of session dirs */
+    int out_fd;      /* out, opened by rd_server_init (rd_outdir.h) */
     int summary;     /* print the top-20 summary on stderr at the end */
     const char *const *backends; /* streaming backend specs (rd_backend.h) */
     unsigned nbackends;
@@ -35,7 +36,8 @@ typedef struct rd_session_opts {
 
 typedef struct rd_session {
     char name[96];
-    char dir[PATH_MAX];
+    char dir[PATH_MAX]; /* for messages and status: files go through dirfd */
+    int dirfd;          /* the session directory, -1 if none */
     char cmd[512];
     char cwd[PATH_MAX]; /* the program's working directory, from its hello */
     pid_t pid;

@@ -241,7 +241,8 @@ static int evented_finish(rd_backend *b, const rd_model *m, const char *dir, con
         snprintf(err, cap, "out of memory");
         return -ENOMEM;
     }
-    e = rd_timeline_write(dir, file, RD_SPEEDSCOPE_EVENTED_FILE, write_evented, &w, err, cap);
+    e = rd_timeline_write(dir, b->info ? b->info->dirfd : -1, file, RD_SPEEDSCOPE_EVENTED_FILE,
+                          write_evented, &w, err, cap);
     free(w.frame);
     return e;
 }

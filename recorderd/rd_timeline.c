@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "rd_outdir.h"
 #include "rd_util.h"
 
 #define BLOCK_HDR 12
@@ -112,6 +113,8 @@ static int open_file(rd_timeline *tl)
 {
     char path[4096];
     const rd_backend_info *info = tl->info ? *tl->info : NULL;
+    if (info && info->dirfd >= 0) /* the session's directory, by its descriptor */
+        return (tl->fd = rd_out_tmpfile(info->dirfd)) < 0 ? tl->fd : 0;
     const char *dir = info && info->dir ? info->dir : getenv("TMPDIR");
     snprintf(path, sizeof path, "%s/.luatrace-timeline-XXXXXX", dir && *dir ? dir : "/tmp");
     tl->fd = mkostemp(path, O_CLOEXEC);
@@ -365,19 +368,16 @@ void rd_timeline_track_name(const rd_timeline *tl, const rd_model *m, uint32_t k
     snprintf(buf, cap, "coroutine %u (%s)", k, label);
 }
 
-int rd_timeline_write(const char *dir, const char *file, const char *name,
+int rd_timeline_write(const char *dir, int dirfd, const char *file, const char *name,
                       int (*fn)(FILE *, void *), void *ud, char *err, size_t cap)
 {
-    char d[4096];
-    if (file) {
-        const char *slash = strrchr(file, '/');
-        snprintf(d, sizeof d, "%.*s", slash ? (int)(slash - file) : 1, slash ? file : ".");
-        if (slash == file)
-            snprintf(d, sizeof d, "/");
-        dir = d;
-        name = slash ? slash + 1 : file;
+    char path[4096];
+    if (file || dirfd < 0) {
+        if (!file)
+            snprintf(path, sizeof path, "%s/%s", dir, name);
+        return rd_out_write_path(file ? file : path, fn, ud, err, cap);
     }
-    int e = rd_write_atomic(dir, name, fn, ud);
+    int e = rd_out_write(dirfd, name, fn, ud);
     if (e)
         snprintf(err, cap, "cannot write %s/%s: %s", dir, name, strerror(-e));
     return e;

@@ -88,10 +88,11 @@ uint64_t rd_timeline_ns(double k, uint64_t ticks);
 void rd_timeline_track_name(const rd_timeline *tl, const rd_model *m, uint32_t k, char *buf,
                             size_t cap);
 
-/* Writes, atomically (a temporary file renamed), `file` if not NULL, else
- * dir/name: fn(out, ud) writes the content. Returns 0 or -errno with a
- * message in err. */
-int rd_timeline_write(const char *dir, const char *file, const char *name,
+/* Writes, whole (rd_outdir.h: a temporary file renamed), `file` if not
+ * NULL, else name in the directory dirfd (dir: its path, for messages;
+ * dirfd -1: dir is opened): fn(out, ud) writes the content. Returns 0 or
+ * -errno with a message in err. */
+int rd_timeline_write(const char *dir, int dirfd, const char *file, const char *name,
                       int (*fn)(FILE *, void *), void *ud, char *err, size_t cap);
 
 #endif

@@ -5,7 +5,6 @@
 #include "rd_tracefile.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +12,7 @@
 #include <unistd.h>
 
 #include "lt_file.h"
+#include "rd_outdir.h"
 
 #define BUF_CAP (1u << 20)
 
@@ -37,7 +37,7 @@ static int give_up(rd_tracefile *t, int e, const uint8_t *p, size_t done, const 
     (void)cut;
     close(t->fd);
     if (t->size < LT_FILE_HDR_SIZE) /* not a trace: not even its header */
-        unlink(t->path);
+        rd_tracefile_remove(t);
     t->fd = -1;
     t->err = e;
     free(t->buf);
@@ -69,21 +69,26 @@ static int flush(rd_tracefile *t)
     return e;
 }
 
-int rd_tracefile_open(rd_tracefile *t, const char *dir)
+int rd_tracefile_remove(rd_tracefile *t)
+{
+    return unlinkat(t->dirfd, "trace.ltr", 0) < 0 ? -errno : 0;
+}
+
+int rd_tracefile_open(rd_tracefile *t, int dirfd, const char *dir)
 {
     uint8_t hdr[LT_FILE_HDR_SIZE];
-    *t = (rd_tracefile){.fd = -1};
+    *t = (rd_tracefile){.fd = -1, .dirfd = dirfd};
     if (snprintf(t->path, sizeof t->path, "%s/trace.ltr", dir) >= (int)sizeof t->path)
         return t->err = -ENAMETOOLONG;
     t->buf = malloc(BUF_CAP);
     if (!t->buf)
         return t->err = -ENOMEM;
     t->cap = BUF_CAP;
-    t->fd = open(t->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    t->fd = rd_out_create(dirfd, "trace.ltr");
     if (t->fd < 0) {
         free(t->buf);
         t->buf = NULL;
-        return t->err = -errno;
+        return t->err = t->fd;
     }
     lt_file_header(hdr);
     return put(t, hdr, sizeof hdr, NULL);

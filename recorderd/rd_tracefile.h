@@ -18,13 +18,19 @@ typedef struct rd_tracefile {
     lt_dec dec;    /* the stream's decoder state at buf[0] */
     uint64_t size; /* bytes in the file: the header and whole records */
     int err;       /* the error that ended it (negative errno), 0 if none */
-    char path[PATH_MAX];
+    int dirfd;     /* its directory (not owned): removed from it by name */
+    char path[PATH_MAX]; /* for messages */
 } rd_tracefile;
 
-/* Creates dir/trace.ltr (it must not exist) and writes its header. Returns
- * 0 or a negative errno (then t->err too; later writes do nothing). A file
- * that could not take even the header is removed. */
-int rd_tracefile_open(rd_tracefile *t, const char *dir);
+/* Creates trace.ltr (0600) in the directory dirfd (dir: its path, for
+ * messages); it must not exist. Writes its header. Returns 0 or a negative
+ * errno (then t->err too; later writes do nothing). A file that could not
+ * take even the header is removed. dirfd must outlive t. */
+int rd_tracefile_open(rd_tracefile *t, int dirfd, const char *dir);
+
+/* Removes trace.ltr (closed or given up) from its directory. Returns 0 or
+ * -errno. */
+int rd_tracefile_remove(rd_tracefile *t);
 
 /* Appends p[0..n), whole records; dec is the decoder's state before p[0].
  * Returns 0, or the error that ended the file (this call's or an earlier

@@ -1,72 +1,9 @@
-/* rd_util: mkdir -p, atomic report files, JSON strings. */
+/* rd_util: UTF-8, JSON strings, clocks. */
 #include "rd_util.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
-
-int rd_mkdir_p(const char *dir)
-{
-    char buf[PATH_MAX];
-    if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf)
-        return -ENAMETOOLONG;
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = 0;
-        if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-            return -errno;
-        *p = '/';
-    }
-    if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-        return -errno;
-    return 0;
-}
-
-/* Flushes f. Returns 0, or the reason a write to it failed: the errno of
- * the flush, which retries what a failed write left in the buffer (ENOSPC,
- * EFBIG: the disk is full or the file too large), EIO if none is known. */
-static int stream_error(FILE *f)
-{
-    errno = 0;
-    if (fflush(f))
-        return errno ? -errno : -EIO;
-    return ferror(f) ? -EIO : 0;
-}
-
-int rd_write_atomic(const char *dir, const char *name, int (*fn)(FILE *, void *), void *ud)
-{
-    char tmp[PATH_MAX], dst[PATH_MAX];
-    snprintf(tmp, sizeof tmp, "%s/.%s.%d.tmp", dir, name, (int)getpid());
-    snprintf(dst, sizeof dst, "%s/%s", dir, name);
-    unlink(tmp);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return -errno;
-    FILE *f = fdopen(fd, "w");
-    if (!f) {
-        int e = -errno;
-        close(fd);
-        unlink(tmp);
-        return e;
-    }
-    int e = fn(f, ud);
-    int w = stream_error(f);
-    if (w && (!e || e == -EIO)) /* writers say EIO; the stream knows why */
-        e = w;
-    errno = 0;
-    if (fclose(f) && !e)
-        e = errno ? -errno : -EIO;
-    if (!e && rename(tmp, dst) < 0)
-        e = -errno;
-    if (e)
-        unlink(tmp);
-    return e;
-}
 
 int rd_utf8_seq(const char *s)
 {

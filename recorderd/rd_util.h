@@ -1,4 +1,4 @@
-/* rd_util: small file helpers for report writers. Any thread. */
+/* rd_util: small helpers for report writers. Any thread. */
 #ifndef RD_UTIL_H
 #define RD_UTIL_H
 
@@ -6,15 +6,7 @@
 
 #include <stdio.h>
 
-/* Creates dir and its parents (mode 0755). Returns 0 or -errno. */
-int rd_mkdir_p(const char *dir);
-
-/* Writes dir/name atomically: fn writes into a temporary file that is then
- * renamed over name. The file is created with O_EXCL|O_NOFOLLOW, so a
- * planted symlink is never followed. Returns 0 or a negative errno: that
- * of the failed write itself (-ENOSPC, -EFBIG) when fn only saw an error on
- * its stream (-EIO). The temporary file is removed on failure. */
-int rd_write_atomic(const char *dir, const char *name, int (*fn)(FILE *, void *), void *ud);
+/* Files are written through rd_outdir.h. */
 
 /* The length of the UTF-8 sequence at s (1-4), or 0 if it is not a valid
  * one (overlong, surrogate, U+FFFE/U+FFFF, cut short). */

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "rd_annotate.h"
+#include "rd_outdir.h"
 #include "rd_report.h"
 #include "rd_stack.h"
 #include "ut_events.h"
@@ -458,13 +459,24 @@ static int count_entries(const char *dir)
     return n;
 }
 
+/* rd_report_annotate into dir (created), as `report -o dir` does. */
+static int annotate_into(const char *dir, char *err, size_t cap)
+{
+    int fd = rd_out_open(dir, 1, err, cap);
+    if (fd < 0)
+        return fd;
+    int e = rd_report_annotate(&M, NULL, g_tmp, fd, dir, err, cap);
+    close(fd);
+    return e;
+}
+
 START_TEST(test_report_annotate)
 {
     limit_files();
     build_sources();
     char dir[128], err[256] = "", path[256];
     snprintf(dir, sizeof dir, "%s/annotate", g_tmp);
-    ck_assert_msg(rd_report_annotate(&M, NULL, g_tmp, dir, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(annotate_into(dir, err, sizeof err) == 0, "%s", err);
     /* one file per Lua source, all inside dir; nothing written elsewhere */
     ck_assert_int_eq(count_entries(dir), 3);
     ck_assert_int_eq(count_entries(g_tmp), 2); /* t.lua, annotate/ */
@@ -525,7 +537,7 @@ START_TEST(test_report_annotate_collision)
     EV(RET, 2, 0);
     char dir[128], err[256] = "", path[256];
     snprintf(dir, sizeof dir, "%s/annotate", g_tmp);
-    ck_assert_msg(rd_report_annotate(&M, NULL, g_tmp, dir, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(annotate_into(dir, err, sizeof err) == 0, "%s", err);
     ck_assert_int_eq(count_entries(dir), 2);
     snprintf(path, sizeof path, "%s/a_b.lua.txt", dir);
     char *txt = read_file(path);
@@ -607,7 +619,7 @@ START_TEST(test_report_annotate_long_name)
     EV(LINE, 2, 0, 1);
     char dir[128], err[256] = "";
     snprintf(dir, sizeof dir, "%s/annotate", g_tmp);
-    int rc = rd_report_annotate(&M, NULL, g_tmp, dir, err, sizeof err);
+    int rc = annotate_into(dir, err, sizeof err);
     ck_assert_msg(rc == 0, "rd_report_annotate: %d %s", rc, err);
     ck_assert_int_eq(count_entries(dir), 2);
 }
@@ -654,7 +666,7 @@ START_TEST(test_report_annotate_collision_many)
     }
     char dir[128], err[256] = "", path[256], head[64];
     snprintf(dir, sizeof dir, "%s/annotate", g_tmp);
-    ck_assert_msg(rd_report_annotate(&M, NULL, g_tmp, dir, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(annotate_into(dir, err, sizeof err) == 0, "%s", err);
     ck_assert_int_eq(count_entries(dir), NSRC);
     for (unsigned i = 0; i < NSRC; i++) {
         snprintf(path, sizeof path, "%.127s/%.47s", dir, flats[i]);

@@ -24,7 +24,7 @@ static void setup(void)
 {
     snprintf(DIRBUF, sizeof DIRBUF, "/tmp/check_timeline.XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(DIRBUF));
-    INFO = (rd_backend_info){"s", "cmd", 1, DIRBUF};
+    INFO = (rd_backend_info){"s", "cmd", 1, DIRBUF, -1};
     ck_assert_int_eq(rd_model_init(&M), 0);
     ck_assert_int_eq(rd_timeline_init(&TL, &INFOP), 0);
     LS = rd_timeline_listener(&TL);

@@ -4,6 +4,7 @@
  * length only the stream's decoder state tells (steps after a LINE). */
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "rd_tracefile.h"
 
 static char g_tmp[64];
+static int g_tmpfd = -1; /* g_tmp, open: trace.ltr is made under it */
 static char g_path[96];
 
 /* The stream: a LINE, then steps (2..6 bytes each), over and over. */
@@ -131,7 +133,7 @@ static int cut_child(const void *arg)
 {
     const cut_args *a = arg;
     rd_tracefile t;
-    if (rd_tracefile_open(&t, g_tmp))
+    if (rd_tracefile_open(&t, g_tmpfd, g_tmp))
         return 1;
     if (write_chunks(&t, a->s, a->chunk) != -EFBIG || t.fd != -1)
         return 2;
@@ -155,7 +157,7 @@ START_TEST(test_tracefile_whole)
     stream s;
     rd_tracefile t;
     make_stream(&s, 3u << 20);
-    ck_assert_int_eq(rd_tracefile_open(&t, g_tmp), 0);
+    ck_assert_int_eq(rd_tracefile_open(&t, g_tmpfd, g_tmp), 0);
     ck_assert_int_eq(write_chunks(&t, &s, 5000), 0);
     ck_assert_int_eq(rd_tracefile_close(&t), 0);
     ck_assert_int_eq(t.err, 0);
@@ -168,7 +170,7 @@ START_TEST(test_tracefile_exists)
 {
     rd_tracefile t;
     fclose(fopen(g_path, "w"));
-    ck_assert_int_eq(rd_tracefile_open(&t, g_tmp), -EEXIST);
+    ck_assert_int_eq(rd_tracefile_open(&t, g_tmpfd, g_tmp), -EEXIST);
     ck_assert_int_eq(rd_tracefile_write(&t, (const uint8_t *)"\x01", 1, &(lt_dec){0}), -EEXIST);
     ck_assert_int_eq(rd_tracefile_close(&t), -EEXIST);
     ck_assert_int_eq(access(g_path, F_OK), 0); /* not ours: left alone */
@@ -197,7 +199,7 @@ static int header_child(const void *arg)
 {
     rd_tracefile t;
     (void)arg;
-    if (rd_tracefile_open(&t, g_tmp) != -EFBIG)
+    if (rd_tracefile_open(&t, g_tmpfd, g_tmp) != -EFBIG)
         return 1;
     return rd_tracefile_close(&t) == -EFBIG ? 0 : 2;
 }
@@ -214,10 +216,13 @@ static void tmp_setup(void)
     snprintf(g_tmp, sizeof g_tmp, "/tmp/check_tracefile.XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(g_tmp));
     snprintf(g_path, sizeof g_path, "%s/trace.ltr", g_tmp);
+    g_tmpfd = open(g_tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    ck_assert_int_ge(g_tmpfd, 0);
 }
 
 static void tmp_teardown(void)
 {
+    close(g_tmpfd);
     unlink(g_path);
     rmdir(g_tmp);
 }

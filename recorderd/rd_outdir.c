@@ -1,0 +1,247 @@
+/* rd_outdir: output directories and files by descriptor (rd_outdir.h). */
+#include "rd_outdir.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rd_util.h"
+
+/* path without its trailing slashes ("out/" would follow a symlink out). */
+static int trimmed(const char *path, char *buf, size_t cap)
+{
+    if (snprintf(buf, cap, "%s", path) >= (int)cap)
+        return -ENAMETOOLONG;
+    for (size_t n = strlen(buf); n > 1 && buf[n - 1] == '/';)
+        buf[--n] = 0;
+    return buf[0] ? 0 : -ENOENT;
+}
+
+/* mkdir -p: the parents 0755 (as before: others may need to pass), the
+ * last 0700. */
+static int make_path(char *buf)
+{
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = 0;
+        int e = mkdir(buf, 0755) < 0 && errno != EEXIST ? -errno : 0;
+        *p = '/';
+        if (e)
+            return e;
+    }
+    return mkdir(buf, 0700) < 0 && errno != EEXIST ? -errno : 0;
+}
+
+int rd_out_check(int dfd, const char *path, char *err, size_t cap)
+{
+    struct stat st;
+    if (fstat(dfd, &st) < 0) {
+        snprintf(err, cap, "%s: %s", path, strerror(errno));
+        return -errno;
+    }
+    if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX)) {
+        snprintf(err, cap, "%s: other users can write to it and it is not sticky (mode %04o): "
+                 "use a directory of your own, or chmod +t it", path,
+                 (unsigned)(st.st_mode & 07777));
+        return -EPERM;
+    }
+    return 0;
+}
+
+int rd_out_open(const char *path, int create, char *err, size_t cap)
+{
+    char buf[PATH_MAX];
+    int e = trimmed(path, buf, sizeof buf);
+    if (!e && create)
+        e = make_path(buf);
+    int fd = e ? e : open(buf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0) {
+        e = fd == e ? e : -errno;
+        if (e == -ENOTDIR && lstat(buf, &st) == 0 && S_ISLNK(st.st_mode))
+            e = -ELOOP; /* O_DIRECTORY says ENOTDIR of a symlink under O_NOFOLLOW */
+        snprintf(err, cap, "%s: %s", path,
+                 e == -ELOOP ? "a symlink: give the directory it points to" : strerror(-e));
+        return e;
+    }
+    e = rd_out_check(fd, path, err, cap);
+    if (e) {
+        close(fd);
+        return e;
+    }
+    return fd;
+}
+
+int rd_out_subdir(int dfd, const char *name, int excl)
+{
+    char err[8];
+    struct stat st;
+    if (mkdirat(dfd, name, 0700) < 0 && (errno != EEXIST || excl))
+        return -errno;
+    int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    /* Between mkdirat and openat another user may have put a directory of
+     * theirs in its place: it is not ours, and nothing goes into it. */
+    int e = fstat(fd, &st) < 0 ? -errno : st.st_uid != geteuid() ? -EPERM : 0;
+    if (!e)
+        e = rd_out_check(fd, name, err, sizeof err);
+    if (e) {
+        close(fd);
+        return e;
+    }
+    return fd;
+}
+
+int rd_out_create(int dfd, const char *name)
+{
+    int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    return fd < 0 ? -errno : fd;
+}
+
+int rd_out_tmpfile(int dfd)
+{
+    int fd = openat(dfd, ".", O_RDWR | O_TMPFILE | O_CLOEXEC, 0600);
+    if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
+        return fd < 0 ? -errno : fd;
+    /* a file system without O_TMPFILE: a named one, removed at once */
+    char name[64];
+    for (unsigned k = 0; k < 100; k++) {
+        snprintf(name, sizeof name, ".luatrace-tmp.%d.%llu", (int)getpid(),
+                 rd_now_ns() + k);
+        fd = openat(dfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd >= 0) {
+            unlinkat(dfd, name, 0);
+            return fd;
+        }
+        if (errno != EEXIST)
+            break;
+    }
+    return -errno;
+}
+
+/* A new temporary file for name under dfd, its name in tmp. A name taken
+ * (in a shared directory, by anyone) only moves on to the next. */
+static int create_tmp(int dfd, const char *name, char *tmp, size_t cap)
+{
+    unsigned long long seed = rd_now_ns();
+    for (unsigned k = 0; k < 100; k++) {
+        snprintf(tmp, cap, ".%.200s.%d.%llx.tmp", name, (int)getpid(), seed + k);
+        int fd = rd_out_create(dfd, tmp);
+        if (fd != -EEXIST)
+            return fd;
+    }
+    return -EEXIST;
+}
+
+/* Flushes f. Returns 0, or the reason a write to it failed: the errno of
+ * the flush, which retries what a failed write left in the buffer (ENOSPC,
+ * EFBIG: the disk is full or the file too large), EIO if none is known. */
+static int stream_error(FILE *f)
+{
+    errno = 0;
+    if (fflush(f))
+        return errno ? -errno : -EIO;
+    return ferror(f) ? -EIO : 0;
+}
+
+int rd_out_write(int dfd, const char *name, int (*fn)(FILE *, void *), void *ud)
+{
+    char tmp[300];
+    int fd = create_tmp(dfd, name, tmp, sizeof tmp);
+    if (fd < 0)
+        return fd;
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        int e = -errno;
+        close(fd);
+        unlinkat(dfd, tmp, 0);
+        return e;
+    }
+    int e = fn(f, ud);
+    int w = stream_error(f);
+    if (w && (!e || e == -EIO)) /* writers say EIO; the stream knows why */
+        e = w;
+    errno = 0;
+    if (fclose(f) && !e)
+        e = errno ? -errno : -EIO;
+    if (!e && renameat(dfd, tmp, dfd, name) < 0)
+        e = -errno;
+    if (e)
+        unlinkat(dfd, tmp, 0);
+    return e;
+}
+
+/* Not a regular file: a device, a FIFO, a socket, or so through symlinks
+ * (/dev/null, /dev/stdout, a shell's >(...)): ours or root's. */
+static int is_stream(const struct stat *st)
+{
+    return !S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode) &&
+           (st->st_uid == geteuid() || st->st_uid == 0);
+}
+
+/* name under dfd, when it is a stream (is_stream), is written into as it
+ * is: renaming a file over /dev/null would replace the device. Another
+ * user's FIFO is no stream of ours: it is replaced like a file, as is
+ * anything that becomes a regular file between the look and the open
+ * (nothing was written to it: no O_TRUNC). Returns 1 if name is no
+ * stream, else 0 or -errno. */
+static int write_stream(int dfd, const char *name, int (*fn)(FILE *, void *), void *ud)
+{
+    struct stat st;
+    if (fstatat(dfd, name, &st, 0) < 0 || !is_stream(&st))
+        return 1;
+    int fd = openat(dfd, name, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    FILE *f = fstat(fd, &st) == 0 && is_stream(&st) ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        close(fd);
+        return 1;
+    }
+    int e = fn(f, ud);
+    int w = stream_error(f);
+    if (w && (!e || e == -EIO))
+        e = w;
+    errno = 0;
+    if (fclose(f) && !e)
+        e = errno ? -errno : -EIO;
+    return e;
+}
+
+int rd_out_write_path(const char *path, int (*fn)(FILE *, void *), void *ud, char *err,
+                      size_t cap)
+{
+    char dir[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    const char *name = slash ? slash + 1 : path;
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+    if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    if (!*name) {
+        snprintf(err, cap, "%s: a directory, not a file name", path);
+        return -EISDIR;
+    }
+    /* the directory as named (a symlink to it too: the user chose it) */
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0) {
+        snprintf(err, cap, "cannot write %s: %s", path, strerror(errno));
+        return -errno;
+    }
+    int e = rd_out_check(dfd, dir, err, cap);
+    if (e) {
+        close(dfd);
+        return e;
+    }
+    e = write_stream(dfd, name, fn, ud);
+    if (e == 1)
+        e = rd_out_write(dfd, name, fn, ud);
+    close(dfd);
+    if (e)
+        snprintf(err, cap, "cannot write %s: %s", path, strerror(-e));
+    return e;
+}
