@@ -12,36 +12,33 @@
 #include "lt_ring.h"
 #include "rd_attach.h"
 #include "rd_backend.h"
-#include "rd_callgrind.h"
 #include "rd_client.h"
 #include "rd_cov.h"
-#include "rd_flame.h"
-#include "rd_html.h"
-#include "rd_pprof.h"
+#include "rd_formats.h"
 #include "rd_luabk.h"
 #include "rd_replay.h"
-#include "rd_annotate.h"
 #include "rd_report.h"
 #include "rd_run.h"
 #include "rd_server.h"
-#include "rd_speedscope.h"
 #include "rd_util.h"
 
 static void usage(FILE *f)
 {
+    char views[256], cov[128];
+    rd_format_names(views, sizeof views, "|", RD_FMT_MERGE, 0);
+    rd_format_names(cov, sizeof cov, "|", RD_FMT_MERGE, RD_FMT_MERGE);
     fprintf(f,
             "usage:\n"
             "  recorderd run [--out DIR] [--quiet] [--ring SIZE] [--mode wait|drop]\n"
             "                [--no-trace] [--backend SPEC]... -- CMD [ARGS...]\n"
             "  recorderd listen [--socket PATH] [--out DIR] [--no-trace] [--backend SPEC]...\n"
             "                                                  (also: recorderd --listen)\n"
-            "  recorderd report SESSION_DIR|TRACE_FILE [--format profile|annotate|folded|"
-            "callgrind|flamegraph|speedscope|pprof|html|none]\n"
+            "  recorderd report SESSION_DIR|TRACE_FILE [--format %s]\n"
             "                   [--weight time|lines|calls] [-o FILE]\n"
-            "  recorderd report SESSION_DIR|TRACE_FILE --format lcov|luacov|coverage|cobertura\n"
+            "  recorderd report SESSION_DIR|TRACE_FILE --format %s\n"
             "                   [--include PAT]... [--exclude PAT]... [--include-untested DIR]...\n"
             "                   [-o FILE]\n"
-            "  recorderd report --merge SESSION... [--format lcov|luacov|coverage|cobertura] [-o FILE]\n"
+            "  recorderd report --merge SESSION... [--format %s] [-o FILE]\n"
             "  recorderd report SESSION_DIR|TRACE_FILE --format chrome|speedscope-evented [-o FILE]\n"
             "  recorderd report SESSION_DIR|TRACE_FILE --backend SPEC... [-o DIR]\n"
             "  recorderd attach PID [--duration SECONDS] [--out DIR] [--timeout SECONDS]\n"
@@ -53,7 +50,8 @@ static void usage(FILE *f)
             "  recorderd serve --fd N [--out DIR] [--summary|--quiet]   (used by the collector)\n"
             "  recorderd --version | --help\n"
             "backends (SPEC): chrome (trace.chrome.json), speedscope-evented "
-            "(trace.speedscope.json), lua:FILE.lua (a user backend)\n");
+            "(trace.speedscope.json), lua:FILE.lua (a user backend)\n",
+            views, cov, cov);
 }
 
 /* Returns the value of option argv[*i] (advancing), or NULL. "--" is no
@@ -446,28 +444,9 @@ static int write_view(const report_opts *o, rd_model *m, enum rd_weight w, FILE 
 {
     trace_meta t;
     read_meta(o->path, &t);
-    if (!strcmp(o->format, "none"))
-        return fprintf(out, "%llu events\n", (unsigned long long)m->events) < 0;
-    if (!strcmp(o->format, "folded"))
-        return rd_report_folded(m, w, out);
-    if (!strcmp(o->format, "annotate"))
-        return rd_report_annotate_stream(m, NULL, t.srcdir, out);
-    if (!strcmp(o->format, "flamegraph"))
-        return rd_flame_write_svg(m, o->path, out);
-    if (!strcmp(o->format, "speedscope"))
-        return rd_speedscope_write(m, o->path, out);
-    if (!strcmp(o->format, "callgrind"))
-        return rd_callgrind_write(m, t.cmd, t.srcdir, out);
-    if (!strcmp(o->format, "pprof")) {
-        rd_pprof_info info = {NULL, t.srcdir, trace_start_ns(o->path, m)};
-        return rd_pprof_write(m, &info, out);
-    }
-    if (!strcmp(o->format, "html")) {
-        rd_html_info info = {o->path, t.cmd, t.srcdir, 0, NULL,
-                             rd_cov_session_truncated(o->path) > 0};
-        return rd_html_write(m, &info, out);
-    }
-    return rd_report_profile(m, NULL, NULL, 0, out);
+    rd_render r = {m, NULL, o->path, t.cmd, t.srcdir, 0, trace_start_ns(o->path, m),
+                   rd_cov_session_truncated(o->path) > 0, w, 0};
+    return rd_format_find(o->format)->write(out, &r);
 }
 
 static int write_report(const report_opts *o, rd_model *m)
@@ -478,10 +457,12 @@ static int write_report(const report_opts *o, rd_model *m)
         fprintf(stderr, "recorderd report: --weight is time, lines or calls\n");
         return 2;
     }
-    if (!strcmp(o->format, "annotate") && o->out) {
+    const rd_format *fmt = rd_format_find(o->format);
+    if (fmt->write_dir && o->out) {
         trace_meta t;
         read_meta(o->path, &t);
-        if (rd_report_annotate(m, NULL, t.srcdir, o->out, err, sizeof err)) {
+        rd_render r = {m, NULL, o->path, t.cmd, t.srcdir, 0, 0, 0, w, 0};
+        if (fmt->write_dir(&r, o->out, err, sizeof err)) {
             fprintf(stderr, "recorderd report: %s\n", err);
             return 1;
         }
@@ -502,8 +483,8 @@ static int write_report(const report_opts *o, rd_model *m)
 
 static int is_coverage(const char *format)
 {
-    return !strcmp(format, "lcov") || !strcmp(format, "luacov") || !strcmp(format, "coverage") ||
-           !strcmp(format, "cobertura");
+    const rd_format *f = rd_format_find(format);
+    return f && (f->flags & RD_FMT_MERGE);
 }
 
 static int write_coverage(const report_opts *o, const rd_cov *c)
@@ -515,12 +496,8 @@ static int write_coverage(const report_opts *o, const rd_cov *c)
         return 1;
     }
     snprintf(title, sizeof title, "%u traces merged", o->ninputs);
-    int e = !strcmp(o->format, "lcov")        ? rd_cov_write_lcov(c, out)
-            : !strcmp(o->format, "luacov")    ? rd_cov_write_luacov(c, out)
-            : !strcmp(o->format, "cobertura") ? rd_cov_write_cobertura(c, "luatrace " RD_VERSION,
-                                                                       rd_wall_ms(), out)
-                                              : rd_cov_write_text(c, o->ninputs > 1 ? title
-                                                                      : o->path, out);
+    rd_render r = {.cov = c, .title = o->ninputs > 1 ? title : o->path};
+    int e = rd_format_find(o->format)->write(out, &r);
     if ((out != stdout && fclose(out)) || (out == stdout && fflush(out)) || e) {
         fprintf(stderr, "recorderd report: write error\n");
         return 1;
@@ -592,16 +569,11 @@ static int cmd_report(int argc, char **argv)
     }
     if (streaming)
         backend_specs[nbackend_specs++] = o.format;
-    if (!streaming && strcmp(o.format, "profile") && strcmp(o.format, "folded") &&
-        strcmp(o.format, "annotate") && strcmp(o.format, "flamegraph") &&
-        strcmp(o.format, "speedscope") && strcmp(o.format, "callgrind") &&
-        strcmp(o.format, "pprof") && strcmp(o.format, "html") && strcmp(o.format, "none")) {
-        fprintf(stderr,
-                "recorderd report: unknown format %s (profile, annotate, folded, callgrind, "
-                "flamegraph, speedscope, pprof, html, "
-                "lcov, luacov, coverage, cobertura, none, or a backend: chrome, "
-                "speedscope-evented)\n",
-                o.format);
+    if (!streaming && !rd_format_find(o.format)) {
+        char names[512];
+        fprintf(stderr, "recorderd report: unknown format %s (%s, or a backend: chrome, "
+                        "speedscope-evented)\n",
+                o.format, rd_format_names(names, sizeof names, ", ", 0, 0));
         return 2;
     }
     rd_model m;

@@ -14,15 +14,10 @@
 
 #include "lt_file.h"
 #include "rd_backend.h"
-#include "rd_callgrind.h"
 #include "rd_cov.h"
-#include "rd_flame.h"
-#include "rd_html.h"
-#include "rd_pprof.h"
+#include "rd_formats.h"
 #include "rd_replay.h"
-#include "rd_annotate.h"
 #include "rd_report.h"
-#include "rd_speedscope.h"
 #include "rd_util.h"
 
 /* Picks out/<shm>, or out/<shm>.<pid>[.N] when taken; creates it. */
@@ -175,50 +170,16 @@ static void drain_loop(rd_session *s)
  * Reports. Each is written on its own: one that fails is named in
  * session.json's error and the others are written all the same. */
 
-/* A report file of the session directory (annotate/ is a directory). */
-enum { R_PROFILE, R_FOLDED, R_FLAME, R_SPEEDSCOPE, R_CALLGRIND, R_PPROF, R_ANNOTATE,
-       R_LCOV, R_LUACOV, R_COVTEXT, R_COBERTURA, R_HTML, R_COUNT };
-
-/* What the report writers share: the session, the traced program's
- * working directory (relative sources are resolved against it), the
- * coverage (NULL if it could not be built: cov_err) and how each report
- * went (0 or a negative errno). */
+/* What the report writers share (rd_formats.h), the coverage's error when
+ * it could not be built (rd_render.cov NULL), and how each report went (0
+ * or a negative errno, by row of rd_formats). */
 typedef struct report_ctx {
     rd_session *s;
-    const char *cwd;
-    rd_cov *cov;
+    rd_render rr;
     int cov_err;
-    int err[R_COUNT];
+    int err[RD_FORMATS_MAX];
+    const rd_format *cur; /* the one being written */
 } report_ctx;
-
-static int write_profile(FILE *f, void *ud)
-{
-    rd_session *s = ((report_ctx *)ud)->s;
-    return rd_report_profile(&s->m, s->name, s->cmd, 0, f);
-}
-
-static int write_folded(FILE *f, void *ud)
-{
-    return rd_report_folded(&((report_ctx *)ud)->s->m, RD_W_TIME, f);
-}
-
-static int write_flame(FILE *f, void *ud)
-{
-    rd_session *s = ((report_ctx *)ud)->s;
-    return rd_flame_write_svg(&s->m, s->name, f);
-}
-
-static int write_speedscope(FILE *f, void *ud)
-{
-    rd_session *s = ((report_ctx *)ud)->s;
-    return rd_speedscope_write(&s->m, s->name, f);
-}
-
-static int write_callgrind(FILE *f, void *ud)
-{
-    const report_ctx *r = ud;
-    return rd_callgrind_write(&r->s->m, r->s->cmd, r->cwd, f);
-}
 
 /* When tracing began, on the wall clock: now less the time since t0. */
 static int64_t start_wall_ns(const rd_session *s)
@@ -229,78 +190,31 @@ static int64_t start_wall_ns(const rd_session *s)
     return now - (int64_t)(rd_now_ns() - s->t0);
 }
 
-static int write_pprof(FILE *f, void *ud)
+static int write_cur(FILE *f, void *ud)
 {
     const report_ctx *r = ud;
-    rd_pprof_info info = {r->s->cmd, r->cwd, start_wall_ns(r->s)};
-    return rd_pprof_write(&r->s->m, &info, f);
+    return r->cur->write(f, &r->rr);
 }
 
-static int write_lcov(FILE *f, void *ud)
-{
-    return rd_cov_write_lcov(((report_ctx *)ud)->cov, f);
-}
-
-static int write_luacov(FILE *f, void *ud)
-{
-    return rd_cov_write_luacov(((report_ctx *)ud)->cov, f);
-}
-
-static int write_covtext(FILE *f, void *ud)
-{
-    report_ctx *r = ud;
-    return rd_cov_write_text(r->cov, r->s->name, f);
-}
-
-static int write_cobertura(FILE *f, void *ud)
-{
-    return rd_cov_write_cobertura(((report_ctx *)ud)->cov, "luatrace " RD_VERSION, rd_wall_ms(),
-                                  f);
-}
-
-static int write_html(FILE *f, void *ud)
-{
-    report_ctx *r = ud;
-    rd_session *s = r->s;
-    rd_html_info info = {s->name, s->cmd, r->cwd, s->t1 - s->t0, r->cov, 0};
-    return rd_html_write(&s->m, &info, f);
-}
-
-static const struct {
-    const char *name;
-    int (*write)(FILE *, void *); /* NULL: annotate/ */
-    int cov;                      /* needs the coverage */
-} report_files[R_COUNT] = {
-    [R_PROFILE] = {"profile.txt", write_profile, 0},
-    [R_FOLDED] = {"stacks.folded", write_folded, 0},
-    [R_FLAME] = {"flamegraph.svg", write_flame, 0},
-    [R_SPEEDSCOPE] = {"profile.speedscope.json", write_speedscope, 0},
-    [R_CALLGRIND] = {"callgrind.out", write_callgrind, 0},
-    [R_PPROF] = {"profile.pb.gz", write_pprof, 0},
-    [R_ANNOTATE] = {"annotate/", NULL, 0},
-    [R_LCOV] = {"coverage.lcov", write_lcov, 1},
-    [R_LUACOV] = {"luacov.stats.out", write_luacov, 1},
-    [R_COVTEXT] = {"coverage.txt", write_covtext, 1},
-    [R_COBERTURA] = {"coverage.xml", write_cobertura, 1},
-    /* report.html shows the same coverage: from the same model */
-    [R_HTML] = {"report.html", write_html, 1},
-};
-
-static int write_report(report_ctx *r, int i)
+static int write_report(report_ctx *r, unsigned i)
 {
     char dir[PATH_MAX + 16], err[256];
-    if (report_files[i].cov && !r->cov)
+    const rd_format *f = &rd_formats[i];
+    if (!f->file)
+        return 0; /* report only (none) */
+    if ((f->flags & RD_FMT_COV) && !r->rr.cov)
         return r->cov_err;
-    if (report_files[i].write)
-        return rd_write_atomic(r->s->dir, report_files[i].name, report_files[i].write, r);
-    snprintf(dir, sizeof dir, "%s/annotate", r->s->dir);
-    return rd_report_annotate(&r->s->m, r->cov, r->cwd, dir, err, sizeof err);
+    r->cur = f;
+    if (!f->write_dir)
+        return rd_write_atomic(r->s->dir, f->file, write_cur, r);
+    snprintf(dir, sizeof dir, "%s/%.*s", r->s->dir, (int)strlen(f->file) - 1, f->file);
+    return f->write_dir(&r->rr, dir, err, sizeof err);
 }
 
 /* Writes every report, or with retry only those that failed before. */
 static void write_reports(report_ctx *r, int retry)
 {
-    for (int i = 0; i < R_COUNT; i++)
+    for (unsigned i = 0; i < rd_nformats; i++)
         if (!retry || r->err[i])
             r->err[i] = write_report(r, i);
 }
@@ -356,19 +270,20 @@ static void trace_error(const rd_session *s, char *buf, size_t cap)
  * session.json (failed: its errno, or 0) last. */
 static void report_errors(const report_ctx *r, int failed, char *buf, size_t cap)
 {
-    int errs[R_COUNT + 1];
-    memcpy(errs, r->err, sizeof r->err);
-    errs[R_COUNT] = failed;
-    for (int i = 0; i <= R_COUNT; i++) {
+    int errs[RD_FORMATS_MAX + 1];
+    unsigned n = rd_nformats;
+    memcpy(errs, r->err, n * sizeof *errs);
+    errs[n] = failed;
+    for (unsigned i = 0; i <= n; i++) {
         if (!errs[i])
             continue;
         int e = errs[i];
         append(buf, cap, "%scannot write ", buf[0] ? "; " : "");
-        for (int j = i, first = 1; j <= R_COUNT; j++) {
+        for (unsigned j = i, first = 1; j <= n; j++) {
             if (errs[j] != e)
                 continue;
             append(buf, cap, "%s%s", first ? "" : ", ",
-                   j < R_COUNT ? report_files[j].name : "session.json");
+                   j < n ? rd_formats[j].file : "session.json");
             errs[j] = first = 0;
         }
         append(buf, cap, ": %s", strerror(-e));
@@ -416,7 +331,7 @@ static int write_json(FILE *f, void *ud)
             (unsigned long long)s->drops, ns, s->t1 - s->t0, s->m.nfunc - 1, rd_model_stacks(&s->m),
             (unsigned long long)s->st.unwinds, (unsigned long long)s->st.tails,
             (unsigned long long)s->st.bad);
-    rd_json_str(f, r->cwd);
+    rd_json_str(f, r->rr.srcdir);
     fprintf(f, ",\n  \"trace\": \"%s\",\n  \"error\": ", trace_state(s));
     rd_json_str(f, s->err);
     fprintf(f, "\n}\n");
@@ -461,17 +376,19 @@ static void write_all(rd_session *s, const char *cwd)
 {
     char own[sizeof s->err];
     rd_cov cov;
-    report_ctx r = {s, cwd, NULL, 0, {0}};
+    report_ctx r = {.s = s};
+    r.rr = (rd_render){&s->m, NULL, s->name, s->cmd, cwd, s->t1 - s->t0, start_wall_ns(s),
+                       s->truncated, RD_W_TIME, 1};
     snprintf(own, sizeof own, "%s", s->err);
     r.cov_err = rd_cov_init(&cov, NULL);
     if (!r.cov_err && !(r.cov_err = rd_cov_add_model(&cov, &s->m, cwd))) {
         cov.truncated = s->truncated != 0;
         rd_cov_finish(&cov);
-        r.cov = &cov;
+        r.rr.cov = &cov;
     }
     write_reports(&r, 0);
     int short_of_space = 0;
-    for (int i = 0; i < R_COUNT; i++)
+    for (unsigned i = 0; i < rd_nformats; i++)
         short_of_space |= no_space(r.err[i]);
     if (short_of_space && make_room(s))
         write_reports(&r, 1);
