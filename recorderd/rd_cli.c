@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rd_formats.h"
 #include "rd_luabk.h"
 
 /* Returns the value of option argv[*i] (advancing), or NULL. "--" is no
@@ -45,13 +46,9 @@ const char *rd_cli_backends[RD_MAX_BACKENDS];
 unsigned rd_cli_nbackends;
 
 /* 1 if argv[*i] was --backend (taken), 0 if not, -1 on a bad value. */
-int rd_cli_backend(int argc, char **argv, int *i)
+/* Adds the backend v (kept: it must live as long as the command). */
+static int add_backend(const char *v)
 {
-    if (strcmp(argv[*i], "--backend") && strcmp(argv[*i], "-b"))
-        return 0;
-    const char *v = rd_cli_optval(argc, argv, i);
-    if (!v)
-        return -1;
     if (!rd_backend_known(v)) {
         fprintf(stderr, "recorderd: unknown backend %s (see recorderd --help)\n", v);
         return -1;
@@ -66,7 +63,15 @@ int rd_cli_backend(int argc, char **argv, int *i)
         return -1;
     }
     rd_cli_backends[rd_cli_nbackends++] = v;
-    return 1;
+    return 0;
+}
+
+int rd_cli_backend(int argc, char **argv, int *i)
+{
+    if (strcmp(argv[*i], "--backend") && strcmp(argv[*i], "-b"))
+        return 0;
+    const char *v = rd_cli_optval(argc, argv, i);
+    return !v || add_backend(v) ? -1 : 1;
 }
 
 /* Seconds (decimals allowed) as milliseconds; -1 if not a number. */
@@ -75,4 +80,49 @@ long rd_cli_seconds_ms(const char *v)
     char *end;
     double d = v ? strtod(v, &end) : -1;
     return v && end != v && !*end && d >= 0 && d < 1e7 ? (long)(d * 1000 + 0.5) : -1;
+}
+
+uint32_t rd_cli_formats;
+
+/* One name of a --format list (len bytes at v). Returns 0 or -1. */
+static int format_item(const char *cmd, const char *v, size_t len)
+{
+    char name[1024], names[512];
+    snprintf(name, sizeof name, "%.*s", (int)len, v);
+    const rd_format *f = rd_format_find(name);
+    if (!strcmp(name, "all")) {
+        rd_cli_formats |= rd_format_rows(0) & ~rd_format_rows(RD_FMT_NOFILE);
+        return 0;
+    }
+    if (f && f->file) {
+        rd_cli_formats |= 1u << (unsigned)(f - rd_formats);
+        return 0;
+    }
+    if (rd_backend_known(name)) {
+        char *keep = strdup(name); /* for the command's life */
+        return keep ? add_backend(keep) : -1;
+    }
+    rd_format_names(names, sizeof names, ", ", RD_FMT_NOFILE, 0);
+    fprintf(stderr, "recorderd %s: unknown format %s (%s, all, or a backend: chrome, "
+                    "speedscope-evented, lua:FILE.lua)\n", cmd, name, names);
+    return -1;
+}
+
+int rd_cli_format(const char *cmd, int argc, char **argv, int *i)
+{
+    if (strcmp(argv[*i], "--format") && strcmp(argv[*i], "-f"))
+        return 0;
+    const char *v = rd_cli_optval(argc, argv, i);
+    if (!v)
+        return -1;
+    rd_cli_formats |= rd_format_rows(RD_FMT_DEFAULT);
+    if (rd_backend_known(v)) /* whole: lua:FILE may hold a ',' */
+        return add_backend(v) ? -1 : 1;
+    for (const char *p = v; *p;) {
+        size_t n = strcspn(p, ",");
+        if (n && format_item(cmd, p, n))
+            return -1;
+        p += n + (p[n] == ',');
+    }
+    return 1;
 }

@@ -3,6 +3,8 @@
 #ifndef RD_CLI_H
 #define RD_CLI_H
 
+#include <stdint.h>
+
 #include "rd_backend.h"
 
 /* Returns the value of option argv[*i] (advancing), or NULL with a message.
@@ -26,5 +28,14 @@ extern unsigned rd_cli_nbackends;
 
 /* 1 if argv[*i] was --backend (taken), 0 if not, -1 on a bad value. */
 int rd_cli_backend(int argc, char **argv, int *i);
+
+/* --format LIST (run, listen, attach, serve): the reports a session writes
+ * besides the default ones, as names of rd_formats joined with ',', or
+ * "all"; repeatable. A backend's name in it (chrome, lua:FILE.lua) is
+ * taken as --backend. 0 until one is given; then the rows to write. */
+extern uint32_t rd_cli_formats;
+
+/* 1 if argv[*i] was --format (taken), 0 if not, -1 on a bad value. */
+int rd_cli_format(const char *cmd, int argc, char **argv, int *i);
 
 #endif

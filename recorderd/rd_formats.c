@@ -87,12 +87,13 @@ static int write_none(FILE *f, const rd_render *r)
 
 #define COV RD_FMT_COV
 #define MERGE (RD_FMT_COV | RD_FMT_MERGE)
+#define DEF RD_FMT_DEFAULT /* what a person opens; the others on demand */
 
 const rd_format rd_formats[] = {
-    {"profile", "profile.txt", 0, "functions by self and total time (text)", write_profile, NULL},
+    {"profile", "profile.txt", DEF, "functions by self and total time (text)", write_profile, NULL},
     {"folded", "stacks.folded", 0, "folded stacks, for flamegraph.pl (--weight)", write_folded,
      NULL},
-    {"flamegraph", "flamegraph.svg", 0, "interactive flame graph (SVG)", write_flame, NULL},
+    {"flamegraph", "flamegraph.svg", DEF, "interactive flame graph (SVG)", write_flame, NULL},
     {"speedscope", "profile.speedscope.json", 0, "sampled profile for speedscope (JSON)",
      write_speedscope, NULL},
     {"callgrind", "callgrind.out", 0, "call graph for callgrind_annotate, KCachegrind",
@@ -100,20 +101,29 @@ const rd_format rd_formats[] = {
     {"pprof", "profile.pb.gz", 0, "gzipped profile.proto for go tool pprof", write_pprof, NULL},
     {"annotate", "annotate/", 0, "every source line with its events and time", write_annotate,
      annotate_dir},
-    {"lcov", "coverage.lcov", MERGE, "coverage as an LCOV tracefile", write_lcov, NULL},
+    {"lcov", "coverage.lcov", MERGE | DEF, "coverage as an LCOV tracefile", write_lcov, NULL},
     {"luacov", "luacov.stats.out", MERGE, "coverage in luacov's stats format", write_luacov, NULL},
     {"coverage", "coverage.txt", MERGE, "coverage summary and listings (text)", write_covtext,
      NULL},
     {"cobertura", "coverage.xml", MERGE, "coverage as Cobertura XML, for CI", write_cobertura,
      NULL},
     /* report.html shows the session's coverage: from the same model */
-    {"html", "report.html", COV, "one self-contained page: summary, flame graph, sources",
+    {"html", "report.html", COV | DEF, "one self-contained page: summary, flame graph, sources",
      write_html, NULL},
     {"none", NULL, RD_FMT_NOFILE, "the event count only", write_none, NULL},
 };
 
 const unsigned rd_nformats = sizeof rd_formats / sizeof rd_formats[0];
 _Static_assert(sizeof rd_formats / sizeof rd_formats[0] <= RD_FORMATS_MAX, "RD_FORMATS_MAX");
+
+uint32_t rd_format_rows(unsigned flags)
+{
+    uint32_t rows = 0;
+    for (unsigned i = 0; i < rd_nformats; i++)
+        if ((rd_formats[i].flags & flags) == flags)
+            rows |= 1u << i;
+    return rows;
+}
 
 const rd_format *rd_format_find(const char *name)
 {

@@ -35,6 +35,7 @@ enum {
     RD_FMT_COV = 1,   /* needs the coverage: a session skips it when that failed */
     RD_FMT_MERGE = 2, /* a coverage report: report's --merge, --include... apply */
     RD_FMT_NOFILE = 4, /* report only: no file in a session directory */
+    RD_FMT_DEFAULT = 8, /* a session writes it unless told otherwise (--format) */
 };
 
 typedef struct rd_format {
@@ -50,6 +51,9 @@ typedef struct rd_format {
 /* The table, in the order a session writes it; rd_nformats rows. */
 extern const rd_format rd_formats[];
 extern const unsigned rd_nformats;
+
+/* The rows with every flag of flags, as a mask: bit i for rd_formats[i]. */
+uint32_t rd_format_rows(unsigned flags);
 
 /* The row of a format name, or NULL. */
 const rd_format *rd_format_find(const char *name);

@@ -89,6 +89,8 @@ static int cmd_run(int argc, char **argv)
     for (; i < argc && strcmp(argv[i], "--"); i++) {
         const char *a = argv[i];
         int b = rd_cli_backend(argc, argv, &i);
+        if (!b)
+            b = rd_cli_format("run", argc, argv, &i);
         if (b < 0)
             return 2;
         if (b)
@@ -123,6 +125,7 @@ static int cmd_run(int argc, char **argv)
         return e;
     o.backends = rd_cli_backends;
     o.nbackends = rd_cli_nbackends;
+    o.formats = rd_cli_formats;
     return rd_run(&o, argv + i);
 }
 
@@ -169,9 +172,12 @@ static int cmd_listen(int argc, char **argv)
     for (int i = 0; i < argc; i++) {
         const char *v;
         int b = rd_cli_backend(argc, argv, &i);
+        if (!b)
+            b = rd_cli_format("listen", argc, argv, &i);
         if (b < 0)
             return 2;
         so.nbackends = rd_cli_nbackends;
+        so.formats = rd_cli_formats;
         if (b)
             continue;
         if (rd_cli_is_help(argv[i]))
@@ -221,9 +227,12 @@ static int cmd_serve(int argc, char **argv)
     for (int i = 0; i < argc; i++) {
         const char *v;
         int b = rd_cli_backend(argc, argv, &i);
+        if (!b)
+            b = rd_cli_format("serve", argc, argv, &i);
         if (b < 0)
             return 2;
         so.nbackends = rd_cli_nbackends;
+        so.formats = rd_cli_formats;
         if (b)
             continue;
         if (!strcmp(argv[i], "--summary"))
@@ -261,9 +270,12 @@ static int cmd_attach(int argc, char **argv, const char *what)
         const char *a = argv[i];
         long ms;
         int b = dump || top ? 0 : rd_cli_backend(argc, argv, &i);
+        if (!b && !dump && !top)
+            b = rd_cli_format(what, argc, argv, &i);
         if (b < 0)
             return 2;
         o.so.nbackends = rd_cli_nbackends;
+        o.so.formats = rd_cli_formats;
         if (b)
             continue;
         if ((!strcmp(a, "--duration") || !strcmp(a, "-d")) && !dump) {

@@ -2,12 +2,15 @@
 #include "rd_session.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -20,23 +23,117 @@
 #include "rd_report.h"
 #include "rd_util.h"
 
-/* Picks out/<shm>, or out/<shm>.<pid>[.N] when taken; creates it. */
+/* {======================================================================
+ * The session directory. A session holds a lock (flock) on its directory
+ * while it runs, so that another recorder knows it is live. A directory of
+ * the same name left by an earlier run (unlocked, not made by this recorder)
+ * is kept as NAME.prev, replacing the one before, and the session takes
+ * NAME: reruns do not pile up. A name live elsewhere, or used already by
+ * this recorder (one command's processes never replace each other), gives
+ * NAME.PID[.N]. */
+
+/* The directories this recorder made (loop thread only). */
+static char **made;
+static size_t nmade;
+
+static int made_here(const char *dir)
+{
+    for (size_t i = 0; i < nmade; i++)
+        if (!strcmp(made[i], dir))
+            return 1;
+    return 0;
+}
+
+static void remember(const char *dir)
+{
+    char **m = realloc(made, (nmade + 1) * sizeof *m);
+    if (m && (m[nmade] = strdup(dir))) /* without memory: forgotten, a rerun may replace it */
+        made = m, nmade++;
+    else if (m)
+        made = m;
+}
+
+/* dir's lock, or -EWOULDBLOCK when a live session holds it. */
+static int lock_dir(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+        int e = -errno;
+        close(fd);
+        return e;
+    }
+    return fd;
+}
+
+static int remove_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    return (type == FTW_DP ? rmdir(path) : unlink(path)) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+/* Moves dir (an earlier run's, its lock held in fd) to dir.prev, replacing
+ * that. Returns 0 or a negative errno. */
+static int keep_previous(rd_session *s, int fd)
+{
+    snprintf(s->prev, sizeof s->prev, "%s.prev", s->dir);
+    int e = nftw(s->prev, remove_one, 16, FTW_DEPTH | FTW_PHYS) < 0 && errno != ENOENT ? -errno
+                                                                                         : 0;
+    if (!e && rename(s->dir, s->prev) < 0)
+        e = -errno;
+    close(fd);
+    if (e)
+        s->prev[0] = 0;
+    return e;
+}
+
+/* Makes s->dir, locked. Returns 0 or a negative errno (-EEXIST: taken). */
+static int claim(rd_session *s, int may_replace)
+{
+    int fd;
+    if (mkdir(s->dir, 0755) < 0) {
+        if (errno != EEXIST || !may_replace || made_here(s->dir))
+            return -errno;
+        if ((fd = lock_dir(s->dir)) < 0)
+            return -EEXIST; /* live, or no directory */
+        if (keep_previous(s, fd) || mkdir(s->dir, 0755) < 0)
+            return -EEXIST;
+    }
+    if ((s->dir_lock = lock_dir(s->dir)) < 0) {
+        rmdir(s->dir);
+        return s->dir_lock;
+    }
+    remember(s->dir);
+    return 0;
+}
+
+/* Picks out/<shm> (as said above), or out/<shm>.<pid>[.N]; creates it.
+ * Choosing is one recorder at a time: they lock out/ meanwhile. */
 static int make_dir(rd_session *s, const char *out, char *err, size_t cap)
 {
-    int e = rd_mkdir_p(out);
+    int e = rd_mkdir_p(out), ofd = e ? -1 : open(out, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (ofd >= 0)
+        flock(ofd, LOCK_EX);
     for (int i = 0; !e && i < 1000; i++) {
         if (i == 0)
             snprintf(s->dir, sizeof s->dir, "%s/%s", out, s->name);
         else
             snprintf(s->dir, sizeof s->dir, "%s/%s.%d%s%.0d", out, s->name, (int)s->pid,
                      i > 1 ? "." : "", i > 1 ? i : 0);
-        if (mkdir(s->dir, 0755) == 0) { /* the session is named as its directory */
+        int c = claim(s, i == 0);
+        if (c == 0) { /* the session is named as its directory */
             snprintf(s->name, sizeof s->name, "%s", strrchr(s->dir, '/') + 1);
-            return 0;
+            break;
         }
-        if (errno != EEXIST)
-            e = -errno;
+        if (c != -EEXIST)
+            e = c;
     }
+    if (ofd >= 0)
+        close(ofd); /* and its lock */
+    if (s->dir_lock >= 0)
+        return 0;
     snprintf(err, cap, "cannot create a session directory in %s: %s", out,
              strerror(e ? -e : EEXIST));
     return e ? e : -EEXIST;
@@ -179,6 +276,7 @@ typedef struct report_ctx {
     int cov_err;
     int err[RD_FORMATS_MAX];
     const rd_format *cur; /* the one being written */
+    uint32_t rows;        /* those to write: bit i for rd_formats[i] */
 } report_ctx;
 
 /* When tracing began, on the wall clock: now less the time since t0. */
@@ -200,8 +298,8 @@ static int write_report(report_ctx *r, unsigned i)
 {
     char dir[PATH_MAX + 16], err[256];
     const rd_format *f = &rd_formats[i];
-    if (!f->file)
-        return 0; /* report only (none) */
+    if (!f->file || !(r->rows & 1u << i))
+        return 0; /* report only (none), or not asked for */
     if ((f->flags & RD_FMT_COV) && !r->rr.cov)
         return r->cov_err;
     r->cur = f;
@@ -370,22 +468,33 @@ static void program_cwd(pid_t pid, char *buf, size_t cap)
         snprintf(buf, cap, "/");
 }
 
-/* Every report, then session.json. When the disk is full, a trace it cut
- * is given up for the reports that did not fit, and they are tried again. */
+/* The coverage, when a report asked for needs it (annotate/ makes its own
+ * otherwise, the same). */
+static void make_cov(report_ctx *r, rd_cov *cov, const char *cwd)
+{
+    r->cov_err = rd_cov_init(cov, NULL);
+    if (r->cov_err || !(r->rows & rd_format_rows(RD_FMT_COV)))
+        return;
+    if ((r->cov_err = rd_cov_add_model(cov, &r->s->m, cwd)))
+        return;
+    cov->truncated = r->s->truncated != 0;
+    rd_cov_finish(cov);
+    r->rr.cov = cov;
+}
+
+/* Every report asked for, then session.json. When the disk is full, a
+ * trace it cut is given up for the reports that did not fit, and they are
+ * tried again. */
 static void write_all(rd_session *s, const char *cwd)
 {
     char own[sizeof s->err];
     rd_cov cov;
-    report_ctx r = {.s = s};
+    uint32_t rows = s->opts->formats ? s->opts->formats : rd_format_rows(RD_FMT_DEFAULT);
+    report_ctx r = {.s = s, .rows = rows};
     r.rr = (rd_render){&s->m, NULL, s->name, s->cmd, cwd, s->t1 - s->t0, start_wall_ns(s),
                        s->truncated, RD_W_TIME, 1};
     snprintf(own, sizeof own, "%s", s->err);
-    r.cov_err = rd_cov_init(&cov, NULL);
-    if (!r.cov_err && !(r.cov_err = rd_cov_add_model(&cov, &s->m, cwd))) {
-        cov.truncated = s->truncated != 0;
-        rd_cov_finish(&cov);
-        r.rr.cov = &cov;
-    }
+    make_cov(&r, &cov, cwd);
     write_reports(&r, 0);
     int short_of_space = 0;
     for (unsigned i = 0; i < rd_nformats; i++)
@@ -396,11 +505,13 @@ static void write_all(rd_session *s, const char *cwd)
     rd_cov_free(&cov);
 }
 
-void rd_session_summary(const rd_model *m, const char *dir, FILE *out)
+void rd_session_summary(const rd_model *m, const char *dir, const char *prev, FILE *out)
 {
     fprintf(out, "\n");
     rd_report_profile(m, NULL, NULL, 20, out);
     fprintf(out, "\nreports: %s/\n", dir);
+    if (prev && prev[0])
+        fprintf(out, "previous run: %s/\n", prev);
 }
 
 static void drainer(void *arg)
@@ -445,7 +556,7 @@ static void drainer(void *arg)
     if (!s->opts->no_files)
         write_all(s, cwd);
     if (s->summary)
-        rd_session_summary(&s->m, s->dir, stderr);
+        rd_session_summary(&s->m, s->dir, s->prev, stderr);
     atomic_store_explicit(&s->done, 1, memory_order_release);
     uv_async_send(s->wake);
 }
@@ -465,6 +576,7 @@ rd_session *rd_session_start(const rd_session_opts *opts, const char *shm, uid_t
     s->pid = pid;
     s->wake = wake;
     s->trace.fd = -1;
+    s->dir_lock = -1;
     s->summary = opts->summary;
     s->backends = opts->backends;
     s->nbackends = opts->nbackends;
@@ -493,7 +605,10 @@ rd_session *rd_session_start(const rd_session_opts *opts, const char *shm, uid_t
 fail_model:
     rd_stack_free(&s->st);
     rd_model_free(&s->m);
-    rmdir(s->dir);
+    if (s->dir_lock >= 0) {
+        rmdir(s->dir);
+        close(s->dir_lock);
+    }
 fail_ring:
     lt_ring_close(&s->ring);
 fail:
@@ -515,5 +630,7 @@ void rd_session_free(rd_session *s)
     rd_stack_free(&s->st);
     rd_model_free(&s->m);
     lt_ring_close(&s->ring);
+    if (s->dir_lock >= 0)
+        close(s->dir_lock); /* a later run may replace the directory now */
     free(s);
 }
