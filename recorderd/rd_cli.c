@@ -8,6 +8,7 @@
 
 #include "rd_formats.h"
 #include "rd_luabk.h"
+#include "rd_session.h"
 
 /* Returns the value of option argv[*i] (advancing), or NULL. "--" is no
  * value: `--out -- lua5.1 x.lua` lacks one, it does not name a directory. */
@@ -37,7 +38,7 @@ int rd_cli_is_help(const char *a)
 /* Exit status 2, naming what was not understood. */
 int rd_cli_unknown(const char *cmd, const char *a)
 {
-    fprintf(stderr, "recorderd %s: unknown option %s (see recorderd --help)\n", cmd, a);
+    fprintf(stderr, "recorderd %s: unknown option %s (see recorderd %s --help)\n", cmd, a, cmd);
     return 2;
 }
 
@@ -50,7 +51,8 @@ unsigned rd_cli_nbackends;
 static int add_backend(const char *v)
 {
     if (!rd_backend_known(v)) {
-        fprintf(stderr, "recorderd: unknown backend %s (see recorderd --help)\n", v);
+        fprintf(stderr, "recorderd: unknown backend %s (chrome, speedscope-evented, "
+                        "lua:FILE.lua)\n", v);
         return -1;
     }
     char err[1024];
@@ -125,4 +127,22 @@ int rd_cli_format(const char *cmd, int argc, char **argv, int *i)
         p += n + (p[n] == ',');
     }
     return 1;
+}
+
+int rd_cli_is_out(const char *a)
+{
+    return !strcmp(a, "-o") || !strcmp(a, "--out") || !strcmp(a, "--output");
+}
+
+int rd_cli_session_opt(const char *cmd, int argc, char **argv, int *i, rd_session_opts *so)
+{
+    int b = rd_cli_backend(argc, argv, i);
+    if (!b)
+        b = rd_cli_format(cmd, argc, argv, i);
+    if (!b && rd_cli_is_out(argv[*i]))
+        b = (so->out = rd_cli_optval(argc, argv, i)) ? 1 : -1;
+    so->backends = rd_cli_backends;
+    so->nbackends = rd_cli_nbackends;
+    so->formats = rd_cli_formats;
+    return b;
 }

@@ -11,6 +11,7 @@
 #include "rd_cli.h"
 #include "rd_cov.h"
 #include "rd_formats.h"
+#include "rd_help.h"
 #include "rd_replay.h"
 #include "rd_sessfile.h"
 
@@ -20,7 +21,7 @@ typedef struct report_opts {
      * array has room for every argument */
     const char **inputs, **include, **exclude, **untested;
     unsigned ninputs, ninclude, nexclude, nuntested;
-    int merge;
+    int merge, help;
 } report_opts;
 
 /* --include, --exclude, --include-untested: repeatable. Returns 1 if a is
@@ -49,7 +50,7 @@ static int report_arg(int argc, char **argv, int *i, report_opts *o)
     const char *a = argv[*i];
     const char **val = !strcmp(a, "--format") || !strcmp(a, "-f")   ? &o->format
                        : !strcmp(a, "--weight") || !strcmp(a, "-w") ? &o->weight
-                       : !strcmp(a, "-o") || !strcmp(a, "--output") ? &o->out
+                       : rd_cli_is_out(a)                           ? &o->out
                                                                     : NULL;
     int k = cov_option(argc, argv, i, o);
     if (k)
@@ -58,6 +59,8 @@ static int report_arg(int argc, char **argv, int *i, report_opts *o)
         return k < 0 ? -1 : 0;
     if (val)
         return (*val = rd_cli_optval(argc, argv, i)) ? 0 : -1;
+    if (rd_cli_is_help(a))
+        return o->help = 1, -1;
     if (!strcmp(a, "--merge"))
         o->merge = 1;
     else if (a[0] != '-')
@@ -70,7 +73,7 @@ static int report_arg(int argc, char **argv, int *i, report_opts *o)
 static int parse_report(int argc, char **argv, report_opts *o)
 {
     const char **v = calloc(4 * ((size_t)argc + 1), sizeof *v);
-    *o = (report_opts){NULL, NULL, "time", NULL, v, NULL, NULL, NULL, 0, 0, 0, 0, 0};
+    *o = (report_opts){NULL, NULL, "time", NULL, v, NULL, NULL, NULL, 0, 0, 0, 0, 0, 0};
     if (!v)
         return -1;
     o->include = v + argc + 1;
@@ -292,11 +295,12 @@ out:
 int rd_cmd_report(int argc, char **argv)
 {
     report_opts o;
-    int streaming = 0;
-    int rc = parse_report(argc, argv, &o) ? 2 : is_coverage(o.format) ? cmd_coverage(&o) : -1;
-    if (rc < 0)
-        rc = check_view(&o, &streaming);
-    if (rc == 0 && !is_coverage(o.format))
+    int streaming = 0, rc;
+    if (parse_report(argc, argv, &o))
+        rc = o.help ? rd_help("report", stdout) : 2;
+    else if (is_coverage(o.format))
+        rc = cmd_coverage(&o);
+    else if (!(rc = check_view(&o, &streaming)))
         rc = cmd_view(&o, streaming);
     free(o.inputs); /* o.path points into argv */
     return rc;

@@ -1,4 +1,5 @@
-/* recorderd: command line. run / listen / serve / report. */
+/* recorderd: command line. run, listen, serve, status, stop, attach, dump
+ * and top; report is rd_cmd_report.c, every --help rd_help.c. */
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -15,42 +16,10 @@
 #include "rd_cli.h"
 #include "rd_client.h"
 #include "rd_cmd_report.h"
-#include "rd_formats.h"
+#include "rd_help.h"
 #include "rd_run.h"
 #include "rd_server.h"
 #include "rd_util.h"
-
-static void usage(FILE *f)
-{
-    char views[256], cov[128];
-    rd_format_names(views, sizeof views, "|", RD_FMT_MERGE, 0);
-    rd_format_names(cov, sizeof cov, "|", RD_FMT_MERGE, RD_FMT_MERGE);
-    fprintf(f,
-            "usage:\n"
-            "  recorderd run [--out DIR] [--quiet] [--ring SIZE] [--mode wait|drop]\n"
-            "                [--no-trace] [--backend SPEC]... -- CMD [ARGS...]\n"
-            "  recorderd listen [--socket PATH] [--out DIR] [--no-trace] [--backend SPEC]...\n"
-            "                                                  (also: recorderd --listen)\n"
-            "  recorderd report SESSION_DIR|TRACE_FILE [--format %s]\n"
-            "                   [--weight time|lines|calls] [-o FILE]\n"
-            "  recorderd report SESSION_DIR|TRACE_FILE --format %s\n"
-            "                   [--include PAT]... [--exclude PAT]... [--include-untested DIR]...\n"
-            "                   [-o FILE]\n"
-            "  recorderd report --merge SESSION... [--format %s] [-o FILE]\n"
-            "  recorderd report SESSION_DIR|TRACE_FILE --format chrome|speedscope-evented [-o FILE]\n"
-            "  recorderd report SESSION_DIR|TRACE_FILE --backend SPEC... [-o DIR]\n"
-            "  recorderd attach PID [--duration SECONDS] [--out DIR] [--timeout SECONDS]\n"
-            "                   [--backend SPEC]...\n"
-            "  recorderd dump PID [--timeout SECONDS]\n"
-            "  recorderd top PID [--duration SECONDS] [--timeout SECONDS]\n"
-            "  recorderd status [--socket PATH] [--json]\n"
-            "  recorderd stop [--socket PATH]\n"
-            "  recorderd serve --fd N [--out DIR] [--summary|--quiet]   (used by the collector)\n"
-            "  recorderd --version | --help\n"
-            "backends (SPEC): chrome (trace.chrome.json), speedscope-evented "
-            "(trace.speedscope.json), lua:FILE.lua (a user backend)\n",
-            views, cov, cov);
-}
 
 /* run's --ring, --mode and --out, checked before anything runs: a bad one
  * would otherwise leave the whole command to run untraced. */
@@ -82,50 +51,51 @@ static int check_run_opts(const rd_run_opts *o)
     return 0;
 }
 
-static int cmd_run(int argc, char **argv)
+/* run's options into o, and so those of its sessions. Returns the index of
+ * the command in argv, or minus the exit status (0: --help). */
+static int parse_run(int argc, char **argv, rd_run_opts *o, rd_session_opts *so)
 {
-    rd_run_opts o = {.out = "luatrace-out"};
     int i = 0;
     for (; i < argc && strcmp(argv[i], "--"); i++) {
         const char *a = argv[i];
-        int b = rd_cli_backend(argc, argv, &i);
-        if (!b)
-            b = rd_cli_format("run", argc, argv, &i);
-        if (b < 0)
-            return 2;
-        if (b)
-            continue;
-        const char **val = !strcmp(a, "--out")    ? &o.out
-                           : !strcmp(a, "--ring") ? &o.ring
-                           : !strcmp(a, "--mode") ? &o.mode
-                                                  : NULL;
-        if (val && !(*val = rd_cli_optval(argc, argv, &i)))
-            return 2;
-        if (val)
+        int b = rd_cli_session_opt("run", argc, argv, &i, so);
+        const char **val = !strcmp(a, "--ring") ? &o->ring : !strcmp(a, "--mode") ? &o->mode : NULL;
+        if (b < 0 || (val && !(*val = rd_cli_optval(argc, argv, &i))))
+            return -2;
+        if (b || val)
             continue;
         if (!strcmp(a, "--quiet") || !strcmp(a, "-q"))
-            o.quiet = 1;
+            o->quiet = 1;
         else if (!strcmp(a, "--no-trace"))
-            o.no_trace = 1;
+            o->no_trace = 1;
         else if (rd_cli_is_help(a))
-            return usage(stdout), 0;
+            return -rd_help("run", stdout);
         else if (a[0] != '-')
             break; /* the command, without "--" */
         else
-            return rd_cli_unknown("run", a);
+            return -rd_cli_unknown("run", a);
     }
-    if (i < argc && !strcmp(argv[i], "--"))
-        i++;
+    return i < argc && !strcmp(argv[i], "--") ? i + 1 : i;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    rd_run_opts o = {0};
+    rd_session_opts so = {.out = "luatrace-out"};
+    int i = parse_run(argc, argv, &o, &so);
+    if (i <= 0)
+        return -i;
     if (i >= argc) {
         fprintf(stderr, "recorderd run: no command given\n");
         return 2;
     }
+    o.out = so.out;
     int e = check_run_opts(&o);
     if (e)
         return e;
-    o.backends = rd_cli_backends;
-    o.nbackends = rd_cli_nbackends;
-    o.formats = rd_cli_formats;
+    o.backends = so.backends;
+    o.nbackends = so.nbackends;
+    o.formats = so.formats;
     return rd_run(&o, argv + i);
 }
 
@@ -167,33 +137,25 @@ static int serve(const char *path, int fd, rd_session_opts *so, int once)
 static int cmd_listen(int argc, char **argv)
 {
     char path[PATH_MAX];
-    rd_session_opts so = {.out = "luatrace-out", .backends = rd_cli_backends};
+    rd_session_opts so = {.out = "luatrace-out"};
     lt_ctl_default_path(path, sizeof path);
     for (int i = 0; i < argc; i++) {
         const char *v;
-        int b = rd_cli_backend(argc, argv, &i);
-        if (!b)
-            b = rd_cli_format("listen", argc, argv, &i);
+        int b = rd_cli_session_opt("listen", argc, argv, &i, &so);
         if (b < 0)
             return 2;
-        so.nbackends = rd_cli_nbackends;
-        so.formats = rd_cli_formats;
         if (b)
             continue;
         if (rd_cli_is_help(argv[i]))
-            return usage(stdout), 0;
-        if (!strcmp(argv[i], "--no-trace")) {
+            return rd_help("listen", stdout);
+        if (!strcmp(argv[i], "--no-trace"))
             so.no_trace = 1;
-            continue;
-        }
-        if (strcmp(argv[i], "--socket") && strcmp(argv[i], "--out"))
+        else if (strcmp(argv[i], "--socket"))
             return rd_cli_unknown("listen", argv[i]);
-        if (!(v = rd_cli_optval(argc, argv, &i)))
-            return 2;
-        if (!strcmp(argv[i - 1], "--socket"))
+        else if ((v = rd_cli_optval(argc, argv, &i)))
             snprintf(path, sizeof path, "%s", v);
         else
-            so.out = v;
+            return 2;
     }
     return serve(path, -1, &so, 0);
 }
@@ -207,7 +169,7 @@ static int cmd_client(int argc, char **argv, int stop)
     for (int i = 0; i < argc; i++) {
         const char *v;
         if (rd_cli_is_help(argv[i]))
-            return usage(stdout), 0;
+            return rd_help(stop ? "stop" : "status", stdout);
         if (!strcmp(argv[i], "--json") && !stop)
             json = 1;
         else if (strcmp(argv[i], "--socket"))
@@ -222,36 +184,27 @@ static int cmd_client(int argc, char **argv, int stop)
 
 static int cmd_serve(int argc, char **argv)
 {
-    rd_session_opts so = {.out = "luatrace-out", .backends = rd_cli_backends};
+    rd_session_opts so = {.out = "luatrace-out"};
     int fd = -1;
     for (int i = 0; i < argc; i++) {
-        const char *v;
-        int b = rd_cli_backend(argc, argv, &i);
-        if (!b)
-            b = rd_cli_format("serve", argc, argv, &i);
+        int b = rd_cli_session_opt("serve", argc, argv, &i, &so);
         if (b < 0)
             return 2;
-        so.nbackends = rd_cli_nbackends;
-        so.formats = rd_cli_formats;
         if (b)
             continue;
         if (!strcmp(argv[i], "--summary"))
             so.summary = 1;
-        else if (!strcmp(argv[i], "--quiet"))
+        else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q"))
             so.summary = 0;
         else if (rd_cli_is_help(argv[i]))
-            return usage(stdout), 0;
-        else if (strcmp(argv[i], "--fd") && strcmp(argv[i], "--out"))
+            return rd_help("serve", stdout);
+        else if (strcmp(argv[i], "--fd"))
             return rd_cli_unknown("serve", argv[i]);
-        else if (!(v = rd_cli_optval(argc, argv, &i)))
-            return 2;
-        else if (!strcmp(argv[i - 1], "--out"))
-            so.out = v;
-        else if ((fd = (int)rd_cli_whole(v, 0, INT_MAX)) < 0)
+        else if ((fd = (int)rd_cli_whole(rd_cli_optval(argc, argv, &i), 0, INT_MAX)) < 0)
             return fprintf(stderr, "recorderd serve: --fd takes a file descriptor number\n"), 2;
     }
     if (fd < 0)
-        return usage(stderr), 2;
+        return fprintf(stderr, "recorderd serve: give --fd N (see recorderd serve --help)\n"), 2;
     struct stat st; /* libuv aborts on a pipe of anything else */
     if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode)) {
         fprintf(stderr, "recorderd serve: fd %d is not a socket\n", fd);
@@ -260,43 +213,49 @@ static int cmd_serve(int argc, char **argv)
     return serve(NULL, fd, &so, 1);
 }
 
+/* --duration or --timeout's value, in ms, into *ms. Returns 0 or 2. */
+static int seconds_opt(const char *what, int argc, char **argv, int *i, unsigned *ms)
+{
+    const char *a = argv[*i];
+    long v = rd_cli_seconds_ms(rd_cli_optval(argc, argv, i));
+    if (v <= 0)
+        return fprintf(stderr, "recorderd %s: %s takes seconds > 0\n", what, a), 2;
+    *ms = (unsigned)v;
+    return 0;
+}
+
+/* One argument of attach, dump or top (files: attach). Returns 0, or the
+ * exit status (-1: --help, 0). */
+static int attach_arg(const char *what, int files, int argc, char **argv, int *i,
+                      rd_attach_opts *o)
+{
+    const char *a = argv[*i];
+    int b = files ? rd_cli_session_opt(what, argc, argv, i, &o->so) : 0;
+    if (b)
+        return b < 0 ? 2 : 0;
+    if ((!strcmp(a, "--duration") || !strcmp(a, "-d")) && strcmp(what, "dump"))
+        return seconds_opt(what, argc, argv, i, &o->duration_ms);
+    if (!strcmp(a, "--timeout"))
+        return seconds_opt(what, argc, argv, i, &o->timeout_ms);
+    if (rd_cli_is_help(a))
+        return -1;
+    if (a[0] == '-' || o->pid)
+        return rd_cli_unknown(what, a);
+    if ((o->pid = (pid_t)rd_cli_whole(a, 1, INT_MAX)) < 0)
+        return fprintf(stderr, "recorderd %s: %s is not a process id\n", what, a), 2;
+    return 0;
+}
+
 /* attach, dump, top: PID [options] */
 static int cmd_attach(int argc, char **argv, const char *what)
 {
     rd_attach_opts o = {.timeout_ms = 10000, .grace_ms = 5000};
-    o.so = (rd_session_opts){.out = "luatrace-out", .backends = rd_cli_backends};
     int dump = !strcmp(what, "dump"), top = !strcmp(what, "top");
+    o.so = (rd_session_opts){.out = "luatrace-out"};
     for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        long ms;
-        int b = dump || top ? 0 : rd_cli_backend(argc, argv, &i);
-        if (!b && !dump && !top)
-            b = rd_cli_format(what, argc, argv, &i);
-        if (b < 0)
-            return 2;
-        o.so.nbackends = rd_cli_nbackends;
-        o.so.formats = rd_cli_formats;
-        if (b)
-            continue;
-        if ((!strcmp(a, "--duration") || !strcmp(a, "-d")) && !dump) {
-            if ((ms = rd_cli_seconds_ms(rd_cli_optval(argc, argv, &i))) <= 0)
-                return fprintf(stderr, "recorderd %s: --duration takes seconds > 0\n", what), 2;
-            o.duration_ms = (unsigned)ms;
-        } else if (!strcmp(a, "--timeout")) {
-            if ((ms = rd_cli_seconds_ms(rd_cli_optval(argc, argv, &i))) <= 0)
-                return fprintf(stderr, "recorderd %s: --timeout takes seconds > 0\n", what), 2;
-            o.timeout_ms = (unsigned)ms;
-        } else if (!strcmp(a, "--out") && !dump && !top) {
-            if (!(o.so.out = rd_cli_optval(argc, argv, &i)))
-                return 2;
-        } else if (a[0] != '-' && !o.pid) {
-            if ((o.pid = (pid_t)rd_cli_whole(a, 1, INT_MAX)) < 0)
-                return fprintf(stderr, "recorderd %s: %s is not a process id\n", what, a), 2;
-        } else if (rd_cli_is_help(a)) {
-            return usage(stdout), 0;
-        } else {
-            return rd_cli_unknown(what, a);
-        }
+        int e = attach_arg(what, !dump && !top, argc, argv, &i, &o);
+        if (e)
+            return e < 0 ? rd_help(what, stdout) : e;
     }
     if (!o.pid)
         return fprintf(stderr, "recorderd %s: give the process id\n", what), 2;
@@ -313,7 +272,7 @@ static int cmd_attach(int argc, char **argv, const char *what)
 int main(int argc, char **argv)
 {
     if (argc < 2)
-        return usage(stderr), 2;
+        return rd_help_usage(stderr), 2;
     rd_session_guard_init();
     const char *c = argv[1];
     /* A file over RLIMIT_FSIZE is an error to report (EFBIG), not a death;
@@ -343,8 +302,8 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(c, "--help") || !strcmp(c, "-h"))
-        return usage(stdout), 0;
+        return rd_help_usage(stdout), 0;
     fprintf(stderr, "recorderd: unknown command %s\n", c);
-    usage(stderr);
+    rd_help_usage(stderr);
     return 2;
 }

@@ -938,6 +938,44 @@ def case_runopts(c):
         expect(r.status == 2 and what in r.err, '%s: %d %r' % (cmd, r.status, r.err))
     r = run([rd, 'run', '--help'], c.tmp, c.env())
     expect(r.status == 0 and b'recorderd run [' in r.out, 'run --help: %d %r' % (r.status, r.err))
+    # each command's own --help: a line per option of its own, the formats
+    # where it writes reports, an example (run and attach printed one synopsis)
+    options = {'run': ['-o, --out', '-q, --quiet', '-f, --format', '--ring', '--mode',
+                       '--no-trace', '-b, --backend'],
+               'listen': ['--socket', '-o, --out', '-f, --format', '--no-trace', '-b, --backend'],
+               'attach': ['-d, --duration', '-o, --out', '-f, --format', '--timeout',
+                          '-b, --backend'],
+               'report': ['-f, --format', '-o, --out', '-w, --weight', '--merge', '--include',
+                          '--exclude', '--include-untested', '-b, --backend'],
+               'status': ['--socket', '--json'], 'stop': ['--socket'], 'dump': ['--timeout'],
+               'top': ['-d, --duration', '--timeout'],
+               'serve': ['--fd', '-o, --out', '--summary', '-q, --quiet', '-f, --format',
+                         '-b, --backend']}
+    texts = set()
+    for cmd, opts in options.items():
+        r = run([rd, cmd, '--help'], c.tmp, c.env())
+        text = r.out.decode()
+        # "  -o, --out DIR    what": the option's names, without its value
+        got = sorted(' '.join(w for w in line[2:32].split() if w.startswith('-'))
+                     for line in text.split('\n') if line.startswith('  -'))
+        want = sorted(opts + ['-h, --help'])
+        expect(r.status == 0 and text.startswith('usage: recorderd %s ' % cmd)
+               and text.replace('\n', ' ').count(' example:   recorderd %s ' % cmd) == 1
+               and got == want,
+               '%s --help: options %s, want %s:\n%s' % (cmd, got, want, text))
+        expect(('\nformats' in text) == (cmd in ('run', 'listen', 'attach', 'serve', 'report')),
+               '%s --help: formats' % cmd)
+        texts.add(text)
+    expect(len(texts) == len(options), 'two commands print the same --help')
+    # the same option names everywhere: -o and --out on every command that writes
+    r = run([rd, 'run', '-q', '-o', os.path.join(c.tmp, 'out-o'), '--', lua, prog], c.tmp,
+            c.env())
+    expect(r.status == 0 and os.path.isdir(os.path.join(c.tmp, 'out-o', 'mark')),
+           'run -o: %d %r' % (r.status, r.err))
+    r = run([rd, 'report', os.path.join(c.tmp, 'out-o', 'mark'), '--format', 'none', '--out',
+             os.path.join(c.tmp, 'none.txt')], c.tmp, c.env())
+    expect(r.status == 0 and open(os.path.join(c.tmp, 'none.txt')).read().endswith(' events\n'),
+           'report --out: %d %r' % (r.status, r.err))
     c.used.add('mark')
     r = run([rd, 'run', '-q', '--ring', '64K', '--out', c.out, '--', lua, prog], c.tmp, c.env())
     expect(r.status == 0 and os.path.exists(os.path.join(c.tmp, 'ran')) and c.session('mark'),
