@@ -122,23 +122,4 @@ int rd_cov_write_text(const rd_cov *c, const char *title, FILE *out);
  * Also -ENOMEM. */
 int rd_cov_write_cobertura(const rd_cov *c, const char *version, int64_t timestamp_ms, FILE *out);
 
-/* Replays a session directory or trace file (rd_replay_path) and adds it;
- * relative sources are resolved against the working directory its
- * session.json records, else ours. Returns 0, with a warning in err for a
- * truncated trace, or a negative errno with a message in err. */
-int rd_cov_add_trace(rd_cov *c, const char *path, char *err, size_t cap);
-
-/* The string under key in the session.json of trace (a session directory
- * or its trace.ltr), into buf. Returns 0, or -ENOENT when there is none
- * (or it holds bytes that are not ASCII, or does not fit). */
-int rd_cov_session_str(const char *trace, const char *key, char *buf, size_t cap);
-
-/* The working directory a session recorded in its session.json ("cwd"),
- * into buf. Returns 0, or -ENOENT when there is none. */
-int rd_cov_session_cwd(const char *session_dir, char *buf, size_t cap);
-
-/* 1 if session.json of session_dir says "status": "truncated", 0 for
- * another status, -ENOENT when it has none. */
-int rd_cov_session_truncated(const char *session_dir);
-
 #endif

@@ -2,6 +2,8 @@
 #ifndef RD_RUN_H
 #define RD_RUN_H
 
+#include <stdint.h>
+
 typedef struct rd_run_opts {
     const char *out;
     int quiet;
@@ -10,6 +12,7 @@ typedef struct rd_run_opts {
     const char *mode; /* LUATRACE_MODE for the child, or NULL */
     const char *const *backends; /* --backend specs */
     unsigned nbackends;
+    uint32_t formats; /* --format: rd_session_opts.formats */
 } rd_run_opts;
 
 /* Runs argv traced; returns the exit code to exit with (the child's, or

@@ -3,44 +3,145 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "lt_file.h"
 #include "rd_backend.h"
-#include "rd_callgrind.h"
 #include "rd_cov.h"
-#include "rd_flame.h"
+#include "rd_formats.h"
 #include "rd_guard.h"
-#include "rd_html.h"
-#include "rd_pprof.h"
-#include "rd_replay.h"
-#include "rd_annotate.h"
 #include "rd_outdir.h"
+#include "rd_replay.h"
 #include "rd_report.h"
-#include "rd_speedscope.h"
 #include "rd_util.h"
 
-/* Picks out/<shm>, or out/<shm>.<pid>[.N] when taken; creates it (0700)
- * and keeps it open: everything of the session is written through it. */
+/* {======================================================================
+ * The session directory, made under the out directory's descriptor
+ * (rd_outdir: no path is followed twice). A session holds a lock (flock)
+ * on its directory while it runs, so that another recorder knows it is
+ * live. A directory of the same name left by an earlier run (unlocked, not
+ * made by this recorder) is kept as NAME.prev, replacing the one before,
+ * and the session takes NAME: reruns do not pile up. A name live
+ * elsewhere, or used already by this recorder (one command's processes
+ * never replace each other), gives NAME.PID[.N]. */
+
+/* The directories this recorder made, by name (loop thread only). */
+static char **made;
+static size_t nmade;
+
+static int made_here(const char *leaf)
+{
+    for (size_t i = 0; i < nmade; i++)
+        if (!strcmp(made[i], leaf))
+            return 1;
+    return 0;
+}
+
+static void remember(const char *leaf)
+{
+    char **m = realloc(made, (nmade + 1) * sizeof *m);
+    if (m && (m[nmade] = strdup(leaf))) /* without memory: forgotten, a rerun may replace it */
+        made = m, nmade++;
+    else if (m)
+        made = m;
+}
+
+/* fd, locked; or -EWOULDBLOCK (a live session holds it), fd closed. */
+static int lock_fd(int fd)
+{
+    if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0) {
+        int e = -errno;
+        close(fd);
+        return e;
+    }
+    return fd < 0 ? -errno : fd;
+}
+
+/* Removes leaf under dfd and everything in it, following no symlink (a
+ * session directory is two levels deep: annotate/). */
+static int remove_tree(int dfd, const char *leaf, int depth)
+{
+    int fd = openat(dfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ENOENT ? 0 : unlinkat(dfd, leaf, 0) < 0 ? -errno : 0;
+    DIR *d = depth < 8 ? fdopendir(fd) : NULL;
+    if (!d) {
+        close(fd);
+        return -ELOOP;
+    }
+    int e = 0;
+    for (struct dirent *de; !e && (de = readdir(d));)
+        if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+            e = de->d_type == DT_DIR ? remove_tree(dirfd(d), de->d_name, depth + 1)
+                : unlinkat(dirfd(d), de->d_name, 0) < 0 && errno != ENOENT ? -errno
+                                                                           : 0;
+    closedir(d);
+    return e ? e : unlinkat(dfd, leaf, AT_REMOVEDIR) < 0 && errno != ENOENT ? -errno : 0;
+}
+
+/* Moves leaf (an earlier run's, its lock held in fd) to leaf.prev,
+ * replacing that. Returns 0 or a negative errno. */
+static int keep_previous(rd_session *s, const rd_session_opts *o, const char *leaf, int fd)
+{
+    char prev[sizeof s->name + 40];
+    snprintf(prev, sizeof prev, "%s.prev", leaf);
+    int e = remove_tree(o->out_fd, prev, 0);
+    if (!e && renameat(o->out_fd, leaf, o->out_fd, prev) < 0)
+        e = -errno;
+    close(fd);
+    if (!e)
+        snprintf(s->prev, sizeof s->prev, "%s/%s", o->out, prev);
+    return e;
+}
+
+/* Makes leaf under the out directory, locked, as s->dirfd. Returns 0 or a
+ * negative errno (-EEXIST: taken). */
+static int claim(rd_session *s, const rd_session_opts *o, const char *leaf, int may_replace)
+{
+    int fd = rd_out_subdir(o->out_fd, leaf, 1);
+    if (fd == -EEXIST) {
+        if (!may_replace || made_here(leaf))
+            return -EEXIST;
+        int old = lock_fd(openat(o->out_fd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+        if (old < 0 || keep_previous(s, o, leaf, old))
+            return -EEXIST; /* live, not a directory, or not ours to move */
+        fd = rd_out_subdir(o->out_fd, leaf, 1);
+    }
+    if ((fd = lock_fd(fd)) < 0) {
+        if (fd != -EEXIST)
+            unlinkat(o->out_fd, leaf, AT_REMOVEDIR);
+        return fd;
+    }
+    s->dirfd = fd;
+    remember(leaf);
+    return 0;
+}
+
+/* Picks out/<shm> (as said above), or out/<shm>.<pid>[.N]; creates it.
+ * Choosing is one recorder at a time: they lock the out directory. */
 static int make_dir(rd_session *s, const rd_session_opts *o, char *err, size_t cap)
 {
     char leaf[sizeof s->name + 32];
     int e = -EEXIST;
+    flock(o->out_fd, LOCK_EX);
     for (int i = 0; e == -EEXIST && i < 1000; i++) {
         if (i == 0)
             snprintf(leaf, sizeof leaf, "%s", s->name);
         else
             snprintf(leaf, sizeof leaf, "%s.%d%s%.0d", s->name, (int)s->pid, i > 1 ? "." : "",
                      i > 1 ? i : 0);
-        e = s->dirfd = rd_out_subdir(o->out_fd, leaf, 1);
+        e = claim(s, o, leaf, i == 0);
     }
-    if (s->dirfd >= 0) { /* the session is named as its directory */
+    flock(o->out_fd, LOCK_UN);
+    if (!e) { /* the session is named as its directory */
         snprintf(s->name, sizeof s->name, "%.*s", (int)sizeof s->name - 1, leaf);
         snprintf(s->dir, sizeof s->dir, "%s/%s", o->out, leaf);
         return 0;
@@ -156,50 +257,17 @@ static void drain_loop(rd_session *s)
  * Reports. Each is written on its own: one that fails is named in
  * session.json's error and the others are written all the same. */
 
-/* A report file of the session directory (annotate/ is a directory). */
-enum { R_PROFILE, R_FOLDED, R_FLAME, R_SPEEDSCOPE, R_CALLGRIND, R_PPROF, R_ANNOTATE,
-       R_LCOV, R_LUACOV, R_COVTEXT, R_COBERTURA, R_HTML, R_COUNT };
-
-/* What the report writers share: the session, the traced program's
- * working directory (relative sources are resolved against it), the
- * coverage (NULL if it could not be built: cov_err) and how each report
- * went (0 or a negative errno). */
+/* What the report writers share (rd_formats.h), the coverage's error when
+ * it could not be built (rd_render.cov NULL), and how each report went (0
+ * or a negative errno, by row of rd_formats). */
 typedef struct report_ctx {
     rd_session *s;
-    const char *cwd;
-    rd_cov *cov;
+    rd_render rr;
     int cov_err;
-    int err[R_COUNT];
+    int err[RD_FORMATS_MAX];
+    const rd_format *cur; /* the one being written */
+    uint32_t rows;        /* those to write: bit i for rd_formats[i] */
 } report_ctx;
-
-static int write_profile(FILE *f, void *ud)
-{
-    rd_session *s = ((report_ctx *)ud)->s;
-    return rd_report_profile(&s->m, s->name, s->cmd, 0, f);
-}
-
-static int write_folded(FILE *f, void *ud)
-{
-    return rd_report_folded(&((report_ctx *)ud)->s->m, RD_W_TIME, f);
-}
-
-static int write_flame(FILE *f, void *ud)
-{
-    rd_session *s = ((report_ctx *)ud)->s;
-    return rd_flame_write_svg(&s->m, s->name, f);
-}
-
-static int write_speedscope(FILE *f, void *ud)
-{
-    rd_session *s = ((report_ctx *)ud)->s;
-    return rd_speedscope_write(&s->m, s->name, f);
-}
-
-static int write_callgrind(FILE *f, void *ud)
-{
-    const report_ctx *r = ud;
-    return rd_callgrind_write(&r->s->m, r->s->cmd, r->cwd, f);
-}
 
 /* When tracing began, on the wall clock: now less the time since t0. */
 static int64_t start_wall_ns(const rd_session *s)
@@ -210,75 +278,30 @@ static int64_t start_wall_ns(const rd_session *s)
     return now - (int64_t)(rd_now_ns() - s->t0);
 }
 
-static int write_pprof(FILE *f, void *ud)
+static int write_cur(FILE *f, void *ud)
 {
     const report_ctx *r = ud;
-    rd_pprof_info info = {r->s->cmd, r->cwd, start_wall_ns(r->s)};
-    return rd_pprof_write(&r->s->m, &info, f);
+    return r->cur->write(f, &r->rr);
 }
 
-static int write_lcov(FILE *f, void *ud)
+static int write_report(report_ctx *r, unsigned i)
 {
-    return rd_cov_write_lcov(((report_ctx *)ud)->cov, f);
-}
-
-static int write_luacov(FILE *f, void *ud)
-{
-    return rd_cov_write_luacov(((report_ctx *)ud)->cov, f);
-}
-
-static int write_covtext(FILE *f, void *ud)
-{
-    report_ctx *r = ud;
-    return rd_cov_write_text(r->cov, r->s->name, f);
-}
-
-static int write_cobertura(FILE *f, void *ud)
-{
-    return rd_cov_write_cobertura(((report_ctx *)ud)->cov, "luatrace " RD_VERSION, rd_wall_ms(),
-                                  f);
-}
-
-static int write_html(FILE *f, void *ud)
-{
-    report_ctx *r = ud;
-    rd_session *s = r->s;
-    rd_html_info info = {s->name, s->cmd, r->cwd, s->t1 - s->t0, r->cov, 0};
-    return rd_html_write(&s->m, &info, f);
-}
-
-static const struct {
-    const char *name;
-    int (*write)(FILE *, void *); /* NULL: annotate/ */
-    int cov;                      /* needs the coverage */
-} report_files[R_COUNT] = {
-    [R_PROFILE] = {"profile.txt", write_profile, 0},
-    [R_FOLDED] = {"stacks.folded", write_folded, 0},
-    [R_FLAME] = {"flamegraph.svg", write_flame, 0},
-    [R_SPEEDSCOPE] = {"profile.speedscope.json", write_speedscope, 0},
-    [R_CALLGRIND] = {"callgrind.out", write_callgrind, 0},
-    [R_PPROF] = {"profile.pb.gz", write_pprof, 0},
-    [R_ANNOTATE] = {"annotate/", NULL, 0},
-    [R_LCOV] = {"coverage.lcov", write_lcov, 1},
-    [R_LUACOV] = {"luacov.stats.out", write_luacov, 1},
-    [R_COVTEXT] = {"coverage.txt", write_covtext, 1},
-    [R_COBERTURA] = {"coverage.xml", write_cobertura, 1},
-    /* report.html shows the same coverage: from the same model */
-    [R_HTML] = {"report.html", write_html, 1},
-};
-
-static int write_report(report_ctx *r, int i)
-{
-    char dir[PATH_MAX + 16], err[256];
-    if (report_files[i].cov && !r->cov)
+    char dir[PATH_MAX + 80], err[256];
+    const rd_format *f = &rd_formats[i];
+    if (!f->file || !(r->rows & 1u << i))
+        return 0; /* report only (none), or not asked for */
+    if ((f->flags & RD_FMT_COV) && !r->rr.cov)
         return r->cov_err;
-    if (report_files[i].write)
-        return rd_out_write(r->s->dirfd, report_files[i].name, report_files[i].write, r);
-    snprintf(dir, sizeof dir, "%s/annotate", r->s->dir);
-    int fd = rd_out_subdir(r->s->dirfd, "annotate", 0);
+    r->cur = f;
+    if (!f->write_dir)
+        return rd_out_write(r->s->dirfd, f->file, write_cur, r);
+    char sub[64];
+    snprintf(sub, sizeof sub, "%.*s", (int)strlen(f->file) - 1, f->file);
+    snprintf(dir, sizeof dir, "%s/%s", r->s->dir, sub);
+    int fd = rd_out_subdir(r->s->dirfd, sub, 0);
     if (fd < 0)
         return fd;
-    int e = rd_report_annotate(&r->s->m, r->cov, r->cwd, fd, dir, err, sizeof err);
+    int e = f->write_dir(&r->rr, fd, dir, err, sizeof err);
     close(fd);
     return e;
 }
@@ -286,7 +309,7 @@ static int write_report(report_ctx *r, int i)
 /* Writes every report, or with retry only those that failed before. */
 static void write_reports(report_ctx *r, int retry)
 {
-    for (int i = 0; i < R_COUNT; i++)
+    for (unsigned i = 0; i < rd_nformats; i++)
         if (!retry || r->err[i])
             r->err[i] = write_report(r, i);
 }
@@ -342,19 +365,20 @@ static void trace_error(const rd_session *s, char *buf, size_t cap)
  * session.json (failed: its errno, or 0) last. */
 static void report_errors(const report_ctx *r, int failed, char *buf, size_t cap)
 {
-    int errs[R_COUNT + 1];
-    memcpy(errs, r->err, sizeof r->err);
-    errs[R_COUNT] = failed;
-    for (int i = 0; i <= R_COUNT; i++) {
+    int errs[RD_FORMATS_MAX + 1];
+    unsigned n = rd_nformats;
+    memcpy(errs, r->err, n * sizeof *errs);
+    errs[n] = failed;
+    for (unsigned i = 0; i <= n; i++) {
         if (!errs[i])
             continue;
         int e = errs[i];
         append(buf, cap, "%scannot write ", buf[0] ? "; " : "");
-        for (int j = i, first = 1; j <= R_COUNT; j++) {
+        for (unsigned j = i, first = 1; j <= n; j++) {
             if (errs[j] != e)
                 continue;
             append(buf, cap, "%s%s", first ? "" : ", ",
-                   j < R_COUNT ? report_files[j].name : "session.json");
+                   j < n ? rd_formats[j].file : "session.json");
             errs[j] = first = 0;
         }
         append(buf, cap, ": %s", strerror(-e));
@@ -402,7 +426,7 @@ static int write_json(FILE *f, void *ud)
             (unsigned long long)s->drops, ns, s->t1 - s->t0, s->m.nfunc - 1, rd_model_stacks(&s->m),
             (unsigned long long)s->st.unwinds, (unsigned long long)s->st.tails,
             (unsigned long long)s->st.bad);
-    rd_json_str(f, r->cwd);
+    rd_json_str(f, r->rr.srcdir);
     fprintf(f, ",\n  \"trace\": \"%s\",\n  \"error\": ", trace_state(s));
     rd_json_str(f, s->err);
     fprintf(f, "\n}\n");
@@ -441,23 +465,36 @@ static void program_cwd(pid_t pid, char *buf, size_t cap)
         snprintf(buf, cap, "/");
 }
 
-/* Every report, then session.json. When the disk is full, a trace it cut
- * is given up for the reports that did not fit, and they are tried again. */
+/* The coverage, when a report asked for needs it (annotate/ makes its own
+ * otherwise, the same). */
+static void make_cov(report_ctx *r, rd_cov *cov, const char *cwd)
+{
+    r->cov_err = rd_cov_init(cov, NULL);
+    if (r->cov_err || !(r->rows & rd_format_rows(RD_FMT_COV)))
+        return;
+    if ((r->cov_err = rd_cov_add_model(cov, &r->s->m, cwd)))
+        return;
+    cov->truncated = r->s->truncated != 0;
+    rd_cov_finish(cov);
+    r->rr.cov = cov;
+}
+
+/* Every report asked for, then session.json. When the disk is full, a
+ * trace it cut is given up for the reports that did not fit, and they are
+ * tried again. */
 static void write_all(rd_session *s, const char *cwd)
 {
     char own[sizeof s->err];
     rd_cov cov;
-    report_ctx r = {s, cwd, NULL, 0, {0}};
+    uint32_t rows = s->opts->formats ? s->opts->formats : rd_format_rows(RD_FMT_DEFAULT);
+    report_ctx r = {.s = s, .rows = rows};
+    r.rr = (rd_render){&s->m, NULL, s->name, s->cmd, cwd, s->t1 - s->t0, start_wall_ns(s),
+                       s->truncated, RD_W_TIME, 1};
     snprintf(own, sizeof own, "%s", s->err);
-    r.cov_err = rd_cov_init(&cov, NULL);
-    if (!r.cov_err && !(r.cov_err = rd_cov_add_model(&cov, &s->m, cwd))) {
-        cov.truncated = s->truncated != 0;
-        rd_cov_finish(&cov);
-        r.cov = &cov;
-    }
+    make_cov(&r, &cov, cwd);
     write_reports(&r, 0);
     int short_of_space = 0;
-    for (int i = 0; i < R_COUNT; i++)
+    for (unsigned i = 0; i < rd_nformats; i++)
         short_of_space |= no_space(r.err[i]);
     if (short_of_space && make_room(s))
         write_reports(&r, 1);
@@ -465,12 +502,14 @@ static void write_all(rd_session *s, const char *cwd)
     rd_cov_free(&cov);
 }
 
-void rd_session_summary(const rd_model *m, const char *dir, FILE *out)
+void rd_session_summary(const rd_model *m, const char *dir, const char *prev, FILE *out)
 {
     fprintf(out, "\n");
     rd_report_profile(m, NULL, NULL, 20, out);
     char shown[PATH_MAX];
     fprintf(out, "\nreports: %s/\n", rd_printable(dir, shown, sizeof shown));
+    if (prev && prev[0])
+        fprintf(out, "previous run: %s/\n", rd_printable(prev, shown, sizeof shown));
 }
 
 /* The drops the producer counted, and tells it we are gone. */
@@ -527,7 +566,7 @@ static void drainer(void *arg)
     if (!s->opts->no_files)
         write_all(s, cwd);
     if (s->summary)
-        rd_session_summary(&s->m, s->dir, stderr);
+        rd_session_summary(&s->m, s->dir, s->prev, stderr);
     atomic_store_explicit(&s->done, 1, memory_order_release);
     uv_async_send(s->wake);
 }

@@ -27,6 +27,7 @@ typedef struct rd_session_opts {
     unsigned nbackends;
     int no_files; /* no session directory, trace or reports (dump, top) */
     int no_trace; /* reports only, no trace.ltr (--no-trace) */
+    uint32_t formats; /* the reports to write, bit i for rd_formats[i]; 0: the default ones */
     /* Called on the drainer thread about every live_ms while the session
      * runs, and once more (last = 1) when the trace ended. */
     void (*live)(struct rd_session *s, void *ud, int last);
@@ -37,7 +38,8 @@ typedef struct rd_session_opts {
 typedef struct rd_session {
     char name[96];
     char dir[PATH_MAX]; /* for messages and status: files go through dirfd */
-    int dirfd;          /* the session directory, -1 if none */
+    char prev[PATH_MAX + 8]; /* dir.prev, the earlier run's directory it replaced, or "" */
+    int dirfd; /* the session directory, locked (flock) while the session lives; -1 if none */
     char cmd[512];
     char cwd[PATH_MAX]; /* the program's working directory, from its hello */
     pid_t pid;
@@ -82,7 +84,8 @@ void rd_session_conn_closed(rd_session *s);
 /* Loop thread, after done: joins the drainer and frees everything. */
 void rd_session_free(rd_session *s);
 
-/* Prints the top-20 summary of a finished model. */
-void rd_session_summary(const rd_model *m, const char *dir, FILE *out);
+/* Prints the top-20 summary of a finished model, where its reports are and
+ * where the previous run's went (prev: NULL or "" for none). */
+void rd_session_summary(const rd_model *m, const char *dir, const char *prev, FILE *out);
 
 #endif

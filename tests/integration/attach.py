@@ -150,7 +150,8 @@ class Case:
     def attach_once(self, i):
         out = os.path.join(self.tmp, 's%d' % i)
         t0 = time.monotonic_ns()
-        r = self.recorderd('attach', str(self.host.pid), '--duration', '0.1', '--out', out)
+        r = self.recorderd('attach', str(self.host.pid), '--duration', '0.1', '--out', out,
+                           '--format', 'folded')
         self.latencies.append(t0)
         expect(r.status == 0, 'attach %d exited %d: %s' % (i, r.status, r.err.decode()))
         sessions = glob.glob(os.path.join(out, '*'))

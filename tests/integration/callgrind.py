@@ -159,7 +159,7 @@ def one(args, prog, tmp):
     name = os.path.splitext(os.path.basename(path))[0]
     outdir = os.path.join(tmp, 'out-' + name)
     os.mkdir(outdir)
-    corpus.run([args.recorderd, 'run', '--quiet', '--out', outdir, '--', args.lua,
+    corpus.run([args.recorderd, 'run', '--quiet', '--out', outdir, '--format', 'callgrind', '--', args.lua,
                 os.path.basename(path)], os.path.dirname(path), corpus.base_env())
     session = corpus.find_session(outdir)
     cg = os.path.join(session, 'callgrind.out')

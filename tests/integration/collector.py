@@ -342,7 +342,7 @@ def cut_frames(stack):
 def case_overflow(c):
     """Stack overflows: stacks against debug.getinfo, reports bounded."""
     prog = c.write('overflow.lua', OVERFLOW)
-    c.start_daemon()
+    c.start_daemon(extra=('--format', 'folded,speedscope,pprof'))
     r = c.lua(prog, c.env(LUATRACE_SOCKET=c.sock, LUATRACE_SHM='overflow'), traced=True)
     c.stop_daemon()
     plain = c.lua(prog, c.env())
@@ -792,13 +792,18 @@ def case_untraced(c):
     r = run(base + ['--quiet', '--', c.args.lua, prog], c.tmp, c.env())
     expect(r.status == 3 and note not in r.err and os.listdir(c.out) == ['untraced'],
            'traced: %r' % (r.err,))
-    # a second session of that name is untraced.PID, and says so itself
-    run(base + ['--quiet', '--', c.args.lua, prog], c.tmp, c.env())
-    for name in os.listdir(c.out):
+    # a rerun takes the name again and keeps the previous run as NAME.prev,
+    # the one before is gone: directories do not pile up
+    def pid_of(name):
         with open(os.path.join(c.out, name, 'session.json')) as f:
-            said = json.load(f)['session']
-        expect(said == name, 'session %s says it is %s' % (name, said))
-    expect(len(os.listdir(c.out)) == 2, 'sessions: %s' % os.listdir(c.out))
+            return json.load(f)['pid']
+    for _ in range(2):
+        before = pid_of('untraced')
+        r = run(base + ['--', c.args.lua, prog], c.tmp, c.env())
+        said = ('previous run: %s/' % os.path.join(c.out, 'untraced.prev')).encode()
+        expect(sorted(os.listdir(c.out)) == ['untraced', 'untraced.prev'] and said in r.err
+               and pid_of('untraced.prev') == before and pid_of('untraced') != before,
+               'rerun: %s %r' % (os.listdir(c.out), r.err[-300:]))
     # each Lua process of a command is named after its own script
     c.write('kid.lua', 'print("kid")\n')
     c.write('parent.lua', 'os.execute("%s kid.lua")\n' % c.args.lua)
@@ -808,6 +813,30 @@ def case_untraced(c):
     got = sorted(os.listdir(names))  # kid, kid.PID (the second kid), parent
     expect(r.status == 0 and len(got) == 3 and got[0] == 'kid' and got[1].startswith('kid.')
            and got[2] == 'parent', 'session names: %s' % got)
+    # one command's sessions never replace each other: the second of a
+    # name is NAME.PID, and says so itself
+    for name in got:
+        with open(os.path.join(names, name, 'session.json')) as f:
+            said = json.load(f)['session']
+        expect(said == name, 'session %s says it is %s' % (name, said))
+    # a process of that name still alive in another recorder: NAME.PID too
+    c.write('slow.lua', 'io.read()\n')
+    slow = subprocess.Popen([c.args.recorderd, 'run', '--quiet', '--out', names, '--',
+                             c.args.lua, 'slow.lua'], cwd=c.tmp, env=c.env(),
+                            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(500):
+            if 'slow' in os.listdir(names):
+                break
+            time.sleep(0.01)
+        r = run([c.args.recorderd, 'run', '--quiet', '--out', names, '--', c.args.lua,
+                 'slow.lua'], c.tmp, c.env())
+    finally:
+        slow.communicate(b'\n', timeout=30)
+    got = sorted(n for n in os.listdir(names) if n.startswith('slow'))
+    expect(len(got) == 2 and got[0] == 'slow' and got[1].startswith('slow.')
+           and not got[1].endswith('.prev'), 'a live session replaced: %s' % got)
     # the LUA_INIT run sets loads the collector in Lua 5.1 only: a Lua 5.2+
     # or LuaJIT that the program starts reads it too (as _VERSION and the jit
     # global say; played here by lua5.1)
@@ -888,6 +917,8 @@ def case_runopts(c):
                        (['--out', afile], b'cannot create or write it: Not a directory'),
                        (['--out', '/proc/luatrace-x'], b'--out /proc/luatrace-x: cannot'),
                        (['--out'], b'--out needs a value'),
+                       (['--format', 'folded,bogus'], b'recorderd run: unknown format bogus'),
+                       (['--format', 'none'], b'recorderd run: unknown format none'),
                        (['--bogus'], b'recorderd run: unknown option --bogus')):
         r = run([rd, 'run'] + opts + ['--', lua, prog], c.tmp, c.env())
         expect(r.status == 2 and what in r.err, 'run %s: %d %r' % (opts, r.status, r.err))
@@ -907,10 +938,71 @@ def case_runopts(c):
         expect(r.status == 2 and what in r.err, '%s: %d %r' % (cmd, r.status, r.err))
     r = run([rd, 'run', '--help'], c.tmp, c.env())
     expect(r.status == 0 and b'recorderd run [' in r.out, 'run --help: %d %r' % (r.status, r.err))
+    # each command's own --help: a line per option of its own, the formats
+    # where it writes reports, an example (run and attach printed one synopsis)
+    options = {'run': ['-o, --out', '-q, --quiet', '-f, --format', '--ring', '--mode',
+                       '--no-trace', '-b, --backend'],
+               'listen': ['--socket', '-o, --out', '-f, --format', '--no-trace', '-b, --backend'],
+               'attach': ['-d, --duration', '-o, --out', '-f, --format', '--timeout',
+                          '-b, --backend'],
+               'report': ['-f, --format', '-o, --out', '-w, --weight', '--merge', '--include',
+                          '--exclude', '--include-untested', '-b, --backend'],
+               'status': ['--socket', '--json'], 'stop': ['--socket'], 'dump': ['--timeout'],
+               'top': ['-d, --duration', '--timeout'],
+               'serve': ['--fd', '-o, --out', '--summary', '-q, --quiet', '-f, --format',
+                         '-b, --backend']}
+    texts = set()
+    for cmd, opts in options.items():
+        r = run([rd, cmd, '--help'], c.tmp, c.env())
+        text = r.out.decode()
+        # "  -o, --out DIR    what": the option's names, without its value
+        got = sorted(' '.join(w for w in line[2:32].split() if w.startswith('-'))
+                     for line in text.split('\n') if line.startswith('  -'))
+        want = sorted(opts + ['-h, --help'])
+        expect(r.status == 0 and text.startswith('usage: recorderd %s ' % cmd)
+               and text.replace('\n', ' ').count(' example:   recorderd %s ' % cmd) == 1
+               and got == want,
+               '%s --help: options %s, want %s:\n%s' % (cmd, got, want, text))
+        expect(('\nformats' in text) == (cmd in ('run', 'listen', 'attach', 'serve', 'report')),
+               '%s --help: formats' % cmd)
+        texts.add(text)
+    expect(len(texts) == len(options), 'two commands print the same --help')
+    # the same option names everywhere: -o and --out on every command that writes
+    r = run([rd, 'run', '-q', '-o', os.path.join(c.tmp, 'out-o'), '--', lua, prog], c.tmp,
+            c.env())
+    expect(r.status == 0 and os.path.isdir(os.path.join(c.tmp, 'out-o', 'mark')),
+           'run -o: %d %r' % (r.status, r.err))
+    r = run([rd, 'report', os.path.join(c.tmp, 'out-o', 'mark'), '--format', 'none', '--out',
+             os.path.join(c.tmp, 'none.txt')], c.tmp, c.env())
+    expect(r.status == 0 and open(os.path.join(c.tmp, 'none.txt')).read().endswith(' events\n'),
+           'report --out: %d %r' % (r.status, r.err))
     c.used.add('mark')
     r = run([rd, 'run', '-q', '--ring', '64K', '--out', c.out, '--', lua, prog], c.tmp, c.env())
     expect(r.status == 0 and os.path.exists(os.path.join(c.tmp, 'ran')) and c.session('mark'),
            'a good run: %d %r' % (r.status, r.err))
+    # what a person opens by default; the others when asked (--format, by
+    # report's names, repeatable), or rendered later from the trace
+    default = ['coverage.lcov', 'flamegraph.svg', 'profile.txt', 'report.html', 'session.json',
+               'trace.ltr']
+    got = sorted(os.listdir(c.session('mark')))
+    expect(got == default, 'default files: %s' % got)
+    r = run([rd, 'run', '-q', '--out', c.out, '--format', 'folded,callgrind', '-f', 'pprof',
+             '--', lua, prog], c.tmp, c.env())
+    got = sorted(os.listdir(c.session('mark')))
+    want = sorted(default + ['stacks.folded', 'callgrind.out', 'profile.pb.gz'])
+    expect(r.status == 0 and got == want, '--format folded,callgrind -f pprof: %s' % got)
+    r = run([rd, 'run', '-q', '--out', c.out, '--format', 'all', '--', lua, prog], c.tmp,
+            c.env())
+    got = sorted(os.listdir(c.session('mark')))
+    want = sorted(default + ['stacks.folded', 'profile.speedscope.json', 'callgrind.out',
+                             'profile.pb.gz', 'annotate', 'luacov.stats.out', 'coverage.txt',
+                             'coverage.xml'])
+    expect(r.status == 0 and got == want, '--format all: %s' % got)
+    later = os.path.join(c.tmp, 'later.out')
+    r = run([rd, 'report', c.session('mark'), '--format', 'callgrind', '-o', later], c.tmp,
+            c.env())
+    with open(os.path.join(c.session('mark'), 'callgrind.out')) as f, open(later) as g:
+        expect(r.status == 0 and f.read() == g.read(), 'callgrind.out rendered later differs')
 
 
 # Says where it runs, then works until the file GATE exists (60 s at most).

@@ -306,7 +306,8 @@ class Ctx:
         out = os.path.join(self.tmp, 'out%d' % self.nout)
         env = base_env()
         env.update(env_extra or {})
-        res = run([self.args.recorderd, 'run', '--quiet', '--out', out, '--'] + cmd,
+        res = run([self.args.recorderd, 'run', '--quiet', '--out', out, '--format', 'all', '--']
+                  + cmd,
                   cwd, env, timeout=300)
         dirs = [d for d in os.listdir(out) if os.path.isdir(os.path.join(out, d))]
         expect(len(dirs) == 1, 'expected one session in %s: %r' % (out, dirs))

@@ -337,7 +337,7 @@ def case_dropstacks(d):
 
 def case_killed(d):
     prog = d.write('slow.lua', SLOW.replace('ROUNDS', '300'))
-    d.start_daemon()
+    d.start_daemon(extra=('--format', 'folded'))
     p = d.spawn_lua(prog, d.traced_env('victim'))
     time.sleep(0.3)
     os.killpg(p.pid, signal.SIGKILL)
@@ -726,8 +726,8 @@ def case_fsize(d):
     prog, out = busy_program(d, rounds)
     # the ring (64K) fits under the limit: the program is not hurt by it
     env = d.env(LUATRACE_RING='64K')
-    r = run([d.args.recorderd, 'run', '--quiet', '--out', d.out, '--', d.args.lua, prog], d.tmp,
-            env, preexec_fn=file_limit(limit))
+    r = run([d.args.recorderd, 'run', '--quiet', '--out', d.out, '--format', 'all', '--',
+             d.args.lua, prog], d.tmp, env, preexec_fn=file_limit(limit))
     expect(r.status == 3 and r.out == out, 'program changed: %d %r %r' % (r.status, r.out, r.err))
     expect(b'trace.ltr: File too large' in r.err, 'no error on stderr: %r' % r.err)
     session = only_session(d)
@@ -750,7 +750,7 @@ def case_fsize(d):
 def case_fsizereports(d):
     limit = 3000  # profile.txt and session.json fit, the flame graph does not
     prog, out = busy_program(d, 20000)
-    d.start_daemon(preexec_fn=file_limit(limit))
+    d.start_daemon(preexec_fn=file_limit(limit), extra=('--format', 'all'))
     r = d.lua(prog, d.traced_env('busy'), traced=True)
     expect(r.status == 3 and r.out == out, 'program changed: %d %r %r' % (r.status, r.out, r.err))
     d.alive()
@@ -781,7 +781,7 @@ def case_diskfull(d):
     try:
         d.out = os.path.join(small, 'out')
         prog, out = busy_program(d, 200000)  # a trace of ~2 MB
-        d.start_daemon()
+        d.start_daemon(extra=('--format', 'all'))
         r = d.lua(prog, d.traced_env('busy'), traced=True)
         expect(r.status == 3 and r.out == out, 'program changed: %r %r' % (r.out, r.err))
         d.alive()

@@ -516,7 +516,7 @@ def one(args, prog, tmp):
     name = os.path.splitext(os.path.basename(path))[0]
     outdir = os.path.join(tmp, 'out-' + name)
     os.mkdir(outdir)
-    run_ok([args.recorderd, 'run', '--quiet', '--out', outdir, '--', args.lua,
+    run_ok([args.recorderd, 'run', '--quiet', '--out', outdir, '--format', 'folded', '--', args.lua,
             os.path.basename(path)], os.path.dirname(path))
     session = corpus.find_session(outdir)
     for page, is_svg in (('flamegraph.svg', True), ('report.html', False)):

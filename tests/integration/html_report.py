@@ -221,7 +221,8 @@ def one(args, path, tmp, evil=False, extra=()):
     name = os.path.splitext(os.path.basename(path))[0]
     outdir = os.path.join(tmp, 'out-' + name)
     os.mkdir(outdir)
-    run_ok([args.recorderd, 'run', '--quiet', '--out', outdir, '--', args.lua,
+    run_ok([args.recorderd, 'run', '--quiet', '--out', outdir, '--format', 'annotate,coverage',
+            '--', args.lua,
             os.path.basename(path)] + list(extra), os.path.dirname(path))
     session = corpus.find_session(outdir)
     page = os.path.join(session, 'report.html')

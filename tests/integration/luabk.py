@@ -52,12 +52,15 @@ def run_ok(cmd, cwd, env=None):
     return res
 
 
-def traced(args, prog, tmp, backends, env=None, name='out'):
-    """Runs lua PROG (in its directory) under recorderd run with backends;
-    returns the result and the session directory."""
+def traced(args, prog, tmp, backends, env=None, name='out', formats=None):
+    """Runs lua PROG (in its directory) under recorderd run with backends
+    (and the reports formats, besides the default ones); returns the
+    result and the session directory."""
     out = os.path.join(tmp, name)
     os.mkdir(out)
     cmd = [args.recorderd, 'run', '--quiet', '--out', out]
+    if formats:
+        cmd += ['--format', formats]
     for b in backends:
         cmd += ['--backend', 'lua:' + b]
     cmd += ['--', args.lua, os.path.basename(prog)]
@@ -203,7 +206,7 @@ def error(args, tmp):
     hits_bk = os.path.join(args.root, 'scripts', 'backends', 'linehits.lua')
     fail_bk = os.path.join(TESTBK, 'failing.lua')
     plain = run([args.lua, os.path.basename(prog)], os.path.dirname(os.path.abspath(prog)))
-    res, out = traced(args, prog, tmp, [fail_bk, hits_bk])
+    res, out = traced(args, prog, tmp, [fail_bk, hits_bk], formats='folded,callgrind')
     check(res.status == plain.status and res.out == plain.out,
           'the program ran differently: %s vs %s' % (res.status, plain.status))
     err = res.err.decode('utf-8', 'replace')
@@ -248,7 +251,7 @@ def syntax(args, tmp):
     check(re.search(r"^recorderd: backend lua:\S*syntax\.lua: \S*syntax\.lua:4: '\)' expected",
                     err, re.M), 'message: %s' % err)
     trace = os.path.join(tmp, 'good')
-    res, _ = traced(args, prog, tmp, [notable], name='good')
+    res, _ = traced(args, prog, tmp, [notable], name='good', formats='folded')
     s, j = corpus.find_session(trace), None
     with open(os.path.join(s, 'session.json')) as f:
         j = json.load(f)

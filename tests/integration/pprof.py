@@ -319,7 +319,7 @@ def one(args, prog, tmp, *prog_args):
     name = os.path.splitext(os.path.basename(path))[0]
     outdir = os.path.join(tmp, 'out-' + name)
     os.mkdir(outdir)
-    run_ok([args.recorderd, 'run', '--quiet', '--out', outdir, '--', args.lua,
+    run_ok([args.recorderd, 'run', '--quiet', '--out', outdir, '--format', 'pprof', '--', args.lua,
             os.path.basename(path)] + list(prog_args), os.path.dirname(path))
     session = corpus.find_session(outdir)
     pb = os.path.join(session, 'profile.pb.gz')
@@ -398,7 +398,7 @@ def bad_bytes(args, tmp):
     with open(prog, 'w') as f:
         f.write(BAD_BYTES)
     outdir = os.path.join(tmp, 'out-bad-bytes')
-    run_ok([args.recorderd, 'run', '--quiet', '--out', outdir, '--', args.lua, 'bad_bytes.lua'],
+    run_ok([args.recorderd, 'run', '--quiet', '--out', outdir, '--format', 'pprof', '--', args.lua, 'bad_bytes.lua'],
            tmp)
     strs = string_table(os.path.join(corpus.find_session(outdir), 'profile.pb.gz'))
     check('\ufffd' in strs and any(s.startswith('\u00e9' * 500) for s in strs),

@@ -279,7 +279,7 @@ def one(args, prog, tmp, npm):
     name = os.path.splitext(os.path.basename(path))[0]
     outdir = os.path.join(tmp, 'out-' + name)
     os.mkdir(outdir)
-    run_ok([args.recorderd, 'run', '--quiet', '--out', outdir, '--', args.lua,
+    run_ok([args.recorderd, 'run', '--quiet', '--out', outdir, '--format', 'speedscope', '--', args.lua,
             os.path.basename(path)], os.path.dirname(path))
     session = corpus.find_session(outdir)
     folded_path = os.path.join(tmp, name + '.folded')

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "rd_cov.h"
+#include "rd_sessfile.h"
 #include "rd_lines.h"
 
 #define SAMPLE                                                                                     \
@@ -676,13 +677,13 @@ START_TEST(test_cov_session_cwd)
     write_file("session.json", "{\n  \"session\": \"x\",\n"
                                "  \"cwd\": \"/srv/a \\\"q\\\"\\\\b\\u0001\",\n"
                                "  \"error\": \"\"\n}\n");
-    ck_assert_int_eq(rd_cov_session_cwd(g_tmp, buf, sizeof buf), 0);
+    ck_assert_int_eq(rd_sessfile_cwd(g_tmp, buf, sizeof buf), 0);
     ck_assert_str_eq(buf, "/srv/a \"q\"\\b\x01");
     write_file("session.json", "{\n  \"cwd\": \"/unterminated\n");
-    ck_assert_int_eq(rd_cov_session_cwd(g_tmp, buf, sizeof buf), -ENOENT);
+    ck_assert_int_eq(rd_sessfile_cwd(g_tmp, buf, sizeof buf), -ENOENT);
     write_file("session.json", "{\n  \"session\": \"x\"\n}\n");
-    ck_assert_int_eq(rd_cov_session_cwd(g_tmp, buf, sizeof buf), -ENOENT);
-    ck_assert_int_eq(rd_cov_session_cwd("/nonexistent-dir", buf, sizeof buf), -ENOENT);
+    ck_assert_int_eq(rd_sessfile_cwd(g_tmp, buf, sizeof buf), -ENOENT);
+    ck_assert_int_eq(rd_sessfile_cwd("/nonexistent-dir", buf, sizeof buf), -ENOENT);
 }
 END_TEST
 

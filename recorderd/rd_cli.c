@@ -1,0 +1,148 @@
+/* rd_cli: what every command's argument parsing shares. */
+#include "rd_cli.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rd_formats.h"
+#include "rd_luabk.h"
+#include "rd_session.h"
+
+/* Returns the value of option argv[*i] (advancing), or NULL. "--" is no
+ * value: `--out -- lua5.1 x.lua` lacks one, it does not name a directory. */
+const char *rd_cli_optval(int argc, char **argv, int *i)
+{
+    if (*i + 1 >= argc || !strcmp(argv[*i + 1], "--")) {
+        fprintf(stderr, "recorderd: %s needs a value\n", argv[*i]);
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+/* v as a whole decimal number from min to max, or -1 ("123abc" is none). */
+long rd_cli_whole(const char *v, long min, long max)
+{
+    char *end;
+    errno = 0;
+    long n = v && *v >= '0' && *v <= '9' ? strtol(v, &end, 10) : -1;
+    return n >= 0 && !errno && !*end && n >= min && n <= max ? n : -1;
+}
+
+int rd_cli_is_help(const char *a)
+{
+    return !strcmp(a, "--help") || !strcmp(a, "-h");
+}
+
+/* Exit status 2, naming what was not understood. */
+int rd_cli_unknown(const char *cmd, const char *a)
+{
+    fprintf(stderr, "recorderd %s: unknown option %s (see recorderd %s --help)\n", cmd, a, cmd);
+    return 2;
+}
+
+/* --backend SPEC, repeatable (run, listen, serve, report). */
+const char *rd_cli_backends[RD_MAX_BACKENDS];
+unsigned rd_cli_nbackends;
+
+/* 1 if argv[*i] was --backend (taken), 0 if not, -1 on a bad value. */
+/* Adds the backend v (kept: it must live as long as the command). */
+static int add_backend(const char *v)
+{
+    if (!rd_backend_known(v)) {
+        fprintf(stderr, "recorderd: unknown backend %s (chrome, speedscope-evented, "
+                        "lua:FILE.lua)\n", v);
+        return -1;
+    }
+    char err[1024];
+    if (!strncmp(v, "lua:", 4) && rd_luabk_check(v + 4, err, sizeof err)) {
+        fprintf(stderr, "recorderd: backend %s: %s\n", v, err); /* before any session runs it */
+        return -1;
+    }
+    if (rd_cli_nbackends == RD_MAX_BACKENDS) {
+        fprintf(stderr, "recorderd: at most %d backends\n", RD_MAX_BACKENDS);
+        return -1;
+    }
+    rd_cli_backends[rd_cli_nbackends++] = v;
+    return 0;
+}
+
+int rd_cli_backend(int argc, char **argv, int *i)
+{
+    if (strcmp(argv[*i], "--backend") && strcmp(argv[*i], "-b"))
+        return 0;
+    const char *v = rd_cli_optval(argc, argv, i);
+    return !v || add_backend(v) ? -1 : 1;
+}
+
+/* Seconds (decimals allowed) as milliseconds; -1 if not a number. */
+long rd_cli_seconds_ms(const char *v)
+{
+    char *end;
+    double d = v ? strtod(v, &end) : -1;
+    return v && end != v && !*end && d >= 0 && d < 1e7 ? (long)(d * 1000 + 0.5) : -1;
+}
+
+uint32_t rd_cli_formats;
+
+/* One name of a --format list (len bytes at v). Returns 0 or -1. */
+static int format_item(const char *cmd, const char *v, size_t len)
+{
+    char name[1024], names[512];
+    snprintf(name, sizeof name, "%.*s", (int)len, v);
+    const rd_format *f = rd_format_find(name);
+    if (!strcmp(name, "all")) {
+        rd_cli_formats |= rd_format_rows(0) & ~rd_format_rows(RD_FMT_NOFILE);
+        return 0;
+    }
+    if (f && f->file) {
+        rd_cli_formats |= 1u << (unsigned)(f - rd_formats);
+        return 0;
+    }
+    if (rd_backend_known(name)) {
+        char *keep = strdup(name); /* for the command's life */
+        return keep ? add_backend(keep) : -1;
+    }
+    rd_format_names(names, sizeof names, ", ", RD_FMT_NOFILE, 0);
+    fprintf(stderr, "recorderd %s: unknown format %s (%s, all, or a backend: chrome, "
+                    "speedscope-evented, lua:FILE.lua)\n", cmd, name, names);
+    return -1;
+}
+
+int rd_cli_format(const char *cmd, int argc, char **argv, int *i)
+{
+    if (strcmp(argv[*i], "--format") && strcmp(argv[*i], "-f"))
+        return 0;
+    const char *v = rd_cli_optval(argc, argv, i);
+    if (!v)
+        return -1;
+    rd_cli_formats |= rd_format_rows(RD_FMT_DEFAULT);
+    if (rd_backend_known(v)) /* whole: lua:FILE may hold a ',' */
+        return add_backend(v) ? -1 : 1;
+    for (const char *p = v; *p;) {
+        size_t n = strcspn(p, ",");
+        if (n && format_item(cmd, p, n))
+            return -1;
+        p += n + (p[n] == ',');
+    }
+    return 1;
+}
+
+int rd_cli_is_out(const char *a)
+{
+    return !strcmp(a, "-o") || !strcmp(a, "--out") || !strcmp(a, "--output");
+}
+
+int rd_cli_session_opt(const char *cmd, int argc, char **argv, int *i, rd_session_opts *so)
+{
+    int b = rd_cli_backend(argc, argv, i);
+    if (!b)
+        b = rd_cli_format(cmd, argc, argv, i);
+    if (!b && rd_cli_is_out(argv[*i]))
+        b = (so->out = rd_cli_optval(argc, argv, i)) ? 1 : -1;
+    so->backends = rd_cli_backends;
+    so->nbackends = rd_cli_nbackends;
+    so->formats = rd_cli_formats;
+    return b;
+}

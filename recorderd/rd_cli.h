@@ -1,0 +1,51 @@
+/* rd_cli: what every command's argument parsing shares: option values,
+ * numbers, --help, unknown options and the --backend list. */
+#ifndef RD_CLI_H
+#define RD_CLI_H
+
+#include <stdint.h>
+
+#include "rd_backend.h"
+
+/* Returns the value of option argv[*i] (advancing), or NULL with a message.
+ * "--" is no value: `--out -- lua5.1 x.lua` lacks one. */
+const char *rd_cli_optval(int argc, char **argv, int *i);
+
+/* v as a whole decimal number from min to max, or -1 ("123abc" is none). */
+long rd_cli_whole(const char *v, long min, long max);
+
+/* Seconds (decimals allowed) as milliseconds; -1 if not a number. */
+long rd_cli_seconds_ms(const char *v);
+
+int rd_cli_is_help(const char *a);
+
+/* Exit status 2, naming what was not understood. */
+int rd_cli_unknown(const char *cmd, const char *a);
+
+/* --backend SPEC, repeatable (run, listen, serve, attach, report). */
+extern const char *rd_cli_backends[RD_MAX_BACKENDS];
+extern unsigned rd_cli_nbackends;
+
+/* 1 if argv[*i] was --backend (taken), 0 if not, -1 on a bad value. */
+int rd_cli_backend(int argc, char **argv, int *i);
+
+/* --format LIST (run, listen, attach, serve): the reports a session writes
+ * besides the default ones, as names of rd_formats joined with ',', or
+ * "all"; repeatable. A backend's name in it (chrome, lua:FILE.lua) is
+ * taken as --backend. 0 until one is given; then the rows to write. */
+extern uint32_t rd_cli_formats;
+
+/* 1 if argv[*i] was --format (taken), 0 if not, -1 on a bad value. */
+int rd_cli_format(const char *cmd, int argc, char **argv, int *i);
+
+/* -o, --out (and report's --output): where a command writes. */
+int rd_cli_is_out(const char *a);
+
+/* The options of every command that makes sessions (run, listen, attach,
+ * serve): -o/--out DIR, --format LIST and --backend SPEC, into so. 1 if
+ * argv[*i] was one (taken), 0 if not, -1 on a bad value (said). */
+struct rd_session_opts;
+int rd_cli_session_opt(const char *cmd, int argc, char **argv, int *i,
+                       struct rd_session_opts *so);
+
+#endif

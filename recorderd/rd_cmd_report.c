@@ -1,0 +1,365 @@
+/* rd_cmd_report: `recorderd report`. */
+#include "rd_cmd_report.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rd_backend.h"
+#include "rd_cli.h"
+#include "rd_cov.h"
+#include "rd_formats.h"
+#include "rd_help.h"
+#include "rd_outdir.h"
+#include "rd_replay.h"
+#include "rd_sessfile.h"
+#include "rd_srcperm.h"
+#include "rd_util.h"
+
+typedef struct report_opts {
+    const char *path, *format, *weight, *out;
+    /* coverage: inputs (several with --merge) and file selection; each
+     * array has room for every argument */
+    const char **inputs, **include, **exclude, **untested;
+    unsigned ninputs, ninclude, nexclude, nuntested;
+    int merge, help;
+} report_opts;
+
+/* --include, --exclude, --include-untested: repeatable. Returns 1 if a is
+ * one of them, -1 if its value is missing. */
+static int cov_option(int argc, char **argv, int *i, report_opts *o)
+{
+    const char *a = argv[*i], *v;
+    const char **list = !strcmp(a, "--include")            ? o->include
+                        : !strcmp(a, "--exclude")          ? o->exclude
+                        : !strcmp(a, "--include-untested") ? o->untested
+                                                           : NULL;
+    if (!list)
+        return 0;
+    if (!(v = rd_cli_optval(argc, argv, i)))
+        return -1;
+    unsigned *n = list == o->include ? &o->ninclude
+                  : list == o->exclude ? &o->nexclude
+                                       : &o->nuntested;
+    list[(*n)++] = v;
+    return 1;
+}
+
+/* One argument of report (its value taken too). Returns 0 or -1. */
+static int report_arg(int argc, char **argv, int *i, report_opts *o)
+{
+    const char *a = argv[*i];
+    const char **val = !strcmp(a, "--format") || !strcmp(a, "-f")   ? &o->format
+                       : !strcmp(a, "--weight") || !strcmp(a, "-w") ? &o->weight
+                       : rd_cli_is_out(a)                           ? &o->out
+                                                                    : NULL;
+    int k = cov_option(argc, argv, i, o);
+    if (k)
+        return k < 0 ? -1 : 0;
+    if ((k = rd_cli_backend(argc, argv, i)))
+        return k < 0 ? -1 : 0;
+    if (val)
+        return (*val = rd_cli_optval(argc, argv, i)) ? 0 : -1;
+    if (rd_cli_is_help(a))
+        return o->help = 1, -1;
+    if (!strcmp(a, "--merge"))
+        o->merge = 1;
+    else if (a[0] != '-')
+        o->inputs[o->ninputs++] = a;
+    else
+        return fprintf(stderr, "recorderd report: unknown argument %s\n", a), -1;
+    return 0;
+}
+
+static int parse_report(int argc, char **argv, report_opts *o)
+{
+    const char **v = calloc(4 * ((size_t)argc + 1), sizeof *v);
+    *o = (report_opts){NULL, NULL, "time", NULL, v, NULL, NULL, NULL, 0, 0, 0, 0, 0, 0};
+    if (!v)
+        return -1;
+    o->include = v + argc + 1;
+    o->exclude = v + 2 * (argc + 1);
+    o->untested = v + 3 * (argc + 1);
+    for (int i = 0; i < argc; i++)
+        if (report_arg(argc, argv, &i, o))
+            return -1;
+    o->path = o->ninputs ? o->inputs[0] : NULL;
+    o->format = o->format ? o->format : o->merge ? "lcov" : rd_cli_nbackends ? "none" : "profile";
+    if (!o->path)
+        fprintf(stderr, "recorderd report: give a session directory or a trace file\n");
+    else if (o->ninputs > 1 && !o->merge)
+        fprintf(stderr, "recorderd report: several traces given: add --merge to merge them\n");
+    return o->path && (o->ninputs == 1 || o->merge) ? 0 : -1;
+}
+
+static int weight_of(const char *w, enum rd_weight *out)
+{
+    if (!strcmp(w, "time"))
+        *out = RD_W_TIME;
+    else if (!strcmp(w, "lines"))
+        *out = RD_W_LINES;
+    else if (!strcmp(w, "calls"))
+        *out = RD_W_CALLS;
+    else
+        return -1;
+    return 0;
+}
+
+/* What a report's writer needs: the format, and what it renders. */
+typedef struct out_job {
+    const rd_format *fmt;
+    const rd_render *r;
+} out_job;
+
+static int out_fn(FILE *f, void *ud)
+{
+    const out_job *j = ud;
+    return j->fmt->write(f, j->r) ? -EIO : 0;
+}
+
+/* The report to stdout. To a terminal it goes through a buffer and
+ * rd_write_printable: the names in it are the traced program's, whose
+ * control bytes would drive the terminal. */
+static int write_stdout(const out_job *j)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    int tty = isatty(STDOUT_FILENO);
+    FILE *f = tty ? open_memstream(&buf, &len) : stdout;
+    int e = f ? out_fn(f, (void *)j) : -ENOMEM;
+    if (tty && f && (fclose(f) || (!e && rd_write_printable(stdout, buf, len))))
+        e = -EIO;
+    free(buf);
+    if (fflush(stdout) || e) {
+        fprintf(stderr, "recorderd report: write error\n");
+        return 1;
+    }
+    return 0;
+}
+
+/* The report to -o FILE, whole (rd_outdir), or to stdout. */
+static int write_out(const report_opts *o, const out_job *j)
+{
+    char err[PATH_MAX + 128];
+    if (!o->out)
+        return write_stdout(j);
+    if (rd_out_write_path(o->out, out_fn, (void *)j, err, sizeof err)) {
+        fprintf(stderr, "recorderd report: %s\n", rd_printable(err, err, sizeof err));
+        return 1;
+    }
+    return 0;
+}
+
+/* A directory format (annotate) into -o DIR, made 0700 if absent. */
+static int write_dir(const report_opts *o, const rd_format *fmt, const rd_render *r)
+{
+    char err[PATH_MAX + 128] = "";
+    int fd = rd_out_open(o->out, 1, err, sizeof err);
+    int e = fd < 0 ? fd : fmt->write_dir(r, fd, o->out, err, sizeof err);
+    if (fd >= 0)
+        close(fd);
+    if (e)
+        fprintf(stderr, "recorderd report: %s\n", rd_printable(err, err, sizeof err));
+    return e ? 1 : 0;
+}
+
+/* A report of rd_formats from the replayed model m: to -o (a directory for
+ * annotate) or stdout. */
+static int write_report(const report_opts *o, rd_model *m)
+{
+    rd_sessfile_meta t;
+    rd_render r;
+    const rd_format *fmt = rd_format_find(o->format);
+    rd_sessfile_render(o->path, m, &t, &r);
+    if (weight_of(o->weight, &r.weight)) {
+        fprintf(stderr, "recorderd report: --weight is time, lines or calls\n");
+        return 2;
+    }
+    if (fmt->write_dir && o->out)
+        return write_dir(o, fmt, &r);
+    out_job j = {fmt, &r};
+    return write_out(o, &j);
+}
+
+static int is_coverage(const char *format)
+{
+    const rd_format *f = rd_format_find(format);
+    return f && (f->flags & RD_FMT_MERGE);
+}
+
+static int write_coverage(const report_opts *o, const rd_cov *c)
+{
+    char title[64];
+    snprintf(title, sizeof title, "%u traces merged", o->ninputs);
+    rd_render r = {.cov = c, .title = o->ninputs > 1 ? title : o->path};
+    out_job j = {rd_format_find(o->format), &r};
+    return write_out(o, &j);
+}
+
+/* Adds every input and --include-untested directory to c. Returns 0 or 1. */
+static int add_coverage(const report_opts *o, rd_cov *c)
+{
+    char err[512];
+    for (unsigned i = 0; i < o->ninputs; i++) {
+        if (rd_sessfile_add_cov(c, o->inputs[i], err, sizeof err)) {
+            fprintf(stderr, "recorderd report: %s: %s\n", o->inputs[i],
+                    rd_printable(err, err, sizeof err));
+            return 1;
+        }
+        if (err[0])
+            fprintf(stderr, "recorderd report: warning: %s: %s\n", o->inputs[i], err);
+    }
+    for (unsigned i = 0; i < o->nuntested; i++)
+        if (rd_cov_add_untested(c, o->untested[i], err, sizeof err)) {
+            fprintf(stderr, "recorderd report: --include-untested: %s\n", err);
+            return 1;
+        }
+    return 0;
+}
+
+/* Coverage of one trace, or of several whose counts add up (--merge). */
+static int cmd_coverage(const report_opts *o)
+{
+    rd_cov c;
+    rd_cov_opts co = {o->include, o->ninclude, o->exclude, o->nexclude};
+    if (rd_cov_init(&c, &co)) {
+        fprintf(stderr, "recorderd report: out of memory\n");
+        return 1;
+    }
+    int rc = add_coverage(o, &c);
+    if (!rc) {
+        rd_cov_finish(&c);
+        rc = write_coverage(o, &c);
+    }
+    rd_cov_free(&c);
+    return rc;
+}
+
+/* Where backends write (and keep temporary files): -o DIR for --backend,
+ * the directory of -o FILE for a --format that is a backend, else ".". */
+static const char *out_dir(const report_opts *o, int streaming, char *buf, size_t cap)
+{
+    const char *slash = o->out ? strrchr(o->out, '/') : NULL;
+    if (!o->out || (streaming && !slash))
+        return ".";
+    if (!streaming)
+        return o->out;
+    snprintf(buf, cap, "%.*s", slash == o->out ? 1 : (int)(slash - o->out), o->out);
+    return buf;
+}
+
+/* Options that do not go with a report that is no coverage: exit status 2,
+ * or 0 with *streaming set when the format is a backend (added to them). */
+static int check_view(const report_opts *o, int *streaming)
+{
+    char names[512];
+    if (o->merge || o->ninclude || o->nexclude || o->nuntested) {
+        rd_format_names(names, sizeof names, ", ", RD_FMT_MERGE, RD_FMT_MERGE);
+        fprintf(stderr, "recorderd report: --merge, --include, --exclude and "
+                        "--include-untested are for %s\n", names);
+        return 2;
+    }
+    *streaming = rd_backend_known(o->format); /* a format that is a backend */
+    if (*streaming && rd_cli_nbackends) {
+        fprintf(stderr, "recorderd report: --format %s takes no --backend\n", o->format);
+        return 2;
+    }
+    if (*streaming)
+        rd_cli_backends[rd_cli_nbackends++] = o->format;
+    if (!*streaming && !rd_format_find(o->format)) {
+        fprintf(stderr, "recorderd report: unknown format %s (%s, or a backend: chrome, "
+                        "speedscope-evented)\n",
+                o->format, rd_format_names(names, sizeof names, ", ", 0, 0));
+        return 2;
+    }
+    return 0;
+}
+
+/* Replays the trace through st (and the backends attached to it), then
+ * writes the report and lets the backends finish. */
+static int replay_and_write(const report_opts *o, int streaming, rd_stack *st,
+                            rd_backends *bk, const char *dir)
+{
+    char err[512] = "";
+    if (rd_replay_path(o->path, st, 1, err, sizeof err)) {
+        fprintf(stderr, "recorderd report: %s: %s\n", o->path, rd_printable(err, err, sizeof err));
+        return 1;
+    }
+    if (err[0])
+        fprintf(stderr, "recorderd report: warning: %s: %s\n", o->path, err);
+    /* a backend format writes -o FILE; --backend outputs go to -o DIR */
+    report_opts to_stdout = *o; /* with --backend, -o is their directory */
+    to_stdout.out = NULL;
+    int rc = streaming ? 0 : write_report(rd_cli_nbackends ? &to_stdout : o, st->m);
+    if (rd_backends_finish(bk, st->m, dir, streaming ? o->out : NULL, err, sizeof err)) {
+        fprintf(stderr, "recorderd report: %s\n", rd_printable(err, err, sizeof err));
+        rc = 1;
+    }
+    return rc;
+}
+
+/* A report of one trace that is no coverage, with the backends. */
+static int cmd_view(const report_opts *o, int streaming)
+{
+    rd_model m;
+    rd_stack st;
+    rd_backends bk;
+    char err[512] = "", outdir[PATH_MAX];
+    int rc = 1;
+    if (rd_model_init(&m) || rd_stack_init(&st, &m)) {
+        fprintf(stderr, "recorderd report: out of memory\n");
+        return 1;
+    }
+    if (rd_backends_open(&bk, rd_cli_backends, rd_cli_nbackends, &m, err, sizeof err)) {
+        fprintf(stderr, "recorderd report: %s\n", rd_printable(err, err, sizeof err));
+        rc = 2;
+        goto out;
+    }
+    rd_backend_info info = {o->path, NULL, 0, out_dir(o, streaming, outdir, sizeof outdir), -1};
+    rd_backends_info(&bk, &info);
+    rd_backends_attach(&bk, &st);
+    rc = replay_and_write(o, streaming, &st, &bk, info.dir);
+    rd_backends_close(&bk);
+out:
+    rd_stack_free(&st);
+    rd_model_free(&m);
+    return rc;
+}
+
+/* A trace another user made is reported with the sources its maker could
+ * read, no others (rd_srcperm.h): recorderd writes a trace as the traced
+ * process's user, so the owner of the file is its maker. */
+static void source_owners(const report_opts *o)
+{
+    char trace[PATH_MAX];
+    struct stat st;
+    for (unsigned i = 0; i < o->ninputs; i++) {
+        if (stat(o->inputs[i], &st) < 0)
+            continue;
+        rd_src_owner_add(st.st_uid);
+        snprintf(trace, sizeof trace, "%s/trace.ltr", o->inputs[i]); /* a session dir's */
+        if (S_ISDIR(st.st_mode) && stat(trace, &st) == 0)
+            rd_src_owner_add(st.st_uid);
+    }
+}
+
+int rd_cmd_report(int argc, char **argv)
+{
+    report_opts o;
+    int streaming = 0, rc;
+    if (parse_report(argc, argv, &o)) {
+        rc = o.help ? rd_help("report", stdout) : 2;
+    } else {
+        source_owners(&o);
+        if (is_coverage(o.format))
+            rc = cmd_coverage(&o);
+        else if (!(rc = check_view(&o, &streaming)))
+            rc = cmd_view(&o, streaming);
+    }
+    free(o.inputs); /* o.path points into argv */
+    return rc;
+}

@@ -1,0 +1,155 @@
+/* rd_help: the text of every --help. The format lists come from
+ * rd_formats and are never written out here. */
+#include "rd_help.h"
+
+#include <string.h>
+
+#include "rd_formats.h"
+
+typedef struct help_opt {
+    const char *opt, *what;
+} help_opt;
+
+typedef struct cmd_help {
+    const char *name, *synopsis, *about;
+    int formats; /* 1: the formats a session writes; 2: report's */
+    help_opt opt[12];
+    const char *example;
+} cmd_help;
+
+#define OUT {"-o, --out DIR", "parent directory of the session directories (./luatrace-out)"}
+#define FORMAT                                                                                     \
+    {"-f, --format LIST", "also write these reports: names joined with ',', or all (below)"}
+#define BACKEND {"-b, --backend SPEC", "also run a streaming backend (repeatable; below)"}
+#define NOTRACE {"--no-trace", "keep no trace.ltr: the reports only"}
+#define SOCKET                                                                                     \
+    {"--socket PATH", "the daemon's socket ($XDG_RUNTIME_DIR/luatrace/recorderd.sock, else\n"     \
+                      "                                 /tmp/luatrace-$UID/recorderd.sock)"}
+#define TIMEOUT {"--timeout SECONDS", "give up when the process does not answer (10)"}
+#define HELP {"-h, --help", "this help"}
+
+static const cmd_help helps[] = {
+    {"run", "run [OPTIONS] [--] CMD [ARGS...]",
+     "Runs CMD traced: each Lua process it starts is a session, OUT/SCRIPT (a rerun\n"
+     "keeps the previous one as OUT/SCRIPT.prev). Exits with CMD's status.",
+     1,
+     {OUT,
+      {"-q, --quiet", "no summary on stderr"},
+      FORMAT,
+      {"--ring SIZE", "ring size, a power of two from 64K to 1G (LUATRACE_RING)"},
+      {"--mode wait|drop", "a full ring makes the program wait (default), or drops events"},
+      NOTRACE,
+      BACKEND,
+      HELP},
+     "recorderd run --format callgrind -- lua5.1 app.lua"},
+    {"listen", "listen [OPTIONS]",
+     "A daemon: traces the programs that load luatrace (lua5.1 -lluatrace app.lua)\n"
+     "and writes each one's session under OUT, until recorderd stop.",
+     1,
+     {SOCKET,
+      OUT,
+      FORMAT,
+      NOTRACE,
+      BACKEND,
+      {"--hello-timeout SECONDS", "close a connection that sends no hello in time (10)"},
+      HELP},
+     "recorderd listen --out /tmp/traces --format folded &"},
+    {"attach", "attach PID [OPTIONS]",
+     "Traces a running process that loaded luatrace dormant (LUATRACE_ATTACH=1),\n"
+     "until the duration ends, Ctrl-C or SIGTERM; its session is OUT/attach.PID.",
+     1,
+     {{"-d, --duration SECONDS", "how long to trace (default: until Ctrl-C)"},
+      OUT,
+      FORMAT,
+      TIMEOUT,
+      BACKEND,
+      HELP},
+     "recorderd attach 1234 --duration 5 --format annotate"},
+    {"dump", "dump PID [OPTIONS]",
+     "Prints the Lua stack of every thread of a dormant-traced process. No files.", 0,
+     {TIMEOUT, HELP},
+     "recorderd dump 1234"},
+    {"top", "top PID [OPTIONS]",
+     "A live view of the functions using the most time, redrawn every second,\n"
+     "until q, Ctrl-C or the duration. No files.",
+     0,
+     {{"-d, --duration SECONDS", "how long to watch (default: until q or Ctrl-C)"}, TIMEOUT,
+      HELP},
+     "recorderd top 1234"},
+    {"status", "status [OPTIONS]", "The daemon's sessions: events, rate, ring fill, drops.", 0,
+     {SOCKET, {"--json", "as JSON"}, HELP},
+     "recorderd status --json"},
+    {"stop", "stop [OPTIONS]", "Stops the daemon once every session's reports are written.", 0,
+     {SOCKET, HELP},
+     "recorderd stop"},
+    {"serve", "serve --fd N [OPTIONS]",
+     "The private recorder a traced program starts when no daemon listens\n"
+     "(used by the collector, not by hand).",
+     1,
+     {{"--fd N", "the connected socket to serve"},
+      OUT,
+      {"--summary", "print the summary on stderr"},
+      {"-q, --quiet", "no summary (the default)"},
+      FORMAT,
+      BACKEND,
+      HELP},
+     "recorderd serve --fd 3 --out luatrace-out"},
+    {"report", "report SESSION_DIR|TRACE_FILE [OPTIONS]",
+     "Renders a report from a session's trace, to stdout or -o; coverage reports\n"
+     "may merge several sessions.",
+     2,
+     {{"-f, --format NAME", "the report (below; default profile)"},
+      {"-o, --out FILE", "write it there (annotate: a directory; --backend: their directory)"},
+      {"-w, --weight time|lines|calls", "what a folded stack weighs (default time)"},
+      {"--merge", "several sessions: their coverage adds up (default format lcov)"},
+      {"--include PAT", "coverage: only sources matching the shell pattern (repeatable)"},
+      {"--exclude PAT", "coverage: leave out sources matching it (repeatable)"},
+      {"--include-untested DIR", "coverage: every *.lua under DIR, 0 hits if never run"},
+      BACKEND,
+      HELP},
+     "recorderd report luatrace-out/app --format callgrind -o callgrind.out"},
+};
+
+#define NHELPS (sizeof helps / sizeof helps[0])
+
+void rd_help_usage(FILE *f)
+{
+    fprintf(f, "usage:\n");
+    for (size_t i = 0; i < NHELPS; i++)
+        fprintf(f, "  recorderd %s\n", helps[i].synopsis);
+    fprintf(f, "  recorderd --version | --help\n"
+               "recorderd COMMAND --help: that command's options and an example\n");
+}
+
+/* The formats of the registry: the session's (default ones marked), or
+ * report's (every one). */
+static void print_formats(FILE *f, int session)
+{
+    fprintf(f, "\nformats%s:\n", session ? " (* written by default)" : "");
+    for (unsigned i = 0; i < rd_nformats; i++) {
+        const rd_format *r = &rd_formats[i];
+        if (session && !r->file)
+            continue;
+        fprintf(f, "  %c %-11s %-24s %s\n", r->flags & RD_FMT_DEFAULT && session ? '*' : ' ',
+                r->name, r->file ? r->file : "", r->what);
+    }
+    fprintf(f, "backends (SPEC, also a format): chrome (trace.chrome.json), speedscope-evented\n"
+               "  (trace.speedscope.json), lua:FILE.lua (a user backend)\n");
+}
+
+int rd_help(const char *cmd, FILE *f)
+{
+    const cmd_help *h = NULL;
+    for (size_t i = 0; i < NHELPS && !h; i++)
+        if (!strcmp(helps[i].name, cmd))
+            h = &helps[i];
+    if (!h)
+        return rd_help_usage(stderr), 2;
+    fprintf(f, "usage: recorderd %s\n%s\n\noptions:\n", h->synopsis, h->about);
+    for (size_t i = 0; i < sizeof h->opt / sizeof h->opt[0] && h->opt[i].opt; i++)
+        fprintf(f, "  %-30s %s\n", h->opt[i].opt, h->opt[i].what);
+    if (h->formats)
+        print_formats(f, h->formats == 1);
+    fprintf(f, "\nexample:\n  %s\n", h->example);
+    return 0;
+}

@@ -1,0 +1,16 @@
+/* rd_help: `recorderd --help` (every command's synopsis) and each
+ * command's own --help (a line per option, the formats, an example). */
+#ifndef RD_HELP_H
+#define RD_HELP_H
+
+#include <stdio.h>
+
+/* The synopsis of every command. */
+void rd_help_usage(FILE *f);
+
+/* cmd's help (run, listen, attach, dump, top, status, stop, serve,
+ * report). Returns 0 (exit status), or 2 with the synopsis on stderr for a
+ * command that has none. */
+int rd_help(const char *cmd, FILE *f);
+
+#endif

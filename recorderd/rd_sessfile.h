@@ -1,0 +1,45 @@
+/* rd_sessfile: reading a session directory (or a trace file) back:
+ * session.json's fields, written by rd_session.c, and the trace replayed
+ * for the coverage or any report of rd_formats. Any thread. */
+#ifndef RD_SESSFILE_H
+#define RD_SESSFILE_H
+
+#include <limits.h>
+
+#include "rd_cov.h"
+#include "rd_formats.h"
+#include "rd_model.h"
+
+/* Replays a session directory or trace file (rd_replay_path) and adds it;
+ * relative sources are resolved against the working directory its
+ * session.json records, else ours. Returns 0, with a warning in err for a
+ * truncated trace, or a negative errno with a message in err. */
+int rd_sessfile_add_cov(rd_cov *c, const char *path, char *err, size_t cap);
+
+/* The string under key in the session.json of trace (a session directory
+ * or its trace.ltr), into buf. Returns 0, or -ENOENT when there is none
+ * (or it holds bytes that are not ASCII, or does not fit). */
+int rd_sessfile_str(const char *trace, const char *key, char *buf, size_t cap);
+
+/* The working directory a session recorded in its session.json ("cwd"),
+ * into buf. Returns 0, or -ENOENT when there is none. */
+int rd_sessfile_cwd(const char *session_dir, char *buf, size_t cap);
+
+/* 1 if session.json of session_dir says "status": "truncated", 0 for
+ * another status, -ENOENT when it has none. */
+int rd_sessfile_truncated(const char *session_dir);
+
+/* What session.json says of the traced program, kept for an rd_render. */
+typedef struct rd_sessfile_meta {
+    char cwd[PATH_MAX], command[4096];
+} rd_sessfile_meta;
+
+/* The render context of a replayed model m of path (a session directory or
+ * a trace file): its title is path; relative sources resolve against the
+ * cwd session.json records (else ours), its command and whether it was cut
+ * short come from there too (unknown for a trace file on its own), and its
+ * start from the trace file's time. t holds the strings r points to. */
+void rd_sessfile_render(const char *path, const rd_model *m, rd_sessfile_meta *t,
+                        rd_render *r);
+
+#endif
