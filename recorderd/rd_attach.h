@@ -3,6 +3,7 @@
 #ifndef RD_ATTACH_H
 #define RD_ATTACH_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -26,6 +27,11 @@ int rd_attach(const rd_attach_opts *o);
  * any) says how the stacks were taken, err why none arrived. */
 void rd_attach_print_stacks(FILE *out, pid_t pid, const char *cmd, const rd_model *m,
                             const rd_stack *st, const char *err, const char *note);
+
+/* Prints the stacks of a dump's records (p, n: STR, FUNC, THREAD, START,
+ * FRAME, RESUME) as rd_attach_print_stacks does. */
+void rd_attach_print_records(FILE *out, pid_t pid, const char *cmd, const uint8_t *p, size_t n,
+                             const char *note);
 
 /* Session callbacks (drainer thread): dump prints every thread's stack
  * once the trace ended; top redraws the busiest functions every second. */

@@ -53,6 +53,14 @@ frames that were unwound, nothing past the detach). Cases:
               dump message that arrives is well formed
   dumpstormc  the same at the C host of attach.py (libuv, coroutines made
               and resumed from C)
+  outside     dumpblocked of a plain lua5.1 that never loaded the collector:
+              read from outside (ptrace stop, process_vm_readv), as exact
+  outsidehost dumphost read from outside
+  outsidebusy 40 dumps from outside of a program busy in Lua and coroutines:
+              each well formed, its Lua frames the program's lines; the
+              program's output unchanged
+  outsidegarbage  a dead pid, a process that is not Lua, and processes that
+              exit while they are read: a one-line error, never a crash
   proghook    coroutines with the program's own count hook (debug.sethook),
               one across the attach and the detach, one made while traced:
               each counts what it counts untraced and keeps its hook
@@ -568,15 +576,17 @@ def untraced(c, prog, stdin):
     return r.returncode, r.stdout
 
 
-def dump_while_blocked(c, argv, want, hooks):
-    """Starts argv (dormant collector) and waits for its READY; dumps it
-    while it sits in C; unblocks it with "go". Its output and status must
-    be want's (the untraced run's) and its hook report `hooks`. Returns the
-    dump's text, the program's TRUTH lines by name, the dump's thread
-    blocks and the program's stderr."""
+def dump_while_blocked(c, argv, want, hooks, outside=False):
+    """Starts argv (dormant collector; with outside, none: the dump reads it
+    from outside) and waits for its READY; dumps it while it sits in C;
+    unblocks it with "go". Its output and status must be want's (the
+    untraced run's) and its hook report `hooks`. Returns the dump's text,
+    the program's TRUTH lines by name, the dump's thread blocks and the
+    program's stderr."""
     want_rc, want_out = want
     c.used.add('attach')
-    p = subprocess.Popen(argv, cwd=c.tmp, env=c.env(LUATRACE_ATTACH='1'), stdin=subprocess.PIPE,
+    env = c.env() if outside else c.env(LUATRACE_ATTACH='1')
+    p = subprocess.Popen(argv, cwd=c.tmp, env=env, stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     c.procs.append(p)
     expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
@@ -584,7 +594,8 @@ def dump_while_blocked(c, argv, want, hooks):
     r = recorderd(c, 'dump', str(p.pid), '--timeout', '20')
     out = r.stdout.decode()
     expect(r.returncode == 0, 'dump failed: %r %r' % (r.stdout, r.stderr))
-    expect('blocked in C' in out.splitlines()[1], 'no word that it was blocked in C: %r' % out)
+    note = 'read from outside' if outside else 'blocked in C'
+    expect(note in out.splitlines()[1], 'no word that it was %s: %r' % (note, out))
     rest, err = p.communicate(b'go\n', timeout=60)
     expect(p.returncode == want_rc and b'READY\n' + rest == want_out,
            'traced run: %d %r, untraced: %d %r' % (p.returncode, rest, want_rc, want_out))
@@ -594,12 +605,13 @@ def dump_while_blocked(c, argv, want, hooks):
     return out, truths, dump_blocks(out), err
 
 
-def case_dumpblocked(c):
+def case_dumpblocked(c, outside=False):
     c.write('prog.lua', BLOCKED)
     want_rc, want_out = untraced(c, 'prog.lua', b'go\n')
     expect(want_rc == 3 and b'got go' in want_out, 'untraced run: %d %r' % (want_rc, want_out))
-    out, truths, blocks, _ = dump_while_blocked(c, [c.args.lua, '-lluatrace', 'prog.lua'],
-                                                (want_rc, want_out), b'hooks nil nil nil')
+    argv = [c.args.lua, 'prog.lua'] if outside else [c.args.lua, '-lluatrace', 'prog.lua']
+    out, truths, blocks, _ = dump_while_blocked(c, argv, (want_rc, want_out), b'hooks nil nil nil',
+                                                outside)
     heads = [h.split(' (', 1)[1] for h, _ in blocks]
     expect(heads == ['running):', 'resumed another):', 'resumed another):', 'suspended):'] and
            blocks[2][0].startswith('Thread '), 'threads of the dump: %r' % out)
@@ -613,14 +625,14 @@ def case_dumpblocked(c):
            'names in the dump: %r' % out)
 
 
-def case_dumphost(c):
+def case_dumphost(c, outside=False):
     c.write('host.lua', HOST)
     r = subprocess.run([c.args.block_host, 'host.lua'], cwd=c.tmp, env=c.env(), input=b'go\n',
                        capture_output=True, timeout=120)
     want_rc, want_out = r.returncode, r.stdout
     expect(want_rc == 0 and b'got go' in want_out, 'untraced run: %d %r' % (want_rc, want_out))
     out, truths, blocks, err = dump_while_blocked(c, [c.args.block_host, 'host.lua'],
-                                                  (want_rc, want_out), b'hooks nil nil')
+                                                  (want_rc, want_out), b'hooks nil nil', outside)
     heads = [h.split(' (', 1)[1] for h, _ in blocks]
     expect(heads == ['running):', 'suspended):'] and blocks[0][0].startswith('Thread '),
            'threads of the dump: %r' % out)
@@ -632,6 +644,68 @@ def case_dumphost(c):
     # poll() returns EINTR after any handler, SA_RESTART or not: the host
     # retries; how often it saw one is printed for the record
     print([l for l in err.decode().splitlines() if l.startswith('EINTR')])
+
+
+def case_outside(c):
+    case_dumpblocked(c, outside=True)
+
+
+def case_outsidehost(c):
+    case_dumphost(c, outside=True)
+
+
+def outside_dump(c, pid):
+    r = recorderd(c, 'dump', str(pid), '--timeout', '20')
+    expect(r.returncode in (0, 1) and b'Traceback' not in r.stderr,
+           'dump of %d: exit %d %r' % (pid, r.returncode, r.stderr))
+    return r
+
+
+def case_outsidebusy(c):
+    """Dumps from outside, one after the other, of a program running busy Lua
+    and coroutines: each a well-formed dump whose Lua frames are the
+    program's own lines; the program's output is an untraced run's."""
+    c.write('prog.lua', STORM)
+    p = subprocess.Popen([c.args.lua, 'prog.lua'], cwd=c.tmp, env=c.env(),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(p)
+    expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+    nlines = STORM.count('\n') + 1
+    for i in range(40):
+        r = outside_dump(c, p.pid)
+        out = r.stdout.decode()
+        expect(r.returncode == 0 and 'read from outside' in out, 'dump %d: %r %r' % (i, out, r.stderr))
+        blocks = dump_blocks(out)
+        expect(blocks and blocks[0][0].endswith('(running):'), 'dump %d: %r' % (i, out))
+        for _, frames in blocks:
+            for f in frames:
+                w = frame_where(f)
+                expect(w == '[C]' or (w.startswith('prog.lua:') and
+                                      0 < int(w.split(':')[1]) <= nlines), 'frame %r in %r' % (f, out))
+    open(os.path.join(c.tmp, 'stop'), 'w').close()
+    out, err = p.communicate(timeout=120)
+    expect(p.returncode == 0 and out.endswith(b' mismatches 0\n'), 'the program: %d %r %r' % (p.returncode, out, err))
+
+
+def case_outsidegarbage(c):
+    """A dead pid, a process that is not Lua, processes that exit while read."""
+    q = subprocess.Popen(['true'])
+    q.wait()
+    r = recorderd(c, 'dump', str(q.pid))
+    expect(r.returncode == 1 and b'no process' in r.stderr, 'dead pid: %r' % r.stderr)
+    q = subprocess.Popen(['sleep', '30'])
+    try:
+        r = recorderd(c, 'dump', str(q.pid))
+        expect(r.returncode == 1 and b'no Lua 5.1 state' in r.stderr, 'sleep: %r' % r.stderr)
+    finally:
+        q.kill()
+        q.wait()
+    for i in range(20):
+        q = subprocess.Popen([c.args.lua, '-e', 'for i = 1, 2e5 * %d do local t = {} end' % (i % 4)],
+                             env=c.env())
+        c.procs.append(q)
+        outside_dump(c, q.pid)
+        expect(q.wait(timeout=60) == 0, 'a process read while it ended: exit %d' % q.returncode)
 
 
 DUMP_NOW = 3  # proto/lt_attach.h: LT_ATTACH_DUMP_NOW (LT_ATTACH_DUMP is 2)
@@ -841,7 +915,9 @@ CASES = {'recursion': case_recursion, 'unwinding': case_unwinding, 'coroutine': 
          'diedwaiting': case_diedwaiting, 'inc': case_inc, 'dump': case_dump, 'dumpco': case_dumpco,
          'dumpblocked': case_dumpblocked, 'dumphost': case_dumphost, 'dumpdeep': case_dumpdeep,
          'dumpstorm': case_dumpstorm, 'dumpstormc': case_dumpstormc, 'proghook': case_proghook,
-         'hostattach': case_hostattach}
+         'hostattach': case_hostattach, 'outside': case_outside,
+         'outsidehost': case_outsidehost, 'outsidebusy': case_outsidebusy,
+         'outsidegarbage': case_outsidegarbage}
 
 
 class AttachCase(Case):
