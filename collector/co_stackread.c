@@ -546,6 +546,25 @@ static size_t source_label(const void *ts, char *out, size_t cap)
     return k;
 }
 
+const char *co_sr_func_name(const co_sr *d, const co_sr_func *f)
+{
+    return f->main                            ? "main chunk"
+           : f->key && f->key == d->self_fn ? "luaopen_luatrace"
+           : f->name[0]                       ? f->name
+           : f->call[0]                       ? f->call
+                                              : "function";
+}
+
+size_t co_sr_func_source(const co_sr *d, const co_sr_func *f, char *out, size_t cap)
+{
+    g_pid = d->pid;
+    if (f->isC) {
+        memcpy(out, "[C]", 4);
+        return 3;
+    }
+    return source_label(f->src, out, cap);
+}
+
 static void put_funcs(co_sr *d)
 {
     static char src[LT_STR_MAX + 64];
@@ -559,11 +578,7 @@ static void put_funcs(co_sr *d)
             sanitize(src);
             f->src_sid = put_str(d, src, n);
         }
-        const char *name = f->main                                    ? "main chunk"
-                           : f->key && f->key == d->self_fn ? "luaopen_luatrace"
-                           : f->name[0]                               ? f->name
-                           : f->call[0]                               ? f->call
-                                                                      : "function";
+        const char *name = co_sr_func_name(d, f);
         memcpy(src, name, slen(name) + 1);
         sanitize(src);
         uint32_t name_sid = put_str(d, src, slen(src));
@@ -663,12 +678,25 @@ static void walk_threads(co_sr *d, const void *main)
     }
 }
 
-void co_sr_collect(co_sr *d, const void *main, int walk_ok)
+/* Reads the threads that the threads read so far resume, in turn: the
+ * running chain, without the GC list. */
+static void follow_resumed(co_sr *d)
+{
+    for (uint32_t i = 0; i < d->nth; i++) {
+        int known = !d->th[i].target;
+        for (uint32_t j = 0; j < d->nth && !known; j++)
+            known = d->th[j].L == d->th[i].target;
+        if (!known)
+            read_thread(d, d->th[i].target);
+    }
+}
+
+void co_sr_read(co_sr *d, const void *main, int walk_ok)
 {
     g_pid = d->pid;
     uint8_t ls[LS_READ];
     d->nth = d->nfn = d->nfr = d->nchain = 0;
-    d->k_cl = d->k_pr = NULL; /* nothing cached from another dump */
+    d->k_cl = d->k_pr = NULL; /* nothing cached from another read */
     d->nout = 0;
     d->next_sid = 0;
     d->flags = 0;
@@ -677,11 +705,19 @@ void co_sr_collect(co_sr *d, const void *main, int walk_ok)
     read_thread(d, main);
     if (walk_ok)
         walk_threads(d, main);
-    co_sr_name_functions(d, main);
+    else
+        follow_resumed(d);
     make_chain(d, main);
+}
+
+void co_sr_records(co_sr *d, const void *main)
+{
+    g_pid = d->pid;
     const co_sr_thread *run = d->nchain ? &d->th[d->chain[d->nchain - 1]] : NULL;
     if (!run || run->top_c)
         d->flags |= LT_DUMP_IN_C;
+    if (!d->nth)
+        return;
     put_funcs(d);
     if (!d->nchain) /* no Lua running at all: an empty main thread */
         put_thread(d, &d->th[0], LT_R_BEGIN, 0);
@@ -692,6 +728,14 @@ void co_sr_collect(co_sr *d, const void *main, int walk_ok)
             put_thread(d, &d->th[i], LT_R_HOOKED, 0);
 }
 
+void co_sr_collect(co_sr *d, const void *main, int walk_ok)
+{
+    co_sr_read(d, main, walk_ok);
+    if (!d->nth)
+        return;
+    co_sr_name_functions(d, main);
+    co_sr_records(d, main);
+}
 
 /* {====== the special functions, read from the globals */
 

@@ -107,12 +107,26 @@ typedef struct co_sr {
  * d->pid, d->cf and d->self_fn are the caller's to set first. */
 void co_sr_collect(co_sr *d, const void *main, int walk_ok);
 
+/* The three steps of co_sr_collect. co_sr_read copies the stacks: of main
+ * and, with walk_ok, every coroutine on the GC list, else of the threads
+ * main resumes in turn (the running chain); the only step that needs the
+ * state to hold still. co_sr_records writes d->out from what was read and
+ * named (reading the sources' names). */
+void co_sr_read(co_sr *d, const void *main, int walk_ok);
+void co_sr_records(co_sr *d, const void *main);
+
 /* Names d's functions from the globals and package.loaded of main. */
 void co_sr_name_functions(co_sr *d, const void *main);
 
 /* Copies n bytes at addr of d->pid into dst. Returns 0, or -1 if any of
  * them cannot be read. */
 int co_sr_peek(const co_sr *d, const void *addr, void *dst, size_t n);
+
+/* Function f's name as the records give it (main chunk, a table path,
+ * the name at a call site, or "function"), and its source as Lua's
+ * short_src shows it ("[C]" for a C function) in out. */
+const char *co_sr_func_name(const co_sr *d, const co_sr_func *f);
+size_t co_sr_func_source(const co_sr *d, const co_sr_func *f, char *out, size_t cap);
 
 /* Sets d->cf from the globals of main (pcall, xpcall, coroutine.resume,
  * coroutine.yield; wrap's function stays unknown and is recognised as a C

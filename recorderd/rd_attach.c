@@ -15,6 +15,7 @@
 #include "lt_attach.h"
 #include "lt_ctl.h"
 #include "rd_peek.h"
+#include "rd_sample.h"
 #include "rd_replay.h"
 #include "rd_server.h"
 #include "rd_util.h"
@@ -271,6 +272,10 @@ int rd_attach(const rd_attach_opts *o)
     int e = check_target(o->pid, &a.mk, err, sizeof err);
     if (e == -ENOENT && o->dump) /* no collector: read it from outside */
         return rd_peek_dump(o->pid, stdout);
+    if (e == -ENOENT && o->keys) {
+        rd_sample_opts so = {.pid = o->pid, .hz = o->hz, .duration_ms = o->duration_ms};
+        return rd_sample_top(&so);
+    }
     if (e) {
         fprintf(stderr, "recorderd: %s\n", err);
         return 1;

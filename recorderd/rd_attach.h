@@ -16,6 +16,7 @@ typedef struct rd_attach_opts {
     unsigned grace_ms;    /* after a detach request, before giving up */
     int dump;             /* ask for the stacks only */
     int keys;             /* q on a terminal detaches (top) */
+    unsigned hz;          /* top of a process without the collector: samples per second */
     rd_session_opts so;   /* where and what the session writes */
 } rd_attach_opts;
 

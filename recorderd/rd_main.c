@@ -47,7 +47,7 @@ static void usage(FILE *f)
             "  recorderd attach PID [--duration SECONDS] [--out DIR] [--timeout SECONDS]\n"
             "                   [--backend SPEC]...\n"
             "  recorderd dump PID [--timeout SECONDS]\n"
-            "  recorderd top PID [--duration SECONDS] [--timeout SECONDS]\n"
+            "  recorderd top PID [--duration SECONDS] [--timeout SECONDS] [--rate HZ]\n"
             "  recorderd status [--socket PATH] [--json]\n"
             "  recorderd stop [--socket PATH]\n"
             "  recorderd serve --fd N [--out DIR] [--summary|--quiet]   (used by the collector)\n"
@@ -655,7 +655,7 @@ static long seconds_ms(const char *v)
 /* attach, dump, top: PID [options] */
 static int cmd_attach(int argc, char **argv, const char *what)
 {
-    rd_attach_opts o = {.timeout_ms = 10000, .grace_ms = 5000};
+    rd_attach_opts o = {.timeout_ms = 10000, .grace_ms = 5000, .hz = 100};
     o.so = (rd_session_opts){.out = "luatrace-out", .backends = backend_specs};
     int dump = !strcmp(what, "dump"), top = !strcmp(what, "top");
     for (int i = 0; i < argc; i++) {
@@ -671,6 +671,9 @@ static int cmd_attach(int argc, char **argv, const char *what)
             if ((ms = seconds_ms(optval(argc, argv, &i))) <= 0)
                 return fprintf(stderr, "recorderd %s: --duration takes seconds > 0\n", what), 2;
             o.duration_ms = (unsigned)ms;
+        } else if (!strcmp(a, "--rate") && top) {
+            if ((o.hz = (unsigned)whole_number(optval(argc, argv, &i), 1, 1000)) == (unsigned)-1)
+                return fprintf(stderr, "recorderd top: --rate takes samples per second, 1 to 1000\n"), 2;
         } else if (!strcmp(a, "--timeout")) {
             if ((ms = seconds_ms(optval(argc, argv, &i))) <= 0)
                 return fprintf(stderr, "recorderd %s: --timeout takes seconds > 0\n", what), 2;

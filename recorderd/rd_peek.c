@@ -15,7 +15,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <lua.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,41 +26,57 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "co_stackread.h"
 #include "lt_attach.h"
 #include "rd_attach.h"
 
 enum {
     CHUNK = 1 << 20,         /* bytes copied per read of a mapping */
     SCAN_LIMIT = 1u << 31,   /* bytes scanned in all: a bound on a huge heap */
-    MAX_STATES = 16,
-    MAX_TASKS = 4096,
     STOP_WAIT_MS = 2000
 };
 
 /* {====== stopping the process for the read */
 
-typedef struct stopped {
-    pid_t tid[MAX_TASKS];
-    int n;
-} stopped;
-
-/* Waits for task tid's ptrace stop after PTRACE_INTERRUPT. */
+/* Waits for task tid's ptrace stop after PTRACE_INTERRUPT: it comes within
+ * microseconds for a task that runs or sleeps interruptibly, so the wait
+ * yields the CPU before it sleeps, and gives up after STOP_WAIT_MS (a task
+ * in uninterruptible sleep). */
 static int wait_stop(pid_t tid)
 {
-    for (int ms = 0; ms < STOP_WAIT_MS; ms++) {
+    uint64_t waited_us = 0;
+    for (unsigned k = 0; waited_us < STOP_WAIT_MS * 1000u; k++) {
         int st;
         pid_t w = waitpid(tid, &st, __WALL | WNOHANG);
         if (w == tid)
             return WIFSTOPPED(st) ? 0 : -ESRCH;
         if (w < 0)
             return -errno;
-        usleep(1000);
+        if (k < 64) {
+            sched_yield();
+        } else {
+            usleep(50);
+            waited_us += 50;
+        }
     }
     return -ETIMEDOUT;
 }
 
-static void let_go(stopped *s)
+/* Whether task tid of pid has exited (a zombie, or gone): ptrace refuses
+ * one with EPERM. */
+static int task_ended(pid_t pid, pid_t tid)
+{
+    char path[96], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = 0;
+    const char *p = strrchr(buf, ')'); /* the state follows the command's ")" */
+    return !p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X';
+}
+
+void rd_peek_let_go(rd_peek_stop *s)
 {
     for (int i = 0; i < s->n; i++)
         ptrace(PTRACE_DETACH, s->tid[i], NULL, NULL);
@@ -66,7 +84,7 @@ static void let_go(stopped *s)
 }
 
 /* Stops every task of pid. Returns 0, or -errno of the first refusal. */
-static int stop_all(pid_t pid, stopped *s)
+int rd_peek_stop_all(pid_t pid, rd_peek_stop *s)
 {
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
@@ -76,12 +94,12 @@ static int stop_all(pid_t pid, stopped *s)
     int e = 0;
     struct dirent *de;
     s->n = 0;
-    while (!e && (de = readdir(dir)) && s->n < MAX_TASKS) {
+    while (!e && (de = readdir(dir)) && s->n < RD_PEEK_MAX_TASKS) {
         pid_t tid = (pid_t)atoi(de->d_name);
         if (tid <= 0)
             continue;
         if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) < 0) {
-            e = errno == ESRCH ? 0 : -errno; /* a task that just ended */
+            e = errno == ESRCH || task_ended(pid, tid) ? 0 : -errno; /* a task that just ended */
             continue;
         }
         s->tid[s->n++] = tid;
@@ -89,8 +107,10 @@ static int stop_all(pid_t pid, stopped *s)
             e = -ETIMEDOUT;
     }
     closedir(dir);
+    if (!e && !s->n) /* every task gone: the process exited */
+        e = -ESRCH;
     if (e)
-        let_go(s);
+        rd_peek_let_go(s);
     return e;
 }
 
@@ -113,22 +133,22 @@ static int is_main_thread(const co_sr *d, uintptr_t addr, const uint8_t *b)
 static void scan_range(co_sr *d, uintptr_t lo, uintptr_t hi, uint8_t *buf, const void **found,
                        int *n, size_t *budget)
 {
-    for (uintptr_t a = lo; a < hi && *n < MAX_STATES && *budget; a += CHUNK) {
+    for (uintptr_t a = lo; a < hi && *n < RD_PEEK_MAX_STATES && *budget; a += CHUNK) {
         size_t len = hi - a < CHUNK + 64 ? hi - a : CHUNK + 64; /* 64: a thread across the cut */
         if (len > *budget)
             len = *budget;
         *budget -= len < CHUNK ? len : CHUNK;
         struct iovec l = {buf, len}, r = {(void *)a, len};
         ssize_t got = process_vm_readv(d->pid, &l, 1, &r, 1, 0);
-        for (ssize_t o = 0; o + LS_G + 8 <= got && o < CHUNK && *n < MAX_STATES; o += 8)
+        for (ssize_t o = 0; o + LS_G + 8 <= got && o < CHUNK && *n < RD_PEEK_MAX_STATES; o += 8)
             if (buf[o + LS_TT] == LUA_TTHREAD && is_main_thread(d, a + (uintptr_t)o, buf + o))
                 found[(*n)++] = (const void *)(a + (uintptr_t)o);
     }
 }
 
 /* The main threads of pid's Lua states, in its heap and anonymous private
- * writable mappings. Returns how many (at most MAX_STATES). */
-static int find_states(co_sr *d, const void **found)
+ * writable mappings. Returns how many (at most RD_PEEK_MAX_STATES). */
+int rd_peek_find_states(co_sr *d, const void **found)
 {
     char path[64], line[512];
     snprintf(path, sizeof path, "/proc/%d/maps", (int)d->pid);
@@ -153,7 +173,7 @@ static int find_states(co_sr *d, const void **found)
 
 /* }====== */
 
-static void read_cmdline(pid_t pid, char *buf, size_t cap)
+void rd_peek_cmdline(pid_t pid, char *buf, size_t cap)
 {
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
@@ -168,7 +188,7 @@ static void read_cmdline(pid_t pid, char *buf, size_t cap)
             buf[i] = ' ';
 }
 
-static int refusal(pid_t pid, int e)
+int rd_peek_refusal(pid_t pid, int e)
 {
     if (e == -EPERM)
         fprintf(stderr,
@@ -188,16 +208,16 @@ static int refusal(pid_t pid, int e)
 
 /* The records of every state of d->pid, read while it is stopped. */
 typedef struct taken {
-    uint8_t *rec[MAX_STATES];
-    size_t n[MAX_STATES];
-    uint32_t flags[MAX_STATES];
+    uint8_t *rec[RD_PEEK_MAX_STATES];
+    size_t n[RD_PEEK_MAX_STATES];
+    uint32_t flags[RD_PEEK_MAX_STATES];
     int nstates;
 } taken;
 
 static void take(co_sr *d, taken *t)
 {
-    const void *found[MAX_STATES];
-    t->nstates = find_states(d, found);
+    const void *found[RD_PEEK_MAX_STATES];
+    t->nstates = rd_peek_find_states(d, found);
     for (int i = 0; i < t->nstates; i++) {
         co_sr_find_specials(d, found[i]);
         co_sr_collect(d, found[i], 1);
@@ -211,7 +231,7 @@ static void take(co_sr *d, taken *t)
 static int print_taken(pid_t pid, taken *t, FILE *out)
 {
     char cmd[4096];
-    read_cmdline(pid, cmd, sizeof cmd);
+    rd_peek_cmdline(pid, cmd, sizeof cmd);
     if (!t->nstates)
         fprintf(stderr,
                 "recorderd: process %d has no Lua 5.1 state that recorderd can find "
@@ -230,7 +250,7 @@ static int print_taken(pid_t pid, taken *t, FILE *out)
 
 int rd_peek_dump(pid_t pid, FILE *out)
 {
-    stopped *s = calloc(1, sizeof *s);
+    rd_peek_stop *s = calloc(1, sizeof *s);
     co_sr *d = calloc(1, sizeof *d);
     taken t = {.nstates = 0};
     int rc = 1;
@@ -238,12 +258,12 @@ int rd_peek_dump(pid_t pid, FILE *out)
         fprintf(stderr, "recorderd: out of memory\n");
     } else {
         d->pid = pid;
-        int e = stop_all(pid, s);
+        int e = rd_peek_stop_all(pid, s);
         if (e)
-            rc = refusal(pid, e);
+            rc = rd_peek_refusal(pid, e);
         else {
             take(d, &t);
-            let_go(s);
+            rd_peek_let_go(s);
             rc = print_taken(pid, &t, out);
         }
     }

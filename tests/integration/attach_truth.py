@@ -61,6 +61,9 @@ frames that were unwound, nothing past the detach). Cases:
               program's output unchanged
   outsidegarbage  a dead pid, a process that is not Lua, and processes that
               exit while they are read: a one-line error, never a crash
+  outsidetop  top of a program that never loaded the collector: samples
+              read from outside; the busiest function on top; SIGTERM and
+              the program's exit end it; its output unchanged
   proghook    coroutines with the program's own count hook (debug.sethook),
               one across the attach and the detach, one made while traced:
               each counts what it counts untraced and keeps its hook
@@ -690,6 +693,56 @@ def case_outsidebusy(c):
     expect(p.returncode == 0 and out.endswith(b' mismatches 0\n'), 'the program: %d %r %r' % (p.returncode, out, err))
 
 
+HOT = '''
+local function hot(n) local s = 0 for i = 1, n do s = s + i % 7 end return s end
+local function cold() return #tostring(os.time()) end
+io.stdout:write("READY\\n") io.stdout:flush()
+local rounds = 0
+while not io.open("stop") do hot(2e5) cold() rounds = rounds + 1 end
+io.stdout:write("rounds ", rounds > 0 and "some" or "none", "\\n")
+'''
+
+
+def case_outsidetop(c):
+    """top of a program that never loaded the collector: samples read from
+    outside, on a pipe no terminal codes; the busiest function is on top;
+    SIGTERM ends it with a last table; the program's output unchanged; a
+    process that exits under it ends it with exit 0 and says so."""
+    c.write('prog.lua', HOT)
+    p = subprocess.Popen([c.args.lua, 'prog.lua'], cwd=c.tmp, env=c.env(),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(p)
+    expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+    r = recorderd(c, 'top', str(p.pid), '--duration', '1.5', '--rate', '200')
+    out = r.stdout.decode()
+    expect(r.returncode == 0 and '\x1b' not in out, 'top: %d %r %r' % (r.returncode, out, r.stderr))
+    tables = [t for t in out.split('luatrace top: ')[1:]]
+    expect(len(tables) >= 1 and 'samples at 200 Hz' in tables[0] and 'read from outside' in tables[0],
+           'top: %r' % out)
+    for t in tables:
+        rows = [l for l in t.splitlines()[4:] if l.strip()]
+        expect(rows and rows[0].split()[3:] == ['hot', '(prog.lua:2)'] and float(rows[0].split()[0]) > 50,
+               'the busiest function is not hot: %r' % t)
+    top = subprocess.Popen([c.args.recorderd, 'top', str(p.pid)], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    time.sleep(1.3)
+    top.send_signal(signal.SIGTERM)
+    tout, terr = top.communicate(timeout=30)
+    expect(top.returncode == 0 and tout.count(b'luatrace top: ') >= 2, 'top after SIGTERM: %d %r %r'
+           % (top.returncode, tout, terr))
+    top = subprocess.Popen([c.args.recorderd, 'top', str(p.pid)], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    time.sleep(0.5)
+    open(os.path.join(c.tmp, 'stop'), 'w').close()
+    out, err = p.communicate(timeout=60)
+    expect(p.returncode == 0 and out == b'rounds some\n', 'the program: %d %r %r' % (p.returncode, out, err))
+    tout, terr = top.communicate(timeout=30)
+    expect(top.returncode == 0 and b'exited' in terr, 'top of a process that exits: %d %r'
+           % (top.returncode, terr))
+    r = recorderd(c, 'top', '1', '--rate', '0')
+    expect(r.returncode == 2 and b'--rate' in r.stderr, 'top --rate 0: %r' % r.stderr)
+
+
 def case_outsidegarbage(c):
     """A dead pid, a process that is not Lua, processes that exit while read."""
     q = subprocess.Popen(['true'])
@@ -920,7 +973,7 @@ CASES = {'recursion': case_recursion, 'unwinding': case_unwinding, 'coroutine': 
          'dumpstorm': case_dumpstorm, 'dumpstormc': case_dumpstormc, 'proghook': case_proghook,
          'hostattach': case_hostattach, 'outside': case_outside,
          'outsidehost': case_outsidehost, 'outsidebusy': case_outsidebusy,
-         'outsidegarbage': case_outsidegarbage}
+         'outsidegarbage': case_outsidegarbage, 'outsidetop': case_outsidetop}
 
 
 class AttachCase(Case):
