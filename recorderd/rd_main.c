@@ -22,6 +22,7 @@
 #include "rd_replay.h"
 #include "rd_annotate.h"
 #include "rd_report.h"
+#include "rd_record.h"
 #include "rd_run.h"
 #include "rd_server.h"
 #include "rd_speedscope.h"
@@ -48,6 +49,8 @@ static void usage(FILE *f)
             "                   [--backend SPEC]...\n"
             "  recorderd dump PID [--timeout SECONDS]\n"
             "  recorderd top PID [--duration SECONDS] [--timeout SECONDS] [--rate HZ]\n"
+            "  recorderd record PID [--rate HZ] [--duration SECONDS] [-o|--out DIR] [--quiet]\n"
+            "                   (a process that never loaded luatrace, sampled from outside)\n"
             "  recorderd status [--socket PATH] [--json]\n"
             "  recorderd stop [--socket PATH]\n"
             "  recorderd serve --fd N [--out DIR] [--summary|--quiet]   (used by the collector)\n"
@@ -702,6 +705,42 @@ static int cmd_attach(int argc, char **argv, const char *what)
     return rd_attach(&o);
 }
 
+/* record: PID [options] */
+static int cmd_record(int argc, char **argv)
+{
+    rd_record_opts o = {.hz = 100};
+    o.so = (rd_session_opts){.out = "luatrace-out", .summary = 1};
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        long ms;
+        if (!strcmp(a, "--duration") || !strcmp(a, "-d")) {
+            if ((ms = seconds_ms(optval(argc, argv, &i))) <= 0)
+                return fprintf(stderr, "recorderd record: --duration takes seconds > 0\n"), 2;
+            o.duration_ms = (unsigned)ms;
+        } else if (!strcmp(a, "--rate")) {
+            if ((o.hz = (unsigned)whole_number(optval(argc, argv, &i), 1, 1000)) == (unsigned)-1)
+                return fprintf(stderr, "recorderd record: --rate takes samples per second, 1 to "
+                                       "1000\n"), 2;
+        } else if (!strcmp(a, "--out") || !strcmp(a, "-o")) {
+            if (!(o.so.out = optval(argc, argv, &i)))
+                return 2;
+        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+            o.so.summary = 0;
+        } else if (a[0] != '-' && !o.pid) {
+            if ((o.pid = (pid_t)whole_number(a, 1, INT_MAX)) < 0)
+                return fprintf(stderr, "recorderd record: %s is not a process id\n", a), 2;
+        } else if (is_help(a)) {
+            return usage(stdout), 0;
+        } else {
+            return unknown_option("record", a);
+        }
+    }
+    if (!o.pid)
+        return fprintf(stderr, "recorderd record: give the process id\n"), 2;
+    o.so.sample_hz = o.hz;
+    return rd_record(&o);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
@@ -730,6 +769,8 @@ int main(int argc, char **argv)
         return cmd_report(argc - 2, argv + 2);
     if (!strcmp(c, "attach") || !strcmp(c, "dump") || !strcmp(c, "top"))
         return cmd_attach(argc - 2, argv + 2, c);
+    if (!strcmp(c, "record"))
+        return cmd_record(argc - 2, argv + 2);
     if (!strcmp(c, "--version")) {
         printf("recorderd %s\n", RD_VERSION);
         return 0;

@@ -289,6 +289,8 @@ static const struct {
 static int write_report(report_ctx *r, int i)
 {
     char dir[PATH_MAX + 16], err[256];
+    if (report_files[i].cov && r->s->m.sampled_hz && i != R_HTML)
+        return 0; /* samples see some lines run, not every line: no coverage */
     if (report_files[i].cov && !r->cov)
         return r->cov_err;
     if (report_files[i].write)
@@ -417,7 +419,8 @@ static int write_json(FILE *f, void *ud)
             (unsigned long long)s->st.unwinds, (unsigned long long)s->st.tails,
             (unsigned long long)s->st.bad);
     rd_json_str(f, r->cwd);
-    fprintf(f, ",\n  \"trace\": \"%s\",\n  \"error\": ", trace_state(s));
+    fprintf(f, ",\n  \"trace\": \"%s\",\n  \"sampled_hz\": %u,\n  \"error\": ", trace_state(s),
+            s->m.sampled_hz);
     rd_json_str(f, s->err);
     fprintf(f, "\n}\n");
     return 0;
@@ -565,6 +568,7 @@ rd_session *rd_session_start(const rd_session_opts *opts, const char *shm, uid_t
         snprintf(err, cap, "out of memory");
         goto fail_model;
     }
+    s->m.sampled_hz = opts->sample_hz;
     if (uv_thread_create(&s->thread, drainer, s)) {
         snprintf(err, cap, "cannot start a drainer thread");
         goto fail_model;

@@ -64,6 +64,9 @@ frames that were unwound, nothing past the detach). Cases:
   outsidetop  top of a program that never loaded the collector: samples
               read from outside; the busiest function on top; SIGTERM and
               the program's exit end it; its output unchanged
+  outsiderecord  record of a program that never loaded the collector, hot
+              in a coroutine: a sampled session whose heaviest stack is
+              the real one, replayable, with no coverage
   proghook    coroutines with the program's own count hook (debug.sethook),
               one across the attach and the detach, one made while traced:
               each counts what it counts untraced and keeps its hook
@@ -743,6 +746,73 @@ def case_outsidetop(c):
     expect(r.returncode == 2 and b'--rate' in r.stderr, 'top --rate 0: %r' % r.stderr)
 
 
+HOTCO = '''
+local function hot(n) local s = 0 for i = 1, n do s = s + i % 7 end return s end
+local body = coroutine.wrap(function() while true do hot(2e5) coroutine.yield() end end)
+io.stdout:write("READY\\n") io.stdout:flush()
+local rounds = 0
+while not io.open("stop") do body() rounds = rounds + 1 end
+io.stdout:write("rounds ", rounds > 0 and "some" or "none", "\\n")
+'''
+
+
+def folded_weights(path):
+    w = {}
+    for line in open(path, encoding='utf-8'):
+        stack, n = line.rstrip('\n').rsplit(' ', 1)
+        w[stack] = w.get(stack, 0) + int(n)
+    return w
+
+
+def case_outsiderecord(c):
+    """record of a program that never loaded the collector, hot inside a
+    coroutine.wrap function: a session like a traced one, marked sampled,
+    with no coverage; its heaviest stack is main chunk, the wrap function,
+    the coroutine's body and hot; every stack starts at the main chunk;
+    the trace replays to the same stacks; the program's exit ends it."""
+    c.write('prog.lua', HOTCO)
+    p = subprocess.Popen([c.args.lua, 'prog.lua'], cwd=c.tmp, env=c.env(),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(p)
+    expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+    out = os.path.join(c.tmp, 'out')
+    r = recorderd(c, 'record', str(p.pid), '--duration', '1.5', '--rate', '200', '-o', out, '-q')
+    expect(r.returncode == 0 and r.stderr == b'', 'record: %d %r' % (r.returncode, r.stderr))
+    session = os.path.join(out, 'prog')
+    meta = c.meta(session)
+    expect(meta['sampled_hz'] == 200 and meta['status'] == 'complete' and meta['pid'] == p.pid,
+           'session.json: %r' % meta)
+    files = set(os.listdir(session))
+    expect({'profile.txt', 'report.html', 'flamegraph.svg', 'stacks.folded', 'trace.ltr'} <= files
+           and not files & {'coverage.lcov', 'coverage.xml', 'coverage.txt'}, 'files: %s' % files)
+    expect('SAMPLED from outside at 200 Hz' in open(os.path.join(session, 'profile.txt')).read(),
+           'profile.txt does not say it is sampled')
+    w = folded_weights(os.path.join(session, 'stacks.folded'))
+    heavy = max(w, key=w.get)
+    frames = heavy.split(';')
+    expect(frames[:2] == ['function@[C]', 'main chunk@prog.lua:0'] and
+           frames[-1] == 'hot@prog.lua:2' and frames[-2] == 'function@prog.lua:3' and
+           w[heavy] > 0.5 * sum(w.values()), 'heaviest stack %r of %r' % (heavy, w))
+    expect(all(s.startswith('function@[C];main chunk@prog.lua:0') for s in w), 'stacks: %r' % w)
+    again = os.path.join(c.tmp, 'again.folded')
+    r = recorderd(c, 'report', session, '--format', 'folded', '-o', again)
+    expect(r.returncode == 0 and folded_weights(again) == w, 'the trace replays otherwise: %r'
+           % r.stderr)
+    rec = subprocess.Popen([c.args.recorderd, 'record', str(p.pid), '-o', out, '-q'],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    time.sleep(0.5)
+    open(os.path.join(c.tmp, 'stop'), 'w').close()
+    pout, perr = p.communicate(timeout=60)
+    expect(p.returncode == 0 and pout == b'rounds some\n', 'the program: %d %r %r'
+           % (p.returncode, pout, perr))
+    rout, rerr = rec.communicate(timeout=60)
+    expect(rec.returncode == 0 and b'exited' in rerr, 'record of a process that exits: %d %r'
+           % (rec.returncode, rerr))
+    second = [d for d in os.listdir(out) if d != 'prog']
+    expect(len(second) == 1 and c.meta(os.path.join(out, second[0]))['sampled_hz'] == 100,
+           'second session: %s' % os.listdir(out))
+
+
 def case_outsidegarbage(c):
     """A dead pid, a process that is not Lua, processes that exit while read."""
     q = subprocess.Popen(['true'])
@@ -973,7 +1043,8 @@ CASES = {'recursion': case_recursion, 'unwinding': case_unwinding, 'coroutine': 
          'dumpstorm': case_dumpstorm, 'dumpstormc': case_dumpstormc, 'proghook': case_proghook,
          'hostattach': case_hostattach, 'outside': case_outside,
          'outsidehost': case_outsidehost, 'outsidebusy': case_outsidebusy,
-         'outsidegarbage': case_outsidegarbage, 'outsidetop': case_outsidetop}
+         'outsidegarbage': case_outsidegarbage, 'outsidetop': case_outsidetop,
+         'outsiderecord': case_outsiderecord}
 
 
 class AttachCase(Case):
