@@ -49,6 +49,7 @@ enum {
     /* Closure (CClosure and LClosure) */
     CL_TT = 8,
     CL_ISC = 10,
+    CL_NUPVALUES = 11,
     CL_FP = 32,   /* LClosure.p / CClosure.f */
     CL_UPV0 = 40, /* CClosure.upvalue[0] (TValue) */
     CL_READ = 56,

@@ -2,6 +2,7 @@
  * (require "luatrace": tron/troff; traces from load when LUATRACE_SHM is
  * set) and luaopen_luatrace_profile (lua -lluatrace.profile: trace the whole
  * run, print a profile summary at exit). Lua errors are raised only here. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <lauxlib.h>
@@ -505,8 +506,37 @@ static void open_traced(lua_State *L, const char *name, int private_summary,
     }
 }
 
+/* Which Lua loaded us, if not Lua 5.1: by the symbols it exports (our own
+ * references to the API are weak, co_weak.h, so that we got this far).
+ * NULL for Lua 5.1. */
+static const char *other_lua(void)
+{
+    if (dlsym(RTLD_DEFAULT, "luaJIT_setmode"))
+        return "LuaJIT";
+    if (lua_tointeger && luaL_register && lua_getfield && !dlsym(RTLD_DEFAULT, "lua_callk"))
+        return NULL;
+    return dlsym(RTLD_DEFAULT, "lua_newuserdatauv") ? "Lua 5.4"
+           : dlsym(RTLD_DEFAULT, "lua_rotate")      ? "Lua 5.3"
+           : dlsym(RTLD_DEFAULT, "lua_callk")       ? "Lua 5.2"
+                                                    : "this Lua";
+}
+
+/* Raises the refusal of another Lua: lua_pushstring and lua_error are in
+ * every Lua, with the same calling convention. */
+static int refuse_other_lua(lua_State *L, const char *which)
+{
+    char msg[160];
+    snprintf(msg, sizeof msg,
+             "luatrace: %s is not supported (Lua 5.1 is): run the program with lua5.1", which);
+    lua_pushstring(L, msg);
+    return lua_error(L);
+}
+
 CO_EXPORT int luaopen_luatrace(lua_State *L)
 {
+    const char *other = other_lua();
+    if (other)
+        return refuse_other_lua(L, other);
     const char *shm = getenv("LUATRACE_SHM");
     const char *attach = getenv("LUATRACE_ATTACH");
     if (shm && *shm)
@@ -522,6 +552,9 @@ CO_EXPORT int luaopen_luatrace(lua_State *L)
  * private recorder so no daemon or environment is needed. */
 CO_EXPORT int luaopen_luatrace_profile(lua_State *L)
 {
+    const char *other = other_lua();
+    if (other)
+        return refuse_other_lua(L, other);
     const char *shm = getenv("LUATRACE_SHM");
     open_traced(L, shm && *shm ? shm : "profile", 1, luaopen_luatrace_profile);
     return 1;

@@ -15,6 +15,8 @@
 #include "lt_attach.h"
 #include "lt_ctl.h"
 #include "rd_guard.h"
+#include "rd_peek.h"
+#include "rd_sample.h"
 #include "rd_replay.h"
 #include "rd_server.h"
 #include "rd_util.h"
@@ -221,19 +223,7 @@ static void read_cmdline(pid_t pid, char *buf, size_t cap)
 static void on_dump(rd_server *srv, uint32_t flags, const uint8_t *p, size_t n)
 {
     attach_ctx *a = srv->ud;
-    rd_model m;
-    rd_stack st;
-    char err[256] = "", cmd[LT_CTL_CMD_MAX], note[256];
-    memset(&m, 0, sizeof m);
-    memset(&st, 0, sizeof st);
-    if (rd_model_init(&m) || rd_stack_init(&st, &m)) {
-        snprintf(err, sizeof err, "out of memory");
-    } else {
-        int64_t k = rd_replay_feed(&st, p, n, err, sizeof err);
-        if (k >= 0 && (size_t)k != n)
-            snprintf(err, sizeof err, "an incomplete record");
-        rd_stack_finish(&st);
-    }
+    char cmd[LT_CTL_CMD_MAX], note[256];
     read_cmdline(a->o->pid, cmd, sizeof cmd);
     snprintf(note, sizeof note, "%s%s",
              flags & LT_DUMP_IN_C
@@ -241,9 +231,7 @@ static void on_dump(rd_server *srv, uint32_t flags, const uint8_t *p, size_t n)
                    "blocked in C, in the C function on top of the running thread"
                  : "taken by the signal handler while Lua was running: approximate",
              flags & LT_DUMP_TRUNCATED ? "; too many frames, cut short" : "");
-    rd_attach_print_stacks(stdout, a->o->pid, cmd, &m, &st, err, note);
-    rd_stack_free(&st);
-    rd_model_free(&m);
+    rd_attach_print_records(stdout, a->o->pid, cmd, p, n, note);
     a->detaching = 1;
     close_all(a);
 }
@@ -296,7 +284,14 @@ int rd_attach(const rd_attach_opts *o)
 {
     attach_ctx a = {.o = o};
     char err[512], sock[108];
-    if (check_target(o->pid, &a.mk, err, sizeof err)) {
+    int e = check_target(o->pid, &a.mk, err, sizeof err);
+    if (e == -ENOENT && o->dump) /* no collector: read it from outside */
+        return rd_peek_dump(o->pid, stdout);
+    if (e == -ENOENT && o->keys) {
+        rd_sample_opts so = {.pid = o->pid, .hz = o->hz, .duration_ms = o->duration_ms};
+        return rd_sample_top(&so);
+    }
+    if (e) {
         fprintf(stderr, "recorderd: %s\n", rd_printable(err, err, sizeof err));
         return 1;
     }

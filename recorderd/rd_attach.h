@@ -3,6 +3,7 @@
 #ifndef RD_ATTACH_H
 #define RD_ATTACH_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -15,6 +16,7 @@ typedef struct rd_attach_opts {
     unsigned grace_ms;    /* after a detach request, before giving up */
     int dump;             /* ask for the stacks only */
     int keys;             /* q on a terminal detaches (top) */
+    unsigned hz;          /* top of a process without the collector: samples per second */
     rd_session_opts so;   /* where and what the session writes */
 } rd_attach_opts;
 
@@ -26,6 +28,11 @@ int rd_attach(const rd_attach_opts *o);
  * any) says how the stacks were taken, err why none arrived. */
 void rd_attach_print_stacks(FILE *out, pid_t pid, const char *cmd, const rd_model *m,
                             const rd_stack *st, const char *err, const char *note);
+
+/* Prints the stacks of a dump's records (p, n: STR, FUNC, THREAD, START,
+ * FRAME, RESUME) as rd_attach_print_stacks does. */
+void rd_attach_print_records(FILE *out, pid_t pid, const char *cmd, const uint8_t *p, size_t n,
+                             const char *note);
 
 /* Session callbacks (drainer thread): dump prints every thread's stack
  * once the trace ended; top redraws the busiest functions every second. */

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "rd_attach.h"
+#include "rd_replay.h"
 #include "rd_report.h"
 #include "rd_util.h"
 
@@ -68,6 +69,27 @@ void rd_attach_print_stacks(FILE *out, pid_t pid, const char *cmd, const rd_mode
             print_thread(m, st, &st->th[i], "suspended", out);
     }
     fflush(out);
+}
+
+void rd_attach_print_records(FILE *out, pid_t pid, const char *cmd, const uint8_t *p, size_t n,
+                             const char *note)
+{
+    rd_model m;
+    rd_stack st;
+    char err[256] = "";
+    memset(&m, 0, sizeof m);
+    memset(&st, 0, sizeof st);
+    if (rd_model_init(&m) || rd_stack_init(&st, &m)) {
+        snprintf(err, sizeof err, "out of memory");
+    } else {
+        int64_t k = rd_replay_feed(&st, p, n, err, sizeof err);
+        if (k >= 0 && (size_t)k != n)
+            snprintf(err, sizeof err, "an incomplete record");
+        rd_stack_finish(&st);
+    }
+    rd_attach_print_stacks(out, pid, cmd, &m, &st, err, note);
+    rd_stack_free(&st);
+    rd_model_free(&m);
 }
 
 void rd_attach_dump_view(rd_session *s, void *ud, int last)

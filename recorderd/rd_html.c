@@ -160,6 +160,12 @@ static void put_summary(html *h, const rd_fstat *fs)
     summary_row(h, "command", h->info->cmd ? h->info->cmd : "(not recorded in the trace)");
     snprintf(buf, sizeof buf, "%.3f ms", (double)m->ticks_total * h->ms_per_tick);
     summary_row(h, "traced time", buf);
+    if (m->sampled_hz) {
+        snprintf(buf, sizeof buf, "from outside at %u Hz: times are samples, calls the entries "
+                                  "the samples saw, and a line is run if a sample saw it",
+                 m->sampled_hz);
+        summary_row(h, "sampled", buf);
+    }
     if (h->info->wall_ns) {
         snprintf(buf, sizeof buf, "%.3f ms", (double)h->info->wall_ns / 1e6);
         summary_row(h, "session wall time", buf);

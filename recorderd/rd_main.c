@@ -20,6 +20,7 @@
 #include "rd_guard.h"
 #include "rd_help.h"
 #include "rd_outdir.h"
+#include "rd_record.h"
 #include "rd_run.h"
 #include "rd_server.h"
 #include "rd_util.h"
@@ -234,6 +235,17 @@ static int seconds_opt(const char *what, int argc, char **argv, int *i, unsigned
 
 /* One argument of attach, dump or top (files: attach). Returns 0, or the
  * exit status (-1: --help, 0). */
+/* --rate HZ of top and record: samples per second, 1 to 1000. */
+static int rate_opt(const char *what, int argc, char **argv, int *i, unsigned *hz)
+{
+    long v = rd_cli_whole(rd_cli_optval(argc, argv, i), 1, 1000);
+    if (v < 0)
+        return fprintf(stderr, "recorderd %s: --rate takes samples per second, 1 to 1000\n",
+                       what), 2;
+    *hz = (unsigned)v;
+    return 0;
+}
+
 static int attach_arg(const char *what, int files, int argc, char **argv, int *i,
                       rd_attach_opts *o)
 {
@@ -245,6 +257,8 @@ static int attach_arg(const char *what, int files, int argc, char **argv, int *i
         return seconds_opt(what, argc, argv, i, &o->duration_ms);
     if (!strcmp(a, "--timeout"))
         return seconds_opt(what, argc, argv, i, &o->timeout_ms);
+    if (!strcmp(a, "--rate") && !strcmp(what, "top"))
+        return rate_opt(what, argc, argv, i, &o->hz);
     if (rd_cli_is_help(a))
         return -1;
     if (a[0] == '-' || o->pid)
@@ -257,7 +271,7 @@ static int attach_arg(const char *what, int files, int argc, char **argv, int *i
 /* attach, dump, top: PID [options] */
 static int cmd_attach(int argc, char **argv, const char *what)
 {
-    rd_attach_opts o = {.timeout_ms = 10000, .grace_ms = 5000};
+    rd_attach_opts o = {.timeout_ms = 10000, .grace_ms = 5000, .hz = 100};
     int dump = !strcmp(what, "dump"), top = !strcmp(what, "top");
     o.so = (rd_session_opts){.out = "luatrace-out"};
     for (int i = 0; i < argc; i++) {
@@ -275,6 +289,45 @@ static int cmd_attach(int argc, char **argv, const char *what)
     if (!dump && !top)
         o.so.summary = 1;
     return rd_attach(&o);
+}
+
+/* record: PID [options] */
+/* One argument of record (its value taken too). 0, an exit status, or -1
+ * for --help. */
+static int record_arg(int argc, char **argv, int *i, rd_record_opts *o)
+{
+    const char *a = argv[*i];
+    if (!strcmp(a, "--duration") || !strcmp(a, "-d"))
+        return seconds_opt("record", argc, argv, i, &o->duration_ms);
+    if (!strcmp(a, "--rate"))
+        return rate_opt("record", argc, argv, i, &o->hz);
+    if (rd_cli_is_out(a))
+        return (o->so.out = rd_cli_optval(argc, argv, i)) ? 0 : 2;
+    if (!strcmp(a, "--quiet") || !strcmp(a, "-q"))
+        return o->so.summary = 0, 0;
+    if (rd_cli_is_help(a))
+        return -1;
+    if (a[0] == '-' || o->pid)
+        return rd_cli_unknown("record", a);
+    if ((o->pid = (pid_t)rd_cli_whole(a, 1, INT_MAX)) < 0)
+        return fprintf(stderr, "recorderd record: %s is not a process id\n", a), 2;
+    return 0;
+}
+
+/* record: PID [options] */
+static int cmd_record(int argc, char **argv)
+{
+    rd_record_opts o = {.hz = 100};
+    o.so = (rd_session_opts){.out = "luatrace-out", .summary = 1};
+    for (int i = 0; i < argc; i++) {
+        int e = record_arg(argc, argv, &i, &o);
+        if (e)
+            return e < 0 ? rd_help("record", stdout) : e;
+    }
+    if (!o.pid)
+        return fprintf(stderr, "recorderd record: give the process id\n"), 2;
+    o.so.sample_hz = o.hz;
+    return rd_record(&o);
 }
 
 int main(int argc, char **argv)
@@ -305,6 +358,8 @@ int main(int argc, char **argv)
         return rd_cmd_report(argc - 2, argv + 2);
     if (!strcmp(c, "attach") || !strcmp(c, "dump") || !strcmp(c, "top"))
         return cmd_attach(argc - 2, argv + 2, c);
+    if (!strcmp(c, "record"))
+        return cmd_record(argc - 2, argv + 2);
     if (!strcmp(c, "--version")) {
         printf("recorderd %s\n", RD_VERSION);
         return 0;

@@ -147,10 +147,14 @@ static void child_env(envb *e, const rd_run_opts *o, const char *sock)
         env_set(e, "LUATRACE_SHM", LT_RING_NAME_SCRIPT);
     /* lua5.1 app.lua without -lluatrace is traced too; another Lua that
      * the program starts (5.2+, LuaJIT) reads LUA_INIT as well, and cannot
-     * load this collector: it runs untraced */
+     * load this collector: it runs untraced, and says so (an error in
+     * LUA_INIT would stop it: the message is written under pcall) */
     if (!getenv("LUA_INIT"))
-        env_set(e, "LUA_INIT", "if _VERSION == 'Lua 5.1' and not rawget(_G, 'jit') then "
-                               "require 'luatrace' end");
+        env_set(e, "LUA_INIT",
+                "if _VERSION == 'Lua 5.1' and not rawget(_G, 'jit') then require 'luatrace' "
+                "else pcall(function() local a, j = rawget(_G, 'arg'), rawget(_G, 'jit') "
+                "io.stderr:write('luatrace: ', j and j.version or _VERSION, ' is not supported "
+                "(Lua 5.1 is): ', a and a[0] or 'a program', ' runs untraced\\n') end) end");
     if (o->ring)
         env_set(e, "LUATRACE_RING", o->ring);
     if (o->mode)

@@ -290,6 +290,8 @@ static int write_report(report_ctx *r, unsigned i)
     const rd_format *f = &rd_formats[i];
     if (!f->file || !(r->rows & 1u << i))
         return 0; /* report only (none), or not asked for */
+    if ((f->flags & RD_FMT_COV) && r->s->m.sampled_hz && strcmp(f->name, "html"))
+        return 0; /* samples see some lines run, not every line: no coverage */
     if ((f->flags & RD_FMT_COV) && !r->rr.cov)
         return r->cov_err;
     r->cur = f;
@@ -427,7 +429,8 @@ static int write_json(FILE *f, void *ud)
             (unsigned long long)s->st.unwinds, (unsigned long long)s->st.tails,
             (unsigned long long)s->st.bad);
     rd_json_str(f, r->rr.srcdir);
-    fprintf(f, ",\n  \"trace\": \"%s\",\n  \"error\": ", trace_state(s));
+    fprintf(f, ",\n  \"trace\": \"%s\",\n  \"sampled_hz\": %u,\n  \"error\": ", trace_state(s),
+            s->m.sampled_hz);
     rd_json_str(f, s->err);
     fprintf(f, "\n}\n");
     return 0;
@@ -629,6 +632,7 @@ rd_session *rd_session_start(const rd_session_opts *opts, const char *shm, uid_t
         snprintf(err, cap, "out of memory");
         goto fail_model;
     }
+    s->m.sampled_hz = opts->sample_hz;
     if (uv_thread_create(&s->thread, drainer, s)) {
         snprintf(err, cap, "cannot start a drainer thread");
         goto fail_model;

@@ -28,6 +28,7 @@ typedef struct rd_session_opts {
     int no_files; /* no session directory, trace or reports (dump, top) */
     int no_trace; /* reports only, no trace.ltr (--no-trace) */
     uint32_t formats; /* the reports to write, bit i for rd_formats[i]; 0: the default ones */
+    unsigned sample_hz; /* a sampled session (record): its samples per second */
     /* Called on the drainer thread about every live_ms while the session
      * runs, and once more (last = 1) when the trace ended. */
     void (*live)(struct rd_session *s, void *ud, int last);

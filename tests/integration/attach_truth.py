@@ -53,6 +53,20 @@ frames that were unwound, nothing past the detach). Cases:
               dump message that arrives is well formed
   dumpstormc  the same at the C host of attach.py (libuv, coroutines made
               and resumed from C)
+  outside     dumpblocked of a plain lua5.1 that never loaded the collector:
+              read from outside (ptrace stop, process_vm_readv), as exact
+  outsidehost dumphost read from outside
+  outsidebusy 40 dumps from outside of a program busy in Lua and coroutines:
+              each well formed, its Lua frames the program's lines; the
+              program's output unchanged
+  outsidegarbage  a dead pid, a process that is not Lua, and processes that
+              exit while they are read: a one-line error, never a crash
+  outsidetop  top of a program that never loaded the collector: samples
+              read from outside; the busiest function on top; SIGTERM and
+              the program's exit end it; its output unchanged
+  outsiderecord  record of a program that never loaded the collector, hot
+              in a coroutine: a sampled session whose heaviest stack is
+              the real one, replayable, with no coverage
   proghook    coroutines with the program's own count hook (debug.sethook),
               one across the attach and the detach, one made while traced:
               each counts what it counts untraced and keeps its hook
@@ -583,15 +597,17 @@ def untraced(c, prog, stdin):
     return r.returncode, r.stdout
 
 
-def dump_while_blocked(c, argv, want, hooks):
-    """Starts argv (dormant collector) and waits for its READY; dumps it
-    while it sits in C; unblocks it with "go". Its output and status must
-    be want's (the untraced run's) and its hook report `hooks`. Returns the
-    dump's text, the program's TRUTH lines by name, the dump's thread
-    blocks and the program's stderr."""
+def dump_while_blocked(c, argv, want, hooks, outside=False):
+    """Starts argv (dormant collector; with outside, none: the dump reads it
+    from outside) and waits for its READY; dumps it while it sits in C;
+    unblocks it with "go". Its output and status must be want's (the
+    untraced run's) and its hook report `hooks`. Returns the dump's text,
+    the program's TRUTH lines by name, the dump's thread blocks and the
+    program's stderr."""
     want_rc, want_out = want
     c.used.add('attach')
-    p = subprocess.Popen(argv, cwd=c.tmp, env=c.env(LUATRACE_ATTACH='1'), stdin=subprocess.PIPE,
+    env = c.env() if outside else c.env(LUATRACE_ATTACH='1')
+    p = subprocess.Popen(argv, cwd=c.tmp, env=env, stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     c.procs.append(p)
     expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
@@ -599,7 +615,8 @@ def dump_while_blocked(c, argv, want, hooks):
     r = recorderd(c, 'dump', str(p.pid), '--timeout', '20')
     out = r.stdout.decode()
     expect(r.returncode == 0, 'dump failed: %r %r' % (r.stdout, r.stderr))
-    expect('blocked in C' in out.splitlines()[1], 'no word that it was blocked in C: %r' % out)
+    note = 'read from outside' if outside else 'blocked in C'
+    expect(note in out.splitlines()[1], 'no word that it was %s: %r' % (note, out))
     rest, err = p.communicate(b'go\n', timeout=60)
     expect(p.returncode == want_rc and b'READY\n' + rest == want_out,
            'traced run: %d %r, untraced: %d %r' % (p.returncode, rest, want_rc, want_out))
@@ -609,12 +626,13 @@ def dump_while_blocked(c, argv, want, hooks):
     return out, truths, dump_blocks(out), err
 
 
-def case_dumpblocked(c):
+def case_dumpblocked(c, outside=False):
     c.write('prog.lua', BLOCKED)
     want_rc, want_out = untraced(c, 'prog.lua', b'go\n')
     expect(want_rc == 3 and b'got go' in want_out, 'untraced run: %d %r' % (want_rc, want_out))
-    out, truths, blocks, _ = dump_while_blocked(c, [c.args.lua, '-lluatrace', 'prog.lua'],
-                                                (want_rc, want_out), b'hooks nil nil nil')
+    argv = [c.args.lua, 'prog.lua'] if outside else [c.args.lua, '-lluatrace', 'prog.lua']
+    out, truths, blocks, _ = dump_while_blocked(c, argv, (want_rc, want_out), b'hooks nil nil nil',
+                                                outside)
     heads = [h.split(' (', 1)[1] for h, _ in blocks]
     expect(heads == ['running):', 'resumed another):', 'resumed another):', 'suspended):'] and
            blocks[2][0].startswith('Thread '), 'threads of the dump: %r' % out)
@@ -628,14 +646,14 @@ def case_dumpblocked(c):
            'names in the dump: %r' % out)
 
 
-def case_dumphost(c):
+def case_dumphost(c, outside=False):
     c.write('host.lua', HOST)
     r = subprocess.run([c.args.block_host, 'host.lua'], cwd=c.tmp, env=c.env(), input=b'go\n',
                        capture_output=True, timeout=120)
     want_rc, want_out = r.returncode, r.stdout
     expect(want_rc == 0 and b'got go' in want_out, 'untraced run: %d %r' % (want_rc, want_out))
     out, truths, blocks, err = dump_while_blocked(c, [c.args.block_host, 'host.lua'],
-                                                  (want_rc, want_out), b'hooks nil nil')
+                                                  (want_rc, want_out), b'hooks nil nil', outside)
     heads = [h.split(' (', 1)[1] for h, _ in blocks]
     expect(heads == ['running):', 'suspended):'] and blocks[0][0].startswith('Thread '),
            'threads of the dump: %r' % out)
@@ -646,7 +664,194 @@ def case_dumphost(c):
            'names in the dump: %r' % out)
     # poll() returns EINTR after any handler, SA_RESTART or not: the host
     # retries; how often it saw one is printed for the record
-    print([l for l in err.decode().splitlines() if l.startswith('EINTR')])
+    eintr = [l for l in err.decode().splitlines() if l.startswith('EINTR')]
+    print(eintr)
+    # a ptrace stop is no signal: the host's poll() never saw one
+    expect(not outside or eintr == ['EINTR 0'], 'poll() interrupted by the read: %r' % eintr)
+
+
+def case_outside(c):
+    case_dumpblocked(c, outside=True)
+
+
+def case_outsidehost(c):
+    case_dumphost(c, outside=True)
+
+
+def outside_dump(c, pid):
+    r = recorderd(c, 'dump', str(pid), '--timeout', '20')
+    expect(r.returncode in (0, 1) and b'Traceback' not in r.stderr,
+           'dump of %d: exit %d %r' % (pid, r.returncode, r.stderr))
+    return r
+
+
+def case_outsidebusy(c):
+    """Dumps from outside, one after the other, of a program running busy Lua
+    and coroutines: each a well-formed dump whose Lua frames are the
+    program's own lines; the program's output is an untraced run's."""
+    c.write('prog.lua', STORM)
+    p = subprocess.Popen([c.args.lua, 'prog.lua'], cwd=c.tmp, env=c.env(),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(p)
+    expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+    nlines = STORM.count('\n') + 1
+    for i in range(40):
+        r = outside_dump(c, p.pid)
+        out = r.stdout.decode()
+        expect(r.returncode == 0 and 'read from outside' in out, 'dump %d: %r %r' % (i, out, r.stderr))
+        blocks = dump_blocks(out)
+        expect(blocks and blocks[0][0].endswith('(running):'), 'dump %d: %r' % (i, out))
+        for _, frames in blocks:
+            for f in frames:
+                w = frame_where(f)
+                expect(w == '[C]' or (w.startswith('prog.lua:') and
+                                      0 < int(w.split(':')[1]) <= nlines), 'frame %r in %r' % (f, out))
+    open(os.path.join(c.tmp, 'stop'), 'w').close()
+    out, err = p.communicate(timeout=120)
+    expect(p.returncode == 0 and out.endswith(b' mismatches 0\n'), 'the program: %d %r %r' % (p.returncode, out, err))
+
+
+HOT = '''
+local function hot(n) local s = 0 for i = 1, n do s = s + i % 7 end return s end
+local function cold() return #tostring(os.time()) end
+io.stdout:write("READY\\n") io.stdout:flush()
+local rounds = 0
+while not io.open("stop") do hot(2e5) cold() rounds = rounds + 1 end
+io.stdout:write("rounds ", rounds > 0 and "some" or "none", "\\n")
+'''
+
+
+def case_outsidetop(c):
+    """top of a program that never loaded the collector: samples read from
+    outside, on a pipe no terminal codes; the busiest function is on top;
+    SIGTERM ends it with a last table; the program's output unchanged; a
+    process that exits under it ends it with exit 0 and says so."""
+    c.write('prog.lua', HOT)
+    p = subprocess.Popen([c.args.lua, 'prog.lua'], cwd=c.tmp, env=c.env(),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(p)
+    expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+    r = recorderd(c, 'top', str(p.pid), '--duration', '1.5', '--rate', '200')
+    out = r.stdout.decode()
+    expect(r.returncode == 0 and '\x1b' not in out, 'top: %d %r %r' % (r.returncode, out, r.stderr))
+    tables = [t for t in out.split('luatrace top: ')[1:]]
+    expect(len(tables) >= 1 and 'samples at 200 Hz' in tables[0] and 'read from outside' in tables[0],
+           'top: %r' % out)
+    for t in tables:
+        rows = [l for l in t.splitlines()[4:] if l.strip()]
+        expect(rows and rows[0].split()[3:] == ['hot', '(prog.lua:2)'] and float(rows[0].split()[0]) > 50,
+               'the busiest function is not hot: %r' % t)
+    top = subprocess.Popen([c.args.recorderd, 'top', str(p.pid)], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    time.sleep(1.3)
+    top.send_signal(signal.SIGTERM)
+    tout, terr = top.communicate(timeout=30)
+    expect(top.returncode == 0 and tout.count(b'luatrace top: ') >= 2, 'top after SIGTERM: %d %r %r'
+           % (top.returncode, tout, terr))
+    top = subprocess.Popen([c.args.recorderd, 'top', str(p.pid)], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    time.sleep(0.5)
+    open(os.path.join(c.tmp, 'stop'), 'w').close()
+    out, err = p.communicate(timeout=60)
+    expect(p.returncode == 0 and out == b'rounds some\n', 'the program: %d %r %r' % (p.returncode, out, err))
+    tout, terr = top.communicate(timeout=30)
+    expect(top.returncode == 0 and b'exited' in terr, 'top of a process that exits: %d %r'
+           % (top.returncode, terr))
+    r = recorderd(c, 'top', '1', '--rate', '0')
+    expect(r.returncode == 2 and b'--rate' in r.stderr, 'top --rate 0: %r' % r.stderr)
+
+
+HOTCO = '''
+local function hot(n) local s = 0 for i = 1, n do s = s + i % 7 end return s end
+local body = coroutine.wrap(function() while true do hot(2e5) coroutine.yield() end end)
+io.stdout:write("READY\\n") io.stdout:flush()
+local rounds = 0
+while not io.open("stop") do body() rounds = rounds + 1 end
+io.stdout:write("rounds ", rounds > 0 and "some" or "none", "\\n")
+'''
+
+
+def folded_weights(path):
+    w = {}
+    for line in open(path, encoding='utf-8'):
+        stack, n = line.rstrip('\n').rsplit(' ', 1)
+        w[stack] = w.get(stack, 0) + int(n)
+    return w
+
+
+def case_outsiderecord(c):
+    """record of a program that never loaded the collector, hot inside a
+    coroutine.wrap function: a session like a traced one, marked sampled,
+    with no coverage; its heaviest stack is main chunk, the wrap function,
+    the coroutine's body and hot; every stack starts at the main chunk;
+    the trace replays to the same stacks; the program's exit ends it."""
+    c.write('prog.lua', HOTCO)
+    p = subprocess.Popen([c.args.lua, 'prog.lua'], cwd=c.tmp, env=c.env(),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(p)
+    expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+    out = os.path.join(c.tmp, 'out')
+    r = recorderd(c, 'record', str(p.pid), '--duration', '1.5', '--rate', '200', '-o', out, '-q')
+    expect(r.returncode == 0 and r.stderr == b'', 'record: %d %r' % (r.returncode, r.stderr))
+    session = os.path.join(out, 'prog')
+    meta = c.meta(session)
+    expect(meta['sampled_hz'] == 200 and meta['status'] == 'complete' and meta['pid'] == p.pid,
+           'session.json: %r' % meta)
+    files = set(os.listdir(session))
+    expect({'profile.txt', 'report.html', 'flamegraph.svg', 'trace.ltr'} <= files
+           and not files & {'coverage.lcov', 'coverage.xml', 'coverage.txt'}, 'files: %s' % files)
+    expect('SAMPLED from outside at 200 Hz' in open(os.path.join(session, 'profile.txt')).read(),
+           'profile.txt does not say it is sampled')
+    folded = os.path.join(c.tmp, 'first.folded')
+    r = recorderd(c, 'report', session, '--format', 'folded', '-o', folded)
+    expect(r.returncode == 0, 'report --format folded: %r' % r.stderr)
+    w = folded_weights(folded)
+    heavy = max(w, key=w.get)
+    frames = heavy.split(';')
+    expect(frames[:2] == ['function@[C]', 'main chunk@prog.lua:0'] and
+           frames[-1] == 'hot@prog.lua:2' and frames[-2] == 'function@prog.lua:3' and
+           w[heavy] > 0.5 * sum(w.values()), 'heaviest stack %r of %r' % (heavy, w))
+    expect(all(s.startswith('function@[C];main chunk@prog.lua:0') for s in w), 'stacks: %r' % w)
+    again = os.path.join(c.tmp, 'again.folded')
+    r = recorderd(c, 'report', os.path.join(session, 'trace.ltr'), '--format', 'folded', '-o', again)
+    expect(r.returncode == 0 and folded_weights(again) == w, 'the trace replays otherwise: %r'
+           % r.stderr)
+    rec = subprocess.Popen([c.args.recorderd, 'record', str(p.pid), '-o', out, '-q'],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    time.sleep(0.5)
+    open(os.path.join(c.tmp, 'stop'), 'w').close()
+    pout, perr = p.communicate(timeout=60)
+    expect(p.returncode == 0 and pout == b'rounds some\n', 'the program: %d %r %r'
+           % (p.returncode, pout, perr))
+    rout, rerr = rec.communicate(timeout=60)
+    expect(rec.returncode == 0 and b'exited' in rerr, 'record of a process that exits: %d %r'
+           % (rec.returncode, rerr))
+    # a rerun keeps the previous session as NAME.prev, as run does
+    expect(sorted(os.listdir(out)) == ['prog', 'prog.prev'] and
+           c.meta(os.path.join(out, 'prog'))['sampled_hz'] == 100 and
+           c.meta(os.path.join(out, 'prog.prev'))['sampled_hz'] == 200,
+           'second session: %s' % os.listdir(out))
+
+
+def case_outsidegarbage(c):
+    """A dead pid, a process that is not Lua, processes that exit while read."""
+    q = subprocess.Popen(['true'])
+    q.wait()
+    r = recorderd(c, 'dump', str(q.pid))
+    expect(r.returncode == 1 and b'no process' in r.stderr, 'dead pid: %r' % r.stderr)
+    q = subprocess.Popen(['sleep', '30'])
+    try:
+        r = recorderd(c, 'dump', str(q.pid))
+        expect(r.returncode == 1 and b'no Lua 5.1 state' in r.stderr, 'sleep: %r' % r.stderr)
+    finally:
+        q.kill()
+        q.wait()
+    for i in range(20):
+        q = subprocess.Popen([c.args.lua, '-e', 'for i = 1, 2e5 * %d do local t = {} end' % (i % 4)],
+                             env=c.env())
+        c.procs.append(q)
+        outside_dump(c, q.pid)
+        expect(q.wait(timeout=60) == 0, 'a process read while it ended: exit %d' % q.returncode)
 
 
 DUMP_NOW = 3  # proto/lt_attach.h: LT_ATTACH_DUMP_NOW (LT_ATTACH_DUMP is 2)
@@ -856,7 +1061,10 @@ CASES = {'recursion': case_recursion, 'unwinding': case_unwinding, 'coroutine': 
          'diedwaiting': case_diedwaiting, 'inc': case_inc, 'dump': case_dump, 'dumpco': case_dumpco,
          'dumpblocked': case_dumpblocked, 'dumphost': case_dumphost, 'dumpdeep': case_dumpdeep,
          'dumpstorm': case_dumpstorm, 'dumpstormc': case_dumpstormc, 'proghook': case_proghook,
-         'hostattach': case_hostattach}
+         'hostattach': case_hostattach, 'outside': case_outside,
+         'outsidehost': case_outsidehost, 'outsidebusy': case_outsidebusy,
+         'outsidegarbage': case_outsidegarbage, 'outsidetop': case_outsidetop,
+         'outsiderecord': case_outsiderecord}
 
 
 class AttachCase(Case):

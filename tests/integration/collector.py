@@ -849,6 +849,32 @@ def case_untraced(c):
                'LUA_INIT %r after %r: %r %r' % (init, pre, r.out, r.err))
 
 
+def case_otherlua(c):
+    """Lua 5.2, 5.3, 5.4 and LuaJIT (scripts/setup installs them): require
+    "luatrace" and -lluatrace give a clear refusal, not "undefined symbol"
+    (nor, under LuaJIT, a trace of garbage); under recorderd run each says
+    it runs untraced, naming its script, its output unchanged."""
+    prog = c.write('other.lua', 'io.write("out ", 6 * 7, "\\n") os.exit(5)\n')
+    base = [c.args.recorderd, 'run', '--out', c.out, '--']
+    for lua, name in (('lua5.2', b'Lua 5.2'), ('lua5.3', b'Lua 5.3'), ('lua5.4', b'Lua 5.4'),
+                      ('luajit', b'LuaJIT')):
+        if not shutil.which(lua):
+            raise Failure('%s is not installed (scripts/setup installs it)' % lua)
+        r = run([lua, '-e', 'print(pcall(require, "luatrace"))'], c.tmp, c.env())
+        want = b'false\tluatrace: ' + name + b' is not supported (Lua 5.1 is)'
+        expect(r.status == 0 and r.out.startswith(want), '%s require: %r %r' % (lua, r.out, r.err))
+        r = run([lua, '-lluatrace', prog], c.tmp, c.env(LUATRACE_SHM='other'))
+        expect(r.status != 0 and b'is not supported' in r.err and b'undefined symbol' not in r.err,
+               '%s -lluatrace: %d %r' % (lua, r.status, r.err))
+        r = run(base + [lua, prog], c.tmp, c.env())
+        # lua5.2's lua.c sets arg after it runs LUA_INIT: no script name
+        said = b'a program' if lua == 'lua5.2' else b'other.lua'
+        expect(r.status == 5 and r.out == b'out 42\n' and
+               b'luatrace: ' + name in r.err and said + b' runs untraced' in r.err,
+               '%s under run: %d %r %r' % (lua, r.status, r.out, r.err))
+        expect(b'nothing was traced' in r.err, '%s under run: %r' % (lua, r.err))
+
+
 def case_shmfull(c):
     """A /dev/shm without room for the ring (a container's small one): the
     collector says so and the program runs untraced, its output and exit
@@ -1366,7 +1392,8 @@ CASES = {'overflow': case_overflow, 'badring': case_badring, 'recycled': case_re
          'badtrace': case_badtrace, 'exit': case_exit, 'names': case_names,
          'hostresume': case_hostresume, 'multistate': case_multistate,
          'untraced': case_untraced, 'shmfull': case_shmfull, 'nomem': case_nomem,
-         'runopts': case_runopts, 'runsignals': case_runsignals, 'notrace': case_notrace}
+         'runopts': case_runopts, 'runsignals': case_runsignals, 'notrace': case_notrace,
+         'otherlua': case_otherlua}
 
 
 def run_case(case, name, make, prefix):

@@ -1,0 +1,793 @@
+/* co_stackread: a Lua 5.1 state's stacks read from raw memory (see
+ * co_stackread.h). Functions are named as co_func names them: main chunk;
+ * the shortest global or package.loaded path; the name at the call site
+ * (read from the caller's bytecode, as Lua's getfuncname does, by a
+ * backward scan); "function". */
+#include "co_stackread.h"
+
+#include <lua.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "lt_attach.h"
+#include "lt_event.h"
+
+/* {====== reading memory that may be anything */
+
+/* The process read by the call in progress: co_sr_collect and the other
+ * entry points set it from their co_sr (one reader at a time: the
+ * collector's handler blocks its signal, recorderd reads from one thread). */
+static pid_t g_pid;
+
+static int peek(const void *addr, void *dst, size_t n)
+{
+    if (!addr)
+        return -1;
+    struct iovec l = {dst, n}, r = {(void *)addr, n};
+    return process_vm_readv(g_pid, &l, 1, &r, 1, 0) == (ssize_t)n ? 0 : -1;
+}
+
+int co_sr_peek(const co_sr *d, const void *addr, void *dst, size_t n)
+{
+    g_pid = d->pid;
+    return peek(addr, dst, n);
+}
+
+/* Copies the TString ts into out (NUL-terminated, at most cap - 1 bytes; a
+ * longer one is cut if cut, else refused). Returns its length or -1. */
+static int tstring(const void *ts, char *out, size_t cap, int cut)
+{
+    uint8_t h[TS_SIZE];
+    if (peek(ts, h, sizeof h) || h[TS_TT] != LUA_TSTRING)
+        return -1;
+    size_t len;
+    memcpy(&len, h + TS_LEN, sizeof len);
+    if (len >= cap && !cut)
+        return -1;
+    if (len >= cap)
+        len = cap - 1;
+    if (len && peek((const char *)ts + TS_SIZE, out, len))
+        return -1;
+    out[len] = 0;
+    return (int)len;
+}
+
+static size_t slen(const char *s)
+{
+    size_t n = 0;
+    while (s[n])
+        n++;
+    return n;
+}
+
+/* dst = a "." b (or just b), if it fits. */
+static int join(char *dst, size_t cap, const char *a, const char *b)
+{
+    size_t na = slen(a), nb = slen(b), n = na ? na + 1 + nb : nb;
+    if (n >= cap)
+        return -1;
+    memcpy(dst, a, na);
+    if (na)
+        dst[na++] = '.';
+    memcpy(dst + na, b, nb + 1);
+    return 0;
+}
+
+/* }====== */
+
+/* {====== names at the call site (approximating ldebug.c's getobjname) */
+
+static int op_of(uint32_t i)
+{
+    return (int)(i & 63);
+}
+static int a_of(uint32_t i)
+{
+    return (int)((i >> 6) & 255);
+}
+static int b_of(uint32_t i)
+{
+    return (int)((i >> 23) & 511);
+}
+static int c_of(uint32_t i)
+{
+    return (int)((i >> 14) & 511);
+}
+static int bx_of(uint32_t i)
+{
+    return (int)((i >> 14) & 0x3ffff);
+}
+
+/* Whether instruction i may set register reg. */
+static int writes(uint32_t i, int reg)
+{
+    int a = a_of(i);
+    switch (op_of(i)) {
+    case OP_LOADNIL:
+        return reg >= a && reg <= b_of(i);
+    case OP_SELF:
+        return reg == a || reg == a + 1;
+    case OP_CALL:
+    case OP_TFORLOOP:
+    case OP_VARARG:
+        return reg >= a;
+    case OP_FORLOOP:
+    case OP_FORPREP:
+        return reg >= a && reg <= a + 3;
+    case OP_SETGLOBAL:
+    case OP_SETUPVAL:
+    case OP_SETTABLE:
+    case OP_JMP:
+    case OP_EQ:
+    case OP_LT:
+    case OP_LE:
+    case OP_TEST:
+    case OP_SETLIST:
+    case OP_CLOSE:
+        return 0;
+    default:
+        return reg == a;
+    }
+}
+
+/* The last instruction before pc that set reg, scanning back (no flow
+ * analysis: an approximation of symbexec, right in straight-line code). */
+static int writer(const uint8_t *pr, int pc, int reg, uint32_t *out)
+{
+    uint32_t code[BACK_MAX];
+    int lo = pc > BACK_MAX ? pc - BACK_MAX : 0;
+    if (pc <= 0 ||
+        peek((const uint32_t *)co_ptr_at(pr, PR_CODE) + lo, code, (size_t)(pc - lo) * sizeof code[0]))
+        return 0;
+    for (int k = pc - lo; k-- > 0;) {
+        int op = op_of(code[k]);
+        if (op == OP_RETURN || op == OP_TAILCALL)
+            return 0;
+        if (writes(code[k], reg)) {
+            *out = code[k];
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The name of local number n (from 1) active at pc (lfunc.c's rule). */
+static int local_name(const uint8_t *pr, int n, int pc, char *out, size_t cap)
+{
+    uint8_t lv[32 * LV_SIZE];
+    int size = co_int_at(pr, PR_SIZELOC);
+    const uint8_t *vars = co_ptr_at(pr, PR_LOCVARS);
+    for (int i = 0; i < size && i < SCAN_MAX; i += 32) {
+        int m = size - i < 32 ? size - i : 32;
+        if (peek(vars + (size_t)i * LV_SIZE, lv, (size_t)m * LV_SIZE))
+            return 0;
+        for (int j = 0; j < m; j++) {
+            if (co_int_at(lv, j * LV_SIZE + 8) > pc)
+                return 0;
+            if (pc < co_int_at(lv, j * LV_SIZE + 12) && --n == 0)
+                return tstring(co_ptr_at(lv, j * LV_SIZE), out, cap, 0) > 0;
+        }
+    }
+    return 0;
+}
+
+/* Constant k of Proto pr, if a string. */
+static int kname(const uint8_t *pr, int k, char *out, size_t cap)
+{
+    uint8_t tv[TV_SIZE];
+    if (k < 0 || k >= co_int_at(pr, PR_SIZEK) ||
+        peek((const uint8_t *)co_ptr_at(pr, PR_K) + (size_t)k * TV_SIZE, tv, sizeof tv) ||
+        co_int_at(tv, TV_TT) != LUA_TSTRING)
+        return 0;
+    return tstring(co_ptr_at(tv, 0), out, cap, 0) > 0;
+}
+
+static int obj_name(const uint8_t *pr, int pc, int reg, char *out, size_t cap, int depth)
+{
+    uint32_t i;
+    if (local_name(pr, reg + 1, pc, out, cap))
+        return 1;
+    if (!writer(pr, pc, reg, &i))
+        return 0;
+    switch (op_of(i)) {
+    case OP_GETGLOBAL:
+        return kname(pr, bx_of(i), out, cap);
+    case OP_MOVE:
+        return b_of(i) < a_of(i) && depth < 8 && obj_name(pr, pc, b_of(i), out, cap, depth + 1);
+    case OP_GETTABLE:
+    case OP_SELF:
+        return (c_of(i) & 256) && kname(pr, c_of(i) & 255, out, cap);
+    case OP_GETUPVAL: {
+        const void *ts;
+        int u = b_of(i);
+        return u < co_int_at(pr, PR_SIZEUPV) &&
+               !peek((const void *const *)co_ptr_at(pr, PR_UPVALUES) + u, &ts, sizeof ts) &&
+               tstring(ts, out, cap, 0) > 0;
+    }
+    default:
+        return 0;
+    }
+}
+
+/* The name the caller (a Lua frame at pc of Proto pr) called its callee. */
+static void call_name(const uint8_t *pr, int pc, char *out, size_t cap)
+{
+    uint32_t i;
+    if (pc < 0 || pc >= co_int_at(pr, PR_SIZECODE) ||
+        peek((const uint32_t *)co_ptr_at(pr, PR_CODE) + pc, &i, sizeof i))
+        return;
+    if (op_of(i) == OP_CALL || op_of(i) == OP_TAILCALL || op_of(i) == OP_TFORLOOP)
+        obj_name(pr, pc, a_of(i), out, cap, 0);
+}
+
+/* }====== */
+
+/* {====== stacks */
+
+/* The flags of C closure c (copied) whose function is cf. A process that
+ * could not run Lua for us has no known wrap function: a C closure whose
+ * one upvalue is a thread is taken for one (lbaselib's auxwrap). */
+static uint32_t func_flags(const co_sr *d, const void *cf, const uint8_t *c)
+{
+    static const uint32_t f[5] = {LT_FF_PCALL, LT_FF_PCALL, LT_FF_RESUME, LT_FF_WRAP, LT_FF_YIELD};
+    for (int i = 0; i < 5; i++)
+        if (cf && cf == d->cf[i])
+            return f[i];
+    if (!d->cf[3] && c[CL_NUPVALUES] == 1 && co_int_at(c, CL_UPV0 + TV_TT) == LUA_TTHREAD)
+        return LT_FF_WRAP;
+    return 0;
+}
+
+/* The function of closure cl (copied in c), found or added. */
+static co_sr_func *func_of(co_sr *d, const void *cl, const uint8_t *c, const uint8_t *pr)
+{
+    const void *key = co_ptr_at(c, CL_FP);
+    for (uint32_t i = 0; i < d->nfn; i++)
+        if (d->fn[i].key == key)
+            return &d->fn[i];
+    if (d->nfn == MAX_FUNCS)
+        return NULL;
+    co_sr_func *f = &d->fn[d->nfn++];
+    memset(f, 0, sizeof *f);
+    f->key = key;
+    f->cl = cl;
+    f->isC = c[CL_ISC] != 0;
+    f->fid = d->nfn;
+    if (f->isC) {
+        f->flags = func_flags(d, key, c);
+    } else {
+        f->src = co_ptr_at(pr, PR_SOURCE);
+        f->linedef = co_int_at(pr, PR_LINEDEF);
+        f->lastline = co_int_at(pr, PR_LASTLINE);
+        f->main = f->linedef == 0;
+    }
+    return f;
+}
+
+/* pc (instruction index) of a Lua frame whose saved pc is savedpc. */
+static int pc_of(const uint8_t *pr, const void *savedpc)
+{
+    ptrdiff_t k = ((const char *)savedpc - (const char *)co_ptr_at(pr, PR_CODE)) / 4 - 1;
+    return k >= 0 && k < 0x7fffffff ? (int)k : -1;
+}
+
+static uint32_t line_of(const uint8_t *pr, int pc)
+{
+    int line;
+    if (pc < 0 || pc >= co_int_at(pr, PR_SIZELINE) ||
+        peek((const int *)co_ptr_at(pr, PR_LINEINFO) + pc, &line, sizeof line))
+        return 0;
+    return line > 0 ? (uint32_t)line : 0;
+}
+
+/* The thread a resume (its first argument) or wrap (its upvalue) runs. */
+static const void *resumed(const uint8_t *ci, const uint8_t *c, const co_sr_func *f)
+{
+    uint8_t tv[TV_SIZE];
+    if (f->flags == LT_FF_RESUME && !peek(co_ptr_at(ci, CI_BASE), tv, sizeof tv) &&
+        co_int_at(tv, TV_TT) == LUA_TTHREAD)
+        return co_ptr_at(tv, 0);
+    if (f->flags == LT_FF_WRAP && co_int_at(c, CL_UPV0 + TV_TT) == LUA_TTHREAD)
+        return co_ptr_at(c, CL_UPV0);
+    return NULL;
+}
+
+/* Copies closure clp (and its Proto, if Lua) into d->k_c (d->k_p). */
+static int read_closure(co_sr *d, const void *clp)
+{
+    if (clp == d->k_cl)
+        return 0;
+    d->k_cl = NULL;
+    if (peek(clp, d->k_c, CL_READ) || d->k_c[CL_TT] != LUA_TFUNCTION)
+        return -1;
+    if (!d->k_c[CL_ISC] &&
+        (peek(co_ptr_at(d->k_c, CL_FP), d->k_p, PR_READ) || d->k_p[PR_TT] != LUA_TPROTO_))
+        return -1;
+    d->k_cl = clp;
+    return 0;
+}
+
+static uint32_t cached_line(co_sr *d, const uint8_t *pr, int pc)
+{
+    if (d->k_pr != co_ptr_at(d->k_c, CL_FP) || d->k_pc != pc) {
+        d->k_pr = co_ptr_at(d->k_c, CL_FP);
+        d->k_pc = pc;
+        d->k_line = line_of(pr, pc);
+    }
+    return d->k_line;
+}
+
+/* One frame, of CallInfo c (copied; the top one if top). Its Proto and pc,
+ * if Lua, go to pr and *pc for naming the frame above. Returns -1 if the
+ * frame cannot be read, else 1 if it has lost tail calls. */
+static int read_frame(co_sr *d, co_sr_thread *t, const uint8_t *ls, const uint8_t *c, int top,
+                      co_sr_func **fo, uint8_t *pr, int *pc)
+{
+    uint8_t tv[TV_SIZE];
+    if (peek(co_ptr_at(c, CI_FUNC), tv, sizeof tv) || co_int_at(tv, TV_TT) != LUA_TFUNCTION ||
+        read_closure(d, co_ptr_at(tv, 0)))
+        return -1;
+    const uint8_t *cl = d->k_c;
+    *pc = -1;
+    if (!cl[CL_ISC])
+        memcpy(pr, d->k_p, PR_READ);
+    co_sr_func *f = func_of(d, co_ptr_at(tv, 0), cl, pr);
+    if (!f || d->nfr == MAX_FRAMES) {
+        d->flags |= LT_DUMP_TRUNCATED;
+        return -1;
+    }
+    if (!cl[CL_ISC])
+        *pc = pc_of(pr, top ? co_ptr_at(ls, LS_SAVEDPC) : co_ptr_at(c, CI_SAVEDPC));
+    if (top) {
+        t->top_c = cl[CL_ISC];
+        t->target = resumed(c, cl, f);
+    }
+    d->fr[d->nfr++] =
+        (co_sr_frame){(uint32_t)(f - d->fn), cl[CL_ISC] ? 0 : cached_line(d, pr, *pc), 0};
+    *fo = f;
+    /* a Lua frame with lost tail calls was not called by the frame below */
+    return !cl[CL_ISC] && co_int_at(c, CI_TAILCALLS) > 0;
+}
+
+/* Every frame of thread L, top first; names callees from their callers. */
+static void read_thread(co_sr *d, const void *L)
+{
+    uint8_t ls[LS_READ], pr[PR_READ];
+    if (d->nth == MAX_THREADS)
+        d->flags |= LT_DUMP_TRUNCATED;
+    if (d->nth == MAX_THREADS || peek(L, ls, sizeof ls) || ls[LS_TT] != LUA_TTHREAD ||
+        co_ptr_at(ls, LS_G) != d->g)
+        return;
+    const char *base = co_ptr_at(ls, LS_BASE_CI), *ci = co_ptr_at(ls, LS_CI);
+    int size_ci = co_int_at(ls, LS_SIZE_CI);
+    if (!base || ci < base || (ci - base) % CI_SIZE || size_ci > CI_MAX ||
+        (ci - base) / CI_SIZE >= size_ci)
+        return;
+    co_sr_thread *t = &d->th[d->nth++];
+    *t = (co_sr_thread){.L = L, .first = d->nfr};
+    uint32_t n = (uint32_t)((ci - base) / CI_SIZE);
+    co_sr_func *callee = NULL;
+    int tail = 0;
+    uint8_t cis[32 * CI_SIZE]; /* CallInfos [lo, lo + 32), read 32 at a time */
+    uint32_t lo = n + 1;
+    for (uint32_t i = n; i >= 1; i--) {
+        co_sr_func *f;
+        if (i < lo) {
+            lo = i > 32 ? i - 31 : 1;
+            if (peek(base + (size_t)lo * CI_SIZE, cis, (size_t)(i - lo + 1) * CI_SIZE))
+                break;
+        }
+        int pc, k = read_frame(d, t, ls, cis + (size_t)(i - lo) * CI_SIZE, i == n, &f, pr, &pc);
+        if (k < 0)
+            break;
+        d->fr[d->nfr - 1].depth = i;
+        t->n++;
+        if (callee && !tail && !callee->call[0] && !f->isC)
+            call_name(pr, pc, callee->call, sizeof callee->call);
+        callee = f;
+        tail = k;
+    }
+    t->active = ls[LS_STATUS] == 0 && t->n > 0;
+    t->dead = ls[LS_STATUS] > LUA_YIELD;
+}
+
+/* }====== */
+
+/* {====== names from the globals and package.loaded */
+
+/* Offers "prefix.key" for every function of table t that is one of ours;
+ * keeps the shortest (ties: smaller bytes), as co_func's scan_table. */
+static void scan_table(co_sr *d, const void *t, const char *prefix)
+{
+    uint8_t tb[TB_READ], nd[16 * ND_SIZE];
+    if (peek(t, tb, sizeof tb) || tb[TB_TT] != LUA_TTABLE || tb[TB_LSIZENODE] > 26)
+        return;
+    uint32_t size = 1u << tb[TB_LSIZENODE];
+    const uint8_t *node = co_ptr_at(tb, TB_NODE);
+    for (uint32_t i = 0; i < size && i < SCAN_MAX && d->budget >= 16; i += 16) {
+        uint32_t m = size - i < 16 ? size - i : 16;
+        d->budget -= 16;
+        if (peek(node + (size_t)i * ND_SIZE, nd, (size_t)m * ND_SIZE))
+            return;
+        for (uint32_t j = 0; j < m; j++) {
+            const uint8_t *e = nd + j * ND_SIZE;
+            if (co_int_at(e, TV_TT) != LUA_TFUNCTION || co_int_at(e, ND_KEYTT) != LUA_TSTRING)
+                continue;
+            const void *cl = co_ptr_at(e, 0);
+            uint8_t c[CL_READ];
+            int have_c = 0;
+            for (uint32_t k = 0; k < d->nfn; k++) {
+                co_sr_func *f = &d->fn[k];
+                if (f->isC && !have_c)
+                    have_c = peek(cl, c, sizeof c) ? -1 : 1;
+                if (f->isC ? have_c < 0 || !c[CL_ISC] || co_ptr_at(c, CL_FP) != f->key : cl != f->cl)
+                    continue;
+                char key[NAME_MAX_], cand[NAME_MAX_];
+                if (tstring(co_ptr_at(e, ND_KEY), key, sizeof key, 0) < 0 ||
+                    join(cand, sizeof cand, prefix, key))
+                    continue;
+                size_t cl_ = slen(cand), bl = slen(f->name);
+                if (!f->name[0] || cl_ < bl || (cl_ == bl && strcmp(cand, f->name) < 0))
+                    memcpy(f->name, cand, cl_ + 1);
+            }
+        }
+    }
+}
+
+/* Calls scan_table on every table value of table t under a string key but
+ * "_G"; or, with want, returns the value of key want if it is a table. */
+static const void *each_module(co_sr *d, const void *t, const char *want)
+{
+    uint8_t tb[TB_READ], nd[16 * ND_SIZE];
+    if (peek(t, tb, sizeof tb) || tb[TB_TT] != LUA_TTABLE || tb[TB_LSIZENODE] > 26)
+        return NULL;
+    uint32_t size = 1u << tb[TB_LSIZENODE];
+    const uint8_t *node = co_ptr_at(tb, TB_NODE);
+    for (uint32_t i = 0; i < size && i < SCAN_MAX && d->budget >= 16; i += 16) {
+        uint32_t m = size - i < 16 ? size - i : 16;
+        d->budget -= 16;
+        if (peek(node + (size_t)i * ND_SIZE, nd, (size_t)m * ND_SIZE))
+            return NULL;
+        for (uint32_t j = 0; j < m; j++) {
+            const uint8_t *e = nd + j * ND_SIZE;
+            char key[NAME_MAX_];
+            if (co_int_at(e, TV_TT) != LUA_TTABLE || co_int_at(e, ND_KEYTT) != LUA_TSTRING ||
+                tstring(co_ptr_at(e, ND_KEY), key, sizeof key, 0) < 0)
+                continue;
+            if (want && !strcmp(key, want))
+                return co_ptr_at(e, 0);
+            if (!want && strcmp(key, "_G"))
+                scan_table(d, co_ptr_at(e, 0), key);
+        }
+    }
+    return NULL;
+}
+
+void co_sr_name_functions(co_sr *d, const void *main)
+{
+    g_pid = d->pid;
+    uint8_t ls[LS_READ], reg[TV_SIZE];
+    d->budget = SCAN_TOTAL;
+    if (peek(main, ls, sizeof ls))
+        return;
+    if (co_int_at(ls, LS_GT + TV_TT) == LUA_TTABLE)
+        scan_table(d, co_ptr_at(ls, LS_GT), "");
+    if (peek((const char *)d->g + G_REGISTRY, reg, sizeof reg) || co_int_at(reg, TV_TT) != LUA_TTABLE)
+        return;
+    const void *loaded = each_module(d, co_ptr_at(reg, 0), "_LOADED");
+    if (loaded)
+        each_module(d, loaded, NULL);
+}
+
+/* }====== */
+
+/* {====== records */
+
+static uint8_t *room(co_sr *d, size_t n)
+{
+    if (d->nout + n > sizeof d->out) {
+        d->flags |= LT_DUMP_TRUNCATED;
+        return NULL;
+    }
+    return d->out + d->nout;
+}
+
+static uint32_t put_str(co_sr *d, const char *s, size_t n)
+{
+    uint8_t *p = room(d, n + 16);
+    if (!p)
+        return 0;
+    uint32_t sid = ++d->next_sid;
+    uint8_t *q = lt_put_head(p, LT_EV_STR, 2);
+    q = lt_put_uint(q, sid);
+    q = lt_put_str(q, s, (uint32_t)n);
+    d->nout += (size_t)(q - p);
+    return sid;
+}
+
+static void sanitize(char *s)
+{
+    for (; *s; s++)
+        if (*s == ';')
+            *s = ',';
+        else if (*s == '\n' || *s == '\r')
+            *s = ' ';
+}
+
+/* The source as co_func shows it: "@file" -> file, else Lua's short_src. */
+static size_t source_label(const void *ts, char *out, size_t cap)
+{
+    static char raw[LT_STR_MAX + 1];
+    int n = tstring(ts, raw, sizeof raw, 1);
+    if (n < 0)
+        n = 0, raw[0] = 0;
+    size_t k = 0;
+    if (raw[0] == '@' || raw[0] == '=') { /* '=': LUA_IDSIZE - 1 bytes at most */
+        size_t lim = raw[0] == '=' ? LUA_IDSIZE - 1 : cap - 1;
+        for (int i = 1; i < n && k < lim && k < cap - 1; i++)
+            out[k++] = raw[i];
+    } else { /* [string "first line..."], as luaO_chunkid */
+        const char *pre = "[string \"";
+        size_t line = 0, lim = LUA_IDSIZE - 17;
+        while (line < (size_t)n && raw[line] != '\n' && raw[line] != '\r')
+            line++;
+        int cut = line > lim || line < (size_t)n;
+        if (line > lim)
+            line = lim;
+        for (; *pre; pre++)
+            out[k++] = *pre;
+        for (size_t i = 0; i < line; i++)
+            out[k++] = raw[i];
+        for (const char *s = cut ? "...\"]" : "\"]"; *s; s++)
+            out[k++] = *s;
+    }
+    out[k] = 0;
+    return k;
+}
+
+const char *co_sr_func_name(const co_sr *d, const co_sr_func *f)
+{
+    return f->main                            ? "main chunk"
+           : f->key && f->key == d->self_fn ? "luaopen_luatrace"
+           : f->name[0]                       ? f->name
+           : f->call[0]                       ? f->call
+                                              : "function";
+}
+
+size_t co_sr_func_source(const co_sr *d, const co_sr_func *f, char *out, size_t cap)
+{
+    g_pid = d->pid;
+    if (f->isC) {
+        memcpy(out, "[C]", 4);
+        return 3;
+    }
+    return source_label(f->src, out, cap);
+}
+
+static void put_funcs(co_sr *d)
+{
+    static char src[LT_STR_MAX + 64];
+    for (uint32_t i = 0; i < d->nfn; i++) {
+        co_sr_func *f = &d->fn[i];
+        for (uint32_t j = 0; j < i && !f->src_sid; j++)
+            if (!f->isC && d->fn[j].src == f->src && !d->fn[j].isC)
+                f->src_sid = d->fn[j].src_sid;
+        if (!f->src_sid) {
+            size_t n = f->isC ? (memcpy(src, "[C]", 4), 3) : source_label(f->src, src, 4096);
+            sanitize(src);
+            f->src_sid = put_str(d, src, n);
+        }
+        const char *name = co_sr_func_name(d, f);
+        memcpy(src, name, slen(name) + 1);
+        sanitize(src);
+        uint32_t name_sid = put_str(d, src, slen(src));
+        uint8_t *p = room(d, 64);
+        if (!p || !f->src_sid || !name_sid)
+            return;
+        uint8_t *q = lt_put_head(p, LT_EV_FUNC, 7);
+        q = lt_put_uint(q, f->fid);
+        q = lt_put_uint(q, f->isC ? LT_WHAT_C : f->main ? LT_WHAT_MAIN : LT_WHAT_LUA);
+        q = lt_put_uint(q, f->src_sid);
+        q = lt_put_uint(q, name_sid);
+        q = lt_put_uint(q, f->linedef > 0 ? (uint64_t)f->linedef : 0);
+        q = lt_put_uint(q, f->lastline > 0 ? (uint64_t)f->lastline : 0);
+        q = lt_put_uint(q, f->flags);
+        d->nout += (size_t)(q - p);
+    }
+}
+
+/* THREAD, START, the thread's FRAMEs, and a RESUME if it was resumed by
+ * the previous one: as co_attach's attach_all sends them. A thread's id is
+ * its place in d->th, plus one: ids are the message's own. */
+static void put_thread(co_sr *d, const co_sr_thread *t, unsigned reason, int resume)
+{
+    uint32_t id = (uint32_t)(t - d->th) + 1;
+    uint8_t *p = room(d, 2 * LT_EVENT_HOT_MAX);
+    if (!p)
+        return;
+    uint8_t *q = lt_put_head(p, LT_EV_THREAD, 2);
+    q = lt_put_uint(q, id);
+    q = lt_put_uint(q, (uint64_t)(uintptr_t)t->L);
+    q = lt_put_head(q, LT_EV_START, 2);
+    q = lt_put_uint(q, id);
+    q = lt_put_uint(q, reason);
+    d->nout += (size_t)(q - p);
+    for (uint32_t i = 0; i < t->n; i++) {
+        const co_sr_frame *f = &d->fr[t->first + i];
+        if (!(p = room(d, LT_EVENT_HOT_MAX)))
+            return;
+        q = lt_put_head(p, LT_EV_FRAME, 3);
+        q = lt_put_uint(q, f->depth);
+        q = lt_put_uint(q, d->fn[f->fn].fid);
+        q = lt_put_uint(q, f->line);
+        d->nout += (size_t)(q - p);
+    }
+    if (resume && (p = room(d, LT_EVENT_HOT_MAX))) {
+        q = lt_put_head(p, LT_EV_RESUME, 3);
+        q = lt_put_uint(q, 0);
+        q = lt_put_uint(q, id);
+        q = lt_put_uint(q, t->n ? d->fr[t->first].depth : 0);
+        d->nout += (size_t)(q - p);
+    }
+}
+
+/* The running threads in resume order: main (or another running one),
+ * then the thread each resumes; running threads resumed from C follow. */
+static void make_chain(co_sr *d, const void *main)
+{
+    int cur = -1;
+    for (uint32_t i = 0; i < d->nth; i++)
+        if (d->th[i].active && (cur < 0 || d->th[i].L == main))
+            cur = (int)i;
+    while (cur >= 0 && d->nchain < MAX_THREADS) {
+        d->th[cur].in_chain = 1;
+        d->chain[d->nchain++] = (uint32_t)cur;
+        int next = -1;
+        for (uint32_t i = 0; i < d->nth; i++)
+            if (d->th[i].active && !d->th[i].in_chain &&
+                (next < 0 || d->th[i].L == d->th[cur].target))
+                next = (int)i;
+        cur = next;
+    }
+}
+
+/* }====== */
+
+/* Reads the stack of every thread on the GC list but main. In our own
+ * process the list is read in place, as co_attach's handler does; another
+ * process's is copied a header at a time. */
+static void walk_threads(co_sr *d, const void *main)
+{
+    uint8_t g[G_ROOTGC + 8], h[LS_MARKED + 1];
+    int local = d->pid == getpid();
+    if (local)
+        memcpy(g, d->g, sizeof g);
+    else if (peek(d->g, g, sizeof g))
+        return;
+    unsigned otherwhite = (unsigned)(g[G_CURWHITE] ^ 3) & 3;
+    size_t n = 0;
+    for (const uint8_t *o = co_ptr_at(g, G_ROOTGC); o && n < WALK_MAX; n++) {
+        if (local)
+            memcpy(h, o, sizeof h);
+        else if (peek(o, h, sizeof h))
+            return;
+        if (h[LS_TT] == LUA_TTHREAD && o != main && !(h[LS_MARKED] & otherwhite))
+            read_thread(d, o);
+        o = co_ptr_at(h, 0);
+    }
+}
+
+/* Reads the threads that the threads read so far resume, in turn: the
+ * running chain, without the GC list. */
+static void follow_resumed(co_sr *d)
+{
+    for (uint32_t i = 0; i < d->nth; i++) {
+        int known = !d->th[i].target;
+        for (uint32_t j = 0; j < d->nth && !known; j++)
+            known = d->th[j].L == d->th[i].target;
+        if (!known)
+            read_thread(d, d->th[i].target);
+    }
+}
+
+void co_sr_read(co_sr *d, const void *main, int walk_ok)
+{
+    g_pid = d->pid;
+    uint8_t ls[LS_READ];
+    d->nth = d->nfn = d->nfr = d->nchain = 0;
+    d->k_cl = d->k_pr = NULL; /* nothing cached from another read */
+    d->nout = 0;
+    d->next_sid = 0;
+    d->flags = 0;
+    if (peek(main, ls, sizeof ls) || !(d->g = co_ptr_at(ls, LS_G)))
+        return;
+    read_thread(d, main);
+    if (walk_ok)
+        walk_threads(d, main);
+    else
+        follow_resumed(d);
+    make_chain(d, main);
+}
+
+void co_sr_records(co_sr *d, const void *main)
+{
+    g_pid = d->pid;
+    const co_sr_thread *run = d->nchain ? &d->th[d->chain[d->nchain - 1]] : NULL;
+    if (!run || run->top_c)
+        d->flags |= LT_DUMP_IN_C;
+    if (!d->nth)
+        return;
+    put_funcs(d);
+    if (!d->nchain) /* no Lua running at all: an empty main thread */
+        put_thread(d, &d->th[0], LT_R_BEGIN, 0);
+    for (uint32_t c = 0; c < d->nchain; c++)
+        put_thread(d, &d->th[d->chain[c]], c ? LT_R_HOOKED : LT_R_BEGIN, c > 0);
+    for (uint32_t i = 0; i < d->nth; i++)
+        if (!d->th[i].in_chain && d->th[i].n && d->th[i].L != main && !d->th[i].dead)
+            put_thread(d, &d->th[i], LT_R_HOOKED, 0);
+}
+
+void co_sr_collect(co_sr *d, const void *main, int walk_ok)
+{
+    co_sr_read(d, main, walk_ok);
+    if (!d->nth)
+        return;
+    co_sr_name_functions(d, main);
+    co_sr_records(d, main);
+}
+
+/* {====== the special functions, read from the globals */
+
+/* The value under string key want in table t's hash part, copied to tv. */
+static int raw_get(const void *t, const char *want, uint8_t tv[TV_SIZE])
+{
+    uint8_t tb[TB_READ], nd[16 * ND_SIZE];
+    if (peek(t, tb, sizeof tb) || tb[TB_TT] != LUA_TTABLE || tb[TB_LSIZENODE] > 26)
+        return -1;
+    uint32_t size = 1u << tb[TB_LSIZENODE];
+    const uint8_t *node = co_ptr_at(tb, TB_NODE);
+    for (uint32_t i = 0; i < size && i < SCAN_MAX; i += 16) {
+        uint32_t m = size - i < 16 ? size - i : 16;
+        if (peek(node + (size_t)i * ND_SIZE, nd, (size_t)m * ND_SIZE))
+            return -1;
+        for (uint32_t j = 0; j < m; j++) {
+            const uint8_t *e = nd + j * ND_SIZE;
+            char key[NAME_MAX_];
+            if (co_int_at(e, ND_KEYTT) == LUA_TSTRING &&
+                tstring(co_ptr_at(e, ND_KEY), key, sizeof key, 0) >= 0 && !strcmp(key, want)) {
+                memcpy(tv, e, TV_SIZE);
+                return 0;
+            }
+        }
+    }
+    return -1;
+}
+
+/* The lua_CFunction of t[key], if a C function. */
+static const void *c_function(const void *t, const char *key)
+{
+    uint8_t tv[TV_SIZE], c[CL_READ];
+    if (raw_get(t, key, tv) || co_int_at(tv, TV_TT) != LUA_TFUNCTION ||
+        peek(co_ptr_at(tv, 0), c, sizeof c) || c[CL_TT] != LUA_TFUNCTION || !c[CL_ISC])
+        return NULL;
+    return co_ptr_at(c, CL_FP);
+}
+
+void co_sr_find_specials(co_sr *d, const void *main)
+{
+    uint8_t ls[LS_READ], tv[TV_SIZE];
+    g_pid = d->pid;
+    memset(d->cf, 0, sizeof d->cf);
+    if (peek(main, ls, sizeof ls) || co_int_at(ls, LS_GT + TV_TT) != LUA_TTABLE)
+        return;
+    const void *gt = co_ptr_at(ls, LS_GT);
+    d->cf[0] = c_function(gt, "pcall");
+    d->cf[1] = c_function(gt, "xpcall");
+    if (raw_get(gt, "coroutine", tv) || co_int_at(tv, TV_TT) != LUA_TTABLE)
+        return;
+    d->cf[2] = c_function(co_ptr_at(tv, 0), "resume");
+    d->cf[4] = c_function(co_ptr_at(tv, 0), "yield");
+}
+
+/* }====== */

@@ -1,0 +1,137 @@
+/* co_stackread: reads every Lua thread's stack of a Lua 5.1 state from
+ * memory that may be anything, into dump records (STR, FUNC, THREAD, START,
+ * FRAME, RESUME; proto/lt_event.h). Used by the collector's signal handler
+ * (co_sigdump.c, on its own pid) and by recorderd (rd_peek.c, on another
+ * process that never loaded the collector): so it uses no Lua API, no
+ * allocation and no stdio; every object is copied with process_vm_readv,
+ * which fails on a bad address instead of faulting, every loop and length
+ * is bounded and every type tag checked. The layout is co_layout.h's. */
+#ifndef CO_STACKREAD_H
+#define CO_STACKREAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "co_layout.h"
+
+enum {
+    OP_MOVE = 0,
+    OP_LOADNIL = 3,
+    OP_GETUPVAL = 4,
+    OP_GETGLOBAL = 5,
+    OP_GETTABLE = 6,
+    OP_SETGLOBAL = 7,
+    OP_SETUPVAL = 8,
+    OP_SETTABLE = 9,
+    OP_SELF = 11,
+    OP_JMP = 22,
+    OP_EQ = 23,
+    OP_LT = 24,
+    OP_LE = 25,
+    OP_TEST = 26,
+    OP_CALL = 28,
+    OP_TAILCALL = 29,
+    OP_RETURN = 30,
+    OP_FORLOOP = 31,
+    OP_FORPREP = 32,
+    OP_TFORLOOP = 33,
+    OP_SETLIST = 34,
+    OP_CLOSE = 35,
+    OP_VARARG = 37
+};
+
+enum {
+    MAX_THREADS = 1024,
+    MAX_FUNCS = 1024,
+    MAX_FRAMES = 16384,
+    CI_MAX = 20000,
+    WALK_MAX = 1 << 28,
+    SCAN_MAX = 20000,    /* nodes read per table when naming */
+    SCAN_TOTAL = 200000, /* and in all */
+    BACK_MAX = 256,
+    NAME_MAX_ = 128,
+    OUT_CAP = 1 << 18
+};
+
+typedef struct co_sr_func {
+    const void *key; /* Proto* of a Lua function, else the lua_CFunction */
+    const void *cl;  /* the closure first seen running it */
+    const void *src; /* Proto.source (TString*), for sharing its STR */
+    uint32_t fid, flags, src_sid;
+    int linedef, lastline;
+    uint8_t isC, main;
+    char name[NAME_MAX_]; /* best table path so far */
+    char call[NAME_MAX_]; /* the name at a call site */
+} co_sr_func;
+
+typedef struct co_sr_frame {
+    uint32_t fn, line, depth;
+} co_sr_frame;
+
+typedef struct co_sr_thread {
+    const void *L;
+    uint32_t first, n;  /* frames[first..first+n), top first */
+    const void *target; /* the thread its top frame resumes, or NULL */
+    uint8_t active, top_c, in_chain;
+    uint8_t dead; /* died of an error: its frames stay, but it never runs again */
+} co_sr_thread;
+
+typedef struct co_sr {
+    pid_t pid;             /* whose memory */
+    const void *cf[5];     /* pcall, xpcall, resume, wrap, yield: lua_CFunction */
+    const void *self_fn;   /* luaopen_luatrace, named so */
+    const void *g;
+    co_sr_thread th[MAX_THREADS];
+    uint32_t nth;
+    co_sr_func fn[MAX_FUNCS];
+    uint32_t nfn;
+    co_sr_frame fr[MAX_FRAMES];
+    uint32_t nfr;
+    uint32_t chain[MAX_THREADS], nchain;
+    uint8_t out[OUT_CAP];
+    size_t nout;
+    uint32_t next_sid, flags;
+    uint32_t budget; /* table nodes the naming may still read */
+    /* the last closure read (and its Proto), the last line looked up: a
+     * recursion reads each once */
+    const void *k_cl, *k_pr;
+    uint8_t k_c[CL_READ], k_p[PR_READ];
+    int k_pc;
+    uint32_t k_line;
+} co_sr;
+
+
+/* Reads every stack of the state whose main thread is main (an address in
+ * d->pid) into d->out; with walk_ok, the coroutines on the GC list too.
+ * d->pid, d->cf and d->self_fn are the caller's to set first. */
+void co_sr_collect(co_sr *d, const void *main, int walk_ok);
+
+/* The three steps of co_sr_collect. co_sr_read copies the stacks: of main
+ * and, with walk_ok, every coroutine on the GC list, else of the threads
+ * main resumes in turn (the running chain); the only step that needs the
+ * state to hold still. co_sr_records writes d->out from what was read and
+ * named (reading the sources' names). */
+void co_sr_read(co_sr *d, const void *main, int walk_ok);
+void co_sr_records(co_sr *d, const void *main);
+
+/* Names d's functions from the globals and package.loaded of main. */
+void co_sr_name_functions(co_sr *d, const void *main);
+
+/* Copies n bytes at addr of d->pid into dst. Returns 0, or -1 if any of
+ * them cannot be read. */
+int co_sr_peek(const co_sr *d, const void *addr, void *dst, size_t n);
+
+/* Function f's name as the records give it (main chunk, a table path,
+ * the name at a call site, or "function"), and its source as Lua's
+ * short_src shows it ("[C]" for a C function) in out. */
+const char *co_sr_func_name(const co_sr *d, const co_sr_func *f);
+size_t co_sr_func_source(const co_sr *d, const co_sr_func *f, char *out, size_t cap);
+
+/* Sets d->cf from the globals of main (pcall, xpcall, coroutine.resume,
+ * coroutine.yield; wrap's function stays unknown and is recognised as a C
+ * closure whose one upvalue is a thread). For a process that cannot run
+ * Lua for us. */
+void co_sr_find_specials(co_sr *d, const void *main);
+
+#endif

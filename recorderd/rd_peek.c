@@ -1,0 +1,273 @@
+/* rd_peek: the stacks of a Lua 5.1 process that never loaded the
+ * collector, read from outside (`recorderd dump PID`).
+ *
+ * The process's threads are stopped with ptrace (PTRACE_SEIZE and
+ * PTRACE_INTERRUPT: no signal the program or its parent can see) for the
+ * one read, then let go. Its Lua states are found by a scan of its private
+ * writable memory: lua_newstate allocates the main thread and the
+ * global_State in one block, so a main thread is an object tagged a thread
+ * whose l_G points just past it and whose global_State's mainthread points
+ * back. co_stackread (the collector's own reader, on another pid) then
+ * copies every stack with process_vm_readv. Nothing is written to the
+ * process. */
+#include "rd_peek.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <lua.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lt_attach.h"
+#include "rd_attach.h"
+
+enum {
+    CHUNK = 1 << 20,         /* bytes copied per read of a mapping */
+    SCAN_LIMIT = 1u << 31,   /* bytes scanned in all: a bound on a huge heap */
+    STOP_WAIT_MS = 2000
+};
+
+/* {====== stopping the process for the read */
+
+/* Waits for task tid's ptrace stop after PTRACE_INTERRUPT: it comes within
+ * microseconds for a task that runs or sleeps interruptibly, so the wait
+ * yields the CPU before it sleeps, and gives up after STOP_WAIT_MS (a task
+ * in uninterruptible sleep). */
+static int wait_stop(pid_t tid)
+{
+    uint64_t waited_us = 0;
+    for (unsigned k = 0; waited_us < STOP_WAIT_MS * 1000u; k++) {
+        int st;
+        pid_t w = waitpid(tid, &st, __WALL | WNOHANG);
+        if (w == tid)
+            return WIFSTOPPED(st) ? 0 : -ESRCH;
+        if (w < 0)
+            return -errno;
+        if (k < 64) {
+            sched_yield();
+        } else {
+            usleep(50);
+            waited_us += 50;
+        }
+    }
+    return -ETIMEDOUT;
+}
+
+/* Whether task tid of pid has exited (a zombie, or gone): ptrace refuses
+ * one with EPERM. */
+static int task_ended(pid_t pid, pid_t tid)
+{
+    char path[96], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = 0;
+    const char *p = strrchr(buf, ')'); /* the state follows the command's ")" */
+    return !p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X';
+}
+
+void rd_peek_let_go(rd_peek_stop *s)
+{
+    for (int i = 0; i < s->n; i++)
+        ptrace(PTRACE_DETACH, s->tid[i], NULL, NULL);
+    s->n = 0;
+}
+
+/* Stops every task of pid. Returns 0, or -errno of the first refusal. */
+int rd_peek_stop_all(pid_t pid, rd_peek_stop *s)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+    DIR *dir = opendir(path);
+    if (!dir)
+        return -errno;
+    int e = 0;
+    struct dirent *de;
+    s->n = 0;
+    while (!e && (de = readdir(dir)) && s->n < RD_PEEK_MAX_TASKS) {
+        pid_t tid = (pid_t)atoi(de->d_name);
+        if (tid <= 0)
+            continue;
+        if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) < 0) {
+            e = errno == ESRCH || task_ended(pid, tid) ? 0 : -errno; /* a task that just ended */
+            continue;
+        }
+        s->tid[s->n++] = tid;
+        if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0 || wait_stop(tid) == -ETIMEDOUT)
+            e = -ETIMEDOUT;
+    }
+    closedir(dir);
+    if (!e && !s->n) /* every task gone: the process exited */
+        e = -ESRCH;
+    if (e)
+        rd_peek_let_go(s);
+    return e;
+}
+
+/* }====== */
+
+/* {====== finding the Lua states */
+
+/* Whether the thread object at addr (whose first bytes are b) is a main
+ * thread: l_G just past it, and the global_State's mainthread back at it. */
+static int is_main_thread(const co_sr *d, uintptr_t addr, const uint8_t *b)
+{
+    const void *mt;
+    if (b[LS_TT] != LUA_TTHREAD || (uintptr_t)co_ptr_at(b, LS_G) != addr + LS_SIZE)
+        return 0;
+    return !co_sr_peek(d, (const char *)(addr + LS_SIZE + G_MAINTHREAD), &mt, sizeof mt) &&
+           (uintptr_t)mt == addr && b[LS_STATUS] <= LUA_ERRERR;
+}
+
+/* Scans [lo, hi) of d->pid for main threads, adding them to found. */
+static void scan_range(co_sr *d, uintptr_t lo, uintptr_t hi, uint8_t *buf, const void **found,
+                       int *n, size_t *budget)
+{
+    for (uintptr_t a = lo; a < hi && *n < RD_PEEK_MAX_STATES && *budget; a += CHUNK) {
+        size_t len = hi - a < CHUNK + 64 ? hi - a : CHUNK + 64; /* 64: a thread across the cut */
+        if (len > *budget)
+            len = *budget;
+        *budget -= len < CHUNK ? len : CHUNK;
+        struct iovec l = {buf, len}, r = {(void *)a, len};
+        ssize_t got = process_vm_readv(d->pid, &l, 1, &r, 1, 0);
+        for (ssize_t o = 0; o + LS_G + 8 <= got && o < CHUNK && *n < RD_PEEK_MAX_STATES; o += 8)
+            if (buf[o + LS_TT] == LUA_TTHREAD && is_main_thread(d, a + (uintptr_t)o, buf + o))
+                found[(*n)++] = (const void *)(a + (uintptr_t)o);
+    }
+}
+
+/* The main threads of pid's Lua states, in its heap and anonymous private
+ * writable mappings. Returns how many (at most RD_PEEK_MAX_STATES). */
+int rd_peek_find_states(co_sr *d, const void **found)
+{
+    char path[64], line[512];
+    snprintf(path, sizeof path, "/proc/%d/maps", (int)d->pid);
+    FILE *f = fopen(path, "r");
+    uint8_t *buf = malloc(CHUNK + 64);
+    int n = 0;
+    size_t budget = SCAN_LIMIT;
+    while (f && buf && fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        char perm[8], name[256] = "";
+        if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %255s", &lo, &hi, perm, name) < 3)
+            continue;
+        if (strcmp(perm, "rw-p") || (name[0] && strcmp(name, "[heap]")))
+            continue; /* a file's data or a stack holds no lua_newstate block */
+        scan_range(d, lo, hi, buf, found, &n, &budget);
+    }
+    free(buf);
+    if (f)
+        fclose(f);
+    return n;
+}
+
+/* }====== */
+
+void rd_peek_cmdline(pid_t pid, char *buf, size_t cap)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+    buf[0] = 0;
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(buf, 1, cap - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = 0;
+    for (size_t i = 0; i + 1 < n; i++)
+        if (!buf[i])
+            buf[i] = ' ';
+}
+
+int rd_peek_refusal(pid_t pid, int e)
+{
+    if (e == -EPERM)
+        fprintf(stderr,
+                "recorderd: cannot read process %d: the kernel refused (ptrace: %s). "
+                "Another debugger may be attached, or ptrace is restricted: "
+                "/proc/sys/kernel/yama/ptrace_scope above 0 lets you read only your own "
+                "children (run recorderd as root or with CAP_SYS_PTRACE, or set it to 0); "
+                "in a container, add CAP_SYS_PTRACE\n",
+                (int)pid, strerror(-e));
+    else if (e == -ESRCH || e == -ENOENT)
+        fprintf(stderr, "recorderd: process %d exited\n", (int)pid);
+    else
+        fprintf(stderr, "recorderd: cannot stop process %d for the read: %s\n", (int)pid,
+                strerror(-e));
+    return 1;
+}
+
+/* The records of every state of d->pid, read while it is stopped. */
+typedef struct taken {
+    uint8_t *rec[RD_PEEK_MAX_STATES];
+    size_t n[RD_PEEK_MAX_STATES];
+    uint32_t flags[RD_PEEK_MAX_STATES];
+    int nstates;
+} taken;
+
+static void take(co_sr *d, taken *t)
+{
+    const void *found[RD_PEEK_MAX_STATES];
+    t->nstates = rd_peek_find_states(d, found);
+    for (int i = 0; i < t->nstates; i++) {
+        co_sr_find_specials(d, found[i]);
+        co_sr_collect(d, found[i], 1);
+        if ((t->rec[i] = malloc(d->nout ? d->nout : 1)))
+            memcpy(t->rec[i], d->out, d->nout);
+        t->n[i] = t->rec[i] ? d->nout : 0;
+        t->flags[i] = d->flags;
+    }
+}
+
+static int print_taken(pid_t pid, taken *t, FILE *out)
+{
+    char cmd[4096];
+    rd_peek_cmdline(pid, cmd, sizeof cmd);
+    if (!t->nstates)
+        fprintf(stderr,
+                "recorderd: process %d has no Lua 5.1 state that recorderd can find "
+                "(not Lua 5.1, or not yet started): %s\n",
+                (int)pid, cmd);
+    for (int i = 0; i < t->nstates; i++) {
+        char note[128];
+        snprintf(note, sizeof note, "read from outside, the process stopped meanwhile%s%s",
+                 t->nstates > 1 ? "; one of its Lua states" : "",
+                 t->flags[i] & LT_DUMP_TRUNCATED ? "; too many frames, cut short" : "");
+        rd_attach_print_records(out, pid, cmd, t->rec[i], t->n[i], note);
+        free(t->rec[i]);
+    }
+    return t->nstates ? 0 : 1;
+}
+
+int rd_peek_dump(pid_t pid, FILE *out)
+{
+    rd_peek_stop *s = calloc(1, sizeof *s);
+    co_sr *d = calloc(1, sizeof *d);
+    taken t = {.nstates = 0};
+    int rc = 1;
+    if (!s || !d) {
+        fprintf(stderr, "recorderd: out of memory\n");
+    } else {
+        d->pid = pid;
+        int e = rd_peek_stop_all(pid, s);
+        if (e)
+            rc = rd_peek_refusal(pid, e);
+        else {
+            take(d, &t);
+            rd_peek_let_go(s);
+            rc = print_taken(pid, &t, out);
+        }
+    }
+    free(d);
+    free(s);
+    return rc;
+}

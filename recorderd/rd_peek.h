@@ -1,0 +1,41 @@
+/* rd_peek: reading a Lua 5.1 process that never loaded the collector,
+ * from outside (ptrace stop, process_vm_readv). Main thread only. */
+#ifndef RD_PEEK_H
+#define RD_PEEK_H
+
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "co_stackread.h"
+
+enum { RD_PEEK_MAX_STATES = 16, RD_PEEK_MAX_TASKS = 4096 };
+
+/* The tasks of a process held stopped for a read. */
+typedef struct rd_peek_stop {
+    pid_t tid[RD_PEEK_MAX_TASKS];
+    int n;
+} rd_peek_stop;
+
+/* `recorderd dump PID` of such a process: prints the stacks of each of its
+ * Lua states to out, or says on stderr why it cannot. Returns the exit
+ * code. */
+int rd_peek_dump(pid_t pid, FILE *out);
+
+/* Stops every task of pid (PTRACE_SEIZE, PTRACE_INTERRUPT): 0, or -errno
+ * of the first refusal, nothing left stopped. rd_peek_let_go lets them run
+ * on (PTRACE_DETACH). */
+int rd_peek_stop_all(pid_t pid, rd_peek_stop *s);
+void rd_peek_let_go(rd_peek_stop *s);
+
+/* The main threads of d->pid's Lua states (at most RD_PEEK_MAX_STATES):
+ * how many were found. */
+int rd_peek_find_states(co_sr *d, const void **found);
+
+/* Says on stderr why pid cannot be read (e: rd_peek_stop_all's).
+ * Returns 1, the exit code. */
+int rd_peek_refusal(pid_t pid, int e);
+
+/* pid's command line, its arguments joined by spaces. */
+void rd_peek_cmdline(pid_t pid, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,376 @@
+/* rd_record: `recorderd record PID`: a sampled session of a process that
+ * never loaded the collector. A sampler thread reads the process's running
+ * chain from outside (rd_peek, as `top` does) HZ times a second and plays
+ * producer: it writes into a ring of its own what a collector would have
+ * sent had the program moved from one sample's stack to the next (RET and
+ * CALL records for the frames that changed, a LINE for the top frame's
+ * line, each sample's time in the first record after it). A session of
+ * the usual kind (rd_session: drainer, trace.ltr, reports, session.json)
+ * consumes it. The running chain (main, then the coroutines it resumes, in
+ * turn) is one stack, as the folded stacks of a traced session show it;
+ * times are sample periods and call counts are the entries the samples saw,
+ * so session.json says the session is sampled, and at what rate. */
+#include "rd_record.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lt_event.h"
+#include "lt_ring.h"
+#include "rd_outdir.h"
+#include "rd_peek.h"
+#include "rd_util.h"
+
+enum { MAX_DEPTH = 4096, RING_SIZE = 4u << 20 };
+
+typedef struct fn_id {
+    const void *key;
+    int linedef;
+    uint32_t fid;
+} fn_id;
+
+typedef struct rec {
+    const rd_record_opts *o;
+    co_sr *d;
+    const void *L;
+    rd_peek_stop stop;
+    lt_ring ring;
+    rd_session_opts so; /* the caller's, with the out directory open */
+    rd_session *s;
+    uv_async_t done;
+    uv_signal_t sigint, sigterm;
+    uv_thread_t thread;
+    _Atomic int quit;
+    fn_id *fns;
+    uint32_t nfn, capfn, next_sid;
+    uint32_t fid[MAX_DEPTH], line[MAX_DEPTH], n; /* the last sample's stack, bottom first */
+    uint32_t cur_fid[MAX_DEPTH], cur_line[MAX_DEPTH], cur_n;
+    uint64_t last_ns, samples;
+    int err; /* why sampling ended early (-errno), 0 if it did not */
+} rec;
+
+static uint64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* {====== writing records into the ring */
+
+/* Room for n bytes: waits while the drainer catches up (we are not the
+ * traced program: waiting costs it nothing). */
+static uint8_t *room(rec *r, size_t n)
+{
+    uint8_t *p;
+    while (!(p = lt_ring_reserve(&r->ring, n))) {
+        lt_ring_publish(&r->ring);
+        usleep(1000);
+    }
+    return p;
+}
+
+static void commit(rec *r, const uint8_t *p, const uint8_t *q)
+{
+    lt_ring_commit(&r->ring, (uint64_t)(q - p));
+}
+
+static uint32_t put_str(rec *r, const char *s)
+{
+    size_t n = strlen(s);
+    if (n > LT_STR_MAX)
+        n = LT_STR_MAX;
+    uint8_t *p = room(r, n + 16), *q = lt_put_head(p, LT_EV_STR, 2);
+    q = lt_put_uint(q, ++r->next_sid);
+    q = lt_put_str(q, s, (uint32_t)n);
+    commit(r, p, q);
+    return r->next_sid;
+}
+
+/* The id of function f of the sample, its STR and FUNC written if new. */
+static uint32_t fid_of(rec *r, const co_sr_func *f)
+{
+    for (uint32_t i = 0; i < r->nfn; i++)
+        if (r->fns[i].key == f->key && r->fns[i].linedef == f->linedef)
+            return r->fns[i].fid;
+    if (r->nfn == r->capfn) {
+        uint32_t cap = r->capfn ? r->capfn * 2 : 256;
+        fn_id *n = realloc(r->fns, cap * sizeof *n);
+        if (!n)
+            return 0;
+        r->fns = n;
+        r->capfn = cap;
+    }
+    char src[LT_STR_MAX + 64], name[256];
+    co_sr_func_source(r->d, f, src, sizeof src);
+    snprintf(name, sizeof name, "%s", co_sr_func_name(r->d, f));
+    uint32_t src_sid = put_str(r, src), name_sid = put_str(r, name), fid = r->nfn + 1;
+    uint8_t *p = room(r, 64), *q = lt_put_head(p, LT_EV_FUNC, 7);
+    q = lt_put_uint(q, fid);
+    q = lt_put_uint(q, f->isC ? LT_WHAT_C : f->main ? LT_WHAT_MAIN : LT_WHAT_LUA);
+    q = lt_put_uint(q, src_sid);
+    q = lt_put_uint(q, name_sid);
+    q = lt_put_uint(q, f->linedef > 0 ? (uint64_t)f->linedef : 0);
+    q = lt_put_uint(q, f->lastline > 0 ? (uint64_t)f->lastline : 0);
+    q = lt_put_uint(q, 0); /* no pcall or resume to rebuild: the samples say all */
+    commit(r, p, q);
+    r->fns[r->nfn++] = (fn_id){f->key, f->linedef, fid};
+    return fid;
+}
+
+/* A record of kind k (CALL, RET, LINE, STOP) with its args. */
+static void put(rec *r, unsigned k, int nargs, uint64_t a0, uint64_t a1, uint64_t a2)
+{
+    uint8_t *p = room(r, LT_EVENT_HOT_MAX), *q = lt_put_head(p, k, (uint32_t)nargs);
+    uint64_t a[3] = {a0, a1, a2};
+    for (int i = 0; i < nargs; i++)
+        q = lt_put_uint(q, a[i]);
+    commit(r, p, q);
+}
+
+/* The first records: the clock (ticks are nanoseconds), the thread, and
+ * the first sample's stack as a snapshot. */
+static void put_begin(rec *r)
+{
+    put(r, LT_EV_CLOCK, 3, now_ns(), now_ns(), 0);
+    put(r, LT_EV_THREAD, 2, 1, (uint64_t)(uintptr_t)r->L, 0);
+    put(r, LT_EV_START, 2, 1, LT_R_BEGIN, 0);
+    for (uint32_t i = r->cur_n; i-- > 0;)
+        put(r, LT_EV_FRAME, 3, i + 1, r->cur_fid[i], r->cur_line[i]);
+    memcpy(r->fid, r->cur_fid, r->cur_n * sizeof r->fid[0]);
+    memcpy(r->line, r->cur_line, r->cur_n * sizeof r->line[0]);
+    r->n = r->cur_n;
+    r->last_ns = now_ns();
+}
+
+/* From the last sample's stack to this one's: RET for the frames gone,
+ * CALL for the new ones, a LINE for the top one. The elapsed time goes in
+ * the first record: to the stack the last sample saw. */
+static void put_step(rec *r, uint64_t t)
+{
+    uint32_t k = 0, m = r->cur_n;
+    while (k < r->n && k < m && r->fid[k] == r->cur_fid[k])
+        k++;
+    uint64_t dt = t - r->last_ns;
+    for (uint32_t i = r->n; i-- > k; dt = 0)
+        put(r, LT_EV_RET, 2, i + 1, dt, 0);
+    for (uint32_t i = k; i < m; i++, dt = 0)
+        put(r, LT_EV_CALL, 3, i + 1, dt, r->cur_fid[i]);
+    if (m)
+        put(r, LT_EV_LINE, 3, m, dt, r->cur_line[m - 1]);
+    memcpy(r->fid, r->cur_fid, m * sizeof r->fid[0]);
+    memcpy(r->line, r->cur_line, m * sizeof r->line[0]);
+    r->n = m;
+    r->last_ns = t;
+}
+
+/* }====== */
+
+/* The running chain of the sample read into r->d, bottom first. */
+static void flatten(rec *r)
+{
+    co_sr *d = r->d;
+    int named = 0;
+    r->cur_n = 0;
+    for (uint32_t c = 0; c < d->nchain; c++) {
+        const co_sr_thread *t = &d->th[d->chain[c]];
+        for (uint32_t k = t->n; k-- > 0 && r->cur_n < MAX_DEPTH;) {
+            const co_sr_frame *fr = &d->fr[t->first + k];
+            const co_sr_func *f = &d->fn[fr->fn];
+            int known = 0;
+            for (uint32_t i = 0; i < r->nfn && !known; i++)
+                known = r->fns[i].key == f->key && r->fns[i].linedef == f->linedef;
+            if (!known && !named++)
+                co_sr_name_functions(d, r->L);
+            uint32_t fid = fid_of(r, f);
+            if (!fid)
+                continue;
+            r->cur_fid[r->cur_n] = fid;
+            r->cur_line[r->cur_n++] = fr->line;
+        }
+    }
+}
+
+static int sample(rec *r)
+{
+    int e = rd_peek_stop_all(r->o->pid, &r->stop);
+    if (e)
+        return e;
+    co_sr_read(r->d, r->L, 0);
+    rd_peek_let_go(&r->stop);
+    if (!r->d->nth)
+        return -ESRCH;
+    flatten(r);
+    r->samples++;
+    return 0;
+}
+
+static void sampler(void *arg)
+{
+    rec *r = arg;
+    uint64_t t0 = now_ns(), period = 1000000000u / r->o->hz, next = t0;
+    int e = sample(r);
+    if (!e)
+        put_begin(r);
+    while (!e && !atomic_load(&r->quit)) {
+        next += period;
+        uint64_t t = now_ns();
+        if (next > t)
+            usleep((useconds_t)((next - t) / 1000));
+        if (r->o->duration_ms && now_ns() - t0 >= (uint64_t)r->o->duration_ms * 1000000u)
+            break;
+        if (!(e = sample(r)))
+            put_step(r, now_ns());
+    }
+    r->err = e;
+    if (r->samples)
+        put(r, LT_EV_STOP, 2, now_ns() - r->last_ns, e ? LT_R_EXIT : LT_R_DETACH, 0);
+    lt_ring_publish(&r->ring);
+    atomic_store_explicit(&r->ring.hdr->prod_state, LT_PROD_DONE, memory_order_release);
+    rd_session_conn_closed(r->s);
+}
+
+static void on_signal(uv_signal_t *h, int sig)
+{
+    (void)sig;
+    rec *r = h->data;
+    atomic_store(&r->quit, 1);
+}
+
+static void on_done(uv_async_t *h)
+{
+    rec *r = h->data;
+    if (!r->s || !atomic_load_explicit(&r->s->done, memory_order_acquire))
+        return;
+    uv_close((uv_handle_t *)&r->done, NULL);
+    uv_close((uv_handle_t *)&r->sigint, NULL);
+    uv_close((uv_handle_t *)&r->sigterm, NULL);
+}
+
+/* The session's name: the script the process runs (as a traced process
+ * names its ring), else its program. */
+static void session_name(pid_t pid, char *name, size_t cap)
+{
+    char path[64], buf[8192], *argv[64];
+    int argc = 0;
+    snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = 0;
+    for (size_t i = 0; i < n && argc < 64; i += strlen(buf + i) + 1)
+        argv[argc++] = buf + i;
+    lt_ring_name_of_args(argc, argv, name, cap);
+    if (!name[0])
+        snprintf(name, cap, "record");
+}
+
+/* The ring the sampler writes and the session reads: NAME, else NAME.PID
+ * (another ring of that name exists). */
+static int make_ring(rec *r, char *name, size_t cap)
+{
+    session_name(r->o->pid, name, cap);
+    int e = lt_ring_create(&r->ring, name, RING_SIZE);
+    if (e == -EEXIST) {
+        size_t k = strlen(name);
+        snprintf(name + k, cap - k, ".%d", (int)r->o->pid);
+        e = lt_ring_create(&r->ring, name, RING_SIZE);
+    }
+    return e;
+}
+
+static int start(rec *r, uv_loop_t *loop)
+{
+    char name[LT_RING_NAME_MAX + 16], cmd[4096], cwd[4096], link[64], err[512];
+    if (make_ring(r, name, sizeof name) < 0)
+        return fprintf(stderr, "recorderd: cannot make a ring for the samples\n"), 1;
+    r->so = r->o->so;
+    if (!r->so.no_files && (r->so.out_fd = rd_out_open(r->so.out, 1, err, sizeof err)) < 0) {
+        lt_ring_unlink(name);
+        return fprintf(stderr, "recorderd record: --out %s\n", rd_printable(err, err, sizeof err)), 1;
+    }
+    rd_peek_cmdline(r->o->pid, cmd, sizeof cmd);
+    snprintf(link, sizeof link, "/proc/%d/cwd", (int)r->o->pid);
+    ssize_t n = readlink(link, cwd, sizeof cwd - 1);
+    cwd[n > 0 ? n : 0] = 0;
+    uv_async_init(loop, &r->done, on_done);
+    r->done.data = r;
+    r->s = rd_session_start(&r->so, name, geteuid(), r->o->pid, cmd, cwd, &r->done, err,
+                            sizeof err);
+    if (!r->s) {
+        lt_ring_unlink(name);
+        uv_close((uv_handle_t *)&r->done, NULL);
+        return fprintf(stderr, "recorderd: %s\n", err), 1;
+    }
+    uv_signal_init(loop, &r->sigint);
+    uv_signal_init(loop, &r->sigterm);
+    r->sigint.data = r->sigterm.data = r;
+    uv_signal_start(&r->sigint, on_signal, SIGINT);
+    uv_signal_start(&r->sigterm, on_signal, SIGTERM);
+    if (uv_thread_create(&r->thread, sampler, r)) {
+        fprintf(stderr, "recorderd: cannot start the sampler\n");
+        return 1;
+    }
+    return 0;
+}
+
+/* Finds the process's Lua state: 0, or the exit code of a refusal. */
+static int find_state(rec *r)
+{
+    const void *found[RD_PEEK_MAX_STATES];
+    int e = rd_peek_stop_all(r->o->pid, &r->stop), n = 0;
+    if (e)
+        return rd_peek_refusal(r->o->pid, e);
+    n = rd_peek_find_states(r->d, found);
+    rd_peek_let_go(&r->stop);
+    if (!n) {
+        fprintf(stderr, "recorderd: process %d has no Lua 5.1 state that recorderd can find "
+                        "(not Lua 5.1, or not yet started)\n", (int)r->o->pid);
+        return 1;
+    }
+    r->L = found[0];
+    co_sr_find_specials(r->d, r->L);
+    return 0;
+}
+
+int rd_record(const rd_record_opts *o)
+{
+    rec *r = calloc(1, sizeof *r);
+    int rc = 1;
+    if (!r || !(r->d = calloc(1, sizeof *r->d))) {
+        fprintf(stderr, "recorderd: out of memory\n");
+        goto out;
+    }
+    r->o = o;
+    r->d->pid = o->pid;
+    if ((rc = find_state(r)))
+        goto out;
+    uv_loop_t *loop = uv_default_loop();
+    rc = start(r, loop);
+    uv_run(loop, UV_RUN_DEFAULT);
+    if (r->s) {
+        uv_thread_join(&r->thread);
+        if (r->err == -ESRCH || r->err == -ENOENT)
+            fprintf(stderr, "recorderd: process %d exited; %llu samples recorded\n",
+                    (int)o->pid, (unsigned long long)r->samples);
+        else if (r->err)
+            rc = rd_peek_refusal(o->pid, r->err);
+        rd_session_free(r->s);
+    }
+    uv_loop_close(loop);
+out:
+    if (r && r->so.out_fd > 0)
+        close(r->so.out_fd);
+    if (r) {
+        free(r->fns);
+        free(r->d);
+    }
+    free(r);
+    return rc;
+}

@@ -1,0 +1,260 @@
+/* rd_sample: `recorderd top PID` of a process that never loaded the
+ * collector: a live view built from samples read from outside. Each sample
+ * stops the process (rd_peek) for one read of its running chain (main and
+ * the coroutines it resumes, in turn; not the GC list), lets it go, then
+ * names any function not seen before (the state is then running: the
+ * naming reads are checked as any, a wrong name at worst). The leaf
+ * function of the running thread gets the sample's self count; each
+ * function on the chain its total, once per sample. */
+#include "rd_sample.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rd_peek.h"
+#include "rd_util.h"
+
+typedef struct row {
+    const void *key; /* Proto* or lua_CFunction */
+    int linedef;
+    uint32_t stamp; /* the last sample that counted its total */
+    uint64_t self, total;
+    char label[256];
+} row;
+
+typedef struct sampler {
+    pid_t pid;
+    const void *L;
+    co_sr *d;
+    rd_peek_stop stop;
+    row *rows;
+    uint32_t n, cap, stamp;
+    uint64_t samples, in_lua; /* in this interval */
+    uint64_t stopped_us;      /* how long the process was held stopped, in this interval */
+} sampler;
+
+static volatile sig_atomic_t g_quit;
+
+static void on_quit(int sig)
+{
+    (void)sig;
+    g_quit = 1;
+}
+
+static uint64_t now_us(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000 + (uint64_t)t.tv_nsec / 1000;
+}
+
+static uint64_t now_ms(void)
+{
+    return now_us() / 1000;
+}
+
+/* The row of function f, added (unnamed: label "") if new. */
+static row *row_of(sampler *sm, const co_sr_func *f)
+{
+    for (uint32_t i = 0; i < sm->n; i++)
+        if (sm->rows[i].key == f->key && sm->rows[i].linedef == f->linedef)
+            return &sm->rows[i];
+    if (sm->n == sm->cap) {
+        uint32_t cap = sm->cap ? sm->cap * 2 : 64;
+        row *r = realloc(sm->rows, cap * sizeof *r);
+        if (!r)
+            return NULL;
+        sm->rows = r;
+        sm->cap = cap;
+    }
+    row *r = &sm->rows[sm->n++];
+    memset(r, 0, sizeof *r);
+    r->key = f->key;
+    r->linedef = f->linedef;
+    return r;
+}
+
+static void name_rows(sampler *sm)
+{
+    co_sr *d = sm->d;
+    int named = 0;
+    for (uint32_t i = 0; i < d->nfn; i++) {
+        row *r = row_of(sm, &d->fn[i]);
+        if (!r || r->label[0])
+            continue;
+        if (!named++)
+            co_sr_name_functions(d, sm->L);
+        char src[512], raw[sizeof r->label + sizeof src];
+        co_sr_func_source(d, &d->fn[i], src, sizeof src);
+        if (d->fn[i].isC)
+            snprintf(raw, sizeof raw, "%.128s [C]", co_sr_func_name(d, &d->fn[i]));
+        else
+            snprintf(raw, sizeof raw, "%.128s (%s:%d)", co_sr_func_name(d, &d->fn[i]), src,
+                     d->fn[i].linedef);
+        rd_printable(raw, r->label, sizeof r->label);
+    }
+}
+
+/* Counts the sample read into sm->d. */
+static void account(sampler *sm)
+{
+    co_sr *d = sm->d;
+    sm->samples++;
+    sm->stamp++;
+    if (!d->nchain)
+        return; /* no Lua running */
+    name_rows(sm);
+    const co_sr_thread *run = &d->th[d->chain[d->nchain - 1]];
+    if (run->n) {
+        row *r = row_of(sm, &d->fn[d->fr[run->first].fn]);
+        if (r)
+            r->self++;
+        sm->in_lua++;
+    }
+    for (uint32_t c = 0; c < d->nchain; c++) {
+        const co_sr_thread *t = &d->th[d->chain[c]];
+        for (uint32_t k = 0; k < t->n; k++) {
+            row *r = row_of(sm, &d->fn[d->fr[t->first + k].fn]);
+            if (r && r->stamp != sm->stamp) {
+                r->stamp = sm->stamp;
+                r->total++;
+            }
+        }
+    }
+}
+
+/* One sample: 0, or -errno (the process is gone or refuses). */
+static int sample(sampler *sm)
+{
+    uint64_t t0 = now_us();
+    int e = rd_peek_stop_all(sm->pid, &sm->stop);
+    if (e)
+        return e;
+    co_sr_read(sm->d, sm->L, 0);
+    rd_peek_let_go(&sm->stop);
+    sm->stopped_us += now_us() - t0; /* an upper bound: from the first stop asked to the last let go */
+    if (!sm->d->nth)
+        return -ESRCH; /* the state is gone (lua_close) */
+    account(sm);
+    return 0;
+}
+
+static int by_self(const void *a, const void *b)
+{
+    const row *x = a, *y = b;
+    if (x->self != y->self)
+        return x->self < y->self ? 1 : -1;
+    return x->total < y->total ? 1 : x->total > y->total ? -1 : 0;
+}
+
+/* Prints the interval's rows (clearing a terminal first), then starts the
+ * next interval. */
+static void draw(sampler *sm, const char *cmd, unsigned hz, FILE *out)
+{
+    qsort(sm->rows, sm->n, sizeof *sm->rows, by_self);
+    if (isatty(fileno(out)))
+        fprintf(out, "\033[H\033[2J");
+    fprintf(out, "luatrace top: process %d: %s\n", (int)sm->pid, cmd);
+    fprintf(out, "%llu samples at %u Hz in the last interval, %llu in Lua (read from outside; "
+                 "the process held stopped %.1f ms); q or Ctrl-C stops\n\n",
+            (unsigned long long)sm->samples, hz, (unsigned long long)sm->in_lua,
+            (double)sm->stopped_us / 1000.0);
+    fprintf(out, "%7s %7s %8s  %s\n", "%self", "%total", "samples", "function");
+    for (uint32_t i = 0; i < sm->n && i < 20 && sm->rows[i].self; i++) {
+        const row *r = &sm->rows[i];
+        fprintf(out, "%7.2f %7.2f %8llu  %s\n", 100.0 * (double)r->self / (double)sm->samples,
+                100.0 * (double)r->total / (double)sm->samples, (unsigned long long)r->self,
+                r->label);
+    }
+    fprintf(out, "\n");
+    fflush(out);
+    for (uint32_t i = 0; i < sm->n; i++)
+        sm->rows[i].self = sm->rows[i].total = 0;
+    sm->samples = sm->in_lua = sm->stopped_us = 0;
+}
+
+/* Waits up to ms for a key: 1 if it asks to stop (q, Q, Ctrl-C). */
+static int key_quit(int tty, int ms)
+{
+    struct pollfd p = {.fd = 0, .events = POLLIN};
+    if (!tty) {
+        if (ms > 0)
+            usleep((useconds_t)ms * 1000);
+        return 0;
+    }
+    char c;
+    return poll(&p, 1, ms) == 1 && read(0, &c, 1) == 1 && (c == 'q' || c == 'Q' || c == 3);
+}
+
+static int run_loop(sampler *sm, const rd_sample_opts *o, const char *cmd)
+{
+    struct termios old, raw;
+    int tty = isatty(0) && tcgetattr(0, &old) == 0;
+    if (tty) {
+        raw = old;
+        raw.c_lflag &= (tcflag_t) ~(ICANON | ECHO | ISIG);
+        tcsetattr(0, TCSANOW, &raw);
+    }
+    uint64_t t0 = now_ms(), next_draw = t0 + 1000, period = 1000 / o->hz;
+    int e = 0;
+    for (uint64_t next = t0; !g_quit && !e;) {
+        if ((e = sample(sm)))
+            break;
+        uint64_t t = now_ms();
+        if (t >= next_draw) {
+            draw(sm, cmd, o->hz, stdout);
+            next_draw += 1000;
+        }
+        if (o->duration_ms && t - t0 >= o->duration_ms)
+            break;
+        next += period;
+        if (key_quit(tty, next > t ? (int)(next - t) : 0))
+            break;
+    }
+    if (tty)
+        tcsetattr(0, TCSANOW, &old);
+    if (sm->samples)
+        draw(sm, cmd, o->hz, stdout);
+    if (e == -ESRCH || e == -ENOENT)
+        fprintf(stderr, "recorderd: process %d exited\n", (int)sm->pid);
+    return e && e != -ESRCH && e != -ENOENT ? rd_peek_refusal(sm->pid, e) : 0;
+}
+
+int rd_sample_top(const rd_sample_opts *o)
+{
+    sampler sm = {.pid = o->pid};
+    const void *found[RD_PEEK_MAX_STATES];
+    char cmd[4096], shown[4096];
+    if (!(sm.d = calloc(1, sizeof *sm.d)))
+        return fprintf(stderr, "recorderd: out of memory\n"), 1;
+    sm.d->pid = o->pid;
+    int e = rd_peek_stop_all(o->pid, &sm.stop), n = 0;
+    if (!e) {
+        n = rd_peek_find_states(sm.d, found);
+        rd_peek_let_go(&sm.stop);
+    }
+    rd_peek_cmdline(o->pid, cmd, sizeof cmd);
+    rd_printable(cmd, shown, sizeof shown);
+    int rc = 1;
+    if (e)
+        rc = rd_peek_refusal(o->pid, e);
+    else if (!n)
+        fprintf(stderr, "recorderd: process %d has no Lua 5.1 state that recorderd can find "
+                        "(not Lua 5.1, or not yet started): %s\n", (int)o->pid, shown);
+    else {
+        sm.L = found[0];
+        co_sr_find_specials(sm.d, sm.L);
+        signal(SIGINT, on_quit);
+        signal(SIGTERM, on_quit);
+        rc = run_loop(&sm, o, shown);
+    }
+    free(sm.rows);
+    free(sm.d);
+    return rc;
+}
