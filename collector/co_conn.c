@@ -153,8 +153,9 @@ static int hello(co_state *s, int fd, char *err, size_t cap)
     lt_ctl_msg m = {.type = LT_CTL_HELLO, .pid = (uint32_t)getpid(), .ring = s->ring.size};
     snprintf(m.shm, sizeof m.shm, "%s", s->shm);
     read_cmdline(m.cmd, sizeof m.cmd);
-    if (!getcwd(m.cwd, sizeof m.cwd))
-        m.cwd[0] = 0; /* too long or gone: recorderd falls back to /proc */
+    /* too long or gone: recorderd falls back to /proc */
+    if (strlen(s->cwd0) < sizeof m.cwd)
+        snprintf(m.cwd, sizeof m.cwd, "%s", s->cwd0);
     msgpack_sbuffer sb;
     msgpack_sbuffer_init(&sb);
     int e = lt_ctl_pack(&m, &sb);

@@ -262,6 +262,8 @@ int co_module_begin(co_state *s, lua_State *L, const char *name, const char *soc
     snprintf(s->sock_path, sizeof s->sock_path, "%s", sock_path ? sock_path : "");
     const char *mode = getenv("LUATRACE_MODE");
     s->drop_mode = mode && !strcmp(mode, "drop");
+    if (!getcwd(s->cwd0, sizeof s->cwd0))
+        s->cwd0[0] = 0;
     const char *sink = getenv("LUATRACE_SINK");
     s->discard = sink && !strcmp(sink, "discard");
     if (create_ring(s, name, err, cap))

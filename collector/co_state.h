@@ -3,6 +3,7 @@
 #ifndef CO_STATE_H
 #define CO_STATE_H
 
+#include <limits.h>
 #include <lua.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -155,6 +156,11 @@ typedef struct co_state {
     int attached;       /* started by `recorderd attach`: end silently */
     char sock_path[108]; /* the recorder to register with, "" = search */
     char shm[LT_RING_NAME_MAX + 1];
+    /* Where relative file sources were read (co_func_source_dir): */
+    char cwd0[PATH_MAX]; /* the directory as tracing began (hello's), or "" */
+    uint32_t dir_sent;   /* what the last DIR said (sid; 0: cwd0) */
+    uint32_t *srcdir;    /* src sid -> its directory's sid + 1 (1: cwd0); 0 unknown */
+    uint32_t srcdir_cap;
 } co_state;
 
 /* ---- co_module.c: the module's entry points ---- */
