@@ -44,6 +44,22 @@ static void find_recorderd(char *buf, size_t cap)
                                                                        : "recorderd");
 }
 
+/* exe can be run: a path, or a name found on PATH (as execlp looks). */
+static int runnable(const char *exe)
+{
+    char path[PATH_MAX];
+    const char *dirs = getenv("PATH");
+    if (strchr(exe, '/'))
+        return access(exe, X_OK) == 0;
+    for (const char *d = dirs ? dirs : "/usr/bin:/bin"; d; d = strchr(d, ':') ? strchr(d, ':') + 1 : NULL) {
+        size_t n = strcspn(d, ":");
+        if (snprintf(path, sizeof path, "%.*s/%s", (int)n, n ? d : ".", exe) < (int)sizeof path &&
+            access(path, X_OK) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 /* Starts a private recorder on one end of a socketpair. It is detached
  * (double fork, own session) so the program's own wait()s never see it. */
 static int spawn_recorder(co_state *s)
@@ -51,6 +67,8 @@ static int spawn_recorder(co_state *s)
     int sv[2];
     char exe[PATH_MAX];
     find_recorderd(exe, sizeof exe);
+    if (!runnable(exe))
+        return -ENOENT; /* said once, by the caller: not in a child too */
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
         return -errno;
     pid_t child = fork();
@@ -171,6 +189,17 @@ static int hello(co_state *s, int fd, char *err, size_t cap)
     return e ? e : m.ok ? 0 : -EPERM;
 }
 
+static void spawn_error(char *err, size_t cap, int e)
+{
+    char exe[PATH_MAX];
+    find_recorderd(exe, sizeof exe);
+    if (e == -ENOENT)
+        snprintf(err, cap, "no recorderd to record the trace: none is listening, and %s cannot "
+                 "be run (set LUATRACE_RECORDERD, or PATH)", exe);
+    else
+        snprintf(err, cap, "cannot start a recorder: %s", strerror(-e));
+}
+
 int co_conn_open(co_state *s, char *err, size_t cap)
 {
     char path[PATH_MAX];
@@ -183,7 +212,7 @@ int co_conn_open(co_state *s, char *err, size_t cap)
     } else if (s->private_summary) {
         fd = spawn_recorder(s);
         if (fd < 0)
-            snprintf(err, cap, "cannot start a recorder: %s", strerror(-fd));
+            spawn_error(err, cap, fd);
     } else if (env && *env) {
         fd = lt_ctl_connect(env);
         if (fd < 0)
@@ -192,9 +221,12 @@ int co_conn_open(co_state *s, char *err, size_t cap)
         lt_ctl_default_path(path, sizeof path);
         fd = lt_ctl_connect(path);
         const char *spawn = getenv("LUATRACE_SPAWN");
-        if (fd < 0 && !(spawn && !strcmp(spawn, "0")))
+        int may = !(spawn && !strcmp(spawn, "0"));
+        if (fd < 0 && may)
             fd = spawn_recorder(s);
-        if (fd < 0)
+        if (fd < 0 && may)
+            spawn_error(err, cap, fd);
+        else if (fd < 0)
             snprintf(err, cap, "no recorderd is listening on %s (LUATRACE_SPAWN=0: not starting one)",
                      path);
     }

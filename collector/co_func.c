@@ -82,8 +82,20 @@ int co_func_state_check(lua_State *L, lua_CFunction running)
         return 0;
     const void *tv = co_ptr_at(ci, CI_FUNC);
     const uint8_t *cl = tv ? co_ptr_at(tv, 0) : NULL;
+    if (running == co_running_top) { /* in a hook: the function it reports */
+        lua_getinfo(L, "f", &ar);
+        const void *top = lua_topointer(L, -1);
+        lua_pop(L, 1);
+        return cl && co_int_at(tv, TV_TT) == LUA_TFUNCTION && cl == top;
+    }
     return cl && co_int_at(tv, TV_TT) == LUA_TFUNCTION && cl[CL_ISC] == 1 &&
            co_ptr_at(cl, CL_FP) == (const void *)running;
+}
+
+int co_running_top(lua_State *L)
+{
+    (void)L;
+    return 0;
 }
 
 /* The closure running at ar's level, read from the CallInfo array: the

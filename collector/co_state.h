@@ -235,6 +235,8 @@ int co_func_layout_check(lua_State *L);
 /* Checks the lua_State and CallInfo layout closure lookups rely on, from
  * inside the C function `running`. */
 int co_func_state_check(lua_State *L, lua_CFunction running);
+/* As `running`: whatever function runs at level 0 (a hook's). Never called. */
+int co_running_top(lua_State *L);
 
 /* co_func_id (co_func.h, inline): the function running at ar's level (a
  * hook's ar or one from lua_getstack): returns its fid, interning it
@@ -286,6 +288,9 @@ int co_out_gap(co_state *s);
 
 /* Emits START + FRAME records describing L's whole stack. */
 void co_hook_snapshot(co_state *s, lua_State *L, unsigned reason);
+/* START (LT_R_BEGIN) + FRAME records of L's stack below the function a call
+ * hook reports: that call is the first traced event. */
+void co_hook_snapshot_caller(co_state *s, lua_State *L);
 
 /* Installs the hook on L (and records its stack if it already has one). */
 void co_hook_attach_thread(co_state *s, lua_State *L, lua_State *co);

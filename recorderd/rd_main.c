@@ -51,6 +51,8 @@ static void usage(FILE *f)
             "  recorderd status [--socket PATH] [--json]\n"
             "  recorderd stop [--socket PATH]\n"
             "  recorderd serve --fd N [--out DIR] [--summary|--quiet]   (used by the collector)\n"
+            "  recorderd env       prints export LUA_CPATH=... that makes lua5.1 -lluatrace find\n"
+            "                      this recorderd's luatrace.so: eval \"$(recorderd env)\"\n"
             "  recorderd --version | --help\n"
             "backends (SPEC): chrome (trace.chrome.json), speedscope-evented "
             "(trace.speedscope.json), lua:FILE.lua (a user backend)\n");
@@ -727,6 +729,11 @@ int main(int argc, char **argv)
         return cmd_report(argc - 2, argv + 2);
     if (!strcmp(c, "attach") || !strcmp(c, "dump") || !strcmp(c, "top"))
         return cmd_attach(argc - 2, argv + 2, c);
+    if (!strcmp(c, "env")) {
+        if (argc > 2)
+            return is_help(argv[2]) ? (usage(stdout), 0) : unknown_option("env", argv[2]);
+        return rd_run_env();
+    }
     if (!strcmp(c, "--version")) {
         printf("recorderd %s\n", RD_VERSION);
         return 0;
