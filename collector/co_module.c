@@ -98,12 +98,21 @@ static void not_claimed(const char *what)
                     "untraced\n", what);
 }
 
+/* A start-up load waiting for its first call (start_later). */
+static struct {
+    int on;
+    int base_ci; /* a call at this CallInfo index or below is the program's */
+    int private_summary;
+    char name[256];
+} g_pending;
+
 static int sentinel_gc(lua_State *L)
 {
     const void *mine = lua_topointer(L, LUA_REGISTRYINDEX);
     co_attach_closing();
     co_module_finish(co_hook_state(), LT_R_CLOSE);
     co_chain_forget_all();
+    g_pending.on = 0; /* closed before its first call */
     /* a state made after this one may trace (tron) */
     atomic_compare_exchange_strong(&g_owner, &mine, NULL);
     return 0;
@@ -355,13 +364,6 @@ static co_state *setup(lua_State *L, const char *name, int private_summary, lua_
  * and a script that never runs (missing, a syntax error) leaves no trace.
  * Until then a call hook on the main thread waits; the ring and the
  * recorder come with the first traced call. */
-static struct {
-    int on;
-    int base_ci; /* a call at this CallInfo index or below is the program's */
-    int private_summary;
-    char name[256];
-} g_pending;
-
 static int frame_is(lua_State *L, int level, const char *what, lua_Debug *ar)
 {
     return lua_getstack(L, level, ar) && lua_getinfo(L, "S", ar) && !strcmp(ar->what, what);
@@ -411,11 +413,23 @@ static int requires_us(lua_State *L, lua_Debug *ar)
 
 static void pending_hook(lua_State *L, lua_Debug *ar)
 {
-    if (ar->event != LUA_HOOKCALL || ar->i_ci > g_pending.base_ci || requires_us(L, ar))
+    co_state *s = co_hook_state();
+    if (!g_pending.on) { /* a thread made while waiting (lua_newthread copies hooks) */
+        lua_sethook(L, NULL, 0, 0);
+        if (s && s->active && co_module_owns(L)) {
+            co_thread_hook(s, L);
+            co_hook(L, ar);
+        }
+        return;
+    }
+    int main = lua_pushthread(L);
+    lua_pop(L, 1);
+    if (ar->event != LUA_HOOKCALL || (main && ar->i_ci > g_pending.base_ci) ||
+        requires_us(L, ar))
         return; /* still inside LUA_INIT or require */
     g_pending.on = 0;
     lua_sethook(L, NULL, 0, 0);
-    co_state *s = setup(L, g_pending.name, g_pending.private_summary, co_running_top);
+    s = setup(L, g_pending.name, g_pending.private_summary, co_running_top);
     if (!s || s->active || s->lost)
         return;
     co_thread_stale_all(s);
@@ -433,6 +447,7 @@ static int start_later(lua_State *L, const char *name, int private_summary)
     int base;
     if (g_pending.on || !startup_load(L, &base) || lua_gethook(L))
         return 0;
+    co_module_once(L); /* the sentinel: a lua_close before the first call ends the wait */
     g_pending.on = 1;
     g_pending.base_ci = base;
     g_pending.private_summary = private_summary;

@@ -711,6 +711,18 @@ def case_hostresume(c):
            and all(n.startswith(('coroutine %d (body@' % k, 'coroutine %d (bad@' % k))
                    for k, n in enumerate(names[1:], 1)),
            'want main and one track per round: %s' % names)
+    # the script run in a thread first: tracing begins there, and the main
+    # thread (its hook copied by lua_newthread while the collector waited
+    # for a first call) is traced too
+    c.start_daemon()
+    r = run([c.args.resume_host, prog, str(rounds)], c.tmp,
+            c.env(LUATRACE_SOCKET=c.sock, LUATRACE_SHM='hostfirst', RESUME_HOST_THREAD_FIRST='1'))
+    c.stop_daemon()
+    expect(r.status == 0 and r.out == plain.out, 'thread first: %r %r' % (r.out[-200:], r.err))
+    session = c.session('hostfirst')
+    expect_probe_stacks(c, session, truths(r.out.decode().splitlines()))
+    names = track_names(c, session)
+    expect(names.count('main') == 1 and len(names) == 2 + rounds, 'thread first: %s' % names)
 
 
 MULTISTATE = r'''
