@@ -45,6 +45,22 @@ static void find_recorderd(char *buf, size_t cap)
                                                                        : "recorderd");
 }
 
+/* exe can be run: a path, or a name found on PATH (as execlp looks). */
+static int runnable(const char *exe)
+{
+    char path[PATH_MAX];
+    const char *dirs = getenv("PATH");
+    if (strchr(exe, '/'))
+        return access(exe, X_OK) == 0;
+    for (const char *d = dirs ? dirs : "/usr/bin:/bin"; d; d = strchr(d, ':') ? strchr(d, ':') + 1 : NULL) {
+        size_t n = strcspn(d, ":");
+        if (snprintf(path, sizeof path, "%.*s/%s", (int)n, n ? d : ".", exe) < (int)sizeof path &&
+            access(path, X_OK) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 /* Starts a private recorder on one end of a socketpair. It is detached
  * (double fork, own session) so the program's own wait()s never see it. */
 static int spawn_recorder(co_state *s)
@@ -52,6 +68,8 @@ static int spawn_recorder(co_state *s)
     int sv[2];
     char exe[PATH_MAX];
     find_recorderd(exe, sizeof exe);
+    if (!runnable(exe))
+        return -ENOENT; /* said once, by the caller: not in a child too */
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
         return -errno;
     pid_t child = fork();
@@ -154,8 +172,9 @@ static int hello(co_state *s, int fd, char *err, size_t cap)
     lt_ctl_msg m = {.type = LT_CTL_HELLO, .pid = (uint32_t)getpid(), .ring = s->ring.size};
     snprintf(m.shm, sizeof m.shm, "%s", s->shm);
     read_cmdline(m.cmd, sizeof m.cmd);
-    if (!getcwd(m.cwd, sizeof m.cwd))
-        m.cwd[0] = 0; /* too long or gone: recorderd falls back to /proc */
+    /* too long or gone: recorderd falls back to /proc */
+    if (strlen(s->cwd0) < sizeof m.cwd)
+        snprintf(m.cwd, sizeof m.cwd, "%s", s->cwd0);
     msgpack_sbuffer sb;
     msgpack_sbuffer_init(&sb);
     int e = lt_ctl_pack(&m, &sb);
@@ -178,6 +197,17 @@ static int hello(co_state *s, int fd, char *err, size_t cap)
     return e ? e : m.ok ? 0 : -EPERM;
 }
 
+static void spawn_error(char *err, size_t cap, int e)
+{
+    char exe[PATH_MAX];
+    find_recorderd(exe, sizeof exe);
+    if (e == -ENOENT)
+        snprintf(err, cap, "no recorderd to record the trace: none is listening, and %s cannot "
+                 "be run (set LUATRACE_RECORDERD, or PATH)", exe);
+    else
+        snprintf(err, cap, "cannot start a recorder: %s", strerror(-e));
+}
+
 /* Every socket is checked (lt_trust.h) before the hello says anything of
  * this process; one that fails the check is refused, never replaced by a
  * private recorder. */
@@ -191,7 +221,7 @@ int co_conn_open(co_state *s, char *err, size_t cap)
     } else if (s->private_summary) {
         fd = spawn_recorder(s);
         if (fd < 0)
-            snprintf(err, cap, "cannot start a recorder: %s", strerror(-fd));
+            spawn_error(err, cap, fd);
     } else if (env && *env) {
         fd = lt_trust_connect(env, err, cap);
     } else {
@@ -199,8 +229,10 @@ int co_conn_open(co_state *s, char *err, size_t cap)
         fd = lt_trust_connect(path, err, cap);
         const char *spawn = getenv("LUATRACE_SPAWN");
         int may_spawn = fd != -EPERM && !(spawn && !strcmp(spawn, "0"));
-        if (fd < 0 && may_spawn && (fd = spawn_recorder(s)) < 0)
-            snprintf(err, cap, "cannot start a recorder: %s", strerror(-fd));
+        if (fd < 0 && may_spawn)
+            fd = spawn_recorder(s);
+        if (fd < 0 && may_spawn)
+            spawn_error(err, cap, fd);
         else if (fd < 0 && fd != -EPERM)
             snprintf(err, cap, "no recorderd is listening on %s (LUATRACE_SPAWN=0: not starting one)",
                      path);

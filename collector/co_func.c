@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "co_func.h"
 #include "co_mem.h"
@@ -81,8 +82,20 @@ int co_func_state_check(lua_State *L, lua_CFunction running)
         return 0;
     const void *tv = co_ptr_at(ci, CI_FUNC);
     const uint8_t *cl = tv ? co_ptr_at(tv, 0) : NULL;
+    if (running == co_running_top) { /* in a hook: the function it reports */
+        lua_getinfo(L, "f", &ar);
+        const void *top = lua_topointer(L, -1);
+        lua_pop(L, 1);
+        return cl && co_int_at(tv, TV_TT) == LUA_TFUNCTION && cl == top;
+    }
     return cl && co_int_at(tv, TV_TT) == LUA_TFUNCTION && cl[CL_ISC] == 1 &&
            co_ptr_at(cl, CL_FP) == (const void *)running;
+}
+
+int co_running_top(lua_State *L)
+{
+    (void)L;
+    return 0;
 }
 
 /* The closure running at ar's level, read from the CallInfo array: the
@@ -105,6 +118,9 @@ int co_func_init(co_state *s)
 
 void co_func_free(co_state *s)
 {
+    co_mem_free(s->srcdir);
+    s->srcdir = NULL;
+    s->srcdir_cap = 0;
     co_arena_free(&s->names);
     co_mem_free(s->st.e);
     co_mem_free(s->ft.e);
@@ -177,6 +193,50 @@ static uint32_t intern_str(co_state *s, const char *str, size_t n)
     return s->st.e[i].sid;
 }
 
+/* The directory of relative file source src_sid (an index of s->srcdir,
+ * grown if need be), 0 if unknown. */
+static uint32_t *srcdir_at(co_state *s, uint32_t src_sid)
+{
+    if (src_sid >= s->srcdir_cap) {
+        uint32_t cap = s->srcdir_cap ? s->srcdir_cap : 256;
+        while (cap <= src_sid)
+            cap *= 2;
+        uint32_t *g = co_mem_realloc(s->srcdir, s->srcdir_cap * sizeof *g, cap * sizeof *g);
+        if (!g)
+            return NULL;
+        s->srcdir = g;
+        s->srcdir_cap = cap;
+    }
+    return &s->srcdir[src_sid];
+}
+
+/* Sends DIR before the FUNC of a function of the relative file src_sid
+ * when its directory is not the one the last DIR said (lt_event.h). A
+ * file's directory is the working directory at its first sight, and again
+ * at each of its main chunks: a chunk runs as it is loaded (dofile,
+ * require), perhaps anew after a chdir. getcwd only here, at a function
+ * seen for the first time (whose naming costs far more): no syscall on the
+ * hook's path, and none to watch chdir, which the program may call from C. */
+static void source_dir(co_state *s, uint32_t src_sid, int main_chunk)
+{
+    uint32_t *d = srcdir_at(s, src_sid);
+    char cwd[PATH_MAX];
+    if (!d)
+        return; /* no memory: recorderd reads it in the last DIR's directory */
+    if ((!*d || main_chunk) && getcwd(cwd, sizeof cwd)) {
+        uint32_t sid = strcmp(cwd, s->cwd0) ? intern_str(s, cwd, strlen(cwd)) : 0;
+        if (sid || !strcmp(cwd, s->cwd0))
+            *d = sid + 1;
+    }
+    uint8_t *p = *d && *d - 1 != s->dir_sent ? co_out_reserve(s, LT_EVENT_HOT_MAX) : NULL;
+    if (!p)
+        return;
+    uint8_t *q = lt_put_head(p, LT_EV_DIR, 1);
+    q = lt_put_uint(q, *d - 1);
+    lt_ring_commit(&s->ring, (uint64_t)(q - p));
+    s->dir_sent = *d - 1;
+}
+
 /* A label's bytes: ';' separates frames, a line break ends a line. */
 static void sanitize(char *s)
 {
@@ -238,6 +298,8 @@ static uint32_t describe(co_state *s, lua_State *L, lua_Debug *ar, int isC, uint
         sanitize(src); /* a file's path goes whole: coverage opens it */
     uint32_t src_sid = intern_str(s, src, strlen(src));
     uint32_t name_sid = intern_str(s, name, strlen(name));
+    if (file && src[0] != '/' && src_sid)
+        source_dir(s, src_sid, what == LT_WHAT_MAIN);
     uint8_t *p = co_out_reserve(s, 64);
     if (!src_sid || !name_sid || !p)
         return 0;

@@ -705,6 +705,13 @@ void co_hook_snapshot(co_state *s, lua_State *L, unsigned reason)
         stack_record(s, L, id, reason, 0);
 }
 
+void co_hook_snapshot_caller(co_state *s, lua_State *L)
+{
+    uint32_t id = co_thread_id(s, L);
+    if (id)
+        stack_record(s, L, id, LT_R_BEGIN, 1);
+}
+
 void co_hook_attach_thread(co_state *s, lua_State *L, lua_State *co)
 {
     (void)L;

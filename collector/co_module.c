@@ -143,31 +143,55 @@ static void not_claimed(const char *what)
                     "untraced\n", what);
 }
 
+/* A start-up load waiting for its first call (start_later). */
+static struct {
+    int on;
+    int base_ci; /* a call at this CallInfo index or below is the program's */
+    int private_summary;
+    char name[256];
+} g_pending;
+
 static int sentinel_gc(lua_State *L)
 {
     const void *mine = lua_topointer(L, LUA_REGISTRYINDEX);
     co_attach_closing();
     co_module_finish(co_hook_state(), LT_R_CLOSE);
     co_chain_forget_all();
+    g_pending.on = 0; /* closed before its first call */
     /* a state made after this one may trace (tron) */
     atomic_compare_exchange_strong(&g_owner, &mine, NULL);
     return 0;
 }
 
-/* LT_RING_NAME_SCRIPT: a ring named after this process's script, read from
- * /proc/self/cmdline (under lua5.1 -lluatrace, Lua has not set arg yet). */
-static void script_ring_name(char *buf, size_t cap)
+/* This process's arguments, from /proc/self/cmdline (under lua5.1
+ * -lluatrace, Lua has not set arg yet): argc, argv into cmd. */
+static int read_args(char *cmd, size_t cap, char **argv, int max)
 {
-    char cmd[4096], *argv[64];
     int argc = 0, fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
-    ssize_t n = fd >= 0 ? read(fd, cmd, sizeof cmd - 1) : -1;
+    ssize_t n = fd >= 0 ? read(fd, cmd, cap - 1) : -1;
     if (fd >= 0)
         close(fd);
     n = n > 0 ? n : 0;
     cmd[n] = 0;
-    for (char *p = cmd; p < cmd + n && argc < 64; p += strlen(p) + 1)
+    for (char *p = cmd; p < cmd + n && argc < max; p += strlen(p) + 1)
         argv[argc++] = p;
+    return argc;
+}
+
+/* LT_RING_NAME_SCRIPT: a ring named after this process's script. */
+static void script_ring_name(char *buf, size_t cap)
+{
+    char cmd[4096], *argv[64];
+    int argc = read_args(cmd, sizeof cmd, argv, 64);
     lt_ring_name_of_args(argc, argv, buf, cap);
+}
+
+/* lua5.1 -lluatrace (or -l luatrace) before the script. */
+static int loaded_by_option(void)
+{
+    char cmd[4096], *argv[64];
+    int argc = read_args(cmd, sizeof cmd, argv, 64);
+    return lt_args_loads(argc, argv, "luatrace");
 }
 
 static int create_ring(co_state *s, const char *name, char *err, size_t cap)
@@ -315,6 +339,8 @@ int co_module_begin(co_state *s, lua_State *L, const char *name, const char *soc
         return -1;
     }
     s->wait_max_ns = (uint64_t)wait_s * 1000000000ull;
+    if (!getcwd(s->cwd0, sizeof s->cwd0))
+        s->cwd0[0] = 0;
     const char *sink = getenv("LUATRACE_SINK");
     s->discard = sink && !strcmp(sink, "discard");
     if (create_ring(s, name, err, cap))
@@ -390,6 +416,104 @@ static co_state *setup(lua_State *L, const char *name, int private_summary, lua_
     return s;
 }
 
+/* A start-up load (LUA_INIT, lua5.1 -lluatrace, a host's require from C)
+ * traces from the first call made once the collector's frames are gone:
+ * they (the LUA_INIT chunk, require, luaopen_*) are never in a profile,
+ * and a script that never runs (missing, a syntax error) leaves no trace.
+ * Until then a call hook on the main thread waits; the ring and the
+ * recorder come with the first traced call. */
+static int frame_is(lua_State *L, int level, const char *what, lua_Debug *ar)
+{
+    return lua_getstack(L, level, ar) && lua_getinfo(L, "S", ar) && !strcmp(ar->what, what);
+}
+
+/* Is luaopen (level 0) loaded at start-up: below it require (or any C
+ * function), then perhaps the LUA_INIT chunk, then C frames only (lua.c's
+ * pmain)? Sets *base to the CallInfo index of the lowest collector frame. */
+static int startup_load(lua_State *L, int *base)
+{
+    lua_Debug ar;
+    int level = 1;
+    if (!lua_getstack(L, 0, &ar))
+        return 0;
+    *base = ar.i_ci;
+    if (frame_is(L, level, "C", &ar)) {
+        *base = ar.i_ci;
+        level++;
+        if (frame_is(L, level, "main", &ar) && !strcmp(ar.source, "=LUA_INIT")) {
+            *base = ar.i_ci;
+            level++;
+        }
+    }
+    for (; lua_getstack(L, level, &ar); level++)
+        if (!frame_is(L, level, "C", &ar))
+            return 0;
+    return 1;
+}
+
+/* Is the call a hook reports require "luatrace" (lua5.1 -lluatrace under
+ * run's LUA_INIT): the collector again, not the program? Its arguments
+ * are the callee's stack. */
+static int requires_us(lua_State *L, lua_Debug *ar)
+{
+    size_t n;
+    const char *name = lua_gettop(L) >= 1 && lua_type(L, 1) == LUA_TSTRING
+                           ? lua_tolstring(L, 1, &n) : NULL;
+    if (!name || strncmp(name, "luatrace", 8) || (name[8] && name[8] != '.'))
+        return 0;
+    lua_getinfo(L, "f", ar);
+    co_module_push_globals(L);
+    raw_field(L, lua_gettop(L), "require");
+    int r = lua_tocfunction(L, -1) && lua_tocfunction(L, -1) == lua_tocfunction(L, -3);
+    lua_pop(L, 3);
+    return r;
+}
+
+static void pending_hook(lua_State *L, lua_Debug *ar)
+{
+    co_state *s = co_hook_state();
+    if (!g_pending.on) { /* a thread made while waiting (lua_newthread copies hooks) */
+        lua_sethook(L, NULL, 0, 0);
+        if (s && s->active && co_module_owns(L)) {
+            co_thread_hook(s, L);
+            co_hook(L, ar);
+        }
+        return;
+    }
+    int main = lua_pushthread(L);
+    lua_pop(L, 1);
+    if (ar->event != LUA_HOOKCALL || (main && ar->i_ci > g_pending.base_ci) ||
+        requires_us(L, ar))
+        return; /* still inside LUA_INIT or require */
+    g_pending.on = 0;
+    lua_sethook(L, NULL, 0, 0);
+    s = setup(L, g_pending.name, g_pending.private_summary, co_running_top);
+    if (!s || s->active || s->lost)
+        return;
+    co_thread_stale_all(s);
+    co_hook_snapshot_caller(s, L); /* the callee comes with this call's record */
+    co_thread_current(s, L);
+    co_set_active(s, 1);
+    co_thread_hook(s, L);
+    s->last = co_clock_ticks(s->use_tsc);
+    co_hook(L, ar); /* this call: the first traced event */
+}
+
+/* Traces L as a start-up load would, if it is one. Returns 1 if so. */
+static int start_later(lua_State *L, const char *name, int private_summary)
+{
+    int base;
+    if (g_pending.on || !startup_load(L, &base) || lua_gethook(L))
+        return 0;
+    co_module_once(L); /* the sentinel: a lua_close before the first call ends the wait */
+    g_pending.on = 1;
+    g_pending.base_ci = base;
+    g_pending.private_summary = private_summary;
+    snprintf(g_pending.name, sizeof g_pending.name, "%s", name);
+    lua_sethook(L, pending_hook, LUA_MASKCALL, 0);
+    return 1;
+}
+
 /* Starts (or restarts after troff) tracing L from its current stack. */
 static void start(co_state *s, lua_State *L)
 {
@@ -414,6 +538,10 @@ static int l_tron(lua_State *L)
         fprintf(stderr, "luatrace: tron: recorderd attach is tracing this process\n");
         s = NULL;
     } else if (!s || !s->ring.hdr) { /* never traced, or detached since */
+        if (g_pending.on) { /* a host's tron before its first call: from here */
+            g_pending.on = 0;
+            lua_sethook(L, NULL, 0, 0);
+        }
         const char *name = getenv("LUATRACE_SHM");
         if (lua_istable(L, 1)) {
             lua_getfield(L, 1, "shm");
@@ -499,7 +627,9 @@ static void open_traced(lua_State *L, const char *name, int private_summary,
     open_table(L);
     if (!co_module_claim(L))
         not_claimed("require");
-    else if (!co_hook_state()) {
+    else if (g_pending.on) /* LUA_INIT's, then -lluatrace's: the first call begins */
+        return;
+    else if (!co_hook_state() && !start_later(L, name, private_summary)) {
         co_state *s = setup(L, name, private_summary, running);
         if (s)
             start(s, L);
@@ -539,11 +669,14 @@ CO_EXPORT int luaopen_luatrace(lua_State *L)
         return refuse_other_lua(L, other);
     const char *shm = getenv("LUATRACE_SHM");
     const char *attach = getenv("LUATRACE_ATTACH");
+    int dormant = attach && !strcmp(attach, "1");
     if (shm && *shm)
         open_traced(L, shm, 0, luaopen_luatrace);
+    else if (!dormant && loaded_by_option()) /* lua5.1 -lluatrace app.lua, as people type it */
+        open_traced(L, LT_RING_NAME_SCRIPT, 0, luaopen_luatrace);
     else
         open_table(L);
-    if (attach && !strcmp(attach, "1"))
+    if (dormant)
         luatrace_listen(L);
     return 1;
 }

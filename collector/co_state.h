@@ -3,6 +3,7 @@
 #ifndef CO_STATE_H
 #define CO_STATE_H
 
+#include <limits.h>
 #include <lua.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -160,6 +161,11 @@ typedef struct co_state {
     uint64_t wait_max_ns; /* LUATRACE_WAIT_MAX: longest wait on a ring nobody reads */
     int stall_warned;     /* said that recorderd is not draining */
     int stalled;          /* a wait reached wait_max: drop mode from then on */
+    /* Where relative file sources were read (co_func_source_dir): */
+    char cwd0[PATH_MAX]; /* the directory as tracing began (hello's), or "" */
+    uint32_t dir_sent;   /* what the last DIR said (sid; 0: cwd0) */
+    uint32_t *srcdir;    /* src sid -> its directory's sid + 1 (1: cwd0); 0 unknown */
+    uint32_t srcdir_cap;
 } co_state;
 
 /* ---- co_module.c: the module's entry points ---- */
@@ -234,6 +240,8 @@ int co_func_layout_check(lua_State *L);
 /* Checks the lua_State and CallInfo layout closure lookups rely on, from
  * inside the C function `running`. */
 int co_func_state_check(lua_State *L, lua_CFunction running);
+/* As `running`: whatever function runs at level 0 (a hook's). Never called. */
+int co_running_top(lua_State *L);
 
 /* co_func_id (co_func.h, inline): the function running at ar's level (a
  * hook's ar or one from lua_getstack): returns its fid, interning it
@@ -285,6 +293,9 @@ int co_out_gap(co_state *s);
 
 /* Emits START + FRAME records describing L's whole stack. */
 void co_hook_snapshot(co_state *s, lua_State *L, unsigned reason);
+/* START (LT_R_BEGIN) + FRAME records of L's stack below the function a call
+ * hook reports: that call is the first traced event. */
+void co_hook_snapshot_caller(co_state *s, lua_State *L);
 
 /* Installs the hook on L (and records its stack if it already has one). */
 void co_hook_attach_thread(co_state *s, lua_State *L, lua_State *co);

@@ -12,7 +12,7 @@
  * belongs to the state before the record (the frame and line running then).
  *
  * START is followed by one FRAME per frame of that thread, top first
- * (STR/FUNC records may come between them); the snapshot ends at the first
+ * (STR/FUNC/DIR records may come between them); the snapshot ends at the first
  * other record.
  *
  * Threads (the main thread and every coroutine) are named by small ids the
@@ -22,6 +22,14 @@
  * that the thread which had it is gone (it died, or the GC collected it
  * while suspended), so a reader ends that thread, its stack and its track,
  * and starts a new one. Ids start at 1; 0 names no thread.
+ *
+ * DIR says in which working directory the relative file sources (an SRC
+ * of a file not starting with '/') of the FUNC records after it were read:
+ * its sid names the absolute directory, 0 the one the process had when
+ * tracing began (the recorder's hello, session.json's cwd) -- until the
+ * first DIR, that one. The collector sends one only when it changes, so a
+ * program that never changes directory has none. A function's directory is
+ * the one current when its chunk was loaded, not when it was first called.
  *
  * GAP says how many events were dropped (drop mode, a full ring). The
  * collector writes it first thing in the hook after the drops, and a START
@@ -63,7 +71,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#define LT_EVENT_VERSION 3u /* 2: short forms; 3: thread ids (THREAD), switch depths */
+#define LT_EVENT_VERSION 4u /* 2: short forms; 3: thread ids (THREAD), switch depths;
+                              * 4: DIR (a version 3 stream is one without) */
 #define LT_EVENT_MAX_ARGS 8
 #define LT_EVENT_HOT_MAX 32 /* bytes: bound of any record without a string */
 #define LT_STR_MAX 4096     /* longest interned string */
@@ -82,7 +91,8 @@
     X(YIELD, 'Y', 4, "dt thread depth dead")                                                      \
     X(GAP, 'G', 1, "dropped")                                                                     \
     X(STOP, 'X', 2, "dt reason")                                                                  \
-    X(THREAD, 'H', 2, "thread addr")
+    X(THREAD, 'H', 2, "thread addr")                                                             \
+    X(DIR, 'D', 1, "sid")
 
 enum lt_kind {
 #define LT_X_ENUM(name, letter, nargs, doc) LT_EV_##name,

@@ -30,9 +30,9 @@ int lt_file_check(const uint8_t *buf, size_t n, char *err, size_t cap)
         return -EPROTO;
     }
     uint32_t v = get_le32(buf + 8);
-    if (v != LT_FILE_VERSION) {
-        snprintf(err, cap, "trace file version %u, this build reads version %u", v,
-                 LT_FILE_VERSION);
+    if (v < LT_FILE_VERSION_MIN || v > LT_FILE_VERSION) {
+        snprintf(err, cap, "trace file version %u, this build reads versions %u to %u", v,
+                 LT_FILE_VERSION_MIN, LT_FILE_VERSION);
         return -EPROTO;
     }
     return 0;

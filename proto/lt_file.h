@@ -16,14 +16,16 @@
 #include <stdint.h>
 
 #define LT_FILE_MAGIC "LUATRACE"
-#define LT_FILE_VERSION 3u /* follows LT_EVENT_VERSION */
+#define LT_FILE_VERSION 4u     /* follows LT_EVENT_VERSION */
+#define LT_FILE_VERSION_MIN 3u /* the oldest read: every record of 3 is one of 4 */
 #define LT_FILE_HDR_SIZE 16u
 
 /* Writes the header into buf[LT_FILE_HDR_SIZE]. */
 void lt_file_header(uint8_t *buf);
 
-/* Checks a header. Returns 0, or -EPROTO with a message in err (not a
- * trace file, or a version this build cannot read). */
+/* Checks a header: versions LT_FILE_VERSION_MIN to LT_FILE_VERSION are
+ * read. Returns 0, or -EPROTO with a message in err (not a trace file, or
+ * a version this build cannot read). */
 int lt_file_check(const uint8_t *buf, size_t n, char *err, size_t cap);
 
 #endif

@@ -30,11 +30,32 @@ static const char *lua_script(int argc, char *const *argv)
     return NULL;
 }
 
+static int is_lua(const char *path)
+{
+    const char *b = path ? strrchr(path, '/') : NULL;
+    return path && !strncmp(b ? b + 1 : path, "lua", 3);
+}
+
+int lt_args_loads(int argc, char *const *argv, const char *lib)
+{
+    if (argc < 1 || !is_lua(argv[0]))
+        return 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (a[0] != '-' || !strcmp(a, "--") || !strcmp(a, "-"))
+            return 0; /* the script, or the end of the options */
+        if (a[1] == 'l' && !strcmp(a[2] ? a + 2 : i + 1 < argc ? argv[i + 1] : "", lib))
+            return 1;
+        if ((a[1] == 'e' || a[1] == 'l') && !a[2])
+            i++;
+    }
+    return 0;
+}
+
 void lt_ring_name_of_args(int argc, char *const *argv, char *buf, size_t cap)
 {
     const char *path = argc > 0 ? argv[0] : NULL, *b;
-    b = path ? strrchr(path, '/') : NULL;
-    if (path && !strncmp(b ? b + 1 : path, "lua", 3))
+    if (is_lua(path))
         path = lua_script(argc, argv);
     b = path ? strrchr(path, '/') : NULL;
     b = b ? b + 1 : path ? path : "";

@@ -103,6 +103,11 @@ int lt_ring_name_check(const char *name);
  * 40 of them; "lua" if none is left. Any thread. */
 void lt_ring_name_of_args(int argc, char *const *argv, char *buf, size_t cap);
 
+/* 1 if argv[0..argc) runs a Lua interpreter (lua*) told to load library
+ * lib by an option before its script (-l lib or -llib, lua.c's way), else
+ * 0: `lua5.1 -lluatrace app.lua`, not app.lua's own require. Any thread. */
+int lt_args_loads(int argc, char *const *argv, const char *lib);
+
 /* Parses a size such as "65536", "512K", "16M", "1G". Returns 0 and sets
  * *out to a power of two within [MIN, MAX], or -EINVAL. */
 int lt_ring_parse_size(const char *s, uint64_t *out);

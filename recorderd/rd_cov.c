@@ -352,6 +352,29 @@ typedef struct adder {
     uint8_t *ran;   /* fid had line events */
 } adder;
 
+/* The name a slot's source goes by: as traced; for a relative file read
+ * in another directory (DIR), its path from base when it is under base,
+ * else its absolute path. Relative names are base's. */
+static const char *slot_name(const rd_model *m, uint32_t slot, const char *base, char *buf,
+                             size_t cap)
+{
+    const char *src = rd_model_slot_src(m, slot), *dir = rd_model_slot_dir(m, slot);
+    if (!dir)
+        return src;
+    while (src[0] == '.' && src[1] == '/')
+        src += 2;
+    size_t n = base ? strlen(base) : 0;
+    while (n > 1 && base[n - 1] == '/')
+        n--;
+    if (n > 1 && !strncmp(dir, base, n) && (dir[n] == '/' || !dir[n])) {
+        const char *rest = dir + n + (dir[n] == '/');
+        snprintf(buf, cap, "%s%s%s", rest, *rest ? "/" : "", src);
+    } else {
+        snprintf(buf, cap, "%s/%s", dir, src);
+    }
+    return buf;
+}
+
 /* Sources by slot (rd_model_src_slot): a "=m.lua" chunk and the file
  * m.lua share a string id, never a file entry. */
 static int map_sources(adder *a, const char *base)
@@ -362,8 +385,9 @@ static int map_sources(adder *a, const char *base)
         uint32_t slot = rd_model_src_slot(m, fid), ix = SKIP;
         if (slot == UINT32_MAX || a->slotf[slot])
             continue;
-        e = map_source(a->c, rd_model_string(m, RD_SLOT_SID(slot)), !RD_SLOT_NOFILE(slot), base,
-                       &ix);
+        char buf[PATH_MAX];
+        e = map_source(a->c, slot_name(m, slot, base, buf, sizeof buf), !RD_SLOT_NOFILE(slot),
+                       base, &ix);
         a->slotf[slot] = ix == SKIP ? SKIP : ix + 1;
     }
     return e;
@@ -461,7 +485,8 @@ uint32_t *rd_cov_files_of(const rd_cov *c, const rd_model *m, const char *basedi
         if (slot == UINT32_MAX || done[slot])
             continue;
         done[slot] = 1;
-        const char *name = rd_model_string(m, RD_SLOT_SID(slot));
+        char buf[PATH_MAX];
+        const char *name = slot_name(m, slot, basedir, buf, sizeof buf);
         resolve(name, !RD_SLOT_NOFILE(slot), basedir, s);
         v[slot] = wanted(c, name, s->path) ? *slot_of(c, s->key) : 0;
     }

@@ -91,6 +91,12 @@ static const cmd_help helps[] = {
       {"-q, --quiet", "no summary on stderr"},
       HELP},
      "recorderd record 1234 --duration 30"},
+    {"env", "env",
+     "Prints the export LUA_CPATH=... that lets lua5.1 -lluatrace find this\n"
+     "recorderd's luatrace.so (the build tree's, or the installed one).",
+     0,
+     {HELP},
+     "eval \"$(recorderd env)\""},
     {"status", "status [OPTIONS]", "The daemon's sessions: events, rate, ring fill, drops.", 0,
      {SOCKET, {"--json", "as JSON"}, HELP},
      "recorderd status --json"},

@@ -103,7 +103,9 @@ static int index_cov(html *h)
 static uint32_t cov_file_of(const html *h, uint32_t slot)
 {
     char joined[PATH_MAX + 1], real[PATH_MAX];
-    const char *dir = h->info->srcdir, *src = rd_model_string(h->m, RD_SLOT_SID(slot));
+    const char *dir = rd_model_slot_dir(h->m, slot), *src = rd_model_slot_src(h->m, slot);
+    if (!dir)
+        dir = h->info->srcdir;
     int file = !RD_SLOT_NOFILE(slot);
     if (src[0] != '/' && dir)
         snprintf(joined, sizeof joined, "%s/%s", dir, src);

@@ -360,6 +360,11 @@ int main(int argc, char **argv)
         return cmd_attach(argc - 2, argv + 2, c);
     if (!strcmp(c, "record"))
         return cmd_record(argc - 2, argv + 2);
+    if (!strcmp(c, "env")) {
+        if (argc > 2)
+            return rd_cli_is_help(argv[2]) ? rd_help("env", stdout) : rd_cli_unknown("env", argv[2]);
+        return rd_run_env();
+    }
     if (!strcmp(c, "--version")) {
         printf("recorderd %s\n", RD_VERSION);
         return 0;

@@ -85,6 +85,8 @@ void rd_model_free(rd_model *m)
     free(m->track);
     free(m->track_ix);
     free(m->agg_ix);
+    free(m->dsrc);
+    free(m->dsrc_ix);
     memset(m, 0, sizeof *m);
 }
 
@@ -223,6 +225,55 @@ static int number_label(rd_model *m, rd_func *f, uint32_t fid)
     return 0;
 }
 
+void rd_model_add_dir(rd_model *m, uint64_t sid)
+{
+    m->cur_dir = sid < RD_MAX_IDS ? (uint32_t)sid : 0;
+}
+
+static uint32_t *dsrc_slot(const rd_model *m, uint32_t src, uint32_t dir)
+{
+    uint32_t mask = m->capdsrc_ix - 1, i = rd_model_hash2(src, dir) & mask;
+    while (m->dsrc_ix[i] && (m->dsrc[m->dsrc_ix[i] - 1].src_sid != src ||
+                             m->dsrc[m->dsrc_ix[i] - 1].dir_sid != dir))
+        i = (i + 1) & mask;
+    return &m->dsrc_ix[i];
+}
+
+static int grow_dsrc_ix(rd_model *m)
+{
+    uint32_t cap = m->capdsrc_ix ? m->capdsrc_ix * 2 : 64;
+    uint32_t *ix = calloc(cap, sizeof *ix);
+    if (!ix)
+        return -ENOMEM;
+    free(m->dsrc_ix);
+    m->dsrc_ix = ix;
+    m->capdsrc_ix = cap;
+    for (uint32_t k = 0; k < m->ndsrc; k++)
+        *dsrc_slot(m, m->dsrc[k].src_sid, m->dsrc[k].dir_sid) = k + 1;
+    return 0;
+}
+
+/* f's rd_dsrc + 1 under the current DIR, or 0: a C function, a string
+ * chunk, an absolute path, or the session's directory. */
+static int func_dir(rd_model *m, rd_func *f)
+{
+    const char *src = f->src_sid < m->nstr ? m->str[f->src_sid] : NULL;
+    if (!m->cur_dir || f->what == LT_WHAT_C || (f->flags & LT_FF_NOFILE) || !src ||
+        src[0] == '/')
+        return 0;
+    if ((m->ndsrc + 1) * 2 > m->capdsrc_ix && grow_dsrc_ix(m))
+        return -ENOMEM;
+    uint32_t *k = dsrc_slot(m, f->src_sid, m->cur_dir);
+    if (!*k) {
+        if (rd_grow((void **)&m->dsrc, &m->capdsrc, m->ndsrc, sizeof *m->dsrc))
+            return -ENOMEM;
+        m->dsrc[m->ndsrc] = (rd_dsrc){f->src_sid, m->cur_dir};
+        *k = ++m->ndsrc;
+    }
+    f->dsrc = *k;
+    return 0;
+}
+
 int rd_model_add_func(rd_model *m, const lt_event *ev)
 {
     uint64_t fid = ev->a[0];
@@ -236,9 +287,11 @@ int rd_model_add_func(rd_model *m, const lt_event *ev)
     uint32_t dup = f->dup;
     int again = f->known; /* a forged redefinition keeps its number */
     *f = (rd_func){(uint32_t)ev->a[3], (uint32_t)ev->a[2], (uint32_t)ev->a[4],
-                   (uint32_t)ev->a[5], (uint8_t)ev->a[1], (uint8_t)ev->a[6], 1, dup, calls};
+                   (uint32_t)ev->a[5], (uint8_t)ev->a[1], (uint8_t)ev->a[6], 1, dup, calls, 0};
     if (fid >= m->nfunc)
         m->nfunc = (uint32_t)fid + 1;
+    if (func_dir(m, f))
+        return -ENOMEM;
     return again ? 0 : number_label(m, f, (uint32_t)fid);
 }
 
@@ -268,7 +321,25 @@ uint32_t rd_model_src_slot(const rd_model *m, uint32_t fid)
     const rd_func *fn = rd_model_func(m, fid);
     if (!fn->known || fn->what == LT_WHAT_C || fn->src_sid >= m->nstr)
         return UINT32_MAX;
+    if (fn->dsrc && fn->dsrc <= m->ndsrc)
+        return 2 * (m->nstr + fn->dsrc - 1);
     return 2 * fn->src_sid + !!(fn->flags & LT_FF_NOFILE);
+}
+
+const char *rd_model_slot_src(const rd_model *m, uint32_t slot)
+{
+    uint32_t k = slot >> 1;
+    return rd_model_string(m, k < m->nstr ? k : k - m->nstr < m->ndsrc
+                                                   ? m->dsrc[k - m->nstr].src_sid : 0);
+}
+
+const char *rd_model_slot_dir(const rd_model *m, uint32_t slot)
+{
+    uint32_t k = slot >> 1;
+    if (k < m->nstr || k - m->nstr >= m->ndsrc)
+        return NULL;
+    uint32_t d = m->dsrc[k - m->nstr].dir_sid;
+    return d < m->nstr && m->str[d] && m->str[d][0] == '/' ? m->str[d] : NULL;
 }
 
 const char *rd_model_string(const rd_model *m, uint32_t sid)

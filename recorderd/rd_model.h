@@ -23,7 +23,14 @@ typedef struct rd_func {
     uint8_t known; /* a FUNC record defined it */
     uint32_t dup;  /* 2, 3...: the Nth function with this label; else 0 */
     uint64_t calls;
+    uint32_t dsrc; /* a relative file read in another directory (DIR): its
+                      rd_dsrc + 1; else 0 */
 } rd_func;
+
+/* A relative file source and the directory (DIR) it was read in. */
+typedef struct rd_dsrc {
+    uint32_t src_sid, dir_sid;
+} rd_dsrc;
 
 typedef struct rd_node {
     uint32_t parent; /* node index; 0 is the root (no function) */
@@ -98,6 +105,11 @@ typedef struct rd_lcache {
 typedef struct rd_model {
     char **str; /* sid -> NUL-terminated copy */
     uint32_t nstr, capstr;
+    uint32_t cur_dir; /* the last DIR's sid; 0: the session's directory */
+    rd_dsrc *dsrc;    /* the (source, directory) pairs of rd_func.dsrc */
+    uint32_t ndsrc, capdsrc;
+    uint32_t *dsrc_ix; /* hash of a pair -> its index + 1 */
+    uint32_t capdsrc_ix;
     rd_func *func; /* fid -> function; fid 0 is "?" */
     uint32_t nfunc, capfunc;
     rd_node *node;
@@ -169,6 +181,9 @@ uint64_t rd_model_bytes(const rd_model *m);
  * dense from 1; a sender cannot make us allocate more than it declared). */
 int rd_model_add_str(rd_model *m, uint64_t sid, const char *s, uint32_t len);
 int rd_model_add_func(rd_model *m, const lt_event *ev);
+/* DIR record: the directory of the relative file sources of the FUNC
+ * records after it. */
+void rd_model_add_dir(rd_model *m, uint64_t sid);
 void rd_model_add_clock(rd_model *m, uint64_t ticks, uint64_t ns, int tsc);
 
 /* Returns the function fid, or the unknown function 0 for bad ids. */
@@ -189,14 +204,19 @@ const char *rd_model_string(const rd_model *m, uint32_t sid);
 
 /* The source slot of fid: 2 * src_sid for a Lua function read from a
  * file, 2 * src_sid + 1 for one whose chunk is a string or a "=name"
- * (LT_FF_NOFILE); UINT32_MAX for C and unknown functions. Lua's short_src
- * of "=m.lua" and "@m.lua" is the same "m.lua", one string id: the slot
- * keeps the string chunk's lines out of the file's. Slots are below
- * RD_SLOTS(m). */
-#define RD_SLOTS(m) (2 * (m)->nstr)
+ * (LT_FF_NOFILE); 2 * (nstr + k) for a relative file read in another
+ * directory (rd_dsrc k: one name in two directories is two files);
+ * UINT32_MAX for C and unknown functions. Lua's short_src of "=m.lua" and
+ * "@m.lua" is the same "m.lua", one string id: the slot keeps the string
+ * chunk's lines out of the file's. Slots are below RD_SLOTS(m). */
+#define RD_SLOTS(m) (2 * ((m)->nstr + (m)->ndsrc))
 #define RD_SLOT_NOFILE(slot) ((slot) & 1)
-#define RD_SLOT_SID(slot) ((slot) >> 1)
 uint32_t rd_model_src_slot(const rd_model *m, uint32_t fid);
+
+/* A slot's source as traced, and the absolute directory a relative file
+ * of it was read in, or NULL for the session's (no DIR said otherwise). */
+const char *rd_model_slot_src(const rd_model *m, uint32_t slot);
+const char *rd_model_slot_dir(const rd_model *m, uint32_t slot);
 
 /* The name of fid into buf: its NAME, with "#N" added when it is the Nth
  * distinct function (in order of definition) whose label would otherwise

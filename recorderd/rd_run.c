@@ -28,6 +28,13 @@ typedef struct run_ctx {
     int code;
 } run_ctx;
 
+#define RD_RUN_LUA_INIT                                                                   \
+    "if _VERSION == 'Lua 5.1' and not rawget(_G, 'jit') then require 'luatrace' "           \
+    "package.loaded.luatrace = nil "                                                        \
+    "else pcall(function() local a, j = rawget(_G, 'arg'), rawget(_G, 'jit') "              \
+    "io.stderr:write('luatrace: ', j and j.version or _VERSION, ' is not supported "        \
+    "(Lua 5.1 is): ', a and a[0] or 'a program', ' runs untraced\\n') end) end"
+
 void rd_run_module_dir(char *buf, unsigned long cap)
 {
     char exe[PATH_MAX], probe[PATH_MAX + 32];
@@ -45,6 +52,26 @@ void rd_run_module_dir(char *buf, unsigned long cap)
         }
     }
     snprintf(buf, cap, "%s", RD_CMODDIR);
+}
+
+void rd_run_cpath(char *buf, unsigned long cap)
+{
+    char mod[PATH_MAX];
+    rd_run_module_dir(mod, sizeof mod);
+    const char *old = getenv("LUA_CPATH");
+    snprintf(buf, cap, "%s/?.so;%s", mod, old && *old ? old : ";");
+}
+
+/* `recorderd env`: for the shell, as eval "$(recorderd env)" takes it. */
+int rd_run_env(void)
+{
+    char cpath[PATH_MAX * 2];
+    rd_run_cpath(cpath, sizeof cpath);
+    fputs("export LUA_CPATH='", stdout);
+    for (const char *p = cpath; *p; p++) /* a quote inside single quotes */
+        fputs(*p == '\'' ? "'\\''" : (char[]){*p, 0}, stdout);
+    fputs("'\n", stdout);
+    return ferror(stdout) ? 1 : 0;
 }
 
 static void finish(run_ctx *r)
@@ -137,10 +164,8 @@ static void child_env(envb *e, const rd_run_opts *o, const char *sock)
         n++;
     *e = (envb){calloc((size_t)n + 16, sizeof(char *)), n, {0}, 0};
     memcpy(e->v, environ, (size_t)n * sizeof(char *));
-    char mod[PATH_MAX], cpath[PATH_MAX * 2];
-    rd_run_module_dir(mod, sizeof mod);
-    const char *old = getenv("LUA_CPATH");
-    snprintf(cpath, sizeof cpath, "%s/?.so;%s", mod, old && *old ? old : ";");
+    char cpath[PATH_MAX * 2];
+    rd_run_cpath(cpath, sizeof cpath);
     env_set(e, "LUA_CPATH", cpath);
     env_set(e, "LUATRACE_SOCKET", sock);
     if (!getenv("LUATRACE_SHM")) /* each process's session after its own script */
@@ -148,13 +173,13 @@ static void child_env(envb *e, const rd_run_opts *o, const char *sock)
     /* lua5.1 app.lua without -lluatrace is traced too; another Lua that
      * the program starts (5.2+, LuaJIT) reads LUA_INIT as well, and cannot
      * load this collector: it runs untraced, and says so (an error in
-     * LUA_INIT would stop it: the message is written under pcall) */
+     * LUA_INIT would stop it: the message is written under pcall). The
+     * program never asked for the collector, so package.loaded does not
+     * show it (busted's insulation, for one, walks package.loaded): its
+     * own require "luatrace" loads it again, then as the module it asked
+     * for. */
     if (!getenv("LUA_INIT"))
-        env_set(e, "LUA_INIT",
-                "if _VERSION == 'Lua 5.1' and not rawget(_G, 'jit') then require 'luatrace' "
-                "else pcall(function() local a, j = rawget(_G, 'arg'), rawget(_G, 'jit') "
-                "io.stderr:write('luatrace: ', j and j.version or _VERSION, ' is not supported "
-                "(Lua 5.1 is): ', a and a[0] or 'a program', ' runs untraced\\n') end) end");
+        env_set(e, "LUA_INIT", RD_RUN_LUA_INIT);
     if (o->ring)
         env_set(e, "LUATRACE_RING", o->ring);
     if (o->mode)
@@ -186,9 +211,15 @@ static int spawn(run_ctx *r, const rd_run_opts *o, char **argv, const char *sock
 }
 
 /* The command ended and no process of it connected: say why that may be,
- * rather than leave the user looking for a session that is not there. */
-static void untraced_note(void)
+ * rather than leave the user looking for a session that is not there. Not
+ * for a Lua interpreter that failed under run's LUA_INIT: it loaded the
+ * collector, and never ran its script (missing, a syntax error, a bad
+ * option), which its own message says. */
+static void untraced_note(char **argv, int code)
 {
+    const char *b = strrchr(argv[0], '/');
+    if (code != 0 && !strncmp(b ? b + 1 : argv[0], "lua", 3) && !getenv("LUA_INIT"))
+        return;
     fprintf(stderr, "recorderd: nothing was traced: no Lua process of the command loaded "
                     "luatrace\n");
     if (getenv("LUA_INIT"))
@@ -234,6 +265,6 @@ int rd_run(const rd_run_opts *o, char **argv)
     uv_loop_close(loop);
     rmdir(tmp);
     if (!r.srv.nstarted && !o->quiet && r.code != 127)
-        untraced_note();
+        untraced_note(argv, r.code);
     return r.code;
 }

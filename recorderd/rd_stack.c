@@ -864,6 +864,9 @@ COLD int other_event(rd_stack *s, const lt_event *ev)
     case LT_EV_CLOCK:
         rd_model_add_clock(m, ev->a[0], ev->a[1], ev->a[2] != 0);
         return 0;
+    case LT_EV_DIR:
+        rd_model_add_dir(m, ev->a[0]);
+        return 0;
     case LT_EV_FRAME:
         return add_snap_frame(s, ev);
     default:

@@ -11,6 +11,10 @@
  * lua_pcall from C. Last, finish() prints the transcript.
  * (tests/integration/collector.py, case hostresume.)
  *
+ * With RESUME_HOST_THREAD_FIRST set, SCRIPT itself runs in a thread made
+ * by lua_newthread, resumed from C: the first Lua a start-up load of the
+ * collector sees is not on the main thread.
+ *
  * With RESUME_HOST_LISTEN set, it listens for `recorderd attach` instead
  * (require("luatrace").listen()), prints READY, and sleeps a millisecond
  * after each round (tests/integration/attach_truth.py, case hostattach). */
@@ -69,7 +73,14 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    if (luaL_dofile(L, argv[1])) {
+    if (getenv("RESUME_HOST_THREAD_FIRST")) {
+        lua_State *co = lua_newthread(L);
+        if (luaL_loadfile(co, argv[1]) || lua_resume(co, 0)) {
+            fprintf(stderr, "resume_host: %s\n", lua_tostring(co, -1));
+            return 1;
+        }
+        lua_pop(L, 1);
+    } else if (luaL_dofile(L, argv[1])) {
         fprintf(stderr, "resume_host: %s\n", lua_tostring(L, -1));
         return 1;
     }

@@ -29,6 +29,12 @@ daemon, socket and shm segments even when it fails. Cases:
               deep and after are debug.getinfo's, those deeper than 1000
               frames printed cut as recorderd prints them; reports stay
               small
+  invisible   under recorderd run the program finds no collector in
+              package.loaded or _G; require "luatrace" gives the API
+  ownframes   LUA_INIT's chunk, require and luaopen_luatrace are in no
+              profile; a script that fails to load leaves no session
+  dashl       lua5.1 -lluatrace app.lua traces with no LUATRACE_SHM; no
+              recorderd: one line; recorderd env
 """
 
 import argparse
@@ -705,6 +711,18 @@ def case_hostresume(c):
            and all(n.startswith(('coroutine %d (body@' % k, 'coroutine %d (bad@' % k))
                    for k, n in enumerate(names[1:], 1)),
            'want main and one track per round: %s' % names)
+    # the script run in a thread first: tracing begins there, and the main
+    # thread (its hook copied by lua_newthread while the collector waited
+    # for a first call) is traced too
+    c.start_daemon()
+    r = run([c.args.resume_host, prog, str(rounds)], c.tmp,
+            c.env(LUATRACE_SOCKET=c.sock, LUATRACE_SHM='hostfirst', RESUME_HOST_THREAD_FIRST='1'))
+    c.stop_daemon()
+    expect(r.status == 0 and r.out == plain.out, 'thread first: %r %r' % (r.out[-200:], r.err))
+    session = c.session('hostfirst')
+    expect_probe_stacks(c, session, truths(r.out.decode().splitlines()))
+    names = track_names(c, session)
+    expect(names.count('main') == 1 and len(names) == 2 + rounds, 'thread first: %s' % names)
 
 
 MULTISTATE = r'''
@@ -842,9 +860,13 @@ def case_untraced(c):
     # global say; played here by lua5.1)
     r = run(base + ['--quiet', '--', 'sh', '-c', 'printf %s "$LUA_INIT"'], c.tmp, c.env())
     init = r.out.decode()
+    # (loaded: luatrace.so is in the registry, where package.loadlib keeps
+    # what it opened; package.loaded does not show it, case invisible)
+    loaded = ('local n = 0 for k in pairs(debug.getregistry()) do '
+              'n = n + (type(k) == "string" and k:find("luatrace.so", 1, true) and 1 or 0) end '
+              'print(n > 0)')
     for pre, loads in (('', 'true'), ('_VERSION = "Lua 5.3"', 'false'), ('jit = {}', 'false')):
-        r = run([c.args.lua, '-e', pre, '-e', init, '-e', 'print(package.loaded.luatrace ~= nil)'],
-                c.tmp, c.env())
+        r = run([c.args.lua, '-e', pre, '-e', init, '-e', loaded], c.tmp, c.env())
         expect(r.status == 0 and r.out.decode().strip() == loads,
                'LUA_INIT %r after %r: %r %r' % (init, pre, r.out, r.err))
 
@@ -873,6 +895,126 @@ def case_otherlua(c):
                b'luatrace: ' + name in r.err and said + b' runs untraced' in r.err,
                '%s under run: %d %r %r' % (lua, r.status, r.out, r.err))
         expect(b'nothing was traced' in r.err, '%s under run: %r' % (lua, r.err))
+
+
+WALK = '''
+local function keys(t)
+  local ks = {}
+  for k, v in pairs(t) do ks[#ks + 1] = tostring(k) .. ":" .. type(v) end
+  table.sort(ks)
+  return table.concat(ks, " ")
+end
+print("loaded", keys(package.loaded))
+print("G", keys(_G))
+print("preload", keys(package.preload))
+for _, m in ipairs({"debug", "coroutine", "package", "string"}) do print(m, keys(_G[m])) end
+print("registry luatrace", debug.getregistry().luatrace)
+'''
+
+API = '''
+local lt = require "luatrace"
+local ks = {}
+for k, v in pairs(lt) do ks[#ks + 1] = k .. ":" .. type(v) end
+table.sort(ks)
+print(table.concat(ks, " "), lt.tracing(), package.loaded.luatrace == lt)
+'''
+
+
+def case_invisible(c):
+    """A program that never asked for the collector does not find it:
+    package.loaded, _G, package.preload and the libraries walk alike traced
+    (recorderd run's LUA_INIT) and untraced (busted's insulation copies and
+    restores package.loaded entry by entry: an extra entry ran its loops
+    once more per test). One that requires luatrace gets the documented
+    module, tracing."""
+    prog = c.write('walk.lua', WALK)
+    base = [c.args.recorderd, 'run', '--quiet', '--out', c.out, '--']
+    plain = c.lua(prog, c.env())
+    r = run(base + [c.args.lua, prog], c.tmp, c.env())
+    same_output(plain, r)
+    expect(b'loaded' in r.out and os.path.isdir(c.session('walk')), 'walk.lua: %r' % (r.err,))
+    api = c.write('api.lua', API)
+    r = run(base + [c.args.lua, api], c.tmp, c.env())
+    expect(r.status == 0 and r.out == b'listen:function tracing:function troff:function '
+           b'tron:function version:string\ttrue\ttrue\n', 'require "luatrace": %r %r' % (r.out, r.err))
+
+
+SCRIPT = '''local function f(n) local s = 0 for i = 1, n do s = s + i end return s end
+print(f(10))
+'''
+
+
+def case_ownframes(c):
+    """The collector's own frames (the LUA_INIT chunk recorderd run sets,
+    require, luaopen_luatrace) are in no profile, under run or with
+    -lluatrace; a script that fails to load (missing, a syntax error) gives
+    Lua's message and exit status, and no session."""
+    prog = c.write('own.lua', SCRIPT)
+    c.write('bad.lua', 'local x = = 1\n')
+    base = [c.args.recorderd, 'run', '--out', c.out, '--']
+    r = run(base + [c.args.lua, prog], c.tmp, c.env())
+    expect(r.status == 0 and r.out == b'55\n', 'run: %r %r' % (r.out, r.err))
+    r = run(base + [c.args.lua, '-lluatrace', c.write('ownrl.lua', SCRIPT)], c.tmp, c.env())
+    expect(r.status == 0 and r.out == b'55\n', 'run -lluatrace: %r %r' % (r.out, r.err))
+    c.start_daemon()
+    r = c.lua(prog, c.env(LUATRACE_SOCKET=c.sock, LUATRACE_SHM='ownl'), traced=True)
+    c.stop_daemon()
+    expect(r.status == 0 and r.out == b'55\n', '-lluatrace: %r %r' % (r.out, r.err))
+    for session, script in (('own', 'own'), ('ownl', 'own'), ('ownrl', 'ownrl')):
+        for weight in ('time', 'calls', 'lines'):
+            rows = c.folded(c.session(session), weight)
+            own = [k for k in rows if 'luaopen' in k or 'require' in k or 'LUA_INIT' in k]
+            expect(not own, '%s (%s): the collector\'s frames %s' % (session, weight, own))
+            expect([k for k in rows if k.endswith('f@%s.lua:1' % script)],
+                   '%s: no f: %s' % (session, rows))
+    calls = c.folded(c.session('own'), 'calls')
+    main = [n for k, n in calls.items() if k.endswith('main chunk@own.lua:0')]
+    expect(main == [1], 'calls of the main chunk: %s' % calls)
+    for script, msg in (('missing.lua', b'cannot open missing.lua'), ('bad.lua', b"bad.lua:1: unexpected symbol")):
+        plain = run([c.args.lua, script], c.tmp, c.env())
+        r = run(base + [c.args.lua, script], c.tmp, c.env())
+        expect(r.status == plain.status == 1 and r.err == plain.err and msg in r.err,
+               '%s: %d %r (untraced: %d %r)' % (script, r.status, r.err, plain.status, plain.err))
+    expect(sorted(os.listdir(c.out)) == ['own', 'ownl', 'ownrl'],
+           'sessions: %s' % os.listdir(c.out))
+
+
+def case_dashl(c):
+    """lua5.1 -lluatrace app.lua with no LUATRACE_SHM traces (a session
+    named after the script), as people type it; app.lua's own require
+    "luatrace" only loads it. With no recorderd listening and none to
+    start: one line, the program untraced and unchanged. recorderd env's
+    LUA_CPATH finds the build's luatrace.so."""
+    prog = c.write('dashl.lua', SCRIPT)
+    req = c.write('req.lua', 'local lt = require "luatrace"\nprint(lt.tracing())\n')
+    plain = c.lua(prog, c.env())
+    c.start_daemon()
+    env = c.env(LUATRACE_SOCKET=c.sock)
+    r = c.lua(prog, env, traced=True)
+    same_output(plain, r)
+    r2 = run([c.args.lua, '-l', 'luatrace', req], c.tmp, env)
+    r3 = c.lua(req, env)
+    c.stop_daemon()
+    expect(r2.out == b'true\n' and r3.out == b'false\n' and r3.err == b'',
+           'require: -l %r %r, own %r %r' % (r2.out, r2.err, r3.out, r3.err))
+    expect(sorted(os.listdir(c.out)) == ['dashl', 'req'], 'sessions: %s' % os.listdir(c.out))
+    calls = c.folded(c.session('dashl'), 'calls')
+    expect([k for k in calls if k.endswith('f@dashl.lua:1')], 'no f: %s' % calls)
+    r = run([c.args.lua, '-lluatrace', prog], c.tmp,
+            c.env(LUATRACE_RECORDERD=os.path.join(c.tmp, 'none')))
+    same_output(plain, r)
+    err = r.err.decode()
+    expect(err.count('\n') == 1 and 'no recorderd' in err and 'running untraced' in err,
+           'no recorderd: %r' % err)
+    # recorderd env: eval'd by a shell, lua5.1 finds the collector
+    env = c.env()
+    env.pop('LUA_CPATH')
+    r = run(['sh', '-c', 'eval "$("$0" env)" && "$1" -e "require \'luatrace\' print(\'ok\')"',
+             c.args.recorderd, c.args.lua], c.tmp, env)
+    expect(r.status == 0 and r.out == b'ok\n', 'recorderd env: %r %r' % (r.out, r.err))
+    r = run([c.args.recorderd, 'env'], c.tmp, env)
+    want = "export LUA_CPATH='%s/?.so;;'\n" % os.path.join(os.path.dirname(c.args.recorderd), '..', 'collector')
+    expect(r.out.decode() == want, 'recorderd env: %r, want %r' % (r.out, want))
 
 
 def case_shmfull(c):
@@ -1391,7 +1533,8 @@ CASES = {'overflow': case_overflow, 'badring': case_badring, 'recycled': case_re
          'spawn0': case_spawn0, 'killed': case_killed, 'profile': case_profile,
          'badtrace': case_badtrace, 'exit': case_exit, 'names': case_names,
          'hostresume': case_hostresume, 'multistate': case_multistate,
-         'untraced': case_untraced, 'shmfull': case_shmfull, 'nomem': case_nomem,
+         'untraced': case_untraced, 'invisible': case_invisible,
+         'ownframes': case_ownframes, 'dashl': case_dashl, 'shmfull': case_shmfull, 'nomem': case_nomem,
          'runopts': case_runopts, 'runsignals': case_runsignals, 'notrace': case_notrace,
          'otherlua': case_otherlua}
 

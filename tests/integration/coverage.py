@@ -22,6 +22,8 @@ Cases (each in a fresh temporary directory, always removed):
              ./mod.lua, a file outside the working directory (also
              Cobertura's second <source>)
   truncated  a program killed mid-run: every coverage report says so
+  chdir      a program that changes directory, then loads files by
+             relative names: each read where it was loaded (lfs needed)
   luacheck   luacheck (lua-check) over Penlight's sources (lua-penlight):
              exact lines of every loaded file, hits against the same
              trace's reports (luacheck's own counts vary from run to run);
@@ -904,13 +906,15 @@ def case_options(ctx):
                             "named with '=': no source file") for r in others),
            'the "=lib/unused.lua" chunk is not listed as no file: %s' % others)
     # chunks with no source get no annotate file and no listing in report.html
-    # (a program may load thousands), only a row for them all
+    # (a program may load thousands), only a row for them all; run's
+    # LUA_INIT chunk, the collector's, is none of them (it is not traced)
     ann = os.listdir(os.path.join(session, 'annotate'))
     expect(not [n for n in ann if 'string' in n or 'LUA_INIT' in n or 'unused' in n]
            and len(ann) == 4, 'annotate files: %s' % ann)
+    expect(not [r for r in others if 'LUA_INIT' in r], 'LUA_INIT is listed: %s' % others)
     with open(os.path.join(session, 'report.html'), encoding='utf-8') as f:
         page = f.read()
-    expect('3 chunks loaded from strings or named with &apos;=&apos;' in page
+    expect('2 chunks loaded from strings or named with &apos;=&apos;' in page
            and '>[string &quot;return 1 + 1&quot;]</h3>' not in page,
            'report.html lists string chunks')
 
@@ -996,6 +1000,79 @@ def case_paths(ctx):
     expect('not readable' not in text and '2  return x + 3' in text,
            'annotate -o from elsewhere:\n' + text)
     print('paths: ok')
+
+
+# chdir: ./m.lua and sub/m.lua have one relative name; their code is on
+# lines of their own (1-5, 7-13), so that the reference's counts for
+# "@m.lua", which merge both, split by line into the truth of each file
+CHDIR_FILES = {
+    'm.lua': 'local M = {}\nfunction M.g(n)\n  return n * 2\nend\nreturn M\n',
+    'sub/m.lua': '-- sub/m.lua: its code starts at line 7\n\n\n\n\n\n'
+                 'local M = {}\nfunction M.f(n)\n  local s = 0\n'
+                 '  for i = 1, n do s = s + i end\n  return s\nend\nreturn M\n',
+    'sub/n.lua': 'local N = {}\nfunction N.h(x)\n  return x + 1\nend\nreturn N\n',
+    'main.lua': '''local lfs = require "lfs"
+local top = dofile("m.lua")
+print(top.g(3))
+assert(lfs.chdir("sub"))
+local m = dofile("m.lua")
+local n = dofile("n.lua")
+print(m.f(10))
+assert(lfs.chdir(".."))
+print(m.f(3), top.g(4))
+local n2 = dofile("sub/n.lua")
+print(n.h(1), n2.h(2))
+assert(lfs.chdir("sub"))
+print(top.g(5), n.h(3))
+''',
+}
+
+
+def case_chdir(ctx):
+    """A program that changes directory (lfs.chdir) and loads files by
+    relative names: each file is read in the directory current when it was
+    loaded, not the start one. ./m.lua and sub/m.lua (one name, two files),
+    sub/n.lua (no such file at the start directory; reached by two names,
+    one entry), functions called after a chdir back: coverage.lcov,
+    coverage.txt and annotate/ have every file with the reference's counts
+    (a C line hook)."""
+    if run([ctx.args.lua, '-e', 'require "lfs"'], ctx.tmp, base_env()).status != 0:
+        print('SKIP: chdir: lua-filesystem (lfs) is not installed')
+        return SKIP
+    work = os.path.join(ctx.tmp, 'chdir')
+    os.makedirs(os.path.join(work, 'sub'))
+    for name, text in CHDIR_FILES.items():
+        with open(os.path.join(work, name), 'w') as f:
+            f.write(text)
+    res, session = ctx.traced([ctx.args.lua, 'main.lua'], work)
+    expect(res.status == 0 and res.out == b'6\n55\n6\t8\n2\t3\n10\t4\n',
+           'traced run: %r\n%s' % (res.out, show_bytes(res.err)))
+    ref = ctx.reference([ctx.args.lua, 'main.lua'], work)
+    lcov, total = check_session(ctx, session, work)
+    top, sub, n = (os.path.join(work, p) for p in ('m.lua', 'sub/m.lua', 'sub/n.lua'))
+    expect(set(lcov) == {os.path.join(work, 'main.lua'), top, sub, n},
+           'files: %s' % sorted(lcov))
+    _, others, _, _ = read_text(os.path.join(session, 'coverage.txt'))
+    expect(not others, 'sources without a file: %s' % others)
+    want = {top: ref['@m.lua'], sub: ref['@m.lua'], n: {},
+            os.path.join(work, 'main.lua'): ref['@main.lua']}
+    for src in ('@n.lua', '@sub/n.lua'):
+        for line, k in ref[src].items():
+            want[n][line] = want[n].get(line, 0) + k
+    for path, lines in want.items():
+        da = lcov[path]['da']
+        got = {line: k for line, k in da.items() if k}
+        truth = {line: k for line, k in lines.items() if line in da}
+        expect(got == truth, '%s: line events %s, the reference %s' % (path, got, truth))
+    merged = {line: k for line, k in ref['@m.lua'].items()}
+    split = dict(lcov[top]['da'])
+    for line, k in lcov[sub]['da'].items():
+        split[line] = split.get(line, 0) + k
+    expect({l: k for l, k in split.items() if k} == merged,
+           'the two m.lua files %s, the reference %s' % (split, merged))
+    expect(lcov[sub]['da'].get(10) == 15 and lcov[top]['da'].get(3) == 3,
+           'sub/m.lua\'s loop, ./m.lua\'s g: %s %s' % (lcov[sub]['da'], lcov[top]['da']))
+    print('chdir: ok (%d files, %d of %d lines)' % (len(lcov), total[0], total[0] + total[1]))
 
 
 NOFILE_M = 'local M = {}\nfunction M.f()\n  return 1\nend\nreturn M\n'
@@ -1186,7 +1263,7 @@ def case_luacheck(ctx):
 CASES = {'program': case_program, 'threads': case_threads, 'merge': case_merge,
          'options': case_options, 'paths': case_paths, 'nofile': case_nofile,
          'sameline': case_sameline, 'annotate': case_annotate,
-         'truncated': case_truncated, 'luacheck': case_luacheck}
+         'truncated': case_truncated, 'luacheck': case_luacheck, 'chdir': case_chdir}
 
 
 def main(argv):

@@ -556,6 +556,74 @@ START_TEST(test_cov_missing)
 }
 END_TEST
 
+/* One relative name read in two directories (DIR records): two files,
+ * each with its own hits; the one under the session's directory named
+ * from it, one elsewhere by its absolute path; an absolute source after a
+ * DIR is itself. */
+START_TEST(test_cov_dir)
+{
+    char sub[128], other[128];
+    rd_model m;
+    rd_cov c;
+    write_file("app.lua", SAMPLE);
+    snprintf(sub, sizeof sub, "%s/sub", g_tmp);
+    snprintf(other, sizeof other, "%s/other", g_tmp);
+    ck_assert_int_eq(mkdir(sub, 0700) | mkdir(other, 0700), 0);
+    write_file("sub/app.lua", "local x = 1\nreturn x\n");
+    write_file("other/app.lua", "return 1\n");
+    ck_assert_int_eq(rd_model_init(&m), 0);
+    mstr(&m, 1, "app.lua");
+    mstr(&m, 2, "main chunk");
+    mstr(&m, 3, sub);
+    mstr(&m, 4, other);
+    mfunc(&m, 1, LT_WHAT_MAIN, 1, 2, 0, 0, 1); /* before any DIR: the session's */
+    rd_model_add_dir(&m, 3);
+    mfunc(&m, 2, LT_WHAT_MAIN, 1, 2, 0, 0, 1);
+    mfunc(&m, 5, LT_WHAT_LUA, 3, 2, 1, 3, 1); /* an absolute source: no directory */
+    rd_model_add_dir(&m, 0);
+    mfunc(&m, 3, LT_WHAT_MAIN, 1, 2, 0, 0, 2); /* the session's again */
+    rd_model_add_dir(&m, 4);
+    mfunc(&m, 4, LT_WHAT_MAIN, 1, 2, 0, 0, 1);
+    ck_assert_uint_eq(rd_model_src_slot(&m, 1), rd_model_src_slot(&m, 3));
+    ck_assert_uint_ne(rd_model_src_slot(&m, 1), rd_model_src_slot(&m, 2));
+    ck_assert_uint_eq(rd_model_src_slot(&m, 5), 2 * 3);
+    ck_assert_str_eq(rd_model_slot_dir(&m, rd_model_src_slot(&m, 2)), sub);
+    ck_assert_ptr_null(rd_model_slot_dir(&m, rd_model_src_slot(&m, 1)));
+    mhit(&m, 1, 3, 1);
+    mhit(&m, 3, 3, 2);
+    mhit(&m, 2, 2, 5);
+    mhit(&m, 4, 1, 7);
+    ck_assert_int_eq(rd_cov_init(&c, NULL), 0);
+    ck_assert_int_eq(rd_cov_add_model(&c, &m, g_tmp), 0);
+    rd_cov_finish(&c);
+    char *got = written(rd_cov_write_lcov, &c), want[512];
+    snprintf(want, sizeof want, "SF:%s/app.lua\n", g_tmp);
+    ck_assert_ptr_nonnull(strstr(got, want));
+    ck_assert_ptr_nonnull(strstr(got, "DA:3,3\n"));
+    /* (the profile's names: three main chunks of app.lua, two more numbered) */
+    snprintf(want, sizeof want, "SF:%s/app.lua\nFN:1,main chunk#2\nFNDA:1,main chunk#2\n"
+             "FNF:1\nFNH:1\nDA:1,0\nDA:2,5\nLF:2\nLH:1\nend_of_record\n", sub);
+    ck_assert_ptr_nonnull(strstr(got, want));
+    snprintf(want, sizeof want, "SF:%s/app.lua\nFN:1,main chunk#4\nFNDA:1,main chunk#4\n"
+             "FNF:1\nFNH:1\nDA:1,7\nLF:1\nLH:1\nend_of_record\n", other);
+    ck_assert_ptr_nonnull(strstr(got, want));
+    free(got);
+    got = written(write_text, &c);
+    snprintf(want, sizeof want, "\n%s/app.lua ", sub);
+    ck_assert_ptr_nonnull(strstr(got, want));
+    ck_assert_ptr_null(strstr(got, "no source file"));
+    free(got);
+    uint32_t *files = rd_cov_files_of(&c, &m, g_tmp);
+    ck_assert_ptr_nonnull(files);
+    uint32_t f1 = files[rd_model_src_slot(&m, 1)], f2 = files[rd_model_src_slot(&m, 2)],
+             f4 = files[rd_model_src_slot(&m, 4)];
+    ck_assert(f1 && f2 && f4 && f1 != f2 && f2 != f4 && f1 != f4);
+    free(files);
+    rd_cov_free(&c);
+    rd_model_free(&m);
+}
+END_TEST
+
 START_TEST(test_cov_patterns)
 {
     static const char *const lib[] = {"*/lib"}, *const app[] = {"app.lua"},
@@ -715,6 +783,7 @@ int main(void)
     ADD(s, test_cov_names);
     ADD(s, test_cov_changed);
     ADD(s, test_cov_missing);
+    ADD(s, test_cov_dir);
     ADD(s, test_cov_patterns);
     ADD(s, test_cov_untested);
     ADD(s, test_cov_session_cwd);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "lt_event.h"
+#include "lt_file.h"
 
 static const uint64_t bounds[] = {0,      127,         128,           255,
                                   256,    65535,       65536,         0xffffffffull,
@@ -88,9 +89,30 @@ static void check_decoded(const rec *r, const lt_event *ev, const uint8_t *base)
     }
 }
 
+/* A trace file of version 3 (before DIR) is still read; 4 is written;
+ * others are refused with a message. */
+START_TEST(test_file_versions)
+{
+    uint8_t h[LT_FILE_HDR_SIZE];
+    char err[128];
+    lt_file_header(h);
+    ck_assert_uint_eq(h[8], 4);
+    ck_assert_int_eq(lt_file_check(h, sizeof h, err, sizeof err), 0);
+    h[8] = 3;
+    ck_assert_int_eq(lt_file_check(h, sizeof h, err, sizeof err), 0);
+    for (uint8_t v = 0; v < 8; v++) {
+        h[8] = v;
+        if (v == 3 || v == 4)
+            continue;
+        ck_assert_int_eq(lt_file_check(h, sizeof h, err, sizeof err), -EPROTO);
+        ck_assert_ptr_nonnull(strstr(err, "this build reads versions 3 to 4"));
+    }
+}
+END_TEST
+
 START_TEST(test_event_tables)
 {
-    ck_assert_uint_eq(LT_EV_COUNT, 13);
+    ck_assert_uint_eq(LT_EV_COUNT, 14);
     for (unsigned k = 0; k < LT_EV_COUNT; k++) {
         ck_assert(lt_event_name[k] && lt_event_name[k][0]);
         ck_assert_uint_le(lt_event_nargs[k], LT_EVENT_MAX_ARGS);
@@ -602,6 +624,7 @@ int main(void)
 {
     Suite *s = suite_create("event");
     ADD(s, test_event_tables);
+    ADD(s, test_file_versions);
     ADD(s, test_event_uint_widths);
     ADD(s, test_event_round_trip);
     ADD(s, test_event_msgpack_compat);

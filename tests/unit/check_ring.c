@@ -141,6 +141,30 @@ START_TEST(test_ring_name_of_args)
 }
 END_TEST
 
+static int loads(const char *const *argv)
+{
+    int argc = 0;
+    while (argv[argc])
+        argc++;
+    return lt_args_loads(argc, (char *const *)argv, "luatrace");
+}
+
+/* -l before the script, joined or not, in a Lua interpreter only */
+START_TEST(test_args_loads)
+{
+    ck_assert(loads((const char *[]){"lua5.1", "-lluatrace", "app.lua", NULL}));
+    ck_assert(loads((const char *[]){"/usr/bin/lua5.1", "-l", "luatrace", "app.lua", NULL}));
+    ck_assert(loads((const char *[]){"lua", "-e", "x=1", "-lfoo", "-lluatrace", NULL}));
+    ck_assert(!loads((const char *[]){"lua5.1", "app.lua", "-lluatrace", NULL})); /* app's */
+    ck_assert(!loads((const char *[]){"lua5.1", "-lluatrace.profile", "app.lua", NULL}));
+    ck_assert(!loads((const char *[]){"lua5.1", "-e", "-lluatrace", "app.lua", NULL}));
+    ck_assert(!loads((const char *[]){"lua5.1", "--", "-lluatrace", NULL}));
+    ck_assert(!loads((const char *[]){"lua5.1", "-l", NULL}));
+    ck_assert(!loads((const char *[]){"./host", "-lluatrace", "app.lua", NULL}));
+    ck_assert(!loads((const char *[]){NULL}));
+}
+END_TEST
+
 START_TEST(test_ring_parse_size)
 {
     static const struct {
@@ -573,6 +597,7 @@ int main(void)
     Suite *s = suite_create("ring");
     ADD(s, test_ring_name_check, 0);
     ADD(s, test_ring_name_of_args, 0);
+    ADD(s, test_args_loads, 0);
     ADD(s, test_ring_parse_size, 0);
     ADD(s, test_ring_round_trip, 0);
     ADD(s, test_ring_open_missing, 0);
