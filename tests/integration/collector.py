@@ -894,7 +894,10 @@ def case_otherlua(c):
         expect(r.status == 5 and r.out == b'out 42\n' and
                b'luatrace: ' + name in r.err and said + b' runs untraced' in r.err,
                '%s under run: %d %r %r' % (lua, r.status, r.out, r.err))
-        expect(b'nothing was traced' in r.err, '%s under run: %r' % (lua, r.err))
+        # the note is left out where the interpreter failed (run's rule for
+        # a lua that failed under its LUA_INIT): a script that ends well
+        r = run(base + [lua, '-e', 'x = 1'], c.tmp, c.env())
+        expect(r.status == 0 and b'nothing was traced' in r.err, '%s under run: %r' % (lua, r.err))
 
 
 WALK = '''
@@ -1110,13 +1113,15 @@ def case_runopts(c):
     # where it writes reports, an example (run and attach printed one synopsis)
     options = {'run': ['-o, --out', '-q, --quiet', '-f, --format', '--ring', '--mode',
                        '--no-trace', '-b, --backend'],
-               'listen': ['--socket', '-o, --out', '-f, --format', '--no-trace', '-b, --backend'],
+               'listen': ['--socket', '-o, --out', '-f, --format', '--no-trace', '-b, --backend',
+                          '--hello-timeout'],
                'attach': ['-d, --duration', '-o, --out', '-f, --format', '--timeout',
                           '-b, --backend'],
                'report': ['-f, --format', '-o, --out', '-w, --weight', '--merge', '--include',
                           '--exclude', '--include-untested', '-b, --backend'],
                'status': ['--socket', '--json'], 'stop': ['--socket'], 'dump': ['--timeout'],
-               'top': ['-d, --duration', '--timeout'],
+               'top': ['-d, --duration', '--timeout', '--rate'],
+               'record': ['-d, --duration', '--rate', '-o, --out', '-q, --quiet'],
                'serve': ['--fd', '-o, --out', '--summary', '-q, --quiet', '-f, --format',
                          '-b, --backend']}
     texts = set()
