@@ -20,6 +20,9 @@ daemon, socket and shm segments even when it fails. Cases:
   killed      recorderd killed with SIGKILL mid-run: the program finishes
               with unchanged output and says once that tracing stopped
   profile     lua5.1 -lluatrace.profile: summary at exit, reports written
+  cnames      C functions no global reaches: package.loaders[N],
+              luaopen_lfs, FILE*:read, lfs's directory iterator; never
+              function#N
   badtrace    recorderd report refuses a non-trace and a truncated trace
   exit        os.exit inside nested calls: session complete, exit code kept
   badring     LUATRACE_RING values that are not a power of two in range:
@@ -33,6 +36,7 @@ daemon, socket and shm segments even when it fails. Cases:
 
 import argparse
 import json
+import re
 import os
 import shutil
 import signal
@@ -1039,6 +1043,39 @@ def case_names(c):
            'an alias was chosen: %s' % sorted(top))
 
 
+def case_cnames(c):
+    """C functions no global reaches are named as a person looks them up:
+    require's loaders (package.loaders[N]), a C module's luaopen_ (its
+    exported symbol), methods of registry metatables (FILE*:read, lfs's
+    directory iterator), lpeg.match also when called as a pattern's
+    method; never function#N (luacheck's top 20 had `function#3 [C]`, the
+    Lua loader, before)."""
+    c.write('mod_c.lua', 'return {f = function() return 1 end}\n')
+    prog = c.write('cnames.lua', 'local lfs, lpeg = require "lfs", require "lpeg"\n'
+                   'local m = require "mod_c"\n'
+                   'local fh = io.open(arg[0]) local l = fh:read("*l") fh:close()\n'
+                   'local n = 0 for _ in lfs.dir(".") do n = n + 1 end\n'
+                   'local p = lpeg.C(lpeg.P"a")\n'
+                   'io.stdout:write(l, " ", m.f(), " ", lpeg.match(p, "a"), p:match("a"), "\\n")\n')
+    c.start_daemon()
+    r = c.lua(prog, c.env(LUATRACE_SOCKET=c.sock, LUATRACE_SHM='cnames'), traced=True)
+    c.stop_daemon()
+    expect(r.status == 0 and r.out.startswith(b'local lfs'), 'program failed: %r %r' % (r.out, r.err))
+    calls = c.folded(c.session('cnames'), 'calls')
+    top = {}
+    for stack, n in calls.items():
+        leaf = stack.split(';')[-1]
+        top[leaf] = top.get(leaf, 0) + n
+    for label, n in (('package.loaders[1]@[C]', 3), ('package.loaders[2]@[C]', 3),
+                     ('package.loaders[3]@[C]', 2), ('luaopen_lfs@[C]', 1),
+                     ('luaopen_lpeg@[C]', 1), ('FILE*:read@[C]', 1), ('FILE*:write@[C]', 1),
+                     ('lfs.dir@[C]', 1), ('lpeg.match@[C]', 2)):
+        expect(top.get(label) == n, 'want %d calls of %s: %s' % (n, label, sorted(top)))
+    expect(top.get('directory metatable:next@[C]', 0) >= 3, 'lfs.dir\'s iterator: %s' % sorted(top))
+    expect(not [k for k in top if re.search(r'^function#\d', k)],
+           'a function#N label: %s' % sorted(top))
+
+
 def case_badring(c):
     prog = c.write('hello.lua', 'print("hello")\n')
     plain = c.lua(prog, c.env())
@@ -1271,7 +1308,7 @@ CASES = {'overflow': case_overflow, 'badring': case_badring, 'recycled': case_re
          'restart': case_restart, 'tronco': case_tronco, 'dbghook': case_dbghook, 'longpath': case_longpath,
          'fsizelimit': case_fsizelimit, 'tron': case_tron, 'coroutine': case_coroutine,
          'spawn0': case_spawn0, 'killed': case_killed, 'profile': case_profile,
-         'badtrace': case_badtrace, 'exit': case_exit, 'names': case_names,
+         'badtrace': case_badtrace, 'exit': case_exit, 'names': case_names, 'cnames': case_cnames,
          'hostresume': case_hostresume, 'multistate': case_multistate,
          'untraced': case_untraced, 'shmfull': case_shmfull, 'nomem': case_nomem,
          'runopts': case_runopts, 'runsignals': case_runsignals, 'notrace': case_notrace}
