@@ -5,6 +5,7 @@
 #include "rd_attach.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 
 #include "lt_attach.h"
 #include "lt_ctl.h"
+#include "rd_label.h"
 #include "rd_replay.h"
 #include "rd_server.h"
 #include "rd_util.h"
@@ -202,6 +204,17 @@ static void read_cmdline(pid_t pid, char *buf, size_t cap)
             buf[i] = ' ';
 }
 
+/* Frames show files under the process's working directory relative to
+ * it, as every label people read (rd_label.h); none read: whole paths. */
+static void label_cwd(rd_model *m, pid_t pid)
+{
+    char link[64], cwd[PATH_MAX];
+    snprintf(link, sizeof link, "/proc/%d/cwd", (int)pid);
+    ssize_t len = readlink(link, cwd, sizeof cwd - 1);
+    cwd[len > 0 ? len : 0] = 0;
+    rd_label_set_cwd(m, cwd);
+}
+
 /* The stacks, read by the process's signal handler (DUMP_NOW). */
 static void on_dump(rd_server *srv, uint32_t flags, const uint8_t *p, size_t n)
 {
@@ -220,6 +233,7 @@ static void on_dump(rd_server *srv, uint32_t flags, const uint8_t *p, size_t n)
         rd_stack_finish(&st);
     }
     read_cmdline(a->o->pid, cmd, sizeof cmd);
+    label_cwd(&m, a->o->pid);
     snprintf(note, sizeof note, "%s%s",
              flags & LT_DUMP_IN_C
                  ? "taken by the signal handler, as no Lua event answered: the process is "

@@ -6,25 +6,17 @@
 #include <unistd.h>
 
 #include "rd_attach.h"
+#include "rd_label.h"
 #include "rd_report.h"
 #include "rd_util.h"
 
 /* "name (file:line)" for a frame: the line it is on, if known. */
 static void print_frame(const rd_model *m, const rd_frame *f, FILE *out)
 {
-    const rd_func *fn = rd_model_func(m, f->fid);
-    char name[LT_STR_MAX + 16], shown[LT_STR_MAX + 16];
-    rd_model_name(m, f->fid, shown, sizeof shown);
-    rd_printable(shown, name, sizeof name);
-    if (!fn->known)
-        fprintf(out, "    ? (unknown function)\n");
-    else if (fn->what == LT_WHAT_C)
-        fprintf(out, "    %s [C]\n", name);
-    else {
-        char src[LT_STR_MAX + 1]; /* one line per frame, nothing for the terminal */
-        rd_printable(rd_model_string(m, fn->src_sid), src, sizeof src);
-        fprintf(out, "    %s (%s:%u)\n", name, src, f->line ? f->line : fn->linedefined);
-    }
+    char label[RD_LABEL_MAX]; /* one line per frame, nothing for the terminal */
+    rd_label_human(m, f->fid, f->line, label, sizeof label);
+    rd_printable(label, label, sizeof label);
+    fprintf(out, "    %s\n", label);
 }
 
 static void print_thread(const rd_model *m, const rd_stack *st, const rd_thread *t,
@@ -112,7 +104,7 @@ static void draw(const rd_session *s, top_row *rows, uint32_t n, uint64_t dticks
     fprintf(out, "%7s %10s %10s  %s\n", "%self", "self ms", "calls", "function");
     for (uint32_t i = 0; i < n && i < 20 && rows[i].self; i++) {
         char label[RD_LABEL_MAX];
-        rd_model_label(m, rows[i].fid, label, sizeof label);
+        rd_label_human(m, rows[i].fid, 0, label, sizeof label);
         rd_printable(label, label, sizeof label);
         fprintf(out, "%7.2f %10.3f %10llu  %s\n",
                 dticks ? 100.0 * (double)rows[i].self / (double)dticks : 0.0,

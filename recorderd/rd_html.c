@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "rd_flame.h"
+#include "rd_label.h"
 #include "rd_lines.h"
 #include "rd_report.h"
 
@@ -207,7 +208,6 @@ static int cmp_self(const void *a, const void *b, void *ctx)
 static void put_func_row(html *h, const rd_fstat *f, uint32_t fid)
 {
     const rd_model *m = h->m;
-    const rd_func *fn = rd_model_func(m, fid);
     double all = (double)m->ticks_total, k = h->ms_per_tick;
     fprintf(h->out,
             "<tr><td>%llu</td><td>%.3f</td><td>%.2f</td><td>%.3f</td><td>%.2f</td>"
@@ -215,20 +215,9 @@ static void put_func_row(html *h, const rd_fstat *f, uint32_t fid)
             (unsigned long long)f->calls, (double)f->self * k,
             all > 0 ? 100.0 * (double)f->self / all : 0.0, (double)f->total * k,
             all > 0 ? 100.0 * (double)f->total / all : 0.0);
-    if (!fn->known) {
-        fputs("? (unknown frame)", h->out);
-    } else {
-        char name[LT_STR_MAX + 16];
-        rd_model_name(m, fid, name, sizeof name);
-        esc(h, name);
-        if (fn->what == LT_WHAT_C) {
-            fputs(" [C]", h->out);
-        } else {
-            fputs(" (", h->out);
-            esc(h, rd_model_string(m, fn->src_sid));
-            fprintf(h->out, ":%u)", fn->linedefined);
-        }
-    }
+    char label[RD_LABEL_MAX];
+    rd_label_human(m, fid, 0, label, sizeof label);
+    esc(h, label);
     fputs("</td></tr>\n", h->out);
 }
 

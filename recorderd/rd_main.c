@@ -17,6 +17,7 @@
 #include "rd_cov.h"
 #include "rd_flame.h"
 #include "rd_html.h"
+#include "rd_label.h"
 #include "rd_pprof.h"
 #include "rd_luabk.h"
 #include "rd_replay.h"
@@ -446,6 +447,7 @@ static int write_view(const report_opts *o, rd_model *m, enum rd_weight w, FILE 
 {
     trace_meta t;
     read_meta(o->path, &t);
+    rd_label_set_cwd(m, t.srcdir); /* out of memory: labels show whole paths */
     if (!strcmp(o->format, "none"))
         return fprintf(out, "%llu events\n", (unsigned long long)m->events) < 0;
     if (!strcmp(o->format, "folded"))

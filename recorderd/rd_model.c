@@ -82,6 +82,7 @@ void rd_model_free(rd_model *m)
     free(m->track);
     free(m->track_ix);
     free(m->agg_ix);
+    free(m->cwd);
     memset(m, 0, sizeof *m);
 }
 

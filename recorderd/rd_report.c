@@ -2,6 +2,7 @@
  * and report.html annotate them). */
 #include "rd_report.h"
 
+#include "rd_label.h"
 #include "rd_path.h"
 
 #include <errno.h>
@@ -224,18 +225,7 @@ static int cmp_fid(const void *a, const void *b, void *ctx)
 
 static void plain_label(const rd_model *m, uint32_t fid, char *buf, size_t cap)
 {
-    const rd_func *f = rd_model_func(m, fid);
-    if (!f->known) {
-        snprintf(buf, cap, "? (unknown frame)");
-        return;
-    }
-    rd_model_name(m, fid, buf, cap);
-    size_t n = strlen(buf);
-    if (f->what == LT_WHAT_C)
-        snprintf(buf + n, cap - n, " [C]");
-    else
-        snprintf(buf + n, cap - n, " (%s:%u)", rd_model_string(m, f->src_sid), f->linedefined);
-    rd_label_clean(buf);
+    rd_label_human(m, fid, 0, buf, cap);
 }
 
 static void table(const rd_model *m, const rd_fstat *fs, uint32_t *ids, uint32_t n,

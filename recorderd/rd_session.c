@@ -18,6 +18,7 @@
 #include "rd_cov.h"
 #include "rd_flame.h"
 #include "rd_html.h"
+#include "rd_label.h"
 #include "rd_pprof.h"
 #include "rd_replay.h"
 #include "rd_annotate.h"
@@ -494,6 +495,7 @@ static void drainer(void *arg)
         snprintf(cwd, sizeof cwd, "%s", s->cwd);
     else
         program_cwd(s->pid, cwd, sizeof cwd);
+    rd_label_set_cwd(&s->m, cwd); /* out of memory: labels show whole paths */
     if (!s->opts->no_files && !s->opts->no_trace)
         rd_tracefile_open(&s->trace, s->dir); /* an error is told with the reports' */
     rd_backends bk;

@@ -23,6 +23,8 @@ daemon, socket and shm segments even when it fails. Cases:
   cnames      C functions no global reaches: package.loaders[N],
               luaopen_lfs, FILE*:read, lfs's directory iterator; never
               function#N
+  labels      name (file:line), relative to the program's working directory,
+              in every output people read; folded stacks whole
   badtrace    recorderd report refuses a non-trace and a truncated trace
   exit        os.exit inside nested calls: session complete, exit code kept
   badring     LUATRACE_RING values that are not a power of two in range:
@@ -35,6 +37,7 @@ daemon, socket and shm segments even when it fails. Cases:
 """
 
 import argparse
+import gzip
 import json
 import re
 import os
@@ -1076,6 +1079,51 @@ def case_cnames(c):
            'a function#N label: %s' % sorted(top))
 
 
+def case_labels(c):
+    """Labels people read are `name (file:line)`, a file under the
+    program's working directory relative to it: profile.txt, the flame
+    graph, report.html, callgrind's function names, pprof's, and `report`
+    later on; one outside it whole. The folded stacks keep NAME@SRC:LINE
+    whole (the corpus compares them with the reference tracer). The
+    flame graph began each label with the absolute path (`/tmp..`)."""
+    os.makedirs(os.path.join(c.tmp, 'app', 'lib'))
+    c.write('app/lib/m.lua', 'return {work = function(n) local s = 0\n'
+            '  for i = 1, n do s = s + i end return s end}\n')
+    prog = c.write('app/main.lua', 'package.path = %r .. ";" .. package.path\n'
+                   'local m, inspect = require "m", require "inspect"\n'
+                   'print(m.work(20000), inspect({1}))\n' % (os.path.join(c.tmp, 'app', 'lib', '?.lua')))
+    c.used.add('main')
+    r = run([c.args.recorderd, 'run', '--quiet', '--out', c.out, '--', c.args.lua, prog], c.tmp,
+            c.env())
+    expect(r.status == 0, 'run: %d %r' % (r.status, r.err))
+    session = c.session('main')
+    folded = open(os.path.join(session, 'stacks.folded')).read()
+    whole = 'm.work@%s:1' % os.path.join(c.tmp, 'app', 'lib', 'm.lua')
+    expect(whole in folded, 'folded stacks: %r' % folded[:400])
+    label = 'm.work (app/lib/m.lua:1)'
+    outside = re.search(r'inspect.inspect \(/usr/share/lua/5.1/inspect.lua:\d+\)', profile_text(session))
+    expect(outside, 'no inspect.inspect with its whole path in profile.txt')
+    svg = open(os.path.join(session, 'flamegraph.svg')).read()
+    page = open(os.path.join(session, 'report.html')).read()
+    cg = open(os.path.join(session, 'callgrind.out')).read()
+    pb = gzip.open(os.path.join(session, 'profile.pb.gz')).read()
+    later = run([c.args.recorderd, 'report', session, '--format', 'profile'], '/', base_env())
+    for what, text in (('profile.txt', profile_text(session)), ('report --format profile',
+                       later.out.decode()), ('callgrind.out', cg), ('pprof', pb.decode('utf-8', 'replace'))):
+        expect(label in text and 'main chunk (app/main.lua:0)' in text,
+               '%s: no %s: %r' % (what, label, text[:3000]))
+    for what, text in (('flamegraph.svg', svg), ('report.html', page)):
+        expect('<title>%s (' % label in text and '<title>main chunk (app/main.lua:0) (' in text,
+               '%s: no frame %s' % (what, label))
+    expect('<td class="l">%s</td>' % label in page, 'report.html: %s not in the top table' % label)
+    expect(re.search(r'\nc?fn=\(\d+\) %s\n' % re.escape(label), cg), 'callgrind: fn= %s' % label)
+
+
+def profile_text(session):
+    with open(os.path.join(session, 'profile.txt')) as f:
+        return f.read()
+
+
 def case_badring(c):
     prog = c.write('hello.lua', 'print("hello")\n')
     plain = c.lua(prog, c.env())
@@ -1308,7 +1356,7 @@ CASES = {'overflow': case_overflow, 'badring': case_badring, 'recycled': case_re
          'restart': case_restart, 'tronco': case_tronco, 'dbghook': case_dbghook, 'longpath': case_longpath,
          'fsizelimit': case_fsizelimit, 'tron': case_tron, 'coroutine': case_coroutine,
          'spawn0': case_spawn0, 'killed': case_killed, 'profile': case_profile,
-         'badtrace': case_badtrace, 'exit': case_exit, 'names': case_names, 'cnames': case_cnames,
+         'badtrace': case_badtrace, 'exit': case_exit, 'names': case_names, 'cnames': case_cnames, 'labels': case_labels,
          'hostresume': case_hostresume, 'multistate': case_multistate,
          'untraced': case_untraced, 'shmfull': case_shmfull, 'nomem': case_nomem,
          'runopts': case_runopts, 'runsignals': case_runsignals, 'notrace': case_notrace}
