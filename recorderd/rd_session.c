@@ -482,9 +482,7 @@ static void write_all(rd_session *s, const char *cwd)
 
 void rd_session_summary(const rd_model *m, const char *dir, FILE *out)
 {
-    fprintf(out, "\n");
-    rd_report_profile(m, NULL, NULL, 20, out);
-    fprintf(out, "\nreports: %s/\n", dir);
+    rd_report_summary(m, dir, out);
 }
 
 static void drainer(void *arg)

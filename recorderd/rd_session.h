@@ -21,7 +21,7 @@ struct rd_session;
 
 typedef struct rd_session_opts {
     const char *out; /* parent dir of session dirs */
-    int summary;     /* print the top-20 summary on stderr at the end */
+    int summary;     /* print the summary on stderr at the end */
     const char *const *backends; /* streaming backend specs (rd_backend.h) */
     unsigned nbackends;
     int no_files; /* no session directory, trace or reports (dump, top) */
@@ -84,7 +84,7 @@ void rd_session_free(rd_session *s);
  * under it. Call once, before any session starts. */
 void rd_session_guard_init(void);
 
-/* Prints the top-20 summary of a finished model. */
+/* Prints the summary of a finished model (rd_report_summary). */
 void rd_session_summary(const rd_model *m, const char *dir, FILE *out);
 
 #endif

@@ -23,6 +23,8 @@ daemon, socket and shm segments even when it fails. Cases:
   cnames      C functions no global reaches: package.loaders[N],
               luaopen_lfs, FILE*:read, lfs's directory iterator; never
               function#N
+  summary     run's summary: traced time, events, the top 10 by self time
+              as profile.txt has them, the report.html to open
   labels      name (file:line), relative to the program's working directory,
               in every output people read; folded stacks whole
   badtrace    recorderd report refuses a non-trace and a truncated trace
@@ -1079,6 +1081,56 @@ def case_cnames(c):
            'a function#N label: %s' % sorted(top))
 
 
+SUMMARY_HEAD = re.compile(r'^luatrace: traced time: (\d+\.\d{3}) ms   events: (\d+)$')
+SUMMARY_ROW = re.compile(r'^ *(\d+\.\d{3}) +(\d+\.\d{2}) +(\d+)  (.+)$')
+PROFILE_ROW = re.compile(r'^ *(\d+) +(\d+\.\d{3}) +(\d+\.\d{2}) +\S+ +\S+ +\S+  (.+)$')
+
+
+def profile_self_rows(session):
+    """[(self ms, self%, calls, label)] of profile.txt's self-time table."""
+    rows, on = [], False
+    for line in open(os.path.join(session, 'profile.txt')):
+        if line.startswith('By '):
+            on = line.startswith('By self time')
+        m = PROFILE_ROW.match(line.rstrip('\n')) if on else None
+        if m:
+            rows.append((m.group(2), m.group(3), m.group(1), m.group(4)))
+    return rows
+
+
+def case_summary(c):
+    """run's summary on stderr: traced time and events (as profile.txt and
+    session.json), the top 10 functions by self time (profile.txt's first
+    rows, those with self time), and the report.html to open, relative to
+    our working directory (--out given whole). It was two 20-row tables
+    and the session directory, no page named."""
+    prog = c.write('summary.lua', ''.join('local function f%d() return %d end\n' % (i, i)
+                                          for i in range(14)) +
+                   'for i = 1, 50 do %s end\n' % ' '.join('f%d()' % i for i in range(14)))
+    r = run([c.args.recorderd, 'run', '--out', c.out, '--', c.args.lua, prog], c.tmp, c.env())
+    expect(r.status == 0, 'run: %d %r' % (r.status, r.err))
+    session = c.session('summary')
+    lines = r.err.decode().split('\n')
+    while lines and not lines[0]:
+        lines.pop(0)
+    head = SUMMARY_HEAD.match(lines[0]) if lines else None
+    expect(head, 'summary head: %r' % lines[:1])
+    meta = json.load(open(os.path.join(session, 'session.json')))
+    profile = open(os.path.join(session, 'profile.txt')).read()
+    expect('traced time: %s ms ' % head.group(1) in profile and
+           int(head.group(2)) == meta['events'], 'totals %r: %s' % (lines[0], meta))
+    expect(lines[1].split() == ['self', 'ms', 'self%', 'calls', 'function', '(top', '10', 'by',
+                                'self', 'time)'], 'table head %r' % lines[1])
+    rows = [SUMMARY_ROW.match(l) for l in lines[2:12]]
+    expect(all(rows), 'rows: %r' % lines[2:12])
+    want = profile_self_rows(session)[:10]  # 15 functions ran, each for some time
+    expect([m.groups() for m in rows] == want,
+           'summary rows %r, profile.txt %r' % ([m.groups() for m in rows], want))
+    page = os.path.join(os.path.relpath(c.out, c.tmp), 'summary', 'report.html')
+    expect(lines[12:] == ['open: ' + page, ''], 'after the table: %r' % lines[12:])
+    expect(os.path.isfile(os.path.join(c.tmp, page)), 'no %s' % page)
+
+
 def case_labels(c):
     """Labels people read are `name (file:line)`, a file under the
     program's working directory relative to it: profile.txt, the flame
@@ -1202,7 +1254,8 @@ def case_profile(c):
             c.env(LUATRACE_OUT=c.out))
     same_output(plain, r)
     err = r.err.decode()
-    expect('By self time' in err and 'f (hello.lua:1)' in err, 'no summary: %r' % err)
+    expect('function (top 10 by self time)' in err and ' f (hello.lua:1)\n' in err,
+           'no summary: %r' % err)
     meta = json.load(open(os.path.join(c.session('profile'), 'session.json')))
     expect(meta['status'] == 'complete', 'session %s' % meta)
 
@@ -1356,7 +1409,7 @@ CASES = {'overflow': case_overflow, 'badring': case_badring, 'recycled': case_re
          'restart': case_restart, 'tronco': case_tronco, 'dbghook': case_dbghook, 'longpath': case_longpath,
          'fsizelimit': case_fsizelimit, 'tron': case_tron, 'coroutine': case_coroutine,
          'spawn0': case_spawn0, 'killed': case_killed, 'profile': case_profile,
-         'badtrace': case_badtrace, 'exit': case_exit, 'names': case_names, 'cnames': case_cnames, 'labels': case_labels,
+         'badtrace': case_badtrace, 'exit': case_exit, 'names': case_names, 'cnames': case_cnames, 'summary': case_summary, 'labels': case_labels,
          'hostresume': case_hostresume, 'multistate': case_multistate,
          'untraced': case_untraced, 'shmfull': case_shmfull, 'nomem': case_nomem,
          'runopts': case_runopts, 'runsignals': case_runsignals, 'notrace': case_notrace}
