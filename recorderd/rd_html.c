@@ -249,7 +249,7 @@ static void put_file_row(html *h, uint32_t i, uint64_t ticks)
     const rd_cov_file *f = &h->cov->f[i];
     rd_cov_total t = rd_cov_file_total(f);
     fprintf(h->out, "<tr><td class=\"l\"><a href=\"#src-%u\">", i);
-    esc(h, f->path ? f->path : f->name);
+    esc(h, f->path ? rd_label_src(h->m, f->path) : f->name); /* as in the labels */
     fputs("</a></td>", h->out);
     if (f->exact)
         fprintf(h->out, "<td>%llu / %llu</td><td>%.2f</td><td>%llu / %llu</td>",
@@ -320,7 +320,7 @@ static void put_listing(html *h, uint32_t i, const rd_fline *tv, uint32_t nt)
     char *text = NULL, err[256] = "";
     size_t len = 0;
     fprintf(h->out, "<h3 id=\"src-%u\">", i);
-    esc(h, f->path ? f->path : f->name);
+    esc(h, f->path ? rd_label_src(h->m, f->path) : f->name); /* as in the labels */
     fputs("</h3>\n", h->out);
     if (!f->path || rd_lines_read(f->path, &text, &len, err, sizeof err)) {
         fputs("<p class=\"note\">source not readable", h->out);

@@ -1168,6 +1168,8 @@ def case_labels(c):
         expect('<title>%s (' % label in text and '<title>main chunk (app/main.lua:0) (' in text,
                '%s: no frame %s' % (what, label))
     expect('<td class="l">%s</td>' % label in page, 'report.html: %s not in the top table' % label)
+    expect('">app/lib/m.lua</h3>' in page and '">app/lib/m.lua</a>' in page,
+           'report.html: the source app/lib/m.lua not named relative to the working directory')
     expect(re.search(r'\nc?fn=\(\d+\) %s\n' % re.escape(label), cg), 'callgrind: fn= %s' % label)
 
 
