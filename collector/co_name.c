@@ -3,9 +3,10 @@
  * those tables when the function is first seen. A C function none of them
  * holds (a file method, require's loaders, a module's luaopen_) is named
  * as a person looks it up: package.loaders[N], a method of a registry
- * metatable (FILE*:read), else its exported C symbol (luaopen_lfs). The globals are the table
- * the collector was loaded with (co_module_push_globals), not the running
- * thread's: setfenv(0, t) gives a coroutine (and those it creates) its own.
+ * metatable (FILE*:read), else its exported C symbol (luaopen_lfs). The
+ * globals are the table the collector was loaded with
+ * (co_module_push_globals), not the running thread's: setfenv(0, t) gives
+ * a coroutine (and those it creates) its own.
  *
  * A scan through lua_next costs about 4000 instructions per table, 200 000
  * per new function on a program with a few dozen modules: most of what
@@ -154,15 +155,26 @@ static void scan(lua_State *L, int idx, const where *w, target *t, int direct)
         scan_api(L, idx, w, t);
 }
 
+/* Replaces the table on top with its field k (raw), or nil when it is no
+ * table: a program may have replaced package or package.loaders. */
+static void field(lua_State *L, const char *k)
+{
+    if (lua_type(L, -1) == LUA_TTABLE) {
+        lua_pushstring(L, k);
+        lua_rawget(L, -2);
+    } else {
+        lua_pushnil(L);
+    }
+    lua_remove(L, -2);
+}
+
 /* package.loaders[N]: require's searchers, a list no name reaches. */
 static void scan_loaders(lua_State *L, target *t)
 {
-    lua_pushliteral(L, "_LOADED");
-    lua_rawget(L, LUA_REGISTRYINDEX);
-    lua_pushliteral(L, "package");
-    lua_rawget(L, -2);
-    lua_pushliteral(L, "loaders");
-    lua_rawget(L, -2);
+    lua_pushvalue(L, LUA_REGISTRYINDEX);
+    field(L, "_LOADED");
+    field(L, "package");
+    field(L, "loaders");
     const where w = {"package.loaders", 15, ""};
     for (int i = 1; i <= 64 && lua_type(L, -1) == LUA_TTABLE; i++) {
         lua_rawgeti(L, -1, i);
@@ -175,7 +187,7 @@ static void scan_loaders(lua_State *L, target *t)
             consider(t, &w, key, (size_t)snprintf(key, sizeof key, "[%d]", i));
         }
     }
-    lua_pop(L, 3);
+    lua_pop(L, 1);
 }
 
 /* KEY:method for each registry entry KEY (a string) holding a table: a

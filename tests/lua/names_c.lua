@@ -21,3 +21,16 @@ print("dir", seen)
 local p = lpeg.P("a") * lpeg.C(lpeg.R("09") ^ 1)
 print("lpeg", lpeg.match(p, "a42"), p:match("a7"))
 io.stdout:write("write\n")
+
+-- package.loaded.package and package.loaders replaced by strings while
+-- a C function is first seen (FILE*:setvbuf, FILE*:flush): no name is
+-- read through them, nothing fails
+local loaded = package.loaded
+local pkg, loaders = loaded.package, package.loaders
+loaded.package = "replaced"
+io.stdout:setvbuf("line")
+loaded.package = pkg
+package.loaders = "replaced"
+io.stdout:flush()
+package.loaders = loaders
+print("replaced", type(loaded.package), type(package.loaders))
