@@ -1,8 +1,12 @@
 /* co_name: the name a function is known by (doc/reports.md, "Frame labels"): the
  * shortest global or package.loaded path holding it, found by scanning
- * those tables when the function is first seen. The globals are the table
- * the collector was loaded with (co_module_push_globals), not the running
- * thread's: setfenv(0, t) gives a coroutine (and those it creates) its own.
+ * those tables when the function is first seen. A C function none of them
+ * holds (a file method, require's loaders, a module's luaopen_) is named
+ * as a person looks it up: package.loaders[N], a method of a registry
+ * metatable (FILE*:read), else its exported C symbol (luaopen_lfs). The
+ * globals are the table the collector was loaded with
+ * (co_module_push_globals), not the running thread's: setfenv(0, t) gives
+ * a coroutine (and those it creates) its own.
  *
  * A scan through lua_next costs about 4000 instructions per table, 200 000
  * per new function on a program with a few dozen modules: most of what
@@ -12,6 +16,7 @@
  * visiting the entries in lua_next's order so that both ways name alike
  * (but for a table of over CO_WALK_MAX entries with an array part).
  */
+#include <dlfcn.h>
 #include <lauxlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -59,10 +64,12 @@ static int better(const char *a, size_t al, size_t af, const char *b, size_t bl,
     return af < bf || (af == bf && memcmp(a, b, al < bl ? al : bl) < 0);
 }
 
-/* A name found: key in the globals (mod NULL) or mod.key. */
+/* A name found: key in the globals (mod NULL) or mod SEP key, SEP "."
+ * when sep is NULL (":" for a metatable's methods). */
 typedef struct where {
     const char *mod;
     size_t mlen;
+    const char *sep;
 } where;
 
 static size_t put(char *to, size_t at, size_t cap, const char *s, size_t n)
@@ -76,12 +83,13 @@ static void consider(target *t, const where *w, const char *key, size_t klen)
 {
     char cand[CO_NAME_MAX];
     size_t n = 0, cap = (t->cap < sizeof cand ? t->cap : sizeof cand) - 1;
+    const char *sep = w->sep ? w->sep : ".";
     if (w->mod) {
         n = put(cand, n, cap, w->mod, w->mlen);
-        n = put(cand, n, cap, ".", 1);
+        n = put(cand, n, cap, sep, strlen(sep));
     }
     n = put(cand, n, cap, key, klen);
-    size_t full = (w->mod ? w->mlen + 1 : 0) + klen;
+    size_t full = (w->mod ? w->mlen + strlen(sep) : 0) + klen;
     if (!t->len || better(cand, n, full, t->best, t->len, t->full)) {
         memcpy(t->best, cand, n);
         t->best[n] = 0;
@@ -147,12 +155,88 @@ static void scan(lua_State *L, int idx, const where *w, target *t, int direct)
         scan_api(L, idx, w, t);
 }
 
+/* Replaces the table on top with its field k (raw), or nil when it is no
+ * table: a program may have replaced package or package.loaders. */
+static void field(lua_State *L, const char *k)
+{
+    if (lua_type(L, -1) == LUA_TTABLE) {
+        lua_pushstring(L, k);
+        lua_rawget(L, -2);
+    } else {
+        lua_pushnil(L);
+    }
+    lua_remove(L, -2);
+}
+
+/* package.loaders[N]: require's searchers, a list no name reaches. */
+static void scan_loaders(lua_State *L, target *t)
+{
+    lua_pushvalue(L, LUA_REGISTRYINDEX);
+    field(L, "_LOADED");
+    field(L, "package");
+    field(L, "loaders");
+    const where w = {"package.loaders", 15, ""};
+    for (int i = 1; i <= 64 && lua_type(L, -1) == LUA_TTABLE; i++) {
+        lua_rawgeti(L, -1, i);
+        int stop = lua_isnil(L, -1), hit = lua_tocfunction(L, -1) == t->cf;
+        lua_pop(L, 1);
+        if (stop)
+            break;
+        if (hit) {
+            char key[16];
+            consider(t, &w, key, (size_t)snprintf(key, sizeof key, "[%d]", i));
+        }
+    }
+    lua_pop(L, 1);
+}
+
+/* KEY:method for each registry entry KEY (a string) holding a table: a
+ * metatable of luaL_newmetatable, its methods in it or in its __index
+ * table (FILE*:read, "directory metatable:next" of lfs). _LOADED holds
+ * the modules, already searched. */
+static void scan_metatables(lua_State *L, target *t, int direct)
+{
+    unsigned walk = CO_WALK_MAX;
+    lua_pushnil(L);
+    while (lua_next(L, LUA_REGISTRYINDEX) && --walk) {
+        where w = {NULL, 0, ":"};
+        if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TTABLE)
+            w.mod = lua_tolstring(L, -2, &w.mlen);
+        if (w.mod && !is(w.mod, w.mlen, "_LOADED")) {
+            int mt = lua_gettop(L);
+            scan(L, mt, &w, t, direct);
+            lua_pushliteral(L, "__index");
+            lua_rawget(L, mt);
+            if (lua_type(L, -1) == LUA_TTABLE && !lua_rawequal(L, -1, mt))
+                scan(L, lua_gettop(L), &w, t, direct);
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
+    if (!walk)
+        lua_pop(L, 2);
+}
+
+/* A C function no global or module reaches: package.loaders[N] or a
+ * metatable's method (the shortest), else its exported symbol, exactly at
+ * its address (a static function has none: the call site names it). */
+static void name_c(lua_State *L, target *t, int direct)
+{
+    scan_loaders(L, t);
+    scan_metatables(L, t, direct);
+    Dl_info dl;
+    if (!t->len && dladdr((void *)t->cf, &dl) && dl.dli_sname && dl.dli_saddr == (void *)t->cf) {
+        const where w = {NULL, 0, NULL};
+        consider(t, &w, dl.dli_sname, strlen(dl.dli_sname));
+    }
+}
+
 /* Every access is raw: a metamethod of package.loaded or of a module
  * would run the program's code inside the hook. */
 void co_name_find(lua_State *L, int fi, int direct, char *best, size_t cap)
 {
     target t = {lua_topointer(L, fi), lua_tocfunction(L, fi), best, cap, 0, 0};
-    const where globals = {NULL, 0};
+    const where globals = {NULL, 0, NULL};
     best[0] = 0;
     co_module_push_globals(L);
     scan(L, lua_gettop(L), &globals, &t, direct);
@@ -163,7 +247,7 @@ void co_name_find(lua_State *L, int fi, int direct, char *best, size_t cap)
         int loaded = lua_gettop(L);
         lua_pushnil(L);
         while (lua_next(L, loaded)) {
-            where m = {NULL, 0};
+            where m = {NULL, 0, NULL};
             if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TTABLE)
                 m.mod = lua_tolstring(L, -2, &m.mlen);
             if (m.mod && !is(m.mod, m.mlen, "_G")) /* the globals, however set */
@@ -172,6 +256,8 @@ void co_name_find(lua_State *L, int fi, int direct, char *best, size_t cap)
         }
     }
     lua_pop(L, 1);
+    if (!t.len && t.cf)
+        name_c(L, &t, direct);
     for (size_t i = 0; i < t.len; i++) /* chosen by whole keys, shown as a C string */
         if (!best[i])
             best[i] = ' ';
@@ -196,7 +282,7 @@ static int agree(lua_State *L, int t, int fi)
     target ta = {lua_topointer(L, fi), lua_tocfunction(L, fi), a, sizeof a, 0, 0};
     target tb = ta;
     tb.best = b;
-    const where m = {"m", 1};
+    const where m = {"m", 1, NULL};
     scan_api(L, t, &m, &ta);
     scan_direct(lua_topointer(L, t), &m, &tb);
     return ta.len && ta.len == tb.len && !memcmp(a, b, ta.len);

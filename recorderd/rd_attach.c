@@ -5,6 +5,7 @@
 #include "rd_attach.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "rd_guard.h"
 #include "rd_peek.h"
 #include "rd_sample.h"
+#include "rd_label.h"
 #include "rd_replay.h"
 #include "rd_server.h"
 #include "rd_util.h"

@@ -1,5 +1,6 @@
 /* rd_attach_view: what `dump` and `top` print, from a live session's
  * model and stacks (on its drainer thread). */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,25 +8,17 @@
 
 #include "rd_attach.h"
 #include "rd_replay.h"
+#include "rd_label.h"
 #include "rd_report.h"
 #include "rd_util.h"
 
 /* "name (file:line)" for a frame: the line it is on, if known. */
 static void print_frame(const rd_model *m, const rd_frame *f, FILE *out)
 {
-    const rd_func *fn = rd_model_func(m, f->fid);
-    char name[LT_STR_MAX + 16], shown[LT_STR_MAX + 16];
-    rd_model_name(m, f->fid, shown, sizeof shown);
-    rd_printable(shown, name, sizeof name);
-    if (!fn->known)
-        fprintf(out, "    ? (unknown function)\n");
-    else if (fn->what == LT_WHAT_C)
-        fprintf(out, "    %s [C]\n", name);
-    else {
-        char src[LT_STR_MAX + 1]; /* one line per frame, nothing for the terminal */
-        rd_printable(rd_model_string(m, fn->src_sid), src, sizeof src);
-        fprintf(out, "    %s (%s:%u)\n", name, src, f->line ? f->line : fn->linedefined);
-    }
+    char label[RD_LABEL_MAX]; /* one line per frame, nothing for the terminal */
+    rd_label_human(m, f->fid, f->line, label, sizeof label);
+    rd_printable(label, label, sizeof label);
+    fprintf(out, "    %s\n", label);
 }
 
 static void print_thread(const rd_model *m, const rd_stack *st, const rd_thread *t,
@@ -71,6 +64,17 @@ void rd_attach_print_stacks(FILE *out, pid_t pid, const char *cmd, const rd_mode
     fflush(out);
 }
 
+/* Frames show files under the process's working directory relative to
+ * it, as every label people read (rd_label.h); none read: whole paths. */
+static void label_cwd(rd_model *m, pid_t pid)
+{
+    char link[64], cwd[PATH_MAX];
+    snprintf(link, sizeof link, "/proc/%d/cwd", (int)pid);
+    ssize_t len = readlink(link, cwd, sizeof cwd - 1);
+    cwd[len > 0 ? len : 0] = 0;
+    rd_label_set_cwd(m, cwd);
+}
+
 void rd_attach_print_records(FILE *out, pid_t pid, const char *cmd, const uint8_t *p, size_t n,
                              const char *note)
 {
@@ -82,6 +86,7 @@ void rd_attach_print_records(FILE *out, pid_t pid, const char *cmd, const uint8_
     if (rd_model_init(&m) || rd_stack_init(&st, &m)) {
         snprintf(err, sizeof err, "out of memory");
     } else {
+        label_cwd(&m, pid);
         int64_t k = rd_replay_feed(&st, p, n, err, sizeof err);
         if (k >= 0 && (size_t)k != n)
             snprintf(err, sizeof err, "an incomplete record");
@@ -135,7 +140,7 @@ static void draw(const rd_session *s, top_row *rows, uint32_t n, uint64_t dticks
     fprintf(out, "%7s %10s %10s  %s\n", "%self", "self ms", "calls", "function");
     for (uint32_t i = 0; i < n && i < 20 && rows[i].self; i++) {
         char label[RD_LABEL_MAX];
-        rd_model_label(m, rows[i].fid, label, sizeof label);
+        rd_label_human(m, rows[i].fid, 0, label, sizeof label);
         rd_printable(label, label, sizeof label);
         fprintf(out, "%7.2f %10.3f %10llu  %s\n",
                 dticks ? 100.0 * (double)rows[i].self / (double)dticks : 0.0,

@@ -30,6 +30,7 @@
  * the traced time of profile.txt. The summary is that sum.
  */
 #include "rd_callgrind.h"
+#include "rd_label.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -139,16 +140,9 @@ static void put_fn(cg *c, const char *key, uint32_t fid)
     } else if (!f->known) {
         fputs("? (unknown frame)", c->out);
     } else {
-        char name[LT_STR_MAX + 16];
-        rd_model_name(m, fid, name, sizeof name);
-        put_clean(c->out, name);
-        fputc(' ', c->out);
-        if (f->what == LT_WHAT_C)
-            fputs("[C]", c->out);
-        else
-            put_clean(c->out, rd_model_string(m, f->src_sid));
-        if (f->what != LT_WHAT_C)
-            fprintf(c->out, ":%u", f->linedefined);
+        char label[RD_LABEL_MAX];
+        rd_label_human(m, fid, 0, label, sizeof label);
+        put_clean(c->out, label);
     }
     fputc('\n', c->out);
 }

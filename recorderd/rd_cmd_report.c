@@ -14,6 +14,7 @@
 #include "rd_cov.h"
 #include "rd_formats.h"
 #include "rd_help.h"
+#include "rd_label.h"
 #include "rd_outdir.h"
 #include "rd_replay.h"
 #include "rd_sessfile.h"
@@ -175,6 +176,7 @@ static int write_report(const report_opts *o, rd_model *m)
     rd_render r;
     const rd_format *fmt = rd_format_find(o->format);
     rd_sessfile_render(o->path, m, &t, &r);
+    rd_label_set_cwd(m, r.srcdir); /* out of memory: labels show whole paths */
     if (weight_of(o->weight, &r.weight)) {
         fprintf(stderr, "recorderd report: --weight is time, lines or calls\n");
         return 2;

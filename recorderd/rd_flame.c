@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rd_label.h"
 #include "rd_util.h" /* rd_utf8_seq */
 
 #define IMG_W 1200.0 /* px */
@@ -122,7 +123,7 @@ static void write_frame(const rd_model *m, const fnode *f, uint32_t n, uint32_t 
     char label[RD_LABEL_MAX], fill[32];
     double total = (double)f[0].incl, ms = (double)f[n].incl * rd_model_ns_per_tick(m) / 1e6;
     if (n)
-        rd_model_label(m, m->node[n].fid, label, sizeof label);
+        rd_label_human(m, m->node[n].fid, 0, label, sizeof label);
     else
         snprintf(label, sizeof label, "all");
     if (n)

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "rd_flame.h"
+#include "rd_label.h"
 #include "rd_lines.h"
 #include "rd_report.h"
 
@@ -215,7 +216,6 @@ static int cmp_self(const void *a, const void *b, void *ctx)
 static void put_func_row(html *h, const rd_fstat *f, uint32_t fid)
 {
     const rd_model *m = h->m;
-    const rd_func *fn = rd_model_func(m, fid);
     double all = (double)m->ticks_total, k = h->ms_per_tick;
     fprintf(h->out,
             "<tr><td>%llu</td><td>%.3f</td><td>%.2f</td><td>%.3f</td><td>%.2f</td>"
@@ -223,20 +223,9 @@ static void put_func_row(html *h, const rd_fstat *f, uint32_t fid)
             (unsigned long long)f->calls, (double)f->self * k,
             all > 0 ? 100.0 * (double)f->self / all : 0.0, (double)f->total * k,
             all > 0 ? 100.0 * (double)f->total / all : 0.0);
-    if (!fn->known) {
-        fputs("? (unknown frame)", h->out);
-    } else {
-        char name[LT_STR_MAX + 16];
-        rd_model_name(m, fid, name, sizeof name);
-        esc(h, name);
-        if (fn->what == LT_WHAT_C) {
-            fputs(" [C]", h->out);
-        } else {
-            fputs(" (", h->out);
-            esc(h, rd_model_string(m, fn->src_sid));
-            fprintf(h->out, ":%u)", fn->linedefined);
-        }
-    }
+    char label[RD_LABEL_MAX];
+    rd_label_human(m, fid, 0, label, sizeof label);
+    esc(h, label);
     fputs("</td></tr>\n", h->out);
 }
 
@@ -268,7 +257,7 @@ static void put_file_row(html *h, uint32_t i, uint64_t ticks)
     const rd_cov_file *f = &h->cov->f[i];
     rd_cov_total t = rd_cov_file_total(f);
     fprintf(h->out, "<tr><td class=\"l\"><a href=\"#src-%u\">", i);
-    esc(h, f->path ? f->path : f->name);
+    esc(h, f->path ? rd_label_src(h->m, f->path) : f->name); /* as in the labels */
     fputs("</a></td>", h->out);
     if (f->exact)
         fprintf(h->out, "<td>%llu / %llu</td><td>%.2f</td><td>%llu / %llu</td>",
@@ -339,7 +328,7 @@ static void put_listing(html *h, uint32_t i, const rd_fline *tv, uint32_t nt)
     char *text = NULL, err[256] = "";
     size_t len = 0;
     fprintf(h->out, "<h3 id=\"src-%u\">", i);
-    esc(h, f->path ? f->path : f->name);
+    esc(h, f->path ? rd_label_src(h->m, f->path) : f->name); /* as in the labels */
     fputs("</h3>\n", h->out);
     if (!f->path || rd_lines_read(f->path, &text, &len, err, sizeof err)) {
         fputs("<p class=\"note\">source not readable", h->out);

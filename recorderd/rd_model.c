@@ -87,6 +87,7 @@ void rd_model_free(rd_model *m)
     free(m->agg_ix);
     free(m->dsrc);
     free(m->dsrc_ix);
+    free(m->cwd);
     memset(m, 0, sizeof *m);
 }
 

@@ -38,6 +38,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "rd_label.h"
 #include "rd_path.h"
 #include "rd_util.h" /* rd_utf8_seq */
 
@@ -255,13 +256,8 @@ static void put_function(pp *p, uint32_t fid)
         snprintf(label, sizeof label, "(no frame)");
     else if (fid == p->cut)
         snprintf(label, sizeof label, "%s", RD_PATH_CUT_LABEL);
-    else if (!f->known)
-        snprintf(label, sizeof label, "? (unknown frame)");
-    else if (f->what == LT_WHAT_C)
-        snprintf(label, sizeof label, "%s [C]", name);
     else
-        snprintf(label, sizeof label, "%s (%s:%u)", name, rd_model_string(p->m, f->src_sid),
-                 f->linedefined);
+        rd_label_human(p->m, fid, 0, label, sizeof label);
     rd_pb_reset(&p->msg);
     rd_pb_varint(&p->msg, F_ID, (uint64_t)fid + 1);
     rd_pb_varint(&p->msg, F_NAME, str(p, label));

@@ -2,12 +2,15 @@
  * and report.html annotate them). */
 #include "rd_report.h"
 
+#include "rd_label.h"
 #include "rd_path.h"
 #include "rd_util.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Depth-first walk of the call tree: enter(n) before a node's children,
  * leave(n) after them. */
@@ -278,18 +281,7 @@ static int cmp_fid(const void *a, const void *b, void *ctx)
 
 static void plain_label(const rd_model *m, uint32_t fid, char *buf, size_t cap)
 {
-    const rd_func *f = rd_model_func(m, fid);
-    if (!f->known) {
-        snprintf(buf, cap, "? (unknown frame)");
-        return;
-    }
-    rd_model_name(m, fid, buf, cap);
-    size_t n = strlen(buf);
-    if (f->what == LT_WHAT_C)
-        snprintf(buf + n, cap - n, " [C]");
-    else
-        snprintf(buf + n, cap - n, " (%s:%u)", rd_model_string(m, f->src_sid), f->linedefined);
-    rd_label_clean(buf);
+    rd_label_human(m, fid, 0, buf, cap);
     rd_printable(buf, buf, cap); /* the table is for people, often on a terminal */
 }
 
@@ -348,6 +340,59 @@ int rd_report_profile(const rd_model *m, const char *title, const char *cmd, uns
                 (unsigned long long)m->dropped);
     table(m, fs, ids, n, top, 0, out);
     table(m, fs, ids, n, top, 1, out);
+    free(fs);
+    free(ids);
+    return ferror(out) ? -EIO : 0;
+}
+
+/* ---- the summary ---- */
+
+#define SUMMARY_TOP 10
+
+/* path shown to the user: past "CWD/" when it is under our cwd. */
+static const char *from_here(const char *path, char *cwd, size_t cap)
+{
+    size_t n = getcwd(cwd, cap) ? strlen(cwd) : 0;
+    if (n > 1 && !strncmp(path, cwd, n) && path[n] == '/' && path[n + 1])
+        return path + n + 1;
+    return path;
+}
+
+int rd_report_summary(const rd_model *m, const char *dir, FILE *out)
+{
+    rd_fstat *fs = rd_report_fstats(m);
+    uint32_t *ids = malloc((m->nfunc + 1) * sizeof *ids), n = 0;
+    if (!fs || !ids) {
+        free(fs);
+        free(ids);
+        return -ENOMEM;
+    }
+    for (uint32_t f = 0; f < m->nfunc; f++)
+        if (fs[f].self)
+            ids[n++] = f;
+    rank r = {fs, 0};
+    qsort_r(ids, n, sizeof *ids, cmp_fid, &r);
+    double k = rd_model_ns_per_tick(m) / 1e6, all = (double)m->ticks_total;
+    fprintf(out, "\nluatrace: traced time: %.3f ms   events: %llu\n", all * k,
+            (unsigned long long)m->events);
+    if (m->dropped)
+        fprintf(out, "DROPPED EVENTS: %llu: times and counts are incomplete\n",
+                (unsigned long long)m->dropped);
+    fprintf(out, "%12s %6s %10s  %s\n", "self ms", "self%", "calls", "function (top 10 by self time)");
+    for (uint32_t i = 0; i < n && i < SUMMARY_TOP; i++) {
+        char label[RD_LABEL_MAX];
+        plain_label(m, ids[i], label, sizeof label);
+        fprintf(out, "%12.3f %6.2f %10llu  %s\n", (double)fs[ids[i]].self * k,
+                all > 0 ? 100.0 * (double)fs[ids[i]].self / all : 0.0,
+                (unsigned long long)fs[ids[i]].calls, label);
+    }
+    char page[PATH_MAX + 16], cwd[PATH_MAX];
+    snprintf(page, sizeof page, "%s/report.html", dir);
+    int there = !access(page, R_OK);
+    char shown[PATH_MAX];
+    fprintf(out, "%s %s%s\n", there ? "open:" : "reports:",
+            rd_printable(from_here(there ? page : dir, cwd, sizeof cwd), shown, sizeof shown),
+            there ? "" : "/");
     free(fs);
     free(ids);
     return ferror(out) ? -EIO : 0;

@@ -36,6 +36,12 @@ int rd_report_folded(const rd_model *m, enum rd_weight w, FILE *out);
 int rd_report_profile(const rd_model *m, const char *title, const char *cmd, unsigned top,
                       FILE *out);
 
+/* The summary `run` prints on stderr: traced time and events, the top 10
+ * functions by self time, and the page to open: DIR/report.html (DIR/
+ * when it is not there), relative to our working directory when under
+ * it. Returns 0 or -ENOMEM / -EIO. */
+int rd_report_summary(const rd_model *m, const char *dir, FILE *out);
+
 /* A source line's stats, summed over the functions that share it. */
 typedef struct rd_fline {
     uint32_t line;

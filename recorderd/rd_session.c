@@ -18,6 +18,7 @@
 #include "rd_cov.h"
 #include "rd_formats.h"
 #include "rd_guard.h"
+#include "rd_label.h"
 #include "rd_outdir.h"
 #include "rd_replay.h"
 #include "rd_report.h"
@@ -507,10 +508,8 @@ static void write_all(rd_session *s, const char *cwd)
 
 void rd_session_summary(const rd_model *m, const char *dir, const char *prev, FILE *out)
 {
-    fprintf(out, "\n");
-    rd_report_profile(m, NULL, NULL, 20, out);
+    rd_report_summary(m, dir, out);
     char shown[PATH_MAX];
-    fprintf(out, "\nreports: %s/\n", rd_printable(dir, shown, sizeof shown));
     if (prev && prev[0])
         fprintf(out, "previous run: %s/\n", rd_printable(prev, shown, sizeof shown));
 }
@@ -534,6 +533,7 @@ static void drainer(void *arg)
         snprintf(cwd, sizeof cwd, "%s", s->cwd);
     else
         program_cwd(s->pid, cwd, sizeof cwd);
+    rd_label_set_cwd(&s->m, cwd); /* out of memory: labels show whole paths */
     if (!s->opts->no_files && !s->opts->no_trace)
         rd_tracefile_open(&s->trace, s->dirfd, s->dir); /* an error is told with the reports' */
     rd_backends bk;

@@ -22,7 +22,7 @@ struct rd_session;
 typedef struct rd_session_opts {
     const char *out; /* parent dir of session dirs */
     int out_fd;      /* out, opened by rd_server_init (rd_outdir.h) */
-    int summary;     /* print the top-20 summary on stderr at the end */
+    int summary;     /* print the summary on stderr at the end */
     const char *const *backends; /* streaming backend specs (rd_backend.h) */
     unsigned nbackends;
     int no_files; /* no session directory, trace or reports (dump, top) */
@@ -85,8 +85,8 @@ void rd_session_conn_closed(rd_session *s);
 /* Loop thread, after done: joins the drainer and frees everything. */
 void rd_session_free(rd_session *s);
 
-/* Prints the top-20 summary of a finished model, where its reports are and
- * where the previous run's went (prev: NULL or "" for none). */
+/* Prints the summary of a finished model (rd_report_summary), and where
+ * the previous run's reports went (prev: NULL or "" for none). */
 void rd_session_summary(const rd_model *m, const char *dir, const char *prev, FILE *out);
 
 #endif

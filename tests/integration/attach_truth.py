@@ -378,11 +378,14 @@ def label_frame(label):
     return label.rsplit('@', 1)[1]
 
 
-def start(c, text, env_extra=None):
+def start(c, text, env_extra=None, whole_path=False):
+    """The program text as prog.lua, run from c.tmp (whole_path: by its
+    absolute path, so that its chunk name is that path)."""
     c.write('prog.lua', text)
     c.used.add('attach')
     env = c.env(LUATRACE_ATTACH='1', **(env_extra or {}))
-    p = subprocess.Popen([c.args.lua, '-lluatrace', 'prog.lua'], cwd=c.tmp, env=env,
+    prog = os.path.join(c.tmp, 'prog.lua') if whole_path else 'prog.lua'
+    p = subprocess.Popen([c.args.lua, '-lluatrace', prog], cwd=c.tmp, env=env,
                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, start_new_session=True)
     c.procs.append(p)
@@ -514,7 +517,10 @@ def case_inc(c):
 
 
 def case_dump(c):
-    p = start(c, INC)
+    """dump while the program sits in C; the program runs by its absolute
+    path, which dump shows relative to the program's working directory
+    (prog.lua:N), as every label people read (rd_label.h)."""
+    p = start(c, INC, whole_path=True)
     time.sleep(0.2)
     t0 = time.monotonic()
     r = recorderd(c, 'dump', str(p.pid), '--timeout', '20')

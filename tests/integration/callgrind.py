@@ -63,12 +63,11 @@ def read_folded(path):
     return leaves, total
 
 
-def cg_name(label):
-    """The callgrind function name of a folded label NAME@SRC:LINE."""
-    name, where = label.rsplit('@', 1)
-    if where == '?':
-        return '? (unknown frame)'
-    return '%s %s' % (name, where)
+def cg_name(label, cwd):
+    """The callgrind function name of a folded label NAME@SRC:LINE: the
+    label people read, NAME (SRC:LINE), SRC relative to the program's
+    working directory cwd (rd_label.h)."""
+    return corpus.human_label(label, cwd)
 
 
 def read_callgrind(path):
@@ -118,8 +117,8 @@ def fn_rows(rows):
 
 
 def profile_totals(path):
-    """{callgrind name: total ms} of profile.txt's by-total table; labels
-    found twice (two C functions of one name) are left out."""
+    """{callgrind name: total ms} of profile.txt's by-total table (one
+    label in both, rd_label.h); labels found twice (two C functions of one name) are left out."""
     totals, seen, on = {}, set(), False
     with open(path) as f:
         for line in f:
@@ -129,10 +128,7 @@ def profile_totals(path):
             parts = line.split(None, 6)
             if not on or len(parts) < 7 or not parts[0].isdigit():
                 continue
-            label = parts[6].rstrip('\n')
-            m = re.match(r'^(.*) \((.*)\)$', label)
-            if m and label != '? (unknown frame)':
-                label = '%s %s' % (m.group(1), m.group(2))
+            label = parts[6].rstrip('\n')  # callgrind's name too (rd_label.h)
             if label in seen:
                 totals.pop(label, None)
             else:
@@ -141,12 +137,12 @@ def profile_totals(path):
     return totals
 
 
-def check_self(selfs, folded):
+def check_self(selfs, folded, cwd):
     leaves, ftotal = folded
     by_name = {}
     for leaf, (w, n) in leaves.items():
-        old = by_name.get(cg_name(leaf), (0, 0))
-        by_name[cg_name(leaf)] = (old[0] + w, old[1] + n)
+        old = by_name.get(cg_name(leaf, cwd), (0, 0))
+        by_name[cg_name(leaf, cwd)] = (old[0] + w, old[1] + n)
     for name, (w, n) in by_name.items():
         got = selfs.get(name, 0)
         check(abs(got - w) <= n, 'self of %s: callgrind %d, folded %d' % (name, got, w))
@@ -184,7 +180,7 @@ def one(args, prog, tmp):
     check(total[1] == folded['lines'][1], 'lines %d, folded %d' % (total[1], folded['lines'][1]))
     check(sum(selfs.values()) == total[0], 'self costs add up to %d, not %d'
           % (sum(selfs.values()), total[0]))
-    check_self(selfs, folded['time'])
+    check_self(selfs, folded['time'], corpus.session_cwd(session))
     nodes = sum(n for _, n in folded['time'][0].values())
     rest = total[0] - folded['time'][1]
     check(abs(rest - selfs.get('(no frame)', 0)) <= nodes,

@@ -20,6 +20,13 @@ daemon, socket and shm segments even when it fails. Cases:
   killed      recorderd killed with SIGKILL mid-run: the program finishes
               with unchanged output and says once that tracing stopped
   profile     lua5.1 -lluatrace.profile: summary at exit, reports written
+  cnames      C functions no global reaches: package.loaders[N],
+              luaopen_lfs, FILE*:read, lfs's directory iterator; never
+              function#N
+  summary     run's summary: traced time, events, the top 10 by self time
+              as profile.txt has them, the report.html to open
+  labels      name (file:line), relative to the program's working directory,
+              in every output people read; folded stacks whole
   badtrace    recorderd report refuses a non-trace and a truncated trace
   exit        os.exit inside nested calls: session complete, exit code kept
   badring     LUATRACE_RING values that are not a power of two in range:
@@ -38,7 +45,9 @@ daemon, socket and shm segments even when it fails. Cases:
 """
 
 import argparse
+import gzip
 import json
+import re
 import os
 import shutil
 import signal
@@ -1304,6 +1313,136 @@ def case_names(c):
            'an alias was chosen: %s' % sorted(top))
 
 
+def case_cnames(c):
+    """C functions no global reaches are named as a person looks them up:
+    require's loaders (package.loaders[N]), a C module's luaopen_ (its
+    exported symbol), methods of registry metatables (FILE*:read, lfs's
+    directory iterator), lpeg.match also when called as a pattern's
+    method; never function#N (luacheck's top 20 had `function#3 [C]`, the
+    Lua loader, before)."""
+    c.write('mod_c.lua', 'return {f = function() return 1 end}\n')
+    prog = c.write('cnames.lua', 'local lfs, lpeg = require "lfs", require "lpeg"\n'
+                   'local m = require "mod_c"\n'
+                   'local fh = io.open(arg[0]) local l = fh:read("*l") fh:close()\n'
+                   'local n = 0 for _ in lfs.dir(".") do n = n + 1 end\n'
+                   'local p = lpeg.C(lpeg.P"a")\n'
+                   'io.stdout:write(l, " ", m.f(), " ", lpeg.match(p, "a"), p:match("a"), "\\n")\n')
+    c.start_daemon()
+    r = c.lua(prog, c.env(LUATRACE_SOCKET=c.sock, LUATRACE_SHM='cnames'), traced=True)
+    c.stop_daemon()
+    expect(r.status == 0 and r.out.startswith(b'local lfs'), 'program failed: %r %r' % (r.out, r.err))
+    calls = c.folded(c.session('cnames'), 'calls')
+    top = {}
+    for stack, n in calls.items():
+        leaf = stack.split(';')[-1]
+        top[leaf] = top.get(leaf, 0) + n
+    for label, n in (('package.loaders[1]@[C]', 3), ('package.loaders[2]@[C]', 3),
+                     ('package.loaders[3]@[C]', 2), ('luaopen_lfs@[C]', 1),
+                     ('luaopen_lpeg@[C]', 1), ('FILE*:read@[C]', 1), ('FILE*:write@[C]', 1),
+                     ('lfs.dir@[C]', 1), ('lpeg.match@[C]', 2)):
+        expect(top.get(label) == n, 'want %d calls of %s: %s' % (n, label, sorted(top)))
+    expect(top.get('directory metatable:next@[C]', 0) >= 3, 'lfs.dir\'s iterator: %s' % sorted(top))
+    expect(not [k for k in top if re.search(r'^function#\d', k)],
+           'a function#N label: %s' % sorted(top))
+
+
+SUMMARY_HEAD = re.compile(r'^luatrace: traced time: (\d+\.\d{3}) ms   events: (\d+)$')
+SUMMARY_ROW = re.compile(r'^ *(\d+\.\d{3}) +(\d+\.\d{2}) +(\d+)  (.+)$')
+PROFILE_ROW = re.compile(r'^ *(\d+) +(\d+\.\d{3}) +(\d+\.\d{2}) +\S+ +\S+ +\S+  (.+)$')
+
+
+def profile_self_rows(session):
+    """[(self ms, self%, calls, label)] of profile.txt's self-time table."""
+    rows, on = [], False
+    for line in open(os.path.join(session, 'profile.txt')):
+        if line.startswith('By '):
+            on = line.startswith('By self time')
+        m = PROFILE_ROW.match(line.rstrip('\n')) if on else None
+        if m:
+            rows.append((m.group(2), m.group(3), m.group(1), m.group(4)))
+    return rows
+
+
+def case_summary(c):
+    """run's summary on stderr: traced time and events (as profile.txt and
+    session.json), the top 10 functions by self time (profile.txt's first
+    rows, those with self time), and the report.html to open, relative to
+    our working directory (--out given whole). It was two 20-row tables
+    and the session directory, no page named."""
+    prog = c.write('summary.lua', ''.join('local function f%d() return %d end\n' % (i, i)
+                                          for i in range(14)) +
+                   'for i = 1, 50 do %s end\n' % ' '.join('f%d()' % i for i in range(14)))
+    r = run([c.args.recorderd, 'run', '--out', c.out, '--', c.args.lua, prog], c.tmp, c.env())
+    expect(r.status == 0, 'run: %d %r' % (r.status, r.err))
+    session = c.session('summary')
+    lines = r.err.decode().split('\n')
+    while lines and not lines[0]:
+        lines.pop(0)
+    head = SUMMARY_HEAD.match(lines[0]) if lines else None
+    expect(head, 'summary head: %r' % lines[:1])
+    meta = json.load(open(os.path.join(session, 'session.json')))
+    profile = open(os.path.join(session, 'profile.txt')).read()
+    expect('traced time: %s ms ' % head.group(1) in profile and
+           int(head.group(2)) == meta['events'], 'totals %r: %s' % (lines[0], meta))
+    expect(lines[1].split() == ['self', 'ms', 'self%', 'calls', 'function', '(top', '10', 'by',
+                                'self', 'time)'], 'table head %r' % lines[1])
+    rows = [SUMMARY_ROW.match(l) for l in lines[2:12]]
+    expect(all(rows), 'rows: %r' % lines[2:12])
+    want = profile_self_rows(session)[:10]  # 15 functions ran, each for some time
+    expect([m.groups() for m in rows] == want,
+           'summary rows %r, profile.txt %r' % ([m.groups() for m in rows], want))
+    page = os.path.join(os.path.relpath(c.out, c.tmp), 'summary', 'report.html')
+    expect(lines[12:] == ['open: ' + page, ''], 'after the table: %r' % lines[12:])
+    expect(os.path.isfile(os.path.join(c.tmp, page)), 'no %s' % page)
+
+
+def case_labels(c):
+    """Labels people read are `name (file:line)`, a file under the
+    program's working directory relative to it: profile.txt, the flame
+    graph, report.html, callgrind's function names, pprof's, and `report`
+    later on; one outside it whole. The folded stacks keep NAME@SRC:LINE
+    whole (the corpus compares them with the reference tracer). The
+    flame graph began each label with the absolute path (`/tmp..`)."""
+    os.makedirs(os.path.join(c.tmp, 'app', 'lib'))
+    c.write('app/lib/m.lua', 'return {work = function(n) local s = 0\n'
+            '  for i = 1, n do s = s + i end return s end}\n')
+    prog = c.write('app/main.lua', 'package.path = %r .. ";" .. package.path\n'
+                   'local m, inspect = require "m", require "inspect"\n'
+                   'print(m.work(20000), inspect({1}))\n' % (os.path.join(c.tmp, 'app', 'lib', '?.lua')))
+    c.used.add('main')
+    r = run([c.args.recorderd, 'run', '--quiet', '--out', c.out, '--', c.args.lua, prog], c.tmp,
+            c.env())
+    expect(r.status == 0, 'run: %d %r' % (r.status, r.err))
+    session = c.session('main')
+    folded = open(os.path.join(session, 'stacks.folded')).read()
+    whole = 'm.work@%s:1' % os.path.join(c.tmp, 'app', 'lib', 'm.lua')
+    expect(whole in folded, 'folded stacks: %r' % folded[:400])
+    label = 'm.work (app/lib/m.lua:1)'
+    outside = re.search(r'inspect.inspect \(/usr/share/lua/5.1/inspect.lua:\d+\)', profile_text(session))
+    expect(outside, 'no inspect.inspect with its whole path in profile.txt')
+    svg = open(os.path.join(session, 'flamegraph.svg')).read()
+    page = open(os.path.join(session, 'report.html')).read()
+    cg = open(os.path.join(session, 'callgrind.out')).read()
+    pb = gzip.open(os.path.join(session, 'profile.pb.gz')).read()
+    later = run([c.args.recorderd, 'report', session, '--format', 'profile'], '/', base_env())
+    for what, text in (('profile.txt', profile_text(session)), ('report --format profile',
+                       later.out.decode()), ('callgrind.out', cg), ('pprof', pb.decode('utf-8', 'replace'))):
+        expect(label in text and 'main chunk (app/main.lua:0)' in text,
+               '%s: no %s: %r' % (what, label, text[:3000]))
+    for what, text in (('flamegraph.svg', svg), ('report.html', page)):
+        expect('<title>%s (' % label in text and '<title>main chunk (app/main.lua:0) (' in text,
+               '%s: no frame %s' % (what, label))
+    expect('<td class="l">%s</td>' % label in page, 'report.html: %s not in the top table' % label)
+    expect('">app/lib/m.lua</h3>' in page and '">app/lib/m.lua</a>' in page,
+           'report.html: the source app/lib/m.lua not named relative to the working directory')
+    expect(re.search(r'\nc?fn=\(\d+\) %s\n' % re.escape(label), cg), 'callgrind: fn= %s' % label)
+
+
+def profile_text(session):
+    with open(os.path.join(session, 'profile.txt')) as f:
+        return f.read()
+
+
 def case_badring(c):
     prog = c.write('hello.lua', 'print("hello")\n')
     plain = c.lua(prog, c.env())
@@ -1382,7 +1521,8 @@ def case_profile(c):
             c.env(LUATRACE_OUT=c.out))
     same_output(plain, r)
     err = r.err.decode()
-    expect('By self time' in err and 'f (hello.lua:1)' in err, 'no summary: %r' % err)
+    expect('function (top 10 by self time)' in err and ' f (hello.lua:1)\n' in err,
+           'no summary: %r' % err)
     meta = json.load(open(os.path.join(c.session('profile'), 'session.json')))
     expect(meta['status'] == 'complete', 'session %s' % meta)
 
@@ -1536,7 +1676,7 @@ CASES = {'overflow': case_overflow, 'badring': case_badring, 'recycled': case_re
          'restart': case_restart, 'tronco': case_tronco, 'dbghook': case_dbghook, 'longpath': case_longpath,
          'fsizelimit': case_fsizelimit, 'tron': case_tron, 'coroutine': case_coroutine,
          'spawn0': case_spawn0, 'killed': case_killed, 'profile': case_profile,
-         'badtrace': case_badtrace, 'exit': case_exit, 'names': case_names,
+         'badtrace': case_badtrace, 'exit': case_exit, 'names': case_names, 'cnames': case_cnames, 'summary': case_summary, 'labels': case_labels,
          'hostresume': case_hostresume, 'multistate': case_multistate,
          'untraced': case_untraced, 'invisible': case_invisible,
          'ownframes': case_ownframes, 'dashl': case_dashl, 'shmfull': case_shmfull, 'nomem': case_nomem,

@@ -17,6 +17,7 @@ Exit status: 0 pass, 1 fail, 77 skipped (recorderd does not exist).
 """
 
 import argparse
+import json
 import os
 import shutil
 import signal
@@ -205,6 +206,30 @@ def find_session(outdir):
         raise Failure('expected one session directory in %s, found %r'
                       % (outdir, os.listdir(outdir)))
     return os.path.join(outdir, dirs[0])
+
+
+def human_label(label, cwd=None):
+    """What people read (recorderd/rd_label.h) for a folded label
+    NAME@SRC:LINE: `NAME (SRC:LINE)`, SRC past "CWD/" when under the
+    program's working directory cwd and past a leading "./"; `NAME [C]`."""
+    name, where = label.rsplit('@', 1)
+    if where == '?':
+        return '? (unknown frame)'
+    if where == '[C]':
+        return name + ' [C]'
+    src, line = where.rsplit(':', 1)
+    cwd = (cwd or '').rstrip('/')
+    if cwd and src.startswith(cwd + '/') and len(src) > len(cwd) + 1:
+        src = src[len(cwd) + 1:]
+    while src.startswith('./') and len(src) > 2:
+        src = src[2:]
+    return '%s (%s:%s)' % (name, src, line)
+
+
+def session_cwd(session):
+    """The program's working directory, from the session's session.json."""
+    with open(os.path.join(session, 'session.json')) as f:
+        return json.load(f).get('cwd')
 
 
 def report(args, session, weight, tmp):

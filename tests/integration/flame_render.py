@@ -365,7 +365,8 @@ def check_frames(res):
 
 
 def profile_totals(session):
-    """{flame label: total ms} of profile.txt's total-time table."""
+    """{label: total ms} of profile.txt's total-time table (the flame
+    graph's labels are profile.txt's, rd_label.h)."""
     totals, on = {}, False
     with open(os.path.join(session, 'profile.txt')) as f:
         for line in f:
@@ -373,23 +374,20 @@ def profile_totals(session):
                 on = True
             m = PROFILE_ROW.match(line) if on else None
             if m:
-                name = m.group(3)
-                c = re.match(r'^(.*) \[C\]$', name)
-                lua = re.match(r'^(.*) \((.*):(\d+)\)$', name)
-                label = c.group(1) + '@[C]' if c else '%s@%s:%s' % lua.groups() if lua else name
-                totals[label] = float(m.group(1))
+                totals[m.group(3)] = float(m.group(1))
     check(totals, 'no total-time table in profile.txt')
     return totals
 
 
 def call_tree_nodes(session):
-    """{label: number of call-tree nodes it is in}, from stacks.folded: a
-    function in one drawn frame may be in other nodes too narrow to draw
-    (under 0.1 px), which profile.txt's total counts."""
-    paths = {}
+    """{label: number of call-tree nodes it is in}, from stacks.folded
+    (each NAME@SRC:LINE as the flame graph shows it): a function in one
+    drawn frame may be in other nodes too narrow to draw (under 0.1 px),
+    which profile.txt's total counts."""
+    paths, cwd = {}, corpus.session_cwd(session)
     with open(os.path.join(session, 'stacks.folded')) as f:
         for line in f:
-            frames = line.rsplit(' ', 1)[0].split(';')
+            frames = [corpus.human_label(fr, cwd) for fr in line.rsplit(' ', 1)[0].split(';')]
             for k, label in enumerate(frames):
                 paths.setdefault(label, set()).add(tuple(frames[:k + 1]))
     return {label: len(p) for label, p in paths.items()}
@@ -482,7 +480,7 @@ def search_for(page):
     from the frames' titles in the page's markup."""
     with open(page, encoding='utf-8') as f:
         titles = re.findall(r'<g class="f" data-d="[1-9]\d*"><title>([^<]*)</title>', f.read())
-    names = [html.unescape(t).split('@')[0] for t in titles]
+    names = [re.split(r' \(| \[C\]$', html.unescape(t))[0] for t in titles]
     for n in sorted(set(names), key=lambda n: (min(names.count(n), 2), len(n), n), reverse=True):
         if re.match(r'^[A-Za-z_]{3,}$', n) and 0 < names.count(n) < len(names):
             return n

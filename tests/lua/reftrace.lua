@@ -37,16 +37,17 @@ if not has_c then
   error("reftrace: needs reftrace_c.so (tests/lua/reftrace_c.c) on LUA_CPATH: "
         .. tostring(rc))
 end
-local cupvalue, cfid, cbase = rc.cupvalue, rc.cfid, rc.cbase
+local cupvalue, cfid, cbase, csym = rc.cupvalue, rc.cfid, rc.cbase, rc.csym
 
 local getinfo, getlocal = debug.getinfo, debug.getlocal
 local sethook, gethook = debug.sethook, debug.gethook
 local running, co_resume = coroutine.running, coroutine.resume
 local co_status = coroutine.status
-local rawequal, next, type, tostring = rawequal, next, type, tostring
+local rawequal, rawget, next, type, tostring = rawequal, rawget, next, type, tostring
 local dump = string.dump
 local G = getfenv(0)                     -- the table of globals
-local LOADED = debug.getregistry()._LOADED  -- package.loaded
+local REGISTRY = debug.getregistry()
+local LOADED = REGISTRY._LOADED  -- package.loaded
 local SELF = getinfo(1, "S").source
 
 -- REFTRACE_NAIVE=1: re-read the whole stack at every event (slow; checks the
@@ -102,6 +103,37 @@ local function global_name(f)
   return best
 end
 
+-- A C function no global or module holds: the shortest of
+-- package.loaders[N] and KEY:k, k a string key of a table held by the
+-- registry under the string KEY (a metatable: FILE*:read), or of that
+-- table's __index table; else its exported C symbol (luaopen_lfs).
+local function c_name(f)
+  local best
+  local cf = cfid(f)
+  local function scan(t, key)
+    for k, v in next, t do
+      if type(k) == "string" and same(v, f, cf) then best = shorter(best, key .. ":" .. k) end
+    end
+  end
+  local pkg = rawget(LOADED, "package")
+  local loaders = type(pkg) == "table" and rawget(pkg, "loaders")
+  if type(loaders) == "table" then
+    for i = 1, 64 do
+      local v = rawget(loaders, i)
+      if v == nil then break end
+      if same(v, f, cf) then best = shorter(best, "package.loaders[" .. i .. "]") end
+    end
+  end
+  for key, mt in next, REGISTRY do
+    if type(key) == "string" and key ~= "_LOADED" and type(mt) == "table" then
+      scan(mt, key)
+      local index = rawget(mt, "__index")
+      if type(index) == "table" and not rawequal(index, mt) then scan(index, key) end
+    end
+  end
+  return best or csym(f)
+end
+
 -- Every wrap closure is one C function; each coroutine body is one
 -- function to a reader: the key of the body the closure's coroutine runs
 -- (its deepest frame, or the function at its base before it starts).
@@ -153,7 +185,7 @@ local function label_of(info)
   elseif generic_wrap then
     name = "coroutine.wrap function"
   else
-    name = global_name(f) or info.name or "function"
+    name = global_name(f) or (what == "C" and c_name(f)) or info.name or "function"
   end
   name, where = clean(name:sub(1, 1023)), clean(where)  -- names are cut at 1023 bytes
   -- two keys with one label: the second is NAME#2, the third NAME#3...,

@@ -1,10 +1,12 @@
-/* reftrace_c: the one thing tests/lua/reftrace.lua cannot do in plain Lua
- * 5.1: read an upvalue of a C function. debug.getupvalue refuses C
+/* reftrace_c: what tests/lua/reftrace.lua cannot do in plain Lua 5.1:
+ * read an upvalue of a C function, and name a C function by its exported
+ * symbol (csym: luaopen_lfs, which require calls and no table holds). debug.getupvalue refuses C
  * functions in 5.1, and a coroutine.wrap closure keeps its coroutine in its
  * first upvalue; the reference tracer needs that coroutine to hook it.
- * require "reftrace_c" returns a table with cupvalue(f, n), cfid(f) and
- * cbase(co). */
+ * require "reftrace_c" returns a table with cupvalue(f, n), cfid(f),
+ * cbase(co) and csym(f). */
 
+#include <dlfcn.h>
 #include <lua.h>
 #include <lauxlib.h>
 
@@ -50,6 +52,18 @@ static int cfid(lua_State *L)
   return 1;
 }
 
+/* csym(f): the exported symbol exactly at C function f's address, or
+ * nothing (a static function, a Lua function). */
+static int csym(lua_State *L)
+{
+  lua_CFunction f = lua_tocfunction(L, 1);
+  Dl_info dl;
+  if (!f || !dladdr((void *)f, &dl) || !dl.dli_sname || dl.dli_saddr != (void *)f)
+    return 0;
+  lua_pushstring(L, dl.dli_sname);
+  return 1;
+}
+
 RT_EXPORT int luaopen_reftrace_c(lua_State *L)
 {
   lua_newtable(L);
@@ -59,5 +73,7 @@ RT_EXPORT int luaopen_reftrace_c(lua_State *L)
   lua_setfield(L, -2, "cfid");
   lua_pushcfunction(L, cbase);
   lua_setfield(L, -2, "cbase");
+  lua_pushcfunction(L, csym);
+  lua_setfield(L, -2, "csym");
   return 1;
 }

@@ -95,11 +95,11 @@ static const char EXPECTED[] = "# callgrind format\n"
                                "summary: 120 7\n"
                                "\n"
                                "fl=(1) no/such/app.lua\n"
-                               "fn=(1) main no/such/app.lua:0\n"
+                               "fn=(1) main (no/such/app.lua:0)\n"
                                "5 12 0\n"
                                "6 0 1\n"
                                "7 0 1\n"
-                               "cfn=(2) a no/such/app.lua:50\n"
+                               "cfn=(2) a (no/such/app.lua:50)\n"
                                "calls=1 50\n"
                                "5 66 4\n"
                                "cfl=(2) [C]\n"
@@ -107,14 +107,14 @@ static const char EXPECTED[] = "# callgrind format\n"
                                "calls=1 0\n"
                                "6 13 0\n"
                                "cfl=(3) lib.lua\n"
-                               "cfn=(4) a lib.lua:1\n"
+                               "cfn=(4) a (lib.lua:1)\n"
                                "calls=1 1\n"
                                "7 29 1\n"
                                "\n"
                                "fn=(2)\n"
                                "50 6 0\n"
                                "51 28 2\n"
-                               "cfn=(5) b no/such/app.lua:60\n"
+                               "cfn=(5) b (no/such/app.lua:60)\n"
                                "calls=2 60\n"
                                "51 52 3\n"
                                "\n"
@@ -211,7 +211,7 @@ START_TEST(test_callgrind_paths)
     char *got = render(NULL, dir);
     unlink(file);
     rmdir(dir);
-    snprintf(want, sizeof want, "\nfl=(1) %s\nfn=(1) main app.lua:0\n", real);
+    snprintf(want, sizeof want, "\nfl=(1) %s\nfn=(1) main (app.lua:0)\n", real);
     ck_assert_msg(strstr(got, want) != NULL, "no %s in\n%s", want, got);
     ck_assert_ptr_nonnull(strstr(got, "\ncfl=(3) lib.lua\n")); /* does not resolve */
     free(got);
@@ -234,14 +234,14 @@ START_TEST(test_callgrind_tail_call)
     EV(RET, 2, 1);
     EV(LINE, 1, 1, 7);
     char *got = render(NULL, NULL);
-    const char *want = "fn=(1) main app.lua:0\n"
+    const char *want = "fn=(1) main (app.lua:0)\n"
                        "5 1 0\n"
                        "6 2 1\n" /* the call's dt, and the first after it returned */
                        "7 0 1\n"
-                       "cfn=(2) a app.lua:50\n"
+                       "cfn=(2) a (app.lua:50)\n"
                        "calls=1 50\n"
                        "6 2 1\n"
-                       "cfn=(3) b app.lua:60\n"
+                       "cfn=(3) b (app.lua:60)\n"
                        "calls=1 60\n"
                        "6 2 1\n"
                        "\n";

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "rd_flame.h"
+#include "rd_label.h"
 #include "rd_speedscope.h"
 
 #define MS 1000000ull
@@ -138,12 +139,12 @@ static int python_check(const char *text, const char *code)
 START_TEST(test_flame_widths)
 {
     char *svg = render(rd_flame_write_svg, "t");
-    double all = width_of(svg, "all"), main = width_of(svg, "main@app.lua:0");
+    double all = width_of(svg, "all"), main = width_of(svg, "main (app.lua:0)");
     ck_assert_double_eq_tol(all, 1180.0, 0.01);
     ck_assert_double_eq_tol(main / all, 1.0, 1e-3);
-    ck_assert_double_eq_tol(width_of(svg, "work@app.lua:7") / all, 0.45, 1e-3);
-    ck_assert_double_eq_tol(width_of(svg, "print@[C]") / all, 0.45, 1e-3);
-    ck_assert_double_eq_tol(width_of(svg, "a&lt;&amp;&quot;b?\xEF\xBF\xBD@app.lua:9") / all, 0.10, 1e-3);
+    ck_assert_double_eq_tol(width_of(svg, "work (app.lua:7)") / all, 0.45, 1e-3);
+    ck_assert_double_eq_tol(width_of(svg, "print [C]") / all, 0.45, 1e-3);
+    ck_assert_double_eq_tol(width_of(svg, "a&lt;&amp;&quot;b?\xEF\xBF\xBD (app.lua:9)") / all, 0.10, 1e-3);
     free(svg);
 }
 END_TEST
@@ -152,9 +153,9 @@ START_TEST(test_flame_titles)
 {
     char *svg = render(rd_flame_write_svg, "my <app>");
     ck_assert_ptr_nonnull(strstr(svg, "<title>all (1000.000 ms, 100.00%)</title>"));
-    ck_assert_ptr_nonnull(strstr(svg, "<title>main@app.lua:0 (1000.000 ms, 100.00%)</title>"));
-    ck_assert_ptr_nonnull(strstr(svg, "<title>work@app.lua:7 (450.000 ms, 45.00%)</title>"));
-    ck_assert_ptr_nonnull(strstr(svg, "<title>print@[C] (450.000 ms, 45.00%)</title>"));
+    ck_assert_ptr_nonnull(strstr(svg, "<title>main (app.lua:0) (1000.000 ms, 100.00%)</title>"));
+    ck_assert_ptr_nonnull(strstr(svg, "<title>work (app.lua:7) (450.000 ms, 45.00%)</title>"));
+    ck_assert_ptr_nonnull(strstr(svg, "<title>print [C] (450.000 ms, 45.00%)</title>"));
     ck_assert_ptr_nonnull(strstr(svg, ">my &lt;app&gt;</text>"));
     ck_assert_int_eq(count(svg, "<g class=\"f\""), 6); /* all, main, work, weird, print, long */
     free(svg);
@@ -167,7 +168,7 @@ START_TEST(test_flame_escaping)
     ck_assert_ptr_null(strstr(svg, "a<&"));
     ck_assert_ptr_null(strstr(svg, "\x01"));
     ck_assert_ptr_null(strstr(svg, "\xff"));
-    ck_assert_ptr_nonnull(strstr(svg, "<title>a&lt;&amp;&quot;b?\xEF\xBF\xBD@app.lua:9 (100.000 ms"));
+    ck_assert_ptr_nonnull(strstr(svg, "<title>a&lt;&amp;&quot;b?\xEF\xBF\xBD (app.lua:9) (100.000 ms"));
     int rc = python_check(svg, "import sys, xml.etree.ElementTree as E; "
                                "r = E.parse(sys.argv[1]).getroot(); "
                                "sys.exit(0 if r.tag.endswith(\"svg\") else 1)");
@@ -180,7 +181,7 @@ START_TEST(test_flame_skipped)
 {
     char *svg = render(rd_flame_write_svg, NULL);
     ck_assert_ptr_null(strstr(svg, "idle@"));                   /* no time */
-    ck_assert_int_eq(count(svg, "<title>work@app.lua:7 ("), 1); /* 10 ns under print */
+    ck_assert_int_eq(count(svg, "<title>work (app.lua:7) ("), 1); /* 10 ns under print */
     free(svg);
 }
 END_TEST
@@ -188,13 +189,39 @@ END_TEST
 START_TEST(test_flame_clipped)
 {
     char *svg = render(rd_flame_write_svg, NULL), text[256], title[256];
-    snprintf(title, sizeof title, "%s@app.lua:30", g_long);
+    snprintf(title, sizeof title, "%s (app.lua:30)", g_long);
     double w = width_of(svg, title); /* 5% of 1180 px: 59 px, 7 characters */
     text_of(svg, title, text, sizeof text);
     ck_assert_double_eq_tol(w, 59.0, 0.01);
     ck_assert_str_eq(text, "lllll..");
-    text_of(svg, "main@app.lua:0", text, sizeof text);
-    ck_assert_str_eq(text, "main@app.lua:0");
+    text_of(svg, "main (app.lua:0)", text, sizeof text);
+    ck_assert_str_eq(text, "main (app.lua:0)");
+    free(svg);
+}
+END_TEST
+
+/* A frame's label is `name (file:line)`, the file relative to the
+ * program's working directory when under it, so that a cut keeps the
+ * name: with the whole path first it was "/home/.." */
+START_TEST(test_flame_relative)
+{
+    ck_assert_int_eq(rd_label_set_cwd(&M, "/home/u/proj"), 0);
+    str(8, "/home/u/proj/lib/parse.lua");
+    str(9, "parse");
+    str(10, "/home/u/projX/other.lua");
+    str(11, "other");
+    lt_event a = {.kind = LT_EV_FUNC, .nargs = 7, .a = {7, LT_WHAT_LUA, 8, 9, 3, 9, 0}};
+    lt_event b = {.kind = LT_EV_FUNC, .nargs = 7, .a = {8, LT_WHAT_LUA, 10, 11, 4, 9, 0}};
+    ck_assert_int_eq(rd_model_add_func(&M, &a), 0);
+    ck_assert_int_eq(rd_model_add_func(&M, &b), 0);
+    uint32_t main = rd_model_child(&M, 0, F_MAIN);
+    node(main, 7, 50 * MS);
+    node(main, 8, 50 * MS);
+    char *svg = render(rd_flame_write_svg, NULL), text[256];
+    text_of(svg, "parse (lib/parse.lua:3)", text, sizeof text);
+    ck_assert_str_eq(text, "pars.."); /* 4.5%: 6 characters */
+    text_of(svg, "other (/home/u/projX/other.lua:4)", text, sizeof text); /* not under it */
+    ck_assert_str_eq(text, "othe..");
     free(svg);
 }
 END_TEST
@@ -277,6 +304,7 @@ int main(void)
     ADD(s, test_flame_escaping);
     ADD(s, test_flame_skipped);
     ADD(s, test_flame_clipped);
+    ADD(s, test_flame_relative);
     ADD(s, test_flame_empty);
     ADD(s, test_speedscope_structure);
     ADD(s, test_speedscope_parse);

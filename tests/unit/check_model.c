@@ -153,7 +153,7 @@ START_TEST(test_model_label_writers)
     ck_assert_ptr_nonnull(strstr(profile, " a#2 [C]\n"));
     ck_assert_ptr_nonnull(strstr(speedscope, "{\"name\":\"a#2\",\"file\":\"app.lua\",\"line\":10}"));
     ck_assert_ptr_nonnull(strstr(speedscope, "{\"name\":\"a#2 [C]\"}"));
-    ck_assert_ptr_nonnull(strstr(callgrind, "a#2 app.lua:10"));
+    ck_assert_ptr_nonnull(strstr(callgrind, "a#2 (app.lua:10)"));
     ck_assert_ptr_nonnull(strstr(callgrind, "a#2 [C]"));
     free(folded);
     free(profile);

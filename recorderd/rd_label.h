@@ -1,0 +1,26 @@
+/* rd_label: the one label people read. profile.txt, the summary, the
+ * flame graph, report.html, top, dump, callgrind's and pprof's function
+ * names show a function as `name (file:line)` (`name [C]`), the name first
+ * so that a label cut to its frame keeps it, and a file under the
+ * program's working directory relative to it (the folded stacks keep
+ * NAME@SRC:LINE, the key the corpus compares). */
+#ifndef RD_LABEL_H
+#define RD_LABEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rd_model.h"
+
+/* Keeps a copy of the program's working directory (NULL or not absolute:
+ * none; paths are then shown as traced). Returns 0 or -ENOMEM. */
+int rd_label_set_cwd(rd_model *m, const char *cwd);
+
+/* src as shown: past "CWD/" when it starts so, else src itself. */
+const char *rd_label_src(const rd_model *m, const char *src);
+
+/* "name (file:line)", "name [C]" or "? (unknown frame)" into buf; line 0:
+ * the function's linedefined (a frame's current line otherwise). */
+void rd_label_human(const rd_model *m, uint32_t fid, uint32_t line, char *buf, size_t cap);
+
+#endif
