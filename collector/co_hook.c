@@ -507,8 +507,10 @@ call_switch(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
         uintptr_t e = co_tag_entry(&s->th, (uint32_t)co_int_at(L, LS_HOOKCOUNT), &i);
         if (e == (uintptr_t)L)
             id = i; /* known */
-        else if ((e & ~CO_STALE) != (uintptr_t)L) /* new: its THREAD fits */
-            id = co_thread_new(s, L);
+        else if ((e & ~CO_STALE) != (uintptr_t)L && !(co_nchain && co_chain_find(L)))
+            id = co_thread_new(s, L); /* new: its THREAD fits. A chained thread's
+                                         count is the program's: its id is in
+                                         its entry (switch_slow) */
     }
     if (!id) {
         any_event(s, L, ar, t0);
