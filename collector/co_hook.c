@@ -75,6 +75,78 @@ CO_INLINE uint32_t depth_before(const lua_Debug *ar)
 
 static void stack_record(co_state *s, lua_State *L, uint32_t id, unsigned reason, int from);
 
+/* Lua runs no hooks in T now (T is in a hook or a __gc finalizer). */
+CO_INLINE int hooks_off(const lua_State *T)
+{
+    return ((const uint8_t *)T)[LS_ALLOWHOOK] == 0;
+}
+
+/* The thread of the last record may have resumed another where Lua runs
+ * no hooks (untraced_resumer): the switch takes switch_slow. */
+CO_INLINE int maybe_untraced(const co_state *s)
+{
+    return s->untraced_id || hooks_off(s->cur_L);
+}
+
+/* The thread that resumed another with hooks off (untraced_resumer) still
+ * runs so, and is not L. */
+static int untraced_still(const co_state *s, lua_State *L)
+{
+    int st;
+    lua_State *o = s->untraced_L;
+    return s->untraced_id && s->untraced_id < s->th.cap && s->th.t[s->untraced_id] == o &&
+           o != L && hooks_off(o) && co_thread_resumed(s, o, &st);
+}
+
+/* L runs after the last record's thread O. If O runs with hooks off (its
+ * hook or a finalizer called coroutine.resume: those frames are in no
+ * record), L hangs under O's real stack: O's stack goes first (START).
+ * Until O runs traced again it may resume others from there (L yielded
+ * back to it unseen): each gets O's stack as it is then. O's next records
+ * unwind those frames by depth. Layout verified only. */
+static void untraced_resumer(co_state *s, lua_State *L, int resumed)
+{
+    lua_State *o = NULL;
+    uint32_t id = 0;
+    if (resumed && hooks_off(s->cur_L)) {
+        o = s->cur_L;
+        id = s->cur_id;
+    } else if (resumed) {
+        return; /* a traced resume (in O's episode, if any: it goes on) */
+    } else if (untraced_still(s, L)) {
+        o = s->untraced_L;
+        id = s->untraced_id;
+    }
+    s->untraced_L = o;
+    s->untraced_id = id;
+    if (o && lua_checkstack(o, LUA_MINSTACK)) /* naming pushes onto o's stack */
+        stack_record(s, o, id, LT_R_HOOKED, 0);
+}
+
+/* L, which called coroutine.yield at depth yield_depth while a thread O
+ * ran with hooks off (untraced_resumer), has the next event: if it is that
+ * yield's return, O (its hook, a finalizer) resumed L again, unseen. The
+ * records say so: O's stack as it is now, L yielded to O, O resumed L.
+ * Returns 1 if it wrote them (the event's dt went to the YIELD). */
+static int __attribute__((noinline))
+untraced_again(co_state *s, lua_State *L, const lua_Debug *ar, uint64_t dt)
+{
+    uint32_t d = s->yield_depth;
+    s->yield_depth = 0;
+    if (L != s->cur_L || ar->event != LUA_HOOKRET || (uint32_t)ar->i_ci != d ||
+        !untraced_still(s, L) || !lua_checkstack(s->untraced_L, LUA_MINSTACK))
+        return 0;
+    co_hook_slow(s);
+    stack_record(s, s->untraced_L, s->untraced_id, LT_R_HOOKED, 0);
+    uint8_t *p = co_out_hot(s);
+    if (p)
+        put_switch(s, p, 0, dt, s->untraced_id, 0, 0);
+    p = p ? co_out_hot(s) : NULL;
+    if (p)
+        put_switch(s, p, 1, 0, s->cur_id, depth_before(ar), 0);
+    return 1;
+}
+
 /* L runs now, another thread ran the previous event. R if that thread is
  * still running (it resumed L), Y if it yielded, finished or died; the
  * previous thread is alive (anchored), whatever the program did since.
@@ -92,6 +164,8 @@ static int __attribute__((noinline)) switch_slow(co_state *s, lua_State *L, cons
         return 0;
     int st;
     int resumed = co_thread_resumed(s, s->cur_L, &st);
+    if (s->thread_ok && maybe_untraced(s))
+        untraced_resumer(s, L, resumed);
     uint8_t *p = co_out_hot(s);
     if (!p)
         return 0;
@@ -109,7 +183,9 @@ CO_INLINE uint32_t switch_fast_id(const co_state *s, lua_State *L)
 {
     uint32_t id;
     uintptr_t e = co_tag_entry(&s->th, (uint32_t)co_int_at(L, LS_HOOKCOUNT), &id);
-    return s->thread_ok && e == (uintptr_t)L && s->ring.pos <= s->slow_at ? id : 0;
+    return s->thread_ok && e == (uintptr_t)L && s->ring.pos <= s->slow_at && !maybe_untraced(s)
+               ? id
+               : 0;
 }
 
 /* The switch to L (id: switch_fast_id's) on the fast path; depth: the
@@ -256,6 +332,10 @@ CO_INLINE void on_call(co_state *s, lua_State *L, lua_Debug *ar, uint64_t dt)
         fid = resume_target(s, L, ar, flags, fid);
     if (fid)
         put_call(s, ar, dt, fid);
+    if (__builtin_expect((flags & LT_FF_YIELD) && s->untraced_id, 0)) {
+        s->yield_depth = (uint32_t)ar->i_ci; /* untraced_again */
+        s->slow_at = 0;                      /* the next event takes any_event */
+    }
 }
 
 /* p: where the record goes (co_out_hot) */
@@ -411,6 +491,8 @@ any_event(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
     }
     /* an estimated end can pass the next start: no program time between */
     uint64_t dt = t0 > s->last ? t0 - s->last : 0;
+    if (__builtin_expect(s->yield_depth != 0, 0) && untraced_again(s, L, ar, dt))
+        dt = 0;
     if (__builtin_expect(L != s->cur_L, 0)) {
         if (!switch_thread(s, L, ar, dt)) {
             s->last = co_clock_ticks(s->use_tsc); /* this event is dropped too */
@@ -480,6 +562,8 @@ lean_call(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
         uint32_t fid = e ? e->fid : 0;
         if (fid && (e->flags & (LT_FF_RESUME | LT_FF_WRAP))) /* a wrap function: its body's */
             fid = e->flags == LT_FF_WRAP ? lean_wrap(s, L, cl) : 0;
+        else if (e && e->flags == LT_FF_YIELD && s->untraced_id)
+            fid = 0; /* on_call notes it */
         if (__builtin_expect(fid != 0, 1)) {
             uint64_t dt = t0 > s->last ? t0 - s->last : 0;
             /* co_hook saw pos <= slow_at */
@@ -502,7 +586,7 @@ static void __attribute__((noinline))
 call_switch(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
 {
     uint32_t id = 0;
-    if (s->thread_ok && s->ring.pos + LT_EVENT_HOT_MAX <= s->slow_at) {
+    if (s->thread_ok && s->ring.pos + LT_EVENT_HOT_MAX <= s->slow_at && !maybe_untraced(s)) {
         uint32_t i;
         uintptr_t e = co_tag_entry(&s->th, (uint32_t)co_int_at(L, LS_HOOKCOUNT), &i);
         if (e == (uintptr_t)L)

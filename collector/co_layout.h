@@ -24,6 +24,7 @@ enum {
     LS_BASE_CI = 80,
     LS_SIZE_CI = 92,
     LS_HOOKMASK = 100,  /* hookmask (a byte) */
+    LS_ALLOWHOOK = 101, /* allowhook (a byte): 0 inside a hook or a __gc finalizer */
     LS_HOOKCOUNT = 104, /* basehookcount */
     LS_HOOKLEFT = 108,  /* hookcount: instructions to the next count event */
     LS_HOOK = 112,

@@ -120,6 +120,13 @@ typedef struct co_state {
     int discard;   /* LUATRACE_SINK=discard: nobody reads; for scripts/bench */
     lua_State *cur_L;  /* the thread of the last record (kept alive by th.anchor) */
     uint32_t cur_id;   /* its id */
+    /* the thread that last resumed another from where Lua runs no hooks
+     * (its hook, a finalizer: co_hook.c's untraced_resumer), and its id;
+     * 0 once it runs traced again */
+    lua_State *untraced_L;
+    uint32_t untraced_id;
+    uint32_t yield_depth; /* meanwhile cur_L called coroutine.yield there: its
+                             next event may follow a resume seen by no hook */
     uint64_t last;    /* ticks when the previous hook returned (measured or estimated) */
     uint32_t hook_est[LUA_HOOKLINE + 1]; /* a hook's own ticks per event kind, x16 */
     uint32_t hook_ticks[LUA_HOOKLINE + 1]; /* the same / 16 */
