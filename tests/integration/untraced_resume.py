@@ -81,13 +81,15 @@ local function section(i)
 end
 for i = 1, 3 do section(i) end
 probe()
--- a call hook resumes at the call of work: work's stack and its call
+-- a call hook resumes at the call of target: target's stack and its call
+local function target() local r = 1 probe() return r end
 armed = true
 debug.sethook(function()
   if armed then armed = false resume_from(co) coroutine.resume(co) end
 end, "c")
-work(3)
+target()
 debug.sethook()
+target()
 probe()
 -- a return hook resumes at work's return
 local function ret_hook()
@@ -227,7 +229,10 @@ def case_hookresume(c):
     """Coroutines resumed from the program's hooks: their stacks hang under
     the hook and coroutine.resume, and the hooked thread's own stacks after
     the hook are whole (no phantom frame)."""
-    check(c, 'hookresume', HOOKRESUME, 35)
+    session = check(c, 'hookresume', HOOKRESUME, 36)
+    calls = [n for k, n in c.folded(session, 'calls').items()
+             if k.endswith(';target@hookresume.lua:45')]
+    expect(calls == [2], 'calls of target: %s, want [2]' % calls)
 
 
 def case_gcresume(c):
