@@ -67,6 +67,29 @@ CO_INLINE void put_switch(co_state *s, uint8_t *p, int resumed, uint64_t dt, uin
     s->depth_end = co_out_hot_end(s, p, q);
 }
 
+int co_hook_switch_record(co_state *s, int resumed, uint64_t dt, uint32_t id, uint32_t depth,
+                          int dead)
+{
+    uint8_t *p = co_out_hot(s);
+    if (p)
+        put_switch(s, p, resumed, dt, id, depth, dead);
+    return p != NULL;
+}
+
+int co_hook_ret_record(co_state *s, uint32_t depth)
+{
+    uint8_t *p = co_out_hot(s);
+    if (!p)
+        return 0;
+    uint8_t *q = lt_put_head(p, LT_EV_RET, 2);
+    q = lt_put_uint(q, depth);
+    q = lt_put_uint(q, 0);
+    uint64_t pos = co_out_hot_end(s, p, q);
+    s->depth = depth ? depth - 1 : 0; /* what it implies, as on_ret */
+    s->depth_end = depth ? pos : UINT64_MAX;
+    return 1;
+}
+
 /* The frame on top before the event ar: a call's caller. */
 CO_INLINE uint32_t depth_before(const lua_Debug *ar)
 {
@@ -75,76 +98,11 @@ CO_INLINE uint32_t depth_before(const lua_Debug *ar)
 
 static void stack_record(co_state *s, lua_State *L, uint32_t id, unsigned reason, int from);
 
-/* Lua runs no hooks in T now (T is in a hook or a __gc finalizer). */
-CO_INLINE int hooks_off(const lua_State *T)
-{
-    return ((const uint8_t *)T)[LS_ALLOWHOOK] == 0;
-}
-
 /* The thread of the last record may have resumed another where Lua runs
- * no hooks (untraced_resumer): the switch takes switch_slow. */
+ * no hooks (co_untraced.c): the switch takes switch_slow. */
 CO_INLINE int maybe_untraced(const co_state *s)
 {
-    return s->untraced_id || hooks_off(s->cur_L);
-}
-
-/* The thread that resumed another with hooks off (untraced_resumer) still
- * runs so, and is not L. */
-static int untraced_still(const co_state *s, lua_State *L)
-{
-    int st;
-    lua_State *o = s->untraced_L;
-    return s->untraced_id && s->untraced_id < s->th.cap && s->th.t[s->untraced_id] == o &&
-           o != L && hooks_off(o) && co_thread_resumed(s, o, &st);
-}
-
-/* L runs after the last record's thread O. If O runs with hooks off (its
- * hook or a finalizer called coroutine.resume: those frames are in no
- * record), L hangs under O's real stack: O's stack goes first (START).
- * Until O runs traced again it may resume others from there (L yielded
- * back to it unseen): each gets O's stack as it is then. O's next records
- * unwind those frames by depth. Layout verified only. */
-static void untraced_resumer(co_state *s, lua_State *L, int resumed)
-{
-    lua_State *o = NULL;
-    uint32_t id = 0;
-    if (resumed && hooks_off(s->cur_L)) {
-        o = s->cur_L;
-        id = s->cur_id;
-    } else if (resumed) {
-        return; /* a traced resume (in O's episode, if any: it goes on) */
-    } else if (untraced_still(s, L)) {
-        o = s->untraced_L;
-        id = s->untraced_id;
-    }
-    s->untraced_L = o;
-    s->untraced_id = id;
-    if (o && lua_checkstack(o, LUA_MINSTACK)) /* naming pushes onto o's stack */
-        stack_record(s, o, id, LT_R_HOOKED, 0);
-}
-
-/* L, which called coroutine.yield at depth yield_depth while a thread O
- * ran with hooks off (untraced_resumer), has the next event: if it is that
- * yield's return, O (its hook, a finalizer) resumed L again, unseen. The
- * records say so: O's stack as it is now, L yielded to O, O resumed L.
- * Returns 1 if it wrote them (the event's dt went to the YIELD). */
-static int __attribute__((noinline))
-untraced_again(co_state *s, lua_State *L, const lua_Debug *ar, uint64_t dt)
-{
-    uint32_t d = s->yield_depth;
-    s->yield_depth = 0;
-    if (L != s->cur_L || ar->event != LUA_HOOKRET || (uint32_t)ar->i_ci != d ||
-        !untraced_still(s, L) || !lua_checkstack(s->untraced_L, LUA_MINSTACK))
-        return 0;
-    co_hook_slow(s);
-    stack_record(s, s->untraced_L, s->untraced_id, LT_R_HOOKED, 0);
-    uint8_t *p = co_out_hot(s);
-    if (p)
-        put_switch(s, p, 0, dt, s->untraced_id, 0, 0);
-    p = p ? co_out_hot(s) : NULL;
-    if (p)
-        put_switch(s, p, 1, 0, s->cur_id, depth_before(ar), 0);
-    return 1;
+    return s->untraced_id || co_hooks_off(s->cur_L);
 }
 
 /* L runs now, another thread ran the previous event. R if that thread is
@@ -152,7 +110,8 @@ untraced_again(co_state *s, lua_State *L, const lua_Debug *ar, uint64_t dt)
  * previous thread is alive (anchored), whatever the program did since.
  * Returns 0 if a record could not be written (drop mode, full ring): the
  * switch is then not taken, so the next event in L tries again rather than
- * landing on the wrong thread's stack. */
+ * landing on the wrong thread's stack. 1: dt went with the switch; 2: it
+ * goes with the event (co_untraced_switch). */
 static int __attribute__((noinline)) switch_slow(co_state *s, lua_State *L, const lua_Debug *ar,
                                                  uint64_t dt)
 {
@@ -164,17 +123,23 @@ static int __attribute__((noinline)) switch_slow(co_state *s, lua_State *L, cons
         return 0;
     int st;
     int resumed = co_thread_resumed(s, s->cur_L, &st);
-    if (s->thread_ok && maybe_untraced(s))
-        untraced_resumer(s, L, resumed);
-    uint8_t *p = co_out_hot(s);
-    if (!p)
+    int r = s->thread_ok && maybe_untraced(s)
+                ? co_untraced_switch(s, L, id, depth_before(ar), dt, resumed, st != LUA_YIELD)
+                : -1;
+    if (r < 0) { /* the switch as usual */
+        uint8_t *p = co_out_hot(s);
+        if (!p)
+            return 0;
+        put_switch(s, p, resumed, dt, id, depth_before(ar), st != LUA_YIELD);
+        r = 1;
+    }
+    if (!r)
         return 0;
-    put_switch(s, p, resumed, dt, id, depth_before(ar), st != LUA_YIELD);
     if (!resumed && st != LUA_YIELD)
         co_thread_dead(s, s->cur_id);
     co_thread_anchor(s, L);
     s->cur_id = id;
-    return 1;
+    return r;
 }
 
 /* Thread id of L if the switch to L needs only reads of fields (the
@@ -333,7 +298,7 @@ CO_INLINE void on_call(co_state *s, lua_State *L, lua_Debug *ar, uint64_t dt)
     if (fid)
         put_call(s, ar, dt, fid);
     if (__builtin_expect((flags & LT_FF_YIELD) && s->untraced_id, 0)) {
-        s->yield_depth = (uint32_t)ar->i_ci; /* untraced_again */
+        s->yield_depth = (uint32_t)ar->i_ci; /* co_untraced_again */
         s->slow_at = 0;                      /* the next event takes any_event */
     }
 }
@@ -491,14 +456,16 @@ any_event(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
     }
     /* an estimated end can pass the next start: no program time between */
     uint64_t dt = t0 > s->last ? t0 - s->last : 0;
-    if (__builtin_expect(s->yield_depth != 0, 0) && untraced_again(s, L, ar, dt))
+    if (__builtin_expect(s->yield_depth != 0, 0) && co_untraced_again(s, L, ar, dt))
         dt = 0;
     if (__builtin_expect(L != s->cur_L, 0)) {
-        if (!switch_thread(s, L, ar, dt)) {
+        int r = switch_thread(s, L, ar, dt);
+        if (!r) {
             s->last = co_clock_ticks(s->use_tsc); /* this event is dropped too */
             return;
         }
-        dt = 0;
+        if (r == 1)
+            dt = 0;
     }
     co_hook_emit(s, L, ar, dt);
     hook_end(s, t0, ar->event);

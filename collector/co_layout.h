@@ -107,4 +107,11 @@ static inline int co_int_at(const void *base, int off)
     return v;
 }
 
+/* Lua runs no hooks in T now: T is in a hook or a __gc finalizer
+ * (allowhook; read where the lua_State layout was verified). */
+static inline int co_hooks_off(const lua_State *T)
+{
+    return ((const unsigned char *)T)[LS_ALLOWHOOK] == 0;
+}
+
 #endif

@@ -17,6 +17,8 @@ called where the resume is). Cases:
   hookresume  line, call, return and count hooks of the program's that
               resume a coroutine (or a wrap function), in turn, on the
               main thread and on a coroutine
+  hooktime    a hook's and a finalizer's time after the coroutine they
+              resumed yielded back is theirs
   gcresume    finalizers that resume coroutines, during collectgarbage
               and during an allocation, two in one cycle
 """
@@ -184,6 +186,22 @@ print(x, y)
 '''
 
 
+# Work done in a hook and a finalizer after the coroutine they resumed
+# yielded back: their time, not the suspended coroutine's.
+HOOKTIME = '''local co = coroutine.create(function() while true do coroutine.yield() end end)
+local function busy() local s = 0 for i = 1, 2e6 do s = s + i end return s end
+local armed = true
+local function hook() if armed then armed = false coroutine.resume(co) busy() end end
+debug.sethook(hook, "l")
+local x = tostring(1)
+debug.sethook()
+local function fin() coroutine.resume(co) busy() end
+local function run() local u = newproxy(true) getmetatable(u).__gc = fin u = nil collectgarbage() end
+run()
+print(x)
+'''
+
+
 def no_unknown(c, session):
     """No frame label of the session lacks a name or a source."""
     bad = [k for k in c.folded(session, 'lines') if '?@?' in k or '?@[unknown' in k]
@@ -242,7 +260,21 @@ def case_gcresume(c):
     check(c, 'gcresume', GCRESUME, 17)
 
 
-CASES = {'hookphantom': case_hookphantom, 'hookresume': case_hookresume, 'gcresume': case_gcresume}
+def case_hooktime(c):
+    """The time a hook or a finalizer spends after the coroutine it resumed
+    yielded back is its own (with busy(), its callee, whose calls are
+    untraced): it went to the suspended coroutine's coroutine.yield."""
+    session = check(c, 'hooktime', HOOKTIME, 0)
+    t = c.folded(session, 'time')
+    for fn in ('function@hooktime.lua:4', 'function@hooktime.lua:8'):
+        own = sum(n for k, n in t.items() if k.endswith(';' + fn))
+        under = sum(n for k, n in t.items() if ';%s;' % fn in k)
+        expect(own > 10 * under, '%s: %d ticks of its own, %d under it: %s'
+               % (fn, own, under, json.dumps(t, indent=1)))
+
+
+CASES = {'hookphantom': case_hookphantom, 'hookresume': case_hookresume,
+         'hooktime': case_hooktime, 'gcresume': case_gcresume}
 
 
 def main(argv):
