@@ -59,7 +59,9 @@ static int via_resumer(co_state *s, uint32_t id, uint32_t depth, uint64_t dt, in
 int co_untraced_switch(co_state *s, lua_State *L, uint32_t id, uint32_t depth, uint64_t dt,
                        int resumed, int dead)
 {
-    if (resumed && co_hooks_off(s->cur_L)) { /* an episode begins */
+    if (resumed && co_hooks_off(s->cur_L) && co_thread_known(s, s->cur_L) == s->cur_id) {
+        /* an episode begins (a thread the program's hook has alone, not
+         * chained, is not traced meanwhile: its frames stay hidden) */
         s->untraced_L = s->cur_L;
         s->untraced_id = s->cur_id;
         send_stack(s, s->cur_L);

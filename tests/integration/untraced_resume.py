@@ -19,6 +19,8 @@ called where the resume is). Cases:
               main thread and on a coroutine
   hooktime    a hook's and a finalizer's time after the coroutine they
               resumed yielded back is theirs
+  hookunchained  the same where the program's hook cannot be chained
+              (LUATRACE_ALLOC=plain): the documented shape, one id per thread
   gcresume    finalizers that resume coroutines, during collectgarbage
               and during an allocation, two in one cycle
 """
@@ -29,8 +31,8 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from collector import (Case, Failure, expect, expect_probe_stacks,  # noqa: E402
-                       run_case, same_output, truths)
+from collector import (Case, EV_THREAD, Failure, expect, expect_probe_stacks,  # noqa: E402
+                       run_case, same_output, trace_records, truths)
 from corpus import base_env, run  # noqa: E402
 
 # A probe's stack, root first, frames named as folded stacks name them
@@ -202,6 +204,20 @@ print(x)
 '''
 
 
+# A hook of the program's that the collector cannot chain (its allocator
+# watch off): the thread is not traced while hooked, a coroutine it resumes
+# hangs under its debug.sethook call (README).
+UNCHAINED = '''local co = coroutine.create(function() while true do coroutine.yield() end end)
+coroutine.resume(co)
+local n = 0
+debug.sethook(function() n = n + 1 if n < 3 then coroutine.resume(co) end end, "l")
+local x = tostring(1)
+local y = tostring(2)
+debug.sethook()
+print(x, y, n)
+'''
+
+
 def no_unknown(c, session):
     """No frame label of the session lacks a name or a source."""
     bad = [k for k in c.folded(session, 'lines') if '?@?' in k or '?@[unknown' in k]
@@ -273,8 +289,27 @@ def case_hooktime(c):
                % (fn, own, under, json.dumps(t, indent=1)))
 
 
+def case_hookunchained(c):
+    """LUATRACE_ALLOC=plain: the main thread the program's hook has alone
+    (untraced) resumes a coroutine from it twice: the coroutine hangs
+    under main's debug.sethook call, and main keeps its one thread id
+    (each resume gave it a new one, a THREAD record at its address)."""
+    prog = c.write('hookunchained.lua', UNCHAINED)
+    c.start_daemon()
+    r = c.lua(prog, c.env(LUATRACE_SOCKET=c.sock, LUATRACE_SHM='hookunchained',
+                          LUATRACE_ALLOC='plain'), traced=True)
+    c.stop_daemon()
+    expect(r.status == 0 and r.out == b'1\t2\t3\n', 'traced run: %r %r' % (r.out, r.err))
+    session = c.session('hookunchained')
+    threads = [a for k, a in trace_records(os.path.join(session, 'trace.ltr'))
+               if k == EV_THREAD]
+    expect(len(threads) == 2, 'THREAD records: %s, want main and co' % threads)
+    under = [k for k in c.folded(session, 'lines') if ';debug.sethook@[C];function@' in k]
+    expect(under, 'the coroutine is not under debug.sethook: %s' % c.folded(session, 'lines'))
+
+
 CASES = {'hookphantom': case_hookphantom, 'hookresume': case_hookresume,
-         'hooktime': case_hooktime, 'gcresume': case_gcresume}
+         'hooktime': case_hooktime, 'hookunchained': case_hookunchained, 'gcresume': case_gcresume}
 
 
 def main(argv):
