@@ -102,7 +102,7 @@ static void stack_record(co_state *s, lua_State *L, uint32_t id, unsigned reason
  * no hooks (co_untraced.c): the switch takes switch_slow. */
 CO_INLINE int maybe_untraced(const co_state *s)
 {
-    return s->untraced_id || co_hooks_off(s->cur_L);
+    return s->nuntraced || co_hooks_off(s->cur_L);
 }
 
 /* L runs now, another thread ran the previous event. R if that thread is
@@ -297,7 +297,7 @@ CO_INLINE void on_call(co_state *s, lua_State *L, lua_Debug *ar, uint64_t dt)
         fid = resume_target(s, L, ar, flags, fid);
     if (fid)
         put_call(s, ar, dt, fid);
-    if (__builtin_expect((flags & LT_FF_YIELD) && s->untraced_id, 0)) {
+    if (__builtin_expect((flags & LT_FF_YIELD) && s->nuntraced, 0)) {
         s->yield_depth = (uint32_t)ar->i_ci; /* co_untraced_again */
         s->slow_at = 0;                      /* the next event takes any_event */
     }
@@ -529,7 +529,7 @@ lean_call(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
         uint32_t fid = e ? e->fid : 0;
         if (fid && (e->flags & (LT_FF_RESUME | LT_FF_WRAP))) /* a wrap function: its body's */
             fid = e->flags == LT_FF_WRAP ? lean_wrap(s, L, cl) : 0;
-        else if (e && e->flags == LT_FF_YIELD && s->untraced_id)
+        else if (e && e->flags == LT_FF_YIELD && s->nuntraced)
             fid = 0; /* on_call notes it */
         if (__builtin_expect(fid != 0, 1)) {
             uint64_t dt = t0 > s->last ? t0 - s->last : 0;

@@ -104,6 +104,14 @@ typedef struct co_chain {
 } co_chain;
 extern unsigned co_nchain; /* chained threads: while any, co_hook is not lean */
 
+/* A thread that resumed another with its hooks off (co_untraced.c); one
+ * resumed so may do the same, up to CO_EPISODES deep. */
+#define CO_EPISODES 8
+typedef struct co_episode {
+    lua_State *L;
+    uint32_t id, top;
+} co_episode;
+
 typedef struct co_state {
     lt_ring ring;
     int active;    /* hooks emit events (set with co_set_active) */
@@ -120,12 +128,11 @@ typedef struct co_state {
     int discard;   /* LUATRACE_SINK=discard: nobody reads; for scripts/bench */
     lua_State *cur_L;  /* the thread of the last record (kept alive by th.anchor) */
     uint32_t cur_id;   /* its id */
-    /* the thread that last resumed another from where Lua runs no hooks
-     * (its hook, a finalizer: co_untraced.c), its id (0 once it runs
-     * traced again) and the depth of its top frame as last sent */
-    lua_State *untraced_L;
-    uint32_t untraced_id;
-    uint32_t untraced_top;
+    /* threads that resumed another from where Lua runs no hooks (a hook,
+     * a finalizer: co_untraced.c), innermost last, until each runs traced
+     * again: the thread, its id, the depth of its top frame as last sent */
+    co_episode untraced[CO_EPISODES];
+    uint32_t nuntraced;
     uint32_t yield_depth; /* meanwhile cur_L called coroutine.yield there: its
                              next event may follow a resume seen by no hook */
     uint64_t last;    /* ticks when the previous hook returned (measured or estimated) */
@@ -311,7 +318,7 @@ int co_hook_thread_record(co_state *s, uint32_t id, lua_State *T);
 
 /* The switch to L (id; depth: its next record's) from the last record's
  * thread, which resumed L (resumed) or gave control back (dead: it died),
- * while that thread runs with hooks off or one did (untraced_id).
+ * while that thread runs with hooks off or one did (nuntraced).
  * Returns -1 if the switch is the usual record (written by the caller),
  * else as switch_slow: 0 not written, 1 dt went with it, 2 dt goes with
  * the event. Layout verified only. */

@@ -9,7 +9,7 @@
  *
  * - O resumed L with its hooks off: O's stack goes first (START), so that
  *   recorderd hangs L under O's real stack, then the RESUME. O's episode
- *   begins (untraced_L, untraced_id).
+ *   begins (co_state.untraced; L may begin one of its own inside it).
  * - L runs after a thread that yielded or died, while O still runs with
  *   hooks off: L came back to O unseen and O resumed another. The records
  *   say so: O's stack as it is now, a YIELD to O, O's RESUME of L.
@@ -28,31 +28,53 @@
 #include "co_layout.h"
 #include "co_state.h"
 
-/* O's stack (START) before the switch records; its top's depth kept. */
-static void send_stack(co_state *s, lua_State *o)
+/* The innermost episode, NULL if none. */
+static co_episode *top_episode(co_state *s)
 {
-    lua_Debug ar;
-    s->untraced_top = lua_getstack(o, 0, &ar) ? (uint32_t)ar.i_ci : 0;
-    if (lua_checkstack(o, LUA_MINSTACK)) /* naming pushes onto o's stack */
-        co_hook_snapshot(s, o, LT_R_HOOKED);
+    return s->nuntraced ? &s->untraced[s->nuntraced - 1] : NULL;
 }
 
-/* The thread of the episode still runs with hooks off, and is not L. */
-static int still(const co_state *s, lua_State *L)
+/* e's thread still has its id (it did not die since). */
+static int alive(const co_state *s, const co_episode *e)
+{
+    return e->id < s->th.cap && s->th.t[e->id] == e->L;
+}
+
+/* e's thread still runs with hooks off, and is not L. */
+static int still(const co_state *s, const co_episode *e, lua_State *L)
 {
     int st;
-    lua_State *o = s->untraced_L;
-    return s->untraced_id && s->untraced_id < s->th.cap && s->th.t[s->untraced_id] == o &&
-           o != L && co_hooks_off(o) && co_thread_resumed(s, o, &st);
+    return alive(s, e) && e->L != L && co_hooks_off(e->L) && co_thread_resumed(s, e->L, &st);
 }
 
-/* The episode's thread O resumes L (id) after the last thread gave control
- * back (dead: it died): O's stack now, a YIELD to O, O's RESUME of L,
- * which takes dt (O's time). Returns 0 if a record could not be written. */
-static int via_resumer(co_state *s, uint32_t id, uint32_t depth, uint64_t dt, int dead)
+/* e's stack (START) before the switch records; its top's depth kept. */
+static void send_stack(co_state *s, co_episode *e)
 {
-    send_stack(s, s->untraced_L);
-    return co_hook_switch_record(s, 0, 0, s->untraced_id, s->untraced_top, dead) &&
+    lua_Debug ar;
+    e->top = lua_getstack(e->L, 0, &ar) ? (uint32_t)ar.i_ci : 0;
+    if (lua_checkstack(e->L, LUA_MINSTACK)) /* naming pushes onto its stack */
+        co_hook_snapshot(s, e->L, LT_R_HOOKED);
+}
+
+/* The thread of the last record begins an episode (inside the one on top,
+ * if any; the innermost replaces it when CO_EPISODES are open). */
+static void begin(co_state *s)
+{
+    co_episode *e = top_episode(s);
+    if (!e || (e->L != s->cur_L && s->nuntraced < CO_EPISODES))
+        e = &s->untraced[s->nuntraced++];
+    *e = (co_episode){s->cur_L, s->cur_id, 0};
+    send_stack(s, e);
+}
+
+/* Episode e's thread resumes L (id) after the last thread gave control
+ * back (dead: it died): its stack now, a YIELD to it, its RESUME of L,
+ * which takes dt (its time). Returns 0 if a record could not be written. */
+static int via_resumer(co_state *s, co_episode *e, uint32_t id, uint32_t depth, uint64_t dt,
+                       int dead)
+{
+    send_stack(s, e);
+    return co_hook_switch_record(s, 0, 0, e->id, e->top, dead) &&
            co_hook_switch_record(s, 1, dt, id, depth, 0);
 }
 
@@ -62,34 +84,35 @@ int co_untraced_switch(co_state *s, lua_State *L, uint32_t id, uint32_t depth, u
     if (resumed && co_hooks_off(s->cur_L) && co_thread_known(s, s->cur_L) == s->cur_id) {
         /* an episode begins (a thread the program's hook has alone, not
          * chained, is not traced meanwhile: its frames stay hidden) */
-        s->untraced_L = s->cur_L;
-        s->untraced_id = s->cur_id;
-        send_stack(s, s->cur_L);
+        begin(s);
         return -1;
     }
-    if (resumed) /* a traced resume: the episode, if any, goes on */
+    if (resumed) /* a traced resume: the episodes go on */
         return -1;
-    if (still(s, L))
-        return via_resumer(s, id, depth, dt, dead) ? 1 : 0;
-    uint32_t top = s->untraced_top;
-    int back = s->untraced_id && L == s->untraced_L && s->th.t[s->untraced_id] == L;
-    s->untraced_id = 0; /* the episode is over */
-    s->untraced_L = NULL;
-    if (!back)
-        return -1;
-    /* O runs traced again: its resume returned, its time since is its own */
-    if (!co_hook_switch_record(s, 0, 0, id, top, dead))
-        return 0;
-    return top > depth ? (co_hook_ret_record(s, top) ? 2 : 0) : 2;
+    for (co_episode *e; (e = top_episode(s)); s->nuntraced--) {
+        if (still(s, e, L))
+            return via_resumer(s, e, id, depth, dt, dead) ? 1 : 0;
+        if (e->L == L && alive(s, e)) { /* it runs traced again */
+            uint32_t top = e->top;
+            s->nuntraced--;
+            /* its resume returned, its time since is its own */
+            if (!co_hook_switch_record(s, 0, 0, id, top, dead))
+                return 0;
+            return top > depth ? (co_hook_ret_record(s, top) ? 2 : 0) : 2;
+        }
+    } /* the episodes whose threads ended or run traced are over */
+    return -1;
 }
 
 int co_untraced_again(co_state *s, lua_State *L, const lua_Debug *ar, uint64_t dt)
 {
     uint32_t d = s->yield_depth;
+    co_episode *e = top_episode(s);
     s->yield_depth = 0;
-    if (L != s->cur_L || ar->event != LUA_HOOKRET || (uint32_t)ar->i_ci != d || !still(s, L))
+    if (!e || L != s->cur_L || ar->event != LUA_HOOKRET || (uint32_t)ar->i_ci != d ||
+        !still(s, e, L))
         return 0;
     co_hook_slow(s);
     uint32_t depth = (uint32_t)ar->i_ci; /* a return's: its frame's */
-    return via_resumer(s, s->cur_id, depth, dt, 0);
+    return via_resumer(s, e, s->cur_id, depth, dt, 0);
 }

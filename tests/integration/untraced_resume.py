@@ -193,14 +193,26 @@ print(x, y)
 HOOKTIME = '''local co = coroutine.create(function() while true do coroutine.yield() end end)
 local function busy() local s = 0 for i = 1, 2e6 do s = s + i end return s end
 local armed = true
-local function hook() if armed then armed = false coroutine.resume(co) busy() end end
+local function hook() if armed then armed = false coroutine.resume(co) busy() end end -- timed
 debug.sethook(hook, "l")
 local x = tostring(1)
 debug.sethook()
-local function fin() coroutine.resume(co) busy() end
+local function fin() coroutine.resume(co) busy() end -- timed
 local function run() local u = newproxy(true) getmetatable(u).__gc = fin u = nil collectgarbage() end
 run()
-print(x)
+-- a hook resumes a coroutine whose own hook resumes another: both hooks
+local armed2 = true
+local outer = coroutine.create(function()
+  debug.sethook(function() if armed2 then armed2 = false coroutine.resume(co) busy() end end, "l") -- timed
+  local z = tostring(1)
+  debug.sethook()
+  coroutine.yield()
+end)
+armed = true
+debug.sethook(function() if armed then armed = false coroutine.resume(outer) busy() end end, "l") -- timed
+local y = tostring(2)
+debug.sethook()
+print(x, y)
 '''
 
 
@@ -279,13 +291,19 @@ def case_gcresume(c):
 def case_hooktime(c):
     """The time a hook or a finalizer spends after the coroutine it resumed
     yielded back is its own (with busy(), its callee, whose calls are
-    untraced): it went to the suspended coroutine's coroutine.yield."""
+    untraced): it went to the suspended coroutine's coroutine.yield. Also
+    for a hook whose coroutine's own hook resumed another (an episode in
+    an episode)."""
     session = check(c, 'hooktime', HOOKTIME, 0)
     t = c.folded(session, 'time')
-    for fn in ('function@hooktime.lua:4', 'function@hooktime.lua:8'):
+    timed = ['function@hooktime.lua:%d' % (i + 1)
+             for i, line in enumerate(HOOKTIME.splitlines()) if line.endswith('-- timed')]
+    expect(len(timed) == 4, 'timed functions: %s' % timed)
+    for fn in timed:
         own = sum(n for k, n in t.items() if k.endswith(';' + fn))
-        under = sum(n for k, n in t.items() if ';%s;' % fn in k)
-        expect(own > 10 * under, '%s: %d ticks of its own, %d under it: %s'
+        under = sum(n for k, n in t.items()
+                    if ';%s;' % fn in k and k.endswith(';coroutine.yield@[C]'))
+        expect(own > 10 * under, '%s: %d ticks of its own, %d in yields under it: %s'
                % (fn, own, under, json.dumps(t, indent=1)))
 
 
