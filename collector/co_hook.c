@@ -99,7 +99,9 @@ CO_INLINE uint32_t depth_before(const lua_Debug *ar)
 static void stack_record(co_state *s, lua_State *L, uint32_t id, unsigned reason, int from);
 
 /* The thread of the last record may have resumed another where Lua runs
- * no hooks (co_untraced.c): the switch takes switch_slow. */
+ * no hooks (co_untraced.c): the switch takes switch_slow. While such a
+ * thread is known (nuntraced), slow_at is 0 (co_out.c): every event takes
+ * any_event, which the fast paths' ring test sends there. */
 CO_INLINE int maybe_untraced(const co_state *s)
 {
     return s->nuntraced || co_hooks_off(s->cur_L);
@@ -148,7 +150,8 @@ CO_INLINE uint32_t switch_fast_id(const co_state *s, lua_State *L)
 {
     uint32_t id;
     uintptr_t e = co_tag_entry(&s->th, (uint32_t)co_int_at(L, LS_HOOKCOUNT), &id);
-    return s->thread_ok && e == (uintptr_t)L && s->ring.pos <= s->slow_at && !maybe_untraced(s)
+    return s->thread_ok && e == (uintptr_t)L && s->ring.pos <= s->slow_at &&
+                   !co_hooks_off(s->cur_L)
                ? id
                : 0;
 }
@@ -297,10 +300,10 @@ CO_INLINE void on_call(co_state *s, lua_State *L, lua_Debug *ar, uint64_t dt)
         fid = resume_target(s, L, ar, flags, fid);
     if (fid)
         put_call(s, ar, dt, fid);
-    if (__builtin_expect((flags & LT_FF_YIELD) && s->nuntraced, 0)) {
-        s->yield_depth = (uint32_t)ar->i_ci; /* co_untraced_again */
-        s->slow_at = 0;                      /* the next event takes any_event */
-    }
+    /* a yield while a thread resumed with hooks off: co_untraced_again
+     * looks at the next event (any_event, nuntraced: slow_at is 0) */
+    if (__builtin_expect(s->nuntraced != 0, 0) && (flags & LT_FF_YIELD))
+        s->yield_depth = (uint32_t)ar->i_ci;
 }
 
 /* p: where the record goes (co_out_hot) */
@@ -529,8 +532,6 @@ lean_call(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
         uint32_t fid = e ? e->fid : 0;
         if (fid && (e->flags & (LT_FF_RESUME | LT_FF_WRAP))) /* a wrap function: its body's */
             fid = e->flags == LT_FF_WRAP ? lean_wrap(s, L, cl) : 0;
-        else if (e && e->flags == LT_FF_YIELD && s->nuntraced)
-            fid = 0; /* on_call notes it */
         if (__builtin_expect(fid != 0, 1)) {
             uint64_t dt = t0 > s->last ? t0 - s->last : 0;
             /* co_hook saw pos <= slow_at */
@@ -553,7 +554,7 @@ static void __attribute__((noinline))
 call_switch(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
 {
     uint32_t id = 0;
-    if (s->thread_ok && s->ring.pos + LT_EVENT_HOT_MAX <= s->slow_at && !maybe_untraced(s)) {
+    if (s->thread_ok && s->ring.pos + LT_EVENT_HOT_MAX <= s->slow_at && !co_hooks_off(s->cur_L)) {
         uint32_t i;
         uintptr_t e = co_tag_entry(&s->th, (uint32_t)co_int_at(L, LS_HOOKCOUNT), &i);
         if (e == (uintptr_t)L)

@@ -64,6 +64,7 @@ static void begin(co_state *s)
     if (!e || (e->L != s->cur_L && s->nuntraced < CO_EPISODES))
         e = &s->untraced[s->nuntraced++];
     *e = (co_episode){s->cur_L, s->cur_id, 0};
+    s->slow_at = 0; /* co_out.c keeps it so while any is open */
     send_stack(s, e);
 }
 
