@@ -24,6 +24,15 @@
  * Without this, L hung under O's last traced frame, a second finalizer's
  * resume of L stayed under the first one's, and the rest of the hook's
  * time went to L's coroutine.yield.
+ *
+ * While an episode is open every event takes any_event (slow_at 0,
+ * co_out.c), so that the hot paths test nothing more than the allowhook
+ * byte of the last record's thread at a switch. Only a thread the
+ * collector traces (its id known: not one the program's hook has alone)
+ * begins one. Limits: a coroutine with no hook (created or run while
+ * tracing was off) that such code resumes is not traced at all (no event
+ * hooks it); the hook or finalizer function leaves as unwound (E), by
+ * depth, whether it returned or raised (no record tells which).
  */
 #include "co_layout.h"
 #include "co_state.h"
