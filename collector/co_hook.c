@@ -67,6 +67,29 @@ CO_INLINE void put_switch(co_state *s, uint8_t *p, int resumed, uint64_t dt, uin
     s->depth_end = co_out_hot_end(s, p, q);
 }
 
+int co_hook_switch_record(co_state *s, int resumed, uint64_t dt, uint32_t id, uint32_t depth,
+                          int dead)
+{
+    uint8_t *p = co_out_hot(s);
+    if (p)
+        put_switch(s, p, resumed, dt, id, depth, dead);
+    return p != NULL;
+}
+
+int co_hook_ret_record(co_state *s, uint32_t depth)
+{
+    uint8_t *p = co_out_hot(s);
+    if (!p)
+        return 0;
+    uint8_t *q = lt_put_head(p, LT_EV_RET, 2);
+    q = lt_put_uint(q, depth);
+    q = lt_put_uint(q, 0);
+    uint64_t pos = co_out_hot_end(s, p, q);
+    s->depth = depth ? depth - 1 : 0; /* what it implies, as on_ret */
+    s->depth_end = depth ? pos : UINT64_MAX;
+    return 1;
+}
+
 /* The frame on top before the event ar: a call's caller. */
 CO_INLINE uint32_t depth_before(const lua_Debug *ar)
 {
@@ -75,12 +98,22 @@ CO_INLINE uint32_t depth_before(const lua_Debug *ar)
 
 static void stack_record(co_state *s, lua_State *L, uint32_t id, unsigned reason, int from);
 
+/* The thread of the last record may have resumed another where Lua runs
+ * no hooks (co_untraced.c): the switch takes switch_slow. While such a
+ * thread is known (nuntraced), slow_at is 0 (co_out.c): every event takes
+ * any_event, which the fast paths' ring test sends there. */
+CO_INLINE int maybe_untraced(const co_state *s)
+{
+    return s->nuntraced || co_hooks_off(s->cur_L);
+}
+
 /* L runs now, another thread ran the previous event. R if that thread is
  * still running (it resumed L), Y if it yielded, finished or died; the
  * previous thread is alive (anchored), whatever the program did since.
  * Returns 0 if a record could not be written (drop mode, full ring): the
  * switch is then not taken, so the next event in L tries again rather than
- * landing on the wrong thread's stack. */
+ * landing on the wrong thread's stack. 1: dt went with the switch; 2: it
+ * goes with the event (co_untraced_switch). */
 static int __attribute__((noinline)) switch_slow(co_state *s, lua_State *L, const lua_Debug *ar,
                                                  uint64_t dt)
 {
@@ -92,15 +125,23 @@ static int __attribute__((noinline)) switch_slow(co_state *s, lua_State *L, cons
         return 0;
     int st;
     int resumed = co_thread_resumed(s, s->cur_L, &st);
-    uint8_t *p = co_out_hot(s);
-    if (!p)
+    int r = s->thread_ok && maybe_untraced(s)
+                ? co_untraced_switch(s, L, id, depth_before(ar), dt, resumed, st != LUA_YIELD)
+                : -1;
+    if (r < 0) { /* the switch as usual */
+        uint8_t *p = co_out_hot(s);
+        if (!p)
+            return 0;
+        put_switch(s, p, resumed, dt, id, depth_before(ar), st != LUA_YIELD);
+        r = 1;
+    }
+    if (!r)
         return 0;
-    put_switch(s, p, resumed, dt, id, depth_before(ar), st != LUA_YIELD);
     if (!resumed && st != LUA_YIELD)
         co_thread_dead(s, s->cur_id);
     co_thread_anchor(s, L);
     s->cur_id = id;
-    return 1;
+    return r;
 }
 
 /* Thread id of L if the switch to L needs only reads of fields (the
@@ -109,7 +150,10 @@ CO_INLINE uint32_t switch_fast_id(const co_state *s, lua_State *L)
 {
     uint32_t id;
     uintptr_t e = co_tag_entry(&s->th, (uint32_t)co_int_at(L, LS_HOOKCOUNT), &id);
-    return s->thread_ok && e == (uintptr_t)L && s->ring.pos <= s->slow_at ? id : 0;
+    return s->thread_ok && e == (uintptr_t)L && s->ring.pos <= s->slow_at &&
+                   !co_hooks_off(s->cur_L)
+               ? id
+               : 0;
 }
 
 /* The switch to L (id: switch_fast_id's) on the fast path; depth: the
@@ -256,6 +300,10 @@ CO_INLINE void on_call(co_state *s, lua_State *L, lua_Debug *ar, uint64_t dt)
         fid = resume_target(s, L, ar, flags, fid);
     if (fid)
         put_call(s, ar, dt, fid);
+    /* a yield while a thread resumed with hooks off: co_untraced_again
+     * looks at the next event (any_event, nuntraced: slow_at is 0) */
+    if (__builtin_expect(s->nuntraced != 0, 0) && (flags & LT_FF_YIELD))
+        s->yield_depth = (uint32_t)ar->i_ci;
 }
 
 /* p: where the record goes (co_out_hot) */
@@ -416,12 +464,16 @@ any_event(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
     }
     /* an estimated end can pass the next start: no program time between */
     uint64_t dt = t0 > s->last ? t0 - s->last : 0;
+    if (__builtin_expect(s->yield_depth != 0, 0) && co_untraced_again(s, L, ar, dt))
+        dt = 0;
     if (__builtin_expect(L != s->cur_L, 0)) {
-        if (!switch_thread(s, L, ar, dt)) {
+        int r = switch_thread(s, L, ar, dt);
+        if (!r) {
             s->last = co_clock_ticks(s->use_tsc); /* this event is dropped too */
             return;
         }
-        dt = 0;
+        if (r == 1)
+            dt = 0;
     }
     co_hook_emit(s, L, ar, dt);
     hook_end(s, t0, ar->event);
@@ -507,13 +559,15 @@ static void __attribute__((noinline))
 call_switch(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
 {
     uint32_t id = 0;
-    if (s->thread_ok && s->ring.pos + LT_EVENT_HOT_MAX <= s->slow_at) {
+    if (s->thread_ok && s->ring.pos + LT_EVENT_HOT_MAX <= s->slow_at && !co_hooks_off(s->cur_L)) {
         uint32_t i;
         uintptr_t e = co_tag_entry(&s->th, (uint32_t)co_int_at(L, LS_HOOKCOUNT), &i);
         if (e == (uintptr_t)L)
             id = i; /* known */
-        else if ((e & ~CO_STALE) != (uintptr_t)L) /* new: its THREAD fits */
-            id = co_thread_new(s, L);
+        else if ((e & ~CO_STALE) != (uintptr_t)L && !(co_nchain && co_chain_find(L)))
+            id = co_thread_new(s, L); /* new: its THREAD fits. A chained thread's
+                                         count is the program's: its id is in
+                                         its entry (switch_slow) */
     }
     if (!id) {
         any_event(s, L, ar, t0);

@@ -24,6 +24,7 @@ enum {
     LS_BASE_CI = 80,
     LS_SIZE_CI = 92,
     LS_HOOKMASK = 100,  /* hookmask (a byte) */
+    LS_ALLOWHOOK = 101, /* allowhook (a byte): 0 inside a hook or a __gc finalizer */
     LS_HOOKCOUNT = 104, /* basehookcount */
     LS_HOOKLEFT = 108,  /* hookcount: instructions to the next count event */
     LS_HOOK = 112,
@@ -105,6 +106,13 @@ static inline int co_int_at(const void *base, int off)
     int v;
     memcpy(&v, (const char *)base + off, sizeof v);
     return v;
+}
+
+/* Lua runs no hooks in T now: T is in a hook or a __gc finalizer
+ * (allowhook; read where the lua_State layout was verified). */
+static inline int co_hooks_off(const lua_State *T)
+{
+    return ((const unsigned char *)T)[LS_ALLOWHOOK] == 0;
 }
 
 #endif

@@ -153,6 +153,8 @@ uint8_t *co_out_hot_slow(co_state *s)
     uint64_t room = r->peer_seen + r->size - LT_EVENT_HOT_MAX;
     uint64_t publish = r->published + LT_RING_BATCH;
     s->slow_at = room < publish ? room : publish;
+    if (s->nuntraced) /* every event takes any_event (co_untraced.c) */
+        s->slow_at = 0;
     return p;
 }
 

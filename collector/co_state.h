@@ -107,6 +107,14 @@ extern unsigned co_nchain; /* chained threads: while any, co_hook is not lean */
 
 #define CO_WAIT_MAX_S 30 /* LUATRACE_WAIT_MAX's default */
 
+/* A thread that resumed another with its hooks off (co_untraced.c); one
+ * resumed so may do the same, up to CO_EPISODES deep. */
+#define CO_EPISODES 8
+typedef struct co_episode {
+    lua_State *L;
+    uint32_t id, top;
+} co_episode;
+
 typedef struct co_state {
     lt_ring ring;
     int active;    /* hooks emit events (set with co_set_active) */
@@ -123,6 +131,13 @@ typedef struct co_state {
     int discard;   /* LUATRACE_SINK=discard: nobody reads; for scripts/bench */
     lua_State *cur_L;  /* the thread of the last record (kept alive by th.anchor) */
     uint32_t cur_id;   /* its id */
+    /* threads that resumed another from where Lua runs no hooks (a hook,
+     * a finalizer: co_untraced.c), innermost last, until each runs traced
+     * again: the thread, its id, the depth of its top frame as last sent */
+    co_episode untraced[CO_EPISODES];
+    uint32_t nuntraced;
+    uint32_t yield_depth; /* meanwhile cur_L called coroutine.yield there: its
+                             next event may follow a resume seen by no hook */
     uint64_t last;    /* ticks when the previous hook returned (measured or estimated) */
     uint32_t hook_est[LUA_HOOKLINE + 1]; /* a hook's own ticks per event kind, x16 */
     uint32_t hook_ticks[LUA_HOOKLINE + 1]; /* the same / 16 */
@@ -306,8 +321,31 @@ void co_hook_resume_record(co_state *s, lua_State *co);
 /* Records one hook event (the hook's work once it knows it traces). */
 void co_hook_emit(co_state *s, lua_State *L, lua_Debug *ar, uint64_t dt);
 
+/* Writes a RESUME (resumed) or YIELD record, as the switch path does; a
+ * RET of the frame at depth, dt 0. Return 0 if it could not be written. */
+int co_hook_switch_record(co_state *s, int resumed, uint64_t dt, uint32_t id, uint32_t depth,
+                          int dead);
+int co_hook_ret_record(co_state *s, uint32_t depth);
+
 /* Writes a THREAD record: T gets id. Returns 0 if it could not be written. */
 int co_hook_thread_record(co_state *s, uint32_t id, lua_State *T);
+
+/* ---- co_untraced.c: coroutines resumed where Lua runs no hooks ---- */
+
+/* The switch to L (id; depth: its next record's) from the last record's
+ * thread, which resumed L (resumed) or gave control back (dead: it died),
+ * while that thread runs with hooks off or one did (nuntraced).
+ * Returns -1 if the switch is the usual record (written by the caller),
+ * else as switch_slow: 0 not written, 1 dt went with it, 2 dt goes with
+ * the event. Layout verified only. */
+int co_untraced_switch(co_state *s, lua_State *L, uint32_t id, uint32_t depth, uint64_t dt,
+                       int resumed, int dead);
+
+/* The event ar of cur_L after it called coroutine.yield while a thread ran
+ * with hooks off (yield_depth set): if it is that yield's return, that
+ * thread resumed cur_L again unseen, and the records say so. Returns 1 if
+ * it wrote them (dt went with them). */
+int co_untraced_again(co_state *s, lua_State *L, const lua_Debug *ar, uint64_t dt);
 
 /* ---- co_thread.c: thread ids (traced thread only) ---- */
 

@@ -32,10 +32,13 @@
 
 /* {====== layout check */
 
+/* allowhook as probe_hook saw it (-1: it did not run) */
+static int g_probe_allow = -1;
+
 static void probe_hook(lua_State *L, lua_Debug *ar)
 {
-    (void)L;
     (void)ar;
+    g_probe_allow = ((const uint8_t *)L)[LS_ALLOWHOOK];
 }
 
 static int probe_yield(lua_State *L)
@@ -54,6 +57,20 @@ static int probe_args(lua_State *L)
     return 1;
 }
 
+/* allowhook reads 1 on co, 0 inside co's hook (a call hook on a chunk
+ * co runs). */
+static int allow_check(lua_State *co)
+{
+    int ok = ((const uint8_t *)co)[LS_ALLOWHOOK] == 1 && luaL_loadstring(co, "return") == 0;
+    g_probe_allow = -1;
+    lua_sethook(co, probe_hook, LUA_MASKCALL, 0);
+    ok = ok && lua_pcall(co, 0, 0, 0) == 0 && g_probe_allow == 0 &&
+         ((const uint8_t *)co)[LS_ALLOWHOOK] == 1;
+    lua_sethook(co, NULL, 0, 0);
+    lua_settop(co, 0);
+    return ok;
+}
+
 static int check_status(lua_State *L)
 {
     lua_State *co = lua_newthread(L);
@@ -63,6 +80,7 @@ static int check_status(lua_State *L)
              ((const uint8_t *)co)[LS_HOOKMASK] == (LUA_MASKCALL | LUA_MASKLINE) &&
              co_int_at(co, LS_HOOKLEFT) == 0x1234567;
     lua_sethook(co, NULL, 0, 0);
+    ok = ok && allow_check(co);
     lua_Debug ar;
     ok = ok && ((const uint8_t *)co)[LS_STATUS] == 0 && !lua_getstack(co, 0, &ar) &&
          co_ptr_at(co, LS_CI) == co_ptr_at(co, LS_BASE_CI);

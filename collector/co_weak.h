@@ -18,6 +18,7 @@
 #pragma weak lua_close
 #pragma weak lua_createtable
 #pragma weak lua_dump
+#pragma weak lua_error
 #pragma weak lua_gc
 #pragma weak lua_getallocf
 #pragma weak lua_getfield
@@ -46,6 +47,7 @@
 #pragma weak lua_pushstring
 #pragma weak lua_pushthread
 #pragma weak lua_pushvalue
+#pragma weak lua_rawequal
 #pragma weak lua_rawget
 #pragma weak lua_rawgeti
 #pragma weak lua_rawset

@@ -575,11 +575,21 @@ static int add_snap_frame(rd_stack *s, const lt_event *ev)
 /* A snapshot replaces t's stack. A call on top not settled yet (drop mode
  * lost its first line) may have been a tail call: where it stood is not
  * known, so it is counted nowhere rather than somewhere it never was; its
- * time goes to its caller. */
+ * time goes to its caller. Unless the snapshot has it where it was called. */
 static void drop_fresh_top(rd_stack *s, rd_thread *t)
 {
     if (!t->n || !t->f[t->n - 1].fresh)
         return;
+    rd_frame *g = &t->f[t->n - 1];
+    for (uint32_t i = 0; i < s->nsnap; i++) {
+        /* the snapshot has it at the depth it was called at, with frames
+         * above it or none (a thread's stack read inside its hook at that
+         * call, or while it resumed another from there): it was called */
+        if (s->snap[i].depth == g->depth && s->snap[i].fid == g->fid) {
+            settle_call(s, t, g);
+            return;
+        }
+    }
     t->n--;
     if (t->n)
         settle_ticks(s, t, &t->f[t->n - 1]);

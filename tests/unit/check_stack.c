@@ -356,6 +356,34 @@ START_TEST(test_stack_snapshot_finish)
 }
 END_TEST
 
+/* A thread's stack read while its hook at a call resumed a coroutine (the
+ * collector's untraced_resumer): the call on top, not settled yet, is in
+ * the snapshot where it was called: it counts as a call; the hook's frames
+ * above it count none and go when the thread's records resume. */
+START_TEST(test_stack_snapshot_fresh_call)
+{
+    begin_main(5);
+    ev_call(2, F_F); /* its hook runs g, which resumes co */
+    ev_start(T_MAIN, LT_R_HOOKED);
+    ev_frame(4, F_RESUME, 0);
+    ev_frame(3, F_G, 21);
+    ev_frame(2, F_F, 0);
+    ev_frame(1, F_MAIN, 5);
+    ev_resume(T_CO);
+    ev_call(1, F_CO);
+    ev_line(1, 41);
+    ev_yield(T_MAIN, 0);
+    ev_line(2, 11); /* f's first line, after the hook */
+    expect_stack(T_MAIN, F_MAIN, F_F);
+    ck_assert_uint_eq(M.func[F_F].calls, 1);
+    expect_folded(RD_W_CALLS,
+                  L_MAIN ";" L_F " 1\n" L_MAIN ";" L_F ";" L_G ";" L_RESUME ";" L_CO " 1\n");
+    expect_folded(RD_W_LINES, L_MAIN ";" L_F " 1\n" L_MAIN ";" L_F ";" L_G ";" L_RESUME ";" L_CO
+                  " 1\n");
+    ck_assert_uint_eq(S.bad, 0);
+}
+END_TEST
+
 /* An error unwinds frames without return events: the next record arrives
  * at a smaller depth and the frames above it are gone. */
 START_TEST(test_stack_error_unwind)
@@ -1095,6 +1123,7 @@ int main(void)
     Suite *s = suite_create("stack");
     ADD(s, test_stack_snapshot);
     ADD(s, test_stack_snapshot_finish);
+    ADD(s, test_stack_snapshot_fresh_call);
     ADD(s, test_stack_error_unwind);
     ADD(s, test_stack_pcall_unwind);
     ADD(s, test_stack_tail_call);
