@@ -885,6 +885,13 @@ def case_otherlua(c):
     "luatrace" and -lluatrace give a clear refusal, not "undefined symbol"
     (nor, under LuaJIT, a trace of garbage); under recorderd run each says
     it runs untraced, naming its script, its output unchanged."""
+    # every Lua API reference of the module is weak (co_weak.h), or a Lua
+    # that lacks the function refuses to load it before it can say why
+    nm = subprocess.run(['nm', '-D', '--undefined-only', os.path.join(c.args.cpath, 'luatrace.so')],
+                        capture_output=True, text=True)
+    strong = [l.split()[-1] for l in nm.stdout.splitlines() if l.split()[-2:-1] == ['U']
+              and l.split()[-1].startswith('lua')]
+    expect(nm.returncode == 0 and not strong, 'not in co_weak.h: %s' % strong)
     prog = c.write('other.lua', 'io.write("out ", 6 * 7, "\\n") os.exit(5)\n')
     base = [c.args.recorderd, 'run', '--out', c.out, '--']
     for lua, name in (('lua5.2', b'Lua 5.2'), ('lua5.3', b'Lua 5.3'), ('lua5.4', b'Lua 5.4'),
