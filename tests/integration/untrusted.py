@@ -168,9 +168,18 @@ def limited(mb):
     return f
 
 
+# AddressSanitizer (scripts/sanitize preloads it) reserves terabytes of
+# address space: under it, a memory limit is the peak RSS, checked after.
+ASAN = 'libasan' in os.environ.get('LD_PRELOAD', '')
+
+
 def report(c, trace, *opts, mb=None):
-    return run([c.args.recorderd, 'report', trace] + list(opts), c.tmp, base_env(),
-               preexec_fn=limited(mb) if mb else None)
+    """report under an address-space limit of mb MB if given."""
+    r = run([c.args.recorderd, 'report', trace] + list(opts), c.tmp, base_env(),
+            preexec_fn=limited(mb) if mb and not ASAN else None)
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss >> 10
+    expect(not mb or not ASAN or peak < mb, 'report: a peak RSS of %d MB' % peak)
+    return r
 
 
 def labels_trace(n):
