@@ -1417,8 +1417,8 @@ def case_labels(c):
                    'local m, inspect = require "m", require "inspect"\n'
                    'print(m.work(20000), inspect({1}))\n' % (os.path.join(c.tmp, 'app', 'lib', '?.lua')))
     c.used.add('main')
-    r = run([c.args.recorderd, 'run', '--quiet', '--out', c.out, '--', c.args.lua, prog], c.tmp,
-            c.env())
+    r = run([c.args.recorderd, 'run', '--quiet', '--out', c.out, '--format', 'folded,callgrind,pprof',
+             '--', c.args.lua, prog], c.tmp, c.env())
     expect(r.status == 0, 'run: %d %r' % (r.status, r.err))
     session = c.session('main')
     folded = open(os.path.join(session, 'stacks.folded')).read()
