@@ -19,11 +19,13 @@
 #include "lt_file.h"
 
 #define BUF_CAP LT_FILE_ZSTD_FLUSH
-/* Level 3, zstd's default: on luacheck over Penlight, 1.25-1.39 bytes an
- * event (level 1: 1.40-1.57; the share depends on the run's timings), at
- * ~70-80 MB/s of records on a loaded machine, far above what a traced
- * program makes (a few MB/s), so the drainer keeps up. Its window (2 MiB)
- * is under what readers accept (LT_FILE_ZSTD_WINDOWLOG_MAX). */
+/* Level 3, zstd's default: on luacheck over Penlight, 1.15-1.69 bytes an
+ * event over 8 runs, median 1.25 (every record carries a tick delta, whose
+ * noise sets the share; level 1: 1.40-1.57 on the same records; levels
+ * 7-12 gain 0.1 at a third of the speed or less), at ~70 MB/s of records
+ * per CPU second, over three times what a fast traced program makes
+ * (~20 MB/s), so the drainer keeps up. Its window (2 MiB) is under what
+ * readers accept (LT_FILE_ZSTD_WINDOWLOG_MAX). */
 #define ZSTD_LEVEL 3
 
 /* Gives the file up after a failed write: cuts it back to its last flush. */
