@@ -206,27 +206,12 @@ static void on_wait(uv_timer_t *t)
     }
 }
 
-static void read_cmdline(pid_t pid, char *buf, size_t cap)
-{
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
-    buf[0] = 0;
-    FILE *f = fopen(path, "rb");
-    size_t n = f ? fread(buf, 1, cap - 1, f) : 0;
-    if (f)
-        fclose(f);
-    buf[n] = 0;
-    for (size_t i = 0; i + 1 < n; i++)
-        if (!buf[i])
-            buf[i] = ' ';
-}
-
 /* The stacks, read by the process's signal handler (DUMP_NOW). */
 static void on_dump(rd_server *srv, uint32_t flags, const uint8_t *p, size_t n)
 {
     attach_ctx *a = srv->ud;
     char cmd[LT_CTL_CMD_MAX], note[256];
-    read_cmdline(a->o->pid, cmd, sizeof cmd);
+    rd_peek_cmdline(a->o->pid, cmd, sizeof cmd);
     snprintf(note, sizeof note, "%s%s",
              flags & LT_DUMP_IN_C
                  ? "taken by the signal handler, as no Lua event answered: the process is "
