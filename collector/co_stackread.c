@@ -396,6 +396,32 @@ static void read_thread(co_sr *d, const void *L)
 
 /* {====== names from the globals and package.loaded */
 
+/* The value under string key want in table t's hash part, copied to tv. */
+static int raw_get(const void *t, const char *want, uint8_t tv[TV_SIZE])
+{
+    uint8_t tb[TB_READ], nd[16 * ND_SIZE];
+    if (peek(t, tb, sizeof tb) || tb[TB_TT] != LUA_TTABLE || tb[TB_LSIZENODE] > 26)
+        return -1;
+    uint32_t size = 1u << tb[TB_LSIZENODE];
+    const uint8_t *node = co_ptr_at(tb, TB_NODE);
+    for (uint32_t i = 0; i < size && i < SCAN_MAX; i += 16) {
+        uint32_t m = size - i < 16 ? size - i : 16;
+        if (peek(node + (size_t)i * ND_SIZE, nd, (size_t)m * ND_SIZE))
+            return -1;
+        for (uint32_t j = 0; j < m; j++) {
+            const uint8_t *e = nd + j * ND_SIZE;
+            char key[NAME_MAX_];
+            if (co_int_at(e, ND_KEYTT) == LUA_TSTRING &&
+                tstring(co_ptr_at(e, ND_KEY), key, sizeof key, 0) >= 0 && !strcmp(key, want)) {
+                memcpy(tv, e, TV_SIZE);
+                return 0;
+            }
+        }
+    }
+    return -1;
+}
+
+
 /* Offers "prefix.key" for every function of table t that is one of ours;
  * keeps the shortest (ties: smaller bytes), as co_func's scan_table. */
 static void scan_table(co_sr *d, const void *t, const char *prefix)
@@ -436,32 +462,29 @@ static void scan_table(co_sr *d, const void *t, const char *prefix)
 }
 
 /* Calls scan_table on every table value of table t under a string key but
- * "_G"; or, with want, returns the value of key want if it is a table. */
-static const void *each_module(co_sr *d, const void *t, const char *want)
+ * "_G". */
+static void each_module(co_sr *d, const void *t)
 {
     uint8_t tb[TB_READ], nd[16 * ND_SIZE];
     if (peek(t, tb, sizeof tb) || tb[TB_TT] != LUA_TTABLE || tb[TB_LSIZENODE] > 26)
-        return NULL;
+        return;
     uint32_t size = 1u << tb[TB_LSIZENODE];
     const uint8_t *node = co_ptr_at(tb, TB_NODE);
     for (uint32_t i = 0; i < size && i < SCAN_MAX && d->budget >= 16; i += 16) {
         uint32_t m = size - i < 16 ? size - i : 16;
         d->budget -= 16;
         if (peek(node + (size_t)i * ND_SIZE, nd, (size_t)m * ND_SIZE))
-            return NULL;
+            return;
         for (uint32_t j = 0; j < m; j++) {
             const uint8_t *e = nd + j * ND_SIZE;
             char key[NAME_MAX_];
             if (co_int_at(e, TV_TT) != LUA_TTABLE || co_int_at(e, ND_KEYTT) != LUA_TSTRING ||
                 tstring(co_ptr_at(e, ND_KEY), key, sizeof key, 0) < 0)
                 continue;
-            if (want && !strcmp(key, want))
-                return co_ptr_at(e, 0);
-            if (!want && strcmp(key, "_G"))
+            if (strcmp(key, "_G"))
                 scan_table(d, co_ptr_at(e, 0), key);
         }
     }
-    return NULL;
 }
 
 void co_sr_name_functions(co_sr *d, const void *main)
@@ -475,9 +498,9 @@ void co_sr_name_functions(co_sr *d, const void *main)
         scan_table(d, co_ptr_at(ls, LS_GT), "");
     if (peek((const char *)d->g + G_REGISTRY, reg, sizeof reg) || co_int_at(reg, TV_TT) != LUA_TTABLE)
         return;
-    const void *loaded = each_module(d, co_ptr_at(reg, 0), "_LOADED");
-    if (loaded)
-        each_module(d, loaded, NULL);
+    uint8_t loaded[TV_SIZE];
+    if (!raw_get(co_ptr_at(reg, 0), "_LOADED", loaded) && co_int_at(loaded, TV_TT) == LUA_TTABLE)
+        each_module(d, co_ptr_at(loaded, 0));
 }
 
 /* }====== */
@@ -738,31 +761,6 @@ void co_sr_collect(co_sr *d, const void *main, int walk_ok)
 }
 
 /* {====== the special functions, read from the globals */
-
-/* The value under string key want in table t's hash part, copied to tv. */
-static int raw_get(const void *t, const char *want, uint8_t tv[TV_SIZE])
-{
-    uint8_t tb[TB_READ], nd[16 * ND_SIZE];
-    if (peek(t, tb, sizeof tb) || tb[TB_TT] != LUA_TTABLE || tb[TB_LSIZENODE] > 26)
-        return -1;
-    uint32_t size = 1u << tb[TB_LSIZENODE];
-    const uint8_t *node = co_ptr_at(tb, TB_NODE);
-    for (uint32_t i = 0; i < size && i < SCAN_MAX; i += 16) {
-        uint32_t m = size - i < 16 ? size - i : 16;
-        if (peek(node + (size_t)i * ND_SIZE, nd, (size_t)m * ND_SIZE))
-            return -1;
-        for (uint32_t j = 0; j < m; j++) {
-            const uint8_t *e = nd + j * ND_SIZE;
-            char key[NAME_MAX_];
-            if (co_int_at(e, ND_KEYTT) == LUA_TSTRING &&
-                tstring(co_ptr_at(e, ND_KEY), key, sizeof key, 0) >= 0 && !strcmp(key, want)) {
-                memcpy(tv, e, TV_SIZE);
-                return 0;
-            }
-        }
-    }
-    return -1;
-}
 
 /* The lua_CFunction of t[key], if a C function. */
 static const void *c_function(const void *t, const char *key)

@@ -152,16 +152,10 @@ static void on_signal(uv_signal_t *h, int sig)
  * /proc does not say (a /proc mounted with hidepid). */
 static char proc_state(pid_t pid)
 {
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(path, "r");
-    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-    if (f)
-        fclose(f);
-    buf[n] = 0;
-    const char *p = strrchr(buf, ')'); /* the command name may hold ')' */
-    if (p && p[1] == ' ' && p[2])
-        return p[2];
+    char buf[512], st;
+    rd_proc_read(pid, "stat", buf, sizeof buf);
+    if ((st = rd_proc_state(buf)))
+        return st;
     return kill(pid, 0) == 0 || errno == EPERM ? 'R' : 0;
 }
 

@@ -28,6 +28,7 @@
 
 #include "lt_attach.h"
 #include "rd_attach.h"
+#include "rd_util.h"
 
 enum {
     CHUNK = 1 << 20,         /* bytes copied per read of a mapping */
@@ -65,15 +66,11 @@ static int wait_stop(pid_t tid)
  * one with EPERM. */
 static int task_ended(pid_t pid, pid_t tid)
 {
-    char path[96], buf[512];
-    snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)pid, (int)tid);
-    FILE *f = fopen(path, "r");
-    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-    if (f)
-        fclose(f);
-    buf[n] = 0;
-    const char *p = strrchr(buf, ')'); /* the state follows the command's ")" */
-    return !p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X';
+    char name[64], buf[512];
+    snprintf(name, sizeof name, "task/%d/stat", (int)tid);
+    rd_proc_read(pid, name, buf, sizeof buf);
+    char st = rd_proc_state(buf);
+    return !st || st == 'Z' || st == 'X';
 }
 
 void rd_peek_let_go(rd_peek_stop *s)
@@ -175,14 +172,7 @@ int rd_peek_find_states(co_sr *d, const void **found)
 
 void rd_peek_cmdline(pid_t pid, char *buf, size_t cap)
 {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
-    buf[0] = 0;
-    FILE *f = fopen(path, "rb");
-    size_t n = f ? fread(buf, 1, cap - 1, f) : 0;
-    if (f)
-        fclose(f);
-    buf[n] = 0;
+    size_t n = rd_proc_read(pid, "cmdline", buf, cap);
     for (size_t i = 0; i + 1 < n; i++)
         if (!buf[i])
             buf[i] = ' ';

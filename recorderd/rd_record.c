@@ -256,14 +256,9 @@ static void on_done(uv_async_t *h)
  * names its ring), else its program. */
 static void session_name(pid_t pid, char *name, size_t cap)
 {
-    char path[64], buf[8192], *argv[64];
+    char buf[8192], *argv[64];
     int argc = 0;
-    snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
-    FILE *f = fopen(path, "rb");
-    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-    if (f)
-        fclose(f);
-    buf[n] = 0;
+    size_t n = rd_proc_read(pid, "cmdline", buf, sizeof buf);
     for (size_t i = 0; i < n && argc < 64; i += strlen(buf + i) + 1)
         argv[argc++] = buf + i;
     lt_ring_name_of_args(argc, argv, name, cap);

@@ -2,6 +2,7 @@
 #include "rd_util.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -79,4 +80,22 @@ unsigned long long rd_now_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
+}
+
+size_t rd_proc_read(int pid, const char *name, char *buf, size_t cap)
+{
+    char path[128];
+    snprintf(path, sizeof path, "/proc/%d/%s", pid, name);
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(buf, 1, cap - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = 0;
+    return n;
+}
+
+char rd_proc_state(const char *stat)
+{
+    const char *p = strrchr(stat, ')'); /* the command name may hold ')' */
+    return p && p[1] == ' ' ? p[2] : 0;
 }

@@ -28,6 +28,15 @@ void rd_json_str(FILE *f, const char *s);
 /* Monotonic clock in ns. */
 unsigned long long rd_now_ns(void);
 
+/* The start of the file /proc/PID/NAME in buf (NUL-terminated, at most
+ * cap - 1 bytes: NAME "stat", "cmdline", "task/TID/stat"...). Returns its
+ * length, 0 when it cannot be read (the process is gone). */
+size_t rd_proc_read(int pid, const char *name, char *buf, size_t cap);
+
+/* The state letter of a /proc stat line (after the command's last ')'),
+ * or 0 if there is none. */
+char rd_proc_state(const char *stat);
+
 /* Wall clock: ms since the epoch. */
 long long rd_wall_ms(void);
 
