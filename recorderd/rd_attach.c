@@ -269,7 +269,8 @@ int rd_attach(const rd_attach_opts *o)
     if (e == -ENOENT && o->dump) /* no collector: read it from outside */
         return rd_peek_dump(o->pid, stdout);
     if (e == -ENOENT && o->keys) {
-        rd_sample_opts so = {.pid = o->pid, .hz = o->hz, .duration_ms = o->duration_ms};
+        rd_sample_opts so = {.pid = o->pid, .hz = o->hz, .duration_ms = o->duration_ms,
+                             .stop = o->stop};
         return rd_sample_top(&so);
     }
     if (e) {

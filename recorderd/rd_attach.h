@@ -17,6 +17,7 @@ typedef struct rd_attach_opts {
     int dump;             /* ask for the stacks only */
     int keys;             /* q on a terminal detaches (top) */
     unsigned hz;          /* top of a process without the collector: samples per second */
+    int stop;             /* and whether each read holds it stopped */
     rd_session_opts so;   /* where and what the session writes */
 } rd_attach_opts;
 

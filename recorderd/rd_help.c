@@ -73,11 +73,12 @@ static const cmd_help helps[] = {
     {"top", "top PID [OPTIONS]",
      "A live view of the functions using the most time, redrawn every second,\n"
      "until q, Ctrl-C or the duration. No files. A process that never loaded\n"
-     "luatrace is sampled from outside (ptrace stops, one read each).",
+     "luatrace is sampled from outside, read as it runs.",
      0,
      {{"-d, --duration SECONDS", "how long to watch (default: until q or Ctrl-C)"},
       TIMEOUT,
       {"--rate HZ", "samples per second from outside, 1 to 1000 (100)"},
+      {"--stop", "from outside: stop the process for each read (exact, ~2 ms each)"},
       HELP},
      "recorderd top 1234"},
     {"record", "record PID [OPTIONS]",
@@ -87,6 +88,7 @@ static const cmd_help helps[] = {
      0,
      {{"-d, --duration SECONDS", "how long to sample (default: until Ctrl-C)"},
       {"--rate HZ", "samples per second, 1 to 1000 (100)"},
+      {"--stop", "stop the process for each read (exact stacks, ~2 ms each)"},
       OUT,
       {"-q, --quiet", "no summary on stderr"},
       HELP},

@@ -259,6 +259,8 @@ static int attach_arg(const char *what, int files, int argc, char **argv, int *i
         return seconds_opt(what, argc, argv, i, &o->timeout_ms);
     if (!strcmp(a, "--rate") && !strcmp(what, "top"))
         return rate_opt(what, argc, argv, i, &o->hz);
+    if (!strcmp(a, "--stop") && !strcmp(what, "top"))
+        return o->stop = 1, 0;
     if (rd_cli_is_help(a))
         return -1;
     if (a[0] == '-' || o->pid)
@@ -301,6 +303,8 @@ static int record_arg(int argc, char **argv, int *i, rd_record_opts *o)
         return seconds_opt("record", argc, argv, i, &o->duration_ms);
     if (!strcmp(a, "--rate"))
         return rate_opt("record", argc, argv, i, &o->hz);
+    if (!strcmp(a, "--stop"))
+        return o->stop = 1, 0;
     if (rd_cli_is_out(a))
         return (o->so.out = rd_cli_optval(argc, argv, i)) ? 0 : 2;
     if (!strcmp(a, "--quiet") || !strcmp(a, "-q"))

@@ -24,6 +24,7 @@
 #include <sys/ptrace.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lt_attach.h"
@@ -109,6 +110,33 @@ int rd_peek_stop_all(pid_t pid, rd_peek_stop *s)
     if (e)
         rd_peek_let_go(s);
     return e;
+}
+
+static uint64_t now_us(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000 + (uint64_t)t.tv_nsec / 1000;
+}
+
+int rd_peek_sample(co_sr *d, const void *L, rd_peek_stop *s, int stop, uint64_t *stopped_us)
+{
+    uint64_t t0 = now_us();
+    int e = stop ? rd_peek_stop_all(d->pid, s) : 0;
+    if (e)
+        return e;
+    co_sr_read(d, L, 0);
+    if (stop) {
+        rd_peek_let_go(s);
+        *stopped_us += now_us() - t0; /* an upper bound: from the first stop asked to the last let go */
+    }
+    if (d->nth)
+        return 0;
+    char buf[512], st = 0;
+    if (rd_proc_read(d->pid, "stat", buf, sizeof buf))
+        st = rd_proc_state(buf);
+    /* alive: a read caught mid-change (running) or a state gone (stopped) */
+    return !st || st == 'Z' || st == 'X' || stop ? -ESRCH : -EAGAIN;
 }
 
 /* }====== */

@@ -3,6 +3,7 @@
 #ifndef RD_PEEK_H
 #define RD_PEEK_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -26,6 +27,16 @@ int rd_peek_dump(pid_t pid, FILE *out);
  * on (PTRACE_DETACH). */
 int rd_peek_stop_all(pid_t pid, rd_peek_stop *s);
 void rd_peek_let_go(rd_peek_stop *s);
+
+/* One sample of the running chain of the state whose main thread is L
+ * (co_sr_read without the GC list). With stop, the process is held
+ * stopped for the read (exact, about 2 ms of the process's time a sample:
+ * PTRACE_DETACH waits for it to be off the CPU) and *stopped_us grows by
+ * how long; without, it is read running (nothing asked of it; a frame may
+ * come from a moment later than the one below it). Returns 0, or -errno:
+ * -ESRCH when the process or its state is gone, -EAGAIN when a read of a
+ * running process caught its stack mid-change (no sample: try again). */
+int rd_peek_sample(co_sr *d, const void *L, rd_peek_stop *s, int stop, uint64_t *stopped_us);
 
 /* The main threads of d->pid's Lua states (at most RD_PEEK_MAX_STATES):
  * how many were found. */

@@ -198,13 +198,10 @@ static void flatten(rec *r)
 
 static int sample(rec *r)
 {
-    int e = rd_peek_stop_all(r->o->pid, &r->stop);
+    uint64_t stopped = 0;
+    int e = rd_peek_sample(r->d, r->L, &r->stop, r->o->stop, &stopped);
     if (e)
         return e;
-    co_sr_read(r->d, r->L, 0);
-    rd_peek_let_go(&r->stop);
-    if (!r->d->nth)
-        return -ESRCH;
     flatten(r);
     r->samples++;
     return 0;
@@ -214,7 +211,9 @@ static void sampler(void *arg)
 {
     rec *r = arg;
     uint64_t t0 = now_ns(), period = 1000000000u / r->o->hz, next = t0;
-    int e = sample(r);
+    int e;
+    while ((e = sample(r)) == -EAGAIN && !atomic_load(&r->quit))
+        usleep(1000);
     if (!e)
         put_begin(r);
     while (!e && !atomic_load(&r->quit)) {
@@ -226,6 +225,8 @@ static void sampler(void *arg)
             break;
         if (!(e = sample(r)))
             put_step(r, now_ns());
+        else if (e == -EAGAIN) /* caught mid-change: the next sample */
+            e = 0;
     }
     r->err = e;
     if (r->samples)

@@ -11,6 +11,7 @@ typedef struct rd_record_opts {
     pid_t pid;
     unsigned hz;          /* samples per second, 1..1000 */
     unsigned duration_ms; /* 0: until Ctrl-C, SIGTERM or the process's exit */
+    int stop;             /* hold the process stopped for each read (exact, costly) */
     rd_session_opts so;   /* where the session goes; so.sample_hz = hz */
 } rd_record_opts;
 

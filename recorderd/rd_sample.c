@@ -37,6 +37,7 @@ typedef struct sampler {
     uint32_t n, cap, stamp;
     uint64_t samples, in_lua; /* in this interval */
     uint64_t stopped_us;      /* how long the process was held stopped, in this interval */
+    int stop_each;            /* --stop: hold the process stopped for each read */
     char cwd[4096];           /* the process's: files under it are shown relative to it */
 } sampler;
 
@@ -136,17 +137,12 @@ static void account(sampler *sm)
 /* One sample: 0, or -errno (the process is gone or refuses). */
 static int sample(sampler *sm)
 {
-    uint64_t t0 = now_us();
-    int e = rd_peek_stop_all(sm->pid, &sm->stop);
-    if (e)
-        return e;
-    co_sr_read(sm->d, sm->L, 0);
-    rd_peek_let_go(&sm->stop);
-    sm->stopped_us += now_us() - t0; /* an upper bound: from the first stop asked to the last let go */
-    if (!sm->d->nth)
-        return -ESRCH; /* the state is gone (lua_close) */
-    account(sm);
-    return 0;
+    int e = rd_peek_sample(sm->d, sm->L, &sm->stop, sm->stop_each, &sm->stopped_us);
+    if (e == -EAGAIN)
+        return 0;
+    if (!e)
+        account(sm);
+    return e;
 }
 
 static int by_self(const void *a, const void *b)
@@ -165,10 +161,13 @@ static void draw(sampler *sm, const char *cmd, unsigned hz, FILE *out)
     if (isatty(fileno(out)))
         fprintf(out, "\033[H\033[2J");
     fprintf(out, "luatrace top: process %d: %s\n", (int)sm->pid, cmd);
-    fprintf(out, "%llu samples at %u Hz in the last interval, %llu in Lua (read from outside; "
-                 "the process held stopped %.1f ms); q or Ctrl-C stops\n\n",
-            (unsigned long long)sm->samples, hz, (unsigned long long)sm->in_lua,
-            (double)sm->stopped_us / 1000.0);
+    char held[64] = "read running";
+    if (sm->stop_each)
+        snprintf(held, sizeof held, "the process held stopped %.1f ms",
+                 (double)sm->stopped_us / 1000.0);
+    fprintf(out, "%llu samples at %u Hz in the last interval, %llu in Lua (read from outside, "
+                 "%s); q or Ctrl-C stops\n\n",
+            (unsigned long long)sm->samples, hz, (unsigned long long)sm->in_lua, held);
     fprintf(out, "%7s %7s %8s  %s\n", "%self", "%total", "samples", "function");
     for (uint32_t i = 0; i < sm->n && i < 20 && sm->rows[i].self; i++) {
         const row *r = &sm->rows[i];
@@ -232,7 +231,7 @@ static int run_loop(sampler *sm, const rd_sample_opts *o, const char *cmd)
 
 int rd_sample_top(const rd_sample_opts *o)
 {
-    sampler sm = {.pid = o->pid};
+    sampler sm = {.pid = o->pid, .stop_each = o->stop};
     const void *found[RD_PEEK_MAX_STATES];
     char cmd[4096], shown[4096];
     if (!(sm.d = calloc(1, sizeof *sm.d)))

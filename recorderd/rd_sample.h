@@ -9,6 +9,7 @@ typedef struct rd_sample_opts {
     pid_t pid;
     unsigned hz;          /* samples per second, 1..1000 */
     unsigned duration_ms; /* 0: until q, Ctrl-C or SIGTERM */
+    int stop;             /* hold the process stopped for each read (exact, costly) */
 } rd_sample_opts;
 
 /* `recorderd top PID`: redraws the functions the samples found busiest,

@@ -747,6 +747,12 @@ def case_outsidetop(c):
         rows = [l for l in t.splitlines()[4:] if l.strip()]
         expect(rows and rows[0].split()[3:] == ['hot', '(prog.lua:2)'] and float(rows[0].split()[0]) > 50,
                'the busiest function is not hot: %r' % t)
+    # --stop: each read holds the process stopped, and the view says how long
+    r = recorderd(c, 'top', str(p.pid), '--duration', '1.2', '--stop')
+    out = r.stdout.decode()
+    expect(r.returncode == 0 and 'the process held stopped' in out and
+           out.split('luatrace top: ')[1].splitlines()[4].split()[3:] == ['hot', '(prog.lua:2)'],
+           'top --stop: %d %r %r' % (r.returncode, out, r.stderr))
     top = subprocess.Popen([c.args.recorderd, 'top', str(p.pid)], stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
     time.sleep(1.3)
@@ -797,7 +803,8 @@ def case_outsiderecord(c):
     c.procs.append(p)
     expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
     out = os.path.join(c.tmp, 'out')
-    r = recorderd(c, 'record', str(p.pid), '--duration', '1.5', '--rate', '200', '-o', out, '-q')
+    r = recorderd(c, 'record', str(p.pid), '--duration', '1.5', '--rate', '200', '--stop', '-o', out,
+                  '-q')
     expect(r.returncode == 0 and r.stderr == b'', 'record: %d %r' % (r.returncode, r.stderr))
     session = os.path.join(out, 'prog')
     meta = c.meta(session)

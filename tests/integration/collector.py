@@ -1136,8 +1136,8 @@ def case_runopts(c):
                'report': ['-f, --format', '-o, --out', '-w, --weight', '--merge', '--include',
                           '--exclude', '--include-untested', '-b, --backend'],
                'status': ['--socket', '--json'], 'stop': ['--socket'], 'dump': ['--timeout'],
-               'top': ['-d, --duration', '--timeout', '--rate'],
-               'record': ['-d, --duration', '--rate', '-o, --out', '-q, --quiet'],
+               'top': ['-d, --duration', '--timeout', '--rate', '--stop'],
+               'record': ['-d, --duration', '--rate', '--stop', '-o, --out', '-q, --quiet'],
                'serve': ['--fd', '-o, --out', '--summary', '-q, --quiet', '-f, --format',
                          '-b, --backend']}
     texts = set()
