@@ -40,8 +40,9 @@ void co_module_finish(co_state *s, unsigned reason)
     if (!s || !s->ring.hdr)
         return;
     /* The last records are worth a wait even in drop mode: without them the
-     * trace would not say how it ended, nor what it lost. */
-    s->drop_mode = 0;
+     * trace would not say how it ended, nor what it lost. Not after a wait
+     * reached LUATRACE_WAIT_MAX: recorderd is not reading. */
+    s->drop_mode = s->stalled;
     if (s->active) {
         co_hook_flush_gap(s);
         emit_stop(s, reason);

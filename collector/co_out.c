@@ -32,8 +32,8 @@ static void pause_a_little(unsigned round)
 /* A wait on a full ring that recorderd does not read (stopped, hung, or a
  * peer that acks and never drains) must not hang the program forever:
  * said once after CO_WAIT_WARN_NS (or half the bound), and at wait_max_ns
- * the program stops waiting for good: drop mode, said too. Once stalled,
- * a later wait (the last records at exit) is bounded by CO_WAIT_STALLED_NS. */
+ * the program stops waiting for good: drop mode, said too (the end of the
+ * trace keeps it). Should a wait come after all, CO_WAIT_STALLED_NS bounds it. */
 #define CO_WAIT_WARN_NS 5000000000ull
 #define CO_WAIT_STALLED_NS 1000000000ull
 

@@ -16,15 +16,16 @@ static uint32_t get_le32(const uint8_t *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-void lt_file_header(uint8_t *buf)
+void lt_file_header(uint8_t *buf, uint32_t flags)
 {
     memcpy(buf, LT_FILE_MAGIC, 8);
     put_le32(buf + 8, LT_FILE_VERSION);
-    put_le32(buf + 12, 0);
+    put_le32(buf + 12, flags);
 }
 
-int lt_file_check(const uint8_t *buf, size_t n, char *err, size_t cap)
+int lt_file_check(const uint8_t *buf, size_t n, uint32_t *flags, char *err, size_t cap)
 {
+    *flags = 0;
     if (n < LT_FILE_HDR_SIZE || memcmp(buf, LT_FILE_MAGIC, 8) != 0) {
         snprintf(err, cap, "not a luatrace trace file (bad magic)");
         return -EPROTO;
@@ -33,6 +34,14 @@ int lt_file_check(const uint8_t *buf, size_t n, char *err, size_t cap)
     if (v < LT_FILE_VERSION_MIN || v > LT_FILE_VERSION) {
         snprintf(err, cap, "trace file version %u, this build reads versions %u to %u", v,
                  LT_FILE_VERSION_MIN, LT_FILE_VERSION);
+        return -EPROTO;
+    }
+    if (v < 5) /* reserved then, written 0: not looked at */
+        return 0;
+    *flags = get_le32(buf + 12);
+    if (*flags & ~LT_FILE_ZSTD) {
+        snprintf(err, cap, "trace file flags 0x%x: this build knows 0x%x (zstd) only", *flags,
+                 LT_FILE_ZSTD);
         return -EPROTO;
     }
     return 0;

@@ -3,11 +3,23 @@
  * same decoder.
  *
  *   0        8        12       16
- *   +--------+--------+--------+---- records (lt_event) ...
+ *   +--------+--------+--------+---- body ...
  *   | magic  | version| flags  |
  *   +--------+--------+--------+
- *   magic "LUATRACE"; version (u32 LE) = LT_FILE_VERSION, which changes with
- *   LT_EVENT_VERSION; flags (u32 LE) reserved, 0.
+ *   magic "LUATRACE"; version (u32 LE); flags (u32 LE).
+ *
+ *   Version 5 (written): flags bit 0 (LT_FILE_ZSTD) set says the body is
+ *   the record stream (LT_EVENT_VERSION 4) compressed as zstd frames
+ *   (RFC 8878), back to back; clear, the body is the records as they are.
+ *   Any other flag is refused. The writer flushes a zstd block at a record
+ *   boundary at least every LT_FILE_ZSTD_FLUSH bytes of records, so a file
+ *   cut short still decodes up to its last flushed block; a reader needs a
+ *   window of at most 2^LT_FILE_ZSTD_WINDOWLOG_MAX bytes and refuses more.
+ *   Version 5 exists so that builds which read 3 and 4 refuse a compressed
+ *   body by its version instead of misreading it as records.
+ *   Versions 3 and 4 (still read): the body is the records uncompressed
+ *   (a version 3 stream has no DIR record); their flags were 0 and are
+ *   ignored.
  */
 #ifndef LT_FILE_H
 #define LT_FILE_H
@@ -16,16 +28,22 @@
 #include <stdint.h>
 
 #define LT_FILE_MAGIC "LUATRACE"
-#define LT_FILE_VERSION 4u     /* follows LT_EVENT_VERSION */
+#define LT_FILE_VERSION 5u     /* 5: the body may be zstd (LT_FILE_ZSTD) */
 #define LT_FILE_VERSION_MIN 3u /* the oldest read: every record of 3 is one of 4 */
 #define LT_FILE_HDR_SIZE 16u
 
-/* Writes the header into buf[LT_FILE_HDR_SIZE]. */
-void lt_file_header(uint8_t *buf);
+#define LT_FILE_ZSTD 1u                  /* flags: the body is zstd frames */
+#define LT_FILE_ZSTD_FLUSH (256u << 10)  /* bytes of records between flushes, at most */
+#define LT_FILE_ZSTD_WINDOWLOG_MAX 24    /* 16 MiB: what a reader allocates, at most */
+
+/* Writes a version LT_FILE_VERSION header with flags into
+ * buf[LT_FILE_HDR_SIZE]. */
+void lt_file_header(uint8_t *buf, uint32_t flags);
 
 /* Checks a header: versions LT_FILE_VERSION_MIN to LT_FILE_VERSION are
- * read. Returns 0, or -EPROTO with a message in err (not a trace file, or
- * a version this build cannot read). */
-int lt_file_check(const uint8_t *buf, size_t n, char *err, size_t cap);
+ * read. Returns 0 with the body's flags in *flags (0 for versions before
+ * 5), or -EPROTO with a message in err (not a trace file, a version this
+ * build cannot read, or flags it does not know). */
+int lt_file_check(const uint8_t *buf, size_t n, uint32_t *flags, char *err, size_t cap);
 
 #endif

@@ -938,7 +938,8 @@ static void text_others(const rd_cov *c, FILE *out)
             fprintf(out, "\nNot in the totals (no executable lines known; hit lines only):\n");
         uint32_t hit = lines_hit(f);
         fprintf(out, "  %s: %u line%s hit; %s\n", rd_printable(f->name, name, sizeof name), hit,
-                hit == 1 ? "" : "s", f->note ? rd_printable(f->note, note, sizeof note) : "no source");
+                hit == 1 ? "" : "s",
+                f->note ? rd_printable(f->note, note, sizeof note) : "no source");
     }
 }
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "lt_file.h"
+#include "rd_tracein.h"
 
 /* The memory bound (rd_replay.h): 0, or -E2BIG with err. */
 static int within_bound(const rd_stack *s, char *err, size_t cap)
@@ -57,20 +58,6 @@ int64_t rd_replay_feed(rd_stack *s, const uint8_t *p, size_t n, char *err, size_
     if (k == -EPROTO)
         snprintf(err, cap, "malformed record at byte %zu of this chunk (0x%02x)", at, p[at]);
     return k;
-}
-
-static FILE *open_trace(const char *path, char *err, size_t cap)
-{
-    struct stat st;
-    char buf[4096];
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        snprintf(buf, sizeof buf, "%s/trace.ltr", path);
-        path = buf;
-    }
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        snprintf(err, cap, "cannot open %s: %s", path, strerror(errno));
-    return f;
 }
 
 /* {======================================================================
@@ -130,19 +117,41 @@ static void progress_clear(progress *p)
     }
 }
 
+/* The warning for a trace that ended early, if it did: after the loop. */
+static void end_warning(const rd_stack *s, const rd_tracein *in, size_t have, char *err,
+                        size_t cap)
+{
+    if (have)
+        snprintf(err, cap, "trace ends inside a record (%zu bytes left): truncated", have);
+    /* every trace ends with STOP (troff, exit, lua_close): without one the
+     * process died while tracing, or the file was cut */
+    else if (!s->stopped)
+        snprintf(err, cap, "no end record: truncated (the traced process was killed while "
+                           "tracing, or the file was cut)");
+    else if (rd_tracein_cut(in)) /* all the records, not the frame's end */
+        snprintf(err, cap, "trace ends inside a compressed frame: truncated");
+}
+
+static void malformed(const rd_tracein *in, uint64_t off, uint8_t byte, char *err, size_t cap)
+{
+    if (rd_tracein_compressed(in))
+        snprintf(err, cap, "malformed record at byte %llu of the decompressed records (0x%02x)",
+                 (unsigned long long)off, byte);
+    else
+        snprintf(err, cap, "malformed record at byte %llu of the file (0x%02x)",
+                 (unsigned long long)(LT_FILE_HDR_SIZE + off), byte);
+}
+
 int rd_replay_path(const char *path, rd_stack *s, int want_progress, char *err, size_t cap)
 {
     err[0] = 0;
-    FILE *f = open_trace(path, err, cap);
-    if (!f)
-        return -ENOENT;
+    rd_tracein in;
+    int e = rd_tracein_open(&in, path, err, cap);
+    if (e == -ENOENT)
+        return e;
     progress pr;
-    progress_init(&pr, want_progress, f);
-    uint64_t done = 0;
-    uint8_t hdr[LT_FILE_HDR_SIZE];
-    size_t got = fread(hdr, 1, sizeof hdr, f);
-    done = got;
-    int e = lt_file_check(hdr, got, err, cap);
+    progress_init(&pr, !e && want_progress, in.f);
+    uint64_t done = 0; /* bytes of records read */
     size_t bufcap = 1u << 20, have = 0;
     uint8_t *buf = e ? NULL : malloc(bufcap);
     if (!e && !buf)
@@ -150,34 +159,31 @@ int rd_replay_path(const char *path, rd_stack *s, int want_progress, char *err, 
     while (!e) {
         /* at most 256 KiB at a time: the progress line moves on big files */
         size_t want = bufcap - have < (256u << 10) ? bufcap - have : (256u << 10);
-        size_t k = fread(buf + have, 1, want, f);
-        have += k;
-        done += k;
+        int64_t k = rd_tracein_read(&in, buf + have, want, err, cap);
+        if (k < 0) {
+            e = (int)k;
+            break;
+        }
+        have += (size_t)k;
+        done += (uint64_t)k;
         size_t at;
         int64_t used = feed(s, buf, have, &at, err, cap);
-        if (used == -EPROTO) /* buf[0] is at done - have in the file */
-            snprintf(err, cap, "malformed record at byte %llu of the file (0x%02x)",
-                     (unsigned long long)(done - have + at), buf[at]);
+        if (used == -EPROTO) /* buf[0] is at done - have in the records */
+            malformed(&in, done - have + at, buf[at], err, cap);
         if (used < 0) {
             e = (int)used;
             break;
         }
         memmove(buf, buf + used, have - (size_t)used);
         have -= (size_t)used;
-        progress_show(&pr, s->m, done);
+        progress_show(&pr, s->m, in.pos);
         if (k == 0) {
-            if (have)
-                snprintf(err, cap, "trace ends inside a record (%zu bytes left): truncated", have);
+            end_warning(s, &in, have, err, cap);
             break;
         }
     }
-    /* every trace ends with STOP (troff, exit, lua_close): without one the
-     * process died while tracing, or the file was cut */
-    if (!e && !err[0] && !s->stopped)
-        snprintf(err, cap, "no end record: truncated (the traced process was killed while "
-                           "tracing, or the file was cut)");
     free(buf);
-    fclose(f);
+    rd_tracein_close(&in);
     progress_clear(&pr);
     rd_stack_finish(s);
     return e;

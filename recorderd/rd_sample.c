@@ -37,6 +37,7 @@ typedef struct sampler {
     uint32_t n, cap, stamp;
     uint64_t samples, in_lua; /* in this interval */
     uint64_t stopped_us;      /* how long the process was held stopped, in this interval */
+    char cwd[4096];           /* the process's: files under it are shown relative to it */
 } sampler;
 
 static volatile sig_atomic_t g_quit;
@@ -92,10 +93,13 @@ static void name_rows(sampler *sm)
             co_sr_name_functions(d, sm->L);
         char src[512], raw[sizeof r->label + sizeof src];
         co_sr_func_source(d, &d->fn[i], src, sizeof src);
+        size_t k = strlen(sm->cwd); /* name (file:line), as every label people read */
+        const char *shown = k && !strncmp(src, sm->cwd, k) && src[k] == '/' ? src + k + 1 : src;
+        shown += !strncmp(shown, "./", 2) ? 2 : 0;
         if (d->fn[i].isC)
             snprintf(raw, sizeof raw, "%.128s [C]", co_sr_func_name(d, &d->fn[i]));
         else
-            snprintf(raw, sizeof raw, "%.128s (%s:%d)", co_sr_func_name(d, &d->fn[i]), src,
+            snprintf(raw, sizeof raw, "%.128s (%s:%d)", co_sr_func_name(d, &d->fn[i]), shown,
                      d->fn[i].linedef);
         rd_printable(raw, r->label, sizeof r->label);
     }
@@ -234,6 +238,10 @@ int rd_sample_top(const rd_sample_opts *o)
     if (!(sm.d = calloc(1, sizeof *sm.d)))
         return fprintf(stderr, "recorderd: out of memory\n"), 1;
     sm.d->pid = o->pid;
+    char link[64];
+    snprintf(link, sizeof link, "/proc/%d/cwd", (int)o->pid);
+    ssize_t k = readlink(link, sm.cwd, sizeof sm.cwd - 1);
+    sm.cwd[k > 0 ? k : 0] = 0;
     int e = rd_peek_stop_all(o->pid, &sm.stop), n = 0;
     if (!e) {
         n = rd_peek_find_states(sm.d, found);

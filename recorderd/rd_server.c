@@ -305,10 +305,12 @@ static void feed_hello(rd_conn *c, const char *p, size_t n)
     size_t off = 0;
     lt_ctl_msg m;
     if (msgpack_unpack_next(&r, c->msg, (size_t)k, &off) != MSGPACK_UNPACK_SUCCESS ||
-        lt_ctl_parse(&r.data, &m))
+        lt_ctl_parse(&r.data, &m)) {
+        uv_timer_stop(&c->hello_timer); /* a whole message, answered */
         send_ack(c, 0, "malformed message");
-    else
+    } else {
         on_message(c, &m);
+    }
     msgpack_unpacked_destroy(&r);
     if (c->dump && !c->closing) { /* records may have come with the head */
         size_t rest = c->nmsg - (size_t)k;

@@ -169,7 +169,6 @@ static int drain_once(rd_session *s)
     }
     if (n == 0)
         return 0;
-    lt_dec dec = s->st.dec; /* where a failed trace write is cut back from */
     int64_t used = rd_replay_feed(&s->st, p, (size_t)n, s->err, sizeof s->err);
     if (used < 0)
         return -1;
@@ -179,7 +178,7 @@ static int drain_once(rd_session *s)
     }
     /* a failed write ends the file, not the session: the stacks and the
      * reports come from the ring */
-    rd_tracefile_write(&s->trace, p, (size_t)used, &dec);
+    rd_tracefile_write(&s->trace, p, (size_t)used);
     s->bytes += (uint64_t)used;
     lt_ring_consume(&s->ring, (uint64_t)used);
     /* relaxed: statistics for status, read by the loop thread */
@@ -361,7 +360,7 @@ static void trace_error(const rd_session *s, char *buf, size_t cap)
         append(buf, cap, ": the partial trace was removed to make room for the reports");
     else if (t->size >= LT_FILE_HDR_SIZE)
         append(buf, cap, ": cut at its last complete record (%llu of %llu bytes of records)",
-               (unsigned long long)(t->size - LT_FILE_HDR_SIZE), (unsigned long long)s->bytes);
+               (unsigned long long)t->raw, (unsigned long long)s->bytes);
 }
 
 /* "cannot write A, B: reason" for each reason, in the order of the reports;

@@ -1,6 +1,7 @@
-/* rd_tracefile: a session's trace.ltr, written as the ring is drained. The
- * first write error ends it: the file is cut back to its last complete
- * record (so `recorderd report` replays what it holds) and never written
+/* rd_tracefile: a session's trace.ltr, written as the ring is drained, its
+ * body compressed with zstd (lt_file.h). The first write error ends it: the
+ * file is cut back to its last flushed block, where it ends on a complete
+ * record (so `recorderd report` replays what it holds), and never written
  * again, while the session goes on without it. Drainer thread only. */
 #ifndef RD_TRACEFILE_H
 #define RD_TRACEFILE_H
@@ -9,16 +10,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lt_event.h"
-
 typedef struct rd_tracefile {
     int fd;       /* -1: none, or given up */
-    uint8_t *buf; /* whole records not yet written */
+    uint8_t *buf; /* whole records not yet compressed */
     size_t len, cap;
-    lt_dec dec;    /* the stream's decoder state at buf[0] */
-    uint64_t size; /* bytes in the file: the header and whole records */
-    int err;       /* the error that ended it (negative errno), 0 if none */
-    int dirfd;     /* its directory (not owned): removed from it by name */
+    void *cctx;     /* ZSTD_CCtx */
+    uint8_t *zbuf;  /* compressed output on its way to the file */
+    size_t zcap;
+    uint64_t written; /* bytes written to the file */
+    uint64_t size;    /* bytes of the file up to its last flush: the header, whole blocks */
+    uint64_t raw;     /* bytes of records those blocks decompress to */
+    int err;          /* the error that ended it (negative errno), 0 if none */
+    int dirfd;        /* its directory (not owned): removed from it by name */
     char path[PATH_MAX]; /* for messages */
 } rd_tracefile;
 
@@ -32,12 +35,13 @@ int rd_tracefile_open(rd_tracefile *t, int dirfd, const char *dir);
  * -errno. */
 int rd_tracefile_remove(rd_tracefile *t);
 
-/* Appends p[0..n), whole records; dec is the decoder's state before p[0].
- * Returns 0, or the error that ended the file (this call's or an earlier
- * one's). */
-int rd_tracefile_write(rd_tracefile *t, const uint8_t *p, size_t n, const lt_dec *dec);
+/* Appends p[0..n), whole records: a flush may come after them, so a cut
+ * file ends on a record. Returns 0, or the error that ended the file (this
+ * call's or an earlier one's). */
+int rd_tracefile_write(rd_tracefile *t, const uint8_t *p, size_t n);
 
-/* Writes what is buffered and closes the file. Returns 0 or t->err. */
+/* Compresses what is buffered, ends the zstd frame and closes the file.
+ * Returns 0 or t->err. */
 int rd_tracefile_close(rd_tracefile *t);
 
 #endif

@@ -35,7 +35,7 @@ import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from corpus import Failure, run, base_env, compare_runs  # noqa: E402
+from corpus import Failure, run, base_env, compare_runs, trace_body  # noqa: E402
 
 EV_CLOCK, EV_STOP, R_DETACH = 2, 11, 4
 ATTACH_DIR = '/tmp/luatrace-%d/attach' % os.geteuid()
@@ -65,9 +65,7 @@ def read_uint(b, i):
 
 def stop_reason(trace):
     """The reason of the STOP record if the trace ends STOP then CLOCK."""
-    with open(trace, 'rb') as f:
-        f.seek(max(0, os.path.getsize(trace) - 64))
-        b = f.read()
+    b = trace_body(trace)[-64:]
     for j in range(len(b) - 2):
         if b[j] != 0x93 or b[j + 1] != EV_STOP:
             continue

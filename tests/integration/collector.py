@@ -59,7 +59,7 @@ import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from corpus import Failure, run, base_env  # noqa: E402
+from corpus import Failure, run, base_env, plain_trace, trace_body  # noqa: E402
 
 SHM_DIR = '/dev/shm'
 
@@ -1417,8 +1417,8 @@ def case_labels(c):
                    'local m, inspect = require "m", require "inspect"\n'
                    'print(m.work(20000), inspect({1}))\n' % (os.path.join(c.tmp, 'app', 'lib', '?.lua')))
     c.used.add('main')
-    r = run([c.args.recorderd, 'run', '--quiet', '--out', c.out, '--', c.args.lua, prog], c.tmp,
-            c.env())
+    r = run([c.args.recorderd, 'run', '--quiet', '--out', c.out, '--format', 'folded,callgrind,pprof',
+             '--', c.args.lua, prog], c.tmp, c.env())
     expect(r.status == 0, 'run: %d %r' % (r.status, r.err))
     session = c.session('main')
     folded = open(os.path.join(session, 'stacks.folded')).read()
@@ -1552,15 +1552,20 @@ def case_badtrace(c):
     r = run([c.args.recorderd, 'report', trace], c.tmp, base_env())
     expect(r.status == 0 and not r.err, 'a whole trace: %d %r' % (r.status, r.err))
     # no end record (STOP): cut at a record boundary before it (a process
-    # SIGKILLed, a copy cut short), or the header alone
-    starts = []
-    kinds = [k for k, _ in trace_records(trace, starts)]
-    for end in (starts[kinds.index(EV_STOP)], 16):
+    # SIGKILLed, a copy cut short), or the header alone; the records at
+    # their offsets: the trace as an uncompressed version 4 file, which is
+    # still read
+    plain = os.path.join(c.tmp, 'plain.ltr')
+    pdata, starts = plain_trace(trace, plain), []
+    kinds = [k for k, _ in trace_records(plain, starts)]
+    r = run([c.args.recorderd, 'report', plain], c.tmp, base_env())
+    expect(r.status == 0 and not r.err, 'a whole version 4 trace: %d %r' % (r.status, r.err))
+    for d, end in ((pdata, starts[kinds.index(EV_STOP)]), (pdata, 16), (data, 16)):
         with open(os.path.join(c.tmp, cut), 'wb') as f:
-            f.write(data[:end])
+            f.write(d[:end])
         r = run([c.args.recorderd, 'report', cut, '--format', 'none'], c.tmp, base_env())
         expect(r.status == 0 and r.out and b'cut.ltr: no end record: truncated' in r.err,
-               'no STOP (%d of %d bytes): %d %r' % (end, len(data), r.status, r.err))
+               'no STOP (%d of %d bytes): %d %r' % (end, len(d), r.status, r.err))
     # a malformed record is placed by its offset in the file, also past the
     # first read of the file (the header, then 256 KiB at a time)
     prog = c.write('loop.lua', 'local function f() return 1 end\nfor i = 1, 100000 do f() end\n')
@@ -1568,14 +1573,32 @@ def case_badtrace(c):
             c.env())
     expect(r.status == 0, 'run failed: %r' % r.err)
     trace = os.path.join(c.session('loop'), 'trace.ltr')
-    data, starts = open(trace, 'rb').read(), []
-    trace_records(trace, starts)
+    data, starts = plain_trace(trace, plain), []
+    trace_records(plain, starts)
     for at in (16, min(x for x in starts if x > 300000)):
         with open(os.path.join(c.tmp, cut), 'wb') as f:
             f.write(data[:at] + b'\x93\xff\x00' + data[at:])
         r = run([c.args.recorderd, 'report', cut], c.tmp, base_env())
         expect(r.status == 1 and b'malformed record at byte %d of the file' % at in r.err,
                'corrupt at %d: %d %r' % (at, r.status, r.err))
+    # in a compressed trace, by its offset in the decompressed records
+    zbody = subprocess.run(['zstd', '-cq'], input=data[16:at] + b'\x93\xff\x00' + data[at:],
+                           stdout=subprocess.PIPE, check=True).stdout
+    with open(os.path.join(c.tmp, cut), 'wb') as f:
+        f.write(data[:8] + (5).to_bytes(4, 'little') + (1).to_bytes(4, 'little') + zbody)
+    r = run([c.args.recorderd, 'report', cut], c.tmp, base_env())
+    expect(r.status == 1 and b'malformed record at byte %d of the decompressed records'
+           % (at - 16) in r.err, 'corrupt at %d, compressed: %d %r' % (at, r.status, r.err))
+    # garbage in the compressed body: an error, never a crash; where the
+    # garbage lands inside a block, the block may decode to bad records
+    zdata = open(trace, 'rb').read()
+    for at in (16, len(zdata) // 2):
+        with open(os.path.join(c.tmp, cut), 'wb') as f:
+            f.write(zdata[:at] + b'garbage, not zstd' * 8 + zdata[at:])
+        r = run([c.args.recorderd, 'report', cut], c.tmp, base_env())
+        expect(r.status == 1 and (b'corrupt compressed trace' in r.err or
+                                  at > 16 and b'malformed record' in r.err),
+               'garbage at %d: %d %r' % (at, r.status, r.err))
 
 
 EXIT = '''
@@ -1602,9 +1625,9 @@ def case_exit(c):
 def trace_records(path, offsets=None):
     """The records of a trace.ltr as (kind, args) tuples; short forms and
     steps as ('short', byte). Enough of lt_event.h for the tests. Each
-    record's file offset is appended to the list offsets if given."""
-    with open(path, 'rb') as f:
-        b = f.read()[16:]
+    record's offset in the records, plus 16 (its offset in an uncompressed
+    file), is appended to the list offsets if given."""
+    b = trace_body(path)
     i, recs = 0, []
     starts = offsets if offsets is not None else []
 

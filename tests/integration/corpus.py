@@ -80,6 +80,41 @@ def base_env():
     return env
 
 
+TRACE_HDR = 16  # proto/lt_file.h
+TRACE_ZSTD = 1  # the header's flag: the body is zstd frames
+
+
+def trace_header(path):
+    """(version, flags) of a trace.ltr."""
+    with open(path, 'rb') as f:
+        h = f.read(TRACE_HDR)
+    return int.from_bytes(h[8:12], 'little'), int.from_bytes(h[12:16], 'little')
+
+
+def trace_body(path):
+    """The records of a trace.ltr, decompressed by the zstd tool when the
+    header says zstd: a check apart from recorderd's own reader."""
+    version, flags = trace_header(path)
+    with open(path, 'rb') as f:
+        body = f.read()[TRACE_HDR:]
+    if version < 5 or not flags & TRACE_ZSTD:
+        return body
+    return subprocess.run(['zstd', '-dcq'], input=body, stdout=subprocess.PIPE,
+                          check=True).stdout
+
+
+def plain_trace(path, out):
+    """Writes out: the trace at path as a version 4 file, uncompressed (the
+    records at their offsets in the file, for tests that cut or corrupt
+    them). Returns its bytes."""
+    with open(path, 'rb') as f:
+        magic = f.read(8)
+    data = magic + (4).to_bytes(4, 'little') + bytes(4) + trace_body(path)
+    with open(out, 'wb') as f:
+        f.write(data)
+    return data
+
+
 def browser_env():
     """base_env() for a browser: without the sanitizer runtimes that
     scripts/sanitize preloads for our own code (chromium under them stalls

@@ -722,7 +722,8 @@ def f_calls(session):
 
 
 def case_fsize(d):
-    rounds, limit = 300000, 1 << 20
+    # ~2.3 MB of zstd-compressed trace (~7 MB of records)
+    rounds, limit = 600000, 1 << 20
     prog, out = busy_program(d, rounds)
     # the ring (64K) fits under the limit: the program is not hurt by it
     env = d.env(LUATRACE_RING='64K')
@@ -780,7 +781,7 @@ def case_diskfull(d):
         raise SystemExit(SKIP)
     try:
         d.out = os.path.join(small, 'out')
-        prog, out = busy_program(d, 200000)  # a trace of ~2 MB
+        prog, out = busy_program(d, 600000)  # a trace of ~2.3 MB (zstd)
         d.start_daemon(extra=('--format', 'all'))
         r = d.lua(prog, d.traced_env('busy'), traced=True)
         expect(r.status == 3 and r.out == out, 'program changed: %r %r' % (r.out, r.err))
@@ -794,7 +795,7 @@ def case_diskfull(d):
         expect(not os.path.exists(os.path.join(session, 'trace.ltr')), 'trace.ltr kept')
         for name in REPORTS:
             expect(os.path.exists(os.path.join(session, name)), '%s missing' % name)
-        expect(f_calls(session) == 200000, 'profile.txt is not of the whole run')
+        expect(f_calls(session) == 600000, 'profile.txt is not of the whole run')
     finally:
         d.kill_daemon()
         if run(['umount', small], d.tmp, base_env()).status != 0:

@@ -82,7 +82,7 @@ class Case:
 
     def traced(self, out, prog, cwd=None, user=None, umask=None, backend=None):
         """recorderd run --out out -- lua5.1 prog [as user]."""
-        cmd = [self.args.recorderd, 'run', '--quiet', '--out', out] + \
+        cmd = [self.args.recorderd, 'run', '--quiet', '--format', 'annotate', '--out', out] + \
             (['--backend', backend] if backend else []) + ['--', self.args.lua, '-lluatrace', prog]
         pre = (lambda: os.umask(umask)) if umask is not None else None
         return run(self.as_user(user, cmd), cwd or self.tmp, self.env(), preexec_fn=pre)
@@ -258,7 +258,8 @@ def case_shared(c):
     os.mkdir(out)
     os.chown(out, buid, buid)
     os.chmod(out, 0o1777)  # sticky: still, its owner may rename what is in it
-    cmd = c.as_user(a, [c.args.recorderd, 'run', '--quiet', '--out', out, '--', c.args.lua,
+    cmd = c.as_user(a, [c.args.recorderd, 'run', '--quiet', '--format', 'annotate', '--out', out,
+                        '--', c.args.lua,
                         '-lluatrace', 'server.lua'])
     proc = subprocess.Popen(cmd, cwd=home, env=c.env(HOME=home), stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,

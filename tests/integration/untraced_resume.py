@@ -21,19 +21,21 @@ called where the resume is). Cases:
               resumed yielded back is theirs
   hookunchained  the same where the program's hook cannot be chained
               (LUATRACE_ALLOC=plain): the documented shape, one id per thread
+  edges       more programs of the kind (errors, yields across pcall, nested
+              hooks and finalizers, dead coroutines), each checked so
   gcresume    finalizers that resume coroutines, during collectgarbage
               and during an allocation, two in one cycle
 """
 
+import argparse
 import json
 import os
 import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from collector import (Case, EV_THREAD, Failure, expect, expect_probe_stacks,  # noqa: E402
+from collector import (Case, EV_THREAD, expect, expect_probe_stacks,  # noqa: E402
                        run_case, same_output, trace_records, truths)
-from corpus import base_env, run  # noqa: E402
 
 # A probe's stack, root first, frames named as folded stacks name them
 # after their '@' (SRC:LINEDEFINED, [C]); a coroutine's is prefixed with
@@ -230,6 +232,150 @@ print(x, y, n)
 '''
 
 
+# More programs of the same kind, from a hunt for more of these bugs: the
+# collector before this file's fixes got their stacks wrong too.
+EDGES = {
+    # a hook resumes a coroutine whose own hook raises, then raises itself
+    'hookerr2': PROBE + '''local co = coroutine.create(function()
+  probe()
+  debug.sethook(function(e, l) error("in co hook", 0) end, "l")
+  local a = 1
+  probe()
+end)
+local armed = false
+local function f()
+  armed = true
+  local a = tostring(1)
+  return a
+end
+debug.sethook(function()
+  if armed then armed = false resume_from(co) print(coroutine.resume(co)) error("boom", 0) end
+end, "l")
+print(pcall(f))
+debug.sethook()
+probe()
+''',
+    # a hook resumes a coroutine whose finalizer resumes another
+    'nested': PROBE + '''local co2 = coroutine.create(body)
+local function fin() resume_from(co2) coroutine.resume(co2) end
+local co1 = coroutine.create(function()
+  while true do
+    probe()
+    local u = newproxy(true) getmetatable(u).__gc = fin u = nil
+    collectgarbage()
+    probe()
+    coroutine.yield()
+  end
+end)
+local armed = true
+debug.sethook(function() if armed then armed = false resume_from(co1) coroutine.resume(co1) end end, "l")
+local x = tostring(1)
+debug.sethook()
+probe()
+drive(co1)
+probe()
+''',
+    # a finalizer calls a wrap function that raises out of collectgarbage
+    'gcerr': PROBE + '''local pending
+local w = coroutine.wrap(function()
+  resumer_of[coroutine.running()] = pending probe() error("in wrap", 0)
+end)
+local function fin() pending = stack(2) w() end
+local function run()
+  local u = newproxy(true) getmetatable(u).__gc = fin u = nil
+  print(pcall(collectgarbage))
+  probe()
+end
+run()
+probe()
+''',
+    # a finalizer resumes a coroutine that dies, one that ends; a finalizer in a coroutine
+    'gcdie': PROBE + '''local co1 = coroutine.create(function() probe() error("x") end)
+local co2 = coroutine.create(function() probe() return 1 end)
+local function fin() resume_from(co1) coroutine.resume(co1) resume_from(co2) coroutine.resume(co2) end
+local function run() local u = newproxy(true) getmetatable(u).__gc = fin u = nil collectgarbage() probe() end
+run()
+probe()
+local co3 = coroutine.create(body)
+local function fin2() resume_from(co3) coroutine.resume(co3) end
+local function inco()
+  local u = newproxy(true) getmetatable(u).__gc = fin2 u = nil collectgarbage() probe()
+end
+local cc = coroutine.create(inco)
+drive(cc)
+probe()
+''',
+    # a hook resumes a coroutine that yields across pcall (an error in 5.1)
+    'hookpcallyield': PROBE + '''local co = coroutine.create(function()
+  for i = 1, 3 do
+    probe()
+    local ok, e = pcall(coroutine.yield)
+    print(ok, e)
+    probe()
+    coroutine.yield()
+  end
+end)
+drive(co)
+local armed = 0
+debug.sethook(function() if armed < 2 then armed = armed + 1 resume_from(co) coroutine.resume(co) end end, "l")
+local x = tostring(1)
+local y = tostring(2)
+debug.sethook()
+probe()
+''',
+    # a coroutine resumed from a hook hooks itself, and is resumed again from it
+    'selfhook': PROBE + '''local seen = 0
+local co = coroutine.create(function()
+  probe()
+  debug.sethook(function() seen = seen + 1 end, "l")
+  coroutine.yield()
+  probe()
+  coroutine.yield()
+  debug.sethook()
+  probe()
+end)
+local n = 0
+debug.sethook(function() n = n + 1 if n <= 3 then resume_from(co) coroutine.resume(co) end end, "l")
+local a = tostring(1)
+local b = tostring(2)
+local c = tostring(3)
+debug.sethook()
+probe()
+print(seen > 0)
+''',
+    # a line hook calls a wrap function that resumes a coroutine
+    'wrapinhook': PROBE + '''local pending
+local w = coroutine.wrap(function()
+  while true do resumer_of[coroutine.running()] = pending probe() local c = coroutine.create(body) resume_from(c) coroutine.resume(c) coroutine.yield() end
+end)
+local n = 0
+debug.sethook(function() n = n + 1 if n % 2 == 0 and n < 8 then pending = stack(2) w() end end, "l")
+local a = 1
+local b = tostring(a)
+local c = tostring(b)
+local d = 4
+debug.sethook()
+probe()
+''',
+    # a hook resumes a coroutine that ends, one that raises, a dead one
+    'deadresume': PROBE + '''local co = coroutine.create(function() probe() end)
+local co2 = coroutine.create(function() probe() error("x") end)
+local n = 0
+debug.sethook(function()
+  n = n + 1
+  if n == 1 then resume_from(co) coroutine.resume(co) end
+  if n == 2 then resume_from(co2) print(coroutine.resume(co2)) end
+  if n == 3 then print(coroutine.resume(co)) end
+end, "l")
+local a = tostring(1)
+local b = tostring(2)
+local c = tostring(3)
+debug.sethook()
+probe()
+''',
+}
+
+
 def no_unknown(c, session):
     """No frame label of the session lacks a name or a source."""
     bad = [k for k in c.folded(session, 'lines') if '?@?' in k or '?@[unknown' in k]
@@ -326,12 +472,19 @@ def case_hookunchained(c):
     expect(under, 'the coroutine is not under debug.sethook: %s' % c.folded(session, 'lines'))
 
 
+def case_edges(c):
+    """The programs of EDGES: each as check() runs it."""
+    for name, prog in sorted(EDGES.items()):
+        plain = c.lua(c.write(name + '.lua', prog), c.env(LUATRACE_SPAWN='0'))
+        check(c, name, prog, sum(truths(plain.out.decode().splitlines()).values()))
+
+
 CASES = {'hookphantom': case_hookphantom, 'hookresume': case_hookresume,
-         'hooktime': case_hooktime, 'hookunchained': case_hookunchained, 'gcresume': case_gcresume}
+         'hooktime': case_hooktime, 'hookunchained': case_hookunchained,
+         'edges': case_edges, 'gcresume': case_gcresume}
 
 
 def main(argv):
-    import argparse
     ap = argparse.ArgumentParser()
     ap.add_argument('case', choices=sorted(CASES))
     ap.add_argument('--recorderd', required=True)

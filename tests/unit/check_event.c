@@ -89,23 +89,35 @@ static void check_decoded(const rec *r, const lt_event *ev, const uint8_t *base)
     }
 }
 
-/* A trace file of version 3 (before DIR) is still read; 4 is written;
- * others are refused with a message. */
+/* A trace file of version 3 (before DIR) or 4 is still read, flags
+ * ignored; 5 is written, its flags say zstd or nothing; unknown flags and
+ * other versions are refused with a message. */
 START_TEST(test_file_versions)
 {
     uint8_t h[LT_FILE_HDR_SIZE];
     char err[128];
-    lt_file_header(h);
-    ck_assert_uint_eq(h[8], 4);
-    ck_assert_int_eq(lt_file_check(h, sizeof h, err, sizeof err), 0);
-    h[8] = 3;
-    ck_assert_int_eq(lt_file_check(h, sizeof h, err, sizeof err), 0);
+    uint32_t flags;
+    lt_file_header(h, LT_FILE_ZSTD);
+    ck_assert_uint_eq(h[8], 5);
+    ck_assert_int_eq(lt_file_check(h, sizeof h, &flags, err, sizeof err), 0);
+    ck_assert_uint_eq(flags, LT_FILE_ZSTD);
+    lt_file_header(h, 0);
+    ck_assert_int_eq(lt_file_check(h, sizeof h, &flags, err, sizeof err), 0);
+    ck_assert_uint_eq(flags, 0);
+    h[12] = 2; /* a flag this build does not know */
+    ck_assert_int_eq(lt_file_check(h, sizeof h, &flags, err, sizeof err), -EPROTO);
+    ck_assert_ptr_nonnull(strstr(err, "flags 0x2"));
+    for (uint8_t v = 3; v <= 4; v++) { /* reserved flags then: not looked at */
+        h[8] = v;
+        ck_assert_int_eq(lt_file_check(h, sizeof h, &flags, err, sizeof err), 0);
+        ck_assert_uint_eq(flags, 0);
+    }
     for (uint8_t v = 0; v < 8; v++) {
         h[8] = v;
-        if (v == 3 || v == 4)
+        if (v >= 3 && v <= 5)
             continue;
-        ck_assert_int_eq(lt_file_check(h, sizeof h, err, sizeof err), -EPROTO);
-        ck_assert_ptr_nonnull(strstr(err, "this build reads versions 3 to 4"));
+        ck_assert_int_eq(lt_file_check(h, sizeof h, &flags, err, sizeof err), -EPROTO);
+        ck_assert_ptr_nonnull(strstr(err, "this build reads versions 3 to 5"));
     }
 }
 END_TEST

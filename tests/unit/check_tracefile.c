@@ -1,7 +1,8 @@
-/* check_tracefile: trace.ltr as recorderd/rd_tracefile writes it: whole, and
- * cut back to its last complete record when a write fails (RLIMIT_FSIZE with
- * SIGXFSZ ignored: write() fails with EFBIG part-way), with records whose
- * length only the stream's decoder state tells (steps after a LINE). */
+/* check_tracefile: trace.ltr as recorderd/rd_tracefile writes it (zstd) and
+ * rd_tracein reads it back: whole, and cut back to its last flush, which
+ * ends on a complete record, when a write fails (RLIMIT_FSIZE with SIGXFSZ
+ * ignored: write() fails with EFBIG part-way); old uncompressed traces, and
+ * corrupt or cut compressed ones. */
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -14,8 +15,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lt_event.h"
 #include "lt_file.h"
 #include "rd_tracefile.h"
+#include "rd_tracein.h"
 
 static char g_tmp[64];
 static int g_tmpfd = -1; /* g_tmp, open: trace.ltr is made under it */
@@ -63,8 +66,16 @@ static void free_stream(stream *s)
     free(s->at);
 }
 
-/* Writes the stream in chunks of about `chunk` bytes, whole records each. */
-static int write_chunks(rd_tracefile *t, const stream *s, size_t chunk)
+/* The file's length and the records it decodes to after each write: the
+ * places where a failed write may cut it. */
+typedef struct safe {
+    uint64_t size[4096], raw[4096];
+    size_t n;
+} safe;
+
+/* Writes the stream in chunks of about `chunk` bytes, whole records each;
+ * notes the safe points in sp if given. */
+static int write_chunks(rd_tracefile *t, const stream *s, size_t chunk, safe *sp)
 {
     size_t r = 0, from = 0;
     int e = 0;
@@ -73,32 +84,45 @@ static int write_chunks(rd_tracefile *t, const stream *s, size_t chunk)
         while (r < s->nrec && s->ends[r] - from < chunk)
             r++;
         r += r == first; /* at least one record */
-        int k = rd_tracefile_write(t, s->p + from, s->ends[r - 1] - from, &s->at[first]);
+        int k = rd_tracefile_write(t, s->p + from, s->ends[r - 1] - from);
         e = e ? e : k;
         from = s->ends[r - 1];
+        if (sp && sp->n < 4096 && (!sp->n || sp->size[sp->n - 1] != t->size)) {
+            sp->size[sp->n] = t->size;
+            sp->raw[sp->n++] = t->raw;
+        }
     }
     return e;
 }
 
-static char *read_all(size_t *n)
+/* Reads path back through rd_tracein: the records, their count in *n, and
+ * whether it was cut inside a frame in *cut. */
+static uint8_t *decode(const char *path, size_t *n, int *cut)
 {
-    FILE *f = fopen(g_path, "rb");
-    ck_assert_ptr_nonnull(f);
-    char *buf = malloc(8u << 20);
-    *n = fread(buf, 1, 8u << 20, f);
-    fclose(f);
+    rd_tracein in;
+    char err[256];
+    size_t cap = 8u << 20;
+    uint8_t *buf = malloc(cap);
+    ck_assert_int_eq(rd_tracein_open(&in, path, err, sizeof err), 0);
+    int64_t k;
+    *n = 0;
+    while ((k = rd_tracein_read(&in, buf + *n, cap - *n, err, sizeof err)) > 0)
+        *n += (size_t)k;
+    ck_assert_int_eq(k, 0);
+    *cut = rd_tracein_cut(&in);
+    rd_tracein_close(&in);
     return buf;
 }
 
-static void check_prefix(const stream *s, size_t max)
+/* The file decodes to the first `want` bytes of the stream. */
+static void check_decodes(const stream *s, size_t want, int cut)
 {
-    size_t n, want = 0;
-    char *buf = read_all(&n);
-    for (size_t r = 0; r < s->nrec && s->ends[r] <= max; r++)
-        want = s->ends[r];
-    ck_assert_uint_eq(n, LT_FILE_HDR_SIZE + want); /* the last whole record */
-    ck_assert_int_eq(memcmp(buf, LT_FILE_MAGIC, 8), 0);
-    ck_assert_int_eq(memcmp(buf + LT_FILE_HDR_SIZE, s->p, want), 0);
+    size_t n;
+    int was_cut;
+    uint8_t *buf = decode(g_path, &n, &was_cut);
+    ck_assert_uint_eq(n, want);
+    ck_assert_int_eq(memcmp(buf, s->p, want), 0);
+    ck_assert_int_eq(was_cut, cut);
     free(buf);
 }
 
@@ -135,20 +159,54 @@ static int cut_child(const void *arg)
     rd_tracefile t;
     if (rd_tracefile_open(&t, g_tmpfd, g_tmp))
         return 1;
-    if (write_chunks(&t, a->s, a->chunk) != -EFBIG || t.fd != -1)
+    if (write_chunks(&t, a->s, a->chunk, NULL) != -EFBIG || t.fd != -1)
         return 2;
-    if (rd_tracefile_write(&t, a->s->p, a->s->ends[0], &a->s->at[0]) != -EFBIG)
+    if (rd_tracefile_write(&t, a->s->p, a->s->ends[0]) != -EFBIG)
         return 3;
     return rd_tracefile_close(&t) == -EFBIG ? 0 : 4;
 }
 
-static void cut_case(size_t bytes, size_t chunk, size_t max)
+static uint8_t *read_file(size_t *n)
+{
+    FILE *f = fopen(g_path, "rb");
+    ck_assert_ptr_nonnull(f);
+    uint8_t *buf = malloc(8u << 20);
+    *n = fread(buf, 1, 8u << 20, f);
+    fclose(f);
+    return buf;
+}
+
+/* The writer is deterministic: the stream is written whole once, noting
+ * its safe points; then a file limited to the k-th safe point's length
+ * (plus `extra` bytes, less than the next one) must be exactly the whole
+ * file's first bytes up to it, and decode to the records before it. */
+static void cut_case(size_t bytes, size_t chunk)
 {
     stream s;
+    safe *sp = calloc(1, sizeof *sp);
+    rd_tracefile t;
+    size_t whole_n, n;
     make_stream(&s, bytes);
-    cut_args a = {&s, chunk};
-    ck_assert_int_eq(limited(cut_child, &a, LT_FILE_HDR_SIZE + max), 0);
-    check_prefix(&s, max);
+    ck_assert_int_eq(rd_tracefile_open(&t, g_tmpfd, g_tmp), 0);
+    ck_assert_int_eq(write_chunks(&t, &s, chunk, sp), 0);
+    ck_assert_int_eq(rd_tracefile_close(&t), 0);
+    uint8_t *whole = read_file(&whole_n);
+    ck_assert_uint_ge(sp->n, 3);
+    for (size_t k = 1; k + 1 < sp->n; k++) {
+        uint64_t room = sp->size[k + 1] - sp->size[k];
+        for (uint64_t extra = 0; extra < room; extra += room - 1 > 1 ? room - 1 : 1) {
+            unlink(g_path);
+            cut_args a = {&s, chunk};
+            ck_assert_int_eq(limited(cut_child, &a, sp->size[k] + extra), 0);
+            uint8_t *got = read_file(&n);
+            ck_assert_uint_eq(n, sp->size[k]);
+            ck_assert_int_eq(memcmp(got, whole, n), 0);
+            free(got);
+            check_decodes(&s, sp->raw[k], 1); /* no frame end: cut */
+        }
+    }
+    free(whole);
+    free(sp);
     free_stream(&s);
 }
 
@@ -156,12 +214,19 @@ START_TEST(test_tracefile_whole)
 {
     stream s;
     rd_tracefile t;
+    size_t n;
     make_stream(&s, 3u << 20);
     ck_assert_int_eq(rd_tracefile_open(&t, g_tmpfd, g_tmp), 0);
-    ck_assert_int_eq(write_chunks(&t, &s, 5000), 0);
+    ck_assert_int_eq(write_chunks(&t, &s, 5000, NULL), 0);
     ck_assert_int_eq(rd_tracefile_close(&t), 0);
     ck_assert_int_eq(t.err, 0);
-    check_prefix(&s, s.n);
+    uint8_t *buf = read_file(&n);
+    ck_assert_int_eq(memcmp(buf, LT_FILE_MAGIC, 8), 0);
+    ck_assert_uint_eq(buf[8], LT_FILE_VERSION);
+    ck_assert_uint_eq(buf[12], LT_FILE_ZSTD);
+    ck_assert_uint_lt(n, s.n); /* compressed (random-ish steps: not much) */
+    free(buf);
+    check_decodes(&s, s.n, 0);
     free_stream(&s);
 }
 END_TEST
@@ -171,26 +236,98 @@ START_TEST(test_tracefile_exists)
     rd_tracefile t;
     fclose(fopen(g_path, "w"));
     ck_assert_int_eq(rd_tracefile_open(&t, g_tmpfd, g_tmp), -EEXIST);
-    ck_assert_int_eq(rd_tracefile_write(&t, (const uint8_t *)"\x01", 1, &(lt_dec){0}), -EEXIST);
+    ck_assert_int_eq(rd_tracefile_write(&t, (const uint8_t *)"\x01", 1), -EEXIST);
     ck_assert_int_eq(rd_tracefile_close(&t), -EEXIST);
     ck_assert_int_eq(access(g_path, F_OK), 0); /* not ours: left alone */
 }
 END_TEST
 
-/* small chunks gathered in the buffer: the flush fails part-way */
+/* small chunks gathered in the buffer: a flush fails part-way */
 START_TEST(test_tracefile_cut_buffered)
 {
-    for (size_t max = 300001; max < 300008; max++) {
-        cut_case(2u << 20, 3000, max);
-        unlink(g_path);
-    }
+    cut_case(2u << 20, 3000);
 }
 END_TEST
 
-/* one chunk over the buffer's size goes straight to the file */
+/* chunks over the buffer's size are compressed straight from the caller's */
 START_TEST(test_tracefile_cut_direct)
 {
-    cut_case(3u << 20, 2u << 20, 1500003);
+    cut_case(3u << 20, 700u << 10);
+}
+END_TEST
+
+/* Writes a trace file: a header (version, flags), then body[0..n). */
+static void write_trace(uint8_t version, uint32_t flags, const void *body, size_t n)
+{
+    uint8_t h[LT_FILE_HDR_SIZE];
+    lt_file_header(h, flags);
+    h[8] = version;
+    FILE *f = fopen(g_path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(h, 1, sizeof h, f), sizeof h);
+    ck_assert_uint_eq(fwrite(body, 1, n, f), n);
+    fclose(f);
+}
+
+/* versions 3 and 4, and 5 without the flag: the records as they are */
+START_TEST(test_tracefile_plain)
+{
+    stream s;
+    make_stream(&s, 100000);
+    for (uint8_t v = 3; v <= 5; v++) {
+        write_trace(v, 0, s.p, s.n);
+        check_decodes(&s, s.n, 0);
+    }
+    free_stream(&s);
+}
+END_TEST
+
+/* The error rd_tracein gives for path's body, after reading what it can. */
+static int64_t read_error(char *err, size_t cap)
+{
+    rd_tracein in;
+    uint8_t buf[4096];
+    ck_assert_int_eq(rd_tracein_open(&in, g_path, err, cap), 0);
+    int64_t k;
+    while ((k = rd_tracein_read(&in, buf, sizeof buf, err, cap)) > 0)
+        ;
+    rd_tracein_close(&in);
+    return k;
+}
+
+/* garbage where the zstd frames should be, a frame that asks for a 1 GiB
+ * window (refused, not allocated), a cut frame, junk after a whole frame */
+START_TEST(test_tracefile_corrupt)
+{
+    char err[256];
+    write_trace(5, LT_FILE_ZSTD, "this is not zstd at all", 23);
+    ck_assert_int_eq(read_error(err, sizeof err), -EPROTO);
+    ck_assert_ptr_nonnull(strstr(err, "corrupt compressed trace before byte 16 of the file"));
+    const uint8_t huge[] = {0x28, 0xb5, 0x2f, 0xfd, 0x00, 20 << 3, 0x01, 0x00, 0x00};
+    write_trace(5, LT_FILE_ZSTD, huge, sizeof huge);
+    ck_assert_int_eq(read_error(err, sizeof err), -EPROTO);
+    ck_assert_ptr_nonnull(strstr(err, "memory"));
+    stream s;
+    rd_tracefile t;
+    size_t n;
+    make_stream(&s, 1u << 20);
+    unlink(g_path);
+    ck_assert_int_eq(rd_tracefile_open(&t, g_tmpfd, g_tmp), 0);
+    ck_assert_int_eq(write_chunks(&t, &s, 5000, NULL), 0);
+    ck_assert_int_eq(rd_tracefile_close(&t), 0);
+    uint8_t *whole = read_file(&n);
+    write_trace(5, LT_FILE_ZSTD, whole + LT_FILE_HDR_SIZE, n - LT_FILE_HDR_SIZE - 3);
+    size_t got;
+    int cut;
+    free(decode(g_path, &got, &cut));
+    ck_assert(cut);
+    ck_assert_uint_gt(got, 0);
+    memcpy(whole + n, "junk", 4);
+    write_trace(5, LT_FILE_ZSTD, whole + LT_FILE_HDR_SIZE, n + 4 - LT_FILE_HDR_SIZE);
+    ck_assert_int_eq(read_error(err, sizeof err), -EPROTO);
+    ck_assert_ptr_nonnull(strstr(err, "corrupt compressed trace"));
+    free(whole);
+    free_stream(&s);
 }
 END_TEST
 
@@ -239,6 +376,8 @@ int main(void)
         {"cut_buffered", test_tracefile_cut_buffered},
         {"cut_direct", test_tracefile_cut_direct},
         {"cut_header", test_tracefile_cut_header},
+        {"plain", test_tracefile_plain},
+        {"corrupt", test_tracefile_corrupt},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         TCase *tc = tcase_create(cases[i].name);
