@@ -6,10 +6,12 @@
 Each PAGE is rendered with `man --warnings -l` (MANWIDTH=80) and checked
 with `groff -ww -man -z`: both must succeed with nothing on stderr (a roff
 mistake, a line groff cannot fit, an unknown macro) and man must print the
-page. Then every command, option and option value that `recorderd --help`
-names (run, --no-trace, -o, cobertura, speedscope-evented, ...) must appear
-in the rendered recorderd.1, so that an option added to --help without its
-manual entry fails here. Needs man-db and groff (scripts/setup installs
+page. Then recorderd.1 must have, under COMMANDS, a subsection
+"recorderd CMD ..." for every command `recorderd --help` lists, naming
+every option and option value of `recorderd CMD --help` (--no-trace, -o,
+wait, ...), and the page must name every format, file and backend those
+help texts list (cobertura, coverage.xml, speedscope-evented, ...), so that
+an option added to --help without its manual entry fails here. Needs man-db and groff (scripts/setup installs
 them)."""
 import argparse
 import os
@@ -59,26 +61,111 @@ def render(page):
     return re.sub(r'.\x08', '', text)
 
 
-def help_words(recorderd):
-    """Commands, options and option values named by recorderd --help."""
-    r = run([recorderd, '--help'])
+def help_text(recorderd, *args):
+    r = run([recorderd] + list(args) + ['--help'])
     if r.returncode != 0:
-        fail('recorderd --help: exit %d' % r.returncode)
-    text = r.stdout.decode()
-    words = set()
-    for line in text.splitlines():
+        fail('recorderd %s --help: exit %d' % (' '.join(args), r.returncode))
+    return r.stdout.decode()
+
+
+def commands(recorderd):
+    """The commands `recorderd --help` lists (its usage lines)."""
+    cmds = []
+    for line in help_text(recorderd).splitlines():
         m = re.match(r'\s*recorderd\s+([a-z][\w-]*)', line)
-        if m:
-            words.add(m.group(1))  # a command
-    words.update(re.findall(r'(?<![\w-])(--?[A-Za-z][\w-]*)', text))  # options
-    for alts in re.findall(r'--?[\w-]+ ([a-z][\w-]*(?:\|[a-z][\w-]*)+)', text):
-        words.update(alts.split('|'))  # --format profile|annotate|...
-    m = re.search(r'backends \(SPEC\):(.*)', text)
-    if m:
-        words.update(re.findall(r'([\w:.-]+) \(', m.group(1)))  # chrome, lua:FILE.lua
-    if len(words) < 20:
-        fail('found only %s in recorderd --help: did its layout change?' % sorted(words))
+        if m and m.group(1) not in cmds:
+            cmds.append(m.group(1))
+    if len(cmds) < 8:
+        fail('found only %s in recorderd --help: did its layout change?' % cmds)
+    return cmds
+
+
+def option_words(text):
+    """Options and option values of the `options:` block of a command's
+    --help: `  -o, --out DIR   ...`, `  --mode wait|drop   ...`."""
+    words = set()
+    block = re.search(r'^options:\n(.*?)(?:\n\n|\Z)', text, re.S | re.M)
+    if not block:
+        return words
+    for line in block.group(1).splitlines():
+        m = re.match(r'\s{2}(-\S.*?)(?:\s{2,}|$)', line)
+        if not m:
+            continue  # a description's continuation line
+        col = m.group(1)
+        words.update(re.findall(r'(?<![\w-])(--?[A-Za-z][\w-]*)', col))
+        for arg in col.split():
+            if '|' in arg:
+                words.update(arg.split('|'))  # --mode wait|drop
     return words
+
+
+def format_words(text):
+    """Format names, their files and the backends a command's --help lists."""
+    words = set()
+    block = re.search(r'^formats[^\n]*:\n(.*?)(?:\n\n|\Z)', text, re.S | re.M)
+    if block:
+        for line in block.group(1).splitlines():
+            m = re.match(r'\s{2}[* ]\s(\w[\w-]*)\s+(?:(\S+)\s{2,})?', line)
+            if m:
+                words.add(m.group(1))  # profile, cobertura, none
+                if m.group(2):
+                    words.add(m.group(2))  # profile.txt, annotate/
+            elif line.startswith('backends'):
+                rest = line.split(':', 1)[1] + ' ' + block.group(1).split(line, 1)[1]
+                words.update(re.findall(r'([\w:.-]+) \(', rest))  # chrome, lua:FILE.lua
+                words.update(re.findall(r'\(([\w.-]+\.json)\)', rest))
+                break
+    return words
+
+
+def sections(page):
+    """The subsections of the rendered page's COMMANDS section, by command:
+    {"run": text, ...}; a heading is indented 3, its text 7."""
+    m = re.search(r'^COMMANDS\n(.*?)^\S', page, re.S | re.M)
+    if not m:
+        fail('recorderd.1 has no COMMANDS section')
+    out, cur = {}, None
+    for line in m.group(1).splitlines():
+        h = re.match(r'   recorderd ([a-z][\w-]*)', line)
+        if h:
+            cur = h.group(1)
+            out[cur] = ''
+        elif cur:
+            out[cur] += line + '\n'
+    return out
+
+
+def present(word, text):
+    return re.search(r'(?<![\w-])%s(?![\w-])' % re.escape(word), text)
+
+
+def check_recorderd(recorderd, page):
+    """Every command has a subsection naming each of its --help options; the
+    formats, files and backends appear in the page."""
+    secs = sections(page)
+    problems = []
+    for cmd in commands(recorderd):
+        text = help_text(recorderd, cmd)
+        if 'example:' not in text:
+            problems.append('recorderd %s --help has no example' % cmd)
+        if cmd not in secs:
+            problems.append('no subsection "recorderd %s" under COMMANDS' % cmd)
+            continue
+        # --help/-h: every command has it; the page says so once
+        missing = sorted(w for w in option_words(text) - {'--help', '-h'}
+                         if not present(w, secs[cmd]))
+        if missing:
+            problems.append('recorderd %s: %s' % (cmd, ' '.join(missing)))
+        missing = sorted(w for w in format_words(text) if not present(w, page))
+        if missing:
+            problems.append('recorderd %s formats: %s' % (cmd, ' '.join(missing)))
+    top = help_text(recorderd)
+    missing = sorted(w for w in set(re.findall(r'(?<![\w-])(--?[a-z][\w-]*)', top)) | {'-h'}
+                     if not present(w, page))
+    if missing:
+        problems.append('recorderd --help: %s' % ' '.join(missing))
+    if problems:
+        fail('recorderd.1 does not name what --help does:\n  ' + '\n  '.join(problems))
 
 
 def main():
@@ -93,12 +180,9 @@ def main():
     page = texts.get('recorderd.1')
     if page is None:
         fail('recorderd.1 is not among the pages')
-    missing = sorted(w for w in help_words(args.recorderd)
-                     if not re.search(r'(?<![\w-])%s(?![\w-])' % re.escape(w), page))
-    if missing:
-        fail('recorderd --help names what recorderd.1 does not: %s' % ' '.join(missing))
-    print('ok: %s render without warnings; recorderd.1 names every command and option '
-          'of --help' % ', '.join(sorted(texts)))
+    check_recorderd(args.recorderd, page)
+    print('ok: %s render without warnings; recorderd.1 has a subsection per command '
+          'naming each option of its --help, and every format' % ', '.join(sorted(texts)))
 
 
 if __name__ == '__main__':
