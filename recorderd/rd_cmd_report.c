@@ -72,7 +72,8 @@ static int report_arg(int argc, char **argv, int *i, report_opts *o)
     else if (a[0] != '-')
         o->inputs[o->ninputs++] = a;
     else
-        return fprintf(stderr, "recorderd report: unknown argument %s\n", a), -1;
+        return fprintf(stderr, "recorderd report: unknown argument %s (see recorderd report "
+                               "--help)\n", a), -1;
     return 0;
 }
 

@@ -289,7 +289,8 @@ static int start(rec *r, uv_loop_t *loop)
     r->so = r->o->so;
     if (!r->so.no_files && (r->so.out_fd = rd_out_open(r->so.out, 1, err, sizeof err)) < 0) {
         lt_ring_unlink(name);
-        return fprintf(stderr, "recorderd record: --out %s\n", rd_printable(err, err, sizeof err)), 1;
+        /* refused as run refuses it: a bad option, exit 2 */
+        return fprintf(stderr, "recorderd record: --out %s\n", rd_printable(err, err, sizeof err)), 2;
     }
     rd_peek_cmdline(r->o->pid, cmd, sizeof cmd);
     snprintf(link, sizeof link, "/proc/%d/cwd", (int)r->o->pid);
