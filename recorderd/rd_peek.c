@@ -31,9 +31,12 @@
 #include "rd_attach.h"
 #include "rd_util.h"
 
+#define MAP_SKIP (1ull << 40) /* mappings larger than this are not scanned */
+
 enum {
     CHUNK = 1 << 20,         /* bytes copied per read of a mapping */
     SCAN_LIMIT = 1u << 31,   /* bytes scanned in all: a bound on a huge heap */
+    PER_MAP = 256u << 20,    /* bytes scanned from the start of one mapping */
     STOP_WAIT_MS = 2000
 };
 
@@ -188,7 +191,10 @@ int rd_peek_find_states(co_sr *d, const void **found)
             continue;
         if (strcmp(perm, "rw-p") || (name[0] && strcmp(name, "[heap]")))
             continue; /* a file's data or a stack holds no lua_newstate block */
-        scan_range(d, lo, hi, buf, found, &n, &budget);
+        if (hi - lo > MAP_SKIP)
+            continue; /* a reservation, not a heap (AddressSanitizer's shadow: terabytes) */
+        /* lua_newstate's block comes early in its arena: the start of each */
+        scan_range(d, lo, hi - lo > PER_MAP ? lo + PER_MAP : hi, buf, found, &n, &budget);
     }
     free(buf);
     if (f)

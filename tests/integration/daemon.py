@@ -687,9 +687,12 @@ def file_limit(nbytes):
     return pre
 
 
-def busy_program(d, rounds):
-    """Writes busy.lua; returns its name and its untraced output."""
-    prog = d.write('busy.lua', BUSY.replace('N', str(rounds)))
+def busy_program(d, rounds, padding=0):
+    """Writes busy.lua (with padding comment lines, which the reports that
+    show sources copy); returns its name and its untraced output."""
+    pad = ''.join('-- padding line %06d: the reports that list sources copy it\n' % i
+                  for i in range(padding))
+    prog = d.write('busy.lua', BUSY.replace('N', str(rounds)) + pad)
     r = d.lua(prog, d.env())
     expect(r.status == 3 and r.out == b'%d\n' % rounds, 'untraced run: %r %r' % (r.out, r.err))
     return prog, r.out
@@ -775,13 +778,17 @@ def case_fsizereports(d):
 def case_diskfull(d):
     small = os.path.join(d.tmp, 'small')
     os.mkdir(small)
-    if os.geteuid() != 0 or run(['mount', '-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', small], d.tmp,
+    if os.geteuid() != 0 or run(['mount', '-t', 'tmpfs', '-o', 'size=3m', 'tmpfs', small], d.tmp,
                                 base_env()).status != 0:
         print('skipped: needs root and a tmpfs mount')
         raise SystemExit(SKIP)
     try:
         d.out = os.path.join(small, 'out')
-        prog, out = busy_program(d, 600000)  # a trace of ~2.3 MB (zstd)
+        # A trace that fills the 3 MB (~5 MB, zstd), and reports that need
+        # more than what cutting it back to its last flush frees (up to 256
+        # KiB of records, ~100 KB): 8000 lines of source in html, annotate
+        # and coverage.txt, ~1.5 MB. Only the trace's removal makes room.
+        prog, out = busy_program(d, 2400000, padding=8000)
         d.start_daemon(extra=('--format', 'all'))
         r = d.lua(prog, d.traced_env('busy'), traced=True)
         expect(r.status == 3 and r.out == out, 'program changed: %r %r' % (r.out, r.err))
@@ -795,7 +802,7 @@ def case_diskfull(d):
         expect(not os.path.exists(os.path.join(session, 'trace.ltr')), 'trace.ltr kept')
         for name in REPORTS:
             expect(os.path.exists(os.path.join(session, name)), '%s missing' % name)
-        expect(f_calls(session) == 600000, 'profile.txt is not of the whole run')
+        expect(f_calls(session) == 2400000, 'profile.txt is not of the whole run')
     finally:
         d.kill_daemon()
         if run(['umount', small], d.tmp, base_env()).status != 0:
