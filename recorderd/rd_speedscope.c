@@ -14,6 +14,7 @@
 
 #include "rd_util.h"
 #include "rd_path.h"
+#include "rd_report.h"
 #include "rd_timeline.h"
 
 /* Self time of node n in integer ns, rounded as rd_report_folded does. */
@@ -44,10 +45,11 @@ static void write_frame(const rd_model *m, uint32_t fid, FILE *out)
 }
 
 /* Numbers the functions used by the tree (frame[fid] = index + 1), then
- * if all the others, then if some path of p has it the cut of deep paths
- * (frame[nfunc]), and writes them as shared.frames. */
+ * if all the others, then if some path of p has it (or cut: samples were
+ * left out) the cut of deep paths (frame[nfunc]), and writes them as
+ * shared.frames. */
 static void write_frames(const rd_model *m, const rd_paths *p, uint32_t *frame, int all,
-                         FILE *out)
+                         int cut, FILE *out)
 {
     uint32_t next = 0;
     fputs("\"shared\":{\"frames\":[", out);
@@ -59,7 +61,7 @@ static void write_frames(const rd_model *m, const rd_paths *p, uint32_t *frame, 
         fputs(next > 1 ? ",\n" : "\n", out);
         write_frame(m, fid, out);
     }
-    if (p->ndeep) {
+    if (p->ndeep || cut) {
         frame[m->nfunc] = ++next;
         fprintf(out, "%s{\"name\":\"%s\"}", next > 1 ? ",\n" : "\n", RD_PATH_CUT_LABEL);
     }
@@ -76,9 +78,31 @@ static uint64_t *path_weights(const rd_model *m, const rd_paths *p, double k)
     return w;
 }
 
-/* samples: every path with a nonzero weight, as its frames. */
+/* Leaves out the paths past RD_FOLD_MAX bytes of samples (as the folded
+ * stacks are cut; each frame counted at its widest number): their weights
+ * go to 0 in w, their sum is returned, for one sample of the cut frame. */
+static uint64_t cap_samples(const rd_model *m, const rd_paths *p, uint64_t *w, uint32_t *fids)
+{
+    uint64_t bytes = 0, left = 0, width = 2;
+    for (uint64_t k = m->nfunc + 1; k >= 10; k /= 10)
+        width++;
+    for (uint32_t n = 1; n < m->nnode; n++) {
+        if (!w[n])
+            continue;
+        if (bytes <= RD_FOLD_MAX)
+            bytes += 4 + width * rd_paths_get(p, m, n, fids, NULL);
+        if (bytes > RD_FOLD_MAX) {
+            left += w[n];
+            w[n] = 0;
+        }
+    }
+    return left;
+}
+
+/* samples: every path with a nonzero weight, as its frames; then, with
+ * left, the cut frame alone. */
 static void write_samples(const rd_model *m, const rd_paths *p, const uint64_t *w,
-                          const uint32_t *frame, uint32_t *fids, FILE *out)
+                          uint64_t left, const uint32_t *frame, uint32_t *fids, FILE *out)
 {
     int first = 1;
     fputs("\"samples\":[", out);
@@ -92,12 +116,14 @@ static void write_samples(const rd_model *m, const rd_paths *p, const uint64_t *
             fprintf(out, "%u%s", frame[fid] - 1, i + 1 < d ? "," : "]");
         }
     }
+    if (left)
+        fprintf(out, "%s[%u]", first ? "\n" : ",\n", frame[m->nfunc] - 1);
     fputs("],\n", out);
 }
 
-static uint64_t write_weights(const rd_model *m, const uint64_t *w, FILE *out)
+static uint64_t write_weights(const rd_model *m, const uint64_t *w, uint64_t left, FILE *out)
 {
-    uint64_t total = 0;
+    uint64_t total = left;
     int first = 1;
     fputs("\"weights\":[", out);
     for (uint32_t n = 1; n < m->nnode; n++) {
@@ -106,28 +132,24 @@ static uint64_t write_weights(const rd_model *m, const uint64_t *w, FILE *out)
         first = 0;
         total += w[n];
     }
+    if (left)
+        fprintf(out, "%s%llu", first ? "" : ",", (unsigned long long)left);
     fputs("],\n", out);
     return total;
 }
 
-/* One sampled profile: the tree's paths weighted by their self time. */
-static int write_sampled(const rd_model *m, const rd_paths *p, const uint32_t *frame,
-                         const char *name, FILE *out)
+/* One sampled profile: the tree's paths weighted by their self time (w,
+ * with left the weight of the paths left out). */
+static void write_sampled(const rd_model *m, const rd_paths *p, const uint64_t *w,
+                          uint64_t left, const uint32_t *frame, uint32_t *fids, const char *name,
+                          FILE *out)
 {
-    uint64_t *w = path_weights(m, p, rd_model_ns_per_tick(m));
-    uint32_t *fids = malloc(RD_PATH_MAX * sizeof *fids);
-    int e = w && fids ? 0 : -ENOMEM;
-    if (!e) {
-        fputs("{\"type\":\"sampled\",\"name\":", out);
-        rd_json_str(out, name);
-        fputs(",\"unit\":\"nanoseconds\",\"startValue\":0,\n", out);
-        write_samples(m, p, w, frame, fids, out);
-        uint64_t total = write_weights(m, w, out);
-        fprintf(out, "\"endValue\":%llu}", (unsigned long long)total);
-    }
-    free(w);
-    free(fids);
-    return e;
+    fputs("{\"type\":\"sampled\",\"name\":", out);
+    rd_json_str(out, name);
+    fputs(",\"unit\":\"nanoseconds\",\"startValue\":0,\n", out);
+    write_samples(m, p, w, left, frame, fids, out);
+    uint64_t total = write_weights(m, w, left, out);
+    fprintf(out, "\"endValue\":%llu}", (unsigned long long)total);
 }
 
 static void write_head(const char *name, FILE *out)
@@ -143,16 +165,25 @@ int rd_speedscope_write(const rd_model *m, const char *name, FILE *out)
 {
     rd_paths p;
     uint32_t *frame = calloc(m->nfunc + 1, sizeof *frame);
-    if (!frame || rd_paths_init(&p, m, 0)) {
+    uint32_t *fids = malloc(RD_PATH_MAX * sizeof *fids);
+    if (!frame || !fids || rd_paths_init(&p, m, 0)) {
         free(frame);
+        free(fids);
         return -ENOMEM;
     }
-    name = name ? name : "luatrace";
-    write_head(name, out);
-    write_frames(m, &p, frame, 0, out);
-    fputs("\"profiles\":[", out);
-    int e = write_sampled(m, &p, frame, name, out);
-    fputs("]}\n", out);
+    uint64_t *w = path_weights(m, &p, rd_model_ns_per_tick(m));
+    int e = w ? 0 : -ENOMEM;
+    if (!e) {
+        uint64_t left = cap_samples(m, &p, w, fids);
+        name = name ? name : "luatrace";
+        write_head(name, out);
+        write_frames(m, &p, frame, 0, left != 0, out);
+        fputs("\"profiles\":[", out);
+        write_sampled(m, &p, w, left, frame, fids, name, out);
+        fputs("]}\n", out);
+    }
+    free(w);
+    free(fids);
     free(frame);
     rd_paths_free(&p);
     return e ? e : ferror(out) ? -EIO : 0;
@@ -214,12 +245,18 @@ static int write_evented(FILE *out, void *ud)
         return -ENOMEM;
     w->out = out;
     write_head(w->name, out);
-    write_frames(w->m, &p, w->frame, 1, out);
+    write_frames(w->m, &p, w->frame, 1, 0, out);
     fputs("\"profiles\":[\n", out);
     int e = write_tracks(w);
     snprintf(sname, sizeof sname, "%s (all coroutines, sampled)", w->name);
-    if (!e)
-        e = write_sampled(w->m, &p, w->frame, sname, out);
+    uint64_t *pw = e ? NULL : path_weights(w->m, &p, rd_model_ns_per_tick(w->m));
+    uint32_t *fids = pw ? malloc(RD_PATH_MAX * sizeof *fids) : NULL;
+    if (!e && !fids)
+        e = -ENOMEM;
+    if (!e) /* whole: the tracks before it are bounded by the timeline */
+        write_sampled(w->m, &p, pw, 0, w->frame, fids, sname, out);
+    free(pw);
+    free(fids);
     fputs("]}\n", out);
     rd_paths_free(&p);
     return e ? e : ferror(out) ? -EIO : 0;

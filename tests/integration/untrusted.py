@@ -309,6 +309,20 @@ def case_deepchain(c):
     expect(lines[-1].startswith(b'[...] ') and sum(int(l.rsplit(b' ', 1)[1]) for l in lines)
            == 19999, 'the weight left out is not on a last [...] line: %r'
            % [l[:60] for l in lines[-2:]])
+    # speedscope's samples are cut alike: past 64 MiB one sample of the cut
+    # frame carries the weight left out (the chain wrote 102 MB there)
+    out = os.path.join(c.tmp, 'out.speedscope.json')
+    r = report(c, os.path.join(c.tmp, 'chain.ltr'), '--format', 'speedscope', '-o', out)
+    expect(r.status == 0, 'report --format speedscope: %d %r' % (r.status, r.err))
+    size = os.path.getsize(out)
+    with open(out) as f:
+        doc = json.load(f)
+    prof, frames = doc['profiles'][0], doc['shared']['frames']
+    expect(size <= (70 << 20) and len(prof['samples']) == len(prof['weights']) and
+           sum(prof['weights']) == prof['endValue'] and
+           [frames[i]['name'] for i in prof['samples'][-1]] == ['[...]'],
+           'speedscope of a 20 000-function chain: %d bytes, last sample %r'
+           % (size, prof['samples'][-1][:5]))
     size, lines = folded_calls(c, write(c, 'long.ltr', chain_trace(600, b'f' * 4000)))
     longest = max(len(l.rsplit(b' ', 1)[0]) for l in lines)
     expect(longest <= 64 << 10, 'a folded line of %d bytes' % longest)
