@@ -396,95 +396,93 @@ static void read_thread(co_sr *d, const void *L)
 
 /* {====== names from the globals and package.loaded */
 
-/* The value under string key want in table t's hash part, copied to tv. */
-static int raw_get(const void *t, const char *want, uint8_t tv[TV_SIZE])
+/* Calls visit(d, node, ud) on the nodes of table t's hash part, copied 16
+ * at a time, until it answers nonzero; with budgeted, while d->budget
+ * lasts (the naming's bound on what it reads). Returns that answer, 0 at
+ * the end, -1 when t is no table or a read fails. */
+static int each_node(co_sr *d, int budgeted, const void *t,
+                     int (*visit)(co_sr *d, const uint8_t *node, void *ud), void *ud)
 {
     uint8_t tb[TB_READ], nd[16 * ND_SIZE];
     if (peek(t, tb, sizeof tb) || tb[TB_TT] != LUA_TTABLE || tb[TB_LSIZENODE] > 26)
         return -1;
     uint32_t size = 1u << tb[TB_LSIZENODE];
     const uint8_t *node = co_ptr_at(tb, TB_NODE);
-    for (uint32_t i = 0; i < size && i < SCAN_MAX; i += 16) {
+    for (uint32_t i = 0; i < size && i < SCAN_MAX && (!budgeted || d->budget >= 16); i += 16) {
         uint32_t m = size - i < 16 ? size - i : 16;
+        d->budget -= budgeted ? 16 : 0;
         if (peek(node + (size_t)i * ND_SIZE, nd, (size_t)m * ND_SIZE))
             return -1;
         for (uint32_t j = 0; j < m; j++) {
-            const uint8_t *e = nd + j * ND_SIZE;
-            char key[NAME_MAX_];
-            if (co_int_at(e, ND_KEYTT) == LUA_TSTRING &&
-                tstring(co_ptr_at(e, ND_KEY), key, sizeof key, 0) >= 0 && !strcmp(key, want)) {
-                memcpy(tv, e, TV_SIZE);
-                return 0;
-            }
+            int k = visit(d, nd + j * ND_SIZE, ud);
+            if (k)
+                return k;
         }
     }
-    return -1;
+    return 0;
 }
 
+typedef struct get_ctx {
+    const char *want;
+    uint8_t *tv;
+} get_ctx;
 
-/* Offers "prefix.key" for every function of table t that is one of ours;
+static int get_visit(co_sr *d, const uint8_t *e, void *ud)
+{
+    get_ctx *g = ud;
+    char key[NAME_MAX_];
+    (void)d;
+    if (co_int_at(e, ND_KEYTT) != LUA_TSTRING ||
+        tstring(co_ptr_at(e, ND_KEY), key, sizeof key, 0) < 0 || strcmp(key, g->want))
+        return 0;
+    memcpy(g->tv, e, TV_SIZE);
+    return 1;
+}
+
+/* The value under string key want in table t's hash part, copied to tv. */
+static int raw_get(co_sr *d, const void *t, const char *want, uint8_t tv[TV_SIZE])
+{
+    get_ctx g = {want, tv};
+    return each_node(d, 0, t, get_visit, &g) == 1 ? 0 : -1;
+}
+
+/* Offers "prefix.key" for node e if its value is a function of ours;
  * keeps the shortest (ties: smaller bytes), as co_func's scan_table. */
-static void scan_table(co_sr *d, const void *t, const char *prefix)
+static int name_visit(co_sr *d, const uint8_t *e, void *ud)
 {
-    uint8_t tb[TB_READ], nd[16 * ND_SIZE];
-    if (peek(t, tb, sizeof tb) || tb[TB_TT] != LUA_TTABLE || tb[TB_LSIZENODE] > 26)
-        return;
-    uint32_t size = 1u << tb[TB_LSIZENODE];
-    const uint8_t *node = co_ptr_at(tb, TB_NODE);
-    for (uint32_t i = 0; i < size && i < SCAN_MAX && d->budget >= 16; i += 16) {
-        uint32_t m = size - i < 16 ? size - i : 16;
-        d->budget -= 16;
-        if (peek(node + (size_t)i * ND_SIZE, nd, (size_t)m * ND_SIZE))
-            return;
-        for (uint32_t j = 0; j < m; j++) {
-            const uint8_t *e = nd + j * ND_SIZE;
-            if (co_int_at(e, TV_TT) != LUA_TFUNCTION || co_int_at(e, ND_KEYTT) != LUA_TSTRING)
-                continue;
-            const void *cl = co_ptr_at(e, 0);
-            uint8_t c[CL_READ];
-            int have_c = 0;
-            for (uint32_t k = 0; k < d->nfn; k++) {
-                co_sr_func *f = &d->fn[k];
-                if (f->isC && !have_c)
-                    have_c = peek(cl, c, sizeof c) ? -1 : 1;
-                if (f->isC ? have_c < 0 || !c[CL_ISC] || co_ptr_at(c, CL_FP) != f->key : cl != f->cl)
-                    continue;
-                char key[NAME_MAX_], cand[NAME_MAX_];
-                if (tstring(co_ptr_at(e, ND_KEY), key, sizeof key, 0) < 0 ||
-                    join(cand, sizeof cand, prefix, key))
-                    continue;
-                size_t cl_ = slen(cand), bl = slen(f->name);
-                if (!f->name[0] || cl_ < bl || (cl_ == bl && strcmp(cand, f->name) < 0))
-                    memcpy(f->name, cand, cl_ + 1);
-            }
-        }
+    const char *prefix = ud;
+    if (co_int_at(e, TV_TT) != LUA_TFUNCTION || co_int_at(e, ND_KEYTT) != LUA_TSTRING)
+        return 0;
+    const void *cl = co_ptr_at(e, 0);
+    uint8_t c[CL_READ];
+    int have_c = 0;
+    for (uint32_t k = 0; k < d->nfn; k++) {
+        co_sr_func *f = &d->fn[k];
+        if (f->isC && !have_c)
+            have_c = peek(cl, c, sizeof c) ? -1 : 1;
+        if (f->isC ? have_c < 0 || !c[CL_ISC] || co_ptr_at(c, CL_FP) != f->key : cl != f->cl)
+            continue;
+        char key[NAME_MAX_], cand[NAME_MAX_];
+        if (tstring(co_ptr_at(e, ND_KEY), key, sizeof key, 0) < 0 ||
+            join(cand, sizeof cand, prefix, key))
+            continue;
+        size_t cl_ = slen(cand), bl = slen(f->name);
+        if (!f->name[0] || cl_ < bl || (cl_ == bl && strcmp(cand, f->name) < 0))
+            memcpy(f->name, cand, cl_ + 1);
     }
+    return 0;
 }
 
-/* Calls scan_table on every table value of table t under a string key but
- * "_G". */
-static void each_module(co_sr *d, const void *t)
+/* Names the functions of every table value of package.loaded (node e)
+ * under a string key but "_G". */
+static int module_visit(co_sr *d, const uint8_t *e, void *ud)
 {
-    uint8_t tb[TB_READ], nd[16 * ND_SIZE];
-    if (peek(t, tb, sizeof tb) || tb[TB_TT] != LUA_TTABLE || tb[TB_LSIZENODE] > 26)
-        return;
-    uint32_t size = 1u << tb[TB_LSIZENODE];
-    const uint8_t *node = co_ptr_at(tb, TB_NODE);
-    for (uint32_t i = 0; i < size && i < SCAN_MAX && d->budget >= 16; i += 16) {
-        uint32_t m = size - i < 16 ? size - i : 16;
-        d->budget -= 16;
-        if (peek(node + (size_t)i * ND_SIZE, nd, (size_t)m * ND_SIZE))
-            return;
-        for (uint32_t j = 0; j < m; j++) {
-            const uint8_t *e = nd + j * ND_SIZE;
-            char key[NAME_MAX_];
-            if (co_int_at(e, TV_TT) != LUA_TTABLE || co_int_at(e, ND_KEYTT) != LUA_TSTRING ||
-                tstring(co_ptr_at(e, ND_KEY), key, sizeof key, 0) < 0)
-                continue;
-            if (strcmp(key, "_G"))
-                scan_table(d, co_ptr_at(e, 0), key);
-        }
-    }
+    char key[NAME_MAX_];
+    (void)ud;
+    if (co_int_at(e, TV_TT) == LUA_TTABLE && co_int_at(e, ND_KEYTT) == LUA_TSTRING &&
+        tstring(co_ptr_at(e, ND_KEY), key, sizeof key, 0) >= 0 && strcmp(key, "_G"))
+        each_node(d, 1, co_ptr_at(e, 0), name_visit, key);
+    return 0;
 }
 
 void co_sr_name_functions(co_sr *d, const void *main)
@@ -495,12 +493,12 @@ void co_sr_name_functions(co_sr *d, const void *main)
     if (peek(main, ls, sizeof ls))
         return;
     if (co_int_at(ls, LS_GT + TV_TT) == LUA_TTABLE)
-        scan_table(d, co_ptr_at(ls, LS_GT), "");
+        each_node(d, 1, co_ptr_at(ls, LS_GT), name_visit, (void *)"");
     if (peek((const char *)d->g + G_REGISTRY, reg, sizeof reg) || co_int_at(reg, TV_TT) != LUA_TTABLE)
         return;
     uint8_t loaded[TV_SIZE];
-    if (!raw_get(co_ptr_at(reg, 0), "_LOADED", loaded) && co_int_at(loaded, TV_TT) == LUA_TTABLE)
-        each_module(d, co_ptr_at(loaded, 0));
+    if (!raw_get(d, co_ptr_at(reg, 0), "_LOADED", loaded) && co_int_at(loaded, TV_TT) == LUA_TTABLE)
+        each_node(d, 1, co_ptr_at(loaded, 0), module_visit, NULL);
 }
 
 /* }====== */
@@ -763,10 +761,10 @@ void co_sr_collect(co_sr *d, const void *main, int walk_ok)
 /* {====== the special functions, read from the globals */
 
 /* The lua_CFunction of t[key], if a C function. */
-static const void *c_function(const void *t, const char *key)
+static const void *c_function(co_sr *d, const void *t, const char *key)
 {
     uint8_t tv[TV_SIZE], c[CL_READ];
-    if (raw_get(t, key, tv) || co_int_at(tv, TV_TT) != LUA_TFUNCTION ||
+    if (raw_get(d, t, key, tv) || co_int_at(tv, TV_TT) != LUA_TFUNCTION ||
         peek(co_ptr_at(tv, 0), c, sizeof c) || c[CL_TT] != LUA_TFUNCTION || !c[CL_ISC])
         return NULL;
     return co_ptr_at(c, CL_FP);
@@ -780,12 +778,12 @@ void co_sr_find_specials(co_sr *d, const void *main)
     if (peek(main, ls, sizeof ls) || co_int_at(ls, LS_GT + TV_TT) != LUA_TTABLE)
         return;
     const void *gt = co_ptr_at(ls, LS_GT);
-    d->cf[0] = c_function(gt, "pcall");
-    d->cf[1] = c_function(gt, "xpcall");
-    if (raw_get(gt, "coroutine", tv) || co_int_at(tv, TV_TT) != LUA_TTABLE)
+    d->cf[0] = c_function(d, gt, "pcall");
+    d->cf[1] = c_function(d, gt, "xpcall");
+    if (raw_get(d, gt, "coroutine", tv) || co_int_at(tv, TV_TT) != LUA_TTABLE)
         return;
-    d->cf[2] = c_function(co_ptr_at(tv, 0), "resume");
-    d->cf[4] = c_function(co_ptr_at(tv, 0), "yield");
+    d->cf[2] = c_function(d, co_ptr_at(tv, 0), "resume");
+    d->cf[4] = c_function(d, co_ptr_at(tv, 0), "yield");
 }
 
 /* }====== */
