@@ -244,7 +244,7 @@ def find_session(outdir):
 
 
 def human_label(label, cwd=None):
-    """What people read (recorderd/rd_label.h) for a folded label
+    """What people read (recorderd/core/rd_label.h) for a folded label
     NAME@SRC:LINE: `NAME (SRC:LINE)`, SRC past "CWD/" when under the
     program's working directory cwd and past a leading "./"; `NAME [C]`."""
     name, where = label.rsplit('@', 1)

@@ -55,7 +55,7 @@ def expand(key):
 
 # recorderd's path writers print a stack deeper than PATH_MAX frames as its
 # PATH_ROOT root-most frames, one CUT frame and the rest of PATH_MAX at the
-# leaf (recorderd/rd_path.h)
+# leaf (recorderd/core/rd_path.h)
 PATH_MAX, PATH_ROOT, CUT = 1000, 100, '[...]'
 
 

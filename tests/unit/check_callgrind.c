@@ -1,4 +1,4 @@
-/* check_callgrind: recorderd/rd_callgrind over models built by feeding
+/* check_callgrind: recorderd/out/rd_callgrind over models built by feeding
  * events through rd_stack: the exact text of a small profile (self costs
  * per line, call sites, recursion counted once, two functions named alike
  * in two files, C functions), exact totals under a fractional clock, an

@@ -1,5 +1,5 @@
-/* check_cov: the bytecode line reader (recorderd/rd_lines) and the coverage
- * model and writers (recorderd/rd_cov).
+/* check_cov: the bytecode line reader (recorderd/core/rd_lines) and the coverage
+ * model and writers (recorderd/out/rd_cov).
  *
  * The sample source (SAMPLE) and what luac5.1 -l -l lists for it:
  *   main <0,0>: lines 3 4 7 10     f <1,3>: lines 2 3     g <5,7>: lines 6 7

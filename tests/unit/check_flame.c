@@ -1,5 +1,5 @@
-/* check_flame: flamegraph.svg (recorderd/rd_flame) and
- * profile.speedscope.json (recorderd/rd_speedscope) over a hand-built
+/* check_flame: flamegraph.svg (recorderd/out/rd_flame) and
+ * profile.speedscope.json (recorderd/out/rd_speedscope) over a hand-built
  * call tree. Clock without TSC: one tick is one nanosecond.
  *
  *   main 100 ms ─┬─ work 300 ms ─┬─ a<&"b 100 ms

@@ -1,4 +1,4 @@
-/* check_html: recorderd/rd_html over a model whose function name and
+/* check_html: recorderd/out/rd_html over a model whose function name and
  * source name hold markup: everything from the trace is escaped, the only
  * script is the flame graph's, nothing refers outside the page, and the
  * summary and the top table carry the model's totals. */

@@ -1,4 +1,4 @@
-/* check_model: recorderd/rd_model's frame labels. Two distinct functions
+/* check_model: recorderd/core/rd_model's frame labels. Two distinct functions
  * (fids) whose labels NAME@SRC:LINE would be equal are told apart: the
  * second is NAME#2, the third NAME#3, in fid order, in every writer. And
  * the coroutine tracks and shares: a thread id keeps its track until it

@@ -1,4 +1,4 @@
-/* check_path: recorderd/rd_path's bounded stacks. A stack up to 1000
+/* check_path: recorderd/core/rd_path's bounded stacks. A stack up to 1000
  * frames prints whole; a deeper one as its 100 root-most frames, the cut,
  * and its 899 leaf-most; deep nodes print alike, and so stand for one
  * another, exactly when those frames (and, for pprof, their call lines)

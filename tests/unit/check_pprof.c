@@ -1,4 +1,4 @@
-/* check_pprof: recorderd/rd_pprof (and rd_pb) over a model built by
+/* check_pprof: recorderd/out/rd_pprof (and rd_pb) over a model built by
  * feeding events through rd_stack. The profile is read back by a small
  * wire-format reader here: the string table starts with "", ids are
  * nonzero and unique, every sample's locations exist, the values add up to

@@ -1,4 +1,4 @@
-/* check_report: the report writers of recorderd/rd_report over models built
+/* check_report: the report writers of recorderd/out/rd_report over models built
  * by feeding events through rd_stack: per-function totals (recursion
  * counted once), profile.txt, folded stacks and annotated sources.
  *

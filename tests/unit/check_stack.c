@@ -1,4 +1,4 @@
-/* check_stack: the stack rebuilder of recorderd/rd_stack, fed hand-written
+/* check_stack: the stack rebuilder of recorderd/core/rd_stack, fed hand-written
  * event sequences (the shapes doc/design.md describes for Lua 5.1's hooks)
  * and judged by the call tree it builds, rendered as sorted folded stacks.
  *

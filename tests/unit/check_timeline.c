@@ -1,4 +1,4 @@
-/* check_timeline: recorderd/rd_timeline, fed through its listener with
+/* check_timeline: recorderd/out/rd_timeline, fed through its listener with
  * made-up frames (only fid matters to it) and read back. */
 #include <check.h>
 #include <dirent.h>

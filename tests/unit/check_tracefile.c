@@ -1,4 +1,4 @@
-/* check_tracefile: trace.ltr as recorderd/rd_tracefile writes it (zstd) and
+/* check_tracefile: trace.ltr as recorderd/out/rd_tracefile writes it (zstd) and
  * rd_tracein reads it back: whole, and cut back to its last flush, which
  * ends on a complete record, when a write fails (RLIMIT_FSIZE with SIGXFSZ
  * ignored: write() fails with EFBIG part-way); old uncompressed traces, and
