@@ -371,7 +371,8 @@ static void read_thread(co_sr *d, const void *L)
     int tail = 0;
     uint8_t cis[32 * CI_SIZE]; /* CallInfos [lo, lo + 32), read 32 at a time */
     uint32_t lo = n + 1;
-    for (uint32_t i = n; i >= 1; i--) {
+    uint32_t i;
+    for (i = n; i >= 1; i--) {
         co_sr_func *f;
         if (i < lo) {
             lo = i > 32 ? i - 31 : 1;
@@ -388,6 +389,7 @@ static void read_thread(co_sr *d, const void *L)
         callee = f;
         tail = k;
     }
+    t->torn = i >= 1 && d->nfr < MAX_FRAMES;
     t->active = ls[LS_STATUS] == 0 && t->n > 0;
     t->dead = ls[LS_STATUS] > LUA_YIELD;
 }

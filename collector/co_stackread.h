@@ -75,6 +75,7 @@ typedef struct co_sr_thread {
     const void *target; /* the thread its top frame resumes, or NULL */
     uint8_t active, top_c, in_chain;
     uint8_t dead; /* died of an error: its frames stay, but it never runs again */
+    uint8_t torn; /* its walk stopped short of the base: a read of a moving stack */
 } co_sr_thread;
 
 typedef struct co_sr {

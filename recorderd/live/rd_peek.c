@@ -133,6 +133,12 @@ int rd_peek_sample(co_sr *d, const void *L, rd_peek_stop *s, int stop, uint64_t 
         rd_peek_let_go(s);
         *stopped_us += now_us() - t0; /* an upper bound: from the first stop asked to the last let go */
     }
+    /* Read as it runs, a frame that changed under the walk stops it short:
+     * what it kept would root the sample at a callee. Such a read is
+     * dropped, as one caught mid-change is. */
+    for (uint32_t i = 0; i < d->nth && !stop; i++)
+        if (d->th[i].torn)
+            return -EAGAIN;
     if (d->nth)
         return 0;
     char buf[512], st = 0;

@@ -223,9 +223,12 @@ static void sampler(void *arg)
             usleep((useconds_t)((next - t) / 1000));
         if (r->o->duration_ms && now_ns() - t0 >= (uint64_t)r->o->duration_ms * 1000000u)
             break;
-        if (!(e = sample(r)))
+        /* a read caught mid-change is tried again, a few times */
+        for (int k = 0; (e = sample(r)) == -EAGAIN && k < 3; k++)
+            ;
+        if (!e)
             put_step(r, now_ns());
-        else if (e == -EAGAIN) /* caught mid-change: the next sample */
+        else if (e == -EAGAIN) /* still moving: the next sample */
             e = 0;
     }
     r->err = e;

@@ -64,6 +64,7 @@ frames that were unwound, nothing past the detach). Cases:
   outsidetop  top of a program that never loaded the collector: samples
               read from outside; the busiest function on top; SIGTERM and
               the program's exit end it; its output unchanged
+  outsiderecordlive  record read as the program runs: no stack cut short
   outsiderecord  record of a program that never loaded the collector, hot
               in a coroutine: a sampled session whose heaviest stack is
               the real one, replayable, with no coverage
@@ -846,6 +847,40 @@ def case_outsiderecord(c):
            'second session: %s' % os.listdir(out))
 
 
+FIBPROG = '''local function fib(n) if n < 2 then return n end return fib(n - 1) + fib(n - 2) end
+local function work() local s = 0 for _ = 1, 50 do s = s + fib(16) end return s end
+io.stdout:write("READY\\n") io.stdout:flush()
+while not io.open("stop") do work() end
+io.stdout:write("done\\n")
+'''
+
+
+def case_outsiderecordlive(c):
+    """record reading a deep recursion as it runs (no --stop): a read that a
+    moving stack cut short is dropped, so every sampled stack starts at the
+    base (the C entry, the main chunk, work), never at a callee."""
+    c.write('prog.lua', FIBPROG)
+    p = subprocess.Popen([c.args.lua, 'prog.lua'], cwd=c.tmp, env=c.env(),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(p)
+    expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+    out = os.path.join(c.tmp, 'out')
+    r = recorderd(c, 'record', str(p.pid), '--duration', '2', '--rate', '400', '-o', out, '-q')
+    expect(r.returncode == 0, 'record: %d %r' % (r.returncode, r.stderr))
+    folded = os.path.join(c.tmp, 'live.folded')
+    r = recorderd(c, 'report', os.path.join(out, 'prog'), '--format', 'folded', '-o', folded)
+    expect(r.returncode == 0, 'report --format folded: %r' % r.stderr)
+    w = folded_weights(folded)
+    expect(len(w) > 3, 'too few stacks: %r' % w)
+    root = 'function@[C];main chunk@prog.lua:0'
+    bad = {s: n for s, n in w.items() if not s.startswith(root) or
+           ('fib@' in s and not s.startswith(root + ';work@prog.lua:2;fib@'))}
+    expect(not bad, '%d of %d stacks do not start at the base: %r' % (len(bad), len(w), bad))
+    open(os.path.join(c.tmp, 'stop'), 'w').close()
+    pout, _ = p.communicate(timeout=60)
+    expect(p.returncode == 0 and pout == b'done\n', 'the program: %d %r' % (p.returncode, pout))
+
+
 def case_outsidegarbage(c):
     """A dead pid, a process that is not Lua, processes that exit while read."""
     q = subprocess.Popen(['true'])
@@ -1077,7 +1112,7 @@ CASES = {'recursion': case_recursion, 'unwinding': case_unwinding, 'coroutine': 
          'hostattach': case_hostattach, 'outside': case_outside,
          'outsidehost': case_outsidehost, 'outsidebusy': case_outsidebusy,
          'outsidegarbage': case_outsidegarbage, 'outsidetop': case_outsidetop,
-         'outsiderecord': case_outsiderecord}
+         'outsiderecord': case_outsiderecord, 'outsiderecordlive': case_outsiderecordlive}
 
 
 class AttachCase(Case):
