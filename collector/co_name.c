@@ -217,13 +217,47 @@ static void scan_metatables(lua_State *L, target *t, int direct)
         lua_pop(L, 2);
 }
 
+/* KEY (upvalue N) for each global C function KEY holding the target as
+ * its upvalue N: the iterator ipairs returns is ipairs's upvalue 1, a
+ * static function no symbol names. Cost: only for a C function nothing
+ * else names, once. */
+static void scan_upvalues(lua_State *L, target *t)
+{
+    unsigned walk = CO_WALK_MAX;
+    const where w = {NULL, 0, NULL};
+    co_module_push_globals(L);
+    int g = lua_gettop(L);
+    lua_pushnil(L);
+    while (lua_next(L, g) && --walk) {
+        for (int i = 1; i <= 8 && lua_type(L, -2) == LUA_TSTRING && lua_iscfunction(L, -1); i++) {
+            if (!lua_getupvalue(L, -1, i))
+                break;
+            int hit = lua_tocfunction(L, -1) == t->cf;
+            lua_pop(L, 1);
+            if (hit) {
+                char key[CO_NAME_MAX];
+                size_t klen;
+                const char *k = lua_tolstring(L, -2, &klen);
+                int n = snprintf(key, sizeof key, "%.*s (upvalue %d)", (int)klen, k, i);
+                if (n > 0 && (size_t)n < sizeof key)
+                    consider(t, &w, key, (size_t)n);
+            }
+        }
+        lua_pop(L, 1);
+    }
+    lua_settop(L, g - 1);
+}
+
 /* A C function no global or module reaches: package.loaders[N] or a
- * metatable's method (the shortest), else its exported symbol, exactly at
- * its address (a static function has none: the call site names it). */
+ * metatable's method (the shortest), else a global's upvalue, else its
+ * exported symbol, exactly at its address (a static function has none:
+ * the call site names it). */
 static void name_c(lua_State *L, target *t, int direct)
 {
     scan_loaders(L, t);
     scan_metatables(L, t, direct);
+    if (!t->len)
+        scan_upvalues(L, t);
     Dl_info dl;
     if (!t->len && dladdr((void *)t->cf, &dl) && dl.dli_sname && dl.dli_saddr == (void *)t->cf) {
         const where w = {NULL, 0, NULL};

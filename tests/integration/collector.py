@@ -1325,7 +1325,7 @@ def case_cnames(c):
     require's loaders (package.loaders[N]), a C module's luaopen_ (its
     exported symbol), methods of registry metatables (FILE*:read, lfs's
     directory iterator), lpeg.match also when called as a pattern's
-    method; never function#N (luacheck's top 20 had `function#3 [C]`, the
+    method, the iterator ipairs returns (ipairs (upvalue 1)); never function#N (luacheck's top 20 had `function#3 [C]`, the
     Lua loader, before)."""
     c.write('mod_c.lua', 'return {f = function() return 1 end}\n')
     prog = c.write('cnames.lua', 'local lfs, lpeg = require "lfs", require "lpeg"\n'
@@ -1333,6 +1333,7 @@ def case_cnames(c):
                    'local fh = io.open(arg[0]) local l = fh:read("*l") fh:close()\n'
                    'local n = 0 for _ in lfs.dir(".") do n = n + 1 end\n'
                    'local p = lpeg.C(lpeg.P"a")\n'
+                   'for _ in ipairs({1, 2}) do end\n'
                    'io.stdout:write(l, " ", m.f(), " ", lpeg.match(p, "a"), p:match("a"), "\\n")\n')
     c.start_daemon()
     r = c.lua(prog, c.env(LUATRACE_SOCKET=c.sock, LUATRACE_SHM='cnames'), traced=True)
@@ -1346,7 +1347,7 @@ def case_cnames(c):
     for label, n in (('package.loaders[1]@[C]', 3), ('package.loaders[2]@[C]', 3),
                      ('package.loaders[3]@[C]', 2), ('luaopen_lfs@[C]', 1),
                      ('luaopen_lpeg@[C]', 1), ('FILE*:read@[C]', 1), ('FILE*:write@[C]', 1),
-                     ('lfs.dir@[C]', 1), ('lpeg.match@[C]', 2)):
+                     ('lfs.dir@[C]', 1), ('lpeg.match@[C]', 2), ('ipairs (upvalue 1)@[C]', 3)):
         expect(top.get(label) == n, 'want %d calls of %s: %s' % (n, label, sorted(top)))
     expect(top.get('directory metatable:next@[C]', 0) >= 3, 'lfs.dir\'s iterator: %s' % sorted(top))
     expect(not [k for k in top if re.search(r'^function#\d', k)],

@@ -34,3 +34,4 @@ package.loaders = "replaced"
 io.stdout:flush()
 package.loaders = loaders
 print("replaced", type(loaded.package), type(package.loaders))
+local s = 0 for _, v in ipairs({1, 2}) do s = s + v end print("ipairs", s)

@@ -131,6 +131,16 @@ local function c_name(f)
       if type(index) == "table" and not rawequal(index, mt) then scan(index, key) end
     end
   end
+  if best then return best end
+  -- else KEY (upvalue N), a global C function's upvalue (ipairs's iterator)
+  for key, v in next, G do
+    if type(key) == "string" and type(v) == "function" and cfid(v) then
+      for i = 1, 8 do
+        if select("#", cupvalue(v, i)) == 0 then break end
+        if same(cupvalue(v, i), f, cf) then best = shorter(best, key .. " (upvalue " .. i .. ")") end
+      end
+    end
+  end
   return best or csym(f)
 end
 
