@@ -69,6 +69,8 @@ static int parse_run(int argc, char **argv, rd_run_opts *o, rd_session_opts *so)
             o->quiet = 1;
         else if (!strcmp(a, "--no-trace"))
             o->no_trace = 1;
+        else if (!strcmp(a, "--coverage"))
+            o->coverage = 1;
         else if (rd_cli_is_help(a))
             return -rd_help("run", stdout);
         else if (a[0] != '-')

@@ -184,6 +184,8 @@ static void child_env(envb *e, const rd_run_opts *o, const char *sock)
         env_set(e, "LUATRACE_RING", o->ring);
     if (o->mode)
         env_set(e, "LUATRACE_MODE", o->mode);
+    if (o->coverage) /* counts, stacks and lines; the collector reads no clock */
+        env_set(e, "LUATRACE_TIMING", "none");
 }
 
 static int spawn(run_ctx *r, const rd_run_opts *o, char **argv, const char *sock)

@@ -294,6 +294,8 @@ static int write_report(report_ctx *r, unsigned i)
         return 0; /* samples see some lines run, not every line: no coverage */
     if ((f->flags & RD_FMT_COV) && !r->rr.cov)
         return r->cov_err;
+    if ((f->flags & RD_FMT_TIME) && r->s->m.untimed)
+        return 0; /* a coverage run: no time to weigh by (session.json's timing) */
     r->cur = f;
     if (!f->write_dir)
         return rd_out_write(r->s->dirfd, f->file, write_cur, r);
@@ -429,8 +431,9 @@ static int write_json(FILE *f, void *ud)
             (unsigned long long)s->st.unwinds, (unsigned long long)s->st.tails,
             (unsigned long long)s->st.bad);
     rd_json_str(f, r->rr.srcdir);
-    fprintf(f, ",\n  \"trace\": \"%s\",\n  \"sampled_hz\": %u,\n  \"error\": ", trace_state(s),
-            s->m.sampled_hz);
+    fprintf(f, ",\n  \"trace\": \"%s\",\n  \"sampled_hz\": %u,\n  \"timing\": \"%s\",\n"
+               "  \"error\": ",
+            trace_state(s), s->m.sampled_hz, s->m.untimed ? "none" : "timed");
     rd_json_str(f, s->err);
     fprintf(f, "\n}\n");
     return 0;
