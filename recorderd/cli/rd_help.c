@@ -38,6 +38,7 @@ static const cmd_help helps[] = {
       FORMAT,
       {"--ring SIZE", "ring size, a power of two from 64K to 1G (LUATRACE_RING)"},
       {"--mode wait|drop", "a full ring makes the program wait (default), or drops events"},
+      {"--coverage", "read no clock: counts, stacks and coverage only (LUATRACE_TIMING=none)"},
       NOTRACE,
       BACKEND,
       HELP},
