@@ -328,7 +328,7 @@ int co_module_begin(co_state *s, lua_State *L, const char *name, const char *soc
     s->sample_left = 1;
     s->rng = 0x9E3779B97F4A7C15ull;
     s->private_summary = private_summary;
-    s->no_clock = timing && !strcmp(timing, "none");
+    s->no_clock = timing && !strcmp(timing, "none"); /* or the ack's (co_conn.c) */
     s->use_tsc = !s->no_clock && co_clock_tsc_ok();
     snprintf(s->sock_path, sizeof s->sock_path, "%s", sock_path ? sock_path : "");
     const char *mode = getenv("LUATRACE_MODE");

@@ -69,8 +69,6 @@ static int parse_run(int argc, char **argv, rd_run_opts *o, rd_session_opts *so)
             o->quiet = 1;
         else if (!strcmp(a, "--no-trace"))
             o->no_trace = 1;
-        else if (!strcmp(a, "--coverage"))
-            o->coverage = 1;
         else if (rd_cli_is_help(a))
             return -rd_help("run", stdout);
         else if (a[0] != '-')
@@ -99,6 +97,7 @@ static int cmd_run(int argc, char **argv)
     o.backends = so.backends;
     o.nbackends = so.nbackends;
     o.formats = so.formats;
+    o.coverage = so.coverage;
     return rd_run(&o, argv + i);
 }
 

@@ -1,9 +1,9 @@
 /* noclock: an LD_PRELOAD that makes any clock read of the traced process
  * visible (nocov.py, the --coverage runs). The TSC is forbidden
- * (PR_SET_TSC: an rdtsc raises SIGSEGV), and every clock_gettime,
- * gettimeofday and time call that goes through the dynamic symbol is
- * counted; at exit the count is appended to the file NOCLOCK_OUT names,
- * as "PID COUNT\n". */
+ * (PR_SET_TSC: an rdtsc raises SIGSEGV, the vDSO's clock_gettime too),
+ * and every clock_gettime and gettimeofday call that goes through the
+ * dynamic symbol is counted; at exit the count is appended to the file
+ * NOCLOCK_OUT names, as "PID COUNT\n". */
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <stdatomic.h>

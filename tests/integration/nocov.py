@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """`recorderd run --coverage`: a trace with no clock (nocov.py).
 
-  nocov.py --recorderd PATH --noclock PRELOAD --corpus DIR [--lua lua5.1] NAME...
+  nocov.py --recorderd PATH --noclock PRELOAD --corpus DIR --cpath DIR [--lua lua5.1] NAME...
 
 For each corpus program NAME (tests/lua/NAME.lua, run from its directory):
   1. a timed run (`recorderd run`) and a coverage run (`recorderd run
@@ -17,6 +17,9 @@ For each corpus program NAME (tests/lua/NAME.lua, run from its directory):
   4. session.json says timing "none" (the timed run's "timed"), the same
      events; profile.txt says there is no time and ranks by calls;
      report.html says so too and has no flame graph; no flamegraph.svg.
+Then `recorderd listen --coverage`: the first program, run with
+-lluatrace under PRELOAD, is told by the ack to read no clock: 0 clock
+calls, timing "none", the timed run's coverage.lcov.
 Programs whose counts depend on time (they loop on os.clock) are not
 compared: NOT_DETERMINISTIC. Everything runs in a temporary directory that
 is always removed. Exit status: 0 pass, 1 fail, 77 skipped.
@@ -26,8 +29,10 @@ import argparse
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
+import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -121,15 +126,58 @@ def check_program(args, name, tmp):
                    '%s: folded stacks by %s differ from the timed run\'s' % (name, weight))
 
 
+def check_listen(args, name, tmp):
+    """listen --coverage: the ack asks the collector for no clock."""
+    prog = os.path.join(args.corpus, name + '.lua')
+    sockdir = os.path.join(tmp, 'sock')
+    os.mkdir(sockdir, 0o700)
+    sock, outdir = os.path.join(sockdir, 's'), os.path.join(tmp, 'listen-' + name)
+    counts = os.path.join(tmp, 'listen-clock')
+    daemon = subprocess.Popen([args.recorderd, 'listen', '--coverage', '--socket', sock,
+                               '--out', outdir], stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              start_new_session=True)
+    try:
+        deadline = time.monotonic() + 10
+        while not os.path.exists(sock) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        env = dict(base_env(), LUATRACE_SOCKET=sock, LUA_CPATH=args.cpath + '/?.so;;',
+                   LD_PRELOAD=args.noclock, NOCLOCK_OUT=counts)
+        res = run([args.lua, '-lluatrace', prog], os.path.dirname(prog), env)
+        expect(res.status == 0, '%s under listen: status %s: %s'
+               % (name, res.status, show_bytes(res.err)))
+        check_clock(name + ' under listen', counts)
+        deadline = time.monotonic() + 30
+        while not any(os.path.exists(os.path.join(s, 'session.json')) for s in
+                      (one_session(outdir) if os.path.isdir(outdir) else [])):
+            expect(time.monotonic() < deadline, 'listen wrote no session.json')
+            time.sleep(0.05)
+    finally:
+        subprocess.run([args.recorderd, 'stop', '--socket', sock], capture_output=True,
+                       timeout=30)
+        try:
+            daemon.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(daemon.pid, 9)
+            daemon.wait()
+    session = one_session(outdir)[0]
+    check_session_files(name + ' under listen', session)
+    timed = one_session(os.path.join(tmp, 'timed-' + name))[0]
+    expect(read(os.path.join(session, 'coverage.lcov')) ==
+           read(os.path.join(timed, 'coverage.lcov')),
+           '%s under listen: coverage.lcov differs from the timed run\'s' % name)
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--recorderd', required=True)
     ap.add_argument('--noclock', required=True)
     ap.add_argument('--corpus', required=True)
+    ap.add_argument('--cpath', required=True)
     ap.add_argument('--lua', default='lua5.1')
     ap.add_argument('names', nargs='+')
     args = ap.parse_args(argv)
-    for a in ('recorderd', 'noclock', 'corpus'):
+    for a in ('recorderd', 'noclock', 'corpus', 'cpath'):
         setattr(args, a, os.path.abspath(getattr(args, a)))
     if not os.access(args.recorderd, os.X_OK):
         print('SKIP: no recorderd at %s' % args.recorderd)
@@ -138,8 +186,9 @@ def main(argv):
     try:
         for name in args.names:
             check_program(args, name, tmp)
-        print('ok: %d programs: coverage, calls and lines as timed, no clock read'
-              % len(args.names))
+        check_listen(args, args.names[0], tmp)
+        print('ok: %d programs: coverage, calls and lines as timed, no clock read; '
+              'listen --coverage too' % len(args.names))
         return 0
     except Failure as e:
         print('FAIL: %s' % e)
