@@ -44,8 +44,9 @@ void lt_file_header(uint8_t *buf, uint32_t flags);
 
 /* Checks a header: versions LT_FILE_VERSION_MIN to LT_FILE_VERSION are
  * read. Returns 0 with the body's flags in *flags (0 for versions before
- * 5; 5 and 6 have the same flags), or -EPROTO with a message in err (not a trace file, a version this
- * build cannot read, or flags it does not know). */
+ * 5; 5 and 6 have the same flags), or -EPROTO with a message in err
+ * (not a trace file, a version this build cannot read, or flags it does
+ * not know). */
 int lt_file_check(const uint8_t *buf, size_t n, uint32_t *flags, char *err, size_t cap);
 
 #endif

@@ -182,7 +182,9 @@ static int write_report(const report_opts *o, rd_model *m)
         fprintf(stderr, "recorderd report: --weight is time, lines or calls\n");
         return 2;
     }
-    if (m->untimed && ((fmt->flags & RD_FMT_TIME) || (r.weight == RD_W_TIME && !strcmp(fmt->name, "folded"))))
+    int by_time = (fmt->flags & RD_FMT_TIME) ||
+                  (r.weight == RD_W_TIME && !strcmp(fmt->name, "folded"));
+    if (m->untimed && by_time)
         fprintf(stderr, "recorderd report: warning: the trace has no time (a --coverage run): "
                         "every time is 0%s\n",
                 fmt->flags & RD_FMT_TIME ? "" : "; --weight calls or lines");

@@ -16,7 +16,8 @@ For each corpus program NAME (tests/lua/NAME.lua, run from its directory):
      from each trace, are equal: the same stacks, calls and line counts;
   4. session.json says timing "none" (the timed run's "timed"), the same
      events; profile.txt says there is no time and ranks by calls;
-     report.html says so too and has no flame graph; no flamegraph.svg.
+     report.html says so too and has no flame graph; no flamegraph.svg;
+     `report --format folded` (by time) of such a trace warns.
 Then `recorderd listen --coverage`: the first program, run with
 -lluatrace under PRELOAD, is told by the ack to read no clock: 0 clock
 calls, timing "none", the timed run's coverage.lcov.
@@ -162,6 +163,10 @@ def check_listen(args, name, tmp):
             daemon.wait()
     session = one_session(outdir)[0]
     check_session_files(name + ' under listen', session)
+    # a view weighed by time of a trace that has none says so
+    res = run([args.recorderd, 'report', session, '--format', 'folded'], session, base_env())
+    expect(res.status == 0 and b'the trace has no time' in res.err,
+           'report by time of a coverage trace: %d %r' % (res.status, res.err[:300]))
     timed = one_session(os.path.join(tmp, 'timed-' + name))[0]
     expect(read(os.path.join(session, 'coverage.lcov')) ==
            read(os.path.join(timed, 'coverage.lcov')),
