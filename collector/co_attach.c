@@ -488,7 +488,7 @@ void co_attach_serve(lua_State *L, lua_Debug *ar)
     /* a call is in the snapshot already; a line or a return is not */
     if (ar->event == LUA_HOOKLINE || ar->event == LUA_HOOKRET)
         co_hook_emit(s, L, ar, 0);
-    s->last = co_clock_ticks(s->use_tsc);
+    s->last = co_now(s);
 }
 
 void co_attach_control(co_state *s, lua_State *L)

@@ -193,6 +193,10 @@ static int hello(co_state *s, int fd, char *err, size_t cap)
         char text[4 * LT_CTL_TEXT_MAX];
         snprintf(err, cap, "recorderd refused the trace: %s",
                  lt_trust_printable(m.text, strlen(m.text), text, sizeof text));
+    } else if (!strcmp(m.timing, "none")) { /* listen/attach --coverage */
+        s->no_clock = 1;
+        s->use_tsc = 0;
+        s->sample_every = 1;
     }
     return e ? e : m.ok ? 0 : -EPERM;
 }

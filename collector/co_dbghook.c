@@ -243,7 +243,7 @@ static void give_back(co_state *s, lua_State *L, lua_State *T, int tag)
     }
     co_hook_snapshot(s, T, LT_R_HOOKED); /* this call's frame on top, as at tron() */
     co_thread_hook(s, T);
-    s->last = co_clock_ticks(s->use_tsc);
+    s->last = co_now(s);
 }
 
 static int l_sethook(lua_State *L)

@@ -1,5 +1,6 @@
 /* co_hook: the debug hook, the collector's hot path. Per event: two clock
- * reads (one with LUATRACE_TIMING=fast), a few stores into the ring; a call
+ * reads (one with LUATRACE_TIMING=fast, none with LUATRACE_TIMING=none: a
+ * coverage run, every dt 0), a few stores into the ring; a call
  * adds a closure read and a cache lookup. No syscall, lock or allocation
  * unless the ring is full or a function is seen for the first time.
  *
@@ -379,8 +380,8 @@ static void __attribute__((noinline)) measure_end(co_state *s, uint64_t t0, int 
 
 CO_INLINE void hook_end(co_state *s, uint64_t t0, int ev)
 {
-    if (s->sample_every == 1) { /* exact, the default */
-        s->last = co_clock_ticks(s->use_tsc);
+    if (s->sample_every == 1) { /* exact, the default; or no clock */
+        s->last = co_now(s);
         return;
     }
     if (__builtin_expect(--s->sample_left == 0, 0)) /* also after co_hook_slow */
@@ -454,12 +455,12 @@ any_event(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
         /* a tail return is implied by depths, a count event (a coroutine
          * that inherited a chained thread's mask) is no event of ours:
          * only keep this hook's time out of the next dt */
-        s->last += co_clock_ticks(s->use_tsc) - t0;
+        s->last += co_now(s) - t0;
         return;
     }
     if (__builtin_expect(s->dropped != 0, 0) && !resync(s, L, ar)) {
         s->dropped++; /* this event goes too */
-        s->last = co_clock_ticks(s->use_tsc);
+        s->last = co_now(s);
         return;
     }
     /* an estimated end can pass the next start: no program time between */
@@ -469,7 +470,7 @@ any_event(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
     if (__builtin_expect(L != s->cur_L, 0)) {
         int r = switch_thread(s, L, ar, dt);
         if (!r) {
-            s->last = co_clock_ticks(s->use_tsc); /* this event is dropped too */
+            s->last = co_now(s); /* this event is dropped too */
             return;
         }
         if (r == 1)
@@ -490,7 +491,27 @@ emit_end(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
 /* Every event when the clock is not the TSC. */
 static void __attribute__((noinline)) mono_event(co_state *s, lua_State *L, lua_Debug *ar)
 {
-    any_event(s, L, ar, co_clock_ticks(s->use_tsc));
+    any_event(s, L, ar, co_now(s));
+}
+
+/* The end of a hook on the lean paths where every end is read: the TSC,
+ * or nothing at all (timed 0: LUATRACE_TIMING=none, where t0 is 0 and
+ * every dt 0). timed is a constant in each copy of the paths. */
+CO_INLINE void lean_stop(co_state *s, int timed)
+{
+    if (timed)
+        s->last = co_clock_tsc();
+}
+
+CO_INLINE uint64_t lean_dt(const co_state *s, uint64_t t0, int timed)
+{
+    return timed && t0 > s->last ? t0 - s->last : 0;
+}
+
+/* A call that lean_call leaves, with no clock. */
+static void __attribute__((noinline)) call_none(co_state *s, lua_State *L, lua_Debug *ar)
+{
+    on_call(s, L, ar, 0);
 }
 
 /* hook_end on the lean paths: the TSC known, measure_end a tail call. */
@@ -524,12 +545,11 @@ CO_INLINE uint32_t lean_wrap(const co_state *s, lua_State *L, const uint8_t *cl)
     return co && co != L && hook_of(s, co) != NULL ? co_func_wrap_fast(s, co) : 0;
 }
 
-/* call_event's commonest case (exact timing: the hook's end is read),
- * where the function is in its first slot (a wrap function: its body
- * too): a leaf, so that it saves few registers. Every other case goes
- * there. */
-static void __attribute__((noinline))
-lean_call(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
+/* call_event's commonest case (exact timing: the hook's end is read; or
+ * no clock), where the function is in its first slot (a wrap function:
+ * its body too): a leaf, so that it saves few registers. Every other case
+ * goes there. */
+CO_INLINE void lean_call_at(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0, int timed)
 {
     if (__builtin_expect(s->key_only, 1)) {
         const uint8_t *cl = co_func_closure(L, ar);
@@ -538,14 +558,28 @@ lean_call(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
         if (fid && (e->flags & (LT_FF_RESUME | LT_FF_WRAP))) /* a wrap function: its body's */
             fid = e->flags == LT_FF_WRAP ? lean_wrap(s, L, cl) : 0;
         if (__builtin_expect(fid != 0, 1)) {
-            uint64_t dt = t0 > s->last ? t0 - s->last : 0;
+            uint64_t dt = lean_dt(s, t0, timed);
             /* co_hook saw pos <= slow_at */
             put_call_at(s, s->ring.data + (s->ring.pos & s->ring.mask), ar, dt, fid);
-            s->last = co_clock_tsc();
+            lean_stop(s, timed);
             return;
         }
     }
-    call_event(s, L, ar, t0);
+    if (timed)
+        call_event(s, L, ar, t0);
+    else
+        call_none(s, L, ar);
+}
+
+static void __attribute__((noinline))
+lean_call(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
+{
+    lean_call_at(s, L, ar, t0, 1);
+}
+
+static void __attribute__((noinline)) lean_call_none(co_state *s, lua_State *L, lua_Debug *ar)
+{
+    lean_call_at(s, L, ar, 0, 0);
 }
 
 /* A call in another thread than the last event, on co_hook's lean path
@@ -555,8 +589,7 @@ lean_call(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
  * checked at once; a stale thread (its stack to send again), a switch
  * record the ring cannot take at once, or no id to be had go to
  * any_event. */
-static void __attribute__((noinline))
-call_switch(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
+CO_INLINE void call_switch_at(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0, int timed)
 {
     uint32_t id = 0;
     if (s->thread_ok && s->ring.pos + LT_EVENT_HOT_MAX <= s->slow_at && !co_hooks_off(s->cur_L)) {
@@ -574,20 +607,19 @@ call_switch(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
         return;
     }
     /* the RESUME fits too: pos <= slow_at - LT_EVENT_HOT_MAX + THREAD's size */
-    switch_fast(s, L, depth_before(ar), t0 > s->last ? t0 - s->last : 0, id);
+    switch_fast(s, L, depth_before(ar), lean_dt(s, t0, timed), id);
     on_call(s, L, ar, 0);
-    s->last = co_clock_tsc();
+    lean_stop(s, timed);
 }
 
 /* A line or a return in another thread than the last event, on co_hook's
  * lean path otherwise (exact timing): the switch's fast path and the
  * event's record, a leaf. A call goes to call_switch; every other case (a
  * thread seen for the first time, a full ring) to any_event, whole. */
-static void __attribute__((noinline))
-switch_event(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
+CO_INLINE void switch_event_at(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0, int timed)
 {
     if (ar->event == LUA_HOOKCALL) {
-        call_switch(s, L, ar, t0);
+        call_switch_at(s, L, ar, t0, timed);
         return;
     }
     uint32_t id = switch_fast_id(s, L);
@@ -597,7 +629,7 @@ switch_event(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
     }
     /* a line or a return: depth_before is i_ci; exact timing: no
      * co_hook_slow */
-    switch_fast(s, L, (uint32_t)ar->i_ci, t0 > s->last ? t0 - s->last : 0, id);
+    switch_fast(s, L, (uint32_t)ar->i_ci, lean_dt(s, t0, timed), id);
     if (__builtin_expect(s->ring.pos > s->slow_at, 0)) {
         emit_end(s, L, ar, t0);
         return;
@@ -607,40 +639,58 @@ switch_event(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
         on_line(s, ar, 0, p);
     else
         on_ret(s, ar, 0, p);
-    s->last = co_clock_tsc();
+    lean_stop(s, timed);
+}
+
+static void __attribute__((noinline))
+switch_event(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
+{
+    switch_event_at(s, L, ar, t0, 1);
+}
+
+static void __attribute__((noinline)) switch_event_none(co_state *s, lua_State *L, lua_Debug *ar)
+{
+    switch_event_at(s, L, ar, 0, 0);
 }
 
 /* The lean paths (exact: every hook's end is read, else
- * LUATRACE_TIMING=fast): a line or a return, in the thread of the last
- * event, with ring room and a TSC, makes no call, so that it saves few
- * registers; a call takes lean_call, a switch of threads switch_event
- * (exact only), every other case any_event, whole, as tail calls. */
-CO_INLINE void lean_path(co_state *s, lua_State *L, lua_Debug *ar, int exact)
+ * LUATRACE_TIMING=fast; timed 0: LUATRACE_TIMING=none, no clock, exact):
+ * a line or a return, in the thread of the last event, with ring room
+ * and a TSC (or no clock), makes no call, so that it saves few registers;
+ * a call takes lean_call, a switch of threads switch_event (exact only),
+ * every other case any_event, whole, as tail calls. */
+CO_INLINE void lean_path(co_state *s, lua_State *L, lua_Debug *ar, int exact, int timed)
 {
-    uint64_t t0 = co_clock_tsc(); /* the hook's own time begins */
+    uint64_t t0 = timed ? co_clock_tsc() : 0; /* the hook's own time begins */
     int ev = ar->event;
     if (__builtin_expect(L != s->cur_L || ev >= LUA_HOOKCOUNT || s->ring.pos > s->slow_at, 0)) {
-        if (exact && L != s->cur_L && ev < LUA_HOOKCOUNT)
-            switch_event(s, L, ar, t0);
-        else
+        if (exact && L != s->cur_L && ev < LUA_HOOKCOUNT) {
+            if (timed)
+                switch_event(s, L, ar, t0);
+            else
+                switch_event_none(s, L, ar);
+        } else {
             any_event(s, L, ar, t0);
+        }
         return;
     }
     if (ev == LUA_HOOKCALL) {
-        if (exact)
+        if (exact && timed)
             lean_call(s, L, ar, t0);
+        else if (exact)
+            lean_call_none(s, L, ar);
         else
             call_event(s, L, ar, t0);
         return;
     }
-    uint64_t dt = t0 > s->last ? t0 - s->last : 0;
+    uint64_t dt = lean_dt(s, t0, timed);
     uint8_t *p = s->ring.data + (s->ring.pos & s->ring.mask); /* pos <= slow_at */
     if (ev == LUA_HOOKLINE)
         on_line(s, ar, dt, p);
     else
         on_ret(s, ar, dt, p);
     if (exact)
-        s->last = co_clock_tsc();
+        lean_stop(s, timed);
     else
         lean_end(s, t0, ev);
 }
@@ -648,14 +698,22 @@ CO_INLINE void lean_path(co_state *s, lua_State *L, lua_Debug *ar, int exact)
 /* The hook with LUATRACE_TIMING=fast. */
 static void __attribute__((noinline)) fast_hook(co_state *s, lua_State *L, lua_Debug *ar)
 {
-    lean_path(s, L, ar, 0);
+    lean_path(s, L, ar, 0, 1);
+}
+
+/* The hook with LUATRACE_TIMING=none: no clock read. */
+static void __attribute__((noinline)) none_hook(co_state *s, lua_State *L, lua_Debug *ar)
+{
+    lean_path(s, L, ar, 1, 0);
 }
 
 /* The event on the path it would take with no thread chained. */
 static void traced_event(co_state *s, lua_State *L, lua_Debug *ar)
 {
-    if (CO_HAVE_TSC && s->use_tsc)
-        lean_path(s, L, ar, s->sample_every == 1);
+    if (s->no_clock)
+        none_hook(s, L, ar);
+    else if (CO_HAVE_TSC && s->use_tsc)
+        lean_path(s, L, ar, s->sample_every == 1, 1);
     else
         mono_event(s, L, ar);
 }
@@ -682,21 +740,27 @@ static void __attribute__((noinline)) not_lean(co_state *s, lua_State *L, lua_De
         inactive(L, ar);
     else if (co_nchain)
         chained_event(s, L, ar);
+    else if (s->no_clock)
+        none_hook(s, L, ar);
     else if (CO_HAVE_TSC && s->use_tsc)
         fast_hook(s, L, ar);
     else
         mono_event(s, L, ar);
 }
 
-/* The hook. Its lean path is the exact one. */
+/* The hook. Its lean path is the exact one; LUATRACE_TIMING=none's is
+ * one compare away. */
 void co_hook(lua_State *L, lua_Debug *ar)
 {
     co_state *s = g_state;
-    if (__builtin_expect(!s->lean, 0)) {
-        not_lean(s, L, ar);
+    if (__builtin_expect(s->lean != CO_LEAN_EXACT, 0)) {
+        if (s->lean == CO_LEAN_NOCLOCK)
+            none_hook(s, L, ar);
+        else
+            not_lean(s, L, ar);
         return;
     }
-    lean_path(s, L, ar, 1);
+    lean_path(s, L, ar, 1, 1);
 }
 
 void co_hook_emit(co_state *s, lua_State *L, lua_Debug *ar, uint64_t dt)

@@ -21,7 +21,7 @@
 
 static void emit_stop(co_state *s, unsigned reason)
 {
-    uint64_t t0 = co_clock_ticks(s->use_tsc);
+    uint64_t t0 = co_now(s);
     uint8_t *p = co_out_reserve(s, LT_EVENT_HOT_MAX);
     if (!p)
         return;
@@ -118,7 +118,7 @@ void co_module_forked(lua_State *L, lua_Debug *ar)
     /* a call is in the snapshot already; a line or a return is not */
     if (ar->event == LUA_HOOKLINE || ar->event == LUA_HOOKRET)
         co_hook_emit(s, L, ar, 0);
-    s->last = co_clock_ticks(s->use_tsc);
+    s->last = co_now(s);
 }
 
 /* The claimed state's registry (co_module_claim). */
@@ -328,7 +328,8 @@ int co_module_begin(co_state *s, lua_State *L, const char *name, const char *soc
     s->sample_left = 1;
     s->rng = 0x9E3779B97F4A7C15ull;
     s->private_summary = private_summary;
-    s->use_tsc = co_clock_tsc_ok();
+    s->no_clock = timing && !strcmp(timing, "none"); /* or the ack's (co_conn.c) */
+    s->use_tsc = !s->no_clock && co_clock_tsc_ok();
     snprintf(s->sock_path, sizeof s->sock_path, "%s", sock_path ? sock_path : "");
     const char *mode = getenv("LUATRACE_MODE");
     s->drop_mode = mode && !strcmp(mode, "drop");
@@ -496,7 +497,7 @@ static void pending_hook(lua_State *L, lua_Debug *ar)
     co_thread_current(s, L);
     co_set_active(s, 1);
     co_thread_hook(s, L);
-    s->last = co_clock_ticks(s->use_tsc);
+    s->last = co_now(s);
     co_hook(L, ar); /* this call: the first traced event */
 }
 
@@ -526,7 +527,7 @@ static void start(co_state *s, lua_State *L)
     co_thread_current(s, L);
     co_set_active(s, 1);
     co_thread_hook(s, L);
-    s->last = co_clock_ticks(s->use_tsc);
+    s->last = co_now(s);
 }
 
 static int l_tron(lua_State *L)

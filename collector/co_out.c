@@ -19,14 +19,16 @@ void co_out_lost(co_state *s, const char *why)
     fprintf(stderr, "luatrace: tracing stopped: %s; the program continues untraced\n", why);
 }
 
-static void pause_a_little(unsigned round)
+/* Returns the ns it asked to sleep. */
+static uint64_t pause_a_little(unsigned round)
 {
     if (round < 64) {
         sched_yield();
-        return;
+        return 0;
     }
     struct timespec ts = {0, round < 1024 ? 20000 : 200000};
     nanosleep(&ts, NULL);
+    return (uint64_t)ts.tv_nsec;
 }
 
 /* A wait on a full ring that recorderd does not read (stopped, hung, or a
@@ -44,10 +46,12 @@ static uint64_t mono_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* 1 if this wait, begun at t0, is to end with the event dropped. */
-static int waited_too_long(co_state *s, uint64_t t0)
+/* 1 if this wait, begun at t0 (having slept for slept ns), is to end
+ * with the event dropped. LUATRACE_TIMING=none reads no clock: the sleeps
+ * asked for stand for the time (at least that long). */
+static int waited_too_long(co_state *s, uint64_t t0, uint64_t slept)
 {
-    uint64_t waited = mono_ns() - t0;
+    uint64_t waited = s->no_clock ? slept : mono_ns() - t0;
     uint64_t max = s->stalled ? CO_WAIT_STALLED_NS : s->wait_max_ns;
     uint64_t warn = max / 2 < CO_WAIT_WARN_NS ? max / 2 : CO_WAIT_WARN_NS;
     if (!s->stall_warned && waited >= warn) {
@@ -81,14 +85,14 @@ uint8_t *co_out_wait(co_state *s, size_t n)
         co_out_drop(s); /* the next hot record writes the GAP first */
         return NULL;
     }
-    uint64_t t0 = 0;
+    uint64_t t0 = 0, slept = 0;
     for (unsigned round = 0;; round++) {
         uint8_t *p = lt_ring_reserve(&s->ring, n);
         if (p)
             return p;
         if (round == 63) /* a short wait reads no clock */
-            t0 = mono_ns();
-        else if ((round & 63) == 63 && waited_too_long(s, t0)) {
+            t0 = s->no_clock ? 0 : mono_ns();
+        else if ((round & 63) == 63 && waited_too_long(s, t0, slept)) {
             co_out_drop(s);
             return NULL;
         }
@@ -99,7 +103,7 @@ uint8_t *co_out_wait(co_state *s, size_t n)
             co_out_lost(s, "recorderd went away");
             return NULL;
         }
-        pause_a_little(round);
+        slept += pause_a_little(round);
     }
 }
 
@@ -160,14 +164,15 @@ uint8_t *co_out_hot_slow(co_state *s)
 
 void co_out_clock(co_state *s)
 {
-    uint64_t ticks, ns;
-    co_clock_pair(s->use_tsc, &ticks, &ns);
+    uint64_t ticks = 0, ns = 0;
+    if (!s->no_clock)
+        co_clock_pair(s->use_tsc, &ticks, &ns);
     uint8_t *p = co_out_reserve(s, LT_EVENT_HOT_MAX);
     if (!p)
         return;
     uint8_t *q = lt_put_head(p, LT_EV_CLOCK, 3);
     q = lt_put_uint(q, ticks);
     q = lt_put_uint(q, ns);
-    q = lt_put_uint(q, (uint64_t)s->use_tsc);
+    q = lt_put_uint(q, s->no_clock ? LT_CLOCK_NONE : s->use_tsc ? LT_CLOCK_TSC : LT_CLOCK_MONO);
     lt_ring_commit(&s->ring, (uint64_t)(q - p));
 }

@@ -10,6 +10,7 @@
 
 #include "lt_event.h"
 #include "lt_ring.h"
+#include "co_clock.h"
 #include "co_ftab.h"
 #include "co_mem.h"
 
@@ -118,9 +119,10 @@ typedef struct co_episode {
 typedef struct co_state {
     lt_ring ring;
     int active;    /* hooks emit events (set with co_set_active) */
-    int lean;      /* active, use_tsc, exact timing: co_hook's lean paths apply */
+    int lean;      /* CO_LEAN_*: which of co_hook's lean paths apply */
     int lost;      /* the recorder went away: tracing abandoned for good */
     int use_tsc;   /* ticks are TSC, else CLOCK_MONOTONIC ns */
+    int no_clock;  /* LUATRACE_TIMING=none: no clock is ever read, every dt is 0 */
     int layout_ok; /* Lua 5.1 closure layout verified: key by Proto* */
     int state_ok;  /* lua_State/CallInfo layout verified: no getinfo("f") */
     int table_ok;  /* Table layout verified: names found by reading tables */
@@ -187,11 +189,27 @@ typedef struct co_state {
 int luaopen_luatrace(lua_State *L);
 int luaopen_luatrace_profile(lua_State *L);
 
+/* co_hook's lean paths: exact timing with the TSC, or no clock at all
+ * (LUATRACE_TIMING=none); 0: neither (not tracing, CLOCK_MONOTONIC,
+ * LUATRACE_TIMING=fast, a chained thread). */
+#define CO_LEAN_EXACT 1
+#define CO_LEAN_NOCLOCK 2
+
 /* Starts or stops emitting events. */
 static inline void co_set_active(co_state *s, int on)
 {
     s->active = on;
-    s->lean = on && s->use_tsc && s->sample_every == 1 && !co_nchain;
+    s->lean = !on || co_nchain           ? 0
+              : s->no_clock              ? CO_LEAN_NOCLOCK
+              : s->use_tsc && s->sample_every == 1 ? CO_LEAN_EXACT
+                                         : 0;
+}
+
+/* The trace's clock: ticks, or 0 with LUATRACE_TIMING=none, which reads
+ * none (a coverage run: counts, stacks and lines only). */
+static inline uint64_t co_now(const co_state *s)
+{
+    return s->no_clock ? 0 : co_clock_ticks(s->use_tsc);
 }
 /* This hook took a slow path: its end is measured, not estimated. */
 static inline void co_hook_slow(co_state *s)

@@ -147,12 +147,15 @@ int lt_ctl_pack(const lt_ctl_msg *m, msgpack_sbuffer *sb)
         pack_kv_str(&pk, "cmd", m->cmd);
         pack_kv_str(&pk, "cwd", m->cwd);
     } else if (m->type == LT_CTL_ACK) {
-        msgpack_pack_map(&pk, 4);
+        int timing = m->ok && m->timing[0];
+        msgpack_pack_map(&pk, 4 + timing);
         pack_kv_str(&pk, "type", "ack");
         pack_kv_uint(&pk, "v", LT_CTL_VERSION);
         pack_key(&pk, "ok");
         m->ok ? msgpack_pack_true(&pk) : msgpack_pack_false(&pk);
         pack_kv_str(&pk, m->ok ? "session" : "err", m->text);
+        if (timing)
+            pack_kv_str(&pk, "timing", m->timing);
     } else if (m->type == LT_CTL_DUMP) {
         uint8_t head[LT_CTL_DUMP_HEAD_MAX];
         if (m->len > LT_CTL_DUMP_MAX)
@@ -299,6 +302,8 @@ static int parse_kv(const msgpack_object_kv *kv, lt_ctl_msg *m, unsigned *seen)
     }
     if (key_is(kv, "session") || key_is(kv, "err"))
         return get_str(&kv->val, m->text, sizeof m->text);
+    if (key_is(kv, "timing"))
+        return get_str(&kv->val, m->timing, sizeof m->timing);
     return 0;
 }
 

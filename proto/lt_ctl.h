@@ -3,7 +3,10 @@
  * which message it is and "v" the protocol version.
  *
  *   collector -> recorderd  {type:"hello", v, pid, shm, ring, cmd, cwd}
- *   recorderd -> collector  {type:"ack", v, ok, session | err}
+ *   recorderd -> collector  {type:"ack", v, ok, session | err [, timing]}
+ *                           timing "none": trace with no clock (a coverage
+ *                           run, listen/attach --coverage); a collector
+ *                           that does not know the key times as usual
  *   client    -> recorderd  {type:"status", v}  reply {type:"status", v, text, json}
  *   client    -> recorderd  {type:"stop", v}    reply {type:"ack", v, ok, session:""}
  *   collector -> recorderd  {type:"dump", v, pid, len, flags} then len bytes
@@ -45,6 +48,7 @@ typedef struct lt_ctl_msg {
     char cmd[LT_CTL_CMD_MAX];
     char cwd[LT_CTL_CWD_MAX]; /* hello: the program's working directory, or "" */
     char text[LT_CTL_TEXT_MAX]; /* ack: session name, or the error */
+    char timing[8];             /* ack: "none" asks for no clock; "" as the collector likes */
 } lt_ctl_msg;
 
 /* The daemon's socket when none is given (doc/commands.md):

@@ -71,8 +71,16 @@
 #include <stdint.h>
 #include <string.h>
 
-#define LT_EVENT_VERSION 4u /* 2: short forms; 3: thread ids (THREAD), switch depths;
-                              * 4: DIR (a version 3 stream is one without) */
+#define LT_EVENT_VERSION 5u /* 2: short forms; 3: thread ids (THREAD), switch depths;
+                              * 4: DIR (a version 3 stream is one without);
+                              * 5: CLOCK's tsc may be LT_CLOCK_NONE */
+
+/* CLOCK's third field: what the ticks are. LT_CLOCK_NONE: the producer
+ * read no clock (LUATRACE_TIMING=none, a coverage run): ticks and ns are
+ * 0, every dt is 0; the trace has counts, stacks and lines, no time. */
+#define LT_CLOCK_MONO 0u
+#define LT_CLOCK_TSC 1u
+#define LT_CLOCK_NONE 2u
 #define LT_EVENT_MAX_ARGS 8
 #define LT_EVENT_HOT_MAX 32 /* bytes: bound of any record without a string */
 #define LT_STR_MAX 4096     /* longest interned string */

@@ -8,7 +8,9 @@
  *   +--------+--------+--------+
  *   magic "LUATRACE"; version (u32 LE); flags (u32 LE).
  *
- *   Version 5 (written): flags bit 0 (LT_FILE_ZSTD) set says the body is
+ *   Version 6 (written): as 5, the records of LT_EVENT_VERSION 5 (a CLOCK
+ *   may say the trace has no clock: LT_CLOCK_NONE).
+ *   Version 5 (read): flags bit 0 (LT_FILE_ZSTD) set says the body is
  *   the record stream (LT_EVENT_VERSION 4) compressed as zstd frames
  *   (RFC 8878), back to back; clear, the body is the records as they are.
  *   Any other flag is refused. The writer flushes a zstd block at a record
@@ -28,7 +30,7 @@
 #include <stdint.h>
 
 #define LT_FILE_MAGIC "LUATRACE"
-#define LT_FILE_VERSION 5u     /* 5: the body may be zstd (LT_FILE_ZSTD) */
+#define LT_FILE_VERSION 6u     /* 5: the body may be zstd (LT_FILE_ZSTD); 6: LT_CLOCK_NONE */
 #define LT_FILE_VERSION_MIN 3u /* the oldest read: every record of 3 is one of 4 */
 #define LT_FILE_HDR_SIZE 16u
 
@@ -42,8 +44,9 @@ void lt_file_header(uint8_t *buf, uint32_t flags);
 
 /* Checks a header: versions LT_FILE_VERSION_MIN to LT_FILE_VERSION are
  * read. Returns 0 with the body's flags in *flags (0 for versions before
- * 5), or -EPROTO with a message in err (not a trace file, a version this
- * build cannot read, or flags it does not know). */
+ * 5; 5 and 6 have the same flags), or -EPROTO with a message in err
+ * (not a trace file, a version this build cannot read, or flags it does
+ * not know). */
 int lt_file_check(const uint8_t *buf, size_t n, uint32_t *flags, char *err, size_t cap);
 
 #endif

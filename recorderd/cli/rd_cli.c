@@ -141,6 +141,8 @@ int rd_cli_session_opt(const char *cmd, int argc, char **argv, int *i, rd_sessio
         b = rd_cli_format(cmd, argc, argv, i);
     if (!b && rd_cli_is_out(argv[*i]))
         b = (so->out = rd_cli_optval(argc, argv, i)) ? 1 : -1;
+    if (!b && !strcmp(argv[*i], "--coverage")) /* the collectors read no clock */
+        b = so->coverage = 1;
     so->backends = rd_cli_backends;
     so->nbackends = rd_cli_nbackends;
     so->formats = rd_cli_formats;

@@ -42,7 +42,7 @@ int rd_cli_format(const char *cmd, int argc, char **argv, int *i);
 int rd_cli_is_out(const char *a);
 
 /* The options of every command that makes sessions (run, listen, attach,
- * serve): -o/--out DIR, --format LIST and --backend SPEC, into so. 1 if
+ * serve): -o/--out DIR, --format LIST, --backend SPEC and --coverage, into so. 1 if
  * argv[*i] was one (taken), 0 if not, -1 on a bad value (said). */
 struct rd_session_opts;
 int rd_cli_session_opt(const char *cmd, int argc, char **argv, int *i,

@@ -182,6 +182,12 @@ static int write_report(const report_opts *o, rd_model *m)
         fprintf(stderr, "recorderd report: --weight is time, lines or calls\n");
         return 2;
     }
+    int by_time = (fmt->flags & RD_FMT_TIME) ||
+                  (r.weight == RD_W_TIME && !strcmp(fmt->name, "folded"));
+    if (m->untimed && by_time)
+        fprintf(stderr, "recorderd report: warning: the trace has no time (a --coverage run): "
+                        "every time is 0%s\n",
+                fmt->flags & RD_FMT_TIME ? "" : "; --weight calls or lines");
     if (fmt->write_dir && o->out)
         return write_dir(o, fmt, &r);
     out_job j = {fmt, &r};

@@ -22,6 +22,7 @@ typedef struct cmd_help {
     {"-f, --format LIST", "also write these reports: names joined with ',', or all (below)"}
 #define BACKEND {"-b, --backend SPEC", "also run a streaming backend (repeatable; below)"}
 #define NOTRACE {"--no-trace", "keep no trace.ltr: the reports only"}
+#define COVERAGE {"--coverage", "read no clock: counts, stacks and coverage only (no time)"}
 #define SOCKET                                                                                     \
     {"--socket PATH", "the daemon's socket ($XDG_RUNTIME_DIR/luatrace/recorderd.sock, else\n"     \
                       "                                 /tmp/luatrace-$UID/recorderd.sock)"}
@@ -38,6 +39,7 @@ static const cmd_help helps[] = {
       FORMAT,
       {"--ring SIZE", "ring size, a power of two from 64K to 1G (LUATRACE_RING)"},
       {"--mode wait|drop", "a full ring makes the program wait (default), or drops events"},
+      COVERAGE,
       NOTRACE,
       BACKEND,
       HELP},
@@ -49,6 +51,7 @@ static const cmd_help helps[] = {
      {SOCKET,
       OUT,
       FORMAT,
+      COVERAGE,
       NOTRACE,
       BACKEND,
       {"--hello-timeout SECONDS", "close a connection that sends no hello in time (10)"},
@@ -61,6 +64,7 @@ static const cmd_help helps[] = {
      {{"-d, --duration SECONDS", "how long to trace (default: until Ctrl-C)"},
       OUT,
       FORMAT,
+      COVERAGE,
       TIMEOUT,
       BACKEND,
       HELP},

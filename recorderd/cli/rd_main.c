@@ -97,6 +97,7 @@ static int cmd_run(int argc, char **argv)
     o.backends = so.backends;
     o.nbackends = so.nbackends;
     o.formats = so.formats;
+    o.coverage = so.coverage;
     return rd_run(&o, argv + i);
 }
 

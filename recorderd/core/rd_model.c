@@ -296,15 +296,18 @@ int rd_model_add_func(rd_model *m, const lt_event *ev)
     return again ? 0 : number_label(m, f, (uint32_t)fid);
 }
 
-void rd_model_add_clock(rd_model *m, uint64_t ticks, uint64_t ns, int tsc)
+/* kind: LT_CLOCK_*; a trace with no clock stays one (every dt is 0). */
+void rd_model_add_clock(rd_model *m, uint64_t ticks, uint64_t ns, uint64_t kind)
 {
+    if (kind == LT_CLOCK_NONE)
+        m->untimed = 1;
     if (m->clk_pairs == 0) {
         m->clk_t0 = ticks;
         m->clk_n0 = ns;
     }
     m->clk_t1 = ticks;
     m->clk_n1 = ns;
-    m->clk_tsc = tsc;
+    m->clk_tsc = kind == LT_CLOCK_TSC;
     m->clk_pairs++;
 }
 

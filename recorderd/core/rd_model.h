@@ -130,6 +130,7 @@ typedef struct rd_model {
     /* clock: first and last (ticks, ns) pairs */
     uint64_t clk_t0, clk_n0, clk_t1, clk_n1;
     int clk_pairs, clk_tsc;
+    int untimed; /* a CLOCK said LT_CLOCK_NONE: no time (a coverage run), counts only */
     unsigned sampled_hz; /* a sampled session (record): times are samples, calls entries seen */
     uint64_t events, ticks_total;
     uint64_t dropped; /* events the producer dropped (GAP records) */
@@ -185,7 +186,7 @@ int rd_model_add_func(rd_model *m, const lt_event *ev);
 /* DIR record: the directory of the relative file sources of the FUNC
  * records after it. */
 void rd_model_add_dir(rd_model *m, uint64_t sid);
-void rd_model_add_clock(rd_model *m, uint64_t ticks, uint64_t ns, int tsc);
+void rd_model_add_clock(rd_model *m, uint64_t ticks, uint64_t ns, uint64_t kind);
 
 /* Returns the function fid, or the unknown function 0 for bad ids. */
 static inline const rd_func *rd_model_func(const rd_model *m, uint32_t fid)

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "lt_file.h"
+#include "rd_progress.h"
 #include "rd_tracein.h"
 
 /* The memory bound (rd_replay.h): 0, or -E2BIG with err. */
@@ -61,60 +62,39 @@ int64_t rd_replay_feed(rd_stack *s, const uint8_t *p, size_t n, char *err, size_
 }
 
 /* {======================================================================
- * Progress on a terminal. */
+ * Progress on a terminal (rd_progress.h). */
 
 typedef struct progress {
-    int on;                   /* asked for, and stderr is a terminal */
-    uint64_t size;            /* of the file, bytes */
-    uint64_t t0, last, every; /* ns */
-    int width;                /* of the line on screen; 0 = none */
+    rd_progress line;
+    uint64_t size; /* of the file, bytes */
 } progress;
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static void progress_init(progress *p, int want, FILE *f)
 {
     struct stat st;
-    memset(p, 0, sizeof *p);
-    p->on = want && isatty(STDERR_FILENO) && fstat(fileno(f), &st) == 0;
-    if (!p->on)
-        return;
-    const char *ms = getenv("LUATRACE_PROGRESS_MS"); /* tests only */
-    p->every = (ms && *ms ? strtoull(ms, NULL, 10) : 1000) * 1000000u;
-    p->size = st.st_size > 0 ? (uint64_t)st.st_size : 0;
-    p->t0 = p->last = now_ns();
+    rd_progress_init(&p->line, want && fstat(fileno(f), &st) == 0);
+    p->size = p->line.on && st.st_size > 0 ? (uint64_t)st.st_size : 0;
 }
 
 /* Redraws the line if the interval has passed; done = bytes read. */
 static void progress_show(progress *p, const rd_model *m, uint64_t done)
 {
-    uint64_t t = p->on ? now_ns() : 0;
-    if (!p->on || t - p->last < p->every)
+    double secs;
+    if (!rd_progress_due(&p->line, &secs))
         return;
-    p->last = t;
-    double secs = (double)(t - p->t0) / 1e9, rate = secs > 0 ? (double)m->events / secs : 0;
+    double rate = secs > 0 ? (double)m->events / secs : 0;
     double pct = p->size ? 100.0 * (double)done / (double)p->size : 100.0;
     double left = done && p->size > done ? secs * (double)(p->size - done) / (double)done : 0;
     char line[160];
-    int n = snprintf(line, sizeof line,
-                     "recorderd: replaying: %llu events, %.1f M events/s, %.0f%% read, %.0f s left",
-                     (unsigned long long)m->events, rate / 1e6, pct, left);
-    fprintf(stderr, "\r%s%*s", line, p->width > n ? p->width - n : 0, "");
-    fflush(stderr);
-    p->width = n;
+    snprintf(line, sizeof line,
+             "recorderd: replaying: %llu events, %.1f M events/s, %.0f%% read, %.0f s left",
+             (unsigned long long)m->events, rate / 1e6, pct, left);
+    rd_progress_draw(&p->line, line);
 }
 
 static void progress_clear(progress *p)
 {
-    if (p->on && p->width) {
-        fprintf(stderr, "\r%*s\r", p->width, "");
-        fflush(stderr);
-    }
+    rd_progress_clear(&p->line);
 }
 
 /* The warning for a trace that ended early, if it did: after the loop. */

@@ -872,7 +872,7 @@ COLD int other_event(rd_stack *s, const lt_event *ev)
     case LT_EV_FUNC:
         return rd_model_add_func(m, ev) == -ENOMEM ? -ENOMEM : 0;
     case LT_EV_CLOCK:
-        rd_model_add_clock(m, ev->a[0], ev->a[1], ev->a[2] != 0);
+        rd_model_add_clock(m, ev->a[0], ev->a[1], ev->a[2]);
         return 0;
     case LT_EV_DIR:
         rd_model_add_dir(m, ev->a[0]);

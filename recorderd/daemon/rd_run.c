@@ -184,6 +184,8 @@ static void child_env(envb *e, const rd_run_opts *o, const char *sock)
         env_set(e, "LUATRACE_RING", o->ring);
     if (o->mode)
         env_set(e, "LUATRACE_MODE", o->mode);
+    if (o->coverage) /* counts, stacks and lines; the collector reads no clock */
+        env_set(e, "LUATRACE_TIMING", "none");
 }
 
 static int spawn(run_ctx *r, const rd_run_opts *o, char **argv, const char *sock)
@@ -232,7 +234,8 @@ int rd_run(const rd_run_opts *o, char **argv)
     char tmp[] = "/tmp/luatrace-run-XXXXXX", sock[64], err[512];
     run_ctx r = {.code = 127};
     rd_session_opts so = {.out = o->out, .summary = !o->quiet, .no_trace = o->no_trace,
-                          .backends = o->backends, .nbackends = o->nbackends,
+                          .coverage = o->coverage, .backends = o->backends,
+                          .nbackends = o->nbackends,
                           .formats = o->formats};
     uv_loop_t *loop = uv_default_loop();
     if (!mkdtemp(tmp)) {

@@ -8,6 +8,7 @@ typedef struct rd_run_opts {
     const char *out;
     int quiet;
     int no_trace; /* --no-trace: reports only */
+    int coverage; /* --coverage: LUATRACE_TIMING=none, no clock read */
     const char *ring; /* LUATRACE_RING for the child, or NULL */
     const char *mode; /* LUATRACE_MODE for the child, or NULL */
     const char *const *backends; /* --backend specs */

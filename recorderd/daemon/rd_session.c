@@ -20,6 +20,7 @@
 #include "rd_guard.h"
 #include "rd_label.h"
 #include "rd_outdir.h"
+#include "rd_progress.h"
 #include "rd_replay.h"
 #include "rd_report.h"
 #include "rd_util.h"
@@ -267,7 +268,21 @@ typedef struct report_ctx {
     int err[RD_FORMATS_MAX];
     const rd_format *cur; /* the one being written */
     uint32_t rows;        /* those to write: bit i for rd_formats[i] */
+    rd_progress progress; /* on a terminal, when run prints its summary */
+    unsigned done, total; /* reports written, and to write (session.json included) */
 } report_ctx;
+
+/* The progress line before the report file, if one is due. */
+static void show_progress(report_ctx *r, const char *file)
+{
+    double secs;
+    if (!rd_progress_due(&r->progress, &secs))
+        return;
+    char line[256], name[64];
+    snprintf(line, sizeof line, "recorderd: %s: writing %s (%u of %u), %.0f s",
+             rd_printable(r->s->name, name, sizeof name), file, r->done + 1, r->total, secs);
+    rd_progress_draw(&r->progress, line);
+}
 
 /* When tracing began, on the wall clock: now less the time since t0. */
 static int64_t start_wall_ns(const rd_session *s)
@@ -284,16 +299,28 @@ static int write_cur(FILE *f, void *ud)
     return r->cur->write(f, &r->rr);
 }
 
+/* 1 if report i is not written in this session. */
+static int left_out(const report_ctx *r, unsigned i)
+{
+    const rd_format *f = &rd_formats[i];
+    if (!f->file || !(r->rows & 1u << i))
+        return 1; /* report only (none), or not asked for */
+    if ((f->flags & RD_FMT_COV) && r->s->m.sampled_hz && strcmp(f->name, "html"))
+        return 1; /* samples see some lines run, not every line: no coverage */
+    /* a coverage run: no time to weigh by (session.json's timing) */
+    return (f->flags & RD_FMT_TIME) && r->s->m.untimed;
+}
+
 static int write_report(report_ctx *r, unsigned i)
 {
     char dir[PATH_MAX + 80], err[256];
     const rd_format *f = &rd_formats[i];
-    if (!f->file || !(r->rows & 1u << i))
-        return 0; /* report only (none), or not asked for */
-    if ((f->flags & RD_FMT_COV) && r->s->m.sampled_hz && strcmp(f->name, "html"))
-        return 0; /* samples see some lines run, not every line: no coverage */
+    if (left_out(r, i))
+        return 0;
     if ((f->flags & RD_FMT_COV) && !r->rr.cov)
         return r->cov_err;
+    show_progress(r, f->file);
+    r->done++;
     r->cur = f;
     if (!f->write_dir)
         return rd_out_write(r->s->dirfd, f->file, write_cur, r);
@@ -429,8 +456,9 @@ static int write_json(FILE *f, void *ud)
             (unsigned long long)s->st.unwinds, (unsigned long long)s->st.tails,
             (unsigned long long)s->st.bad);
     rd_json_str(f, r->rr.srcdir);
-    fprintf(f, ",\n  \"trace\": \"%s\",\n  \"sampled_hz\": %u,\n  \"error\": ", trace_state(s),
-            s->m.sampled_hz);
+    fprintf(f, ",\n  \"trace\": \"%s\",\n  \"sampled_hz\": %u,\n  \"timing\": \"%s\",\n"
+               "  \"error\": ",
+            trace_state(s), s->m.sampled_hz, s->m.untimed ? "none" : "timed");
     rd_json_str(f, s->err);
     fprintf(f, "\n}\n");
     return 0;
@@ -441,6 +469,7 @@ static void write_session_json(report_ctx *r, const char *own)
 {
     rd_session *s = r->s;
     compose_error(s, r, own, 0);
+    show_progress(r, "session.json");
     int e = rd_out_write(s->dirfd, "session.json", write_json, r);
     if (no_space(e) && make_room(s)) {
         compose_error(s, r, own, 0);
@@ -494,6 +523,10 @@ static void write_all(rd_session *s, const char *cwd)
     r.rr = (rd_render){&s->m, NULL, s->name, s->cmd, cwd, s->t1 - s->t0, start_wall_ns(s),
                        s->truncated, RD_W_TIME, 1};
     snprintf(own, sizeof own, "%s", s->err);
+    rd_progress_init(&r.progress, s->opts->summary);
+    r.total = 1; /* session.json */
+    for (unsigned i = 0; i < rd_nformats; i++)
+        r.total += !left_out(&r, i);
     make_cov(&r, &cov, cwd);
     write_reports(&r, 0);
     int short_of_space = 0;
@@ -502,6 +535,7 @@ static void write_all(rd_session *s, const char *cwd)
     if (short_of_space && make_room(s))
         write_reports(&r, 1);
     write_session_json(&r, own);
+    rd_progress_clear(&r.progress);
     rd_cov_free(&cov);
 }
 

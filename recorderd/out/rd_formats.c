@@ -88,13 +88,15 @@ static int write_none(FILE *f, const rd_render *r)
 #define COV RD_FMT_COV
 #define MERGE (RD_FMT_COV | RD_FMT_MERGE)
 #define DEF RD_FMT_DEFAULT /* what a person opens; the others on demand */
+#define TIME RD_FMT_TIME
 
 const rd_format rd_formats[] = {
     {"profile", "profile.txt", DEF, "functions by self and total time (text)", write_profile, NULL},
     {"folded", "stacks.folded", 0, "folded stacks, for flamegraph.pl (--weight)", write_folded,
      NULL},
-    {"flamegraph", "flamegraph.svg", DEF, "interactive flame graph (SVG)", write_flame, NULL},
-    {"speedscope", "profile.speedscope.json", 0, "sampled profile for speedscope (JSON)",
+    {"flamegraph", "flamegraph.svg", DEF | TIME, "interactive flame graph (SVG)", write_flame,
+     NULL},
+    {"speedscope", "profile.speedscope.json", TIME, "sampled profile for speedscope (JSON)",
      write_speedscope, NULL},
     {"callgrind", "callgrind.out", 0, "call graph for callgrind_annotate, KCachegrind",
      write_callgrind, NULL},

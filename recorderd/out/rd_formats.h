@@ -36,6 +36,7 @@ enum {
     RD_FMT_MERGE = 2, /* a coverage report: report's --merge, --include... apply */
     RD_FMT_NOFILE = 4, /* report only: no file in a session directory */
     RD_FMT_DEFAULT = 8, /* a session writes it unless told otherwise (--format) */
+    RD_FMT_TIME = 16,   /* weighs by time only: not written for a trace with none */
 };
 
 typedef struct rd_format {

@@ -161,7 +161,11 @@ static void put_summary(html *h, const rd_fstat *fs)
         nf += fs[f].calls || fs[f].self || fs[f].total;
     fputs("<h2 id=\"summary\">Summary</h2>\n<table class=\"sum\">\n", h->out);
     summary_row(h, "command", h->info->cmd ? h->info->cmd : "(not recorded in the trace)");
-    snprintf(buf, sizeof buf, "%.3f ms", (double)m->ticks_total * h->ms_per_tick);
+    if (m->untimed)
+        snprintf(buf, sizeof buf, "none: a coverage run (--coverage) reads no clock; counts, "
+                                  "stacks and lines only");
+    else
+        snprintf(buf, sizeof buf, "%.3f ms", (double)m->ticks_total * h->ms_per_tick);
     summary_row(h, "traced time", buf);
     if (m->sampled_hz) {
         snprintf(buf, sizeof buf, "from outside at %u Hz: times are samples, calls the entries "
@@ -213,6 +217,14 @@ static int cmp_self(const void *a, const void *b, void *ctx)
     return fs[x].self < fs[y].self ? 1 : fs[x].self > fs[y].self ? -1 : x < y ? -1 : x > y;
 }
 
+/* A trace with no time: by calls. */
+static int cmp_calls(const void *a, const void *b, void *ctx)
+{
+    const rd_fstat *fs = ctx;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return fs[x].calls < fs[y].calls ? 1 : fs[x].calls > fs[y].calls ? -1 : x < y ? -1 : x > y;
+}
+
 static void put_func_row(html *h, const rd_fstat *f, uint32_t fid)
 {
     const rd_model *m = h->m;
@@ -236,10 +248,11 @@ static int put_top(html *h, const rd_fstat *fs)
     if (!ids) return -ENOMEM;
     for (uint32_t f = 0; f < m->nfunc; f++)
         if (fs[f].calls || fs[f].self || fs[f].total) ids[n++] = f;
-    qsort_r(ids, n, sizeof *ids, cmp_self, (void *)fs);
-    fprintf(h->out, "<h2 id=\"top\">Top functions by self time</h2>\n<table class=\"top\">\n"
+    qsort_r(ids, n, sizeof *ids, m->untimed ? cmp_calls : cmp_self, (void *)fs);
+    fprintf(h->out, "<h2 id=\"top\">Top functions by %s</h2>\n<table class=\"top\">\n"
                     "<tr><th>calls</th><th>self ms</th><th>self%%</th><th>total ms</th>"
-                    "<th>total%%</th><th class=\"l\">function</th></tr>\n");
+                    "<th>total%%</th><th class=\"l\">function</th></tr>\n",
+            m->untimed ? "calls (no time: a coverage run)" : "self time");
     for (uint32_t i = 0; i < n && i < TOP_FUNCS; i++)
         put_func_row(h, &fs[ids[i]], ids[i]);
     fputs("</table>\n", h->out);
@@ -415,7 +428,7 @@ static int put_page(html *h)
     esc(h, h->info->title ? h->info->title : "");
     fputs("</h1>\n", h->out);
     put_summary(h, fs);
-    int e = put_flame(h);
+    int e = h->m->untimed ? 0 : put_flame(h); /* no time, no flame graph */
     if (!e) e = put_top(h, fs);
     if (!e) e = put_sources(h);
     fputs("</body>\n</html>\n", h->out);

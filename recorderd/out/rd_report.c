@@ -267,15 +267,21 @@ int rd_report_folded(const rd_model *m, enum rd_weight w, FILE *out)
 
 typedef struct rank {
     const rd_fstat *fs;
-    int by_total;
+    int by; /* BY_* */
 } rank;
+
+enum { BY_SELF, BY_TOTAL, BY_CALLS };
+
+static uint64_t rank_value(const rank *r, uint32_t f)
+{
+    return r->by == BY_TOTAL ? r->fs[f].total : r->by == BY_CALLS ? r->fs[f].calls : r->fs[f].self;
+}
 
 static int cmp_fid(const void *a, const void *b, void *ctx)
 {
     const rank *r = ctx;
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    uint64_t vx = r->by_total ? r->fs[x].total : r->fs[x].self;
-    uint64_t vy = r->by_total ? r->fs[y].total : r->fs[y].self;
+    uint64_t vx = rank_value(r, x), vy = rank_value(r, y);
     return vx < vy ? 1 : vx > vy ? -1 : x < y ? -1 : x > y;
 }
 
@@ -289,7 +295,7 @@ static void table(const rd_model *m, const rd_fstat *fs, uint32_t *ids, uint32_t
                   unsigned top, int by_total, FILE *out)
 {
     double k = rd_model_ns_per_tick(m) / 1e6, all = (double)m->ticks_total;
-    rank r = {fs, by_total};
+    rank r = {fs, by_total ? BY_TOTAL : BY_SELF};
     qsort_r(ids, n, sizeof *ids, cmp_fid, &r);
     fprintf(out, "\n%s\n", by_total ? "By total time (callees included, recursion once)"
                                      : "By self time");
@@ -304,6 +310,20 @@ static void table(const rd_model *m, const rd_fstat *fs, uint32_t *ids, uint32_t
                 (unsigned long long)f->calls, (double)f->self * k,
                 all > 0 ? 100.0 * (double)f->self / all : 0.0, (double)f->total * k,
                 all > 0 ? 100.0 * (double)f->total / all : 0.0, per, label);
+    }
+}
+
+/* A trace with no time (a coverage run): functions by calls. */
+static void table_calls(const rd_model *m, const rd_fstat *fs, uint32_t *ids, uint32_t n,
+                        unsigned top, FILE *out)
+{
+    rank r = {fs, BY_CALLS};
+    qsort_r(ids, n, sizeof *ids, cmp_fid, &r);
+    fprintf(out, "\nBy calls\n%10s  %s\n", "calls", "function");
+    for (uint32_t i = 0; i < n && (!top || i < top); i++) {
+        char label[RD_LABEL_MAX];
+        plain_label(m, ids[i], label, sizeof label);
+        fprintf(out, "%10llu  %s\n", (unsigned long long)fs[ids[i]].calls, label);
     }
 }
 
@@ -327,8 +347,13 @@ int rd_report_profile(const rd_model *m, const char *title, const char *cmd, uns
             title ? rd_printable(title, shown, sizeof shown) : "");
     if (cmd)
         fprintf(out, "command: %s\n", rd_printable(cmd, shown, sizeof shown));
-    fprintf(out, "traced time: %.3f ms   events: %llu   functions: %u   stacks: %u\n", ms,
-            (unsigned long long)m->events, n, rd_model_stacks(m));
+    if (m->untimed)
+        fprintf(out, "no time: a coverage run (LUATRACE_TIMING=none) read no clock; counts "
+                     "only\nevents: %llu   functions: %u   stacks: %u\n",
+                (unsigned long long)m->events, n, rd_model_stacks(m));
+    else
+        fprintf(out, "traced time: %.3f ms   events: %llu   functions: %u   stacks: %u\n", ms,
+                (unsigned long long)m->events, n, rd_model_stacks(m));
     if (m->sampled_hz)
         fprintf(out, "SAMPLED from outside at %u Hz: times are samples of %.3f ms each; calls "
                      "count the entries the samples saw, not the calls made\n",
@@ -338,8 +363,12 @@ int rd_report_profile(const rd_model *m, const char *title, const char *cmd, uns
                      "collector out of memory): stacks were "
                      "resynchronised after each gap, times and counts are incomplete\n",
                 (unsigned long long)m->dropped);
-    table(m, fs, ids, n, top, 0, out);
-    table(m, fs, ids, n, top, 1, out);
+    if (m->untimed) {
+        table_calls(m, fs, ids, n, top, out);
+    } else {
+        table(m, fs, ids, n, top, 0, out);
+        table(m, fs, ids, n, top, 1, out);
+    }
     free(fs);
     free(ids);
     return ferror(out) ? -EIO : 0;
@@ -368,18 +397,31 @@ int rd_report_summary(const rd_model *m, const char *dir, FILE *out)
         return -ENOMEM;
     }
     for (uint32_t f = 0; f < m->nfunc; f++)
-        if (fs[f].self)
+        if (m->untimed ? fs[f].calls : fs[f].self)
             ids[n++] = f;
-    rank r = {fs, 0};
+    rank r = {fs, m->untimed ? BY_CALLS : BY_SELF};
     qsort_r(ids, n, sizeof *ids, cmp_fid, &r);
     double k = rd_model_ns_per_tick(m) / 1e6, all = (double)m->ticks_total;
-    fprintf(out, "\nluatrace: traced time: %.3f ms   events: %llu\n", all * k,
-            (unsigned long long)m->events);
+    if (m->untimed)
+        fprintf(out, "\nluatrace: no time (a coverage run)   events: %llu\n",
+                (unsigned long long)m->events);
+    else
+        fprintf(out, "\nluatrace: traced time: %.3f ms   events: %llu\n", all * k,
+                (unsigned long long)m->events);
     if (m->dropped)
         fprintf(out, "DROPPED EVENTS: %llu: times and counts are incomplete\n",
                 (unsigned long long)m->dropped);
-    fprintf(out, "%12s %6s %10s  %s\n", "self ms", "self%", "calls", "function (top 10 by self time)");
-    for (uint32_t i = 0; i < n && i < SUMMARY_TOP; i++) {
+    if (m->untimed)
+        fprintf(out, "%10s  %s\n", "calls", "function (top 10 by calls)");
+    else
+        fprintf(out, "%12s %6s %10s  %s\n", "self ms", "self%", "calls",
+                "function (top 10 by self time)");
+    for (uint32_t i = 0; i < n && i < SUMMARY_TOP && m->untimed; i++) {
+        char label[RD_LABEL_MAX];
+        plain_label(m, ids[i], label, sizeof label);
+        fprintf(out, "%10llu  %s\n", (unsigned long long)fs[ids[i]].calls, label);
+    }
+    for (uint32_t i = 0; i < n && i < SUMMARY_TOP && !m->untimed; i++) {
         char label[RD_LABEL_MAX];
         plain_label(m, ids[i], label, sizeof label);
         fprintf(out, "%12.3f %6.2f %10llu  %s\n", (double)fs[ids[i]].self * k,

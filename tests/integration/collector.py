@@ -1128,11 +1128,11 @@ def case_runopts(c):
     # each command's own --help: a line per option of its own, the formats
     # where it writes reports, an example (run and attach printed one synopsis)
     options = {'run': ['-o, --out', '-q, --quiet', '-f, --format', '--ring', '--mode',
-                       '--no-trace', '-b, --backend'],
-               'listen': ['--socket', '-o, --out', '-f, --format', '--no-trace', '-b, --backend',
-                          '--hello-timeout'],
-               'attach': ['-d, --duration', '-o, --out', '-f, --format', '--timeout',
-                          '-b, --backend'],
+                       '--coverage', '--no-trace', '-b, --backend'],
+               'listen': ['--socket', '-o, --out', '-f, --format', '--coverage', '--no-trace',
+                          '-b, --backend', '--hello-timeout'],
+               'attach': ['-d, --duration', '-o, --out', '-f, --format', '--coverage',
+                          '--timeout', '-b, --backend'],
                'report': ['-f, --format', '-o, --out', '-w, --weight', '--merge', '--include',
                           '--exclude', '--include-untested', '-b, --backend'],
                'status': ['--socket', '--json'], 'stop': ['--socket'], 'dump': ['--timeout'],

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Progress of `recorderd report` on stderr (progress.py).
+"""Progress of `recorderd report` and `recorderd run` on stderr (progress.py).
 
   progress.py --recorderd PATH [--lua lua5.1]
 
@@ -11,6 +11,13 @@ Makes a trace of a few MB (a traced loop), then replays it with
      the last one erased, stdout (a pipe) the same report as in 1;
   3. stderr a pty, default interval (1 s): a replay shorter than a second
      draws nothing.
+Then `recorderd run` of the same program, its reports written after it
+ends:
+  4. stderr a pipe, LUATRACE_PROGRESS_MS=0: the summary alone, no \\r;
+  5. stderr a pty, LUATRACE_PROGRESS_MS=0: a line before each report
+     (SESSION: writing FILE (I of N), S s), session.json last, erased before
+     the summary; the program's output untouched;
+  6. stderr a pty, --quiet: nothing at all.
 Everything runs in a temporary directory that is always removed.
 Exit status: 0 pass, 1 fail, 77 skipped (no recorderd).
 """
@@ -78,10 +85,10 @@ def report_cmd(args, session):
             '--weight', 'calls']
 
 
-def under_pty(cmd, env):
+def under_pty(cmd, env, cwd=None):
     """Runs cmd with stderr on a pty; returns (stdout, what the pty got)."""
     master, slave = pty.openpty()
-    proc = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL,
+    proc = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, cwd=cwd,
                             stdout=subprocess.PIPE, stderr=slave,
                             start_new_session=True)
     os.close(slave)
@@ -146,8 +153,49 @@ def check(args, tmp):
     out, tty = under_pty(cmd, env_without())
     expect(out == piped.stdout, 'stdout differs under a pty')
     expect(tty == b'', 'a replay under a second drew progress: %r' % tty[:300])
-    print('ok: %d progress lines, silent when stderr is not a terminal'
-          % len(lines))
+    nrun = check_run(args, tmp)
+    print('ok: %d progress lines of report, %d of run, silent when stderr is not a '
+          'terminal' % (len(lines), nrun))
+
+
+def run_cmd(args, tmp, *opts):
+    return [args.recorderd, 'run', '--out', os.path.join(tmp, 'runout')] + list(opts) + [
+        '--', args.lua, os.path.join(tmp, 'loop.lua')]
+
+
+def check_run(args, tmp):
+    env = env_without('LUA_INIT', LUATRACE_PROGRESS_MS='0')
+    # 4. not a terminal: the summary, nothing drawn
+    piped = subprocess.run(run_cmd(args, tmp), env=env, cwd=tmp, capture_output=True,
+                           timeout=TIMEOUT)
+    expect(piped.returncode == 0, 'run failed: %r' % piped.stderr)
+    expect(b'\r' not in piped.stderr and b'writing' not in piped.stderr
+           and b'open: runout/loop/report.html' in piped.stderr,
+           'stderr not a terminal, yet: %r' % piped.stderr[:300])
+    # 5. a terminal: a line before each report, erased before the summary
+    out, tty = under_pty(run_cmd(args, tmp), env, cwd=tmp)
+    expect(out == piped.stdout, 'the program\'s output differs under a pty')
+    text = tty.decode('utf-8', 'replace')
+    head, sep, summary = text.rpartition('\r\r\n')
+    expect(sep and 'open: runout/loop/report.html' in summary,
+           'no summary after the progress: %r' % text[:500])
+    lines = [l for l in head.split('\r') if l.strip()]
+    pat = re.compile(r'^recorderd: loop: writing (\S+) \((\d+) of (\d+)\), \d+ s *$')
+    files = []
+    for l in lines:
+        m = pat.match(l)
+        expect(m, 'unexpected progress line %r' % l)
+        files.append(m.group(1))
+        expect(int(m.group(2)) == len(files) and m.group(3) == str(len(lines)),
+               'counts wrong in %r' % l)
+    expect(files == ['profile.txt', 'flamegraph.svg', 'coverage.lcov', 'report.html',
+                     'session.json'], 'reports drawn: %r' % files)
+    expect(re.search(r'\r +\r$', head + '\r') is not None,
+           'the last progress line is not erased: %r' % head[-200:])
+    # 6. --quiet: nothing
+    out, tty = under_pty(run_cmd(args, tmp, '--quiet'), env, cwd=tmp)
+    expect(tty == b'', '--quiet drew %r' % tty[:300])
+    return len(lines)
 
 
 def main(argv):

@@ -154,6 +154,14 @@ START_TEST(test_ctl_ack_round_trip)
     in.text[sizeof in.text - 1] = 0;
     ck_assert_int_eq(pack_parse(&in, &out), 0);
     ck_assert_str_eq(out.text, in.text);
+    ck_assert_str_eq(out.timing, "");
+
+    /* listen/attach --coverage: the collector is asked for no clock */
+    in.ok = 1;
+    snprintf(in.timing, sizeof in.timing, "none");
+    ck_assert_int_eq(pack_parse(&in, &out), 0);
+    ck_assert_str_eq(out.timing, "none");
+    ck_assert_str_eq(out.text, in.text);
 }
 END_TEST
 

@@ -98,7 +98,7 @@ START_TEST(test_file_versions)
     char err[128];
     uint32_t flags;
     lt_file_header(h, LT_FILE_ZSTD);
-    ck_assert_uint_eq(h[8], 5);
+    ck_assert_uint_eq(h[8], 6);
     ck_assert_int_eq(lt_file_check(h, sizeof h, &flags, err, sizeof err), 0);
     ck_assert_uint_eq(flags, LT_FILE_ZSTD);
     lt_file_header(h, 0);
@@ -107,6 +107,10 @@ START_TEST(test_file_versions)
     h[12] = 2; /* a flag this build does not know */
     ck_assert_int_eq(lt_file_check(h, sizeof h, &flags, err, sizeof err), -EPROTO);
     ck_assert_ptr_nonnull(strstr(err, "flags 0x2"));
+    h[12] = LT_FILE_ZSTD; /* version 5: the flags of 6 */
+    h[8] = 5;
+    ck_assert_int_eq(lt_file_check(h, sizeof h, &flags, err, sizeof err), 0);
+    ck_assert_uint_eq(flags, LT_FILE_ZSTD);
     for (uint8_t v = 3; v <= 4; v++) { /* reserved flags then: not looked at */
         h[8] = v;
         ck_assert_int_eq(lt_file_check(h, sizeof h, &flags, err, sizeof err), 0);
@@ -114,10 +118,10 @@ START_TEST(test_file_versions)
     }
     for (uint8_t v = 0; v < 8; v++) {
         h[8] = v;
-        if (v >= 3 && v <= 5)
+        if (v >= 3 && v <= 6)
             continue;
         ck_assert_int_eq(lt_file_check(h, sizeof h, &flags, err, sizeof err), -EPROTO);
-        ck_assert_ptr_nonnull(strstr(err, "this build reads versions 3 to 5"));
+        ck_assert_ptr_nonnull(strstr(err, "this build reads versions 3 to 6"));
     }
 }
 END_TEST

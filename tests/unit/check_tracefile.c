@@ -269,12 +269,12 @@ static void write_trace(uint8_t version, uint32_t flags, const void *body, size_
     fclose(f);
 }
 
-/* versions 3 and 4, and 5 without the flag: the records as they are */
+/* versions 3 and 4, and 5 and 6 without the flag: the records as they are */
 START_TEST(test_tracefile_plain)
 {
     stream s;
     make_stream(&s, 100000);
-    for (uint8_t v = 3; v <= 5; v++) {
+    for (uint8_t v = 3; v <= 6; v++) {
         write_trace(v, 0, s.p, s.n);
         check_decodes(&s, s.n, 0);
     }
