@@ -195,7 +195,7 @@ static int loaded_by_option(void)
     return lt_args_loads(argc, argv, "luatrace");
 }
 
-static int create_ring(co_state *s, const char *name, char *err, size_t cap)
+int co_module_create_ring(co_state *s, const char *name, char *err, size_t cap)
 {
     char own[LT_RING_NAME_MAX + 1];
     if (!strcmp(name, LT_RING_NAME_SCRIPT)) {
@@ -344,7 +344,7 @@ int co_module_begin(co_state *s, lua_State *L, const char *name, const char *soc
         s->cwd0[0] = 0;
     const char *sink = getenv("LUATRACE_SINK");
     s->discard = sink && !strcmp(sink, "discard");
-    if (create_ring(s, name, err, cap))
+    if (co_module_create_ring(s, name, err, cap))
         return -1;
     if (co_func_init(s)) {
         snprintf(err, cap, "out of memory");
@@ -657,15 +657,38 @@ static const char *other_lua(void)
 static int refuse_other_lua(lua_State *L, const char *which)
 {
     char msg[160];
-    snprintf(msg, sizeof msg,
-             "luatrace: %s is not supported (Lua 5.1 is): run the program with lua5.1", which);
+    if (!strcmp(which, "LuaJIT")) /* until its exact tracing: sampled (co_sample.c) */
+        snprintf(msg, sizeof msg, "luatrace: LuaJIT is traced only by sampling: set "
+                                  "LUATRACE_SAMPLE=HZ (recorderd run --sample)");
+    else
+        snprintf(msg, sizeof msg, "luatrace: %s is not supported (Lua 5.1 and LuaJIT 2.1 are)",
+                 which);
     lua_pushstring(L, msg);
     return lua_error(L);
+}
+
+/* LUATRACE_SAMPLE=HZ: LuaJIT samples with its own profiler (co_sample.c);
+ * Lua 5.1 has none, and is traced exactly (said once). */
+static int sample_mode(lua_State *L, const char *other)
+{
+    int hz = co_sample_hz();
+    if (!hz)
+        return 0;
+    if (hz < 0)
+        luaL_error(L, "luatrace: LUATRACE_SAMPLE=%s: samples per second, from 1 to 1000",
+                   getenv("LUATRACE_SAMPLE"));
+    static int said;
+    if (!other && !said++)
+        fprintf(stderr, "luatrace: sampling (LUATRACE_SAMPLE, run --sample) is for LuaJIT; "
+                        "Lua 5.1 is traced exactly\n");
+    return other && !strcmp(other, "LuaJIT");
 }
 
 CO_EXPORT int luaopen_luatrace(lua_State *L)
 {
     const char *other = other_lua();
+    if (sample_mode(L, other))
+        return co_sample_open(L, co_sample_hz());
     if (other)
         return refuse_other_lua(L, other);
     const char *shm = getenv("LUATRACE_SHM");

@@ -131,6 +131,8 @@ typedef struct rd_model {
     uint64_t clk_t0, clk_n0, clk_t1, clk_n1;
     int clk_pairs, clk_tsc;
     unsigned sampled_hz; /* a sampled session (record): times are samples, calls entries seen */
+    int sampled_jit;     /* sampled by LuaJIT's profiler in the process (its hello said so),
+                            not from outside: times are CPU time */
     uint64_t events, ticks_total;
     uint64_t dropped; /* events the producer dropped (GAP records) */
     rd_tnode *tnode; /* per-coroutine shares of the nodes, in creation order */
