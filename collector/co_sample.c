@@ -397,6 +397,11 @@ int co_sample_open(lua_State *L, int hz)
     if (p->started)
         return 1;
     p->started = 1;
+    if (hz < 0) {
+        fprintf(stderr, "luatrace: LUATRACE_SAMPLE=%s: samples per second, from 1 to 1000; "
+                        "running unsampled\n", getenv("LUATRACE_SAMPLE"));
+        return 1;
+    }
     p->stop = (prof_stop_fn)dlsym(RTLD_DEFAULT, "luaJIT_profile_stop");
     if (!start || !p->stop) {
         fprintf(stderr, "luatrace: this LuaJIT has no profiler (jit.profile); running unsampled\n");

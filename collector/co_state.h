@@ -489,8 +489,9 @@ int co_module_create_ring(co_state *s, const char *name, char *err, size_t cap);
 /* ---- co_sample.c: LuaJIT's sampled mode ---- */
 /* LUATRACE_SAMPLE: samples per second (1..1000), 0 if unset, -1 if bad. */
 int co_sample_hz(void);
-/* luaopen_luatrace under LuaJIT with LUATRACE_SAMPLE: starts LuaJIT's
- * profiler into a sampled session (once), pushes the module's table. */
+/* luaopen_luatrace under LuaJIT with LUATRACE_SAMPLE (hz: co_sample_hz;
+ * -1 is said and runs unsampled): starts LuaJIT's profiler into a sampled
+ * session (once), pushes the module's table. */
 int co_sample_open(lua_State *L, int hz);
 
 void co_module_keep_globals(lua_State *L);

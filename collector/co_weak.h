@@ -7,7 +7,6 @@
 #ifndef CO_WEAK_H
 #define CO_WEAK_H
 
-#pragma weak luaL_error
 #pragma weak luaL_loadbuffer
 #pragma weak luaL_loadstring
 #pragma weak luaL_newmetatable

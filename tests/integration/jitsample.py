@@ -12,7 +12,8 @@ Real recorderd, real luajit / lua5.x processes, as collector.py runs them
             code as plain luajit; every sampled report written, no coverage
   rate      run --sample 250: the rate in session.json and profile.txt;
             --sample 0 and 5000 refused (exit 2); a program that ends
-            without os.exit (lua_close) completes its session too
+            without os.exit (lua_close) completes its session too; a bad
+            LUATRACE_SAMPLE is said, the program runs unsampled
   lua51     run --sample -- lua5.1: said once that sampling is for LuaJIT,
             traced exactly (session not sampled), output unchanged
   refusal   Lua 5.2, 5.3, 5.4: require and -lluatrace give
@@ -107,6 +108,13 @@ def case_rate(c):
                 c.tmp, c.env())
         expect(r.status == 2 and b'--sample takes samples per second, 1 to 1000' in r.err,
                '--sample %s: %d %r' % (bad, r.status, r.err))
+    # a bad LUATRACE_SAMPLE of the user's: said, and the program runs as it
+    # would (run's LUA_INIT loads the collector: an error would stop it)
+    r = run([c.args.recorderd, 'run', '-q', '--out', c.out, '--', 'luajit', prog], c.tmp,
+            c.env(LUATRACE_SAMPLE='abc'))
+    expect(r.status == 0 and r.out == b'1\n' and r.err == b'luatrace: LUATRACE_SAMPLE=abc: '
+           b'samples per second, from 1 to 1000; running unsampled\n',
+           'LUATRACE_SAMPLE=abc: %d %r %r' % (r.status, r.out, r.err))
 
 
 def case_lua51(c):
