@@ -195,7 +195,7 @@ static int loaded_by_option(void)
     return lt_args_loads(argc, argv, "luatrace");
 }
 
-int co_module_create_ring(co_state *s, const char *name, char *err, size_t cap)
+int co_module_create_ring(co_state *s, const char *name, uint64_t size, char *err, size_t cap)
 {
     char own[LT_RING_NAME_MAX + 1];
     if (!strcmp(name, LT_RING_NAME_SCRIPT)) {
@@ -203,7 +203,6 @@ int co_module_create_ring(co_state *s, const char *name, char *err, size_t cap)
         name = own;
     }
     const char *size_s = getenv("LUATRACE_RING");
-    uint64_t size = LT_RING_DEFAULT_SIZE;
     if (size_s && *size_s && lt_ring_parse_size(size_s, &size)) {
         snprintf(err, cap, "LUATRACE_RING=%s: expected a power of two from 64K to 1G", size_s);
         return -EINVAL;
@@ -344,7 +343,7 @@ int co_module_begin(co_state *s, lua_State *L, const char *name, const char *soc
         s->cwd0[0] = 0;
     const char *sink = getenv("LUATRACE_SINK");
     s->discard = sink && !strcmp(sink, "discard");
-    if (co_module_create_ring(s, name, err, cap))
+    if (co_module_create_ring(s, name, LT_RING_DEFAULT_SIZE, err, cap))
         return -1;
     if (co_func_init(s)) {
         snprintf(err, cap, "out of memory");

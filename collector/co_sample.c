@@ -23,6 +23,10 @@
 #include "co_state.h"
 
 #define CO_SAMPLE_DEPTH 256 /* frames read per sample, from the top */
+/* The ring's size unless LUATRACE_RING says: a sample is tens of bytes, a
+ * thousand a second at most, and the ring's memory is reserved (zeroed)
+ * when it is made: 8 MiB of it cost the program about a millisecond. */
+#define CO_SAMPLE_RING (256u << 10)
 #define CO_SAMPLE_SENTINEL "luatrace.sample.sentinel"
 
 typedef void (*prof_cb)(void *data, lua_State *L, int samples, int vmstate);
@@ -347,7 +351,8 @@ static int begin(smp *p, lua_State *L, char *err, size_t cap)
     s->sample_hz = 1000 / (1000 / p->hz); /* LuaJIT's interval is whole ms */
     if (!getcwd(s->cwd0, sizeof s->cwd0))
         s->cwd0[0] = 0;
-    if (co_module_create_ring(s, shm && *shm ? shm : LT_RING_NAME_SCRIPT, err, cap))
+    if (co_module_create_ring(s, shm && *shm ? shm : LT_RING_NAME_SCRIPT, CO_SAMPLE_RING, err,
+                              cap))
         return -1;
     if (grow(p) || co_conn_open(s, err, cap)) {
         if (!err[0])

@@ -481,10 +481,10 @@ void co_module_special_functions(co_state *s, lua_State *L);
 
 /* Keeps L's globals as the program's, unless some are kept already (the
  * collector's first loading: luaopen, or a host's luatrace_listen). */
-/* Creates s's ring named name (LT_RING_NAME_SCRIPT: after the script),
- * size from LUATRACE_RING; s->shm gets the name used. 0 or -errno with a
- * message in err. */
-int co_module_create_ring(co_state *s, const char *name, char *err, size_t cap);
+/* Creates s's ring named name (LT_RING_NAME_SCRIPT: after the script) of
+ * LUATRACE_RING's size, else size; s->shm gets the name used. 0 or -errno
+ * with a message in err. */
+int co_module_create_ring(co_state *s, const char *name, uint64_t size, char *err, size_t cap);
 
 /* ---- co_sample.c: LuaJIT's sampled mode ---- */
 /* LUATRACE_SAMPLE: samples per second (1..1000), 0 if unset, -1 if bad. */
