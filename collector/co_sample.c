@@ -208,8 +208,8 @@ static uint32_t fid_at(smp *p, lua_State *L, lua_Debug *ar)
         return 0;
     p->fn[k] = (fent){key, ar->linedefined, src, fid};
     p->nfn++;
-    if (p->nfn * 2 >= p->cap && grow(p))
-        p->cap = p->cap; /* full: new functions are left out of samples */
+    if (p->nfn * 2 >= p->cap)
+        (void)grow(p); /* else full at half: new functions are left out of samples */
     return fid;
 }
 
