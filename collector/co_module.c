@@ -684,7 +684,7 @@ CO_EXPORT int luaopen_luatrace(lua_State *L)
 {
     const char *other = other_lua();
     if (sample_mode(other))
-        return co_sample_open(L, co_sample_hz());
+        return co_sample_open(L, co_sample_hz(), 0);
     if (other)
         return refuse_other_lua(L, other);
     const char *shm = getenv("LUATRACE_SHM");
@@ -706,6 +706,8 @@ CO_EXPORT int luaopen_luatrace(lua_State *L)
 CO_EXPORT int luaopen_luatrace_profile(lua_State *L)
 {
     const char *other = other_lua();
+    if (sample_mode(other))
+        return co_sample_open(L, co_sample_hz(), 1);
     if (other)
         return refuse_other_lua(L, other);
     const char *shm = getenv("LUATRACE_SHM");

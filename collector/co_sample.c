@@ -345,14 +345,16 @@ static int begin(smp *p, lua_State *L, char *err, size_t cap)
 {
     const char *shm = getenv("LUATRACE_SHM");
     co_state *s = &p->s;
+    int private_summary = s->private_summary;
+    const char *dflt = private_summary ? "profile" : LT_RING_NAME_SCRIPT;
     memset(s, 0, sizeof *s);
+    s->private_summary = private_summary;
     s->sock = -1;
     s->wait_max_ns = (uint64_t)CO_WAIT_MAX_S * 1000000000ull;
     s->sample_hz = 1000 / (1000 / p->hz); /* LuaJIT's interval is whole ms */
     if (!getcwd(s->cwd0, sizeof s->cwd0))
         s->cwd0[0] = 0;
-    if (co_module_create_ring(s, shm && *shm ? shm : LT_RING_NAME_SCRIPT, CO_SAMPLE_RING, err,
-                              cap))
+    if (co_module_create_ring(s, shm && *shm ? shm : dflt, CO_SAMPLE_RING, err, cap))
         return -1;
     if (grow(p) || co_conn_open(s, err, cap)) {
         if (!err[0])
@@ -393,7 +395,7 @@ static void open_table(lua_State *L)
     lua_setfield(L, -2, "version");
 }
 
-int co_sample_open(lua_State *L, int hz)
+int co_sample_open(lua_State *L, int hz, int private_summary)
 {
     smp *p = &g_smp;
     char err[512] = "";
@@ -413,6 +415,7 @@ int co_sample_open(lua_State *L, int hz)
         return 1;
     }
     p->hz = (unsigned)hz;
+    p->s.private_summary = private_summary;
     p->L = L;
     p->pid = getpid();
     if (begin(p, L, err, sizeof err)) {

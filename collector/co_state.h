@@ -489,10 +489,11 @@ int co_module_create_ring(co_state *s, const char *name, uint64_t size, char *er
 /* ---- co_sample.c: LuaJIT's sampled mode ---- */
 /* LUATRACE_SAMPLE: samples per second (1..1000), 0 if unset, -1 if bad. */
 int co_sample_hz(void);
-/* luaopen_luatrace under LuaJIT with LUATRACE_SAMPLE (hz: co_sample_hz;
- * -1 is said and runs unsampled): starts LuaJIT's profiler into a sampled
- * session (once), pushes the module's table. */
-int co_sample_open(lua_State *L, int hz);
+/* luaopen_luatrace (private_summary 0) or luaopen_luatrace_profile (1: a
+ * private recorder, the summary at exit) under LuaJIT with LUATRACE_SAMPLE
+ * (hz: co_sample_hz; -1 is said and runs unsampled): starts LuaJIT's
+ * profiler into a sampled session (once), pushes the module's table. */
+int co_sample_open(lua_State *L, int hz, int private_summary);
 
 void co_module_keep_globals(lua_State *L);
 

@@ -16,6 +16,8 @@ Real recorderd, real luajit / lua5.x processes, as collector.py runs them
             LUATRACE_SAMPLE is said, the program runs unsampled
   lua51     run --sample -- lua5.1: said once that sampling is for LuaJIT,
             traced exactly (session not sampled), output unchanged
+  profile   LUATRACE_SAMPLE with luajit -lluatrace.profile: the summary at
+            exit, a sampled session
   refusal   Lua 5.2, 5.3, 5.4: require and -lluatrace give
             "luatrace: Lua 5.x is not supported (Lua 5.1 and LuaJIT 2.1
             are)"; run (with and without --sample) names the script that
@@ -154,7 +156,25 @@ def case_refusal(c):
                    '%s run %s: %d %r %r' % (lua, extra, r.status, r.out, r.err))
 
 
-CASES = {'hot': case_hot, 'rate': case_rate, 'lua51': case_lua51, 'refusal': case_refusal}
+def case_profile(c):
+    """LUATRACE_SAMPLE with luajit -lluatrace.profile: a private recorder,
+    the summary at exit, a sampled session named profile."""
+    need('luajit')
+    c.used.add('profile')
+    prog = c.write('prof.lua', HOT.replace('ROUNDS', '20').replace('ENDING', ''))
+    plain = run(['luajit', prog], c.tmp, c.env())
+    r = run(['luajit', '-lluatrace.profile', prog], c.tmp,
+            c.env(LUATRACE_OUT=c.out, LUATRACE_SAMPLE='500'))
+    same_output(plain, r)
+    err = r.err.decode()
+    expect('function (top 10 by self time)' in err and ' hot (prof.lua:2)\n' in err,
+           'no summary: %r' % err)
+    meta = json.load(open(os.path.join(c.session('profile'), 'session.json')))
+    expect(meta['status'] == 'complete' and meta['sampled_hz'] == 500, 'session %s' % meta)
+
+
+CASES = {'hot': case_hot, 'rate': case_rate, 'lua51': case_lua51, 'refusal': case_refusal,
+         'profile': case_profile}
 
 
 def main(argv):
