@@ -1131,7 +1131,7 @@ def case_runopts(c):
     # each command's own --help: a line per option of its own, the formats
     # where it writes reports, an example (run and attach printed one synopsis)
     options = {'run': ['-o, --out', '-q, --quiet', '-f, --format', '--ring', '--mode',
-                       '--no-trace', '-b, --backend'],
+                       '--no-trace', '-b, --backend', '--sample'],
                'listen': ['--socket', '-o, --out', '-f, --format', '--no-trace', '-b, --backend',
                           '--hello-timeout'],
                'attach': ['-d, --duration', '-o, --out', '-f, --format', '--timeout',
