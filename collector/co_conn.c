@@ -169,7 +169,8 @@ static int read_ack(int fd, lt_ctl_msg *m)
 
 static int hello(co_state *s, int fd, char *err, size_t cap)
 {
-    lt_ctl_msg m = {.type = LT_CTL_HELLO, .pid = (uint32_t)getpid(), .ring = s->ring.size};
+    lt_ctl_msg m = {.type = LT_CTL_HELLO, .pid = (uint32_t)getpid(), .ring = s->ring.size,
+                    .sample = s->sample_hz};
     snprintf(m.shm, sizeof m.shm, "%s", s->shm);
     read_cmdline(m.cmd, sizeof m.cmd);
     /* too long or gone: recorderd falls back to /proc */

@@ -195,7 +195,7 @@ static int loaded_by_option(void)
     return lt_args_loads(argc, argv, "luatrace");
 }
 
-static int create_ring(co_state *s, const char *name, char *err, size_t cap)
+int co_module_create_ring(co_state *s, const char *name, uint64_t size, char *err, size_t cap)
 {
     char own[LT_RING_NAME_MAX + 1];
     if (!strcmp(name, LT_RING_NAME_SCRIPT)) {
@@ -203,7 +203,6 @@ static int create_ring(co_state *s, const char *name, char *err, size_t cap)
         name = own;
     }
     const char *size_s = getenv("LUATRACE_RING");
-    uint64_t size = LT_RING_DEFAULT_SIZE;
     if (size_s && *size_s && lt_ring_parse_size(size_s, &size)) {
         snprintf(err, cap, "LUATRACE_RING=%s: expected a power of two from 64K to 1G", size_s);
         return -EINVAL;
@@ -345,7 +344,7 @@ int co_module_begin(co_state *s, lua_State *L, const char *name, const char *soc
         s->cwd0[0] = 0;
     const char *sink = getenv("LUATRACE_SINK");
     s->discard = sink && !strcmp(sink, "discard");
-    if (create_ring(s, name, err, cap))
+    if (co_module_create_ring(s, name, LT_RING_DEFAULT_SIZE, err, cap))
         return -1;
     if (co_func_init(s)) {
         snprintf(err, cap, "out of memory");
@@ -658,15 +657,35 @@ static const char *other_lua(void)
 static int refuse_other_lua(lua_State *L, const char *which)
 {
     char msg[160];
-    snprintf(msg, sizeof msg,
-             "luatrace: %s is not supported (Lua 5.1 is): run the program with lua5.1", which);
+    if (!strcmp(which, "LuaJIT")) /* until its exact tracing: sampled (co_sample.c) */
+        snprintf(msg, sizeof msg, "luatrace: LuaJIT is traced only by sampling: set "
+                                  "LUATRACE_SAMPLE=HZ (recorderd run --sample)");
+    else
+        snprintf(msg, sizeof msg, "luatrace: %s is not supported (Lua 5.1 and LuaJIT 2.1 are)",
+                 which);
     lua_pushstring(L, msg);
     return lua_error(L);
+}
+
+/* LUATRACE_SAMPLE=HZ: LuaJIT samples with its own profiler (co_sample.c,
+ * which refuses a bad HZ without an error: run's LUA_INIT loads us);
+ * Lua 5.1 has none, and is traced exactly (said once). */
+static int sample_mode(const char *other)
+{
+    static int said;
+    if (!co_sample_hz())
+        return 0;
+    if (!other && !said++)
+        fprintf(stderr, "luatrace: sampling (LUATRACE_SAMPLE, run --sample) is for LuaJIT; "
+                        "Lua 5.1 is traced exactly\n");
+    return other && !strcmp(other, "LuaJIT");
 }
 
 CO_EXPORT int luaopen_luatrace(lua_State *L)
 {
     const char *other = other_lua();
+    if (sample_mode(other))
+        return co_sample_open(L, co_sample_hz(), 0);
     if (other)
         return refuse_other_lua(L, other);
     const char *shm = getenv("LUATRACE_SHM");
@@ -688,6 +707,8 @@ CO_EXPORT int luaopen_luatrace(lua_State *L)
 CO_EXPORT int luaopen_luatrace_profile(lua_State *L)
 {
     const char *other = other_lua();
+    if (sample_mode(other))
+        return co_sample_open(L, co_sample_hz(), 1);
     if (other)
         return refuse_other_lua(L, other);
     const char *shm = getenv("LUATRACE_SHM");

@@ -183,6 +183,7 @@ typedef struct co_state {
     uint32_t dir_sent;   /* what the last DIR said (sid; 0: cwd0) */
     uint32_t *srcdir;    /* src sid -> its directory's sid + 1 (1: cwd0); 0 unknown */
     uint32_t srcdir_cap;
+    unsigned sample_hz;  /* a sampled trace (co_sample.c): its rate, for the hello; else 0 */
 } co_state;
 
 /* ---- co_module.c: the module's entry points ---- */
@@ -498,6 +499,20 @@ void co_module_special_functions(co_state *s, lua_State *L);
 
 /* Keeps L's globals as the program's, unless some are kept already (the
  * collector's first loading: luaopen, or a host's luatrace_listen). */
+/* Creates s's ring named name (LT_RING_NAME_SCRIPT: after the script) of
+ * LUATRACE_RING's size, else size; s->shm gets the name used. 0 or -errno
+ * with a message in err. */
+int co_module_create_ring(co_state *s, const char *name, uint64_t size, char *err, size_t cap);
+
+/* ---- co_sample.c: LuaJIT's sampled mode ---- */
+/* LUATRACE_SAMPLE: samples per second (1..1000), 0 if unset, -1 if bad. */
+int co_sample_hz(void);
+/* luaopen_luatrace (private_summary 0) or luaopen_luatrace_profile (1: a
+ * private recorder, the summary at exit) under LuaJIT with LUATRACE_SAMPLE
+ * (hz: co_sample_hz; -1 is said and runs unsampled): starts LuaJIT's
+ * profiler into a sampled session (once), pushes the module's table. */
+int co_sample_open(lua_State *L, int hz, int private_summary);
+
 void co_module_keep_globals(lua_State *L);
 
 /* Pushes the program's globals: those kept, else package.loaded._G,

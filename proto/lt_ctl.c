@@ -138,7 +138,7 @@ int lt_ctl_pack(const lt_ctl_msg *m, msgpack_sbuffer *sb)
     msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
     size_t before = sb->size;
     if (m->type == LT_CTL_HELLO) {
-        msgpack_pack_map(&pk, 7);
+        msgpack_pack_map(&pk, m->sample ? 8 : 7);
         pack_kv_str(&pk, "type", "hello");
         pack_kv_uint(&pk, "v", LT_CTL_VERSION);
         pack_kv_uint(&pk, "pid", m->pid);
@@ -146,6 +146,8 @@ int lt_ctl_pack(const lt_ctl_msg *m, msgpack_sbuffer *sb)
         pack_kv_uint(&pk, "ring", m->ring);
         pack_kv_str(&pk, "cmd", m->cmd);
         pack_kv_str(&pk, "cwd", m->cwd);
+        if (m->sample)
+            pack_kv_uint(&pk, "sample", m->sample);
     } else if (m->type == LT_CTL_ACK) {
         int timing = m->ok && m->timing[0];
         msgpack_pack_map(&pk, 4 + timing);
@@ -286,6 +288,11 @@ static int parse_kv(const msgpack_object_kv *kv, lt_ctl_msg *m, unsigned *seen)
         int e = get_uint(&kv->val, &u);
         m->flags = (uint32_t)u;
         return e || u > UINT32_MAX ? -EPROTO : 0;
+    }
+    if (key_is(kv, "sample")) {
+        int e = get_uint(&kv->val, &u);
+        m->sample = (uint32_t)u;
+        return e || u == 0 || u > LT_CTL_SAMPLE_MAX ? -EPROTO : 0;
     }
     if (key_is(kv, "shm"))
         return (*seen |= 16), get_str(&kv->val, m->shm, sizeof m->shm);

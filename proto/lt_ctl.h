@@ -2,7 +2,9 @@
  * recorderd. Each message is one msgpack map with string keys; "type" says
  * which message it is and "v" the protocol version.
  *
- *   collector -> recorderd  {type:"hello", v, pid, shm, ring, cmd, cwd}
+ *   collector -> recorderd  {type:"hello", v, pid, shm, ring, cmd, cwd[, sample]}
+ *                           sample: a sampled trace (LuaJIT's profiler) and
+ *                           its samples per second; left out of an exact one
  *   recorderd -> collector  {type:"ack", v, ok, session | err [, timing]}
  *                           timing "none": trace with no clock (a coverage
  *                           run, listen/attach --coverage); a collector
@@ -29,6 +31,7 @@
 #define LT_CTL_CMD_MAX 512
 #define LT_CTL_TEXT_MAX 256
 #define LT_CTL_CWD_MAX 1024 /* a longer cwd is sent empty: reports then use /proc */
+#define LT_CTL_SAMPLE_MAX 1000 /* a hello's sample rate, at most */
 #define LT_CTL_MSG_MAX 4096 /* a peer sending more without a message is dropped */
 
 enum lt_ctl_type { LT_CTL_BAD = 0, LT_CTL_HELLO, LT_CTL_ACK, LT_CTL_STATUS, LT_CTL_STOP, LT_CTL_DUMP };
@@ -43,6 +46,7 @@ typedef struct lt_ctl_msg {
     uint64_t ring;
     uint64_t len;   /* dump: bytes of records that follow */
     uint32_t flags; /* dump: LT_DUMP_* */
+    uint32_t sample; /* hello: samples per second of a sampled trace (1..LT_CTL_SAMPLE_MAX), 0: exact */
     int ok;
     char shm[72];
     char cmd[LT_CTL_CMD_MAX];

@@ -40,6 +40,8 @@ static const cmd_help helps[] = {
       {"--ring SIZE", "ring size, a power of two from 64K to 1G (LUATRACE_RING)"},
       {"--mode wait|drop", "a full ring makes the program wait (default), or drops events"},
       COVERAGE,
+      {"--sample [HZ]", "LuaJIT: sample with its profiler, the JIT on (HZ 1-1000, default\n"
+                        "                                 1000); lua5.1 is traced exactly"},
       NOTRACE,
       BACKEND,
       HELP},

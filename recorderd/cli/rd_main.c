@@ -52,6 +52,22 @@ static int check_run_opts(const rd_run_opts *o)
     return e ? 2 : 0;
 }
 
+/* run's --sample [HZ]: LuaJIT's profiler at HZ samples a second (1000 if
+ * no number follows). 0, or 1 after saying why HZ is refused. */
+static int sample_opt(int argc, char **argv, int *i, unsigned *hz)
+{
+    const char *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+    *hz = 1000;
+    if (!v || v[0] < '0' || v[0] > '9')
+        return 0;
+    long n = rd_cli_whole(v, 1, 1000);
+    ++*i;
+    if (n < 0)
+        return fprintf(stderr, "recorderd run: --sample takes samples per second, 1 to 1000\n"), 1;
+    *hz = (unsigned)n;
+    return 0;
+}
+
 /* run's options into o, and so those of its sessions. Returns the index of
  * the command in argv, or minus the exit status (0: --help). */
 static int parse_run(int argc, char **argv, rd_run_opts *o, rd_session_opts *so)
@@ -69,6 +85,10 @@ static int parse_run(int argc, char **argv, rd_run_opts *o, rd_session_opts *so)
             o->quiet = 1;
         else if (!strcmp(a, "--no-trace"))
             o->no_trace = 1;
+        else if (!strcmp(a, "--sample") && sample_opt(argc, argv, &i, &o->sample_hz))
+            return -2;
+        else if (!strcmp(a, "--sample"))
+            continue;
         else if (rd_cli_is_help(a))
             return -rd_help("run", stdout);
         else if (a[0] != '-')

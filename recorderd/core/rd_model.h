@@ -132,6 +132,8 @@ typedef struct rd_model {
     int clk_pairs, clk_tsc;
     int untimed; /* a CLOCK said LT_CLOCK_NONE: no time (a coverage run), counts only */
     unsigned sampled_hz; /* a sampled session (record): times are samples, calls entries seen */
+    int sampled_jit;     /* sampled by LuaJIT's profiler in the process (its hello said so),
+                            not from outside: times are CPU time */
     uint64_t events, ticks_total;
     uint64_t dropped; /* events the producer dropped (GAP records) */
     rd_tnode *tnode; /* per-coroutine shares of the nodes, in creation order */

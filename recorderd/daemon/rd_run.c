@@ -28,12 +28,16 @@ typedef struct run_ctx {
     int code;
 } run_ctx;
 
+/* LuaJIT is sampled only (run --sample sets LUATRACE_SAMPLE) */
 #define RD_RUN_LUA_INIT                                                                   \
-    "if _VERSION == 'Lua 5.1' and not rawget(_G, 'jit') then require 'luatrace' "           \
+    "local o = rawget(_G, 'os') "                                                           \
+    "if _VERSION == 'Lua 5.1' and (not rawget(_G, 'jit') or "                               \
+    "o and o.getenv('LUATRACE_SAMPLE')) then require 'luatrace' "                           \
     "package.loaded.luatrace = nil "                                                        \
     "else pcall(function() local a, j = rawget(_G, 'arg'), rawget(_G, 'jit') "              \
-    "io.stderr:write('luatrace: ', j and j.version or _VERSION, ' is not supported "        \
-    "(Lua 5.1 is): ', a and a[0] or 'a program', ' runs untraced\\n') end) end"
+    "io.stderr:write('luatrace: ', j and j.version .. ' is traced only by sampling "        \
+    "(recorderd run --sample)' or _VERSION .. ' is not supported (Lua 5.1 and LuaJIT 2.1 "  \
+    "are)', ': ', a and a[0] or 'a program', ' runs untraced\\n') end) end"
 
 void rd_run_module_dir(char *buf, unsigned long cap)
 {
@@ -186,6 +190,11 @@ static void child_env(envb *e, const rd_run_opts *o, const char *sock)
         env_set(e, "LUATRACE_MODE", o->mode);
     if (o->coverage) /* counts, stacks and lines; the collector reads no clock */
         env_set(e, "LUATRACE_TIMING", "none");
+    if (o->sample_hz) {
+        char hz[16];
+        snprintf(hz, sizeof hz, "%u", o->sample_hz);
+        env_set(e, "LUATRACE_SAMPLE", hz);
+    }
 }
 
 static int spawn(run_ctx *r, const rd_run_opts *o, char **argv, const char *sock)

@@ -14,6 +14,7 @@ typedef struct rd_run_opts {
     const char *const *backends; /* --backend specs */
     unsigned nbackends;
     uint32_t formats; /* --format: rd_session_opts.formats */
+    unsigned sample_hz; /* --sample: LUATRACE_SAMPLE for the child (LuaJIT), or 0 */
 } rd_run_opts;
 
 /* Runs argv traced; returns the exit code to exit with (the child's, or

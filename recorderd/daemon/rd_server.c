@@ -196,7 +196,7 @@ static void on_hello(rd_conn *c, const lt_ctl_msg *m)
         send_ack(c, 0, msg);
         return;
     }
-    c->sess = rd_session_start(&c->srv->opts, m->shm, cr.uid, cr.pid, m->cmd, m->cwd,
+    c->sess = rd_session_start(&c->srv->opts, m->shm, cr.uid, cr.pid, m->cmd, m->cwd, m->sample,
                                &c->srv->wake, err, sizeof err);
     if (!c->sess) {
         /* out of descriptors here too (the ring, the session's files):

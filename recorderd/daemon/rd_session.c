@@ -633,8 +633,8 @@ static int open_ring(rd_session *s, const char *shm, uid_t uid)
 }
 
 rd_session *rd_session_start(const rd_session_opts *opts, const char *shm, uid_t uid,
-                             pid_t pid, const char *cmd, const char *cwd, uv_async_t *wake,
-                             char *err, size_t cap)
+                             pid_t pid, const char *cmd, const char *cwd, unsigned sample_hz,
+                             uv_async_t *wake, char *err, size_t cap)
 {
     rd_session *s = calloc(1, sizeof *s);
     if (!s) {
@@ -665,7 +665,8 @@ rd_session *rd_session_start(const rd_session_opts *opts, const char *shm, uid_t
         snprintf(err, cap, "out of memory");
         goto fail_model;
     }
-    s->m.sampled_hz = opts->sample_hz;
+    s->m.sampled_hz = sample_hz ? sample_hz : opts->sample_hz;
+    s->m.sampled_jit = sample_hz != 0;
     if (uv_thread_create(&s->thread, drainer, s)) {
         snprintf(err, cap, "cannot start a drainer thread");
         goto fail_model;

@@ -75,10 +75,12 @@ typedef struct rd_session {
 
 /* Loop thread: creates the session directory under opts->out, opens the
  * ring of `shm` (owned by uid), unlinks its name and starts draining.
- * Returns the session, or NULL with a message in err. */
+ * sample_hz: the peer samples itself at that rate (its hello says so;
+ * LuaJIT's sampled mode), 0: opts->sample_hz says. Returns the session,
+ * or NULL with a message in err. */
 rd_session *rd_session_start(const rd_session_opts *opts, const char *shm, uid_t uid,
-                             pid_t pid, const char *cmd, const char *cwd, uv_async_t *wake,
-                             char *err, size_t cap);
+                             pid_t pid, const char *cmd, const char *cwd, unsigned sample_hz,
+                             uv_async_t *wake, char *err, size_t cap);
 
 /* Loop thread: the process's connection closed. */
 void rd_session_conn_closed(rd_session *s);

@@ -301,7 +301,7 @@ static int start(rec *r, uv_loop_t *loop)
     cwd[n > 0 ? n : 0] = 0;
     uv_async_init(loop, &r->done, on_done);
     r->done.data = r;
-    r->s = rd_session_start(&r->so, name, geteuid(), r->o->pid, cmd, cwd, &r->done, err,
+    r->s = rd_session_start(&r->so, name, geteuid(), r->o->pid, cmd, cwd, 0, &r->done, err,
                             sizeof err);
     if (!r->s) {
         lt_ring_unlink(name);

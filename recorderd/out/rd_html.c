@@ -155,7 +155,7 @@ static void summary_row(html *h, const char *key, const char *value)
 static void put_summary(html *h, const rd_fstat *fs)
 {
     const rd_model *m = h->m;
-    char buf[128];
+    char buf[192];
     uint32_t nf = 0;
     for (uint32_t f = 0; f < m->nfunc; f++)
         nf += fs[f].calls || fs[f].self || fs[f].total;
@@ -168,8 +168,9 @@ static void put_summary(html *h, const rd_fstat *fs)
         snprintf(buf, sizeof buf, "%.3f ms", (double)m->ticks_total * h->ms_per_tick);
     summary_row(h, "traced time", buf);
     if (m->sampled_hz) {
-        snprintf(buf, sizeof buf, "from outside at %u Hz: times are samples, calls the entries "
+        snprintf(buf, sizeof buf, "%s at %u Hz: times are samples, calls the entries "
                                   "the samples saw, and a line is run if a sample saw it",
+                 m->sampled_jit ? "by LuaJIT's profiler, in CPU time" : "from outside",
                  m->sampled_hz);
         summary_row(h, "sampled", buf);
     }

@@ -354,7 +354,11 @@ int rd_report_profile(const rd_model *m, const char *title, const char *cmd, uns
     else
         fprintf(out, "traced time: %.3f ms   events: %llu   functions: %u   stacks: %u\n", ms,
                 (unsigned long long)m->events, n, rd_model_stacks(m));
-    if (m->sampled_hz)
+    if (m->sampled_jit)
+        fprintf(out, "SAMPLED by LuaJIT's profiler at %u Hz (CPU time; the JIT on): each sample "
+                     "counts the CPU time since the one before; calls count the entries the "
+                     "samples saw, not the calls made\n", m->sampled_hz);
+    else if (m->sampled_hz)
         fprintf(out, "SAMPLED from outside at %u Hz: times are samples of %.3f ms each; calls "
                      "count the entries the samples saw, not the calls made\n",
                 m->sampled_hz, 1000.0 / m->sampled_hz);

@@ -418,6 +418,41 @@ START_TEST(test_ctl_dump_head)
 }
 END_TEST
 
+/* A sampled trace's hello carries its rate (LuaJIT's sampled mode); an
+ * exact one leaves the key out, as hellos did before it; a rate of 0 or
+ * over LT_CTL_SAMPLE_MAX is refused. */
+START_TEST(test_ctl_hello_sample)
+{
+    lt_ctl_msg in = {.type = LT_CTL_HELLO, .pid = 4242, .ring = 1u << 18, .sample = 1000}, out;
+    snprintf(in.shm, sizeof in.shm, "ck-ring");
+    ck_assert_int_eq(pack_parse(&in, &out), 0);
+    ck_assert_uint_eq(out.sample, 1000);
+    in.sample = 0;
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    ck_assert_int_eq(lt_ctl_pack(&in, &sb), 0);
+    ck_assert_ptr_null(memmem(sb.data, sb.size, "sample", 6));
+    msgpack_sbuffer_destroy(&sb);
+    ck_assert_int_eq(pack_parse(&in, &out), 0);
+    ck_assert_uint_eq(out.sample, 0);
+    kv h[HELLO_KEYS + 2];
+    lt_ctl_msg m;
+    const uint64_t rates[] = {1, LT_CTL_SAMPLE_MAX, 0, LT_CTL_SAMPLE_MAX + 1, UINT64_MAX};
+    for (size_t i = 0; i < sizeof rates / sizeof *rates; i++) {
+        hello_specs(h);
+        h[HELLO_KEYS] = (kv){"sample", V_UINT, NULL, rates[i], 0};
+        h[HELLO_KEYS + 1] = (kv){NULL, V_END, NULL, 0, 0};
+        int rc = parse_specs(h, &m);
+        ck_assert_msg(i < 2 ? rc == 0 && m.sample == rates[i] : rc == -EPROTO,
+                      "sample %llu: %d", (unsigned long long)rates[i], rc);
+    }
+    hello_specs(h);
+    h[HELLO_KEYS] = (kv){"sample", V_STR, "1000", 0, 0};
+    h[HELLO_KEYS + 1] = (kv){NULL, V_END, NULL, 0, 0};
+    ck_assert_int_eq(parse_specs(h, &m), -EPROTO);
+}
+END_TEST
+
 static void add(Suite *s, const char *name, const TTest *t)
 {
     TCase *tc = tcase_create(name);
@@ -431,6 +466,7 @@ int main(void)
 {
     Suite *s = suite_create("ctl");
     ADD(s, test_ctl_hello_round_trip);
+    ADD(s, test_ctl_hello_sample);
     ADD(s, test_ctl_ack_round_trip);
     ADD(s, test_ctl_pack_bad_type);
     ADD(s, test_ctl_builder_baseline);
