@@ -34,7 +34,7 @@ typedef struct fn_id {
     uint32_t fid;
 } fn_id;
 
-typedef struct rec {
+struct rd_recording {
     const rd_record_opts *o;
     co_sr *d;
     const void *L;
@@ -46,13 +46,18 @@ typedef struct rec {
     uv_signal_t sigint, sigterm;
     uv_thread_t thread;
     _Atomic int quit;
+    int nothread; /* the sampler could not start */
     fn_id *fns;
     uint32_t nfn, capfn, next_sid;
     uint32_t fid[MAX_DEPTH], line[MAX_DEPTH], n; /* the last sample's stack, bottom first */
     uint32_t cur_fid[MAX_DEPTH], cur_line[MAX_DEPTH], cur_n;
     uint64_t last_ns, samples;
     int err; /* why sampling ended early (-errno), 0 if it did not */
-} rec;
+    void (*on_end)(rd_recording *, void *);
+    void *ud;
+};
+
+typedef struct rd_recording rec;
 
 static uint64_t now_ns(void)
 {
@@ -242,7 +247,11 @@ static void sampler(void *arg)
 static void on_signal(uv_signal_t *h, int sig)
 {
     (void)sig;
-    rec *r = h->data;
+    rd_record_quit(h->data);
+}
+
+void rd_record_quit(rd_recording *r)
+{
     atomic_store(&r->quit, 1);
 }
 
@@ -252,8 +261,8 @@ static void on_done(uv_async_t *h)
     if (!r->s || !atomic_load_explicit(&r->s->done, memory_order_acquire))
         return;
     uv_close((uv_handle_t *)&r->done, NULL);
-    uv_close((uv_handle_t *)&r->sigint, NULL);
-    uv_close((uv_handle_t *)&r->sigterm, NULL);
+    if (r->on_end)
+        r->on_end(r, r->ud);
 }
 
 /* The session's name: the script the process runs (as a traced process
@@ -270,30 +279,32 @@ static void session_name(pid_t pid, char *name, size_t cap)
         snprintf(name, cap, "record");
 }
 
-/* The ring the sampler writes and the session reads: NAME, else NAME.PID
- * (another ring of that name exists). */
+/* The ring the sampler writes and the session reads: NAME, else NAME.PID,
+ * NAME.PID.2... (another ring of that name exists: the endpoint may sample
+ * one process for several clients at once). */
 static int make_ring(rec *r, char *name, size_t cap)
 {
     session_name(r->o->pid, name, cap);
     int e = lt_ring_create(&r->ring, name, RING_SIZE);
-    if (e == -EEXIST) {
-        size_t k = strlen(name);
-        snprintf(name + k, cap - k, ".%d", (int)r->o->pid);
+    size_t k = strlen(name);
+    for (int i = 1; e == -EEXIST && i < 100; i++) {
+        snprintf(name + k, cap - k, ".%d%s%.0d", (int)r->o->pid, i > 1 ? "." : "", i > 1 ? i : 0);
         e = lt_ring_create(&r->ring, name, RING_SIZE);
     }
     return e;
 }
 
-static int start(rec *r, uv_loop_t *loop)
+/* The session and the sampler: 0, or -errno with a message in err. */
+static int start(rec *r, uv_loop_t *loop, char *err, size_t cap)
 {
-    char name[LT_RING_NAME_MAX + 16], cmd[4096], cwd[4096], link[64], err[512];
+    char name[LT_RING_NAME_MAX + 16], cmd[4096], cwd[4096], link[64];
     if (make_ring(r, name, sizeof name) < 0)
-        return fprintf(stderr, "recorderd: cannot make a ring for the samples\n"), 1;
+        return snprintf(err, cap, "cannot make a ring for the samples"), -ENOMEM;
     r->so = r->o->so;
-    if (!r->so.no_files && (r->so.out_fd = rd_out_open(r->so.out, 1, err, sizeof err)) < 0) {
+    if (!r->so.no_files && (r->so.out_fd = rd_out_open(r->so.out, 1, err, cap)) < 0) {
         lt_ring_unlink(name);
-        /* refused as run refuses it: a bad option, exit 2 */
-        return fprintf(stderr, "recorderd record: --out %s\n", rd_printable(err, err, sizeof err)), 2;
+        lt_ring_close(&r->ring);
+        return -EINVAL; /* refused as run refuses it: a bad option */
     }
     rd_peek_cmdline(r->o->pid, cmd, sizeof cmd);
     snprintf(link, sizeof link, "/proc/%d/cwd", (int)r->o->pid);
@@ -301,76 +312,129 @@ static int start(rec *r, uv_loop_t *loop)
     cwd[n > 0 ? n : 0] = 0;
     uv_async_init(loop, &r->done, on_done);
     r->done.data = r;
-    r->s = rd_session_start(&r->so, name, geteuid(), r->o->pid, cmd, cwd, &r->done, err,
-                            sizeof err);
+    r->s = rd_session_start(&r->so, name, geteuid(), r->o->pid, cmd, cwd, &r->done, err, cap);
     if (!r->s) {
         lt_ring_unlink(name);
+        lt_ring_close(&r->ring);
         uv_close((uv_handle_t *)&r->done, NULL);
-        return fprintf(stderr, "recorderd: %s\n", err), 1;
+        return -EIO;
     }
-    uv_signal_init(loop, &r->sigint);
-    uv_signal_init(loop, &r->sigterm);
-    r->sigint.data = r->sigterm.data = r;
-    uv_signal_start(&r->sigint, on_signal, SIGINT);
-    uv_signal_start(&r->sigterm, on_signal, SIGTERM);
     if (uv_thread_create(&r->thread, sampler, r)) {
-        fprintf(stderr, "recorderd: cannot start the sampler\n");
-        return 1;
+        /* the session ends at once, with nothing */
+        atomic_store_explicit(&r->ring.hdr->prod_state, LT_PROD_DONE, memory_order_release);
+        rd_session_conn_closed(r->s);
+        r->err = -EAGAIN;
+        r->nothread = 1;
+        return snprintf(err, cap, "cannot start the sampler"), 0;
     }
     return 0;
 }
 
-/* Finds the process's Lua state: 0, or the exit code of a refusal. */
-static int find_state(rec *r)
+/* Finds the process's Lua state: 0, or -errno with a message in err
+ * (-ENOEXEC: no Lua 5.1 state). */
+static int find_state(rec *r, char *err, size_t cap)
 {
     const void *found[RD_PEEK_MAX_STATES];
     int e = rd_peek_stop_all(r->o->pid, &r->stop), n = 0;
     if (e)
-        return rd_peek_refusal(r->o->pid, e);
+        return rd_peek_refusal_msg(r->o->pid, e, err, cap), e;
     n = rd_peek_find_states(r->d, found);
     rd_peek_let_go(&r->stop);
     if (!n) {
-        fprintf(stderr, "recorderd: process %d has no Lua 5.1 state that recorderd can find "
-                        "(not Lua 5.1, or not yet started)\n", (int)r->o->pid);
-        return 1;
+        snprintf(err, cap, "process %d has no Lua 5.1 state that recorderd can find "
+                           "(not Lua 5.1, or not yet started)", (int)r->o->pid);
+        return -ENOEXEC;
     }
     r->L = found[0];
     co_sr_find_specials(r->d, r->L);
     return 0;
 }
 
-int rd_record(const rd_record_opts *o)
+static void rec_free(rec *r)
+{
+    if (!r)
+        return;
+    if (r->so.out_fd > 0)
+        close(r->so.out_fd);
+    free(r->fns);
+    free(r->d);
+    free(r);
+}
+
+int rd_record_start(const rd_record_opts *o, uv_loop_t *loop,
+                    void (*on_end)(rd_recording *, void *), void *ud, rd_recording **out,
+                    char *err, size_t cap)
 {
     rec *r = calloc(1, sizeof *r);
-    int rc = 1;
-    if (!r || !(r->d = calloc(1, sizeof *r->d))) {
-        fprintf(stderr, "recorderd: out of memory\n");
-        goto out;
-    }
+    int e = -ENOMEM;
+    snprintf(err, cap, "out of memory");
+    if (!r || !(r->d = calloc(1, sizeof *r->d)))
+        goto fail;
     r->o = o;
+    r->on_end = on_end;
+    r->ud = ud;
     r->d->pid = o->pid;
-    if ((rc = find_state(r)))
-        goto out;
-    uv_loop_t *loop = uv_default_loop();
-    rc = start(r, loop);
-    uv_run(loop, UV_RUN_DEFAULT);
-    if (r->s) {
+    if ((e = find_state(r, err, cap)) || (e = start(r, loop, err, cap)))
+        goto fail;
+    *out = r;
+    return 0;
+fail:
+    rec_free(r);
+    return e;
+}
+
+int rd_record_free(rd_recording *r, char *err, size_t cap)
+{
+    int e = 0;
+    err[0] = 0;
+    if (!r->nothread)
         uv_thread_join(&r->thread);
-        if (r->err == -ESRCH || r->err == -ENOENT)
-            fprintf(stderr, "recorderd: process %d exited; %llu samples recorded\n",
-                    (int)o->pid, (unsigned long long)r->samples);
-        else if (r->err)
-            rc = rd_peek_refusal(o->pid, r->err);
-        rd_session_free(r->s);
+    if (r->err == -ESRCH || r->err == -ENOENT)
+        snprintf(err, cap, "process %d exited; %llu samples recorded", (int)r->o->pid,
+                 (unsigned long long)r->samples);
+    else if (r->err)
+        rd_peek_refusal_msg(r->o->pid, e = r->err, err, cap);
+    rd_session_free(r->s);
+    rec_free(r);
+    return e;
+}
+
+/* rd_record's: the signals end the sampling, the session's end the loop. */
+typedef struct cli_rec {
+    uv_signal_t sigint, sigterm;
+} cli_rec;
+
+static void cli_end(rd_recording *r, void *ud)
+{
+    (void)r;
+    cli_rec *c = ud;
+    uv_close((uv_handle_t *)&c->sigint, NULL);
+    uv_close((uv_handle_t *)&c->sigterm, NULL);
+}
+
+int rd_record(const rd_record_opts *o)
+{
+    char err[1024];
+    cli_rec c;
+    rd_recording *r = NULL;
+    uv_loop_t *loop = uv_default_loop();
+    int e = rd_record_start(o, loop, cli_end, &c, &r, err, sizeof err);
+    if (e) {
+        fprintf(stderr, e == -EINVAL ? "recorderd record: --out %s\n" : "recorderd: %s\n",
+                rd_printable(err, err, sizeof err));
+        uv_run(loop, UV_RUN_DEFAULT);
+        uv_loop_close(loop);
+        return e == -EINVAL ? 2 : 1;
     }
+    uv_signal_init(loop, &c.sigint);
+    uv_signal_init(loop, &c.sigterm);
+    c.sigint.data = c.sigterm.data = r;
+    uv_signal_start(&c.sigint, on_signal, SIGINT);
+    uv_signal_start(&c.sigterm, on_signal, SIGTERM);
+    uv_run(loop, UV_RUN_DEFAULT);
+    int rc = rd_record_free(r, err, sizeof err) ? 1 : 0;
+    if (err[0])
+        fprintf(stderr, "recorderd: %s\n", err);
     uv_loop_close(loop);
-out:
-    if (r && r->so.out_fd > 0)
-        close(r->so.out_fd);
-    if (r) {
-        free(r->fns);
-        free(r->d);
-    }
-    free(r);
     return rc;
 }

@@ -15,6 +15,27 @@ typedef struct rd_record_opts {
     rd_session_opts so;   /* where the session goes; so.sample_hz = hz */
 } rd_record_opts;
 
+typedef struct rd_recording rd_recording;
+
+/* Starts sampling o->pid on loop (o must outlive the recording): finds its
+ * Lua state, starts the session (o->so) and the sampler thread. on_end is
+ * called on the loop once the session is done: its reports written, or
+ * its live view called for the last time. Returns 0 and the recording in
+ * *out, or -errno with a one-line message in err and nothing left:
+ * -EPERM or -ESRCH (rd_peek_stop_all's), -ENOEXEC (no Lua 5.1 state),
+ * -EINVAL (so.out refused, err says why). */
+int rd_record_start(const rd_record_opts *o, uv_loop_t *loop,
+                    void (*on_end)(rd_recording *, void *), void *ud, rd_recording **out,
+                    char *err, size_t cap);
+
+/* Any thread: ends the sampling (the session then writes its reports). */
+void rd_record_quit(rd_recording *r);
+
+/* After on_end: joins and frees r. Returns 0, or the -errno that ended
+ * the sampling early (a refusal), with a message in err; the process's
+ * exit is said in err with 0. */
+int rd_record_free(rd_recording *r, char *err, size_t cap);
+
 /* Samples the process until the duration ends, a signal stops it or the
  * process exits, then writes the session's reports. Returns the exit
  * code. */
