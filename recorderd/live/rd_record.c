@@ -47,6 +47,7 @@ struct rd_recording {
     uv_thread_t thread;
     _Atomic int quit;
     int nothread; /* the sampler could not start */
+    int free_on_close; /* start failed after the async handle was made */
     fn_id *fns;
     uint32_t nfn, capfn, next_sid;
     uint32_t fid[MAX_DEPTH], line[MAX_DEPTH], n; /* the last sample's stack, bottom first */
@@ -255,14 +256,24 @@ void rd_record_quit(rd_recording *r)
     atomic_store(&r->quit, 1);
 }
 
+/* The handle is closed: r may be freed now (by on_end). */
+static void rec_free(rec *r);
+
+static void done_closed(uv_handle_t *h)
+{
+    rec *r = h->data;
+    if (r->free_on_close)
+        rec_free(r);
+    else if (r->on_end)
+        r->on_end(r, r->ud);
+}
+
 static void on_done(uv_async_t *h)
 {
     rec *r = h->data;
     if (!r->s || !atomic_load_explicit(&r->s->done, memory_order_acquire))
         return;
-    uv_close((uv_handle_t *)&r->done, NULL);
-    if (r->on_end)
-        r->on_end(r, r->ud);
+    uv_close((uv_handle_t *)&r->done, done_closed);
 }
 
 /* The session's name: the script the process runs (as a traced process
@@ -316,7 +327,9 @@ static int start(rec *r, uv_loop_t *loop, char *err, size_t cap)
     if (!r->s) {
         lt_ring_unlink(name);
         lt_ring_close(&r->ring);
-        uv_close((uv_handle_t *)&r->done, NULL);
+        r->on_end = NULL;
+        r->free_on_close = 1; /* the handle's close frees r */
+        uv_close((uv_handle_t *)&r->done, done_closed);
         return -EIO;
     }
     if (uv_thread_create(&r->thread, sampler, r)) {
@@ -379,7 +392,8 @@ int rd_record_start(const rd_record_opts *o, uv_loop_t *loop,
     *out = r;
     return 0;
 fail:
-    rec_free(r);
+    if (!r || !r->free_on_close)
+        rec_free(r);
     return e;
 }
 
