@@ -128,16 +128,21 @@ def go_env(tmp):
     return env
 
 
-def top_of(d, pb):
-    """The functions of `go tool pprof -top`, by flat time, first first."""
-    path = os.path.join(d.tmp, 'p.pb.gz')
-    with open(path, 'wb') as f:
-        f.write(pb)
+def top_of(d, source):
+    """`go tool pprof -top` of source (a profile's bytes, or the endpoint's
+    URL for go to fetch): its text, and its functions by flat time, first
+    first."""
+    path = source
+    if isinstance(source, bytes):
+        path = os.path.join(d.tmp, 'p.pb.gz')
+        with open(path, 'wb') as f:
+            f.write(source)
     r = run([d.args.go, 'tool', 'pprof', '-top', path], d.tmp, go_env(d.tmp), 180)
     expect(r.status == 0, 'go tool pprof: %r' % r.err)
-    rows = [l.split(None, 5) for l in r.out.decode().splitlines()]
-    return [row[5] for row in rows if len(row) == 6 and row[1].endswith('%')
-            and row[0] != 'flat']
+    text = r.out.decode()
+    rows = [l.split(None, 5) for l in text.splitlines()]
+    return text, [row[5] for row in rows if len(row) == 6 and row[1].endswith('%')
+                  and row[0] != 'flat']
 
 
 def plain_run(d, prog, gate):
@@ -174,11 +179,17 @@ def profile_case(d, traced):
         wait_session(d, p.pid)
     else:
         time.sleep(0.2)  # lua5.1 made its state
-    st, body = d.get('/debug/pprof/profile?seconds=1&pid=%d' % p.pid)
-    expect(st == 200, 'profile: %d %r' % (st, body[:300]))
-    expect(body[:2] == b'\x1f\x8b', 'not gzip: %r' % body[:10])
-    top = top_of(d, body)
+    path = '/debug/pprof/profile?seconds=1&pid=%d' % p.pid
+    if traced:
+        st, body = d.get(path)
+        expect(st == 200, 'profile: %d %r' % (st, body[:300]))
+        expect(body[:2] == b'\x1f\x8b', 'not gzip: %r' % body[:10])
+        text, top = top_of(d, body)
+    else:  # as people will use it: go fetches it
+        text, top = top_of(d, 'http://127.0.0.1:%d%s' % (d.port, path))
     expect(top and top[0].startswith('hot (hot.lua:'), 'the hot function is not first: %r' % top)
+    kind = 'every call traced' if traced else 'sampled from outside at 100 Hz'
+    expect(kind in text, 'the profile does not say %r:\n%s' % (kind, text))
     sessions = d.serving()['sessions']
     expect(traced == any(s['pid'] == p.pid for s in sessions), '/sessions: %r' % sessions)
     stop_while_waiting(d, p.pid)
