@@ -177,16 +177,15 @@ static void rec_gone(rd_http_req *r, void *ud)
 
 static void profile_outside(rd_http_pprof *hp, rd_http_req *r, pid_t pid, long secs)
 {
-    char msg[1024];
     pjob *j = job_new(hp, r);
     if (!j)
         return rd_http_error(r, 500, "out of memory");
     j->o = (rd_record_opts){.pid = pid, .hz = RD_HTTP_HZ, .duration_ms = (unsigned)secs * 1000};
     j->o.so = (rd_session_opts){.no_files = 1, .sample_hz = RD_HTTP_HZ, .live = rec_live,
                                 .live_ud = j, .live_ms = 1000};
-    int e = rd_record_start(&j->o, hp->srv->loop, rec_end, j, &j->rec, msg, sizeof msg);
+    int e = rd_record_start(&j->o, hp->srv->loop, rec_end, j, &j->rec);
     if (e) {
-        answer(j, NULL, e, msg);
+        answer(j, NULL, e, strerror(-e));
         job_free(j);
         return;
     }

@@ -47,7 +47,11 @@ struct rd_recording {
     uv_thread_t thread;
     _Atomic int quit;
     int nothread; /* the sampler could not start */
-    int free_on_close; /* start failed after the async handle was made */
+    uv_loop_t *loop;
+    uv_work_t work;  /* finding the state, off the loop */
+    int start_err;   /* why sampling never began (-errno), with msg */
+    int end_pending; /* start failed after the async handle was made: its close ends */
+    char msg[1024];
     fn_id *fns;
     uint32_t nfn, capfn, next_sid;
     uint32_t fid[MAX_DEPTH], line[MAX_DEPTH], n; /* the last sample's stack, bottom first */
@@ -257,14 +261,10 @@ void rd_record_quit(rd_recording *r)
 }
 
 /* The handle is closed: r may be freed now (by on_end). */
-static void rec_free(rec *r);
-
 static void done_closed(uv_handle_t *h)
 {
     rec *r = h->data;
-    if (r->free_on_close)
-        rec_free(r);
-    else if (r->on_end)
+    if (r->on_end)
         r->on_end(r, r->ud);
 }
 
@@ -327,8 +327,7 @@ static int start(rec *r, uv_loop_t *loop, char *err, size_t cap)
     if (!r->s) {
         lt_ring_unlink(name);
         lt_ring_close(&r->ring);
-        r->on_end = NULL;
-        r->free_on_close = 1; /* the handle's close frees r */
+        r->end_pending = 1; /* the handle's close calls on_end */
         uv_close((uv_handle_t *)&r->done, done_closed);
         return -EIO;
     }
@@ -374,33 +373,58 @@ static void rec_free(rec *r)
     free(r);
 }
 
+/* On a thread of libuv's pool: finding the state stops the process and
+ * may read much of its heap; the loop (a daemon's) goes on meanwhile. */
+static void find_work(uv_work_t *w)
+{
+    rec *r = w->data;
+    r->start_err = find_state(r, r->msg, sizeof r->msg);
+}
+
+static void find_after(uv_work_t *w, int status)
+{
+    rec *r = w->data;
+    if (!r->start_err && (status || atomic_load(&r->quit))) {
+        r->start_err = -ECANCELED;
+        snprintf(r->msg, sizeof r->msg, "given up before sampling began");
+    }
+    if (!r->start_err)
+        r->start_err = start(r, r->loop, r->msg, sizeof r->msg);
+    if (r->start_err && !r->end_pending)
+        r->on_end(r, r->ud);
+}
+
 int rd_record_start(const rd_record_opts *o, uv_loop_t *loop,
-                    void (*on_end)(rd_recording *, void *), void *ud, rd_recording **out,
-                    char *err, size_t cap)
+                    void (*on_end)(rd_recording *, void *), void *ud, rd_recording **out)
 {
     rec *r = calloc(1, sizeof *r);
-    int e = -ENOMEM;
-    snprintf(err, cap, "out of memory");
-    if (!r || !(r->d = calloc(1, sizeof *r->d)))
-        goto fail;
+    if (!r || !(r->d = calloc(1, sizeof *r->d))) {
+        rec_free(r);
+        return -ENOMEM;
+    }
     r->o = o;
+    r->loop = loop;
     r->on_end = on_end;
     r->ud = ud;
     r->d->pid = o->pid;
-    if ((e = find_state(r, err, cap)) || (e = start(r, loop, err, cap)))
-        goto fail;
+    r->work.data = r;
+    int e = uv_queue_work(loop, &r->work, find_work, find_after);
+    if (e) {
+        rec_free(r);
+        return e;
+    }
     *out = r;
     return 0;
-fail:
-    if (!r || !r->free_on_close)
-        rec_free(r);
-    return e;
 }
 
 int rd_record_free(rd_recording *r, char *err, size_t cap)
 {
-    int e = 0;
-    err[0] = 0;
+    int e = r->start_err;
+    snprintf(err, cap, "%s", e ? r->msg : "");
+    if (e) {
+        rec_free(r);
+        return e;
+    }
     if (!r->nothread)
         uv_thread_join(&r->thread);
     if (r->err == -ESRCH || r->err == -ENOENT)
@@ -432,23 +456,18 @@ int rd_record(const rd_record_opts *o)
     cli_rec c;
     rd_recording *r = NULL;
     uv_loop_t *loop = uv_default_loop();
-    int e = rd_record_start(o, loop, cli_end, &c, &r, err, sizeof err);
-    if (e) {
-        fprintf(stderr, e == -EINVAL ? "recorderd record: --out %s\n" : "recorderd: %s\n",
-                rd_printable(err, err, sizeof err));
-        uv_run(loop, UV_RUN_DEFAULT);
-        uv_loop_close(loop);
-        return e == -EINVAL ? 2 : 1;
-    }
+    if (rd_record_start(o, loop, cli_end, &c, &r))
+        return fprintf(stderr, "recorderd: out of memory\n"), 1;
     uv_signal_init(loop, &c.sigint);
     uv_signal_init(loop, &c.sigterm);
     c.sigint.data = c.sigterm.data = r;
     uv_signal_start(&c.sigint, on_signal, SIGINT);
     uv_signal_start(&c.sigterm, on_signal, SIGTERM);
     uv_run(loop, UV_RUN_DEFAULT);
-    int rc = rd_record_free(r, err, sizeof err) ? 1 : 0;
+    int e = rd_record_free(r, err, sizeof err);
     if (err[0])
-        fprintf(stderr, "recorderd: %s\n", err);
+        fprintf(stderr, e == -EINVAL ? "recorderd record: --out %s\n" : "recorderd: %s\n",
+                rd_printable(err, err, sizeof err));
     uv_loop_close(loop);
-    return rc;
+    return e == -EINVAL ? 2 : e ? 1 : 0;
 }
