@@ -1130,7 +1130,7 @@ def case_runopts(c):
     options = {'run': ['-o, --out', '-q, --quiet', '-f, --format', '--ring', '--mode',
                        '--no-trace', '-b, --backend'],
                'listen': ['--socket', '-o, --out', '-f, --format', '--no-trace', '-b, --backend',
-                          '--hello-timeout'],
+                          '--hello-timeout', '--http'],
                'attach': ['-d, --duration', '-o, --out', '-f, --format', '--timeout',
                           '-b, --backend'],
                'report': ['-f, --format', '-o, --out', '-w, --weight', '--merge', '--include',
