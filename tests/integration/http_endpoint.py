@@ -7,7 +7,8 @@ Each case starts a real `recorderd listen --http 127.0.0.1:0` (a free port,
 read from its log) with --hello-timeout 1, and cleans up every process,
 socket and ring even when it fails. Cases:
   traced    a traced lua5.1 program (a session the daemon serves) profiled
-            for 1 s: `go tool pprof -top` names its hot function first;
+            for 1 s: `go tool pprof -top` names its hot function first,
+            and not the function it was busy in before the window;
             /sessions lists it; its output and exit code equal an
             untraced run's
   sampled   an untouched lua5.1 program, profiled from outside: the same
@@ -40,10 +41,15 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from collector import Case, expect, run_case  # noqa: E402
 from corpus import Failure, run, base_env, SKIP  # noqa: E402
 
-# Busy in hot() until the file GATE exists, then a fixed output and exit 3.
+# Busy in early() until the file GATE1 exists, then says so in the file
+# PHASE2 and is busy in hot() until the file GATE exists, then a fixed
+# output and exit 3.
 PROG = '''
+local function early(n) local s = 0 for i = 1, n do s = s + i % 5 end return s end
 local function hot(n) local s = 0 for i = 1, n do s = s + i % 7 end return s end
 local t = 0
+repeat t = t + early(20000) until io.open(GATE1)
+io.open(PHASE2, "w"):close()
 repeat t = t + hot(20000) until io.open(GATE)
 print("hot", hot(1000))
 io.stdout:write("done\\n")
@@ -168,17 +174,32 @@ def wait_session(d, pid):
     raise Failure('process %d never became a session' % pid)
 
 
+def wait_file(path, p):
+    for _ in range(1200):
+        if os.path.exists(path) or p.poll() is not None:
+            return
+        time.sleep(0.05)
+    raise Failure('%s never came' % path)
+
+
 def profile_case(d, traced):
-    gate = os.path.join(d.tmp, 'gate')
-    prog = d.write('hot.lua', PROG.replace('GATE', repr(gate)))
+    """The profile is of the window only: early(), busy before it and a
+    good part of the session, is not in it."""
+    gate, gate1, phase2 = (os.path.join(d.tmp, n) for n in ('gate', 'gate1', 'phase2'))
+    prog = d.write('hot.lua', PROG.replace('GATE1', repr(gate1)).replace('GATE', repr(gate))
+                   .replace('PHASE2', repr(phase2)))
+    open(gate1, 'w').close()
     plain = plain_run(d, prog, gate)
     expect(plain.status == 3, 'untraced run: %r' % plain.err)
+    os.unlink(gate1)
+    os.unlink(phase2)
     d.start()
     p = d.spawn(prog, traced)
     if traced:
         wait_session(d, p.pid)
-    else:
-        time.sleep(0.2)  # lua5.1 made its state
+    time.sleep(0.5)  # early() runs, traced
+    open(gate1, 'w').close()
+    wait_file(phase2, p)
     path = '/debug/pprof/profile?seconds=1&pid=%d' % p.pid
     if traced:
         st, body = d.get(path)
@@ -188,6 +209,7 @@ def profile_case(d, traced):
     else:  # as people will use it: go fetches it
         text, top = top_of(d, 'http://127.0.0.1:%d%s' % (d.port, path))
     expect(top and top[0].startswith('hot (hot.lua:'), 'the hot function is not first: %r' % top)
+    expect(not any(f.startswith('early') for f in top), 'early() before the window: %r' % top)
     kind = 'every call traced' if traced else 'sampled from outside at 100 Hz'
     expect(kind in text, 'the profile does not say %r:\n%s' % (kind, text))
     sessions = d.serving()['sessions']
