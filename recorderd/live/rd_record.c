@@ -52,6 +52,7 @@ struct rd_recording {
     int start_err;   /* why sampling never began (-errno), with msg */
     int end_pending; /* start failed after the async handle was made: its close ends */
     char msg[1024];
+    char name[LT_RING_NAME_MAX + 16], cmd[4096], cwd[4096]; /* read with the state */
     fn_id *fns;
     uint32_t nfn, capfn, next_sid;
     uint32_t fid[MAX_DEPTH], line[MAX_DEPTH], n; /* the last sample's stack, bottom first */
@@ -295,7 +296,7 @@ static void session_name(pid_t pid, char *name, size_t cap)
  * one process for several clients at once). */
 static int make_ring(rec *r, char *name, size_t cap)
 {
-    session_name(r->o->pid, name, cap);
+    snprintf(name, cap, "%s", r->name);
     int e = lt_ring_create(&r->ring, name, RING_SIZE);
     size_t k = strlen(name);
     for (int i = 1; e == -EEXIST && i < 100; i++) {
@@ -308,7 +309,7 @@ static int make_ring(rec *r, char *name, size_t cap)
 /* The session and the sampler: 0, or -errno with a message in err. */
 static int start(rec *r, uv_loop_t *loop, char *err, size_t cap)
 {
-    char name[LT_RING_NAME_MAX + 16], cmd[4096], cwd[4096], link[64];
+    char name[LT_RING_NAME_MAX + 16];
     if (make_ring(r, name, sizeof name) < 0)
         return snprintf(err, cap, "cannot make a ring for the samples"), -ENOMEM;
     r->so = r->o->so;
@@ -317,13 +318,10 @@ static int start(rec *r, uv_loop_t *loop, char *err, size_t cap)
         lt_ring_close(&r->ring);
         return -EINVAL; /* refused as run refuses it: a bad option */
     }
-    rd_peek_cmdline(r->o->pid, cmd, sizeof cmd);
-    snprintf(link, sizeof link, "/proc/%d/cwd", (int)r->o->pid);
-    ssize_t n = readlink(link, cwd, sizeof cwd - 1);
-    cwd[n > 0 ? n : 0] = 0;
     uv_async_init(loop, &r->done, on_done);
     r->done.data = r;
-    r->s = rd_session_start(&r->so, name, geteuid(), r->o->pid, cmd, cwd, &r->done, err, cap);
+    r->s = rd_session_start(&r->so, name, geteuid(), r->o->pid, r->cmd, r->cwd, &r->done, err,
+                            cap);
     if (!r->s) {
         lt_ring_unlink(name);
         lt_ring_close(&r->ring);
@@ -340,6 +338,19 @@ static int start(rec *r, uv_loop_t *loop, char *err, size_t cap)
         return snprintf(err, cap, "cannot start the sampler"), 0;
     }
     return 0;
+}
+
+/* The session's name, the command line and the working directory, read
+ * with the state, while the process surely runs: the session starts on the
+ * loop later (a process that exits meanwhile must not give an empty name). */
+static void read_process(rec *r)
+{
+    char link[64];
+    session_name(r->o->pid, r->name, sizeof r->name);
+    rd_peek_cmdline(r->o->pid, r->cmd, sizeof r->cmd);
+    snprintf(link, sizeof link, "/proc/%d/cwd", (int)r->o->pid);
+    ssize_t n = readlink(link, r->cwd, sizeof r->cwd - 1);
+    r->cwd[n > 0 ? n : 0] = 0;
 }
 
 /* Finds the process's Lua state: 0, or -errno with a message in err
@@ -359,6 +370,7 @@ static int find_state(rec *r, char *err, size_t cap)
     }
     r->L = found[0];
     co_sr_find_specials(r->d, r->L);
+    read_process(r);
     return 0;
 }
 
