@@ -57,6 +57,7 @@ static const cmd_help helps[] = {
       NOTRACE,
       BACKEND,
       {"--hello-timeout SECONDS", "close a connection that sends no hello in time (10)"},
+      {"--http ADDR", "serve pprof profiles over HTTP: PORT (127.0.0.1), IP:PORT, [IPv6]:PORT"},
       HELP},
      "recorderd listen --out /tmp/traces --format folded &"},
     {"attach", "attach PID [OPTIONS]",

@@ -19,6 +19,7 @@
 #include "rd_cmd_report.h"
 #include "rd_guard.h"
 #include "rd_help.h"
+#include "rd_http_pprof.h"
 #include "rd_outdir.h"
 #include "rd_record.h"
 #include "rd_run.h"
@@ -126,13 +127,33 @@ static int cmd_run(int argc, char **argv)
  * a private recorder must not outlive its program. */
 static void stop_when_idle(rd_server *srv)
 {
-    if (srv->stopping || srv->once)
-        rd_server_close(srv);
+    if (!srv->stopping && !srv->once)
+        return;
+    if (srv->ud) /* listen --http: its waiting profiles are given up */
+        rd_http_pprof_close(srv->ud);
+    rd_server_close(srv);
 }
 
-static int serve(const char *path, int fd, rd_session_opts *so, int once, unsigned hello_ms)
+/* listen --http ADDR: the pprof endpoint on the daemon's loop. 0 or 1. */
+static int serve_http(rd_server *srv, rd_http_pprof *hp, const char *spec)
+{
+    char err[512];
+    if (rd_http_pprof_start(hp, srv, spec, srv->hello_ms, err, sizeof err)) {
+        fprintf(stderr, "recorderd listen: %s\n", rd_printable(err, err, sizeof err));
+        return 1;
+    }
+    srv->ud = hp;
+    fprintf(stderr, "recorderd: pprof endpoint on http://%s/debug/pprof/profile%s\n",
+            hp->http.addr, hp->http.loopback ? "" : " (not loopback: whoever reaches it "
+            "can profile this user's processes)");
+    return 0;
+}
+
+static int serve(const char *path, int fd, rd_session_opts *so, int once, unsigned hello_ms,
+                 const char *http)
 {
     rd_server srv;
+    rd_http_pprof hp;
     char err[512];
     uv_loop_t *loop = uv_default_loop();
     if (rd_server_init(&srv, loop, so, err, sizeof err)) {
@@ -144,6 +165,11 @@ static int serve(const char *path, int fd, rd_session_opts *so, int once, unsign
     srv.hello_ms = hello_ms;
     if (path && rd_server_listen(&srv, path, err, sizeof err)) {
         fprintf(stderr, "recorderd: %s\n", rd_printable(err, err, sizeof err));
+        rd_server_close(&srv);
+        uv_run(loop, UV_RUN_DEFAULT);
+        return 1;
+    }
+    if (http && serve_http(&srv, &hp, http)) {
         rd_server_close(&srv);
         uv_run(loop, UV_RUN_DEFAULT);
         return 1;
@@ -164,6 +190,7 @@ static int cmd_listen(int argc, char **argv)
     char path[PATH_MAX];
     rd_session_opts so = {.out = "luatrace-out"};
     long hello_s = RD_HELLO_MS / 1000;
+    const char *http = NULL;
     lt_ctl_default_path(path, sizeof path);
     for (int i = 0; i < argc; i++) {
         const char *v;
@@ -176,10 +203,13 @@ static int cmd_listen(int argc, char **argv)
             return rd_help("listen", stdout);
         if (!strcmp(argv[i], "--no-trace"))
             so.no_trace = 1;
-        else if (strcmp(argv[i], "--socket") && strcmp(argv[i], "--hello-timeout"))
+        else if (strcmp(argv[i], "--socket") && strcmp(argv[i], "--hello-timeout") &&
+                 strcmp(argv[i], "--http"))
             return rd_cli_unknown("listen", argv[i]);
         else if (!(v = rd_cli_optval(argc, argv, &i)))
             return 2;
+        else if (!strcmp(argv[i - 1], "--http"))
+            http = v;
         else if (!strcmp(argv[i - 1], "--socket"))
             snprintf(path, sizeof path, "%s", v);
         else if ((hello_s = rd_cli_whole(v, 1, 3600)) < 0) {
@@ -187,7 +217,7 @@ static int cmd_listen(int argc, char **argv)
             return 2;
         }
     }
-    return serve(path, -1, &so, 0, (unsigned)hello_s * 1000);
+    return serve(path, -1, &so, 0, (unsigned)hello_s * 1000, http);
 }
 
 /* status and stop: [--socket PATH] [--json] */
@@ -240,7 +270,7 @@ static int cmd_serve(int argc, char **argv)
         fprintf(stderr, "recorderd serve: fd %d is not a socket\n", fd);
         return 2;
     }
-    return serve(NULL, fd, &so, 1, RD_HELLO_MS);
+    return serve(NULL, fd, &so, 1, RD_HELLO_MS, NULL);
 }
 
 /* --duration or --timeout's value, in ms, into *ms. Returns 0 or 2. */

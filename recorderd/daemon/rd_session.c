@@ -22,6 +22,7 @@
 #include "rd_outdir.h"
 #include "rd_progress.h"
 #include "rd_replay.h"
+#include "rd_tap.h"
 #include "rd_report.h"
 #include "rd_util.h"
 
@@ -226,7 +227,7 @@ static void maybe_live(rd_session *s, unsigned long long *next)
 static void drain_loop(rd_session *s)
 {
     unsigned long long next_live = rd_now_ns() + (unsigned long long)s->opts->live_ms * 1000000ull;
-    for (unsigned idle = 0;; maybe_live(s, &next_live)) {
+    for (unsigned idle = 0;; maybe_live(s, &next_live), rd_tap_poll(s, 0)) {
         int r = drain_once(s);
         if (r < 0) {
             s->truncated = 1;
@@ -583,6 +584,7 @@ static void drainer(void *arg)
     rd_backends_attach(&bk, &s->st);
     drain(s);
     rd_stack_finish(&s->st);
+    rd_tap_poll(s, 1); /* the windows still open end here */
     if (rd_backends_finish(&bk, &s->m, s->dir, NULL, err, sizeof err) && !s->err[0])
         snprintf(s->err, sizeof s->err, "%s", err);
     rd_backends_close(&bk);
@@ -700,6 +702,7 @@ void rd_session_free(rd_session *s)
     if (!s)
         return;
     uv_thread_join(&s->thread);
+    rd_tap_poll(s, 1); /* a tap added after the drainer's last look */
     rd_stack_free(&s->st);
     rd_model_free(&s->m);
     lt_ring_close(&s->ring);

@@ -70,6 +70,8 @@ typedef struct rd_session {
     uint64_t bytes, drops;
     unsigned long long t0, t1;
     void *owner; /* the loop's connection, opaque here */
+    struct rd_tap *taps;    /* windows asked by the pprof endpoint (rd_tap.h) */
+    _Atomic unsigned ntaps; /* how many: the drainer looks at taps only if any */
     struct rd_session *next;
 } rd_session;
 

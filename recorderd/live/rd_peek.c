@@ -218,21 +218,27 @@ void rd_peek_cmdline(pid_t pid, char *buf, size_t cap)
             buf[i] = ' ';
 }
 
-int rd_peek_refusal(pid_t pid, int e)
+void rd_peek_refusal_msg(pid_t pid, int e, char *buf, size_t cap)
 {
     if (e == -EPERM)
-        fprintf(stderr,
-                "recorderd: cannot read process %d: the kernel refused (ptrace: %s). "
-                "Another debugger may be attached, or ptrace is restricted: "
-                "/proc/sys/kernel/yama/ptrace_scope above 0 lets you read only your own "
-                "children (run recorderd as root or with CAP_SYS_PTRACE, or set it to 0); "
-                "in a container, add CAP_SYS_PTRACE\n",
-                (int)pid, strerror(-e));
+        snprintf(buf, cap,
+                 "cannot read process %d: the kernel refused (ptrace: %s). "
+                 "Another debugger may be attached, or ptrace is restricted: "
+                 "/proc/sys/kernel/yama/ptrace_scope above 0 lets you read only your own "
+                 "children (run recorderd as root or with CAP_SYS_PTRACE, or set it to 0); "
+                 "in a container, add CAP_SYS_PTRACE",
+                 (int)pid, strerror(-e));
     else if (e == -ESRCH || e == -ENOENT)
-        fprintf(stderr, "recorderd: process %d exited\n", (int)pid);
+        snprintf(buf, cap, "process %d exited", (int)pid);
     else
-        fprintf(stderr, "recorderd: cannot stop process %d for the read: %s\n", (int)pid,
-                strerror(-e));
+        snprintf(buf, cap, "cannot stop process %d for the read: %s", (int)pid, strerror(-e));
+}
+
+int rd_peek_refusal(pid_t pid, int e)
+{
+    char msg[512];
+    rd_peek_refusal_msg(pid, e, msg, sizeof msg);
+    fprintf(stderr, "recorderd: %s\n", msg);
     return 1;
 }
 

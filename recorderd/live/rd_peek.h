@@ -45,6 +45,8 @@ int rd_peek_find_states(co_sr *d, const void **found);
 /* Says on stderr why pid cannot be read (e: rd_peek_stop_all's).
  * Returns 1, the exit code. */
 int rd_peek_refusal(pid_t pid, int e);
+/* The same one-line message (no "recorderd: ", no newline) into buf. */
+void rd_peek_refusal_msg(pid_t pid, int e, char *buf, size_t cap);
 
 /* pid's command line, its arguments joined by spaces. */
 void rd_peek_cmdline(pid_t pid, char *buf, size_t cap);

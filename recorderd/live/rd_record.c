@@ -34,7 +34,7 @@ typedef struct fn_id {
     uint32_t fid;
 } fn_id;
 
-typedef struct rec {
+struct rd_recording {
     const rd_record_opts *o;
     co_sr *d;
     const void *L;
@@ -46,13 +46,24 @@ typedef struct rec {
     uv_signal_t sigint, sigterm;
     uv_thread_t thread;
     _Atomic int quit;
+    int nothread; /* the sampler could not start */
+    uv_loop_t *loop;
+    uv_work_t work;  /* finding the state, off the loop */
+    int start_err;   /* why sampling never began (-errno), with msg */
+    int end_pending; /* start failed after the async handle was made: its close ends */
+    char msg[1024];
+    char name[LT_RING_NAME_MAX + 16], cmd[4096], cwd[4096]; /* read with the state */
     fn_id *fns;
     uint32_t nfn, capfn, next_sid;
     uint32_t fid[MAX_DEPTH], line[MAX_DEPTH], n; /* the last sample's stack, bottom first */
     uint32_t cur_fid[MAX_DEPTH], cur_line[MAX_DEPTH], cur_n;
     uint64_t last_ns, samples;
     int err; /* why sampling ended early (-errno), 0 if it did not */
-} rec;
+    void (*on_end)(rd_recording *, void *);
+    void *ud;
+};
+
+typedef struct rd_recording rec;
 
 static uint64_t now_ns(void)
 {
@@ -242,8 +253,20 @@ static void sampler(void *arg)
 static void on_signal(uv_signal_t *h, int sig)
 {
     (void)sig;
-    rec *r = h->data;
+    rd_record_quit(h->data);
+}
+
+void rd_record_quit(rd_recording *r)
+{
     atomic_store(&r->quit, 1);
+}
+
+/* The handle is closed: r may be freed now (by on_end). */
+static void done_closed(uv_handle_t *h)
+{
+    rec *r = h->data;
+    if (r->on_end)
+        r->on_end(r, r->ud);
 }
 
 static void on_done(uv_async_t *h)
@@ -251,9 +274,7 @@ static void on_done(uv_async_t *h)
     rec *r = h->data;
     if (!r->s || !atomic_load_explicit(&r->s->done, memory_order_acquire))
         return;
-    uv_close((uv_handle_t *)&r->done, NULL);
-    uv_close((uv_handle_t *)&r->sigint, NULL);
-    uv_close((uv_handle_t *)&r->sigterm, NULL);
+    uv_close((uv_handle_t *)&r->done, done_closed);
 }
 
 /* The session's name: the script the process runs (as a traced process
@@ -270,107 +291,195 @@ static void session_name(pid_t pid, char *name, size_t cap)
         snprintf(name, cap, "record");
 }
 
-/* The ring the sampler writes and the session reads: NAME, else NAME.PID
- * (another ring of that name exists). */
+/* The ring the sampler writes and the session reads: NAME, else NAME.PID,
+ * NAME.PID.2... (another ring of that name exists: the endpoint may sample
+ * one process for several clients at once). */
 static int make_ring(rec *r, char *name, size_t cap)
 {
-    session_name(r->o->pid, name, cap);
+    snprintf(name, cap, "%s", r->name);
     int e = lt_ring_create(&r->ring, name, RING_SIZE);
-    if (e == -EEXIST) {
-        size_t k = strlen(name);
-        snprintf(name + k, cap - k, ".%d", (int)r->o->pid);
+    size_t k = strlen(name);
+    for (int i = 1; e == -EEXIST && i < 100; i++) {
+        snprintf(name + k, cap - k, ".%d%s%.0d", (int)r->o->pid, i > 1 ? "." : "", i > 1 ? i : 0);
         e = lt_ring_create(&r->ring, name, RING_SIZE);
     }
     return e;
 }
 
-static int start(rec *r, uv_loop_t *loop)
+/* The session and the sampler: 0, or -errno with a message in err. */
+static int start(rec *r, uv_loop_t *loop, char *err, size_t cap)
 {
-    char name[LT_RING_NAME_MAX + 16], cmd[4096], cwd[4096], link[64], err[512];
+    char name[LT_RING_NAME_MAX + 16];
     if (make_ring(r, name, sizeof name) < 0)
-        return fprintf(stderr, "recorderd: cannot make a ring for the samples\n"), 1;
+        return snprintf(err, cap, "cannot make a ring for the samples"), -ENOMEM;
     r->so = r->o->so;
-    if (!r->so.no_files && (r->so.out_fd = rd_out_open(r->so.out, 1, err, sizeof err)) < 0) {
+    if (!r->so.no_files && (r->so.out_fd = rd_out_open(r->so.out, 1, err, cap)) < 0) {
         lt_ring_unlink(name);
-        /* refused as run refuses it: a bad option, exit 2 */
-        return fprintf(stderr, "recorderd record: --out %s\n", rd_printable(err, err, sizeof err)), 2;
+        lt_ring_close(&r->ring);
+        return -EINVAL; /* refused as run refuses it: a bad option */
     }
-    rd_peek_cmdline(r->o->pid, cmd, sizeof cmd);
-    snprintf(link, sizeof link, "/proc/%d/cwd", (int)r->o->pid);
-    ssize_t n = readlink(link, cwd, sizeof cwd - 1);
-    cwd[n > 0 ? n : 0] = 0;
     uv_async_init(loop, &r->done, on_done);
     r->done.data = r;
-    r->s = rd_session_start(&r->so, name, geteuid(), r->o->pid, cmd, cwd, 0, &r->done, err,
-                            sizeof err);
+    r->s = rd_session_start(&r->so, name, geteuid(), r->o->pid, r->cmd, r->cwd, 0, &r->done, err,
+                            cap);
     if (!r->s) {
         lt_ring_unlink(name);
-        uv_close((uv_handle_t *)&r->done, NULL);
-        return fprintf(stderr, "recorderd: %s\n", err), 1;
+        lt_ring_close(&r->ring);
+        r->end_pending = 1; /* the handle's close calls on_end */
+        uv_close((uv_handle_t *)&r->done, done_closed);
+        return -EIO;
     }
-    uv_signal_init(loop, &r->sigint);
-    uv_signal_init(loop, &r->sigterm);
-    r->sigint.data = r->sigterm.data = r;
-    uv_signal_start(&r->sigint, on_signal, SIGINT);
-    uv_signal_start(&r->sigterm, on_signal, SIGTERM);
     if (uv_thread_create(&r->thread, sampler, r)) {
-        fprintf(stderr, "recorderd: cannot start the sampler\n");
-        return 1;
+        /* the session ends at once, with nothing */
+        atomic_store_explicit(&r->ring.hdr->prod_state, LT_PROD_DONE, memory_order_release);
+        rd_session_conn_closed(r->s);
+        r->err = -EAGAIN;
+        r->nothread = 1;
+        return snprintf(err, cap, "cannot start the sampler"), 0;
     }
     return 0;
 }
 
-/* Finds the process's Lua state: 0, or the exit code of a refusal. */
-static int find_state(rec *r)
+/* The session's name, the command line and the working directory, read
+ * with the state, while the process surely runs: the session starts on the
+ * loop later (a process that exits meanwhile must not give an empty name). */
+static void read_process(rec *r)
+{
+    char link[64];
+    session_name(r->o->pid, r->name, sizeof r->name);
+    rd_peek_cmdline(r->o->pid, r->cmd, sizeof r->cmd);
+    snprintf(link, sizeof link, "/proc/%d/cwd", (int)r->o->pid);
+    ssize_t n = readlink(link, r->cwd, sizeof r->cwd - 1);
+    r->cwd[n > 0 ? n : 0] = 0;
+}
+
+/* Finds the process's Lua state: 0, or -errno with a message in err
+ * (-ENOEXEC: no Lua 5.1 state). */
+static int find_state(rec *r, char *err, size_t cap)
 {
     const void *found[RD_PEEK_MAX_STATES];
     int e = rd_peek_stop_all(r->o->pid, &r->stop), n = 0;
     if (e)
-        return rd_peek_refusal(r->o->pid, e);
+        return rd_peek_refusal_msg(r->o->pid, e, err, cap), e;
     n = rd_peek_find_states(r->d, found);
     rd_peek_let_go(&r->stop);
     if (!n) {
-        fprintf(stderr, "recorderd: process %d has no Lua 5.1 state that recorderd can find "
-                        "(not Lua 5.1, or not yet started)\n", (int)r->o->pid);
-        return 1;
+        snprintf(err, cap, "process %d has no Lua 5.1 state that recorderd can find "
+                           "(not Lua 5.1, or not yet started)", (int)r->o->pid);
+        return -ENOEXEC;
     }
     r->L = found[0];
     co_sr_find_specials(r->d, r->L);
+    read_process(r);
     return 0;
+}
+
+static void rec_free(rec *r)
+{
+    if (!r)
+        return;
+    if (r->so.out_fd > 0)
+        close(r->so.out_fd);
+    free(r->fns);
+    free(r->d);
+    free(r);
+}
+
+/* On a thread of libuv's pool: finding the state stops the process and
+ * may read much of its heap; the loop (a daemon's) goes on meanwhile. */
+static void find_work(uv_work_t *w)
+{
+    rec *r = w->data;
+    r->start_err = find_state(r, r->msg, sizeof r->msg);
+}
+
+static void find_after(uv_work_t *w, int status)
+{
+    rec *r = w->data;
+    if (!r->start_err && (status || atomic_load(&r->quit))) {
+        r->start_err = -ECANCELED;
+        snprintf(r->msg, sizeof r->msg, "given up before sampling began");
+    }
+    if (!r->start_err)
+        r->start_err = start(r, r->loop, r->msg, sizeof r->msg);
+    if (r->start_err && !r->end_pending)
+        r->on_end(r, r->ud);
+}
+
+int rd_record_start(const rd_record_opts *o, uv_loop_t *loop,
+                    void (*on_end)(rd_recording *, void *), void *ud, rd_recording **out)
+{
+    rec *r = calloc(1, sizeof *r);
+    if (!r || !(r->d = calloc(1, sizeof *r->d))) {
+        rec_free(r);
+        return -ENOMEM;
+    }
+    r->o = o;
+    r->loop = loop;
+    r->on_end = on_end;
+    r->ud = ud;
+    r->d->pid = o->pid;
+    r->work.data = r;
+    int e = uv_queue_work(loop, &r->work, find_work, find_after);
+    if (e) {
+        rec_free(r);
+        return e;
+    }
+    *out = r;
+    return 0;
+}
+
+int rd_record_free(rd_recording *r, char *err, size_t cap)
+{
+    int e = r->start_err;
+    snprintf(err, cap, "%s", e ? r->msg : "");
+    if (e) {
+        rec_free(r);
+        return e;
+    }
+    if (!r->nothread)
+        uv_thread_join(&r->thread);
+    if (r->err == -ESRCH || r->err == -ENOENT)
+        snprintf(err, cap, "process %d exited; %llu samples recorded", (int)r->o->pid,
+                 (unsigned long long)r->samples);
+    else if (r->err)
+        rd_peek_refusal_msg(r->o->pid, e = r->err, err, cap);
+    rd_session_free(r->s);
+    rec_free(r);
+    return e;
+}
+
+/* rd_record's: the signals end the sampling, the session's end the loop. */
+typedef struct cli_rec {
+    uv_signal_t sigint, sigterm;
+} cli_rec;
+
+static void cli_end(rd_recording *r, void *ud)
+{
+    (void)r;
+    cli_rec *c = ud;
+    uv_close((uv_handle_t *)&c->sigint, NULL);
+    uv_close((uv_handle_t *)&c->sigterm, NULL);
 }
 
 int rd_record(const rd_record_opts *o)
 {
-    rec *r = calloc(1, sizeof *r);
-    int rc = 1;
-    if (!r || !(r->d = calloc(1, sizeof *r->d))) {
-        fprintf(stderr, "recorderd: out of memory\n");
-        goto out;
-    }
-    r->o = o;
-    r->d->pid = o->pid;
-    if ((rc = find_state(r)))
-        goto out;
+    char err[1024];
+    cli_rec c;
+    rd_recording *r = NULL;
     uv_loop_t *loop = uv_default_loop();
-    rc = start(r, loop);
+    if (rd_record_start(o, loop, cli_end, &c, &r))
+        return fprintf(stderr, "recorderd: out of memory\n"), 1;
+    uv_signal_init(loop, &c.sigint);
+    uv_signal_init(loop, &c.sigterm);
+    c.sigint.data = c.sigterm.data = r;
+    uv_signal_start(&c.sigint, on_signal, SIGINT);
+    uv_signal_start(&c.sigterm, on_signal, SIGTERM);
     uv_run(loop, UV_RUN_DEFAULT);
-    if (r->s) {
-        uv_thread_join(&r->thread);
-        if (r->err == -ESRCH || r->err == -ENOENT)
-            fprintf(stderr, "recorderd: process %d exited; %llu samples recorded\n",
-                    (int)o->pid, (unsigned long long)r->samples);
-        else if (r->err)
-            rc = rd_peek_refusal(o->pid, r->err);
-        rd_session_free(r->s);
-    }
+    int e = rd_record_free(r, err, sizeof err);
+    if (err[0])
+        fprintf(stderr, e == -EINVAL ? "recorderd record: --out %s\n" : "recorderd: %s\n",
+                rd_printable(err, err, sizeof err));
     uv_loop_close(loop);
-out:
-    if (r && r->so.out_fd > 0)
-        close(r->so.out_fd);
-    if (r) {
-        free(r->fns);
-        free(r->d);
-    }
-    free(r);
-    return rc;
+    return e == -EINVAL ? 2 : e ? 1 : 0;
 }

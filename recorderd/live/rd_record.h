@@ -15,6 +15,28 @@ typedef struct rd_record_opts {
     rd_session_opts so;   /* where the session goes; so.sample_hz = hz */
 } rd_record_opts;
 
+typedef struct rd_recording rd_recording;
+
+/* Starts sampling o->pid on loop (o must outlive the recording): finds its
+ * Lua state on a thread of libuv's pool (the process is stopped for that,
+ * and the loop goes on), then starts the session (o->so) and the sampler
+ * thread. on_end is called on the loop once it is over: the session done
+ * (its reports written, or its live view called for the last time), or
+ * sampling never began (rd_record_free says why). Returns 0 and the
+ * recording in *out, or a negative errno (out of memory). */
+int rd_record_start(const rd_record_opts *o, uv_loop_t *loop,
+                    void (*on_end)(rd_recording *, void *), void *ud, rd_recording **out);
+
+/* Any thread: ends the sampling (the session then writes its reports). */
+void rd_record_quit(rd_recording *r);
+
+/* After on_end: joins and frees r. Returns 0, or a negative errno with a
+ * one-line message in err: why sampling never began (-EPERM or -ESRCH:
+ * rd_peek_stop_all's; -ENOEXEC: no Lua 5.1 state; -EINVAL: so.out
+ * refused) or the refusal that ended it early. The process's exit is said
+ * in err with 0. */
+int rd_record_free(rd_recording *r, char *err, size_t cap);
+
 /* Samples the process until the duration ends, a signal stops it or the
  * process exits, then writes the session's reports. Returns the exit
  * code. */

@@ -471,8 +471,12 @@ static void put_header(pp *p, uint64_t ns_total)
     if (p->info->time_nanos > 0) rd_pb_varint(p->out, P_TIME_NANOS, (uint64_t)p->info->time_nanos);
     rd_pb_varint(p->out, P_DURATION_NANOS, ns_total);
     if (p->info->cmd) rd_pb_varint(p->out, P_COMMENT, str(p, p->info->cmd));
-    snprintf(note, sizeof note, "luatrace: %llu events, every call traced (not sampled)",
-             (unsigned long long)p->m->events);
+    if (p->m->sampled_hz) /* record, or the pprof endpoint from outside */
+        snprintf(note, sizeof note, "luatrace: sampled from outside at %u Hz (times are "
+                 "samples, calls the entries they saw)", p->m->sampled_hz);
+    else
+        snprintf(note, sizeof note, "luatrace: %llu events, every call traced (not sampled)",
+                 (unsigned long long)p->m->events);
     rd_pb_varint(p->out, P_COMMENT, str(p, note));
     if (p->m->dropped) {
         snprintf(note, sizeof note, "DROPPED EVENTS: %llu: times and counts are incomplete",

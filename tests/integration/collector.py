@@ -1133,7 +1133,7 @@ def case_runopts(c):
     options = {'run': ['-o, --out', '-q, --quiet', '-f, --format', '--ring', '--mode',
                        '--coverage', '--no-trace', '-b, --backend', '--sample'],
                'listen': ['--socket', '-o, --out', '-f, --format', '--coverage', '--no-trace',
-                          '-b, --backend', '--hello-timeout'],
+                          '-b, --backend', '--hello-timeout', '--http'],
                'attach': ['-d, --duration', '-o, --out', '-f, --format', '--coverage',
                           '--timeout', '-b, --backend'],
                'report': ['-f, --format', '-o, --out', '-w, --weight', '--merge', '--include',

@@ -1,0 +1,358 @@
+#!/usr/bin/env python3
+"""recorderd listen --http: the pprof endpoint (issue 21, part 3).
+
+  http_endpoint.py CASE --recorderd PATH --cpath DIR [--lua lua5.1]
+
+Each case starts a real `recorderd listen --http 127.0.0.1:0` (a free port,
+read from its log) with --hello-timeout 1, and cleans up every process,
+socket and ring even when it fails. Cases:
+  traced    a traced lua5.1 program (a session the daemon serves) profiled
+            for 1 s: `go tool pprof -top` names its hot function first,
+            and not the function it was busy in before the window;
+            /sessions lists it; its output and exit code equal an
+            untraced run's
+  sampled   an untouched lua5.1 program, profiled from outside: the same
+  (both)    SIGTERM while a profile is under way: the daemon ends
+  garbage   a bad method, an unknown path, a missing, bad or absent pid,
+            seconds out of range, a body, an oversized header and binary
+            junk each get their 4xx and a one-line message; the daemon
+            keeps serving
+  slow      a client that sends half a request is answered 408 and closed
+            after the timeout, while other requests are served meanwhile;
+            more than 16 clients at once: the one over is answered 503
+  otheruser another user's process (useradd; root only, else skipped) is
+            refused with 403
+"""
+
+import argparse
+import http.client
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from collector import Case, expect, run_case  # noqa: E402
+from corpus import Failure, run, base_env, SKIP  # noqa: E402
+
+# Busy in early() until the file GATE1 exists, then says so in the file
+# PHASE2 and is busy in hot() until the file GATE exists, then a fixed
+# output and exit 3.
+PROG = '''
+local function early(n) local s = 0 for i = 1, n do s = s + i % 5 end return s end
+local function hot(n) local s = 0 for i = 1, n do s = s + i % 7 end return s end
+local t = 0
+repeat t = t + early(20000) until io.open(GATE1)
+io.open(PHASE2, "w"):close()
+repeat t = t + hot(20000) until io.open(GATE)
+print("hot", hot(1000))
+io.stdout:write("done\\n")
+os.exit(3)
+'''
+
+
+class Http(Case):
+    def start(self):
+        self.start_daemon(extra=['--http', '127.0.0.1:0', '--hello-timeout', '1'])
+        line = self.daemon.stderr.readline().decode()
+        m = re.search(r'http://127\.0\.0\.1:(\d+)/', line)
+        expect(m, 'no endpoint address in the log: %r' % line)
+        self.port = int(m.group(1))
+        self.procs = []
+
+    def get(self, path, timeout=60):
+        c = http.client.HTTPConnection('127.0.0.1', self.port, timeout=timeout)
+        try:
+            c.request('GET', path)
+            r = c.getresponse()
+            return r.status, r.read()
+        finally:
+            c.close()
+
+    def raw(self, data, timeout=30):
+        """Sends data as it is; the answer's status and body."""
+        s = socket.create_connection(('127.0.0.1', self.port), timeout=timeout)
+        try:
+            s.sendall(data)
+            return read_answer(s)
+        finally:
+            s.close()
+
+    def spawn(self, prog, traced, user_cmd=None):
+        env = self.traced_env('hot') if traced else self.env()
+        cmd = [self.args.lua] + (['-lluatrace'] if traced else []) + [prog]
+        p = subprocess.Popen((user_cmd or (lambda a: a))(cmd), cwd=self.tmp, env=env,
+                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, start_new_session=True)
+        self.procs.append(p)
+        return p
+
+    def traced_env(self, shm):
+        return self.env(LUATRACE_SOCKET=self.sock, LUATRACE_SHM=shm)
+
+    def serving(self):
+        st, body = self.get('/sessions')
+        expect(st == 200, '/sessions: %d %r' % (st, body))
+        expect(self.daemon.poll() is None, 'the daemon died')
+        return json.loads(body)
+
+    def kill_all(self):
+        for p in getattr(self, 'procs', []):
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+
+
+def read_answer(s):
+    data = b''
+    while True:
+        try:
+            b = s.recv(65536)
+        except socket.timeout:
+            raise Failure('no answer, connection still open: %r' % data[:200])
+        if not b:
+            break
+        data += b
+    head, _, body = data.partition(b'\r\n\r\n')
+    m = re.match(rb'HTTP/1\.1 (\d{3}) ', head)
+    expect(m, 'not an HTTP answer: %r' % data[:200])
+    return int(m.group(1)), body
+
+
+def go_env(tmp):
+    env = base_env()
+    env['HOME'] = tmp
+    env['GOCACHE'] = os.path.join(tmp, 'gocache')
+    env['GOPATH'] = os.path.join(tmp, 'gopath')
+    env.pop('PPROF_TMPDIR', None)
+    return env
+
+
+def top_of(d, source):
+    """`go tool pprof -top` of source (a profile's bytes, or the endpoint's
+    URL for go to fetch): its text, and its functions by flat time, first
+    first."""
+    path = source
+    if isinstance(source, bytes):
+        path = os.path.join(d.tmp, 'p.pb.gz')
+        with open(path, 'wb') as f:
+            f.write(source)
+    r = run([d.args.go, 'tool', 'pprof', '-top', path], d.tmp, go_env(d.tmp), 180)
+    expect(r.status == 0, 'go tool pprof: %r' % r.err)
+    text = r.out.decode()
+    rows = [l.split(None, 5) for l in text.splitlines()]
+    return text, [row[5] for row in rows if len(row) == 6 and row[1].endswith('%')
+                  and row[0] != 'flat']
+
+
+def plain_run(d, prog, gate):
+    open(gate, 'w').close()
+    try:
+        return run([d.args.lua, prog], d.tmp, d.env(), 60)
+    finally:
+        os.unlink(gate)
+
+
+def finish(d, p, gate, plain):
+    open(gate, 'w').close()
+    out, _ = p.communicate(timeout=60)
+    expect(out == plain.out, 'output changed: %r, untraced %r' % (out, plain.out))
+    expect(p.returncode == plain.status, 'exit %d, untraced %d' % (p.returncode, plain.status))
+
+
+def wait_session(d, pid):
+    for _ in range(600):
+        if any(s['pid'] == pid for s in d.serving()['sessions']):
+            return
+        time.sleep(0.05)
+    raise Failure('process %d never became a session' % pid)
+
+
+def wait_file(path, p):
+    for _ in range(1200):
+        if os.path.exists(path) or p.poll() is not None:
+            return
+        time.sleep(0.05)
+    raise Failure('%s never came' % path)
+
+
+def profile_case(d, traced):
+    """The profile is of the window only: early(), busy before it and a
+    good part of the session, is not in it."""
+    gate, gate1, phase2 = (os.path.join(d.tmp, n) for n in ('gate', 'gate1', 'phase2'))
+    prog = d.write('hot.lua', PROG.replace('GATE1', repr(gate1)).replace('GATE', repr(gate))
+                   .replace('PHASE2', repr(phase2)))
+    open(gate1, 'w').close()
+    plain = plain_run(d, prog, gate)
+    expect(plain.status == 3, 'untraced run: %r' % plain.err)
+    os.unlink(gate1)
+    os.unlink(phase2)
+    d.start()
+    p = d.spawn(prog, traced)
+    if traced:
+        wait_session(d, p.pid)
+    time.sleep(0.5)  # early() runs, traced
+    open(gate1, 'w').close()
+    wait_file(phase2, p)
+    path = '/debug/pprof/profile?seconds=1&pid=%d' % p.pid
+    if traced:
+        st, body = d.get(path)
+        expect(st == 200, 'profile: %d %r' % (st, body[:300]))
+        expect(body[:2] == b'\x1f\x8b', 'not gzip: %r' % body[:10])
+        text, top = top_of(d, body)
+    else:  # as people will use it: go fetches it
+        text, top = top_of(d, 'http://127.0.0.1:%d%s' % (d.port, path))
+    expect(top and top[0].startswith('hot (hot.lua:'), 'the hot function is not first: %r' % top)
+    expect(not any(f.startswith('early') for f in top), 'early() before the window: %r' % top)
+    kind = 'every call traced' if traced else 'sampled from outside at 100 Hz'
+    expect(kind in text, 'the profile does not say %r:\n%s' % (kind, text))
+    sessions = d.serving()['sessions']
+    expect(traced == any(s['pid'] == p.pid for s in sessions), '/sessions: %r' % sessions)
+    stop_while_waiting(d, p.pid)
+    finish(d, p, gate, plain)
+
+
+def stop_while_waiting(d, pid):
+    """SIGTERM while a 60 s profile is under way: the daemon ends (status
+    0, within stop_daemon's bound); the client gets what the window had or
+    a closed connection."""
+    s = socket.create_connection(('127.0.0.1', d.port), timeout=60)
+    try:
+        s.sendall(b'GET /debug/pprof/profile?seconds=60&pid=%d HTTP/1.1\r\n\r\n' % pid)
+        time.sleep(0.3)
+        d.stop_daemon()
+        data = s.recv(100)
+        expect(not data or data.startswith(b'HTTP/1.1 200'), 'answer: %r' % data)
+    finally:
+        s.close()
+
+
+def case_traced(d):
+    profile_case(d, True)
+
+
+def case_sampled(d):
+    profile_case(d, False)
+
+
+def case_garbage(d):
+    d.start()
+    me = os.getpid()
+    dead = subprocess.Popen(['true'])
+    dead.wait()
+    bad = [
+        (b'POST /sessions HTTP/1.1\r\nHost: x\r\n\r\n', 405),
+        (b'DELETE /debug/pprof/profile?pid=1 HTTP/1.1\r\n\r\n', 405),
+        (b'GET /nothing HTTP/1.1\r\n\r\n', 404),
+        (b'GET /debug/pprof/profile?seconds=1 HTTP/1.1\r\n\r\n', 400),
+        (b'GET /debug/pprof/profile?seconds=1&pid=abc HTTP/1.1\r\n\r\n', 400),
+        (b'GET /debug/pprof/profile?seconds=1&pid=-4 HTTP/1.1\r\n\r\n', 400),
+        (b'GET /debug/pprof/profile?seconds=1&pid=%d HTTP/1.1\r\n\r\n' % dead.pid, 404),
+        (b'GET /debug/pprof/profile?seconds=0&pid=%d HTTP/1.1\r\n\r\n' % me, 400),
+        (b'GET /debug/pprof/profile?seconds=301&pid=%d HTTP/1.1\r\n\r\n' % me, 400),
+        (b'GET /debug/pprof/profile?seconds=x&pid=%d HTTP/1.1\r\n\r\n' % me, 400),
+        (b'GET /debug/pprof/profile?seconds=1&pid=%d HTTP/1.1\r\n\r\n' % me, 404),  # not Lua
+        (b'GET /sessions HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello', 413),
+        (b'GET /sessions HTTP/1.1\r\nX-Big: ' + b'a' * 9000 + b'\r\n\r\n', 431),
+        (b'GET /' + b'a' * 3000 + b' HTTP/1.1\r\n\r\n', 414),
+        (bytes(range(256)) * 4, 400),
+        (b'\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03' + b'\x00' * 64, 400),  # TLS hello
+        (b'GET /sessions HTTP/9.9\r\n\r\n', 400),
+    ]
+    for req, want in bad:
+        st, body = d.raw(req)
+        expect(st == want, '%r: %d %r, want %d' % (req[:60], st, body, want))
+        text = body.decode('utf-8', 'replace')
+        expect(text.endswith('\n') and text.count('\n') == 1 and len(text) > 5,
+               'not a one-line message: %r' % text)
+        d.serving()
+
+
+def case_slow(d):
+    d.start()
+    half = socket.create_connection(('127.0.0.1', d.port), timeout=60)
+    try:
+        half.sendall(b'GET /sessions HTTP/1.1\r\nHost: x\r\n')  # never ends
+        for _ in range(3):
+            d.serving()  # served meanwhile
+        st, body = read_answer(half)
+        expect(st == 408, 'a half request: %d %r' % (st, body))
+    finally:
+        half.close()
+    held = []
+    try:
+        for _ in range(17):
+            s = socket.create_connection(('127.0.0.1', d.port), timeout=60)
+            held.append(s)
+        st, body = read_answer(held[-1])
+        expect(st == 503, 'the 17th client at once: %d %r' % (st, body))
+    finally:
+        for s in held:
+            s.close()
+    for _ in range(50):  # the held ones are closed by now or soon
+        try:
+            d.serving()
+            return
+        except Failure:
+            time.sleep(0.1)
+    d.serving()
+
+
+def case_otheruser(d):
+    from secconn import need_root, Users
+    need_root()
+    users = Users()
+    try:
+        gate = os.path.join(d.tmp, 'gate')
+        os.chmod(d.tmp, 0o755)
+        prog = d.write('hot.lua', PROG.replace('GATE', repr(gate)))
+        d.start()
+        p = d.spawn(prog, False, lambda a: users.cmd(users.b, a))
+        time.sleep(0.2)
+        st, body = d.get('/debug/pprof/profile?seconds=1&pid=%d' % p.pid)
+        expect(st == 403, "another user's process: %d %r" % (st, body))
+        expect(b'another user' in body, 'message: %r' % body)
+        d.serving()
+        open(gate, 'w').close()
+        p.communicate(timeout=60)
+    finally:
+        d.kill_all()
+        users.close()
+
+
+CASES = {'traced': case_traced, 'sampled': case_sampled, 'garbage': case_garbage,
+         'slow': case_slow, 'otheruser': case_otheruser}
+
+
+def main(argv):
+    ap = argparse.ArgumentParser()
+    ap.add_argument('case', choices=sorted(CASES))
+    ap.add_argument('--recorderd', required=True)
+    ap.add_argument('--cpath', required=True)
+    ap.add_argument('--lua', default='lua5.1')
+    args = ap.parse_args(argv)
+    args.go = shutil.which('go') or shutil.which('go', path='/usr/lib/go/bin')
+    if args.case in ('traced', 'sampled') and not args.go:
+        print('SKIP: go not installed (Debian golang-go)')
+        return SKIP
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+
+    def case(d):
+        try:
+            CASES[args.case](d)
+        finally:
+            d.kill_all()
+    try:
+        return run_case(case, args.case, lambda tmp: Http(args, tmp), 'luatrace-http-')
+    except SystemExit as e:
+        return e.code
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
