@@ -531,8 +531,15 @@ uint32_t co_func_id_slow(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *fla
     } else {
         lua_getinfo(L, "f", ar);
         isC = lua_iscfunction(L, -1);
-        k.key = isC ? (const void *)lua_tocfunction(L, -1) : (const void *)cl;
+        k.key = isC ? co_cfunc_key(L, -1) : (const void *)cl;
         lua_pop(L, 1);
+        if (s->jit && !isC && lua_getinfo(L, "S", ar)) {
+            /* a closure's address is reused after the GC frees it: its
+             * chunk name, first and last lines tell the functions apart */
+            k.src = ar->source;
+            k.line = ar->linedefined;
+            k.shape = (uint32_t)ar->lastlinedefined;
+        }
     }
     const co_fent *e = co_ftab_find(&s->ft, &k);
     if (e) {

@@ -272,7 +272,7 @@ static void raw_field(lua_State *L, int t, const char *k)
 static lua_CFunction field_cfunction(lua_State *L, int t, const char *k)
 {
     raw_field(L, t, k);
-    lua_CFunction f = lua_tocfunction(L, -1);
+    lua_CFunction f = (lua_CFunction)co_cfunc_key(L, -1); /* a fast function's closure */
     lua_pop(L, 1);
     return f;
 }
@@ -294,7 +294,7 @@ void co_module_special_functions(co_state *s, lua_State *L)
          * an error message replaces wrap on the stack) */
         if (lua_isfunction(L, -1) && luaL_loadbuffer(L, "", 0, "=luatrace") == 0 &&
             lua_pcall(L, 1, 1, 0) == 0)
-            s->cf_wrap = lua_tocfunction(L, -1);
+            s->cf_wrap = (lua_CFunction)co_cfunc_key(L, -1);
     }
     lua_settop(L, g - 1);
 }
@@ -354,7 +354,9 @@ int co_module_begin(co_state *s, lua_State *L, const char *name, const char *soc
         lt_ring_unlink(s->shm); /* nobody will map it */
     else if (co_conn_open(s, err, cap))
         goto fail_func;
-    s->layout_ok = co_func_layout_check(L);
+    /* LuaJIT: none of the 5.1 layout reads (co_jit.c) */
+    s->jit = co_jit_is();
+    s->layout_ok = !s->jit && co_func_layout_check(L);
     s->state_ok = s->layout_ok && running && co_func_state_check(L, running);
     s->table_ok = s->layout_ok && co_name_layout_check(L);
     s->watched = s->layout_ok ? co_alloc_watch(L) : 0;
@@ -437,12 +439,12 @@ static int startup_load(lua_State *L, int *base)
     int level = 1;
     if (!lua_getstack(L, 0, &ar))
         return 0;
-    *base = ar.i_ci;
+    *base = ar.i_ci & 0xffff; /* LuaJIT's: the slot, as its hook's (co_jit.c) */
     if (frame_is(L, level, "C", &ar)) {
-        *base = ar.i_ci;
+        *base = ar.i_ci & 0xffff;
         level++;
         if (frame_is(L, level, "main", &ar) && !strcmp(ar.source, "=LUA_INIT")) {
-            *base = ar.i_ci;
+            *base = ar.i_ci & 0xffff;
             level++;
         }
     }
@@ -550,6 +552,8 @@ static int l_tron(lua_State *L)
         }
         s = setup(L, name && *name ? name : "lua", 0, l_tron);
     }
+    if (s && co_jit_is() && !s->active)
+        co_jit_prepare(L);
     if (s && !co_hook_ours(L)) {
         fprintf(stderr, "luatrace: tron: this thread has the program's own debug hook"
                         " (debug.sethook); remove it first\n");
@@ -626,6 +630,8 @@ static void open_traced(lua_State *L, const char *name, int private_summary,
                         lua_CFunction running)
 {
     open_table(L);
+    if (co_jit_is() && co_module_claim(L) && !co_hook_state())
+        co_jit_prepare(L); /* here, outside any hook */
     if (!co_module_claim(L))
         not_claimed("require");
     else if (g_pending.on) /* LUA_INIT's, then -lluatrace's: the first call begins */
@@ -643,7 +649,7 @@ static void open_traced(lua_State *L, const char *name, int private_summary,
 static const char *other_lua(void)
 {
     if (dlsym(RTLD_DEFAULT, "luaJIT_setmode"))
-        return "LuaJIT";
+        return NULL; /* LuaJIT 2.1: co_jit.c */
     if (lua_tointeger && luaL_register && lua_getfield && !dlsym(RTLD_DEFAULT, "lua_callk"))
         return NULL;
     return dlsym(RTLD_DEFAULT, "lua_newuserdatauv") ? "Lua 5.4"

@@ -29,7 +29,7 @@ typedef struct run_ctx {
 } run_ctx;
 
 #define RD_RUN_LUA_INIT                                                                   \
-    "if _VERSION == 'Lua 5.1' and not rawget(_G, 'jit') then require 'luatrace' "           \
+    "if _VERSION == 'Lua 5.1' then require 'luatrace' "           \
     "package.loaded.luatrace = nil "                                                        \
     "else pcall(function() local a, j = rawget(_G, 'arg'), rawget(_G, 'jit') "              \
     "io.stderr:write('luatrace: ', j and j.version or _VERSION, ' is not supported "        \
