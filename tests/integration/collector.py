@@ -915,6 +915,35 @@ def case_otherlua(c):
         expect(r.status == 0 and b'nothing was traced' in r.err, '%s under run: %r' % (lua, r.err))
 
 
+def case_luajit(c):
+    """LuaJIT 2.1 is traced: tron() after a loop the JIT compiled turns the
+    JIT off and flushes it (one note on stderr), so the loop's calls after
+    tron() are all in the profile; the output is plain luajit's."""
+    prog = c.write('hot.lua', '''local function sq(x) return x * x end
+local function loop(n) local s = 0 for i = 1, n do s = s + sq(i % 7) end return s end
+local s = loop(200000) -- compiled: its trace runs the next calls unless flushed
+local lt = require "luatrace"
+print(lt.tron())
+s = s + loop(300)
+lt.troff()
+print(s)
+''')
+    plain = run(['luajit', prog], c.tmp, c.env())
+    c.start_daemon()
+    r = run(['luajit', prog], c.tmp, c.env(LUATRACE_SOCKET=c.sock))
+    c.stop_daemon()
+    expect(r.status == 0 and r.out == plain.out.replace(b'false', b'true', 1),
+           'luajit tron: %d %r %r' % (r.status, r.out, r.err))
+    expect(r.err.count(b'luatrace: LuaJIT: the JIT compiler is off') == 1, repr(r.err))
+    names = os.listdir(c.out)
+    expect(len(names) == 1, 'sessions: %s' % names)
+    calls = None
+    for line in open(os.path.join(c.out, names[0], 'profile.txt')):
+        if line.rstrip().endswith(' sq (hot.lua:1)'):
+            calls = int(line.split()[0])
+    expect(calls == 300, 'sq calls after tron(): %r' % calls)
+
+
 WALK = '''
 local function keys(t)
   local ks = {}
@@ -1710,7 +1739,7 @@ CASES = {'overflow': case_overflow, 'badring': case_badring, 'recycled': case_re
          'untraced': case_untraced, 'invisible': case_invisible,
          'ownframes': case_ownframes, 'dashl': case_dashl, 'shmfull': case_shmfull, 'nomem': case_nomem,
          'runopts': case_runopts, 'runsignals': case_runsignals, 'notrace': case_notrace,
-         'otherlua': case_otherlua}
+         'otherlua': case_otherlua, 'luajit': case_luajit}
 
 
 def run_case(case, name, make, prefix):
