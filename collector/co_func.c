@@ -465,6 +465,22 @@ static co_fent wrap_key(const void *pr)
                      co_proto_shape(pr), 0, LT_FF_WRAP};
 }
 
+/* Under LuaJIT (no Proto read): the entry of the wraps of the body
+ * closure on top of L's stack, its chunk name and lines checked as a Lua
+ * function's are (co_func_id_slow). */
+static co_fent jit_wrap_key(lua_State *L)
+{
+    lua_Debug d;
+    co_fent k = {(const char *)lua_topointer(L, -1) + 1, NULL, 0, 0, 0, LT_FF_WRAP};
+    lua_pushvalue(L, -1);
+    if (lua_getinfo(L, ">S", &d)) {
+        k.src = d.source;
+        k.line = d.linedefined;
+        k.shape = (uint32_t)d.lastlinedefined;
+    }
+    return k;
+}
+
 /* A wrap function is known by its body: by the body's Proto while it is
  * cached, else by the body's code, so that the wraps of one function to the
  * reader (a chunk loaded twice, string.dump + loadstring) share an id as
@@ -478,9 +494,9 @@ uint32_t co_func_wrap_id(co_state *s, lua_State *L, lua_Debug *ar, lua_State *co
     const co_fent *e = cl ? co_ftab_find(&s->ft, (k = wrap_key(co_ptr_at(cl, CL_FP)), &k)) : NULL;
     if (e) /* every resume of a known generator */
         return e->fid;
-    if (!s->layout_ok || !co || !push_body(L, co))
+    if ((!s->layout_ok && !s->jit) || !co || !push_body(L, co))
         return fid;
-    k = wrap_key(co_ptr_at(lua_topointer(L, -1), CL_FP));
+    k = s->jit ? jit_wrap_key(L) : wrap_key(co_ptr_at(lua_topointer(L, -1), CL_FP));
     if ((e = co_ftab_find(&s->ft, &k))) {
         lua_pop(L, 1);
         return e->fid;

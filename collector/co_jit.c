@@ -262,6 +262,26 @@ static int is_cfunction(lua_State *L, lua_Debug *ar)
     return c;
 }
 
+/* A call at slot: the frames [k', k) that are no longer there, k' the
+ * result. A C frame at the callee's slot returned; unless the callee
+ * takes a Lua frame's slot (a tail call), so did every frame above its
+ * caller (level 1): a C function returns unreported, and a call after it
+ * may come at a higher slot than its frame, or the callback of one still
+ * running (pcall's, a __tostring's) at a higher slot too. */
+static uint32_t call_closes(lua_State *L, const co_jframe *f, uint32_t k, uint32_t slot)
+{
+    if (k && f[k - 1].slot == slot) {
+        if (f[k - 1].kind != JF_C)
+            return k; /* a tail call */
+        k--;
+    }
+    lua_Debug caller;
+    int64_t cslot = lua_getstack(L, 1, &caller) ? (int64_t)(caller.i_ci & 0xffff) : -1;
+    while (k && (int64_t)f[k - 1].slot > cslot)
+        k--;
+    return k;
+}
+
 /* The event's depth from the shadow stack js of L, which it updates. */
 static uint32_t shadow_depth(co_state *s, lua_State *L, lua_Debug *ar, uint32_t id)
 {
@@ -273,12 +293,10 @@ static uint32_t shadow_depth(co_state *s, lua_State *L, lua_Debug *ar, uint32_t 
             f[k - 1].slot = slot;
         f[k - 1].kind = JF_LUA;
     }
-    if (ar->event == LUA_HOOKCALL) /* a C frame at the callee's slot returned */
-        while (k && (f[k - 1].slot > slot || (f[k - 1].slot == slot && f[k - 1].kind != JF_LUA)))
-            k--;
-    else
-        while (k && f[k - 1].slot > slot)
-            k--;
+    while (k && f[k - 1].slot > slot)
+        k--;
+    if (ar->event == LUA_HOOKCALL)
+        k = call_closes(L, f, k, slot);
     if (k < js->n) {
         close_frames(s, L, js, k);
         js = jstack(id); /* where it is now */
