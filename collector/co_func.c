@@ -522,6 +522,23 @@ uint32_t co_func_wrap_id(co_state *s, lua_State *L, lua_Debug *ar, lua_State *co
     return k.fid ? k.fid : fid;
 }
 
+/* Under LuaJIT, the Lua function on top of L's stack (popped): by the
+ * closure itself, in a table with weak keys (co_jit.c), as no free of it
+ * is seen: a closure at a freed one's address is another key. */
+static uint32_t jit_lua_fid(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *flags)
+{
+    uint32_t fid = co_jit_closure_fid(L);
+    *flags = 0;
+    if (!fid) {
+        co_hook_slow(s);
+        fid = lua_func_fid(s, L, ar);
+        if (fid)
+            co_jit_closure_set(L, fid);
+    }
+    lua_pop(L, 1);
+    return fid;
+}
+
 uint32_t co_func_id_slow(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *flags)
 {
     if (s->nfreed | s->forget_all)
@@ -547,15 +564,10 @@ uint32_t co_func_id_slow(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *fla
     } else {
         lua_getinfo(L, "f", ar);
         isC = lua_iscfunction(L, -1);
+        if (s->jit && !isC)
+            return jit_lua_fid(s, L, ar, flags);
         k.key = isC ? co_cfunc_key(L, -1) : (const void *)cl;
         lua_pop(L, 1);
-        if (s->jit && !isC && lua_getinfo(L, "S", ar)) {
-            /* a closure's address is reused after the GC frees it: its
-             * chunk name, first and last lines tell the functions apart */
-            k.src = ar->source;
-            k.line = ar->linedefined;
-            k.shape = (uint32_t)ar->lastlinedefined;
-        }
     }
     const co_fent *e = co_ftab_find(&s->ft, &k);
     if (e) {

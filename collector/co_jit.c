@@ -118,7 +118,8 @@ typedef struct co_jstack {
 
 static co_jstack *g_js; /* by thread id */
 static uint32_t g_js_cap;
-static int g_ref = LUA_NOREF; /* registry: {thread = id}, weak keys */
+static int g_ref = LUA_NOREF;  /* registry: {thread = id}, weak keys */
+static int g_fref = LUA_NOREF; /* registry: {Lua closure = fid}, weak keys */
 
 static co_jstack *jstack(uint32_t id)
 {
@@ -150,23 +151,32 @@ static int room(co_jstack *js, uint32_t i)
     return 1;
 }
 
-int co_jit_begin(lua_State *L)
+static int weak_keys(lua_State *L)
 {
-    co_jit_end(L);
     lua_newtable(L);
     lua_createtable(L, 0, 1);
     lua_pushliteral(L, "k");
     lua_setfield(L, -2, "__mode");
     lua_setmetatable(L, -2);
-    g_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    return g_ref == LUA_NOREF || g_ref == LUA_REFNIL ? -1 : 0;
+    int ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    return ref == LUA_REFNIL ? LUA_NOREF : ref;
+}
+
+int co_jit_begin(lua_State *L)
+{
+    co_jit_end(L);
+    g_ref = weak_keys(L);
+    g_fref = weak_keys(L);
+    return g_ref == LUA_NOREF || g_fref == LUA_NOREF ? -1 : 0;
 }
 
 void co_jit_end(lua_State *L)
 {
     if (L && g_ref != LUA_NOREF)
         luaL_unref(L, LUA_REGISTRYINDEX, g_ref);
-    g_ref = LUA_NOREF;
+    if (L && g_fref != LUA_NOREF)
+        luaL_unref(L, LUA_REGISTRYINDEX, g_fref);
+    g_ref = g_fref = LUA_NOREF;
     for (uint32_t i = 0; i < g_js_cap; i++)
         co_mem_free(g_js[i].f);
     co_mem_free(g_js);
@@ -198,6 +208,29 @@ void co_jit_set_tag(lua_State *T, uint32_t id)
     lua_pushinteger(T, (lua_Integer)id);
     lua_rawset(T, -3);
     lua_pop(T, 1);
+}
+
+uint32_t co_jit_closure_fid(lua_State *L)
+{
+    if (g_fref == LUA_NOREF || !lua_checkstack(L, 2))
+        return 0;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, g_fref);
+    lua_pushvalue(L, -2);
+    lua_rawget(L, -2);
+    uint32_t fid = (uint32_t)lua_tointeger(L, -1);
+    lua_pop(L, 2);
+    return fid;
+}
+
+void co_jit_closure_set(lua_State *L, uint32_t fid)
+{
+    if (g_fref == LUA_NOREF || !lua_checkstack(L, 3))
+        return;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, g_fref);
+    lua_pushvalue(L, -2);
+    lua_pushinteger(L, (lua_Integer)fid);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
 }
 
 /* The number of T's frames. */

@@ -420,6 +420,10 @@ void co_jit_end(lua_State *L);
 /* T's id as co_thread_new gave it (what the hook count holds under 5.1). */
 uint32_t co_jit_tag(lua_State *T);
 void co_jit_set_tag(lua_State *T, uint32_t id);
+/* The fid of the Lua closure on top of L's stack (0: not known yet), and
+ * its setting: a table with weak keys, so a collected closure leaves it. */
+uint32_t co_jit_closure_fid(lua_State *L);
+void co_jit_closure_set(lua_State *L, uint32_t fid);
 /* T's depth (its number of frames), and its shadow stack read again from
  * its frames from level `from`. */
 uint32_t co_jit_depth(lua_State *T);

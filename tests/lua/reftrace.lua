@@ -175,7 +175,9 @@ local function label_of(info)
     if label then return label end
     local src = info.source
     if src:sub(1, 1) == "@" then src = src:sub(2) else src = info.short_src end
-    where = src .. ":" .. info.linedefined
+    -- LuaJIT's built-in Lua functions (table.remove) say -1: the label
+    -- rule's line is 0 then (the trace's lines are never negative)
+    where = src .. ":" .. (info.linedefined > 0 and info.linedefined or 0)
     -- the function's prototype: closures of one function share it, two
     -- functions defined on one line do not
     key = where .. "\0" .. dump(f)
