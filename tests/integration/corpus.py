@@ -233,7 +233,8 @@ def reference(args, prog_dir, prog, tmp, helper, extra_env=None):
     cpath = os.environ.get('LUA_CPATH', ';;')
     env['LUA_CPATH'] = '%s/?.so;%s' % (os.path.dirname(helper), cpath)
     env['REFTRACE_OUT'] = out
-    res = run((args.ref_lua or args.lua).split() + ['-lreftrace', prog], prog_dir, env)
+    res = run((getattr(args, 'ref_lua', None) or args.lua).split() + ['-lreftrace', prog],
+              prog_dir, env)
     try:
         lines, calls = reftrace_post.parse(out)
     except (OSError, reftrace_post.RefTraceError) as e:
