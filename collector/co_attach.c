@@ -232,6 +232,10 @@ static int state_probe(lua_State *L)
 
 int co_attach_listen(lua_State *L, char *err, size_t cap)
 {
+    if (co_jit_is()) { /* its readers know Lua 5.1's layout only */
+        snprintf(err, cap, "live attach is not supported under LuaJIT");
+        return -ENOTSUP;
+    }
     if (!lua_pushthread(L)) {
         lua_pop(L, 1);
         snprintf(err, cap, "listen() must be called from the main thread");

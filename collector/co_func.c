@@ -465,6 +465,22 @@ static co_fent wrap_key(const void *pr)
                      co_proto_shape(pr), 0, LT_FF_WRAP};
 }
 
+/* Under LuaJIT (no Proto read): the entry of the wraps of the body
+ * closure on top of L's stack, its chunk name and lines checked as a Lua
+ * function's are (co_func_id_slow). */
+static co_fent jit_wrap_key(lua_State *L)
+{
+    lua_Debug d;
+    co_fent k = {(const char *)lua_topointer(L, -1) + 1, NULL, 0, 0, 0, LT_FF_WRAP};
+    lua_pushvalue(L, -1);
+    if (lua_getinfo(L, ">S", &d)) {
+        k.src = d.source;
+        k.line = d.linedefined;
+        k.shape = (uint32_t)d.lastlinedefined;
+    }
+    return k;
+}
+
 /* A wrap function is known by its body: by the body's Proto while it is
  * cached, else by the body's code, so that the wraps of one function to the
  * reader (a chunk loaded twice, string.dump + loadstring) share an id as
@@ -478,9 +494,9 @@ uint32_t co_func_wrap_id(co_state *s, lua_State *L, lua_Debug *ar, lua_State *co
     const co_fent *e = cl ? co_ftab_find(&s->ft, (k = wrap_key(co_ptr_at(cl, CL_FP)), &k)) : NULL;
     if (e) /* every resume of a known generator */
         return e->fid;
-    if (!s->layout_ok || !co || !push_body(L, co))
+    if ((!s->layout_ok && !s->jit) || !co || !push_body(L, co))
         return fid;
-    k = wrap_key(co_ptr_at(lua_topointer(L, -1), CL_FP));
+    k = s->jit ? jit_wrap_key(L) : wrap_key(co_ptr_at(lua_topointer(L, -1), CL_FP));
     if ((e = co_ftab_find(&s->ft, &k))) {
         lua_pop(L, 1);
         return e->fid;
@@ -504,6 +520,23 @@ uint32_t co_func_wrap_id(co_state *s, lua_State *L, lua_Debug *ar, lua_State *co
     if (k.fid && ((s->ft.n + 1) * 2 <= s->ft.cap || !co_ftab_grow(&s->ft)))
         co_ftab_insert(&s->ft, k);
     return k.fid ? k.fid : fid;
+}
+
+/* Under LuaJIT, the Lua function on top of L's stack (popped): by the
+ * closure itself, in a table with weak keys (co_jit.c), as no free of it
+ * is seen: a closure at a freed one's address is another key. */
+static uint32_t jit_lua_fid(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *flags)
+{
+    uint32_t fid = co_jit_closure_fid(L);
+    *flags = 0;
+    if (!fid) {
+        co_hook_slow(s);
+        fid = lua_func_fid(s, L, ar);
+        if (fid)
+            co_jit_closure_set(L, fid);
+    }
+    lua_pop(L, 1);
+    return fid;
 }
 
 uint32_t co_func_id_slow(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *flags)
@@ -531,7 +564,9 @@ uint32_t co_func_id_slow(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *fla
     } else {
         lua_getinfo(L, "f", ar);
         isC = lua_iscfunction(L, -1);
-        k.key = isC ? (const void *)lua_tocfunction(L, -1) : (const void *)cl;
+        if (s->jit && !isC)
+            return jit_lua_fid(s, L, ar, flags);
+        k.key = isC ? co_cfunc_key(L, -1) : (const void *)cl;
         lua_pop(L, 1);
     }
     const co_fent *e = co_ftab_find(&s->ft, &k);

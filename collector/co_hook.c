@@ -150,8 +150,10 @@ static int __attribute__((noinline)) switch_slow(co_state *s, lua_State *L, cons
 CO_INLINE uint32_t switch_fast_id(const co_state *s, lua_State *L)
 {
     uint32_t id;
+    if (!s->thread_ok) /* no 5.1 layout: not even a read of the count */
+        return 0;
     uintptr_t e = co_tag_entry(&s->th, (uint32_t)co_int_at(L, LS_HOOKCOUNT), &id);
-    return s->thread_ok && e == (uintptr_t)L && s->ring.pos <= s->slow_at &&
+    return e == (uintptr_t)L && s->ring.pos <= s->slow_at &&
                    !co_hooks_off(s->cur_L)
                ? id
                : 0;
@@ -194,7 +196,9 @@ void co_hook_resume_record(co_state *s, lua_State *co)
     uint32_t id = co_thread_id(s, co);
     uint8_t *p = id ? co_out_hot(s) : NULL;
     if (p)
-        put_switch(s, p, 1, 0, id, lua_getstack(co, 0, &ar) ? (uint32_t)ar.i_ci : 0, 0);
+        put_switch(s, p, 1, 0, id,
+                   s->jit ? co_jit_depth(co)
+                   : lua_getstack(co, 0, &ar) ? (uint32_t)ar.i_ci : 0, 0);
 }
 
 /* The coroutine a resume call is about to run: its first argument. */
@@ -732,12 +736,22 @@ static void __attribute__((noinline)) chained_event(co_state *s, lua_State *L, l
         co_chain_call(c, L, &given);
 }
 
+void co_hook_traced(co_state *s, lua_State *L, lua_Debug *ar)
+{
+    if (co_nchain)
+        chained_event(s, L, ar);
+    else
+        traced_event(s, L, ar);
+}
+
 /* The hook when not tracing, tracing without the TSC, with
  * LUATRACE_TIMING=fast, or while a thread is chained. */
 static void __attribute__((noinline)) not_lean(co_state *s, lua_State *L, lua_Debug *ar)
 {
     if (!s->active)
         inactive(L, ar);
+    else if (s->jit)
+        co_jit_event(s, L, ar);
     else if (co_nchain)
         chained_event(s, L, ar);
     else if (s->no_clock)
@@ -784,9 +798,19 @@ void co_hook_emit(co_state *s, lua_State *L, lua_Debug *ar, uint64_t dt)
 static void snapshot_frames(co_state *s, lua_State *L, int from, int bodies)
 {
     lua_Debug ar;
+    /* LuaJIT: i_ci is a slot; the record's depth is the level's from the
+     * bottom, and the API gets the slot back (co_jit_getinfo) */
+    uint32_t n = s->jit ? co_jit_depth(L) : 0;
+    lua_Debug *jit_ar = co_jit_ar;
+    int jit_slot = co_jit_slot;
     for (int level = from; lua_getstack(L, level, &ar); level++) {
-        if (ar.i_ci == 0)
+        if (s->jit) {
+            co_jit_ar = &ar;
+            co_jit_slot = ar.i_ci;
+            ar.i_ci = (int)(n - (uint32_t)level);
+        } else if (ar.i_ci == 0) {
             continue;
+        }
         uint32_t flags;
         lua_getinfo(L, "l", &ar);
         uint32_t fid = co_func_id(s, L, &ar, &flags);
@@ -794,13 +818,15 @@ static void snapshot_frames(co_state *s, lua_State *L, int from, int bodies)
             fid = co_func_wrap_id(s, L, &ar, wrap_thread(s, L, &ar), fid);
         uint8_t *p = fid ? co_out_hot(s) : NULL;
         if (!p)
-            return;
+            break;
         uint8_t *q = lt_put_head(p, LT_EV_FRAME, 3);
         q = lt_put_uint(q, (uint64_t)ar.i_ci);
         q = lt_put_uint(q, fid);
         q = lt_put_uint(q, ar.currentline > 0 ? (uint64_t)ar.currentline : 0);
         co_out_hot_end(s, p, q);
     }
+    co_jit_ar = jit_ar;
+    co_jit_slot = jit_slot;
 }
 
 /* START for thread id (L) and its frames from level from. */
@@ -814,6 +840,8 @@ static void stack_record(co_state *s, lua_State *L, uint32_t id, unsigned reason
     q = lt_put_uint(q, reason);
     co_out_hot_end(s, p, q);
     snapshot_frames(s, L, from, s->active);
+    if (s->jit)
+        co_jit_rebuild(id, L, from, 0);
 }
 
 void co_hook_snapshot(co_state *s, lua_State *L, unsigned reason)

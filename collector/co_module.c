@@ -271,7 +271,7 @@ static void raw_field(lua_State *L, int t, const char *k)
 static lua_CFunction field_cfunction(lua_State *L, int t, const char *k)
 {
     raw_field(L, t, k);
-    lua_CFunction f = lua_tocfunction(L, -1);
+    lua_CFunction f = (lua_CFunction)co_cfunc_key(L, -1); /* a fast function's closure */
     lua_pop(L, 1);
     return f;
 }
@@ -293,7 +293,7 @@ void co_module_special_functions(co_state *s, lua_State *L)
          * an error message replaces wrap on the stack) */
         if (lua_isfunction(L, -1) && luaL_loadbuffer(L, "", 0, "=luatrace") == 0 &&
             lua_pcall(L, 1, 1, 0) == 0)
-            s->cf_wrap = lua_tocfunction(L, -1);
+            s->cf_wrap = (lua_CFunction)co_cfunc_key(L, -1);
     }
     lua_settop(L, g - 1);
 }
@@ -354,7 +354,9 @@ int co_module_begin(co_state *s, lua_State *L, const char *name, const char *soc
         lt_ring_unlink(s->shm); /* nobody will map it */
     else if (co_conn_open(s, err, cap))
         goto fail_func;
-    s->layout_ok = co_func_layout_check(L);
+    /* LuaJIT: none of the 5.1 layout reads (co_jit.c) */
+    s->jit = co_jit_is();
+    s->layout_ok = !s->jit && co_func_layout_check(L);
     s->state_ok = s->layout_ok && running && co_func_state_check(L, running);
     s->table_ok = s->layout_ok && co_name_layout_check(L);
     s->watched = s->layout_ok ? co_alloc_watch(L) : 0;
@@ -437,12 +439,12 @@ static int startup_load(lua_State *L, int *base)
     int level = 1;
     if (!lua_getstack(L, 0, &ar))
         return 0;
-    *base = ar.i_ci;
+    *base = ar.i_ci & 0xffff; /* LuaJIT's: the slot, as its hook's (co_jit.c) */
     if (frame_is(L, level, "C", &ar)) {
-        *base = ar.i_ci;
+        *base = ar.i_ci & 0xffff;
         level++;
         if (frame_is(L, level, "main", &ar) && !strcmp(ar.source, "=LUA_INIT")) {
-            *base = ar.i_ci;
+            *base = ar.i_ci & 0xffff;
             level++;
         }
     }
@@ -550,6 +552,8 @@ static int l_tron(lua_State *L)
         }
         s = setup(L, name && *name ? name : "lua", 0, l_tron);
     }
+    if (s && co_jit_is() && !s->active)
+        co_jit_prepare(L);
     if (s && !co_hook_ours(L)) {
         fprintf(stderr, "luatrace: tron: this thread has the program's own debug hook"
                         " (debug.sethook); remove it first\n");
@@ -626,6 +630,8 @@ static void open_traced(lua_State *L, const char *name, int private_summary,
                         lua_CFunction running)
 {
     open_table(L);
+    if (co_jit_is() && co_module_claim(L) && !co_hook_state())
+        co_jit_prepare(L); /* here, outside any hook */
     if (!co_module_claim(L))
         not_claimed("require");
     else if (g_pending.on) /* LUA_INIT's, then -lluatrace's: the first call begins */
@@ -643,7 +649,7 @@ static void open_traced(lua_State *L, const char *name, int private_summary,
 static const char *other_lua(void)
 {
     if (dlsym(RTLD_DEFAULT, "luaJIT_setmode"))
-        return "LuaJIT";
+        return NULL; /* LuaJIT 2.1: co_jit.c */
     if (lua_tointeger && luaL_register && lua_getfield && !dlsym(RTLD_DEFAULT, "lua_callk"))
         return NULL;
     return dlsym(RTLD_DEFAULT, "lua_newuserdatauv") ? "Lua 5.4"
@@ -657,37 +663,36 @@ static const char *other_lua(void)
 static int refuse_other_lua(lua_State *L, const char *which)
 {
     char msg[160];
-    if (!strcmp(which, "LuaJIT")) /* until its exact tracing: sampled (co_sample.c) */
-        snprintf(msg, sizeof msg, "luatrace: LuaJIT is traced only by sampling: set "
-                                  "LUATRACE_SAMPLE=HZ (recorderd run --sample)");
-    else
-        snprintf(msg, sizeof msg, "luatrace: %s is not supported (Lua 5.1 and LuaJIT 2.1 are)",
-                 which);
+    snprintf(msg, sizeof msg, "luatrace: %s is not supported (Lua 5.1 and LuaJIT 2.1 are)",
+             which);
     lua_pushstring(L, msg);
     return lua_error(L);
 }
 
 /* LUATRACE_SAMPLE=HZ: LuaJIT samples with its own profiler (co_sample.c,
- * which refuses a bad HZ without an error: run's LUA_INIT loads us);
- * Lua 5.1 has none, and is traced exactly (said once). */
-static int sample_mode(const char *other)
+ * which refuses a bad HZ without an error: run's LUA_INIT loads us), else
+ * it is traced exactly (co_jit.c); Lua 5.1 has no profiler, and is traced
+ * exactly (said once). */
+static int sample_mode(void)
 {
     static int said;
     if (!co_sample_hz())
         return 0;
-    if (!other && !said++)
+    if (co_jit_is())
+        return 1;
+    if (!said++)
         fprintf(stderr, "luatrace: sampling (LUATRACE_SAMPLE, run --sample) is for LuaJIT; "
                         "Lua 5.1 is traced exactly\n");
-    return other && !strcmp(other, "LuaJIT");
+    return 0;
 }
 
 CO_EXPORT int luaopen_luatrace(lua_State *L)
 {
     const char *other = other_lua();
-    if (sample_mode(other))
-        return co_sample_open(L, co_sample_hz(), 0);
     if (other)
         return refuse_other_lua(L, other);
+    if (sample_mode())
+        return co_sample_open(L, co_sample_hz(), 0);
     const char *shm = getenv("LUATRACE_SHM");
     const char *attach = getenv("LUATRACE_ATTACH");
     int dormant = attach && !strcmp(attach, "1");
@@ -707,10 +712,10 @@ CO_EXPORT int luaopen_luatrace(lua_State *L)
 CO_EXPORT int luaopen_luatrace_profile(lua_State *L)
 {
     const char *other = other_lua();
-    if (sample_mode(other))
-        return co_sample_open(L, co_sample_hz(), 1);
     if (other)
         return refuse_other_lua(L, other);
+    if (sample_mode())
+        return co_sample_open(L, co_sample_hz(), 1);
     const char *shm = getenv("LUATRACE_SHM");
     open_traced(L, shm && *shm ? shm : "profile", 1, luaopen_luatrace_profile);
     return 1;

@@ -123,6 +123,7 @@ typedef struct co_state {
     int lost;      /* the recorder went away: tracing abandoned for good */
     int use_tsc;   /* ticks are TSC, else CLOCK_MONOTONIC ns */
     int no_clock;  /* LUATRACE_TIMING=none: no clock is ever read, every dt is 0 */
+    int jit;       /* LuaJIT 2.1 (co_jit.c): no 5.1 layout read, events translated */
     int layout_ok; /* Lua 5.1 closure layout verified: key by Proto* */
     int state_ok;  /* lua_State/CallInfo layout verified: no getinfo("f") */
     int table_ok;  /* Table layout verified: names found by reading tables */
@@ -200,7 +201,7 @@ int luaopen_luatrace_profile(lua_State *L);
 static inline void co_set_active(co_state *s, int on)
 {
     s->active = on;
-    s->lean = !on || co_nchain           ? 0
+    s->lean = !on || co_nchain || s->jit ? 0
               : s->no_clock              ? CO_LEAN_NOCLOCK
               : s->use_tsc && s->sample_every == 1 ? CO_LEAN_EXACT
                                          : 0;
@@ -419,6 +420,49 @@ uint32_t co_thread_id(co_state *s, lua_State *T);
 
 /* Hooks T, with its tag if it has an id. */
 void co_thread_hook(co_state *s, lua_State *T);
+
+/* ---- co_jit.c: LuaJIT 2.1 ---- */
+
+/* The C function at idx as the cache keys it: its lua_CFunction, or, for
+ * a LuaJIT fast function (none: pcall, tostring, coroutine.resume), its
+ * one closure; every wrap function one key. NULL for a Lua function. */
+const void *co_cfunc_key(lua_State *L, int idx);
+
+/* 1 if the Lua that loaded us is LuaJIT. */
+int co_jit_is(void);
+/* Turns LuaJIT's compiler off and flushes its compiled code (outside any
+ * hook: compiled code calls no hook); says so once on stderr. */
+void co_jit_prepare(lua_State *L);
+/* The thread-id table (weak keys) and shadow stacks of a new trace. */
+int co_jit_begin(lua_State *L);
+void co_jit_end(lua_State *L);
+/* T's id as co_thread_new gave it (what the hook count holds under 5.1). */
+uint32_t co_jit_tag(lua_State *T);
+void co_jit_set_tag(lua_State *T, uint32_t id);
+/* The fid of the Lua closure on top of L's stack (0: not known yet), and
+ * its setting: a table with weak keys, so a collected closure leaves it. */
+uint32_t co_jit_closure_fid(lua_State *L);
+void co_jit_closure_set(lua_State *L, uint32_t fid);
+/* T's depth (its number of frames), and its shadow stack read again from
+ * its frames from level `from`. */
+uint32_t co_jit_depth(lua_State *T);
+void co_jit_rebuild(uint32_t id, lua_State *T, int from, int fresh_top);
+/* The hook's event under LuaJIT: translated as Lua 5.1 would report it,
+ * then co_hook_traced. */
+void co_jit_event(co_state *s, lua_State *L, lua_Debug *ar);
+/* The hook's work on an event while tracing (co_hook.c). */
+void co_hook_traced(co_state *s, lua_State *L, lua_Debug *ar);
+
+/* co_jit_event hands on ar with the depth in i_ci: the debug API's calls
+ * on it get the frame's slot back. */
+extern lua_Debug *co_jit_ar;
+extern int co_jit_slot;
+int co_jit_getinfo(lua_State *L, const char *what, lua_Debug *ar);
+const char *co_jit_getlocal(lua_State *L, const lua_Debug *ar, int n);
+#ifndef CO_JIT_IMPL
+#define lua_getinfo co_jit_getinfo
+#define lua_getlocal co_jit_getlocal
+#endif
 
 static inline void co_thread_free_id(co_threads *th, uint32_t id)
 {

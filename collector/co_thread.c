@@ -161,6 +161,8 @@ int co_thread_init(co_state *s, lua_State *L)
     s->thread_ok = slot && top - slot == TV_SIZE && co_int_at(slot, TV_TT) == LUA_TTHREAD &&
                    co_ptr_at(slot, 0) == (const void *)L;
     th->main = main_thread(L, s->thread_ok);
+    if (s->jit && co_jit_begin(L))
+        goto fail;
     return 0;
 fail:
     co_mem_free(th->t);
@@ -179,6 +181,8 @@ void co_thread_free(co_state *s, lua_State *L)
     }
     th->weak_ref = th->anchor_ref = LUA_NOREF;
     th->anchor = NULL;
+    if (s->jit)
+        co_jit_end(L);
     co_mem_free(th->t);
     co_mem_free(th->freed);
     th->t = NULL;
@@ -246,6 +250,8 @@ static void tag_thread(co_state *s, lua_State *T, uint32_t id)
 {
     int tag = CO_TAG(&s->th, id);
     co_chain *ch = co_nchain ? co_chain_find(T) : NULL;
+    if (s->jit) /* LuaJIT: one hook and count for the VM; the id in a table */
+        co_jit_set_tag(T, id);
     if (ch)
         ch->id = id; /* chained: the count stays the program's */
     else if (s->thread_ok && co_ptr_at(T, LS_HOOK) == (const void *)co_hook &&
@@ -322,6 +328,8 @@ static uint32_t tag_id(co_state *s, lua_State *T)
     const co_chain *ch = co_nchain ? co_chain_find(T) : NULL;
     if (ch) /* its count is the program's */
         return ch->id;
+    if (s->jit)
+        return co_jit_tag(T);
     uint32_t c = (uint32_t)(s->thread_ok ? co_int_at(T, LS_HOOKCOUNT) : lua_gethookcount(T)), id;
     (void)co_tag_entry(&s->th, c, &id);
     return id;

@@ -30,14 +30,11 @@ typedef struct run_ctx {
 
 /* LuaJIT is sampled only (run --sample sets LUATRACE_SAMPLE) */
 #define RD_RUN_LUA_INIT                                                                   \
-    "local o = rawget(_G, 'os') "                                                           \
-    "if _VERSION == 'Lua 5.1' and (not rawget(_G, 'jit') or "                               \
-    "o and o.getenv('LUATRACE_SAMPLE')) then require 'luatrace' "                           \
+    "if _VERSION == 'Lua 5.1' then require 'luatrace' "                                     \
     "package.loaded.luatrace = nil "                                                        \
-    "else pcall(function() local a, j = rawget(_G, 'arg'), rawget(_G, 'jit') "              \
-    "io.stderr:write('luatrace: ', j and j.version .. ' is traced only by sampling "        \
-    "(recorderd run --sample)' or _VERSION .. ' is not supported (Lua 5.1 and LuaJIT 2.1 "  \
-    "are)', ': ', a and a[0] or 'a program', ' runs untraced\\n') end) end"
+    "else pcall(function() local a = rawget(_G, 'arg') "                                    \
+    "io.stderr:write('luatrace: ', _VERSION, ' is not supported (Lua 5.1 and LuaJIT 2.1 "  \
+    "are): ', a and a[0] or 'a program', ' runs untraced\\n') end) end"
 
 void rd_run_module_dir(char *buf, unsigned long cap)
 {

@@ -864,9 +864,9 @@ def case_untraced(c):
     got = sorted(n for n in os.listdir(names) if n.startswith('slow'))
     expect(len(got) == 2 and got[0] == 'slow' and got[1].startswith('slow.')
            and not got[1].endswith('.prev'), 'a live session replaced: %s' % got)
-    # the LUA_INIT run sets loads the collector in Lua 5.1 only: a Lua 5.2+
-    # or LuaJIT that the program starts reads it too (as _VERSION and the jit
-    # global say; played here by lua5.1)
+    # the LUA_INIT run sets loads the collector in Lua 5.1 and LuaJIT only: a
+    # Lua 5.2+ that the program starts reads it too (as _VERSION says; played
+    # here by lua5.1), and LuaJIT (its jit global) is traced
     r = run(base + ['--quiet', '--', 'sh', '-c', 'printf %s "$LUA_INIT"'], c.tmp, c.env())
     init = r.out.decode()
     # (loaded: luatrace.so is in the registry, where package.loadlib keeps
@@ -874,17 +874,17 @@ def case_untraced(c):
     loaded = ('local n = 0 for k in pairs(debug.getregistry()) do '
               'n = n + (type(k) == "string" and k:find("luatrace.so", 1, true) and 1 or 0) end '
               'print(n > 0)')
-    for pre, loads in (('', 'true'), ('_VERSION = "Lua 5.3"', 'false'), ('jit = {}', 'false')):
+    for pre, loads in (('', 'true'), ('_VERSION = "Lua 5.3"', 'false'), ('jit = {}', 'true')):
         r = run([c.args.lua, '-e', pre, '-e', init, '-e', loaded], c.tmp, c.env())
         expect(r.status == 0 and r.out.decode().strip() == loads,
                'LUA_INIT %r after %r: %r %r' % (init, pre, r.out, r.err))
 
 
 def case_otherlua(c):
-    """Lua 5.2, 5.3, 5.4 and LuaJIT (scripts/setup installs them): require
-    "luatrace" and -lluatrace give a clear refusal, not "undefined symbol"
-    (nor, under LuaJIT, a trace of garbage); under recorderd run each says
-    it runs untraced, naming its script, its output unchanged."""
+    """Lua 5.2, 5.3 and 5.4 (scripts/setup installs them): require
+    "luatrace" and -lluatrace give a clear refusal, not "undefined symbol";
+    under recorderd run each says it runs untraced, naming its script, its
+    output unchanged. (LuaJIT 2.1 is traced: case_luajit, corpus-luajit-*.)"""
     # every Lua API reference of the module is weak (co_weak.h), or a Lua
     # that lacks the function refuses to load it before it can say why
     nm = subprocess.run(['nm', '-D', '--undefined-only', os.path.join(c.args.cpath, 'luatrace.so')],
@@ -894,14 +894,11 @@ def case_otherlua(c):
     expect(nm.returncode == 0 and not strong, 'not in co_weak.h: %s' % strong)
     prog = c.write('other.lua', 'io.write("out ", 6 * 7, "\\n") os.exit(5)\n')
     base = [c.args.recorderd, 'run', '--out', c.out, '--']
-    for lua, name in (('lua5.2', b'Lua 5.2'), ('lua5.3', b'Lua 5.3'), ('lua5.4', b'Lua 5.4'),
-                      ('luajit', b'LuaJIT')):
+    for lua, name in (('lua5.2', b'Lua 5.2'), ('lua5.3', b'Lua 5.3'), ('lua5.4', b'Lua 5.4')):
         if not shutil.which(lua):
             raise Failure('%s is not installed (scripts/setup installs it)' % lua)
         r = run([lua, '-e', 'print(pcall(require, "luatrace"))'], c.tmp, c.env())
-        # LuaJIT is sampled (run --sample: jitsample.py), not traced exactly
-        why = (b' is traced only by sampling' if lua == 'luajit' else
-               b' is not supported (Lua 5.1 and LuaJIT 2.1 are)')
+        why = b' is not supported (Lua 5.1 and LuaJIT 2.1 are)'
         want = b'false\tluatrace: ' + name + why
         expect(r.status == 0 and r.out.startswith(want), '%s require: %r %r' % (lua, r.out, r.err))
         r = run([lua, '-lluatrace', prog], c.tmp, c.env(LUATRACE_SHM='other'))
@@ -917,6 +914,35 @@ def case_otherlua(c):
         # a lua that failed under its LUA_INIT): a script that ends well
         r = run(base + [lua, '-e', 'x = 1'], c.tmp, c.env())
         expect(r.status == 0 and b'nothing was traced' in r.err, '%s under run: %r' % (lua, r.err))
+
+
+def case_luajit(c):
+    """LuaJIT 2.1 is traced: tron() after a loop the JIT compiled turns the
+    JIT off and flushes it (one note on stderr), so the loop's calls after
+    tron() are all in the profile; the output is plain luajit's."""
+    prog = c.write('hot.lua', '''local function sq(x) return x * x end
+local function loop(n) local s = 0 for i = 1, n do s = s + sq(i % 7) end return s end
+local s = loop(200000) -- compiled: its trace runs the next calls unless flushed
+local lt = require "luatrace"
+print(lt.tron())
+s = s + loop(300)
+lt.troff()
+print(s)
+''')
+    plain = run(['luajit', prog], c.tmp, c.env())
+    c.start_daemon()
+    r = run(['luajit', prog], c.tmp, c.env(LUATRACE_SOCKET=c.sock))
+    c.stop_daemon()
+    expect(r.status == 0 and r.out == plain.out.replace(b'false', b'true', 1),
+           'luajit tron: %d %r %r' % (r.status, r.out, r.err))
+    expect(r.err.count(b'luatrace: LuaJIT: the JIT compiler is off') == 1, repr(r.err))
+    names = os.listdir(c.out)
+    expect(len(names) == 1, 'sessions: %s' % names)
+    calls = None
+    for line in open(os.path.join(c.out, names[0], 'profile.txt')):
+        if line.rstrip().endswith(' sq (hot.lua:1)'):
+            calls = int(line.split()[0])
+    expect(calls == 300, 'sq calls after tron(): %r' % calls)
 
 
 WALK = '''
@@ -1715,7 +1741,7 @@ CASES = {'overflow': case_overflow, 'badring': case_badring, 'recycled': case_re
          'untraced': case_untraced, 'invisible': case_invisible,
          'ownframes': case_ownframes, 'dashl': case_dashl, 'shmfull': case_shmfull, 'nomem': case_nomem,
          'runopts': case_runopts, 'runsignals': case_runsignals, 'notrace': case_notrace,
-         'otherlua': case_otherlua}
+         'otherlua': case_otherlua, 'luajit': case_luajit}
 
 
 def run_case(case, name, make, prefix):

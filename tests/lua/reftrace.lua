@@ -41,6 +41,9 @@ local cupvalue, cfid, cbase, csym = rc.cupvalue, rc.cfid, rc.cbase, rc.csym
 
 local getinfo, getlocal = debug.getinfo, debug.getlocal
 local sethook, gethook = debug.sethook, debug.gethook
+-- LuaJIT has one hook for the whole VM: every coroutine has it already, and
+-- unhooking a dead one would unhook them all
+local ONE_HOOK = rawget(_G, "jit") ~= nil
 local running, co_resume = coroutine.running, coroutine.resume
 local co_status = coroutine.status
 local rawequal, rawget, next, type, tostring = rawequal, rawget, next, type, tostring
@@ -182,7 +185,9 @@ local function label_of(info)
     if label then return label end
     local src = info.source
     if src:sub(1, 1) == "@" then src = src:sub(2) else src = info.short_src end
-    where = src .. ":" .. info.linedefined
+    -- LuaJIT's built-in Lua functions (table.remove) say -1: the label
+    -- rule's line is 0 then (the trace's lines are never negative)
+    where = src .. ":" .. (info.linedefined > 0 and info.linedefined or 0)
     -- the function's prototype: closures of one function share it, two
     -- functions defined on one line do not
     key = where .. "\0" .. dump(f)
@@ -275,7 +280,7 @@ local function switch_to(T)
       chain[j] = nil
       if co_status(co) == "dead" then
         hooked[co] = nil
-        sethook(co)
+        if not ONE_HOOK then sethook(co) end
       end
     end
   else       -- T was resumed by the last thread
@@ -352,7 +357,7 @@ local function note_resume(info, node)
   end
   if type(co) == "thread" then
     pending[co] = node
-    if gethook(co) ~= hook then sethook(co, hook, "crl") end
+    if not ONE_HOOK and gethook(co) ~= hook then sethook(co, hook, "crl") end
     hooked[co] = true
   end
 end

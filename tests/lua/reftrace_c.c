@@ -42,13 +42,22 @@ RT_EXPORT int luaopen_reftrace_c(lua_State *L);
 
 /* cfid(f): the C function behind f as a light userdata (Lua makes several
  * closures of one C function: _G.next and the iterator pairs returns), or
- * nothing for a Lua function. */
+ * nothing for a Lua function. Under LuaJIT, a fast function's closure. */
 static int cfid(lua_State *L)
 {
+  static const char wrap_key;
   lua_CFunction f = lua_tocfunction(L, 1);
-  if (!f)
+  if (!f && !lua_iscfunction(L, 1))
     return 0;
-  lua_pushlightuserdata(L, (void *)f);
+  /* LuaJIT's fast functions (pairs, tostring) have no lua_CFunction: one
+   * closure each, which stands for it; but every wrap function (the fast
+   * function with a thread upvalue) is one */
+  if (!f && lua_getupvalue(L, 1, 1) && lua_type(L, -1) == LUA_TTHREAD) {
+    lua_pushlightuserdata(L, (void *)&wrap_key);
+    return 1;
+  }
+  lua_settop(L, 1);
+  lua_pushlightuserdata(L, f ? (void *)f : (void *)lua_topointer(L, 1));
   return 1;
 }
 

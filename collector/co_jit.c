@@ -1,0 +1,393 @@
+/* co_jit: tracing under LuaJIT 2.1. Its hook differs from Lua 5.1's in
+ * what the stack rebuild rests on (doc/design.md):
+ *  - compiled traces call no hook: the JIT goes off and its traces are
+ *    flushed before tracing begins (co_jit_prepare, outside any hook);
+ *  - ar.i_ci is the frame's stack slot, not a CallInfo index;
+ *  - C and fast functions get a call event but no return event;
+ *  - a tail call is a call at the caller's own slot, with no tail return;
+ *  - the hook and its count are the VM's, not a thread's.
+ * So the collector keeps, per traced thread, the slots of its open frames
+ * (a shadow stack, by thread id) and turns each event into what Lua 5.1
+ * would have reported: its depth (the frame's index + 1) in i_ci, a RET
+ * for each C frame that returned unreported, a tail call of a Lua function
+ * as a call one deeper (rule 4), one of a C function as its caller's
+ * return then a call in its place (LuaJIT's real stack has it so). A
+ * Lua frame closed with no return event was unwound by an error: no RET
+ * for it nor for what was above it (rule 2). Thread ids live in a table
+ * with weak keys {thread = id} (the count cannot carry them). Where the
+ * shadow stack is not known (a switch to a thread not known, or stale, a
+ * resync) the depth is the number of the thread's levels, and the shadow
+ * stack is read again from its frames.
+ *
+ * Everything else goes through the debug API: none of the 5.1 layout
+ * reads apply (s->layout_ok and the rest stay 0). */
+#define CO_JIT_IMPL /* the real lua_getinfo and lua_getlocal */
+#include <dlfcn.h>
+#include <lauxlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "co_mem.h"
+#include "co_state.h"
+
+/* luajit.h's, not installed with Debian's luajit package */
+#define CO_LUAJIT_MODE_ENGINE 0
+#define CO_LUAJIT_MODE_OFF 0x0000
+#define CO_LUAJIT_MODE_FLUSH 0x0200
+
+typedef int (*co_setmode_fn)(lua_State *L, int idx, int mode);
+
+lua_Debug *co_jit_ar;
+int co_jit_slot;
+
+int co_jit_getinfo(lua_State *L, const char *what, lua_Debug *ar)
+{
+    if (ar != co_jit_ar || !ar)
+        return lua_getinfo(L, what, ar);
+    int depth = ar->i_ci, r;
+    ar->i_ci = co_jit_slot;
+    r = lua_getinfo(L, what, ar);
+    ar->i_ci = depth;
+    return r;
+}
+
+const char *co_jit_getlocal(lua_State *L, const lua_Debug *ar, int n)
+{
+    if (ar != co_jit_ar || !ar)
+        return lua_getlocal(L, ar, n);
+    lua_Debug a = *ar;
+    a.i_ci = co_jit_slot;
+    return lua_getlocal(L, &a, n);
+}
+
+static const char g_wrap_key; /* stands for LuaJIT's wrap functions */
+
+const void *co_cfunc_key(lua_State *L, int idx)
+{
+    lua_CFunction f = lua_tocfunction(L, idx);
+    if (f || !lua_iscfunction(L, idx))
+        return (const void *)f;
+    /* a fast function: a wrap function is the one with a thread upvalue */
+    if (lua_getupvalue(L, idx, 1)) {
+        int wrap = lua_type(L, -1) == LUA_TTHREAD;
+        lua_pop(L, 1);
+        if (wrap)
+            return &g_wrap_key;
+    }
+    return lua_topointer(L, idx);
+}
+
+int co_jit_is(void)
+{
+    static int known = -1;
+    if (known < 0)
+        known = dlsym(RTLD_DEFAULT, "luaJIT_setmode") != NULL;
+    return known;
+}
+
+void co_jit_prepare(lua_State *L)
+{
+    static int said;
+    co_setmode_fn setmode = (co_setmode_fn)dlsym(RTLD_DEFAULT, "luaJIT_setmode");
+    if (!setmode)
+        return;
+    setmode(L, 0, CO_LUAJIT_MODE_ENGINE | CO_LUAJIT_MODE_OFF);
+    setmode(L, 0, CO_LUAJIT_MODE_ENGINE | CO_LUAJIT_MODE_FLUSH);
+    if (!said++)
+        fprintf(stderr, "luatrace: LuaJIT: the JIT compiler is off while tracing (compiled "
+                        "code flushed), so Lua code runs interpreted, as with luajit -joff: "
+                        "often several times slower (doc/tracing.md)\n");
+}
+
+/* {====== shadow stacks, by thread id */
+
+enum { JF_LUA, JF_C,
+       JF_FRESH /* a Lua frame called, with no event of its own yet: a vararg
+                   function's frame moves up past its arguments after its call
+                   event, so its first own event may come at a higher slot */ };
+
+typedef struct co_jframe {
+    uint32_t slot;
+    uint32_t kind;
+} co_jframe;
+
+typedef struct co_jstack {
+    co_jframe *f;
+    uint32_t n, cap;
+} co_jstack;
+
+static co_jstack *g_js; /* by thread id */
+static uint32_t g_js_cap;
+static int g_ref = LUA_NOREF;  /* registry: {thread = id}, weak keys */
+static int g_fref = LUA_NOREF; /* registry: {Lua closure = fid}, weak keys */
+
+static co_jstack *jstack(uint32_t id)
+{
+    if (id >= g_js_cap) {
+        uint32_t cap = g_js_cap ? g_js_cap : 64;
+        while (cap <= id)
+            cap *= 2;
+        co_jstack *g = co_mem_realloc(g_js, g_js_cap * sizeof *g, cap * sizeof *g);
+        if (!g)
+            return NULL;
+        memset(g + g_js_cap, 0, (cap - g_js_cap) * sizeof *g);
+        g_js = g;
+        g_js_cap = cap;
+    }
+    return &g_js[id];
+}
+
+/* Room for one more frame at index i. */
+static int room(co_jstack *js, uint32_t i)
+{
+    if (i < js->cap)
+        return 1;
+    uint32_t cap = js->cap ? js->cap * 2 : 64;
+    co_jframe *f = co_mem_realloc(js->f, js->cap * sizeof *f, cap * sizeof *f);
+    if (!f)
+        return 0;
+    js->f = f;
+    js->cap = cap;
+    return 1;
+}
+
+static int weak_keys(lua_State *L)
+{
+    lua_newtable(L);
+    lua_createtable(L, 0, 1);
+    lua_pushliteral(L, "k");
+    lua_setfield(L, -2, "__mode");
+    lua_setmetatable(L, -2);
+    int ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    return ref == LUA_REFNIL ? LUA_NOREF : ref;
+}
+
+int co_jit_begin(lua_State *L)
+{
+    co_jit_end(L);
+    g_ref = weak_keys(L);
+    g_fref = weak_keys(L);
+    return g_ref == LUA_NOREF || g_fref == LUA_NOREF ? -1 : 0;
+}
+
+void co_jit_end(lua_State *L)
+{
+    if (L && g_ref != LUA_NOREF)
+        luaL_unref(L, LUA_REGISTRYINDEX, g_ref);
+    if (L && g_fref != LUA_NOREF)
+        luaL_unref(L, LUA_REGISTRYINDEX, g_fref);
+    g_ref = g_fref = LUA_NOREF;
+    for (uint32_t i = 0; i < g_js_cap; i++)
+        co_mem_free(g_js[i].f);
+    co_mem_free(g_js);
+    g_js = NULL;
+    g_js_cap = 0;
+}
+
+uint32_t co_jit_tag(lua_State *T)
+{
+    if (g_ref == LUA_NOREF || !lua_checkstack(T, 2))
+        return 0;
+    lua_rawgeti(T, LUA_REGISTRYINDEX, g_ref);
+    lua_pushthread(T);
+    lua_rawget(T, -2);
+    uint32_t id = (uint32_t)lua_tointeger(T, -1);
+    lua_pop(T, 2);
+    return id;
+}
+
+void co_jit_set_tag(lua_State *T, uint32_t id)
+{
+    co_jstack *js = jstack(id);
+    if (js)
+        js->n = 0; /* a new thread's: its frames come with its events */
+    if (g_ref == LUA_NOREF || !lua_checkstack(T, 3))
+        return;
+    lua_rawgeti(T, LUA_REGISTRYINDEX, g_ref);
+    lua_pushthread(T);
+    lua_pushinteger(T, (lua_Integer)id);
+    lua_rawset(T, -3);
+    lua_pop(T, 1);
+}
+
+uint32_t co_jit_closure_fid(lua_State *L)
+{
+    if (g_fref == LUA_NOREF || !lua_checkstack(L, 2))
+        return 0;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, g_fref);
+    lua_pushvalue(L, -2);
+    lua_rawget(L, -2);
+    uint32_t fid = (uint32_t)lua_tointeger(L, -1);
+    lua_pop(L, 2);
+    return fid;
+}
+
+void co_jit_closure_set(lua_State *L, uint32_t fid)
+{
+    if (g_fref == LUA_NOREF || !lua_checkstack(L, 3))
+        return;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, g_fref);
+    lua_pushvalue(L, -2);
+    lua_pushinteger(L, (lua_Integer)fid);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+}
+
+/* The number of T's frames. */
+static uint32_t levels(lua_State *T)
+{
+    lua_Debug ar;
+    uint32_t n = 0;
+    while (lua_getstack(T, (int)n, &ar))
+        n++;
+    return n;
+}
+
+uint32_t co_jit_depth(lua_State *T)
+{
+    return levels(T);
+}
+
+void co_jit_rebuild(uint32_t id, lua_State *T, int from, int fresh_top)
+{
+    co_jstack *js = jstack(id);
+    if (!js)
+        return;
+    uint32_t n = levels(T), k = 0;
+    js->n = 0;
+    for (int level = (int)n - 1; level >= from; level--, k++) {
+        lua_Debug ar;
+        if (!room(js, k) || !lua_getstack(T, level, &ar) || !lua_getinfo(T, "S", &ar))
+            return;
+        uint32_t kind = ar.what[0] == 'C' ? JF_C : fresh_top && level == 0 ? JF_FRESH : JF_LUA;
+        js->f[k] = (co_jframe){(uint32_t)ar.i_ci & 0xffff, kind};
+        js->n = k + 1;
+    }
+}
+
+/* }====== */
+
+/* RETs of the frames [k, n) that returned unreported: below the lowest
+ * Lua frame closed with no return event (an error unwound it and what
+ * was above it: rule 2 pops those), or all. */
+static void close_frames(co_state *s, lua_State *L, const co_jstack *js, uint32_t k)
+{
+    uint32_t top = js->n;
+    for (uint32_t i = k; i < js->n; i++)
+        if (js->f[i].kind == JF_LUA || js->f[i].kind == JF_FRESH) {
+            top = i;
+            break;
+        }
+    for (uint32_t i = top; i > k && s->active; i--) {
+        lua_Debug ret = {0};
+        ret.event = LUA_HOOKRET;
+        ret.i_ci = (int)i;
+        co_hook_traced(s, L, &ret);
+    }
+}
+
+static int is_cfunction(lua_State *L, lua_Debug *ar)
+{
+    if (!lua_getinfo(L, "f", ar))
+        return 0;
+    int c = lua_iscfunction(L, -1);
+    lua_pop(L, 1);
+    return c;
+}
+
+/* A call at slot: the frames [k', k) that are no longer there, k' the
+ * result. A C frame at the callee's slot returned; unless the callee
+ * takes a Lua frame's slot (a tail call), so did every frame above its
+ * caller (level 1): a C function returns unreported, and a call after it
+ * may come at a higher slot than its frame, or the callback of one still
+ * running (pcall's, a __tostring's) at a higher slot too. */
+static uint32_t call_closes(lua_State *L, const co_jframe *f, uint32_t k, uint32_t slot)
+{
+    if (k && f[k - 1].slot == slot) {
+        if (f[k - 1].kind != JF_C)
+            return k; /* a tail call */
+        k--;
+    }
+    lua_Debug caller;
+    int64_t cslot = lua_getstack(L, 1, &caller) ? (int64_t)(caller.i_ci & 0xffff) : -1;
+    while (k && (int64_t)f[k - 1].slot > cslot)
+        k--;
+    return k;
+}
+
+/* The event's depth from the shadow stack js of L, which it updates. */
+static uint32_t shadow_depth(co_state *s, lua_State *L, lua_Debug *ar, uint32_t id)
+{
+    co_jstack *js = jstack(id);
+    uint32_t slot = (uint32_t)ar->i_ci, k = js->n;
+    co_jframe *f = js->f;
+    if (k && f[k - 1].kind == JF_FRESH) { /* its first own event */
+        if (ar->event != LUA_HOOKCALL && slot > f[k - 1].slot)
+            f[k - 1].slot = slot;
+        f[k - 1].kind = JF_LUA;
+    }
+    while (k && f[k - 1].slot > slot)
+        k--;
+    if (ar->event == LUA_HOOKCALL)
+        k = call_closes(L, f, k, slot);
+    if (k < js->n) {
+        close_frames(s, L, js, k);
+        js = jstack(id); /* where it is now */
+        f = js->f;
+    }
+    js->n = k;
+    int same = k && f[k - 1].slot == slot, c = 0;
+    if (ar->event == LUA_HOOKCALL) {
+        c = is_cfunction(L, ar);
+        if (same && !c) { /* a tail call: one deeper, then its caller's place */
+            f[k - 1].kind = JF_FRESH;
+            return k + 1;
+        }
+        if (same) { /* a tail call into C: it takes its caller's place, which
+                       returned (no event: rule 4 applies to Lua callees) */
+            lua_Debug ret = {0};
+            ret.event = LUA_HOOKRET;
+            ret.i_ci = (int)k;
+            co_hook_traced(s, L, &ret);
+            js = jstack(id);
+            js->f[k - 1] = (co_jframe){slot, JF_C};
+            js->n = k;
+            return k;
+        }
+    } else if (same) {
+        if (ar->event == LUA_HOOKRET)
+            js->n = k - 1;
+        return k;
+    } else if (ar->event == LUA_HOOKRET) {
+        return k + 1; /* a frame never seen */
+    }
+    if (room(js, k)) { /* a call, or a line of a frame never seen */
+        f = js->f;
+        f[k] = (co_jframe){slot, c ? JF_C : ar->event == LUA_HOOKCALL ? JF_FRESH : JF_LUA};
+        js->n = k + 1;
+    }
+    return k + 1;
+}
+
+void co_jit_event(co_state *s, lua_State *L, lua_Debug *ar)
+{
+    if (ar->event != LUA_HOOKCALL && ar->event != LUA_HOOKRET && ar->event != LUA_HOOKLINE) {
+        co_hook_traced(s, L, ar);
+        return;
+    }
+    int slot = ar->i_ci & 0xffff;
+    ar->i_ci = slot;
+    uint32_t id = L == s->cur_L ? s->cur_id : co_thread_known(s, L);
+    co_jstack *js = id && !s->dropped ? jstack(id) : NULL;
+    uint32_t depth = js ? shadow_depth(s, L, ar, id) : levels(L);
+    if (!s->active)
+        return;
+    co_jit_ar = ar;
+    co_jit_slot = slot;
+    ar->i_ci = (int)depth;
+    co_hook_traced(s, L, ar);
+    ar->i_ci = slot;
+    co_jit_ar = NULL;
+    if (!js && s->active && s->cur_L == L && s->cur_id)
+        co_jit_rebuild(s->cur_id, L, ar->event == LUA_HOOKRET, ar->event == LUA_HOOKCALL);
+}
