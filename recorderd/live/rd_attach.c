@@ -266,8 +266,12 @@ static int start_handles(attach_ctx *a, uv_loop_t *loop)
  * mapped already (an earlier attach), then check again. */
 static int inject(const rd_attach_opts *o, lt_attach_marker *mk, char *err, size_t cap)
 {
+    char where[512];
     int e = rd_inject(o->pid, err, cap);
-    return e ? e : check_target(o->pid, mk, err, cap);
+    snprintf(where, sizeof where, "%s", err);
+    if (!e && !(e = check_target(o->pid, mk, err, cap)))
+        snprintf(err, cap, "%s", where);
+    return e;
 }
 
 int rd_attach(const rd_attach_opts *o)
@@ -284,7 +288,7 @@ int rd_attach(const rd_attach_opts *o)
     }
     if (e == -ENOENT && !o->dump && !o->keys && (e = inject(o, &a.mk, err, sizeof err)) == 0)
         fprintf(stderr, "recorderd: process %d had no collector: luatrace is loaded into it "
-                        "now (it stays, inert, after the detach)\n", (int)o->pid);
+                        "now (%s; it stays, inert, after the detach)\n", (int)o->pid, err);
     if (e) {
         fprintf(stderr, "recorderd: %s\n", rd_printable(err, err, sizeof err));
         return 1;

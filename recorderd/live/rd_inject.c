@@ -48,18 +48,23 @@ enum {
 };
 
 /* Blocking waits of a thread stopped in them (x86-64 numbers). */
-static const long WAITS[] = {
-    SYS_read, SYS_readv, SYS_pread64, SYS_poll, SYS_ppoll, SYS_select, SYS_pselect6,
-    SYS_epoll_wait, SYS_epoll_pwait, SYS_nanosleep, SYS_clock_nanosleep, SYS_accept,
-    SYS_accept4, SYS_recvfrom, SYS_recvmsg, SYS_wait4, SYS_waitid, SYS_pause,
-    SYS_rt_sigsuspend, SYS_rt_sigtimedwait,
+#define W(name) {SYS_##name, #name}
+static const struct {
+    long nr;
+    const char *name;
+} WAITS[] = {
+    W(read), W(readv), W(pread64), W(poll), W(ppoll), W(select), W(pselect6), W(epoll_wait),
+    W(epoll_pwait), W(nanosleep), W(clock_nanosleep), W(accept), W(accept4), W(recvfrom),
+    W(recvmsg), W(wait4), W(waitid), W(pause), W(rt_sigsuspend), W(rt_sigtimedwait),
 };
+#undef W
 
 typedef struct target {
     pid_t pid;
     char exe[PATH_MAX], lua_lib[PATH_MAX], so[PATH_MAX];
     uintptr_t dlopen_at, dlerror_at;
     const void *L;
+    char where[PATH_MAX + 64]; /* the safe point taken, said once loaded */
 } target;
 
 /* A line "Key:\tvalue" of /proc/PID[/task/TID]/status. */
@@ -172,16 +177,18 @@ static int find_parts(target *t, char *err, size_t cap)
     return 0;
 }
 
-static int is_wait(long nr)
+/* The name of a waiting system call, NULL for any other. */
+static const char *wait_name(long nr)
 {
     for (size_t i = 0; i < sizeof WAITS / sizeof *WAITS; i++)
-        if (WAITS[i] == nr)
-            return 1;
-    return 0;
+        if (WAITS[i].nr == nr)
+            return WAITS[i].name;
+    return NULL;
 }
 
-/* Whether tid (stopped) is at a safe point (the rule at the top). */
-static int safe_thread(const target *t, pid_t tid)
+/* Whether tid (stopped) is at a safe point (the rule at the top); if so,
+ * which, in t->where. */
+static int safe_thread(target *t, pid_t tid)
 {
     struct user_regs_struct r;
     char v[64], file[PATH_MAX];
@@ -192,11 +199,15 @@ static int safe_thread(const target *t, pid_t tid)
         status_field(t->pid, tid, "SigIgn", v, sizeof v) || (strtoull(v, NULL, 16) & segv))
         return 0;
     long long rax = (long long)r.rax;
-    if ((long long)r.orig_rax >= 0) /* in a system call: an interrupted wait only */
-        return (rax == -512 || rax == -513 || rax == -514 || rax == -516) &&
-               is_wait((long)r.orig_rax);
+    if ((long long)r.orig_rax >= 0) { /* in a system call: an interrupted wait only */
+        const char *name = wait_name((long)r.orig_rax);
+        snprintf(t->where, sizeof t->where, "thread %d, waiting in %s()", (int)tid,
+                 name ? name : "a system call");
+        return name && (rax == -512 || rax == -513 || rax == -514 || rax == -516);
+    }
     if (rd_elf_range(t->pid, r.rip, file, sizeof file))
         return 0;
+    snprintf(t->where, sizeof t->where, "thread %d, running the code of %s", (int)tid, file);
     return !strcmp(file, t->exe) || !strcmp(file, t->lua_lib);
 }
 
@@ -338,5 +349,7 @@ int rd_inject(pid_t pid, char *err, size_t cap)
     }
     rd_call_let_go(c);
     free(c);
+    if (!e)
+        snprintf(err, cap, "%s", t.where);
     return e;
 }

@@ -10,7 +10,8 @@
 
 /* Makes pid's collector dormant: loads recorderd's luatrace.so unless it is
  * mapped already, then calls its luatrace_inject with the Lua state the
- * reader finds. Every register and byte touched is restored. Returns 0,
+ * reader finds. Every register and byte touched is restored. Returns 0
+ * with the safe point used in err ("thread N, waiting in system call M"),
  * or -errno with a one-line reason in err (the process left as it was). */
 int rd_inject(pid_t pid, char *err, size_t cap);
 

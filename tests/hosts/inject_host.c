@@ -1,0 +1,119 @@
+/* inject_host: a C host linking liblua5.1 and never luatrace, for
+ * `recorderd attach` by injection (tests/integration/inject.py).
+ *
+ *     inject_host MODE SCRIPT [ARG]
+ *
+ * MODE poll:   the script runs on the main thread; host.wait() poll()s
+ *              stdin and returns its next line (nil at its end).
+ *      thread: the script runs on a second thread; the main thread waits
+ *              for it in pthread_join.
+ *      malloc: the script runs on the main thread while a second thread
+ *              calls malloc and free without pause until the script ends.
+ * The script gets ARG as its `...`; the exit status is 0 once it ran. */
+#include <errno.h>
+#include <lauxlib.h>
+#include <lualib.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *g_script, *g_arg;
+static atomic_int g_done;
+static int g_status = 1;
+
+/* One byte of fd 0: 1, 0 at its end, -1 on error; waits in poll, which a
+ * signal handler interrupts whatever SA_RESTART: poll again. */
+static int next_byte(char *c)
+{
+    for (;;) {
+        struct pollfd p = {.fd = 0, .events = POLLIN};
+        if (poll(&p, 1, -1) < 0 && errno != EINTR)
+            return -1;
+        if (!(p.revents & (POLLIN | POLLHUP)))
+            continue;
+        ssize_t n = read(0, c, 1);
+        if (n >= 0 || errno != EINTR)
+            return (int)n;
+    }
+}
+
+static int l_wait(lua_State *L)
+{
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    char c;
+    int r, any = 0;
+    while ((r = next_byte(&c)) == 1 && c != '\n') {
+        luaL_addchar(&b, c);
+        any = 1;
+    }
+    if (r < 0)
+        return luaL_error(L, "inject_host: reading stdin: %s", strerror(errno));
+    luaL_pushresult(&b);
+    if (r == 0 && !any)
+        lua_pushnil(L);
+    return 1;
+}
+
+static void *run_script(void *unused)
+{
+    (void)unused;
+    lua_State *L = luaL_newstate();
+    luaL_openlibs(L);
+    lua_newtable(L);
+    lua_pushcfunction(L, l_wait);
+    lua_setfield(L, -2, "wait");
+    lua_setglobal(L, "host");
+    if (luaL_loadfile(L, g_script) || (lua_pushstring(L, g_arg), lua_pcall(L, 1, 0, 0))) {
+        fprintf(stderr, "inject_host: %s\n", lua_tostring(L, -1));
+    } else {
+        g_status = 0;
+    }
+    lua_close(L);
+    atomic_store(&g_done, 1);
+    return NULL;
+}
+
+/* malloc and free of varied sizes, as fast as it can, until the script
+ * ends: the C library's allocator locks taken and released all the time. */
+static void *churn(void *unused)
+{
+    (void)unused;
+    void *keep[64] = {0};
+    for (unsigned i = 0; !atomic_load_explicit(&g_done, memory_order_relaxed); i++) {
+        unsigned k = i % 64;
+        free(keep[k]);
+        keep[k] = malloc(16 + (i * 7919u) % 70000);
+    }
+    for (unsigned k = 0; k < 64; k++)
+        free(keep[k]);
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: inject_host poll|thread|malloc SCRIPT [ARG]\n");
+        return 2;
+    }
+    g_script = argv[2];
+    g_arg = argc > 3 ? argv[3] : "";
+    pthread_t t;
+    if (!strcmp(argv[1], "thread")) {
+        if (pthread_create(&t, NULL, run_script, NULL))
+            return 1;
+        pthread_join(t, NULL);
+    } else if (!strcmp(argv[1], "malloc")) {
+        if (pthread_create(&t, NULL, churn, NULL))
+            return 1;
+        run_script(NULL);
+        pthread_join(t, NULL);
+    } else {
+        run_script(NULL);
+    }
+    return g_status;
+}
