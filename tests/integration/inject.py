@@ -139,8 +139,8 @@ def mapped(pid):
                 if ln.endswith('/luatrace.so') or 'liblua' in ln]
 
 
-def untraced_run(c, how, rounds):
-    p = start(c, how, rounds, untraced=True)
+def untraced_run(c, how, rounds, argv=None):
+    p = start(c, how, rounds, untraced=True, argv=argv)
     out, err = p.communicate(b'go\n' * rounds, timeout=120)
     expect(p.returncode == 0, 'untraced run failed: %r' % err)
     return out
@@ -246,8 +246,88 @@ def case_attach(how):
     return run
 
 
+TRACER = r'''
+import ctypes, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+r = libc.ptrace(0x4206, int(sys.argv[1]), None, None)  # PTRACE_SEIZE
+print(r, ctypes.get_errno(), flush=True)
+time.sleep(600)
+'''
+
+
+def refused(c, want, prefix=(), env=None, how='read', argv=None, preexec=None, run_as=None):
+    """recorderd attach refuses with want (exit 1); the process is left
+    untouched: no luatrace.so mapped, its output an untraced run's."""
+    expected = untraced_run(c, how, 1, argv)
+    p = start(c, how, 1, untraced=True, argv=argv, preexec=preexec)
+    readline(p, 'READY 1')
+    e = dict(base_env(), **(env or {}))
+    r = subprocess.run(list(prefix) + [c.args.recorderd, 'attach', str(p.pid), '--out', c.out],
+                       cwd=c.tmp, env=e, stdin=subprocess.DEVNULL, capture_output=True,
+                       timeout=120)
+    err = r.stderr.decode()
+    expect(r.returncode == 1 and want in err and err.count('\n') == 1,
+           'refusal %r: exit %d, %r' % (want, r.returncode, err))
+    expect(not [ln for ln in mapped(p.pid) if ln.endswith('/luatrace.so')],
+           '%r: luatrace.so mapped' % want)
+    out, perr = p.communicate(b'go\n', timeout=60)
+    expect(p.returncode == 0 and p.seen + out == expected,
+           '%r: the program changed: %d %r' % (want, p.returncode, perr))
+    return p
+
+
+def refuse_tracer(c):
+    p = start(c, 'read', 1, untraced=True)
+    t = subprocess.Popen([sys.executable, '-c', TRACER, str(p.pid)], stdout=subprocess.PIPE,
+                         start_new_session=True)
+    c.procs.append(t)
+    line = t.stdout.readline().split()
+    expect(line[:1] == [b'0'], 'the test\'s tracer could not attach: %r' % line)
+    r = subprocess.run([c.args.recorderd, 'attach', str(p.pid)], cwd=c.tmp, env=base_env(),
+                       stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
+    err = r.stderr.decode()
+    expect(r.returncode == 1 and 'is being traced by process %d' % t.pid in err,
+           'tracer: exit %d, %r' % (r.returncode, err))
+    t.kill()
+    t.wait()
+    readline(p, 'READY 1')
+    expect(not [ln for ln in mapped(p.pid) if ln.endswith('/luatrace.so')], 'mapped')
+    out, _ = p.communicate(b'go\n', timeout=60)
+    expect(p.returncode == 0 and p.seen + out == untraced_run(c, 'read', 1),
+           'the traced-by-another program changed')
+
+
+def other_user(c):
+    name = 'ltinj%d' % (os.getpid() % 100000)
+    r = subprocess.run(['useradd', '-M', '-s', '/usr/sbin/nologin', name], capture_output=True)
+    expect(r.returncode == 0, 'useradd: %r' % r.stderr)
+    c.users.append(name)
+    return pwd.getpwnam(name)
+
+
 def case_refuse(c):
-    raise Failure('todo')
+    c.write('prog.lua', PROG)
+    c.used.add('attach')
+    refuse_tracer(c)
+    refused(c, 'ptrace_scope is 3', env={'LUATRACE_TEST_PTRACE_SCOPE': '3'})
+    p = subprocess.Popen(['sleep', '60'], start_new_session=True)
+    c.procs.append(p)
+    r = subprocess.run([c.args.recorderd, 'attach', str(p.pid)], capture_output=True, timeout=60)
+    expect(r.returncode == 1 and b'exports no Lua 5.1 API' in r.stderr, 'sleep: %r' % r.stderr)
+    if c.args.static:
+        refused(c, 'exports no Lua 5.1 API', how='poll', argv=[c.args.static, 'poll', 'prog.lua'])
+    if os.geteuid() != 0 or not shutil.which('setpriv') or not shutil.which('useradd'):
+        print('not as root with setpriv and useradd: the capability and user refusals skipped')
+        return
+    drop = ['setpriv', '--bounding-set=-sys_ptrace', '--inh-caps=-sys_ptrace']
+    refused(c, 'lacks CAP_SYS_PTRACE', prefix=drop)
+    refused(c, 'ptrace_scope is 1', prefix=drop, env={'LUATRACE_TEST_PTRACE_SCOPE': '1'})
+    u = other_user(c)
+    os.chmod(c.tmp, 0o755)
+    os.chmod(os.path.join(c.tmp, 'prog.lua'), 0o644)
+    refused(c, 'attach only to your own processes',
+            argv=['setpriv', '--reuid=%d' % u.pw_uid, '--regid=%d' % u.pw_gid,
+                  '--clear-groups', c.args.lua, 'prog.lua'])
 
 
 CASES = {how: case_attach(how) for how in ('busy', 'read', 'poll', 'thread', 'malloc')}
