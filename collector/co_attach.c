@@ -326,14 +326,16 @@ int co_attach_inject(lua_State *L)
     char err[256];
     if (!lua_sethook || !lua_gethook || !lua_topointer || !lua_call)
         return -ENOSYS; /* no Lua 5.1 API in the process */
-    if (g_main == L)
-        return 0; /* dormant already: an earlier injection, or listen() */
-    if (g_main || !co_module_claim(L))
+    if (g_main && g_main != L)
         return -EBUSY;
     lt_attach_marker m = {getpid(), lt_attach_start_time(getpid()), attach_signal()};
     int e = lt_attach_make_dir(getuid());
     if (e)
         return e;
+    if (g_main == L) /* dormant already (injected, or listen()): its marker may be gone */
+        return g_marker[0] ? lt_attach_marker_write(g_marker, &m) : 0;
+    if (!co_module_claim(L))
+        return -EBUSY;
     g_walk_ok = walk_check_passive(L); /* the full checks wait for a hook event */
     g_injected = 1;
     g_main = L;

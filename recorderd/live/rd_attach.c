@@ -267,10 +267,13 @@ static int start_handles(attach_ctx *a, uv_loop_t *loop)
 static int inject(const rd_attach_opts *o, lt_attach_marker *mk, char *err, size_t cap)
 {
     char where[512];
-    int e = rd_inject(o->pid, err, cap);
+    int reused = 0, e = rd_inject(o->pid, &reused, err, cap);
     snprintf(where, sizeof where, "%s", err);
     if (!e && !(e = check_target(o->pid, mk, err, cap)))
-        snprintf(err, cap, "%s", where);
+        fprintf(stderr, "recorderd: process %d had no dormant collector: %s (%s; it stays, "
+                        "inert, after the detach)\n", (int)o->pid,
+                reused ? "its luatrace.so, loaded before, listens again"
+                       : "luatrace.so is loaded into it now", where);
     return e;
 }
 
@@ -286,9 +289,8 @@ int rd_attach(const rd_attach_opts *o)
                              .stop = o->stop};
         return rd_sample_top(&so);
     }
-    if (e == -ENOENT && !o->dump && !o->keys && (e = inject(o, &a.mk, err, sizeof err)) == 0)
-        fprintf(stderr, "recorderd: process %d had no collector: luatrace is loaded into it "
-                        "now (%s; it stays, inert, after the detach)\n", (int)o->pid, err);
+    if (e == -ENOENT && !o->dump && !o->keys)
+        e = inject(o, &a.mk, err, sizeof err);
     if (e) {
         fprintf(stderr, "recorderd: %s\n", rd_printable(err, err, sizeof err));
         return 1;

@@ -63,6 +63,7 @@ typedef struct target {
     pid_t pid;
     char exe[PATH_MAX], lua_lib[PATH_MAX], so[PATH_MAX];
     uintptr_t dlopen_at, dlerror_at;
+    int reused; /* luatrace.so was loaded already */
     const void *L;
     char where[PATH_MAX + 64]; /* the safe point taken, said once loaded */
 } target;
@@ -168,6 +169,13 @@ static int find_parts(target *t, char *err, size_t cap)
     }
     if (rd_elf_find(t->pid, "dlerror", lib, &t->dlerror_at, lib, sizeof lib))
         t->dlerror_at = 0;
+    if (rd_elf_find(t->pid, "luatrace_inject", NULL, &a, t->so, sizeof t->so) == 0)
+        return t->reused = 1, 0; /* loaded already (an earlier attach): reused */
+    if (rd_elf_find(t->pid, "luatrace_listen", NULL, &a, lib, sizeof lib) == 0) {
+        snprintf(err, cap, "process %d loaded a luatrace without attach by injection (%s) and "
+                           "does not listen: start it with LUATRACE_ATTACH=1", (int)t->pid, lib);
+        return -EBUSY;
+    }
     rd_run_module_dir(mod, sizeof mod);
     snprintf(path, sizeof path, "%s/luatrace.so", mod);
     if (!realpath(path, t->so)) {
@@ -211,6 +219,17 @@ static int safe_thread(target *t, pid_t tid)
     return !strcmp(file, t->exe) || !strcmp(file, t->lua_lib);
 }
 
+/* Whether the Lua state L is still one of d->pid's. */
+static int still_there(co_sr *d, const void *L)
+{
+    const void *found[RD_PEEK_MAX_STATES];
+    int n = rd_peek_find_states(d, found);
+    for (int i = 0; i < n; i++)
+        if (found[i] == L)
+            return 1;
+    return 0;
+}
+
 /* Stops the process until one thread is at a safe point: that thread,
  * the others let go; 0 if none came within TRIES stops (nothing held).
  * Finds the Lua state at the first stop. */
@@ -239,6 +258,11 @@ static pid_t safe_point(target *t, int *e)
                 chosen = s->tid[i];
                 s->tid[i] = s->tid[--s->n]; /* held: not let go below */
             }
+        if (chosen && k && !still_there(d, t->L)) { /* closed since the first stop? */
+            ptrace(PTRACE_DETACH, chosen, NULL, NULL);
+            chosen = 0;
+            *e = -ENOENT;
+        }
         rd_peek_let_go(s);
     }
     free(s);
@@ -308,7 +332,7 @@ static void eperm(pid_t pid, char *err, size_t cap)
                            "security module, or another tracer)", (int)pid);
 }
 
-int rd_inject(pid_t pid, char *err, size_t cap)
+int rd_inject(pid_t pid, int *reused, char *err, size_t cap)
 {
     target t = {.pid = pid};
     int e = refusals(pid, err, cap);
@@ -351,5 +375,6 @@ int rd_inject(pid_t pid, char *err, size_t cap)
     free(c);
     if (!e)
         snprintf(err, cap, "%s", t.where);
+    *reused = t.reused;
     return e;
 }

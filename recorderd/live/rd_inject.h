@@ -12,7 +12,8 @@
  * mapped already, then calls its luatrace_inject with the Lua state the
  * reader finds. Every register and byte touched is restored. Returns 0
  * with the safe point used in err ("thread N, waiting in system call M"),
+ * (*reused: luatrace.so was loaded already, by an earlier attach),
  * or -errno with a one-line reason in err (the process left as it was). */
-int rd_inject(pid_t pid, char *err, size_t cap);
+int rd_inject(pid_t pid, int *reused, char *err, size_t cap);
 
 #endif

@@ -13,8 +13,9 @@ stack from debug.getinfo, 11 calls deep. Then it calls tick K times, all
 traced, and says DONE; recorderd is stopped with SIGTERM (a detach). The
 session must hold exactly K calls of tick, each on the program's stack;
 the program must see its hook gone after the detach. The first process is
-attached a second time: luatrace.so is reused (mapped once, no second
-injection message). Each process's stdout and exit status are those of an
+attached twice more: luatrace.so is reused (loaded once, no second
+injection), the third time after its attach marker was removed (the
+loaded library arms again). Each process's stdout and exit status are those of an
 untraced run of the same program. Cases (where each process waits for the
 attach):
   busy    lua5.1 in a busy Lua loop
@@ -208,6 +209,8 @@ def run_process(c, how, rounds, want_out):
     notes = []
     for r in range(1, rounds + 1):
         readline(p, 'READY %d' % r)
+        if r == 3:  # its marker gone (a /tmp cleaner): the loaded library is armed again
+            os.unlink('/tmp/luatrace-%d/attach/%d' % (os.getuid(), p.pid))
         notes.append(one_attach(c, p, how, r))
     p.stdin.close()
     out = p.seen + p.stdout.read()
@@ -218,10 +221,11 @@ def run_process(c, how, rounds, want_out):
     t, whole = truths(err)
     expect(all(whole[r] == 'true' for r in range(1, rounds + 1)),
            'the hook left during the ticks: %r' % whole)
-    expect('luatrace is loaded into it now' in notes[0], 'no injection: %r' % notes[0])
+    expect('luatrace.so is loaded into it now' in notes[0], 'no injection: %r' % notes[0])
     where = {'read': 'waiting in read()', 'poll': 'waiting in poll()'}.get(how, 'running the code')
     expect(where in notes[0], 'the safe point: %r, not %s' % (notes[0], where))
     expect(all('loaded into it' not in n for n in notes[1:]), 'injected again: %r' % notes)
+    expect(rounds < 3 or 'loaded before, listens again' in notes[2], 'not reused: %r' % notes)
     loads = [ln for ln in p.maps if ln.endswith('/luatrace.so') and ln.split()[2] == '00000000']
     expect(len(loads) == 1, 'luatrace.so loaded %d times: %r' % (len(loads), p.maps))
     expect(not [ln for ln in p.maps if 'liblua' in ln] or how not in ('busy', 'read'),
@@ -234,10 +238,10 @@ def case_attach(how):
         c.write('prog.lua', PROG)
         c.used.add('attach')
         n = c.args.count
-        want1, want2 = untraced_run(c, how, 1), untraced_run(c, how, 2)
+        want1, want3 = untraced_run(c, how, 1), untraced_run(c, how, 3)
         for i in range(n):
-            rounds = 2 if i == 0 else 1  # the first is attached again: reuse
-            p_out = want2 if rounds == 2 else want1
+            rounds = 3 if i == 0 else 1  # the first is attached again: reuse
+            p_out = want3 if rounds == 3 else want1
             pid_before = len(c.procs)
             t = run_process(c, how, rounds, p_out)
             p = c.procs[pid_before]
