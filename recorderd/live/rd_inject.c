@@ -42,6 +42,8 @@
 #include "rd_run.h"
 #include "rd_util.h"
 
+#if defined(__x86_64__) /* the registers and system call numbers below are */
+
 enum {
     TRIES = 200, /* stops of the process looking for a safe point */
     RTLD_NOW_ = 2,
@@ -332,6 +334,45 @@ static void eperm(pid_t pid, char *err, size_t cap)
                            "security module, or another tracer)", (int)pid);
 }
 
+/* The signals that would end recorderd while it holds a thread in a call:
+ * blocked until the thread is restored (SIGKILL cannot be: then the
+ * thread's return to address 0 is its death). */
+static void hold_signals(int on, sigset_t *old)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGPIPE};
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+        sigaddset(&set, sigs[i]);
+    if (on)
+        sigprocmask(SIG_BLOCK, &set, old);
+    else
+        sigprocmask(SIG_SETMASK, old, NULL);
+}
+
+static int held_calls(const target *t, pid_t tid, char *err, size_t cap)
+{
+    rd_call *c = malloc(sizeof *c);
+    int e;
+    if (!c || (e = rd_call_save(c, t->pid, tid))) {
+        ptrace(PTRACE_DETACH, tid, NULL, NULL);
+        free(c);
+        snprintf(err, cap, "cannot save thread %d of process %d: %s", (int)tid, (int)t->pid,
+                 strerror(c ? -e : ENOMEM));
+        return c ? e : -ENOMEM;
+    }
+    e = calls(t, c, err, cap);
+    int r = rd_call_restore(c);
+    if (r && !e) {
+        snprintf(err, cap, "cannot restore thread %d of process %d: %s", (int)tid, (int)t->pid,
+                 strerror(-r));
+        e = r;
+    }
+    rd_call_let_go(c);
+    free(c);
+    return e;
+}
+
 int rd_inject(pid_t pid, int *reused, char *err, size_t cap)
 {
     target t = {.pid = pid};
@@ -342,6 +383,8 @@ int rd_inject(pid_t pid, int *reused, char *err, size_t cap)
     t.exe[n > 0 ? n : 0] = 0;
     if (e || (e = find_parts(&t, err, cap)))
         return e;
+    sigset_t old;
+    hold_signals(1, &old);
     pid_t tid = safe_point(&t, &e);
     if (e == -EPERM)
         eperm(pid, err, cap);
@@ -354,27 +397,25 @@ int rd_inject(pid_t pid, int *reused, char *err, size_t cap)
                            "the program's code, nor waiting in a system call such as read or "
                            "poll (each was in the C library); it was left as it was",
                  (int)pid, TRIES);
-    if (e || !tid)
-        return e ? e : -EAGAIN;
-    rd_call *c = malloc(sizeof *c);
-    if (!c || (e = rd_call_save(c, pid, tid))) {
-        ptrace(PTRACE_DETACH, tid, NULL, NULL);
-        free(c);
-        snprintf(err, cap, "cannot save thread %d of process %d: %s", (int)tid, (int)pid,
-                 strerror(c ? -e : ENOMEM));
-        return c ? e : -ENOMEM;
-    }
-    e = calls(&t, c, err, cap);
-    int r = rd_call_restore(c);
-    if (r && !e) {
-        snprintf(err, cap, "cannot restore thread %d of process %d: %s", (int)tid, (int)pid,
-                 strerror(-r));
-        e = r;
-    }
-    rd_call_let_go(c);
-    free(c);
+    if (!e && tid)
+        e = held_calls(&t, tid, err, cap);
+    hold_signals(0, &old);
+    if (!e && !tid)
+        e = -EAGAIN;
     if (!e)
         snprintf(err, cap, "%s", t.where);
     *reused = t.reused;
     return e;
 }
+
+#else /* not x86-64 */
+
+int rd_inject(pid_t pid, int *reused, char *err, size_t cap)
+{
+    *reused = 0;
+    snprintf(err, cap, "process %d has no dormant luatrace collector, and loading one into a "
+                       "running process is only done on x86-64", (int)pid);
+    return -ENOSYS;
+}
+
+#endif

@@ -25,6 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#if defined(__x86_64__)
+
 enum {
     RED_ZONE = 128,
     SLACK = 256, /* between the red zone and what the call writes */
@@ -163,3 +165,5 @@ void rd_call_let_go(rd_call *c)
     for (int i = 1; i < c->nheld; i++) /* the rest, as they came (without their siginfo) */
         syscall(SYS_tgkill, c->pid, c->tid, c->held[i]);
 }
+
+#endif
