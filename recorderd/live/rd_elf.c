@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 enum { SYMS_MAX = 1 << 20 }; /* a bound on a corrupt section header */
@@ -108,18 +109,48 @@ static int first_load(const elf_file *f, uint64_t *vaddr, int *dyn)
     return -ENOEXEC;
 }
 
-int rd_elf_sym_in(const char *path, uintptr_t start, const char *name, uintptr_t *addr)
+/* One line of /proc/PID/maps. */
+typedef struct map_line {
+    unsigned long lo, hi, off, ino;
+    unsigned maj, min;
+    char file[PATH_MAX];
+} map_line;
+
+static int parse(const char *line, map_line *m)
+{
+    m->file[0] = 0;
+    return sscanf(line, "%lx-%lx %*s %lx %x:%x %lu %4095s", &m->lo, &m->hi, &m->off, &m->maj,
+                  &m->min, &m->ino, m->file) >= 6;
+}
+
+/* Opens the file mapped as m, as the process sees it (its root), and only
+ * if it is still the file mapped (same device and inode: a library
+ * replaced on disk since, by an upgrade or a rebuild, has other symbols). */
+static int load_mapped(pid_t pid, const map_line *m, elf_file *f)
+{
+    char path[PATH_MAX + 32];
+    struct stat st;
+    snprintf(path, sizeof path, "/proc/%d/root%s", (int)pid, m->file);
+    if (stat(path, &st) < 0)
+        return -errno;
+    if (st.st_ino != m->ino || major(st.st_dev) != m->maj || minor(st.st_dev) != m->min)
+        return -ESTALE;
+    return load(path, f);
+}
+
+/* name's address in the file mapped as m (its mapping at offset 0). */
+static int sym_in(pid_t pid, const map_line *m, const char *name, uintptr_t *addr)
 {
     elf_file f = {NULL, 0};
     uint64_t v = 0, load0 = 0;
-    int dyn = 0, e = load(path, &f);
+    int dyn = 0, e = load_mapped(pid, m, &f);
     if (!e)
         e = find_sym(&f, name, &v);
     if (!e)
         e = first_load(&f, &load0, &dyn);
     free(f.b);
     if (!e)
-        *addr = dyn ? (uintptr_t)(start - load0 + v) : (uintptr_t)v;
+        *addr = dyn ? (uintptr_t)(m->lo - load0 + v) : (uintptr_t)v;
     return e;
 }
 
@@ -132,17 +163,13 @@ int rd_elf_find(pid_t pid, const char *name, const char *only, uintptr_t *addr, 
     if (!f)
         return -errno;
     int e = -ENOENT;
+    map_line m;
     while (e && fgets(line, sizeof line, f)) {
-        unsigned long lo, off;
-        char file[PATH_MAX] = "";
-        if (sscanf(line, "%lx-%*x %*s %lx %*s %*s %4095s", &lo, &off, file) < 3 ||
-            file[0] != '/' || off != 0 || !strcmp(file, last))
+        if (!parse(line, &m) || m.file[0] != '/' || m.off != 0 || !strcmp(m.file, last))
             continue; /* the first mapping of each file only */
-        snprintf(last, sizeof last, "%s", file);
-        if (only && !strstr(file, only))
-            continue;
-        if (rd_elf_sym_in(file, lo, name, addr) == 0) {
-            snprintf(lib, cap, "%s", file);
+        snprintf(last, sizeof last, "%s", m.file);
+        if ((!only || strstr(m.file, only)) && sym_in(pid, &m, name, addr) == 0) {
+            snprintf(lib, cap, "%s", m.file);
             e = 0;
         }
     }
@@ -150,7 +177,7 @@ int rd_elf_find(pid_t pid, const char *name, const char *only, uintptr_t *addr, 
     return e;
 }
 
-int rd_elf_mapped(pid_t pid, const char *file, uintptr_t *start)
+int rd_elf_mapped_sym(pid_t pid, const char *file, const char *name, uintptr_t *addr)
 {
     char path[64], line[PATH_MAX + 128];
     snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
@@ -158,15 +185,10 @@ int rd_elf_mapped(pid_t pid, const char *file, uintptr_t *start)
     if (!f)
         return -errno;
     int e = -ENOENT;
-    while (e && fgets(line, sizeof line, f)) {
-        unsigned long lo, off;
-        char name[PATH_MAX] = "";
-        if (sscanf(line, "%lx-%*x %*s %lx %*s %*s %4095s", &lo, &off, name) == 3 && off == 0 &&
-            !strcmp(name, file)) {
-            *start = lo;
-            e = 0;
-        }
-    }
+    map_line m;
+    while (e == -ENOENT && fgets(line, sizeof line, f))
+        if (parse(line, &m) && m.off == 0 && !strcmp(m.file, file))
+            e = name ? sym_in(pid, &m, name, addr) : 0;
     fclose(f);
     return e;
 }
@@ -179,15 +201,12 @@ int rd_elf_range(pid_t pid, uintptr_t pc, char *file, size_t cap)
     if (!f)
         return -errno;
     int e = -ENOENT;
-    while (e && fgets(line, sizeof line, f)) {
-        unsigned long lo, hi;
-        char name[PATH_MAX] = "";
-        if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %4095s", &lo, &hi, name) >= 2 && pc >= lo &&
-            pc < hi) {
-            snprintf(file, cap, "%s", name);
+    map_line m;
+    while (e && fgets(line, sizeof line, f))
+        if (parse(line, &m) && pc >= m.lo && pc < m.hi) {
+            snprintf(file, cap, "%s", m.file);
             e = 0;
         }
-    }
     fclose(f);
     return e;
 }

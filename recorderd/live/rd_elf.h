@@ -7,19 +7,17 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* Where the defined dynamic symbol `name` of the ELF file path is, that
- * file's first mapping (offset 0) starting at start. 0 or -errno. */
-int rd_elf_sym_in(const char *path, uintptr_t start, const char *name, uintptr_t *addr);
-
 /* The first file mapped in pid (whose path contains `only`, unless NULL)
  * that defines `name`: its address into *addr, the file into lib. 0,
- * -ENOENT if none does, or -errno. */
+ * -ENOENT if none does, or -errno. A file is read as the process sees it
+ * (/proc/PID/root), and only if it is still the one mapped (its inode). */
 int rd_elf_find(pid_t pid, const char *name, const char *only, uintptr_t *addr, char *lib,
                 size_t cap);
 
-/* Where the file (an exact path) is mapped at offset 0 in pid. 0 or
- * -ENOENT. */
-int rd_elf_mapped(pid_t pid, const char *file, uintptr_t *start);
+/* The file (an exact path) mapped in pid: 0 if it is; with name, the
+ * address of that symbol of it into *addr. -ENOENT if not mapped (or no
+ * such symbol), -ESTALE if the file on disk is no longer the one mapped. */
+int rd_elf_mapped_sym(pid_t pid, const char *file, const char *name, uintptr_t *addr);
 
 /* The name of the mapping of pid holding pc ("" for anonymous memory).
  * 0 or -ENOENT. */

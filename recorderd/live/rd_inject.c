@@ -153,11 +153,30 @@ static int refusals(pid_t pid, char *err, size_t cap)
     return 0;
 }
 
+/* Why ptrace was refused (rd_peek_stop_all's -EPERM). */
+static void eperm(pid_t pid, char *err, size_t cap)
+{
+    if (!have_cap_ptrace())
+        snprintf(err, cap, "cannot attach to process %d: the kernel refused ptrace, and "
+                           "recorderd lacks CAP_SYS_PTRACE (a container without it, or a "
+                           "process with privileges recorderd has not): add CAP_SYS_PTRACE",
+                 (int)pid);
+    else
+        snprintf(err, cap, "cannot attach to process %d: the kernel refused ptrace (a "
+                           "security module, or another tracer)", (int)pid);
+}
+
 /* The Lua API, dlopen and our luatrace.so: where each is. */
 static int find_parts(target *t, char *err, size_t cap)
 {
     uintptr_t a;
     char lib[PATH_MAX], mod[PATH_MAX], path[PATH_MAX + 16];
+    struct stat st;
+    snprintf(path, sizeof path, "/proc/%d/root/", (int)t->pid);
+    if (stat(path, &st) < 0 && (errno == EACCES || errno == EPERM)) {
+        eperm(t->pid, err, cap); /* the same check as ptrace's, for reading */
+        return -EPERM;
+    }
     if (rd_elf_find(t->pid, "lua_sethook", NULL, &a, t->lua_lib, sizeof t->lua_lib)) {
         snprintf(err, cap, "process %d exports no Lua 5.1 API (lua_sethook) that luatrace could "
                            "use: its Lua is linked in without its symbols, or it is not Lua",
@@ -288,24 +307,24 @@ static void remote_dlerror(const target *t, rd_call *c, char *msg, size_t cap)
 /* In the held thread: dlopen unless mapped, then luatrace_inject(L). */
 static int calls(const target *t, rd_call *c, char *err, size_t cap)
 {
-    uintptr_t start, entry, path;
+    uintptr_t entry, path;
     uint64_t ret;
     int e;
-    if (rd_elf_mapped(t->pid, t->so, &start)) { /* not loaded yet */
+    if (rd_elf_mapped_sym(t->pid, t->so, NULL, NULL)) { /* not loaded yet */
         if ((e = rd_call_push(c, t->so, strlen(t->so) + 1, &path)) ||
             (e = rd_call_run(c, t->dlopen_at, path, RTLD_NOW_, &ret))) {
             snprintf(err, cap, "the call of dlopen in process %d failed: %s", (int)t->pid,
                      strerror(-e));
             return e;
         }
-        if (!ret || rd_elf_mapped(t->pid, t->so, &start)) {
+        if (!ret || rd_elf_mapped_sym(t->pid, t->so, NULL, NULL)) {
             char why[256];
             remote_dlerror(t, c, why, sizeof why);
             snprintf(err, cap, "process %d could not load %s: %s", (int)t->pid, t->so, why);
             return -ENOEXEC;
         }
     }
-    if ((e = rd_elf_sym_in(t->so, start, "luatrace_inject", &entry)) ||
+    if ((e = rd_elf_mapped_sym(t->pid, t->so, "luatrace_inject", &entry)) ||
         (e = rd_call_run(c, entry, (uintptr_t)t->L, 0, &ret))) {
         snprintf(err, cap, "the call of luatrace_inject in process %d failed: %s", (int)t->pid,
                  strerror(-e));
@@ -321,18 +340,6 @@ static int calls(const target *t, rd_call *c, char *err, size_t cap)
     return 0;
 }
 
-/* Why ptrace was refused (rd_peek_stop_all's -EPERM). */
-static void eperm(pid_t pid, char *err, size_t cap)
-{
-    if (!have_cap_ptrace())
-        snprintf(err, cap, "cannot attach to process %d: the kernel refused ptrace, and "
-                           "recorderd lacks CAP_SYS_PTRACE (a container without it, or a "
-                           "process with privileges recorderd has not): add CAP_SYS_PTRACE",
-                 (int)pid);
-    else
-        snprintf(err, cap, "cannot attach to process %d: the kernel refused ptrace (a "
-                           "security module, or another tracer)", (int)pid);
-}
 
 /* The signals that would end recorderd while it holds a thread in a call:
  * blocked until the thread is restored (SIGKILL cannot be: then the
