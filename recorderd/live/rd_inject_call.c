@@ -83,11 +83,19 @@ int rd_call_push(rd_call *c, const void *data, size_t n, uintptr_t *at)
     return 0;
 }
 
-/* Holds a signal that arrived during the call, to deliver after it. */
-static void hold(rd_call *c, int sig)
+/* Holds a signal that arrived during the call, to deliver after it: 0,
+ * or the signal to deliver now (no room left to hold it). */
+static int hold(rd_call *c, int sig)
 {
-    if (c->nheld < RD_CALL_HELD)
-        c->held[c->nheld++] = sig;
+    if (c->nheld == RD_CALL_HELD)
+        return sig;
+    siginfo_t *si = &c->held[c->nheld++];
+    if (ptrace(PTRACE_GETSIGINFO, c->tid, NULL, si) < 0) {
+        memset(si, 0, sizeof *si);
+        si->si_signo = sig;
+        si->si_code = SI_USER;
+    }
+    return 0;
 }
 
 /* Waits for the call's end: the SIGSEGV at address 0. */
@@ -119,9 +127,8 @@ static int wait_return(rd_call *c, uint64_t *ret)
         }
         if (!event && sig == SIGSEGV)
             return -EFAULT; /* the call itself faulted: restored, it is as if never made */
-        if (!event)
-            hold(c, sig); /* a signal for the program: delivered after the restore */
-        if (ptrace(PTRACE_CONT, c->tid, NULL, NULL) < 0)
+        int now = event ? 0 : hold(c, sig); /* the program's: delivered after the restore */
+        if (ptrace(PTRACE_CONT, c->tid, NULL, (void *)(long)now) < 0)
             return -errno;
     }
 }
@@ -160,10 +167,12 @@ int rd_call_restore(rd_call *c)
 
 void rd_call_let_go(rd_call *c)
 {
-    int first = c->nheld ? c->held[0] : 0;
-    ptrace(PTRACE_DETACH, c->tid, NULL, (void *)(long)first);
-    for (int i = 1; i < c->nheld; i++) /* the rest, as they came (without their siginfo) */
-        syscall(SYS_tgkill, c->pid, c->tid, c->held[i]);
+    for (int i = 0; i < c->nheld; i++) { /* pending on the stopped thread, in order */
+        siginfo_t *si = &c->held[i];
+        if (syscall(SYS_rt_tgsigqueueinfo, c->pid, c->tid, si->si_signo, si) < 0)
+            syscall(SYS_tgkill, c->pid, c->tid, si->si_signo); /* a kill()'s: not forgeable */
+    }
+    ptrace(PTRACE_DETACH, c->tid, NULL, NULL);
 }
 
 #endif

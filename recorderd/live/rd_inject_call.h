@@ -4,6 +4,7 @@
 #ifndef RD_INJECT_CALL_H
 #define RD_INJECT_CALL_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -12,7 +13,7 @@
 enum {
     RD_CALL_STACK = 64 << 10, /* stack bytes below rsp saved and put back */
     RD_CALL_XSTATE = 16 << 10,
-    RD_CALL_HELD = 16,
+    RD_CALL_HELD = 1024, /* past this many, a signal is delivered during the call */
 };
 
 typedef struct rd_call {
@@ -23,7 +24,8 @@ typedef struct rd_call {
     uint8_t stack[RD_CALL_STACK];
     size_t nstack;
     uintptr_t sp; /* where the next push goes below */
-    int held[RD_CALL_HELD], nheld; /* signals that came during calls */
+    siginfo_t held[RD_CALL_HELD]; /* signals that came during the calls */
+    int nheld;
 } rd_call;
 
 /* Saves tid's registers and stack (tid is ptrace-stopped). 0 or -errno. */
@@ -40,7 +42,9 @@ int rd_call_run(rd_call *c, uintptr_t fn, uint64_t a0, uint64_t a1, uint64_t *re
 /* Puts back the registers and stack saved. 0 or -errno. */
 int rd_call_restore(rd_call *c);
 
-/* Lets the thread run on, delivering the signals held during the calls. */
+/* Lets the thread run on, the signals held during the calls queued to it
+ * again, in order, with their siginfo (a kill()'s sender becomes
+ * recorderd: the kernel lets no process forge another's). */
 void rd_call_let_go(rd_call *c);
 
 #endif

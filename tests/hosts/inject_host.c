@@ -9,7 +9,10 @@
  *              for it in pthread_join.
  *      malloc: the script runs on the main thread while a second thread
  *              calls malloc and free without pause until the script ends.
- * The script gets ARG as its `...`; the exit status is 0 once it ran. */
+ * The script gets ARG as its `...`; the exit status is 0 once it ran.
+ * SIGRTMIN+1 is counted (a handler with SA_RESTART), and the count printed
+ * on stderr at the end: "SIGNALS N" (inject.py, case signals: none lost). */
+#include <signal.h>
 #include <errno.h>
 #include <lauxlib.h>
 #include <lualib.h>
@@ -24,6 +27,13 @@
 static const char *g_script, *g_arg;
 static atomic_int g_done;
 static int g_status = 1;
+static volatile sig_atomic_t g_signals;
+
+static void on_rt(int sig)
+{
+    (void)sig;
+    g_signals++;
+}
 
 /* One byte of fd 0: 1, 0 at its end, -1 on error; waits in poll, which a
  * signal handler interrupts whatever SA_RESTART: poll again. */
@@ -100,6 +110,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: inject_host poll|thread|malloc SCRIPT [ARG]\n");
         return 2;
     }
+    struct sigaction sa = {.sa_handler = on_rt, .sa_flags = SA_RESTART};
+    sigaction(SIGRTMIN + 1, &sa, NULL);
     g_script = argv[2];
     g_arg = argc > 3 ? argv[3] : "";
     pthread_t t;
@@ -115,5 +127,6 @@ int main(int argc, char **argv)
     } else {
         run_script(NULL);
     }
+    fprintf(stderr, "SIGNALS %d\n", (int)g_signals);
     return g_status;
 }

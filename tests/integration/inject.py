@@ -24,6 +24,10 @@ attach):
   thread  that host running Lua on a second thread, its main thread in
           pthread_join
   malloc  that host with a second thread calling malloc/free non-stop
+  signals the host blocked in poll while the test sends it SIGRTMIN+1 without
+          pause, from before recorderd starts until luatrace is loaded (the
+          calls made in the thread see them): the host's handler counts
+          exactly as many as were sent
   refuse  the refusals, each with its message, exit 1, the process left
           untouched (no luatrace.so mapped, its output unchanged): a process
           traced by another tracer, Yama's ptrace_scope (3, and 1 without
@@ -41,6 +45,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 sys.dont_write_bytecode = True
@@ -73,7 +78,7 @@ local total = 0
 local function tick(i) total = (total + i % 7) % 1000003 return total end
 local function traced_part(r)
   say("READY " .. r)
-  if how == "read" then io.read() elseif how == "poll" then host.wait() end
+  if how == "read" then io.read() elseif how == "poll" or how == "signals" then host.wait() end
   if not untraced then while not hooked() do busy() end end
   local truth = frames(2)
   for i = 1, ]] .. K .. [[ do tick(i) end
@@ -111,7 +116,8 @@ def argv_for(c, how):
     prog = 'prog.lua'  # run from c.tmp: labels and debug.getinfo say prog.lua
     if how in ('busy', 'read'):
         return [c.args.lua, prog]
-    return [c.args.host, {'poll': 'poll', 'thread': 'thread', 'malloc': 'malloc'}[how], prog]
+    return [c.args.host, {'poll': 'poll', 'thread': 'thread', 'malloc': 'malloc',
+                          'signals': 'poll'}[how], prog]
 
 
 def start(c, how, rounds, untraced=False, argv=None, preexec=None):
@@ -147,18 +153,39 @@ def untraced_run(c, how, rounds, argv=None):
     return out
 
 
+class Sender(threading.Thread):
+    """Sends SIGRTMIN+1 to pid without pause until stopped; counts."""
+
+    def __init__(self, pid):
+        super().__init__(daemon=True)
+        self.pid, self.sent, self.done = pid, 0, threading.Event()
+
+    def run(self):
+        while not self.done.is_set():
+            os.kill(self.pid, signal.SIGRTMIN + 1)
+            self.sent += 1
+            time.sleep(0.0002)
+
+
 def one_attach(c, p, how, r):
     """Attach round r to p: recorderd's stderr."""
+    sender = Sender(p.pid) if c.args.case == 'signals' else None
+    if sender:
+        sender.start()
     a = subprocess.Popen([c.args.recorderd, 'attach', str(p.pid), '--out', c.out],
                          cwd=c.tmp, env=base_env(), stdin=subprocess.DEVNULL,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     c.procs.append(a)
-    if how in ('read', 'poll'):  # blocked in C while recorderd loads luatrace: then Lua runs
+    if how in ('read', 'poll', 'signals'):  # blocked in C while recorderd loads luatrace: then Lua runs
         marker = '/tmp/luatrace-%d/attach/%d' % (os.getuid(), p.pid)
         for _ in range(3000):
             if os.path.exists(marker) or a.poll() is not None:
                 break
             time.sleep(0.01)
+        if sender:
+            sender.done.set()
+            sender.join()
+            p.sent = getattr(p, 'sent', 0) + sender.sent
         p.stdin.write(b'go\n')
         p.stdin.flush()
     readline(p, 'DONE %d' % r)
@@ -194,8 +221,11 @@ def check_session(c, p, r, truth):
 def truths(err):
     t, whole = {}, {}
     for line in err.decode().splitlines():
-        key, r, rest = line.split(' ', 2)
-        if key == 'TRUTH':
+        key, r, rest = (line + ' ').split(' ', 2)
+        rest = rest.strip()
+        if key == 'SIGNALS':
+            whole['signals'] = int(r)
+        elif key == 'TRUTH':
             t[int(r)] = list(reversed(rest.split()))
         elif key == 'WHOLE':
             whole[int(r)] = rest
@@ -219,10 +249,14 @@ def run_process(c, how, rounds, want_out):
     expect(p.returncode == 0 and out == want_out,
            'traced run: exit %d, stdout %r, untraced %r' % (p.returncode, out, want_out))
     t, whole = truths(err)
+    expect(whole.get('signals', 0) == getattr(p, 'sent', 0),
+           'signals: the program counted %r, %d were sent' % (whole.get('signals'),
+                                                              getattr(p, 'sent', 0)))
     expect(all(whole[r] == 'true' for r in range(1, rounds + 1)),
            'the hook left during the ticks: %r' % whole)
     expect('luatrace.so is loaded into it now' in notes[0], 'no injection: %r' % notes[0])
-    where = {'read': 'waiting in read()', 'poll': 'waiting in poll()'}.get(how, 'running the code')
+    where = {'read': 'waiting in read()', 'poll': 'waiting in poll()',
+             'signals': ''}.get(how, 'running the code')  # signals: maybe in its handler
     expect(where in notes[0], 'the safe point: %r, not %s' % (notes[0], where))
     expect(all('loaded into it' not in n for n in notes[1:]), 'injected again: %r' % notes)
     expect(rounds < 3 or 'loaded before, listens again' in notes[2], 'not reused: %r' % notes)
@@ -334,7 +368,7 @@ def case_refuse(c):
                   '--clear-groups', c.args.lua, 'prog.lua'])
 
 
-CASES = {how: case_attach(how) for how in ('busy', 'read', 'poll', 'thread', 'malloc')}
+CASES = {how: case_attach(how) for how in ('busy', 'read', 'poll', 'thread', 'malloc', 'signals')}
 
 
 def main(argv):
