@@ -11,7 +11,12 @@
  *              calls malloc and free without pause until the script ends.
  * The script gets ARG as its `...`; the exit status is 0 once it ran.
  * SIGRTMIN+1 is counted (a handler with SA_RESTART), and the count printed
- * on stderr at the end: "SIGNALS N" (inject.py, case signals: none lost). */
+ * on stderr at the end: "SIGNALS N" (inject.py, case signals: none lost).
+ * host.park() waits in futex(2) until a SIGRTMIN+1 comes: with MODE thread,
+ * no thread is then at a point where recorderd may call into the process
+ * (inject.py, case refuse: it gives up). */
+#include <linux/futex.h>
+#include <sys/syscall.h>
 #include <signal.h>
 #include <errno.h>
 #include <lauxlib.h>
@@ -28,11 +33,24 @@ static const char *g_script, *g_arg;
 static atomic_int g_done;
 static int g_status = 1;
 static volatile sig_atomic_t g_signals;
+static int g_wake; /* a futex word: 1 once a SIGRTMIN+1 came */
 
 static void on_rt(int sig)
 {
     (void)sig;
+    int saved = errno;
     g_signals++;
+    __atomic_store_n(&g_wake, 1, __ATOMIC_SEQ_CST);
+    syscall(SYS_futex, &g_wake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0); /* any thread runs this */
+    errno = saved;
+}
+
+static int l_park(lua_State *L)
+{
+    while (!__atomic_load_n(&g_wake, __ATOMIC_SEQ_CST)) /* the handler's store ends the wait */
+        syscall(SYS_futex, &g_wake, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+    (void)L;
+    return 0;
 }
 
 /* One byte of fd 0: 1, 0 at its end, -1 on error; waits in poll, which a
@@ -77,6 +95,8 @@ static void *run_script(void *unused)
     lua_newtable(L);
     lua_pushcfunction(L, l_wait);
     lua_setfield(L, -2, "wait");
+    lua_pushcfunction(L, l_park);
+    lua_setfield(L, -2, "park");
     lua_setglobal(L, "host");
     if (luaL_loadfile(L, g_script) || (lua_pushstring(L, g_arg), lua_pcall(L, 1, 0, 0))) {
         fprintf(stderr, "inject_host: %s\n", lua_tostring(L, -1));

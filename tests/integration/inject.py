@@ -34,7 +34,9 @@ attach):
           CAP_SYS_PTRACE: LUATRACE_TEST_PTRACE_SCOPE stands in for the
           file), recorderd without CAP_SYS_PTRACE, another user's process,
           a host with Lua linked in without its API (inject_static), a
-          process with no Lua
+          process with no Lua, and one with no thread at a safe point (the
+          host's Lua thread waiting in futex, its main thread in
+          pthread_join): recorderd gives up after 200 stops
 """
 
 import argparse
@@ -78,7 +80,8 @@ local total = 0
 local function tick(i) total = (total + i % 7) % 1000003 return total end
 local function traced_part(r)
   say("READY " .. r)
-  if how == "read" then io.read() elseif how == "poll" or how == "signals" then host.wait() end
+  if how == "read" then io.read() elseif how == "poll" or how == "signals" then host.wait()
+  elseif how == "park" then host.park() end
   if not untraced then while not hooked() do busy() end end
   local truth = frames(2)
   for i = 1, ]] .. K .. [[ do tick(i) end
@@ -117,7 +120,7 @@ def argv_for(c, how):
     if how in ('busy', 'read'):
         return [c.args.lua, prog]
     return [c.args.host, {'poll': 'poll', 'thread': 'thread', 'malloc': 'malloc',
-                          'signals': 'poll'}[how], prog]
+                          'signals': 'poll', 'park': 'thread'}[how], prog]
 
 
 def start(c, how, rounds, untraced=False, argv=None, preexec=None):
@@ -335,6 +338,29 @@ def refuse_tracer(c):
            'the traced-by-another program changed')
 
 
+def refuse_parked(c):
+    """No thread at a safe point (the Lua thread in futex, the main one in
+    pthread_join): recorderd gives up after its 200 stops, the process
+    untouched; a SIGRTMIN+1 then lets it finish as an untraced run does."""
+    outs = []
+    for attach in (False, True):
+        p = start(c, 'park', 1, untraced=True)
+        readline(p, 'READY 1')
+        if attach:
+            r = subprocess.run([c.args.recorderd, 'attach', str(p.pid)], cwd=c.tmp,
+                               env=base_env(), stdin=subprocess.DEVNULL, capture_output=True,
+                               timeout=300)
+            err = r.stderr.decode()
+            expect(r.returncode == 1 and 'no safe point in process %d' % p.pid in err and
+                   'it was left as it was' in err, 'parked: exit %d, %r' % (r.returncode, err))
+            expect(not [ln for ln in mapped(p.pid) if ln.endswith('/luatrace.so')], 'mapped')
+        os.kill(p.pid, signal.SIGRTMIN + 1)
+        out, perr = p.communicate(timeout=60)
+        expect(p.returncode == 0, 'parked program failed: %r' % perr)
+        outs.append(p.seen + out)
+    expect(outs[0] == outs[1], 'the parked program changed: %r' % outs)
+
+
 def other_user(c):
     name = 'ltinj%d' % (os.getpid() % 100000)
     r = subprocess.run(['useradd', '-M', '-s', '/usr/sbin/nologin', name], capture_output=True)
@@ -347,6 +373,7 @@ def case_refuse(c):
     c.write('prog.lua', PROG)
     c.used.add('attach')
     refuse_tracer(c)
+    refuse_parked(c)
     refused(c, 'ptrace_scope is 3', env={'LUATRACE_TEST_PTRACE_SCOPE': '3'})
     p = subprocess.Popen(['sleep', '60'], start_new_session=True)
     c.procs.append(p)
