@@ -339,7 +339,8 @@ int co_attach_inject(lua_State *L)
     g_walk_ok = walk_check_passive(L); /* the full checks wait for a hook event */
     g_injected = 1;
     g_main = L;
-    return arm(&m, err, sizeof err);
+    e = arm(&m, err, sizeof err);
+    return e == -EBUSY ? -EADDRINUSE : e; /* the program handles the attach signal */
 }
 
 /* A thread that resumed another: running (status 0) with frames. */

@@ -50,14 +50,18 @@ enum {
 };
 
 /* Blocking waits of a thread stopped in them (x86-64 numbers). */
+/* clang-format off */
 #define W(name) {SYS_##name, #name}
+/* clang-format on */
 static const struct {
     long nr;
     const char *name;
 } WAITS[] = {
-    W(read), W(readv), W(pread64), W(poll), W(ppoll), W(select), W(pselect6), W(epoll_wait),
-    W(epoll_pwait), W(nanosleep), W(clock_nanosleep), W(accept), W(accept4), W(recvfrom),
-    W(recvmsg), W(wait4), W(waitid), W(pause), W(rt_sigsuspend), W(rt_sigtimedwait),
+    W(read),        W(readv),     W(pread64),         W(poll),
+    W(ppoll),       W(select),    W(pselect6),        W(epoll_wait),
+    W(epoll_pwait), W(nanosleep), W(clock_nanosleep), W(accept),
+    W(accept4),     W(recvfrom),  W(recvmsg),         W(wait4),
+    W(waitid),      W(pause),     W(rt_sigsuspend),   W(rt_sigtimedwait),
 };
 #undef W
 
@@ -123,31 +127,50 @@ static int ptrace_scope(void)
     return v;
 }
 
+/* The signal the collector will listen on in pid: LUATRACE_ATTACH_SIGNAL
+ * of its environment (as it started), else SIGRTMIN+7 (co_attach.c). */
+static int attach_signal(pid_t pid)
+{
+    static char env[1 << 16];
+    size_t n = rd_proc_read(pid, "environ", env, sizeof env);
+    const char *key = "LUATRACE_ATTACH_SIGNAL=";
+    for (size_t i = 0; i < n; i += strlen(env + i) + 1)
+        if (!strncmp(env + i, key, strlen(key))) {
+            int s = atoi(env + i + strlen(key));
+            return s >= SIGRTMIN && s <= SIGRTMAX ? s : SIGRTMIN + 7;
+        }
+    return SIGRTMIN + 7;
+}
+
 /* The refusals that need no ptrace: another debugger, Yama, a stopped
  * process. 0, or -errno with the reason in err. */
 static int refusals(pid_t pid, char *err, size_t cap)
 {
     char v[64];
     if (status_field(pid, 0, "TracerPid", v, sizeof v) == 0 && atoi(v) != 0) {
-        snprintf(err, cap, "process %d is being traced by process %s (a debugger): recorderd "
-                           "will not load luatrace into it; detach the debugger first",
+        snprintf(err, cap,
+                 "process %d is being traced by process %s (a debugger): recorderd "
+                 "will not load luatrace into it; detach the debugger first",
                  (int)pid, v);
         return -EBUSY;
     }
     int scope = ptrace_scope(), cap_ok = have_cap_ptrace();
     if (scope >= 3 || (scope == 2 && !cap_ok) || (scope == 1 && !cap_ok && !our_descendant(pid))) {
-        snprintf(err, cap, "cannot attach to process %d: Yama's ptrace_scope is %d "
-                           "(/proc/sys/kernel/yama/ptrace_scope): %s",
+        snprintf(err, cap,
+                 "cannot attach to process %d: Yama's ptrace_scope is %d "
+                 "(/proc/sys/kernel/yama/ptrace_scope): %s",
                  (int)pid, scope,
-                 scope >= 3 ? "no process may be traced until reboot"
+                 scope >= 3   ? "no process may be traced until reboot"
                  : scope == 2 ? "only with CAP_SYS_PTRACE (run recorderd as root)"
                               : "only your own children, or with CAP_SYS_PTRACE (run recorderd "
                                 "as root, or set it to 0)");
         return -EPERM;
     }
     if (status_field(pid, 0, "State", v, sizeof v) == 0 && (v[0] == 'T' || v[0] == 't')) {
-        snprintf(err, cap, "process %d is stopped (SIGSTOP, or a debugger): continue it "
-                           "first (kill -CONT %d)", (int)pid, (int)pid);
+        snprintf(err, cap,
+                 "process %d is stopped (SIGSTOP, or a debugger): continue it "
+                 "first (kill -CONT %d)",
+                 (int)pid, (int)pid);
         return -EBUSY;
     }
     return 0;
@@ -157,13 +180,16 @@ static int refusals(pid_t pid, char *err, size_t cap)
 static void eperm(pid_t pid, char *err, size_t cap)
 {
     if (!have_cap_ptrace())
-        snprintf(err, cap, "cannot attach to process %d: the kernel refused ptrace, and "
-                           "recorderd lacks CAP_SYS_PTRACE (a container without it, or a "
-                           "process with privileges recorderd has not): add CAP_SYS_PTRACE",
+        snprintf(err, cap,
+                 "cannot attach to process %d: the kernel refused ptrace, and "
+                 "recorderd lacks CAP_SYS_PTRACE (a container without it, or a "
+                 "process with privileges recorderd has not): add CAP_SYS_PTRACE",
                  (int)pid);
     else
-        snprintf(err, cap, "cannot attach to process %d: the kernel refused ptrace (a "
-                           "security module, or another tracer)", (int)pid);
+        snprintf(err, cap,
+                 "cannot attach to process %d: the kernel refused ptrace (a "
+                 "security module, or another tracer)",
+                 (int)pid);
 }
 
 /* The Lua API, dlopen and our luatrace.so: where each is. */
@@ -178,8 +204,9 @@ static int find_parts(target *t, char *err, size_t cap)
         return -EPERM;
     }
     if (rd_elf_find(t->pid, "lua_sethook", NULL, &a, t->lua_lib, sizeof t->lua_lib)) {
-        snprintf(err, cap, "process %d exports no Lua 5.1 API (lua_sethook) that luatrace could "
-                           "use: its Lua is linked in without its symbols, or it is not Lua",
+        snprintf(err, cap,
+                 "process %d exports no Lua 5.1 API (lua_sethook) that luatrace could "
+                 "use: its Lua is linked in without its symbols, or it is not Lua",
                  (int)t->pid);
         return -ENOENT;
     }
@@ -192,9 +219,21 @@ static int find_parts(target *t, char *err, size_t cap)
         t->dlerror_at = 0;
     if (rd_elf_find(t->pid, "luatrace_inject", NULL, &a, t->so, sizeof t->so) == 0)
         return t->reused = 1, 0; /* loaded already (an earlier attach): reused */
+    int sig = attach_signal(t->pid); /* not ours: the program's own handler */
+    if (status_field(t->pid, 0, "SigCgt", lib, sizeof lib) == 0 &&
+        (strtoull(lib, NULL, 16) >> (sig - 1) & 1)) {
+        snprintf(err, cap,
+                 "process %d handles signal %d, which luatrace would listen on: the "
+                 "program handles the attach signal; start it with "
+                 "LUATRACE_ATTACH_SIGNAL=N naming a free real-time signal",
+                 (int)t->pid, sig);
+        return -EADDRINUSE;
+    }
     if (rd_elf_find(t->pid, "luatrace_listen", NULL, &a, lib, sizeof lib) == 0) {
-        snprintf(err, cap, "process %d loaded a luatrace without attach by injection (%s) and "
-                           "does not listen: start it with LUATRACE_ATTACH=1", (int)t->pid, lib);
+        snprintf(err, cap,
+                 "process %d loaded a luatrace without attach by injection (%s) and "
+                 "does not listen: start it with LUATRACE_ATTACH=1",
+                 (int)t->pid, lib);
         return -EBUSY;
     }
     rd_run_module_dir(mod, sizeof mod);
@@ -332,14 +371,16 @@ static int calls(const target *t, rd_call *c, char *err, size_t cap)
     }
     if ((int)ret) {
         snprintf(err, cap, "luatrace in process %d refused to listen: %s", (int)t->pid,
-                 (int)ret == -EBUSY ? "another Lua state of it listens or traces"
+                 (int)ret == -EBUSY    ? "another Lua state of it listens or traces"
                  : (int)ret == -ENOSYS ? "no Lua 5.1 API bound"
-                                        : strerror(-(int)ret));
+                 : (int)ret == -EADDRINUSE
+                     ? "the program handles the attach signal (SIGRTMIN+7); start it with "
+                       "LUATRACE_ATTACH_SIGNAL=N naming a free real-time signal"
+                     : strerror(-(int)ret));
         return (int)ret;
     }
     return 0;
 }
-
 
 /* The signals that would end recorderd while it holds a thread in a call:
  * blocked until the thread is restored (SIGKILL cannot be: then the
@@ -400,9 +441,10 @@ int rd_inject(pid_t pid, int *reused, char *err, size_t cap)
     else if (e)
         snprintf(err, cap, "cannot stop process %d: %s", (int)pid, strerror(-e));
     else if (!tid)
-        snprintf(err, cap, "no safe point in process %d: in %d stops, no thread was in Lua or "
-                           "the program's code, nor waiting in a system call such as read or "
-                           "poll (each was in the C library); it was left as it was",
+        snprintf(err, cap,
+                 "no safe point in process %d: in %d stops, no thread was in Lua or "
+                 "the program's code, nor waiting in a system call such as read or "
+                 "poll (each was in the C library); it was left as it was",
                  (int)pid, TRIES);
     if (!e && tid)
         e = held_calls(&t, tid, err, cap);
@@ -420,8 +462,10 @@ int rd_inject(pid_t pid, int *reused, char *err, size_t cap)
 int rd_inject(pid_t pid, int *reused, char *err, size_t cap)
 {
     *reused = 0;
-    snprintf(err, cap, "process %d has no dormant luatrace collector, and loading one into a "
-                       "running process is only done on x86-64", (int)pid);
+    snprintf(err, cap,
+             "process %d has no dormant luatrace collector, and loading one into a "
+             "running process is only done on x86-64",
+             (int)pid);
     return -ENOSYS;
 }
 

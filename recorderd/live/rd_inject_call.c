@@ -29,7 +29,7 @@
 
 enum {
     RED_ZONE = 128,
-    SLACK = 256, /* between the red zone and what the call writes */
+    SLACK = 256,    /* between the red zone and what the call writes */
     SLOW_MS = 5000, /* a call this long: say recorderd waits for it */
 };
 
@@ -113,8 +113,10 @@ static int wait_return(rd_call *c, uint64_t *ret)
             clock_gettime(CLOCK_MONOTONIC, &t);
             long ms = (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000;
             if (ms > SLOW_MS && !said++)
-                fprintf(stderr, "recorderd: waiting for the call in process %d to return "
-                                "(it cannot be cut short safely)...\n", (int)c->pid);
+                fprintf(stderr,
+                        "recorderd: waiting for the call in process %d to return "
+                        "(it cannot be cut short safely)...\n",
+                        (int)c->pid);
             usleep(ms < 20 ? 100 : 2000);
             continue;
         }

@@ -23,7 +23,7 @@ typedef struct rd_call {
     size_t xlen; /* 0: xstate holds user_fpregs_struct */
     uint8_t stack[RD_CALL_STACK];
     size_t nstack;
-    uintptr_t sp; /* where the next push goes below */
+    uintptr_t sp;                 /* where the next push goes below */
     siginfo_t held[RD_CALL_HELD]; /* signals that came during the calls */
     int nheld;
 } rd_call;

@@ -12,21 +12,23 @@
  * The script gets ARG as its `...`; the exit status is 0 once it ran.
  * SIGRTMIN+1 is counted (a handler with SA_RESTART), and the count printed
  * on stderr at the end: "SIGNALS N" (inject.py, case signals: none lost).
+ * INJECT_HOST_SIGNAL=N: signal N is handled so too (luatrace's attach
+ * signal taken: inject.py, case refuse).
  * host.park() waits in futex(2) until a SIGRTMIN+1 comes: with MODE thread,
  * no thread is then at a point where recorderd may call into the process
  * (inject.py, case refuse: it gives up). */
-#include <linux/futex.h>
-#include <sys/syscall.h>
-#include <signal.h>
 #include <errno.h>
 #include <lauxlib.h>
+#include <linux/futex.h>
 #include <lualib.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static const char *g_script, *g_arg;
@@ -132,6 +134,8 @@ int main(int argc, char **argv)
     }
     struct sigaction sa = {.sa_handler = on_rt, .sa_flags = SA_RESTART};
     sigaction(SIGRTMIN + 1, &sa, NULL);
+    if (getenv("INJECT_HOST_SIGNAL")) /* a program of its own on luatrace's attach signal */
+        sigaction(atoi(getenv("INJECT_HOST_SIGNAL")), &sa, NULL);
     g_script = argv[2];
     g_arg = argc > 3 ? argv[3] : "";
     pthread_t t;

@@ -33,6 +33,7 @@ attach):
           traced by another tracer, Yama's ptrace_scope (3, and 1 without
           CAP_SYS_PTRACE: LUATRACE_TEST_PTRACE_SCOPE stands in for the
           file), recorderd without CAP_SYS_PTRACE, another user's process,
+          a host whose own handler has luatrace's attach signal (SIGRTMIN+7),
           a host with Lua linked in without its API (inject_static), a
           process with no Lua, and one with no thread at a safe point (the
           host's Lua thread waiting in futex, its main thread in
@@ -43,6 +44,7 @@ import argparse
 import ctypes
 import os
 import pwd
+import select
 import shutil
 import signal
 import subprocess
@@ -123,10 +125,11 @@ def argv_for(c, how):
                           'signals': 'poll', 'park': 'thread'}[how], prog]
 
 
-def start(c, how, rounds, untraced=False, argv=None, preexec=None):
+def start(c, how, rounds, untraced=False, argv=None, preexec=None, env_extra=None):
     env = base_env()
     for k in [k for k in env if k.startswith('LUATRACE') or k == 'LUA_CPATH']:
         del env[k]  # a process that never heard of luatrace
+    env.update(env_extra or {})
     p = subprocess.Popen((argv or argv_for(c, how)) + ['%s %d %d' % (how, rounds, untraced)],
                          cwd=c.tmp, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, start_new_session=True, preexec_fn=preexec)
@@ -191,6 +194,8 @@ def one_attach(c, p, how, r):
             p.sent = getattr(p, 'sent', 0) + sender.sent
         p.stdin.write(b'go\n')
         p.stdin.flush()
+    while not select.select([p.stdout], [], [], 0.1)[0]:  # DONE, unless recorderd failed
+        expect(a.poll() in (None, 0), 'attach %d failed: %r' % (r, a.stderr.read()))
     readline(p, 'DONE %d' % r)
     p.maps = mapped(p.pid)  # while it waits for the detach
     a.send_signal(signal.SIGTERM)  # detach
@@ -296,11 +301,11 @@ time.sleep(600)
 '''
 
 
-def refused(c, want, prefix=(), env=None, how='read', argv=None, preexec=None, run_as=None):
+def refused(c, want, prefix=(), env=None, how='read', argv=None, preexec=None, target_env=None):
     """recorderd attach refuses with want (exit 1); the process is left
     untouched: no luatrace.so mapped, its output an untraced run's."""
     expected = untraced_run(c, how, 1, argv)
-    p = start(c, how, 1, untraced=True, argv=argv, preexec=preexec)
+    p = start(c, how, 1, untraced=True, argv=argv, preexec=preexec, env_extra=target_env)
     readline(p, 'READY 1')
     e = dict(base_env(), **(env or {}))
     r = subprocess.run(list(prefix) + [c.args.recorderd, 'attach', str(p.pid), '--out', c.out],
@@ -379,6 +384,9 @@ def case_refuse(c):
     c.procs.append(p)
     r = subprocess.run([c.args.recorderd, 'attach', str(p.pid)], capture_output=True, timeout=60)
     expect(r.returncode == 1 and b'exports no Lua 5.1 API' in r.stderr, 'sleep: %r' % r.stderr)
+    refused(c, 'the program handles the attach signal', how='poll',
+            argv=[c.args.host, 'poll', 'prog.lua'],
+            target_env={'INJECT_HOST_SIGNAL': str(signal.SIGRTMIN + 7)})
     if c.args.static:
         refused(c, 'exports no Lua 5.1 API', how='poll', argv=[c.args.static, 'poll', 'prog.lua'])
     if os.geteuid() != 0 or not shutil.which('setpriv') or not shutil.which('useradd'):
