@@ -49,6 +49,7 @@ static int g_sigdump_ok; /* the handler's stack reader saw what the debug API se
 static char g_marker[256];
 static char g_sock[108]; /* where recorderd listens: for the handler, made in advance */
 static pid_t g_pid;
+static int g_injected; /* loaded by recorderd (co_attach_inject): checks wait for a hook */
 
 static void *rd_ptr(const void *base, int off)
 {
@@ -215,6 +216,9 @@ static int install_handler(int signo, char *err, size_t cap)
     return 0;
 }
 
+static int arm(const lt_attach_marker *m, char *err, size_t cap);
+static void lua_checks(lua_State *L);
+
 static int attach_signal(void)
 {
     const char *v = getenv("LUATRACE_ATTACH_SIGNAL");
@@ -260,26 +264,87 @@ int co_attach_listen(lua_State *L, char *err, size_t cap)
         return e;
     }
     g_main = L;
-    g_walk_ok = walk_check(L, L);
-    lua_pushcfunction(L, state_probe);
-    lua_call(L, 0, 0);
-    g_sigdump_ok = g_state_ok && co_sigdump_check(L);
-    lt_attach_socket_path(getuid(), m.pid, g_sock, sizeof g_sock);
-    if ((e = install_handler(m.signo, err, cap))) {
+    lua_checks(L);
+    if ((e = arm(&m, err, cap)))
+        return e;
+    co_module_keep_globals(L);
+    co_module_once(L);
+    return 0;
+}
+
+/* The handler and the marker: what makes the process dormant, once g_main
+ * and the checks are set. No Lua API. */
+static int arm(const lt_attach_marker *m, char *err, size_t cap)
+{
+    int e;
+    lt_attach_socket_path(getuid(), m->pid, g_sock, sizeof g_sock);
+    if ((e = install_handler(m->signo, err, cap))) {
         g_main = NULL;
         return e;
     }
-    g_pid = m.pid;
-    lt_attach_marker_path(getuid(), m.pid, g_marker, sizeof g_marker);
-    if ((e = lt_attach_marker_write(g_marker, &m))) {
+    g_pid = m->pid;
+    lt_attach_marker_path(getuid(), m->pid, g_marker, sizeof g_marker);
+    if ((e = lt_attach_marker_write(g_marker, m))) {
         snprintf(err, cap, "cannot write %s: %s", g_marker, strerror(-e));
         g_marker[0] = 0;
         return e;
     }
     atexit(remove_marker);
-    co_module_keep_globals(L);
-    co_module_once(L);
     return 0;
+}
+
+/* The layout checks that need the Lua API (they allocate and call): at
+ * listen, or for an injected collector at its first hook event, where the
+ * state is consistent. */
+static void lua_checks(lua_State *L)
+{
+    g_walk_ok = walk_check(g_main, L);
+    lua_pushcfunction(L, state_probe);
+    lua_call(L, 0, 0);
+    g_sigdump_ok = g_state_ok && co_sigdump_check(L);
+}
+
+/* Whether g->rootgc can be walked, read only (no Lua API: L may be in the
+ * middle of an instruction): L is its global_State's main thread, the
+ * registry a table, and the walk meets L within its bound. */
+static int walk_check_passive(lua_State *L)
+{
+    char *g = rd_ptr(L, LS_G);
+    if (!g || rd_ptr(g, G_MAINTHREAD) != (void *)L ||
+        *(const int *)(g + G_REGISTRY + 8) != LUA_TTABLE)
+        return 0;
+    size_t n = 0;
+    for (char *o = rd_ptr(g, G_ROOTGC); o && n < WALK_MAX; o = rd_ptr(o, 0), n++)
+        if ((lua_State *)o == L)
+            return o[LS_TT] == LUA_TTHREAD;
+    return 0;
+}
+
+/* Made dormant from outside (recorderd attach, rd_inject.c): called by
+ * recorderd through ptrace in a thread stopped where no lock of the C
+ * library is held, Lua maybe in the middle of an instruction. So, as the
+ * signal handler: no Lua API but reads and lua_sethook (by the handler,
+ * later); no stdio. */
+int co_attach_inject(lua_State *L)
+{
+    char err[256];
+    if (!lua_sethook || !lua_gethook || !lua_topointer || !lua_call)
+        return -ENOSYS; /* no Lua 5.1 API in the process */
+    if (g_main && g_main != L)
+        return -EBUSY;
+    lt_attach_marker m = {getpid(), lt_attach_start_time(getpid()), attach_signal()};
+    int e = lt_attach_make_dir(getuid());
+    if (e)
+        return e;
+    if (g_main == L) /* dormant already (injected, or listen()): its marker may be gone */
+        return g_marker[0] ? lt_attach_marker_write(g_marker, &m) : 0;
+    if (!co_module_claim(L))
+        return -EBUSY;
+    g_walk_ok = walk_check_passive(L); /* the full checks wait for a hook event */
+    g_injected = 1;
+    g_main = L;
+    e = arm(&m, err, sizeof err);
+    return e == -EBUSY ? -EADDRINUSE : e; /* the program handles the attach signal */
 }
 
 /* A thread that resumed another: running (status 0) with frames. */
@@ -460,6 +525,12 @@ void co_attach_serve(lua_State *L, lua_Debug *ar)
     char sock[108], name[32], err[256];
     if (s->attached && s->ring.hdr) /* recorderd went away: close, unhook all */
         detach(s, L);
+    if (g_injected == 1 && req) { /* the first served event of an injected collector */
+        g_injected = 2;
+        lua_checks(L);
+        co_module_keep_globals(L);
+        co_module_once(L);
+    }
     if (!req || s->ring.hdr) { /* nothing asked, or a trace begun by tron is open */
         lua_sethook(L, NULL, 0, 0);
         if (co_attach_req) /* a request landed meanwhile: keep its hook */

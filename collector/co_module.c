@@ -587,6 +587,15 @@ static int l_tracing(lua_State *L)
 CO_EXPORT int luaopen_luatrace(lua_State *L);
 CO_EXPORT int luaopen_luatrace_profile(lua_State *L);
 CO_EXPORT int luatrace_listen(lua_State *L);
+CO_EXPORT int luatrace_inject(lua_State *L);
+
+/* Called by recorderd through ptrace after it loaded this library into a
+ * process that never did (recorderd/live/rd_inject.c): dormant, as after
+ * listen, without the Lua API. Writes nothing on stdout or stderr. */
+int luatrace_inject(lua_State *L)
+{
+    return co_attach_inject(L);
+}
 
 int luatrace_listen(lua_State *L)
 {

@@ -579,6 +579,12 @@ int co_name_layout_check(lua_State *L);
 
 /* Starts listening for `recorderd attach`. Returns 0 or -errno with err. */
 int co_attach_listen(lua_State *L, char *err, size_t cap);
+/* Dormant from outside: luatrace_inject (recorderd attach, through ptrace).
+ * No Lua API but reads; the checks that need it run at the first served
+ * hook event. 0 or -errno (-ENOSYS: no Lua 5.1 API, -EBUSY: another state
+ * listens or traces, -EADDRINUSE: the program has a handler for the attach
+ * signal). */
+int co_attach_inject(lua_State *L);
 
 /* lua_close has begun (the sentinel's finalizer): requests are ignored. */
 void co_attach_closing(void);

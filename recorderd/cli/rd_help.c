@@ -61,8 +61,10 @@ static const cmd_help helps[] = {
       HELP},
      "recorderd listen --out /tmp/traces --format folded &"},
     {"attach", "attach PID [OPTIONS]",
-     "Traces a running process that loaded luatrace dormant (LUATRACE_ATTACH=1),\n"
-     "until the duration ends, Ctrl-C or SIGTERM; its session is OUT/attach.PID.",
+     "Traces a running Lua 5.1 process until the duration ends, Ctrl-C or SIGTERM;\n"
+     "its session is OUT/attach.PID. A process that never loaded luatrace gets it\n"
+     "loaded with ptrace (x86-64), where no lock of the C library is held; it stays\n"
+     "loaded, inert, after the detach, and the next attach reuses it.",
      1,
      {{"-d, --duration SECONDS", "how long to trace (default: until Ctrl-C)"},
       OUT,

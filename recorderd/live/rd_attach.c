@@ -16,6 +16,7 @@
 #include "lt_attach.h"
 #include "lt_ctl.h"
 #include "rd_guard.h"
+#include "rd_inject.h"
 #include "rd_peek.h"
 #include "rd_sample.h"
 #include "rd_label.h"
@@ -261,6 +262,21 @@ static int start_handles(attach_ctx *a, uv_loop_t *loop)
     return 0;
 }
 
+/* A process with no dormant collector: load one (rd_inject), unless it is
+ * mapped already (an earlier attach), then check again. */
+static int inject(const rd_attach_opts *o, lt_attach_marker *mk, char *err, size_t cap)
+{
+    char where[512];
+    int reused = 0, e = rd_inject(o->pid, &reused, err, cap);
+    snprintf(where, sizeof where, "%s", err);
+    if (!e && !(e = check_target(o->pid, mk, err, cap)))
+        fprintf(stderr, "recorderd: process %d had no dormant collector: %s (%s; it stays, "
+                        "inert, after the detach)\n", (int)o->pid,
+                reused ? "its luatrace.so, loaded before, listens again"
+                       : "luatrace.so is loaded into it now", where);
+    return e;
+}
+
 int rd_attach(const rd_attach_opts *o)
 {
     attach_ctx a = {.o = o};
@@ -273,6 +289,8 @@ int rd_attach(const rd_attach_opts *o)
                              .stop = o->stop};
         return rd_sample_top(&so);
     }
+    if (e == -ENOENT && !o->dump && !o->keys)
+        e = inject(o, &a.mk, err, sizeof err);
     if (e) {
         fprintf(stderr, "recorderd: %s\n", rd_printable(err, err, sizeof err));
         return 1;

@@ -1,0 +1,180 @@
+/* rd_inject_call: calling a function inside a thread of another process,
+ * held with ptrace (x86-64 Linux).
+ *
+ * The thread's registers (general and the whole x87/SSE/AVX state) and the
+ * stack below its stack pointer (up to RD_CALL_STACK bytes: the memory the
+ * call's frames reuse) are saved; its instruction pointer is set to the
+ * function with arguments in rdi/rsi and a return address of 0 pushed
+ * below the red zone: the return faults at address 0, which ptrace
+ * reports as a SIGSEGV stop that is never delivered. Then every register
+ * and the stack bytes are put back. orig_rax is -1 during the call, so a
+ * system call the thread was stopped in is not restarted under the call;
+ * restored, it restarts as after any ptrace stop. Signals that arrive
+ * meanwhile are held and delivered once the thread is restored. */
+#include "rd_inject_call.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#if defined(__x86_64__)
+
+enum {
+    RED_ZONE = 128,
+    SLACK = 256,    /* between the red zone and what the call writes */
+    SLOW_MS = 5000, /* a call this long: say recorderd waits for it */
+};
+
+static int peek(pid_t pid, uintptr_t at, void *buf, size_t n)
+{
+    struct iovec l = {buf, n}, r = {(void *)at, n};
+    return process_vm_readv(pid, &l, 1, &r, 1, 0) == (ssize_t)n ? 0 : -EFAULT;
+}
+
+static int poke(pid_t pid, uintptr_t at, const void *buf, size_t n)
+{
+    struct iovec l = {(void *)buf, n}, r = {(void *)at, n};
+    return process_vm_writev(pid, &l, 1, &r, 1, 0) == (ssize_t)n ? 0 : -EFAULT;
+}
+
+int rd_call_save(rd_call *c, pid_t pid, pid_t tid)
+{
+    memset(c, 0, sizeof *c);
+    c->pid = pid;
+    c->tid = tid;
+    struct iovec io = {c->xstate, sizeof c->xstate};
+    if (ptrace(PTRACE_GETREGS, tid, NULL, &c->regs) < 0)
+        return -errno;
+    if (ptrace(PTRACE_GETREGSET, tid, (void *)NT_X86_XSTATE, &io) == 0) {
+        c->xlen = io.iov_len;
+    } else if (ptrace(PTRACE_GETFPREGS, tid, NULL, c->xstate) == 0) {
+        c->xlen = 0; /* no XSAVE: x87 and SSE */
+    } else {
+        return -errno;
+    }
+    /* the stack below rsp, as much of RD_CALL_STACK as is mapped */
+    for (c->nstack = RD_CALL_STACK; c->nstack >= 4096; c->nstack /= 2)
+        if (peek(pid, (uintptr_t)c->regs.rsp - c->nstack, c->stack, c->nstack) == 0)
+            break;
+    if (c->nstack < 4096)
+        return -EFAULT;
+    c->sp = (uintptr_t)c->regs.rsp - RED_ZONE - SLACK;
+    return 0;
+}
+
+int rd_call_push(rd_call *c, const void *data, size_t n, uintptr_t *at)
+{
+    uintptr_t a = (c->sp - n) & ~(uintptr_t)15;
+    if (a < (uintptr_t)c->regs.rsp - c->nstack / 2) /* keep half the saved span for the call */
+        return -ENOSPC;
+    int e = poke(c->pid, a, data, n);
+    if (e)
+        return e;
+    c->sp = a;
+    *at = a;
+    return 0;
+}
+
+/* Holds a signal that arrived during the call, to deliver after it: 0,
+ * or the signal to deliver now (no room left to hold it). */
+static int hold(rd_call *c, int sig)
+{
+    if (c->nheld == RD_CALL_HELD)
+        return sig;
+    siginfo_t *si = &c->held[c->nheld++];
+    if (ptrace(PTRACE_GETSIGINFO, c->tid, NULL, si) < 0) {
+        memset(si, 0, sizeof *si);
+        si->si_signo = sig;
+        si->si_code = SI_USER;
+    }
+    return 0;
+}
+
+/* Waits for the call's end: the SIGSEGV at address 0. */
+static int wait_return(rd_call *c, uint64_t *ret)
+{
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int said = 0;
+    for (;;) {
+        int st;
+        pid_t w = waitpid(c->tid, &st, __WALL | WNOHANG);
+        if (w < 0 || (w == c->tid && (WIFEXITED(st) || WIFSIGNALED(st))))
+            return -ESRCH;
+        if (w == 0) {
+            clock_gettime(CLOCK_MONOTONIC, &t);
+            long ms = (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000;
+            if (ms > SLOW_MS && !said++)
+                fprintf(stderr,
+                        "recorderd: waiting for the call in process %d to return "
+                        "(it cannot be cut short safely)...\n",
+                        (int)c->pid);
+            usleep(ms < 20 ? 100 : 2000);
+            continue;
+        }
+        int sig = WSTOPSIG(st), event = st >> 16;
+        struct user_regs_struct r;
+        if (!event && sig == SIGSEGV && ptrace(PTRACE_GETREGS, c->tid, NULL, &r) == 0 &&
+            r.rip == 0) {
+            *ret = r.rax;
+            return 0;
+        }
+        if (!event && sig == SIGSEGV)
+            return -EFAULT; /* the call itself faulted: restored, it is as if never made */
+        int now = event ? 0 : hold(c, sig); /* the program's: delivered after the restore */
+        if (ptrace(PTRACE_CONT, c->tid, NULL, (void *)(long)now) < 0)
+            return -errno;
+    }
+}
+
+int rd_call_run(rd_call *c, uintptr_t fn, uint64_t a0, uint64_t a1, uint64_t *ret)
+{
+    uintptr_t zero[2] = {0, 0}, at;
+    int e = rd_call_push(c, zero, sizeof zero, &at); /* 16-aligned */
+    if (e)
+        return e;
+    at += 8; /* the return address: at entry rsp + 8 is 16-aligned, as after a call */
+    struct user_regs_struct r = c->regs;
+    r.rip = fn;
+    r.rdi = a0;
+    r.rsi = a1;
+    r.rax = 0;
+    r.orig_rax = (unsigned long long)-1; /* no syscall restart under the call */
+    r.rsp = at;
+    if (ptrace(PTRACE_SETREGS, c->tid, NULL, &r) < 0 || ptrace(PTRACE_CONT, c->tid, NULL, NULL) < 0)
+        return -errno;
+    c->sp = at; /* the next call goes below what this one pushed */
+    return wait_return(c, ret);
+}
+
+int rd_call_restore(rd_call *c)
+{
+    struct iovec io = {c->xstate, c->xlen};
+    int e = poke(c->pid, (uintptr_t)c->regs.rsp - c->nstack, c->stack, c->nstack);
+    if (ptrace(PTRACE_SETREGS, c->tid, NULL, &c->regs) < 0)
+        e = -errno;
+    if (c->xlen ? ptrace(PTRACE_SETREGSET, c->tid, (void *)NT_X86_XSTATE, &io) < 0
+                : ptrace(PTRACE_SETFPREGS, c->tid, NULL, c->xstate) < 0)
+        e = -errno;
+    return e;
+}
+
+void rd_call_let_go(rd_call *c)
+{
+    for (int i = 0; i < c->nheld; i++) { /* pending on the stopped thread, in order */
+        siginfo_t *si = &c->held[i];
+        if (syscall(SYS_rt_tgsigqueueinfo, c->pid, c->tid, si->si_signo, si) < 0)
+            syscall(SYS_tgkill, c->pid, c->tid, si->si_signo); /* a kill()'s: not forgeable */
+    }
+    ptrace(PTRACE_DETACH, c->tid, NULL, NULL);
+}
+
+#endif
