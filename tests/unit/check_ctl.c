@@ -14,6 +14,7 @@
 
 #include "lt_attach.h"
 #include "lt_ctl.h"
+#include "ut_main.h"
 
 enum vtype { V_END = 0, V_STR, V_UINT, V_NEG, V_BOOL, V_FLOAT, V_NIL, V_ARRAY, V_BIN, V_SKIP };
 
@@ -410,32 +411,19 @@ START_TEST(test_ctl_dump_head)
 }
 END_TEST
 
-static void add(Suite *s, const char *name, const TTest *t)
-{
-    TCase *tc = tcase_create(name);
-    tcase_add_test(tc, t);
-    suite_add_tcase(s, tc);
-}
-
-#define ADD(s, t) add(s, #t, t)
-
 int main(void)
 {
     Suite *s = suite_create("ctl");
-    ADD(s, test_ctl_hello_round_trip);
-    ADD(s, test_ctl_ack_round_trip);
-    ADD(s, test_ctl_pack_bad_type);
-    ADD(s, test_ctl_builder_baseline);
-    ADD(s, test_ctl_missing_keys);
-    ADD(s, test_ctl_wrong_types);
-    ADD(s, test_ctl_bad_values);
-    ADD(s, test_ctl_long_strings);
-    ADD(s, test_ctl_nul_in_strings);
-    ADD(s, test_ctl_not_a_map);
-    ADD(s, test_ctl_dump_head);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    UT_ADD(s, test_ctl_hello_round_trip, NULL);
+    UT_ADD(s, test_ctl_ack_round_trip, NULL);
+    UT_ADD(s, test_ctl_pack_bad_type, NULL);
+    UT_ADD(s, test_ctl_builder_baseline, NULL);
+    UT_ADD(s, test_ctl_missing_keys, NULL);
+    UT_ADD(s, test_ctl_wrong_types, NULL);
+    UT_ADD(s, test_ctl_bad_values, NULL);
+    UT_ADD(s, test_ctl_long_strings, NULL);
+    UT_ADD(s, test_ctl_nul_in_strings, NULL);
+    UT_ADD(s, test_ctl_not_a_map, NULL);
+    UT_ADD(s, test_ctl_dump_head, NULL);
+    return ut_run(s);
 }

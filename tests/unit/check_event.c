@@ -11,6 +11,7 @@
 
 #include "lt_event.h"
 #include "lt_file.h"
+#include "ut_main.h"
 
 static const uint64_t bounds[] = {0,      127,         128,           255,
                                   256,    65535,       65536,         0xffffffffull,
@@ -623,35 +624,22 @@ START_TEST(test_event_hot_decoder)
 }
 END_TEST
 
-static void add(Suite *s, const char *name, const TTest *t)
-{
-    TCase *tc = tcase_create(name);
-    tcase_add_test(tc, t);
-    suite_add_tcase(s, tc);
-}
-
-#define ADD(s, t) add(s, #t, t)
-
 int main(void)
 {
     Suite *s = suite_create("event");
-    ADD(s, test_event_tables);
-    ADD(s, test_file_versions);
-    ADD(s, test_event_uint_widths);
-    ADD(s, test_event_round_trip);
-    ADD(s, test_event_msgpack_compat);
-    ADD(s, test_event_truncated);
-    ADD(s, test_event_malformed);
-    ADD(s, test_event_string_limit);
-    ADD(s, test_event_random_bytes);
-    ADD(s, test_event_line_steps);
-    ADD(s, test_event_line_step_errors);
-    ADD(s, test_event_switch_depth);
-    ADD(s, test_event_hot_decoder);
-    ADD(s, test_event_format);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    UT_ADD(s, test_event_tables, NULL);
+    UT_ADD(s, test_file_versions, NULL);
+    UT_ADD(s, test_event_uint_widths, NULL);
+    UT_ADD(s, test_event_round_trip, NULL);
+    UT_ADD(s, test_event_msgpack_compat, NULL);
+    UT_ADD(s, test_event_truncated, NULL);
+    UT_ADD(s, test_event_malformed, NULL);
+    UT_ADD(s, test_event_string_limit, NULL);
+    UT_ADD(s, test_event_random_bytes, NULL);
+    UT_ADD(s, test_event_line_steps, NULL);
+    UT_ADD(s, test_event_line_step_errors, NULL);
+    UT_ADD(s, test_event_switch_depth, NULL);
+    UT_ADD(s, test_event_hot_decoder, NULL);
+    UT_ADD(s, test_event_format, NULL);
+    return ut_run(s);
 }

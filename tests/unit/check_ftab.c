@@ -9,6 +9,7 @@
 
 #include "co_ftab.h"
 #include "co_mem.h"
+#include "ut_main.h"
 
 #define MAXK 4096
 
@@ -220,17 +221,11 @@ END_TEST
 int main(void)
 {
     Suite *s = suite_create("ftab");
-    TCase *tc = tcase_create("core");
-    tcase_add_test(tc, test_ftab_random_small);
-    tcase_add_test(tc, test_ftab_random_growing);
-    tcase_add_test(tc, test_ftab_wrap_around);
-    tcase_add_test(tc, test_ftab_recycled_entry);
-    tcase_add_test(tc, test_mem_realloc);
-    tcase_add_test(tc, test_mem_arena);
-    suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    UT_ADD(s, test_ftab_random_small, NULL);
+    UT_ADD(s, test_ftab_random_growing, NULL);
+    UT_ADD(s, test_ftab_wrap_around, NULL);
+    UT_ADD(s, test_ftab_recycled_entry, NULL);
+    UT_ADD(s, test_mem_realloc, NULL);
+    UT_ADD(s, test_mem_arena, NULL);
+    return ut_run(s);
 }

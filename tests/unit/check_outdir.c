@@ -13,6 +13,7 @@
 #include "rd_lines.h"
 #include "rd_outdir.h"
 #include "rd_srcperm.h"
+#include "ut_main.h"
 
 #define NOBODY 65534
 
@@ -241,19 +242,13 @@ static void tmp_teardown(void)
 int main(void)
 {
     Suite *s = suite_create("outdir");
-    TCase *tc = tcase_create("outdir");
-    tcase_add_checked_fixture(tc, tmp_setup, tmp_teardown);
-    tcase_add_test(tc, test_open_symlink);
-    tcase_add_test(tc, test_open_rule);
-    tcase_add_test(tc, test_open_creates);
-    tcase_add_test(tc, test_subdir_not_ours);
-    tcase_add_test(tc, test_write_replaces_symlink);
-    tcase_add_test(tc, test_tmpfile);
-    tcase_add_test(tc, test_srcperm);
-    suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    static const struct ut_fixture fx = {tmp_setup, tmp_teardown, NULL, NULL, 0};
+    UT_ADD(s, test_open_symlink, &fx);
+    UT_ADD(s, test_open_rule, &fx);
+    UT_ADD(s, test_open_creates, &fx);
+    UT_ADD(s, test_subdir_not_ours, &fx);
+    UT_ADD(s, test_write_replaces_symlink, &fx);
+    UT_ADD(s, test_tmpfile, &fx);
+    UT_ADD(s, test_srcperm, &fx);
+    return ut_run(s);
 }

@@ -17,6 +17,7 @@
 
 #include "rd_pprof.h"
 #include "ut_events.h"
+#include "ut_main.h"
 
 enum { F_MAIN = 1, F_A, F_PRINT, F_RESUME, F_YIELD };
 enum { T_MAIN = 0x1000, T_CO1 = 0x2000, T_CO2 = 0x3000 };
@@ -341,27 +342,14 @@ START_TEST(test_pb_varint)
 }
 END_TEST
 
-static void add(Suite *s, const char *name, const TTest *t)
-{
-    TCase *tc = tcase_create(name);
-    tcase_add_checked_fixture(tc, model_setup, model_teardown);
-    tcase_add_test(tc, t);
-    suite_add_tcase(s, tc);
-}
-
-#define ADD(s, t) add(s, #t, t)
-
 int main(void)
 {
+    static const struct ut_fixture fx = {model_setup, model_teardown, NULL, NULL, 0};
     Suite *s = suite_create("pprof");
-    ADD(s, test_pprof_structure);
-    ADD(s, test_pprof_coroutines);
-    ADD(s, test_pprof_gzip);
-    ADD(s, test_pprof_empty);
-    ADD(s, test_pb_varint);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    UT_ADD(s, test_pprof_structure, &fx);
+    UT_ADD(s, test_pprof_coroutines, &fx);
+    UT_ADD(s, test_pprof_gzip, &fx);
+    UT_ADD(s, test_pprof_empty, &fx);
+    UT_ADD(s, test_pb_varint, &fx);
+    return ut_run(s);
 }

@@ -17,6 +17,7 @@
 #include "rd_report.h"
 #include "rd_stack.h"
 #include "ut_events.h"
+#include "ut_main.h"
 
 enum fid {
     F_MAIN = 1, F_F, F_G, F_H, F_PCALL, F_ERROR, F_RESUME, F_YIELD, F_CO, F_WRAP, F_A, F_B,
@@ -1102,18 +1103,16 @@ START_TEST(test_stack_replay_feed)
 }
 END_TEST
 
+/* Each test twice: on the rebuilder alone, and with a listener mirroring
+ * every change (NAME_listener). */
 static void add(Suite *s, const char *name, const TTest *t)
 {
-    TCase *tc = tcase_create(name);
-    tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_add_test(tc, t);
-    suite_add_tcase(s, tc);
+    static const struct ut_fixture plain = {setup, teardown, NULL, NULL, 0};
+    static const struct ut_fixture mirror = {setup_mirror, teardown_mirror, NULL, NULL, 0};
+    ut_add(s, name, t, &plain);
     char mname[128];
     snprintf(mname, sizeof mname, "%s_listener", name);
-    tc = tcase_create(strdup(mname));
-    tcase_add_checked_fixture(tc, setup_mirror, teardown_mirror);
-    tcase_add_test(tc, t);
-    suite_add_tcase(s, tc);
+    ut_add(s, strdup(mname), t, &mirror);
 }
 
 #define ADD(s, t) add(s, #t, t)
@@ -1150,9 +1149,5 @@ int main(void)
     ADD(s, test_stack_garbage);
     ADD(s, test_stack_random_records);
     ADD(s, test_stack_replay_feed);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return ut_run(s);
 }
