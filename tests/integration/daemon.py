@@ -50,7 +50,6 @@ shm segments even when it fails. Cases:
               fit, and session.json says so
 """
 
-import argparse
 import json
 import mmap
 import os
@@ -65,9 +64,11 @@ import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+from harness import (SHM_DIR, SKIP, Case, Failure, base_env, cases, expect, run,  # noqa: E402
+                     wait_file)
 import reftrace_post  # noqa: E402
-from collector import Case, expect, run_case, SHM_DIR  # noqa: E402
-from corpus import Failure, run, base_env, reference, build_helper, SKIP  # noqa: E402
+from corpus import reference, build_helper  # noqa: E402
 
 
 class Daemon(Case):
@@ -545,16 +546,6 @@ end }
 '''
 
 
-def wait_file(path, what, proc=None):
-    for _ in range(3000):
-        if os.path.exists(path):
-            return
-        if proc is not None and proc.poll() is not None:
-            raise Failure('%s: the daemon died (status %s)' % (what, proc.poll()))
-        time.sleep(0.01)
-    raise Failure('%s: %s never appeared' % (what, path))
-
-
 def fake_producer(d, name, size=65536):
     """A ring forged by hand: its shm fd, header and data mappings."""
     d.used.add(name)
@@ -809,26 +800,12 @@ def case_diskfull(d):
             run(['umount', '-l', small], d.tmp, base_env())
 
 
-CASES = {'otheruser': case_otheruser, 'status': case_status, 'concurrent': case_concurrent, 'lossless': case_lossless,
-         'drop': case_drop, 'dropstacks': case_dropstacks, 'killed': case_killed,
-         'restart': case_restart, 'stopwait': case_stopwait, 'notsocket': case_notsocket, 'unwritable': case_unwritable, 'badinput': case_badinput, 'hangup': case_hangup,
-         'sigbus': case_sigbus, 'sigbusdone': case_sigbusdone, 'fsize': case_fsize, 'fsizereports': case_fsizereports, 'diskfull': case_diskfull}
-
-
 def main(argv):
-    ap = argparse.ArgumentParser()
-    ap.add_argument('case', choices=sorted(CASES))
-    ap.add_argument('--recorderd', required=True)
-    ap.add_argument('--cpath', required=True)
-    ap.add_argument('--corpus', required=True)
-    ap.add_argument('--lua', default='lua5.1')
-    ap.add_argument('--reftrace-c', default=None)
-    args = ap.parse_args(argv)
-    for k in ('recorderd', 'cpath', 'corpus', 'reftrace_c'):
-        if getattr(args, k):
-            setattr(args, k, os.path.abspath(getattr(args, k)))
-    return run_case(CASES[args.case], args.case, lambda tmp: Daemon(args, tmp),
-                    'luatrace-daemon-')
+    def add_args(ap):
+        ap.add_argument('--corpus', required=True)
+        ap.add_argument('--reftrace-c', default=None)
+    return harness.case_main(argv, cases(globals()), 'luatrace-daemon-', add_args,
+                             make=Daemon, paths=('corpus', 'reftrace_c'))
 
 
 if __name__ == '__main__':

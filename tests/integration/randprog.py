@@ -30,6 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 sys.dont_write_bytecode = True  # keep the source tree clean
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import corpus  # noqa: E402
+import harness  # noqa: E402
 
 MOD = 1000003   # keeps every number a small integer: exact, printed alike
 
@@ -360,7 +361,7 @@ def check_seed(args, seed, helper):
         try:
             corpus.check(ns, tmp)
             return None
-        except corpus.Failure as e:
+        except harness.Failure as e:
             if args.save:
                 os.makedirs(ns.save, exist_ok=True)
                 shutil.copy(prog, ns.save)
@@ -391,13 +392,13 @@ def main(argv):
     if not (args.recorderd and os.path.isfile(args.recorderd)
             and os.access(args.recorderd, os.X_OK)):
         print('SKIP: no recorderd at %s' % args.recorderd)
-        return corpus.SKIP
+        return harness.SKIP
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     tmp = tempfile.mkdtemp(prefix='luatrace-randc-')
     try:
         try:
             helper = args.reftrace_c or corpus.build_helper(tmp)
-        except corpus.Failure as e:
+        except harness.Failure as e:
             print('FAIL: %s' % e)
             return 1
         seeds = parse_seeds(args.seeds)

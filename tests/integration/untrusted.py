@@ -25,7 +25,6 @@ Cases:
               error carry no control byte; status --json escapes them
 """
 
-import argparse
 import gzip
 import json
 import mmap
@@ -40,8 +39,8 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from collector import Case, expect, run_case, SHM_DIR  # noqa: E402
-from corpus import Failure, run, base_env  # noqa: E402
+import harness  # noqa: E402
+from harness import SHM_DIR, base_env, cases, expect, Failure, run  # noqa: E402
 
 # lt_event.h: the kinds in LT_EVENT_LIST order
 STR, FUNC, CLOCK, START, FRAME, CALL, RET, LINE, RESUME, YIELD, GAP, STOP, THREAD = range(13)
@@ -449,21 +448,8 @@ def escapes_daemon(c):
             p.wait()
 
 
-CASES = {'pprofdate': case_pprofdate, 'pprofclock': case_pprofclock, 'escapes': case_escapes,
-         'labels': case_labels, 'membound': case_membound, 'deepchain': case_deepchain}
-
-
 def main(argv):
-    ap = argparse.ArgumentParser()
-    ap.add_argument('case', choices=sorted(CASES))
-    ap.add_argument('--recorderd', required=True)
-    ap.add_argument('--cpath', required=True)
-    ap.add_argument('--lua', default='lua5.1')
-    args = ap.parse_args(argv)
-    args.recorderd = os.path.abspath(args.recorderd)
-    args.cpath = os.path.abspath(args.cpath)
-    return run_case(CASES[args.case], args.case, lambda tmp: Case(args, tmp),
-                    'luatrace-untrusted-')
+    return harness.case_main(argv, cases(globals()), 'luatrace-untrusted-')
 
 
 if __name__ == '__main__':

@@ -255,11 +255,7 @@ END_TEST
 int main(void)
 {
     static const struct ut_fixture fx = {model_setup, model_teardown, NULL, NULL, 0};
-    Suite *s = suite_create("callgrind");
-    UT_ADD(s, test_callgrind_text, &fx);
-    UT_ADD(s, test_callgrind_rounding, &fx);
-    UT_ADD(s, test_callgrind_empty, &fx);
-    UT_ADD(s, test_callgrind_paths, &fx);
-    UT_ADD(s, test_callgrind_tail_call, &fx);
-    return ut_run(s);
+    const TTest *tests[] = {test_callgrind_text, test_callgrind_rounding, test_callgrind_empty,
+                            test_callgrind_paths, test_callgrind_tail_call};
+    return ut_main("callgrind", tests, UT_N(tests), &fx);
 }

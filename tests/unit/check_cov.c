@@ -747,25 +747,12 @@ END_TEST
 int main(void)
 {
     static const struct ut_fixture fx = {tmp_setup, tmp_teardown, NULL, NULL, 60};
-    Suite *s = suite_create("cov");
-    UT_ADD(s, test_lines_parse_real, &fx);
-    UT_ADD(s, test_lines_parse_truncated, &fx);
-    UT_ADD(s, test_lines_parse_corrupt, &fx);
-    UT_ADD(s, test_lines_parse_layouts, &fx);
-    UT_ADD(s, test_lines_parse_bad, &fx);
-    UT_ADD(s, test_lines_parse_depth, &fx);
-    UT_ADD(s, test_lines_file, &fx);
-    UT_ADD(s, test_cov_lcov, &fx);
-    UT_ADD(s, test_cov_luacov, &fx);
-    UT_ADD(s, test_cov_text, &fx);
-    UT_ADD(s, test_cov_merge, &fx);
-    UT_ADD(s, test_cov_names, &fx);
-    UT_ADD(s, test_cov_changed, &fx);
-    UT_ADD(s, test_cov_missing, &fx);
-    UT_ADD(s, test_cov_dir, &fx);
-    UT_ADD(s, test_cov_patterns, &fx);
-    UT_ADD(s, test_cov_untested, &fx);
-    UT_ADD(s, test_cov_session_cwd, &fx);
-    UT_ADD(s, test_cov_cobertura, &fx);
-    return ut_run(s);
+    const TTest *tests[] = {test_lines_parse_real, test_lines_parse_truncated,
+                            test_lines_parse_corrupt, test_lines_parse_layouts,
+                            test_lines_parse_bad, test_lines_parse_depth, test_lines_file,
+                            test_cov_lcov, test_cov_luacov, test_cov_text, test_cov_merge,
+                            test_cov_names, test_cov_changed, test_cov_missing, test_cov_dir,
+                            test_cov_patterns, test_cov_untested, test_cov_session_cwd,
+                            test_cov_cobertura};
+    return ut_main("cov", tests, UT_N(tests), &fx);
 }

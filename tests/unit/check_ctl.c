@@ -413,17 +413,10 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("ctl");
-    UT_ADD(s, test_ctl_hello_round_trip, NULL);
-    UT_ADD(s, test_ctl_ack_round_trip, NULL);
-    UT_ADD(s, test_ctl_pack_bad_type, NULL);
-    UT_ADD(s, test_ctl_builder_baseline, NULL);
-    UT_ADD(s, test_ctl_missing_keys, NULL);
-    UT_ADD(s, test_ctl_wrong_types, NULL);
-    UT_ADD(s, test_ctl_bad_values, NULL);
-    UT_ADD(s, test_ctl_long_strings, NULL);
-    UT_ADD(s, test_ctl_nul_in_strings, NULL);
-    UT_ADD(s, test_ctl_not_a_map, NULL);
-    UT_ADD(s, test_ctl_dump_head, NULL);
-    return ut_run(s);
+    const TTest *tests[] = {test_ctl_hello_round_trip, test_ctl_ack_round_trip,
+                            test_ctl_pack_bad_type, test_ctl_builder_baseline,
+                            test_ctl_missing_keys, test_ctl_wrong_types, test_ctl_bad_values,
+                            test_ctl_long_strings, test_ctl_nul_in_strings, test_ctl_not_a_map,
+                            test_ctl_dump_head};
+    return ut_main("ctl", tests, UT_N(tests), NULL);
 }

@@ -626,20 +626,11 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("event");
-    UT_ADD(s, test_event_tables, NULL);
-    UT_ADD(s, test_file_versions, NULL);
-    UT_ADD(s, test_event_uint_widths, NULL);
-    UT_ADD(s, test_event_round_trip, NULL);
-    UT_ADD(s, test_event_msgpack_compat, NULL);
-    UT_ADD(s, test_event_truncated, NULL);
-    UT_ADD(s, test_event_malformed, NULL);
-    UT_ADD(s, test_event_string_limit, NULL);
-    UT_ADD(s, test_event_random_bytes, NULL);
-    UT_ADD(s, test_event_line_steps, NULL);
-    UT_ADD(s, test_event_line_step_errors, NULL);
-    UT_ADD(s, test_event_switch_depth, NULL);
-    UT_ADD(s, test_event_hot_decoder, NULL);
-    UT_ADD(s, test_event_format, NULL);
-    return ut_run(s);
+    const TTest *tests[] = {test_event_tables, test_file_versions, test_event_uint_widths,
+                            test_event_round_trip, test_event_msgpack_compat,
+                            test_event_truncated, test_event_malformed, test_event_string_limit,
+                            test_event_random_bytes, test_event_line_steps,
+                            test_event_line_step_errors, test_event_switch_depth,
+                            test_event_hot_decoder, test_event_format};
+    return ut_main("event", tests, UT_N(tests), NULL);
 }

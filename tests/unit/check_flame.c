@@ -148,13 +148,8 @@ END_TEST
 int main(void)
 {
     static const struct ut_fixture fx = {setup, teardown, NULL, NULL, 0};
-    Suite *s = suite_create("flame");
-    UT_ADD(s, test_flame_widths, &fx);
-    UT_ADD(s, test_flame_titles, &fx);
-    UT_ADD(s, test_flame_escaping, &fx);
-    UT_ADD(s, test_flame_skipped, &fx);
-    UT_ADD(s, test_flame_clipped, &fx);
-    UT_ADD(s, test_flame_relative, &fx);
-    UT_ADD(s, test_flame_empty, &fx);
-    return ut_run(s);
+    const TTest *tests[] = {test_flame_widths, test_flame_titles, test_flame_escaping,
+                            test_flame_skipped, test_flame_clipped, test_flame_relative,
+                            test_flame_empty};
+    return ut_main("flame", tests, UT_N(tests), &fx);
 }

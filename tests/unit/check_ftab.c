@@ -220,12 +220,8 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("ftab");
-    UT_ADD(s, test_ftab_random_small, NULL);
-    UT_ADD(s, test_ftab_random_growing, NULL);
-    UT_ADD(s, test_ftab_wrap_around, NULL);
-    UT_ADD(s, test_ftab_recycled_entry, NULL);
-    UT_ADD(s, test_mem_realloc, NULL);
-    UT_ADD(s, test_mem_arena, NULL);
-    return ut_run(s);
+    const TTest *tests[] = {test_ftab_random_small, test_ftab_random_growing,
+                            test_ftab_wrap_around, test_ftab_recycled_entry, test_mem_realloc,
+                            test_mem_arena};
+    return ut_main("ftab", tests, UT_N(tests), NULL);
 }

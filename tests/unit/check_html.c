@@ -92,9 +92,6 @@ END_TEST
 int main(void)
 {
     static const struct ut_fixture fx = {model_setup, model_teardown, NULL, NULL, 0};
-    Suite *s = suite_create("html");
-    UT_ADD(s, test_html_escaped, &fx);
-    UT_ADD(s, test_html_totals, &fx);
-    UT_ADD(s, test_html_empty, &fx);
-    return ut_run(s);
+    const TTest *tests[] = {test_html_escaped, test_html_totals, test_html_empty};
+    return ut_main("html", tests, UT_N(tests), &fx);
 }

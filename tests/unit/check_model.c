@@ -280,13 +280,8 @@ END_TEST
 int main(void)
 {
     static const struct ut_fixture fx = {model_setup, model_teardown, NULL, NULL, 0};
-    Suite *s = suite_create("model");
-    ut_add(s, "label_numbered", test_model_label_numbered, &fx);
-    ut_add(s, "label_redefined", test_model_label_redefined, &fx);
-    ut_add(s, "label_many", test_model_label_many, &fx);
-    ut_add(s, "label_writers", test_model_label_writers, &fx);
-    ut_add(s, "tracks", test_model_tracks, &fx);
-    ut_add(s, "shares", test_model_shares, &fx);
-    ut_add(s, "fold", test_model_fold, &fx);
-    return ut_run(s);
+    const TTest *tests[] = {test_model_label_numbered, test_model_label_redefined,
+                            test_model_label_many, test_model_label_writers, test_model_tracks,
+                            test_model_shares, test_model_fold};
+    return ut_main("model", tests, UT_N(tests), &fx);
 }

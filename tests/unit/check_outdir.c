@@ -241,14 +241,9 @@ static void tmp_teardown(void)
 
 int main(void)
 {
-    Suite *s = suite_create("outdir");
     static const struct ut_fixture fx = {tmp_setup, tmp_teardown, NULL, NULL, 0};
-    UT_ADD(s, test_open_symlink, &fx);
-    UT_ADD(s, test_open_rule, &fx);
-    UT_ADD(s, test_open_creates, &fx);
-    UT_ADD(s, test_subdir_not_ours, &fx);
-    UT_ADD(s, test_write_replaces_symlink, &fx);
-    UT_ADD(s, test_tmpfile, &fx);
-    UT_ADD(s, test_srcperm, &fx);
-    return ut_run(s);
+    const TTest *tests[] = {test_open_symlink, test_open_rule, test_open_creates,
+                            test_subdir_not_ours, test_write_replaces_symlink, test_tmpfile,
+                            test_srcperm};
+    return ut_main("outdir", tests, UT_N(tests), &fx);
 }

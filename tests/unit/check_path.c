@@ -134,10 +134,7 @@ END_TEST
 int main(void)
 {
     static const struct ut_fixture fx = {setup, teardown, NULL, NULL, 0};
-    Suite *s = suite_create("path");
-    ut_add(s, "shallow_whole", test_path_shallow_whole, &fx);
-    ut_add(s, "deep_cut", test_path_deep_cut, &fx);
-    ut_add(s, "alike", test_path_alike, &fx);
-    ut_add(s, "folded", test_path_folded, &fx);
-    return ut_run(s);
+    const TTest *tests[] = {test_path_shallow_whole, test_path_deep_cut, test_path_alike,
+                            test_path_folded};
+    return ut_main("path", tests, UT_N(tests), &fx);
 }

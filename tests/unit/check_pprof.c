@@ -345,11 +345,7 @@ END_TEST
 int main(void)
 {
     static const struct ut_fixture fx = {model_setup, model_teardown, NULL, NULL, 0};
-    Suite *s = suite_create("pprof");
-    UT_ADD(s, test_pprof_structure, &fx);
-    UT_ADD(s, test_pprof_coroutines, &fx);
-    UT_ADD(s, test_pprof_gzip, &fx);
-    UT_ADD(s, test_pprof_empty, &fx);
-    UT_ADD(s, test_pb_varint, &fx);
-    return ut_run(s);
+    const TTest *tests[] = {test_pprof_structure, test_pprof_coroutines, test_pprof_gzip,
+                            test_pprof_empty, test_pb_varint};
+    return ut_main("pprof", tests, UT_N(tests), &fx);
 }

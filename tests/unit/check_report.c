@@ -780,23 +780,19 @@ int main(void)
 {
     /* scratch: a directory for the tests that write files, made once per TCase */
     static const struct ut_fixture fx = {model_setup, model_teardown, NULL, NULL, 0};
-    static const struct ut_fixture scratch = {model_setup, model_teardown, tmp_setup, tmp_teardown, 30};
+    static const struct ut_fixture scratch = {model_setup, model_teardown, tmp_setup, tmp_teardown,
+                                              30};
+    const TTest *fx_tests[] = {test_report_fstats_recursion, test_report_fstats_siblings,
+                               test_report_profile, test_report_profile_top,
+                               test_report_profile_empty, test_report_folded_weights,
+                               test_report_folded_tsc, test_report_folded_empty,
+                               test_report_flines_by_source, test_report_flines_grouped};
+    const TTest *scratch_tests[] = {test_report_annotate, test_report_annotate_stream,
+                                    test_report_annotate_collision,
+                                    test_report_annotate_collision_many,
+                                    test_report_annotate_long_line, test_report_annotate_long_name};
     Suite *s = suite_create("report");
-    UT_ADD(s, test_report_fstats_recursion, &fx);
-    UT_ADD(s, test_report_fstats_siblings, &fx);
-    UT_ADD(s, test_report_profile, &fx);
-    UT_ADD(s, test_report_profile_top, &fx);
-    UT_ADD(s, test_report_profile_empty, &fx);
-    UT_ADD(s, test_report_folded_weights, &fx);
-    UT_ADD(s, test_report_folded_tsc, &fx);
-    UT_ADD(s, test_report_folded_empty, &fx);
-    UT_ADD(s, test_report_annotate, &scratch);
-    UT_ADD(s, test_report_annotate_stream, &scratch);
-    UT_ADD(s, test_report_annotate_collision, &scratch);
-    UT_ADD(s, test_report_annotate_collision_many, &scratch);
-    UT_ADD(s, test_report_flines_by_source, &fx);
-    UT_ADD(s, test_report_flines_grouped, &fx);
-    UT_ADD(s, test_report_annotate_long_line, &scratch);
-    UT_ADD(s, test_report_annotate_long_name, &scratch);
+    ut_add_all(s, fx_tests, UT_N(fx_tests), &fx);
+    ut_add_all(s, scratch_tests, UT_N(scratch_tests), &scratch);
     return ut_run(s);
 }

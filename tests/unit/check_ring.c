@@ -585,22 +585,16 @@ int main(void)
 {
     static const struct ut_fixture fx = {NULL, NULL, names_setup, names_teardown, 0};
     static const struct ut_fixture long_run = {NULL, NULL, names_setup, names_teardown, 240};
+    const TTest *fx_tests[] = {test_ring_name_check, test_ring_name_of_args, test_args_loads,
+                               test_ring_parse_size, test_ring_round_trip, test_ring_open_missing,
+                               test_ring_open_wrong_uid, test_ring_open_wrong_mode,
+                               test_ring_corrupt_header, test_ring_open_too_small,
+                               test_ring_wrap_around, test_ring_full,
+                               test_ring_record_larger_than_space, test_ring_late_consumer,
+                               test_ring_impossible_head};
+    const TTest *long_run_tests[] = {test_ring_threads_100m};
     Suite *s = suite_create("ring");
-    UT_ADD(s, test_ring_name_check, &fx);
-    UT_ADD(s, test_ring_name_of_args, &fx);
-    UT_ADD(s, test_args_loads, &fx);
-    UT_ADD(s, test_ring_parse_size, &fx);
-    UT_ADD(s, test_ring_round_trip, &fx);
-    UT_ADD(s, test_ring_open_missing, &fx);
-    UT_ADD(s, test_ring_open_wrong_uid, &fx);
-    UT_ADD(s, test_ring_open_wrong_mode, &fx);
-    UT_ADD(s, test_ring_corrupt_header, &fx);
-    UT_ADD(s, test_ring_open_too_small, &fx);
-    UT_ADD(s, test_ring_wrap_around, &fx);
-    UT_ADD(s, test_ring_full, &fx);
-    UT_ADD(s, test_ring_record_larger_than_space, &fx);
-    UT_ADD(s, test_ring_late_consumer, &fx);
-    UT_ADD(s, test_ring_impossible_head, &fx);
-    UT_ADD(s, test_ring_threads_100m, &long_run);
+    ut_add_all(s, fx_tests, UT_N(fx_tests), &fx);
+    ut_add_all(s, long_run_tests, UT_N(long_run_tests), &long_run);
     return ut_run(s);
 }

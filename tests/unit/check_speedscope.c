@@ -59,9 +59,7 @@ END_TEST
 int main(void)
 {
     static const struct ut_fixture fx = {setup, teardown, NULL, NULL, 0};
-    Suite *s = suite_create("speedscope");
-    UT_ADD(s, test_speedscope_structure, &fx);
-    UT_ADD(s, test_speedscope_parse, &fx);
-    UT_ADD(s, test_speedscope_empty, &fx);
-    return ut_run(s);
+    const TTest *tests[] = {test_speedscope_structure, test_speedscope_parse,
+                            test_speedscope_empty};
+    return ut_main("speedscope", tests, UT_N(tests), &fx);
 }

@@ -1105,49 +1105,34 @@ END_TEST
 
 /* Each test twice: on the rebuilder alone, and with a listener mirroring
  * every change (NAME_listener). */
-static void add(Suite *s, const char *name, const TTest *t)
+static void add(Suite *s, const TTest *t)
 {
     static const struct ut_fixture plain = {setup, teardown, NULL, NULL, 0};
     static const struct ut_fixture mirror = {setup_mirror, teardown_mirror, NULL, NULL, 0};
-    ut_add(s, name, t, &plain);
+    ut_add(s, t->name, t, &plain);
     char mname[128];
-    snprintf(mname, sizeof mname, "%s_listener", name);
+    snprintf(mname, sizeof mname, "%s_listener", t->name);
     ut_add(s, strdup(mname), t, &mirror);
 }
 
-#define ADD(s, t) add(s, #t, t)
-
 int main(void)
 {
+    const TTest *tests[] = {test_stack_snapshot, test_stack_snapshot_finish,
+                            test_stack_snapshot_fresh_call, test_stack_error_unwind,
+                            test_stack_pcall_unwind, test_stack_tail_call,
+                            test_stack_tail_call_stacks, test_stack_tail_chain,
+                            test_stack_tail_nested, test_stack_tail_recursion,
+                            test_stack_call_same_depth, test_stack_c_call,
+                            test_stack_coroutine_resume, test_stack_coroutine_yield,
+                            test_stack_coroutine_resume_elsewhere, test_stack_coroutine_death,
+                            test_stack_many_coroutines, test_stack_thread_reused,
+                            test_stack_wrap_error, test_stack_wrap_nested_error,
+                            test_stack_late_hooked, test_stack_stop_start, test_stack_gap,
+                            test_stack_time, test_stack_tail_call_time,
+                            test_stack_ret_ignores_unused_args, test_stack_garbage,
+                            test_stack_random_records, test_stack_replay_feed};
     Suite *s = suite_create("stack");
-    ADD(s, test_stack_snapshot);
-    ADD(s, test_stack_snapshot_finish);
-    ADD(s, test_stack_snapshot_fresh_call);
-    ADD(s, test_stack_error_unwind);
-    ADD(s, test_stack_pcall_unwind);
-    ADD(s, test_stack_tail_call);
-    ADD(s, test_stack_tail_call_stacks);
-    ADD(s, test_stack_tail_chain);
-    ADD(s, test_stack_tail_nested);
-    ADD(s, test_stack_tail_recursion);
-    ADD(s, test_stack_call_same_depth);
-    ADD(s, test_stack_c_call);
-    ADD(s, test_stack_coroutine_resume);
-    ADD(s, test_stack_coroutine_yield);
-    ADD(s, test_stack_coroutine_resume_elsewhere);
-    ADD(s, test_stack_coroutine_death);
-    ADD(s, test_stack_many_coroutines);
-    ADD(s, test_stack_thread_reused);
-    ADD(s, test_stack_wrap_error);
-    ADD(s, test_stack_wrap_nested_error);
-    ADD(s, test_stack_late_hooked);
-    ADD(s, test_stack_stop_start);
-    ADD(s, test_stack_gap);
-    ADD(s, test_stack_time);
-    ADD(s, test_stack_tail_call_time);
-    ADD(s, test_stack_ret_ignores_unused_args);
-    ADD(s, test_stack_garbage);
-    ADD(s, test_stack_random_records);
-    ADD(s, test_stack_replay_feed);
+    for (size_t i = 0; i < UT_N(tests); i++)
+        add(s, tests[i]);
     return ut_run(s);
 }

@@ -219,11 +219,7 @@ END_TEST
 int main(void)
 {
     static const struct ut_fixture fx = {setup, teardown, NULL, NULL, 0};
-    Suite *s = suite_create("timeline");
-    UT_ADD(s, test_timeline_roundtrip, &fx);
-    UT_ADD(s, test_timeline_end_closes, &fx);
-    UT_ADD(s, test_timeline_interleaved, &fx);
-    UT_ADD(s, test_timeline_tracks, &fx);
-    UT_ADD(s, test_timeline_ns, &fx);
-    return ut_run(s);
+    const TTest *tests[] = {test_timeline_roundtrip, test_timeline_end_closes,
+                            test_timeline_interleaved, test_timeline_tracks, test_timeline_ns};
+    return ut_main("timeline", tests, UT_N(tests), &fx);
 }

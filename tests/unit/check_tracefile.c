@@ -367,14 +367,10 @@ static void tmp_teardown(void)
 
 int main(void)
 {
-    Suite *s = suite_create("tracefile");
     static const struct ut_fixture fx = {tmp_setup, tmp_teardown, NULL, NULL, 0};
-    ut_add(s, "whole", test_tracefile_whole, &fx);
-    ut_add(s, "exists", test_tracefile_exists, &fx);
-    ut_add(s, "cut_buffered", test_tracefile_cut_buffered, &fx);
-    ut_add(s, "cut_direct", test_tracefile_cut_direct, &fx);
-    ut_add(s, "cut_header", test_tracefile_cut_header, &fx);
-    ut_add(s, "plain", test_tracefile_plain, &fx);
-    ut_add(s, "corrupt", test_tracefile_corrupt, &fx);
-    return ut_run(s);
+    const TTest *tests[] = {test_tracefile_whole, test_tracefile_exists,
+                            test_tracefile_cut_buffered, test_tracefile_cut_direct,
+                            test_tracefile_cut_header, test_tracefile_plain,
+                            test_tracefile_corrupt};
+    return ut_main("tracefile", tests, UT_N(tests), &fx);
 }

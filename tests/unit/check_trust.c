@@ -116,11 +116,7 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("trust");
-    UT_ADD(s, test_printable_escapes, NULL);
-    UT_ADD(s, test_printable_cut, NULL);
-    UT_ADD(s, test_dir_modes, NULL);
-    UT_ADD(s, test_dir_default_strict, NULL);
-    UT_ADD(s, test_peer, NULL);
-    return ut_run(s);
+    const TTest *tests[] = {test_printable_escapes, test_printable_cut, test_dir_modes,
+                            test_dir_default_strict, test_peer};
+    return ut_main("trust", tests, UT_N(tests), NULL);
 }

@@ -1,7 +1,8 @@
 /* ut_main: the one runner of the Check unit suites (doc/tests.md). A suite
- * adds each test as its own TCase with ut_add, under the fixture it needs,
- * and returns ut_run(s) from main; scratch directories come from ut_tmpdir
- * and go with ut_rmtree. */
+ * lists its tests in an array and returns ut_main(name, tests, UT_N(tests),
+ * &fixture) from main (ut_add_all and ut_run where it has more fixtures than
+ * one); each test is a TCase of its own, named after its function. Scratch
+ * directories come from ut_tmpdir and go with ut_rmtree. */
 #ifndef UT_MAIN_H
 #define UT_MAIN_H
 
@@ -35,8 +36,15 @@ static inline void ut_add(Suite *s, const char *name, const TTest *t, const stru
     suite_add_tcase(s, tc);
 }
 
-/* The TCase is named after the test function. */
-#define UT_ADD(s, t, f) ut_add(s, #t, t, f)
+#define UT_N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Each of the n tests t, under f, in TCases named after their functions. */
+static inline void ut_add_all(Suite *s, const TTest *const *t, size_t n,
+                              const struct ut_fixture *f)
+{
+    for (size_t i = 0; i < n; i++)
+        ut_add(s, t[i]->name, t[i], f);
+}
 
 /* Runs the suite (CK_VERBOSITY chooses the output) and frees it; the exit
  * status main returns. */
@@ -47,6 +55,15 @@ static inline int ut_run(Suite *s)
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+/* A suite of one fixture: its whole main. */
+static inline int ut_main(const char *name, const TTest *const *t, size_t n,
+                          const struct ut_fixture *f)
+{
+    Suite *s = suite_create(name);
+    ut_add_all(s, t, n, f);
+    return ut_run(s);
 }
 
 /* A fresh directory /tmp/ck-TAG-XXXXXX in buf; buf is "" when it could not
