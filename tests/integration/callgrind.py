@@ -147,7 +147,7 @@ def one(args, prog, tmp):
     os.mkdir(outdir)
     harness.run([args.recorderd, 'run', '--quiet', '--out', outdir, '--format', 'callgrind', '--', args.lua,
                 os.path.basename(path)], os.path.dirname(path), harness.base_env())
-    session = corpus.find_session(outdir)
+    session = harness.find_session(outdir)
     cg = os.path.join(session, 'callgrind.out')
     head, selfs, text = read_callgrind(cg)
     check(head[0] == '# callgrind format' and head[-2] == 'events: ns lines'

@@ -27,8 +27,8 @@ import tempfile
 sys.dont_write_bytecode = True  # keep the source tree clean
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import reftrace_post  # noqa: E402
-from harness import (SKIP, Failure, run, base_env, show_bytes,  # noqa: E402
-                     in_tmpdir, have_recorderd)
+from harness import (SKIP, Failure, run, base_env, show_bytes,  # noqa: E402,F401
+                     in_tmpdir, have_recorderd, find_session)
 
 MAX_DIFF_LINES = 30
 
@@ -179,15 +179,6 @@ def traced(args, prog_dir, prog, tmp):
            args.lua, prog]
     res = run(cmd, prog_dir, base_env())
     return res, outdir
-
-
-def find_session(outdir):
-    dirs = sorted(d for d in os.listdir(outdir)
-                  if os.path.isdir(os.path.join(outdir, d)))
-    if len(dirs) != 1:
-        raise Failure('expected one session directory in %s, found %r'
-                      % (outdir, os.listdir(outdir)))
-    return os.path.join(outdir, dirs[0])
 
 
 def human_label(label, cwd=None):

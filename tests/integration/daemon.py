@@ -51,7 +51,6 @@ shm segments even when it fails. Cases:
 """
 
 import json
-import mmap
 import os
 import resource
 import shutil
@@ -65,8 +64,8 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
-from harness import (SHM_DIR, SKIP, Case, Failure, base_env, cases, expect, run,  # noqa: E402
-                     wait_file)
+from harness import (SKIP, Case, Failure, base_env, cases, drop_ring, expect, forge_ring,  # noqa: E402
+                     run, wait_file)
 import reftrace_post  # noqa: E402
 from corpus import reference, build_helper  # noqa: E402
 
@@ -132,12 +131,18 @@ def poll_status(d, p, ready, timeout=30):
         time.sleep(0.05)
 
 
-def case_status(d):
+def spawn_gated(d, file, src, session):
+    """The daemon started and src (GATE: a file the case makes to end it)
+    traced as session: (the gate, the program's process)."""
     gate = os.path.join(d.tmp, 'gate')
-    # an ESC in the command: the text status must not pass it to a terminal
-    prog = d.write('slow\x1b[2J.lua', UNTIL_GATE.replace('GATE', repr(gate)))
+    prog = d.write(file, src.replace('GATE', repr(gate)))
     d.start_daemon()
-    p = d.spawn_lua(prog, d.traced_env('slow'))
+    return gate, d.spawn_lua(prog, d.traced_env(session))
+
+
+def case_status(d):
+    # an ESC in the command: the text status must not pass it to a terminal
+    gate, p = spawn_gated(d, 'slow\x1b[2J.lua', UNTIL_GATE, 'slow')
     try:
         st = poll_status(d, p, lambda st: st['sessions'])
         names = [s['session'] for s in st['sessions']]
@@ -366,10 +371,7 @@ print("done")
 
 
 def case_stopwait(d):
-    gate = os.path.join(d.tmp, 'gate')
-    prog = d.write('wide.lua', WIDE.replace('GATE', repr(gate)))
-    d.start_daemon()
-    p = d.spawn_lua(prog, d.traced_env('wide'))
+    gate, p = spawn_gated(d, 'wide.lua', WIDE, 'wide')
     try:
         rows = poll_status(d, p, lambda st: st['sessions'] and
                            st['sessions'][0]['events'] > 2000000)['sessions']
@@ -496,15 +498,9 @@ def case_hangup(d):
 
 def case_sigbus(d):
     name = 'fake-%d' % os.getpid()
-    d.used.add(name)
-    path = os.path.join(SHM_DIR, 'luatrace-' + name)
     size = 65536
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+    fd, path, mm, data = forge_ring(d, name, size)
     try:
-        os.ftruncate(fd, 4096 + size)
-        mm = mmap.mmap(fd, 4096)
-        mm[0:32] = struct.pack('<QIIQII', 0x31474e4952544c, 1, 4096, size, os.getpid(), 0)
-        data = mmap.mmap(fd, size, offset=4096)
         clock = b'\x94\x02\x01\x01\x00'           # CLOCK [1, 1, 0]
         data[0:len(clock)] = clock
         d.start_daemon()
@@ -527,11 +523,7 @@ def case_sigbus(d):
         expect(meta['status'] == 'truncated' and 'SIGBUS' in meta['error'],
                'session %s' % meta)
     finally:
-        os.close(fd)
-        try:
-            os.unlink(path)
-        except FileNotFoundError:
-            pass
+        drop_ring(fd, path)
 
 
 # A backend whose close waits, for the fake producer's session only, until
@@ -546,23 +538,12 @@ end }
 '''
 
 
-def fake_producer(d, name, size=65536):
-    """A ring forged by hand: its shm fd, header and data mappings."""
-    d.used.add(name)
-    path = os.path.join(SHM_DIR, 'luatrace-' + name)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
-    os.ftruncate(fd, 4096 + size)
-    mm = mmap.mmap(fd, 4096)
-    mm[0:32] = struct.pack('<QIIQII', 0x31474e4952544c, 1, 4096, size, os.getpid(), 0)
-    return fd, path, mm, mmap.mmap(fd, size, offset=4096)
-
-
 def case_sigbusdone(d):
     gate = os.path.join(d.tmp, 'gate')
     other = None
     bk = d.write('gated.lua', GATED_BACKEND)
     name = 'fake-%d' % os.getpid()
-    fd, path, mm, data = fake_producer(d, name)
+    fd, path, mm, data = forge_ring(d, name)
     try:
         d.start_daemon(extra=['--backend', 'lua:' + os.path.join(d.tmp, bk)])
         other = d.spawn_lua(d.write('other.lua', UNTIL_GATE.replace('GATE', repr(gate))),
@@ -602,11 +583,7 @@ def case_sigbusdone(d):
         if other is not None and other.poll() is None:
             os.killpg(other.pid, signal.SIGKILL)
             other.wait()
-        os.close(fd)
-        try:
-            os.unlink(path)
-        except FileNotFoundError:
-            pass
+        drop_ring(fd, path)
 
 
 # A hello sent by hand (as a collector that skipped its own checks would):

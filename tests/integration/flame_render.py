@@ -499,13 +499,7 @@ def one_page(args, tmp, page, session, is_svg):
 
 
 def one(args, prog, tmp):
-    path = os.path.abspath(prog)
-    name = os.path.splitext(os.path.basename(path))[0]
-    outdir = os.path.join(tmp, 'out-' + name)
-    os.mkdir(outdir)
-    run_ok([args.recorderd, 'run', '--quiet', '--out', outdir, '--format', 'folded', '--', args.lua,
-            os.path.basename(path)], os.path.dirname(path))
-    session = corpus.find_session(outdir)
+    name, session = harness.record(args, prog, tmp, 'folded')
     for page, is_svg in (('flamegraph.svg', True), ('report.html', False)):
         print('%s %s: %s' % (name, page, one_page(args, tmp, os.path.join(session, page),
                                                    session, is_svg)))

@@ -22,10 +22,12 @@ unlinked and its directory removed. Exit status: 0 pass, 1 fail, 77 skip.
 """
 
 import argparse
+import mmap
 import os
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -109,6 +111,29 @@ def base_env():
     return env
 
 
+def find_session(outdir):
+    """The one session folder recorderd wrote in outdir."""
+    dirs = sorted(d for d in os.listdir(outdir)
+                  if os.path.isdir(os.path.join(outdir, d)))
+    if len(dirs) != 1:
+        raise Failure('expected one session directory in %s, found %r'
+                      % (outdir, os.listdir(outdir)))
+    return os.path.join(outdir, dirs[0])
+
+
+def record(args, prog, tmp, formats, *prog_args, timeout=RUN_TIMEOUT):
+    """recorderd run --format formats -- lua5.1 PROG prog_args, in prog's
+    folder, into tmp/out-NAME; a Failure unless it exits 0. (NAME, the
+    session's folder)."""
+    path = os.path.abspath(prog)
+    name = os.path.splitext(os.path.basename(path))[0]
+    outdir = os.path.join(tmp, 'out-' + name)
+    os.mkdir(outdir)
+    run_ok([args.recorderd, 'run', '--quiet', '--out', outdir, '--format', formats, '--',
+            args.lua, os.path.basename(path)] + list(prog_args), os.path.dirname(path), timeout)
+    return name, find_session(outdir)
+
+
 def wait_file(path, what, proc=None, timeout=30):
     """Until path exists; a Failure if proc (a Popen) exits first or after
     timeout seconds."""
@@ -119,6 +144,28 @@ def wait_file(path, what, proc=None, timeout=30):
             raise Failure('%s: the daemon died (status %s)' % (what, proc.poll()))
         time.sleep(0.01)
     raise Failure('%s: %s never appeared' % (what, path))
+
+
+def forge_ring(c, name, size=65536):
+    """A ring forged by hand for case c (unlinked with its rings): its shm
+    fd, path, header and data mappings (proto/lt_ring.h's header, this
+    process as the producer)."""
+    c.used.add(name)
+    path = os.path.join(SHM_DIR, 'luatrace-' + name)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+    os.ftruncate(fd, 4096 + size)
+    mm = mmap.mmap(fd, 4096)
+    mm[0:32] = struct.pack('<QIIQII', 0x31474e4952544c, 1, 4096, size, os.getpid(), 0)
+    return fd, path, mm, mmap.mmap(fd, size, offset=4096)
+
+
+def drop_ring(fd, path):
+    """Closes and unlinks a ring of forge_ring (the case may have unlinked it)."""
+    os.close(fd)
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
 
 
 def shm_segments():
@@ -275,6 +322,20 @@ def absolute(args, *names):
             setattr(args, k, os.path.abspath(getattr(args, k)))
 
 
+def case_args(argv, table, add_args, cpath):
+    """The case's name, --recorderd, --lua, --cpath (the collector's folder)
+    when asked, and what add_args(ap) adds."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument('case', choices=sorted(table))
+    ap.add_argument('--recorderd', required=True)
+    if cpath:
+        ap.add_argument('--cpath', required=True)
+    ap.add_argument('--lua', default='lua5.1')
+    if add_args:
+        add_args(ap)
+    return ap.parse_args(argv)
+
+
 def case_main(argv, table, prefix, add_args=None, make=Case, paths=()):
     """A case script's main: `--list` prints the case names; else runs the
     case named by the first argument with run_case, c = make(args, tmp).
@@ -282,14 +343,7 @@ def case_main(argv, table, prefix, add_args=None, make=Case, paths=()):
     paths among them made absolute (recorderd and cpath always)."""
     if list_cases(argv, table):
         return 0
-    ap = argparse.ArgumentParser()
-    ap.add_argument('case', choices=sorted(table))
-    ap.add_argument('--recorderd', required=True)
-    ap.add_argument('--cpath', required=True)
-    ap.add_argument('--lua', default='lua5.1')
-    if add_args:
-        add_args(ap)
-    args = ap.parse_args(argv)
+    args = case_args(argv, table, add_args, cpath=True)
     absolute(args, 'recorderd', 'cpath', *paths)
     on_sigterm()
     return run_case(table[args.case], args.case, lambda tmp: make(args, tmp), prefix)
@@ -332,13 +386,7 @@ def tmp_case_main(argv, table, prefix, add_args=None, errors=()):
     SKIP without recorderd."""
     if list_cases(argv, table):
         return 0
-    ap = argparse.ArgumentParser()
-    ap.add_argument('case', choices=sorted(table))
-    ap.add_argument('--recorderd', required=True)
-    ap.add_argument('--lua', default='lua5.1')
-    if add_args:
-        add_args(ap)
-    args = ap.parse_args(argv)
+    args = case_args(argv, table, add_args, cpath=False)
     if not have_recorderd(args.recorderd):
         return SKIP
     args.recorderd = os.path.abspath(args.recorderd)

@@ -211,13 +211,7 @@ def check_chromium(path, tmp):
 
 
 def one(args, path, tmp, evil=False, extra=()):
-    name = os.path.splitext(os.path.basename(path))[0]
-    outdir = os.path.join(tmp, 'out-' + name)
-    os.mkdir(outdir)
-    run_ok([args.recorderd, 'run', '--quiet', '--out', outdir, '--format', 'annotate,coverage',
-            '--', args.lua,
-            os.path.basename(path)] + list(extra), os.path.dirname(path))
-    session = corpus.find_session(outdir)
+    name, session = harness.record(args, path, tmp, 'annotate,coverage', *extra)
     page = os.path.join(session, 'report.html')
     raw, p = parse(page)
     check_contained(raw, p)

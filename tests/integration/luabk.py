@@ -68,7 +68,7 @@ def traced(args, prog, tmp, backends, env=None, name='out', formats=None):
 def session_of(res, out, any_status=False):
     check(any_status or res.status == 0, 'recorderd run exited with %s:\n%s'
           % (res.status, corpus.show_bytes(res.err, 3000)))
-    s = corpus.find_session(out)
+    s = harness.find_session(out)
     with open(os.path.join(s, 'session.json')) as f:
         j = json.load(f)
     check(j['status'] == 'complete', 'session %s' % j['status'])
@@ -217,7 +217,7 @@ def case_error(args, tmp):
     check('stack traceback:' in err and "in function 'explode'" in err
           and "in function <" in err, 'no traceback:\n%s' % err)
     check(err.count('recorderd: backend') == 1, 'reported more than once:\n%s' % err)
-    s = corpus.find_session(out)
+    s = harness.find_session(out)
     with open(os.path.join(s, 'session.json')) as f:
         j = json.load(f)
     check(j['status'] == 'complete', 'session %s' % j['status'])
@@ -252,7 +252,7 @@ def case_syntax(args, tmp):
                     err, re.M), 'message: %s' % err)
     trace = os.path.join(tmp, 'good')
     res, _ = traced(args, prog, tmp, [notable], name='good', formats='folded')
-    s, j = corpus.find_session(trace), None
+    s, j = harness.find_session(trace), None
     with open(os.path.join(s, 'session.json')) as f:
         j = json.load(f)
     err = res.err.decode('utf-8', 'replace')

@@ -43,7 +43,6 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import corpus  # noqa: E402
 import harness  # noqa: E402
 
 # pprof prints a percentage under 1% with %5.2g: 9.8e-05% for 20 ns in 20 ms
@@ -308,13 +307,7 @@ def check_coroutines(args, tmp, pb, session, samples):
 
 
 def one(args, prog, tmp, *prog_args):
-    path = os.path.abspath(prog)
-    name = os.path.splitext(os.path.basename(path))[0]
-    outdir = os.path.join(tmp, 'out-' + name)
-    os.mkdir(outdir)
-    run_ok([args.recorderd, 'run', '--quiet', '--out', outdir, '--format', 'pprof', '--', args.lua,
-            os.path.basename(path)] + list(prog_args), os.path.dirname(path))
-    session = corpus.find_session(outdir)
+    name, session = harness.record(args, prog, tmp, 'pprof', *prog_args, timeout=180)
     pb = os.path.join(session, 'profile.pb.gz')
     with open(pb, 'rb') as f:
         check(f.read(2) == b'\x1f\x8b', 'profile.pb.gz is not gzipped')
@@ -393,7 +386,7 @@ def bad_bytes(args, tmp):
     outdir = os.path.join(tmp, 'out-bad-bytes')
     run_ok([args.recorderd, 'run', '--quiet', '--out', outdir, '--format', 'pprof', '--', args.lua, 'bad_bytes.lua'],
            tmp)
-    strs = string_table(os.path.join(corpus.find_session(outdir), 'profile.pb.gz'))
+    strs = string_table(os.path.join(harness.find_session(outdir), 'profile.pb.gz'))
     check('\ufffd' in strs and any(s.startswith('\u00e9' * 500) for s in strs),
           'the names of bad_bytes.lua: %r' % [s[:20] for s in strs])
     print('bad_bytes: %d strings, all UTF-8' % len(strs))

@@ -243,12 +243,18 @@ def two_users(c):
     return a, auid, b, buid, home
 
 
+def private_file(folder, name, text):
+    """folder/name holding text, mode 0600."""
+    path = os.path.join(folder, name)
+    with open(path, 'w') as f:
+        f.write(text)
+    os.chmod(path, 0o600)
+    return path
+
+
 def case_shared(c):
     a, auid, b, buid, home = two_users(c)
-    precious = os.path.join(home, 'precious.txt')
-    with open(precious, 'w') as f:
-        f.write('precious\n')
-    os.chmod(precious, 0o600)
+    precious = private_file(home, 'precious.txt', 'precious\n')
     ready, go = os.path.join(home, 'ready'), c.path('go')
     os.mkfifo(go)
     os.chmod(go, 0o666)
@@ -304,10 +310,7 @@ def case_shared(c):
 
 def case_sources(c):
     a, auid, b, buid, home = two_users(c)
-    secret = os.path.join(home, 'secret.lua')
-    with open(secret, 'w') as f:
-        f.write('local x = "SECRET_MARKER"\nlocal y = 2\n')
-    os.chmod(secret, 0o600)
+    secret = private_file(home, 'secret.lua', 'local x = "SECRET_MARKER"\nlocal y = 2\n')
     os.chown(home, auid, auid)
     os.chown(secret, auid, auid)
     public = c.write('public.lua', 'local x = "PUBLIC_MARKER"\nlocal y = 2\n')

@@ -37,7 +37,6 @@ import sys
 
 sys.dont_write_bytecode = True  # keep the source tree clean
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import corpus  # noqa: E402
 import harness  # noqa: E402
 import views  # noqa: E402
 
@@ -297,7 +296,7 @@ def one(args, prog, tmp, npm, devtools):
                       '--backend', 'speedscope-evented', '--', args.lua, os.path.basename(path)],
                      os.path.dirname(path), harness.base_env())
     check(res.status is not None and res.status < 128, 'recorderd run died: %r' % res.status)
-    session = corpus.find_session(outdir)
+    session = harness.find_session(outdir)
     with open(os.path.join(session, 'session.json')) as f:
         sj = json.load(f)
     check(sj['error'] == '', 'session error %r' % sj['error'])

@@ -52,7 +52,7 @@ def measure(args, tmp):
         raise harness.Failure('%s exited with %s:\n%s'
                              % (' '.join(cmd), res.status,
                                 harness.show_bytes(res.err)))
-    session = corpus.find_session(outdir)
+    session = harness.find_session(outdir)
     sums = self_times(corpus.report(args, session, 'time', tmp))
     if sums['once'] <= 0 or sums['twice'] <= 0:
         raise harness.Failure('no self time for once/twice: %r' % sums)

@@ -264,13 +264,7 @@ def check_zoom(npm, svg, tmp):
 # {======================================================================
 
 def one(args, prog, tmp, npm):
-    path = os.path.abspath(prog)
-    name = os.path.splitext(os.path.basename(path))[0]
-    outdir = os.path.join(tmp, 'out-' + name)
-    os.mkdir(outdir)
-    run_ok([args.recorderd, 'run', '--quiet', '--out', outdir, '--format', 'speedscope', '--', args.lua,
-            os.path.basename(path)], os.path.dirname(path))
-    session = corpus.find_session(outdir)
+    name, session = harness.record(args, prog, tmp, 'speedscope')
     folded_path = os.path.join(tmp, name + '.folded')
     run_ok([args.recorderd, 'report', session, '--format', 'folded', '--weight', 'time',
             '-o', folded_path], tmp)

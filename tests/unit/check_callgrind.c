@@ -252,10 +252,5 @@ START_TEST(test_callgrind_tail_call)
 }
 END_TEST
 
-int main(void)
-{
-    static const struct ut_fixture fx = {model_setup, model_teardown, NULL, NULL, 0};
-    const TTest *tests[] = {test_callgrind_text, test_callgrind_rounding, test_callgrind_empty,
-                            test_callgrind_paths, test_callgrind_tail_call};
-    return ut_main("callgrind", tests, UT_N(tests), &fx);
-}
+UT_MAIN("callgrind", model_setup, model_teardown, test_callgrind_text, test_callgrind_rounding,
+        test_callgrind_empty, test_callgrind_paths, test_callgrind_tail_call)

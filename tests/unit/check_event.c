@@ -624,13 +624,8 @@ START_TEST(test_event_hot_decoder)
 }
 END_TEST
 
-int main(void)
-{
-    const TTest *tests[] = {test_event_tables, test_file_versions, test_event_uint_widths,
-                            test_event_round_trip, test_event_msgpack_compat,
-                            test_event_truncated, test_event_malformed, test_event_string_limit,
-                            test_event_random_bytes, test_event_line_steps,
-                            test_event_line_step_errors, test_event_switch_depth,
-                            test_event_hot_decoder, test_event_format};
-    return ut_main("event", tests, UT_N(tests), NULL);
-}
+UT_MAIN("event", NULL, NULL, test_event_tables, test_file_versions, test_event_uint_widths,
+        test_event_round_trip, test_event_msgpack_compat, test_event_truncated,
+        test_event_malformed, test_event_string_limit, test_event_random_bytes,
+        test_event_line_steps, test_event_line_step_errors, test_event_switch_depth,
+        test_event_hot_decoder, test_event_format)

@@ -135,8 +135,7 @@ END_TEST
 
 START_TEST(test_flame_empty)
 {
-    rd_model_free(&M);
-    ck_assert_int_eq(rd_model_init(&M), 0);
+    empty_model();
     char *svg = render(rd_flame_write_svg, NULL);
     ck_assert_ptr_nonnull(strstr(svg, "<title>all (0.000000 ms, 100.00%)</title>"));
     ck_assert_int_eq(count(svg, "<g class=\"f\""), 1);
@@ -145,11 +144,5 @@ START_TEST(test_flame_empty)
 }
 END_TEST
 
-int main(void)
-{
-    static const struct ut_fixture fx = {setup, teardown, NULL, NULL, 0};
-    const TTest *tests[] = {test_flame_widths, test_flame_titles, test_flame_escaping,
-                            test_flame_skipped, test_flame_clipped, test_flame_relative,
-                            test_flame_empty};
-    return ut_main("flame", tests, UT_N(tests), &fx);
-}
+UT_MAIN("flame", setup, teardown, test_flame_widths, test_flame_titles, test_flame_escaping,
+        test_flame_skipped, test_flame_clipped, test_flame_relative, test_flame_empty)

@@ -218,10 +218,5 @@ START_TEST(test_mem_arena)
 }
 END_TEST
 
-int main(void)
-{
-    const TTest *tests[] = {test_ftab_random_small, test_ftab_random_growing,
-                            test_ftab_wrap_around, test_ftab_recycled_entry, test_mem_realloc,
-                            test_mem_arena};
-    return ut_main("ftab", tests, UT_N(tests), NULL);
-}
+UT_MAIN("ftab", NULL, NULL, test_ftab_random_small, test_ftab_random_growing, test_ftab_wrap_around,
+        test_ftab_recycled_entry, test_mem_realloc, test_mem_arena)

@@ -89,9 +89,4 @@ START_TEST(test_html_empty)
 }
 END_TEST
 
-int main(void)
-{
-    static const struct ut_fixture fx = {model_setup, model_teardown, NULL, NULL, 0};
-    const TTest *tests[] = {test_html_escaped, test_html_totals, test_html_empty};
-    return ut_main("html", tests, UT_N(tests), &fx);
-}
+UT_MAIN("html", model_setup, model_teardown, test_html_escaped, test_html_totals, test_html_empty)

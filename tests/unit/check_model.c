@@ -277,11 +277,6 @@ START_TEST(test_model_fold)
 }
 END_TEST
 
-int main(void)
-{
-    static const struct ut_fixture fx = {model_setup, model_teardown, NULL, NULL, 0};
-    const TTest *tests[] = {test_model_label_numbered, test_model_label_redefined,
-                            test_model_label_many, test_model_label_writers, test_model_tracks,
-                            test_model_shares, test_model_fold};
-    return ut_main("model", tests, UT_N(tests), &fx);
-}
+UT_MAIN("model", model_setup, model_teardown, test_model_label_numbered, test_model_label_redefined,
+        test_model_label_many, test_model_label_writers, test_model_tracks, test_model_shares,
+        test_model_fold)

@@ -239,11 +239,5 @@ static void tmp_teardown(void)
     rm_rf(g_tmp);
 }
 
-int main(void)
-{
-    static const struct ut_fixture fx = {tmp_setup, tmp_teardown, NULL, NULL, 0};
-    const TTest *tests[] = {test_open_symlink, test_open_rule, test_open_creates,
-                            test_subdir_not_ours, test_write_replaces_symlink, test_tmpfile,
-                            test_srcperm};
-    return ut_main("outdir", tests, UT_N(tests), &fx);
-}
+UT_MAIN("outdir", tmp_setup, tmp_teardown, test_open_symlink, test_open_rule, test_open_creates,
+        test_subdir_not_ours, test_write_replaces_symlink, test_tmpfile, test_srcperm)

@@ -131,10 +131,5 @@ START_TEST(test_path_folded)
 }
 END_TEST
 
-int main(void)
-{
-    static const struct ut_fixture fx = {setup, teardown, NULL, NULL, 0};
-    const TTest *tests[] = {test_path_shallow_whole, test_path_deep_cut, test_path_alike,
-                            test_path_folded};
-    return ut_main("path", tests, UT_N(tests), &fx);
-}
+UT_MAIN("path", setup, teardown, test_path_shallow_whole, test_path_deep_cut, test_path_alike,
+        test_path_folded)

@@ -92,26 +92,6 @@ static int do_folded(FILE *f, const void *w)
     return rd_report_folded(&M, *(const enum rd_weight *)w, f);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static char *sorted_lines(const char *text)
-{
-    size_t len = strlen(text), n = 0;
-    char *copy = strdup(text), **v = calloc(len + 1, sizeof *v);
-    for (char *save = NULL, *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
-        v[n++] = l;
-    qsort(v, n, sizeof *v, cmp_str);
-    char *out = calloc(len + n + 1, 1);
-    for (size_t i = 0; i < n; i++)
-        strcat(strcat(out, v[i]), "\n");
-    free(v);
-    free(copy);
-    return out;
-}
-
 static void expect_folded(enum rd_weight w, const char *expected)
 {
     char *raw = render(do_folded, &w), *got = sorted_lines(raw), *want = sorted_lines(expected);

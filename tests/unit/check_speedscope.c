@@ -47,8 +47,7 @@ END_TEST
 
 START_TEST(test_speedscope_empty)
 {
-    rd_model_free(&M);
-    ck_assert_int_eq(rd_model_init(&M), 0);
+    empty_model();
     char *js = render(rd_speedscope_write, NULL);
     ck_assert_ptr_nonnull(strstr(js, "\"frames\":[]"));
     ck_assert_ptr_nonnull(strstr(js, "\"samples\":[],\n\"weights\":[],\n\"endValue\":0}"));
@@ -56,10 +55,5 @@ START_TEST(test_speedscope_empty)
 }
 END_TEST
 
-int main(void)
-{
-    static const struct ut_fixture fx = {setup, teardown, NULL, NULL, 0};
-    const TTest *tests[] = {test_speedscope_structure, test_speedscope_parse,
-                            test_speedscope_empty};
-    return ut_main("speedscope", tests, UT_N(tests), &fx);
-}
+UT_MAIN("speedscope", setup, teardown, test_speedscope_structure, test_speedscope_parse,
+        test_speedscope_empty)

@@ -234,27 +234,6 @@ static void begin_main(uint32_t line)
 
 /* ---- judging ---- */
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The lines of text, sorted, each ending in '\n'. Caller frees. */
-static char *sorted_lines(const char *text)
-{
-    size_t len = strlen(text), n = 0;
-    char *copy = strdup(text), **v = calloc(len + 1, sizeof *v);
-    for (char *save = NULL, *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
-        v[n++] = l;
-    qsort(v, n, sizeof *v, cmp_str);
-    char *out = calloc(len + n + 1, 1);
-    for (size_t i = 0; i < n; i++)
-        strcat(strcat(out, v[i]), "\n");
-    free(v);
-    free(copy);
-    return out;
-}
-
 static char *folded(enum rd_weight w)
 {
     char *buf = NULL;
@@ -437,16 +416,23 @@ START_TEST(test_stack_pcall_unwind)
 }
 END_TEST
 
-/* f does `return g()`: g is called at depth 3, then runs at depth 2 in
- * f's place. */
-START_TEST(test_stack_tail_call)
+/* main calls f at line 6; f's line 11 is `return g()`: g, called at depth
+ * 3, runs its line 21 at depth 2. */
+static void f_returns_g(void)
 {
-    begin_main(5);
     ev_line(1, 6);
     ev_call(2, F_F);
     ev_line(2, 11);
     ev_call(3, F_G);
     ev_line(2, 21);
+}
+
+/* f does `return g()`: g is called at depth 3, then runs at depth 2 in
+ * f's place. */
+START_TEST(test_stack_tail_call)
+{
+    begin_main(5);
+    f_returns_g();
     expect_stack(T_MAIN, F_MAIN, F_G);
     ck_assert_uint_eq(rd_stack_current(&S)->f[1].depth, 2);
     ev_line(2, 22);
@@ -469,11 +455,7 @@ START_TEST(test_stack_tail_call_stacks)
 {
     begin_main(5);
     for (int i = 0; i < 3; i++) {
-        ev_line(1, 6);
-        ev_call(2, F_F);
-        ev_line(2, 11);
-        ev_call(3, F_G);
-        ev_line(2, 21);
+        f_returns_g();
         ev_ret(2);
     }
     ev_line(1, 7);
@@ -486,11 +468,7 @@ END_TEST
 START_TEST(test_stack_tail_chain)
 {
     begin_main(5);
-    ev_line(1, 6);
-    ev_call(2, F_F);
-    ev_line(2, 11);
-    ev_call(3, F_G);
-    ev_line(2, 21);
+    f_returns_g();
     ev_call(3, F_H);
     ev_line(2, 31);
     expect_stack(T_MAIN, F_MAIN, F_H);

@@ -216,10 +216,5 @@ START_TEST(test_timeline_ns)
 }
 END_TEST
 
-int main(void)
-{
-    static const struct ut_fixture fx = {setup, teardown, NULL, NULL, 0};
-    const TTest *tests[] = {test_timeline_roundtrip, test_timeline_end_closes,
-                            test_timeline_interleaved, test_timeline_tracks, test_timeline_ns};
-    return ut_main("timeline", tests, UT_N(tests), &fx);
-}
+UT_MAIN("timeline", setup, teardown, test_timeline_roundtrip, test_timeline_end_closes,
+        test_timeline_interleaved, test_timeline_tracks, test_timeline_ns)

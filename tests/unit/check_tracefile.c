@@ -365,12 +365,6 @@ static void tmp_teardown(void)
     rmdir(g_tmp);
 }
 
-int main(void)
-{
-    static const struct ut_fixture fx = {tmp_setup, tmp_teardown, NULL, NULL, 0};
-    const TTest *tests[] = {test_tracefile_whole, test_tracefile_exists,
-                            test_tracefile_cut_buffered, test_tracefile_cut_direct,
-                            test_tracefile_cut_header, test_tracefile_plain,
-                            test_tracefile_corrupt};
-    return ut_main("tracefile", tests, UT_N(tests), &fx);
-}
+UT_MAIN("tracefile", tmp_setup, tmp_teardown, test_tracefile_whole, test_tracefile_exists,
+        test_tracefile_cut_buffered, test_tracefile_cut_direct, test_tracefile_cut_header,
+        test_tracefile_plain, test_tracefile_corrupt)

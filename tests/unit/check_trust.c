@@ -114,9 +114,5 @@ START_TEST(test_peer)
 }
 END_TEST
 
-int main(void)
-{
-    const TTest *tests[] = {test_printable_escapes, test_printable_cut, test_dir_modes,
-                            test_dir_default_strict, test_peer};
-    return ut_main("trust", tests, UT_N(tests), NULL);
-}
+UT_MAIN("trust", NULL, NULL, test_printable_escapes, test_printable_cut, test_dir_modes,
+        test_dir_default_strict, test_peer)

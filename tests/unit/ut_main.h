@@ -1,7 +1,7 @@
 /* ut_main: the one runner of the Check unit suites (doc/tests.md). A suite
- * lists its tests in an array and returns ut_main(name, tests, UT_N(tests),
- * &fixture) from main (ut_add_all and ut_run where it has more fixtures than
- * one); each test is a TCase of its own, named after its function. Scratch
+ * of one fixture ends with UT_MAIN(name, setup, teardown, tests...); one of
+ * more fixtures calls ut_add_all for each and ut_run in its own main. Each
+ * test is a TCase of its own, named after its function. Scratch
  * directories come from ut_tmpdir and go with ut_rmtree. */
 #ifndef UT_MAIN_H
 #define UT_MAIN_H
@@ -65,6 +65,16 @@ static inline int ut_main(const char *name, const TTest *const *t, size_t n,
     ut_add_all(s, t, n, f);
     return ut_run(s);
 }
+
+/* main() of a suite whose tests (the arguments after teardown) all run
+ * under the checked fixture setup/teardown (NULL, NULL: none). */
+#define UT_MAIN(name, setup, teardown, ...)                                                        \
+    int main(void)                                                                                 \
+    {                                                                                              \
+        static const struct ut_fixture fx_ = {setup, teardown, NULL, NULL, 0};                     \
+        const TTest *tests_[] = {__VA_ARGS__};                                                     \
+        return ut_main(name, tests_, UT_N(tests_), &fx_);                                          \
+    }
 
 /* A fresh directory /tmp/ck-TAG-XXXXXX in buf; buf is "" when it could not
  * be made (the test's own checks then fail on it). */

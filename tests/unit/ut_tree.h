@@ -71,6 +71,13 @@ static void setup(void)
     node(work, F_LONG, 50 * MS);
 }
 
+/* M emptied: no strings, functions nor nodes. */
+static void empty_model(void)
+{
+    rd_model_free(&M);
+    ck_assert_int_eq(rd_model_init(&M), 0);
+}
+
 static void teardown(void)
 {
     rd_model_free(&M);
