@@ -253,6 +253,8 @@ static void drain_loop(rd_session *s)
     }
 }
 
+/* }====================================================================== */
+
 /* {======================================================================
  * Reports. Each is written on its own: one that fails is named in
  * session.json's error and the others are written all the same. */
@@ -332,6 +334,8 @@ static int make_room(rd_session *s)
     s->trace_removed = rd_tracefile_remove(&s->trace) == 0;
     return s->trace_removed;
 }
+
+/* }====================================================================== */
 
 /* {======================================================================
  * session.json, and its error. */
@@ -449,6 +453,8 @@ static void write_session_json(report_ctx *r, const char *own)
     if (e)
         compose_error(s, r, own, e); /* for the log and status */
 }
+
+/* }====================================================================== */
 
 /* {======================================================================
  * The end of a session. */
@@ -672,3 +678,5 @@ void rd_session_free(rd_session *s)
         close(s->dirfd);
     free(s);
 }
+
+/* }====================================================================== */

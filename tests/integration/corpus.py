@@ -168,6 +168,8 @@ def reference(args, prog_dir, prog, tmp, helper, extra_env=None):
                           + squeeze(key))
     return res, lines, calls
 
+# }======================================================================
+
 
 # {======================================================================
 # recorderd
@@ -218,6 +220,8 @@ def report(args, session, weight, tmp):
     except (OSError, ValueError) as e:
         raise Failure('bad folded report: %s' % e)
 
+# }======================================================================
+
 
 # {======================================================================
 # Comparison
@@ -263,6 +267,8 @@ def diff(weight, ref, got):
 def save(dirname, name, d):
     os.makedirs(dirname, exist_ok=True)
     reftrace_post.write_folded(d, os.path.join(dirname, name))
+
+# }======================================================================
 
 
 # {======================================================================
@@ -319,6 +325,8 @@ def main(argv):
     if not have_recorderd(args.recorderd):
         return SKIP
     return in_tmpdir('luatrace-corpus-', lambda tmp: check(args, tmp))
+
+# }======================================================================
 
 
 if __name__ == '__main__':

@@ -342,6 +342,8 @@ class Ctx:
                % (' '.join(args), res.status, show_bytes(res.err)))
         return res
 
+# }======================================================================
+
 
 # {======================================================================
 # Readers
@@ -466,6 +468,8 @@ def read_luacov(path):
         stats[m.group(2)] = [int(v) for v in values]
     expect(list(stats) == sorted(stats), '%s: files not sorted' % path)
     return stats
+
+# }======================================================================
 
 
 # {======================================================================
@@ -762,6 +766,8 @@ def check_session(ctx, session, cwd, ref=None, skip=()):
     if ref is not None:
         check_reference(ref, lcov, other_names(others), listings, cwd, skip)
     return lcov, total
+
+# }======================================================================
 
 
 # {======================================================================
@@ -1279,6 +1285,8 @@ def main(argv):
     if args.case == 'program' and not args.program:
         ap.error('the program case needs a program')
     return harness.in_tmpdir('luatrace-coverage-', lambda tmp: table[args.case](Ctx(args, tmp)))
+
+# }======================================================================
 
 
 if __name__ == '__main__':

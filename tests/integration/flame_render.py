@@ -211,6 +211,8 @@ def probe(args, tmp, page, search, is_svg):
           % harness.show_bytes(dom.encode(), 800))
     return json.loads(html.unescape(m.group(1)))
 
+# }======================================================================
+
 
 # {======================================================================
 # PNG, enough of it for a screenshot: 8-bit RGB or RGBA, not interlaced
@@ -315,6 +317,8 @@ def check_screenshot(args, tmp, page, res):
         probes += 1
     check(probes >= 3, 'only %d frames could be probed in the screenshot' % probes)
     return len(colours), probes
+
+# }======================================================================
 
 
 # {======================================================================
@@ -524,6 +528,8 @@ def main(argv):
         argv, __doc__, 'luatrace-flame-', body,
         (ValueError, KeyError, TypeError, AttributeError, IndexError, zlib.error, struct.error),
         lambda ap: ap.add_argument('--chromium', default=None))
+
+# }======================================================================
 
 
 if __name__ == '__main__':

@@ -165,6 +165,8 @@ def slow_program(args, tmp, slow_bk):
     check([r[3] for r in slow_calls(again)] == labels, 'report rebuilds other slow calls')
     print('ok: slowcalls: %d calls' % len(rows))
 
+# }======================================================================
+
 
 # {======================================================================
 # folded
@@ -196,6 +198,8 @@ def case_folded(args, tmp):
         run_ok([args.recorderd, 'report', s, '--backend', 'lua:' + bk, '-o', odir], tmp)
         check(read_folded(os.path.join(odir, 'luabk.folded')) == want, 'report -o DIR differs')
         print('ok: %s: %d stacks' % (os.path.basename(prog), len(want)))
+
+# }======================================================================
 
 
 # {======================================================================
@@ -266,6 +270,8 @@ def case_syntax(args, tmp):
         rerr = rep.err.decode('utf-8', 'replace')
         check(rep.status == 2 and what in rerr, 'report: %s %s' % (rep.status, rerr))
     print('ok: bad backends refused')
+
+# }======================================================================
 
 
 # {======================================================================
@@ -356,6 +362,8 @@ def main(argv):
         argv, cases(globals()), 'luatrace-luabk-',
         lambda ap: ap.add_argument('--root', required=True, help='the source tree'),
         (ValueError, KeyError, OSError))
+
+# }======================================================================
 
 
 if __name__ == '__main__':

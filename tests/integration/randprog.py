@@ -72,6 +72,8 @@ class Gen:
     def any_call(self, d='d - 1', x='x'):
         return self.call(self.r.randrange(self.n), d, x)
 
+    # }=================================================================
+
     # {=================================================================
     # Statements: each a list of lines; those that call guard on d > 0
 
@@ -258,6 +260,8 @@ class Gen:
             'x = (x + VA(%s, 1, 2) + select("#", %s)) %% %d'
             % (self.any_call(), self.any_call(), MOD)])
 
+    # }=================================================================
+
     # {=================================================================
     # Functions and the program
 
@@ -336,6 +340,8 @@ class Gen:
             out.append('os.exit(%d)' % r.randint(0, 3))
         return '\n'.join(out) + '\n'
 
+    # }=================================================================
+
 
 # {======================================================================
 
@@ -412,6 +418,8 @@ def main(argv):
         return 1 if fails else 0
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+# }======================================================================
 
 
 if __name__ == '__main__':

@@ -181,6 +181,8 @@ def check_chrome(path, session, folded_total):
           % (top, traced, folded_total[0]))
     return d, sl, top
 
+# }======================================================================
+
 
 # {======================================================================
 # trace.speedscope.json
@@ -239,6 +241,8 @@ def events_only(path):
         out.append(ev)
     return out
 
+# }======================================================================
+
 
 # {======================================================================
 # Chrome DevTools' trace engine, through npm
@@ -283,6 +287,8 @@ def check_devtools(script, path, sl, names, tmp):
         roots = sum(1 for x in s if x[4] == 0)
         check(g == {'name': names[tid], 'entries': len(s), 'roots': roots},
               'DevTools reads track %d as %r, not %r' % (tid, g, (names[tid], len(s), roots)))
+
+# }======================================================================
 
 
 # {======================================================================
@@ -341,6 +347,8 @@ def main(argv):
     return harness.program_main(
         argv, __doc__, 'luatrace-timeline-', body, (ValueError, KeyError, TypeError, IndexError),
         lambda ap: ap.add_argument('--no-npm', action='store_true', help='skip the schema check'))
+
+# }======================================================================
 
 
 if __name__ == '__main__':

@@ -119,6 +119,8 @@ def check_svg(path, node):
         run_ok([node, '--check', js], os.path.dirname(path))
     return len(frames)
 
+# }======================================================================
+
 
 # {======================================================================
 # profile.speedscope.json
@@ -161,6 +163,8 @@ def check_speedscope(path, folded, session_name):
     check(len(got) == len(folded), 'speedscope has stacks folded has not')
     return len(samples)
 
+# }======================================================================
+
 
 # {======================================================================
 # speedscope's own schema, through npm
@@ -185,6 +189,8 @@ def install_npm(tmp):
             return (ajv, os.path.join(dirpath, 'file-format-schema.json'),
                     os.path.join(prefix, 'node_modules'))
     raise harness.Failure('no file-format-schema.json in the speedscope package')
+
+# }======================================================================
 
 
 # {======================================================================
@@ -260,6 +266,8 @@ def check_zoom(npm, svg, tmp):
           % (svg, harness.show_bytes(res.out + res.err)))
     return res.out.decode().strip()
 
+# }======================================================================
+
 
 # {======================================================================
 
@@ -297,6 +305,8 @@ def main(argv):
             one(args, prog, tmp, npm)
     return harness.program_main(argv, __doc__, 'luatrace-views-', body,
                                 (ValueError, KeyError, TypeError, ET.ParseError))
+
+# }======================================================================
 
 
 if __name__ == '__main__':

@@ -207,6 +207,8 @@ local function label_of(info)
   return label
 end
 
+-- }======================================================================
+
 -- {======================================================================
 -- Stack nodes: a trie of stacks, each node written once.
 
@@ -225,6 +227,8 @@ local function child(parent, label)
   end
   return id
 end
+
+-- }======================================================================
 
 -- {======================================================================
 -- Threads: per-thread frame caches and the chain of resumers.
@@ -277,6 +281,8 @@ local function switch_to(T)
   last = T
 end
 
+-- }======================================================================
+
 -- {======================================================================
 -- Stack reading. Levels are counted as in the hook (1 = the hook,
 -- 2 = the running function); helpers called from the hook add one.
@@ -326,6 +332,8 @@ local function refresh(st, from, D)
     nodes[p] = node
   end
 end
+
+-- }======================================================================
 
 -- {======================================================================
 -- The hook.
@@ -394,3 +402,5 @@ hook = function(event)
 end
 
 sethook(hook, "crl")
+
+-- }======================================================================
