@@ -511,7 +511,9 @@ static void write_all(rd_session *s, const char *cwd)
     rd_cov_free(&cov);
 }
 
-void rd_session_summary(const rd_model *m, const char *dir, const char *prev, FILE *out)
+/* Prints the summary of a finished model (rd_report_summary), and where
+ * the previous run's reports went (prev: NULL or "" for none). */
+static void rd_session_summary(const rd_model *m, const char *dir, const char *prev, FILE *out)
 {
     rd_report_summary(m, dir, out);
     char shown[PATH_MAX];
