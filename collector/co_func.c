@@ -410,7 +410,8 @@ void co_func_freed(co_state *s, const void *pr)
     s->key_only = 0; /* every lookup takes the slow path, which forgets pr first */
 }
 
-void co_func_forget(co_state *s)
+/* Forgets the functions of the Protos in s->freed. */
+static void co_func_forget(co_state *s)
 {
     for (uint32_t i = 0; i < s->nfreed; i++) {
         co_ftab_remove(&s->ft, s->freed[i]);

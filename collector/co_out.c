@@ -8,7 +8,8 @@
 #include "co_clock.h"
 #include "co_state.h"
 
-void co_out_lost(co_state *s, const char *why)
+/* Gives up tracing: one message on stderr, hooks become no-ops. */
+static void co_out_lost(co_state *s, const char *why)
 {
     if (s->lost)
         return;

@@ -733,7 +733,7 @@ void co_sr_read(co_sr *d, const void *main, int walk_ok)
     make_chain(d, main);
 }
 
-void co_sr_records(co_sr *d, const void *main)
+static void co_sr_records(co_sr *d, const void *main)
 {
     g_pid = d->pid;
     const co_sr_thread *run = d->nchain ? &d->th[d->chain[d->nchain - 1]] : NULL;

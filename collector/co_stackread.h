@@ -114,7 +114,6 @@ void co_sr_collect(co_sr *d, const void *main, int walk_ok);
  * state to hold still. co_sr_records writes d->out from what was read and
  * named (reading the sources' names). */
 void co_sr_read(co_sr *d, const void *main, int walk_ok);
-void co_sr_records(co_sr *d, const void *main);
 
 /* Names d's functions from the globals and package.loaded of main. */
 void co_sr_name_functions(co_sr *d, const void *main);

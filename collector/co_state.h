@@ -255,9 +255,6 @@ static inline uint64_t co_out_hot_end(co_state *s, const uint8_t *p, const uint8
 /* Emits a CLOCK record. */
 void co_out_clock(co_state *s);
 
-/* Gives up tracing: one message on stderr, hooks become no-ops. */
-void co_out_lost(co_state *s, const char *why);
-
 /* The event being traced is lost for a reason of the collector's own (no
  * memory for a new function's or thread's entry): counted as a drop, so
  * that the next hook writes the GAP and sends the stacks again, and the
@@ -287,8 +284,6 @@ int co_running_top(lua_State *L);
  * forgets pr before its next lookup. Called from the allocator, at any
  * allocation, so it only notes pr; co_func_id does the rest. */
 void co_func_freed(co_state *s, const void *pr);
-/* Forgets the functions of the Protos in s->freed. */
-void co_func_forget(co_state *s);
 /* Sets s->key_only once state_ok and watched are known. */
 static inline void co_func_fast_path(co_state *s)
 {
@@ -368,9 +363,6 @@ int co_untraced_switch(co_state *s, lua_State *L, uint32_t id, uint32_t depth, u
 int co_untraced_again(co_state *s, lua_State *L, const lua_Debug *ar, uint64_t dt);
 
 /* ---- co_thread.c: thread ids (traced thread only) ---- */
-
-/* Checks the lua_State fields the switch path reads (co_layout.h). */
-int co_thread_layout_check(lua_State *L);
 
 /* A fresh id table for a new trace (a new epoch), its weak table and the
  * anchor thread in L's registry; sets s->thread_ok. Returns 0 or -1. */

@@ -107,7 +107,8 @@ static int check_args(lua_State *L)
     return ok;
 }
 
-int co_thread_layout_check(lua_State *L)
+/* Checks the lua_State fields the switch path reads (co_layout.h). */
+static int co_thread_layout_check(lua_State *L)
 {
     int top = lua_gettop(L);
     int ok = check_status(L) && check_args(L);

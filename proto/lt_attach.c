@@ -8,7 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-void lt_attach_dir(uid_t uid, char *buf, size_t cap)
+/* LT_ATTACH_DIR for uid into buf. */
+static void lt_attach_dir(uid_t uid, char *buf, size_t cap)
 {
     snprintf(buf, cap, "/tmp/luatrace-%u/attach", (unsigned)uid);
 }

@@ -58,9 +58,6 @@ typedef struct lt_attach_marker {
     int signo;
 } lt_attach_marker;
 
-/* LT_ATTACH_DIR for uid into buf. */
-void lt_attach_dir(uid_t uid, char *buf, size_t cap);
-
 /* Creates LT_ATTACH_DIR (and its parent) with mode 0700, checking that an
  * existing one belongs to uid and is private. Returns 0 or -errno. */
 int lt_attach_make_dir(uid_t uid);

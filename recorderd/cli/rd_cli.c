@@ -84,7 +84,11 @@ long rd_cli_seconds_ms(const char *v)
     return v && end != v && !*end && d >= 0 && d < 1e7 ? (long)(d * 1000 + 0.5) : -1;
 }
 
-uint32_t rd_cli_formats;
+/* --format LIST (run, listen, attach, serve): the reports a session writes
+ * besides the default ones, as names of rd_formats joined with ',', or
+ * "all"; repeatable. A backend's name in it (chrome, lua:FILE.lua) is
+ * taken as --backend. 0 until one is given; then the rows to write. */
+static uint32_t rd_cli_formats;
 
 /* One name of a --format list (len bytes at v). Returns 0 or -1. */
 static int format_item(const char *cmd, const char *v, size_t len)
@@ -110,7 +114,8 @@ static int format_item(const char *cmd, const char *v, size_t len)
     return -1;
 }
 
-int rd_cli_format(const char *cmd, int argc, char **argv, int *i)
+/* 1 if argv[*i] was --format (taken), 0 if not, -1 on a bad value. */
+static int rd_cli_format(const char *cmd, int argc, char **argv, int *i)
 {
     if (strcmp(argv[*i], "--format") && strcmp(argv[*i], "-f"))
         return 0;

@@ -29,15 +29,6 @@ extern unsigned rd_cli_nbackends;
 /* 1 if argv[*i] was --backend (taken), 0 if not, -1 on a bad value. */
 int rd_cli_backend(int argc, char **argv, int *i);
 
-/* --format LIST (run, listen, attach, serve): the reports a session writes
- * besides the default ones, as names of rd_formats joined with ',', or
- * "all"; repeatable. A backend's name in it (chrome, lua:FILE.lua) is
- * taken as --backend. 0 until one is given; then the rows to write. */
-extern uint32_t rd_cli_formats;
-
-/* 1 if argv[*i] was --format (taken), 0 if not, -1 on a bad value. */
-int rd_cli_format(const char *cmd, int argc, char **argv, int *i);
-
 /* -o, --out (and report's --output): where a command writes. */
 int rd_cli_is_out(const char *a);
 

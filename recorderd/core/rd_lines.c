@@ -412,3 +412,5 @@ void rd_lines_unnul(char *text, size_t len)
     for (char *p = text; text && (p = memchr(p, 0, len - (size_t)(p - text))); *p++ = '?')
         ;
 }
+
+/* }==================================================================== */

@@ -490,6 +490,8 @@ uint32_t rd_model_stacks(const rd_model *m)
     return n;
 }
 
+/* }====================================================================== */
+
 /* {======================================================================
  * Line cache: per function, an array from line to slot. It starts at the
  * function's first line and grows by doubling; a function spanning more
@@ -541,3 +543,5 @@ uint32_t rd_model_line_find(rd_model *m, uint32_t fid, uint32_t line)
         m->lcache[fid].ix[line - m->lcache[fid].lo] = slot;
     return slot;
 }
+
+/* }====================================================================== */

@@ -321,4 +321,6 @@ static inline uint32_t rd_model_line_slot(rd_model *m, uint32_t fid, uint32_t li
 /* Nanoseconds per tick from the calibration records (1.0 without TSC). */
 double rd_model_ns_per_tick(const rd_model *m);
 
+/* }====================================================================== */
+
 #endif

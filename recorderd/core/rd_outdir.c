@@ -36,7 +36,11 @@ static int make_path(char *buf)
     return mkdir(buf, 0700) < 0 && errno != EEXIST ? -errno : 0;
 }
 
-int rd_out_check(int dfd, const char *path, char *err, size_t cap)
+/* The out-directory rule, on an open directory (path: for the message): a
+ * directory whose group or others may write must be sticky (as /tmp), or
+ * another user could rename what we make in it and put their own in its
+ * place. Returns 0 or -EPERM with a message in err. */
+static int rd_out_check(int dfd, const char *path, char *err, size_t cap)
 {
     struct stat st;
     if (fstat(dfd, &st) < 0) {

@@ -19,12 +19,6 @@
  * -errno with a message in err. */
 int rd_out_open(const char *path, int create, char *err, size_t cap);
 
-/* The out-directory rule, on an open directory (path: for the message): a
- * directory whose group or others may write must be sticky (as /tmp), or
- * another user could rename what we make in it and put their own in its
- * place. Returns 0 or -EPERM with a message in err. */
-int rd_out_check(int dfd, const char *path, char *err, size_t cap);
-
 /* Directory name under dfd, made 0700 if absent (excl: it must be new,
  * else -EEXIST), opened without following a symlink; it must be ours and
  * pass rd_out_check. Returns the descriptor or -errno. */

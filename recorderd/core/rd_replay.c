@@ -168,3 +168,5 @@ int rd_replay_path(const char *path, rd_stack *s, int want_progress, char *err, 
     rd_stack_finish(s);
     return e;
 }
+
+/* }====================================================================== */

@@ -126,6 +126,8 @@ void rd_model_track_name(const rd_model *m, uint32_t k, char *buf, size_t cap)
         snprintf(buf, cap, "coroutine %llu (%s)", t ? (unsigned long long)t->serial : k, label);
 }
 
+/* }====================================================================== */
+
 /* {======================================================================
  * shares */
 
@@ -188,6 +190,8 @@ uint32_t rd_model_tnode(rd_model *m, uint32_t track, uint32_t node)
     if (*slot) return nd->hot_track = track, nd->hot_tn = *slot;
     return new_tnode(m, track, node, slot);
 }
+
+/* }====================================================================== */
 
 /* {======================================================================
  * folding */
@@ -345,3 +349,5 @@ int rd_model_fold(rd_model *m, uint32_t **remap, uint32_t *nremap)
     *remap = re;
     return 0;
 }
+
+/* }====================================================================== */

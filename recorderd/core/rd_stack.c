@@ -986,3 +986,5 @@ void rd_stack_finish(rd_stack *s)
     if (s->m->fold_shares) /* every coroutine past the kept ones alike */
         fold(s);
 }
+
+/* }====================================================================== */

@@ -68,6 +68,31 @@ void rd_json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
+void rd_xml_put(FILE *out, const char *s, size_t max)
+{
+    for (int l; *s && max; s += l ? l : 1, max--) {
+        l = rd_utf8_seq(s);
+        unsigned char c = (unsigned char)*s;
+        if (c == '<')
+            fputs("&lt;", out);
+        else if (c == '>')
+            fputs("&gt;", out);
+        else if (c == '&')
+            fputs("&amp;", out);
+        else if (c == '"')
+            fputs("&quot;", out);
+        else if (c == '\'')
+            fputs("&apos;", out);
+        else if (!l)
+            fputs("\xEF\xBF\xBD", out); /* U+FFFD, as in the JSON outputs */
+        else if ((c < 0x20 && c != '\t') || c == 0x7f ||
+                 (c == 0xC2 && (unsigned char)s[1] < 0xA0)) /* DEL, C1: not HTML text */
+            fputc('?', out);
+        else
+            fwrite(s, 1, (size_t)l, out);
+    }
+}
+
 long long rd_wall_ms(void)
 {
     struct timespec ts;

@@ -25,6 +25,12 @@ int rd_write_printable(FILE *f, const char *s, size_t n);
  * valid UTF-8 become U+FFFD, so the file is UTF-8 whatever the names. */
 void rd_json_str(FILE *f, const char *s);
 
+/* Writes at most max code points of s (SIZE_MAX: all), escaped for XML
+ * and HTML text and attribute values: & < > " ' as entities, control
+ * characters (but tab; DEL and U+0080-U+009F too) as '?', bytes that
+ * are not UTF-8 as U+FFFD. */
+void rd_xml_put(FILE *out, const char *s, size_t max);
+
 /* Monotonic clock in ns. */
 unsigned long long rd_now_ns(void);
 

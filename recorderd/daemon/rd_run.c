@@ -36,6 +36,8 @@ typedef struct run_ctx {
     "io.stderr:write('luatrace: ', _VERSION, ' is not supported (Lua 5.1 and LuaJIT 2.1 "  \
     "are): ', a and a[0] or 'a program', ' runs untraced\\n') end) end"
 
+/* Directory holding luatrace.so: next to this binary in a build tree,
+ * else the install directory. */
 void rd_run_module_dir(char *buf, unsigned long cap)
 {
     char exe[PATH_MAX], probe[PATH_MAX + 32];
@@ -55,9 +57,11 @@ void rd_run_module_dir(char *buf, unsigned long cap)
     snprintf(buf, cap, "%s", RD_CMODDIR);
 }
 
-void rd_run_cpath(char *buf, unsigned long cap)
+/* The LUA_CPATH that finds that luatrace.so first: the directory's ?.so,
+ * then the environment's LUA_CPATH (or Lua's default). */
+static void rd_run_cpath(char *buf, unsigned long cap)
 {
-    char mod[PATH_MAX];
+    char mod[PATH_MAX + 32]; /* readlink's path and "/../collector" */
     rd_run_module_dir(mod, sizeof mod);
     const char *old = getenv("LUA_CPATH");
     snprintf(buf, cap, "%s/?.so;%s", mod, old && *old ? old : ";");

@@ -21,16 +21,12 @@ typedef struct rd_run_opts {
  * 128+signal; 127 if it could not start). Main thread only. */
 int rd_run(const rd_run_opts *o, char **argv);
 
-/* Directory holding luatrace.so: next to this binary in a build tree,
- * else the install directory. */
-void rd_run_module_dir(char *buf, unsigned long cap);
-
-/* The LUA_CPATH that finds that luatrace.so first: the directory's ?.so,
- * then the environment's LUA_CPATH (or Lua's default). */
-void rd_run_cpath(char *buf, unsigned long cap);
-
 /* `recorderd env`: prints `export LUA_CPATH='...'` (rd_run_cpath) for a
  * shell to eval. Returns the exit code. */
 int rd_run_env(void);
+
+/* Directory holding luatrace.so: next to this binary in a build tree,
+ * else the install directory (run's LUA_CPATH, attach's injection). */
+void rd_run_module_dir(char *buf, unsigned long cap);
 
 #endif

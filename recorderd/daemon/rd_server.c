@@ -36,6 +36,10 @@ typedef struct rd_conn {
     char buf[LT_CTL_MSG_MAX];
 } rd_conn;
 
+/* Stops tracing: sessions finish and their reports are written (a stop
+ * request, SIGTERM, SIGINT). */
+static void rd_server_stop(rd_server *srv);
+
 static void maybe_idle(rd_server *srv)
 {
     if (!srv->sessions && !srv->conns && srv->on_idle)
@@ -519,7 +523,7 @@ int rd_server_adopt(rd_server *srv, int fd)
 
 /* The socket stays until rd_server_close: while the reports are written,
  * status answers, hellos are refused and a new daemon cannot take it. */
-void rd_server_stop(rd_server *srv)
+static void rd_server_stop(rd_server *srv)
 {
     srv->stopping = 1;
     for (rd_session *s = srv->sessions; s; s = s->next)

@@ -69,10 +69,6 @@ int rd_server_listen(rd_server *srv, const char *path, char *err, size_t cap);
 /* Serves one already connected socket (the private recorder). */
 int rd_server_adopt(rd_server *srv, int fd);
 
-/* Stops tracing: sessions finish and their reports are written; the socket
- * answers (refusing new processes) until rd_server_close removes it. */
-void rd_server_stop(rd_server *srv);
-
 /* Closes every handle (after the loop ran dry or was stopped). */
 void rd_server_close(rd_server *srv);
 

@@ -255,6 +255,8 @@ static void drain_loop(rd_session *s)
     }
 }
 
+/* }====================================================================== */
+
 /* {======================================================================
  * Reports. Each is written on its own: one that fails is named in
  * session.json's error and the others are written all the same. */
@@ -360,6 +362,8 @@ static int make_room(rd_session *s)
     s->trace_removed = rd_tracefile_remove(&s->trace) == 0;
     return s->trace_removed;
 }
+
+/* }====================================================================== */
 
 /* {======================================================================
  * session.json, and its error. */
@@ -480,6 +484,8 @@ static void write_session_json(report_ctx *r, const char *own)
         compose_error(s, r, own, e); /* for the log and status */
 }
 
+/* }====================================================================== */
+
 /* {======================================================================
  * The end of a session. */
 
@@ -540,7 +546,9 @@ static void write_all(rd_session *s, const char *cwd)
     rd_cov_free(&cov);
 }
 
-void rd_session_summary(const rd_model *m, const char *dir, const char *prev, FILE *out)
+/* Prints the summary of a finished model (rd_report_summary), and where
+ * the previous run's reports went (prev: NULL or "" for none). */
+static void rd_session_summary(const rd_model *m, const char *dir, const char *prev, FILE *out)
 {
     rd_report_summary(m, dir, out);
     char shown[PATH_MAX];
@@ -710,3 +718,5 @@ void rd_session_free(rd_session *s)
         close(s->dirfd);
     free(s);
 }
+
+/* }====================================================================== */

@@ -90,8 +90,4 @@ void rd_session_conn_closed(rd_session *s);
 /* Loop thread, after done: joins the drainer and frees everything. */
 void rd_session_free(rd_session *s);
 
-/* Prints the summary of a finished model (rd_report_summary), and where
- * the previous run's reports went (prev: NULL or "" for none). */
-void rd_session_summary(const rd_model *m, const char *dir, const char *prev, FILE *out);
-
 #endif

@@ -24,12 +24,6 @@ typedef struct rd_attach_opts {
 /* Runs one attach to completion. Returns the exit code. Main thread. */
 int rd_attach(const rd_attach_opts *o);
 
-/* Prints every thread's stack, as `dump` does: the running thread and
- * the threads that resumed it, then every suspended coroutine; note (if
- * any) says how the stacks were taken, err why none arrived. */
-void rd_attach_print_stacks(FILE *out, pid_t pid, const char *cmd, const rd_model *m,
-                            const rd_stack *st, const char *err, const char *note);
-
 /* Prints the stacks of a dump's records (p, n: STR, FUNC, THREAD, START,
  * FRAME, RESUME) as rd_attach_print_stacks does. */
 void rd_attach_print_records(FILE *out, pid_t pid, const char *cmd, const uint8_t *p, size_t n,

@@ -35,7 +35,10 @@ static void print_thread(const rd_model *m, const rd_stack *st, const rd_thread 
         print_frame(m, &t->f[i], out);
 }
 
-void rd_attach_print_stacks(FILE *out, pid_t pid, const char *cmd, const rd_model *m,
+/* Prints every thread's stack, as `dump` does: the running thread and
+ * the threads that resumed it, then every suspended coroutine; note (if
+ * any) says how the stacks were taken, err why none arrived. */
+static void rd_attach_print_stacks(FILE *out, pid_t pid, const char *cmd, const rd_model *m,
                             const rd_stack *st, const char *err, const char *note)
 {
     char shown[4096];

@@ -142,7 +142,12 @@ static const char *name_base(const rd_cov_file *f, const char *basedir)
     return f->path + (f->path[0] == '/');
 }
 
-void rd_annotate_name(const rd_cov_file *f, const char *basedir, char *out, size_t cap)
+/* The name of a file's annotation: its path relative to basedir when it
+ * is under it, else its absolute path without the leading '/' (a file
+ * not found: its name as traced), with '/', "..", spaces and control
+ * bytes as '_' and a leading '.' as '_', then ".txt"; a long path keeps
+ * its end after a hash of the whole. Into out (cap >= 256). */
+static void rd_annotate_name(const rd_cov_file *f, const char *basedir, char *out, size_t cap)
 {
     const char *src = name_base(f, basedir);
     size_t n = strlen(src);

@@ -24,11 +24,4 @@ int rd_report_annotate(const rd_model *m, const rd_cov *cov, const char *basedir
 int rd_report_annotate_stream(const rd_model *m, const rd_cov *cov, const char *basedir,
                               FILE *out);
 
-/* The name of a file's annotation: its path relative to basedir when it
- * is under it, else its absolute path without the leading '/' (a file
- * not found: its name as traced), with '/', "..", spaces and control
- * bytes as '_' and a leading '.' as '_', then ".txt"; a long path keeps
- * its end after a hash of the whole. Into out (cap >= 256). */
-void rd_annotate_name(const rd_cov_file *f, const char *basedir, char *out, size_t cap);
-
 #endif

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "rd_flame.h" /* rd_xml_put */
+#include "rd_util.h" /* rd_xml_put */
 
 static double rate(uint64_t hit, uint64_t n)
 {

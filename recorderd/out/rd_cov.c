@@ -197,6 +197,8 @@ static int new_file(rd_cov *c, const char *key, const char *name, const char *pa
     return 0;
 }
 
+/* }==================================================================== */
+
 /* {====================================================================
  * Sources: which file a traced source names */
 
@@ -341,6 +343,8 @@ static int map_source(rd_cov *c, const char *name, int file, const char *base, u
     free(s);
     return e;
 }
+
+/* }==================================================================== */
 
 /* {====================================================================
  * Adding a model */
@@ -499,6 +503,8 @@ uint32_t *rd_cov_files_of(const rd_cov *c, const rd_model *m, const char *basedi
     return v;
 }
 
+/* }==================================================================== */
+
 /* {====================================================================
  * Files never loaded */
 
@@ -568,6 +574,8 @@ int rd_cov_add_untested(rd_cov *c, const char *dir, char *err, size_t cap)
     path[n] = 0;
     return walk(c, path, 0, err, cap);
 }
+
+/* }==================================================================== */
 
 /* {====================================================================
  * Finishing: sorted lines and functions, unique names */
@@ -768,6 +776,8 @@ rd_cov_total rd_cov_total_of(const rd_cov *c)
     }
     return t;
 }
+
+/* }==================================================================== */
 
 /* {====================================================================
  * Writers */
@@ -1026,3 +1036,5 @@ int rd_cov_write_text(const rd_cov *c, const char *title, FILE *out)
             text_listing(&c->f[i], out);
     return ferror(out) ? -EIO : 0;
 }
+
+/* }==================================================================== */

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "rd_label.h"
-#include "rd_util.h" /* rd_utf8_seq */
+#include "rd_util.h" /* rd_utf8_seq, rd_xml_put */
 
 #define IMG_W 1200.0 /* px */
 #define PAD_X 10.0
@@ -42,33 +42,6 @@ static size_t ncp(const char *s)
     for (int l; *s; s += l ? l : 1, n++)
         l = rd_utf8_seq(s);
     return n;
-}
-
-/* Writes at most max code points of s, escaped for XML text and
- * attributes; control characters and bad bytes become '?'. */
-void rd_xml_put(FILE *out, const char *s, size_t max)
-{
-    for (int l; *s && max; s += l ? l : 1, max--) {
-        l = rd_utf8_seq(s);
-        unsigned char c = (unsigned char)*s;
-        if (c == '<')
-            fputs("&lt;", out);
-        else if (c == '>')
-            fputs("&gt;", out);
-        else if (c == '&')
-            fputs("&amp;", out);
-        else if (c == '"')
-            fputs("&quot;", out);
-        else if (c == '\'')
-            fputs("&apos;", out);
-        else if (!l)
-            fputs("\xEF\xBF\xBD", out); /* U+FFFD, as in the JSON outputs */
-        else if ((c < 0x20 && c != '\t') || c == 0x7f ||
-                 (c == 0xC2 && (unsigned char)s[1] < 0xA0)) /* DEL, C1: not HTML text */
-            fputc('?', out);
-        else
-            fwrite(s, 1, (size_t)l, out);
-    }
 }
 
 /* The label cut to what fits in w px ("ab.." ; nothing under 3 chars). */

@@ -22,10 +22,4 @@ int rd_flame_write_svg(const rd_model *m, const char *title, FILE *out);
  * must not use them. */
 int rd_flame_write_inline(const rd_model *m, const char *title, FILE *out);
 
-/* Writes at most max code points of s (SIZE_MAX: all), escaped for XML
- * and HTML text and attribute values: & < > " ' as entities, control
- * characters (but tab; DEL and U+0080-U+009F too) as '?', bytes that
- * are not UTF-8 as U+FFFD. */
-void rd_xml_put(FILE *out, const char *s, size_t max);
-
 #endif

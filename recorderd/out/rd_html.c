@@ -24,6 +24,7 @@
 #include "rd_label.h"
 #include "rd_lines.h"
 #include "rd_report.h"
+#include "rd_util.h" /* rd_xml_put */
 
 #define TOP_FUNCS 50
 

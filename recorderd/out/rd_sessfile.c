@@ -79,7 +79,9 @@ int rd_sessfile_cwd(const char *session_dir, char *buf, size_t cap)
     return !session_field(session_dir, "cwd", buf, cap) && buf[0] == '/' ? 0 : -ENOENT;
 }
 
-int rd_sessfile_truncated(const char *session_dir)
+/* 1 if session.json of session_dir says "status": "truncated", 0 for
+ * another status, -ENOENT when it has none. */
+static int rd_sessfile_truncated(const char *session_dir)
 {
     char status[32];
     if (session_field(session_dir, "status", status, sizeof status))
@@ -102,7 +104,10 @@ static void session_dir_of(const char *path, char *dir, size_t cap)
         dir[0] = 0;
 }
 
-int rd_sessfile_str(const char *trace, const char *key, char *buf, size_t cap)
+/* The string under key in the session.json of trace (a session directory
+ * or its trace.ltr), into buf. Returns 0, or -ENOENT when there is none
+ * (or it holds bytes that are not ASCII, or does not fit). */
+static int rd_sessfile_str(const char *trace, const char *key, char *buf, size_t cap)
 {
     char dir[PATH_MAX];
     session_dir_of(trace, dir, sizeof dir);

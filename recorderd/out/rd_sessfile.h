@@ -16,18 +16,9 @@
  * truncated trace, or a negative errno with a message in err. */
 int rd_sessfile_add_cov(rd_cov *c, const char *path, char *err, size_t cap);
 
-/* The string under key in the session.json of trace (a session directory
- * or its trace.ltr), into buf. Returns 0, or -ENOENT when there is none
- * (or it holds bytes that are not ASCII, or does not fit). */
-int rd_sessfile_str(const char *trace, const char *key, char *buf, size_t cap);
-
 /* The working directory a session recorded in its session.json ("cwd"),
  * into buf. Returns 0, or -ENOENT when there is none. */
 int rd_sessfile_cwd(const char *session_dir, char *buf, size_t cap);
-
-/* 1 if session.json of session_dir says "status": "truncated", 0 for
- * another status, -ENOENT when it has none. */
-int rd_sessfile_truncated(const char *session_dir);
 
 /* What session.json says of the traced program, kept for an rd_render. */
 typedef struct rd_sessfile_meta {

@@ -311,3 +311,5 @@ rd_backend *rd_speedscope_evented_create(const char *arg, const rd_model *m, cha
     v->b.destroy = evented_destroy;
     return &v->b;
 }
+
+/* }==================================================================== */

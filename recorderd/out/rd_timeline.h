@@ -95,4 +95,6 @@ void rd_timeline_track_name(const rd_timeline *tl, const rd_model *m, uint32_t k
 int rd_timeline_write(const char *dir, int dirfd, const char *file, const char *name,
                       int (*fn)(FILE *, void *), void *ud, char *err, size_t cap);
 
+/* }==================================================================== */
+
 #endif

@@ -21,7 +21,6 @@ traced event). Cleans up the host, recorderd, the socket, the marker and
 the ring even when it fails.
 """
 
-import argparse
 import glob
 import json
 import os
@@ -30,12 +29,13 @@ import signal
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from corpus import Failure, run, base_env, compare_runs, trace_body  # noqa: E402
+import harness  # noqa: E402
+from corpus import compare_runs, trace_body  # noqa: E402
+from harness import Failure, base_env, cases, expect, run  # noqa: E402
 
 EV_CLOCK, EV_STOP, R_DETACH = 2, 11, 4
 ATTACH_DIR = '/tmp/luatrace-%d/attach' % os.geteuid()
@@ -45,11 +45,6 @@ ATTACH_DIR = '/tmp/luatrace-%d/attach' % os.geteuid()
 # 1 MiB or more, a function table) would add tens of MiB over 45 cycles.
 RSS_SLACK_KB = 2048
 RSS_RATIO = 1.10
-
-
-def expect(cond, what):
-    if not cond:
-        raise Failure(what)
 
 
 def read_uint(b, i):
@@ -84,9 +79,13 @@ def stop_reason(trace):
     return None
 
 
-class Case:
+class Case(harness.Case):
+    """The host named by the case (c or lua), dormant until attached; killed,
+    with its attach marker, socket and rings, whatever happens."""
     def __init__(self, args, tmp):
-        self.args, self.tmp = args, tmp
+        super().__init__(args, tmp)
+        args.host = args.case
+        args.events = args.events or 3000
         self.stopfile = os.path.join(tmp, 'stop')
         self.host = None
         self.latencies = []
@@ -189,7 +188,8 @@ class Case:
             return []
         return [(on - t0) / 1e6 for on, t0 in zip(ons, self.latencies)]
 
-    def kill_all(self):
+    def kill_daemon(self):
+        super().kill_daemon()
         if self.host and self.host.poll() is None:
             os.killpg(self.host.pid, signal.SIGKILL)
             self.host.wait()
@@ -246,34 +246,24 @@ def check(c):
               % (statistics.median(lat), min(lat), max(lat)))
 
 
+def case_c(c):
+    """The C host of tests/hosts: libuv, coroutines resumed from C."""
+    check(c)
+
+
+def case_lua(c):
+    """A pure Lua server."""
+    check(c)
+
+
 def main(argv):
-    ap = argparse.ArgumentParser()
-    ap.add_argument('host', choices=['c', 'lua'])
-    ap.add_argument('--recorderd', required=True)
-    ap.add_argument('--cpath', required=True)
-    ap.add_argument('--hosts', required=True)
-    ap.add_argument('--c-host', required=True)
-    ap.add_argument('--lua', default='lua5.1')
-    ap.add_argument('--cycles', type=int, default=50)
-    ap.add_argument('--events', type=int, default=0)
-    args = ap.parse_args(argv)
-    for k in ('recorderd', 'cpath', 'hosts', 'c_host'):
-        setattr(args, k, os.path.abspath(getattr(args, k)))
-    args.events = args.events or (3000 if args.host == 'c' else 3000)
-    # meson stops a test with SIGTERM: unwind so that the cleanup runs
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
-    tmp = tempfile.mkdtemp(prefix='luatrace-attach-')
-    c = Case(args, tmp)
-    try:
-        check(c)
-    except Failure as e:
-        print('FAIL: attach %s: %s' % (args.host, e))
-        return 1
-    finally:
-        c.kill_all()
-        shutil.rmtree(tmp, ignore_errors=True)
-    print('ok: attach %s' % args.host)
-    return 0
+    def add_args(ap):
+        ap.add_argument('--hosts', required=True)
+        ap.add_argument('--c-host', required=True)
+        ap.add_argument('--cycles', type=int, default=50)
+        ap.add_argument('--events', type=int, default=0)
+    return harness.case_main(argv, cases(globals()), 'luatrace-attach-', add_args,
+                             make=Case, paths=('hosts', 'c_host'))
 
 
 if __name__ == '__main__':

@@ -73,7 +73,6 @@ frames that were unwound, nothing past the detach). Cases:
               each counts what it counts untraced and keeps its hook
 """
 
-import argparse
 import ctypes
 import json
 import os
@@ -86,8 +85,9 @@ import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from collector import HOSTRESUME, Case, expect, run_case, track_names  # noqa: E402
-from corpus import Failure, base_env  # noqa: E402
+import harness  # noqa: E402
+from harness import base_env, Case, cases, expect, Failure  # noqa: E402
+from collector import HOSTRESUME, track_names  # noqa: E402
 
 PRELUDE = '''
 local luatrace = require "luatrace"
@@ -1104,17 +1104,6 @@ def case_hostattach(c):
            'suspended?): %s' % long[:5])
 
 
-CASES = {'recursion': case_recursion, 'unwinding': case_unwinding, 'coroutine': case_coroutine,
-         'conested': case_conested, 'hookedmain': case_hookedmain,
-         'diedwaiting': case_diedwaiting, 'inc': case_inc, 'dump': case_dump, 'dumpco': case_dumpco,
-         'dumpblocked': case_dumpblocked, 'dumphost': case_dumphost, 'dumpdeep': case_dumpdeep,
-         'dumpstorm': case_dumpstorm, 'dumpstormc': case_dumpstormc, 'proghook': case_proghook,
-         'hostattach': case_hostattach, 'outside': case_outside,
-         'outsidehost': case_outsidehost, 'outsidebusy': case_outsidebusy,
-         'outsidegarbage': case_outsidegarbage, 'outsidetop': case_outsidetop,
-         'outsiderecord': case_outsiderecord, 'outsiderecordlive': case_outsiderecordlive}
-
-
 class AttachCase(Case):
     def __init__(self, args, tmp):
         super().__init__(args, tmp)
@@ -1143,25 +1132,13 @@ class AttachCase(Case):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser()
-    ap.add_argument('case', choices=sorted(CASES))
-    ap.add_argument('--recorderd', required=True)
-    ap.add_argument('--cpath', required=True)
-    ap.add_argument('--lua', default='lua5.1')
-    ap.add_argument('--block-host', help='tests/hosts/block_host (dumphost)')
-    ap.add_argument('--c-host', help='tests/hosts/c_host (dumpstormc)')
-    ap.add_argument('--hosts', help='tests/hosts, for c_host.lua (dumpstormc)')
-    ap.add_argument('--resume-host', help='tests/hosts/resume_host (hostattach)')
-    args = ap.parse_args(argv)
-    args.recorderd = os.path.abspath(args.recorderd)
-    # meson's timeout sends SIGTERM: unwind, so that run_case cleans up
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit('killed by SIGTERM'))
-    args.block_host = args.block_host and os.path.abspath(args.block_host)
-    args.c_host = args.c_host and os.path.abspath(args.c_host)
-    args.resume_host = args.resume_host and os.path.abspath(args.resume_host)
-    args.cpath = os.path.abspath(args.cpath)
-    return run_case(CASES[args.case], args.case, lambda tmp: AttachCase(args, tmp),
-                    'luatrace-attach-')
+    def add_args(ap):
+        ap.add_argument('--block-host', help='tests/hosts/block_host (dumphost)')
+        ap.add_argument('--c-host', help='tests/hosts/c_host (dumpstormc)')
+        ap.add_argument('--hosts', help='tests/hosts, for c_host.lua (dumpstormc)')
+        ap.add_argument('--resume-host', help='tests/hosts/resume_host (hostattach)')
+    return harness.case_main(argv, cases(globals()), 'luatrace-attach-', add_args,
+                             make=AttachCase, paths=('block_host', 'c_host', 'resume_host'))
 
 
 if __name__ == '__main__':

@@ -21,33 +21,23 @@ temporary output directory, always removed), then:
 Exit status: 0 pass, 1 fail, 77 skipped (no recorderd, no callgrind_annotate).
 """
 
-import argparse
 import json
 import os
 import re
 import shutil
-import signal
 import sys
 import tempfile
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import corpus  # noqa: E402
+import harness  # noqa: E402
 
 NUM = r'([\d,]+)(?: \([^)]*\))?'
 ROW = re.compile(r'^\s*' + NUM + r'\s+' + NUM + r'\s+(\S.*)$')
 
 
-def check(cond, msg):
-    if not cond:
-        raise corpus.Failure(msg)
-
-
-def run_ok(cmd, cwd):
-    res = corpus.run(cmd, cwd, corpus.base_env())
-    check(res.status == 0, '%s exited with %s:\n%s'
-          % (' '.join(cmd), res.status, corpus.show_bytes(res.out + res.err)))
-    return res
+check, run_ok = harness.expect, harness.run_ok
 
 
 def read_folded(path):
@@ -155,9 +145,9 @@ def one(args, prog, tmp):
     name = os.path.splitext(os.path.basename(path))[0]
     outdir = os.path.join(tmp, 'out-' + name)
     os.mkdir(outdir)
-    corpus.run([args.recorderd, 'run', '--quiet', '--out', outdir, '--format', 'callgrind', '--', args.lua,
-                os.path.basename(path)], os.path.dirname(path), corpus.base_env())
-    session = corpus.find_session(outdir)
+    harness.run([args.recorderd, 'run', '--quiet', '--out', outdir, '--format', 'callgrind', '--', args.lua,
+                os.path.basename(path)], os.path.dirname(path), harness.base_env())
+    session = harness.find_session(outdir)
     cg = os.path.join(session, 'callgrind.out')
     head, selfs, text = read_callgrind(cg)
     check(head[0] == '# callgrind format' and head[-2] == 'events: ns lines'
@@ -221,29 +211,15 @@ def empty_names(args, tmp):
 
 
 def main(argv):
-    p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    p.add_argument('--recorderd', required=True)
-    p.add_argument('--lua', default='lua5.1')
-    p.add_argument('programs', nargs='+')
-    args = p.parse_args(argv)
-    if not (os.path.isfile(args.recorderd) and os.access(args.recorderd, os.X_OK)):
-        print('SKIP: no recorderd at %s' % args.recorderd)
-        return corpus.SKIP
-    if not shutil.which('callgrind_annotate'):
-        print('SKIP: no callgrind_annotate (package valgrind)')
-        return corpus.SKIP
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
-    tmp = tempfile.mkdtemp(prefix='luatrace-callgrind-')
-    try:
+    def body(args, tmp):
+        if not shutil.which('callgrind_annotate'):
+            print('SKIP: no callgrind_annotate (package valgrind)')
+            return harness.SKIP
         for prog in args.programs:
             one(args, prog, tmp)
         empty_names(args, tmp)
-    except (corpus.Failure, ValueError, KeyError, OSError) as e:
-        print('FAIL: %s: %s' % (type(e).__name__, e))
-        return 1
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return 0
+    return harness.program_main(argv, __doc__, 'luatrace-callgrind-', body,
+                                (ValueError, KeyError, OSError))
 
 
 if __name__ == '__main__':

@@ -44,128 +44,21 @@ daemon, socket and shm segments even when it fails. Cases:
               recorderd: one line; recorderd env
 """
 
-import argparse
 import gzip
 import json
 import re
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from corpus import Failure, run, base_env, plain_trace, trace_body  # noqa: E402
-
-SHM_DIR = '/dev/shm'
-
-
-def shm_segments():
-    try:
-        return {n for n in os.listdir(SHM_DIR) if n.startswith('luatrace-')}
-    except FileNotFoundError:
-        return set()
-
-
-class Case:
-    def __init__(self, args, tmp):
-        self.args, self.tmp = args, tmp
-        self.sock = os.path.join(tmp, 'sock', 'recorderd.sock')
-        self.out = os.path.join(tmp, 'out')
-        self.daemon = None
-        self.used = set()  # ring names this case may create
-
-    def env(self, **extra):
-        env = base_env()
-        env['LUA_CPATH'] = self.args.cpath + '/?.so;;'
-        for k in ('LUATRACE_SHM', 'LUATRACE_SOCKET', 'LUATRACE_SPAWN',
-                  'LUATRACE_MODE', 'LUATRACE_RING', 'LUATRACE_OUT'):
-            env.pop(k, None)
-        env['XDG_RUNTIME_DIR'] = os.path.join(self.tmp, 'xdg')
-        env.update(extra)
-        if 'LUATRACE_SHM' in extra:
-            self.used.add(extra['LUATRACE_SHM'])
-        return env
-
-    def mine(self, segments):
-        """The segments this case could have made (other tests run at the
-        same time and have rings of their own)."""
-        return {n for n in segments
-                if n[len('luatrace-'):].split('.')[0] in self.used}
-
-    def write(self, name, text):
-        self.used.add(name.rsplit('.', 1)[0])
-        path = os.path.join(self.tmp, name)
-        with open(path, 'w') as f:
-            f.write(text)
-        return name
-
-    def start_daemon(self, preexec_fn=None, extra=()):
-        self.daemon = subprocess.Popen(
-            [self.args.recorderd, 'listen', '--socket', self.sock, '--out', self.out] + list(extra),
-            cwd=self.tmp, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE, start_new_session=True, preexec_fn=preexec_fn)
-        for _ in range(1000):  # until it answers: a stale file may already be there
-            probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            try:
-                probe.connect(self.sock)
-                return
-            except OSError:
-                if self.daemon.poll() is not None:
-                    raise Failure('recorderd listen exited: %r' % self.daemon.stderr.read())
-                time.sleep(0.01)
-            finally:
-                probe.close()
-        raise Failure('recorderd listen does not answer on %s' % self.sock)
-
-    def stop_daemon(self):
-        if self.daemon and self.daemon.poll() is None:
-            self.daemon.send_signal(signal.SIGTERM)
-            try:
-                self.daemon.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.daemon.kill()
-                self.daemon.wait()
-                raise Failure('recorderd did not stop on SIGTERM')
-            if self.daemon.returncode != 0:
-                raise Failure('recorderd exited %d' % self.daemon.returncode)
-
-    def kill_daemon(self):
-        if self.daemon and self.daemon.poll() is None:
-            os.killpg(self.daemon.pid, signal.SIGKILL)
-            self.daemon.wait()
-
-    def lua(self, prog, env, timeout=60, traced=False):
-        cmd = [self.args.lua] + (['-lluatrace'] if traced else []) + [prog]
-        return run(cmd, self.tmp, env, timeout)
-
-    def session(self, name):
-        path = os.path.join(self.out, name)
-        if not os.path.isdir(path):
-            raise Failure('no session %s in %s: %s' % (name, self.out,
-                          os.listdir(self.out) if os.path.isdir(self.out) else []))
-        return path
-
-    def folded(self, session, weight='lines'):
-        r = run([self.args.recorderd, 'report', session, '--format', 'folded',
-                 '--weight', weight], self.tmp, base_env())
-        if r.status != 0:
-            raise Failure('report failed: %s' % r.err.decode())
-        rows = {}
-        for line in r.out.decode().splitlines():
-            stack, _, n = line.rpartition(' ')
-            rows[stack] = int(n)
-        return rows
-
-
-def expect(cond, what):
-    if not cond:
-        raise Failure(what)
-
+from corpus import plain_trace, trace_body  # noqa: E402
+import harness  # noqa: E402
+from harness import Failure, base_env, cases, expect, run  # noqa: E402
 
 def same_output(a, b):
     expect(a.out == b.out, 'stdout differs:\n%r\n%r' % (a.out[:300], b.out[:300]))
@@ -1732,60 +1625,13 @@ def case_recycled(c):
     expect(len(names) == 401, '%d tracks, want 401: %s' % (len(names), names[:5]))
 
 
-CASES = {'overflow': case_overflow, 'badring': case_badring, 'recycled': case_recycled,
-         'restart': case_restart, 'tronco': case_tronco, 'dbghook': case_dbghook, 'longpath': case_longpath,
-         'fsizelimit': case_fsizelimit, 'tron': case_tron, 'coroutine': case_coroutine,
-         'spawn0': case_spawn0, 'killed': case_killed, 'profile': case_profile,
-         'badtrace': case_badtrace, 'exit': case_exit, 'names': case_names, 'cnames': case_cnames, 'summary': case_summary, 'labels': case_labels,
-         'hostresume': case_hostresume, 'multistate': case_multistate,
-         'untraced': case_untraced, 'invisible': case_invisible,
-         'ownframes': case_ownframes, 'dashl': case_dashl, 'shmfull': case_shmfull, 'nomem': case_nomem,
-         'runopts': case_runopts, 'runsignals': case_runsignals, 'notrace': case_notrace,
-         'otherlua': case_otherlua, 'luajit': case_luajit}
-
-
-def run_case(case, name, make, prefix):
-    """Runs case(c) on c = make(tmpdir); returns the exit status. Whatever
-    happens, its daemon is killed (SIGKILL ends a stopped one too), the
-    rings it made are removed and so is its directory."""
-    before = shm_segments()
-    tmp = tempfile.mkdtemp(prefix=prefix)
-    c = make(tmp)
-    try:
-        case(c)
-        c.stop_daemon()
-        left = c.mine(shm_segments() - before)
-        expect(not left, 'shm segments left behind: %s' % sorted(left))
-    except Failure as e:
-        print('FAIL: %s: %s' % (name, e))
-        return 1
-    finally:
-        c.kill_daemon()
-        for seg in c.mine(shm_segments() - before):
-            try:
-                os.unlink(os.path.join(SHM_DIR, seg))
-            except OSError:
-                pass
-        shutil.rmtree(tmp, ignore_errors=True)
-    print('ok: %s' % name)
-    return 0
-
-
 def main(argv):
-    ap = argparse.ArgumentParser()
-    ap.add_argument('case', choices=sorted(CASES))
-    ap.add_argument('--recorderd', required=True)
-    ap.add_argument('--cpath', required=True)
-    ap.add_argument('--lua', default='lua5.1')
-    ap.add_argument('--resume-host', help='tests/hosts/resume_host (case hostresume)')
-    ap.add_argument('--multi-host', help='tests/hosts/multi_host (case multistate)')
-    ap.add_argument('--nomem', help='tests/hosts/nomem.so (case nomem)')
-    ap.add_argument('--corpus', default=os.path.join(os.path.dirname(__file__), '..', 'lua'))
-    args = ap.parse_args(argv)
-    args.recorderd = os.path.abspath(args.recorderd)
-    args.cpath = os.path.abspath(args.cpath)
-    return run_case(CASES[args.case], args.case, lambda tmp: Case(args, tmp),
-                    'luatrace-collector-')
+    def add_args(ap):
+        ap.add_argument('--resume-host', help='tests/hosts/resume_host (case hostresume)')
+        ap.add_argument('--multi-host', help='tests/hosts/multi_host (case multistate)')
+        ap.add_argument('--nomem', help='tests/hosts/nomem.so (case nomem)')
+        ap.add_argument('--corpus', default=os.path.join(os.path.dirname(__file__), '..', 'lua'))
+    return harness.case_main(argv, cases(globals()), 'luatrace-collector-', add_args)
 
 
 if __name__ == '__main__':

@@ -21,7 +21,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -29,56 +28,10 @@ import tempfile
 sys.dont_write_bytecode = True  # keep the source tree clean
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import reftrace_post  # noqa: E402
+from harness import (SKIP, Failure, run, base_env, show_bytes,  # noqa: E402,F401
+                     in_tmpdir, have_recorderd, find_session)
 
-SKIP = 77
-RUN_TIMEOUT = 60       # seconds, for each process we start
 MAX_DIFF_LINES = 30
-
-
-class Failure(Exception):
-    pass
-
-
-class Result:
-    def __init__(self, cmd, out, err, status):
-        self.cmd, self.out, self.err, self.status = cmd, out, err, status
-
-
-def _kill_group(proc):
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def run(cmd, cwd, env, timeout=RUN_TIMEOUT, preexec_fn=None):
-    """Run cmd in its own process group; kill the whole group on timeout or
-    if we are interrupted. preexec_fn runs in the child before exec (limits)."""
-    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True, preexec_fn=preexec_fn)
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _kill_group(proc)
-        proc.communicate()
-        raise Failure('timeout after %ds: %s' % (timeout, ' '.join(cmd)))
-    finally:
-        if proc.poll() is None:
-            _kill_group(proc)
-            proc.wait()
-    # the program is done; take any straggler of its group with it
-    _kill_group(proc)
-    return Result(cmd, out, err, proc.returncode)
-
-
-def base_env():
-    """The environment all runs share: ours, minus what would change how
-    lua5.1 starts or finds modules."""
-    env = dict(os.environ)
-    for var in ('LUA_INIT', 'LUA_PATH', 'REFTRACE_OUT', 'REFTRACE_NAIVE'):
-        env.pop(var, None)
-    return env
 
 
 TRACE_HDR = 16  # proto/lt_file.h
@@ -154,12 +107,6 @@ def headless(exe, tmp, url, *opts):
         finally:
             shutil.rmtree(profile, ignore_errors=True)
 
-
-def show_bytes(b, limit=600):
-    s = b.decode('utf-8', 'replace')
-    if len(s) > limit:
-        s = s[:limit] + '...[%d more chars]' % (len(s) - limit)
-    return s
 
 
 JIT_NOTE = b'luatrace: LuaJIT: the JIT compiler is off while tracing'
@@ -246,6 +193,8 @@ def reference(args, prog_dir, prog, tmp, helper, extra_env=None):
                           + squeeze(key))
     return res, lines, calls
 
+# }======================================================================
+
 
 # {======================================================================
 # recorderd
@@ -257,15 +206,6 @@ def traced(args, prog_dir, prog, tmp):
            args.lua, prog]
     res = run(cmd, prog_dir, base_env())
     return res, outdir
-
-
-def find_session(outdir):
-    dirs = sorted(d for d in os.listdir(outdir)
-                  if os.path.isdir(os.path.join(outdir, d)))
-    if len(dirs) != 1:
-        raise Failure('expected one session directory in %s, found %r'
-                      % (outdir, os.listdir(outdir)))
-    return os.path.join(outdir, dirs[0])
 
 
 def human_label(label, cwd=None):
@@ -304,6 +244,8 @@ def report(args, session, weight, tmp):
         return reftrace_post.read_folded(path)
     except (OSError, ValueError) as e:
         raise Failure('bad folded report: %s' % e)
+
+# }======================================================================
 
 
 # {======================================================================
@@ -350,6 +292,8 @@ def diff(weight, ref, got):
 def save(dirname, name, d):
     os.makedirs(dirname, exist_ok=True)
     reftrace_post.write_folded(d, os.path.join(dirname, name))
+
+# }======================================================================
 
 
 # {======================================================================
@@ -408,22 +352,11 @@ def parse_args(argv):
 
 def main(argv):
     args = parse_args(argv)
-    if not (os.path.isfile(args.recorderd)
-            and os.access(args.recorderd, os.X_OK)):
-        print('SKIP: no recorderd at %s' % args.recorderd)
+    if not have_recorderd(args.recorderd):
         return SKIP
-    # meson stops a test with SIGTERM: unwind so that children are killed
-    # and the temporary directory is removed
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
-    tmp = tempfile.mkdtemp(prefix='luatrace-corpus-')
-    try:
-        check(args, tmp)
-        return 0
-    except Failure as e:
-        print('FAIL: %s' % e)
-        return 1
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    return in_tmpdir('luatrace-corpus-', lambda tmp: check(args, tmp))
+
+# }======================================================================
 
 
 if __name__ == '__main__':

@@ -66,16 +66,15 @@ import os
 import xml.etree.ElementTree as ET
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from corpus import Failure, run, base_env, show_bytes  # noqa: E402
+import harness  # noqa: E402
+from harness import SKIP, Failure, base_env, cases, run, show_bytes  # noqa: E402,F401
 
-SKIP = 77
 HERE = os.path.dirname(os.path.abspath(__file__))
 CORPUS = os.path.normpath(os.path.join(HERE, '..', 'lua'))
 LUA_DIR = '/usr/share/lua/5.1'
@@ -343,6 +342,8 @@ class Ctx:
                % (' '.join(args), res.status, show_bytes(res.err)))
         return res
 
+# }======================================================================
+
 
 # {======================================================================
 # Readers
@@ -467,6 +468,8 @@ def read_luacov(path):
         stats[m.group(2)] = [int(v) for v in values]
     expect(list(stats) == sorted(stats), '%s: files not sorted' % path)
     return stats
+
+# }======================================================================
 
 
 # {======================================================================
@@ -763,6 +766,8 @@ def check_session(ctx, session, cwd, ref=None, skip=()):
     if ref is not None:
         check_reference(ref, lcov, other_names(others), listings, cwd, skip)
     return lcov, total
+
+# }======================================================================
 
 
 # {======================================================================
@@ -1260,37 +1265,28 @@ def case_luacheck(ctx):
                          len(found - compiles)))
 
 
-CASES = {'program': case_program, 'threads': case_threads, 'merge': case_merge,
-         'options': case_options, 'paths': case_paths, 'nofile': case_nofile,
-         'sameline': case_sameline, 'annotate': case_annotate,
-         'truncated': case_truncated, 'luacheck': case_luacheck, 'chdir': case_chdir}
-
-
 def main(argv):
+    table = cases(globals())
+    # meson runs each case on its own, and program once per corpus program
+    if harness.list_cases(argv, set(table) - {'program'}):
+        return 0
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('case', choices=sorted(CASES))
+    ap.add_argument('case', choices=sorted(table))
     ap.add_argument('program', nargs='?', help='for the program case')
     ap.add_argument('--recorderd', required=True)
     ap.add_argument('--lua', default='lua5.1')
     args = ap.parse_args(argv)
-    args.recorderd = os.path.abspath(args.recorderd)
-    if not os.access(args.recorderd, os.X_OK):
-        print('SKIP: no recorderd at %s' % args.recorderd)
+    if not harness.have_recorderd(args.recorderd):
         return SKIP
+    args.recorderd = os.path.abspath(args.recorderd)
     if not shutil.which('lcov') or not shutil.which('genhtml'):
         print('FAIL: lcov and genhtml are needed (scripts/setup installs the lcov package)')
         return 1
     if args.case == 'program' and not args.program:
         ap.error('the program case needs a program')
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
-    tmp = tempfile.mkdtemp(prefix='luatrace-coverage-')
-    try:
-        return CASES[args.case](Ctx(args, tmp)) or 0
-    except Failure as e:
-        print('FAIL: %s: %s' % (args.case, e))
-        return 1
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    return harness.in_tmpdir('luatrace-coverage-', lambda tmp: table[args.case](Ctx(args, tmp)))
+
+# }======================================================================
 
 
 if __name__ == '__main__':

@@ -50,9 +50,7 @@ shm segments even when it fails. Cases:
               fit, and session.json says so
 """
 
-import argparse
 import json
-import mmap
 import os
 import resource
 import shutil
@@ -65,9 +63,11 @@ import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+from harness import (SKIP, Case, Failure, base_env, cases, drop_ring, expect, forge_ring,  # noqa: E402
+                     run, wait_file)
 import reftrace_post  # noqa: E402
-from collector import Case, expect, run_case, SHM_DIR  # noqa: E402
-from corpus import Failure, run, base_env, reference, build_helper, SKIP  # noqa: E402
+from corpus import reference, build_helper  # noqa: E402
 
 
 class Daemon(Case):
@@ -131,12 +131,18 @@ def poll_status(d, p, ready, timeout=30):
         time.sleep(0.05)
 
 
-def case_status(d):
+def spawn_gated(d, file, src, session):
+    """The daemon started and src (GATE: a file the case makes to end it)
+    traced as session: (the gate, the program's process)."""
     gate = os.path.join(d.tmp, 'gate')
-    # an ESC in the command: the text status must not pass it to a terminal
-    prog = d.write('slow\x1b[2J.lua', UNTIL_GATE.replace('GATE', repr(gate)))
+    prog = d.write(file, src.replace('GATE', repr(gate)))
     d.start_daemon()
-    p = d.spawn_lua(prog, d.traced_env('slow'))
+    return gate, d.spawn_lua(prog, d.traced_env(session))
+
+
+def case_status(d):
+    # an ESC in the command: the text status must not pass it to a terminal
+    gate, p = spawn_gated(d, 'slow\x1b[2J.lua', UNTIL_GATE, 'slow')
     try:
         st = poll_status(d, p, lambda st: st['sessions'])
         names = [s['session'] for s in st['sessions']]
@@ -365,10 +371,7 @@ print("done")
 
 
 def case_stopwait(d):
-    gate = os.path.join(d.tmp, 'gate')
-    prog = d.write('wide.lua', WIDE.replace('GATE', repr(gate)))
-    d.start_daemon()
-    p = d.spawn_lua(prog, d.traced_env('wide'))
+    gate, p = spawn_gated(d, 'wide.lua', WIDE, 'wide')
     try:
         rows = poll_status(d, p, lambda st: st['sessions'] and
                            st['sessions'][0]['events'] > 2000000)['sessions']
@@ -495,15 +498,9 @@ def case_hangup(d):
 
 def case_sigbus(d):
     name = 'fake-%d' % os.getpid()
-    d.used.add(name)
-    path = os.path.join(SHM_DIR, 'luatrace-' + name)
     size = 65536
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+    fd, path, mm, data = forge_ring(d, name, size)
     try:
-        os.ftruncate(fd, 4096 + size)
-        mm = mmap.mmap(fd, 4096)
-        mm[0:32] = struct.pack('<QIIQII', 0x31474e4952544c, 1, 4096, size, os.getpid(), 0)
-        data = mmap.mmap(fd, size, offset=4096)
         clock = b'\x94\x02\x01\x01\x00'           # CLOCK [1, 1, 0]
         data[0:len(clock)] = clock
         d.start_daemon()
@@ -526,11 +523,7 @@ def case_sigbus(d):
         expect(meta['status'] == 'truncated' and 'SIGBUS' in meta['error'],
                'session %s' % meta)
     finally:
-        os.close(fd)
-        try:
-            os.unlink(path)
-        except FileNotFoundError:
-            pass
+        drop_ring(fd, path)
 
 
 # A backend whose close waits, for the fake producer's session only, until
@@ -545,33 +538,12 @@ end }
 '''
 
 
-def wait_file(path, what, proc=None):
-    for _ in range(3000):
-        if os.path.exists(path):
-            return
-        if proc is not None and proc.poll() is not None:
-            raise Failure('%s: the daemon died (status %s)' % (what, proc.poll()))
-        time.sleep(0.01)
-    raise Failure('%s: %s never appeared' % (what, path))
-
-
-def fake_producer(d, name, size=65536):
-    """A ring forged by hand: its shm fd, header and data mappings."""
-    d.used.add(name)
-    path = os.path.join(SHM_DIR, 'luatrace-' + name)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
-    os.ftruncate(fd, 4096 + size)
-    mm = mmap.mmap(fd, 4096)
-    mm[0:32] = struct.pack('<QIIQII', 0x31474e4952544c, 1, 4096, size, os.getpid(), 0)
-    return fd, path, mm, mmap.mmap(fd, size, offset=4096)
-
-
 def case_sigbusdone(d):
     gate = os.path.join(d.tmp, 'gate')
     other = None
     bk = d.write('gated.lua', GATED_BACKEND)
     name = 'fake-%d' % os.getpid()
-    fd, path, mm, data = fake_producer(d, name)
+    fd, path, mm, data = forge_ring(d, name)
     try:
         d.start_daemon(extra=['--backend', 'lua:' + os.path.join(d.tmp, bk)])
         other = d.spawn_lua(d.write('other.lua', UNTIL_GATE.replace('GATE', repr(gate))),
@@ -611,11 +583,7 @@ def case_sigbusdone(d):
         if other is not None and other.poll() is None:
             os.killpg(other.pid, signal.SIGKILL)
             other.wait()
-        os.close(fd)
-        try:
-            os.unlink(path)
-        except FileNotFoundError:
-            pass
+        drop_ring(fd, path)
 
 
 # A hello sent by hand (as a collector that skipped its own checks would):
@@ -809,26 +777,12 @@ def case_diskfull(d):
             run(['umount', '-l', small], d.tmp, base_env())
 
 
-CASES = {'otheruser': case_otheruser, 'status': case_status, 'concurrent': case_concurrent, 'lossless': case_lossless,
-         'drop': case_drop, 'dropstacks': case_dropstacks, 'killed': case_killed,
-         'restart': case_restart, 'stopwait': case_stopwait, 'notsocket': case_notsocket, 'unwritable': case_unwritable, 'badinput': case_badinput, 'hangup': case_hangup,
-         'sigbus': case_sigbus, 'sigbusdone': case_sigbusdone, 'fsize': case_fsize, 'fsizereports': case_fsizereports, 'diskfull': case_diskfull}
-
-
 def main(argv):
-    ap = argparse.ArgumentParser()
-    ap.add_argument('case', choices=sorted(CASES))
-    ap.add_argument('--recorderd', required=True)
-    ap.add_argument('--cpath', required=True)
-    ap.add_argument('--corpus', required=True)
-    ap.add_argument('--lua', default='lua5.1')
-    ap.add_argument('--reftrace-c', default=None)
-    args = ap.parse_args(argv)
-    for k in ('recorderd', 'cpath', 'corpus', 'reftrace_c'):
-        if getattr(args, k):
-            setattr(args, k, os.path.abspath(getattr(args, k)))
-    return run_case(CASES[args.case], args.case, lambda tmp: Daemon(args, tmp),
-                    'luatrace-daemon-')
+    def add_args(ap):
+        ap.add_argument('--corpus', required=True)
+        ap.add_argument('--reftrace-c', default=None)
+    return harness.case_main(argv, cases(globals()), 'luatrace-daemon-', add_args,
+                             make=Daemon, paths=('corpus', 'reftrace_c'))
 
 
 if __name__ == '__main__':

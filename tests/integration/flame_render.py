@@ -37,21 +37,19 @@ its own process group, killed whole when it is done or times out.
 Exit status: 0 pass, 1 fail, 77 skipped (recorderd does not exist).
 """
 
-import argparse
 import html
 import json
 import os
 import re
 import shutil
-import signal
 import struct
 import sys
-import tempfile
 import zlib
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import corpus  # noqa: E402
+import harness  # noqa: E402
 
 WIDTH = 1400  # px: the page's 1200 px flame graph plus the HTML margins
 TITLE_RE = re.compile(r'^(.+) \((\d+\.\d+) ms, (\d+\.\d{2})%\)$')
@@ -169,16 +167,7 @@ end
 '''
 
 
-def check(cond, msg):
-    if not cond:
-        raise corpus.Failure(msg)
-
-
-def run_ok(cmd, cwd, timeout=corpus.RUN_TIMEOUT):
-    res = corpus.run(cmd, cwd, corpus.base_env(), timeout)
-    check(res.status == 0, '%s exited with %s:\n%s'
-          % (' '.join(cmd), res.status, corpus.show_bytes(res.out + res.err)))
-    return res
+check, run_ok = harness.expect, harness.run_ok
 
 
 # {======================================================================
@@ -188,7 +177,7 @@ def chromium(args, tmp, url, *opts):
     """Chromium's stdout for url (corpus.headless), which must exit 0."""
     res = corpus.headless(args.chromium, tmp, url, *opts)
     check(res.status == 0, 'chromium %s exited with %s:\n%s'
-          % (' '.join(opts), res.status, corpus.show_bytes(res.out + res.err, 1500)))
+          % (' '.join(opts), res.status, harness.show_bytes(res.out + res.err, 1500)))
     return res.out.decode('utf-8', 'replace')
 
 
@@ -219,8 +208,10 @@ def probe(args, tmp, page, search, is_svg):
     dom = chromium(args, tmp, 'file://' + copy, '--window-size=%d,900' % WIDTH, '--dump-dom')
     m = RESULT_RE.search(dom)
     check(m, 'no probe result in the DOM chromium dumped (did the page load?):\n%s'
-          % corpus.show_bytes(dom.encode(), 800))
+          % harness.show_bytes(dom.encode(), 800))
     return json.loads(html.unescape(m.group(1)))
+
+# }======================================================================
 
 
 # {======================================================================
@@ -326,6 +317,8 @@ def check_screenshot(args, tmp, page, res):
         probes += 1
     check(probes >= 3, 'only %d frames could be probed in the screenshot' % probes)
     return len(colours), probes
+
+# }======================================================================
 
 
 # {======================================================================
@@ -510,37 +503,19 @@ def one_page(args, tmp, page, session, is_svg):
 
 
 def one(args, prog, tmp):
-    path = os.path.abspath(prog)
-    name = os.path.splitext(os.path.basename(path))[0]
-    outdir = os.path.join(tmp, 'out-' + name)
-    os.mkdir(outdir)
-    run_ok([args.recorderd, 'run', '--quiet', '--out', outdir, '--format', 'folded', '--', args.lua,
-            os.path.basename(path)], os.path.dirname(path))
-    session = corpus.find_session(outdir)
+    name, session = harness.record(args, prog, tmp, 'folded')
     for page, is_svg in (('flamegraph.svg', True), ('report.html', False)):
         print('%s %s: %s' % (name, page, one_page(args, tmp, os.path.join(session, page),
                                                    session, is_svg)))
 
 
 def main(argv):
-    p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    p.add_argument('--recorderd', required=True)
-    p.add_argument('--lua', default='lua5.1')
-    p.add_argument('--chromium', default=None)
-    p.add_argument('programs', nargs='+')
-    args = p.parse_args(argv)
-    if not (os.path.isfile(args.recorderd) and os.access(args.recorderd, os.X_OK)):
-        print('SKIP: no recorderd at %s' % args.recorderd)
-        return corpus.SKIP
-    args.chromium = args.chromium or shutil.which('chromium') or shutil.which('chromium-browser')
-    if not args.chromium:
-        print('FAIL: chromium is not installed: the flame graph must be checked in headless '
-              'Chromium; run scripts/setup as root (it installs Debian\'s chromium)')
-        return 1
-    args.recorderd = os.path.abspath(args.recorderd)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
-    tmp = tempfile.mkdtemp(prefix='luatrace-flame-')
-    try:
+    def body(args, tmp):
+        args.chromium = args.chromium or shutil.which('chromium') or shutil.which('chromium-browser')
+        if not args.chromium:
+            print('FAIL: chromium is not installed: the flame graph must be checked in headless '
+                  'Chromium; run scripts/setup as root (it installs Debian\'s chromium)')
+            return 1
         src = os.path.join(tmp, 'src')
         os.mkdir(src)
         wide = os.path.join(src, 'wide.lua')
@@ -549,13 +524,12 @@ def main(argv):
         one(args, wide, tmp)
         for prog in args.programs:
             one(args, prog, tmp)
-    except (corpus.Failure, ValueError, KeyError, TypeError, AttributeError, IndexError,
-            zlib.error, struct.error) as e:
-        print('FAIL: %s: %s' % (type(e).__name__, e))
-        return 1
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return 0
+    return harness.program_main(
+        argv, __doc__, 'luatrace-flame-', body,
+        (ValueError, KeyError, TypeError, AttributeError, IndexError, zlib.error, struct.error),
+        lambda ap: ap.add_argument('--chromium', default=None))
+
+# }======================================================================
 
 
 if __name__ == '__main__':

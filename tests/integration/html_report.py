@@ -23,19 +23,17 @@ is skipped with a note.
 Exit status: 0 pass, 1 fail, 77 skipped (recorderd does not exist).
 """
 
-import argparse
 import html.parser
 import json
 import os
 import re
 import shutil
-import signal
 import sys
-import tempfile
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import corpus  # noqa: E402
+import harness  # noqa: E402
 
 EVIL_NAME = '<script>alert(1)</script>'
 EVIL = '''-- markup in a source: <script>alert("src")</script> & "quotes"
@@ -55,16 +53,11 @@ BYTES_LAST = "print(_G['del\\127x']())"
 PROFILE_ROW = re.compile(r'^\s*\d+\s+([\d.]+)\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+(\S.*)$')
 
 
-def check(cond, msg):
-    if not cond:
-        raise corpus.Failure(msg)
+check = harness.expect
 
 
-def run_ok(cmd, cwd, timeout=corpus.RUN_TIMEOUT):
-    res = corpus.run(cmd, cwd, corpus.base_env(), timeout)
-    check(res.status == 0, '%s exited with %s:\n%s'
-          % (' '.join(cmd), res.status, corpus.show_bytes(res.out + res.err)))
-    return res.out.decode('utf-8', 'replace')
+def run_ok(cmd, cwd, timeout=harness.RUN_TIMEOUT):
+    return harness.run_ok(cmd, cwd, timeout).out.decode('utf-8', 'replace')
 
 
 class Page(html.parser.HTMLParser):
@@ -213,18 +206,12 @@ def check_chromium(path, tmp):
     res = corpus.headless(exe, tmp, 'file://' + path, '--dump-dom')
     dom = res.out.decode('utf-8', 'replace')
     check(res.status == 0 and '<svg' in dom and 'class="f"' in dom and 'id="top"' in dom,
-          'chromium --dump-dom:\n%s' % corpus.show_bytes(res.out + res.err))
+          'chromium --dump-dom:\n%s' % harness.show_bytes(res.out + res.err))
     return 'rendered by chromium'
 
 
 def one(args, path, tmp, evil=False, extra=()):
-    name = os.path.splitext(os.path.basename(path))[0]
-    outdir = os.path.join(tmp, 'out-' + name)
-    os.mkdir(outdir)
-    run_ok([args.recorderd, 'run', '--quiet', '--out', outdir, '--format', 'annotate,coverage',
-            '--', args.lua,
-            os.path.basename(path)] + list(extra), os.path.dirname(path))
-    session = corpus.find_session(outdir)
+    name, session = harness.record(args, path, tmp, 'annotate,coverage', *extra)
     page = os.path.join(session, 'report.html')
     raw, p = parse(page)
     check_contained(raw, p)
@@ -245,18 +232,7 @@ def one(args, path, tmp, evil=False, extra=()):
 
 
 def main(argv):
-    p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    p.add_argument('--recorderd', required=True)
-    p.add_argument('--lua', default='lua5.1')
-    p.add_argument('programs', nargs='*')
-    args = p.parse_args(argv)
-    if not (os.path.isfile(args.recorderd) and os.access(args.recorderd, os.X_OK)):
-        print('SKIP: no recorderd at %s' % args.recorderd)
-        return corpus.SKIP
-    args.recorderd = os.path.abspath(args.recorderd)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
-    tmp = tempfile.mkdtemp(prefix='luatrace-html-')
-    try:
+    def body(args, tmp):
         src = os.path.join(tmp, 'src')
         os.mkdir(src)
         evil = os.path.join(src, 'markup.lua')
@@ -269,12 +245,8 @@ def main(argv):
         one(args, odd, tmp, extra=[os.fsdecode(b'\xff')])
         for prog in args.programs:
             one(args, os.path.abspath(prog), tmp)
-    except (corpus.Failure, ValueError, KeyError, AttributeError, StopIteration) as e:
-        print('FAIL: %s: %s' % (type(e).__name__, e))
-        return 1
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return 0
+    return harness.program_main(argv, __doc__, 'luatrace-html-', body,
+                                (ValueError, KeyError, AttributeError, StopIteration), programs='*')
 
 
 if __name__ == '__main__':

@@ -38,8 +38,7 @@ import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from collector import Case, expect, run_case  # noqa: E402
-from corpus import Failure, run, base_env, SKIP  # noqa: E402
+from harness import Case, Failure, SKIP, base_env, expect, run, run_case  # noqa: E402
 
 # Busy in early() until the file GATE1 exists, then says so in the file
 # PHASE2 and is busy in hot() until the file GATE exists, then a fixed

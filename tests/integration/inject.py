@@ -53,8 +53,7 @@ import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from collector import Case, expect, run_case  # noqa: E402
-from corpus import Failure, base_env  # noqa: E402
+from harness import Case, Failure, base_env, expect, run_case  # noqa: E402
 
 K = 5000  # tick calls traced per attach
 

@@ -24,7 +24,6 @@ Real recorderd, real luajit / lua5.x processes, as collector.py runs them
             runs untraced and why, output and exit code unchanged
 """
 
-import argparse
 import html
 import json
 import os
@@ -33,8 +32,9 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from corpus import Failure, run  # noqa: E402
-from collector import Case, expect, run_case, same_output, profile_self_rows  # noqa: E402
+import harness  # noqa: E402
+from harness import Failure, cases, expect, run  # noqa: E402
+from collector import same_output, profile_self_rows  # noqa: E402
 
 HOT = '''
 local function hot(n)
@@ -174,21 +174,8 @@ def case_profile(c):
     expect(meta['status'] == 'complete' and meta['sampled_hz'] == 500, 'session %s' % meta)
 
 
-CASES = {'hot': case_hot, 'rate': case_rate, 'lua51': case_lua51, 'refusal': case_refusal,
-         'profile': case_profile}
-
-
 def main(argv):
-    ap = argparse.ArgumentParser()
-    ap.add_argument('case', choices=sorted(CASES))
-    ap.add_argument('--recorderd', required=True)
-    ap.add_argument('--cpath', required=True)
-    ap.add_argument('--lua', default='lua5.1')
-    args = ap.parse_args(argv)
-    args.recorderd = os.path.abspath(args.recorderd)
-    args.cpath = os.path.abspath(args.cpath)
-    return run_case(CASES[args.case], args.case, lambda tmp: Case(args, tmp),
-                    'luatrace-jitsample-')
+    return harness.case_main(argv, cases(globals()), 'luatrace-jitsample-')
 
 
 if __name__ == '__main__':

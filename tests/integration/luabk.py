@@ -17,39 +17,37 @@ CASE is one of:
 Exit status: 0 pass, 1 fail, 77 skipped (recorderd does not exist).
 """
 
-import argparse
 import json
 import os
 import re
 import shutil
-import signal
 import sys
-import tempfile
 
 sys.dont_write_bytecode = True  # keep the source tree clean
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import corpus  # noqa: E402
+import harness  # noqa: E402
+from harness import cases, expect as check  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TESTBK = os.path.join(HERE, 'luabk')
 
 
-def check(cond, msg):
-    if not cond:
-        raise corpus.Failure(msg)
-
-
 def run(cmd, cwd, env=None):
-    e = corpus.base_env()
+    e = harness.base_env()
     e.update(env or {})
-    return corpus.run(cmd, cwd, e)
+    return harness.run(cmd, cwd, e)
 
 
 def run_ok(cmd, cwd, env=None):
-    res = run(cmd, cwd, env)
-    check(res.status == 0, '%s exited with %s:\n%s'
-          % (' '.join(cmd), res.status, corpus.show_bytes(res.out + res.err, 3000)))
-    return res
+    e = harness.base_env()
+    e.update(env or {})
+    return harness.run_ok(cmd, cwd, env=e, limit=3000)
+
+
+def programs(args, *names):
+    """The corpus programs tests/lua/NAME.lua a case runs."""
+    return [os.path.abspath(os.path.join(args.root, 'tests', 'lua', n + '.lua')) for n in names]
 
 
 def traced(args, prog, tmp, backends, env=None, name='out', formats=None):
@@ -70,7 +68,7 @@ def traced(args, prog, tmp, backends, env=None, name='out', formats=None):
 def session_of(res, out, any_status=False):
     check(any_status or res.status == 0, 'recorderd run exited with %s:\n%s'
           % (res.status, corpus.show_bytes(res.err, 3000)))
-    s = corpus.find_session(out)
+    s = harness.find_session(out)
     with open(os.path.join(s, 'session.json')) as f:
         j = json.load(f)
     check(j['status'] == 'complete', 'session %s' % j['status'])
@@ -110,10 +108,10 @@ def linehits(path, cwd):
     return hits
 
 
-def examples(args, tmp):
+def case_examples(args, tmp):
     bk = os.path.join(args.root, 'scripts', 'backends')
     hits_bk, slow_bk = os.path.join(bk, 'linehits.lua'), os.path.join(bk, 'slowcalls.lua')
-    for i, prog in enumerate(args.programs):
+    for i, prog in enumerate(programs(args, 'coroutines', 'errors_pcall', 'tail_calls', 'modules')):
         res, out = traced(args, prog, tmp, [hits_bk, slow_bk], name='ex%d' % i)
         s, j = session_of(res, out)
         want = lcov_hits(os.path.join(s, 'coverage.lcov'))
@@ -167,6 +165,8 @@ def slow_program(args, tmp, slow_bk):
     check([r[3] for r in slow_calls(again)] == labels, 'report rebuilds other slow calls')
     print('ok: slowcalls: %d calls' % len(rows))
 
+# }======================================================================
+
 
 # {======================================================================
 # folded
@@ -180,9 +180,11 @@ def read_folded(path):
     return {k: v for k, v in d.items() if v}
 
 
-def folded(args, tmp):
+def case_folded(args, tmp):
     bk = os.path.join(TESTBK, 'folded.lua')
-    for i, prog in enumerate(args.programs):
+    for i, prog in enumerate(programs(args, 'coroutines', 'coroutines_nested', 'coroutine_wrap',
+                                      'errors_pcall', 'errors_xpcall', 'tail_calls',
+                                      'exit_coroutine', 'c_callbacks')):
         res, out = traced(args, prog, tmp, [bk], name='f%d' % i)
         s, _ = session_of(res, out, any_status=True)  # some programs exit non-zero
         want_path = os.path.join(tmp, 'want%d.folded' % i)
@@ -197,12 +199,14 @@ def folded(args, tmp):
         check(read_folded(os.path.join(odir, 'luabk.folded')) == want, 'report -o DIR differs')
         print('ok: %s: %d stacks' % (os.path.basename(prog), len(want)))
 
+# }======================================================================
+
 
 # {======================================================================
 # error, syntax
 
-def error(args, tmp):
-    prog = args.programs[0]
+def case_error(args, tmp):
+    prog = programs(args, 'errors_pcall')[0]
     hits_bk = os.path.join(args.root, 'scripts', 'backends', 'linehits.lua')
     fail_bk = os.path.join(TESTBK, 'failing.lua')
     plain = run([args.lua, os.path.basename(prog)], os.path.dirname(os.path.abspath(prog)))
@@ -217,7 +221,7 @@ def error(args, tmp):
     check('stack traceback:' in err and "in function 'explode'" in err
           and "in function <" in err, 'no traceback:\n%s' % err)
     check(err.count('recorderd: backend') == 1, 'reported more than once:\n%s' % err)
-    s = corpus.find_session(out)
+    s = harness.find_session(out)
     with open(os.path.join(s, 'session.json')) as f:
         j = json.load(f)
     check(j['status'] == 'complete', 'session %s' % j['status'])
@@ -238,7 +242,7 @@ def error(args, tmp):
     print('ok: error in record(): session complete, traceback, other backend written')
 
 
-def syntax(args, tmp):
+def case_syntax(args, tmp):
     prog = os.path.join(tmp, 'marker.lua')
     with open(prog, 'w') as f:
         f.write('io.open("ran", "w"):close() print("hello")\n')
@@ -252,7 +256,7 @@ def syntax(args, tmp):
                     err, re.M), 'message: %s' % err)
     trace = os.path.join(tmp, 'good')
     res, _ = traced(args, prog, tmp, [notable], name='good', formats='folded')
-    s, j = corpus.find_session(trace), None
+    s, j = harness.find_session(trace), None
     with open(os.path.join(s, 'session.json')) as f:
         j = json.load(f)
     err = res.err.decode('utf-8', 'replace')
@@ -266,6 +270,8 @@ def syntax(args, tmp):
         rerr = rep.err.decode('utf-8', 'replace')
         check(rep.status == 2 and what in rerr, 'report: %s %s' % (rep.status, rerr))
     print('ok: bad backends refused')
+
+# }======================================================================
 
 
 # {======================================================================
@@ -326,7 +332,7 @@ SEQUENCE = [
 ]
 
 
-def sequence(args, tmp):
+def case_sequence(args, tmp):
     prog = os.path.join(tmp, 'seq.lua')
     shutil.copy(os.path.join(TESTBK, 'seq.lua'), prog)
     res, out = traced(args, prog, tmp, [os.path.join(TESTBK, 'records.lua')])
@@ -351,33 +357,13 @@ def sequence(args, tmp):
     print('ok: %d records as expected' % len(norm))
 
 
-CASES = {'examples': examples, 'folded': folded, 'error': error, 'syntax': syntax,
-         'sequence': sequence}
-
-
 def main(argv):
-    p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    p.add_argument('case', choices=sorted(CASES))
-    p.add_argument('--recorderd', required=True)
-    p.add_argument('--lua', default='lua5.1')
-    p.add_argument('--root', required=True)
-    p.add_argument('programs', nargs='*')
-    args = p.parse_intermixed_args(argv)
-    if not (os.path.isfile(args.recorderd) and os.access(args.recorderd, os.X_OK)):
-        print('SKIP: no recorderd at %s' % args.recorderd)
-        return corpus.SKIP
-    args.recorderd = os.path.abspath(args.recorderd)
-    args.programs = [os.path.abspath(x) for x in args.programs]
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
-    tmp = tempfile.mkdtemp(prefix='luatrace-luabk-')
-    try:
-        CASES[args.case](args, tmp)
-    except (corpus.Failure, ValueError, KeyError, OSError) as e:
-        print('FAIL: %s: %s' % (type(e).__name__, e))
-        return 1
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return 0
+    return harness.tmp_case_main(
+        argv, cases(globals()), 'luatrace-luabk-',
+        lambda ap: ap.add_argument('--root', required=True, help='the source tree'),
+        (ValueError, KeyError, OSError))
+
+# }======================================================================
 
 
 if __name__ == '__main__':

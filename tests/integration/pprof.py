@@ -34,19 +34,16 @@ Go needs a writable HOME and GOCACHE: both go to the temporary directory.
 Exit status: 0 pass, 1 fail, 77 skipped (no recorderd, no go).
 """
 
-import argparse
 import gzip
 import json
 import os
 import re
 import shutil
-import signal
 import sys
-import tempfile
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import corpus  # noqa: E402
+import harness  # noqa: E402
 
 # pprof prints a percentage under 1% with %5.2g: 9.8e-05% for 20 ns in 20 ms
 PCT = r'[\d.]+(?:e[-+]\d+)?%'
@@ -143,20 +140,15 @@ SPAWN_N = 6000
 KEPT = 1000  # ended coroutines labelled apart (rd_model.h RD_TRACKS_KEPT)
 
 
-def check(cond, msg):
-    if not cond:
-        raise corpus.Failure(msg)
+check = harness.expect
 
 
 def run_ok(cmd, cwd, env=None):
-    res = corpus.run(cmd, cwd, env or corpus.base_env(), 180)
-    check(res.status == 0, '%s exited with %s:\n%s'
-          % (' '.join(cmd), res.status, corpus.show_bytes(res.out + res.err)))
-    return res.out.decode('utf-8', 'replace')
+    return harness.run_ok(cmd, cwd, 180, env).out.decode('utf-8', 'replace')
 
 
 def go_env(tmp):
-    env = corpus.base_env()
+    env = harness.base_env()
     env['HOME'] = tmp
     env['GOCACHE'] = os.path.join(tmp, 'gocache')
     env['GOPATH'] = os.path.join(tmp, 'gopath')
@@ -315,13 +307,7 @@ def check_coroutines(args, tmp, pb, session, samples):
 
 
 def one(args, prog, tmp, *prog_args):
-    path = os.path.abspath(prog)
-    name = os.path.splitext(os.path.basename(path))[0]
-    outdir = os.path.join(tmp, 'out-' + name)
-    os.mkdir(outdir)
-    run_ok([args.recorderd, 'run', '--quiet', '--out', outdir, '--format', 'pprof', '--', args.lua,
-            os.path.basename(path)] + list(prog_args), os.path.dirname(path))
-    session = corpus.find_session(outdir)
+    name, session = harness.record(args, prog, tmp, 'pprof', *prog_args, timeout=180)
     pb = os.path.join(session, 'profile.pb.gz')
     with open(pb, 'rb') as f:
         check(f.read(2) == b'\x1f\x8b', 'profile.pb.gz is not gzipped')
@@ -400,7 +386,7 @@ def bad_bytes(args, tmp):
     outdir = os.path.join(tmp, 'out-bad-bytes')
     run_ok([args.recorderd, 'run', '--quiet', '--out', outdir, '--format', 'pprof', '--', args.lua, 'bad_bytes.lua'],
            tmp)
-    strs = string_table(os.path.join(corpus.find_session(outdir), 'profile.pb.gz'))
+    strs = string_table(os.path.join(harness.find_session(outdir), 'profile.pb.gz'))
     check('\ufffd' in strs and any(s.startswith('\u00e9' * 500) for s in strs),
           'the names of bad_bytes.lua: %r' % [s[:20] for s in strs])
     print('bad_bytes: %d strings, all UTF-8' % len(strs))
@@ -414,10 +400,10 @@ def truth_run(args, tmp, name, text, *argv):
     prog = os.path.join(src, name + '.lua')
     with open(prog, 'w') as f:
         f.write(text)
-    env = corpus.base_env()
+    env = harness.base_env()
     env['TRUTH'] = '1'
-    res = corpus.run([args.lua, name + '.lua'] + list(argv), src, env)
-    check(res.status == 0, '%s.lua (untraced) failed:\n%s' % (name, corpus.show_bytes(res.err)))
+    res = harness.run([args.lua, name + '.lua'] + list(argv), src, env)
+    check(res.status == 0, '%s.lua (untraced) failed:\n%s' % (name, harness.show_bytes(res.err)))
     return prog, res.out.decode()
 
 
@@ -476,33 +462,18 @@ def spawn(args, tmp):
 
 
 def main(argv):
-    p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    p.add_argument('--recorderd', required=True)
-    p.add_argument('--lua', default='lua5.1')
-    p.add_argument('programs', nargs='+')
-    args = p.parse_args(argv)
-    if not (os.path.isfile(args.recorderd) and os.access(args.recorderd, os.X_OK)):
-        print('SKIP: no recorderd at %s' % args.recorderd)
-        return corpus.SKIP
-    args.go = shutil.which('go') or shutil.which('go', path='/usr/lib/go/bin')
-    if not args.go:
-        print('SKIP: go not installed (Debian golang-go): go tool pprof not available')
-        return corpus.SKIP
-    args.recorderd = os.path.abspath(args.recorderd)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
-    tmp = tempfile.mkdtemp(prefix='luatrace-pprof-')
-    try:
+    def body(args, tmp):
+        args.go = shutil.which('go') or shutil.which('go', path='/usr/lib/go/bin')
+        if not args.go:
+            print('SKIP: go not installed (Debian golang-go): go tool pprof not available')
+            return harness.SKIP
         for prog in args.programs:
             one(args, prog, tmp)
         workers(args, tmp)
         spawn(args, tmp)
         bad_bytes(args, tmp)
-    except (corpus.Failure, ValueError, KeyError, AttributeError, IndexError) as e:
-        print('FAIL: %s: %s' % (type(e).__name__, e))
-        return 1
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return 0
+    return harness.program_main(argv, __doc__, 'luatrace-pprof-', body,
+                                (ValueError, KeyError, AttributeError, IndexError))
 
 
 if __name__ == '__main__':

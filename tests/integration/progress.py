@@ -26,18 +26,16 @@ import argparse
 import os
 import pty
 import re
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from corpus import trace_body  # noqa: E402
+from harness import SKIP, expect, have_recorderd, in_tmpdir  # noqa: E402
 
-SKIP = 77
 TIMEOUT = 60
 
 PROGRAM = '''local function step(i) return i % 7 end
@@ -45,15 +43,6 @@ local s = 0
 for i = 1, 150000 do s = s + step(i) end
 print(s)
 '''
-
-
-class Failure(Exception):
-    pass
-
-
-def expect(cond, what):
-    if not cond:
-        raise Failure(what)
 
 
 def env_without(*names, **extra):
@@ -203,20 +192,10 @@ def main(argv):
     ap.add_argument('--recorderd', required=True)
     ap.add_argument('--lua', default='lua5.1')
     args = ap.parse_args(argv)
-    args.recorderd = os.path.abspath(args.recorderd)
-    if not os.access(args.recorderd, os.X_OK):
-        print('SKIP: no recorderd at %s' % args.recorderd)
+    if not have_recorderd(args.recorderd):
         return SKIP
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
-    tmp = tempfile.mkdtemp(prefix='luatrace-progress-')
-    try:
-        check(args, tmp)
-        return 0
-    except (Failure, subprocess.TimeoutExpired) as e:
-        print('FAIL: %s' % e)
-        return 1
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    args.recorderd = os.path.abspath(args.recorderd)
+    return in_tmpdir('luatrace-progress-', lambda tmp: check(args, tmp), (subprocess.TimeoutExpired,))
 
 
 if __name__ == '__main__':

@@ -30,6 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 sys.dont_write_bytecode = True  # keep the source tree clean
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import corpus  # noqa: E402
+import harness  # noqa: E402
 
 MOD = 1000003   # keeps every number a small integer: exact, printed alike
 
@@ -70,6 +71,8 @@ class Gen:
 
     def any_call(self, d='d - 1', x='x'):
         return self.call(self.r.randrange(self.n), d, x)
+
+    # }=================================================================
 
     # {=================================================================
     # Statements: each a list of lines; those that call guard on d > 0
@@ -257,6 +260,8 @@ class Gen:
             'x = (x + VA(%s, 1, 2) + select("#", %s)) %% %d'
             % (self.any_call(), self.any_call(), MOD)])
 
+    # }=================================================================
+
     # {=================================================================
     # Functions and the program
 
@@ -335,6 +340,8 @@ class Gen:
             out.append('os.exit(%d)' % r.randint(0, 3))
         return '\n'.join(out) + '\n'
 
+    # }=================================================================
+
 
 # {======================================================================
 
@@ -360,7 +367,7 @@ def check_seed(args, seed, helper):
         try:
             corpus.check(ns, tmp)
             return None
-        except corpus.Failure as e:
+        except harness.Failure as e:
             if args.save:
                 os.makedirs(ns.save, exist_ok=True)
                 shutil.copy(prog, ns.save)
@@ -391,13 +398,13 @@ def main(argv):
     if not (args.recorderd and os.path.isfile(args.recorderd)
             and os.access(args.recorderd, os.X_OK)):
         print('SKIP: no recorderd at %s' % args.recorderd)
-        return corpus.SKIP
+        return harness.SKIP
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     tmp = tempfile.mkdtemp(prefix='luatrace-randc-')
     try:
         try:
             helper = args.reftrace_c or corpus.build_helper(tmp)
-        except corpus.Failure as e:
+        except harness.Failure as e:
             print('FAIL: %s' % e)
             return 1
         seeds = parse_seeds(args.seeds)
@@ -411,6 +418,8 @@ def main(argv):
         return 1 if fails else 0
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+# }======================================================================
 
 
 if __name__ == '__main__':

@@ -14,14 +14,13 @@ Exit status: 0 pass, 1 fail.
 
 import argparse
 import os
-import shutil
-import signal
 import sys
 import tempfile
 
 sys.dont_write_bytecode = True  # keep the source tree clean
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import corpus  # noqa: E402
+import harness  # noqa: E402
 
 
 def reference_run(args, prog_dir, prog, tmp, helper, naive=False):
@@ -35,8 +34,8 @@ def check(args, tmp):
     prog_dir, prog = os.path.dirname(path), os.path.basename(path)
     helper = args.reftrace_c or corpus.build_helper(tmp)
 
-    first = corpus.run([args.lua, prog], prog_dir, corpus.base_env())
-    second = corpus.run([args.lua, prog], prog_dir, corpus.base_env())
+    first = harness.run([args.lua, prog], prog_dir, harness.base_env())
+    second = harness.run([args.lua, prog], prog_dir, harness.base_env())
     corpus.compare_runs(first, second, 'the program is not deterministic')
 
     ref1, lines1, calls1 = reference_run(args, prog_dir, prog, tmp, helper)
@@ -50,7 +49,7 @@ def check(args, tmp):
         problems += (corpus.diff('lines (naive)', lines1, nlines)
                      + corpus.diff('calls (naive)', calls1, ncalls))
     if problems:
-        raise corpus.Failure('%s: the reference is not stable\n%s'
+        raise harness.Failure('%s: the reference is not stable\n%s'
                              % (prog, '\n'.join(problems)))
     print('%s: ok (status %d, %d line events, %d calls%s)'
           % (prog, first.status, sum(lines1.values()), sum(calls1.values()),
@@ -64,16 +63,7 @@ def main(argv):
     p.add_argument('--reftrace-c')
     p.add_argument('--naive', action='store_true')
     args = p.parse_args(argv)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
-    tmp = tempfile.mkdtemp(prefix='luatrace-reftrace-')
-    try:
-        check(args, tmp)
-        return 0
-    except corpus.Failure as e:
-        print('FAIL: %s' % e)
-        return 1
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    return harness.in_tmpdir('luatrace-reftrace-', lambda tmp: check(args, tmp))
 
 
 if __name__ == '__main__':

@@ -33,7 +33,6 @@ and remove them, their processes and files even when they fail. Cases:
              after listen --hello-timeout, logged and counted in status
 """
 
-import argparse
 import json
 import os
 import pwd
@@ -47,8 +46,8 @@ import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from collector import Case, expect, run_case, shm_segments  # noqa: E402
-from corpus import Failure, run, base_env, SKIP  # noqa: E402
+import harness  # noqa: E402
+from harness import SKIP, base_env, Case, cases, expect, Failure, run, shm_segments  # noqa: E402
 
 # A fake recorderd: logs what it receives to LOG. MODE ack: acks any hello
 # (ok) and never reads the ring nor closes. MODE esc: answers a hello with a
@@ -549,10 +548,6 @@ def case_idle(d):
     d.stop_daemon()
 
 
-CASES = {'fork': case_fork, 'nofd': case_nofd, 'stalled': case_stalled, 'idle': case_idle, 'planted': case_planted, 'peer': case_peer, 'listendir': case_listendir,
-         'rawtext': case_rawtext}
-
-
 class SecCase(Case):
     fake = None
     fakes = ()
@@ -567,17 +562,9 @@ class SecCase(Case):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser()
-    ap.add_argument('case', choices=sorted(CASES))
-    ap.add_argument('--recorderd', required=True)
-    ap.add_argument('--cpath', required=True)
-    ap.add_argument('--lua', default='lua5.1')
-    ap.add_argument('--forklib', help='tests/hosts/forklib.so (case fork)')
-    args = ap.parse_args(argv)
-    args.recorderd = os.path.abspath(args.recorderd)
-    args.cpath = os.path.abspath(args.cpath)
-    return run_case(CASES[args.case], args.case, lambda tmp: SecCase(args, tmp),
-                    'luatrace-secconn-')
+    def add_args(ap):
+        ap.add_argument('--forklib', help='tests/hosts/forklib.so (case fork)')
+    return harness.case_main(argv, cases(globals()), 'luatrace-secconn-', add_args, make=SecCase)
 
 
 if __name__ == '__main__':

@@ -27,33 +27,28 @@ other cases are skipped, status 77), even when it fails. Cases:
             read is embedded
 """
 
-import argparse
 import os
 import pwd
 import shutil
 import stat
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from corpus import Failure, run, base_env  # noqa: E402
+import harness  # noqa: E402
+from harness import Failure, base_env, cases, expect, run  # noqa: E402
 
 SKIP = 77
 DEADLINE = 60  # seconds: only so that a broken case fails instead of hanging
 
 
-def expect(cond, msg):
-    if not cond:
-        raise Failure(msg)
-
-
-class Case:
+class Case(harness.Case):
+    """No daemon of its own: recorderd run and report; users made for a case
+    are deleted whatever happens."""
     def __init__(self, args, tmp):
-        self.args = args
-        self.tmp = tmp
+        super().__init__(args, tmp)
         self.users = []
 
     def path(self, *p):
@@ -99,7 +94,8 @@ class Case:
         self.users.append(name)
         return name, pwd.getpwnam(name).pw_uid
 
-    def cleanup(self):
+    def kill_daemon(self):
+        super().kill_daemon()
         for u in self.users:
             subprocess.run(['userdel', u], stderr=subprocess.DEVNULL)
 
@@ -236,17 +232,29 @@ print(work(1))
 '''
 
 
-def case_shared(c):
+def two_users(c):
+    """Users A and B (skipped unless root), and A's home, private to A."""
     need_root()
     a, auid = c.add_user('a')
     b, buid = c.add_user('b')
     os.chmod(c.tmp, 0o755)
     home = c.path('ahome')
     os.mkdir(home, 0o700)
-    precious = os.path.join(home, 'precious.txt')
-    with open(precious, 'w') as f:
-        f.write('precious\n')
-    os.chmod(precious, 0o600)
+    return a, auid, b, buid, home
+
+
+def private_file(folder, name, text):
+    """folder/name holding text, mode 0600."""
+    path = os.path.join(folder, name)
+    with open(path, 'w') as f:
+        f.write(text)
+    os.chmod(path, 0o600)
+    return path
+
+
+def case_shared(c):
+    a, auid, b, buid, home = two_users(c)
+    precious = private_file(home, 'precious.txt', 'precious\n')
     ready, go = os.path.join(home, 'ready'), c.path('go')
     os.mkfifo(go)
     os.chmod(go, 0o666)
@@ -301,16 +309,8 @@ def case_shared(c):
 
 
 def case_sources(c):
-    need_root()
-    a, auid = c.add_user('a')
-    b, buid = c.add_user('b')
-    os.chmod(c.tmp, 0o755)
-    home = c.path('ahome')
-    os.mkdir(home, 0o700)
-    secret = os.path.join(home, 'secret.lua')
-    with open(secret, 'w') as f:
-        f.write('local x = "SECRET_MARKER"\nlocal y = 2\n')
-    os.chmod(secret, 0o600)
+    a, auid, b, buid, home = two_users(c)
+    secret = private_file(home, 'secret.lua', 'local x = "SECRET_MARKER"\nlocal y = 2\n')
     os.chown(home, auid, auid)
     os.chown(secret, auid, auid)
     public = c.write('public.lua', 'local x = "PUBLIC_MARKER"\nlocal y = 2\n')
@@ -352,30 +352,9 @@ def case_sources(c):
         expect(b'PUBLIC_MARKER' in t, '%s lost the file B may read' % fmt)
 
 
-CASES = {'modes': case_modes, 'symlinks': case_symlinks, 'outrule': case_outrule,
-         'shared': case_shared, 'sources': case_sources}
-
-
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument('case', choices=sorted(CASES))
-    ap.add_argument('--recorderd', required=True)
-    ap.add_argument('--cpath', required=True)
-    ap.add_argument('--lua', default='lua5.1')
-    args = ap.parse_args()
-    tmp = tempfile.mkdtemp(prefix='secout.')
-    c = Case(args, tmp)
-    try:
-        CASES[args.case](c)
-    except Failure as e:
-        print('FAIL: %s' % e)
-        return 1
-    finally:
-        c.cleanup()
-        shutil.rmtree(tmp, ignore_errors=True)
-    print('ok')
-    return 0
+def main(argv):
+    return harness.case_main(argv, cases(globals()), 'secout.', make=Case)
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

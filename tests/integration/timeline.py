@@ -29,18 +29,15 @@ speedscope-evented`, then checks:
 Exit status: 0 pass, 1 fail, 77 skipped (recorderd does not exist).
 """
 
-import argparse
 import json
 import os
 import re
 import shutil
-import signal
 import sys
-import tempfile
 
 sys.dont_write_bytecode = True  # keep the source tree clean
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import corpus  # noqa: E402
+import harness  # noqa: E402
 import views  # noqa: E402
 
 check = views.check
@@ -184,6 +181,8 @@ def check_chrome(path, session, folded_total):
           % (top, traced, folded_total[0]))
     return d, sl, top
 
+# }======================================================================
+
 
 # {======================================================================
 # trace.speedscope.json
@@ -242,6 +241,8 @@ def events_only(path):
         out.append(ev)
     return out
 
+# }======================================================================
+
 
 # {======================================================================
 # Chrome DevTools' trace engine, through npm
@@ -262,8 +263,8 @@ def install_devtools(tmp):
     """A script running DevTools' trace engine, or None with a note."""
     npm = shutil.which('npm')
     prefix = os.path.join(tmp, 'npm-devtools')
-    res = corpus.run([npm, 'install', '--prefix', prefix, '--no-audit', '--no-fund',
-                      DEVTOOLS_PACKAGE], tmp, corpus.base_env(), 240) if npm else None
+    res = harness.run([npm, 'install', '--prefix', prefix, '--no-audit', '--no-fund',
+                      DEVTOOLS_PACKAGE], tmp, harness.base_env(), 240) if npm else None
     if not res or res.status != 0 or not shutil.which('node'):
         print('NOTE: cannot install %s: DevTools check skipped' % DEVTOOLS_PACKAGE)
         return None
@@ -276,16 +277,18 @@ def install_devtools(tmp):
 def check_devtools(script, path, sl, names, tmp):
     """The engine of Chrome's Performance panel reads every track, named,
     with every slice, nested: no B/E mismatch."""
-    res = corpus.run([shutil.which('node'), script, path], tmp, corpus.base_env(), 120)
+    res = harness.run([shutil.which('node'), script, path], tmp, harness.base_env(), 120)
     err = res.err.decode(errors='replace')
     check(res.status == 0 and 'mismatch' not in err, 'DevTools trace engine on %s: %s'
-          % (path, corpus.show_bytes(res.out + res.err)))
+          % (path, harness.show_bytes(res.out + res.err)))
     got = json.loads(res.out.decode().strip().splitlines()[-1])
     for tid, s in sl.items():
         g = got.get(str(tid))
         roots = sum(1 for x in s if x[4] == 0)
         check(g == {'name': names[tid], 'entries': len(s), 'roots': roots},
               'DevTools reads track %d as %r, not %r' % (tid, g, (names[tid], len(s), roots)))
+
+# }======================================================================
 
 
 # {======================================================================
@@ -295,11 +298,11 @@ def one(args, prog, tmp, npm, devtools):
     name = os.path.splitext(os.path.basename(path))[0]
     outdir = os.path.join(tmp, 'out-' + name)
     os.mkdir(outdir)
-    res = corpus.run([args.recorderd, 'run', '--quiet', '--out', outdir, '--backend', 'chrome',
+    res = harness.run([args.recorderd, 'run', '--quiet', '--out', outdir, '--backend', 'chrome',
                       '--backend', 'speedscope-evented', '--', args.lua, os.path.basename(path)],
-                     os.path.dirname(path), corpus.base_env())
+                     os.path.dirname(path), harness.base_env())
     check(res.status is not None and res.status < 128, 'recorderd run died: %r' % res.status)
-    session = corpus.find_session(outdir)
+    session = harness.find_session(outdir)
     with open(os.path.join(session, 'session.json')) as f:
         sj = json.load(f)
     check(sj['error'] == '', 'session error %r' % sj['error'])
@@ -336,29 +339,16 @@ def one(args, prog, tmp, npm, devtools):
 
 
 def main(argv):
-    p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    p.add_argument('--recorderd', required=True)
-    p.add_argument('--lua', default='lua5.1')
-    p.add_argument('--no-npm', action='store_true', help='skip the schema check')
-    p.add_argument('programs', nargs='+')
-    args = p.parse_args(argv)
-    if not (os.path.isfile(args.recorderd) and os.access(args.recorderd, os.X_OK)):
-        print('SKIP: no recorderd at %s' % args.recorderd)
-        return corpus.SKIP
-    args.recorderd = os.path.abspath(args.recorderd)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
-    tmp = tempfile.mkdtemp(prefix='luatrace-timeline-')
-    try:
+    def body(args, tmp):
         npm = None if args.no_npm else views.install_npm(tmp)
         devtools = None if args.no_npm else install_devtools(tmp)
         for prog in args.programs:
             one(args, prog, tmp, npm, devtools)
-    except (corpus.Failure, ValueError, KeyError, TypeError, IndexError) as e:
-        print('FAIL: %s: %s' % (type(e).__name__, e))
-        return 1
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return 0
+    return harness.program_main(
+        argv, __doc__, 'luatrace-timeline-', body, (ValueError, KeyError, TypeError, IndexError),
+        lambda ap: ap.add_argument('--no-npm', action='store_true', help='skip the schema check'))
+
+# }======================================================================
 
 
 if __name__ == '__main__':

@@ -22,6 +22,7 @@ import tempfile
 sys.dont_write_bytecode = True  # keep the source tree clean
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import corpus  # noqa: E402
+import harness  # noqa: E402
 import reftrace_post  # noqa: E402
 
 EXPECTED, TOLERANCE = 2.0, 0.20
@@ -46,15 +47,15 @@ def measure(args, tmp):
     os.mkdir(outdir)
     cmd = [args.recorderd, 'run', '--quiet', '--out', outdir, '--',
            args.lua, prog]
-    res = corpus.run(cmd, prog_dir, corpus.base_env())
+    res = harness.run(cmd, prog_dir, harness.base_env())
     if res.status != 0:
-        raise corpus.Failure('%s exited with %s:\n%s'
+        raise harness.Failure('%s exited with %s:\n%s'
                              % (' '.join(cmd), res.status,
-                                corpus.show_bytes(res.err)))
-    session = corpus.find_session(outdir)
+                                harness.show_bytes(res.err)))
+    session = harness.find_session(outdir)
     sums = self_times(corpus.report(args, session, 'time', tmp))
     if sums['once'] <= 0 or sums['twice'] <= 0:
-        raise corpus.Failure('no self time for once/twice: %r' % sums)
+        raise harness.Failure('no self time for once/twice: %r' % sums)
     return sums['once'], sums['twice']
 
 
@@ -70,14 +71,14 @@ def main(argv):
     if not (os.path.isfile(args.recorderd)
             and os.access(args.recorderd, os.X_OK)):
         print('SKIP: no recorderd at %s' % args.recorderd)
-        return corpus.SKIP
+        return harness.SKIP
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     lo, hi = EXPECTED * (1 - TOLERANCE), EXPECTED * (1 + TOLERANCE)
     for attempt in range(1, args.attempts + 1):
         tmp = tempfile.mkdtemp(prefix='luatrace-timing-')
         try:
             once, twice = measure(args, tmp)
-        except corpus.Failure as e:
+        except harness.Failure as e:
             print('FAIL: %s' % e)
             return 1
         finally:

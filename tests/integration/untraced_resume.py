@@ -27,15 +27,16 @@ called where the resume is). Cases:
               and during an allocation, two in one cycle
 """
 
-import argparse
 import json
 import os
 import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from collector import (Case, EV_THREAD, expect, expect_probe_stacks,  # noqa: E402
-                       run_case, same_output, trace_records, truths)
+import harness  # noqa: E402
+from harness import cases, expect  # noqa: E402
+from collector import (EV_THREAD, expect_probe_stacks, same_output,  # noqa: E402
+                       trace_records, truths)
 
 # A probe's stack, root first, frames named as folded stacks name them
 # after their '@' (SRC:LINEDEFINED, [C]); a coroutine's is prefixed with
@@ -479,22 +480,8 @@ def case_edges(c):
         check(c, name, prog, sum(truths(plain.out.decode().splitlines()).values()))
 
 
-CASES = {'hookphantom': case_hookphantom, 'hookresume': case_hookresume,
-         'hooktime': case_hooktime, 'hookunchained': case_hookunchained,
-         'edges': case_edges, 'gcresume': case_gcresume}
-
-
 def main(argv):
-    ap = argparse.ArgumentParser()
-    ap.add_argument('case', choices=sorted(CASES))
-    ap.add_argument('--recorderd', required=True)
-    ap.add_argument('--cpath', required=True)
-    ap.add_argument('--lua', default='lua5.1')
-    args = ap.parse_args(argv)
-    args.recorderd = os.path.abspath(args.recorderd)
-    args.cpath = os.path.abspath(args.cpath)
-    return run_case(CASES[args.case], args.case, lambda tmp: Case(args, tmp),
-                    'luatrace-untraced-')
+    return harness.case_main(argv, cases(globals()), 'luatrace-untraced-')
 
 
 if __name__ == '__main__':

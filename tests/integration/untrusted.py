@@ -25,10 +25,8 @@ Cases:
               error carry no control byte; status --json escapes them
 """
 
-import argparse
 import gzip
 import json
-import mmap
 import os
 import pty
 import resource
@@ -40,8 +38,10 @@ import sys
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from collector import Case, expect, run_case, SHM_DIR  # noqa: E402
-from corpus import Failure, run, base_env  # noqa: E402
+import harness  # noqa: E402
+from harness import (Failure, base_env, cases, drop_ring, expect, forge_ring,  # noqa: E402
+                     run)
+from pprof import varint  # noqa: E402
 
 # lt_event.h: the kinds in LT_EVENT_LIST order
 STR, FUNC, CLOCK, START, FRAME, CALL, RET, LINE, RESUME, YIELD, GAP, STOP, THREAD = range(13)
@@ -92,23 +92,13 @@ def pb_fields(path):
     with gzip.open(path) as f:
         b = f.read()
     at, out = 0, {}
-
-    def varint(at):
-        v = shift = 0
-        while True:
-            x = b[at]
-            at += 1
-            v |= (x & 0x7f) << shift
-            shift += 7
-            if x < 0x80:
-                return v, at
     while at < len(b):
-        key, at = varint(at)
+        key, at = varint(b, at)
         kind = key & 7
         if kind == 0:
-            out[key >> 3], at = varint(at)
+            out[key >> 3], at = varint(b, at)
         elif kind == 2:
-            n, at = varint(at)
+            n, at = varint(b, at)
             at += n
         else:
             at += 8 if kind == 1 else 4
@@ -242,15 +232,9 @@ def membound_ring(c):
     """The same records through a ring forged by hand: the session is cut
     with the limit named; the daemon serves on."""
     name = 'nodes-%d' % os.getpid()
-    c.used.add(name)
     size = 1 << 20
-    path = os.path.join(SHM_DIR, 'luatrace-' + name)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+    fd, path, mm, ring = forge_ring(c, name, size)
     try:
-        os.ftruncate(fd, 4096 + size)
-        mm = mmap.mmap(fd, 4096)
-        mm[0:32] = struct.pack('<QIIQII', 0x31474e4952544c, 1, 4096, size, os.getpid(), 0)
-        ring = mmap.mmap(fd, size, offset=4096)
         c.start_daemon()
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         s.settimeout(10)
@@ -279,11 +263,7 @@ def membound_ring(c):
         ring.close()
         mm.close()
     finally:
-        os.close(fd)
-        try:
-            os.unlink(path)
-        except FileNotFoundError:
-            pass
+        drop_ring(fd, path)
 
 
 def chain_trace(n, label):
@@ -449,21 +429,8 @@ def escapes_daemon(c):
             p.wait()
 
 
-CASES = {'pprofdate': case_pprofdate, 'pprofclock': case_pprofclock, 'escapes': case_escapes,
-         'labels': case_labels, 'membound': case_membound, 'deepchain': case_deepchain}
-
-
 def main(argv):
-    ap = argparse.ArgumentParser()
-    ap.add_argument('case', choices=sorted(CASES))
-    ap.add_argument('--recorderd', required=True)
-    ap.add_argument('--cpath', required=True)
-    ap.add_argument('--lua', default='lua5.1')
-    args = ap.parse_args(argv)
-    args.recorderd = os.path.abspath(args.recorderd)
-    args.cpath = os.path.abspath(args.cpath)
-    return run_case(CASES[args.case], args.case, lambda tmp: Case(args, tmp),
-                    'luatrace-untrusted-')
+    return harness.case_main(argv, cases(globals()), 'luatrace-untrusted-')
 
 
 if __name__ == '__main__':

@@ -19,19 +19,17 @@ checks are skipped with a note.
 Exit status: 0 pass, 1 fail, 77 skipped (recorderd does not exist).
 """
 
-import argparse
 import json
 import os
 import re
 import shutil
-import signal
 import sys
-import tempfile
 import xml.etree.ElementTree as ET
 
 sys.dont_write_bytecode = True  # keep the source tree clean
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import corpus  # noqa: E402
+import harness  # noqa: E402
 
 SVG = '{http://www.w3.org/2000/svg}'
 TITLE_RE = re.compile(r'^(.+) \((\d+\.\d+) ms, (\d+\.\d{2})%\)$')
@@ -69,16 +67,7 @@ console.log('zoom ok: ' + shown + ' of ' + gs.length + ' frames shown when zoome
 '''
 
 
-def check(cond, msg):
-    if not cond:
-        raise corpus.Failure(msg)
-
-
-def run_ok(cmd, cwd, timeout=corpus.RUN_TIMEOUT):
-    res = corpus.run(cmd, cwd, corpus.base_env(), timeout)
-    check(res.status == 0, '%s exited with %s:\n%s'
-          % (' '.join(cmd), res.status, corpus.show_bytes(res.out + res.err)))
-    return res
+check, run_ok = harness.expect, harness.run_ok
 
 
 def read_folded(path):
@@ -130,6 +119,8 @@ def check_svg(path, node):
         run_ok([node, '--check', js], os.path.dirname(path))
     return len(frames)
 
+# }======================================================================
+
 
 # {======================================================================
 # profile.speedscope.json
@@ -172,6 +163,8 @@ def check_speedscope(path, folded, session_name):
     check(len(got) == len(folded), 'speedscope has stacks folded has not')
     return len(samples)
 
+# }======================================================================
+
 
 # {======================================================================
 # speedscope's own schema, through npm
@@ -183,19 +176,21 @@ def install_npm(tmp):
         print('NOTE: npm not found: speedscope schema and zoom checks skipped')
         return None
     prefix = os.path.join(tmp, 'npm')
-    res = corpus.run([npm, 'install', '--prefix', prefix, '--no-audit', '--no-fund']
-                     + NPM_PACKAGES, tmp, corpus.base_env(), 240)
+    res = harness.run([npm, 'install', '--prefix', prefix, '--no-audit', '--no-fund']
+                     + NPM_PACKAGES, tmp, harness.base_env(), 240)
     if res.status != 0:
         print('NOTE: npm install failed (no network?): speedscope schema and zoom checks '
               'skipped\n%s'
-              % corpus.show_bytes(res.err, 300))
+              % harness.show_bytes(res.err, 300))
         return None
     ajv = os.path.join(prefix, 'node_modules', '.bin', 'ajv')
     for dirpath, _, files in os.walk(os.path.join(prefix, 'node_modules', 'speedscope')):
         if 'file-format-schema.json' in files:
             return (ajv, os.path.join(dirpath, 'file-format-schema.json'),
                     os.path.join(prefix, 'node_modules'))
-    raise corpus.Failure('no file-format-schema.json in the speedscope package')
+    raise harness.Failure('no file-format-schema.json in the speedscope package')
+
+# }======================================================================
 
 
 # {======================================================================
@@ -222,14 +217,14 @@ sys.exit(1 if errors else 0)
 
 def validate_offline(path, tmp):
     """Raises Failure unless path satisfies the speedscope file format."""
-    res = corpus.run([DEBIAN_PYTHON, '-c', VALIDATOR, SCHEMA_FILE, path], tmp,
-                     corpus.base_env(), 300)
+    res = harness.run([DEBIAN_PYTHON, '-c', VALIDATOR, SCHEMA_FILE, path], tmp,
+                     harness.base_env(), 300)
     err = res.err.decode('utf-8', 'replace')
     check('ModuleNotFoundError' not in err and 'No such file' not in err,
           'cannot validate: %s needs python3-jsonschema (run scripts/setup)\n%s'
           % (DEBIAN_PYTHON, err[-300:]))
     check(res.status == 0, 'the speedscope format rejects %s:\n%s'
-          % (path, corpus.show_bytes(res.out + res.err)))
+          % (path, harness.show_bytes(res.out + res.err)))
 
 
 def validator_can_fail(path, tmp):
@@ -246,16 +241,16 @@ def validator_can_fail(path, tmp):
         json.dump(d, f)
     try:
         validate_offline(bad, tmp)
-    except corpus.Failure:
+    except harness.Failure:
         return
-    raise corpus.Failure('the speedscope validator accepted a broken file')
+    raise harness.Failure('the speedscope validator accepted a broken file')
 
 
 def validate(npm, path, tmp):
-    res = corpus.run([npm[0], 'validate', '--spec=draft7', '-s', npm[1], '-d', path],
-                     tmp, corpus.base_env())
+    res = harness.run([npm[0], 'validate', '--spec=draft7', '-s', npm[1], '-d', path],
+                     tmp, harness.base_env())
     check(res.status == 0, 'speedscope schema rejects %s:\n%s'
-          % (path, corpus.show_bytes(res.out + res.err)))
+          % (path, harness.show_bytes(res.out + res.err)))
 
 
 def check_zoom(npm, svg, tmp):
@@ -264,24 +259,20 @@ def check_zoom(npm, svg, tmp):
     script = os.path.join(tmp, 'zoom.js')
     with open(script, 'w') as f:
         f.write(ZOOM_JS)
-    env = corpus.base_env()
+    env = harness.base_env()
     env['NODE_PATH'] = npm[2]
-    res = corpus.run([shutil.which('node'), script, svg], tmp, env)
+    res = harness.run([shutil.which('node'), script, svg], tmp, env)
     check(res.status == 0, 'zoom script failed on %s:\n%s'
-          % (svg, corpus.show_bytes(res.out + res.err)))
+          % (svg, harness.show_bytes(res.out + res.err)))
     return res.out.decode().strip()
+
+# }======================================================================
 
 
 # {======================================================================
 
 def one(args, prog, tmp, npm):
-    path = os.path.abspath(prog)
-    name = os.path.splitext(os.path.basename(path))[0]
-    outdir = os.path.join(tmp, 'out-' + name)
-    os.mkdir(outdir)
-    run_ok([args.recorderd, 'run', '--quiet', '--out', outdir, '--format', 'speedscope', '--', args.lua,
-            os.path.basename(path)], os.path.dirname(path))
-    session = corpus.find_session(outdir)
+    name, session = harness.record(args, prog, tmp, 'speedscope')
     folded_path = os.path.join(tmp, name + '.folded')
     run_ok([args.recorderd, 'report', session, '--format', 'folded', '--weight', 'time',
             '-o', folded_path], tmp)
@@ -308,27 +299,14 @@ def one(args, prog, tmp, npm):
 
 
 def main(argv):
-    p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    p.add_argument('--recorderd', required=True)
-    p.add_argument('--lua', default='lua5.1')
-    p.add_argument('programs', nargs='+')
-    args = p.parse_args(argv)
-    if not (os.path.isfile(args.recorderd) and os.access(args.recorderd, os.X_OK)):
-        print('SKIP: no recorderd at %s' % args.recorderd)
-        return corpus.SKIP
-    args.recorderd = os.path.abspath(args.recorderd)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
-    tmp = tempfile.mkdtemp(prefix='luatrace-views-')
-    try:
+    def body(args, tmp):
         npm = install_npm(tmp)
         for prog in args.programs:
             one(args, prog, tmp, npm)
-    except (corpus.Failure, ValueError, KeyError, TypeError, ET.ParseError) as e:
-        print('FAIL: %s: %s' % (type(e).__name__, e))
-        return 1
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return 0
+    return harness.program_main(argv, __doc__, 'luatrace-views-', body,
+                                (ValueError, KeyError, TypeError, ET.ParseError))
+
+# }======================================================================
 
 
 if __name__ == '__main__':

@@ -222,6 +222,8 @@ local function label_of(info)
   return label
 end
 
+-- }======================================================================
+
 -- {======================================================================
 -- Stack nodes: a trie of stacks, each node written once.
 
@@ -240,6 +242,8 @@ local function child(parent, label)
   end
   return id
 end
+
+-- }======================================================================
 
 -- {======================================================================
 -- Threads: per-thread frame caches and the chain of resumers.
@@ -292,6 +296,8 @@ local function switch_to(T)
   last = T
 end
 
+-- }======================================================================
+
 -- {======================================================================
 -- Stack reading. Levels are counted as in the hook (1 = the hook,
 -- 2 = the running function); helpers called from the hook add one.
@@ -341,6 +347,8 @@ local function refresh(st, from, D)
     nodes[p] = node
   end
 end
+
+-- }======================================================================
 
 -- {======================================================================
 -- The hook.
@@ -409,3 +417,5 @@ hook = function(event)
 end
 
 sethook(hook, "crl")
+
+-- }======================================================================

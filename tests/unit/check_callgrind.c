@@ -19,6 +19,7 @@
 #include "rd_callgrind.h"
 #include "rd_stack.h"
 #include "ut_events.h"
+#include "ut_main.h"
 
 enum { F_MAIN = 1, F_A, F_B, F_PRINT, F_LIBA };
 
@@ -251,27 +252,5 @@ START_TEST(test_callgrind_tail_call)
 }
 END_TEST
 
-static void add(Suite *s, const char *name, const TTest *t)
-{
-    TCase *tc = tcase_create(name);
-    tcase_add_checked_fixture(tc, model_setup, model_teardown);
-    tcase_add_test(tc, t);
-    suite_add_tcase(s, tc);
-}
-
-#define ADD(s, t) add(s, #t, t)
-
-int main(void)
-{
-    Suite *s = suite_create("callgrind");
-    ADD(s, test_callgrind_text);
-    ADD(s, test_callgrind_rounding);
-    ADD(s, test_callgrind_empty);
-    ADD(s, test_callgrind_paths);
-    ADD(s, test_callgrind_tail_call);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+UT_MAIN("callgrind", model_setup, model_teardown, test_callgrind_text, test_callgrind_rounding,
+        test_callgrind_empty, test_callgrind_paths, test_callgrind_tail_call)

@@ -7,7 +7,6 @@
  */
 #include <check.h>
 #include <errno.h>
-#include <ftw.h>
 #include <lauxlib.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +17,7 @@
 #include "rd_cov.h"
 #include "rd_sessfile.h"
 #include "rd_lines.h"
+#include "ut_main.h"
 
 #define SAMPLE                                                                                     \
     "local function f(x)\n"                                                                        \
@@ -37,25 +37,14 @@ static char g_tmp[64]; /* per-tcase scratch directory */
 /* {====================================================================
  * Helpers */
 
-static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(p);
-}
-
 static void tmp_setup(void)
 {
-    snprintf(g_tmp, sizeof g_tmp, "/tmp/ck-cov-XXXXXX");
-    if (!mkdtemp(g_tmp))
-        g_tmp[0] = 0;
+    ut_tmpdir(g_tmp, sizeof g_tmp, "cov");
 }
 
 static void tmp_teardown(void)
 {
-    if (g_tmp[0])
-        nftw(g_tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    ut_rmtree(g_tmp);
 }
 
 static void write_file(const char *name, const char *text)
@@ -175,6 +164,8 @@ static void put_function(builder *d, int first, int depth)
     put_n(d, 1, d->intsz); /* one upvalue name */
     put_str(d, "u");
 }
+
+/* }==================================================================== */
 
 /* {====================================================================
  * rd_lines */
@@ -331,6 +322,8 @@ START_TEST(test_lines_file)
     lua_close(L);
 }
 END_TEST
+
+/* }==================================================================== */
 
 /* {====================================================================
  * rd_cov over hand-built models */
@@ -755,42 +748,17 @@ START_TEST(test_cov_session_cwd)
 }
 END_TEST
 
-static void add(Suite *s, const char *name, const TTest *t)
-{
-    TCase *tc = tcase_create(name);
-    tcase_add_checked_fixture(tc, tmp_setup, tmp_teardown);
-    tcase_set_timeout(tc, 60);
-    tcase_add_test(tc, t);
-    suite_add_tcase(s, tc);
-}
-
-#define ADD(s, t) add(s, #t, t)
-
 int main(void)
 {
-    Suite *s = suite_create("cov");
-    ADD(s, test_lines_parse_real);
-    ADD(s, test_lines_parse_truncated);
-    ADD(s, test_lines_parse_corrupt);
-    ADD(s, test_lines_parse_layouts);
-    ADD(s, test_lines_parse_bad);
-    ADD(s, test_lines_parse_depth);
-    ADD(s, test_lines_file);
-    ADD(s, test_cov_lcov);
-    ADD(s, test_cov_luacov);
-    ADD(s, test_cov_text);
-    ADD(s, test_cov_merge);
-    ADD(s, test_cov_names);
-    ADD(s, test_cov_changed);
-    ADD(s, test_cov_missing);
-    ADD(s, test_cov_dir);
-    ADD(s, test_cov_patterns);
-    ADD(s, test_cov_untested);
-    ADD(s, test_cov_session_cwd);
-    ADD(s, test_cov_cobertura);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    static const struct ut_fixture fx = {tmp_setup, tmp_teardown, NULL, NULL, 60};
+    const TTest *tests[] = {test_lines_parse_real, test_lines_parse_truncated,
+                            test_lines_parse_corrupt, test_lines_parse_layouts,
+                            test_lines_parse_bad, test_lines_parse_depth, test_lines_file,
+                            test_cov_lcov, test_cov_luacov, test_cov_text, test_cov_merge,
+                            test_cov_names, test_cov_changed, test_cov_missing, test_cov_dir,
+                            test_cov_patterns, test_cov_untested, test_cov_session_cwd,
+                            test_cov_cobertura};
+    return ut_main("cov", tests, UT_N(tests), &fx);
 }
+
+/* }==================================================================== */

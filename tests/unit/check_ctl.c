@@ -14,6 +14,7 @@
 
 #include "lt_attach.h"
 #include "lt_ctl.h"
+#include "ut_main.h"
 
 enum vtype { V_END = 0, V_STR, V_UINT, V_NEG, V_BOOL, V_FLOAT, V_NIL, V_ARRAY, V_BIN, V_SKIP };
 
@@ -218,36 +219,32 @@ START_TEST(test_ctl_missing_keys)
 }
 END_TEST
 
+/* Each of the n keys of the message fill makes given a value of each wrong
+ * type: refused. */
+static void wrong_types(void (*fill)(kv *), kv *specs, int n, const char *what)
+{
+    static const enum vtype all[] = {V_STR, V_UINT, V_NEG, V_BOOL, V_FLOAT, V_NIL, V_ARRAY, V_BIN};
+    lt_ctl_msg m;
+    for (int i = 0; i < n; i++) {
+        for (size_t j = 0; j < sizeof all / sizeof *all; j++) {
+            fill(specs);
+            if (all[j] == specs[i].t)
+                continue;
+            specs[i].t = all[j];
+            specs[i].s = all[j] == V_STR || all[j] == V_BIN ? "x" : NULL;
+            specs[i].u = 1;
+            ck_assert_msg(parse_specs(specs, &m) == -EPROTO, "%s %s as type %d accepted", what,
+                          specs[i].key, all[j]);
+        }
+    }
+}
+
 /* Every key given a value of each wrong type. */
 START_TEST(test_ctl_wrong_types)
 {
-    static const enum vtype all[] = {V_STR, V_UINT, V_NEG, V_BOOL, V_FLOAT, V_NIL, V_ARRAY, V_BIN};
     kv h[HELLO_KEYS + 1], a[ACK_KEYS + 1];
-    lt_ctl_msg m;
-    for (int i = 0; i < HELLO_KEYS; i++) {
-        for (size_t j = 0; j < sizeof all / sizeof *all; j++) {
-            hello_specs(h);
-            if (all[j] == h[i].t)
-                continue;
-            h[i].t = all[j];
-            h[i].s = all[j] == V_STR || all[j] == V_BIN ? "x" : NULL;
-            h[i].u = 1;
-            ck_assert_msg(parse_specs(h, &m) == -EPROTO, "hello %s as type %d accepted",
-                          h[i].key, all[j]);
-        }
-    }
-    for (int i = 0; i < ACK_KEYS; i++) {
-        for (size_t j = 0; j < sizeof all / sizeof *all; j++) {
-            ack_specs(a);
-            if (all[j] == a[i].t)
-                continue;
-            a[i].t = all[j];
-            a[i].s = all[j] == V_STR || all[j] == V_BIN ? "x" : NULL;
-            a[i].u = 1;
-            ck_assert_msg(parse_specs(a, &m) == -EPROTO, "ack %s as type %d accepted", a[i].key,
-                          all[j]);
-        }
-    }
+    wrong_types(hello_specs, h, HELLO_KEYS, "hello");
+    wrong_types(ack_specs, a, ACK_KEYS, "ack");
 }
 END_TEST
 
@@ -453,33 +450,8 @@ START_TEST(test_ctl_hello_sample)
 }
 END_TEST
 
-static void add(Suite *s, const char *name, const TTest *t)
-{
-    TCase *tc = tcase_create(name);
-    tcase_add_test(tc, t);
-    suite_add_tcase(s, tc);
-}
 
-#define ADD(s, t) add(s, #t, t)
-
-int main(void)
-{
-    Suite *s = suite_create("ctl");
-    ADD(s, test_ctl_hello_round_trip);
-    ADD(s, test_ctl_hello_sample);
-    ADD(s, test_ctl_ack_round_trip);
-    ADD(s, test_ctl_pack_bad_type);
-    ADD(s, test_ctl_builder_baseline);
-    ADD(s, test_ctl_missing_keys);
-    ADD(s, test_ctl_wrong_types);
-    ADD(s, test_ctl_bad_values);
-    ADD(s, test_ctl_long_strings);
-    ADD(s, test_ctl_nul_in_strings);
-    ADD(s, test_ctl_not_a_map);
-    ADD(s, test_ctl_dump_head);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+UT_MAIN("ctl", NULL, NULL, test_ctl_hello_round_trip, test_ctl_hello_sample,
+        test_ctl_ack_round_trip, test_ctl_pack_bad_type, test_ctl_builder_baseline,
+        test_ctl_missing_keys, test_ctl_wrong_types, test_ctl_bad_values, test_ctl_long_strings,
+        test_ctl_nul_in_strings, test_ctl_not_a_map, test_ctl_dump_head)

@@ -11,6 +11,7 @@
 
 #include "lt_event.h"
 #include "lt_file.h"
+#include "ut_main.h"
 
 static const uint64_t bounds[] = {0,      127,         128,           255,
                                   256,    65535,       65536,         0xffffffffull,
@@ -627,35 +628,8 @@ START_TEST(test_event_hot_decoder)
 }
 END_TEST
 
-static void add(Suite *s, const char *name, const TTest *t)
-{
-    TCase *tc = tcase_create(name);
-    tcase_add_test(tc, t);
-    suite_add_tcase(s, tc);
-}
-
-#define ADD(s, t) add(s, #t, t)
-
-int main(void)
-{
-    Suite *s = suite_create("event");
-    ADD(s, test_event_tables);
-    ADD(s, test_file_versions);
-    ADD(s, test_event_uint_widths);
-    ADD(s, test_event_round_trip);
-    ADD(s, test_event_msgpack_compat);
-    ADD(s, test_event_truncated);
-    ADD(s, test_event_malformed);
-    ADD(s, test_event_string_limit);
-    ADD(s, test_event_random_bytes);
-    ADD(s, test_event_line_steps);
-    ADD(s, test_event_line_step_errors);
-    ADD(s, test_event_switch_depth);
-    ADD(s, test_event_hot_decoder);
-    ADD(s, test_event_format);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+UT_MAIN("event", NULL, NULL, test_event_tables, test_file_versions, test_event_uint_widths,
+        test_event_round_trip, test_event_msgpack_compat, test_event_truncated,
+        test_event_malformed, test_event_string_limit, test_event_random_bytes,
+        test_event_line_steps, test_event_line_step_errors, test_event_switch_depth,
+        test_event_hot_decoder, test_event_format)

@@ -9,6 +9,7 @@
 
 #include "co_ftab.h"
 #include "co_mem.h"
+#include "ut_main.h"
 
 #define MAXK 4096
 
@@ -217,20 +218,5 @@ START_TEST(test_mem_arena)
 }
 END_TEST
 
-int main(void)
-{
-    Suite *s = suite_create("ftab");
-    TCase *tc = tcase_create("core");
-    tcase_add_test(tc, test_ftab_random_small);
-    tcase_add_test(tc, test_ftab_random_growing);
-    tcase_add_test(tc, test_ftab_wrap_around);
-    tcase_add_test(tc, test_ftab_recycled_entry);
-    tcase_add_test(tc, test_mem_realloc);
-    tcase_add_test(tc, test_mem_arena);
-    suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+UT_MAIN("ftab", NULL, NULL, test_ftab_random_small, test_ftab_random_growing, test_ftab_wrap_around,
+        test_ftab_recycled_entry, test_mem_realloc, test_mem_arena)

@@ -9,6 +9,7 @@
 
 #include "rd_html.h"
 #include "ut_events.h"
+#include "ut_main.h"
 
 static void build(void)
 {
@@ -88,25 +89,4 @@ START_TEST(test_html_empty)
 }
 END_TEST
 
-static void add(Suite *s, const char *name, const TTest *t)
-{
-    TCase *tc = tcase_create(name);
-    tcase_add_checked_fixture(tc, model_setup, model_teardown);
-    tcase_add_test(tc, t);
-    suite_add_tcase(s, tc);
-}
-
-#define ADD(s, t) add(s, #t, t)
-
-int main(void)
-{
-    Suite *s = suite_create("html");
-    ADD(s, test_html_escaped);
-    ADD(s, test_html_totals);
-    ADD(s, test_html_empty);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+UT_MAIN("html", model_setup, model_teardown, test_html_escaped, test_html_totals, test_html_empty)

@@ -14,6 +14,7 @@
 #include "rd_report.h"
 #include "rd_speedscope.h"
 #include "ut_events.h"
+#include "ut_main.h"
 
 enum { S_APP = 1, S_C, S_A, S_B, S_MAIN };
 
@@ -276,27 +277,6 @@ START_TEST(test_model_fold)
 }
 END_TEST
 
-static void add(Suite *s, const char *name, const TTest *t)
-{
-    TCase *tc = tcase_create(name);
-    tcase_add_checked_fixture(tc, model_setup, model_teardown);
-    tcase_add_test(tc, t);
-    suite_add_tcase(s, tc);
-}
-
-int main(void)
-{
-    Suite *s = suite_create("model");
-    add(s, "label_numbered", test_model_label_numbered);
-    add(s, "label_redefined", test_model_label_redefined);
-    add(s, "label_many", test_model_label_many);
-    add(s, "label_writers", test_model_label_writers);
-    add(s, "tracks", test_model_tracks);
-    add(s, "shares", test_model_shares);
-    add(s, "fold", test_model_fold);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+UT_MAIN("model", model_setup, model_teardown, test_model_label_numbered, test_model_label_redefined,
+        test_model_label_many, test_model_label_writers, test_model_tracks, test_model_shares,
+        test_model_fold)

@@ -13,6 +13,7 @@
 #include "rd_lines.h"
 #include "rd_outdir.h"
 #include "rd_srcperm.h"
+#include "ut_main.h"
 
 #define NOBODY 65534
 
@@ -238,22 +239,5 @@ static void tmp_teardown(void)
     rm_rf(g_tmp);
 }
 
-int main(void)
-{
-    Suite *s = suite_create("outdir");
-    TCase *tc = tcase_create("outdir");
-    tcase_add_checked_fixture(tc, tmp_setup, tmp_teardown);
-    tcase_add_test(tc, test_open_symlink);
-    tcase_add_test(tc, test_open_rule);
-    tcase_add_test(tc, test_open_creates);
-    tcase_add_test(tc, test_subdir_not_ours);
-    tcase_add_test(tc, test_write_replaces_symlink);
-    tcase_add_test(tc, test_tmpfile);
-    tcase_add_test(tc, test_srcperm);
-    suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+UT_MAIN("outdir", tmp_setup, tmp_teardown, test_open_symlink, test_open_rule, test_open_creates,
+        test_subdir_not_ours, test_write_replaces_symlink, test_tmpfile, test_srcperm)

@@ -11,6 +11,7 @@
 
 #include "rd_path.h"
 #include "rd_report.h"
+#include "ut_main.h"
 
 static rd_model M;
 
@@ -130,24 +131,5 @@ START_TEST(test_path_folded)
 }
 END_TEST
 
-static void add(Suite *s, const char *name, const TTest *t)
-{
-    TCase *tc = tcase_create(name);
-    tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_add_test(tc, t);
-    suite_add_tcase(s, tc);
-}
-
-int main(void)
-{
-    Suite *s = suite_create("path");
-    add(s, "shallow_whole", test_path_shallow_whole);
-    add(s, "deep_cut", test_path_deep_cut);
-    add(s, "alike", test_path_alike);
-    add(s, "folded", test_path_folded);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+UT_MAIN("path", setup, teardown, test_path_shallow_whole, test_path_deep_cut, test_path_alike,
+        test_path_folded)

@@ -17,19 +17,26 @@
 
 #include "rd_pprof.h"
 #include "ut_events.h"
+#include "ut_main.h"
 
 enum { F_MAIN = 1, F_A, F_PRINT, F_RESUME, F_YIELD };
 enum { T_MAIN = 0x1000, T_CO1 = 0x2000, T_CO2 = 0x3000 };
 
-static void build(void)
+/* Strings 1-4 (app.lua, [C], main, a), and the functions main and a. */
+static void main_and_a(void)
 {
     ev_str(1, "app.lua");
     ev_str(2, "[C]");
     ev_str(3, "main");
     ev_str(4, "a");
-    ev_str(5, "print");
     EV(FUNC, F_MAIN, LT_WHAT_MAIN, 1, 3, 0, 0, 0);
     EV(FUNC, F_A, LT_WHAT_LUA, 1, 4, 50, 55, 0);
+}
+
+static void build(void)
+{
+    main_and_a();
+    ev_str(5, "print");
     EV(FUNC, F_PRINT, LT_WHAT_C, 2, 5, 0, 0, 0);
     EV(START, T_MAIN, LT_R_BEGIN);
     EV(FRAME, 1, F_MAIN, 5);
@@ -45,14 +52,9 @@ static void build(void)
  * in T_CO1, twice in T_CO2) and yields back. */
 static void build_coroutines(void)
 {
-    ev_str(1, "app.lua");
-    ev_str(2, "[C]");
-    ev_str(3, "main");
-    ev_str(4, "a");
+    main_and_a();
     ev_str(6, "resume");
     ev_str(7, "yield");
-    EV(FUNC, F_MAIN, LT_WHAT_MAIN, 1, 3, 0, 0, 0);
-    EV(FUNC, F_A, LT_WHAT_LUA, 1, 4, 50, 55, 0);
     EV(FUNC, F_RESUME, LT_WHAT_C, 2, 6, 0, 0, LT_FF_RESUME);
     EV(FUNC, F_YIELD, LT_WHAT_C, 2, 7, 0, 0, LT_FF_YIELD);
     EV(START, T_MAIN, LT_R_BEGIN);
@@ -341,27 +343,5 @@ START_TEST(test_pb_varint)
 }
 END_TEST
 
-static void add(Suite *s, const char *name, const TTest *t)
-{
-    TCase *tc = tcase_create(name);
-    tcase_add_checked_fixture(tc, model_setup, model_teardown);
-    tcase_add_test(tc, t);
-    suite_add_tcase(s, tc);
-}
-
-#define ADD(s, t) add(s, #t, t)
-
-int main(void)
-{
-    Suite *s = suite_create("pprof");
-    ADD(s, test_pprof_structure);
-    ADD(s, test_pprof_coroutines);
-    ADD(s, test_pprof_gzip);
-    ADD(s, test_pprof_empty);
-    ADD(s, test_pb_varint);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+UT_MAIN("pprof", model_setup, model_teardown, test_pprof_structure, test_pprof_coroutines,
+        test_pprof_gzip, test_pprof_empty, test_pb_varint)

@@ -8,7 +8,6 @@
  */
 #include <check.h>
 #include <errno.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +20,7 @@
 #include "rd_report.h"
 #include "rd_stack.h"
 #include "ut_events.h"
+#include "ut_main.h"
 
 #define MS 1000000ull
 
@@ -90,26 +90,6 @@ static char *render(int (*fn)(FILE *, const void *), const void *arg)
 static int do_folded(FILE *f, const void *w)
 {
     return rd_report_folded(&M, *(const enum rd_weight *)w, f);
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static char *sorted_lines(const char *text)
-{
-    size_t len = strlen(text), n = 0;
-    char *copy = strdup(text), **v = calloc(len + 1, sizeof *v);
-    for (char *save = NULL, *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
-        v[n++] = l;
-    qsort(v, n, sizeof *v, cmp_str);
-    char *out = calloc(len + n + 1, 1);
-    for (size_t i = 0; i < n; i++)
-        strcat(strcat(out, v[i]), "\n");
-    free(v);
-    free(copy);
-    return out;
 }
 
 static void expect_folded(enum rd_weight w, const char *expected)
@@ -313,23 +293,14 @@ END_TEST
 
 /* ==== annotate ==== */
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
-}
-
 static void tmp_setup(void)
 {
-    snprintf(g_tmp, sizeof g_tmp, "/tmp/ck-report-XXXXXX");
-    if (!mkdtemp(g_tmp))
-        g_tmp[0] = 0;
+    ut_tmpdir(g_tmp, sizeof g_tmp, "report");
 }
 
 static void tmp_teardown(void)
 {
-    if (g_tmp[0])
-        nftw(g_tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    ut_rmtree(g_tmp);
 }
 
 /* A runaway writer must not fill the disk: files stop at 16 MB. */
@@ -785,42 +756,23 @@ START_TEST(test_report_flines_grouped)
 }
 END_TEST
 
-static void add(Suite *s, const char *name, const TTest *t, int scratch)
-{
-    TCase *tc = tcase_create(name);
-    tcase_add_checked_fixture(tc, model_setup, model_teardown);
-    if (scratch) {
-        tcase_add_unchecked_fixture(tc, tmp_setup, tmp_teardown);
-        tcase_set_timeout(tc, 30);
-    }
-    tcase_add_test(tc, t);
-    suite_add_tcase(s, tc);
-}
-
-#define ADD(s, t, scratch) add(s, #t, t, scratch)
-
 int main(void)
 {
+    /* scratch: a directory for the tests that write files, made once per TCase */
+    static const struct ut_fixture fx = {model_setup, model_teardown, NULL, NULL, 0};
+    static const struct ut_fixture scratch = {model_setup, model_teardown, tmp_setup, tmp_teardown,
+                                              30};
+    const TTest *fx_tests[] = {test_report_fstats_recursion, test_report_fstats_siblings,
+                               test_report_profile, test_report_profile_top,
+                               test_report_profile_empty, test_report_folded_weights,
+                               test_report_folded_tsc, test_report_folded_empty,
+                               test_report_flines_by_source, test_report_flines_grouped};
+    const TTest *scratch_tests[] = {test_report_annotate, test_report_annotate_stream,
+                                    test_report_annotate_collision,
+                                    test_report_annotate_collision_many,
+                                    test_report_annotate_long_line, test_report_annotate_long_name};
     Suite *s = suite_create("report");
-    ADD(s, test_report_fstats_recursion, 0);
-    ADD(s, test_report_fstats_siblings, 0);
-    ADD(s, test_report_profile, 0);
-    ADD(s, test_report_profile_top, 0);
-    ADD(s, test_report_profile_empty, 0);
-    ADD(s, test_report_folded_weights, 0);
-    ADD(s, test_report_folded_tsc, 0);
-    ADD(s, test_report_folded_empty, 0);
-    ADD(s, test_report_annotate, 1);
-    ADD(s, test_report_annotate_stream, 1);
-    ADD(s, test_report_annotate_collision, 1);
-    ADD(s, test_report_annotate_collision_many, 1);
-    ADD(s, test_report_flines_by_source, 0);
-    ADD(s, test_report_flines_grouped, 0);
-    ADD(s, test_report_annotate_long_line, 1);
-    ADD(s, test_report_annotate_long_name, 1);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    ut_add_all(s, fx_tests, UT_N(fx_tests), &fx);
+    ut_add_all(s, scratch_tests, UT_N(scratch_tests), &scratch);
+    return ut_run(s);
 }

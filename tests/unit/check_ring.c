@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "lt_ring.h"
+#include "ut_main.h"
 
 #define SMALL LT_RING_MIN_SIZE
 
@@ -580,40 +581,20 @@ END_TEST
 
 /* ---- suite ---- */
 
-static void add(Suite *s, const char *name, const TTest *t, int timeout)
-{
-    TCase *tc = tcase_create(name);
-    tcase_add_unchecked_fixture(tc, names_setup, names_teardown);
-    if (timeout)
-        tcase_set_timeout(tc, timeout);
-    tcase_add_test(tc, t);
-    suite_add_tcase(s, tc);
-}
-
-#define ADD(s, t, timeout) add(s, #t, t, timeout)
-
 int main(void)
 {
+    static const struct ut_fixture fx = {NULL, NULL, names_setup, names_teardown, 0};
+    static const struct ut_fixture long_run = {NULL, NULL, names_setup, names_teardown, 240};
+    const TTest *fx_tests[] = {test_ring_name_check, test_ring_name_of_args, test_args_loads,
+                               test_ring_parse_size, test_ring_round_trip, test_ring_open_missing,
+                               test_ring_open_wrong_uid, test_ring_open_wrong_mode,
+                               test_ring_corrupt_header, test_ring_open_too_small,
+                               test_ring_wrap_around, test_ring_full,
+                               test_ring_record_larger_than_space, test_ring_late_consumer,
+                               test_ring_impossible_head};
+    const TTest *long_run_tests[] = {test_ring_threads_100m};
     Suite *s = suite_create("ring");
-    ADD(s, test_ring_name_check, 0);
-    ADD(s, test_ring_name_of_args, 0);
-    ADD(s, test_args_loads, 0);
-    ADD(s, test_ring_parse_size, 0);
-    ADD(s, test_ring_round_trip, 0);
-    ADD(s, test_ring_open_missing, 0);
-    ADD(s, test_ring_open_wrong_uid, 0);
-    ADD(s, test_ring_open_wrong_mode, 0);
-    ADD(s, test_ring_corrupt_header, 0);
-    ADD(s, test_ring_open_too_small, 0);
-    ADD(s, test_ring_wrap_around, 0);
-    ADD(s, test_ring_full, 0);
-    ADD(s, test_ring_record_larger_than_space, 0);
-    ADD(s, test_ring_late_consumer, 0);
-    ADD(s, test_ring_impossible_head, 0);
-    ADD(s, test_ring_threads_100m, 240);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    ut_add_all(s, fx_tests, UT_N(fx_tests), &fx);
+    ut_add_all(s, long_run_tests, UT_N(long_run_tests), &long_run);
+    return ut_run(s);
 }

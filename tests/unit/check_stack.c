@@ -17,6 +17,7 @@
 #include "rd_report.h"
 #include "rd_stack.h"
 #include "ut_events.h"
+#include "ut_main.h"
 
 enum fid {
     F_MAIN = 1, F_F, F_G, F_H, F_PCALL, F_ERROR, F_RESUME, F_YIELD, F_CO, F_WRAP, F_A, F_B,
@@ -233,27 +234,6 @@ static void begin_main(uint32_t line)
 
 /* ---- judging ---- */
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The lines of text, sorted, each ending in '\n'. Caller frees. */
-static char *sorted_lines(const char *text)
-{
-    size_t len = strlen(text), n = 0;
-    char *copy = strdup(text), **v = calloc(len + 1, sizeof *v);
-    for (char *save = NULL, *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
-        v[n++] = l;
-    qsort(v, n, sizeof *v, cmp_str);
-    char *out = calloc(len + n + 1, 1);
-    for (size_t i = 0; i < n; i++)
-        strcat(strcat(out, v[i]), "\n");
-    free(v);
-    free(copy);
-    return out;
-}
-
 static char *folded(enum rd_weight w)
 {
     char *buf = NULL;
@@ -436,16 +416,23 @@ START_TEST(test_stack_pcall_unwind)
 }
 END_TEST
 
-/* f does `return g()`: g is called at depth 3, then runs at depth 2 in
- * f's place. */
-START_TEST(test_stack_tail_call)
+/* main calls f at line 6; f's line 11 is `return g()`: g, called at depth
+ * 3, runs its line 21 at depth 2. */
+static void f_returns_g(void)
 {
-    begin_main(5);
     ev_line(1, 6);
     ev_call(2, F_F);
     ev_line(2, 11);
     ev_call(3, F_G);
     ev_line(2, 21);
+}
+
+/* f does `return g()`: g is called at depth 3, then runs at depth 2 in
+ * f's place. */
+START_TEST(test_stack_tail_call)
+{
+    begin_main(5);
+    f_returns_g();
     expect_stack(T_MAIN, F_MAIN, F_G);
     ck_assert_uint_eq(rd_stack_current(&S)->f[1].depth, 2);
     ev_line(2, 22);
@@ -468,11 +455,7 @@ START_TEST(test_stack_tail_call_stacks)
 {
     begin_main(5);
     for (int i = 0; i < 3; i++) {
-        ev_line(1, 6);
-        ev_call(2, F_F);
-        ev_line(2, 11);
-        ev_call(3, F_G);
-        ev_line(2, 21);
+        f_returns_g();
         ev_ret(2);
     }
     ev_line(1, 7);
@@ -485,11 +468,7 @@ END_TEST
 START_TEST(test_stack_tail_chain)
 {
     begin_main(5);
-    ev_line(1, 6);
-    ev_call(2, F_F);
-    ev_line(2, 11);
-    ev_call(3, F_G);
-    ev_line(2, 21);
+    f_returns_g();
     ev_call(3, F_H);
     ev_line(2, 31);
     expect_stack(T_MAIN, F_MAIN, F_H);
@@ -1102,57 +1081,36 @@ START_TEST(test_stack_replay_feed)
 }
 END_TEST
 
-static void add(Suite *s, const char *name, const TTest *t)
+/* Each test twice: on the rebuilder alone, and with a listener mirroring
+ * every change (NAME_listener). */
+static void add(Suite *s, const TTest *t)
 {
-    TCase *tc = tcase_create(name);
-    tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_add_test(tc, t);
-    suite_add_tcase(s, tc);
+    static const struct ut_fixture plain = {setup, teardown, NULL, NULL, 0};
+    static const struct ut_fixture mirror = {setup_mirror, teardown_mirror, NULL, NULL, 0};
+    ut_add(s, t->name, t, &plain);
     char mname[128];
-    snprintf(mname, sizeof mname, "%s_listener", name);
-    tc = tcase_create(strdup(mname));
-    tcase_add_checked_fixture(tc, setup_mirror, teardown_mirror);
-    tcase_add_test(tc, t);
-    suite_add_tcase(s, tc);
+    snprintf(mname, sizeof mname, "%s_listener", t->name);
+    ut_add(s, strdup(mname), t, &mirror);
 }
-
-#define ADD(s, t) add(s, #t, t)
 
 int main(void)
 {
+    const TTest *tests[] = {test_stack_snapshot, test_stack_snapshot_finish,
+                            test_stack_snapshot_fresh_call, test_stack_error_unwind,
+                            test_stack_pcall_unwind, test_stack_tail_call,
+                            test_stack_tail_call_stacks, test_stack_tail_chain,
+                            test_stack_tail_nested, test_stack_tail_recursion,
+                            test_stack_call_same_depth, test_stack_c_call,
+                            test_stack_coroutine_resume, test_stack_coroutine_yield,
+                            test_stack_coroutine_resume_elsewhere, test_stack_coroutine_death,
+                            test_stack_many_coroutines, test_stack_thread_reused,
+                            test_stack_wrap_error, test_stack_wrap_nested_error,
+                            test_stack_late_hooked, test_stack_stop_start, test_stack_gap,
+                            test_stack_time, test_stack_tail_call_time,
+                            test_stack_ret_ignores_unused_args, test_stack_garbage,
+                            test_stack_random_records, test_stack_replay_feed};
     Suite *s = suite_create("stack");
-    ADD(s, test_stack_snapshot);
-    ADD(s, test_stack_snapshot_finish);
-    ADD(s, test_stack_snapshot_fresh_call);
-    ADD(s, test_stack_error_unwind);
-    ADD(s, test_stack_pcall_unwind);
-    ADD(s, test_stack_tail_call);
-    ADD(s, test_stack_tail_call_stacks);
-    ADD(s, test_stack_tail_chain);
-    ADD(s, test_stack_tail_nested);
-    ADD(s, test_stack_tail_recursion);
-    ADD(s, test_stack_call_same_depth);
-    ADD(s, test_stack_c_call);
-    ADD(s, test_stack_coroutine_resume);
-    ADD(s, test_stack_coroutine_yield);
-    ADD(s, test_stack_coroutine_resume_elsewhere);
-    ADD(s, test_stack_coroutine_death);
-    ADD(s, test_stack_many_coroutines);
-    ADD(s, test_stack_thread_reused);
-    ADD(s, test_stack_wrap_error);
-    ADD(s, test_stack_wrap_nested_error);
-    ADD(s, test_stack_late_hooked);
-    ADD(s, test_stack_stop_start);
-    ADD(s, test_stack_gap);
-    ADD(s, test_stack_time);
-    ADD(s, test_stack_tail_call_time);
-    ADD(s, test_stack_ret_ignores_unused_args);
-    ADD(s, test_stack_garbage);
-    ADD(s, test_stack_random_records);
-    ADD(s, test_stack_replay_feed);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    for (size_t i = 0; i < UT_N(tests); i++)
+        add(s, tests[i]);
+    return ut_run(s);
 }

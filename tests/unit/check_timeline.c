@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "rd_timeline.h"
+#include "ut_main.h"
 
 static rd_model M;
 static rd_timeline TL;
@@ -215,27 +216,5 @@ START_TEST(test_timeline_ns)
 }
 END_TEST
 
-static void add(Suite *s, const char *name, const TTest *t)
-{
-    TCase *tc = tcase_create(name);
-    tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_add_test(tc, t);
-    suite_add_tcase(s, tc);
-}
-
-#define ADD(s, t) add(s, #t, t)
-
-int main(void)
-{
-    Suite *s = suite_create("timeline");
-    ADD(s, test_timeline_roundtrip);
-    ADD(s, test_timeline_end_closes);
-    ADD(s, test_timeline_interleaved);
-    ADD(s, test_timeline_tracks);
-    ADD(s, test_timeline_ns);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+UT_MAIN("timeline", setup, teardown, test_timeline_roundtrip, test_timeline_end_closes,
+        test_timeline_interleaved, test_timeline_tracks, test_timeline_ns)

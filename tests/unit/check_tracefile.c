@@ -19,6 +19,7 @@
 #include "lt_file.h"
 #include "rd_tracefile.h"
 #include "rd_tracein.h"
+#include "ut_main.h"
 
 static char g_tmp[64];
 static int g_tmpfd = -1; /* g_tmp, open: trace.ltr is made under it */
@@ -364,30 +365,6 @@ static void tmp_teardown(void)
     rmdir(g_tmp);
 }
 
-int main(void)
-{
-    Suite *s = suite_create("tracefile");
-    const struct {
-        const char *name;
-        const TTest *t;
-    } cases[] = {
-        {"whole", test_tracefile_whole},
-        {"exists", test_tracefile_exists},
-        {"cut_buffered", test_tracefile_cut_buffered},
-        {"cut_direct", test_tracefile_cut_direct},
-        {"cut_header", test_tracefile_cut_header},
-        {"plain", test_tracefile_plain},
-        {"corrupt", test_tracefile_corrupt},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        TCase *tc = tcase_create(cases[i].name);
-        tcase_add_checked_fixture(tc, tmp_setup, tmp_teardown);
-        tcase_add_test(tc, cases[i].t);
-        suite_add_tcase(s, tc);
-    }
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+UT_MAIN("tracefile", tmp_setup, tmp_teardown, test_tracefile_whole, test_tracefile_exists,
+        test_tracefile_cut_buffered, test_tracefile_cut_direct, test_tracefile_cut_header,
+        test_tracefile_plain, test_tracefile_corrupt)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "lt_trust.h"
+#include "ut_main.h"
 
 START_TEST(test_printable_escapes)
 {
@@ -113,26 +114,5 @@ START_TEST(test_peer)
 }
 END_TEST
 
-static void add(Suite *s, const char *name, const TTest *t)
-{
-    TCase *tc = tcase_create(name);
-    tcase_add_test(tc, t);
-    suite_add_tcase(s, tc);
-}
-
-#define ADD(s, t) add(s, #t, t)
-
-int main(void)
-{
-    Suite *s = suite_create("trust");
-    ADD(s, test_printable_escapes);
-    ADD(s, test_printable_cut);
-    ADD(s, test_dir_modes);
-    ADD(s, test_dir_default_strict);
-    ADD(s, test_peer);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_ENV);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+UT_MAIN("trust", NULL, NULL, test_printable_escapes, test_printable_cut, test_dir_modes,
+        test_dir_default_strict, test_peer)

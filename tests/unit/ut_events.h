@@ -5,6 +5,7 @@
 #define UT_EVENTS_H
 
 #include <check.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rd_model.h"
@@ -43,6 +44,28 @@ static inline void model_teardown(void)
 {
     rd_stack_free(&S);
     rd_model_free(&M);
+}
+
+static inline int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The lines of text, sorted, each ending in '\n' (folded stacks compared
+ * whatever their order). Caller frees. */
+static inline char *sorted_lines(const char *text)
+{
+    size_t len = strlen(text), n = 0;
+    char *copy = strdup(text), **v = calloc(len + 1, sizeof *v);
+    for (char *save = NULL, *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+        v[n++] = l;
+    qsort(v, n, sizeof *v, cmp_str);
+    char *out = calloc(len + n + 1, 1);
+    for (size_t i = 0; i < n; i++)
+        strcat(strcat(out, v[i]), "\n");
+    free(v);
+    free(copy);
+    return out;
 }
 
 #endif

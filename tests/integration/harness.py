@@ -1,0 +1,412 @@
+"""The integration tests' harness (doc/tests.md): processes, temporary
+directories, recorderd and lua5.1 started and always stopped, and the two
+mains a script ends with.
+
+A case script (collector.py, daemon.py, ...) defines functions case_NAME(c)
+and ends with
+
+    if __name__ == '__main__':
+        sys.exit(harness.case_main(sys.argv[1:], harness.cases(globals()), "luatrace-x-"))
+
+`script.py --list` prints the case names; tests/integration/meson.build
+reads them at configure time and makes a test SCRIPT-NAME of each, so a
+case name is written once, in its function's name.
+
+A script that checks programs (views.py, pprof.py, ...) ends with
+program_main: --recorderd, --lua and the programs, a temporary directory,
+FAIL on the errors it names.
+
+Whatever happens (a failed check, an exception, meson's SIGTERM on a
+timeout), the processes a test started are killed, its rings in /dev/shm
+unlinked and its directory removed. Exit status: 0 pass, 1 fail, 77 skip.
+"""
+
+import argparse
+import mmap
+import os
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.dont_write_bytecode = True  # keep the source tree clean
+
+SKIP = 77
+RUN_TIMEOUT = 60       # seconds, for each process we start
+SHM_DIR = '/dev/shm'
+
+
+class Failure(Exception):
+    pass
+
+
+def expect(cond, what):
+    if not cond:
+        raise Failure(what)
+
+
+# {======================================================================
+# Processes
+
+class Result:
+    def __init__(self, cmd, out, err, status):
+        self.cmd, self.out, self.err, self.status = cmd, out, err, status
+
+
+def kill_group(proc):
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def run(cmd, cwd, env, timeout=RUN_TIMEOUT, preexec_fn=None):
+    """Run cmd in its own process group; kill the whole group on timeout or
+    if we are interrupted. preexec_fn runs in the child before exec (limits)."""
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True, preexec_fn=preexec_fn)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        kill_group(proc)
+        proc.communicate()
+        raise Failure('timeout after %ds: %s' % (timeout, ' '.join(cmd)))
+    finally:
+        if proc.poll() is None:
+            kill_group(proc)
+            proc.wait()
+    # the program is done; take any straggler of its group with it
+    kill_group(proc)
+    return Result(cmd, out, err, proc.returncode)
+
+
+def show_bytes(b, limit=600):
+    """Program output for a failure message: decoded, cut to limit."""
+    s = b.decode('utf-8', 'replace')
+    if len(s) > limit:
+        s = s[:limit] + '...[%d more chars]' % (len(s) - limit)
+    return s
+
+
+def run_ok(cmd, cwd, timeout=RUN_TIMEOUT, env=None, limit=600):
+    """run() in env (base_env() when None); a Failure, with the output cut
+    to limit, unless it exits 0."""
+    res = run(cmd, cwd, base_env() if env is None else env, timeout)
+    expect(res.status == 0, '%s exited with %s:\n%s'
+           % (' '.join(cmd), res.status, show_bytes(res.out + res.err, limit)))
+    return res
+
+
+def base_env():
+    """The environment all runs share: ours, minus what would change how
+    lua5.1 starts or finds modules."""
+    env = dict(os.environ)
+    for var in ('LUA_INIT', 'LUA_PATH', 'REFTRACE_OUT', 'REFTRACE_NAIVE'):
+        env.pop(var, None)
+    return env
+
+
+def find_session(outdir):
+    """The one session folder recorderd wrote in outdir."""
+    dirs = sorted(d for d in os.listdir(outdir)
+                  if os.path.isdir(os.path.join(outdir, d)))
+    if len(dirs) != 1:
+        raise Failure('expected one session directory in %s, found %r'
+                      % (outdir, os.listdir(outdir)))
+    return os.path.join(outdir, dirs[0])
+
+
+def record(args, prog, tmp, formats, *prog_args, timeout=RUN_TIMEOUT):
+    """recorderd run --format formats -- lua5.1 PROG prog_args, in prog's
+    folder, into tmp/out-NAME; a Failure unless it exits 0. (NAME, the
+    session's folder)."""
+    path = os.path.abspath(prog)
+    name = os.path.splitext(os.path.basename(path))[0]
+    outdir = os.path.join(tmp, 'out-' + name)
+    os.mkdir(outdir)
+    run_ok([args.recorderd, 'run', '--quiet', '--out', outdir, '--format', formats, '--',
+            args.lua, os.path.basename(path)] + list(prog_args), os.path.dirname(path), timeout)
+    return name, find_session(outdir)
+
+
+def wait_file(path, what, proc=None, timeout=30):
+    """Until path exists; a Failure if proc (a Popen) exits first or after
+    timeout seconds."""
+    for _ in range(int(timeout / 0.01)):
+        if os.path.exists(path):
+            return
+        if proc is not None and proc.poll() is not None:
+            raise Failure('%s: the daemon died (status %s)' % (what, proc.poll()))
+        time.sleep(0.01)
+    raise Failure('%s: %s never appeared' % (what, path))
+
+
+def forge_ring(c, name, size=65536):
+    """A ring forged by hand for case c (unlinked with its rings): its shm
+    fd, path, header and data mappings (proto/lt_ring.h's header, this
+    process as the producer)."""
+    c.used.add(name)
+    path = os.path.join(SHM_DIR, 'luatrace-' + name)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+    os.ftruncate(fd, 4096 + size)
+    mm = mmap.mmap(fd, 4096)
+    mm[0:32] = struct.pack('<QIIQII', 0x31474e4952544c, 1, 4096, size, os.getpid(), 0)
+    return fd, path, mm, mmap.mmap(fd, size, offset=4096)
+
+
+def drop_ring(fd, path):
+    """Closes and unlinks a ring of forge_ring (the case may have unlinked it)."""
+    os.close(fd)
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+def shm_segments():
+    try:
+        return {n for n in os.listdir(SHM_DIR) if n.startswith('luatrace-')}
+    except FileNotFoundError:
+        return set()
+
+# }======================================================================
+
+
+# {======================================================================
+# A case: a temporary directory, recorderd listen, lua5.1 with the collector
+
+class Case:
+    def __init__(self, args, tmp):
+        self.args, self.tmp = args, tmp
+        self.sock = os.path.join(tmp, 'sock', 'recorderd.sock')
+        self.out = os.path.join(tmp, 'out')
+        self.daemon = None
+        self.used = set()  # ring names this case may create
+
+    def env(self, **extra):
+        env = base_env()
+        env['LUA_CPATH'] = self.args.cpath + '/?.so;;'
+        for k in ('LUATRACE_SHM', 'LUATRACE_SOCKET', 'LUATRACE_SPAWN',
+                  'LUATRACE_MODE', 'LUATRACE_RING', 'LUATRACE_OUT'):
+            env.pop(k, None)
+        env['XDG_RUNTIME_DIR'] = os.path.join(self.tmp, 'xdg')
+        env.update(extra)
+        if 'LUATRACE_SHM' in extra:
+            self.used.add(extra['LUATRACE_SHM'])
+        return env
+
+    def mine(self, segments):
+        """The segments this case could have made (other tests run at the
+        same time and have rings of their own)."""
+        return {n for n in segments
+                if n[len('luatrace-'):].split('.')[0] in self.used}
+
+    def write(self, name, text):
+        self.used.add(name.rsplit('.', 1)[0])
+        path = os.path.join(self.tmp, name)
+        with open(path, 'w') as f:
+            f.write(text)
+        return name
+
+    def start_daemon(self, preexec_fn=None, extra=()):
+        self.daemon = subprocess.Popen(
+            [self.args.recorderd, 'listen', '--socket', self.sock, '--out', self.out] + list(extra),
+            cwd=self.tmp, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE, start_new_session=True, preexec_fn=preexec_fn)
+        for _ in range(1000):  # until it answers: a stale file may already be there
+            probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                probe.connect(self.sock)
+                return
+            except OSError:
+                if self.daemon.poll() is not None:
+                    raise Failure('recorderd listen exited: %r' % self.daemon.stderr.read())
+                time.sleep(0.01)
+            finally:
+                probe.close()
+        raise Failure('recorderd listen does not answer on %s' % self.sock)
+
+    def stop_daemon(self):
+        if self.daemon and self.daemon.poll() is None:
+            self.daemon.send_signal(signal.SIGTERM)
+            try:
+                self.daemon.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.daemon.kill()
+                self.daemon.wait()
+                raise Failure('recorderd did not stop on SIGTERM')
+            if self.daemon.returncode != 0:
+                raise Failure('recorderd exited %d' % self.daemon.returncode)
+
+    def kill_daemon(self):
+        """Cleanup: subclasses that start more processes kill them here too."""
+        if self.daemon and self.daemon.poll() is None:
+            os.killpg(self.daemon.pid, signal.SIGKILL)
+            self.daemon.wait()
+
+    def lua(self, prog, env, timeout=60, traced=False):
+        cmd = [self.args.lua] + (['-lluatrace'] if traced else []) + [prog]
+        return run(cmd, self.tmp, env, timeout)
+
+    def session(self, name):
+        path = os.path.join(self.out, name)
+        if not os.path.isdir(path):
+            raise Failure('no session %s in %s: %s' % (name, self.out,
+                          os.listdir(self.out) if os.path.isdir(self.out) else []))
+        return path
+
+    def folded(self, session, weight='lines'):
+        r = run([self.args.recorderd, 'report', session, '--format', 'folded',
+                 '--weight', weight], self.tmp, base_env())
+        if r.status != 0:
+            raise Failure('report failed: %s' % r.err.decode())
+        rows = {}
+        for line in r.out.decode().splitlines():
+            stack, _, n = line.rpartition(' ')
+            rows[stack] = int(n)
+        return rows
+
+
+def run_case(case, name, make, prefix):
+    """Runs case(c) on c = make(tmpdir); returns the exit status. Whatever
+    happens, its daemon is killed (SIGKILL ends a stopped one too), the
+    rings it made are removed and so is its directory."""
+    before = shm_segments()
+    tmp = tempfile.mkdtemp(prefix=prefix)
+    c = make(tmp)
+    try:
+        case(c)
+        c.stop_daemon()
+        left = c.mine(shm_segments() - before)
+        expect(not left, 'shm segments left behind: %s' % sorted(left))
+    except Failure as e:
+        print('FAIL: %s: %s' % (name, e))
+        return 1
+    finally:
+        c.kill_daemon()
+        for seg in c.mine(shm_segments() - before):
+            try:
+                os.unlink(os.path.join(SHM_DIR, seg))
+            except OSError:
+                pass
+        shutil.rmtree(tmp, ignore_errors=True)
+    print('ok: %s' % name)
+    return 0
+
+# }======================================================================
+
+
+# {======================================================================
+# The mains
+
+def cases(namespace):
+    """{NAME: case_NAME} of a script's globals(): its cases, each named once."""
+    return {k[len('case_'):]: v for k, v in namespace.items()
+            if k.startswith('case_') and callable(v)}
+
+
+def on_sigterm():
+    """meson stops a test with SIGTERM on its timeout: unwind, so that the
+    finally clauses kill children and remove the temporary directory."""
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit('killed by SIGTERM'))
+
+
+def absolute(args, *names):
+    for k in names:
+        if getattr(args, k, None):
+            setattr(args, k, os.path.abspath(getattr(args, k)))
+
+
+def case_args(argv, table, add_args, cpath):
+    """The case's name, --recorderd, --lua, --cpath (the collector's folder)
+    when asked, and what add_args(ap) adds."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument('case', choices=sorted(table))
+    ap.add_argument('--recorderd', required=True)
+    if cpath:
+        ap.add_argument('--cpath', required=True)
+    ap.add_argument('--lua', default='lua5.1')
+    if add_args:
+        add_args(ap)
+    return ap.parse_args(argv)
+
+
+def case_main(argv, table, prefix, add_args=None, make=Case, paths=()):
+    """A case script's main: `--list` prints the case names; else runs the
+    case named by the first argument with run_case, c = make(args, tmp).
+    Options: --recorderd, --cpath, --lua, and those add_args(ap) adds; the
+    paths among them made absolute (recorderd and cpath always)."""
+    if list_cases(argv, table):
+        return 0
+    args = case_args(argv, table, add_args, cpath=True)
+    absolute(args, 'recorderd', 'cpath', *paths)
+    on_sigterm()
+    return run_case(table[args.case], args.case, lambda tmp: make(args, tmp), prefix)
+
+
+def list_cases(argv, names):
+    """True after printing names, one a line, when argv is `--list`."""
+    if argv[:1] != ['--list']:
+        return False
+    print('\n'.join(sorted(names)))
+    return True
+
+
+def have_recorderd(path):
+    """False, after saying SKIP, when there is no recorderd at path."""
+    if os.path.isfile(path) and os.access(path, os.X_OK):
+        return True
+    print('SKIP: no recorderd at %s' % path)
+    return False
+
+
+def in_tmpdir(prefix, body, errors=()):
+    """body(tmp) in a fresh directory, always removed; 0 when it returns
+    (or what it returns), 1 after `FAIL: ...` on a Failure or one of errors."""
+    on_sigterm()
+    tmp = tempfile.mkdtemp(prefix=prefix)
+    try:
+        return body(tmp) or 0
+    except (Failure,) + tuple(errors) as e:
+        print('FAIL: %s: %s' % (type(e).__name__, e))
+        return 1
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def tmp_case_main(argv, table, prefix, add_args=None, errors=()):
+    """A case script without a daemon of its own: `--list` prints the case
+    names; else case(args, tmp) in in_tmpdir, for the case named by the
+    first argument, with --recorderd, --lua and what add_args(ap) adds;
+    SKIP without recorderd."""
+    if list_cases(argv, table):
+        return 0
+    args = case_args(argv, table, add_args, cpath=False)
+    if not have_recorderd(args.recorderd):
+        return SKIP
+    args.recorderd = os.path.abspath(args.recorderd)
+    return in_tmpdir(prefix, lambda tmp: table[args.case](args, tmp), errors)
+
+
+def program_main(argv, doc, prefix, body, errors=(), add_args=None, programs='+'):
+    """A program script's main: --recorderd, --lua and the programs
+    (nargs programs), plus add_args(ap); SKIP without recorderd; then
+    body(args, tmp) in in_tmpdir."""
+    ap = argparse.ArgumentParser(description=doc.split('\n')[0])
+    ap.add_argument('--recorderd', required=True)
+    ap.add_argument('--lua', default='lua5.1')
+    ap.add_argument('programs', nargs=programs)
+    if add_args:
+        add_args(ap)
+    args = ap.parse_intermixed_args(argv)
+    if not have_recorderd(args.recorderd):
+        return SKIP
+    args.recorderd = os.path.abspath(args.recorderd)
+    return in_tmpdir(prefix, lambda tmp: body(args, tmp), errors)
+
+# }======================================================================
