@@ -232,7 +232,9 @@ static void scan_upvalues(lua_State *L, target *t)
         for (int i = 1; i <= 8 && lua_type(L, -2) == LUA_TSTRING && lua_iscfunction(L, -1); i++) {
             if (!lua_getupvalue(L, -1, i))
                 break;
-            int hit = lua_tocfunction(L, -1) == t->cf;
+            /* by its C function, or the closure itself (LuaJIT's fast
+             * functions have none) */
+            int hit = t->cf ? lua_tocfunction(L, -1) == t->cf : lua_topointer(L, -1) == t->cl;
             lua_pop(L, 1);
             if (hit) {
                 char key[CO_NAME_MAX];
@@ -292,6 +294,8 @@ void co_name_find(lua_State *L, int fi, int direct, char *best, size_t cap)
     lua_pop(L, 1);
     if (!t.len && t.cf)
         name_c(L, &t, direct);
+    else if (!t.len && lua_iscfunction(L, fi)) /* a fast function of LuaJIT */
+        scan_upvalues(L, &t);
     for (size_t i = 0; i < t.len; i++) /* chosen by whole keys, shown as a C string */
         if (!best[i])
             best[i] = ' ';

@@ -314,9 +314,11 @@ static pid_t safe_point(target *t, int *e)
             break;
         }
         for (int i = 0; i < s->n && !chosen; i++)
-            if (safe_thread(t, s->tid[i])) {
+            if (!s->sig[i] && safe_thread(t, s->tid[i])) { /* not one taking a signal */
                 chosen = s->tid[i];
-                s->tid[i] = s->tid[--s->n]; /* held: not let go below */
+                s->n--; /* held: not let go below */
+                s->tid[i] = s->tid[s->n];
+                s->sig[i] = s->sig[s->n];
             }
         if (chosen && k && !still_there(d, t->L)) { /* closed since the first stop? */
             ptrace(PTRACE_DETACH, chosen, NULL, NULL);

@@ -46,12 +46,16 @@ enum {
  * microseconds for a task that runs or sleeps interruptibly, so the wait
  * yields the CPU before it sleeps, and gives up after STOP_WAIT_MS (a task
  * in uninterruptible sleep). */
-static int wait_stop(pid_t tid)
+static int wait_stop(pid_t tid, int *sig)
 {
     uint64_t waited_us = 0;
     for (unsigned k = 0; waited_us < STOP_WAIT_MS * 1000u; k++) {
         int st;
         pid_t w = waitpid(tid, &st, __WALL | WNOHANG);
+        /* a signal that came first stops the task to be delivered: kept, or
+         * the detach would drop it */
+        if (w == tid && WIFSTOPPED(st))
+            *sig = st >> 16 ? 0 : WSTOPSIG(st);
         if (w == tid)
             return WIFSTOPPED(st) ? 0 : -ESRCH;
         if (w < 0)
@@ -80,7 +84,7 @@ static int task_ended(pid_t pid, pid_t tid)
 void rd_peek_let_go(rd_peek_stop *s)
 {
     for (int i = 0; i < s->n; i++)
-        ptrace(PTRACE_DETACH, s->tid[i], NULL, NULL);
+        ptrace(PTRACE_DETACH, s->tid[i], NULL, (void *)(long)s->sig[i]);
     s->n = 0;
 }
 
@@ -103,8 +107,10 @@ int rd_peek_stop_all(pid_t pid, rd_peek_stop *s)
             e = errno == ESRCH || task_ended(pid, tid) ? 0 : -errno; /* a task that just ended */
             continue;
         }
+        s->sig[s->n] = 0;
         s->tid[s->n++] = tid;
-        if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0 || wait_stop(tid) == -ETIMEDOUT)
+        if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0 ||
+            wait_stop(tid, &s->sig[s->n - 1]) == -ETIMEDOUT)
             e = -ETIMEDOUT;
     }
     closedir(dir);

@@ -14,6 +14,7 @@ enum { RD_PEEK_MAX_STATES = 16, RD_PEEK_MAX_TASKS = 4096 };
 /* The tasks of a process held stopped for a read. */
 typedef struct rd_peek_stop {
     pid_t tid[RD_PEEK_MAX_TASKS];
+    int sig[RD_PEEK_MAX_TASKS]; /* a signal the task stopped to take: its own, given back */
     int n;
 } rd_peek_stop;
 

@@ -89,21 +89,14 @@ import harness  # noqa: E402
 from harness import base_env, Case, cases, expect, Failure  # noqa: E402
 from collector import HOSTRESUME, track_names  # noqa: E402
 
-PRELUDE = '''
+PRELUDE = harness.LUA_STACK + '''
 local luatrace = require "luatrace"
 local function busy(n) local s = 0 for i = 1, n or 300 do s = s + i % 3 end return s end
--- Frames from `level` down to the root, as "SRC:LINEDEFINED" or "[C]".
+-- Frames from `level` down to the root, as "SRC:LINEDEFINED" or "[C]"
+-- (a level of the caller's: stack runs one deeper, a coroutine's is its own).
 local function frames(level, co)
-  local t = {}
-  while true do
-    local i = co and debug.getinfo(co, level, "S") or (not co and debug.getinfo(level, "S"))
-    if not i then break end
-    if i.what ~= "tail" then
-      t[#t + 1] = i.what == "C" and "[C]" or (i.source:gsub("^@", "") .. ":" .. i.linedefined)
-    end
-    level = level + 1
-  end
-  return table.concat(t, " ")
+  local s = stack(co and level or level + 1, co, "linedefined")
+  return s
 end
 local function ready() io.stdout:write("READY\\n") io.stdout:flush() end
 local function detached() while luatrace.tracing() do busy() end end
@@ -273,19 +266,10 @@ for i = 1, 3 do io.stderr:write("CO ", text[i], " HOOK ", tostring(debug.gethook
 
 # Frames as "SRC:CURRENTLINE" ("[C]" for C), top first, from `level` (of the
 # caller of `where` when 2), or of coroutine co from its level 0.
-WHERE = '''
+WHERE = harness.LUA_STACK + '''
 local function where(level, co)
-  local t = {}
-  while true do
-    local i
-    if co then i = debug.getinfo(co, level, "Sl") else i = debug.getinfo(level, "Sl") end
-    if not i then break end
-    if i.what ~= "tail" then
-      t[#t + 1] = i.what == "C" and "[C]" or (i.source:gsub("^@", "") .. ":" .. i.currentline)
-    end
-    level = level + 1
-  end
-  return table.concat(t, " ")
+  local s = stack(co and level or level + 1, co, "currentline")
+  return s
 end
 local function truth(k, s) io.stderr:write("TRUTH ", k, " ", s, "\\n") io.stderr:flush() end
 '''

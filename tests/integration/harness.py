@@ -304,6 +304,27 @@ def run_case(case, name, make, prefix):
 # {======================================================================
 # The mains
 
+# Lua for test programs: stack(level, co, key), the truth a program reads
+# with debug.getinfo: its stack from `level` (of coroutine co, if given) to
+# the root, each frame "SRC:N" (N its field key: "linedefined" or
+# "currentline") or "[C]", tail pseudo-frames left out, top first.
+LUA_STACK = r'''
+local function stack(level, co, key)
+  local t = {}
+  while true do
+    local i
+    if co then i = debug.getinfo(co, level, "Sl") else i = debug.getinfo(level, "Sl") end
+    if not i then break end
+    if i.what ~= "tail" then
+      t[#t + 1] = i.what == "C" and "[C]" or (i.source:gsub("^@", "") .. ":" .. i[key])
+    end
+    level = level + 1
+  end
+  return table.concat(t, " ")
+end
+'''
+
+
 def cases(namespace):
     """{NAME: case_NAME} of a script's globals(): its cases, each named once."""
     return {k[len('case_'):]: v for k, v in namespace.items()

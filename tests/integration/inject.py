@@ -53,27 +53,20 @@ import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
 from harness import Case, Failure, base_env, expect, run_case  # noqa: E402
 
 K = 5000  # tick calls traced per attach
 
-PROG = r'''
+PROG = harness.LUA_STACK + r'''
 local spec = ...
 local how, rounds, untraced = spec:match("^(%a+) (%d+) (%d)$")
 rounds, untraced = tonumber(rounds), untraced == "1"
 local function hooked() return debug.gethook() == "external hook" end
 local function busy(n) local s = 0 for i = 1, n or 300 do s = s + i % 3 end return s end
 local function frames(level)
-  local t = {}
-  while true do
-    local i = debug.getinfo(level, "S")
-    if not i then break end
-    if i.what ~= "tail" then
-      t[#t + 1] = i.what == "C" and "[C]" or (i.source:gsub("^@", "") .. ":" .. i.linedefined)
-    end
-    level = level + 1
-  end
-  return table.concat(t, " ")
+  local s = stack(level + 1, nil, "linedefined")
+  return s
 end
 local function say(s) io.stdout:write(s, "\n") io.stdout:flush() end
 local total = 0
