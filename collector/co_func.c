@@ -304,14 +304,8 @@ static uint32_t describe(co_state *s, lua_State *L, lua_Debug *ar, int isC, uint
     if (!src_sid || !name_sid || !p)
         return 0;
     uint32_t fid = s->next_fid++;
-    uint8_t *q = lt_put_head(p, LT_EV_FUNC, 7);
-    q = lt_put_uint(q, fid);
-    q = lt_put_uint(q, what);
-    q = lt_put_uint(q, src_sid);
-    q = lt_put_uint(q, name_sid);
-    q = lt_put_uint(q, ar->linedefined > 0 ? (uint64_t)ar->linedefined : 0);
-    q = lt_put_uint(q, ar->lastlinedefined > 0 ? (uint64_t)ar->lastlinedefined : 0);
-    q = lt_put_uint(q, flags | (isC || file ? 0 : LT_FF_NOFILE));
+    uint8_t *q = lt_put_func(p, fid, what, src_sid, name_sid, ar->linedefined,
+                             ar->lastlinedefined, flags | (isC || file ? 0 : LT_FF_NOFILE));
     lt_ring_commit(&s->ring, (uint64_t)(q - p));
     return fid;
 }

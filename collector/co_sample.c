@@ -136,14 +136,8 @@ static uint32_t describe(smp *p, lua_State *L, lua_Debug *ar, uint32_t fid)
     uint8_t *b = co_out_reserve(&p->s, 64);
     if (!b)
         return 0;
-    uint8_t *q = lt_put_head(b, LT_EV_FUNC, 7);
-    q = lt_put_uint(q, fid);
-    q = lt_put_uint(q, what);
-    q = lt_put_uint(q, src_sid);
-    q = lt_put_uint(q, name_sid);
-    q = lt_put_uint(q, ar->linedefined > 0 ? (uint64_t)ar->linedefined : 0);
-    q = lt_put_uint(q, ar->lastlinedefined > 0 ? (uint64_t)ar->lastlinedefined : 0);
-    q = lt_put_uint(q, isC || file ? 0 : LT_FF_NOFILE);
+    uint8_t *q = lt_put_func(b, fid, what, src_sid, name_sid, ar->linedefined,
+                             ar->lastlinedefined, isC || file ? 0 : LT_FF_NOFILE);
     lt_ring_commit(&p->s.ring, (uint64_t)(q - b));
     return fid;
 }

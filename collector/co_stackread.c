@@ -608,14 +608,8 @@ static void put_funcs(co_sr *d)
         uint8_t *p = room(d, 64);
         if (!p || !f->src_sid || !name_sid)
             return;
-        uint8_t *q = lt_put_head(p, LT_EV_FUNC, 7);
-        q = lt_put_uint(q, f->fid);
-        q = lt_put_uint(q, f->isC ? LT_WHAT_C : f->main ? LT_WHAT_MAIN : LT_WHAT_LUA);
-        q = lt_put_uint(q, f->src_sid);
-        q = lt_put_uint(q, name_sid);
-        q = lt_put_uint(q, f->linedef > 0 ? (uint64_t)f->linedef : 0);
-        q = lt_put_uint(q, f->lastline > 0 ? (uint64_t)f->lastline : 0);
-        q = lt_put_uint(q, f->flags);
+        uint8_t *q = lt_put_func(p, f->fid, f->isC ? LT_WHAT_C : f->main ? LT_WHAT_MAIN : LT_WHAT_LUA,
+                                 f->src_sid, name_sid, f->linedef, f->lastline, f->flags);
         d->nout += (size_t)(q - p);
     }
 }

@@ -228,6 +228,21 @@ static inline uint8_t *lt_put_head(uint8_t *p, enum lt_kind kind, unsigned n)
     return p + 2;
 }
 
+/* A FUNC record (at most LT_EVENT_HOT_MAX bytes); a negative or unknown
+ * linedefined or lastlinedefined is written 0. */
+static inline uint8_t *lt_put_func(uint8_t *p, uint32_t fid, unsigned what, uint32_t src_sid,
+                                   uint32_t name_sid, int linedef, int lastline, uint32_t flags)
+{
+    p = lt_put_head(p, LT_EV_FUNC, 7);
+    p = lt_put_uint(p, fid);
+    p = lt_put_uint(p, what);
+    p = lt_put_uint(p, src_sid);
+    p = lt_put_uint(p, name_sid);
+    p = lt_put_uint(p, linedef > 0 ? (uint64_t)linedef : 0);
+    p = lt_put_uint(p, lastline > 0 ? (uint64_t)lastline : 0);
+    return lt_put_uint(p, flags);
+}
+
 static inline uint8_t *lt_put_str(uint8_t *p, const char *s, uint32_t len)
 {
     if (len < 32) {

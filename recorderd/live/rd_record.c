@@ -121,14 +121,10 @@ static uint32_t fid_of(rec *r, const co_sr_func *f)
     co_sr_func_source(r->d, f, src, sizeof src);
     snprintf(name, sizeof name, "%s", co_sr_func_name(r->d, f));
     uint32_t src_sid = put_str(r, src), name_sid = put_str(r, name), fid = r->nfn + 1;
-    uint8_t *p = room(r, 64), *q = lt_put_head(p, LT_EV_FUNC, 7);
-    q = lt_put_uint(q, fid);
-    q = lt_put_uint(q, f->isC ? LT_WHAT_C : f->main ? LT_WHAT_MAIN : LT_WHAT_LUA);
-    q = lt_put_uint(q, src_sid);
-    q = lt_put_uint(q, name_sid);
-    q = lt_put_uint(q, f->linedef > 0 ? (uint64_t)f->linedef : 0);
-    q = lt_put_uint(q, f->lastline > 0 ? (uint64_t)f->lastline : 0);
-    q = lt_put_uint(q, 0); /* no pcall or resume to rebuild: the samples say all */
+    uint8_t *p = room(r, 64);
+    /* flags 0: no pcall or resume to rebuild, the samples say all */
+    uint8_t *q = lt_put_func(p, fid, f->isC ? LT_WHAT_C : f->main ? LT_WHAT_MAIN : LT_WHAT_LUA,
+                             src_sid, name_sid, f->linedef, f->lastline, 0);
     commit(r, p, q);
     r->fns[r->nfn++] = (fn_id){f->key, f->linedef, fid};
     return fid;
