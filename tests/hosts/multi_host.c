@@ -18,6 +18,11 @@
 
 #define MAX_STATES 8
 
+/* No state closes before every state has run: a closed state gives up the
+ * claim (a state made after it may trace), so a slow thread (under a
+ * sanitizer) would otherwise find the claim free and trace a second. */
+static pthread_barrier_t g_all_ran;
+
 typedef struct job {
     const char *script;
     char tag[2];
@@ -40,6 +45,7 @@ static void *run(void *arg)
         else
             snprintf(j->result, sizeof j->result, "%s", lua_tostring(L, -1));
     }
+    pthread_barrier_wait(&g_all_ran);
     lua_close(L);
     return NULL;
 }
@@ -53,6 +59,7 @@ int main(int argc, char **argv)
     int n = atoi(argv[2]);
     if (n < 1 || n > MAX_STATES)
         n = MAX_STATES;
+    pthread_barrier_init(&g_all_ran, NULL, (unsigned)n);
     job jobs[MAX_STATES];
     pthread_t t[MAX_STATES];
     for (int i = 0; i < n; i++) {
