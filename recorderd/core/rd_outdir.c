@@ -36,10 +36,16 @@ static int make_path(char *buf)
     return mkdir(buf, 0700) < 0 && errno != EEXIST ? -errno : 0;
 }
 
-/* The out-directory rule, on an open directory (path: for the message): a
- * directory whose group or others may write must be sticky (as /tmp), or
- * another user could rename what we make in it and put their own in its
- * place. Returns 0 or -EPERM with a message in err. */
+/* The out-directory rule: a directory whose group or others may write must
+ * be sticky (as /tmp), or another user could rename what we make in it and
+ * put their own in its place. */
+static int unsafe_mode(const struct stat *st)
+{
+    return (st->st_mode & (S_IWGRP | S_IWOTH)) && !(st->st_mode & S_ISVTX);
+}
+
+/* The rule on an open directory (path: for the message). Returns 0 or
+ * -EPERM with a message in err. */
 static int rd_out_check(int dfd, const char *path, char *err, size_t cap)
 {
     struct stat st;
@@ -47,7 +53,7 @@ static int rd_out_check(int dfd, const char *path, char *err, size_t cap)
         snprintf(err, cap, "%s: %s", path, strerror(errno));
         return -errno;
     }
-    if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX)) {
+    if (unsafe_mode(&st)) {
         snprintf(err, cap, "%s: other users can write to it and it is not sticky (mode %04o): "
                  "use a directory of your own, or chmod +t it", path,
                  (unsigned)(st.st_mode & 07777));
@@ -82,7 +88,6 @@ int rd_out_open(const char *path, int create, char *err, size_t cap)
 
 int rd_out_subdir(int dfd, const char *name, int excl)
 {
-    char err[8];
     struct stat st;
     if (mkdirat(dfd, name, 0700) < 0 && (errno != EEXIST || excl))
         return -errno;
@@ -91,9 +96,9 @@ int rd_out_subdir(int dfd, const char *name, int excl)
         return -errno;
     /* Between mkdirat and openat another user may have put a directory of
      * theirs in its place: it is not ours, and nothing goes into it. */
-    int e = fstat(fd, &st) < 0 ? -errno : st.st_uid != geteuid() ? -EPERM : 0;
-    if (!e)
-        e = rd_out_check(fd, name, err, sizeof err);
+    int e = fstat(fd, &st) < 0                          ? -errno
+            : st.st_uid != geteuid() || unsafe_mode(&st) ? -EPERM
+                                                         : 0;
     if (e) {
         close(fd);
         return e;
