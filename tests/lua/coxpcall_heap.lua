@@ -11,10 +11,7 @@
 local cox = require "coxpcall"
 local binaryheap = require "binaryheap"
 
-local function first_line(s)
-  if type(s) ~= "string" then return type(s) end
-  return (s:match("^[^\n]*"))
-end
+local first_line = require("corpus_util").first_line
 
 -- main thread: copcall is pcall, coxpcall is xpcall (wrapped when it has
 -- arguments)

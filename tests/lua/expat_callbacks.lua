@@ -16,10 +16,7 @@ local lxp = require "lxp"
 local lom = require "lxp.lom"
 local totable = require "lxp.totable"
 
-local function first_line(s)
-  if type(s) ~= "string" then return type(s) end
-  return (s:match("^[^\n]*"))
-end
+local first_line = require("corpus_util").first_line
 
 local function attrs(a)
   local out = {}

@@ -16,10 +16,7 @@ local logging = require "logging"
 local say = require "say"
 local basexx = require "basexx"
 
-local function first_line(s)
-  if type(s) ~= "string" then return type(s) end
-  return (s:match("^[^\n]*"))
-end
+local first_line = require("corpus_util").first_line
 
 -- messages in two languages
 say:set_namespace("en")

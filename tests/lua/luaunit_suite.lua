@@ -13,10 +13,7 @@
 -- Output goes through our own output class (no durations or dates).
 local lu = require "luaunit"
 
-local function first_line(s)
-  if type(s) ~= "string" then return type(s) end
-  return (s:match("^[^\n]*"))
-end
+local first_line = require("corpus_util").first_line
 
 -- our output class, derived as LuaUnit documents
 local Out = lu.genericOutput.new()

@@ -15,10 +15,7 @@ local rex = require "rex_pcre2"
 local cjson = require "cjson"
 local util = require "cjson.util"
 
-local function first_line(s)
-  if type(s) ~= "string" then return type(s) end
-  return (s:match("^[^\n]*"))
-end
+local first_line = require("corpus_util").first_line
 
 -- gsub with Lua replacement functions
 local text = "width=640 height=480 depth=24 name=screen ratio=1.5"

@@ -17,10 +17,7 @@ local URI = require "uri"
 local Mediator = require "mediator"
 local new_fifo = require "fifo" -- the module is fifo.new
 
-local function first_line(s)
-  if type(s) ~= "string" then return type(s) end
-  return (s:match("^[^\n]*"))
-end
+local first_line = require("corpus_util").first_line
 
 local function show(u)
   if not u then return "nil" end
