@@ -1105,14 +1105,8 @@ class AttachCase(Case):
                 os.unlink(path)
             except OSError:
                 pass
-        for p in self.procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-            try:
-                os.unlink('/tmp/luatrace-%d/attach/%d' % (os.getuid(), p.pid))
-            except OSError:
-                pass
+        self.kill_programs(self.procs)
+        super().kill_daemon()
 
 
 def main(argv):

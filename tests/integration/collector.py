@@ -133,18 +133,10 @@ def case_coroutine(c):
 # 15 000 frames); drive(co) resumes co and returns what resume does, and a
 # probe in co prefixes its own stack with the resumer's (resumer;[C] for
 # coroutine.resume).
-WHERE = '''
+WHERE = harness.LUA_FOLDED + '''
 local function where()
-  local t, level = {}, 2
-  local i = debug.getinfo(level, "S")
-  while i do
-    t[#t + 1] = i.what == "C" and "[C]" or i.short_src .. ":" .. i.linedefined
-    level = level + 1
-    i = debug.getinfo(level, "S")
-  end
-  local r = {}
-  for k = #t, 1, -1 do r[#r + 1] = t[k] end
-  return table.concat(r, ";")
+  local s = folded(3)
+  return s
 end
 local resumer = ""
 local function drive(co)

@@ -249,6 +249,19 @@ class Case:
             os.killpg(self.daemon.pid, signal.SIGKILL)
             self.daemon.wait()
 
+    @staticmethod
+    def kill_programs(procs):
+        """Cleanup of programs a case started: each killed if it still runs,
+        and its attach marker (left by a dormant collector) removed."""
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+            try:
+                os.unlink('/tmp/luatrace-%d/attach/%d' % (os.getuid(), p.pid))
+            except OSError:
+                pass
+
     def lua(self, prog, env, timeout=60, traced=False):
         cmd = [self.args.lua] + (['-lluatrace'] if traced else []) + [prog]
         return run(cmd, self.tmp, env, timeout)
@@ -321,6 +334,24 @@ local function stack(level, co, key)
     level = level + 1
   end
   return table.concat(t, " ")
+end
+'''
+
+# The stack as folded stacks write it, root first: SRC:LINEDEFINED per
+# frame (short_src), [C] for C; level as debug.getinfo counts it from
+# folded itself.
+LUA_FOLDED = r'''
+local function folded(level)
+  local t = {}
+  local i = debug.getinfo(level, "S")
+  while i do
+    t[#t + 1] = i.what == "C" and "[C]" or i.short_src .. ":" .. i.linedefined
+    level = level + 1
+    i = debug.getinfo(level, "S")
+  end
+  local r = {}
+  for k = #t, 1, -1 do r[#r + 1] = t[k] end
+  return table.concat(r, ";")
 end
 '''
 

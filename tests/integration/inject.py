@@ -96,14 +96,8 @@ class InjectCase(Case):
         self.users = []
 
     def kill_daemon(self):  # the programs, their markers; the users made
-        for p in self.procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-            try:
-                os.unlink('/tmp/luatrace-%d/attach/%d' % (os.getuid(), p.pid))
-            except OSError:
-                pass
+        self.kill_programs(self.procs)
+        super().kill_daemon()
         for name in self.users:
             subprocess.run(['userdel', name], capture_output=True)
 

@@ -43,19 +43,10 @@ from collector import (EV_THREAD, expect_probe_stacks, same_output,  # noqa: E40
 # the stack that resumed it ([C]: coroutine.resume or the wrap function),
 # which resume_from(co) notes where the resume is (drive, a hook, a
 # finalizer).
-PROBE = '''
+PROBE = harness.LUA_FOLDED + '''
 local function stack(level)
-  local t = {}
-  local i = debug.getinfo(level, "S")
-  while i do
-    t[#t + 1] = i.what == "C" and "[C]" or i.short_src .. ":" .. i.linedefined
-    level = level + 1
-    i = debug.getinfo(level, "S")
-  end
-  local r = {}
-  for k = #t, 1, -1 do r[#r + 1] = t[k] end
   local co = coroutine.running()
-  return (co and resumer_of[co] .. ";[C];" or "") .. table.concat(r, ";")
+  return (co and resumer_of[co] .. ";[C];" or "") .. folded(level + 1)
 end
 resumer_of = setmetatable({}, {__mode = "k"})
 local function resume_from(co) resumer_of[co] = stack(3) end
@@ -423,8 +414,10 @@ def case_hookresume(c):
     the hook and coroutine.resume, and the hooked thread's own stacks after
     the hook are whole (no phantom frame)."""
     session = check(c, 'hookresume', HOOKRESUME, 36)
+    line = HOOKRESUME.splitlines().index(
+        'local function target() local r = 1 probe() return r end') + 1
     calls = [n for k, n in c.folded(session, 'calls').items()
-             if k.endswith(';target@hookresume.lua:45')]
+             if k.endswith(';target@hookresume.lua:%d' % line)]
     expect(calls == [2], 'calls of target: %s, want [2]' % calls)
 
 
