@@ -21,6 +21,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "host_wait.h"
+
 #include "luatrace.h"
 
 static unsigned g_eintr;
@@ -48,22 +50,7 @@ static int next_byte(char *c)
 /* host.wait(): the next line of stdin (without its newline), or nil. */
 static int l_wait(lua_State *L)
 {
-    luaL_Buffer b;
-    luaL_buffinit(L, &b);
-    char c;
-    int r, any = 0;
-    while ((r = next_byte(&c)) == 1 && c != '\n') {
-        luaL_addchar(&b, c);
-        any = 1;
-    }
-    if (r < 0)
-        return luaL_error(L, "block_host: reading stdin: %s", strerror(errno));
-    if (r == 0 && !any) {
-        lua_pushnil(L);
-        return 1;
-    }
-    luaL_pushresult(&b);
-    return 1;
+    return host_wait(L, next_byte, "block_host");
 }
 
 /* host.eintr(): how many times poll or read was interrupted. */

@@ -31,6 +31,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "host_wait.h"
+
 static const char *g_script, *g_arg;
 static atomic_int g_done;
 static int g_status = 1;
@@ -73,20 +75,7 @@ static int next_byte(char *c)
 
 static int l_wait(lua_State *L)
 {
-    luaL_Buffer b;
-    luaL_buffinit(L, &b);
-    char c;
-    int r, any = 0;
-    while ((r = next_byte(&c)) == 1 && c != '\n') {
-        luaL_addchar(&b, c);
-        any = 1;
-    }
-    if (r < 0)
-        return luaL_error(L, "inject_host: reading stdin: %s", strerror(errno));
-    luaL_pushresult(&b);
-    if (r == 0 && !any)
-        lua_pushnil(L);
-    return 1;
+    return host_wait(L, next_byte, "inject_host");
 }
 
 static void *run_script(void *unused)
