@@ -24,7 +24,6 @@ socket and ring even when it fails. Cases:
             refused with 403
 """
 
-import argparse
 import http.client
 import json
 import os
@@ -38,7 +37,8 @@ import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Case, Failure, SKIP, base_env, expect, run, run_case  # noqa: E402
+import harness  # noqa: E402
+from harness import Case, Failure, SKIP, base_env, expect, run  # noqa: E402
 
 # Busy in early() until the file GATE1 exists, then says so in the file
 # PHASE2 and is busy in hot() until the file GATE exists, then a fixed
@@ -101,11 +101,15 @@ class Http(Case):
         expect(self.daemon.poll() is None, 'the daemon died')
         return json.loads(body)
 
-    def kill_all(self):
+    def kill_all(self):  # the programs a case started
         for p in getattr(self, 'procs', []):
             if p.poll() is None:
                 os.killpg(p.pid, signal.SIGKILL)
                 p.wait()
+
+    def kill_daemon(self):
+        self.kill_all()
+        super().kill_daemon()
 
 
 def read_answer(s):
@@ -184,6 +188,11 @@ def wait_file(path, p):
 def profile_case(d, traced):
     """The profile is of the window only: early(), busy before it and a
     good part of the session, is not in it."""
+    go = shutil.which('go') or shutil.which('go', path='/usr/lib/go/bin')
+    if not go:
+        print('SKIP: go not installed (Debian golang-go)')
+        raise SystemExit(SKIP)
+    d.args.go = go
     gate, gate1, phase2 = (os.path.join(d.tmp, n) for n in ('gate', 'gate1', 'phase2'))
     prog = d.write('hot.lua', PROG.replace('GATE1', repr(gate1)).replace('GATE', repr(gate))
                    .replace('PHASE2', repr(phase2)))
@@ -325,32 +334,8 @@ def case_otheruser(d):
         users.close()
 
 
-CASES = {'traced': case_traced, 'sampled': case_sampled, 'garbage': case_garbage,
-         'slow': case_slow, 'otheruser': case_otheruser}
-
-
 def main(argv):
-    ap = argparse.ArgumentParser()
-    ap.add_argument('case', choices=sorted(CASES))
-    ap.add_argument('--recorderd', required=True)
-    ap.add_argument('--cpath', required=True)
-    ap.add_argument('--lua', default='lua5.1')
-    args = ap.parse_args(argv)
-    args.go = shutil.which('go') or shutil.which('go', path='/usr/lib/go/bin')
-    if args.case in ('traced', 'sampled') and not args.go:
-        print('SKIP: go not installed (Debian golang-go)')
-        return SKIP
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
-
-    def case(d):
-        try:
-            CASES[args.case](d)
-        finally:
-            d.kill_all()
-    try:
-        return run_case(case, args.case, lambda tmp: Http(args, tmp), 'luatrace-http-')
-    except SystemExit as e:
-        return e.code
+    return harness.case_main(argv, harness.cases(globals()), 'luatrace-http-', make=Http)
 
 
 if __name__ == '__main__':

@@ -40,8 +40,6 @@ attach):
           pthread_join): recorderd gives up after 200 stops
 """
 
-import argparse
-import ctypes
 import os
 import pwd
 import shutil
@@ -54,7 +52,7 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
-from harness import Case, Failure, base_env, expect, run_case  # noqa: E402
+from harness import Case, Failure, base_env, expect  # noqa: E402
 
 K = 5000  # tick calls traced per attach
 
@@ -398,24 +396,13 @@ CASES = {how: case_attach(how) for how in ('busy', 'read', 'poll', 'thread', 'ma
 
 
 def main(argv):
-    ap = argparse.ArgumentParser()
-    ap.add_argument('case', choices=sorted(CASES) + ['refuse'])
-    ap.add_argument('--recorderd', required=True)
-    ap.add_argument('--cpath', required=True)
-    ap.add_argument('--host', required=True, help='tests/hosts/inject_host')
-    ap.add_argument('--static', help='tests/hosts/inject_static (refuse)')
-    ap.add_argument('--lua', default='lua5.1')
-    ap.add_argument('--count', type=int,
-                    default=int(os.environ.get('LUATRACE_INJECT_COUNT') or 10))
-    args = ap.parse_args(argv)
-    for k in ('recorderd', 'cpath', 'host', 'static'):
-        if getattr(args, k):
-            setattr(args, k, os.path.abspath(getattr(args, k)))
-    # meson's timeout sends SIGTERM: unwind, so that run_case cleans up
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit('killed by SIGTERM'))
-    case = CASES.get(args.case) or case_refuse
-    return run_case(case, 'inject-' + args.case, lambda tmp: InjectCase(args, tmp),
-                    'luatrace-inject-')
+    def add_args(ap):
+        ap.add_argument('--host', required=True, help='tests/hosts/inject_host')
+        ap.add_argument('--static', help='tests/hosts/inject_static (refuse)')
+        ap.add_argument('--count', type=int,
+                        default=int(os.environ.get('LUATRACE_INJECT_COUNT') or 10))
+    return harness.case_main(argv, dict(CASES, refuse=case_refuse), 'luatrace-inject-',
+                             add_args, make=InjectCase, paths=('host', 'static'))
 
 
 if __name__ == '__main__':
