@@ -154,59 +154,74 @@ static int sym_in(pid_t pid, const map_line *m, const char *name, uintptr_t *add
     return e;
 }
 
-int rd_elf_find(pid_t pid, const char *name, const char *only, uintptr_t *addr, char *lib,
-                size_t cap)
-{
-    char path[64], line[PATH_MAX + 128], last[PATH_MAX] = "";
-    snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -errno;
-    int e = -ENOENT;
-    map_line m;
-    while (e && fgets(line, sizeof line, f)) {
-        if (!parse(line, &m) || m.file[0] != '/' || m.off != 0 || !strcmp(m.file, last))
-            continue; /* the first mapping of each file only */
-        snprintf(last, sizeof last, "%s", m.file);
-        if ((!only || strstr(m.file, only)) && sym_in(pid, &m, name, addr) == 0) {
-            snprintf(lib, cap, "%s", m.file);
-            e = 0;
-        }
-    }
-    fclose(f);
-    return e;
-}
+/* What a walk of the maps looks for, and where it puts what it found. */
+typedef struct maps_query {
+    pid_t pid;
+    const char *name, *only, *file;
+    uintptr_t pc, *addr;
+    char *out, last[PATH_MAX];
+    size_t cap;
+} maps_query;
 
-int rd_elf_mapped_sym(pid_t pid, const char *file, const char *name, uintptr_t *addr)
+/* Calls visit on each line of pid's maps until it returns other than
+ * -ENOENT; returns that, or -ENOENT. */
+static int maps_walk(maps_query *q, int (*visit)(maps_query *q, const map_line *m))
 {
     char path[64], line[PATH_MAX + 128];
-    snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
+    snprintf(path, sizeof path, "/proc/%d/maps", (int)q->pid);
     FILE *f = fopen(path, "r");
     if (!f)
         return -errno;
     int e = -ENOENT;
     map_line m;
     while (e == -ENOENT && fgets(line, sizeof line, f))
-        if (parse(line, &m) && m.off == 0 && !strcmp(m.file, file))
-            e = name ? sym_in(pid, &m, name, addr) : 0;
+        if (parse(line, &m))
+            e = visit(q, &m);
     fclose(f);
     return e;
 }
 
+static int visit_find(maps_query *q, const map_line *m)
+{
+    if (m->file[0] != '/' || m->off != 0 || !strcmp(m->file, q->last))
+        return -ENOENT; /* the first mapping of each file only */
+    snprintf(q->last, sizeof q->last, "%s", m->file);
+    if ((q->only && !strstr(m->file, q->only)) || sym_in(q->pid, m, q->name, q->addr) != 0)
+        return -ENOENT;
+    snprintf(q->out, q->cap, "%s", m->file);
+    return 0;
+}
+
+int rd_elf_find(pid_t pid, const char *name, const char *only, uintptr_t *addr, char *lib,
+                size_t cap)
+{
+    maps_query q = {.pid = pid, .name = name, .only = only, .addr = addr, .out = lib, .cap = cap};
+    return maps_walk(&q, visit_find);
+}
+
+static int visit_mapped_sym(maps_query *q, const map_line *m)
+{
+    if (m->off != 0 || strcmp(m->file, q->file))
+        return -ENOENT;
+    return q->name ? sym_in(q->pid, m, q->name, q->addr) : 0;
+}
+
+int rd_elf_mapped_sym(pid_t pid, const char *file, const char *name, uintptr_t *addr)
+{
+    maps_query q = {.pid = pid, .file = file, .name = name, .addr = addr};
+    return maps_walk(&q, visit_mapped_sym);
+}
+
+static int visit_range(maps_query *q, const map_line *m)
+{
+    if (q->pc < m->lo || q->pc >= m->hi)
+        return -ENOENT;
+    snprintf(q->out, q->cap, "%s", m->file);
+    return 0;
+}
+
 int rd_elf_range(pid_t pid, uintptr_t pc, char *file, size_t cap)
 {
-    char path[64], line[PATH_MAX + 128];
-    snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -errno;
-    int e = -ENOENT;
-    map_line m;
-    while (e && fgets(line, sizeof line, f))
-        if (parse(line, &m) && pc >= m.lo && pc < m.hi) {
-            snprintf(file, cap, "%s", m.file);
-            e = 0;
-        }
-    fclose(f);
-    return e;
+    maps_query q = {.pid = pid, .pc = pc, .out = file, .cap = cap};
+    return maps_walk(&q, visit_range);
 }
