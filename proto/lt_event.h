@@ -229,7 +229,9 @@ static inline uint8_t *lt_put_head(uint8_t *p, enum lt_kind kind, unsigned n)
 }
 
 /* A FUNC record (at most LT_EVENT_HOT_MAX bytes); a negative or unknown
- * linedefined or lastlinedefined is written 0. */
+ * linedefined or lastlinedefined is written 0, and so is a main chunk's
+ * lastlinedefined: Lua 5.1 says 0, LuaJIT its line count + 1, and the
+ * same chunk must be one function to coverage whichever ran it. */
 static inline uint8_t *lt_put_func(uint8_t *p, uint32_t fid, unsigned what, uint32_t src_sid,
                                    uint32_t name_sid, int linedef, int lastline, uint32_t flags)
 {
@@ -239,7 +241,7 @@ static inline uint8_t *lt_put_func(uint8_t *p, uint32_t fid, unsigned what, uint
     p = lt_put_uint(p, src_sid);
     p = lt_put_uint(p, name_sid);
     p = lt_put_uint(p, linedef > 0 ? (uint64_t)linedef : 0);
-    p = lt_put_uint(p, lastline > 0 ? (uint64_t)lastline : 0);
+    p = lt_put_uint(p, lastline > 0 && what != LT_WHAT_MAIN ? (uint64_t)lastline : 0);
     return lt_put_uint(p, flags);
 }
 

@@ -58,7 +58,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from corpus import plain_trace, trace_body  # noqa: E402
 import harness  # noqa: E402
-from harness import Failure, base_env, cases, expect, run  # noqa: E402
+from harness import SKIP, Failure, base_env, cases, expect, run  # noqa: E402
 
 def same_output(a, b):
     expect(a.out == b.out, 'stdout differs:\n%r\n%r' % (a.out[:300], b.out[:300]))
@@ -828,6 +828,34 @@ print(s)
         if line.rstrip().endswith(' sq (hot.lua:1)'):
             calls = int(line.split()[0])
     expect(calls == 300, 'sq calls after tron(): %r' % calls)
+
+
+
+def lcov_functions(path):
+    with open(path) as f:
+        return sorted(l.strip() for l in f if l.startswith(('FN:', 'FNDA:', 'FNF:', 'FNH:')))
+
+
+def case_luajitcov(c):
+    """coverage.lcov's functions are the same whether lua5.1 or luajit ran
+    the program: one main chunk (LuaJIT gives its last line as the line
+    count + 1, Lua 5.1 as 0, and the two made two functions, one never
+    called), each function with its calls."""
+    if not shutil.which('luajit'):
+        print('SKIP: no luajit')
+        raise SystemExit(SKIP)
+    prog = c.write('cov.lua', 'local function used(x)\n  return x + 1\nend\n'
+                   'local function unused()\n  return 0\nend\n'
+                   'local s = 0\nfor i = 1, 3 do s = used(s) end\nprint(s)\n')
+    got = {}
+    for lua in (c.args.lua, 'luajit'):
+        out = os.path.join(c.tmp, os.path.basename(lua))
+        r = run([c.args.recorderd, 'run', '--quiet', '--out', out, '--', lua, prog],
+                c.tmp, c.env())
+        expect(r.status == 0 and r.out == b'3\n', '%s: %d %r %r' % (lua, r.status, r.out, r.err))
+        got[lua] = lcov_functions(os.path.join(out, 'cov', 'coverage.lcov'))
+    expect(got[c.args.lua] == got['luajit'], 'functions differ: %s' % got)
+    expect('FNDA:1,main chunk' in got['luajit'] and 'FNF:3' in got['luajit'], '%s' % got)
 
 
 WALK = '''
