@@ -5,8 +5,8 @@ loads luatrace.so into it with ptrace, then attaches as to a dormant one.
   inject.py CASE --recorderd PATH --cpath DIR --host PATH [--static PATH]
             [--lua lua5.1] [--count N]
 
-Each case starts N processes (--count, or LUATRACE_INJECT_COUNT; 10 by
-default, 50 for the issue's soak) that never loaded luatrace and attaches to
+Each case starts N processes (--count, or LUATRACE_INJECT_COUNT; 50 by
+default, as the issue asks) that never loaded luatrace and attaches to
 each: the first attach injects. The program knows when it is traced (its
 debug.gethook() says "external hook"), and records the truth there: its
 stack from debug.getinfo, 11 calls deep. Then it calls tick K times, all
@@ -400,7 +400,7 @@ def main(argv):
         ap.add_argument('--host', required=True, help='tests/hosts/inject_host')
         ap.add_argument('--static', help='tests/hosts/inject_static (refuse)')
         ap.add_argument('--count', type=int,
-                        default=int(os.environ.get('LUATRACE_INJECT_COUNT') or 10))
+                        default=int(os.environ.get('LUATRACE_INJECT_COUNT') or 50))
     return harness.case_main(argv, dict(CASES, refuse=case_refuse), 'luatrace-inject-',
                              add_args, make=InjectCase, paths=('host', 'static'))
 
