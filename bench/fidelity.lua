@@ -10,9 +10,17 @@ local big = ("x"):rep(100000)
 local function tiny(x) return x + 1 end
 
 local parts = {
-  -- many short lines of arithmetic / one C function searching a long string
+  -- short lines (three line events an iteration) / a C function searching a
+  -- long string
   dense = {
-    function(n) local a, b = 1, 2 for i = 1, n do a = b + i b = a % 7 end return a end,
+    function(n)
+      local t = {a = 1, b = 2}
+      for i = 1, n do
+        t.a = t.b + i
+        t.b = t.a % 7
+      end
+      return t.a
+    end,
     function(n) local k = 0 for _ = 1, n do if find(big, "y", 1, true) then k = k + 1 end end return k end,
   },
   -- many calls of a tiny Lua function / table.concat of a large table
@@ -30,8 +38,9 @@ local parts = {
   },
 }
 local A, B = parts[pair][1], parts[pair][2]
-local function part_a(n) return A(n) end
-local function part_b(n) return B(n) end
+-- not tail calls: the parts' stacks must keep part_a and part_b
+local function part_a(n) local r = A(n) return r end
+local function part_b(n) local r = B(n) return r end
 
 local function count(f)
   local n = 100
