@@ -403,5 +403,11 @@ int co_thread_resumed(const co_state *s, lua_State *T, int *status)
     }
     lua_Debug ar;
     *status = lua_status(T);
+    /* LuaJIT runs an error handler with the thread's status LUA_ERRERR
+     * (lj_err_run): a handler that resumes a coroutine leaves a thread
+     * running, not dead (only a handler's own error throws ERRERR, and
+     * xpcall catches it, so no coroutine dies with it) */
+    if (s->jit && *status == LUA_ERRERR)
+        *status = 0;
     return *status == 0 && (lua_getstack(T, 0, &ar) || T == s->th.main);
 }
