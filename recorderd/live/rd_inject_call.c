@@ -9,8 +9,16 @@
  * reports as a SIGSEGV stop that is never delivered. Then every register
  * and the stack bytes are put back. orig_rax is -1 during the call, so a
  * system call the thread was stopped in is not restarted under the call;
- * restored, it restarts as after any ptrace stop. Signals that arrive
- * meanwhile are held and delivered once the thread is restored. */
+ * restored, it restarts as after any ptrace stop. The calls run with
+ * every signal but SIGSEGV blocked (PTRACE_SETSIGMASK): a signal sent
+ * meanwhile stays pending in the kernel, queued as the program would see
+ * it, and is delivered after the restore (a process-directed one may go to
+ * another thread at once). Dequeued and sent again instead, a real-time
+ * signal went back through tgkill, which the per-user queue limit refuses
+ * (RLIMIT_SIGPENDING) where the first kill() was let through: lost. A
+ * SIGSEGV cannot be blocked (the kernel would reset the program's handler
+ * on the return's fault); one that comes, or any signal where the kernel
+ * lacks PTRACE_SETSIGMASK (before 3.11), is held and sent again after. */
 #include "rd_inject_call.h"
 
 #include <elf.h>
@@ -60,6 +68,7 @@ int rd_call_save(rd_call *c, pid_t pid, pid_t tid)
     } else {
         return -errno;
     }
+    c->masked = ptrace(PTRACE_GETSIGMASK, tid, (void *)sizeof c->sigmask, &c->sigmask) == 0;
     /* the stack below rsp, as much of RD_CALL_STACK as is mapped */
     for (c->nstack = RD_CALL_STACK; c->nstack >= 4096; c->nstack /= 2)
         if (peek(pid, (uintptr_t)c->regs.rsp - c->nstack, c->stack, c->nstack) == 0)
@@ -98,11 +107,17 @@ static int hold(rd_call *c, int sig)
     return 0;
 }
 
+static long ms_between(const struct timespec *a, const struct timespec *b)
+{
+    return (b->tv_sec - a->tv_sec) * 1000 + (b->tv_nsec - a->tv_nsec) / 1000000;
+}
+
 /* Waits for the call's end: the SIGSEGV at address 0. */
 static int wait_return(rd_call *c, uint64_t *ret)
 {
-    struct timespec t0, t;
+    struct timespec t0, t, last;
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    last = t0;
     int said = 0;
     for (;;) {
         int st;
@@ -111,15 +126,19 @@ static int wait_return(rd_call *c, uint64_t *ret)
             return -ESRCH;
         if (w == 0) {
             clock_gettime(CLOCK_MONOTONIC, &t);
-            long ms = (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000;
-            if (ms > SLOW_MS && !said++)
+            if (ms_between(&t0, &t) > SLOW_MS && !said++)
                 fprintf(stderr,
                         "recorderd: waiting for the call in process %d to return "
                         "(it cannot be cut short safely)...\n",
                         (int)c->pid);
-            usleep(ms < 20 ? 100 : 2000);
+            /* the poll is quick for 20 ms after each stop, not only after
+             * the call's start: a thread stopped by each signal of a flood
+             * would otherwise wait 2 ms a signal, the call run ~10% of the
+             * time (an attach of minutes) */
+            usleep(ms_between(&last, &t) < 20 ? 100 : 2000);
             continue;
         }
+        clock_gettime(CLOCK_MONOTONIC, &last);
         int sig = WSTOPSIG(st), event = st >> 16;
         struct user_regs_struct r;
         if (!event && sig == SIGSEGV && ptrace(PTRACE_GETREGS, c->tid, NULL, &r) == 0 &&
@@ -149,6 +168,10 @@ int rd_call_run(rd_call *c, uintptr_t fn, uint64_t a0, uint64_t a1, uint64_t *re
     r.rax = 0;
     r.orig_rax = (unsigned long long)-1; /* no syscall restart under the call */
     r.rsp = at;
+    uint64_t all_but_segv = ~(1ull << (SIGSEGV - 1));
+    if (c->masked &&
+        ptrace(PTRACE_SETSIGMASK, c->tid, (void *)sizeof all_but_segv, &all_but_segv) < 0)
+        return -errno;
     if (ptrace(PTRACE_SETREGS, c->tid, NULL, &r) < 0 || ptrace(PTRACE_CONT, c->tid, NULL, NULL) < 0)
         return -errno;
     c->sp = at; /* the next call goes below what this one pushed */
@@ -160,6 +183,9 @@ int rd_call_restore(rd_call *c)
     struct iovec io = {c->xstate, c->xlen};
     int e = poke(c->pid, (uintptr_t)c->regs.rsp - c->nstack, c->stack, c->nstack);
     if (ptrace(PTRACE_SETREGS, c->tid, NULL, &c->regs) < 0)
+        e = -errno;
+    if (c->masked &&
+        ptrace(PTRACE_SETSIGMASK, c->tid, (void *)sizeof c->sigmask, &c->sigmask) < 0)
         e = -errno;
     if (c->xlen ? ptrace(PTRACE_SETREGSET, c->tid, (void *)NT_X86_XSTATE, &io) < 0
                 : ptrace(PTRACE_SETFPREGS, c->tid, NULL, c->xstate) < 0)

@@ -21,6 +21,8 @@ typedef struct rd_call {
     struct user_regs_struct regs; /* as the thread was stopped */
     uint8_t xstate[RD_CALL_XSTATE] __attribute__((aligned(64)));
     size_t xlen; /* 0: xstate holds user_fpregs_struct */
+    uint64_t sigmask; /* the thread's blocked signals, put back at the restore */
+    int masked;       /* sigmask was read: the calls run with all but SIGSEGV blocked */
     uint8_t stack[RD_CALL_STACK];
     size_t nstack;
     uintptr_t sp;                 /* where the next push goes below */

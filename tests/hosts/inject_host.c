@@ -11,7 +11,9 @@
  *              calls malloc and free without pause until the script ends.
  * The script gets ARG as its `...`; the exit status is 0 once it ran.
  * SIGRTMIN+1 is counted (a handler with SA_RESTART), and the count printed
- * on stderr at the end: "SIGNALS N" (inject.py, case signals: none lost).
+ * on stderr at the end: "SIGNALS N" (inject.py, case signals: none lost),
+ * and "RESENT M" if M of them did not come as kill() sent them (si_code
+ * not SI_USER: sent again by someone else, a tracer).
  * INJECT_HOST_SIGNAL=N: signal N is handled so too (luatrace's attach
  * signal taken: inject.py, case refuse).
  * host.park() waits in futex(2) until a SIGRTMIN+1 comes: with MODE thread,
@@ -39,11 +41,15 @@ static int g_status = 1;
 static volatile sig_atomic_t g_signals;
 static int g_wake; /* a futex word: 1 once a SIGRTMIN+1 came */
 
-static void on_rt(int sig)
+static volatile sig_atomic_t g_resent; /* not as sent: not from kill() (SI_USER) */
+
+static void on_rt(int sig, siginfo_t *si, void *uc)
 {
     (void)sig;
+    (void)uc;
     int saved = errno;
     g_signals++;
+    g_resent += si->si_code != SI_USER;
     __atomic_store_n(&g_wake, 1, __ATOMIC_SEQ_CST);
     syscall(SYS_futex, &g_wake, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0); /* any thread runs this */
     errno = saved;
@@ -121,7 +127,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: inject_host poll|thread|malloc SCRIPT [ARG]\n");
         return 2;
     }
-    struct sigaction sa = {.sa_handler = on_rt, .sa_flags = SA_RESTART};
+    struct sigaction sa = {.sa_sigaction = on_rt, .sa_flags = SA_RESTART | SA_SIGINFO};
     sigaction(SIGRTMIN + 1, &sa, NULL);
     if (getenv("INJECT_HOST_SIGNAL")) /* a program of its own on luatrace's attach signal */
         sigaction(atoi(getenv("INJECT_HOST_SIGNAL")), &sa, NULL);
@@ -141,5 +147,7 @@ int main(int argc, char **argv)
         run_script(NULL);
     }
     fprintf(stderr, "SIGNALS %d\n", (int)g_signals);
+    if (g_resent)
+        fprintf(stderr, "RESENT %d\n", (int)g_resent);
     return g_status;
 }

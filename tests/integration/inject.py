@@ -27,7 +27,8 @@ attach):
   signals the host blocked in poll while the test sends it SIGRTMIN+1 without
           pause, from before recorderd starts until luatrace is loaded (the
           calls made in the thread see them): the host's handler counts
-          exactly as many as were sent
+          exactly as many as were sent, each as kill() sent it (SI_USER:
+          none taken and sent again by recorderd)
   refuse  the refusals, each with its message, exit 1, the process left
           untouched (no luatrace.so mapped, its output unchanged): a process
           traced by another tracer, Yama's ptrace_scope (3, and 1 without
@@ -222,6 +223,8 @@ def truths(err):
         rest = rest.strip()
         if key == 'SIGNALS':
             whole['signals'] = int(r)
+        elif key == 'RESENT':
+            whole['resent'] = int(r)
         elif key == 'TRUTH':
             t[int(r)] = list(reversed(rest.split()))
         elif key == 'WHOLE':
@@ -249,6 +252,8 @@ def run_process(c, how, rounds, want_out):
     expect(whole.get('signals', 0) == getattr(p, 'sent', 0),
            'signals: the program counted %r, %d were sent' % (whole.get('signals'),
                                                               getattr(p, 'sent', 0)))
+    expect(not whole.get('resent'), '%d signals came from another sender than '
+           'the test (sent again by recorderd)' % whole.get('resent', 0))
     expect(all(whole[r] == 'true' for r in range(1, rounds + 1)),
            'the hook left during the ticks: %r' % whole)
     expect('luatrace.so is loaded into it now' in notes[0], 'no injection: %r' % notes[0])
