@@ -298,14 +298,14 @@ void co_module_special_functions(co_state *s, lua_State *L)
     lua_settop(L, g - 1);
 }
 
-static void make_sentinel(lua_State *L)
+void co_module_sentinel(lua_State *L, const char *name, lua_CFunction gc)
 {
     lua_newuserdata(L, 1);
-    luaL_newmetatable(L, CO_SENTINEL);
-    lua_pushcfunction(L, sentinel_gc);
+    luaL_newmetatable(L, name);
+    lua_pushcfunction(L, gc);
     lua_setfield(L, -2, "__gc");
     lua_setmetatable(L, -2);
-    lua_setfield(L, LUA_REGISTRYINDEX, CO_SENTINEL);
+    lua_setfield(L, LUA_REGISTRYINDEX, name);
 }
 
 static co_state g_co; /* one traced Lua state per process */
@@ -388,7 +388,7 @@ void co_module_once(lua_State *L)
     if (done)
         return;
     done = 1;
-    make_sentinel(L);
+    co_module_sentinel(L, CO_SENTINEL, sentinel_gc);
     atexit(at_exit);
     pthread_atfork(NULL, NULL, in_forked_child);
 }

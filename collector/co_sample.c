@@ -324,16 +324,6 @@ static int sentinel_gc(lua_State *L)
     return 0;
 }
 
-static void make_sentinel(lua_State *L)
-{
-    lua_newuserdata(L, 1);
-    luaL_newmetatable(L, CO_SAMPLE_SENTINEL);
-    lua_pushcfunction(L, sentinel_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_setmetatable(L, -2);
-    lua_setfield(L, LUA_REGISTRYINDEX, CO_SAMPLE_SENTINEL);
-}
-
 /* The ring, the hello (sampled, at hz) and the first records. */
 static int begin(smp *p, lua_State *L, char *err, size_t cap)
 {
@@ -417,7 +407,7 @@ int co_sample_open(lua_State *L, int hz, int private_summary)
         return 1;
     }
     co_module_keep_globals(L);
-    make_sentinel(L);
+    co_module_sentinel(L, CO_SAMPLE_SENTINEL, sentinel_gc);
     atexit(at_exit);
     char mode[16];
     snprintf(mode, sizeof mode, "fi%d", 1000 / hz);

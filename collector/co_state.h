@@ -533,8 +533,6 @@ int co_module_owns(lua_State *L);
 /* Sets s->cf_* (pcall, xpcall, resume, wrap, yield) from the globals. */
 void co_module_special_functions(co_state *s, lua_State *L);
 
-/* Keeps L's globals as the program's, unless some are kept already (the
- * collector's first loading: luaopen, or a host's luatrace_listen). */
 /* Creates s's ring named name (LT_RING_NAME_SCRIPT: after the script) of
  * LUATRACE_RING's size, else size; s->shm gets the name used. 0 or -errno
  * with a message in err. */
@@ -549,7 +547,14 @@ int co_sample_hz(void);
  * profiler into a sampled session (once), pushes the module's table. */
 int co_sample_open(lua_State *L, int hz, int private_summary);
 
+/* Keeps L's globals as the program's, unless some are kept already (the
+ * collector's first loading: luaopen, or a host's luatrace_listen). */
 void co_module_keep_globals(lua_State *L);
+
+/* Anchors in L's registry, under name, a userdata whose __gc is gc: the
+ * trace ends when lua_close collects it (the traced and the sampled mode
+ * each keep one). */
+void co_module_sentinel(lua_State *L, const char *name, lua_CFunction gc);
 
 /* Pushes the program's globals: those kept, else package.loaded._G,
  * else the running thread's. Raw accesses only. */

@@ -441,6 +441,29 @@ uint32_t rd_model_child_find(rd_model *m, uint32_t parent, uint32_t fid)
     return k;
 }
 
+void rd_model_walk(rd_walker *w)
+{
+    const rd_node *nd = w->m->node;
+    uint32_t n = nd[0].first_child;
+    while (n) {
+        w->enter(w, n);
+        if (nd[n].first_child) {
+            n = nd[n].first_child;
+            continue;
+        }
+        for (;;) {
+            w->leave(w, n);
+            if (nd[n].next_sibling) {
+                n = nd[n].next_sibling;
+                break;
+            }
+            n = nd[n].parent;
+            if (n == 0)
+                break;
+        }
+    }
+}
+
 /* The lines' hash indexes the dense array m->line, whose slots never move:
  * a frame's or the line cache's slot stays valid. */
 static int rehash_lines(rd_model *m)

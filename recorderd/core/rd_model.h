@@ -233,6 +233,17 @@ void rd_model_label(const rd_model *m, uint32_t fid, char *buf, size_t cap);
 
 uint32_t rd_model_child_find(rd_model *m, uint32_t parent, uint32_t fid);
 
+/* A depth-first walk of w->m's call tree below the root: enter(w, n)
+ * before node n's children, leave(w, n) after them. A writer embeds the
+ * walker first in a struct of its own for its state. */
+typedef struct rd_walker {
+    void (*enter)(struct rd_walker *, uint32_t);
+    void (*leave)(struct rd_walker *, uint32_t);
+    const rd_model *m;
+} rd_walker;
+
+void rd_model_walk(rd_walker *w);
+
 static inline uint32_t rd_model_childc_slot(uint32_t parent, uint32_t fid)
 {
     return (parent * 0x9E3779B1u + fid * 0x85EBCA77u) >> (32 - RD_CHILDC_BITS);

@@ -775,11 +775,7 @@ HOT int frame_call(rd_stack *s, uint64_t depth, uint64_t dt, uint64_t fid)
         return call_other(s, depth, dt, fid);
     uint8_t lua = fn->known && fn->what != LT_WHAT_C;
     m->ticks_total += dt;
-    m->node[f->node].self += dt;
-    if (f->tix)
-        m->tnode[f->tix - 1].self += dt;
-    if (lok)
-        m->line[f->lix - 1].ticks += dt;
+    charge_top(m, f, dt); /* its line cached or none: the checks above */
     f[1] = (rd_frame){.depth = (uint32_t)depth, .fid = cfid, .node = node, .fresh = lua,
                       .is_lua = lua, .t_call = m->ticks_total,
                       .tix = cn->hot_tn == cn->first_tn ? 0 : cn->hot_tn}; /* frame_tix */
@@ -817,11 +813,7 @@ HOT int frame_ret(rd_stack *s, uint64_t depth, uint64_t dt)
     if (f->depth != depth || f->fresh || (!lok && f->line))
         return ret_other(s, depth, dt);
     m->ticks_total += dt;
-    m->node[f->node].self += dt;
-    if (f->tix)
-        m->tnode[f->tix - 1].self += dt;
-    if (lok)
-        m->line[f->lix - 1].ticks += dt;
+    charge_top(m, f, dt); /* its line cached or none: the checks above */
     t->n--;
     return 0;
 }
@@ -844,7 +836,7 @@ static int thread_event(rd_stack *s, const lt_event *ev)
     }
 }
 
-static int frame_event(rd_stack *s, const lt_event *ev)
+static inline int frame_event(rd_stack *s, const lt_event *ev)
 {
     switch (ev->kind) {
     case LT_EV_LINE:
@@ -907,16 +899,14 @@ int rd_stack_event(rd_stack *s, const lt_event *ev)
 {
     s->m->events++;
     if (!(s->in_snap | s->stopped)) {
+        /* the frame and thread events: frame_event's dispatch, inlined */
         switch (ev->kind) {
         case LT_EV_LINE:
-            return frame_line(s, ev->a[0], ev->a[1], ev->a[2]);
         case LT_EV_CALL:
-            return frame_call(s, ev->a[0], ev->a[1], ev->a[2]);
         case LT_EV_RET:
-            return frame_ret(s, ev->a[0], ev->a[1]);
         case LT_EV_RESUME:
         case LT_EV_YIELD:
-            return thread_event(s, ev);
+            return frame_event(s, ev);
         default:
             break;
         }

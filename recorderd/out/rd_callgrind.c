@@ -187,27 +187,26 @@ static void gather_costs(cg *c)
 
 /* Marks the nodes whose function is already on their path: a call edge
  * into them costs nothing, the outermost frame's edge holds it all. */
-static void mark_nested(const rd_model *m, walk_state *w)
+typedef struct nester {
+    rd_walker w;
+    walk_state *s;
+} nester;
+
+static void nest_enter(rd_walker *w, uint32_t n)
 {
-    const rd_node *nd = m->node;
-    uint32_t n = nd[0].first_child;
-    while (n) {
-        w->nested[n] = w->active[nd[n].fid]++ > 0;
-        if (nd[n].first_child) {
-            n = nd[n].first_child;
-            continue;
-        }
-        for (;;) {
-            w->active[nd[n].fid]--;
-            if (nd[n].next_sibling) {
-                n = nd[n].next_sibling;
-                break;
-            }
-            n = nd[n].parent;
-            if (n == 0)
-                break;
-        }
-    }
+    walk_state *s = ((nester *)w)->s;
+    s->nested[n] = s->active[w->m->node[n].fid]++ > 0;
+}
+
+static void nest_leave(rd_walker *w, uint32_t n)
+{
+    ((nester *)w)->s->active[w->m->node[n].fid]--;
+}
+
+static void mark_nested(const rd_model *m, walk_state *s)
+{
+    nester k = {{nest_enter, nest_leave, m}, s};
+    rd_model_walk(&k.w);
 }
 
 /* Call edges (caller fid, callee fid, call line), merged. */

@@ -12,47 +12,16 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Depth-first walk of the call tree: enter(n) before a node's children,
- * leave(n) after them. */
-typedef struct walker {
-    void (*enter)(struct walker *, uint32_t);
-    void (*leave)(struct walker *, uint32_t);
-    const rd_model *m;
-} walker;
-
-static void walk(walker *w)
-{
-    const rd_node *nd = w->m->node;
-    uint32_t n = nd[0].first_child;
-    while (n) {
-        w->enter(w, n);
-        if (nd[n].first_child) {
-            n = nd[n].first_child;
-            continue;
-        }
-        for (;;) {
-            w->leave(w, n);
-            if (nd[n].next_sibling) {
-                n = nd[n].next_sibling;
-                break;
-            }
-            n = nd[n].parent;
-            if (n == 0)
-                break;
-        }
-    }
-}
-
 /* ---- per-function totals ---- */
 
 typedef struct totals {
-    walker w;
+    rd_walker w;
     rd_fstat *fs;
     uint64_t *incl;   /* inclusive ticks per node */
     uint32_t *active; /* frames of fid on the current path */
 } totals;
 
-static void tot_enter(walker *w, uint32_t n)
+static void tot_enter(rd_walker *w, uint32_t n)
 {
     totals *t = (totals *)w;
     uint32_t fid = w->m->node[n].fid;
@@ -60,7 +29,7 @@ static void tot_enter(walker *w, uint32_t n)
         t->fs[fid].total += t->incl[n]; /* outermost frame of a recursion */
 }
 
-static void tot_leave(walker *w, uint32_t n)
+static void tot_leave(rd_walker *w, uint32_t n)
 {
     totals *t = (totals *)w;
     t->active[w->m->node[n].fid]--;
@@ -85,7 +54,7 @@ rd_fstat *rd_report_fstats(const rd_model *m)
     for (uint32_t f = 0; f < m->nfunc; f++)
         fs[f].calls = m->func[f].calls;
     totals t = {{tot_enter, tot_leave, m}, fs, incl, active};
-    walk(&t.w);
+    rd_model_walk(&t.w);
 out:
     free(incl);
     free(active);
@@ -95,7 +64,7 @@ out:
 /* ---- folded ---- */
 
 typedef struct folder {
-    walker w;
+    rd_walker w;
     enum rd_weight weight;
     double ns_per_tick;
     FILE *out;
@@ -189,7 +158,7 @@ static void fold_line(folder *f, const char *path, size_t len, uint64_t v)
         f->written += (uint64_t)k;
 }
 
-static void fold_enter(walker *w, uint32_t n)
+static void fold_enter(rd_walker *w, uint32_t n)
 {
     folder *f = (folder *)w;
     char label[RD_LABEL_MAX];
@@ -205,7 +174,7 @@ static void fold_enter(walker *w, uint32_t n)
         fold_line(f, f->path, f->len, v);
 }
 
-static void fold_leave(walker *w, uint32_t n)
+static void fold_leave(rd_walker *w, uint32_t n)
 {
     folder *f = (folder *)w;
     (void)n;
@@ -254,7 +223,7 @@ int rd_report_folded(const rd_model *m, enum rd_weight w, FILE *out)
         rd_paths_free(&f.paths);
         return -ENOMEM;
     }
-    walk(&f.w);
+    rd_model_walk(&f.w);
     int e = f.err ? f.err : fold_deep(&f);
     free(f.path);
     free(f.marks);
