@@ -36,6 +36,14 @@ local parts = {
     function(n) local k = 0 for i = 1, n do k = k + #tostring(i) end return k end,
     function(n) local k = 0 for _ = 1, n do k = k + #big:rep(3) end return k end,
   },
+  -- a resume/yield ping-pong with a generator coroutine / string.rep
+  coro = {
+    function(n)
+      local co = coroutine.wrap(function() local i = 0 while true do i = i + 1 coroutine.yield(i) end end)
+      local k = 0 for _ = 1, n do k = k + co() end return k
+    end,
+    function(n) local k = 0 for _ = 1, n do k = k + #big:rep(3) end return k end,
+  },
 }
 local A, B = parts[pair][1], parts[pair][2]
 -- not tail calls: the parts' stacks must keep part_a and part_b
