@@ -88,6 +88,26 @@ say("total " .. total)
 '''.replace(']] .. K .. [[', str(K))
 
 
+def proc_state(pid):
+    """pid's and its threads' state, tracer and kernel wait, for a stall's message."""
+    out = []
+    try:
+        tids = sorted(os.listdir('/proc/%d/task' % pid), key=int)
+    except OSError:
+        return '%d gone' % pid
+    for tid in tids:
+        try:
+            with open('/proc/%d/task/%s/status' % (pid, tid)) as f:
+                st = dict(ln.split(':', 1) for ln in f.read().splitlines() if ':' in ln)
+            with open('/proc/%d/task/%s/wchan' % (pid, tid)) as f:
+                wchan = f.read()
+        except OSError:
+            continue
+        out.append('%s %s %s tracer %s wchan %s' % (tid, st['Name'].strip(), st['State'].strip(),
+                                                    st['TracerPid'].strip(), wchan))
+    return '; '.join(out)
+
+
 class InjectCase(Case):
     def __init__(self, args, tmp):
         super().__init__(args, tmp)
@@ -95,6 +115,9 @@ class InjectCase(Case):
         self.users = []
 
     def kill_daemon(self):  # the programs, their markers; the users made
+        for p in self.procs:  # still running at the cleanup: a stall, say where
+            if p.poll() is None:
+                sys.stderr.write('still running: %s\n' % proc_state(p.pid))
         self.kill_programs(self.procs)
         super().kill_daemon()
         for name in self.users:
