@@ -88,6 +88,26 @@ say("total " .. total)
 '''.replace(']] .. K .. [[', str(K))
 
 
+def proc_state(pid):
+    """pid's and its threads' state, tracer and kernel wait, for a stall's message."""
+    out = []
+    try:
+        tids = sorted(os.listdir('/proc/%d/task' % pid), key=int)
+    except OSError:
+        return '%d gone' % pid
+    for tid in tids:
+        try:
+            with open('/proc/%d/task/%s/status' % (pid, tid)) as f:
+                st = dict(ln.split(':', 1) for ln in f.read().splitlines() if ':' in ln)
+            with open('/proc/%d/task/%s/wchan' % (pid, tid)) as f:
+                wchan = f.read()
+        except OSError:
+            continue
+        out.append('%s %s %s tracer %s wchan %s' % (tid, st['Name'].strip(), st['State'].strip(),
+                                                    st['TracerPid'].strip(), wchan))
+    return '; '.join(out)
+
+
 class InjectCase(Case):
     def __init__(self, args, tmp):
         super().__init__(args, tmp)
@@ -95,6 +115,9 @@ class InjectCase(Case):
         self.users = []
 
     def kill_daemon(self):  # the programs, their markers; the users made
+        for p in self.procs:  # still running at the cleanup: a stall, say where
+            if p.poll() is None:
+                sys.stderr.write('still running: %s\n' % proc_state(p.pid))
         self.kill_programs(self.procs)
         super().kill_daemon()
         for name in self.users:
@@ -165,6 +188,28 @@ class Sender(threading.Thread):
             time.sleep(0.0002)
 
 
+class Watch(threading.Thread):
+    """Kills the program if recorderd attach ends before the program's DONE:
+    the program spins until it is hooked, so an attach that failed would
+    leave the test reading its output for ever, with no message."""
+    def __init__(self, a, p):
+        super().__init__(daemon=True)
+        self.a, self.p, self.ended = a, p, False
+        self.done = threading.Event()
+        self.start()
+
+    def run(self):
+        while not self.done.wait(0.05):
+            if self.a.poll() is not None:
+                self.ended = True
+                self.p.kill()
+                return
+
+    def stop(self):
+        self.done.set()
+        self.join()
+
+
 def one_attach(c, p, how, r):
     """Attach round r to p: recorderd's stderr."""
     sender = Sender(p.pid) if c.args.case == 'signals' else None
@@ -186,7 +231,16 @@ def one_attach(c, p, how, r):
             p.sent = getattr(p, 'sent', 0) + sender.sent
         p.stdin.write(b'go\n')
         p.stdin.flush()
-    readline(p, 'DONE %d' % r)
+    watch = Watch(a, p)
+    try:
+        readline(p, 'DONE %d' % r)
+    except Failure as e:
+        if watch.ended:
+            raise Failure('attach %d ended before the hook was set (exit %r): %r; %s' %
+                          (r, a.returncode, a.stderr.read(), e))
+        raise
+    finally:
+        watch.stop()
     p.maps = mapped(p.pid)  # while it waits for the detach
     a.send_signal(signal.SIGTERM)  # detach
     _, aerr = a.communicate(timeout=60)
