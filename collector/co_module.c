@@ -207,6 +207,8 @@ int co_module_create_ring(co_state *s, const char *name, uint64_t size, char *er
         snprintf(err, cap, "LUATRACE_RING=%s: expected a power of two from 64K to 1G", size_s);
         return -EINVAL;
     }
+    if (co_calib_discard)
+        size = 1u << 20; /* its few records; a big ring costs its setup */
     if (lt_ring_name_check(name)) {
         snprintf(err, cap, "LUATRACE_SHM=%s: use 1-%d of [A-Za-z0-9._-], not starting with '.'",
                  name, LT_RING_NAME_MAX);
@@ -343,7 +345,7 @@ int co_module_begin(co_state *s, lua_State *L, const char *name, const char *soc
     if (!getcwd(s->cwd0, sizeof s->cwd0))
         s->cwd0[0] = 0;
     const char *sink = getenv("LUATRACE_SINK");
-    s->discard = sink && !strcmp(sink, "discard");
+    s->discard = co_calib_discard || (sink && !strcmp(sink, "discard"));
     if (co_module_create_ring(s, name, LT_RING_DEFAULT_SIZE, err, cap))
         return -1;
     if (co_func_init(s)) {
@@ -367,6 +369,8 @@ int co_module_begin(co_state *s, lua_State *L, const char *name, const char *soc
         goto fail_conn;
     }
     co_out_clock(s);
+    if (!co_calib_discard)
+        co_out_bias(s);
     return 0;
 fail_conn:
     if (s->sock >= 0)
@@ -545,6 +549,7 @@ static int l_tron(lua_State *L)
             g_pending.on = 0;
             lua_sethook(L, NULL, 0, 0);
         }
+        co_calib_run(L, l_tron);
         const char *name = getenv("LUATRACE_SHM");
         if (lua_istable(L, 1)) {
             lua_getfield(L, 1, "shm");
@@ -645,10 +650,13 @@ static void open_traced(lua_State *L, const char *name, int private_summary,
         not_claimed("require");
     else if (g_pending.on) /* LUA_INIT's, then -lluatrace's: the first call begins */
         return;
-    else if (!co_hook_state() && !start_later(L, name, private_summary)) {
-        co_state *s = setup(L, name, private_summary, running);
-        if (s)
-            start(s, L);
+    else if (!co_hook_state()) {
+        co_calib_run(L, running);
+        if (!start_later(L, name, private_summary)) {
+            co_state *s = setup(L, name, private_summary, running);
+            if (s)
+                start(s, L);
+        }
     }
 }
 

@@ -177,3 +177,15 @@ void co_out_clock(co_state *s)
     q = lt_put_uint(q, s->no_clock ? LT_CLOCK_NONE : s->use_tsc ? LT_CLOCK_TSC : LT_CLOCK_MONO);
     lt_ring_commit(&s->ring, (uint64_t)(q - p));
 }
+
+void co_out_bias(co_state *s)
+{
+    const co_bias *b = co_calib_bias();
+    uint8_t *p = b->ok ? co_out_reserve(s, LT_EVENT_HOT_MAX) : NULL;
+    if (!p)
+        return;
+    uint8_t *q = lt_put_head(p, LT_EV_BIAS, 3);
+    for (int k = 0; k < 3; k++)
+        q = lt_put_uint(q, b->tick[k]);
+    lt_ring_commit(&s->ring, (uint64_t)(q - p));
+}

@@ -298,6 +298,23 @@ uint32_t co_func_wrap_id(co_state *s, lua_State *L, lua_Debug *ar, lua_State *co
 /* Wraps L's allocator (once per state; the module is pinned in memory from
  * then on). Returns what L's frees report: CO_WATCH_* bits, 0 if none. */
 int co_alloc_watch(lua_State *L);
+
+/* co_calib.c: what each hook costs the program beyond the hook's own
+ * measured time, per event: ticks of a line, of a Lua function's call or
+ * return, of a C function's (doc/design.md, "Hook overhead compensation"). */
+typedef struct co_bias {
+    uint64_t tick[3];
+    int done, ok;
+} co_bias;
+/* Measures it once per process, in L outside any hook, before tracing
+ * begins; running is the C function running in L (co_func_state_check).
+ * LUATRACE_COMPENSATE=0 turns it off. */
+void co_calib_run(lua_State *L, lua_CFunction running);
+const co_bias *co_calib_bias(void);
+/* Set while co_calib_run's trace begins: a ring nobody reads. */
+extern int co_calib_discard;
+/* The BIAS record, after the CLOCK at a trace's start. */
+void co_out_bias(co_state *s);
 /* ---- co_hook.c ---- */
 
 void co_hook(lua_State *L, lua_Debug *ar);

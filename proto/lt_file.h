@@ -8,7 +8,10 @@
  *   +--------+--------+--------+
  *   magic "LUATRACE"; version (u32 LE); flags (u32 LE).
  *
- *   Version 6 (written): as 5, the records of LT_EVENT_VERSION 5 (a CLOCK
+ *   Version 7 (written): as 6, the records of LT_EVENT_VERSION 6 (BIAS
+ *   and CODE records: what each hook costs the program beyond its measured
+ *   time); a build that reads 6 refuses it by its version.
+ *   Version 6 (read): as 5, the records of LT_EVENT_VERSION 5 (a CLOCK
  *   may say the trace has no clock: LT_CLOCK_NONE).
  *   Version 5 (read): flags bit 0 (LT_FILE_ZSTD) set says the body is
  *   the record stream (LT_EVENT_VERSION 4) compressed as zstd frames
@@ -30,7 +33,7 @@
 #include <stdint.h>
 
 #define LT_FILE_MAGIC "LUATRACE"
-#define LT_FILE_VERSION 6u     /* 5: the body may be zstd (LT_FILE_ZSTD); 6: LT_CLOCK_NONE */
+#define LT_FILE_VERSION 7u /* 5: the body may be zstd (LT_FILE_ZSTD); 6: LT_CLOCK_NONE; 7: BIAS */
 #define LT_FILE_VERSION_MIN 3u /* the oldest read: every record of 3 is one of 4 */
 #define LT_FILE_HDR_SIZE 16u
 

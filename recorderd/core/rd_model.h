@@ -136,6 +136,11 @@ typedef struct rd_model {
                             not from outside: times are CPU time */
     uint64_t events, ticks_total;
     uint64_t dropped; /* events the producer dropped (GAP records) */
+    /* BIAS: ticks taken off each event's dt, what a hook costs the program
+     * beyond its measured time: a line; a Lua call or return; a C call or
+     * return (doc/design.md, "Hook overhead compensation") */
+    uint64_t bias[3];
+    int has_bias;
     rd_tnode *tnode; /* per-coroutine shares of the nodes, in creation order */
     uint32_t ntnode, captnode;
     uint32_t *tnode_ix; /* hash (track, node) -> tnode index + 1, but a node's first */

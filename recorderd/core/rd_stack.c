@@ -704,8 +704,15 @@ COLD int line_top(rd_stack *s, uint64_t depth, uint64_t dt, uint64_t line)
  * fresh (its first line), its new line in the line cache, no listener:
  * most records. Nothing on this path calls, so it saves no registers;
  * the other shapes go to line_top. */
+/* dt less the hook's unmeasured cost b (the BIAS record), never below 0 */
+static inline uint64_t unbias(uint64_t dt, uint64_t b)
+{
+    return dt > b ? dt - b : 0;
+}
+
 HOT int frame_line(rd_stack *s, uint64_t depth, uint64_t dt, uint64_t line)
 {
+    dt = unbias(dt, s->m->bias[0]);
     rd_thread *t = s->cur;
     if (!t || !t->n || s->ls)
         return line_top(s, depth, dt, line);
@@ -757,6 +764,10 @@ COLD int call_other(rd_stack *s, uint64_t depth, uint64_t dt, uint64_t fid)
  * room on the stack: a leaf like frame_line; call_other takes the rest. */
 HOT int frame_call(rd_stack *s, uint64_t depth, uint64_t dt, uint64_t fid)
 {
+    if (s->m->has_bias && fid <= UINT32_MAX) { /* before the call: the callee's kind */
+        const rd_func *cf = rd_model_func(s->m, (uint32_t)fid);
+        dt = unbias(dt, s->m->bias[cf->known && cf->what == LT_WHAT_C ? 2 : 1]);
+    }
     rd_thread *t = s->cur;
     if (!t || !t->n || s->ls || t->n >= t->cap)
         return call_other(s, depth, dt, fid);
@@ -805,6 +816,10 @@ COLD int ret_other(rd_stack *s, uint64_t depth, uint64_t dt)
 HOT int frame_ret(rd_stack *s, uint64_t depth, uint64_t dt)
 {
     rd_thread *t = s->cur;
+    if (s->m->has_bias) { /* before the return: the returning frame's kind */
+        const rd_thread *c = t ? t : current(s);
+        dt = unbias(dt, s->m->bias[c && c->n && !c->f[c->n - 1].is_lua ? 2 : 1]);
+    }
     if (!t || !t->n || s->ls)
         return ret_other(s, depth, dt);
     rd_model *m = s->m;
@@ -868,6 +883,11 @@ COLD int other_event(rd_stack *s, const lt_event *ev)
         return 0;
     case LT_EV_DIR:
         rd_model_add_dir(m, ev->a[0]);
+        return 0;
+    case LT_EV_BIAS:
+        for (int k = 0; k < 3; k++)
+            m->bias[k] = ev->a[k];
+        m->has_bias = 1;
         return 0;
     case LT_EV_FRAME:
         return add_snap_frame(s, ev);

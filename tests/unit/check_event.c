@@ -91,8 +91,9 @@ static void check_decoded(const rec *r, const lt_event *ev, const uint8_t *base)
 }
 
 /* A trace file of version 3 (before DIR) or 4 is still read, flags
- * ignored; 5 is written, its flags say zstd or nothing; unknown flags and
- * other versions are refused with a message. */
+ * ignored; 6 is written (5 is still read: BIAS came with 6), its flags say
+ * zstd or nothing; unknown flags and other versions are refused with a
+ * message. */
 START_TEST(test_file_versions)
 {
     uint8_t h[LT_FILE_HDR_SIZE];
@@ -117,6 +118,10 @@ START_TEST(test_file_versions)
         ck_assert_int_eq(lt_file_check(h, sizeof h, &flags, err, sizeof err), 0);
         ck_assert_uint_eq(flags, 0);
     }
+    h[8] = 5; /* zstd, no BIAS: still read */
+    h[12] = LT_FILE_ZSTD;
+    ck_assert_int_eq(lt_file_check(h, sizeof h, &flags, err, sizeof err), 0);
+    ck_assert_uint_eq(flags, LT_FILE_ZSTD);
     for (uint8_t v = 0; v < 8; v++) {
         h[8] = v;
         if (v >= 3 && v <= 6)
@@ -129,7 +134,7 @@ END_TEST
 
 START_TEST(test_event_tables)
 {
-    ck_assert_uint_eq(LT_EV_COUNT, 14);
+    ck_assert_uint_eq(LT_EV_COUNT, 15);
     for (unsigned k = 0; k < LT_EV_COUNT; k++) {
         ck_assert(lt_event_name[k] && lt_event_name[k][0]);
         ck_assert_uint_le(lt_event_nargs[k], LT_EVENT_MAX_ARGS);

@@ -898,6 +898,39 @@ START_TEST(test_stack_time)
 }
 END_TEST
 
+/* A BIAS record takes the hook's unmeasured cost off every later event's
+ * dt: a line's off a LINE, a Lua function's off a CALL of one and the RET
+ * of one, a C function's likewise; never below 0, and not off a switch
+ * (RESUME, YIELD). The same records as test_stack_time. */
+START_TEST(test_stack_bias)
+{
+    EV(CLOCK, 0, 0, 0);
+    EV(BIAS, 5, 10, 3);
+    begin_main(5);
+    EV(LINE, 1, 7, 6);          /* main:5 gets 2 */
+    EV(CALL, 2, 11, F_F);       /* main:6 1, a Lua callee */
+    EV(LINE, 2, 13, 11);        /* f 8 */
+    EV(RET, 2, 17);             /* f:11 7, a Lua frame returns */
+    EV(LINE, 1, 19, 7);         /* main:6 14 */
+    EV(CALL, 2, 23, F_RESUME);  /* main:7 20, a C callee */
+    EV(RESUME, 29, T_CO, 0);    /* resume 29, as it was */
+    EV(CALL, 1, 0, F_CO);
+    EV(LINE, 1, 31, 41);        /* co 26 */
+    EV(YIELD, 37, T_MAIN, 2, 0); /* co:41 37 */
+    EV(RET, 2, 41);             /* resume 38, a C frame returns */
+    EV(LINE, 1, 43, 8);         /* main:7 38 */
+    EV(LINE, 1, 3, 9);          /* main:8 0: 3 less 5 is none */
+    expect_folded(RD_W_TIME, L_MAIN " 75\n" L_MAIN ";" L_F " 15\n" L_MAIN ";" L_RESUME " 67\n"
+                  L_MAIN ";" L_RESUME ";" L_CO " 63\n");
+    ck_assert_uint_eq(line_ticks(F_MAIN, 5), 2);
+    ck_assert_uint_eq(line_ticks(F_MAIN, 6), 15);
+    ck_assert_uint_eq(line_ticks(F_MAIN, 7), 58);
+    ck_assert_uint_eq(line_ticks(F_F, 11), 7);
+    ck_assert_uint_eq(line_ticks(F_CO, 41), 37);
+    ck_assert_uint_eq(M.ticks_total, 220);
+}
+END_TEST
+
 /* Time is charged where the frame turns out to be: a tail-called function
  * never ran on top of its caller, so no time lands on caller;callee. */
 START_TEST(test_stack_tail_call_time)
@@ -1106,7 +1139,7 @@ int main(void)
                             test_stack_many_coroutines, test_stack_thread_reused,
                             test_stack_wrap_error, test_stack_wrap_nested_error,
                             test_stack_late_hooked, test_stack_stop_start, test_stack_gap,
-                            test_stack_time, test_stack_tail_call_time,
+                            test_stack_time, test_stack_bias, test_stack_tail_call_time,
                             test_stack_ret_ignores_unused_args, test_stack_garbage,
                             test_stack_random_records, test_stack_replay_feed};
     Suite *s = suite_create("stack");
