@@ -27,8 +27,20 @@
 #define CALIB_REPS 4
 #define CALIB_MAX 4000 /* ticks: a bias above this is no measurement */
 
+/* Four loops; instructions and events an iteration, as luac5.1 -l lists
+ * them: short lines (ADD, FORLOOP: 2 and 2 lines), table lines (9 and 3
+ * lines), calls of a Lua function (GETUPVAL, CALL, its RETURN, FORLOOP: 4;
+ * 3 lines, a call, a return), calls of a C function (3; 2 lines, a call,
+ * a return). */
 static const char calib_src[] =
     "local nop = ...\n"
+    "local function short(n)\n"
+    "  local x = 0\n"
+    "  for i = 1, n do\n"
+    "    x = x + i\n"
+    "  end\n"
+    "  return x\n"
+    "end\n"
     "local function lines(n)\n"
     "  local t = {a = 0, b = 1}\n"
     "  for i = 1, n do\n"
@@ -48,7 +60,9 @@ static const char calib_src[] =
     "    nop()\n"
     "  end\n"
     "end\n"
-    "return lines, luacalls, ccalls\n";
+    "return short, lines, luacalls, ccalls\n";
+enum { NLOOP = 4 };
+static const double loop_instr[NLOOP] = {2, 9, 4, 3};
 
 static co_bias g_bias;
 int co_calib_discard;
@@ -130,23 +144,32 @@ static int run_loop(co_state *s, lua_State *L, int fn, loop *lp)
     return 0;
 }
 
-/* What tracing added per event: ticks, clamped to [0, CALIB_MAX]. */
-static uint64_t per_event(double added, double events)
+/* Ticks, clamped to [0, CALIB_MAX]. */
+static uint64_t ticks(double r)
 {
-    if (events < 1 || added <= 0)
-        return 0;
-    double r = added / events;
-    return r > CALIB_MAX ? CALIB_MAX : (uint64_t)r;
+    return r <= 0 ? 0 : r > CALIB_MAX ? CALIB_MAX : (uint64_t)r;
 }
 
-static void solve(const loop lp[3])
+/* Each loop's added ticks an iteration are events x their cost + Lua
+ * instructions x traceexec's: the two line loops give a line event's and
+ * an instruction's, the call loops then a call's with its return. */
+static void solve(const loop lp[NLOOP])
 {
-    double line = (double)per_event((double)lp[0].traced - (double)lp[0].plain,
-                                    (double)(lp[0].n[0] + lp[0].n[1] + lp[0].n[2]));
-    g_bias.tick[0] = (uint64_t)line;
-    for (int k = 1; k <= 2; k++) {
-        double added = (double)lp[k].traced - (double)lp[k].plain - line * (double)lp[k].n[0];
-        g_bias.tick[k] = per_event(added, (double)(lp[k].n[1] + lp[k].n[2]));
+    double per[NLOOP];
+    for (int k = 0; k < NLOOP; k++)
+        per[k] = ((double)lp[k].traced - (double)lp[k].plain) / CALIB_N;
+    /* short: 2 lines + 2 instr; lines: 3 lines + 9 instr */
+    double instr = (per[1] - 1.5 * per[0]) / 6, line;
+    if (instr < 0)
+        instr = 0;
+    line = per[0] / 2 - instr;
+    if (line < 0)
+        line = 0;
+    g_bias.tick[0] = ticks(line);
+    g_bias.tick[3] = ticks(instr * 16); /* per instruction, x16 as CODE's ipl16 */
+    for (int k = 2; k < NLOOP; k++) { /* 2 calls: a call and a return each */
+        double lines = (double)lp[k].n[0] / CALIB_N;
+        g_bias.tick[k - 1] = ticks((per[k] - lines * line - loop_instr[k] * instr) / 2);
     }
 }
 
@@ -157,16 +180,16 @@ static int measure(co_state *s, lua_State *L)
     if (luaL_loadbuffer(L, calib_src, sizeof calib_src - 1, "=(luatrace calibration)"))
         return -1;
     lua_pushcfunction(L, calib_nop);
-    if (lua_pcall(L, 1, 3, 0))
+    if (lua_pcall(L, 1, NLOOP, 0))
         return -1;
-    loop lp[3] = {{0}};
+    loop lp[NLOOP] = {{0}};
     memset(&g_dec, 0, sizeof g_dec);
     g_read = 0;
     co_attach_begin(s, L, 0); /* as start() does */
     co_thread_current(s, L);
     co_set_active(s, 1);
     for (int rep = 0; rep < CALIB_REPS; rep++)
-        for (int k = 0; k < 3; k++)
+        for (int k = 0; k < NLOOP; k++)
             if (run_loop(s, L, top + 1 + k, &lp[k]))
                 return -1;
     solve(lp);

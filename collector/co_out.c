@@ -184,8 +184,8 @@ void co_out_bias(co_state *s)
     uint8_t *p = b->ok ? co_out_reserve(s, LT_EVENT_HOT_MAX) : NULL;
     if (!p)
         return;
-    uint8_t *q = lt_put_head(p, LT_EV_BIAS, 3);
-    for (int k = 0; k < 3; k++)
+    uint8_t *q = lt_put_head(p, LT_EV_BIAS, 4);
+    for (int k = 0; k < 4; k++)
         q = lt_put_uint(q, b->tick[k]);
     lt_ring_commit(&s->ring, (uint64_t)(q - p));
 }

@@ -301,9 +301,10 @@ int co_alloc_watch(lua_State *L);
 
 /* co_calib.c: what each hook costs the program beyond the hook's own
  * measured time, per event: ticks of a line, of a Lua function's call or
- * return, of a C function's (doc/design.md, "Hook overhead compensation"). */
+ * return, of a C function's, and x16 of each Lua instruction run while
+ * the line hook is set (doc/design.md, "Hook overhead compensation"). */
 typedef struct co_bias {
-    uint64_t tick[3];
+    uint64_t tick[4];
     int done, ok;
 } co_bias;
 /* Measures it once per process, in L outside any hook, before tracing

@@ -288,7 +288,7 @@ int rd_model_add_func(rd_model *m, const lt_event *ev)
     uint32_t dup = f->dup;
     int again = f->known; /* a forged redefinition keeps its number */
     *f = (rd_func){(uint32_t)ev->a[3], (uint32_t)ev->a[2], (uint32_t)ev->a[4],
-                   (uint32_t)ev->a[5], (uint8_t)ev->a[1], (uint8_t)ev->a[6], 1, dup, calls, 0};
+                   (uint32_t)ev->a[5], (uint8_t)ev->a[1], (uint8_t)ev->a[6], 1, dup, calls, 0, 0};
     if (fid >= m->nfunc)
         m->nfunc = (uint32_t)fid + 1;
     if (func_dir(m, f))

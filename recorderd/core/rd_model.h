@@ -25,6 +25,7 @@ typedef struct rd_func {
     uint64_t calls;
     uint32_t dsrc; /* a relative file read in another directory (DIR): its
                       rd_dsrc + 1; else 0 */
+    uint32_t ipl16; /* CODE: its instructions per run of a line, x16 */
 } rd_func;
 
 /* A relative file source and the directory (DIR) it was read in. */
@@ -138,8 +139,9 @@ typedef struct rd_model {
     uint64_t dropped; /* events the producer dropped (GAP records) */
     /* BIAS: ticks taken off each event's dt, what a hook costs the program
      * beyond its measured time: a line; a Lua call or return; a C call or
-     * return (doc/design.md, "Hook overhead compensation") */
-    uint64_t bias[3];
+     * return; x16, a Lua instruction run under the line hook (doc/design.md,
+     * "Hook overhead compensation") */
+    uint64_t bias[4];
     int has_bias;
     rd_tnode *tnode; /* per-coroutine shares of the nodes, in creation order */
     uint32_t ntnode, captnode;

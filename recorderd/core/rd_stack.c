@@ -710,10 +710,21 @@ static inline uint64_t unbias(uint64_t dt, uint64_t b)
     return dt > b ? dt - b : 0;
 }
 
+/* What traceexec cost the instructions before an event in t's top frame:
+ * a line's worth before a LINE (whole), half of one before a CALL or a
+ * RET. */
+static inline uint64_t instr_cost(const rd_model *m, const rd_thread *t, unsigned shift)
+{
+    if (!t || !t->n || t->f[t->n - 1].fid >= m->nfunc)
+        return 0;
+    return m->bias[3] * m->func[t->f[t->n - 1].fid].ipl16 >> shift;
+}
+
 HOT int frame_line(rd_stack *s, uint64_t depth, uint64_t dt, uint64_t line)
 {
-    dt = unbias(dt, s->m->bias[0]);
     rd_thread *t = s->cur;
+    if (s->m->has_bias)
+        dt = unbias(dt, s->m->bias[0] + instr_cost(s->m, t ? t : current(s), 8));
     if (!t || !t->n || s->ls)
         return line_top(s, depth, dt, line);
     rd_model *m = s->m;
@@ -764,11 +775,12 @@ COLD int call_other(rd_stack *s, uint64_t depth, uint64_t dt, uint64_t fid)
  * room on the stack: a leaf like frame_line; call_other takes the rest. */
 HOT int frame_call(rd_stack *s, uint64_t depth, uint64_t dt, uint64_t fid)
 {
+    rd_thread *t = s->cur;
     if (s->m->has_bias && fid <= UINT32_MAX) { /* before the call: the callee's kind */
         const rd_func *cf = rd_model_func(s->m, (uint32_t)fid);
-        dt = unbias(dt, s->m->bias[cf->known && cf->what == LT_WHAT_C ? 2 : 1]);
+        dt = unbias(dt, s->m->bias[cf->known && cf->what == LT_WHAT_C ? 2 : 1] +
+                            instr_cost(s->m, t ? t : current(s), 9));
     }
-    rd_thread *t = s->cur;
     if (!t || !t->n || s->ls || t->n >= t->cap)
         return call_other(s, depth, dt, fid);
     rd_model *m = s->m;
@@ -818,7 +830,8 @@ HOT int frame_ret(rd_stack *s, uint64_t depth, uint64_t dt)
     rd_thread *t = s->cur;
     if (s->m->has_bias) { /* before the return: the returning frame's kind */
         const rd_thread *c = t ? t : current(s);
-        dt = unbias(dt, s->m->bias[c && c->n && !c->f[c->n - 1].is_lua ? 2 : 1]);
+        dt = unbias(dt, c && c->n && !c->f[c->n - 1].is_lua ? s->m->bias[2]
+                                                             : s->m->bias[1] + instr_cost(s->m, c, 9));
     }
     if (!t || !t->n || s->ls)
         return ret_other(s, depth, dt);
@@ -885,9 +898,13 @@ COLD int other_event(rd_stack *s, const lt_event *ev)
         rd_model_add_dir(m, ev->a[0]);
         return 0;
     case LT_EV_BIAS:
-        for (int k = 0; k < 3; k++)
-            m->bias[k] = ev->a[k];
+        for (int k = 0; k < 4; k++)
+            m->bias[k] = ev->a[k] < (1u << 20) ? ev->a[k] : 0; /* beyond: no measurement */
         m->has_bias = 1;
+        return 0;
+    case LT_EV_CODE:
+        if (ev->a[0] < m->nfunc && ev->a[1] < (1u << 16))
+            m->func[ev->a[0]].ipl16 = (uint32_t)ev->a[1];
         return 0;
     case LT_EV_FRAME:
         return add_snap_frame(s, ev);

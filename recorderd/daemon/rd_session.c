@@ -461,9 +461,15 @@ static int write_json(FILE *f, void *ud)
             (unsigned long long)s->st.unwinds, (unsigned long long)s->st.tails,
             (unsigned long long)s->st.bad);
     rd_json_str(f, r->rr.srcdir);
-    fprintf(f, ",\n  \"trace\": \"%s\",\n  \"sampled_hz\": %u,\n  \"timing\": \"%s\",\n"
-               "  \"error\": ",
+    fprintf(f, ",\n  \"trace\": \"%s\",\n  \"sampled_hz\": %u,\n  \"timing\": \"%s\",\n",
             trace_state(s), s->m.sampled_hz, s->m.untimed ? "none" : "timed");
+    /* what was taken off each event: the hook's unmeasured cost */
+    double npt = rd_model_ns_per_tick(&s->m);
+    fprintf(f, "  \"bias_ns\": {\"line\": %.1f, \"lua_call\": %.1f, \"c_call\": %.1f, "
+               "\"instruction\": %.2f},\n",
+            (double)s->m.bias[0] * npt, (double)s->m.bias[1] * npt, (double)s->m.bias[2] * npt,
+            (double)s->m.bias[3] * npt / 16);
+    fprintf(f, "  \"error\": ");
     rd_json_str(f, s->err);
     fprintf(f, "\n}\n");
     return 0;

@@ -905,7 +905,7 @@ END_TEST
 START_TEST(test_stack_bias)
 {
     EV(CLOCK, 0, 0, 0);
-    EV(BIAS, 5, 10, 3);
+    EV(BIAS, 5, 10, 3, 0);
     begin_main(5);
     EV(LINE, 1, 7, 6);          /* main:5 gets 2 */
     EV(CALL, 2, 11, F_F);       /* main:6 1, a Lua callee */
