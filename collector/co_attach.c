@@ -156,6 +156,12 @@ static void hook_every_thread(lua_Hook h, int mask)
             set_if_ours((lua_State *)o, h, mask);
 }
 
+void co_attach_serve_pending(void)
+{
+    if (co_attach_req && g_main)
+        hook_every_thread(co_hook, CO_MASK);
+}
+
 /* A DUMP no Lua event served yet: the process is likely blocked in C.
  * Take the request (a hook starting now finds none), send the stacks read
  * from here, and leave no hook; if that fails, the request stays for the
@@ -265,6 +271,7 @@ int co_attach_listen(lua_State *L, char *err, size_t cap)
     }
     g_main = L;
     lua_checks(L);
+    co_calib_run_state(L, g_state_ok); /* before any request can come */
     if ((e = arm(&m, err, cap)))
         return e;
     co_module_keep_globals(L);

@@ -5,16 +5,19 @@
  * The hook's time is left out of the program's (co_hook.c), but not the
  * part of each event that Lua spends before the hook's first clock read
  * and after its last (traceexec, luaD_callhook, the call and the return)
- * nor the caches the hook displaces. On a loop of short lines that is
- * about 100 TSC ticks an event, as much as the lines themselves: a
+ * nor the caches the hook displaces. On a loop of short lines that was
+ * about 30 ns an event where this was written, as much as the lines: a
  * function with many events looked several times heavier than a C
- * function of the same cost. So three small loops (lines; calls of a Lua
- * function; calls of a C function) are run here, each plain and then
+ * function of the same cost. Lua's traceexec also runs at every
+ * instruction while the line hook is set, so a line of many instructions
+ * costs more than its event. So four small loops (short lines; long
+ * lines; calls of a Lua function; calls of a C function) are run here,
  * traced by the real hook into a ring of its own that nobody reads, and
- * what tracing added per event of each kind is sent in a BIAS record:
- * recorderd takes it off every event's time (rd_stack.c). Each loop is
- * run CALIB_REPS times and the fastest run of each counts, so a run that
- * the OS preempted does not.
+ * what tracing added per event of each kind and per instruction is sent
+ * in a BIAS record: recorderd takes it off every event's time
+ * (rd_stack.c). Each loop runs plain and at once traced, CALIB_ROUNDS
+ * times, and the median of what tracing added counts, so that a run the
+ * OS preempted does not. It takes about 20 ms, once per process.
  */
 #include <lauxlib.h>
 #include <stdlib.h>
@@ -24,14 +27,14 @@
 #include "co_state.h"
 
 #define CALIB_N 1000   /* iterations per loop */
-#define CALIB_REPS 4
+#define CALIB_ROUNDS 9 /* each loop's median counts: a preempted run does not */
 #define CALIB_MAX 4000 /* ticks: a bias above this is no measurement */
 
 /* Four loops; instructions and events an iteration, as luac5.1 -l lists
- * them: short lines (ADD, FORLOOP: 2 and 2 lines), table lines (9 and 3
- * lines), calls of a Lua function (GETUPVAL, CALL, its RETURN, FORLOOP: 4;
- * 3 lines, a call, a return), calls of a C function (3; 2 lines, a call,
- * a return). */
+ * them: short lines (ADD, FORLOOP: 2; 2 lines); long lines (32 ADD,
+ * FORLOOP: 33; 2 lines), whose difference is 31 instructions and no event;
+ * calls of a Lua function (GETUPVAL, CALL, its RETURN, FORLOOP: 4; 3 lines,
+ * a call, a return); calls of a C function (3; 2 lines, a call, a return). */
 static const char calib_src[] =
     "local nop = ...\n"
     "local function short(n)\n"
@@ -41,13 +44,13 @@ static const char calib_src[] =
     "  end\n"
     "  return x\n"
     "end\n"
-    "local function lines(n)\n"
-    "  local t = {a = 0, b = 1}\n"
+    "local function long(n)\n"
+    "  local x = 0\n"
     "  for i = 1, n do\n"
-    "    t.a = t.b + i * 2\n"
-    "    t.b = t.a % 7 - i\n"
+    "    x = x + i + i + i + i + i + i + i + i + i + i + i + i + i + i + i + i"
+    " + i + i + i + i + i + i + i + i + i + i + i + i + i + i + i + i\n"
     "  end\n"
-    "  return t.a\n"
+    "  return x\n"
     "end\n"
     "local function f() end\n"
     "local function luacalls(n)\n"
@@ -60,9 +63,9 @@ static const char calib_src[] =
     "    nop()\n"
     "  end\n"
     "end\n"
-    "return short, lines, luacalls, ccalls\n";
-enum { NLOOP = 4 };
-static const double loop_instr[NLOOP] = {2, 9, 4, 3};
+    "return short, long, luacalls, ccalls\n";
+enum { L_SHORT, L_LONG, L_LUA, L_C, NLOOP };
+static const double loop_instr[NLOOP] = {2, 33, 4, 3};
 
 static co_bias g_bias;
 int co_calib_discard;
@@ -78,15 +81,15 @@ static int calib_nop(lua_State *L)
     return 0;
 }
 
-/* One loop's fastest runs: plain ticks, and traced ticks and events. */
+/* One loop's rounds: ticks tracing added an iteration, and its events. */
 typedef struct loop {
-    uint64_t plain, traced;
-    uint64_t n[3]; /* LINE, CALL, RET events of the fastest traced run */
+    double added[CALIB_ROUNDS];
+    uint64_t n[3]; /* LINE, CALL, RET events of a traced run */
 } loop;
 
 /* The ring read so far: short records are read with what the records
- * before them imply, so the stream is read in order from its start (the
- * calibration's few records never wrap the ring). */
+ * before them imply, so the stream is read in order from its start; each
+ * run is read before the next, so that it never wraps over unread ones. */
 static lt_dec g_dec;
 static uint64_t g_read;
 
@@ -97,10 +100,11 @@ static int sum_events(co_state *s, uint64_t from, uint64_t *dt, uint64_t n[3])
     lt_event ev;
     *dt = 0;
     memset(n, 0, 3 * sizeof *n);
-    if (s->ring.pos > s->ring.size || g_read > from)
+    if (s->ring.pos - g_read > s->ring.size || g_read > from)
         return -1;
     while (g_read < s->ring.pos) {
-        int k = lt_dec_next(&g_dec, s->ring.data + g_read, s->ring.pos - g_read, &ev);
+        const uint8_t *at = s->ring.data + (g_read & s->ring.mask); /* mirrored */
+        int k = lt_dec_next(&g_dec, at, s->ring.pos - g_read, &ev);
         if (k <= 0)
             return -1;
         if (g_read >= from &&
@@ -113,9 +117,9 @@ static int sum_events(co_state *s, uint64_t from, uint64_t *dt, uint64_t n[3])
     return 0;
 }
 
-/* Runs the function at fn with CALIB_N, plain then traced, once; keeps
- * the fastest of each in lp. Returns -1 on an error. */
-static int run_loop(co_state *s, lua_State *L, int fn, loop *lp)
+/* Runs the function at fn with CALIB_N, plain then at once traced, and
+ * keeps what tracing added as lp's round r. Returns -1 on an error. */
+static int run_loop(co_state *s, lua_State *L, int fn, loop *lp, int r)
 {
     lua_sethook(L, NULL, 0, 0);
     lua_pushvalue(L, fn);
@@ -129,48 +133,57 @@ static int run_loop(co_state *s, lua_State *L, int fn, loop *lp)
     lua_pushvalue(L, fn);
     lua_pushinteger(L, CALIB_N);
     lt_ring_publish(&s->ring);
-    uint64_t from = s->ring.pos, dt, n[3];
+    uint64_t from = s->ring.pos, dt;
     s->last = co_clock_ticks(s->use_tsc);
     e = lua_pcall(L, 1, 0, 0);
     lua_sethook(L, NULL, 0, 0);
-    if (e || s->lost || sum_events(s, from, &dt, n))
+    if (e || s->lost || sum_events(s, from, &dt, lp->n))
         return -1;
-    if (!lp->plain || plain < lp->plain)
-        lp->plain = plain;
-    if (!lp->traced || dt < lp->traced) {
-        lp->traced = dt;
-        memcpy(lp->n, n, sizeof n);
-    }
+    lp->added[r] = ((double)dt - (double)plain) / CALIB_N;
     return 0;
 }
 
-/* Ticks, clamped to [0, CALIB_MAX]. */
-static uint64_t ticks(double r)
+static int cmp_double(const void *a, const void *b)
 {
-    return r <= 0 ? 0 : r > CALIB_MAX ? CALIB_MAX : (uint64_t)r;
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return v[n / 2];
 }
 
 /* Each loop's added ticks an iteration are events x their cost + Lua
- * instructions x traceexec's: the two line loops give a line event's and
- * an instruction's, the call loops then a call's with its return. */
-static void solve(const loop lp[NLOOP])
+ * instructions x traceexec's: the long and short lines differ by
+ * instructions only, which gives an instruction's cost, then the short
+ * lines a line event's, the call loops a call's with its return. A cost
+ * that is not a plausible number means no measurement: no BIAS at all
+ * rather than a wrong one. */
+static int solve(loop lp[NLOOP])
 {
-    double per[NLOOP];
+    double m[NLOOP];
     for (int k = 0; k < NLOOP; k++)
-        per[k] = ((double)lp[k].traced - (double)lp[k].plain) / CALIB_N;
-    /* short: 2 lines + 2 instr; lines: 3 lines + 9 instr */
-    double instr = (per[1] - 1.5 * per[0]) / 6, line;
+        m[k] = median(lp[k].added, CALIB_ROUNDS);
+    double instr = (m[L_LONG] - m[L_SHORT]) / (loop_instr[L_LONG] - loop_instr[L_SHORT]);
     if (instr < 0)
         instr = 0;
-    line = per[0] / 2 - instr;
-    if (line < 0)
-        line = 0;
-    g_bias.tick[0] = ticks(line);
-    g_bias.tick[3] = ticks(instr * 16); /* per instruction, x16 as CODE's ipl16 */
-    for (int k = 2; k < NLOOP; k++) { /* 2 calls: a call and a return each */
+    double cost[3];
+    cost[0] = (m[L_SHORT] - loop_instr[L_SHORT] * instr) / 2;
+    for (int k = L_LUA; k <= L_C; k++) { /* a call and a return an iteration */
         double lines = (double)lp[k].n[0] / CALIB_N;
-        g_bias.tick[k - 1] = ticks((per[k] - lines * line - loop_instr[k] * instr) / 2);
+        cost[k - 1] = (m[k] - lines * cost[0] - loop_instr[k] * instr) / 2;
     }
+    for (int k = 0; k < 3; k++)
+        if (!(cost[k] > 0 && cost[k] < CALIB_MAX))
+            return -1;
+    if (instr * 16 >= CALIB_MAX)
+        return -1;
+    for (int k = 0; k < 3; k++)
+        g_bias.tick[k] = (uint64_t)cost[k];
+    g_bias.tick[3] = (uint64_t)(instr * 16); /* per instruction, x16 as CODE's ipl16 */
+    return 0;
 }
 
 /* The loops, in s begun as a discarding trace of L (no recorder). */
@@ -182,25 +195,28 @@ static int measure(co_state *s, lua_State *L)
     lua_pushcfunction(L, calib_nop);
     if (lua_pcall(L, 1, NLOOP, 0))
         return -1;
-    loop lp[NLOOP] = {{0}};
+    loop lp[NLOOP];
+    memset(lp, 0, sizeof lp);
     memset(&g_dec, 0, sizeof g_dec);
     g_read = 0;
     co_attach_begin(s, L, 0); /* as start() does */
     co_thread_current(s, L);
     co_set_active(s, 1);
-    for (int rep = 0; rep < CALIB_REPS; rep++)
+    for (int r = -1; r < CALIB_ROUNDS; r++) /* round -1 warms the caches up */
         for (int k = 0; k < NLOOP; k++)
-            if (run_loop(s, L, top + 1 + k, &lp[k]))
+            if (run_loop(s, L, top + 1 + k, &lp[k], r < 0 ? 0 : r))
                 return -1;
-    solve(lp);
     lua_settop(L, top);
-    return 0;
+    return solve(lp);
 }
 
-void co_calib_run(lua_State *L, lua_CFunction running)
+/* state_ok: the attach's verdict on the fast path, or -1 to verify it
+ * from running, as a trace begun by tron or at load does. */
+static void calibrate(lua_State *L, lua_CFunction running, int state_ok)
 {
     const char *env = getenv("LUATRACE_COMPENSATE");
-    if (g_bias.done || (env && !strcmp(env, "0")))
+    /* LuaJIT: its plain run would be compiled, its traced one not */
+    if (g_bias.done || (env && !strcmp(env, "0")) || co_jit_is())
         return;
     g_bias.done = 1;
     co_state *s = co_module_state(), *was = co_hook_state();
@@ -213,8 +229,12 @@ void co_calib_run(lua_State *L, lua_CFunction running)
     co_calib_discard = 0;
     if (e)
         return;
+    if (state_ok >= 0) { /* as co_attach.c begins a trace */
+        s->state_ok = s->layout_ok && state_ok;
+        co_func_fast_path(s);
+    }
     co_hook_set_state(s);
-    if (measure(s, L) == 0)
+    if (!s->no_clock && measure(s, L) == 0)
         g_bias.ok = 1;
     else
         memset(g_bias.tick, 0, sizeof g_bias.tick);
@@ -223,4 +243,15 @@ void co_calib_run(lua_State *L, lua_CFunction running)
     co_thread_free(s, L); /* its registry entries */
     co_module_finish(s, LT_R_TROFF);
     co_hook_set_state(was);
+    co_attach_serve_pending(); /* a request that came meanwhile found s active */
+}
+
+void co_calib_run(lua_State *L, lua_CFunction running)
+{
+    calibrate(L, running, -1);
+}
+
+void co_calib_run_state(lua_State *L, int state_ok)
+{
+    calibrate(L, NULL, state_ok);
 }

@@ -311,6 +311,8 @@ typedef struct co_bias {
  * begins; running is the C function running in L (co_func_state_check).
  * LUATRACE_COMPENSATE=0 turns it off. */
 void co_calib_run(lua_State *L, lua_CFunction running);
+/* The same for a trace that an attach will begin, with its state_ok. */
+void co_calib_run_state(lua_State *L, int state_ok);
 const co_bias *co_calib_bias(void);
 /* Set while co_calib_run's trace begins: a ring nobody reads. */
 extern int co_calib_discard;
@@ -617,6 +619,9 @@ void co_attach_control(co_state *s, lua_State *L);
  * the signal handler could not hook T for waits for T's next event. Only
  * while dormant (the hook's count would replace T's id). */
 void co_attach_rearm(lua_State *T);
+/* Hooks every thread for an attach request that is waiting (one that came
+ * while another trace, the calibration's, was active). Outside any hook. */
+void co_attach_serve_pending(void);
 
 /* Sends the stacks a trace that begins in L starts from: L's and, if L is
  * a coroutine, its resumers' first, main outermost, in the order they

@@ -465,10 +465,13 @@ static int write_json(FILE *f, void *ud)
             trace_state(s), s->m.sampled_hz, s->m.untimed ? "none" : "timed");
     /* what was taken off each event: the hook's unmeasured cost */
     double npt = rd_model_ns_per_tick(&s->m);
-    fprintf(f, "  \"bias_ns\": {\"line\": %.1f, \"lua_call\": %.1f, \"c_call\": %.1f, "
-               "\"instruction\": %.2f},\n",
-            (double)s->m.bias[0] * npt, (double)s->m.bias[1] * npt, (double)s->m.bias[2] * npt,
-            (double)s->m.bias[3] * npt / 16);
+    if (s->m.has_bias)
+        fprintf(f, "  \"bias_ns\": {\"line\": %.1f, \"lua_call\": %.1f, \"c_call\": %.1f, "
+                   "\"instruction\": %.2f},\n",
+                (double)s->m.bias[0] * npt, (double)s->m.bias[1] * npt,
+                (double)s->m.bias[2] * npt, (double)s->m.bias[3] * npt / 16);
+    else
+        fprintf(f, "  \"bias_ns\": null,\n");
     fprintf(f, "  \"error\": ");
     rd_json_str(f, s->err);
     fprintf(f, "\n}\n");

@@ -91,16 +91,16 @@ static void check_decoded(const rec *r, const lt_event *ev, const uint8_t *base)
 }
 
 /* A trace file of version 3 (before DIR) or 4 is still read, flags
- * ignored; 6 is written (5 is still read: BIAS came with 6), its flags say
- * zstd or nothing; unknown flags and other versions are refused with a
- * message. */
+ * ignored; 7 is written (5 and 6 are still read: BIAS and CODE came with
+ * 7), its flags say zstd or nothing; unknown flags and other versions are
+ * refused with a message. */
 START_TEST(test_file_versions)
 {
     uint8_t h[LT_FILE_HDR_SIZE];
     char err[128];
     uint32_t flags;
     lt_file_header(h, LT_FILE_ZSTD);
-    ck_assert_uint_eq(h[8], 6);
+    ck_assert_uint_eq(h[8], 7);
     ck_assert_int_eq(lt_file_check(h, sizeof h, &flags, err, sizeof err), 0);
     ck_assert_uint_eq(flags, LT_FILE_ZSTD);
     lt_file_header(h, 0);
@@ -109,25 +109,23 @@ START_TEST(test_file_versions)
     h[12] = 2; /* a flag this build does not know */
     ck_assert_int_eq(lt_file_check(h, sizeof h, &flags, err, sizeof err), -EPROTO);
     ck_assert_ptr_nonnull(strstr(err, "flags 0x2"));
-    h[12] = LT_FILE_ZSTD; /* version 5: the flags of 6 */
-    h[8] = 5;
-    ck_assert_int_eq(lt_file_check(h, sizeof h, &flags, err, sizeof err), 0);
-    ck_assert_uint_eq(flags, LT_FILE_ZSTD);
+    h[12] = LT_FILE_ZSTD; /* versions 5 and 6: the flags of 7 */
+    for (uint8_t v = 5; v <= 6; v++) {
+        h[8] = v;
+        ck_assert_int_eq(lt_file_check(h, sizeof h, &flags, err, sizeof err), 0);
+        ck_assert_uint_eq(flags, LT_FILE_ZSTD);
+    }
     for (uint8_t v = 3; v <= 4; v++) { /* reserved flags then: not looked at */
         h[8] = v;
         ck_assert_int_eq(lt_file_check(h, sizeof h, &flags, err, sizeof err), 0);
         ck_assert_uint_eq(flags, 0);
     }
-    h[8] = 5; /* zstd, no BIAS: still read */
-    h[12] = LT_FILE_ZSTD;
-    ck_assert_int_eq(lt_file_check(h, sizeof h, &flags, err, sizeof err), 0);
-    ck_assert_uint_eq(flags, LT_FILE_ZSTD);
-    for (uint8_t v = 0; v < 8; v++) {
+    for (uint8_t v = 0; v < 9; v++) {
         h[8] = v;
-        if (v >= 3 && v <= 6)
+        if (v >= 3 && v <= 7)
             continue;
         ck_assert_int_eq(lt_file_check(h, sizeof h, &flags, err, sizeof err), -EPROTO);
-        ck_assert_ptr_nonnull(strstr(err, "this build reads versions 3 to 6"));
+        ck_assert_ptr_nonnull(strstr(err, "this build reads versions 3 to 7"));
     }
 }
 END_TEST
