@@ -700,10 +700,6 @@ COLD int line_top(rd_stack *s, uint64_t depth, uint64_t dt, uint64_t line)
     return 0;
 }
 
-/* LINE of the frame on top, settled with its line in the line cache or
- * fresh (its first line), its new line in the line cache, no listener:
- * most records. Nothing on this path calls, so it saves no registers;
- * the other shapes go to line_top. */
 /* dt less the hook's unmeasured cost b (the BIAS record), never below 0 */
 static inline uint64_t unbias(uint64_t dt, uint64_t b)
 {
@@ -720,6 +716,10 @@ static inline uint64_t instr_cost(const rd_model *m, const rd_thread *t, unsigne
     return m->bias[3] * m->func[t->f[t->n - 1].fid].ipl16 >> shift;
 }
 
+/* LINE of the frame on top, settled with its line in the line cache or
+ * fresh (its first line), its new line in the line cache, no listener:
+ * most records. Nothing on this path calls, so it saves no registers;
+ * the other shapes go to line_top. */
 HOT int frame_line(rd_stack *s, uint64_t depth, uint64_t dt, uint64_t line)
 {
     rd_thread *t = s->cur;
