@@ -29,6 +29,9 @@ attach):
           calls made in the thread see them): the host's handler counts
           exactly as many as were sent, each as kill() sent it (SI_USER:
           none taken and sent again by recorderd)
+  sigpending  one malloc host whose RLIMIT_SIGPENDING is 0 until
+          recorderd says it cannot queue its request: the request is sent
+          again once the test raises the limit, and the attach is whole
   refuse  the refusals, each with its message, exit 1, the process left
           untouched (no luatrace.so mapped, its output unchanged): a process
           traced by another tracer, Yama's ptrace_scope (3, and 1 without
@@ -43,6 +46,7 @@ attach):
 
 import os
 import pwd
+import resource
 import shutil
 import signal
 import subprocess
@@ -451,7 +455,52 @@ def case_refuse(c):
                   '--clear-groups', c.args.lua, 'prog.lua'])
 
 
+def case_sigpending(c):
+    """The request's signal refused: the malloc host started with
+    RLIMIT_SIGPENDING 0, as when its user's pending signals fill the limit
+    (a flood at any process of that user), so sigqueue fails with EAGAIN.
+    recorderd says so and sends it again; once the test raises the limit
+    the attach proceeds (before, the request was lost: 'did not answer')."""
+    c.write('prog.lua', PROG)
+    c.used.add('attach')
+    want = untraced_run(c, 'malloc', 1)
+    soft, hard = resource.getrlimit(resource.RLIMIT_SIGPENDING)
+    p = start(c, 'malloc', 1,
+              preexec=lambda: resource.setrlimit(resource.RLIMIT_SIGPENDING, (0, hard)))
+    readline(p, 'READY 1')
+    a = subprocess.Popen([c.args.recorderd, 'attach', str(p.pid), '--out', c.out],
+                         cwd=c.tmp, env=base_env(), stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    c.procs.append(a)
+    said = b''
+    while b'queue of pending signals is full' not in said:
+        line = a.stderr.readline()  # ends when recorderd exits
+        if not line:
+            raise Failure('no word of the full queue: exit %r, %r' % (a.wait(), said))
+        said += line
+    resource.prlimit(p.pid, resource.RLIMIT_SIGPENDING, (soft, hard))
+    watch = Watch(a, p)
+    try:
+        readline(p, 'DONE 1')
+    except Failure as e:
+        raise Failure('%s; recorderd: exit %r, %r' % (e, a.wait(), said + a.stderr.read()))
+    finally:
+        watch.stop()
+    a.send_signal(signal.SIGTERM)
+    _, aerr = a.communicate(timeout=60)
+    expect(a.returncode == 0, 'attach failed: %r' % (said + aerr))
+    os.rename(c.session('attach.%d' % p.pid), c.session('attach.%d' % p.pid) + '.r1')
+    p.stdin.close()
+    out = p.seen + p.stdout.read()
+    t, whole = truths(p.stderr.read())
+    p.wait(timeout=60)
+    expect(p.returncode == 0 and out == want and whole.get(1) == 'true',
+           'traced run: exit %d, stdout %r, untraced %r, %r' % (p.returncode, out, want, whole))
+    check_session(c, p, 1, t[1])
+
+
 CASES = {how: case_attach(how) for how in ('busy', 'read', 'poll', 'thread', 'malloc', 'signals')}
+CASES['sigpending'] = case_sigpending
 
 
 def main(argv):
