@@ -34,7 +34,10 @@ typedef struct attach_ctx {
     int have_tty;
     int detaching, closed, started, warned;
     int asked_now; /* dump: DUMP_NOW sent */
-    unsigned long long t_signal; /* when the request was sent */
+    int unsent; /* a request the kernel refused to queue (EAGAIN): sent again */
+    int said_full;
+    unsigned long long t_signal; /* when the first request was tried */
+    unsigned long long t_sent; /* when the last request was queued */
 } attach_ctx;
 
 /* The checks before anything is sent: the process exists, is ours, and
@@ -71,10 +74,27 @@ static rd_session *the_session(attach_ctx *a)
     return a->srv.sessions;
 }
 
-static void ask(attach_ctx *a, int req)
+/* Sends request req: 0, or -errno. A real-time signal carrying a value is
+ * refused (EAGAIN), not merged, while the pending signals of the process's
+ * user fill RLIMIT_SIGPENDING (a signal flood at any process of that user,
+ * or the process's own lower limit): the request is kept and on_wait
+ * sends it again, where it was lost and the attach waited until
+ * --timeout for a request never made. */
+static int ask(attach_ctx *a, int req)
 {
     union sigval v = {.sival_int = req};
-    sigqueue(a->o->pid, a->mk.signo, v);
+    if (sigqueue(a->o->pid, a->mk.signo, v) == 0) {
+        a->unsent = 0;
+        a->t_sent = rd_now_ns();
+        return 0;
+    }
+    int e = -errno;
+    a->unsent = e == -EAGAIN ? req : 0;
+    if (e == -EAGAIN && !a->said_full++)
+        fprintf(stderr, "recorderd: process %d cannot be sent the request yet: its user's "
+                        "queue of pending signals is full (RLIMIT_SIGPENDING, ulimit -i); "
+                        "trying again...\n", (int)a->o->pid);
+    return e;
 }
 
 static void close_all(attach_ctx *a)
@@ -172,7 +192,10 @@ static void on_wait(uv_timer_t *t)
         return;
     }
     unsigned long long waited = (rd_now_ns() - a->t_signal) / 1000000ull;
-    if (a->o->dump && !a->asked_now && !a->srv.conns && waited >= LT_ATTACH_DUMP_NOW_MS) {
+    if (a->unsent && !a->srv.conns)
+        ask(a, a->unsent);
+    if (a->o->dump && !a->asked_now && !a->unsent && !a->srv.conns &&
+        rd_now_ns() - a->t_sent >= LT_ATTACH_DUMP_NOW_MS * 1000000ull) {
         a->asked_now = 1; /* no Lua event came: blocked in C? the handler answers */
         ask(a, LT_ATTACH_DUMP_NOW);
     }
@@ -183,7 +206,8 @@ static void on_wait(uv_timer_t *t)
         close_all(a);
         return;
     }
-    if (!a->warned && waited >= 1000 && !a->srv.conns) { /* none: nobody is answering */
+    if (!a->warned && !a->unsent && rd_now_ns() - a->t_sent >= 1000000000ull &&
+        !a->srv.conns) { /* sent a second ago, and nobody answers */
         a->warned = 1;
         if (state == 'T' || state == 't')
             fprintf(stderr, "recorderd: process %d is stopped (SIGSTOP, or a debugger); "
@@ -194,8 +218,10 @@ static void on_wait(uv_timer_t *t)
                             "threads with the program's own debug hook)...\n", (int)a->o->pid);
     }
     if (waited >= a->o->timeout_ms) {
-        fprintf(stderr, "recorderd: process %d did not answer within %u ms\n", (int)a->o->pid,
-                a->o->timeout_ms);
+        fprintf(stderr, "recorderd: process %d did not answer within %u ms%s\n", (int)a->o->pid,
+                a->o->timeout_ms,
+                a->unsent ? " (the request could not be sent: its user's queue of pending "
+                            "signals stayed full, RLIMIT_SIGPENDING)" : "");
         a->detaching = 1;
         close_all(a);
     }
@@ -317,7 +343,12 @@ int rd_attach(const rd_attach_opts *o)
         a.srv.on_dump = on_dump;
     start_handles(&a, loop);
     a.t_signal = rd_now_ns();
-    ask(&a, o->dump ? LT_ATTACH_DUMP : LT_ATTACH_TRACE);
+    e = ask(&a, o->dump ? LT_ATTACH_DUMP : LT_ATTACH_TRACE);
+    if (e && e != -EAGAIN && e != -ESRCH) { /* ESRCH: on_wait says it exited */
+        fprintf(stderr, "recorderd: cannot signal process %d: %s\n", (int)o->pid, strerror(-e));
+        a.detaching = 1;
+        close_all(&a);
+    }
     uv_run(loop, UV_RUN_DEFAULT);
     uv_loop_close(loop);
     unlink(sock);

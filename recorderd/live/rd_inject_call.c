@@ -17,8 +17,9 @@
  * signal went back through tgkill, which the per-user queue limit refuses
  * (RLIMIT_SIGPENDING) where the first kill() was let through: lost. A
  * SIGSEGV cannot be blocked (the kernel would reset the program's handler
- * on the return's fault); one that comes, or any signal where the kernel
- * lacks PTRACE_SETSIGMASK (before 3.11), is held and sent again after. */
+ * on the return's fault); one that a process sent (si_code <= 0; a fault's
+ * is > 0), SIGSTOP, or any signal where the kernel lacks PTRACE_SETSIGMASK
+ * (before 3.11), is held and sent again after (send_again). */
 #include "rd_inject_call.h"
 
 #include <elf.h>
@@ -146,9 +147,13 @@ static int wait_return(rd_call *c, uint64_t *ret)
             *ret = r.rax;
             return 0;
         }
-        if (!event && sig == SIGSEGV)
+        siginfo_t si;
+        if (!event && sig == SIGSEGV &&
+            (ptrace(PTRACE_GETSIGINFO, c->tid, NULL, &si) < 0 || si.si_code > 0))
             return -EFAULT; /* the call itself faulted: restored, it is as if never made */
-        int now = event ? 0 : hold(c, sig); /* the program's: delivered after the restore */
+        /* the program's (a SIGSEGV too, if a process sent it: kill() gives
+         * si_code <= 0, where a fault's is > 0): delivered after the restore */
+        int now = event ? 0 : hold(c, sig);
         if (ptrace(PTRACE_CONT, c->tid, NULL, (void *)(long)now) < 0)
             return -errno;
     }
@@ -193,13 +198,27 @@ int rd_call_restore(rd_call *c)
     return e;
 }
 
+/* Sends a held signal again, before the thread runs. A kill()'s (SI_USER)
+ * goes back through kill(): its si_code kept, and never refused, as the
+ * kernel queues kill()'s signals past RLIMIT_SIGPENDING; through tgkill a
+ * real-time one was refused (EAGAIN) once the user's queue was full, and
+ * lost. Others (sigqueue, tgkill) as they came, to the thread, where the
+ * kernel lets us; those are subject to the limit as their first sending
+ * was. */
+static void send_again(rd_call *c, siginfo_t *si)
+{
+    if (si->si_code == SI_USER && kill(c->pid, si->si_signo) == 0)
+        return;
+    if (syscall(SYS_rt_tgsigqueueinfo, c->pid, c->tid, si->si_signo, si) < 0 &&
+        syscall(SYS_tgkill, c->pid, c->tid, si->si_signo) < 0) /* SI_TKILL's: not forgeable */
+        fprintf(stderr, "recorderd: a signal %d that came during the call in process %d could "
+                        "not be sent again: %s\n", si->si_signo, (int)c->pid, strerror(errno));
+}
+
 void rd_call_let_go(rd_call *c)
 {
-    for (int i = 0; i < c->nheld; i++) { /* pending on the stopped thread, in order */
-        siginfo_t *si = &c->held[i];
-        if (syscall(SYS_rt_tgsigqueueinfo, c->pid, c->tid, si->si_signo, si) < 0)
-            syscall(SYS_tgkill, c->pid, c->tid, si->si_signo); /* a kill()'s: not forgeable */
-    }
+    for (int i = 0; i < c->nheld; i++) /* pending on the stopped thread, in order */
+        send_again(c, &c->held[i]);
     ptrace(PTRACE_DETACH, c->tid, NULL, NULL);
 }
 
