@@ -83,9 +83,10 @@ static int calib_nop(lua_State *L)
     return 0;
 }
 
-/* One loop's rounds: ticks tracing added an iteration, and its events. */
+/* One loop's rounds: ticks tracing added an iteration, the hook's own
+ * ticks (HOOK), and its events. */
 typedef struct loop {
-    double added[CALIB_ROUNDS];
+    double added[CALIB_ROUNDS], hook[CALIB_ROUNDS];
     uint64_t n[3]; /* LINE, CALL, RET events of a traced run */
 } loop;
 
@@ -96,8 +97,9 @@ static lt_dec g_dec;
 static uint64_t g_read;
 
 /* The events in s's ring from byte from on: their dt summed, and counted
- * by kind. Returns -1 if they cannot be read. */
-static int sum_events(co_state *s, uint64_t from, uint64_t *dt, uint64_t n[3])
+ * by kind; the HOOK records' ticks added to *hook. Returns -1 if they
+ * cannot be read. */
+static int sum_events(co_state *s, uint64_t from, uint64_t *dt, uint64_t n[3], uint64_t *hook)
 {
     lt_event ev;
     *dt = 0;
@@ -113,6 +115,8 @@ static int sum_events(co_state *s, uint64_t from, uint64_t *dt, uint64_t n[3])
             (ev.kind == LT_EV_LINE || ev.kind == LT_EV_CALL || ev.kind == LT_EV_RET)) {
             *dt += ev.a[1];
             n[ev.kind == LT_EV_LINE ? 0 : ev.kind == LT_EV_CALL ? 1 : 2]++;
+        } else if (g_read >= from && ev.kind == LT_EV_HOOK) {
+            *hook += ev.a[0];
         }
         g_read += (uint64_t)k;
     }
@@ -135,13 +139,16 @@ static int run_loop(co_state *s, lua_State *L, int fn, loop *lp, int r)
     lua_pushvalue(L, fn);
     lua_pushinteger(L, CALIB_N);
     lt_ring_publish(&s->ring);
-    uint64_t from = s->ring.pos, dt;
+    uint64_t from = s->ring.pos, dt, hook = 0;
+    s->hook_sum = 0;
     s->last = co_clock_ticks(s->use_tsc);
     e = lua_pcall(L, 1, 0, 0);
     lua_sethook(L, NULL, 0, 0);
-    if (e || s->lost || sum_events(s, from, &dt, lp->n))
+    if (e || s->lost || sum_events(s, from, &dt, lp->n, &hook))
         return -1;
     lp->added[r] = ((double)dt - (double)plain) / CALIB_N;
+    lp->hook[r] = (double)(hook + s->hook_sum);
+    s->hook_sum = 0;
     return 0;
 }
 
@@ -182,6 +189,16 @@ static int solve(loop lp[NLOOP])
             return -1;
     if (instr * 16 >= CALIB_MAX)
         return -1;
+    double per_round[CALIB_ROUNDS], events = 0;
+    for (int k = 0; k < NLOOP; k++)
+        events += (double)(lp[k].n[0] + lp[k].n[1] + lp[k].n[2]);
+    for (int r = 0; r < CALIB_ROUNDS; r++) {
+        per_round[r] = 0;
+        for (int k = 0; k < NLOOP; k++)
+            per_round[r] += lp[k].hook[r];
+        per_round[r] /= events;
+    }
+    g_bias.hook16 = (uint64_t)(median(per_round, CALIB_ROUNDS) * 16);
     for (int k = 0; k < 3; k++)
         g_bias.tick[k] = (uint64_t)cost[k];
     g_bias.tick[3] = (uint64_t)(instr * 16); /* per instruction, x16 as CODE's ipl16 */

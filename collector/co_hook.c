@@ -367,6 +367,7 @@ static void __attribute__((noinline)) measure_end(co_state *s, uint64_t t0, int 
     uint64_t cost = t1 - t0;
     uint32_t est = s->hook_est[ev];
     if (!s->slow && cost < (1u << 16)) {
+        s->hook_sum += cost;
         if (est && cost * 16 > (uint64_t)est * 4)
             cost = est / 4;
         s->hook_est[ev] = est == 0 ? (uint32_t)cost * 16 : est - est / 8 + (uint32_t)cost * 2;
@@ -501,10 +502,13 @@ static void __attribute__((noinline)) mono_event(co_state *s, lua_State *L, lua_
 /* The end of a hook on the lean paths where every end is read: the TSC,
  * or nothing at all (timed 0: LUATRACE_TIMING=none, where t0 is 0 and
  * every dt 0). timed is a constant in each copy of the paths. */
-CO_INLINE void lean_stop(co_state *s, int timed)
+CO_INLINE void lean_stop(co_state *s, uint64_t t0, int timed)
 {
-    if (timed)
-        s->last = co_clock_tsc();
+    if (timed) {
+        uint64_t t1 = co_clock_tsc();
+        s->hook_sum += t1 - t0; /* HOOK: what the compensation scales by */
+        s->last = t1;
+    }
 }
 
 CO_INLINE uint64_t lean_dt(const co_state *s, uint64_t t0, int timed)
@@ -522,13 +526,14 @@ static void __attribute__((noinline)) call_none(co_state *s, lua_State *L, lua_D
 CO_INLINE void lean_end(co_state *s, uint64_t t0, int ev)
 {
     if (__builtin_expect(s->sample_every == 1, 1)) {
-        s->last = co_clock_tsc();
+        lean_stop(s, t0, 1);
         return;
     }
     if (__builtin_expect(--s->sample_left == 0, 0)) {
         measure_end(s, t0, ev);
         return;
     }
+    s->hook_sum += s->hook_ticks[ev];
     s->last = t0 + s->hook_ticks[ev];
 }
 
@@ -565,7 +570,7 @@ CO_INLINE void lean_call_at(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t
             uint64_t dt = lean_dt(s, t0, timed);
             /* co_hook saw pos <= slow_at */
             put_call_at(s, s->ring.data + (s->ring.pos & s->ring.mask), ar, dt, fid);
-            lean_stop(s, timed);
+            lean_stop(s, t0, timed);
             return;
         }
     }
@@ -613,7 +618,7 @@ CO_INLINE void call_switch_at(co_state *s, lua_State *L, lua_Debug *ar, uint64_t
     /* the RESUME fits too: pos <= slow_at - LT_EVENT_HOT_MAX + THREAD's size */
     switch_fast(s, L, depth_before(ar), lean_dt(s, t0, timed), id);
     on_call(s, L, ar, 0);
-    lean_stop(s, timed);
+    lean_stop(s, t0, timed);
 }
 
 /* A line or a return in another thread than the last event, on co_hook's
@@ -643,7 +648,7 @@ CO_INLINE void switch_event_at(co_state *s, lua_State *L, lua_Debug *ar, uint64_
         on_line(s, ar, 0, p);
     else
         on_ret(s, ar, 0, p);
-    lean_stop(s, timed);
+    lean_stop(s, t0, timed);
 }
 
 static void __attribute__((noinline))
@@ -694,7 +699,7 @@ CO_INLINE void lean_path(co_state *s, lua_State *L, lua_Debug *ar, int exact, in
     else
         on_ret(s, ar, dt, p);
     if (exact)
-        lean_stop(s, timed);
+        lean_stop(s, t0, timed);
     else
         lean_end(s, t0, ev);
 }

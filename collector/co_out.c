@@ -117,6 +117,14 @@ static void write_gap(co_state *s, uint8_t *p)
     lt_ring_commit(&s->ring, (uint64_t)(q - p));
 }
 
+static void write_hook(co_state *s, uint8_t *p)
+{
+    uint8_t *q = lt_put_head(p, LT_EV_HOOK, 1);
+    q = lt_put_uint(q, s->hook_sum);
+    s->hook_sum = 0;
+    lt_ring_commit(&s->ring, (uint64_t)(q - p));
+}
+
 /* While records were dropped and no GAP says so yet, only co_out_gap
  * writes: it does at the start of the next hook, which then sends the
  * stacks again (co_hook.c resync). A record before that would be applied
@@ -149,6 +157,10 @@ uint8_t *co_out_hot_slow(co_state *s)
             return NULL;
         }
         write_gap(s, p);
+        p = co_out_reserve(s, LT_EVENT_HOT_MAX);
+    }
+    if (p && s->hook_sum) { /* once per batch: the hooks' cost meanwhile */
+        write_hook(s, p);
         p = co_out_reserve(s, LT_EVENT_HOT_MAX);
     }
     if (!p)
@@ -184,8 +196,9 @@ void co_out_bias(co_state *s)
     uint8_t *p = b->ok ? co_out_reserve(s, LT_EVENT_HOT_MAX) : NULL;
     if (!p)
         return;
-    uint8_t *q = lt_put_head(p, LT_EV_BIAS, 4);
+    uint8_t *q = lt_put_head(p, LT_EV_BIAS, 5);
     for (int k = 0; k < 4; k++)
         q = lt_put_uint(q, b->tick[k]);
+    q = lt_put_uint(q, b->hook16);
     lt_ring_commit(&s->ring, (uint64_t)(q - p));
 }

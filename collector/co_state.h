@@ -142,6 +142,7 @@ typedef struct co_state {
     uint32_t yield_depth; /* meanwhile cur_L called coroutine.yield there: its
                              next event may follow a resume seen by no hook */
     uint64_t last;    /* ticks when the previous hook returned (measured or estimated) */
+    uint64_t hook_sum; /* ticks inside the lean paths' hooks since the last HOOK record */
     uint32_t hook_est[LUA_HOOKLINE + 1]; /* a hook's own ticks per event kind, x16 */
     uint32_t hook_ticks[LUA_HOOKLINE + 1]; /* the same / 16 */
     uint32_t sample_left; /* events until the next measured hook end */
@@ -305,6 +306,7 @@ int co_alloc_watch(lua_State *L);
  * the line hook is set (doc/design.md, "Hook overhead compensation"). */
 typedef struct co_bias {
     uint64_t tick[4];
+    uint64_t hook16; /* x16, the hook's measured ticks an event meanwhile */
     int done, ok;
 } co_bias;
 /* Measures it once per process, in L outside any hook, before tracing

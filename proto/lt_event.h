@@ -74,7 +74,7 @@
 #define LT_EVENT_VERSION 6u /* 2: short forms; 3: thread ids (THREAD), switch depths;
                               * 4: DIR (a version 3 stream is one without);
                               * 5: CLOCK's tsc may be LT_CLOCK_NONE;
-                              * 6: BIAS, CODE (a version 5 stream is one without) */
+                              * 6: BIAS, CODE, HOOK (a version 5 stream is one without) */
 
 /* CLOCK's third field: what the ticks are. LT_CLOCK_NONE: the producer
  * read no clock (LUATRACE_TIMING=none, a coverage run): ticks and ns are
@@ -102,8 +102,9 @@
     X(STOP, 'X', 2, "dt reason")                                                                  \
     X(THREAD, 'H', 2, "thread addr")                                                             \
     X(DIR, 'D', 1, "sid")                                                                         \
-    X(BIAS, 'B', 4, "line lua c instr")                                                          \
-    X(CODE, 'c', 2, "fid ipl16")
+    X(BIAS, 'B', 5, "line lua c instr hook16")                                                   \
+    X(CODE, 'c', 2, "fid ipl16")                                                                  \
+    X(HOOK, 'h', 1, "ticks")
 
 enum lt_kind {
 #define LT_X_ENUM(name, letter, nargs, doc) LT_EV_##name,

@@ -143,6 +143,14 @@ typedef struct rd_model {
      * "Hook overhead compensation") */
     uint64_t bias[4];
     int has_bias;
+    /* bias[] is the BIAS record's (bias_base) times the hook's measured
+     * cost an event in the last batch (its HOOK record) over what it was
+     * during the calibration (bias_hook16, x16), within [1/2, 3]: the
+     * unmeasured cost moves with the measured one (a larger program, a
+     * slower moment of the machine) */
+    uint64_t bias_base[4], bias_hook16;
+    uint64_t hook_events, hook_ticks; /* since the last scaling: events at its
+                                         start, HOOK ticks */
     rd_tnode *tnode; /* per-coroutine shares of the nodes, in creation order */
     uint32_t ntnode, captnode;
     uint32_t *tnode_ix; /* hash (track, node) -> tnode index + 1, but a node's first */

@@ -846,11 +846,17 @@ HOT int frame_ret(rd_stack *s, uint64_t depth, uint64_t dt)
     return 0;
 }
 
-/* RESUME, YIELD, STOP: dt first, then the thread changes. */
+/* RESUME, YIELD, STOP: dt first, then the thread changes. A switch
+ * carries the dt of the event it came with (that event's record has 0):
+ * mostly a C function's return (yield's in the coroutine, resume's in
+ * its resumer), whose hook cost BIAS gives. */
 static int thread_event(rd_stack *s, const lt_event *ev)
 {
     rd_thread *t = current(s);
-    charge(s, t, ev->a[0]);
+    uint64_t dt = ev->a[0];
+    if (s->m->has_bias && ev->kind != LT_EV_STOP)
+        dt = unbias(dt, s->m->bias[2]);
+    charge(s, t, dt);
     s->cur = NULL;
     switch (ev->kind) {
     case LT_EV_RESUME:
@@ -878,6 +884,25 @@ static inline int frame_event(rd_stack *s, const lt_event *ev)
     }
 }
 
+/* A HOOK record: the hooks' measured ticks since the last one. Fewer
+ * than 256 events say too little to scale by: they add up until there
+ * are more. */
+static void scale_bias(rd_model *m, uint64_t ticks)
+{
+    uint64_t n = m->events - m->hook_events;
+    if (!m->has_bias || !m->bias_hook16 || ticks > (UINT64_MAX >> 20))
+        return;
+    m->hook_ticks += ticks;
+    if (n < 256)
+        return;
+    double r = (double)m->hook_ticks * 16 / ((double)n * (double)m->bias_hook16);
+    m->hook_events = m->events;
+    m->hook_ticks = 0;
+    r = r < 0.5 ? 0.5 : r > 3 ? 3 : r;
+    for (int k = 0; k < 4; k++)
+        m->bias[k] = (uint64_t)((double)m->bias_base[k] * r);
+}
+
 /* Everything but a frame record while tracing runs. */
 COLD int other_event(rd_stack *s, const lt_event *ev)
 {
@@ -899,8 +924,14 @@ COLD int other_event(rd_stack *s, const lt_event *ev)
         return 0;
     case LT_EV_BIAS:
         for (int k = 0; k < 4; k++)
-            m->bias[k] = ev->a[k] < (1u << 20) ? ev->a[k] : 0; /* beyond: no measurement */
+            m->bias[k] = m->bias_base[k] = ev->a[k] < (1u << 20) ? ev->a[k] : 0; /* beyond: none */
+        m->bias_hook16 = ev->nargs > 4 && ev->a[4] < (1u << 24) ? ev->a[4] : 0;
         m->has_bias = 1;
+        m->hook_events = m->events;
+        m->hook_ticks = 0;
+        return 0;
+    case LT_EV_HOOK:
+        scale_bias(m, ev->a[0]);
         return 0;
     case LT_EV_CODE:
         if (ev->a[0] < m->nfunc && ev->a[1] < (1u << 16))

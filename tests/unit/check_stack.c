@@ -900,12 +900,13 @@ END_TEST
 
 /* A BIAS record takes the hook's unmeasured cost off every later event's
  * dt: a line's off a LINE, a Lua function's off a CALL of one and the RET
- * of one, a C function's likewise; never below 0, and not off a switch
- * (RESUME, YIELD). The same records as test_stack_time. */
+ * of one, a C function's likewise and off a switch (RESUME, YIELD: the
+ * dt of the event it came with, mostly a C function's return); never
+ * below 0. The same records as test_stack_time. */
 START_TEST(test_stack_bias)
 {
     EV(CLOCK, 0, 0, 0);
-    EV(BIAS, 5, 10, 3, 0);
+    EV(BIAS, 5, 10, 3, 0, 0); /* no hook cost: never scaled */
     begin_main(5);
     EV(LINE, 1, 7, 6);          /* main:5 gets 2 */
     EV(CALL, 2, 11, F_F);       /* main:6 1, a Lua callee */
@@ -913,21 +914,49 @@ START_TEST(test_stack_bias)
     EV(RET, 2, 17);             /* f:11 7, a Lua frame returns */
     EV(LINE, 1, 19, 7);         /* main:6 14 */
     EV(CALL, 2, 23, F_RESUME);  /* main:7 20, a C callee */
-    EV(RESUME, 29, T_CO, 0);    /* resume 29, as it was */
+    EV(RESUME, 29, T_CO, 0);    /* resume 26: a C return's 3 */
     EV(CALL, 1, 0, F_CO);
     EV(LINE, 1, 31, 41);        /* co 26 */
-    EV(YIELD, 37, T_MAIN, 2, 0); /* co:41 37 */
+    EV(YIELD, 37, T_MAIN, 2, 0); /* co:41 34 */
     EV(RET, 2, 41);             /* resume 38, a C frame returns */
     EV(LINE, 1, 43, 8);         /* main:7 38 */
     EV(LINE, 1, 3, 9);          /* main:8 0: 3 less 5 is none */
-    expect_folded(RD_W_TIME, L_MAIN " 75\n" L_MAIN ";" L_F " 15\n" L_MAIN ";" L_RESUME " 67\n"
-                  L_MAIN ";" L_RESUME ";" L_CO " 63\n");
+    expect_folded(RD_W_TIME, L_MAIN " 75\n" L_MAIN ";" L_F " 15\n" L_MAIN ";" L_RESUME " 64\n"
+                  L_MAIN ";" L_RESUME ";" L_CO " 60\n");
     ck_assert_uint_eq(line_ticks(F_MAIN, 5), 2);
     ck_assert_uint_eq(line_ticks(F_MAIN, 6), 15);
     ck_assert_uint_eq(line_ticks(F_MAIN, 7), 58);
     ck_assert_uint_eq(line_ticks(F_F, 11), 7);
-    ck_assert_uint_eq(line_ticks(F_CO, 41), 37);
-    ck_assert_uint_eq(M.ticks_total, 220);
+    ck_assert_uint_eq(line_ticks(F_CO, 41), 34);
+    ck_assert_uint_eq(M.ticks_total, 214);
+}
+END_TEST
+
+/* A HOOK record scales BIAS by the hook's measured ticks an event since
+ * the last scaling over the calibration's (BIAS's last field, x16):
+ * twice as much, twice the bias; at most 3 times. */
+START_TEST(test_stack_bias_scaled)
+{
+    EV(CLOCK, 0, 0, 0);
+    EV(BIAS, 5, 10, 3, 0, 160); /* the calibration's hooks: 10 ticks an event */
+    begin_main(5);
+    for (int i = 0; i < 300; i++)
+        EV(LINE, 1, 100, 6); /* 95 each: main:5 once, then main:6 */
+    uint64_t n = M.events + 1 - M.hook_events; /* the HOOK counts too */
+    EV(HOOK, 20 * n);        /* 20 an event: twice */
+    ck_assert_uint_eq(M.bias[0], 10);
+    ck_assert_uint_eq(M.bias[1], 20);
+    ck_assert_uint_eq(M.bias[2], 6);
+    EV(LINE, 1, 100, 7); /* main:6 gets 90 */
+    ck_assert_uint_eq(line_ticks(F_MAIN, 5), 95);
+    ck_assert_uint_eq(line_ticks(F_MAIN, 6), 299 * 95 + 90);
+    EV(HOOK, 7); /* too few events since: kept for the next one */
+    ck_assert_uint_eq(M.bias[0], 10);
+    for (int i = 0; i < 300; i++)
+        EV(LINE, 1, 100, 7);
+    n = M.events + 1 - M.hook_events;
+    EV(HOOK, 1000 * n); /* 100 times the calibration's: 3 at most */
+    ck_assert_uint_eq(M.bias[0], 15);
 }
 END_TEST
 
@@ -1139,7 +1168,8 @@ int main(void)
                             test_stack_many_coroutines, test_stack_thread_reused,
                             test_stack_wrap_error, test_stack_wrap_nested_error,
                             test_stack_late_hooked, test_stack_stop_start, test_stack_gap,
-                            test_stack_time, test_stack_bias, test_stack_tail_call_time,
+                            test_stack_time, test_stack_bias, test_stack_bias_scaled,
+                            test_stack_tail_call_time,
                             test_stack_ret_ignores_unused_args, test_stack_garbage,
                             test_stack_random_records, test_stack_replay_feed};
     Suite *s = suite_create("stack");
