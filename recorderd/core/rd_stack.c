@@ -927,10 +927,12 @@ COLD int other_event(rd_stack *s, const lt_event *ev)
             m->bias[k] = m->bias_base[k] = ev->a[k] < (1u << 20) ? ev->a[k] : 0; /* beyond: none */
         m->bias_hook16 = ev->nargs > 4 && ev->a[4] < (1u << 24) ? ev->a[4] : 0;
         m->has_bias = 1;
+        m->events--; /* not the program's: a trace without a clock has none */
         m->hook_events = m->events;
         m->hook_ticks = 0;
         return 0;
     case LT_EV_HOOK:
+        m->events--;
         scale_bias(m, ev->a[0]);
         return 0;
     case LT_EV_CODE:
