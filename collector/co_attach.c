@@ -11,7 +11,15 @@
  *
  * Walking the list from a signal handler: the handler may interrupt the
  * GC, but Lua links and unlinks an object with one pointer store, and
- * frees it only once unlinked, so the walk sees a consistent list. An
+ * frees it only once unlinked, so the walk sees a consistent list. That
+ * holds on the thread that runs Lua only: a process-directed signal may
+ * reach another thread of a host, while the Lua thread's GC frees what
+ * the walk would read. So the handler walks only on the Lua thread (the
+ * one that listened, or that last served a request); elsewhere it hooks
+ * the main thread alone (its lua_State lives as long as the state), and
+ * sends the signal on to the Lua thread, whose handler walks when it
+ * takes it. A Lua thread that blocks the signal is attached at the main
+ * thread's next event instead. An
  * object being linked may not have its type set yet: a thread is only
  * touched if its type and its global_State pointer both match. lua_close
  * frees the list after the finalizers ran: the module's sentinel closes
@@ -30,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "co_clock.h"
@@ -50,6 +59,12 @@ static char g_marker[256];
 static char g_sock[108]; /* where recorderd listens: for the handler, made in advance */
 static pid_t g_pid;
 static int g_injected; /* loaded by recorderd (co_attach_inject): checks wait for a hook */
+static volatile pid_t g_lua_tid; /* the thread that runs Lua; 0: not known yet */
+
+static pid_t my_tid(void)
+{
+    return (pid_t)syscall(SYS_gettid);
+}
 
 static void *rd_ptr(const void *base, int off)
 {
@@ -180,14 +195,35 @@ static void dump_now(void)
     errno = saved;
 }
 
+/* The handler on a thread that does not run Lua: no walk, no stack read
+ * (the rule at the top). Async-signal-safe. */
+static void off_lua_thread(int sig, siginfo_t *si, int v, const co_state *s)
+{
+    int saved = errno;
+    if (v == LT_ATTACH_TRACE || v == LT_ATTACH_DUMP) {
+        co_attach_req = v;
+        if (!s->active)
+            set_if_ours(g_main, co_hook, CO_MASK);
+    }
+    pid_t lua = g_lua_tid;
+    if (lua) /* the Lua thread walks (or reads its stack) when it takes it */
+        syscall(SYS_rt_tgsigqueueinfo, getpid(), lua, sig, si);
+    errno = saved;
+}
+
 static void on_signal(int sig, siginfo_t *si, void *ctx)
 {
-    (void)sig;
     (void)ctx;
     int v = si->si_code == SI_QUEUE ? si->si_value.sival_int : 0;
     co_state *s = co_module_state();
     if (g_closing)
         return; /* too late */
+    if (v != LT_ATTACH_TRACE && v != LT_ATTACH_DUMP && v != LT_ATTACH_DUMP_NOW)
+        return; /* not from recorderd */
+    if (g_lua_tid != my_tid()) {
+        off_lua_thread(sig, si, v, s);
+        return;
+    }
     if (v == LT_ATTACH_DUMP_NOW && !s->active && !s->ring.hdr) /* a ring open: the hook serves */
         dump_now();
     if (v != LT_ATTACH_TRACE && v != LT_ATTACH_DUMP)
@@ -270,6 +306,7 @@ int co_attach_listen(lua_State *L, char *err, size_t cap)
         return e;
     }
     g_main = L;
+    g_lua_tid = my_tid();
     lua_checks(L);
     co_calib_run_state(L, g_state_ok); /* before any request can come */
     if ((e = arm(&m, err, cap)))
@@ -529,6 +566,8 @@ void co_attach_serve(lua_State *L, lua_Debug *ar)
     /* one exchange: the handler's dump_now takes the request or we do */
     int req = __atomic_exchange_n(&co_attach_req, 0, __ATOMIC_SEQ_CST);
     co_state *s = co_module_state();
+    if (req)
+        g_lua_tid = my_tid(); /* a hook: this thread runs Lua */
     char sock[108], name[32], err[256];
     if (s->attached && s->ring.hdr) /* recorderd went away: close, unhook all */
         detach(s, L);

@@ -429,6 +429,42 @@ def expect_only(stacks, truth, what, allowed_prefixes=((),)):
                '%s: stack %s, the program saw %s' % (what, s, truth))
 
 
+OFFTHREAD = '''
+local st = package.loadlib(os.getenv("SIGTHREAD_SO"), "luaopen_sigthread")()
+assert(st.start())
+local co = coroutine.create(function() while true do coroutine.yield(1) end end)
+coroutine.resume(co)
+io.stdout:write("READY\\n")
+io.stdout:flush()
+local main, coh = st.blocked_wait(co, 20000)
+io.stdout:write("main ", tostring(main), " co ", tostring(coh), "\\n")
+local n, t0 = 0, os.clock()
+while os.clock() - t0 < 1 do
+  n = n + select(2, coroutine.resume(co))
+end
+st.stop()
+io.stdout:write("done\\n")
+'''
+
+
+def case_offthread(c):
+    """The attach signal reaches a thread that does not run Lua (the Lua
+    thread blocks it): that thread hooks the main thread only and walks no
+    GC list, which the Lua thread may be changing; the Lua thread hooks its
+    coroutines when it takes the signal, sent on to it. Before, the other
+    thread walked the list and hooked co at once."""
+    p = start(c, OFFTHREAD, {'SIGTHREAD_SO': c.args.sigthread})
+    expect(p.stdout.readline() == b'BLOCKED\n', 'the program did not block the signal')
+    r = recorderd(c, 'attach', str(p.pid), '--duration', '0.3', '--out', c.out)
+    expect(r.returncode == 0, 'attach failed: %r' % r.stderr)
+    out, err = p.communicate(timeout=60)
+    expect(p.returncode == 0, 'the program failed (%d): %r' % (p.returncode, err))
+    expect(out == b'main true co false\ndone\n', 'hooks while the Lua thread blocked: %r' % out)
+    meta = c.meta(c.session('attach.%d' % p.pid))
+    expect(meta['status'] == 'complete' and meta['bad_records'] == 0,
+           'session not clean: %r' % meta)
+
+
 def case_recursion(c):
     p = start(c, RECURSION)
     truths, stacks, _ = attach(c, p)
@@ -1115,8 +1151,10 @@ def main(argv):
         ap.add_argument('--c-host', help='tests/hosts/c_host (dumpstormc)')
         ap.add_argument('--hosts', help='tests/hosts, for c_host.lua (dumpstormc)')
         ap.add_argument('--resume-host', help='tests/hosts/resume_host (hostattach)')
+        ap.add_argument('--sigthread', help='tests/hosts/sigthread.so (offthread)')
     return harness.case_main(argv, cases(globals()), 'luatrace-attach-', add_args,
-                             make=AttachCase, paths=('block_host', 'c_host', 'resume_host'))
+                             make=AttachCase,
+                             paths=('block_host', 'c_host', 'resume_host', 'sigthread'))
 
 
 if __name__ == '__main__':
