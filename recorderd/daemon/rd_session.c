@@ -463,13 +463,14 @@ static int write_json(FILE *f, void *ud)
     rd_json_str(f, r->rr.srcdir);
     fprintf(f, ",\n  \"trace\": \"%s\",\n  \"sampled_hz\": %u,\n  \"timing\": \"%s\",\n",
             trace_state(s), s->m.sampled_hz, s->m.untimed ? "none" : "timed");
-    /* what was taken off each event: the hook's unmeasured cost */
+    /* what the calibration found each event costs beyond the hook's
+     * measured time (scaled during the run by the HOOK records) */
     double npt = rd_model_ns_per_tick(&s->m);
     if (s->m.has_bias)
         fprintf(f, "  \"bias_ns\": {\"line\": %.1f, \"lua_call\": %.1f, \"c_call\": %.1f, "
                    "\"instruction\": %.2f},\n",
-                (double)s->m.bias[0] * npt, (double)s->m.bias[1] * npt,
-                (double)s->m.bias[2] * npt, (double)s->m.bias[3] * npt / 16);
+                (double)s->m.bias_base[0] * npt, (double)s->m.bias_base[1] * npt,
+                (double)s->m.bias_base[2] * npt, (double)s->m.bias_base[3] * npt / 16);
     else
         fprintf(f, "  \"bias_ns\": null,\n");
     fprintf(f, "  \"error\": ");
