@@ -12,14 +12,17 @@
  * Walking the list from a signal handler: the handler may interrupt the
  * GC, but Lua links and unlinks an object with one pointer store, and
  * frees it only once unlinked, so the walk sees a consistent list. That
- * holds on the thread that runs Lua only: a process-directed signal may
- * reach another thread of a host, while the Lua thread's GC frees what
- * the walk would read. So the handler walks only on the Lua thread (the
- * one that listened, or that last served a request); elsewhere it hooks
- * the main thread alone (its lua_State lives as long as the state), and
- * sends the signal on to the Lua thread, whose handler walks when it
- * takes it. A Lua thread that blocks the signal is attached at the main
- * thread's next event instead. An
+ * holds when the handler interrupts the thread that runs Lua. recorderd
+ * signals the process, which the kernel may give to any thread that does
+ * not block the signal, one calling malloc while the Lua thread's GC frees
+ * the objects a walk would read. So the handler touches Lua's memory only
+ * on the Lua thread (g_lua_tid: the one that called listen, or that served
+ * the last request); elsewhere it sends the same signal and value on to
+ * that thread and returns (a Lua thread that blocks the signal takes it
+ * when it unblocks it). Not known (injected into a threaded process,
+ * before its first served request) or gone, the main thread alone is
+ * hooked: its lua_State lives until lua_close, which waits for any handler
+ * under way (co_attach_closing). An
  * object being linked may not have its type set yet: a thread is only
  * touched if its type and its global_State pointer both match. lua_close
  * frees the list after the finalizers ran: the module's sentinel closes
@@ -32,8 +35,10 @@
  * hold) and skips objects the GC has already found dead.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <lauxlib.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,9 +64,10 @@ static char g_marker[256];
 static char g_sock[108]; /* where recorderd listens: for the handler, made in advance */
 static pid_t g_pid;
 static int g_injected; /* loaded by recorderd (co_attach_inject): checks wait for a hook */
-static volatile pid_t g_lua_tid; /* the thread that runs Lua; 0: not known yet */
+static volatile pid_t g_lua_tid; /* the thread that runs g_main; 0: not known */
+static int g_in_handler; /* handlers under way (atomic): lua_close waits for them */
 
-static pid_t my_tid(void)
+static pid_t self_tid(void)
 {
     return (pid_t)syscall(SYS_gettid);
 }
@@ -138,9 +144,19 @@ static int walk_check(lua_State *main, lua_State *L)
 
 static volatile int g_closing; /* lua_close has begun: no more walks */
 
+/* On the Lua thread: a handler on another thread may be hooking the main
+ * thread (lua_sethook), which lua_close is about to free. A handler that
+ * interrupted this thread here sees g_closing and returns at once. */
 void co_attach_closing(void)
 {
-    g_closing = 1;
+    __atomic_store_n(&g_closing, 1, __ATOMIC_SEQ_CST);
+    while (__atomic_load_n(&g_in_handler, __ATOMIC_SEQ_CST))
+        sched_yield();
+}
+
+void co_attach_forked(void)
+{
+    g_lua_tid = self_tid(); /* the child's only thread: Lua runs on it if at all */
 }
 
 /* Sets T's hook unless T has one of the program's own (debug.sethook,
@@ -195,19 +211,34 @@ static void dump_now(void)
     errno = saved;
 }
 
-/* The handler on a thread that does not run Lua: no walk, no stack read
- * (the rule at the top). Async-signal-safe. */
-static void off_lua_thread(int sig, siginfo_t *si, int v, const co_state *s)
+/* The handler on the thread that runs Lua: it walks, or reads the stack. */
+static void on_lua_thread(int v)
+{
+    co_state *s = co_module_state();
+    if (v == LT_ATTACH_DUMP_NOW && !s->active && !s->ring.hdr) /* a ring open: the hook serves */
+        dump_now();
+    if (v != LT_ATTACH_TRACE && v != LT_ATTACH_DUMP)
+        return;
+    co_attach_req = v;
+    if (!s->active) /* else served once that trace ends (detach re-hooks) */
+        hook_every_thread(co_hook, CO_MASK);
+}
+
+/* The handler on a thread that does not run Lua (the rule at the top):
+ * the request goes on to the Lua thread, unchanged (its sender, code and
+ * value). If that thread is not known or gone, the main thread is hooked
+ * (no walk, no stack read): its first event serves the request. */
+static void elsewhere(int sig, siginfo_t *si, int v)
 {
     int saved = errno;
-    if (v == LT_ATTACH_TRACE || v == LT_ATTACH_DUMP) {
-        co_attach_req = v;
-        if (!s->active)
-            set_if_ours(g_main, co_hook, CO_MASK);
-    }
     pid_t lua = g_lua_tid;
-    if (lua) /* the Lua thread walks (or reads its stack) when it takes it */
-        syscall(SYS_rt_tgsigqueueinfo, getpid(), lua, sig, si);
+    if (!lua || syscall(SYS_rt_tgsigqueueinfo, getpid(), lua, sig, si) < 0) {
+        if (v == LT_ATTACH_TRACE || v == LT_ATTACH_DUMP) {
+            co_attach_req = v;
+            if (!co_module_state()->active)
+                set_if_ours(g_main, co_hook, CO_MASK);
+        }
+    }
     errno = saved;
 }
 
@@ -215,22 +246,16 @@ static void on_signal(int sig, siginfo_t *si, void *ctx)
 {
     (void)ctx;
     int v = si->si_code == SI_QUEUE ? si->si_value.sival_int : 0;
-    co_state *s = co_module_state();
-    if (g_closing)
-        return; /* too late */
     if (v != LT_ATTACH_TRACE && v != LT_ATTACH_DUMP && v != LT_ATTACH_DUMP_NOW)
         return; /* not from recorderd */
-    if (g_lua_tid != my_tid()) {
-        off_lua_thread(sig, si, v, s);
-        return;
+    __atomic_add_fetch(&g_in_handler, 1, __ATOMIC_SEQ_CST);
+    if (!__atomic_load_n(&g_closing, __ATOMIC_SEQ_CST)) { /* else too late */
+        if (g_lua_tid == self_tid())
+            on_lua_thread(v);
+        else
+            elsewhere(sig, si, v);
     }
-    if (v == LT_ATTACH_DUMP_NOW && !s->active && !s->ring.hdr) /* a ring open: the hook serves */
-        dump_now();
-    if (v != LT_ATTACH_TRACE && v != LT_ATTACH_DUMP)
-        return; /* not from recorderd */
-    co_attach_req = v;
-    if (!s->active) /* else served once that trace ends (detach re-hooks) */
-        hook_every_thread(co_hook, CO_MASK);
+    __atomic_sub_fetch(&g_in_handler, 1, __ATOMIC_SEQ_CST);
 }
 
 static void remove_marker(void)
@@ -292,8 +317,10 @@ int co_attach_listen(lua_State *L, char *err, size_t cap)
         snprintf(err, cap, "this process traces or listens on another Lua state");
         return -EBUSY;
     }
-    if (g_main == L)
-        return 0; /* listening already */
+    if (g_main == L) { /* listening already: from the thread that runs it now */
+        g_lua_tid = self_tid();
+        return 0;
+    }
     if (g_main) {
         snprintf(err, cap, "this process listens for attach on another Lua state");
         return -EBUSY;
@@ -306,7 +333,7 @@ int co_attach_listen(lua_State *L, char *err, size_t cap)
         return e;
     }
     g_main = L;
-    g_lua_tid = my_tid();
+    g_lua_tid = self_tid(); /* listen runs Lua: this thread is the Lua thread */
     lua_checks(L);
     co_calib_run_state(L, g_state_ok); /* before any request can come */
     if ((e = arm(&m, err, cap)))
@@ -364,6 +391,21 @@ static int walk_check_passive(lua_State *L)
     return 0;
 }
 
+/* Whether this process has one thread (Threads: 1 in /proc/self/status),
+ * read with no stdio and no allocation (co_attach_inject's rule). */
+static int one_thread(void)
+{
+    char buf[4096];
+    int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    buf[n > 0 ? n : 0] = 0;
+    const char *t = strstr(buf, "\nThreads:\t");
+    return t && t[10] == '1' && t[11] == '\n';
+}
+
 /* Made dormant from outside (recorderd attach, rd_inject.c): called by
  * recorderd through ptrace in a thread stopped where no lock of the C
  * library is held, Lua maybe in the middle of an instruction. So, as the
@@ -385,6 +427,7 @@ int co_attach_inject(lua_State *L)
     if (!co_module_claim(L))
         return -EBUSY;
     g_walk_ok = walk_check_passive(L); /* the full checks wait for a hook event */
+    g_lua_tid = one_thread() ? self_tid() : 0; /* recorderd may call from any thread */
     g_injected = 1;
     g_main = L;
     e = arm(&m, err, sizeof err);
@@ -566,8 +609,8 @@ void co_attach_serve(lua_State *L, lua_Debug *ar)
     /* one exchange: the handler's dump_now takes the request or we do */
     int req = __atomic_exchange_n(&co_attach_req, 0, __ATOMIC_SEQ_CST);
     co_state *s = co_module_state();
-    if (req)
-        g_lua_tid = my_tid(); /* a hook: this thread runs Lua */
+    if (req) /* a hook event: this thread runs Lua now (a state can change threads) */
+        g_lua_tid = self_tid();
     char sock[108], name[32], err[256];
     if (s->attached && s->ring.hdr) /* recorderd went away: close, unhook all */
         detach(s, L);

@@ -75,6 +75,7 @@ volatile int co_fork_pending;
  * untraced. */
 static void in_forked_child(void)
 {
+    co_attach_forked();
     co_state *s = co_hook_state();
     if (!s)
         return;

@@ -605,8 +605,12 @@ int co_attach_listen(lua_State *L, char *err, size_t cap);
  * signal). */
 int co_attach_inject(lua_State *L);
 
-/* lua_close has begun (the sentinel's finalizer): requests are ignored. */
+/* lua_close has begun (the sentinel's finalizer): requests are ignored;
+ * returns once no handler is under way. */
 void co_attach_closing(void);
+
+/* In a forked child (async-signal-safe): its one thread is the Lua thread. */
+void co_attach_forked(void);
 
 /* An attach request arrived (signal) and waits for a Lua event. */
 extern volatile int co_attach_req;

@@ -68,6 +68,16 @@ frames that were unwound, nothing past the detach). Cases:
   outsiderecord  record of a program that never loaded the collector, hot
               in a coroutine: a sampled session whose heaviest stack is
               the real one, replayable, with no coverage
+  otherthread  attach to a C host (tests/hosts/thread_host) whose Lua
+              thread blocks the attach signal in C while its other thread,
+              allocating without pause, never does: that thread takes the
+              signal and must not touch Lua (whose GC may be freeing what
+              a walk reads) but send it on to the Lua thread, where it
+              waits, pending, with no thread hooked; unblocked, the attach
+              begins there and the session is exact
+  otherthreaddump  the same for dump, the Lua thread still in C: DUMP and
+              DUMP_NOW go on to it, which reads its stack (exact, the C
+              function on top); the host's output unchanged, no hook left
   proghook    coroutines with the program's own count hook (debug.sethook),
               one across the attach and the detach, one made while traced:
               each counts what it counts untraced and keeps its hook
@@ -358,6 +368,49 @@ io.stdout:write("result ", first, " mismatches ", bad, "\\n")
 '''
 
 
+# thread_host: stretches with the attach signal blocked on the Lua thread
+# (host.blocked), between stretches of Lua making garbage and coroutines
+# for the GC to free.
+OTHERTHREAD = PRELUDE + '''
+local function garbage(n) local t = {} for i = 1, n do t[i] = {tostring(i)} end return #t end
+local function churn()
+  for i = 1, 20 do coroutine.wrap(function() return garbage(20) end)() end
+end
+local function cobody() while true do coroutine.yield(garbage(50)) end end
+local co = coroutine.create(cobody)
+coroutine.resume(co)
+churn()
+local function stretch()
+  local pending, main, cohook = host.blocked(co)
+  io.stderr:write("BLOCKED ", tostring(pending), " ", tostring(main), " ", tostring(cohook), "\\n")
+end
+stretch()
+while not luatrace.tracing() do churn() end
+local function after()
+  for i = 1, 300 do churn() coroutine.resume(co) end
+  truth = frames(1)
+end
+after()
+io.stdout:write("DONE\\n") io.stdout:flush()
+detached()
+io.stderr:write("TRUTH after ", truth, "\\n")
+'''
+
+OTHERTHREADDUMP = WHERE + '''
+local function deep(n) if n == 0 then coroutine.yield() else deep(n - 1) end end
+local D = coroutine.create(function() deep(2) end)
+coroutine.resume(D)
+truth("D", where(0, D))
+local function serve()
+  truth("serve", where(2)) local pending, main, cohook = host.blocked(D, true)
+  return pending, main, cohook
+end
+local pending, main, cohook = serve()
+io.stderr:write("BLOCKED ", tostring(pending), " ", tostring(main), " ", tostring(cohook), "\\n")
+io.stdout:write("hooks ", tostring(debug.gethook()), " ", tostring(debug.gethook(D)), "\\n")
+'''
+
+
 def label_frame(label):
     """'name@SRC:LINE' -> 'SRC:LINE'; 'name@[C]' -> '[C]'."""
     return label.rsplit('@', 1)[1]
@@ -427,42 +480,6 @@ def expect_only(stacks, truth, what, allowed_prefixes=((),)):
     for s in found:
         expect(any(s == list(p) + truth for p in allowed_prefixes),
                '%s: stack %s, the program saw %s' % (what, s, truth))
-
-
-OFFTHREAD = '''
-local st = package.loadlib(os.getenv("SIGTHREAD_SO"), "luaopen_sigthread")()
-assert(st.start())
-local co = coroutine.create(function() while true do coroutine.yield(1) end end)
-coroutine.resume(co)
-io.stdout:write("READY\\n")
-io.stdout:flush()
-local main, coh = st.blocked_wait(co, 20000)
-io.stdout:write("main ", tostring(main), " co ", tostring(coh), "\\n")
-local n, t0 = 0, os.clock()
-while os.clock() - t0 < 1 do
-  n = n + select(2, coroutine.resume(co))
-end
-st.stop()
-io.stdout:write("done\\n")
-'''
-
-
-def case_offthread(c):
-    """The attach signal reaches a thread that does not run Lua (the Lua
-    thread blocks it): that thread hooks the main thread only and walks no
-    GC list, which the Lua thread may be changing; the Lua thread hooks its
-    coroutines when it takes the signal, sent on to it. Before, the other
-    thread walked the list and hooked co at once."""
-    p = start(c, OFFTHREAD, {'SIGTHREAD_SO': c.args.sigthread})
-    expect(p.stdout.readline() == b'BLOCKED\n', 'the program did not block the signal')
-    r = recorderd(c, 'attach', str(p.pid), '--duration', '0.3', '--out', c.out)
-    expect(r.returncode == 0, 'attach failed: %r' % r.stderr)
-    out, err = p.communicate(timeout=60)
-    expect(p.returncode == 0, 'the program failed (%d): %r' % (p.returncode, err))
-    expect(out == b'main true co false\ndone\n', 'hooks while the Lua thread blocked: %r' % out)
-    meta = c.meta(c.session('attach.%d' % p.pid))
-    expect(meta['status'] == 'complete' and meta['bad_records'] == 0,
-           'session not clean: %r' % meta)
 
 
 def case_recursion(c):
@@ -1124,6 +1141,64 @@ def case_hostattach(c):
            'suspended?): %s' % long[:5])
 
 
+def start_thread_host(c, text):
+    """thread_host running text, dormant, once it blocks the attach signal."""
+    c.write('host.lua', text)
+    c.used.add('attach')
+    p = subprocess.Popen([c.args.thread_host, 'host.lua'], cwd=c.tmp,
+                         env=c.env(LUATRACE_ATTACH='1'), stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(p)
+    line = p.stdout.readline()
+    if line != b'BLOCKED\n':
+        raise Failure('the host did not block the signal: %r %r' % (line, p.stderr.read()))
+    return p
+
+
+def expect_sent_on(err):
+    """While the Lua thread blocked the signal, the other thread took it:
+    it must have sent it on to the Lua thread (pending there), hooking
+    nothing (before: it hooked every thread itself, walking Lua's objects)."""
+    got = [l for l in err.splitlines() if l.startswith('BLOCKED ')]
+    expect(got == ['BLOCKED true false false'],
+           'signal taken by the other thread: %s (want: pending for the Lua thread, '
+           'main and coroutine unhooked)' % got)
+
+
+def case_otherthread(c):
+    p = start_thread_host(c, OTHERTHREAD)
+    truths, stacks, err = attach(c, p, until=b'DONE\n')
+    expect_sent_on(err)
+    expect_only(stacks, truths['after'], 'attached from the Lua thread')
+    cobody = 'host.lua:%d' % (1 + OTHERTHREAD.split('\n').index(
+        'local function cobody() while true do coroutine.yield(garbage(50)) end end'))
+    expect(any(cobody in s for s in stacks), 'the coroutine never traced: %s' % stacks[:5])
+
+
+def case_otherthreaddump(c):
+    c.write('host.lua', OTHERTHREADDUMP)
+    r = subprocess.run([c.args.thread_host, 'host.lua'], cwd=c.tmp, env=c.env(), input=b'go\n',
+                       capture_output=True, timeout=120)
+    want = r.stdout
+    expect(r.returncode == 0 and b'hooks nil nil' in want, 'untraced run: %r' % r.stderr)
+    p = start_thread_host(c, OTHERTHREADDUMP)
+    d = recorderd(c, 'dump', str(p.pid), '--timeout', '30')
+    out = d.stdout.decode()
+    expect(d.returncode == 0, 'dump failed: %r %r' % (d.stdout, d.stderr))
+    rest, err = p.communicate(b'go\n', timeout=60)
+    expect(p.returncode == 0 and b'BLOCKED\n' + rest == want,
+           'traced run: %d %r, untraced: %r' % (p.returncode, rest, want))
+    expect_sent_on(err.decode())
+    expect('blocked in C' in out.splitlines()[1], 'not read by the handler: %r' % out)
+    truths = dict(l.split(' ', 2)[1:] for l in err.decode().splitlines()
+                  if l.startswith('TRUTH '))
+    blocks = dump_blocks(out)
+    seen = [[frame_where(f) for f in fr] for _, fr in blocks]
+    want = [['[C]'] + truths['serve'].split(), truths['D'].split()]
+    expect(seen == want, 'dump %s, the host saw %s' % (seen, want))
+    expect(blocks[0][1][0] == 'host.blocked [C]', 'top of the dump: %r' % out)
+
+
 class AttachCase(Case):
     def __init__(self, args, tmp):
         super().__init__(args, tmp)
@@ -1151,10 +1226,10 @@ def main(argv):
         ap.add_argument('--c-host', help='tests/hosts/c_host (dumpstormc)')
         ap.add_argument('--hosts', help='tests/hosts, for c_host.lua (dumpstormc)')
         ap.add_argument('--resume-host', help='tests/hosts/resume_host (hostattach)')
-        ap.add_argument('--sigthread', help='tests/hosts/sigthread.so (offthread)')
+        ap.add_argument('--thread-host', help='tests/hosts/thread_host (otherthread*)')
     return harness.case_main(argv, cases(globals()), 'luatrace-attach-', add_args,
                              make=AttachCase,
-                             paths=('block_host', 'c_host', 'resume_host', 'sigthread'))
+                             paths=('block_host', 'c_host', 'resume_host', 'thread_host'))
 
 
 if __name__ == '__main__':
