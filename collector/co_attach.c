@@ -22,6 +22,15 @@
  * are hooked when resumed through coroutine.resume/wrap and unhook at their
  * next event. The walk runs with the GC held (no step can free a thread we
  * hold) and skips objects the GC has already found dead.
+ *
+ * LuaJIT: its hook is the VM's, not a thread's, so the handler hooks the
+ * main thread only and never walks the GC list (its layout is not 5.1's);
+ * the trace begins with the running thread's stack (lua_getstack), others
+ * are met as they run (co_jit.c). Compiled code calls no hook: the attach
+ * waits until the program runs interpreted code (leaves a compiled loop).
+ * The hook that serves it turns the JIT off and flushes (co_jit_suspend);
+ * the detach turns it on again if it was. No layout reader is armed: a
+ * dump is answered from the hook, never by the handler.
  */
 #include <errno.h>
 #include <lauxlib.h>
@@ -50,6 +59,7 @@ static char g_marker[256];
 static char g_sock[108]; /* where recorderd listens: for the handler, made in advance */
 static pid_t g_pid;
 static int g_injected; /* loaded by recorderd (co_attach_inject): checks wait for a hook */
+static int g_jit_restore; /* LuaJIT: the attach turned its compiler off */
 
 static void *rd_ptr(const void *base, int off)
 {
@@ -242,10 +252,6 @@ static int state_probe(lua_State *L)
 
 int co_attach_listen(lua_State *L, char *err, size_t cap)
 {
-    if (co_jit_is()) { /* its readers know Lua 5.1's layout only */
-        snprintf(err, cap, "live attach is not supported under LuaJIT");
-        return -ENOTSUP;
-    }
     if (!lua_pushthread(L)) {
         lua_pop(L, 1);
         snprintf(err, cap, "listen() must be called from the main thread");
@@ -305,6 +311,10 @@ static int arm(const lt_attach_marker *m, char *err, size_t cap)
  * state is consistent. */
 static void lua_checks(lua_State *L)
 {
+    if (co_jit_is()) { /* none of the 5.1 layout reads: all stay 0 */
+        co_jit_listen(L);
+        return;
+    }
     g_walk_ok = walk_check(g_main, L);
     lua_pushcfunction(L, state_probe);
     lua_call(L, 0, 0);
@@ -335,8 +345,8 @@ static int walk_check_passive(lua_State *L)
 int co_attach_inject(lua_State *L)
 {
     char err[256];
-    if (!lua_sethook || !lua_gethook || !lua_topointer || !lua_call)
-        return -ENOSYS; /* no Lua 5.1 API in the process */
+    if (!lua_sethook || !lua_gethook || !lua_topointer || !lua_call || co_jit_is())
+        return -ENOSYS; /* no Lua 5.1 API in the process (LuaJIT: its layout differs) */
     if (g_main && g_main != L)
         return -EBUSY;
     lt_attach_marker m = {getpid(), lt_attach_start_time(getpid()), attach_signal()};
@@ -508,6 +518,9 @@ static void unhook_all(lua_State **t, size_t n, void *ud)
 /* Ends an attached trace and unhooks every thread: dormant again. */
 static void detach(co_state *s, lua_State *L)
 {
+    if (g_jit_restore) /* from a hook: safe as co_jit_suspend is */
+        co_jit_restore(L);
+    g_jit_restore = 0;
     co_thread_free(s, L);
     co_module_finish(s, LT_R_DETACH);
     co_set_active(s, 0);
@@ -558,6 +571,8 @@ void co_attach_serve(lua_State *L, lua_Debug *ar)
     co_func_fast_path(s);
     co_hook_set_state(s);
     s->cur_L = L;
+    if (s->jit && req == LT_ATTACH_TRACE) /* compiled code would run unseen */
+        g_jit_restore = co_jit_suspend(L);
     co_attach_begin(s, L, 1); /* the running thread's stack includes this event */
     co_thread_current(s, L);
     co_set_active(s, 1);

@@ -68,6 +68,14 @@ frames that were unwound, nothing past the detach). Cases:
   outsiderecord  record of a program that never loaded the collector, hot
               in a coroutine: a sampled session whose heaviest stack is
               the real one, replayable, with no coverage
+  luajit      luajit (skipped if absent) with a loop compiled before the
+              attach (jit.util sees its trace), attached 20 calls deep: the
+              stacks are the program's; while traced the JIT is off and its
+              traces flushed; after the detach it is on again and compiles;
+              output and exit code are an untraced run's
+  luajitoff   the same with the program's own jit.off(): it stays off
+  luajitdump  dump of a dormant luajit host busy in Lua: answered from the
+              hook, every frame the program's; the JIT left on
   proghook    coroutines with the program's own count hook (debug.sethook),
               one across the attach and the detach, one made while traced:
               each counts what it counts untraced and keeps its hook
@@ -76,6 +84,7 @@ frames that were unwound, nothing past the detach). Cases:
 import ctypes
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -186,6 +195,34 @@ truth = frames(1)
 for i = 1, 3000 do busy() end
 detached()
 io.stderr:write("TRUTH main ", truth, "\\n")
+'''
+
+# LuaJIT: a loop compiled before the attach; the program says whether its
+# traces exist (jit.util.traceinfo) and whether the JIT is on, before the
+# attach, while traced and after; LJ_UNTRACED=1 runs it without waiting.
+LUAJIT = PRELUDE + '''
+local jutil = require "jit.util"
+local untraced = os.getenv("LJ_UNTRACED") == "1"
+if os.getenv("LJ_OFF") == "1" then jit.off() end
+local function compiled() return jutil.traceinfo(1) ~= nil end
+local function hot() local s = 0 for i = 1, 2000 do s = s + busy(50) end return s end
+io.stdout:write("hot ", hot(), " compiled ", tostring(compiled()), "\\n")
+local function lwait()
+  ready()
+  if untraced then return end
+  while not luatrace.tracing() do hot() end
+  truth = frames(2)
+  io.stderr:write("TRACED jit ", tostring(jit.status()), " compiled ", tostring(compiled()),
+                  "\\n")
+  for i = 1, 20 do hot() end
+end
+local function rec(n) if n == 0 then lwait() else rec(n - 1) end return n end
+rec(17)
+if not untraced then detached() end
+io.stdout:write("after jit ", tostring(jit.status()), " hot ", hot(), " compiled ",
+                tostring(compiled()), "\\n")
+if truth then io.stderr:write("TRUTH wait ", truth, "\\n") end
+os.exit(3)
 '''
 
 INC = PRELUDE + '''
@@ -520,6 +557,64 @@ def case_dump(c):
     expect(lines[i + 2].startswith('blocked (prog.lua:') and
            lines[i + 3].startswith('main chunk (prog.lua:'), 'dump: %r' % out)
     p.communicate(timeout=60)
+
+
+def luajit_start(c, off):
+    """prog.lua (LUAJIT) under luajit, dormant; and its untraced run."""
+    lj = shutil.which('luajit')
+    if not lj:
+        print('SKIP: no luajit')
+        raise SystemExit(harness.SKIP)
+    c.write('prog.lua', LUAJIT)
+    c.used.add('attach')
+    off = {'LJ_OFF': '1'} if off else {}
+    plain = subprocess.run([lj, 'prog.lua'], cwd=c.tmp, env=c.env(LJ_UNTRACED='1', **off),
+                           stdin=subprocess.DEVNULL, capture_output=True, timeout=120)
+    p = subprocess.Popen([lj, '-lluatrace', 'prog.lua'], cwd=c.tmp,
+                         env=c.env(LUATRACE_ATTACH='1', **off), stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(p)
+    first = p.stdout.readline()
+    ready = p.stdout.readline()
+    expect(ready == b'READY\n', 'the program did not get ready: %r %r' % (ready, first))
+    return plain, first, p
+
+
+def luajit_case(c, off):
+    plain, first, p = luajit_start(c, off)
+    expect(first.endswith(b' compiled %s\n' % (b'false' if off else b'true')),
+           'the loop before the attach: %r' % first)
+    r = recorderd(c, 'attach', str(p.pid), '--duration', '0.5', '--out', c.out)
+    expect(r.returncode == 0, 'attach failed: %r' % r.stderr)
+    out, err = p.communicate(timeout=120)
+    err = err.decode()
+    expect(p.returncode == plain.returncode == 3,
+           'exit code %d, untraced %d: %r' % (p.returncode, plain.returncode, err))
+    expect(first + b'READY\n' + out == plain.stdout,
+           'output %r, untraced %r' % (first + out, plain.stdout))
+    want = b'after jit %s' % (b'false' if off else b'true')
+    expect(out.startswith(want) and out.endswith(b' compiled %s\n' % want[10:]),
+           'after the detach: %r' % out)
+    expect('TRACED jit false compiled false' in err, 'while traced: %r' % err)
+    truth = next(list(reversed(l.split()[2:])) for l in err.splitlines()
+                 if l.startswith('TRUTH wait '))
+    expect(len(truth) == 21, 'the truth: %s' % truth)  # [C], main, rec x18, lwait
+    session = c.session('attach.%d' % p.pid)
+    meta = c.meta(session)
+    expect(meta['status'] == 'complete' and meta['bad_records'] == 0,
+           'session not clean: %r' % meta)
+    stacks = [[label_frame(f) for f in s.split(';')] for s in c.folded(session, 'time')]
+    expect_only(stacks, truth, 'attached 18 calls deep under luajit')
+    for s in stacks:  # every stack stands on the real root
+        expect(s[:2] == truth[:2], 'a stack off the root: %s' % s)
+
+
+def case_luajit(c):
+    luajit_case(c, False)
+
+
+def case_luajitoff(c):
+    luajit_case(c, True)
 
 
 def case_proghook(c):
