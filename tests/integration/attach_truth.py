@@ -225,6 +225,19 @@ if truth then io.stderr:write("TRUTH wait ", truth, "\\n") end
 os.exit(3)
 '''
 
+LUAJITDUMP = PRELUDE + '''
+local function hot() local s = 0 for i = 1, 2000 do s = s + busy(50) end return s end
+local function spin()
+  ready()
+  local f = io.open("go")
+  while not f do hot() f = io.open("go") end
+  f:close()
+end
+local function rec(n) if n == 0 then spin() else rec(n - 1) end return n end
+rec(3)
+io.stdout:write("after jit ", tostring(jit.status()), "\\n")
+'''
+
 INC = PRELUDE + '''
 local function blocked()
   ready()
@@ -615,6 +628,35 @@ def case_luajit(c):
 
 def case_luajitoff(c):
     luajit_case(c, True)
+
+
+def case_luajitdump(c):
+    lj = shutil.which('luajit')
+    if not lj:
+        print('SKIP: no luajit')
+        raise SystemExit(harness.SKIP)
+    c.write('prog.lua', LUAJITDUMP)
+    c.used.add('attach')
+    p = subprocess.Popen([lj, '-lluatrace', 'prog.lua'], cwd=c.tmp,
+                         env=c.env(LUATRACE_ATTACH='1'), stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(p)
+    expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+    r = recorderd(c, 'dump', str(p.pid), '--timeout', '60')
+    c.write('go', '')
+    out, err = p.communicate(timeout=120)
+    expect(r.returncode == 0, 'dump failed: %r' % r.stderr)
+    lines = [l.strip() for l in r.stdout.decode().splitlines()]
+    i = next((k for k, l in enumerate(lines) if l.startswith('spin (prog.lua:')), None)
+    expect(i is not None, 'no spin frame in the dump: %r' % lines)
+    expect([frame_where(l).split(':')[0] for l in lines[i:]] ==
+           ['prog.lua'] * 6 + ['[C]'] and lines[i + 5].startswith('main chunk ('),
+           'dump below spin: %r' % lines[i:])
+    expect(all(l.endswith('[C]') or l.startswith('hot (prog.lua:') or
+               l.startswith('busy (prog.lua:') for l in lines[2:i]),
+           'dump above spin: %r' % lines)
+    expect(p.returncode == 0 and out == b'after jit true\n',
+           'the program after the dump: %d %r %r' % (p.returncode, out, err))
 
 
 def case_proghook(c):
