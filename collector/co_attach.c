@@ -380,11 +380,11 @@ static lua_State *resumes(const co_state *s, lua_State *T)
     lua_State *co = NULL;
     if (!lua_getstack(T, 0, &ar) || !lua_checkstack(T, 2) || !lua_getinfo(T, "f", &ar))
         return NULL;
-    lua_CFunction f = lua_tocfunction(T, -1);
-    if (f && f == s->cf_resume && lua_getlocal(T, &ar, 1)) {
+    const void *f = co_cfunc_key(T, -1); /* LuaJIT's fast functions too */
+    if (f && f == (const void *)s->cf_resume && lua_getlocal(T, &ar, 1)) {
         co = lua_tothread(T, -1);
         lua_pop(T, 1);
-    } else if (f && f == s->cf_wrap && lua_getupvalue(T, -1, 1)) {
+    } else if (f && f == (const void *)s->cf_wrap && lua_getupvalue(T, -1, 1)) {
         co = lua_tothread(T, -1);
         lua_pop(T, 1);
     }
@@ -499,11 +499,38 @@ static int walk_ok(co_state *s, lua_State *L)
     return ok;
 }
 
+enum { CHAIN_MAX = 256 };
+
+/* LuaJIT, no thread list: the threads from the main one to L, each
+ * resuming the next (coroutine.resume, a wrap function), so that L's stack
+ * hangs under theirs; or the main thread alone if it runs no frame (a host
+ * resumed L from C). Returns how many, 0 if neither (L's stack alone). */
+static size_t jit_chain(co_state *s, lua_State *L, lua_State **t)
+{
+    lua_State *main = s->th.main ? s->th.main : g_main, *x = main;
+    lua_Debug ar;
+    size_t n = 0;
+    if (!main || L == main)
+        return 0;
+    while (x && x != L && n < CHAIN_MAX && resumer(x) && lua_checkstack(x, LUA_MINSTACK)) {
+        t[n++] = x;
+        x = resumes(s, x);
+    }
+    if (x == L && n)
+        return n;
+    t[0] = main;
+    return lua_status(main) == 0 && !lua_getstack(main, 0, &ar) ? 1 : 0;
+}
+
 void co_attach_begin(co_state *s, lua_State *L, int attach)
 {
     begin_ctx c = {s, L, attach};
+    lua_State *chain[CHAIN_MAX];
+    size_t n;
     if ((attach || L != s->th.main) && walk_ok(s, L))
         each_thread(L, begin_all, &c);
+    else if (s->jit && (n = jit_chain(s, L, chain)))
+        begin_all(chain, n, &c);
     else
         co_hook_snapshot(s, L, LT_R_BEGIN);
 }

@@ -74,6 +74,8 @@ frames that were unwound, nothing past the detach). Cases:
               traces flushed; after the detach it is on again and compiles;
               output and exit code are an untraced run's
   luajitoff   the same with the program's own jit.off(): it stays off
+  luajitco, luajitconested  coroutine and conested under luajit: with no
+              thread list, the resumers are found from the main thread on
   luajitdump  dump of a dormant luajit host busy in Lua: answered from the
               hook, every frame the program's; the JIT left on
   proghook    coroutines with the program's own count hook (debug.sethook),
@@ -413,14 +415,23 @@ def label_frame(label):
     return label.rsplit('@', 1)[1]
 
 
-def start(c, text, env_extra=None, whole_path=False):
+def need_luajit():
+    lj = shutil.which('luajit')
+    if not lj:
+        print('SKIP: no luajit')
+        raise SystemExit(harness.SKIP)
+    return lj
+
+
+def start(c, text, env_extra=None, whole_path=False, lua=None):
     """The program text as prog.lua, run from c.tmp (whole_path: by its
-    absolute path, so that its chunk name is that path)."""
+    absolute path, so that its chunk name is that path) by lua (default:
+    --lua)."""
     c.write('prog.lua', text)
     c.used.add('attach')
     env = c.env(LUATRACE_ATTACH='1', **(env_extra or {}))
     prog = os.path.join(c.tmp, 'prog.lua') if whole_path else 'prog.lua'
-    p = subprocess.Popen([c.args.lua, '-lluatrace', prog], cwd=c.tmp, env=env,
+    p = subprocess.Popen([lua or c.args.lua, '-lluatrace', prog], cwd=c.tmp, env=env,
                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, start_new_session=True)
     c.procs.append(p)
@@ -497,8 +508,8 @@ def case_unwinding(c):
     expect_only(stacks, truths['after'], 'after the error unwound')
 
 
-def case_coroutine(c):
-    p = start(c, COROUTINE)
+def case_coroutine(c, lua=None):
+    p = start(c, COROUTINE, lua=lua)
     truths, stacks, _ = attach(c, p, until=b'AFTER\n')
     # Code in a coroutine hangs under its resumer's stack (the main chunk in
     # coroutine.resume): the collector sends the resume chain at attach.
@@ -507,8 +518,8 @@ def case_coroutine(c):
     expect_only(stacks, truths['after'], 'after the coroutine yielded')
 
 
-def case_conested(c):
-    p = start(c, CONESTED)
+def case_conested(c, lua=None):
+    p = start(c, CONESTED, lua=lua)
     truths, stacks, _ = attach(c, p)
     expect(truths['wait'].count('[C]') == 4, 'the truth: %s' % truths['wait'])
     expect_only(stacks, truths['wait'], 'attached three coroutines deep')
@@ -574,10 +585,7 @@ def case_dump(c):
 
 def luajit_start(c, off):
     """prog.lua (LUAJIT) under luajit, dormant; and its untraced run."""
-    lj = shutil.which('luajit')
-    if not lj:
-        print('SKIP: no luajit')
-        raise SystemExit(harness.SKIP)
+    lj = need_luajit()
     c.write('prog.lua', LUAJIT)
     c.used.add('attach')
     off = {'LJ_OFF': '1'} if off else {}
@@ -630,11 +638,16 @@ def case_luajitoff(c):
     luajit_case(c, True)
 
 
+def case_luajitco(c):
+    case_coroutine(c, need_luajit())
+
+
+def case_luajitconested(c):
+    case_conested(c, need_luajit())
+
+
 def case_luajitdump(c):
-    lj = shutil.which('luajit')
-    if not lj:
-        print('SKIP: no luajit')
-        raise SystemExit(harness.SKIP)
+    lj = need_luajit()
     c.write('prog.lua', LUAJITDUMP)
     c.used.add('attach')
     p = subprocess.Popen([lj, '-lluatrace', 'prog.lua'], cwd=c.tmp,
