@@ -25,8 +25,9 @@
  *
  * LuaJIT: its hook is the VM's, not a thread's, so the handler hooks the
  * main thread only and never walks the GC list (its layout is not 5.1's);
- * the trace begins with the running thread's stack (lua_getstack), others
- * are met as they run (co_jit.c). Compiled code calls no hook: the attach
+ * the trace begins with the running thread's stack (lua_getstack) and its
+ * resumers' from the main thread on (jit_chain), others are met as they
+ * run (co_jit.c). Compiled code calls no hook: the attach
  * waits until the program runs interpreted code (leaves a compiled loop).
  * The hook that serves it turns the JIT off and flushes (co_jit_suspend);
  * the detach turns it on again if it was. No layout reader is armed: a
