@@ -33,6 +33,16 @@
  * are hooked when resumed through coroutine.resume/wrap and unhook at their
  * next event. The walk runs with the GC held (no step can free a thread we
  * hold) and skips objects the GC has already found dead.
+ *
+ * LuaJIT: its hook is the VM's, not a thread's, so the handler hooks the
+ * main thread only and never walks the GC list (its layout is not 5.1's);
+ * the trace begins with the running thread's stack (lua_getstack) and its
+ * resumers' from the main thread on (jit_chain), others are met as they
+ * run (co_jit.c). Compiled code calls no hook: the attach
+ * waits until the program runs interpreted code (leaves a compiled loop).
+ * The hook that serves it turns the JIT off and flushes (co_jit_suspend);
+ * the detach turns it on again if it was. No layout reader is armed: a
+ * dump is answered from the hook, never by the handler.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -71,6 +81,7 @@ static pid_t self_tid(void)
 {
     return (pid_t)syscall(SYS_gettid);
 }
+static int g_jit_restore; /* LuaJIT: the attach turned its compiler off */
 
 static void *rd_ptr(const void *base, int off)
 {
@@ -303,10 +314,6 @@ static int state_probe(lua_State *L)
 
 int co_attach_listen(lua_State *L, char *err, size_t cap)
 {
-    if (co_jit_is()) { /* its readers know Lua 5.1's layout only */
-        snprintf(err, cap, "live attach is not supported under LuaJIT");
-        return -ENOTSUP;
-    }
     if (!lua_pushthread(L)) {
         lua_pop(L, 1);
         snprintf(err, cap, "listen() must be called from the main thread");
@@ -369,6 +376,10 @@ static int arm(const lt_attach_marker *m, char *err, size_t cap)
  * state is consistent. */
 static void lua_checks(lua_State *L)
 {
+    if (co_jit_is()) { /* none of the 5.1 layout reads: all stay 0 */
+        co_jit_listen(L);
+        return;
+    }
     g_walk_ok = walk_check(g_main, L);
     lua_pushcfunction(L, state_probe);
     lua_call(L, 0, 0);
@@ -414,8 +425,8 @@ static int one_thread(void)
 int co_attach_inject(lua_State *L)
 {
     char err[256];
-    if (!lua_sethook || !lua_gethook || !lua_topointer || !lua_call)
-        return -ENOSYS; /* no Lua 5.1 API in the process */
+    if (!lua_sethook || !lua_gethook || !lua_topointer || !lua_call || co_jit_is())
+        return -ENOSYS; /* no Lua 5.1 API in the process (LuaJIT: its layout differs) */
     if (g_main && g_main != L)
         return -EBUSY;
     lt_attach_marker m = {getpid(), lt_attach_start_time(getpid()), attach_signal()};
@@ -450,11 +461,11 @@ static lua_State *resumes(const co_state *s, lua_State *T)
     lua_State *co = NULL;
     if (!lua_getstack(T, 0, &ar) || !lua_checkstack(T, 2) || !lua_getinfo(T, "f", &ar))
         return NULL;
-    lua_CFunction f = lua_tocfunction(T, -1);
-    if (f && f == s->cf_resume && lua_getlocal(T, &ar, 1)) {
+    const void *f = co_cfunc_key(T, -1); /* LuaJIT's fast functions too */
+    if (f && f == (const void *)s->cf_resume && lua_getlocal(T, &ar, 1)) {
         co = lua_tothread(T, -1);
         lua_pop(T, 1);
-    } else if (f && f == s->cf_wrap && lua_getupvalue(T, -1, 1)) {
+    } else if (f && f == (const void *)s->cf_wrap && lua_getupvalue(T, -1, 1)) {
         co = lua_tothread(T, -1);
         lua_pop(T, 1);
     }
@@ -569,11 +580,38 @@ static int walk_ok(co_state *s, lua_State *L)
     return ok;
 }
 
+enum { CHAIN_MAX = 256 };
+
+/* LuaJIT, no thread list: the threads from the main one to L, each
+ * resuming the next (coroutine.resume, a wrap function), so that L's stack
+ * hangs under theirs; or the main thread alone if it runs no frame (a host
+ * resumed L from C). Returns how many, 0 if neither (L's stack alone). */
+static size_t jit_chain(co_state *s, lua_State *L, lua_State **t)
+{
+    lua_State *main = s->th.main ? s->th.main : g_main, *x = main;
+    lua_Debug ar;
+    size_t n = 0;
+    if (!main || L == main)
+        return 0;
+    while (x && x != L && n < CHAIN_MAX && resumer(x) && lua_checkstack(x, LUA_MINSTACK)) {
+        t[n++] = x;
+        x = resumes(s, x);
+    }
+    if (x == L && n)
+        return n;
+    t[0] = main;
+    return lua_status(main) == 0 && !lua_getstack(main, 0, &ar) ? 1 : 0;
+}
+
 void co_attach_begin(co_state *s, lua_State *L, int attach)
 {
     begin_ctx c = {s, L, attach};
+    lua_State *chain[CHAIN_MAX];
+    size_t n;
     if ((attach || L != s->th.main) && walk_ok(s, L))
         each_thread(L, begin_all, &c);
+    else if (s->jit && (n = jit_chain(s, L, chain)))
+        begin_all(chain, n, &c);
     else
         co_hook_snapshot(s, L, LT_R_BEGIN);
 }
@@ -588,6 +626,9 @@ static void unhook_all(lua_State **t, size_t n, void *ud)
 /* Ends an attached trace and unhooks every thread: dormant again. */
 static void detach(co_state *s, lua_State *L)
 {
+    if (g_jit_restore) /* from a hook: safe as co_jit_suspend is */
+        co_jit_restore(L);
+    g_jit_restore = 0;
     co_thread_free(s, L);
     co_module_finish(s, LT_R_DETACH);
     co_set_active(s, 0);
@@ -640,6 +681,8 @@ void co_attach_serve(lua_State *L, lua_Debug *ar)
     co_func_fast_path(s);
     co_hook_set_state(s);
     s->cur_L = L;
+    if (s->jit && req == LT_ATTACH_TRACE) /* compiled code would run unseen */
+        g_jit_restore = co_jit_suspend(L);
     co_attach_begin(s, L, 1); /* the running thread's stack includes this event */
     co_thread_current(s, L);
     co_set_active(s, 1);

@@ -33,6 +33,7 @@
 /* luajit.h's, not installed with Debian's luajit package */
 #define CO_LUAJIT_MODE_ENGINE 0
 #define CO_LUAJIT_MODE_OFF 0x0000
+#define CO_LUAJIT_MODE_ON 0x0100
 #define CO_LUAJIT_MODE_FLUSH 0x0200
 
 typedef int (*co_setmode_fn)(lua_State *L, int idx, int mode);
@@ -98,6 +99,76 @@ void co_jit_prepare(lua_State *L)
                         "code flushed), so Lua code runs interpreted, as with luajit -joff: "
                         "often several times slower (doc/tracing.md)\n");
 }
+
+/* {====== live attach (co_attach.c) */
+
+static int g_status_ref = LUA_NOREF; /* registry: jit.status as listen() saw it */
+
+void co_jit_listen(lua_State *L)
+{
+    if (g_status_ref != LUA_NOREF)
+        return;
+    lua_getfield(L, LUA_REGISTRYINDEX, "_LOADED");
+    if (lua_istable(L, -1)) {
+        lua_getfield(L, -1, "jit");
+        if (lua_istable(L, -1)) {
+            lua_getfield(L, -1, "status");
+            if (lua_isfunction(L, -1)) {
+                g_status_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+                lua_pushnil(L);
+            }
+            lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+}
+
+/* Whether the compiler is on: jit.status()'s first result; LuaJIT's
+ * default (on) if the jit library was not there to ask. */
+static int jit_on(lua_State *L)
+{
+    if (g_status_ref == LUA_NOREF || !lua_checkstack(L, 2))
+        return 1;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, g_status_ref);
+    if (lua_pcall(L, 0, 1, 0)) {
+        lua_pop(L, 1);
+        return 1;
+    }
+    int on = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return on;
+}
+
+/* From the attach hook. luaJIT_setmode is safe there, as it is from a C
+ * function Lua calls (jit.off(), jit.flush()): a hook runs in the
+ * interpreter (lj_dispatch_ins, lj_dispatch_call), never with compiled
+ * code on the C stack (traces call no hook; Lua code under an FFI call
+ * made by a trace is refused, "bad callback"); it is never called during
+ * a finalizer (LuaJIT masks hooks there, where setmode would raise); the
+ * flush aborts a recording, unpatches the bytecodes traces began at, and
+ * the interpreter reads the instruction again once the hook returns
+ * (vm_inshook re-dispatches from PC, lj_dispatch_call reads pc[-1] after
+ * the hook). Says nothing: an attach leaves the program's output alone. */
+int co_jit_suspend(lua_State *L)
+{
+    co_setmode_fn setmode = (co_setmode_fn)dlsym(RTLD_DEFAULT, "luaJIT_setmode");
+    if (!setmode)
+        return 0;
+    int was_on = jit_on(L);
+    setmode(L, 0, CO_LUAJIT_MODE_ENGINE | CO_LUAJIT_MODE_OFF);
+    setmode(L, 0, CO_LUAJIT_MODE_ENGINE | CO_LUAJIT_MODE_FLUSH);
+    return was_on;
+}
+
+void co_jit_restore(lua_State *L)
+{
+    co_setmode_fn setmode = (co_setmode_fn)dlsym(RTLD_DEFAULT, "luaJIT_setmode");
+    if (setmode)
+        setmode(L, 0, CO_LUAJIT_MODE_ENGINE | CO_LUAJIT_MODE_ON);
+}
+
+/* }====== */
 
 /* {====== shadow stacks, by thread id */
 

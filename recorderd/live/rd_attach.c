@@ -214,8 +214,9 @@ static void on_wait(uv_timer_t *t)
                             "waiting for it to run Lua...\n", (int)a->o->pid);
         else
             fprintf(stderr, "recorderd: waiting for process %d to run Lua (it may be blocked "
-                            "in C, running a coroutine that does not yield, or running only "
-                            "threads with the program's own debug hook)...\n", (int)a->o->pid);
+                            "in C, running a coroutine that does not yield, running only "
+                            "threads with the program's own debug hook, or running "
+                            "LuaJIT-compiled code)...\n", (int)a->o->pid);
     }
     if (waited >= a->o->timeout_ms) {
         fprintf(stderr, "recorderd: process %d did not answer within %u ms%s\n", (int)a->o->pid,

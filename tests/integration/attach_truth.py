@@ -78,6 +78,16 @@ frames that were unwound, nothing past the detach). Cases:
   otherthreaddump  the same for dump, the Lua thread still in C: DUMP and
               DUMP_NOW go on to it, which reads its stack (exact, the C
               function on top); the host's output unchanged, no hook left
+  luajit      luajit (skipped if absent) with a loop compiled before the
+              attach (jit.util sees its trace), attached 20 calls deep: the
+              stacks are the program's; while traced the JIT is off and its
+              traces flushed; after the detach it is on again and compiles;
+              output and exit code are an untraced run's
+  luajitoff   the same with the program's own jit.off(): it stays off
+  luajitco, luajitconested  coroutine and conested under luajit: with no
+              thread list, the resumers are found from the main thread on
+  luajitdump  dump of a dormant luajit host busy in Lua: answered from the
+              hook, every frame the program's; the JIT left on
   proghook    coroutines with the program's own count hook (debug.sethook),
               one across the attach and the detach, one made while traced:
               each counts what it counts untraced and keeps its hook
@@ -86,6 +96,7 @@ frames that were unwound, nothing past the detach). Cases:
 import ctypes
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -196,6 +207,47 @@ truth = frames(1)
 for i = 1, 3000 do busy() end
 detached()
 io.stderr:write("TRUTH main ", truth, "\\n")
+'''
+
+# LuaJIT: a loop compiled before the attach; the program says whether its
+# traces exist (jit.util.traceinfo) and whether the JIT is on, before the
+# attach, while traced and after; LJ_UNTRACED=1 runs it without waiting.
+LUAJIT = PRELUDE + '''
+local jutil = require "jit.util"
+local untraced = os.getenv("LJ_UNTRACED") == "1"
+if os.getenv("LJ_OFF") == "1" then jit.off() end
+local function compiled() return jutil.traceinfo(1) ~= nil end
+local function hot() local s = 0 for i = 1, 2000 do s = s + busy(50) end return s end
+io.stdout:write("hot ", hot(), " compiled ", tostring(compiled()), "\\n")
+local function lwait()
+  ready()
+  if untraced then return end
+  while not luatrace.tracing() do hot() end
+  truth = frames(2)
+  io.stderr:write("TRACED jit ", tostring(jit.status()), " compiled ", tostring(compiled()),
+                  "\\n")
+  for i = 1, 20 do hot() end
+end
+local function rec(n) if n == 0 then lwait() else rec(n - 1) end return n end
+rec(17)
+if not untraced then detached() end
+io.stdout:write("after jit ", tostring(jit.status()), " hot ", hot(), " compiled ",
+                tostring(compiled()), "\\n")
+if truth then io.stderr:write("TRUTH wait ", truth, "\\n") end
+os.exit(3)
+'''
+
+LUAJITDUMP = PRELUDE + '''
+local function hot() local s = 0 for i = 1, 2000 do s = s + busy(50) end return s end
+local function spin()
+  ready()
+  local f = io.open("go")
+  while not f do hot() f = io.open("go") end
+  f:close()
+end
+local function rec(n) if n == 0 then spin() else rec(n - 1) end return n end
+rec(3)
+io.stdout:write("after jit ", tostring(jit.status()), "\\n")
 '''
 
 INC = PRELUDE + '''
@@ -416,14 +468,23 @@ def label_frame(label):
     return label.rsplit('@', 1)[1]
 
 
-def start(c, text, env_extra=None, whole_path=False):
+def need_luajit():
+    lj = shutil.which('luajit')
+    if not lj:
+        print('SKIP: no luajit')
+        raise SystemExit(harness.SKIP)
+    return lj
+
+
+def start(c, text, env_extra=None, whole_path=False, lua=None):
     """The program text as prog.lua, run from c.tmp (whole_path: by its
-    absolute path, so that its chunk name is that path)."""
+    absolute path, so that its chunk name is that path) by lua (default:
+    --lua)."""
     c.write('prog.lua', text)
     c.used.add('attach')
     env = c.env(LUATRACE_ATTACH='1', **(env_extra or {}))
     prog = os.path.join(c.tmp, 'prog.lua') if whole_path else 'prog.lua'
-    p = subprocess.Popen([c.args.lua, '-lluatrace', prog], cwd=c.tmp, env=env,
+    p = subprocess.Popen([lua or c.args.lua, '-lluatrace', prog], cwd=c.tmp, env=env,
                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, start_new_session=True)
     c.procs.append(p)
@@ -500,8 +561,8 @@ def case_unwinding(c):
     expect_only(stacks, truths['after'], 'after the error unwound')
 
 
-def case_coroutine(c):
-    p = start(c, COROUTINE)
+def case_coroutine(c, lua=None):
+    p = start(c, COROUTINE, lua=lua)
     truths, stacks, _ = attach(c, p, until=b'AFTER\n')
     # Code in a coroutine hangs under its resumer's stack (the main chunk in
     # coroutine.resume): the collector sends the resume chain at attach.
@@ -510,8 +571,8 @@ def case_coroutine(c):
     expect_only(stacks, truths['after'], 'after the coroutine yielded')
 
 
-def case_conested(c):
-    p = start(c, CONESTED)
+def case_conested(c, lua=None):
+    p = start(c, CONESTED, lua=lua)
     truths, stacks, _ = attach(c, p)
     expect(truths['wait'].count('[C]') == 4, 'the truth: %s' % truths['wait'])
     expect_only(stacks, truths['wait'], 'attached three coroutines deep')
@@ -573,6 +634,95 @@ def case_dump(c):
     expect(lines[i + 2].startswith('blocked (prog.lua:') and
            lines[i + 3].startswith('main chunk (prog.lua:'), 'dump: %r' % out)
     p.communicate(timeout=60)
+
+
+def luajit_start(c, off):
+    """prog.lua (LUAJIT) under luajit, dormant; and its untraced run."""
+    lj = need_luajit()
+    c.write('prog.lua', LUAJIT)
+    c.used.add('attach')
+    off = {'LJ_OFF': '1'} if off else {}
+    plain = subprocess.run([lj, 'prog.lua'], cwd=c.tmp, env=c.env(LJ_UNTRACED='1', **off),
+                           stdin=subprocess.DEVNULL, capture_output=True, timeout=120)
+    p = subprocess.Popen([lj, '-lluatrace', 'prog.lua'], cwd=c.tmp,
+                         env=c.env(LUATRACE_ATTACH='1', **off), stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(p)
+    first = p.stdout.readline()
+    ready = p.stdout.readline()
+    expect(ready == b'READY\n', 'the program did not get ready: %r %r' % (ready, first))
+    return plain, first, p
+
+
+def luajit_case(c, off):
+    plain, first, p = luajit_start(c, off)
+    expect(first.endswith(b' compiled %s\n' % (b'false' if off else b'true')),
+           'the loop before the attach: %r' % first)
+    r = recorderd(c, 'attach', str(p.pid), '--duration', '0.5', '--out', c.out)
+    expect(r.returncode == 0, 'attach failed: %r' % r.stderr)
+    out, err = p.communicate(timeout=120)
+    err = err.decode()
+    expect(p.returncode == plain.returncode == 3,
+           'exit code %d, untraced %d: %r' % (p.returncode, plain.returncode, err))
+    expect(first + b'READY\n' + out == plain.stdout,
+           'output %r, untraced %r' % (first + out, plain.stdout))
+    want = b'after jit %s' % (b'false' if off else b'true')
+    expect(out.startswith(want) and out.endswith(b' compiled %s\n' % want[10:]),
+           'after the detach: %r' % out)
+    expect('TRACED jit false compiled false' in err, 'while traced: %r' % err)
+    truth = next(list(reversed(l.split()[2:])) for l in err.splitlines()
+                 if l.startswith('TRUTH wait '))
+    expect(len(truth) == 21, 'the truth: %s' % truth)  # [C], main, rec x18, lwait
+    session = c.session('attach.%d' % p.pid)
+    meta = c.meta(session)
+    expect(meta['status'] == 'complete' and meta['bad_records'] == 0,
+           'session not clean: %r' % meta)
+    stacks = [[label_frame(f) for f in s.split(';')] for s in c.folded(session, 'time')]
+    expect_only(stacks, truth, 'attached 18 calls deep under luajit')
+    for s in stacks:  # every stack stands on the real root
+        expect(s[:2] == truth[:2], 'a stack off the root: %s' % s)
+
+
+def case_luajit(c):
+    luajit_case(c, False)
+
+
+def case_luajitoff(c):
+    luajit_case(c, True)
+
+
+def case_luajitco(c):
+    case_coroutine(c, need_luajit())
+
+
+def case_luajitconested(c):
+    case_conested(c, need_luajit())
+
+
+def case_luajitdump(c):
+    lj = need_luajit()
+    c.write('prog.lua', LUAJITDUMP)
+    c.used.add('attach')
+    p = subprocess.Popen([lj, '-lluatrace', 'prog.lua'], cwd=c.tmp,
+                         env=c.env(LUATRACE_ATTACH='1'), stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(p)
+    expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+    r = recorderd(c, 'dump', str(p.pid), '--timeout', '60')
+    c.write('go', '')
+    out, err = p.communicate(timeout=120)
+    expect(r.returncode == 0, 'dump failed: %r' % r.stderr)
+    lines = [l.strip() for l in r.stdout.decode().splitlines()]
+    i = next((k for k, l in enumerate(lines) if l.startswith('spin (prog.lua:')), None)
+    expect(i is not None, 'no spin frame in the dump: %r' % lines)
+    expect([frame_where(l).split(':')[0] for l in lines[i:]] ==
+           ['prog.lua'] * 6 + ['[C]'] and lines[i + 5].startswith('main chunk ('),
+           'dump below spin: %r' % lines[i:])
+    expect(all(l.endswith('[C]') or l.startswith('hot (prog.lua:') or
+               l.startswith('busy (prog.lua:') for l in lines[2:i]),
+           'dump above spin: %r' % lines)
+    expect(p.returncode == 0 and out == b'after jit true\n',
+           'the program after the dump: %d %r %r' % (p.returncode, out, err))
 
 
 def case_proghook(c):
