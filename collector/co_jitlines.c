@@ -243,7 +243,8 @@ static void mark(const uint8_t *pt, uint32_t first, uint64_t *bits, uint32_t nw,
         mark(c, first, bits, nw, depth + 1);
 }
 
-/* Writes the LINES records of the records' bits, from line first. */
+/* Writes the LINES records of fid: bit i of bits is line first + i; a
+ * record's 64 lines start at the first line set not sent yet. */
 static void put_bits(co_state *s, uint32_t fid, uint32_t first, const uint64_t *bits,
                      uint32_t nw)
 {
