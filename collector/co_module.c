@@ -359,6 +359,7 @@ int co_module_begin(co_state *s, lua_State *L, const char *name, const char *soc
         goto fail_func;
     /* LuaJIT: none of the 5.1 layout reads (co_jit.c) */
     s->jit = co_jit_is();
+    s->jit_lines = s->jit && co_jit_lines_check(L);
     s->layout_ok = !s->jit && co_func_layout_check(L);
     s->state_ok = s->layout_ok && running && co_func_state_check(L, running);
     s->table_ok = s->layout_ok && co_name_layout_check(L);

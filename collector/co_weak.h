@@ -32,6 +32,7 @@
 #pragma weak lua_getupvalue
 #pragma weak lua_insert
 #pragma weak lua_iscfunction
+#pragma weak lua_isnumber
 #pragma weak lua_isstring
 #pragma weak lua_newstate
 #pragma weak lua_newthread

@@ -31,6 +31,15 @@
  * program that never changes directory has none. A function's directory is
  * the one current when its chunk was loaded, not when it was first called.
  *
+ * LINES (LuaJIT only) follow the FUNC of a Lua function: together they
+ * list the lines that carry bytecode in it and in every function nested in
+ * it, whether they ran or not, as LuaJIT compiled them: line + i for each
+ * bit i (0-63) set in mask. A record covers 64 lines, so a function of n
+ * lines sends at most n / 64 + 1 of them, right after its FUNC, in
+ * increasing line order (a reader ignores one out of order). Coverage takes
+ * them for the executable lines within the function's range (the whole
+ * file for a main chunk) instead of what Lua 5.1's compiler gives.
+ *
  * GAP says how many events were dropped (drop mode, a full ring). The
  * collector writes it first thing in the hook after the drops, and a START
  * (reason HOOKED) of the thread the reader has as running follows at once;
@@ -71,10 +80,11 @@
 #include <stdint.h>
 #include <string.h>
 
-#define LT_EVENT_VERSION 6u /* 2: short forms; 3: thread ids (THREAD), switch depths;
+#define LT_EVENT_VERSION 7u /* 2: short forms; 3: thread ids (THREAD), switch depths;
                               * 4: DIR (a version 3 stream is one without);
                               * 5: CLOCK's tsc may be LT_CLOCK_NONE;
-                              * 6: BIAS, CODE, HOOK (a version 5 stream is one without) */
+                              * 6: BIAS, CODE, HOOK (a version 5 stream is one without);
+                              * 7: LINES (a version 6 stream is one without) */
 
 /* CLOCK's third field: what the ticks are. LT_CLOCK_NONE: the producer
  * read no clock (LUATRACE_TIMING=none, a coverage run): ticks and ns are
@@ -104,7 +114,8 @@
     X(DIR, 'D', 1, "sid")                                                                         \
     X(BIAS, 'B', 5, "line lua c instr hook16")                                                   \
     X(CODE, 'c', 2, "fid ipl16")                                                                  \
-    X(HOOK, 'h', 1, "ticks")
+    X(HOOK, 'h', 1, "ticks")                                                                     \
+    X(LINES, 'l', 3, "fid line mask")
 
 enum lt_kind {
 #define LT_X_ENUM(name, letter, nargs, doc) LT_EV_##name,

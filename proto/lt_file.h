@@ -8,7 +8,10 @@
  *   +--------+--------+--------+
  *   magic "LUATRACE"; version (u32 LE); flags (u32 LE).
  *
- *   Version 7 (written): as 6, the records of LT_EVENT_VERSION 6 (BIAS
+ *   Version 8 (written): as 7, the records of LT_EVENT_VERSION 7 (LINES:
+ *   LuaJIT's executable lines); a build that reads 7 refuses it by its
+ *   version.
+ *   Version 7 (read): as 6, the records of LT_EVENT_VERSION 6 (BIAS
  *   and CODE records: what each hook costs the program beyond its measured
  *   time); a build that reads 6 refuses it by its version.
  *   Version 6 (read): as 5, the records of LT_EVENT_VERSION 5 (a CLOCK
@@ -33,7 +36,8 @@
 #include <stdint.h>
 
 #define LT_FILE_MAGIC "LUATRACE"
-#define LT_FILE_VERSION 7u /* 5: the body may be zstd (LT_FILE_ZSTD); 6: LT_CLOCK_NONE; 7: BIAS */
+#define LT_FILE_VERSION 8u /* 5: the body may be zstd (LT_FILE_ZSTD); 6: LT_CLOCK_NONE; 7: BIAS;
+                           * 8: LINES */
 #define LT_FILE_VERSION_MIN 3u /* the oldest read: every record of 3 is one of 4 */
 #define LT_FILE_HDR_SIZE 16u
 

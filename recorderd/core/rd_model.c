@@ -71,6 +71,7 @@ void rd_model_free(rd_model *m)
         free(m->str[i]);
     free(m->str);
     free(m->func);
+    free(m->jl);
     free(m->node);
     free(m->child_ix);
     free(m->childc);
@@ -95,6 +96,7 @@ uint64_t rd_model_bytes(const rd_model *m)
 {
     return m->str_bytes + (uint64_t)m->capstr * sizeof *m->str +
            (uint64_t)m->capfunc * sizeof *m->func + (uint64_t)m->caplab * sizeof *m->lab +
+           (uint64_t)m->capjl * sizeof *m->jl +
            (uint64_t)m->capnode * sizeof *m->node +
            (uint64_t)m->capchild * sizeof *m->child_ix +
            (uint64_t)m->capline * sizeof *m->line + (uint64_t)m->capline_ix * sizeof(uint32_t) +
@@ -288,12 +290,32 @@ int rd_model_add_func(rd_model *m, const lt_event *ev)
     uint32_t dup = f->dup;
     int again = f->known; /* a forged redefinition keeps its number */
     *f = (rd_func){(uint32_t)ev->a[3], (uint32_t)ev->a[2], (uint32_t)ev->a[4],
-                   (uint32_t)ev->a[5], (uint8_t)ev->a[1], (uint8_t)ev->a[6], 1, dup, calls, 0, 0};
+                   (uint32_t)ev->a[5], (uint8_t)ev->a[1], (uint8_t)ev->a[6], 1, dup, calls, 0, 0, 0, 0};
     if (fid >= m->nfunc)
         m->nfunc = (uint32_t)fid + 1;
     if (func_dir(m, f))
         return -ENOMEM;
     return again ? 0 : number_label(m, f, (uint32_t)fid);
+}
+
+#define RD_MAX_LINE (1u << 24) /* lines beyond: a corrupt LINES record */
+
+int rd_model_add_lines(rd_model *m, const lt_event *ev)
+{
+    uint64_t fid = ev->a[0], line = ev->a[1];
+    rd_func *f = fid < m->nfunc ? &m->func[fid] : NULL;
+    if (!f || !f->known || f->what == LT_WHAT_C || !ev->a[2] || line >= RD_MAX_LINE ||
+        (f->what == LT_WHAT_LUA && (line + 63 < f->linedefined || line > f->lastlinedefined)))
+        return 0;
+    if (f->jl_n && (f->jl_first + f->jl_n != m->njl || line < m->jl[m->njl - 1].line + 64ull))
+        return 0; /* out of order, or another function's came between */
+    if (rd_grow((void **)&m->jl, &m->capjl, m->njl, sizeof *m->jl))
+        return -ENOMEM;
+    if (!f->jl_n)
+        f->jl_first = m->njl;
+    f->jl_n++;
+    m->jl[m->njl++] = (rd_jlines){ev->a[2], (uint32_t)fid, (uint32_t)line};
+    return 0;
 }
 
 /* kind: LT_CLOCK_*; a trace with no clock stays one (every dt is 0). */

@@ -26,7 +26,15 @@ typedef struct rd_func {
     uint32_t dsrc; /* a relative file read in another directory (DIR): its
                       rd_dsrc + 1; else 0 */
     uint32_t ipl16; /* CODE: its instructions per run of a line, x16 */
+    uint32_t jl_first, jl_n; /* LINES: its rd_jlines, [jl_first, jl_first + jl_n) */
 } rd_func;
+
+/* A LINES record (LuaJIT): the lines line + i, for each bit i of mask,
+ * carry bytecode in function fid or in one nested in it. */
+typedef struct rd_jlines {
+    uint64_t mask;
+    uint32_t fid, line;
+} rd_jlines;
 
 /* A relative file source and the directory (DIR) it was read in. */
 typedef struct rd_dsrc {
@@ -113,6 +121,8 @@ typedef struct rd_model {
     uint32_t capdsrc_ix;
     rd_func *func; /* fid -> function; fid 0 is "?" */
     uint32_t nfunc, capfunc;
+    rd_jlines *jl; /* LINES records, each function's together */
+    uint32_t njl, capjl;
     rd_node *node;
     uint32_t nnode, capnode;
     rd_childc *child_ix; /* hash (parent, fid) -> node, open addressing */
@@ -203,6 +213,11 @@ int rd_model_add_func(rd_model *m, const lt_event *ev);
 /* DIR record: the directory of the relative file sources of the FUNC
  * records after it. */
 void rd_model_add_dir(rd_model *m, uint64_t sid);
+/* LINES record: kept when it names a Lua function known, follows that
+ * function's last one (none of another function in between) 64 lines or
+ * more further, and reaches into its range; else ignored. Returns 0 or
+ * -ENOMEM. */
+int rd_model_add_lines(rd_model *m, const lt_event *ev);
 void rd_model_add_clock(rd_model *m, uint64_t ticks, uint64_t ns, uint64_t kind);
 
 /* Returns the function fid, or the unknown function 0 for bad ids. */

@@ -939,6 +939,8 @@ COLD int other_event(rd_stack *s, const lt_event *ev)
         if (ev->a[0] < m->nfunc && ev->a[1] < (1u << 16))
             m->func[ev->a[0]].ipl16 = (uint32_t)ev->a[1];
         return 0;
+    case LT_EV_LINES:
+        return rd_model_add_lines(m, ev);
     case LT_EV_FRAME:
         return add_snap_frame(s, ev);
     default:

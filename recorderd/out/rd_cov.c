@@ -47,6 +47,7 @@ static void file_free(rd_cov_file *f)
     for (uint32_t i = 0; i < f->nfn; i++)
         free(f->fn[i].name);
     free(f->fn);
+    free(f->jit);
     free(f->ln);
     free(f->key);
     free(f->name);
@@ -420,6 +421,35 @@ static int add_lines(adder *a)
     return 0;
 }
 
+/* LuaJIT's lines (LINES) of the functions of files, exec 2 (rd_cov.h);
+ * rd_cov_finish lets them replace Lua 5.1's in the functions' ranges. */
+static int add_jit_lines(adder *a)
+{
+    const rd_model *m = a->m;
+    for (uint32_t fid = 1; fid < m->nfunc; fid++) {
+        const rd_func *mf = &m->func[fid];
+        rd_cov_file *f = mf->jl_n ? file_of(a, fid) : NULL;
+        if (!f || !f->path)
+            continue; /* no file: no executable lines at all */
+        int all = mf->what == LT_WHAT_MAIN;
+        rd_cov_span r = {all ? 1 : mf->linedefined, all ? LUACOV_MAX_LINE : mf->lastlinedefined};
+        f->jit_all |= all;
+        if (!all && grow_small((void **)&f->jit, &f->capjit, f->njit, sizeof *f->jit))
+            return -ENOMEM;
+        if (!all)
+            f->jit[f->njit++] = r;
+        for (uint32_t k = 0; k < mf->jl_n; k++) {
+            const rd_jlines *j = &m->jl[mf->jl_first + k];
+            for (uint32_t b = 0; b < 64; b++) {
+                uint64_t l = (uint64_t)j->line + b;
+                if ((j->mask >> b & 1) && l >= r.line && l <= r.last && add_line(f, (uint32_t)l, 2, 0))
+                    return -ENOMEM;
+            }
+        }
+    }
+    return 0;
+}
+
 /* A traced function's name, or NULL when it has none worth keeping. As
  * the profile names it (rd_model_name): two functions of one range and
  * name in one model are NAME and NAME#2 there, and here. */
@@ -472,6 +502,8 @@ int rd_cov_add_model(rd_cov *c, const rd_model *m, const char *basedir)
         e = map_sources(&a, basedir);
     if (!e)
         e = add_lines(&a);
+    if (!e)
+        e = add_jit_lines(&a);
     if (!e)
         e = add_functions(&a);
     free(a.slotf);
@@ -598,6 +630,56 @@ static int cmp_fn(const void *a, const void *b)
         return x->last < y->last ? -1 : 1;
     int c = strcmp(x->name ? x->name : "", y->name ? y->name : "");
     return c ? c : x->calls > y->calls ? -1 : x->calls < y->calls;
+}
+
+static int cmp_span(const void *a, const void *b)
+{
+    const rd_cov_span *x = a, *y = b;
+    return x->line != y->line ? (x->line < y->line ? -1 : 1) : x->last < y->last ? -1 : x->last > y->last;
+}
+
+/* Whether LuaJIT's lines stand for Lua 5.1's at line: strictly inside a
+ * range that came, where only that function and those nested in it have
+ * code (its first and last lines may hold its parent's too). */
+static int jit_knows(const rd_cov_file *f, uint32_t line)
+{
+    if (f->jit_all)
+        return 1;
+    for (uint32_t i = 0; i < f->njit && f->jit[i].line < line; i++)
+        if (line < f->jit[i].last)
+            return 1;
+    return 0;
+}
+
+/* Lua 5.1's executable lines where LuaJIT's are known leave, LuaJIT's
+ * become plain executable lines; with a main chunk's, the file is exact
+ * even if Lua 5.1 cannot compile it (LuaJIT's own syntax). */
+static void take_jit_lines(rd_cov_file *f)
+{
+    uint32_t w = 0;
+    if (!f->jit_all && !f->njit)
+        return;
+    if (f->njit > 1) { /* sorted and unique: each model adds its own */
+        qsort(f->jit, f->njit, sizeof *f->jit, cmp_span);
+        for (uint32_t i = 0; i < f->njit; i++)
+            if (!w || cmp_span(&f->jit[w - 1], &f->jit[i]))
+                f->jit[w++] = f->jit[i];
+        f->njit = w;
+        w = 0;
+    }
+    for (uint32_t i = 0; i < f->nln; i++) {
+        rd_cov_line l = f->ln[i];
+        if (l.exec == 1 && jit_knows(f, l.line))
+            continue;
+        l.exec = l.exec != 0;
+        f->ln[w++] = l;
+    }
+    f->nln = w;
+    if (f->jit_all && !f->exact) {
+        f->exact = 1;
+        free(f->note);
+        f->note = NULL;
+    }
 }
 
 static void fold_lines(rd_cov_file *f)
@@ -738,6 +820,7 @@ static int cmp_file(const void *a, const void *b)
 void rd_cov_finish(rd_cov *c)
 {
     for (uint32_t i = 0; i < c->nf; i++) {
+        take_jit_lines(&c->f[i]);
         fold_lines(&c->f[i]);
         name_functions(&c->f[i]);
     }

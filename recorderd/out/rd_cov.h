@@ -10,7 +10,10 @@
  * `m.lua`, or traced by several processes, is one entry whose counts add
  * up. A source that is not a readable file (loadstring chunks, `=name`,
  * files removed since) keeps its hit lines but has no executable lines: it
- * appears in the text report only, with a note.
+ * appears in the text report only, with a note. A trace from LuaJIT says
+ * which lines carry LuaJIT's bytecode (LINES records, rd_jlines): within
+ * the range of each function they came for (the whole file for a main
+ * chunk), they are the executable lines instead of Lua 5.1's.
  *
  * One rd_cov is used by one thread; it owns a private lua_State that only
  * compiles. */
@@ -31,9 +34,14 @@ typedef struct rd_cov_opts {
 
 typedef struct rd_cov_line {
     uint32_t line;
-    uint8_t exec; /* carries bytecode */
+    uint8_t exec; /* carries bytecode (until rd_cov_finish: 1 in Lua 5.1's
+                     compilation, 2 in LuaJIT's, from the trace) */
     uint64_t hits;
 } rd_cov_line;
+
+typedef struct rd_cov_span {
+    uint32_t line, last;
+} rd_cov_span;
 
 typedef struct rd_cov_fn {
     uint32_t line, last; /* linedefined, lastlinedefined; 0, 0: main chunk */
@@ -57,6 +65,9 @@ typedef struct rd_cov_file {
     uint32_t nln, capln;
     rd_cov_fn *fn; /* sorted by line after rd_cov_finish */
     uint32_t nfn, capfn;
+    rd_cov_span *jit; /* ranges of functions whose LuaJIT lines came (LINES) */
+    uint32_t njit, capjit;
+    int jit_all; /* a main chunk's came: LuaJIT's lines of the whole file */
 } rd_cov_file;
 
 typedef struct rd_cov {

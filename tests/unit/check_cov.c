@@ -732,6 +732,97 @@ START_TEST(test_cov_cobertura)
 }
 END_TEST
 
+/* A LINES record: lines line + i for the bits i of mask. */
+static int mlines(rd_model *m, uint32_t fid, uint32_t line, uint64_t mask)
+{
+    lt_event ev = {.kind = LT_EV_LINES, .nargs = 3, .a = {fid, line, mask}};
+    return rd_model_add_lines(m, &ev);
+}
+
+static uint64_t bits(const uint32_t *lines, size_t n, uint32_t from)
+{
+    uint64_t mask = 0;
+    for (size_t i = 0; i < n; i++)
+        mask |= 1ull << (lines[i] - from);
+    return mask;
+}
+
+/* The DA lines of one file's LCOV, as "2,3,4,". */
+static void da_lines(const char *lcov, char *out, size_t cap)
+{
+    size_t n = 0;
+    out[0] = 0;
+    for (const char *p = lcov; (p = strstr(p, "\nDA:")); p += 4)
+        n += (size_t)snprintf(out + n, cap - n, "%d,", atoi(p + 4));
+}
+
+/* Under LuaJIT (LINES records): within the range of each function they
+ * came for (a main chunk's: the whole file) LuaJIT's lines replace Lua
+ * 5.1's; records out of order, of C functions or of unknown ones are
+ * ignored; a file only LuaJIT compiles is exact with a main chunk's. */
+START_TEST(test_cov_jit_lines)
+{
+    static const uint32_t jit_main[] = {1, 2, 3, 4, 5, 7, 10}; /* not 6; 1 and 5 */
+    static const uint32_t jit_g[] = {5, 7};                    /* g's: not 6 */
+    rd_cov c;
+    rd_model m;
+    char got[256];
+    write_file("app.lua", SAMPLE);
+    sample_model(&m, "app.lua");
+    ck_assert_int_eq(mlines(&m, 1, 0, bits(jit_main, 7, 0)), 0);
+    ck_assert_int_eq(mlines(&m, 1, 1, 1), 0);  /* not 64 lines further: ignored */
+    ck_assert_int_eq(mlines(&m, 3, 0, 1), 0);  /* a C function's */
+    ck_assert_int_eq(mlines(&m, 9, 0, 1), 0);  /* unknown */
+    ck_assert_int_eq(mlines(&m, 2, 64, 1), 0); /* past f's range (1-3) */
+    ck_assert_uint_eq(m.njl, 1);
+    ck_assert_int_eq(rd_cov_init(&c, NULL), 0);
+    ck_assert_int_eq(rd_cov_add_model(&c, &m, g_tmp), 0);
+    rd_cov_finish(&c);
+    char *lcov = written(rd_cov_write_lcov, &c);
+    da_lines(lcov, got, sizeof got);
+    ck_assert_str_eq(got, "1,2,3,4,5,7,10,");
+    ck_assert_msg(strstr(lcov, "FNF:3\n"), "%s", lcov); /* the prototypes stay */
+    free(lcov);
+    rd_cov_free(&c);
+    rd_model_free(&m);
+    /* g's alone: 6, strictly inside its range, leaves; 5 comes */
+    sample_model(&m, "app.lua");
+    mstr(&m, 7, "g");
+    mfunc(&m, 5, LT_WHAT_LUA, 1, 7, 5, 7, 0);
+    ck_assert_int_eq(mlines(&m, 5, 5, bits(jit_g, 2, 5)), 0);
+    ck_assert_int_eq(mlines(&m, 1, 0, 1), 0);  /* another's in between: */
+    ck_assert_int_eq(mlines(&m, 5, 70, 1), 0); /* g's list is over */
+    ck_assert_uint_eq(m.njl, 2);
+    ck_assert_int_eq(rd_cov_init(&c, NULL), 0);
+    ck_assert_int_eq(rd_cov_add_model(&c, &m, g_tmp), 0);
+    rd_model_free(&m);
+    rd_cov_finish(&c);
+    lcov = written(rd_cov_write_lcov, &c);
+    da_lines(lcov, got, sizeof got);
+    ck_assert_str_eq(got, "2,3,4,5,7,10,"); /* main's line 1 is not sent (bit 0 only) */
+    free(lcov);
+    rd_cov_free(&c);
+    /* LuaJIT's syntax (goto): Lua 5.1 cannot compile it */
+    write_file("app.lua", "goto x\n::x::\nreturn 1\n");
+    ck_assert_int_eq(rd_model_init(&m), 0);
+    mstr(&m, 1, "app.lua");
+    mstr(&m, 2, "main chunk");
+    mfunc(&m, 1, LT_WHAT_MAIN, 1, 2, 0, 0, 1);
+    mhit(&m, 1, 3, 1);
+    ck_assert_int_eq(mlines(&m, 1, 0, 1u << 1 | 1u << 3), 0);
+    ck_assert_int_eq(rd_cov_init(&c, NULL), 0);
+    ck_assert_int_eq(rd_cov_add_model(&c, &m, g_tmp), 0);
+    rd_model_free(&m);
+    rd_cov_finish(&c);
+    lcov = written(rd_cov_write_lcov, &c);
+    da_lines(lcov, got, sizeof got);
+    ck_assert_str_eq(got, "1,3,");
+    ck_assert_msg(strstr(lcov, "DA:3,1\n") && strstr(lcov, "LF:2\nLH:1\n"), "%s", lcov);
+    free(lcov);
+    rd_cov_free(&c);
+}
+END_TEST
+
 START_TEST(test_cov_session_cwd)
 {
     char buf[256];
@@ -757,7 +848,7 @@ int main(void)
                             test_cov_lcov, test_cov_luacov, test_cov_text, test_cov_merge,
                             test_cov_names, test_cov_changed, test_cov_missing, test_cov_dir,
                             test_cov_patterns, test_cov_untested, test_cov_session_cwd,
-                            test_cov_cobertura};
+                            test_cov_cobertura, test_cov_jit_lines};
     return ut_main("cov", tests, UT_N(tests), &fx);
 }
 
