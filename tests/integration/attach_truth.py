@@ -590,7 +590,9 @@ def case_hookedmain(c):
 def case_diedwaiting(c):
     """A process that dies while an attach waits for it (it sat in C):
     recorderd says so and fails, rather than waiting out its --timeout."""
-    p = start(c, PRELUDE + 'ready()\nos.execute("sleep 30")\n')
+    # READY comes from inside os.execute: an attach sent after it cannot
+    # find the program still in Lua (ready() then os.execute raced it)
+    p = start(c, PRELUDE + 'os.execute("echo READY; exec sleep 30")\n')
     r = subprocess.Popen([c.args.recorderd, 'attach', str(p.pid), '--timeout', '60',
                           '--out', c.out], cwd=c.tmp, env=base_env(),
                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
