@@ -159,6 +159,7 @@ typedef struct rd_model {
      * unmeasured cost moves with the measured one (a larger program, a
      * slower moment of the machine) */
     uint64_t bias_base[4], bias_hook16;
+    uint64_t bias_floor; /* a nanosecond in ticks: no dt goes below it */
     uint64_t hook_events, hook_ticks; /* since the last scaling: events at its
                                          start, HOOK ticks */
     rd_tnode *tnode; /* per-coroutine shares of the nodes, in creation order */

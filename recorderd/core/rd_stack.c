@@ -700,10 +700,14 @@ COLD int line_top(rd_stack *s, uint64_t depth, uint64_t dt, uint64_t line)
     return 0;
 }
 
-/* dt less the hook's unmeasured cost b (the BIAS record), never below 0 */
-static inline uint64_t unbias(uint64_t dt, uint64_t b)
+/* dt less the hook's unmeasured cost b (the BIAS record), but never below
+ * a nanosecond (bias_floor) that it had: some code ran between the two
+ * events, and a slice of no length would nest in the one before it for
+ * a timeline's reader (DevTools) */
+static inline uint64_t unbias(const rd_model *m, uint64_t dt, uint64_t b)
 {
-    return dt > b ? dt - b : 0;
+    uint64_t f = m->bias_floor;
+    return dt > b + f ? dt - b : dt < f ? dt : f;
 }
 
 /* What traceexec cost the instructions before an event in t's top frame:
@@ -724,7 +728,7 @@ HOT int frame_line(rd_stack *s, uint64_t depth, uint64_t dt, uint64_t line)
 {
     rd_thread *t = s->cur;
     if (s->m->has_bias)
-        dt = unbias(dt, s->m->bias[0] + instr_cost(s->m, t ? t : current(s), 8));
+        dt = unbias(s->m, dt, s->m->bias[0] + instr_cost(s->m, t ? t : current(s), 8));
     if (!t || !t->n || s->ls)
         return line_top(s, depth, dt, line);
     rd_model *m = s->m;
@@ -778,7 +782,7 @@ HOT int frame_call(rd_stack *s, uint64_t depth, uint64_t dt, uint64_t fid)
     rd_thread *t = s->cur;
     if (s->m->has_bias && fid <= UINT32_MAX) { /* before the call: the callee's kind */
         const rd_func *cf = rd_model_func(s->m, (uint32_t)fid);
-        dt = unbias(dt, s->m->bias[cf->known && cf->what == LT_WHAT_C ? 2 : 1] +
+        dt = unbias(s->m, dt, s->m->bias[cf->known && cf->what == LT_WHAT_C ? 2 : 1] +
                             instr_cost(s->m, t ? t : current(s), 9));
     }
     if (!t || !t->n || s->ls || t->n >= t->cap)
@@ -830,7 +834,7 @@ HOT int frame_ret(rd_stack *s, uint64_t depth, uint64_t dt)
     rd_thread *t = s->cur;
     if (s->m->has_bias) { /* before the return: the returning frame's kind */
         const rd_thread *c = t ? t : current(s);
-        dt = unbias(dt, c && c->n && !c->f[c->n - 1].is_lua ? s->m->bias[2]
+        dt = unbias(s->m, dt, c && c->n && !c->f[c->n - 1].is_lua ? s->m->bias[2]
                                                              : s->m->bias[1] + instr_cost(s->m, c, 9));
     }
     if (!t || !t->n || s->ls)
@@ -855,7 +859,7 @@ static int thread_event(rd_stack *s, const lt_event *ev)
     rd_thread *t = current(s);
     uint64_t dt = ev->a[0];
     if (s->m->has_bias && ev->kind != LT_EV_STOP)
-        dt = unbias(dt, s->m->bias[2]);
+        dt = unbias(s->m, dt, s->m->bias[2]);
     charge(s, t, dt);
     s->cur = NULL;
     switch (ev->kind) {
@@ -882,6 +886,13 @@ static inline int frame_event(rd_stack *s, const lt_event *ev)
     default:
         return thread_event(s, ev);
     }
+}
+
+/* Ticks of a nanosecond, rounded up (the CLOCK before BIAS says). */
+static uint64_t bias_floor(const rd_model *m)
+{
+    double npt = rd_model_ns_per_tick(m);
+    return npt > 0 && npt < 1 ? (uint64_t)(1 / npt) + 1 : 1;
 }
 
 /* A HOOK record: the hooks' measured ticks since the last one. Fewer
@@ -927,6 +938,7 @@ COLD int other_event(rd_stack *s, const lt_event *ev)
             m->bias[k] = m->bias_base[k] = ev->a[k] < (1u << 20) ? ev->a[k] : 0; /* beyond: none */
         m->bias_hook16 = ev->nargs > 4 && ev->a[4] < (1u << 24) ? ev->a[4] : 0;
         m->has_bias = 1;
+        m->bias_floor = bias_floor(m);
         m->events--; /* not the program's: a trace without a clock has none */
         m->hook_events = m->events;
         m->hook_ticks = 0;

@@ -902,7 +902,8 @@ END_TEST
  * dt: a line's off a LINE, a Lua function's off a CALL of one and the RET
  * of one, a C function's likewise and off a switch (RESUME, YIELD: the
  * dt of the event it came with, mostly a C function's return); never
- * below 0. The same records as test_stack_time. */
+ * below a nanosecond (1 tick here) that was there. The same records as
+ * test_stack_time. */
 START_TEST(test_stack_bias)
 {
     EV(CLOCK, 0, 0, 0);
@@ -920,15 +921,15 @@ START_TEST(test_stack_bias)
     EV(YIELD, 37, T_MAIN, 2, 0); /* co:41 34 */
     EV(RET, 2, 41);             /* resume 38, a C frame returns */
     EV(LINE, 1, 43, 8);         /* main:7 38 */
-    EV(LINE, 1, 3, 9);          /* main:8 0: 3 less 5 is none */
-    expect_folded(RD_W_TIME, L_MAIN " 75\n" L_MAIN ";" L_F " 15\n" L_MAIN ";" L_RESUME " 64\n"
+    EV(LINE, 1, 3, 9);          /* main:8 1: 3 less 5, a tick kept */
+    expect_folded(RD_W_TIME, L_MAIN " 76\n" L_MAIN ";" L_F " 15\n" L_MAIN ";" L_RESUME " 64\n"
                   L_MAIN ";" L_RESUME ";" L_CO " 60\n");
     ck_assert_uint_eq(line_ticks(F_MAIN, 5), 2);
     ck_assert_uint_eq(line_ticks(F_MAIN, 6), 15);
     ck_assert_uint_eq(line_ticks(F_MAIN, 7), 58);
     ck_assert_uint_eq(line_ticks(F_F, 11), 7);
     ck_assert_uint_eq(line_ticks(F_CO, 41), 34);
-    ck_assert_uint_eq(M.ticks_total, 214);
+    ck_assert_uint_eq(M.ticks_total, 215);
 }
 END_TEST
 
