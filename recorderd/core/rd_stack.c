@@ -888,7 +888,9 @@ static inline int frame_event(rd_stack *s, const lt_event *ev)
     }
 }
 
-/* Ticks of a nanosecond, rounded up (the CLOCK before BIAS says). */
+/* Ticks of a nanosecond, rounded up. BIAS follows the trace's first CLOCK
+ * only, so a TSC trace's rate is rd_model_ns_per_tick's guess (1/3 ns a
+ * tick): the floor is 4 ticks, a nanosecond or more below 4 GHz. */
 static uint64_t bias_floor(const rd_model *m)
 {
     double npt = rd_model_ns_per_tick(m);
