@@ -695,6 +695,7 @@ void co_attach_serve(lua_State *L, lua_Debug *ar)
     /* a call is in the snapshot already; a line or a return is not */
     if (ar->event == LUA_HOOKLINE || ar->event == LUA_HOOKRET)
         co_hook_emit(s, L, ar, 0);
+    co_preempt_begin(s);
     s->last = co_now(s);
 }
 

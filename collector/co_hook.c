@@ -364,7 +364,7 @@ CO_INLINE void on_line(co_state *s, lua_Debug *ar, uint64_t dt, uint8_t *p)
 static void __attribute__((noinline)) measure_end(co_state *s, uint64_t t0, int ev)
 {
     uint64_t t1 = co_clock_ticks(s->use_tsc);
-    uint64_t cost = t1 - t0;
+    uint64_t cost = co_preempt_off(s, t1 - t0);
     uint32_t est = s->hook_est[ev];
     if (!s->slow && cost < (1u << 16)) {
         s->hook_sum += cost;
@@ -387,6 +387,7 @@ CO_INLINE void hook_end(co_state *s, uint64_t t0, int ev)
 {
     if (s->sample_every == 1) { /* exact, the default; or no clock */
         s->last = co_now(s);
+        (void)co_preempt_off(s, s->last - t0); /* a wait in here is nobody's */
         return;
     }
     if (__builtin_expect(--s->sample_left == 0, 0)) /* also after co_hook_slow */
@@ -469,7 +470,7 @@ any_event(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
         return;
     }
     /* an estimated end can pass the next start: no program time between */
-    uint64_t dt = t0 > s->last ? t0 - s->last : 0;
+    uint64_t dt = t0 > s->last ? co_preempt_off(s, t0 - s->last) : 0;
     if (__builtin_expect(s->yield_depth != 0, 0) && co_untraced_again(s, L, ar, dt))
         dt = 0;
     if (__builtin_expect(L != s->cur_L, 0)) {
@@ -506,7 +507,7 @@ CO_INLINE void lean_stop(co_state *s, uint64_t t0, int timed)
 {
     if (timed) {
         uint64_t t1 = co_clock_tsc();
-        s->hook_sum += t1 - t0; /* HOOK: what the compensation scales by */
+        s->hook_sum += t1 - t0; /* HOOK: what the compensation scales by (co_preempt_batch) */
         s->last = t1;
     }
 }
@@ -541,7 +542,7 @@ CO_INLINE void lean_end(co_state *s, uint64_t t0, int ev)
 static void __attribute__((noinline))
 call_event(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
 {
-    uint64_t dt = t0 > s->last ? t0 - s->last : 0;
+    uint64_t dt = t0 > s->last ? co_preempt_off(s, t0 - s->last) : 0;
     on_call(s, L, ar, dt);
     lean_end(s, t0, LUA_HOOKCALL);
 }
@@ -672,8 +673,12 @@ CO_INLINE void lean_path(co_state *s, lua_State *L, lua_Debug *ar, int exact, in
 {
     uint64_t t0 = timed ? co_clock_tsc() : 0; /* the hook's own time begins */
     int ev = ar->event;
-    if (__builtin_expect(L != s->cur_L || ev >= LUA_HOOKCOUNT || s->ring.pos > s->slow_at, 0)) {
-        if (exact && L != s->cur_L && ev < LUA_HOOKCOUNT) {
+    /* a long dt (a wait for the CPU to take off, co_preempt.c) goes whole to
+     * any_event too: a call here would cost every hook its registers */
+    int waited = timed && (int64_t)(t0 - s->last) > (int64_t)s->pre_min;
+    if (__builtin_expect(L != s->cur_L || ev >= LUA_HOOKCOUNT || s->ring.pos > s->slow_at || waited,
+                         0)) {
+        if (exact && !waited && L != s->cur_L && ev < LUA_HOOKCOUNT) {
             if (timed)
                 switch_event(s, L, ar, t0);
             else

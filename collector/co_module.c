@@ -26,7 +26,7 @@ static void emit_stop(co_state *s, unsigned reason)
     if (!p)
         return;
     uint8_t *q = lt_put_head(p, LT_EV_STOP, 2);
-    q = lt_put_uint(q, t0 > s->last ? t0 - s->last : 0);
+    q = lt_put_uint(q, t0 > s->last ? co_preempt_off(s, t0 - s->last) : 0);
     q = lt_put_uint(q, reason);
     lt_ring_commit(&s->ring, (uint64_t)(q - p));
     co_out_clock(s);
@@ -119,6 +119,7 @@ void co_module_forked(lua_State *L, lua_Debug *ar)
     /* a call is in the snapshot already; a line or a return is not */
     if (ar->event == LUA_HOOKLINE || ar->event == LUA_HOOKRET)
         co_hook_emit(s, L, ar, 0);
+    co_preempt_begin(s);
     s->last = co_now(s);
 }
 
@@ -325,6 +326,7 @@ int co_module_begin(co_state *s, lua_State *L, const char *name, const char *soc
     s->th.epoch = epoch;
     s->sock = -1;
     s->line_end = s->depth_end = UINT64_MAX; /* nothing implied yet */
+    s->pre_min = CO_PREEMPT_NEVER; /* armed as tracing starts (co_preempt_begin) */
     const char *timing = getenv("LUATRACE_TIMING");
     s->sample_every = timing && !strcmp(timing, "fast") ? CO_SAMPLE_EVERY : 1;
     s->sample_left = 1;
@@ -504,6 +506,7 @@ static void pending_hook(lua_State *L, lua_Debug *ar)
     co_thread_current(s, L);
     co_set_active(s, 1);
     co_thread_hook(s, L);
+    co_preempt_begin(s);
     s->last = co_now(s);
     co_hook(L, ar); /* this call: the first traced event */
 }
@@ -534,6 +537,7 @@ static void start(co_state *s, lua_State *L)
     co_thread_current(s, L);
     co_set_active(s, 1);
     co_thread_hook(s, L);
+    co_preempt_begin(s);
     s->last = co_now(s);
 }
 

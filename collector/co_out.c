@@ -148,8 +148,11 @@ int co_out_gap(co_state *s)
 uint8_t *co_out_hot_slow(co_state *s)
 {
     lt_ring *r = &s->ring;
-    if (r->pos - r->published >= LT_RING_BATCH)
+    if (r->pos - r->published >= LT_RING_BATCH) {
         lt_ring_publish(r);
+        if (s->pre_min != CO_PREEMPT_NEVER)
+            co_preempt_batch(s);
+    }
     uint8_t *p = co_out_reserve(s, LT_EVENT_HOT_MAX);
     if (p && s->dropped) {
         if (!s->gap_ok) { /* drop until the resync (co_out_drop) */

@@ -144,6 +144,12 @@ typedef struct co_state {
                              next event may follow a resume seen by no hook */
     uint64_t last;    /* ticks when the previous hook returned (measured or estimated) */
     uint64_t hook_sum; /* ticks inside the lean paths' hooks since the last HOOK record */
+    /* co_preempt.c: what the thread waited for a CPU comes off long intervals */
+    uint64_t pre_min;   /* an interval over this many ticks is checked */
+    uint64_t pre_delay; /* the kernel's run_delay (ns) at the last read */
+    uint64_t pre_read;  /* ticks at the last read */
+    uint64_t pre_sum;   /* ticks taken off so far */
+    double pre_tpn;     /* ticks a ns */
     uint32_t hook_est[LUA_HOOKLINE + 1]; /* a hook's own ticks per event kind, x16 */
     uint32_t hook_ticks[LUA_HOOKLINE + 1]; /* the same / 16 */
     uint32_t sample_left; /* events until the next measured hook end */
@@ -321,6 +327,24 @@ const co_bias *co_calib_bias(void);
 extern int co_calib_discard;
 /* The BIAS record, after the CLOCK at a trace's start. */
 void co_out_bias(co_state *s);
+/* ---- co_preempt.c: time spent preempted is nobody's ---- */
+/* pre_min disarmed: also a signed compare's largest (co_hook's lean path) */
+#define CO_PREEMPT_NEVER ((uint64_t)INT64_MAX)
+/* Reads the thread's wait so far and arms the check (pre_min), unless
+ * there is no clock, LUATRACE_COMPENSATE=0, or no schedstat. At every
+ * start of tracing; co_module_begin leaves it disarmed. */
+void co_preempt_begin(co_state *s);
+/* ticks less what the thread waited for a CPU since the last read. */
+uint64_t co_preempt_take(co_state *s, uint64_t ticks);
+/* Once per ring batch while armed, before its HOOK record: a wait inside
+ * the batch's hooks off their sum; the baseline, once a ms at most. */
+void co_preempt_batch(co_state *s);
+/* An interval of the clock's, preemption off when it is long. */
+static inline uint64_t co_preempt_off(co_state *s, uint64_t ticks)
+{
+    return __builtin_expect(ticks > s->pre_min, 0) ? co_preempt_take(s, ticks) : ticks;
+}
+
 /* ---- co_hook.c ---- */
 
 void co_hook(lua_State *L, lua_Debug *ar);

@@ -1,0 +1,128 @@
+/* co_preempt: time the traced thread spent runnable but waiting for a CPU
+ * (preempted by other work) is neither the program's nor the hook's, yet
+ * it lands in whichever interval it fell in, mostly on the code with the
+ * most events. The kernel counts it per thread: run_delay, the second
+ * figure of /proc/thread-self/schedstat, in ns. A preemption is long (a
+ * time slice, milliseconds), so only an interval over CO_PREEMPT_MIN_NS
+ * pays for a read (about 0.5 us): the wait since the last read comes off
+ * it. Shorter waits stay where they fell. Once per ring batch, hooks
+ * that took far longer than a batch's do had a wait inside them: it comes
+ * off the hooks' measured sum (the HOOK record, which scales the
+ * compensation), at no cost to each hook. Else the baseline is read again
+ * once a millisecond at most, so that an interval of the program's own, a
+ * sleep, never pays for short waits from long before. */
+#include "co_clock.h"
+#include "co_state.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define CO_PREEMPT_MIN_NS 20000u
+#define CO_PREEMPT_REFRESH_NS 1000000u
+/* A batch's hooks measured over this (about 80 us a batch here) held a wait */
+#define CO_PREEMPT_HOOKS_NS 300000u
+
+/* One thread runs Lua at a time; its file, reopened for another thread. */
+static int g_fd = -1;
+static pid_t g_tid;
+static double g_tpn; /* TSC ticks a ns, measured once; 0 unknown */
+
+static pid_t this_tid(void)
+{
+    return (pid_t)syscall(SYS_gettid);
+}
+
+/* ns the thread of g_fd has waited runnable, or -1. */
+static int64_t run_delay(void)
+{
+    char buf[128];
+    ssize_t n = pread(g_fd, buf, sizeof buf - 1, 0);
+    if (n <= 0)
+        return -1;
+    buf[n] = 0;
+    char *p = strchr(buf, ' '), *end;
+    if (!p)
+        return -1;
+    long long d = strtoll(p + 1, &end, 10);
+    return end == p + 1 || d < 0 ? -1 : d;
+}
+
+/* TSC ticks a ns over 50 us: within 0.2% (co_clock_pair's midpoints). */
+static double tsc_rate(void)
+{
+    uint64_t t0, n0, t1, n1;
+    co_clock_pair(1, &t0, &n0);
+    do
+        co_clock_pair(1, &t1, &n1);
+    while (n1 - n0 < 50000);
+    return (double)(t1 - t0) / (double)(n1 - n0);
+}
+
+static int open_for_this_thread(void)
+{
+    pid_t tid = this_tid();
+    if (g_fd >= 0 && g_tid == tid)
+        return 0;
+    if (g_fd >= 0)
+        close(g_fd);
+    g_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+    g_tid = tid;
+    return g_fd >= 0 ? 0 : -1;
+}
+
+void co_preempt_begin(co_state *s)
+{
+    s->pre_min = CO_PREEMPT_NEVER;
+    const char *env = getenv("LUATRACE_COMPENSATE");
+    if (s->no_clock || (env && !strcmp(env, "0")) || open_for_this_thread())
+        return;
+    int64_t d = run_delay();
+    if (d < 0)
+        return;
+    if (s->use_tsc && g_tpn == 0)
+        g_tpn = tsc_rate();
+    s->pre_tpn = s->use_tsc ? g_tpn : 1.0;
+    if (!(s->pre_tpn > 0))
+        return;
+    s->pre_delay = (uint64_t)d;
+    s->pre_read = co_clock_ticks(s->use_tsc);
+    s->pre_min = (uint64_t)(CO_PREEMPT_MIN_NS * s->pre_tpn);
+}
+
+uint64_t co_preempt_take(co_state *s, uint64_t ticks)
+{
+    if (this_tid() != g_tid) /* Lua moved to another thread: not its figure */
+        return ticks;
+    int64_t d = run_delay();
+    if (d < 0 || (uint64_t)d <= s->pre_delay)
+        return ticks;
+    uint64_t waited = (uint64_t)((double)((uint64_t)d - s->pre_delay) * s->pre_tpn);
+    s->pre_delay = (uint64_t)d;
+    s->pre_read = co_clock_ticks(s->use_tsc);
+    if (waited > ticks)
+        waited = ticks; /* some of it fell where no interval was read */
+    s->pre_sum += waited;
+    return ticks - waited;
+}
+
+void co_preempt_batch(co_state *s)
+{
+    uint64_t now = co_clock_ticks(s->use_tsc);
+    int spike = s->hook_sum > (uint64_t)(CO_PREEMPT_HOOKS_NS * s->pre_tpn);
+    if (!spike && now - s->pre_read < (uint64_t)(CO_PREEMPT_REFRESH_NS * s->pre_tpn))
+        return;
+    s->pre_read = now;
+    int64_t d = this_tid() == g_tid ? run_delay() : -1;
+    if (d < 0 || (uint64_t)d <= s->pre_delay)
+        return;
+    uint64_t waited = (uint64_t)((double)((uint64_t)d - s->pre_delay) * s->pre_tpn);
+    s->pre_delay = (uint64_t)d;
+    if (spike) { /* the wait fell inside hooks: not what a hook costs */
+        waited = waited < s->hook_sum ? waited : s->hook_sum;
+        s->hook_sum -= waited;
+        s->pre_sum += waited;
+    }
+}

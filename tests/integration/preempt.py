@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Time the traced program spent preempted is not in its profile.
+
+  preempt.py --recorderd PATH [--lua lua5.1]
+
+A busy loop and `recorderd run` (with the traced program) share one CPU,
+so the program waits for it about half the time. The program reports its
+own CPU time (os.clock) and what the kernel counted as its wait for a CPU
+(run_delay in /proc/self/schedstat). Its profile's total must stay within
+its CPU time (which also holds the hooks' own time): counting the waits,
+it came to twice that. A sleep of the program's own (os.execute) must
+keep its length: a wait for the CPU is taken off, a sleep is not.
+With LUATRACE_COMPENSATE=0 nothing is taken off: the total must then
+exceed the CPU time, which shows the check can fail.
+Exit status: 0 pass, 1 fail, 77 skipped.
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+
+sys.dont_write_bytecode = True  # keep the source tree clean
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import corpus  # noqa: E402
+import harness  # noqa: E402
+import reftrace_post  # noqa: E402
+
+PROGRAM = r'''
+local function work(n)
+  local t = 0
+  for i = 1, n do t = t + #(string.rep("ab", 100):upper()) end
+  return t
+end
+local s = 0
+for k = 1, 20 do s = s + work(25000) end
+os.execute("sleep 0.3")
+local f = io.open("/proc/self/schedstat")
+local stat = f:read("*a")
+f:close()
+local delay = tonumber(stat:match("^%d+ (%d+)"))
+io.stderr:write(string.format("CPU %d DELAY %d\n", os.clock() * 1e9, delay))
+print(s)
+'''
+
+
+def pin_to(cpu):
+    return lambda: os.sched_setaffinity(0, {cpu})
+
+
+def traced_run(args, tmp, tag, cpu, compensate):
+    """One run on cpu: (profile total ns, os.execute's ns, cpu ns, wait ns)."""
+    outdir = os.path.join(tmp, 'out-' + tag)
+    os.mkdir(outdir)
+    env = harness.base_env()
+    env.pop('LUATRACE_COMPENSATE', None)
+    if not compensate:
+        env['LUATRACE_COMPENSATE'] = '0'
+    cmd = [args.recorderd, 'run', '--quiet', '-o', outdir, '--', args.lua, 'prog.lua']
+    res = harness.run(cmd, tmp, env, preexec_fn=pin_to(cpu))
+    harness.expect(res.status == 0, '%s exited with %s:\n%s'
+                   % (' '.join(cmd), res.status, harness.show_bytes(res.err)))
+    words = res.err.decode().split()
+    harness.expect('CPU' in words, 'no CPU line from the program: %s'
+                   % harness.show_bytes(res.err))
+    cpu_ns, wait_ns = int(words[words.index('CPU') + 1]), int(words[words.index('DELAY') + 1])
+    folded = corpus.report(args, harness.find_session(outdir), 'time', tmp)
+    total = sum(folded.values())
+    sleep = sum(w for st, w in folded.items()
+                if reftrace_post.leaf(st).startswith('os.execute@'))
+    return total, sleep, cpu_ns, wait_ns
+
+
+def check(args, tmp):
+    with open(os.path.join(tmp, 'prog.lua'), 'w') as f:
+        f.write(PROGRAM)
+    cpu = min(os.sched_getaffinity(0))
+    hog = subprocess.Popen([args.lua, '-e', 'while true do end'], preexec_fn=pin_to(cpu),
+                           stdin=subprocess.DEVNULL, start_new_session=True)
+    try:
+        for tag, comp in (('compensated', True), ('raw', False)):
+            total, sleep, cpu_ns, wait_ns = traced_run(args, tmp, tag, cpu, comp)
+            print('%s: profile %.3f s, os.execute %.3f s; program CPU %.3f s, waited %.3f s'
+                  % (tag, total / 1e9, sleep / 1e9, cpu_ns / 1e9, wait_ns / 1e9))
+            harness.expect(wait_ns > cpu_ns // 2,
+                           'the program hardly waited for the CPU: no contention to test')
+            if comp:
+                harness.expect(total - sleep <= cpu_ns * 1.1,
+                               'the profile counts the waits for a CPU')
+                harness.expect(sleep >= 0.25e9, "os.execute's sleep was taken off")
+            else:
+                harness.expect(total - sleep > cpu_ns * 1.3,
+                               'LUATRACE_COMPENSATE=0: the waits should count')
+    finally:
+        harness.kill_group(hog)
+        hog.wait()
+
+
+def main(argv):
+    p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    p.add_argument('--recorderd', required=True)
+    p.add_argument('--lua', default='lua5.1')
+    args = p.parse_args(argv)
+    if not harness.have_recorderd(args.recorderd):
+        return harness.SKIP
+    if not os.path.exists('/proc/self/schedstat'):
+        print('SKIP: no /proc/self/schedstat')
+        return harness.SKIP
+    args.recorderd = os.path.abspath(args.recorderd)
+    return harness.in_tmpdir('luatrace-preempt-', lambda tmp: check(args, tmp))
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
