@@ -403,7 +403,13 @@ static uint32_t shadow_depth(co_state *s, lua_State *L, lua_Debug *ar, uint32_t 
         k = call_closes(L, f, k, slot);
     if (k < js->n) {
         close_frames(s, L, js, k);
+        /* a RET may end the trace (a detach read in any_event, the recorder
+         * gone): the shadow stacks went with it */
+        if (!s->active)
+            return k;
         js = jstack(id); /* where it is now */
+        if (!js)
+            return k;
         f = js->f;
     }
     js->n = k;
@@ -420,7 +426,9 @@ static uint32_t shadow_depth(co_state *s, lua_State *L, lua_Debug *ar, uint32_t 
             ret.event = LUA_HOOKRET;
             ret.i_ci = (int)k;
             co_hook_traced(s, L, &ret);
-            js = jstack(id);
+            js = s->active ? jstack(id) : NULL; /* the trace may have ended */
+            if (!js)
+                return k;
             js->f[k - 1] = (co_jframe){slot, JF_C};
             js->n = k;
             return k;

@@ -35,19 +35,27 @@ static pid_t this_tid(void)
     return (pid_t)syscall(SYS_gettid);
 }
 
-/* ns the thread of g_fd has waited runnable, or -1. */
+/* ns the thread of g_fd has waited runnable, or -1. The line must be
+ * exactly three numbers: a program that closed our file and opened
+ * another under its number must not feed us its bytes. */
 static int64_t run_delay(void)
 {
     char buf[128];
     ssize_t n = pread(g_fd, buf, sizeof buf - 1, 0);
-    if (n <= 0)
+    if (n <= 0 || buf[n - 1] != '\n')
         return -1;
     buf[n] = 0;
-    char *p = strchr(buf, ' '), *end;
-    if (!p)
-        return -1;
-    long long d = strtoll(p + 1, &end, 10);
-    return end == p + 1 || d < 0 ? -1 : d;
+    long long v[3];
+    char *p = buf, *end;
+    for (int i = 0; i < 3; i++) {
+        if (*p < '0' || *p > '9')
+            return -1;
+        v[i] = strtoll(p, &end, 10);
+        if (*end != (i < 2 ? ' ' : '\n') || v[i] < 0)
+            return -1;
+        p = end + 1;
+    }
+    return *p ? -1 : v[1];
 }
 
 /* TSC ticks a ns over 50 us: within 0.2% (co_clock_pair's midpoints). */
