@@ -242,6 +242,8 @@ local function hot() local s = 0 for i = 1, 2000 do s = s + busy(50) end return 
 local function spin()
   ready()
   local f = io.open("go")
+  -- "looping": past ready()'s return, so that the dump lands in the loop
+  io.open("looping", "w"):close()
   while not f do hot() f = io.open("go") end
   f:close()
 end
@@ -710,6 +712,7 @@ def case_luajitdump(c):
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     c.procs.append(p)
     expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+    harness.wait_file(os.path.join(c.tmp, 'looping'), 'the loop', p)
     r = recorderd(c, 'dump', str(p.pid), '--timeout', '60')
     c.write('go', '')
     out, err = p.communicate(timeout=120)
