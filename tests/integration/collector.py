@@ -1567,6 +1567,41 @@ def case_exit(c):
            'os.exit call missing: %s' % rows)
 
 
+SIGINT_PROG = r'''local pid = io.open("/proc/self/stat"):read("*n")
+local function work(n) local s = 0 for i = 1, n do s = s + i end return s end
+local function spin()
+  io.popen("kill -INT " .. pid)
+  for i = 1, 2e7 do work(3) end
+end
+local ok, e = pcall(spin)
+print(ok, tostring(e):match("interrupted!$"))
+local after = 0
+for i = 1, 1000 do after = after + work(2) end
+print(after)
+'''
+
+
+def case_sigint(c):
+    """A program that catches lua.c's Ctrl-C error ("interrupted!", raised
+    by the hook lua.c's SIGINT handler puts on the main thread) and goes
+    on: its output is the untraced one, and what it runs afterwards is
+    traced (it ran untraced, the session saying complete)."""
+    prog = c.write('sig.lua', SIGINT_PROG)
+    plain = c.lua(prog, c.env())
+    expect(plain.out == b'false\tinterrupted!\n3000\n', 'plain run: %r' % plain.out)
+    r = run([c.args.recorderd, 'run', '-q', '--out', c.out, '--', c.args.lua, prog], c.tmp,
+            c.env())
+    same_output(plain, r)
+    rows = c.folded(c.session('sig'), 'calls')
+    top = 'function@[C];main chunk@sig.lua:0;'
+    expect(rows.get(top + 'work@sig.lua:2') == 1000 and rows.get(top + 'print@[C]') == 2,
+           'calls after the interrupt: %s' % {k: v for k, v in rows.items() if 'spin' not in k})
+    spin = top + 'pcall@[C];function@sig.lua:3'
+    expect(rows.get(spin + ';work@sig.lua:2', 0) > 0
+           and all(k.startswith(spin) for k in rows if 'sig.lua:3' in k),
+           'spin (under pcall, until interrupted): %s' % rows)
+
+
 def trace_records(path, offsets=None):
     """The records of a trace.ltr as (kind, args) tuples; short forms and
     steps as ('short', byte). Enough of lt_event.h for the tests. Each
