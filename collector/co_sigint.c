@@ -7,8 +7,8 @@
  * program that catches that error (pcall around a work loop, a REPL) ran
  * on untraced, and its session still said complete.
  *
- * So, once tracing starts in the main thread of lua.c (a start-up load),
- * the collector's handler takes SIGINT in front of lua.c's: it runs
+ * So, in the main thread of lua.c, the collector's handler takes SIGINT
+ * in front of lua.c's (co_sigint_install): it runs
  * lua.c's, and when that replaced the collector's hook on the main thread
  * with lstop's signature it puts co_interrupt there instead, with the
  * same mask and count. co_interrupt fires at the event lstop would have
@@ -33,6 +33,7 @@
 
 static struct sigaction g_old;    /* lua.c's handler */
 static lua_State *volatile g_main; /* NULL: not installed, or closing */
+static int g_closed;               /* lua_close has begun: never again */
 static lua_Hook g_hook;            /* the main thread's hook before the signal */
 static int g_mask, g_count;
 
@@ -75,12 +76,19 @@ static void on_sigint(int sig, siginfo_t *si, void *uc)
     lua_sethook(L, co_interrupt, LSTOP_MASK, 1);
 }
 
-/* Called in the main thread of lua.c at its first traced call (when the
- * chunk lua.c runs has laction as SIGINT's handler). */
+static int is_ours(const struct sigaction *a)
+{
+    return (a->sa_flags & SA_SIGINFO) && a->sa_sigaction == on_sigint;
+}
+
+/* Called on lua.c's main thread at its first traced call and at the
+ * first sight of each main chunk (a syscall there only): lua.c catches
+ * SIGINT anew for each chunk it runs (-e, -l, the script), and a chunk
+ * that runs is met first as a main chunk. */
 void co_sigint_install(lua_State *L)
 {
     struct sigaction sa, old;
-    if (g_main || co_jit_is() || sigaction(SIGINT, NULL, &old))
+    if (g_closed || co_jit_is() || sigaction(SIGINT, NULL, &old) || is_ours(&old))
         return;
     if (old.sa_flags & SA_SIGINFO ? !old.sa_sigaction
                                   : old.sa_handler == SIG_DFL || old.sa_handler == SIG_IGN)
@@ -89,7 +97,7 @@ void co_sigint_install(lua_State *L)
     sa.sa_sigaction = on_sigint;
     sa.sa_flags = SA_SIGINFO | (old.sa_flags & SA_RESTART);
     sa.sa_mask = old.sa_mask;
-    g_old = old;
+    g_old = old; /* on_sigint cannot run now: the handler is lua.c's */
     g_main = L;
     if (sigaction(SIGINT, &sa, NULL))
         g_main = NULL;
@@ -99,10 +107,10 @@ void co_sigint_install(lua_State *L)
 void co_sigint_closing(void)
 {
     struct sigaction cur;
+    g_closed = 1;
     if (!g_main)
         return;
     g_main = NULL;
-    if (!sigaction(SIGINT, NULL, &cur) && (cur.sa_flags & SA_SIGINFO) &&
-        cur.sa_sigaction == on_sigint)
+    if (!sigaction(SIGINT, NULL, &cur) && is_ours(&cur))
         sigaction(SIGINT, &g_old, NULL);
 }
