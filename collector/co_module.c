@@ -505,8 +505,10 @@ static void pending_hook(lua_State *L, lua_Debug *ar)
     co_thread_current(s, L);
     co_set_active(s, 1);
     co_thread_hook(s, L);
-    if (main)
+    if (main) {
         co_sigint_install(L);
+        co_cpath_hide(L);
+    }
     s->last = co_now(s);
     co_hook(L, ar); /* this call: the first traced event */
 }
