@@ -278,6 +278,13 @@ static uint8_t *put_code(uint8_t *q, uint32_t fid, const void *cl)
     return lt_put_uint(q, (uint64_t)n * 16 / runs);
 }
 
+static int is_main_thread(lua_State *L)
+{
+    int main = lua_pushthread(L);
+    lua_pop(L, 1);
+    return main;
+}
+
 /* Writes the FUNC record (and its strings) for the function at the top. */
 static uint32_t describe(co_state *s, lua_State *L, lua_Debug *ar, int isC, uint32_t flags,
                          int generic)
@@ -287,6 +294,8 @@ static uint32_t describe(co_state *s, lua_State *L, lua_Debug *ar, int isC, uint
     lua_getinfo(L, "S", ar);
     unsigned what = isC ? LT_WHAT_C : !strcmp(ar->what, "main") ? LT_WHAT_MAIN : LT_WHAT_LUA;
     lua_CFunction cf = isC ? lua_tocfunction(L, -1) : NULL;
+    if (what == LT_WHAT_MAIN && is_main_thread(L))
+        co_sigint_install(L); /* lua.c runs each chunk with its own Ctrl-C */
     if (what == LT_WHAT_MAIN)
         snprintf(name, sizeof name, "main chunk");
     else if (flags == LT_FF_WRAP && generic)

@@ -158,6 +158,7 @@ static int sentinel_gc(lua_State *L)
 {
     const void *mine = lua_topointer(L, LUA_REGISTRYINDEX);
     co_attach_closing();
+    co_sigint_closing();
     co_module_finish(co_hook_state(), LT_R_CLOSE);
     co_chain_forget_all();
     g_pending.on = 0; /* closed before its first call */
@@ -506,6 +507,10 @@ static void pending_hook(lua_State *L, lua_Debug *ar)
     co_thread_current(s, L);
     co_set_active(s, 1);
     co_thread_hook(s, L);
+    if (main) {
+        co_sigint_install(L);
+        co_cpath_hide(L);
+    }
     co_preempt_begin(s);
     s->last = co_now(s);
     co_hook(L, ar); /* this call: the first traced event */

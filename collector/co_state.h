@@ -643,6 +643,17 @@ int co_attach_listen(lua_State *L, char *err, size_t cap);
  * signal). */
 int co_attach_inject(lua_State *L);
 
+/* Under recorderd run (LUATRACE_RUN_CPATH): package.cpath as the program
+ * would have it, the global require finding luatrace still (co_cpath.c).
+ * At the first traced call of a start-up load, on the main thread. */
+void co_cpath_hide(lua_State *L);
+
+/* lua.c's Ctrl-C keeps the main thread traced (co_sigint.c): install at
+ * the first traced call of a start-up load, in lua.c's main thread; undo
+ * when lua_close begins. */
+void co_sigint_install(lua_State *L);
+void co_sigint_closing(void);
+
 /* lua_close has begun (the sentinel's finalizer): requests are ignored;
  * returns once no handler is under way. */
 void co_attach_closing(void);

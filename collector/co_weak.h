@@ -7,6 +7,7 @@
 #ifndef CO_WEAK_H
 #define CO_WEAK_H
 
+#pragma weak luaL_error
 #pragma weak luaL_loadbuffer
 #pragma weak luaL_loadstring
 #pragma weak luaL_newmetatable
@@ -16,11 +17,13 @@
 #pragma weak lua_call
 #pragma weak lua_checkstack
 #pragma weak lua_close
+#pragma weak lua_concat
 #pragma weak lua_createtable
 #pragma weak lua_dump
 #pragma weak lua_error
 #pragma weak lua_gc
 #pragma weak lua_getallocf
+#pragma weak lua_getfenv
 #pragma weak lua_getfield
 #pragma weak lua_gethook
 #pragma weak lua_gethookcount
@@ -38,6 +41,7 @@
 #pragma weak lua_newthread
 #pragma weak lua_newuserdata
 #pragma weak lua_next
+#pragma weak lua_objlen
 #pragma weak lua_pcall
 #pragma weak lua_pushboolean
 #pragma weak lua_pushcclosure
@@ -57,6 +61,7 @@
 #pragma weak lua_replace
 #pragma weak lua_resume
 #pragma weak lua_setallocf
+#pragma weak lua_setfenv
 #pragma weak lua_setfield
 #pragma weak lua_sethook
 #pragma weak lua_setmetatable

@@ -183,8 +183,18 @@ static void child_env(envb *e, const rd_run_opts *o, const char *sock)
      * show it (busted's insulation, for one, walks package.loaded): its
      * own require "luatrace" loads it again, then as the module it asked
      * for. */
-    if (!getenv("LUA_INIT"))
+    if (!getenv("LUA_INIT")) {
         env_set(e, "LUA_INIT", RD_RUN_LUA_INIT);
+        /* what LUA_CPATH gained, for the collector to take off the
+         * program's package.cpath again (collector/co_cpath.c) */
+        char mod[PATH_MAX + 32], add[PATH_MAX + 40];
+        rd_run_module_dir(mod, sizeof mod);
+        snprintf(add, sizeof add, "%s/?.so;", mod);
+        env_set(e, "LUATRACE_RUN_CPATH", add);
+        const char *old = getenv("LUA_CPATH");
+        if (!old || !*old) /* ";;": Lua's default, then a ';' of ours */
+            env_set(e, "LUATRACE_RUN_CPATH_TAIL", "1");
+    }
     if (o->ring)
         env_set(e, "LUATRACE_RING", o->ring);
     if (o->mode)

@@ -1567,6 +1567,76 @@ def case_exit(c):
            'os.exit call missing: %s' % rows)
 
 
+CPATH_PROG = r'''print(package.cpath)
+print(select(2, pcall(require, "no.such.mod")))
+local f = io.popen(arg[-1] .. " -e 'print(package.cpath)'")
+io.write(f:read("*a"))
+f:close()
+'''
+
+
+def case_cpath(c):
+    """recorderd run puts the collector's directory in LUA_CPATH; the
+    program and the Lua processes it starts still see their own
+    package.cpath, so a "module not found" message lists what it lists
+    untraced (one more file per name tried, before). With LUA_CPATH unset
+    (Lua's default) and set."""
+    prog = c.write('cp.lua', CPATH_PROG)
+    for cpath in (None, '/nowhere/?.so;;', '/nowhere/?.so'):
+        env = c.env()
+        env.pop('LUA_CPATH', None)
+        if cpath:
+            env['LUA_CPATH'] = cpath
+        plain = run([c.args.lua, prog], c.tmp, env)
+        shutil.rmtree(c.out, ignore_errors=True)
+        r = run([c.args.recorderd, 'run', '-q', '--out', c.out, '--', c.args.lua, prog], c.tmp,
+                env)
+        expect(b"module 'no.such.mod' not found" in plain.out,
+               'plain run: %r' % plain.out)
+        same_output(plain, r)
+        expect(os.path.isdir(c.session('cp')), 'not traced')
+
+
+SIGINT_PROG = r'''local pid = io.open("/proc/self/stat"):read("*n")
+local function work(n) local s = 0 for i = 1, n do s = s + i end return s end
+local function spin()
+  io.popen("kill -INT " .. pid)
+  for i = 1, 2e7 do work(3) end
+end
+local ok, e = pcall(spin)
+print(ok, tostring(e):match("interrupted!$"))
+local after = 0
+for i = 1, 1000 do after = after + work(2) end
+print(after)
+'''
+
+
+def case_sigint(c):
+    """A program that catches lua.c's Ctrl-C error ("interrupted!", raised
+    by the hook lua.c's SIGINT handler puts on the main thread) and goes
+    on: its output is the untraced one, and what it runs afterwards is
+    traced (it ran untraced, the session saying complete)."""
+    prog = c.write('sig.lua', SIGINT_PROG)
+    # lua.c catches SIGINT anew for each chunk: tracing starts in the
+    # first, the -e chunk, and the script's catch is another
+    for opts in ([], ['-e', 'x = 1']):
+        cmd = [c.args.lua] + opts + [prog]
+        plain = run(cmd, c.tmp, c.env())
+        expect(plain.out == b'false\tinterrupted!\n3000\n', 'plain run: %r' % plain.out)
+        shutil.rmtree(c.out, ignore_errors=True)
+        r = run([c.args.recorderd, 'run', '-q', '--out', c.out, '--'] + cmd, c.tmp, c.env())
+        same_output(plain, r)
+        rows = c.folded(c.session('sig'), 'calls')
+        top = 'function@[C];main chunk@sig.lua:0;'
+        expect(rows.get(top + 'work@sig.lua:2') == 1000 and rows.get(top + 'print@[C]') == 2,
+               '%s: calls after the interrupt: %s' % (opts, rows))
+        spin = top + 'pcall@[C];function@sig.lua:3'
+        # the signal may come as soon as io.popen returns: work() 0+ times
+        expect(rows.get(spin) == 1
+               and all(k.startswith(spin) for k in rows if 'sig.lua:3' in k),
+               '%s: spin (under pcall, until interrupted): %s' % (opts, rows))
+
+
 def trace_records(path, offsets=None):
     """The records of a trace.ltr as (kind, args) tuples; short forms and
     steps as ('short', byte). Enough of lt_event.h for the tests. Each

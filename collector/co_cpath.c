@@ -1,0 +1,109 @@
+/* co_cpath: the program keeps its own package.cpath under recorderd run.
+ *
+ * run puts the collector's directory in front of LUA_CPATH so that its
+ * LUA_INIT finds luatrace.so (and so do the Lua processes the program
+ * starts). Lua builds package.cpath from it, so the program saw another
+ * cpath than untraced: printed, and in every "module 'x' not found"
+ * message (one line more per name tried), a traced program's output
+ * changed. run says in LUATRACE_RUN_CPATH what it put in front, and, with
+ * LUATRACE_RUN_CPATH_TAIL=1, that LUA_CPATH was unset (its ";;" then adds
+ * Lua's default and one ';' after it). When tracing starts, the collector
+ * takes both off package.cpath again.
+ *
+ * The program's own require "luatrace" (and "luatrace.*") must still find
+ * the collector: the global require becomes a C function that, for those
+ * names alone, puts run's directory in front for the time of the search.
+ * Every other name goes straight to Lua's require, as a C call inside this
+ * one (no frame of its own: the same stacks, the same messages). Lua 5.1
+ * only (LuaJIT's cpath is left as run made it). */
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+#include <lua.h>
+
+#include "co_state.h"
+
+static lua_CFunction g_require; /* Lua's own */
+
+static int ours(const char *name)
+{
+    return name && !strncmp(name, "luatrace", 8) && (!name[8] || name[8] == '.');
+}
+
+/* package.cpath = text, in the package table at t */
+static void set_cpath(lua_State *L, int t, const char *text, size_t n)
+{
+    lua_pushliteral(L, "cpath");
+    lua_pushlstring(L, text, n);
+    lua_rawset(L, t);
+}
+
+static int co_require(lua_State *L)
+{
+    const char *add = getenv("LUATRACE_RUN_CPATH");
+    if (!ours(lua_tostring(L, 1)) || !add || lua_gettop(L) != 1)
+        return g_require(L);
+    lua_pushvalue(L, LUA_ENVIRONINDEX); /* the package table, as require's */
+    int t = lua_gettop(L);
+    lua_pushliteral(L, "cpath");
+    lua_rawget(L, t);
+    size_t n;
+    const char *was = lua_tolstring(L, -1, &n);
+    lua_pushstring(L, add);
+    lua_pushvalue(L, -2);
+    lua_concat(L, 2);
+    set_cpath(L, t, lua_tostring(L, -1), lua_objlen(L, -1));
+    lua_pop(L, 1);
+    lua_pushvalue(L, 1);
+    lua_pushcfunction(L, g_require); /* a frame here: only for luatrace */
+    lua_insert(L, -2);
+    int e = lua_pcall(L, 1, 1, 0);
+    set_cpath(L, t, was ? was : "", was ? n : 0);
+    if (e)
+        lua_error(L);
+    return 1;
+}
+
+/* Takes run's part off package.cpath (package table at t). */
+static void strip(lua_State *L, int t, const char *add)
+{
+    size_t n, k = strlen(add);
+    lua_pushliteral(L, "cpath");
+    lua_rawget(L, t);
+    const char *c = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &n) : NULL;
+    if (c && n >= k && !memcmp(c, add, k)) {
+        const char *tail = getenv("LUATRACE_RUN_CPATH_TAIL");
+        size_t end = n;
+        if (tail && !strcmp(tail, "1") && end > k && c[end - 1] == ';')
+            end--;
+        set_cpath(L, t, c + k, end - k);
+    }
+    lua_pop(L, 1);
+}
+
+/* At the first traced call of a start-up load on the main thread. */
+void co_cpath_hide(lua_State *L)
+{
+    const char *add = getenv("LUATRACE_RUN_CPATH");
+    if (!add || !*add || co_jit_is() || g_require)
+        return;
+    co_module_push_globals(L);
+    int g = lua_gettop(L);
+    lua_pushliteral(L, "require");
+    lua_rawget(L, g);
+    lua_CFunction req = lua_tocfunction(L, -1);
+    lua_getfenv(L, -1); /* require's environment: the package table */
+    int t = lua_gettop(L);
+    if (req && lua_istable(L, t)) {
+        strip(L, t, add);
+        g_require = req;
+        lua_pushcfunction(L, co_require);
+        lua_pushvalue(L, t);
+        lua_setfenv(L, -2);
+        lua_pushliteral(L, "require");
+        lua_insert(L, -2);
+        lua_rawset(L, g);
+    }
+    lua_settop(L, g - 1);
+}
