@@ -22,11 +22,13 @@
 static void emit_stop(co_state *s, unsigned reason)
 {
     uint64_t t0 = co_now(s);
+    uint64_t dt = t0 > s->last ? co_preempt_off(s, t0 - s->last) : 0;
+    co_out_waited(s);
     uint8_t *p = co_out_reserve(s, LT_EVENT_HOT_MAX);
     if (!p)
         return;
     uint8_t *q = lt_put_head(p, LT_EV_STOP, 2);
-    q = lt_put_uint(q, t0 > s->last ? co_preempt_off(s, t0 - s->last) : 0);
+    q = lt_put_uint(q, dt);
     q = lt_put_uint(q, reason);
     lt_ring_commit(&s->ring, (uint64_t)(q - p));
     co_out_clock(s);

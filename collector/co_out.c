@@ -125,6 +125,23 @@ static void write_hook(co_state *s, uint8_t *p)
     lt_ring_commit(&s->ring, (uint64_t)(q - p));
 }
 
+/* What was taken off dts and hooks as waits for a CPU (co_preempt.c)
+ * since the last WAIT: recorderd shows it beside the traced time. */
+static void write_waited(co_state *s, uint8_t *p)
+{
+    uint8_t *q = lt_put_head(p, LT_EV_WAIT, 1);
+    q = lt_put_uint(q, s->pre_sum);
+    s->pre_sum = 0;
+    lt_ring_commit(&s->ring, (uint64_t)(q - p));
+}
+
+void co_out_waited(co_state *s)
+{
+    uint8_t *p = s->pre_sum ? co_out_reserve(s, LT_EVENT_HOT_MAX) : NULL;
+    if (p)
+        write_waited(s, p);
+}
+
 /* While records were dropped and no GAP says so yet, only co_out_gap
  * writes: it does at the start of the next hook, which then sends the
  * stacks again (co_hook.c resync). A record before that would be applied
@@ -164,6 +181,10 @@ uint8_t *co_out_hot_slow(co_state *s)
     }
     if (p && s->hook_sum) { /* once per batch: the hooks' cost meanwhile */
         write_hook(s, p);
+        p = co_out_reserve(s, LT_EVENT_HOT_MAX);
+    }
+    if (p && s->pre_sum) {
+        write_waited(s, p);
         p = co_out_reserve(s, LT_EVENT_HOT_MAX);
     }
     if (!p)

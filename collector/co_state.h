@@ -260,6 +260,9 @@ static inline uint64_t co_out_hot_end(co_state *s, const uint8_t *p, const uint8
     return s->ring.pos += (uint64_t)(q - p);
 }
 
+/* Emits a WAIT record of what co_preempt.c took off since the last, if any. */
+void co_out_waited(co_state *s);
+
 /* Emits a CLOCK record. */
 void co_out_clock(co_state *s);
 

@@ -80,11 +80,12 @@
 #include <stdint.h>
 #include <string.h>
 
-#define LT_EVENT_VERSION 7u /* 2: short forms; 3: thread ids (THREAD), switch depths;
+#define LT_EVENT_VERSION 8u /* 2: short forms; 3: thread ids (THREAD), switch depths;
                               * 4: DIR (a version 3 stream is one without);
                               * 5: CLOCK's tsc may be LT_CLOCK_NONE;
                               * 6: BIAS, CODE, HOOK (a version 5 stream is one without);
-                              * 7: LINES (a version 6 stream is one without) */
+                              * 7: LINES (a version 6 stream is one without);
+                              * 8: WAIT (a version 7 stream is one without) */
 
 /* CLOCK's third field: what the ticks are. LT_CLOCK_NONE: the producer
  * read no clock (LUATRACE_TIMING=none, a coverage run): ticks and ns are
@@ -115,7 +116,8 @@
     X(BIAS, 'B', 5, "line lua c instr hook16")                                                   \
     X(CODE, 'c', 2, "fid ipl16")                                                                  \
     X(HOOK, 'h', 1, "ticks")                                                                     \
-    X(LINES, 'l', 3, "fid line mask")
+    X(LINES, 'l', 3, "fid line mask")                                                            \
+    X(WAIT, 'w', 1, "ticks")
 
 enum lt_kind {
 #define LT_X_ENUM(name, letter, nargs, doc) LT_EV_##name,

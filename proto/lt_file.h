@@ -8,7 +8,10 @@
  *   +--------+--------+--------+
  *   magic "LUATRACE"; version (u32 LE); flags (u32 LE).
  *
- *   Version 8 (written): as 7, the records of LT_EVENT_VERSION 7 (LINES:
+ *   Version 9 (written): as 8, the records of LT_EVENT_VERSION 8 (WAIT:
+ *   the time the program waited for a CPU, taken off its dts); a build that
+ *   reads 8 refuses it by its version.
+ *   Version 8 (read): as 7, the records of LT_EVENT_VERSION 7 (LINES:
  *   LuaJIT's executable lines); a build that reads 7 refuses it by its
  *   version.
  *   Version 7 (read): as 6, the records of LT_EVENT_VERSION 6 (BIAS
@@ -36,8 +39,8 @@
 #include <stdint.h>
 
 #define LT_FILE_MAGIC "LUATRACE"
-#define LT_FILE_VERSION 8u /* 5: the body may be zstd (LT_FILE_ZSTD); 6: LT_CLOCK_NONE; 7: BIAS;
-                           * 8: LINES */
+#define LT_FILE_VERSION 9u /* 5: the body may be zstd (LT_FILE_ZSTD); 6: LT_CLOCK_NONE; 7: BIAS;
+                           * 8: LINES; 9: WAIT */
 #define LT_FILE_VERSION_MIN 3u /* the oldest read: every record of 3 is one of 4 */
 #define LT_FILE_HDR_SIZE 16u
 

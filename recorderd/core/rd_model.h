@@ -162,6 +162,8 @@ typedef struct rd_model {
     uint64_t bias_floor; /* a nanosecond in ticks: no dt goes below it */
     uint64_t hook_events, hook_ticks; /* since the last scaling: events at its
                                          start, HOOK ticks */
+    uint64_t waited_ticks; /* WAIT records: what the program waited for a CPU,
+                              already off the dts (not in ticks_total) */
     rd_tnode *tnode; /* per-coroutine shares of the nodes, in creation order */
     uint32_t ntnode, captnode;
     uint32_t *tnode_ix; /* hash (track, node) -> tnode index + 1, but a node's first */

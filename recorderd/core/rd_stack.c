@@ -949,6 +949,10 @@ COLD int other_event(rd_stack *s, const lt_event *ev)
         m->events--;
         scale_bias(m, ev->a[0]);
         return 0;
+    case LT_EV_WAIT:
+        m->events--;
+        m->waited_ticks += ev->a[0] < (1ull << 62) ? ev->a[0] : 0;
+        return 0;
     case LT_EV_CODE:
         if (ev->a[0] < m->nfunc && ev->a[1] < (1u << 16))
             m->func[ev->a[0]].ipl16 = (uint32_t)ev->a[1];

@@ -473,6 +473,7 @@ static int write_json(FILE *f, void *ud)
                 (double)s->m.bias_base[2] * npt, (double)s->m.bias_base[3] * npt / 16);
     else
         fprintf(f, "  \"bias_ns\": null,\n");
+    fprintf(f, "  \"waited_ns\": %.0f,\n", (double)s->m.waited_ticks * npt);
     fprintf(f, "  \"error\": ");
     rd_json_str(f, s->err);
     fprintf(f, "\n}\n");

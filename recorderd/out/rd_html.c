@@ -168,6 +168,11 @@ static void put_summary(html *h, const rd_fstat *fs)
     else
         snprintf(buf, sizeof buf, "%.3f ms", (double)m->ticks_total * h->ms_per_tick);
     summary_row(h, "traced time", buf);
+    if (m->waited_ticks) {
+        snprintf(buf, sizeof buf, "%.3f ms, left out of the traced time (the machine was busy)",
+                 (double)m->waited_ticks * h->ms_per_tick);
+        summary_row(h, "waited for a CPU", buf);
+    }
     if (m->sampled_hz) {
         snprintf(buf, sizeof buf, "%s at %u Hz: times are samples, calls the entries "
                                   "the samples saw, and a line is run if a sample saw it",

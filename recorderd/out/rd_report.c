@@ -381,6 +381,9 @@ int rd_report_summary(const rd_model *m, const char *dir, FILE *out)
     else
         fprintf(out, "\nluatrace: traced time: %.3f ms   events: %llu\n", all * k,
                 (unsigned long long)m->events);
+    if (m->waited_ticks * k >= 1) /* a ms or more: the machine was busy */
+        fprintf(out, "waited for a CPU: %.3f ms, left out of the traced time\n",
+                (double)m->waited_ticks * k);
     if (m->dropped)
         fprintf(out, "DROPPED EVENTS: %llu: times and counts are incomplete\n",
                 (unsigned long long)m->dropped);

@@ -6,16 +6,20 @@
 A busy loop and `recorderd run` (with the traced program) share one CPU,
 so the program waits for it about half the time. The program reports its
 own CPU time (os.clock) and what the kernel counted as its wait for a CPU
-(run_delay in /proc/self/schedstat). Its profile's total must stay within
-its CPU time (which also holds the hooks' own time): counting the waits,
-it came to twice that. A sleep of the program's own (os.execute) must
-keep its length: a wait for the CPU is taken off, a sleep is not.
+(run_delay in /proc/self/schedstat). Its profile's total, its sleep left
+out, must stay within its CPU time (which also holds the hooks' own
+time): counting the waits, it came to twice that. session.json's
+waited_ns must say what was taken off: at least half of what the kernel
+counted (the rest fell before tracing began, or in waits under 20 us).
+A sleep of the program's own (os.execute) must keep its length: a wait
+for the CPU is taken off, a sleep is not.
 With LUATRACE_COMPENSATE=0 nothing is taken off: the total must then
 exceed the CPU time, which shows the check can fail.
 Exit status: 0 pass, 1 fail, 77 skipped.
 """
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -64,11 +68,14 @@ def traced_run(args, tmp, tag, cpu, compensate):
     harness.expect('CPU' in words, 'no CPU line from the program: %s'
                    % harness.show_bytes(res.err))
     cpu_ns, wait_ns = int(words[words.index('CPU') + 1]), int(words[words.index('DELAY') + 1])
-    folded = corpus.report(args, harness.find_session(outdir), 'time', tmp)
+    session = harness.find_session(outdir)
+    folded = corpus.report(args, session, 'time', tmp)
     total = sum(folded.values())
     sleep = sum(w for st, w in folded.items()
                 if reftrace_post.leaf(st).startswith('os.execute@'))
-    return total, sleep, cpu_ns, wait_ns
+    with open(os.path.join(session, 'session.json')) as f:
+        taken = json.load(f)['waited_ns']
+    return total, sleep, cpu_ns, wait_ns, taken
 
 
 def check(args, tmp):
@@ -79,17 +86,21 @@ def check(args, tmp):
                            stdin=subprocess.DEVNULL, start_new_session=True)
     try:
         for tag, comp in (('compensated', True), ('raw', False)):
-            total, sleep, cpu_ns, wait_ns = traced_run(args, tmp, tag, cpu, comp)
-            print('%s: profile %.3f s, os.execute %.3f s; program CPU %.3f s, waited %.3f s'
-                  % (tag, total / 1e9, sleep / 1e9, cpu_ns / 1e9, wait_ns / 1e9))
+            total, sleep, cpu_ns, wait_ns, taken = traced_run(args, tmp, tag, cpu, comp)
+            print('%s: profile %.3f s, os.execute %.3f s; program CPU %.3f s, waited %.3f s, '
+                  'session.json waited_ns %.3f s'
+                  % (tag, total / 1e9, sleep / 1e9, cpu_ns / 1e9, wait_ns / 1e9, taken / 1e9))
             harness.expect(wait_ns > cpu_ns // 2,
                            'the program hardly waited for the CPU: no contention to test')
             if comp:
                 harness.expect(total - sleep <= cpu_ns * 1.1,
                                'the profile counts the waits for a CPU')
                 harness.expect(sleep >= 0.25e9, "os.execute's sleep was taken off")
+                # what was taken off is said, and is what the kernel counted
+                harness.expect(wait_ns // 2 <= taken <= wait_ns * 1.05,
+                               'session.json waited_ns %d for %d waited' % (taken, wait_ns))
             else:
-                harness.expect(total - sleep > cpu_ns * 1.3,
+                harness.expect(total - sleep > cpu_ns * 1.3 and taken == 0,
                                'LUATRACE_COMPENSATE=0: the waits should count')
     finally:
         harness.kill_group(hog)

@@ -961,6 +961,24 @@ START_TEST(test_stack_bias_scaled)
 }
 END_TEST
 
+/* WAIT says what the collector took off as waits for a CPU: summed, not
+ * an event of the program's, and nothing of any frame's time. */
+START_TEST(test_stack_wait)
+{
+    EV(CLOCK, 0, 0, 0);
+    begin_main(5);
+    EV(LINE, 1, 100, 6);
+    uint64_t events = M.events, ticks = M.ticks_total;
+    EV(WAIT, 3000);
+    EV(WAIT, 500);
+    ck_assert_uint_eq(M.waited_ticks, 3500);
+    ck_assert_uint_eq(M.events, events);
+    ck_assert_uint_eq(M.ticks_total, ticks);
+    EV(LINE, 1, 100, 7);
+    ck_assert_uint_eq(line_ticks(F_MAIN, 6), 100);
+}
+END_TEST
+
 /* Time is charged where the frame turns out to be: a tail-called function
  * never ran on top of its caller, so no time lands on caller;callee. */
 START_TEST(test_stack_tail_call_time)
@@ -1170,7 +1188,7 @@ int main(void)
                             test_stack_wrap_error, test_stack_wrap_nested_error,
                             test_stack_late_hooked, test_stack_stop_start, test_stack_gap,
                             test_stack_time, test_stack_bias, test_stack_bias_scaled,
-                            test_stack_tail_call_time,
+                            test_stack_wait, test_stack_tail_call_time,
                             test_stack_ret_ignores_unused_args, test_stack_garbage,
                             test_stack_random_records, test_stack_replay_feed};
     Suite *s = suite_create("stack");
