@@ -710,14 +710,29 @@ static inline uint64_t unbias(const rd_model *m, uint64_t dt, uint64_t b)
     return dt > b + f ? dt - b : dt < f ? dt : f;
 }
 
-/* What traceexec cost the instructions before an event in t's top frame:
- * a line's worth before a LINE (whole), half of one before a CALL or a
- * RET. */
+/* What traceexec cost the instructions before an event in frame f (the
+ * top one): a line's worth before a LINE (whole), half of one before a
+ * CALL or a RET. */
+HOT uint64_t frame_instr_cost(const rd_model *m, const rd_frame *f, unsigned shift)
+{
+    return f->fid < m->nfunc ? m->bias[3] * m->func[f->fid].ipl16 >> shift : 0;
+}
+
+/* frame_instr_cost of t's top frame; 0 without one. */
 static inline uint64_t instr_cost(const rd_model *m, const rd_thread *t, unsigned shift)
 {
-    if (!t || !t->n || t->f[t->n - 1].fid >= m->nfunc)
-        return 0;
-    return m->bias[3] * m->func[t->f[t->n - 1].fid].ipl16 >> shift;
+    return t && t->n ? frame_instr_cost(m, &t->f[t->n - 1], shift) : 0;
+}
+
+/* The leaves below take the hook's cost off dt once they have the top
+ * frame in hand (it says what the cost is); the other shapes take it off
+ * here, from the current thread, before the general path. */
+COLD int line_slow(rd_stack *s, uint64_t depth, uint64_t dt, uint64_t line)
+{
+    const rd_model *m = s->m;
+    if (m->has_bias)
+        dt = unbias(m, dt, m->bias[0] + instr_cost(m, current(s), 8));
+    return line_top(s, depth, dt, line);
 }
 
 /* LINE of the frame on top, settled with its line in the line cache or
@@ -727,17 +742,17 @@ static inline uint64_t instr_cost(const rd_model *m, const rd_thread *t, unsigne
 HOT int frame_line(rd_stack *s, uint64_t depth, uint64_t dt, uint64_t line)
 {
     rd_thread *t = s->cur;
-    if (s->m->has_bias)
-        dt = unbias(s->m, dt, s->m->bias[0] + instr_cost(s->m, t ? t : current(s), 8));
     if (!t || !t->n || s->ls)
-        return line_top(s, depth, dt, line);
+        return line_slow(s, depth, dt, line);
     rd_model *m = s->m;
     rd_frame *f = &t->f[t->n - 1];
     uint32_t lix;
     int lok = f->lix != 0;
     if (f->depth != depth || !(lok || f->fresh) || line > UINT32_MAX ||
         !(lix = rd_model_line_cached(m, f->fid, (uint32_t)line)))
-        return line_top(s, depth, dt, line);
+        return line_slow(s, depth, dt, line);
+    if (m->has_bias)
+        dt = unbias(m, dt, m->bias[0] + frame_instr_cost(m, f, 8));
     rd_node *node = &m->node[f->node];
     rd_tnode *tn = f->tix ? &m->tnode[f->tix - 1] : NULL;
     m->ticks_total += dt;
@@ -774,32 +789,43 @@ COLD int call_other(rd_stack *s, uint64_t depth, uint64_t dt, uint64_t fid)
     return on_call(s, t, (uint32_t)depth, (uint32_t)fid);
 }
 
+/* CALL in a shape frame_call does not take: dt less the hook's cost, then
+ * call_other. */
+COLD int call_slow(rd_stack *s, uint64_t depth, uint64_t dt, uint64_t fid)
+{
+    const rd_model *m = s->m;
+    if (m->has_bias && fid <= UINT32_MAX) {
+        const rd_func *fn = rd_model_func(m, (uint32_t)fid);
+        dt = unbias(m, dt, m->bias[fn->known && fn->what == LT_WHAT_C ? 2 : 1] +
+                               instr_cost(m, current(s), 9));
+    }
+    return call_other(s, depth, dt, fid);
+}
+
 /* CALL from the settled frame on top (one level below it), whose line is
  * in the line cache (or none) and whose child is in a cache, no listener,
- * room on the stack: a leaf like frame_line; call_other takes the rest. */
+ * room on the stack: a leaf like frame_line; call_slow takes the rest. */
 HOT int frame_call(rd_stack *s, uint64_t depth, uint64_t dt, uint64_t fid)
 {
     rd_thread *t = s->cur;
-    if (s->m->has_bias && fid <= UINT32_MAX) { /* before the call: the callee's kind */
-        const rd_func *cf = rd_model_func(s->m, (uint32_t)fid);
-        dt = unbias(s->m, dt, s->m->bias[cf->known && cf->what == LT_WHAT_C ? 2 : 1] +
-                            instr_cost(s->m, t ? t : current(s), 9));
-    }
     if (!t || !t->n || s->ls || t->n >= t->cap)
-        return call_other(s, depth, dt, fid);
+        return call_slow(s, depth, dt, fid);
     rd_model *m = s->m;
     rd_frame *f = &t->f[t->n - 1];
     int lok = f->lix != 0;
     if ((uint64_t)f->depth + 1 != depth || depth > UINT32_MAX || f->fresh || (!lok && f->line) ||
         fid > UINT32_MAX)
-        return call_other(s, depth, dt, fid);
+        return call_slow(s, depth, dt, fid);
     const rd_func *fn = rd_model_func(m, (uint32_t)fid);
     uint32_t cfid = fn->known ? (uint32_t)fid : 0;
     uint32_t node = rd_model_child_cached(m, f->node, cfid);
     const rd_node *cn = &m->node[node];
     /* the child's share: its hot one, as share() finds it first */
     if (!node || !t->track || !cn->hot_tn || cn->hot_track != t->track - 1)
-        return call_other(s, depth, dt, fid);
+        return call_slow(s, depth, dt, fid);
+    if (m->has_bias) /* before the call */
+        dt = unbias(m, dt, m->bias[fn->known && fn->what == LT_WHAT_C ? 2 : 1] +
+                               frame_instr_cost(m, f, 9));
     uint8_t lua = fn->known && fn->what != LT_WHAT_C;
     m->ticks_total += dt;
     charge_top(m, f, dt); /* its line cached or none: the checks above */
@@ -827,23 +853,38 @@ COLD int ret_other(rd_stack *s, uint64_t depth, uint64_t dt)
     return on_ret(s, t, (uint32_t)depth);
 }
 
+/* The hook's cost before a return from frame f: the returning frame's
+ * kind. */
+HOT uint64_t ret_bias(const rd_model *m, const rd_frame *f)
+{
+    return f->is_lua ? m->bias[1] + frame_instr_cost(m, f, 9) : m->bias[2];
+}
+
+/* RET in a shape frame_ret does not take: dt less the hook's cost, then
+ * ret_other. */
+COLD int ret_slow(rd_stack *s, uint64_t depth, uint64_t dt)
+{
+    const rd_model *m = s->m;
+    const rd_thread *t = current(s);
+    if (m->has_bias)
+        dt = unbias(m, dt, t && t->n ? ret_bias(m, &t->f[t->n - 1]) : m->bias[1]);
+    return ret_other(s, depth, dt);
+}
+
 /* RET of the settled frame on top, its line in the line cache (or none),
- * no listener: a leaf like frame_line; ret_other takes the rest. */
+ * no listener: a leaf like frame_line; ret_slow takes the rest. */
 HOT int frame_ret(rd_stack *s, uint64_t depth, uint64_t dt)
 {
     rd_thread *t = s->cur;
-    if (s->m->has_bias) { /* before the return: the returning frame's kind */
-        const rd_thread *c = t ? t : current(s);
-        dt = unbias(s->m, dt, c && c->n && !c->f[c->n - 1].is_lua ? s->m->bias[2]
-                                                             : s->m->bias[1] + instr_cost(s->m, c, 9));
-    }
     if (!t || !t->n || s->ls)
-        return ret_other(s, depth, dt);
+        return ret_slow(s, depth, dt);
     rd_model *m = s->m;
     rd_frame *f = &t->f[t->n - 1];
     int lok = f->lix != 0;
     if (f->depth != depth || f->fresh || (!lok && f->line))
-        return ret_other(s, depth, dt);
+        return ret_slow(s, depth, dt);
+    if (m->has_bias)
+        dt = unbias(m, dt, ret_bias(m, f));
     m->ticks_total += dt;
     charge_top(m, f, dt); /* its line cached or none: the checks above */
     t->n--;

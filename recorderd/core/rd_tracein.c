@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <zstd.h>
 
 #include "lt_file.h"
+#include "rd_unzip.h"
 
 static FILE *open_trace(const char *path, char *err, size_t cap)
 {
@@ -23,22 +23,6 @@ static FILE *open_trace(const char *path, char *err, size_t cap)
     return f;
 }
 
-/* The decompressor: its window is bounded so that a header asking for a
- * huge one (garbage, or a hostile file) is refused instead of allocated. */
-static int zstd_setup(rd_tracein *r, char *err, size_t cap)
-{
-    r->dctx = ZSTD_createDCtx();
-    r->zcap = ZSTD_DStreamInSize();
-    r->zbuf = malloc(r->zcap);
-    if (!r->dctx || !r->zbuf ||
-        ZSTD_isError(ZSTD_DCtx_setParameter(r->dctx, ZSTD_d_windowLogMax,
-                                            LT_FILE_ZSTD_WINDOWLOG_MAX))) {
-        snprintf(err, cap, "out of memory");
-        return -ENOMEM;
-    }
-    return 0;
-}
-
 int rd_tracein_open(rd_tracein *r, const char *path, char *err, size_t cap)
 {
     uint8_t hdr[LT_FILE_HDR_SIZE];
@@ -50,46 +34,16 @@ int rd_tracein_open(rd_tracein *r, const char *path, char *err, size_t cap)
     r->pos = got;
     int e = lt_file_check(hdr, got, &r->flags, err, cap);
     if (!e && (r->flags & LT_FILE_ZSTD))
-        e = zstd_setup(r, err, cap);
+        e = rd_unzip_start(&r->uz, r->f, r->pos, err, cap);
     if (e)
         rd_tracein_close(r);
     return e;
 }
 
-/* Decompresses into dst until some output comes, the file ends or the
- * stream is found corrupt. */
-static int64_t read_zstd(rd_tracein *r, uint8_t *dst, size_t n, char *err, size_t cap)
-{
-    ZSTD_outBuffer out = {dst, n, 0};
-    for (;;) {
-        if (r->zpos == r->zlen && !r->eof) {
-            r->zlen = fread(r->zbuf, 1, r->zcap, r->f);
-            r->zpos = 0;
-            r->pos += r->zlen;
-            r->eof = r->zlen == 0;
-        }
-        ZSTD_inBuffer in = {r->zbuf, r->zlen, r->zpos};
-        size_t out0 = out.pos;
-        size_t k = ZSTD_decompressStream(r->dctx, &out, &in);
-        if (ZSTD_isError(k)) {
-            snprintf(err, cap, "corrupt compressed trace before byte %llu of the file: %s",
-                     (unsigned long long)(r->pos - (r->zlen - r->zpos)), ZSTD_getErrorName(k));
-            return -EPROTO;
-        }
-        /* a call with nothing in or out (at the end) answers for a next
-         * frame that never comes: not a cut */
-        if (in.pos != r->zpos || out.pos != out0)
-            r->last = k;
-        r->zpos = in.pos;
-        if (out.pos > 0 || (r->eof && r->zpos == r->zlen))
-            return (int64_t)out.pos;
-    }
-}
-
 int64_t rd_tracein_read(rd_tracein *r, uint8_t *dst, size_t n, char *err, size_t cap)
 {
-    if (r->dctx)
-        return read_zstd(r, dst, n, err, cap);
+    if (r->uz)
+        return rd_unzip_read(r->uz, dst, n, &r->pos, err, cap);
     size_t k = fread(dst, 1, n, r->f);
     r->pos += k;
     return (int64_t)k;
@@ -97,19 +51,18 @@ int64_t rd_tracein_read(rd_tracein *r, uint8_t *dst, size_t n, char *err, size_t
 
 int rd_tracein_cut(const rd_tracein *r)
 {
-    return r->dctx && r->last != 0;
+    return r->uz && rd_unzip_cut(r->uz);
 }
 
 int rd_tracein_compressed(const rd_tracein *r)
 {
-    return r->dctx != NULL;
+    return r->uz != NULL;
 }
 
 void rd_tracein_close(rd_tracein *r)
 {
+    rd_unzip_stop(r->uz); /* before the file it reads goes */
     if (r->f)
         fclose(r->f);
-    ZSTD_freeDCtx(r->dctx);
-    free(r->zbuf);
     memset(r, 0, sizeof *r);
 }

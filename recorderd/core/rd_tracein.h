@@ -1,7 +1,8 @@
 /* rd_tracein: reads a trace file's records, whatever its body: versions 3
  * and 4 hold them as they are, version 5 as zstd frames (lt_file.h), which
- * are decompressed here with a bounded window, so a garbage body costs an
- * error message, not memory. Any thread, one reader per struct. */
+ * are decompressed with a bounded window (rd_unzip, on a thread of its own),
+ * so a garbage body costs an error message, not memory. Any thread, one
+ * reader per struct. */
 #ifndef RD_TRACEIN_H
 #define RD_TRACEIN_H
 
@@ -12,12 +13,9 @@
 typedef struct rd_tracein {
     FILE *f;
     uint32_t flags;   /* the header's: LT_FILE_ZSTD or 0 */
-    void *dctx;       /* ZSTD_DCtx when compressed */
-    uint8_t *zbuf;    /* compressed bytes read, not yet decompressed */
-    size_t zlen, zpos, zcap;
-    uint64_t pos;     /* bytes of the file read, header included */
-    size_t last;      /* ZSTD_decompressStream's last answer: 0 = a frame just ended */
-    int eof;
+    struct rd_unzip *uz; /* when compressed: decompressed ahead (rd_unzip.h) */
+    uint64_t pos;     /* bytes of the file read, header included (when compressed: by the
+                         time the records last returned were decompressed) */
 } rd_tracein;
 
 /* Opens path (or the trace.ltr of a session directory) and checks its

@@ -1,8 +1,9 @@
 /* check_tracefile: trace.ltr as recorderd/out/rd_tracefile writes it (zstd) and
  * rd_tracein reads it back: whole, and cut back to its last flush, which
  * ends on a complete record, when a write fails (RLIMIT_FSIZE with SIGXFSZ
- * ignored: write() fails with EFBIG part-way); old uncompressed traces, and
- * corrupt or cut compressed ones. */
+ * ignored: write() fails with EFBIG part-way); old uncompressed traces,
+ * corrupt or cut compressed ones, and reads in small pieces or stopped
+ * part-way (rd_unzip decompresses ahead on a thread). */
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -332,6 +333,41 @@ START_TEST(test_tracefile_corrupt)
 }
 END_TEST
 
+/* Read in pieces of odd sizes, across the chunks decompressed ahead on
+ * rd_unzip's thread; then closed part-way, while that thread waits for
+ * room (it must stop, not hang or leak). */
+START_TEST(test_tracefile_pieces)
+{
+    stream s;
+    rd_tracefile t;
+    rd_tracein in;
+    char err[256];
+    make_stream(&s, 3u << 20); /* a dozen chunks: more than wait ahead */
+    ck_assert_int_eq(rd_tracefile_open(&t, g_tmpfd, g_tmp), 0);
+    ck_assert_int_eq(write_chunks(&t, &s, 5000, NULL), 0);
+    ck_assert_int_eq(rd_tracefile_close(&t), 0);
+    uint8_t *buf = malloc(s.n + 4096);
+    size_t n = 0, piece = 1;
+    int64_t k;
+    ck_assert_int_eq(rd_tracein_open(&in, g_path, err, sizeof err), 0);
+    while ((k = rd_tracein_read(&in, buf + n, piece, err, sizeof err)) > 0) {
+        ck_assert_uint_le((size_t)k, piece);
+        n += (size_t)k;
+        piece = piece % 4000 + 977;
+    }
+    ck_assert_int_eq(k, 0);
+    ck_assert_int_eq(rd_tracein_cut(&in), 0);
+    rd_tracein_close(&in);
+    ck_assert_uint_eq(n, s.n);
+    ck_assert_int_eq(memcmp(buf, s.p, n), 0);
+    ck_assert_int_eq(rd_tracein_open(&in, g_path, err, sizeof err), 0);
+    ck_assert_int_eq(rd_tracein_read(&in, buf, 100, err, sizeof err), 100);
+    rd_tracein_close(&in);
+    free(buf);
+    free_stream(&s);
+}
+END_TEST
+
 /* not even the header fits */
 static int header_child(const void *arg)
 {
@@ -367,4 +403,4 @@ static void tmp_teardown(void)
 
 UT_MAIN("tracefile", tmp_setup, tmp_teardown, test_tracefile_whole, test_tracefile_exists,
         test_tracefile_cut_buffered, test_tracefile_cut_direct, test_tracefile_cut_header,
-        test_tracefile_plain, test_tracefile_corrupt)
+        test_tracefile_plain, test_tracefile_corrupt, test_tracefile_pieces)
