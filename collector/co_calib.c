@@ -70,7 +70,6 @@ enum { L_SHORT, L_LONG, L_LUA, L_C, NLOOP };
 static const double loop_instr[NLOOP] = {2, 33, 4, 3};
 
 static co_bias g_bias;
-int co_calib_discard;
 
 const co_bias *co_calib_bias(void)
 {
@@ -252,10 +251,7 @@ static void calibrate(lua_State *L, lua_CFunction running, int state_ok)
     int top = lua_gettop(L);
     if (lua_gethook(L))
         return;
-    co_calib_discard = 1;
-    int e = co_module_begin(s, L, "calibration", NULL, running, err, sizeof err);
-    co_calib_discard = 0;
-    if (e)
+    if (co_module_begin_calib(s, L, running, err, sizeof err))
         return;
     if (state_ok >= 0) { /* as co_attach.c begins a trace */
         s->state_ok = s->layout_ok && state_ok;

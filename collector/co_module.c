@@ -200,7 +200,8 @@ static int loaded_by_option(void)
     return lt_args_loads(argc, argv, "luatrace");
 }
 
-int co_module_create_ring(co_state *s, const char *name, uint64_t size, char *err, size_t cap)
+int co_module_create_ring(co_state *s, const char *name, uint64_t size, int own_size, char *err,
+                          size_t cap)
 {
     char own[LT_RING_NAME_MAX + 1];
     if (!strcmp(name, LT_RING_NAME_SCRIPT)) {
@@ -208,12 +209,10 @@ int co_module_create_ring(co_state *s, const char *name, uint64_t size, char *er
         name = own;
     }
     const char *size_s = getenv("LUATRACE_RING");
-    if (size_s && *size_s && lt_ring_parse_size(size_s, &size)) {
+    if (!own_size && size_s && *size_s && lt_ring_parse_size(size_s, &size)) {
         snprintf(err, cap, "LUATRACE_RING=%s: expected a power of two from 64K to 1G", size_s);
         return -EINVAL;
     }
-    if (co_calib_discard)
-        size = 1u << 20; /* its few records; a big ring costs its setup */
     if (lt_ring_name_check(name)) {
         snprintf(err, cap, "LUATRACE_SHM=%s: use 1-%d of [A-Za-z0-9._-], not starting with '.'",
                  name, LT_RING_NAME_MAX);
@@ -318,10 +317,11 @@ void co_module_sentinel(lua_State *L, const char *name, lua_CFunction gc)
 static co_state g_co; /* one traced Lua state per process */
 
 /* Opens a trace into a fresh ring registered with a recorder (sock_path,
- * else the usual search). Fills s from the environment; keeps nothing of
- * a previous trace. Returns 0 or -1 with a message in err. */
-int co_module_begin(co_state *s, lua_State *L, const char *name, const char *sock_path,
-                    lua_CFunction running, char *err, size_t cap)
+ * else the usual search), or, for the calibration (calib), a ring of its
+ * own that nobody reads. Fills s from the environment; keeps nothing of a
+ * previous trace. Returns 0 or -1 with a message in err. */
+static int begin(co_state *s, lua_State *L, const char *name, const char *sock_path,
+                 lua_CFunction running, int calib, char *err, size_t cap)
 {
     int private_summary = s->private_summary;
     uint32_t epoch = s->th.epoch; /* the next trace's differs */
@@ -351,8 +351,9 @@ int co_module_begin(co_state *s, lua_State *L, const char *name, const char *soc
     if (!getcwd(s->cwd0, sizeof s->cwd0))
         s->cwd0[0] = 0;
     const char *sink = getenv("LUATRACE_SINK");
-    s->discard = co_calib_discard || (sink && !strcmp(sink, "discard"));
-    if (co_module_create_ring(s, name, LT_RING_DEFAULT_SIZE, err, cap))
+    s->discard = calib || (sink && !strcmp(sink, "discard"));
+    /* the calibration's few records: a big ring costs its setup */
+    if (co_module_create_ring(s, name, calib ? 1u << 20 : LT_RING_DEFAULT_SIZE, calib, err, cap))
         return -1;
     if (co_func_init(s)) {
         snprintf(err, cap, "out of memory");
@@ -376,7 +377,7 @@ int co_module_begin(co_state *s, lua_State *L, const char *name, const char *soc
         goto fail_conn;
     }
     co_out_clock(s);
-    if (!co_calib_discard)
+    if (!calib)
         co_out_bias(s);
     return 0;
 fail_conn:
@@ -390,6 +391,17 @@ fail_ring:
     lt_ring_close(&s->ring);
     s->ring.hdr = NULL;
     return -1;
+}
+
+int co_module_begin(co_state *s, lua_State *L, const char *name, const char *sock_path,
+                    lua_CFunction running, char *err, size_t cap)
+{
+    return begin(s, L, name, sock_path, running, 0, err, cap);
+}
+
+int co_module_begin_calib(co_state *s, lua_State *L, lua_CFunction running, char *err, size_t cap)
+{
+    return begin(s, L, "calibration", NULL, running, 1, err, cap);
 }
 
 /* Process-wide hooks of the module, installed once. */

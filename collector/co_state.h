@@ -326,8 +326,6 @@ void co_calib_run(lua_State *L, lua_CFunction running);
 /* The same for a trace that an attach will begin, with its state_ok. */
 void co_calib_run_state(lua_State *L, int state_ok);
 const co_bias *co_calib_bias(void);
-/* Set while co_calib_run's trace begins: a ring nobody reads. */
-extern int co_calib_discard;
 /* The BIAS record, after the CLOCK at a trace's start. */
 void co_out_bias(co_state *s);
 /* ---- co_preempt.c: time spent preempted is nobody's ---- */
@@ -567,6 +565,8 @@ void co_chain_forget_all(void);
  * tables, layout checks. Resets s first. Returns 0 or -1 with err. */
 int co_module_begin(co_state *s, lua_State *L, const char *name, const char *sock_path,
                     lua_CFunction running, char *err, size_t cap);
+/* The same for co_calib.c: a small ring nobody reads, no BIAS record. */
+int co_module_begin_calib(co_state *s, lua_State *L, lua_CFunction running, char *err, size_t cap);
 
 /* Ends the trace: STOP, producer DONE, connection and ring closed. */
 void co_module_finish(co_state *s, unsigned reason);
@@ -597,9 +597,10 @@ int co_module_owns(lua_State *L);
 void co_module_special_functions(co_state *s, lua_State *L);
 
 /* Creates s's ring named name (LT_RING_NAME_SCRIPT: after the script) of
- * LUATRACE_RING's size, else size; s->shm gets the name used. 0 or -errno
- * with a message in err. */
-int co_module_create_ring(co_state *s, const char *name, uint64_t size, char *err, size_t cap);
+ * LUATRACE_RING's size, else (or with own_size) size; s->shm gets the name
+ * used. 0 or -errno with a message in err. */
+int co_module_create_ring(co_state *s, const char *name, uint64_t size, int own_size, char *err,
+                          size_t cap);
 
 /* ---- co_sample.c: LuaJIT's sampled mode ---- */
 /* LUATRACE_SAMPLE: samples per second (1..1000), 0 if unset, -1 if bad. */
