@@ -756,6 +756,21 @@ static void da_lines(const char *lcov, char *out, size_t cap)
         n += (size_t)snprintf(out + n, cap - n, "%d,", atoi(p + 4));
 }
 
+/* m's coverage as lcov (the caller frees it; m is freed), its DA lines
+ * in got. */
+static char *model_lcov(rd_model *m, char *got, size_t cap)
+{
+    rd_cov c;
+    ck_assert_int_eq(rd_cov_init(&c, NULL), 0);
+    ck_assert_int_eq(rd_cov_add_model(&c, m, g_tmp), 0);
+    rd_model_free(m);
+    rd_cov_finish(&c);
+    char *lcov = written(rd_cov_write_lcov, &c);
+    da_lines(lcov, got, cap);
+    rd_cov_free(&c);
+    return lcov;
+}
+
 /* Under LuaJIT (LINES records): within the range of each function they
  * came for (a main chunk's: the whole file) LuaJIT's lines replace Lua
  * 5.1's; records out of order, of C functions or of unknown ones are
@@ -764,7 +779,6 @@ START_TEST(test_cov_jit_lines)
 {
     static const uint32_t jit_main[] = {1, 2, 3, 4, 5, 7, 10}; /* not 6; 1 and 5 */
     static const uint32_t jit_g[] = {5, 7};                    /* g's: not 6 */
-    rd_cov c;
     rd_model m;
     char got[256];
     write_file("app.lua", SAMPLE);
@@ -775,16 +789,10 @@ START_TEST(test_cov_jit_lines)
     ck_assert_int_eq(mlines(&m, 9, 0, 1), 0);  /* unknown */
     ck_assert_int_eq(mlines(&m, 2, 64, 1), 0); /* past f's range (1-3) */
     ck_assert_uint_eq(m.njl, 1);
-    ck_assert_int_eq(rd_cov_init(&c, NULL), 0);
-    ck_assert_int_eq(rd_cov_add_model(&c, &m, g_tmp), 0);
-    rd_cov_finish(&c);
-    char *lcov = written(rd_cov_write_lcov, &c);
-    da_lines(lcov, got, sizeof got);
+    char *lcov = model_lcov(&m, got, sizeof got);
     ck_assert_str_eq(got, "1,2,3,4,5,7,10,");
     ck_assert_msg(strstr(lcov, "FNF:3\n"), "%s", lcov); /* the prototypes stay */
     free(lcov);
-    rd_cov_free(&c);
-    rd_model_free(&m);
     /* g's alone: 6, strictly inside its range, leaves; 5 comes */
     sample_model(&m, "app.lua");
     mstr(&m, 7, "g");
@@ -793,15 +801,9 @@ START_TEST(test_cov_jit_lines)
     ck_assert_int_eq(mlines(&m, 1, 0, 1), 0);  /* another's in between: */
     ck_assert_int_eq(mlines(&m, 5, 70, 1), 0); /* g's list is over */
     ck_assert_uint_eq(m.njl, 2);
-    ck_assert_int_eq(rd_cov_init(&c, NULL), 0);
-    ck_assert_int_eq(rd_cov_add_model(&c, &m, g_tmp), 0);
-    rd_model_free(&m);
-    rd_cov_finish(&c);
-    lcov = written(rd_cov_write_lcov, &c);
-    da_lines(lcov, got, sizeof got);
+    lcov = model_lcov(&m, got, sizeof got);
     ck_assert_str_eq(got, "2,3,4,5,7,10,"); /* main's line 1 is not sent (bit 0 only) */
     free(lcov);
-    rd_cov_free(&c);
     /* LuaJIT's syntax (goto): Lua 5.1 cannot compile it */
     write_file("app.lua", "goto x\n::x::\nreturn 1\n");
     ck_assert_int_eq(rd_model_init(&m), 0);
@@ -810,16 +812,10 @@ START_TEST(test_cov_jit_lines)
     mfunc(&m, 1, LT_WHAT_MAIN, 1, 2, 0, 0, 1);
     mhit(&m, 1, 3, 1);
     ck_assert_int_eq(mlines(&m, 1, 0, 1u << 1 | 1u << 3), 0);
-    ck_assert_int_eq(rd_cov_init(&c, NULL), 0);
-    ck_assert_int_eq(rd_cov_add_model(&c, &m, g_tmp), 0);
-    rd_model_free(&m);
-    rd_cov_finish(&c);
-    lcov = written(rd_cov_write_lcov, &c);
-    da_lines(lcov, got, sizeof got);
+    lcov = model_lcov(&m, got, sizeof got);
     ck_assert_str_eq(got, "1,3,");
     ck_assert_msg(strstr(lcov, "DA:3,1\n") && strstr(lcov, "LF:2\nLH:1\n"), "%s", lcov);
     free(lcov);
-    rd_cov_free(&c);
 }
 END_TEST
 
