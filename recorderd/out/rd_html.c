@@ -168,7 +168,7 @@ static void put_summary(html *h, const rd_fstat *fs)
     else
         snprintf(buf, sizeof buf, "%.3f ms", (double)m->ticks_total * h->ms_per_tick);
     summary_row(h, "traced time", buf);
-    if (m->waited_ticks) {
+    if ((double)m->waited_ticks * h->ms_per_tick >= 1) { /* as the summary on stderr */
         snprintf(buf, sizeof buf, "%.3f ms, left out of the traced time (the machine was busy)",
                  (double)m->waited_ticks * h->ms_per_tick);
         summary_row(h, "waited for a CPU", buf);
