@@ -75,6 +75,10 @@ def traced_run(args, tmp, tag, cpu, compensate):
                 if reftrace_post.leaf(st).startswith('os.execute@'))
     with open(os.path.join(session, 'session.json')) as f:
         taken = json.load(f)['waited_ns']
+    with open(os.path.join(session, 'report.html')) as f:
+        row = 'waited for a CPU' in f.read()
+    harness.expect(row == (taken >= 1e6), 'report.html: a waited row %s for %d ns'
+                   % ('shown' if row else 'missing', taken))
     return total, sleep, cpu_ns, wait_ns, taken
 
 
