@@ -25,7 +25,7 @@
 /* A batch's hooks measured over this (about 80 us a batch here) held a wait */
 #define CO_PREEMPT_HOOKS_NS 300000u
 
-/* One thread runs Lua at a time; its file, reopened for another thread. */
+/* One thread runs Lua at a time; its file (follow_thread). */
 static int g_fd = -1;
 static pid_t g_tid;
 static double g_tpn; /* TSC ticks a ns, measured once; 0 unknown */
@@ -100,9 +100,24 @@ void co_preempt_begin(co_state *s)
     s->pre_min = (uint64_t)(CO_PREEMPT_MIN_NS * s->pre_tpn);
 }
 
+/* The file follows the thread that runs Lua: a host may hand its state to
+ * another thread (a worker pool), whose waits are its own, and a thread
+ * that gets it back has waited meanwhile for work of its own, not Lua's.
+ * Returns 1 when the file was for another thread: this thread's is open
+ * and its baseline read now (nothing to take off before it), else 0. */
+static int follow_thread(co_state *s)
+{
+    if (this_tid() == g_tid)
+        return 0;
+    int64_t d = open_for_this_thread() ? -1 : run_delay();
+    s->pre_delay = d < 0 ? UINT64_MAX : (uint64_t)d; /* unreadable: never more */
+    s->pre_read = co_clock_ticks(s->use_tsc);
+    return 1;
+}
+
 uint64_t co_preempt_take(co_state *s, uint64_t ticks)
 {
-    if (this_tid() != g_tid) /* Lua moved to another thread: not its figure */
+    if (follow_thread(s))
         return ticks;
     int64_t d = run_delay();
     if (d < 0 || (uint64_t)d <= s->pre_delay)
@@ -123,7 +138,7 @@ void co_preempt_batch(co_state *s)
     if (!spike && now - s->pre_read < (uint64_t)(CO_PREEMPT_REFRESH_NS * s->pre_tpn))
         return;
     s->pre_read = now;
-    int64_t d = this_tid() == g_tid ? run_delay() : -1;
+    int64_t d = follow_thread(s) ? -1 : run_delay();
     if (d < 0 || (uint64_t)d <= s->pre_delay)
         return;
     uint64_t waited = (uint64_t)((double)((uint64_t)d - s->pre_delay) * s->pre_tpn);

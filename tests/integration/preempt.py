@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Time the traced program spent preempted is not in its profile.
 
-  preempt.py --recorderd PATH [--lua lua5.1]
+  preempt.py --recorderd PATH [--lua lua5.1] [--handoff-host PATH]
 
 A busy loop and `recorderd run` (with the traced program) share one CPU,
 so the program waits for it about half the time. The program reports its
@@ -15,6 +15,9 @@ A sleep of the program's own (os.execute) must keep its length: a wait
 for the CPU is taken off, a sleep is not.
 With LUATRACE_COMPENSATE=0 nothing is taken off: the total must then
 exceed the CPU time, which shows the check can fail.
+With --handoff-host (tests/hosts/handoff_host), the same for a host that
+hands its Lua state to a second thread after tracing began there (its
+waits too are taken off), and back (its sleep keeps its length).
 Exit status: 0 pass, 1 fail, 77 skipped.
 """
 
@@ -47,12 +50,37 @@ io.stderr:write(string.format("CPU %d DELAY %d\n", os.clock() * 1e9, delay))
 print(s)
 '''
 
+HANDOFF = r'''
+require "luatrace"
+local function spin(n)
+  local t = 0
+  for i = 1, n do t = t + #(string.rep("ab", 100):upper()) end
+  return t
+end
+local result = spin(10)
+local function delay()
+  local f = io.open("/proc/thread-self/schedstat")
+  local stat = f:read("*a")
+  f:close()
+  return tonumber(stat:match("^%d+ (%d+)"))
+end
+function work()  -- on the host's second thread
+  local c0, d0 = os.clock(), delay()
+  for k = 1, 20 do result = result + spin(25000) end
+  io.stderr:write(string.format("CPU %d DELAY %d\n", (os.clock() - c0) * 1e9, delay() - d0))
+end
+function finish()  -- on the main thread again
+  os.execute("sleep 0.3")
+  print(result)
+end
+'''
+
 
 def pin_to(cpu):
     return lambda: os.sched_setaffinity(0, {cpu})
 
 
-def traced_run(args, tmp, tag, cpu, compensate):
+def traced_run(args, tmp, tag, cpu, compensate, prog):
     """One run on cpu: (profile total ns, os.execute's ns, cpu ns, wait ns)."""
     outdir = os.path.join(tmp, 'out-' + tag)
     os.mkdir(outdir)
@@ -60,7 +88,7 @@ def traced_run(args, tmp, tag, cpu, compensate):
     env.pop('LUATRACE_COMPENSATE', None)
     if not compensate:
         env['LUATRACE_COMPENSATE'] = '0'
-    cmd = [args.recorderd, 'run', '--quiet', '-o', outdir, '--', args.lua, 'prog.lua']
+    cmd = [args.recorderd, 'run', '--quiet', '-o', outdir, '--'] + prog
     res = harness.run(cmd, tmp, env, preexec_fn=pin_to(cpu))
     harness.expect(res.status == 0, '%s exited with %s:\n%s'
                    % (' '.join(cmd), res.status, harness.show_bytes(res.err)))
@@ -71,6 +99,8 @@ def traced_run(args, tmp, tag, cpu, compensate):
     session = harness.find_session(outdir)
     folded = corpus.report(args, session, 'time', tmp)
     total = sum(folded.values())
+    if tag == 'handoff':  # work() alone: what the second thread ran
+        total = sum(w for st, w in folded.items() if st.split(';')[0].startswith('work@'))
     sleep = sum(w for st, w in folded.items()
                 if reftrace_post.leaf(st).startswith('os.execute@'))
     with open(os.path.join(session, 'session.json')) as f:
@@ -85,23 +115,31 @@ def traced_run(args, tmp, tag, cpu, compensate):
 def check(args, tmp):
     with open(os.path.join(tmp, 'prog.lua'), 'w') as f:
         f.write(PROGRAM)
+    with open(os.path.join(tmp, 'handoff.lua'), 'w') as f:
+        f.write(HANDOFF)
     cpu = min(os.sched_getaffinity(0))
     hog = subprocess.Popen([args.lua, '-e', 'while true do end'], preexec_fn=pin_to(cpu),
                            stdin=subprocess.DEVNULL, start_new_session=True)
+    runs = [('compensated', True, [args.lua, 'prog.lua']), ('raw', False, [args.lua, 'prog.lua'])]
+    if args.handoff_host:
+        runs.append(('handoff', True, [args.handoff_host, 'handoff.lua']))
     try:
-        for tag, comp in (('compensated', True), ('raw', False)):
-            total, sleep, cpu_ns, wait_ns, taken = traced_run(args, tmp, tag, cpu, comp)
+        for tag, comp, prog in runs:
+            total, sleep, cpu_ns, wait_ns, taken = traced_run(args, tmp, tag, cpu, comp, prog)
             print('%s: profile %.3f s, os.execute %.3f s; program CPU %.3f s, waited %.3f s, '
                   'session.json waited_ns %.3f s'
                   % (tag, total / 1e9, sleep / 1e9, cpu_ns / 1e9, wait_ns / 1e9, taken / 1e9))
             harness.expect(wait_ns > cpu_ns // 2,
                            'the program hardly waited for the CPU: no contention to test')
             if comp:
-                harness.expect(total - sleep <= cpu_ns * 1.1,
+                own = total if tag == 'handoff' else total - sleep  # work() has no sleep
+                harness.expect(own <= cpu_ns * 1.1,
                                'the profile counts the waits for a CPU')
                 harness.expect(sleep >= 0.25e9, "os.execute's sleep was taken off")
                 # what was taken off is said, and is what the kernel counted
-                harness.expect(wait_ns // 2 <= taken <= wait_ns * 1.05,
+                # (handoff: DELAY is the second thread's alone, the main one's add)
+                most = float('inf') if tag == 'handoff' else wait_ns * 1.05
+                harness.expect(wait_ns // 2 <= taken <= most,
                                'session.json waited_ns %d for %d waited' % (taken, wait_ns))
             else:
                 harness.expect(total - sleep > cpu_ns * 1.3 and taken == 0,
@@ -115,6 +153,7 @@ def main(argv):
     p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     p.add_argument('--recorderd', required=True)
     p.add_argument('--lua', default='lua5.1')
+    p.add_argument('--handoff-host', help='tests/hosts/handoff_host')
     args = p.parse_args(argv)
     if not harness.have_recorderd(args.recorderd):
         return harness.SKIP
@@ -122,6 +161,8 @@ def main(argv):
         print('SKIP: no /proc/self/schedstat')
         return harness.SKIP
     args.recorderd = os.path.abspath(args.recorderd)
+    if args.handoff_host:
+        args.handoff_host = os.path.abspath(args.handoff_host)
     return harness.in_tmpdir('luatrace-preempt-', lambda tmp: check(args, tmp))
 
 
