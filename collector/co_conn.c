@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -245,6 +246,9 @@ int co_conn_open(co_state *s, char *err, size_t cap)
     if (fd < 0)
         return fd;
     s->sock = fd;
+    struct stat st;
+    s->sock_dev = fstat(fd, &st) ? 0 : st.st_dev;
+    s->sock_ino = s->sock_dev ? st.st_ino : 0;
     int e = hello(s, fd, err, cap);
     if (e) {
         close(fd);
@@ -253,9 +257,16 @@ int co_conn_open(co_state *s, char *err, size_t cap)
     return e;
 }
 
+int co_conn_ours(const co_state *s)
+{
+    struct stat st;
+    return s->sock >= 0 && !fstat(s->sock, &st) && st.st_dev == s->sock_dev &&
+           st.st_ino == s->sock_ino;
+}
+
 int co_conn_gone(co_state *s)
 {
-    if (s->sock < 0)
+    if (!co_conn_ours(s)) /* the program closed it: gone */
         return 1;
     struct pollfd pfd = {s->sock, POLLIN, 0};
     /* the recorder never writes after the ack: readable means EOF */
@@ -264,8 +275,10 @@ int co_conn_gone(co_state *s)
 
 void co_conn_close(co_state *s)
 {
-    if (s->sock < 0)
+    if (!co_conn_ours(s)) { /* else a file of the program's: not ours to close */
+        s->sock = -1;
         return;
+    }
     if (s->wait_bye && !s->lost) {
         fflush(stdout); /* the program's output before the recorder's summary */
         struct pollfd pfd = {s->sock, POLLIN, 0};

@@ -84,7 +84,7 @@ static void in_forked_child(void)
     co_fork_pending = s->active && !s->attached && !s->lost;
     co_set_active(s, 0);
     s->lost = 1;
-    if (s->sock >= 0)
+    if (co_conn_ours(s)) /* else the program closed it, and the number is its own */
         close(s->sock); /* the parent's connection ends with the parent */
     s->sock = -1;
     s->wait_bye = 0;

@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -28,6 +29,8 @@
 /* One thread runs Lua at a time; its file (follow_thread). */
 static int g_fd = -1;
 static pid_t g_tid;
+static dev_t g_dev; /* g_fd's file, as opened: a program may close it */
+static ino_t g_ino;
 static double g_tpn; /* TSC ticks a ns, measured once; 0 unknown */
 
 static pid_t this_tid(void)
@@ -69,15 +72,33 @@ static double tsc_rate(void)
     return (double)(t1 - t0) / (double)(n1 - n0);
 }
 
+/* Whether g_fd is still the file we opened. A daemon closes every
+ * descriptor and opens its own files, one of them under our number: we
+ * must neither close it (its writes would fail, in a child of fork that
+ * reopens ours) nor keep reading it. */
+static int fd_is_ours(void)
+{
+    struct stat st;
+    return g_fd >= 0 && !fstat(g_fd, &st) && st.st_dev == g_dev && st.st_ino == g_ino;
+}
+
 static int open_for_this_thread(void)
 {
     pid_t tid = this_tid();
-    if (g_fd >= 0 && g_tid == tid)
+    int ours = fd_is_ours();
+    if (ours && g_tid == tid)
         return 0;
-    if (g_fd >= 0)
+    if (ours)
         close(g_fd);
     g_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
     g_tid = tid;
+    struct stat st;
+    if (g_fd >= 0 && fstat(g_fd, &st)) {
+        close(g_fd);
+        g_fd = -1;
+    }
+    g_dev = g_fd >= 0 ? st.st_dev : 0;
+    g_ino = g_fd >= 0 ? st.st_ino : 0;
     return g_fd >= 0 ? 0 : -1;
 }
 

@@ -176,6 +176,8 @@ typedef struct co_state {
     uint32_t next_fid;
     uint32_t next_sid;
     int sock;       /* connection to recorderd; -1 if none */
+    dev_t sock_dev; /* its socket, as connected (co_conn_ours) */
+    ino_t sock_ino;
     co_threads th;
     lua_CFunction cf_pcall, cf_xpcall, cf_resume, cf_wrap, cf_yield;
     pid_t recorder_pid; /* private recorder we spawned, or 0 */
@@ -712,5 +714,10 @@ int co_conn_gone(co_state *s);
 
 /* At exit: waits (bounded) until the recorder has written the reports. */
 void co_conn_close(co_state *s);
+
+/* 1 if s->sock is still the socket connected: a program may have closed
+ * it and opened a file of its own under its number (a daemon closes every
+ * descriptor). Async-signal-safe (fstat): a child of fork calls it. */
+int co_conn_ours(const co_state *s);
 
 #endif

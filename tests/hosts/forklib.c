@@ -3,7 +3,9 @@
  *   local forklib = require "forklib"
  *   local pid = forklib.fork()        -- 0 in the child
  *   local status = forklib.wait(pid)  -- the child's exit status
- *   forklib.exit(n)                   -- _exit(n): no atexit handlers */
+ *   forklib.exit(n)                   -- _exit(n): no atexit handlers
+ *   forklib.closefrom(n)              -- closes every descriptor from n on,
+ *                                        as a daemon does (co_preempt.c) */
 #include <lauxlib.h>
 #include <lua.h>
 #include <sys/wait.h>
@@ -30,11 +32,20 @@ static int l_exit(lua_State *L)
     _exit((int)luaL_optinteger(L, 1, 0));
 }
 
+static int l_closefrom(lua_State *L)
+{
+    long max = sysconf(_SC_OPEN_MAX);
+    for (int fd = (int)luaL_checkinteger(L, 1); fd < (max > 0 ? max : 1024); fd++)
+        close(fd);
+    return 0;
+}
+
 int luaopen_forklib(lua_State *L);
 
 int luaopen_forklib(lua_State *L)
 {
-    static const luaL_Reg f[] = {{"fork", l_fork}, {"wait", l_wait}, {"exit", l_exit}, {NULL, NULL}};
+    static const luaL_Reg f[] = {{"fork", l_fork}, {"wait", l_wait}, {"exit", l_exit},
+                                  {"closefrom", l_closefrom}, {NULL, NULL}};
     luaL_register(L, "forklib", f);
     return 1;
 }

@@ -2,6 +2,7 @@
 """Time the traced program spent preempted is not in its profile.
 
   preempt.py --recorderd PATH [--lua lua5.1] [--handoff-host PATH]
+                          [--forklib PATH]
 
 A busy loop and `recorderd run` (with the traced program) share one CPU,
 so the program waits for it about half the time. The program reports its
@@ -18,6 +19,11 @@ exceed the CPU time, which shows the check can fail.
 With --handoff-host (tests/hosts/handoff_host), the same for a host that
 hands its Lua state to a second thread after tracing began there (its
 waits too are taken off), and back (its sleep keeps its length).
+With --forklib (tests/hosts/forklib.so), a daemon's shape: a program that
+closes every descriptor from 3 on, opens files of its own (under the
+collector's old numbers), then forks a child that writes them: the
+output is the untraced one (the child's collector, reopening its
+schedstat file, closed one of the program's files).
 Exit status: 0 pass, 1 fail, 77 skipped.
 """
 
@@ -75,6 +81,51 @@ function finish()  -- on the main thread again
 end
 '''
 
+CLOSEFDS = r'''
+local forklib = require "forklib"
+local function spin(n)
+  local t = 0
+  for i = 1, n do t = t + #(string.rep("ab", 100):upper()) end
+  return t
+end
+spin(1000)
+forklib.closefrom(3)
+local files = {}
+for i = 1, 8 do files[i] = assert(io.open("f" .. i, "w")) end
+local pid = forklib.fork()
+if pid == 0 then
+  spin(1000)
+  for i = 1, 8 do assert(files[i]:write("child " .. i .. "\n")); assert(files[i]:flush()) end
+  forklib.exit(0)
+end
+print("child exit", forklib.wait(pid))
+for i = 1, 8 do files[i]:close() end
+for i = 1, 8 do
+  local f = io.open("f" .. i)
+  io.write(f:read("*a"))
+  f:close()
+end
+'''
+
+
+def closefds(args, tmp):
+    """A program that closes every descriptor above 2 and forks: the same output."""
+    with open(os.path.join(tmp, 'closefds.lua'), 'w') as f:
+        f.write(CLOSEFDS)
+    env = harness.base_env()
+    env['LUA_CPATH'] = os.path.join(os.path.dirname(args.forklib), '?.so') + ';;'
+    prog = [args.lua, 'closefds.lua']
+    plain = harness.run(prog, tmp, env)
+    harness.expect(plain.status == 0, 'untraced run failed: %s' % harness.show_bytes(plain.err))
+    outdir = os.path.join(tmp, 'out-closefds')
+    os.mkdir(outdir)
+    res = harness.run([args.recorderd, 'run', '--quiet', '-o', outdir, '--'] + prog, tmp, env)
+    harness.expect(res.status == 0 and res.out == plain.out,
+                   'closefds: traced output %s, want %s (stderr %s)'
+                   % (harness.show_bytes(res.out), harness.show_bytes(plain.out),
+                      harness.show_bytes(res.err)))
+    print('closefds: the same output')
+
 
 def pin_to(cpu):
     return lambda: os.sched_setaffinity(0, {cpu})
@@ -113,6 +164,8 @@ def traced_run(args, tmp, tag, cpu, compensate, prog):
 
 
 def check(args, tmp):
+    if args.forklib:
+        closefds(args, tmp)
     with open(os.path.join(tmp, 'prog.lua'), 'w') as f:
         f.write(PROGRAM)
     with open(os.path.join(tmp, 'handoff.lua'), 'w') as f:
@@ -154,6 +207,7 @@ def main(argv):
     p.add_argument('--recorderd', required=True)
     p.add_argument('--lua', default='lua5.1')
     p.add_argument('--handoff-host', help='tests/hosts/handoff_host')
+    p.add_argument('--forklib', help='tests/hosts/forklib.so')
     args = p.parse_args(argv)
     if not harness.have_recorderd(args.recorderd):
         return harness.SKIP
@@ -163,6 +217,8 @@ def main(argv):
     args.recorderd = os.path.abspath(args.recorderd)
     if args.handoff_host:
         args.handoff_host = os.path.abspath(args.handoff_host)
+    if args.forklib:
+        args.forklib = os.path.abspath(args.forklib)
     return harness.in_tmpdir('luatrace-preempt-', lambda tmp: check(args, tmp))
 
 
