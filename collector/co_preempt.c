@@ -136,6 +136,19 @@ static int follow_thread(co_state *s)
     return 1;
 }
 
+/* hooks that measured over CO_PREEMPT_HOOKS_NS since the last HOOK record
+ * held a wait: as much of waited as they took comes off their sum.
+ * Returns what is left of waited. */
+static uint64_t off_hooks(co_state *s, uint64_t waited)
+{
+    if (s->hook_sum <= (uint64_t)(CO_PREEMPT_HOOKS_NS * s->pre_tpn))
+        return waited;
+    uint64_t h = waited < s->hook_sum ? waited : s->hook_sum;
+    s->hook_sum -= h;
+    s->pre_sum += h;
+    return waited - h;
+}
+
 uint64_t co_preempt_take(co_state *s, uint64_t ticks)
 {
     if (follow_thread(s))
@@ -146,6 +159,9 @@ uint64_t co_preempt_take(co_state *s, uint64_t ticks)
     uint64_t waited = (uint64_t)((double)((uint64_t)d - s->pre_delay) * s->pre_tpn);
     s->pre_delay = (uint64_t)d;
     s->pre_read = co_clock_ticks(s->use_tsc);
+    /* a wait inside a hook since the last read is the hooks', not this
+     * interval's, which may be a sleep of the program's own */
+    waited = off_hooks(s, waited);
     if (waited > ticks)
         waited = ticks; /* some of it fell where no interval was read */
     s->pre_sum += waited;
@@ -164,9 +180,5 @@ void co_preempt_batch(co_state *s)
         return;
     uint64_t waited = (uint64_t)((double)((uint64_t)d - s->pre_delay) * s->pre_tpn);
     s->pre_delay = (uint64_t)d;
-    if (spike) { /* the wait fell inside hooks: not what a hook costs */
-        waited = waited < s->hook_sum ? waited : s->hook_sum;
-        s->hook_sum -= waited;
-        s->pre_sum += waited;
-    }
+    (void)off_hooks(s, waited); /* else short waits: left where they fell */
 }
