@@ -246,9 +246,8 @@ int co_conn_open(co_state *s, char *err, size_t cap)
     if (fd < 0)
         return fd;
     s->sock = fd;
-    struct stat st;
-    s->sock_dev = fstat(fd, &st) ? 0 : st.st_dev;
-    s->sock_ino = s->sock_dev ? st.st_ino : 0;
+    if (co_fd_id(fd, &s->sock_dev, &s->sock_ino))
+        s->sock_dev = s->sock_ino = 0;
     int e = hello(s, fd, err, cap);
     if (e) {
         close(fd);
@@ -257,11 +256,25 @@ int co_conn_open(co_state *s, char *err, size_t cap)
     return e;
 }
 
-int co_conn_ours(const co_state *s)
+int co_fd_id(int fd, dev_t *dev, ino_t *ino)
 {
     struct stat st;
-    return s->sock >= 0 && !fstat(s->sock, &st) && st.st_dev == s->sock_dev &&
-           st.st_ino == s->sock_ino;
+    if (fstat(fd, &st))
+        return -1;
+    *dev = st.st_dev;
+    *ino = st.st_ino;
+    return 0;
+}
+
+int co_fd_is(int fd, dev_t dev, ino_t ino)
+{
+    struct stat st;
+    return fd >= 0 && !fstat(fd, &st) && st.st_dev == dev && st.st_ino == ino;
+}
+
+int co_conn_ours(const co_state *s)
+{
+    return co_fd_is(s->sock, s->sock_dev, s->sock_ino);
 }
 
 int co_conn_gone(co_state *s)

@@ -17,7 +17,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -72,33 +71,26 @@ static double tsc_rate(void)
     return (double)(t1 - t0) / (double)(n1 - n0);
 }
 
-/* Whether g_fd is still the file we opened. A daemon closes every
- * descriptor and opens its own files, one of them under our number: we
- * must neither close it (its writes would fail, in a child of fork that
+/* Whether g_fd is still the file we opened (co_fd_is): a daemon closes
+ * every descriptor and opens its own files, one of them under our number:
+ * we must neither close it (its writes would fail, in a child of fork that
  * reopens ours) nor keep reading it. */
-static int fd_is_ours(void)
-{
-    struct stat st;
-    return g_fd >= 0 && !fstat(g_fd, &st) && st.st_dev == g_dev && st.st_ino == g_ino;
-}
-
 static int open_for_this_thread(void)
 {
     pid_t tid = this_tid();
-    int ours = fd_is_ours();
+    int ours = co_fd_is(g_fd, g_dev, g_ino);
     if (ours && g_tid == tid)
         return 0;
     if (ours)
         close(g_fd);
     g_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
     g_tid = tid;
-    struct stat st;
-    if (g_fd >= 0 && fstat(g_fd, &st)) {
+    if (g_fd >= 0 && co_fd_id(g_fd, &g_dev, &g_ino)) {
         close(g_fd);
         g_fd = -1;
     }
-    g_dev = g_fd >= 0 ? st.st_dev : 0;
-    g_ino = g_fd >= 0 ? st.st_ino : 0;
+    if (g_fd < 0)
+        g_dev = g_ino = 0;
     return g_fd >= 0 ? 0 : -1;
 }
 
@@ -139,12 +131,31 @@ static int follow_thread(co_state *s)
     return 1;
 }
 
-/* hooks that measured over CO_PREEMPT_HOOKS_NS since the last HOOK record
- * held a wait: as much of waited as they took comes off their sum.
- * Returns what is left of waited. */
+/* The hooks measured over CO_PREEMPT_HOOKS_NS since the last HOOK record:
+ * they held a wait. */
+static int hooks_waited(const co_state *s)
+{
+    return s->hook_sum > (uint64_t)(CO_PREEMPT_HOOKS_NS * s->pre_tpn);
+}
+
+/* What the thread waited since the last read, in ticks (0: nothing, or
+ * the figure could not be read), the baseline moved to now. */
+static uint64_t waited_since(co_state *s, uint64_t now)
+{
+    s->pre_read = now;
+    int64_t d = follow_thread(s) ? -1 : run_delay();
+    if (d < 0 || (uint64_t)d <= s->pre_delay)
+        return 0;
+    uint64_t waited = (uint64_t)((double)((uint64_t)d - s->pre_delay) * s->pre_tpn);
+    s->pre_delay = (uint64_t)d;
+    return waited;
+}
+
+/* As much of waited as the hooks took comes off their sum, when they held
+ * a wait. Returns what is left of waited. */
 static uint64_t off_hooks(co_state *s, uint64_t waited)
 {
-    if (s->hook_sum <= (uint64_t)(CO_PREEMPT_HOOKS_NS * s->pre_tpn))
+    if (!hooks_waited(s))
         return waited;
     uint64_t h = waited < s->hook_sum ? waited : s->hook_sum;
     s->hook_sum -= h;
@@ -154,17 +165,9 @@ static uint64_t off_hooks(co_state *s, uint64_t waited)
 
 uint64_t co_preempt_take(co_state *s, uint64_t ticks)
 {
-    if (follow_thread(s))
-        return ticks;
-    int64_t d = run_delay();
-    if (d < 0 || (uint64_t)d <= s->pre_delay)
-        return ticks;
-    uint64_t waited = (uint64_t)((double)((uint64_t)d - s->pre_delay) * s->pre_tpn);
-    s->pre_delay = (uint64_t)d;
-    s->pre_read = co_clock_ticks(s->use_tsc);
     /* a wait inside a hook since the last read is the hooks', not this
      * interval's, which may be a sleep of the program's own */
-    waited = off_hooks(s, waited);
+    uint64_t waited = off_hooks(s, waited_since(s, co_clock_ticks(s->use_tsc)));
     if (waited > ticks)
         waited = ticks; /* some of it fell where no interval was read */
     s->pre_sum += waited;
@@ -174,14 +177,6 @@ uint64_t co_preempt_take(co_state *s, uint64_t ticks)
 void co_preempt_batch(co_state *s)
 {
     uint64_t now = co_clock_ticks(s->use_tsc);
-    int spike = s->hook_sum > (uint64_t)(CO_PREEMPT_HOOKS_NS * s->pre_tpn);
-    if (!spike && now - s->pre_read < (uint64_t)(CO_PREEMPT_REFRESH_NS * s->pre_tpn))
-        return;
-    s->pre_read = now;
-    int64_t d = follow_thread(s) ? -1 : run_delay();
-    if (d < 0 || (uint64_t)d <= s->pre_delay)
-        return;
-    uint64_t waited = (uint64_t)((double)((uint64_t)d - s->pre_delay) * s->pre_tpn);
-    s->pre_delay = (uint64_t)d;
-    (void)off_hooks(s, waited); /* else short waits: left where they fell */
+    if (hooks_waited(s) || now - s->pre_read >= (uint64_t)(CO_PREEMPT_REFRESH_NS * s->pre_tpn))
+        (void)off_hooks(s, waited_since(s, now)); /* else short waits: left where they fell */
 }

@@ -715,6 +715,13 @@ int co_conn_gone(co_state *s);
 /* At exit: waits (bounded) until the recorder has written the reports. */
 void co_conn_close(co_state *s);
 
+/* A descriptor's file, by device and inode: a program may close our
+ * descriptor and open a file of its own under its number (a daemon closes
+ * every one). co_fd_id: 0, or -1 if fd cannot be read. co_fd_is: 1 if fd
+ * (>= 0) still holds that file. Both async-signal-safe (fstat). */
+int co_fd_id(int fd, dev_t *dev, ino_t *ino);
+int co_fd_is(int fd, dev_t dev, ino_t ino);
+
 /* 1 if s->sock is still the socket connected: a program may have closed
  * it and opened a file of its own under its number (a daemon closes every
  * descriptor). Async-signal-safe (fstat): a child of fork calls it. */

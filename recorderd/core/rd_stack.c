@@ -789,16 +789,21 @@ COLD int call_other(rd_stack *s, uint64_t depth, uint64_t dt, uint64_t fid)
     return on_call(s, t, (uint32_t)depth, (uint32_t)fid);
 }
 
+/* The hook's cost of a call of fn, before the instructions of the
+ * caller's: the callee's kind. */
+static inline uint64_t call_bias(const rd_model *m, const rd_func *fn)
+{
+    return m->bias[fn->known && fn->what == LT_WHAT_C ? 2 : 1];
+}
+
 /* CALL in a shape frame_call does not take: dt less the hook's cost, then
  * call_other. */
 COLD int call_slow(rd_stack *s, uint64_t depth, uint64_t dt, uint64_t fid)
 {
     const rd_model *m = s->m;
-    if (m->has_bias && fid <= UINT32_MAX) {
-        const rd_func *fn = rd_model_func(m, (uint32_t)fid);
-        dt = unbias(m, dt, m->bias[fn->known && fn->what == LT_WHAT_C ? 2 : 1] +
+    if (m->has_bias && fid <= UINT32_MAX)
+        dt = unbias(m, dt, call_bias(m, rd_model_func(m, (uint32_t)fid)) +
                                instr_cost(m, current(s), 9));
-    }
     return call_other(s, depth, dt, fid);
 }
 
@@ -824,8 +829,7 @@ HOT int frame_call(rd_stack *s, uint64_t depth, uint64_t dt, uint64_t fid)
     if (!node || !t->track || !cn->hot_tn || cn->hot_track != t->track - 1)
         return call_slow(s, depth, dt, fid);
     if (m->has_bias) /* before the call */
-        dt = unbias(m, dt, m->bias[fn->known && fn->what == LT_WHAT_C ? 2 : 1] +
-                               frame_instr_cost(m, f, 9));
+        dt = unbias(m, dt, call_bias(m, fn) + frame_instr_cost(m, f, 9));
     uint8_t lua = fn->known && fn->what != LT_WHAT_C;
     m->ticks_total += dt;
     charge_top(m, f, dt); /* its line cached or none: the checks above */
