@@ -11,7 +11,7 @@
  * next lookup (co_func_forget). Without that watch a hit is confirmed
  * against the Proto's source, linedefined and co_proto_shape.
  *
- * A new Proto whose code (string.dump: source, linedefined, bytecode,
+ * A new Proto whose code (what string.dump writes: source, linedefined, bytecode,
  * constants, debug info) equals that of a function already seen is that
  * function again: a chunk loaded twice, two identical closures on one line.
  * So ids follow the program text, not addresses (whether the GC reused one
@@ -350,9 +350,12 @@ static int dump_writer(lua_State *L, const void *p, size_t n, void *ud)
     return 0;
 }
 
-/* Hash of the code of the Lua function at the top (never 0). */
-static uint64_t code_hash(lua_State *L)
+/* Hash of the code of the Lua function at the top (never 0): read from
+ * its Proto where the layout is known, else from string.dump's bytes. */
+static uint64_t code_hash(const co_state *s, lua_State *L)
 {
+    if (s->code_ok)
+        return co_code_hash(co_ptr_at(lua_topointer(L, -1), CL_FP));
     uint64_t h = 1469598103934665603ull;
     lua_dump(L, dump_writer, &h);
     return h ? h : 1;
@@ -384,7 +387,7 @@ static int grow_codes(co_ctab *t)
  * it and remembers its code. */
 static uint32_t lua_func_fid(co_state *s, lua_State *L, lua_Debug *ar)
 {
-    uint64_t h = code_hash(L);
+    uint64_t h = code_hash(s, L);
     if ((s->ct.n + 1) * 2 > s->ct.cap && grow_codes(&s->ct))
         return describe(s, L, ar, 0, 0, 0); /* correct id, code not remembered */
     co_cent *c = code_slot(&s->ct, h);
@@ -528,7 +531,7 @@ uint32_t co_func_wrap_id(co_state *s, lua_State *L, lua_Debug *ar, lua_State *co
         return e->fid;
     }
     co_hook_slow(s);
-    uint64_t h = code_hash(L) ^ 0x77726170u; /* "wrap": not the body's own entry */
+    uint64_t h = code_hash(s, L) ^ 0x77726170u; /* "wrap": not the body's own entry */
     lua_pop(L, 1);
     int room = (s->ct.n + 1) * 2 <= s->ct.cap || !grow_codes(&s->ct);
     co_cent *c = room ? code_slot(&s->ct, h ? h : 1) : NULL;

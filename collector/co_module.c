@@ -369,6 +369,7 @@ static int begin(co_state *s, lua_State *L, const char *name, const char *sock_p
     s->layout_ok = !s->jit && co_func_layout_check(L);
     s->state_ok = s->layout_ok && running && co_func_state_check(L, running);
     s->table_ok = s->layout_ok && co_name_layout_check(L);
+    s->code_ok = s->layout_ok && co_code_layout_check(L);
     s->watched = s->layout_ok ? co_alloc_watch(L) : 0;
     co_func_fast_path(s);
     co_module_special_functions(s, L);

@@ -128,6 +128,7 @@ typedef struct co_state {
     int layout_ok; /* Lua 5.1 closure layout verified: key by Proto* */
     int state_ok;  /* lua_State/CallInfo layout verified: no getinfo("f") */
     int table_ok;  /* Table layout verified: names found by reading tables */
+    int code_ok;   /* Proto layout verified: code hashed from it (co_code.c) */
     int thread_ok; /* lua_State layout verified for the switch path (co_thread.c) */
     int watched;   /* CO_WATCH_*: what the state's allocator reports (co_alloc.c) */
     int key_only;  /* state_ok and watched: a cache hit on the key alone is exact */
@@ -281,6 +282,11 @@ void co_func_free(co_state *s);
 
 /* Checks the Lua 5.1 closure layout co_func_key relies on. */
 int co_func_layout_check(lua_State *L);
+
+/* co_code.c: the hash of a Proto's code (what string.dump writes of the
+ * function itself), where co_code_layout_check passed. */
+uint64_t co_code_hash(const void *pr);
+int co_code_layout_check(lua_State *L);
 
 /* Checks the lua_State and CallInfo layout closure lookups rely on, from
  * inside the C function `running`. */

@@ -1717,6 +1717,71 @@ def case_recycled(c):
     expect(len(names) == 401, '%d tracks, want 401: %s' % (len(names), names[:5]))
 
 
+CODEID = r'''-- each text is loaded anew every round, under one chunk name, and the
+-- garbage collected between rounds (new Protos at old addresses): the
+-- truth is string.dump's bytes, equal exactly for the same function
+local texts = {
+  "return function(x) return x + 1 end",
+  "return function(x) return x + 2 end",                      -- a constant
+  "return function(x, y) return x + 1 end",                   -- a parameter
+  "\nreturn function(x) return x + 1 end",                   -- its lines
+  "return function(x) return x .. 'a' end",
+  "return function(x) return x .. 'b' end",                   -- a string
+  "return function(x) local y = x return y end",
+  "return function(x) local z = x return z end",              -- a local's name
+  "local u = 1 return function(x) return x + u end",
+  "local v = 1 return function(x) return x + v end",          -- an upvalue's
+  "return function(x) return x + 1 end, function() end",      -- a nested one
+  "return function(x) return x + 1 end -- other source text", -- same code
+}
+local groups = { main = {}, f = {} }
+local function count(kind, fn)
+  local d = string.dump(fn)
+  groups[kind][d] = (groups[kind][d] or 0) + 1
+end
+local s = 0
+for round = 1, 20 do
+  for i, t in ipairs(texts) do
+    local chunk = loadstring(t, "=same")
+    local f = chunk()
+    if round == 1 then count("main", chunk) count("f", f) end
+    s = s + #tostring(f((i == 5 or i == 6) and "x" or 1))
+  end
+  collectgarbage()
+end
+for _, kind in ipairs { "main", "f" } do
+  local n = {}
+  for _, c in pairs(groups[kind]) do n[#n + 1] = c * 20 end
+  table.sort(n)
+  print(kind, table.concat(n, " "))
+end
+print(s)
+'''
+
+
+def case_codeid(c):
+    """A new Proto whose code equals a function's already seen is that
+    function again (co_code.c's hash, read from the Proto): texts loaded
+    anew each round under one chunk name, equal in string.dump's bytes
+    exactly when the profile gives them one function. Calls per function,
+    by the program's own string.dump groups."""
+    prog = c.write('codeid.lua', CODEID)
+    c.start_daemon()
+    r = c.lua(prog, c.env(LUATRACE_SOCKET=c.sock, LUATRACE_SHM='codeid'), traced=True)
+    c.stop_daemon()
+    expect(r.status == 0, 'traced run failed: %r' % r.err)
+    want = dict(line.split('\t') for line in r.out.decode().splitlines()[:2])
+    got = {'main': [], 'f': []}
+    for stack, n in c.folded(c.session('codeid'), 'calls').items():
+        m = re.search(r';(main chunk|f)(#\d+)?@same:\d+$', stack)
+        if m:
+            got['main' if m.group(1) == 'main chunk' else 'f'].append(n)
+    for kind in ('main', 'f'):
+        have = ' '.join(str(n) for n in sorted(got[kind]))
+        expect(have == want[kind], '%s: calls per function %s, string.dump says %s'
+               % (kind, have, want[kind]))
+
+
 def main(argv):
     def add_args(ap):
         ap.add_argument('--resume-host', help='tests/hosts/resume_host (case hostresume)')
