@@ -311,8 +311,10 @@ static uint32_t describe(co_state *s, lua_State *L, lua_Debug *ar, int isC, uint
         co_name_find(L, lua_gettop(L), s->table_ok, name, sizeof name);
     /* the call site's name only when needed: Lua finds it by re-running the
      * caller's bytecode symbolically, a cost that grows with the caller */
-    if (!name[0] && lua_getinfo(L, "n", ar))
-        snprintf(name, sizeof name, "%s", ar->name ? ar->name : "function");
+    if (!name[0] && lua_getinfo(L, "n", ar) && ar->name)
+        snprintf(name, sizeof name, "%s", ar->name);
+    if (!name[0] && cf) /* a static C function called from C: lua.c's pmain */
+        co_name_module(cf, name, sizeof name);
     if (!name[0])
         snprintf(name, sizeof name, "function");
     int file = !isC && ar->source[0] == '@';

@@ -17,9 +17,11 @@
  * (but for a table of over CO_WALK_MAX entries with an array part).
  */
 #include <dlfcn.h>
+#include <link.h>
 #include <lauxlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "co_layout.h"
 #include "co_state.h"
@@ -265,6 +267,29 @@ static void name_c(lua_State *L, target *t, int direct)
         const where w = {NULL, 0, NULL};
         consider(t, &w, dl.dli_sname, strlen(dl.dli_sname));
     }
+}
+
+/* The main program's file is the head of the link map, which dladdr names
+ * by argv[0] (a symlink's name, or bare): its path as /proc/PID/maps shows
+ * it instead, as recorderd reads it from outside (rd_peek_func_name). */
+void co_name_module(lua_CFunction cf, char *best, size_t cap)
+{
+    Dl_info dl;
+    struct link_map *lm = NULL;
+    char exe[4096];
+    best[0] = 0;
+    if (!cf || !dladdr1((void *)cf, &dl, (void **)&lm, RTLD_DL_LINKMAP) || !dl.dli_fname)
+        return;
+    const char *file = dl.dli_fname;
+    if (lm && !lm->l_prev) {
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        if (n <= 0)
+            return;
+        exe[n] = 0;
+        file = exe;
+    }
+    const char *base = strrchr(file, '/');
+    snprintf(best, cap, "%s", base ? base + 1 : file);
 }
 
 /* Every access is raw: a metamethod of package.loaded or of a module

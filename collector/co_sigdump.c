@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <lauxlib.h>
+#include <link.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -127,6 +128,54 @@ static int check_probe(lua_State *L)
     return 0;
 }
 
+/* The main program's mapped range and file name, found when listening:
+ * lua.c's pmain, a static function, is named after it in a dump, as the
+ * collector names it when tracing (co_name_module). */
+static uintptr_t g_exe_lo, g_exe_hi;
+static char g_exe[64];
+
+static int exe_range(struct dl_phdr_info *info, size_t size, void *ud)
+{
+    (void)size;
+    (void)ud;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+        if (ph->p_type != PT_LOAD)
+            continue;
+        g_exe_lo = !g_exe_lo || lo < g_exe_lo ? lo : g_exe_lo;
+        g_exe_hi = hi > g_exe_hi ? hi : g_exe_hi;
+    }
+    return 1; /* the first object is the main program */
+}
+
+static int exe_module(const co_sr *d, const void *cf, char *out, size_t cap)
+{
+    (void)d;
+    size_t n = strlen(g_exe);
+    if (!n || (uintptr_t)cf < g_exe_lo || (uintptr_t)cf >= g_exe_hi || n >= cap)
+        return 0;
+    memcpy(out, g_exe, n + 1);
+    return 1;
+}
+
+static void find_exe(void)
+{
+    char path[4096];
+    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+    g_exe_lo = g_exe_hi = 0;
+    g_exe[0] = 0;
+    if (n <= 0)
+        return;
+    path[n] = 0;
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    if (strlen(base) >= sizeof g_exe)
+        return;
+    memcpy(g_exe, base, strlen(base) + 1);
+    dl_iterate_phdr(exe_range, NULL);
+}
+
 int co_sigdump_check(lua_State *L)
 {
     static const char chunk[] = "local probe, yield = ...\n"
@@ -147,6 +196,8 @@ int co_sigdump_check(lua_State *L)
     d->cf[2] = (const void *)s.cf_resume;
     d->cf[3] = (const void *)s.cf_wrap;
     d->cf[4] = (const void *)s.cf_yield;
+    find_exe();
+    d->c_module = exe_module;
     g_check_ok = 0;
     int top = lua_gettop(L);
     if (luaL_loadbuffer(L, chunk, sizeof chunk - 1, "=luatrace-sigdump-check") == 0) {

@@ -569,13 +569,14 @@ static size_t source_label(const void *ts, char *out, size_t cap)
     return k;
 }
 
-const char *co_sr_func_name(const co_sr *d, const co_sr_func *f)
+const char *co_sr_func_name(const co_sr *d, const co_sr_func *f, char *buf, size_t cap)
 {
     return f->main                            ? "main chunk"
            : f->key && f->key == d->self_fn ? "luaopen_luatrace"
            : f->name[0]                       ? f->name
            : f->call[0]                       ? f->call
-                                              : "function";
+           : f->isC && d->c_module && d->c_module(d, f->key, buf, cap) ? buf
+                                                                       : "function";
 }
 
 size_t co_sr_func_source(const co_sr *d, const co_sr_func *f, char *out, size_t cap)
@@ -590,7 +591,7 @@ size_t co_sr_func_source(const co_sr *d, const co_sr_func *f, char *out, size_t 
 
 static void put_funcs(co_sr *d)
 {
-    static char src[LT_STR_MAX + 64];
+    static char src[LT_STR_MAX + 64], nb[256];
     for (uint32_t i = 0; i < d->nfn; i++) {
         co_sr_func *f = &d->fn[i];
         for (uint32_t j = 0; j < i && !f->src_sid; j++)
@@ -601,7 +602,7 @@ static void put_funcs(co_sr *d)
             sanitize(src);
             f->src_sid = put_str(d, src, n);
         }
-        const char *name = co_sr_func_name(d, f);
+        const char *name = co_sr_func_name(d, f, nb, sizeof nb);
         memcpy(src, name, slen(name) + 1);
         sanitize(src);
         uint32_t name_sid = put_str(d, src, slen(src));

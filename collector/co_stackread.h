@@ -82,6 +82,9 @@ typedef struct co_sr {
     pid_t pid;             /* whose memory */
     const void *cf[5];     /* pcall, xpcall, resume, wrap, yield: lua_CFunction */
     const void *self_fn;   /* luaopen_luatrace, named so */
+    /* optional: the file (basename) that defines C function cf into out,
+     * nonzero if known; names a C function that has no other name */
+    int (*c_module)(const struct co_sr *d, const void *cf, char *out, size_t cap);
     const void *g;
     co_sr_thread th[MAX_THREADS];
     uint32_t nth;
@@ -123,9 +126,10 @@ void co_sr_name_functions(co_sr *d, const void *main);
 int co_sr_peek(const co_sr *d, const void *addr, void *dst, size_t n);
 
 /* Function f's name as the records give it (main chunk, a table path,
- * the name at a call site, or "function"), and its source as Lua's
- * short_src shows it ("[C]" for a C function) in out. */
-const char *co_sr_func_name(const co_sr *d, const co_sr_func *f);
+ * the name at a call site, a C function's file by d->c_module (in buf),
+ * or "function"), and its source as Lua's short_src shows it ("[C]" for a
+ * C function) in out. */
+const char *co_sr_func_name(const co_sr *d, const co_sr_func *f, char *buf, size_t cap);
 size_t co_sr_func_source(const co_sr *d, const co_sr_func *f, char *out, size_t cap);
 
 /* Sets d->cf from the globals of main (pcall, xpcall, coroutine.resume,

@@ -640,6 +640,11 @@ void co_module_push_globals(lua_State *L);
  * use lua_next. Traced thread only. */
 void co_name_find(lua_State *L, int fi, int direct, char *best, size_t cap);
 
+/* The file that defines C function cf (its basename: "lua5.1" for lua.c's
+ * pmain, "lfs.so"), or "" if none is known: the name of a C function that
+ * has no other. */
+void co_name_module(lua_CFunction cf, char *best, size_t cap);
+
 /* Checks the Lua 5.1 Table layout co_name_find's direct scan relies on:
  * both ways must name functions alike in a probe table. */
 int co_name_layout_check(lua_State *L);

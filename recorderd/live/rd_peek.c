@@ -29,6 +29,7 @@
 
 #include "lt_attach.h"
 #include "rd_attach.h"
+#include "rd_elf.h"
 #include "rd_util.h"
 
 #define MAP_SKIP (1ull << 40) /* mappings larger than this are not scanned */
@@ -216,6 +217,23 @@ int rd_peek_find_states(co_sr *d, const void **found)
 
 /* }====== */
 
+/* co_sr's c_module: the file of d->pid's mapping that holds cf. */
+static int c_module(const co_sr *d, const void *cf, char *out, size_t cap)
+{
+    char file[4096];
+    if (rd_elf_range(d->pid, (uintptr_t)cf, file, sizeof file) || !file[0])
+        return 0;
+    const char *base = strrchr(file, '/');
+    snprintf(out, cap, "%s", base ? base + 1 : file);
+    return 1;
+}
+
+void rd_peek_init(co_sr *d, pid_t pid)
+{
+    d->pid = pid;
+    d->c_module = c_module;
+}
+
 void rd_peek_cmdline(pid_t pid, char *buf, size_t cap)
 {
     size_t n = rd_proc_read(pid, "cmdline", buf, cap);
@@ -299,7 +317,7 @@ int rd_peek_dump(pid_t pid, FILE *out)
     if (!s || !d) {
         fprintf(stderr, "recorderd: out of memory\n");
     } else {
-        d->pid = pid;
+        rd_peek_init(d, pid);
         int e = rd_peek_stop_all(pid, s);
         if (e)
             rc = rd_peek_refusal(pid, e);

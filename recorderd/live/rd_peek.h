@@ -49,6 +49,11 @@ int rd_peek_refusal(pid_t pid, int e);
 /* The same one-line message (no "recorderd: ", no newline) into buf. */
 void rd_peek_refusal_msg(pid_t pid, int e, char *buf, size_t cap);
 
+/* Sets d up to read pid: a C function with no other name is named after
+ * the file mapped there that defines it, as the collector names it
+ * ("lua5.1" for lua.c's pmain). */
+void rd_peek_init(co_sr *d, pid_t pid);
+
 /* pid's command line, its arguments joined by spaces. */
 void rd_peek_cmdline(pid_t pid, char *buf, size_t cap);
 

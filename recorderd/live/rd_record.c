@@ -117,9 +117,9 @@ static uint32_t fid_of(rec *r, const co_sr_func *f)
         r->fns = n;
         r->capfn = cap;
     }
-    char src[LT_STR_MAX + 64], name[256];
+    char src[LT_STR_MAX + 64], name[256], nb[256];
     co_sr_func_source(r->d, f, src, sizeof src);
-    snprintf(name, sizeof name, "%s", co_sr_func_name(r->d, f));
+    snprintf(name, sizeof name, "%s", co_sr_func_name(r->d, f, nb, sizeof nb));
     uint32_t src_sid = put_str(r, src), name_sid = put_str(r, name), fid = r->nfn + 1;
     uint8_t *p = room(r, 64);
     /* flags 0: no pcall or resume to rebuild, the samples say all */
@@ -414,7 +414,7 @@ int rd_record_start(const rd_record_opts *o, uv_loop_t *loop,
     r->loop = loop;
     r->on_end = on_end;
     r->ud = ud;
-    r->d->pid = o->pid;
+    rd_peek_init(r->d, o->pid);
     r->work.data = r;
     int e = uv_queue_work(loop, &r->work, find_work, find_after);
     if (e) {

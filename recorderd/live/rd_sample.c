@@ -92,15 +92,16 @@ static void name_rows(sampler *sm)
             continue;
         if (!named++)
             co_sr_name_functions(d, sm->L);
-        char src[512], raw[sizeof r->label + sizeof src];
+        char src[512], raw[sizeof r->label + sizeof src], nb[256];
         co_sr_func_source(d, &d->fn[i], src, sizeof src);
         size_t k = strlen(sm->cwd); /* name (file:line), as every label people read */
         const char *shown = k && !strncmp(src, sm->cwd, k) && src[k] == '/' ? src + k + 1 : src;
         shown += !strncmp(shown, "./", 2) ? 2 : 0;
         if (d->fn[i].isC)
-            snprintf(raw, sizeof raw, "%.128s [C]", co_sr_func_name(d, &d->fn[i]));
+            snprintf(raw, sizeof raw, "%.128s [C]",
+                     co_sr_func_name(d, &d->fn[i], nb, sizeof nb));
         else
-            snprintf(raw, sizeof raw, "%.128s (%s:%d)", co_sr_func_name(d, &d->fn[i]), shown,
+            snprintf(raw, sizeof raw, "%.128s (%s:%d)", co_sr_func_name(d, &d->fn[i], nb, sizeof nb), shown,
                      d->fn[i].linedef);
         rd_printable(raw, r->label, sizeof r->label);
     }
@@ -236,7 +237,7 @@ int rd_sample_top(const rd_sample_opts *o)
     char cmd[4096], shown[4096];
     if (!(sm.d = calloc(1, sizeof *sm.d)))
         return fprintf(stderr, "recorderd: out of memory\n"), 1;
-    sm.d->pid = o->pid;
+    rd_peek_init(sm.d, o->pid);
     char link[64];
     snprintf(link, sizeof link, "/proc/%d/cwd", (int)o->pid);
     ssize_t k = readlink(link, sm.cwd, sizeof sm.cwd - 1);

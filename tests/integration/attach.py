@@ -113,7 +113,7 @@ class Case(harness.Case):
     def root(self):
         if self.args.host == 'c':
             return 'main chunk@c_host.lua:0', 'main chunk@c_host.lua:0;host.run@[C]'
-        return 'function@[C];main chunk@lua_server.lua:0', 'function@[C];main chunk@lua_server.lua:0;'
+        return 'lua5.1@[C];main chunk@lua_server.lua:0', 'lua5.1@[C];main chunk@lua_server.lua:0;'
 
     def start_host(self):
         self.out_f = open(os.path.join(self.tmp, 'host.out'), 'wb')

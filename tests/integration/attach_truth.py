@@ -1014,10 +1014,10 @@ def case_outsiderecord(c):
     w = folded_weights(folded)
     heavy = max(w, key=w.get)
     frames = heavy.split(';')
-    expect(frames[:2] == ['function@[C]', 'main chunk@prog.lua:0'] and
+    expect(frames[:2] == ['lua5.1@[C]', 'main chunk@prog.lua:0'] and
            frames[-1] == 'hot@prog.lua:2' and frames[-2] == 'function@prog.lua:3' and
            w[heavy] > 0.5 * sum(w.values()), 'heaviest stack %r of %r' % (heavy, w))
-    expect(all(s.startswith('function@[C];main chunk@prog.lua:0') for s in w), 'stacks: %r' % w)
+    expect(all(s.startswith('lua5.1@[C];main chunk@prog.lua:0') for s in w), 'stacks: %r' % w)
     again = os.path.join(c.tmp, 'again.folded')
     r = recorderd(c, 'report', os.path.join(session, 'trace.ltr'), '--format', 'folded', '-o', again)
     expect(r.returncode == 0 and folded_weights(again) == w, 'the trace replays otherwise: %r'
@@ -1064,7 +1064,7 @@ def case_outsiderecordlive(c):
     expect(r.returncode == 0, 'report --format folded: %r' % r.stderr)
     w = folded_weights(folded)
     expect(len(w) > 3, 'too few stacks: %r' % w)
-    root = 'function@[C];main chunk@prog.lua:0'
+    root = 'lua5.1@[C];main chunk@prog.lua:0'
     bad = {s: n for s, n in w.items() if not s.startswith(root) or
            ('fib@' in s and not s.startswith(root + ';work@prog.lua:2;fib@'))}
     expect(not bad, '%d of %d stacks do not start at the base: %r' % (len(bad), len(w), bad))

@@ -93,7 +93,7 @@ def case_tron(c):
     expect('inside@tron.lua:3' in text, 'the traced region is missing:\n' + text)
     expect('before@' not in text and 'after@' not in text, 'code outside tron/troff traced:\n' + text)
     # one line event entering inside(), one per backward jump of its loop
-    expect(rows.get('function@[C];main chunk@tron.lua:0;inside@tron.lua:3') == 11,
+    expect(rows.get('lua5.1@[C];main chunk@tron.lua:0;inside@tron.lua:3') == 11,
            'inside() should have 11 line events: %s' % rows)
 
 
@@ -1562,7 +1562,7 @@ def case_exit(c):
     meta = json.load(open(os.path.join(c.session('ex'), 'session.json')))
     expect(meta['status'] == 'complete', 'session %s' % meta)
     rows = c.folded(c.session('ex'), 'calls')
-    expect(rows.get('function@[C];main chunk@ex.lua:0;deep@ex.lua:2;deep@ex.lua:2;deep@ex.lua:2;'
+    expect(rows.get('lua5.1@[C];main chunk@ex.lua:0;deep@ex.lua:2;deep@ex.lua:2;deep@ex.lua:2;'
                     'deep@ex.lua:2;deep@ex.lua:2;deep@ex.lua:2;os.exit@[C]') == 1,
            'os.exit call missing: %s' % rows)
 
@@ -1627,7 +1627,7 @@ def case_sigint(c):
         r = run([c.args.recorderd, 'run', '-q', '--out', c.out, '--'] + cmd, c.tmp, c.env())
         same_output(plain, r)
         rows = c.folded(c.session('sig'), 'calls')
-        top = 'function@[C];main chunk@sig.lua:0;'
+        top = 'lua5.1@[C];main chunk@sig.lua:0;'
         expect(rows.get(top + 'work@sig.lua:2') == 1000 and rows.get(top + 'print@[C]') == 2,
                '%s: calls after the interrupt: %s' % (opts, rows))
         spin = top + 'pcall@[C];function@sig.lua:3'

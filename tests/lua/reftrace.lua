@@ -37,7 +37,7 @@ if not has_c then
   error("reftrace: needs reftrace_c.so (tests/lua/reftrace_c.c) on LUA_CPATH: "
         .. tostring(rc))
 end
-local cupvalue, cfid, cbase, csym = rc.cupvalue, rc.cfid, rc.cbase, rc.csym
+local cupvalue, cfid, cbase, csym, cmod = rc.cupvalue, rc.cfid, rc.cbase, rc.csym, rc.cmod
 
 local getinfo, getlocal = debug.getinfo, debug.getlocal
 local sethook, gethook = debug.sethook, debug.gethook
@@ -200,7 +200,9 @@ local function label_of(info)
   elseif generic_wrap then
     name = "coroutine.wrap function"
   else
-    name = global_name(f) or (what == "C" and c_name(f)) or info.name or "function"
+    -- last, a C function's file: lua.c's pmain is "lua5.1"
+    name = global_name(f) or (what == "C" and c_name(f)) or info.name
+      or (what == "C" and cmod(f)) or "function"
   end
   name, where = clean(name:sub(1, 1023)), clean(where)  -- names are cut at 1023 bytes
   -- two keys with one label: the second is NAME#2, the third NAME#3...,

@@ -7,6 +7,7 @@
  * cbase(co) and csym(f). */
 
 #include <dlfcn.h>
+#include <string.h>
 #include <lua.h>
 #include <lauxlib.h>
 
@@ -73,6 +74,19 @@ static int csym(lua_State *L)
   return 1;
 }
 
+/* cmod(f): the basename of the file that defines C function f, or
+ * nothing. */
+static int cmod(lua_State *L)
+{
+  lua_CFunction f = lua_tocfunction(L, 1);
+  Dl_info dl;
+  if (!f || !dladdr((void *)f, &dl) || !dl.dli_fname || !dl.dli_fname[0])
+    return 0;
+  const char *base = strrchr(dl.dli_fname, '/');
+  lua_pushstring(L, base ? base + 1 : dl.dli_fname);
+  return 1;
+}
+
 RT_EXPORT int luaopen_reftrace_c(lua_State *L)
 {
   lua_newtable(L);
@@ -84,5 +98,7 @@ RT_EXPORT int luaopen_reftrace_c(lua_State *L)
   lua_setfield(L, -2, "cbase");
   lua_pushcfunction(L, csym);
   lua_setfield(L, -2, "csym");
+  lua_pushcfunction(L, cmod);
+  lua_setfield(L, -2, "cmod");
   return 1;
 }
