@@ -843,6 +843,9 @@ def case_dumpblocked(c, outside=False):
     expect(names == ['io.read', 'runB', 'coroutine.resume', 'coroutine.yield'] and
            blocks[0][1][1].startswith('readline (') and blocks[3][1][1].startswith('deep ('),
            'names in the dump: %r' % out)
+    # lua.c's pmain, static: named after the interpreter's file
+    exe = os.path.basename(os.path.realpath(c.args.lua))
+    expect(blocks[2][1][-1] == exe + ' [C]', 'the main thread\'s base: %r' % blocks[2][1])
 
 
 def case_dumphost(c, outside=False):
