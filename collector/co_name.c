@@ -252,12 +252,53 @@ static void scan_upvalues(lua_State *L, target *t)
     lua_settop(L, g - 1);
 }
 
-/* A C function no global or module reaches: package.loaders[N] or a
- * metatable's method (the shortest), else a global's upvalue, else its
+/* The standard library's iterators: static C functions that only the
+ * closure a factory returns holds, called by generic for loops (where
+ * Lua's own name is "(for generator)"). Found once, at load. */
+static struct {
+    lua_CFunction cf;
+    const char *name;
+} g_iters[3];
+
+/* The C function of what code returns ("return ipairs({})"), or NULL. */
+static lua_CFunction iterator_of(lua_State *L, const char *code)
+{
+    lua_CFunction cf = NULL;
+    if (luaL_loadstring(L, code) == 0 && lua_pcall(L, 0, 1, 0) == 0)
+        cf = lua_tocfunction(L, -1);
+    lua_pop(L, 1);
+    return cf;
+}
+
+void co_name_iterators(lua_State *L)
+{
+    static const char *const probe[][2] = {
+        {"return ipairs({})", "ipairs iterator"},
+        {"return string.gmatch('', '')", "string.gmatch iterator"},
+        {"return io.lines()", "io.lines iterator"}};
+    for (size_t i = 0; i < sizeof probe / sizeof probe[0]; i++)
+        g_iters[i].cf = iterator_of(L, probe[i][0]), g_iters[i].name = probe[i][1];
+}
+
+static int name_iterator(target *t)
+{
+    const where w = {NULL, 0, NULL};
+    for (size_t i = 0; i < sizeof g_iters / sizeof g_iters[0]; i++)
+        if (g_iters[i].cf && g_iters[i].cf == t->cf) {
+            consider(t, &w, g_iters[i].name, strlen(g_iters[i].name));
+            return 1;
+        }
+    return 0;
+}
+
+/* A C function no global or module reaches: a library iterator, else
+ * package.loaders[N] or a metatable's method (the shortest), else a global's upvalue, else its
  * exported symbol, exactly at its address (a static function has none:
  * the call site names it). */
 static void name_c(lua_State *L, target *t, int direct)
 {
+    if (name_iterator(t))
+        return;
     scan_loaders(L, t);
     scan_metatables(L, t, direct);
     if (!t->len)

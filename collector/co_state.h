@@ -640,6 +640,11 @@ void co_module_push_globals(lua_State *L);
  * use lua_next. Traced thread only. */
 void co_name_find(lua_State *L, int fi, int direct, char *best, size_t cap);
 
+/* Finds the standard library's iterators (ipairs', string.gmatch's,
+ * io.lines'), which co_name_find then names "ipairs iterator" and so on.
+ * Lua 5.1, at load, outside any hook. */
+void co_name_iterators(lua_State *L);
+
 /* The file that defines C function cf (its basename: "lua5.1" for lua.c's
  * pmain, "lfs.so"), or "" if none is known: the name of a C function that
  * has no other. */

@@ -60,9 +60,11 @@ local chunk = "return function(x) return x * 3 end"
 local l1, l2 = loadstring(chunk, "=twice")(), loadstring(chunk, "=twice")()
 print("loaded twice", l1(1), l2(2))
 
--- two C functions with one call-site name: the ipairs iterator and a wrap
--- closure are both "(for generator)"; the second is (for generator)#2
+-- the ipairs iterator is "ipairs iterator", the string.gmatch one
+-- "string.gmatch iterator"; a wrap closure called by a generic for has
+-- only Lua's name for it, "(for generator)"
 for _, v in ipairs({ "i" }) do print("ipairs", v) end
+for w in ("g"):gmatch("%a") do print("gmatch", w) end
 for v in coroutine.wrap(function() coroutine.yield("w") end) do print("wrap", v) end
 
 -- every coroutine.wrap function is one C function, but each body is its

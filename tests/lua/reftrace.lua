@@ -106,13 +106,26 @@ local function global_name(f)
   return best
 end
 
--- A C function no global or module holds: the shortest of
--- package.loaders[N] and KEY:k, k a string key of a table held by the
--- registry under the string KEY (a metatable: FILE*:read), or of that
--- table's __index table; else its exported C symbol (luaopen_lfs).
+-- The standard library's iterators, by their C function (Lua 5.1): what
+-- ipairs, string.gmatch and io.lines return, found at load
+local ITERATORS = {}
+if not jit then
+  for _, probe in ipairs { { "ipairs iterator", ipairs, {} },
+      { "string.gmatch iterator", string.gmatch, "", "" }, { "io.lines iterator", io.lines } } do
+    local ok, it = pcall(probe[2], unpack(probe, 3))
+    if ok and type(it) == "function" and cfid(it) then ITERATORS[cfid(it)] = probe[1] end
+  end
+end
+
+-- A C function no global or module holds: a library iterator (above),
+-- else the shortest of package.loaders[N] and KEY:k, k a string key of a
+-- table held by the registry under the string KEY (a metatable:
+-- FILE*:read), or of that table's __index table; else its exported C
+-- symbol (luaopen_lfs).
 local function c_name(f)
   local best
   local cf = cfid(f)
+  if cf and ITERATORS[cf] then return ITERATORS[cf] end
   local function scan(t, key)
     for k, v in next, t do
       if type(k) == "string" and same(v, f, cf) then best = shorter(best, key .. ":" .. k) end
