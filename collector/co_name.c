@@ -292,9 +292,9 @@ static int name_iterator(target *t)
 }
 
 /* A C function no global or module reaches: a library iterator, else
- * package.loaders[N] or a metatable's method (the shortest), else a global's upvalue, else its
- * exported symbol, exactly at its address (a static function has none:
- * the call site names it). */
+ * package.loaders[N] or a metatable's method (the shortest), else a
+ * global's upvalue, else its exported symbol, exactly at its address (a
+ * static function has none: the call site names it, else its file). */
 static void name_c(lua_State *L, target *t, int direct)
 {
     if (name_iterator(t))
@@ -312,7 +312,7 @@ static void name_c(lua_State *L, target *t, int direct)
 
 /* The main program's file is the head of the link map, which dladdr names
  * by argv[0] (a symlink's name, or bare): its path as /proc/PID/maps shows
- * it instead, as recorderd reads it from outside (rd_peek_func_name). */
+ * it instead, as recorderd reads it from outside (rd_peek_init). */
 void co_name_module(lua_CFunction cf, char *best, size_t cap)
 {
     Dl_info dl;

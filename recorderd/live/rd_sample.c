@@ -97,12 +97,11 @@ static void name_rows(sampler *sm)
         size_t k = strlen(sm->cwd); /* name (file:line), as every label people read */
         const char *shown = k && !strncmp(src, sm->cwd, k) && src[k] == '/' ? src + k + 1 : src;
         shown += !strncmp(shown, "./", 2) ? 2 : 0;
+        const char *name = co_sr_func_name(d, &d->fn[i], nb, sizeof nb);
         if (d->fn[i].isC)
-            snprintf(raw, sizeof raw, "%.128s [C]",
-                     co_sr_func_name(d, &d->fn[i], nb, sizeof nb));
+            snprintf(raw, sizeof raw, "%.128s [C]", name);
         else
-            snprintf(raw, sizeof raw, "%.128s (%s:%d)", co_sr_func_name(d, &d->fn[i], nb, sizeof nb), shown,
-                     d->fn[i].linedef);
+            snprintf(raw, sizeof raw, "%.128s (%s:%d)", name, shown, d->fn[i].linedef);
         rd_printable(raw, r->label, sizeof r->label);
     }
 }
