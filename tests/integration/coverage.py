@@ -143,7 +143,7 @@ static void count(const char *src, int line)
 
 static void hook(lua_State *L, lua_Debug *ar)
 {
-    if (ar->event == LUA_HOOKLINE && lua_getinfo(L, "S", ar))
+    if (ar->event == LUA_HOOKLINE && ar->currentline > 0 && lua_getinfo(L, "S", ar))
         count(ar->source, ar->currentline);
 }
 

@@ -372,7 +372,7 @@ end
 
 hook = function(event)
   if event ~= "line" and event ~= "call" and event ~= "return" then return end
-  local info = getinfo(2, "Sf")
+  local info = getinfo(2, "Slf")
   if info.source == SELF then return end
   local T = running() or MAIN
   if T ~= last then switch_to(T) end
@@ -408,7 +408,9 @@ hook = function(event)
       st.call = false
       out:write("C ", node, "\n")
     end
-    out:write("L ", node, "\n")
+    -- line 0: a function without line information (luac -s) runs, on
+    -- no known line: its first such event still counts its call
+    if info.currentline > 0 then out:write("L ", node, "\n") end
   else
     if st.call then out:write("X C call before the first line\n") end
     out:write("C ", node, "\n")
