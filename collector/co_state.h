@@ -555,6 +555,11 @@ void co_chain_call(const co_chain *c, lua_State *L, lua_Debug *ar);
  * was not chained (nothing done). */
 int co_chain_release(co_state *s, lua_State *L);
 
+/* lua.c's Ctrl-C (co_sigint.c) took chained T's hooks off, the program's
+ * with them: T is the collector's alone again (if tracing), its entry
+ * gone. */
+void co_chain_interrupted(lua_State *T);
+
 /* T is freed (co_alloc.c): its entry, if any, goes. */
 void co_chain_forget(const lua_State *T);
 

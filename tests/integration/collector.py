@@ -1611,6 +1611,25 @@ print(after)
 '''
 
 
+SIGINT_HOOKED = r'''local pid = io.open("/proc/self/stat"):read("*n")
+local lines = 0
+local function count() lines = lines + 1 end
+debug.sethook(count, "l")
+local function work(n) local s = 0 for i = 1, n do s = s + i end return s end
+local function spin()
+  io.popen("kill -INT " .. pid)
+  for i = 1, 2e7 do work(3) end
+end
+local ok, e = pcall(spin)
+print(ok, tostring(e):match("interrupted!$"))
+local h, mask, n = debug.gethook()
+print(h == count, mask, n)
+local before, after = lines, 0
+for i = 1, 1000 do after = after + work(2) end
+print(after, lines - before)
+'''
+
+
 def case_sigint(c):
     """A program that catches lua.c's Ctrl-C error ("interrupted!", raised
     by the hook lua.c's SIGINT handler puts on the main thread) and goes
@@ -1635,6 +1654,20 @@ def case_sigint(c):
         expect(rows.get(spin) == 1
                and all(k.startswith(spin) for k in rows if 'sig.lua:3' in k),
                '%s: spin (under pcall, until interrupted): %s' % (opts, rows))
+    # the program's own line hook on the main thread: lua.c's handler
+    # takes it off with the collector's (debug.gethook: its function, "",
+    # 0), and what runs afterwards is traced
+    prog = c.write('sigh.lua', SIGINT_HOOKED)
+    plain = run([c.args.lua, prog], c.tmp, c.env())
+    expect(plain.out == b'false\tinterrupted!\ntrue\t\t0\n3000\t0\n', 'plain run: %r' % plain.out)
+    shutil.rmtree(c.out, ignore_errors=True)
+    r = run([c.args.recorderd, 'run', '-q', '--out', c.out, '--', c.args.lua, prog], c.tmp,
+            c.env())
+    same_output(plain, r)
+    rows = c.folded(c.session('sigh'), 'calls')
+    top = 'function@[C];main chunk@sigh.lua:0;'
+    expect(rows.get(top + 'work@sigh.lua:5') == 1000 and rows.get(top + 'debug.gethook@[C]') == 1,
+           'hooked: calls after the interrupt: %s' % rows)
 
 
 def trace_records(path, offsets=None):
