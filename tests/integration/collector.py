@@ -12,6 +12,8 @@ daemon, socket and shm segments even when it fails. Cases:
               whole (checked against debug.getinfo)
   longpath    two modules under a 360-byte directory path keep their whole
               paths: their functions and coverage never merge
+  longchunk   two chunks loaded with '@' names over 4095 bytes sharing their
+              first 4096: two sources, each cut with its name's hash
   dbghook     the program's own debug.sethook/gethook work as untraced;
               tracing resumes, with whole stacks, when it removes its hook
   spawn0      LUATRACE_SPAWN=0 with nobody listening: a clear message
@@ -543,6 +545,43 @@ def case_longpath(c):
         sfs = [l[3:].strip() for l in f if l.startswith('SF:')]
     for name in ('moda', 'modb'):
         expect(os.path.join(deep, name + '.lua') in sfs, 'coverage.lcov SF lines: %s' % sfs)
+
+
+LONGCHUNK = r'''local base = "@/" .. string.rep("d", 5000)
+local a = assert(loadstring("local function f(x) return x + 1 end return f", base .. "/a.lua"))()
+local b = assert(loadstring("local function f(x) return x + 2 end return f", base .. "/b.lua"))()
+local s = 0
+for i = 1, 5 do s = s + a(i) end
+for i = 1, 8 do s = s + b(i) end
+print(s)
+'''
+
+
+def case_longchunk(c):
+    """Chunk names longer than a record's string (4096 bytes: only a name
+    given to load, as open() takes no path that long) are cut to 4095
+    bytes ending in '...#' and their whole name's hash: two names sharing
+    their first 4096 bytes stay two sources (not 'main chunk#2' and one
+    merged coverage entry) in the stacks and in coverage.txt."""
+    prog = c.write('longchunk.lua', LONGCHUNK)
+    r = run([c.args.recorderd, 'run', '-q', '--out', c.out, '-f', 'coverage', '--',
+             c.args.lua, prog], c.tmp, c.env())
+    expect(r.status == 0 and r.out == b'72\n', 'program failed: %r' % r.err)
+    session = c.session('longchunk')
+    calls = c.folded(session, 'calls')
+    srcs = {}
+    for k, n in calls.items():
+        m = re.search(r';(main chunk|a|b)(#\d+)?@(/d+\.\.\.#[0-9a-f]{16}):(\d)$', k)
+        if m:
+            expect(m.group(2) is None and len(m.group(3)) == 4095, 'label %s' % k[-60:])
+            srcs.setdefault(m.group(3), {})[m.group(1)] = n
+    expect(sorted(sorted(v.items()) for v in srcs.values())
+           == [[('a', 5), ('main chunk', 1)], [('b', 8), ('main chunk', 1)]],
+           'two sources, each with its chunk and function: %s' % [sorted(v.items()) for v in srcs.values()])
+    with open(os.path.join(session, 'coverage.txt')) as f:
+        text = f.read()
+    for src in srcs:
+        expect(('  %s: 1 line hit;' % src) in text, 'coverage.txt: %s' % text[-300:])
 
 
 HOSTRESUME = WHERE + '''
