@@ -38,6 +38,7 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from corpus import Failure, base_env, run, show_bytes  # noqa: E402
+import harness  # noqa: E402
 
 SKIP = 77
 # counts that depend on the machine's speed: loops bounded by os.clock
@@ -199,7 +200,8 @@ def main(argv):
     tmp = tempfile.mkdtemp(prefix='luatrace-nocov-')
     try:
         for name in args.names:
-            check_program(args, name, tmp)
+            if not harness.skip_missing(args.lua, os.path.join(args.corpus, name + '.lua')):
+                check_program(args, name, tmp)
         check_listen(args, args.names[0], tmp)
         print('ok: %d programs: coverage, calls and lines as timed, no clock read; '
               'listen --coverage too' % len(args.names))
