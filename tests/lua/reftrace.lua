@@ -200,7 +200,9 @@ local function label_of(info)
   elseif generic_wrap then
     name = "coroutine.wrap function"
   else
-    name = global_name(f) or (what == "C" and c_name(f)) or info.name or "function"
+    -- LuaJIT names a slot of stripped bytecode "": no name
+    local site = info.name ~= "" and info.name or nil
+    name = global_name(f) or (what == "C" and c_name(f)) or site or "function"
   end
   name, where = clean(name:sub(1, 1023)), clean(where)  -- names are cut at 1023 bytes
   -- two keys with one label: the second is NAME#2, the third NAME#3...,
