@@ -150,6 +150,16 @@ static void unchain(co_state *s, lua_State *T, co_chain *c)
         lua_sethook(T, co_hook, CO_MASK, id ? CO_TAG(&s->th, id) : 0);
 }
 
+/* Untraced, lstop leaves T with no hook at all, and the debug library's
+ * hook table keeps the program's function: debug.gethook then answers
+ * it, "", 0, as l_gethook does for an unchained T from FUNCS_KEY. */
+void co_chain_interrupted(lua_State *T)
+{
+    co_chain *c = co_nchain ? co_chain_find(T) : NULL;
+    if (c)
+        unchain(co_hook_state(), T, c);
+}
+
 /* }====== */
 
 static void push_table(lua_State *L, const char *key)

@@ -142,6 +142,19 @@ static uint64_t hash_bytes(const char *s, size_t n)
     return h;
 }
 
+void co_func_source(const lua_Debug *ar, char *out)
+{
+    const char *src = ar->source[0] == '@' ? ar->source + 1 : ar->short_src;
+    /* PATH_MAX - 1 bytes at most: a report's path buffers hold it whole */
+    size_t n = strlen(src), max = LT_STR_MAX - 1, keep = max - 20; /* "...#", 16 digits */
+    if (n <= max) {
+        memcpy(out, src, n + 1);
+        return;
+    }
+    memcpy(out, src, keep);
+    snprintf(out + keep, 21, "...#%016llx", (unsigned long long)hash_bytes(src, n));
+}
+
 static int grow_strings(co_stab *t)
 {
     uint32_t cap = t->cap * 2;
@@ -321,7 +334,7 @@ static uint32_t describe(co_state *s, lua_State *L, lua_Debug *ar, int isC, uint
     if (isC)
         snprintf(src, sizeof src, "[C]");
     else
-        snprintf(src, sizeof src, "%s", file ? ar->source + 1 : ar->short_src);
+        co_func_source(ar, src);
     sanitize(name);
     if (!file)
         sanitize(src); /* a file's path goes whole: coverage opens it */

@@ -126,7 +126,10 @@ static uint32_t describe(smp *p, lua_State *L, lua_Debug *ar, uint32_t fid)
         lua_getinfo(L, "n", ar);
     if (!name[0])
         snprintf(name, sizeof name, "%s", ar->name ? ar->name : "function");
-    snprintf(src, sizeof src, "%s", isC ? "[C]" : file ? ar->source + 1 : ar->short_src);
+    if (isC)
+        snprintf(src, sizeof src, "[C]");
+    else
+        co_func_source(ar, src);
     sanitize(name);
     if (!file)
         sanitize(src);

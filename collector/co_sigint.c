@@ -16,9 +16,10 @@
  * is the hook count), lets the collector see that event, and raises the
  * error lstop raises, in the same place, so the program sees what it sees
  * untraced. laction itself sets SIGINT back to the default action, so a
- * second Ctrl-C still kills, as untraced. A thread with the program's own
- * hook (co_dbghook.c), tracing off, or a handler that is not lua.c's:
- * nothing changes. LuaJIT (co_jit.c hooks differently): not taken. */
+ * second Ctrl-C still kills, as untraced. A main thread with the
+ * program's own hook chained after the collector's (co_dbghook.c) loses
+ * that hook, as lstop takes it off, and stays traced. Tracing off, or a
+ * handler that is not lua.c's: nothing changes. LuaJIT (co_jit.c hooks differently): not taken. */
 #include <signal.h>
 #include <stddef.h>
 #include <string.h>
@@ -36,12 +37,18 @@ static lua_State *volatile g_main; /* NULL: not installed, or closing */
 static int g_closed;               /* lua_close has begun: never again */
 static lua_Hook g_hook;            /* the main thread's hook before the signal */
 static int g_mask, g_count;
+static int g_chained; /* the program's hook was chained after ours */
 
 static void co_interrupt(lua_State *L, lua_Debug *ar)
 {
-    lua_sethook(L, g_hook, g_mask, g_count);
-    if (ar->event != LUA_HOOKCOUNT) /* a call or return: the collector's too */
-        g_hook(L, ar);
+    if (g_chained) { /* lstop would take the program's hook off too */
+        lua_sethook(L, NULL, 0, 0);
+        co_chain_interrupted(L);
+    } else {
+        lua_sethook(L, g_hook, g_mask, g_count);
+    }
+    if (ar->event != LUA_HOOKCOUNT && lua_gethook(L) == co_hook) /* the collector's too */
+        co_hook(L, ar);
     luaL_error(L, "interrupted!"); /* lstop's words, at lstop's event */
 }
 
@@ -64,13 +71,16 @@ static void on_sigint(int sig, siginfo_t *si, void *uc)
     }
     lua_Hook h = lua_gethook(L);
     int mask = lua_gethookmask(L), count = lua_gethookcount(L);
-    int ours = h == co_hook && co_hook_ours(L);
+    /* chained (co_dbghook.c): read only here, as co_interrupt looks again */
+    int chained = h == co_hook && co_nchain && co_chain_find(L);
+    int ours = h == co_hook && (chained || co_hook_ours(L));
     run_old(sig, si, uc);
     lua_Hook now = lua_gethook(L);
     if (!ours || now == co_hook || now == NULL || now == co_interrupt ||
         lua_gethookmask(L) != LSTOP_MASK || lua_gethookcount(L) != 1)
         return;
     g_hook = h;
+    g_chained = chained;
     g_mask = mask;
     g_count = count;
     lua_sethook(L, co_interrupt, LSTOP_MASK, 1);

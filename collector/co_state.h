@@ -313,6 +313,14 @@ static inline void co_func_fast_path(co_state *s)
  * wrap function is one C function. Returns fid when co's body is unknown. */
 uint32_t co_func_wrap_id(co_state *s, lua_State *L, lua_Debug *ar, lua_State *co, uint32_t fid);
 
+/* The source of a function as traced, into out (LT_STR_MAX + 1 bytes):
+ * "@file" -> file, whole; one of LT_STR_MAX bytes or more (only a chunk
+ * name given to load: open() takes no path that long) is cut to
+ * LT_STR_MAX - 1 bytes ending in "...#" and 16 hex digits of the whole
+ * name's hash, so two long names sharing a prefix stay two sources. Else
+ * Lua's short_src. */
+void co_func_source(const lua_Debug *ar, char *out);
+
 /* ---- co_alloc.c: watching the state's allocator ---- */
 /* Wraps L's allocator (once per state; the module is pinned in memory from
  * then on). Returns what L's frees report: CO_WATCH_* bits, 0 if none. */
@@ -560,6 +568,11 @@ void co_chain_call(const co_chain *c, lua_State *L, lua_Debug *ar);
  * program's mask and count, and leaves the table. Returns 1, or 0 if L
  * was not chained (nothing done). */
 int co_chain_release(co_state *s, lua_State *L);
+
+/* lua.c's Ctrl-C (co_sigint.c) took chained T's hooks off, the program's
+ * with them: T is the collector's alone again (if tracing), its entry
+ * gone. */
+void co_chain_interrupted(lua_State *T);
 
 /* T is freed (co_alloc.c): its entry, if any, goes. */
 void co_chain_forget(const lua_State *T);

@@ -463,10 +463,19 @@ static int on_ret(rd_stack *s, rd_thread *t, uint32_t depth)
     return e;
 }
 
-/* The top frame f runs line. */
+/* The top frame f runs line. Line 0: a function without line
+ * information (compiled by luac -s, LuaJIT's stripped dump): Lua fires its
+ * line events at its start and at each backward jump, but no line is
+ * known, so the event is no line hit anywhere (lines weight, coverage,
+ * backends); its time stays the frame's, on no line. */
 HOT void line_hit(rd_stack *s, rd_thread *t, rd_frame *f, uint32_t line)
 {
     rd_model *m = s->m;
+    if (!line) {
+        f->line = 0;
+        f->lix = 0;
+        return;
+    }
     m->node[f->node].lines++;
     if (f->tix)
         m->tnode[f->tix - 1].lines++;
@@ -748,7 +757,7 @@ HOT int frame_line(rd_stack *s, uint64_t depth, uint64_t dt, uint64_t line)
     rd_frame *f = &t->f[t->n - 1];
     uint32_t lix;
     int lok = f->lix != 0;
-    if (f->depth != depth || !(lok || f->fresh) || line > UINT32_MAX ||
+    if (f->depth != depth || !(lok || f->fresh) || line - 1 >= UINT32_MAX || /* 0: no line */
         !(lix = rd_model_line_cached(m, f->fid, (uint32_t)line)))
         return line_slow(s, depth, dt, line);
     if (m->has_bias)

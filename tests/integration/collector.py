@@ -12,6 +12,8 @@ daemon, socket and shm segments even when it fails. Cases:
               whole (checked against debug.getinfo)
   longpath    two modules under a 360-byte directory path keep their whole
               paths: their functions and coverage never merge
+  longchunk   two chunks loaded with '@' names over 4095 bytes sharing their
+              first 4096: two sources, each cut with its name's hash
   dbghook     the program's own debug.sethook/gethook work as untraced;
               tracing resumes, with whole stacks, when it removes its hook
   spawn0      LUATRACE_SPAWN=0 with nobody listening: a clear message
@@ -543,6 +545,43 @@ def case_longpath(c):
         sfs = [l[3:].strip() for l in f if l.startswith('SF:')]
     for name in ('moda', 'modb'):
         expect(os.path.join(deep, name + '.lua') in sfs, 'coverage.lcov SF lines: %s' % sfs)
+
+
+LONGCHUNK = r'''local base = "@/" .. string.rep("d", 5000)
+local a = assert(loadstring("local function f(x) return x + 1 end return f", base .. "/a.lua"))()
+local b = assert(loadstring("local function f(x) return x + 2 end return f", base .. "/b.lua"))()
+local s = 0
+for i = 1, 5 do s = s + a(i) end
+for i = 1, 8 do s = s + b(i) end
+print(s)
+'''
+
+
+def case_longchunk(c):
+    """Chunk names longer than a record's string (4096 bytes: only a name
+    given to load, as open() takes no path that long) are cut to 4095
+    bytes ending in '...#' and their whole name's hash: two names sharing
+    their first 4096 bytes stay two sources (not 'main chunk#2' and one
+    merged coverage entry) in the stacks and in coverage.txt."""
+    prog = c.write('longchunk.lua', LONGCHUNK)
+    r = run([c.args.recorderd, 'run', '-q', '--out', c.out, '-f', 'coverage', '--',
+             c.args.lua, prog], c.tmp, c.env())
+    expect(r.status == 0 and r.out == b'72\n', 'program failed: %r' % r.err)
+    session = c.session('longchunk')
+    calls = c.folded(session, 'calls')
+    srcs = {}
+    for k, n in calls.items():
+        m = re.search(r';(main chunk|a|b)(#\d+)?@(/d+\.\.\.#[0-9a-f]{16}):(\d)$', k)
+        if m:
+            expect(m.group(2) is None and len(m.group(3)) == 4095, 'label %s' % k[-60:])
+            srcs.setdefault(m.group(3), {})[m.group(1)] = n
+    expect(sorted(sorted(v.items()) for v in srcs.values())
+           == [[('a', 5), ('main chunk', 1)], [('b', 8), ('main chunk', 1)]],
+           'two sources, each with its chunk and function: %s' % [sorted(v.items()) for v in srcs.values()])
+    with open(os.path.join(session, 'coverage.txt')) as f:
+        text = f.read()
+    for src in srcs:
+        expect(('  %s: 1 line hit;' % src) in text, 'coverage.txt: %s' % text[-300:])
 
 
 HOSTRESUME = WHERE + '''
@@ -1615,6 +1654,25 @@ print(after)
 '''
 
 
+SIGINT_HOOKED = r'''local pid = io.open("/proc/self/stat"):read("*n")
+local lines = 0
+local function count() lines = lines + 1 end
+debug.sethook(count, "l")
+local function work(n) local s = 0 for i = 1, n do s = s + i end return s end
+local function spin()
+  io.popen("kill -INT " .. pid)
+  for i = 1, 2e7 do work(3) end
+end
+local ok, e = pcall(spin)
+print(ok, tostring(e):match("interrupted!$"))
+local h, mask, n = debug.gethook()
+print(h == count, mask, n)
+local before, after = lines, 0
+for i = 1, 1000 do after = after + work(2) end
+print(after, lines - before)
+'''
+
+
 def case_sigint(c):
     """A program that catches lua.c's Ctrl-C error ("interrupted!", raised
     by the hook lua.c's SIGINT handler puts on the main thread) and goes
@@ -1639,6 +1697,20 @@ def case_sigint(c):
         expect(rows.get(spin) == 1
                and all(k.startswith(spin) for k in rows if 'sig.lua:3' in k),
                '%s: spin (under pcall, until interrupted): %s' % (opts, rows))
+    # the program's own line hook on the main thread: lua.c's handler
+    # takes it off with the collector's (debug.gethook: its function, "",
+    # 0), and what runs afterwards is traced
+    prog = c.write('sigh.lua', SIGINT_HOOKED)
+    plain = run([c.args.lua, prog], c.tmp, c.env())
+    expect(plain.out == b'false\tinterrupted!\ntrue\t\t0\n3000\t0\n', 'plain run: %r' % plain.out)
+    shutil.rmtree(c.out, ignore_errors=True)
+    r = run([c.args.recorderd, 'run', '-q', '--out', c.out, '--', c.args.lua, prog], c.tmp,
+            c.env())
+    same_output(plain, r)
+    rows = c.folded(c.session('sigh'), 'calls')
+    top = 'function@[C];main chunk@sigh.lua:0;'
+    expect(rows.get(top + 'work@sigh.lua:5') == 1000 and rows.get(top + 'debug.gethook@[C]') == 1,
+           'hooked: calls after the interrupt: %s' % rows)
 
 
 def trace_records(path, offsets=None):

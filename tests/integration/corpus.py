@@ -29,7 +29,7 @@ sys.dont_write_bytecode = True  # keep the source tree clean
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import reftrace_post  # noqa: E402
 from harness import (SKIP, Failure, run, base_env, show_bytes,  # noqa: E402,F401
-                     in_tmpdir, have_recorderd, find_session)
+                     in_tmpdir, have_recorderd, find_session, skip_missing)
 
 MAX_DIFF_LINES = 30
 
@@ -353,6 +353,8 @@ def parse_args(argv):
 def main(argv):
     args = parse_args(argv)
     if not have_recorderd(args.recorderd):
+        return SKIP
+    if skip_missing(args.lua, args.program):
         return SKIP
     return in_tmpdir('luatrace-corpus-', lambda tmp: check(args, tmp))
 

@@ -143,7 +143,7 @@ static void count(const char *src, int line)
 
 static void hook(lua_State *L, lua_Debug *ar)
 {
-    if (ar->event == LUA_HOOKLINE && lua_getinfo(L, "S", ar))
+    if (ar->event == LUA_HOOKLINE && ar->currentline > 0 && lua_getinfo(L, "S", ar))
         count(ar->source, ar->currentline);
 }
 
@@ -1284,6 +1284,8 @@ def main(argv):
         return 1
     if args.case == 'program' and not args.program:
         ap.error('the program case needs a program')
+    if args.case == 'program' and harness.skip_missing(args.lua, args.program):
+        return SKIP
     return harness.in_tmpdir('luatrace-coverage-', lambda tmp: table[args.case](Ctx(args, tmp)))
 
 # }======================================================================

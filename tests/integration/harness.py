@@ -24,6 +24,7 @@ unlinked and its directory removed. Exit status: 0 pass, 1 fail, 77 skip.
 import argparse
 import mmap
 import os
+import re
 import shutil
 import signal
 import socket
@@ -415,6 +416,33 @@ def have_recorderd(path):
         return True
     print('SKIP: no recorderd at %s' % path)
     return False
+
+
+def missing_needs(lua, prog):
+    """What a corpus program's `-- needs: MOD (PACKAGE), ...` line (in its
+    first lines) names that lua cannot require, as 'MOD (PACKAGE)'; [] when
+    it has no such line. For programs that drive a tool rather than a
+    library: its test skips, saying so, where the tool is not installed."""
+    with open(prog, 'rb') as f:
+        m = re.search(rb'^-- needs: (.*)$', f.read(4096), re.M)
+    missing = []
+    for item in m.group(1).decode().split(',') if m else []:
+        mod = item.split()[0]
+        r = subprocess.run([lua, '-e', 'require(os.getenv("LUATRACE_NEED"))'],
+                           env=dict(base_env(), LUATRACE_NEED=mod),
+                           stdin=subprocess.DEVNULL, capture_output=True)
+        if r.returncode != 0:
+            missing.append(item.strip())
+    return missing
+
+
+def skip_missing(lua, prog):
+    """True, after saying SKIP, when prog needs what lua cannot require."""
+    missing = missing_needs(lua, prog)
+    if missing:
+        print('SKIP: %s needs %s, not installed (scripts/setup installs it)'
+              % (os.path.basename(prog), ', '.join(missing)))
+    return bool(missing)
 
 
 def in_tmpdir(prefix, body, errors=()):

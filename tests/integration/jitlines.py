@@ -124,9 +124,10 @@ def body(args, tmp):
     if not shutil.which(args.lua):
         print('SKIP: %s is not installed (scripts/setup installs luajit)' % args.lua)
         return SKIP
-    for prog in args.programs:
+    progs = [p for p in args.programs if not harness.skip_missing(args.lua, p)]
+    for prog in progs:
         check(args, tmp, prog)
-    return 0
+    return 0 if progs else SKIP
 
 
 if __name__ == '__main__':

@@ -63,6 +63,8 @@ def main(argv):
     p.add_argument('--reftrace-c')
     p.add_argument('--naive', action='store_true')
     args = p.parse_args(argv)
+    if harness.skip_missing(args.lua, args.program):
+        return harness.SKIP
     return harness.in_tmpdir('luatrace-reftrace-', lambda tmp: check(args, tmp))
 
 

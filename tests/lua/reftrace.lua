@@ -213,8 +213,10 @@ local function label_of(info)
   elseif generic_wrap then
     name = "coroutine.wrap function"
   else
-    -- last, a C function's file: lua.c's pmain is "lua5.1"
-    name = global_name(f) or (what == "C" and c_name(f)) or info.name
+    -- LuaJIT names a slot of stripped bytecode "": no name; last, a C
+    -- function's file: lua.c's pmain is "lua5.1"
+    local site = info.name ~= "" and info.name or nil
+    name = global_name(f) or (what == "C" and c_name(f)) or site
       or (what == "C" and cmod(f)) or "function"
   end
   name, where = clean(name:sub(1, 1023)), clean(where)  -- names are cut at 1023 bytes
@@ -387,7 +389,7 @@ end
 
 hook = function(event)
   if event ~= "line" and event ~= "call" and event ~= "return" then return end
-  local info = getinfo(2, "Sf")
+  local info = getinfo(2, "Slf")
   if info.source == SELF then return end
   local T = running() or MAIN
   if T ~= last then switch_to(T) end
@@ -423,7 +425,9 @@ hook = function(event)
       st.call = false
       out:write("C ", node, "\n")
     end
-    out:write("L ", node, "\n")
+    -- line 0: a function without line information (luac -s) runs, on
+    -- no known line: its first such event still counts its call
+    if info.currentline > 0 then out:write("L ", node, "\n") end
   else
     if st.call then out:write("X C call before the first line\n") end
     out:write("C ", node, "\n")
