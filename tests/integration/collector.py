@@ -1708,7 +1708,7 @@ def case_sigint(c):
             c.env())
     same_output(plain, r)
     rows = c.folded(c.session('sigh'), 'calls')
-    top = 'function@[C];main chunk@sigh.lua:0;'
+    top = 'lua5.1@[C];main chunk@sigh.lua:0;'
     expect(rows.get(top + 'work@sigh.lua:5') == 1000 and rows.get(top + 'debug.gethook@[C]') == 1,
            'hooked: calls after the interrupt: %s' % rows)
 
