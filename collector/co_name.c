@@ -260,24 +260,45 @@ static struct {
     const char *name;
 } g_iters[3];
 
-/* The C function of what code returns ("return ipairs({})"), or NULL. */
-static lua_CFunction iterator_of(lua_State *L, const char *code)
+/* The C function of what lib.fn (of the globals at g; lib NULL: a
+ * global) returns when called with args ('t' an empty table, 's' ""), or
+ * NULL. Only a C function is called: a Lua one is the program's own. */
+static lua_CFunction iterator_of(lua_State *L, int g, const char *lib, const char *fn,
+                                 const char *args)
 {
+    int top = lua_gettop(L);
     lua_CFunction cf = NULL;
-    if (luaL_loadstring(L, code) == 0 && lua_pcall(L, 0, 1, 0) == 0)
-        cf = lua_tocfunction(L, -1);
-    lua_pop(L, 1);
+    lua_pushvalue(L, g);
+    if (lib)
+        field(L, lib);
+    field(L, fn);
+    if (lua_iscfunction(L, -1)) {
+        for (const char *a = args; *a; a++)
+            if (*a == 't')
+                lua_newtable(L);
+            else
+                lua_pushliteral(L, "");
+        if (lua_pcall(L, (int)strlen(args), 1, 0) == 0)
+            cf = lua_tocfunction(L, -1);
+    }
+    lua_settop(L, top);
     return cf;
 }
 
 void co_name_iterators(lua_State *L)
 {
-    static const char *const probe[][2] = {
-        {"return ipairs({})", "ipairs iterator"},
-        {"return string.gmatch('', '')", "string.gmatch iterator"},
-        {"return io.lines()", "io.lines iterator"}};
-    for (size_t i = 0; i < sizeof probe / sizeof probe[0]; i++)
-        g_iters[i].cf = iterator_of(L, probe[i][0]), g_iters[i].name = probe[i][1];
+    static const struct {
+        const char *lib, *fn, *args, *name;
+    } probe[] = {{NULL, "ipairs", "t", "ipairs iterator"},
+                 {"string", "gmatch", "ss", "string.gmatch iterator"},
+                 {"io", "lines", "", "io.lines iterator"}};
+    co_module_push_globals(L);
+    int g = lua_gettop(L);
+    for (size_t i = 0; i < sizeof probe / sizeof probe[0]; i++) {
+        g_iters[i].cf = iterator_of(L, g, probe[i].lib, probe[i].fn, probe[i].args);
+        g_iters[i].name = probe[i].name;
+    }
+    lua_pop(L, 1);
 }
 
 static int name_iterator(target *t)

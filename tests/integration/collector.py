@@ -1858,6 +1858,36 @@ def case_codeid(c):
                % (kind, have, want[kind]))
 
 
+ITERPROBE = r'''-- the program's own ipairs and io.lines, Lua functions, before it
+-- loads the collector: the collector finds the library's iterators
+-- without calling them (it would count)
+local called = 0
+local lib_ipairs, lib_lines = ipairs, io.lines
+ipairs = function(t) called = called + 1 return lib_ipairs(t) end
+io.lines = function(...) called = called + 1 return lib_lines(...) end
+require "luatrace"
+print("called at load", called)
+for _, v in lib_ipairs({1, 2}) do end
+for w in ("a b"):gmatch("%a") do end
+'''
+
+
+def case_iterprobe(c):
+    """Loaded by the program after it replaced ipairs and io.lines with
+    Lua functions of its own, the collector calls neither to find the
+    standard iterators (its probes call C functions only): the program's
+    count stays 0, and the library's iterators still have their names."""
+    prog = c.write('iterprobe.lua', ITERPROBE)
+    c.start_daemon()
+    r = run([c.args.lua, prog], c.tmp, c.env(LUATRACE_SOCKET=c.sock, LUATRACE_SHM='iterprobe'))
+    c.stop_daemon()
+    expect(r.status == 0 and r.out == b'called at load\t0\n', 'program: %r %r' % (r.out, r.err))
+    leaves = {}
+    for stack, n in c.folded(c.session('iterprobe'), 'calls').items():
+        leaves[stack.split(';')[-1]] = leaves.get(stack.split(';')[-1], 0) + n
+    expect(leaves.get('string.gmatch iterator@[C]') == 3, 'gmatch iterator: %s' % sorted(leaves))
+
+
 def main(argv):
     def add_args(ap):
         ap.add_argument('--resume-host', help='tests/hosts/resume_host (case hostresume)')
