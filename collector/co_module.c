@@ -296,8 +296,9 @@ void co_module_special_functions(co_state *s, lua_State *L)
         s->cf_yield = field_cfunction(L, co, "yield");
         raw_field(L, co, "wrap");
         /* wrap takes Lua functions only: an empty chunk (on any failure
-         * an error message replaces wrap on the stack) */
-        if (lua_isfunction(L, -1) && luaL_loadbuffer(L, "", 0, "=luatrace") == 0 &&
+         * an error message replaces wrap on the stack). A Lua function in
+         * its place is the program's: never called */
+        if (lua_iscfunction(L, -1) && luaL_loadbuffer(L, "", 0, "=luatrace") == 0 &&
             lua_pcall(L, 1, 1, 0) == 0)
             s->cf_wrap = (lua_CFunction)co_cfunc_key(L, -1);
     }

@@ -1865,6 +1865,8 @@ local called = 0
 local lib_ipairs, lib_lines = ipairs, io.lines
 ipairs = function(t) called = called + 1 return lib_ipairs(t) end
 io.lines = function(...) called = called + 1 return lib_lines(...) end
+local lib_wrap = coroutine.wrap
+coroutine.wrap = function(f) called = called + 1 return lib_wrap(f) end
 require "luatrace"
 print("called at load", called)
 for _, v in lib_ipairs({1, 2}) do end
@@ -1873,9 +1875,9 @@ for w in ("a b"):gmatch("%a") do end
 
 
 def case_iterprobe(c):
-    """Loaded by the program after it replaced ipairs and io.lines with
-    Lua functions of its own, the collector calls neither to find the
-    standard iterators (its probes call C functions only): the program's
+    """Loaded by the program after it replaced ipairs, io.lines and
+    coroutine.wrap with Lua functions of its own, the collector calls none
+    of them at load (its probes call C functions only): the program's
     count stays 0, and the library's iterators still have their names."""
     prog = c.write('iterprobe.lua', ITERPROBE)
     c.start_daemon()
