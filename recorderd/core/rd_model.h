@@ -160,7 +160,10 @@ typedef struct rd_model {
      * slower moment of the machine) */
     uint64_t bias_base[4], bias_hook16;
     uint64_t bias_floor; /* a nanosecond in ticks: no dt goes below it */
-    uint64_t hook_events, hook_ticks; /* since the last scaling: events at its
+    /* hooked: LINE, CALL and RET records, one a hook; a RESUME or YIELD
+     * rides in the hook of the event after it, the other records in none */
+    uint64_t hooked;
+    uint64_t hook_events, hook_ticks; /* since the last scaling: hooked at its
                                          start, HOOK ticks */
     uint64_t waited_ticks; /* WAIT records: what the program waited for a CPU,
                               already off the dts (not in ticks_total) */

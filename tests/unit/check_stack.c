@@ -933,7 +933,7 @@ START_TEST(test_stack_bias)
 }
 END_TEST
 
-/* A HOOK record scales BIAS by the hook's measured ticks an event since
+/* A HOOK record scales BIAS by the hook's measured ticks a hook since
  * the last scaling over the calibration's (BIAS's last field, x16):
  * twice as much, twice the bias; at most 3 times. */
 START_TEST(test_stack_bias_scaled)
@@ -943,8 +943,7 @@ START_TEST(test_stack_bias_scaled)
     begin_main(5);
     for (int i = 0; i < 300; i++)
         EV(LINE, 1, 100, 6); /* 95 each: main:5 once, then main:6 */
-    uint64_t n = M.events - M.hook_events; /* the HOOK is no event */
-    EV(HOOK, 20 * n);        /* 20 an event: twice */
+    EV(HOOK, 20 * 300);      /* 20 a hook (START, FRAME had none): twice */
     ck_assert_uint_eq(M.bias[0], 10);
     ck_assert_uint_eq(M.bias[1], 20);
     ck_assert_uint_eq(M.bias[2], 6);
@@ -955,9 +954,43 @@ START_TEST(test_stack_bias_scaled)
     ck_assert_uint_eq(M.bias[0], 10);
     for (int i = 0; i < 300; i++)
         EV(LINE, 1, 100, 7);
-    n = M.events - M.hook_events;
-    EV(HOOK, 1000 * n); /* 100 times the calibration's: 3 at most */
+    EV(HOOK, 1000 * 301); /* 100 times the calibration's: 3 at most */
     ck_assert_uint_eq(M.bias[0], 15);
+}
+END_TEST
+
+/* The scaling counts hooks, not records: a switch's RESUME or YIELD comes
+ * in the hook of the event after it (a yield's return in the coroutine, a
+ * resume's in its resumer), which has a record of its own. A ping-pong
+ * whose hooks cost what the calibration's did keeps its bias as it is
+ * (counting the records, 6 hooks for 8 took it a quarter lower: 3, 7,
+ * 2). */
+START_TEST(test_stack_bias_switches)
+{
+    EV(CLOCK, 0, 0, 0);
+    EV(BIAS, 5, 10, 3, 0, 160); /* the calibration's hooks: 10 ticks each */
+    begin_main(5);
+    EV(LINE, 1, 100, 6);
+    uint64_t hooks = 1;
+    for (int i = 0; i < 100; i++) {
+        EV(CALL, 2, 100, F_RESUME); /* main:6 */
+        EV(RESUME, 100, T_CO, i ? 2 : 0);
+        if (i)
+            EV(RET, 2, 0); /* yield returns in co */
+        else
+            EV(CALL, 1, 0, F_CO); /* co begins */
+        EV(LINE, 1, 100, 41);
+        EV(CALL, 2, 100, F_YIELD);
+        EV(YIELD, 100, T_MAIN, 2, 0);
+        EV(RET, 2, 0); /* resume returns in main */
+        EV(LINE, 1, 100, 6);
+        hooks += 6;
+    }
+    EV(HOOK, 10 * hooks);
+    ck_assert_uint_eq(M.bias[0], 5);
+    ck_assert_uint_eq(M.bias[1], 10);
+    ck_assert_uint_eq(M.bias[2], 3);
+    expect_stack(T_MAIN, F_MAIN);
 }
 END_TEST
 
@@ -1188,6 +1221,7 @@ int main(void)
                             test_stack_wrap_error, test_stack_wrap_nested_error,
                             test_stack_late_hooked, test_stack_stop_start, test_stack_gap,
                             test_stack_time, test_stack_bias, test_stack_bias_scaled,
+                            test_stack_bias_switches,
                             test_stack_wait, test_stack_tail_call_time,
                             test_stack_ret_ignores_unused_args, test_stack_garbage,
                             test_stack_random_records, test_stack_replay_feed};
