@@ -668,7 +668,10 @@ void co_attach_serve(lua_State *L, lua_Debug *ar)
         return;
     }
     lt_attach_socket_path(getuid(), getpid(), sock, sizeof sock);
-    snprintf(name, sizeof name, "attach.%d", (int)getpid());
+    lt_attach_ring_name(getpid(), name, sizeof name);
+    /* a name of our pid is ours, left by a request served after its
+     * client went away: it would make this ring's creation fail */
+    lt_ring_unlink(name);
     s->private_summary = 0;
     if (co_module_begin(s, L, name, sock, NULL, err, sizeof err)) {
         lua_sethook(L, NULL, 0, 0); /* recorderd gave up waiting: stay dormant, */

@@ -49,6 +49,11 @@ void lt_attach_socket_path(uid_t uid, pid_t pid, char *buf, size_t cap)
     snprintf(buf, cap, "%s/%d.sock", dir, (int)pid);
 }
 
+void lt_attach_ring_name(pid_t pid, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "attach.%d", (int)pid);
+}
+
 unsigned long long lt_attach_start_time(pid_t pid)
 {
     char path[64], buf[1024];

@@ -66,6 +66,10 @@ int lt_attach_make_dir(uid_t uid);
 void lt_attach_marker_path(uid_t uid, pid_t pid, char *buf, size_t cap);
 void lt_attach_socket_path(uid_t uid, pid_t pid, char *buf, size_t cap);
 
+/* The name of the ring a dormant collector in pid opens for an attach or
+ * a dump (lt_ring's name: "attach.PID"). */
+void lt_attach_ring_name(pid_t pid, char *buf, size_t cap);
+
 /* pid's start time from /proc (0 if unknown): tells a recycled pid apart. */
 unsigned long long lt_attach_start_time(pid_t pid);
 

@@ -15,6 +15,7 @@
 
 #include "lt_attach.h"
 #include "lt_ctl.h"
+#include "lt_ring.h"
 #include "rd_guard.h"
 #include "rd_inject.h"
 #include "rd_peek.h"
@@ -353,5 +354,11 @@ int rd_attach(const rd_attach_opts *o)
     uv_run(loop, UV_RUN_DEFAULT);
     uv_loop_close(loop);
     unlink(sock);
+    /* a ring the program made for this request and nobody mapped (it was
+     * killed between its ring and our reading it, or served the request
+     * after we went): no one else will ever remove its name */
+    char ring[64];
+    lt_attach_ring_name(o->pid, ring, sizeof ring);
+    lt_ring_unlink(ring);
     return a.srv.nstarted || a.srv.ndumps ? 0 : 1;
 }

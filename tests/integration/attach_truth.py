@@ -640,6 +640,32 @@ def case_dump(c):
     p.communicate(timeout=60)
 
 
+def case_attachstale(c):
+    """attach to a program while a ring of its name (attach.PID) is left in
+    /dev/shm, as a program killed between making that ring and recorderd's
+    reading it leaves one (its pid then reused), or a request served after
+    its client went: the program takes the stale name back and is traced,
+    and no ring of its name is left after the attach."""
+    p = start(c, FIBPROG)
+    stale = '/dev/shm/luatrace-attach.%d' % p.pid
+    with open(stale, 'wb') as f:
+        f.write(b'\0' * 4096)
+    try:
+        r = recorderd(c, 'attach', str(p.pid), '--duration', '0.3', '--out', c.out,
+                      '--timeout', '20')
+        expect(r.returncode == 0, 'attach with a stale ring name: %d %r'
+               % (r.returncode, r.stderr))
+        expect(not os.path.exists(stale), 'the ring name is left: %s' % stale)
+    finally:
+        if os.path.exists(stale):
+            os.unlink(stale)
+        with open(os.path.join(c.tmp, 'stop'), 'w'):
+            pass
+        p.communicate(timeout=60)
+    calls = c.folded(c.session('attach.%d' % p.pid), 'calls')
+    expect(any(k.endswith(';fib@prog.lua:1') for k in calls), 'no fib traced: %r' % calls)
+
+
 def luajit_start(c, off):
     """prog.lua (LUAJIT) under luajit, dormant; and its untraced run."""
     lj = need_luajit()
