@@ -70,7 +70,9 @@ static int sample_opt(int argc, char **argv, int *i, unsigned *hz)
 }
 
 /* run's options into o, and so those of its sessions. Returns the index of
- * the command in argv, or minus the exit status (0: --help). */
+ * the command in argv plus 1 (argc + 1: none), or minus the exit status
+ * (0: --help): the command may be argv[0] (run lua5.1 app.lua), so its index
+ * alone could not be told from --help's 0. */
 static int parse_run(int argc, char **argv, rd_run_opts *o, rd_session_opts *so)
 {
     int i = 0;
@@ -97,18 +99,19 @@ static int parse_run(int argc, char **argv, rd_run_opts *o, rd_session_opts *so)
         else
             return -rd_cli_unknown("run", a);
     }
-    return i < argc && !strcmp(argv[i], "--") ? i + 1 : i;
+    return (i < argc && !strcmp(argv[i], "--") ? i + 1 : i) + 1;
 }
 
 static int cmd_run(int argc, char **argv)
 {
     rd_run_opts o = {0};
     rd_session_opts so = {.out = "luatrace-out"};
-    int i = parse_run(argc, argv, &o, &so);
-    if (i <= 0)
-        return -i;
+    int i = parse_run(argc, argv, &o, &so) - 1;
+    if (i < 0)
+        return -(i + 1);
     if (i >= argc) {
-        fprintf(stderr, "recorderd run: no command given\n");
+        fprintf(stderr, "recorderd run: no command given: recorderd run [OPTIONS] [--] CMD "
+                        "[ARGS...], e.g. recorderd run -- lua5.1 app.lua\n");
         return 2;
     }
     o.out = so.out;

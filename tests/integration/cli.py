@@ -1,0 +1,42 @@
+#!/usr/bin/env python3
+"""The mistakes a newcomer makes on the command line, and what recorderd
+says: one line naming what went wrong and what to do, and the exit status
+doc/commands.md gives.
+
+  cli.py CASE --recorderd PATH --cpath DIR [--lua lua5.1]
+
+Cases:
+  runnodash   run without "--", the command first (run lua5.1 app.lua): the
+              program runs traced (it ran nothing, exit 0, before)
+  runnocmd    run with no command, or options only: exit 2, says how
+"""
+
+import os
+import sys
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+from harness import expect, run  # noqa: E402
+
+
+def case_runnodash(c):
+    prog = c.write('app.lua', 'print("ran", ...)\nos.exit(3)\n')
+    for opts in ([], ['-q'], ['-o', c.out]):
+        r = run([c.args.recorderd, 'run'] + opts + [c.args.lua, prog, 'a'], c.tmp, c.env())
+        expect(r.status == 3 and r.out == b'ran\ta\n',
+               'run %s lua5.1 app.lua: %d %r %r' % (opts, r.status, r.out, r.err))
+    expect(os.path.isfile(os.path.join(c.session('app'), 'session.json')), 'no session')
+
+
+def case_runnocmd(c):
+    for opts in ([], ['-q'], ['--'], ['-q', '--']):
+        r = run([c.args.recorderd, 'run'] + opts, c.tmp, c.env())
+        err = r.err.decode()
+        expect(r.status == 2 and err.count('\n') == 1 and 'no command given' in err
+               and 'recorderd run -- lua5.1 app.lua' in err,
+               'run %s: %d %r' % (opts, r.status, err))
+
+
+if __name__ == '__main__':
+    sys.exit(harness.case_main(sys.argv[1:], harness.cases(globals()), 'luatrace-cli-'))
