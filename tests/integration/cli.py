@@ -9,6 +9,9 @@ Cases:
   runnodash   run without "--", the command first (run lua5.1 app.lua): the
               program runs traced (it ran nothing, exit 0, before)
   runnocmd    run with no command, or options only: exit 2, says how
+  reportdir   report of a directory that is no session: the parent of the
+              sessions names one of them, a --no-trace session says it has
+              no trace, any other directory says what to give; exit 1
 """
 
 import os
@@ -36,6 +39,29 @@ def case_runnocmd(c):
         expect(r.status == 2 and err.count('\n') == 1 and 'no command given' in err
                and 'recorderd run -- lua5.1 app.lua' in err,
                'run %s: %d %r' % (opts, r.status, err))
+
+
+def case_reportdir(c):
+    prog = c.write('app.lua', 'print(1)\n')
+    rd = c.args.recorderd
+    for opts in ([], [], ['--no-trace', '-o', 'nt']):  # app, app.prev; nt/app
+        harness.run_ok([rd, 'run', '-q', '-o', c.out] + opts + ['--', c.args.lua, prog], c.tmp,
+                       env=c.env())
+    os.mkdir(os.path.join(c.tmp, 'empty'))
+    for arg, what in (
+            (c.out, 'out: a directory of sessions, not a session: give one of them, e.g. '
+                    'recorderd report %s/app\n' % c.out),
+            (c.out + '/', 'a directory of sessions, not a session: give one of them, e.g. '
+                          'recorderd report %s/app\n' % c.out),
+            ('nt/app', 'nt/app: a session with no trace.ltr (run with --no-trace'),
+            ('empty', 'empty: not a session directory (no trace.ltr in it): give a session '
+                      'directory')):
+        for merge in ([], ['--merge']):
+            r = run([rd, 'report'] + merge + [arg], c.tmp, c.env())
+            err = r.err.decode()
+            expect(r.status == 1 and err.count('\n') == 1 and what in err
+                   and err.startswith('recorderd report: '),
+                   'report %s %s: %d %r' % (merge, arg, r.status, err))
 
 
 if __name__ == '__main__':
