@@ -159,9 +159,8 @@ def case_refusal(c):
 
 def case_profile(c):
     """LUATRACE_SAMPLE with luajit -lluatrace.profile: a private recorder,
-    the summary at exit, a sampled session named profile."""
+    the summary at exit, a sampled session named after the script."""
     need('luajit')
-    c.used.add('profile')
     prog = c.write('prof.lua', HOT.replace('ROUNDS', '20').replace('ENDING', ''))
     plain = run(['luajit', prog], c.tmp, c.env())
     r = run(['luajit', '-lluatrace.profile', prog], c.tmp,
@@ -170,7 +169,7 @@ def case_profile(c):
     err = r.err.decode()
     expect('function (top 10 by self time)' in err and ' hot (prof.lua:2)\n' in err,
            'no summary: %r' % err)
-    meta = json.load(open(os.path.join(c.session('profile'), 'session.json')))
+    meta = json.load(open(os.path.join(c.session('prof'), 'session.json')))
     expect(meta['status'] == 'complete' and meta['sampled_hz'] == 500, 'session %s' % meta)
 
 
