@@ -36,22 +36,24 @@ typedef struct run_ctx {
     "io.stderr:write('luatrace: ', _VERSION, ' is not supported (Lua 5.1 and LuaJIT 2.1 "  \
     "are): ', a and a[0] or 'a program', ' runs untraced\\n') end) end"
 
-/* Directory holding luatrace.so: next to this binary in a build tree,
- * else the install directory. */
+/* Directory holding luatrace.so: next to this binary in a build tree
+ * (BUILD/collector beside BUILD/recorderd/recorderd, named without "..":
+ * recorderd env prints it for people), else the install directory. */
 void rd_run_module_dir(char *buf, unsigned long cap)
 {
     char exe[PATH_MAX], probe[PATH_MAX + 32];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1); /* absolute, no .. */
+    char *slash = NULL;
     if (n > 0) {
         exe[n] = 0;
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = 0;
-            snprintf(probe, sizeof probe, "%s/../collector/luatrace.so", exe);
-            if (access(probe, R_OK) == 0) {
-                snprintf(buf, cap, "%s/../collector", exe);
-                return;
-            }
+        for (int up = 0; up < 2 && (slash = strrchr(exe, '/')); up++)
+            *slash = 0; /* BUILD/recorderd/recorderd -> BUILD */
+    }
+    if (slash) {
+        snprintf(probe, sizeof probe, "%s/collector/luatrace.so", exe);
+        if (access(probe, R_OK) == 0) {
+            snprintf(buf, cap, "%s/collector", exe);
+            return;
         }
     }
     snprintf(buf, cap, "%s", RD_CMODDIR);

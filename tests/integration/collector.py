@@ -988,7 +988,9 @@ def case_dashl(c):
              c.args.recorderd, c.args.lua], c.tmp, env)
     expect(r.status == 0 and r.out == b'ok\n', 'recorderd env: %r %r' % (r.out, r.err))
     r = run([c.args.recorderd, 'env'], c.tmp, env)
-    want = "export LUA_CPATH='%s/?.so;;'\n" % os.path.join(os.path.dirname(c.args.recorderd), '..', 'collector')
+    # the build tree's collector by a plain path (it was BUILD/recorderd/../collector)
+    want = "export LUA_CPATH='%s/?.so;;'\n" % os.path.join(
+        os.path.dirname(os.path.dirname(os.path.realpath(c.args.recorderd))), 'collector')
     expect(r.out.decode() == want, 'recorderd env: %r, want %r' % (r.out, want))
 
 
