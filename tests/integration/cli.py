@@ -12,6 +12,8 @@ Cases:
   reportdir   report of a directory that is no session: the parent of the
               sessions names one of them, a --no-trace session says it has
               no trace, any other directory says what to give; exit 1
+  reportbkdir report --backend -o DIR makes DIR, as annotate's -o does; a
+              backend format's -o FILE in a missing directory is named
 """
 
 import os
@@ -62,6 +64,22 @@ def case_reportdir(c):
             expect(r.status == 1 and err.count('\n') == 1 and what in err
                    and err.startswith('recorderd report: '),
                    'report %s %s: %d %r' % (merge, arg, r.status, err))
+
+
+def case_reportbkdir(c):
+    prog = c.write('app.lua', 'local function f() return 1 end\nprint(f())\n')
+    harness.run_ok([c.args.recorderd, 'run', '-q', '-o', c.out, '--', c.args.lua, prog], c.tmp,
+                   env=c.env())
+    s = c.session('app')
+    r = run([c.args.recorderd, 'report', s, '--backend', 'chrome', '-o', 'new/dir'], c.tmp,
+            c.env())
+    expect(r.status == 0 and os.path.isfile(os.path.join(c.tmp, 'new/dir/trace.chrome.json')),
+           'report --backend -o new/dir: %d %r' % (r.status, r.err))
+    r = run([c.args.recorderd, 'report', s, '--format', 'chrome', '-o', 'nodir/x.json'], c.tmp,
+            c.env())
+    expect(r.status == 1 and r.err == b'recorderd report: cannot write nodir/x.json: '
+           b'No such file or directory\n', 'report --format chrome -o nodir/x.json: %d %r'
+           % (r.status, r.err))
 
 
 if __name__ == '__main__':
