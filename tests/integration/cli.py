@@ -14,9 +14,14 @@ Cases:
               no trace, any other directory says what to give; exit 1
   reportbkdir report --backend -o DIR makes DIR, as annotate's -o does; a
               backend format's -o FILE in a missing directory is named
+  otheruser   record and top of another user's process (as nobody, of a
+              root lua5.1; root only): "belongs to uid 0", not the long
+              ptrace_scope advice
 """
 
 import os
+import shutil
+import subprocess
 import sys
 
 sys.dont_write_bytecode = True
@@ -80,6 +85,28 @@ def case_reportbkdir(c):
     expect(r.status == 1 and r.err == b'recorderd report: cannot write nodir/x.json: '
            b'No such file or directory\n', 'report --format chrome -o nodir/x.json: %d %r'
            % (r.status, r.err))
+
+
+def case_otheruser(c):
+    if os.geteuid() != 0 or not shutil.which('setpriv'):
+        print('skipped: needs root and setpriv')
+        raise SystemExit(harness.SKIP)
+    prog = c.write('spin.lua', 'io.read()\n')
+    os.chmod(c.tmp, 0o755)
+    p = subprocess.Popen([c.args.lua, prog], cwd=c.tmp, stdin=subprocess.PIPE,
+                         stdout=subprocess.DEVNULL, start_new_session=True)
+    try:
+        nobody = ['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups']
+        for cmd in (['record', str(p.pid), '-d', '1'], ['top', str(p.pid), '-d', '1'],
+                    ['dump', str(p.pid)]):
+            r = run(nobody + [c.args.recorderd] + cmd, '/', c.env())
+            err = r.err.decode()
+            expect(r.status == 1 and err.count('\n') == 1 and
+                   ('process %d belongs to uid 0' % p.pid) in err and 'ptrace_scope' not in err,
+                   '%s as nobody: %d %r' % (cmd, r.status, err))
+    finally:
+        p.kill()
+        p.wait()
 
 
 if __name__ == '__main__':
