@@ -429,7 +429,9 @@ int main(int argc, char **argv)
     }
     if (!strcmp(c, "--help") || !strcmp(c, "-h"))
         return rd_help_usage(stdout), 0;
-    fprintf(stderr, "recorderd: unknown command %s\n", c);
-    rd_help_usage(stderr);
+    const char *meant = rd_help_closest(c); /* one line, not the whole usage */
+    fprintf(stderr, "recorderd: unknown command %s%s%s%s (recorderd --help lists them)\n",
+            rd_printable(c, (char[128]){0}, 128), meant ? ": did you mean " : "",
+            meant ? meant : "", meant ? "?" : "");
     return 2;
 }

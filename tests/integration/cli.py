@@ -6,6 +6,9 @@ doc/commands.md gives.
   cli.py CASE --recorderd PATH --cpath DIR [--lua lua5.1]
 
 Cases:
+  usage       recorderd --help says what each command is for, in a line
+              under its synopsis; a mistyped command is one line naming
+              the command meant (it printed the whole usage), exit 2
   runnodash   run without "--", the command first (run lua5.1 app.lua): the
               program runs traced (it ran nothing, exit 0, before)
   runnocmd    run with no command, or options only: exit 2, says how
@@ -28,6 +31,27 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 from harness import expect, run  # noqa: E402
+
+
+def case_usage(c):
+    rd = c.args.recorderd
+    r = run([rd, '--help'], c.tmp, c.env())
+    lines = r.out.decode().splitlines()
+    cmds = [l.split()[1] for l in lines if l.startswith('  recorderd ') and '--help' not in l]
+    expect(r.status == 0 and len(cmds) >= 11 and 'run' in cmds and 'report' in cmds,
+           'recorderd --help: %d %r' % (r.status, r.out))
+    for i, l in enumerate(lines):  # each synopsis, then what it is for
+        if l.startswith('  recorderd ') and '--help' not in l:
+            expect(i + 1 < len(lines) and lines[i + 1].startswith('      ')
+                   and len(lines[i + 1].split()) >= 4, 'no line for %s: %r' % (l, lines))
+    expect(max(len(l) for l in lines) <= 80, 'a line over 80 columns: %r' % lines)
+    for word, meant in (('rn', 'run'), ('reprot', 'report'), ('stats', 'status'),
+                        ('lisen', 'listen'), ('xyz', None), ('r', None)):
+        r = run([rd, word, '--', c.args.lua, '-e', 'os.exit(5)'], c.tmp, c.env())
+        err = r.err.decode()
+        tail = ': did you mean %s?' % meant if meant else ''
+        expect(r.status == 2 and err == 'recorderd: unknown command %s%s (recorderd --help '
+               'lists them)\n' % (word, tail), '%s: %d %r' % (word, r.status, err))
 
 
 def case_runnodash(c):
