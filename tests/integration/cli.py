@@ -17,6 +17,8 @@ Cases:
               no trace, any other directory says what to give; exit 1
   reportbkdir report --backend -o DIR makes DIR, as annotate's -o does; a
               backend format's -o FILE in a missing directory is named
+  nodaemon    status and stop with no daemon: one line saying how to start
+              one, exit 1
   otheruser   record and top of another user's process (as nobody, of a
               root lua5.1; root only): "belongs to uid 0", not the long
               ptrace_scope advice
@@ -109,6 +111,14 @@ def case_reportbkdir(c):
     expect(r.status == 1 and r.err == b'recorderd report: cannot write nodir/x.json: '
            b'No such file or directory\n', 'report --format chrome -o nodir/x.json: %d %r'
            % (r.status, r.err))
+
+
+def case_nodaemon(c):
+    for cmd in ('status', 'stop'):
+        r = run([c.args.recorderd, cmd, '--socket', c.sock], c.tmp, c.env())
+        err = r.err.decode()
+        expect(r.status == 1 and err.count('\n') == 1 and 'no daemon answers on %s' % c.sock in err
+               and 'start one with recorderd listen' in err, '%s: %d %r' % (cmd, r.status, err))
 
 
 def case_otheruser(c):
