@@ -106,6 +106,22 @@ static void on_sighup(uv_signal_t *h, int sig)
     forward(&r->srv, sig);
 }
 
+/* Why CMD could not be started, and for the usual mistake, a Lua script
+ * given as the command (run -- app.lua), what to type instead: the script
+ * is not on PATH, or not executable, and lua5.1 runs it either way. */
+static void say_cannot_run(const char *cmd, int e)
+{
+    size_t n = strlen(cmd);
+    int script = n > 4 && !strcmp(cmd + n - 4, ".lua");
+    int on_path = !strchr(cmd, '/');
+    const char *why = e == UV_ENOENT && on_path ? "not found on PATH" : uv_strerror(e);
+    if (script && (e == UV_ENOENT || e == UV_EACCES))
+        fprintf(stderr, "recorderd: cannot run %s: %s (a Lua script: recorderd run -- lua5.1 "
+                        "%s)\n", cmd, why, cmd);
+    else
+        fprintf(stderr, "recorderd: cannot run %s: %s\n", cmd, why);
+}
+
 /* A SIGHUP that was ignored (nohup) stays ignored. */
 static void start_sighup(run_ctx *r, uv_loop_t *loop)
 {
@@ -230,7 +246,7 @@ static int spawn(run_ctx *r, const rd_run_opts *o, char **argv, const char *sock
     int e = uv_spawn(r->srv.loop, &r->proc, &po);
     env_free(&env);
     if (e)
-        fprintf(stderr, "recorderd: cannot run %s: %s\n", argv[0], uv_strerror(e));
+        say_cannot_run(argv[0], e);
     return e;
 }
 

@@ -11,6 +11,10 @@ Cases:
               the command meant (it printed the whole usage), exit 2
   runnodash   run without "--", the command first (run lua5.1 app.lua): the
               program runs traced (it ran nothing, exit 0, before)
+  runscript   run -- app.lua (lua5.1 forgotten): a script not on PATH or not
+              executable says the command to type; a missing program says
+              "not found on PATH" (it said "no such file or directory" of a
+              file that is there); exit 127
   runnocmd    run with no command, or options only: exit 2, says how
   reportdir   report of a directory that is no session: the parent of the
               sessions names one of them, a --no-trace session says it has
@@ -63,6 +67,19 @@ def case_runnodash(c):
         expect(r.status == 3 and r.out == b'ran\ta\n',
                'run %s lua5.1 app.lua: %d %r %r' % (opts, r.status, r.out, r.err))
     expect(os.path.isfile(os.path.join(c.session('app'), 'session.json')), 'no session')
+
+
+def case_runscript(c):
+    c.write('app.lua', 'print(1)\n')
+    for cmd, what in (('app.lua', 'cannot run app.lua: not found on PATH (a Lua script: '
+                       'recorderd run -- lua5.1 app.lua)'),
+                      ('./app.lua', 'cannot run ./app.lua: permission denied (a Lua script: '
+                       'recorderd run -- lua5.1 ./app.lua)'),
+                      ('luatrace-no-such-program', 'cannot run luatrace-no-such-program: '
+                       'not found on PATH')):
+        r = run([c.args.recorderd, 'run', '--', cmd], c.tmp, c.env())
+        expect(r.status == 127 and r.err == ('recorderd: %s\n' % what).encode(),
+               'run -- %s: %d %r' % (cmd, r.status, r.err))
 
 
 def case_runnocmd(c):
