@@ -14,6 +14,9 @@ Real recorderd, real luajit / lua5.x processes, as collector.py runs them
             --sample 0 and 5000 refused (exit 2); a program that ends
             without os.exit (lua_close) completes its session too; a bad
             LUATRACE_SAMPLE is said, the program runs unsampled
+  nosamples run --sample 1 -- luajit of a program too short for one
+            sample: the summary says there were no samples and why (it
+            showed an empty table)
   lua51     run --sample -- lua5.1: said once that sampling is for LuaJIT,
             traced exactly (session not sampled), output unchanged
   profile   LUATRACE_SAMPLE with luajit -lluatrace.profile: the summary at
@@ -118,6 +121,16 @@ def case_rate(c):
     expect(r.status == 0 and r.out == b'1\n' and r.err.startswith(b'luatrace: LUATRACE_SAMPLE=abc: '
            b'samples per second, from 1 to 1000; running unsampled\n'),
            'LUATRACE_SAMPLE=abc: %d %r %r' % (r.status, r.out, r.err))
+
+
+def case_nosamples(c):
+    need('luajit')
+    prog = c.write('short.lua', 'print(1)\n')
+    r = run([c.args.recorderd, 'run', '--out', c.out, '--sample', '1', '--', 'luajit', prog],
+            c.tmp, c.env())
+    err = r.err.decode()
+    expect(r.status == 0 and r.out == b'1\n' and '\nno samples: the program ran less than a '
+           'sample period (1/1 s of CPU time)\nopen: ' in err, 'summary: %d %r' % (r.status, err))
 
 
 def case_lua51(c):
