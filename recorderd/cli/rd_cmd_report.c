@@ -298,10 +298,17 @@ static int check_view(const report_opts *o, int *streaming)
     }
     if (*streaming)
         rd_cli_backends[rd_cli_nbackends++] = o->format;
-    if (!*streaming && !rd_format_find(o->format)) {
+    const rd_format *f = *streaming ? NULL : rd_format_find(o->format);
+    if (!*streaming && !f) {
         fprintf(stderr, "recorderd report: unknown format %s (%s, or a backend: chrome, "
                         "speedscope-evented)\n",
                 o->format, rd_format_names(names, sizeof names, ", ", 0, 0));
+        return 2;
+    }
+    if (f && (f->flags & RD_FMT_BINARY) && !o->out && !rd_cli_nbackends &&
+        isatty(STDOUT_FILENO)) { /* said before the replay, not shown as '?'s */
+        fprintf(stderr, "recorderd report: %s is binary, not for a terminal: give -o FILE "
+                        "(-o %s)\n", f->name, f->file);
         return 2;
     }
     return 0;

@@ -21,6 +21,9 @@ Cases:
               no trace, any other directory says what to give; exit 1
   reportbkdir report --backend -o DIR makes DIR, as annotate's -o does; a
               backend format's -o FILE in a missing directory is named
+  binarytty   report --format pprof to a terminal: refused before the
+              replay, naming -o (it wrote gzip bytes as '?'s); to a pipe and
+              to -o FILE as before
   nodaemon    status and stop with no daemon: one line saying how to start
               one, exit 1
   otheruser   record and top of another user's process (as nobody, of a
@@ -29,6 +32,7 @@ Cases:
 """
 
 import os
+import pty
 import shutil
 import subprocess
 import sys
@@ -128,6 +132,28 @@ def case_reportbkdir(c):
     expect(r.status == 1 and r.err == b'recorderd report: cannot write nodir/x.json: '
            b'No such file or directory\n', 'report --format chrome -o nodir/x.json: %d %r'
            % (r.status, r.err))
+
+
+def case_binarytty(c):
+    prog = c.write('app.lua', 'local function f() return 1 end\nprint(f())\n')
+    harness.run_ok([c.args.recorderd, 'run', '-q', '-o', c.out, '--', c.args.lua, prog], c.tmp,
+                   env=c.env())
+    cmd = [c.args.recorderd, 'report', c.session('app'), '--format', 'pprof']
+    master, slave = pty.openpty()
+    try:
+        p = subprocess.Popen(cmd, cwd=c.tmp, env=c.env(), stdin=subprocess.DEVNULL, stdout=slave,
+                             stderr=subprocess.PIPE, start_new_session=True)
+        os.close(slave)
+        slave = None
+        _, err = p.communicate(timeout=60)
+    finally:
+        os.close(master)
+        if slave is not None:
+            os.close(slave)
+    expect(p.returncode == 2 and err == b'recorderd report: pprof is binary, not for a '
+           b'terminal: give -o FILE (-o profile.pb.gz)\n', 'to a tty: %d %r' % (p.returncode, err))
+    r = run(cmd, c.tmp, c.env())
+    expect(r.status == 0 and r.out[:2] == b'\x1f\x8b', 'to a pipe: %d %r' % (r.status, r.err))
 
 
 def case_nodaemon(c):
