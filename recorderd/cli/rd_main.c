@@ -59,6 +59,12 @@ static int sample_opt(int argc, char **argv, int *i, unsigned *hz)
 {
     const char *v = *i + 1 < argc ? argv[*i + 1] : NULL;
     *hz = 1000;
+    int dashes = 0; /* a "--" after v: v was meant as HZ, not as the command */
+    for (int k = *i + 2; k < argc && !dashes; k++)
+        dashes = !strcmp(argv[k], "--");
+    if (v && v[0] != '-' && (v[0] < '0' || v[0] > '9') && dashes)
+        return fprintf(stderr, "recorderd run: --sample %s: HZ is samples per second, 1 to "
+                               "1000\n", v), 1;
     if (!v || v[0] < '0' || v[0] > '9')
         return 0;
     long n = rd_cli_whole(v, 1, 1000);

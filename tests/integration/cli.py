@@ -15,6 +15,9 @@ Cases:
               executable says the command to type; a missing program says
               "not found on PATH" (it said "no such file or directory" of a
               file that is there); exit 127
+  samplehz    run --sample abc -- luajit app.lua: abc was meant as HZ (a
+              "--" follows), refused with exit 2 (it ran "abc" as the
+              command: exit 127)
   runnocmd    run with no command, or options only: exit 2, says how
   reportdir   report of a directory that is no session: the parent of the
               sessions names one of them, a --no-trace session says it has
@@ -84,6 +87,17 @@ def case_runscript(c):
         r = run([c.args.recorderd, 'run', '--', cmd], c.tmp, c.env())
         expect(r.status == 127 and r.err == ('recorderd: %s\n' % what).encode(),
                'run -- %s: %d %r' % (cmd, r.status, r.err))
+
+
+def case_samplehz(c):
+    prog = c.write('app.lua', 'print(1)\n')
+    r = run([c.args.recorderd, 'run', '--sample', 'abc', '--', 'luajit', prog], c.tmp, c.env())
+    expect(r.status == 2 and r.err == b'recorderd run: --sample abc: HZ is samples per second, '
+           b'1 to 1000\n', '--sample abc: %d %r' % (r.status, r.err))
+    # HZ stays optional: the command right after --sample, with no "--"
+    r = run([c.args.recorderd, 'run', '-q', '-o', c.out, '--sample', c.args.lua, prog], c.tmp,
+            c.env())
+    expect(r.status == 0 and r.out == b'1\n', '--sample lua5.1: %d %r' % (r.status, r.err))
 
 
 def case_runnocmd(c):
