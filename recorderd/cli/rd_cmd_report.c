@@ -301,7 +301,7 @@ static int check_view(const report_opts *o, int *streaming)
     const rd_format *f = *streaming ? NULL : rd_format_find(o->format);
     if (!*streaming && !f) {
         fprintf(stderr, "recorderd report: unknown format %s (%s, or a backend: chrome, "
-                        "speedscope-evented)\n",
+                        "speedscope-evented, lua:FILE.lua)\n",
                 o->format, rd_format_names(names, sizeof names, ", ", 0, 0));
         return 2;
     }

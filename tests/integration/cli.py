@@ -23,7 +23,8 @@ Cases:
               sessions names one of them, a --no-trace session says it has
               no trace, any other directory says what to give; exit 1
   reportbkdir report --backend -o DIR makes DIR, as annotate's -o does; a
-              backend format's -o FILE in a missing directory is named
+              backend format's -o FILE in a missing directory is named; an
+              unknown format lists lua:FILE.lua among the backends
   binarytty   report --format pprof to a terminal: refused before the
               replay, naming -o (it wrote gzip bytes as '?'s); to a pipe and
               to -o FILE as before
@@ -146,6 +147,10 @@ def case_reportbkdir(c):
     expect(r.status == 1 and r.err == b'recorderd report: cannot write nodir/x.json: '
            b'No such file or directory\n', 'report --format chrome -o nodir/x.json: %d %r'
            % (r.status, r.err))
+    # an unknown format names every kind report takes, a Lua backend too
+    r = run([c.args.recorderd, 'report', s, '--format', 'bogus'], c.tmp, c.env())
+    expect(r.status == 2 and r.err.endswith(b', or a backend: chrome, speedscope-evented, '
+           b'lua:FILE.lua)\n'), 'report --format bogus: %d %r' % (r.status, r.err))
 
 
 def case_binarytty(c):
