@@ -584,7 +584,7 @@ static int l_tron(lua_State *L)
             lua_getfield(L, 1, "shm");
             name = lua_isstring(L, -1) ? lua_tostring(L, -1) : name;
         }
-        s = setup(L, name && *name ? name : "lua", 0, l_tron);
+        s = setup(L, name && *name ? name : LT_RING_NAME_SCRIPT, 0, l_tron);
     }
     if (s && co_jit_is() && !s->active)
         co_jit_prepare(L);
@@ -763,6 +763,6 @@ CO_EXPORT int luaopen_luatrace_profile(lua_State *L)
     if (sample_mode())
         return co_sample_open(L, co_sample_hz(), 1);
     const char *shm = getenv("LUATRACE_SHM");
-    open_traced(L, shm && *shm ? shm : "profile", 1, luaopen_luatrace_profile);
+    open_traced(L, shm && *shm ? shm : LT_RING_NAME_SCRIPT, 1, luaopen_luatrace_profile);
     return 1;
 }

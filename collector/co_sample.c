@@ -333,7 +333,6 @@ static int begin(smp *p, lua_State *L, char *err, size_t cap)
     const char *shm = getenv("LUATRACE_SHM");
     co_state *s = &p->s;
     int private_summary = s->private_summary;
-    const char *dflt = private_summary ? "profile" : LT_RING_NAME_SCRIPT;
     memset(s, 0, sizeof *s);
     s->private_summary = private_summary;
     s->sock = -1;
@@ -341,7 +340,7 @@ static int begin(smp *p, lua_State *L, char *err, size_t cap)
     s->sample_hz = 1000 / (1000 / p->hz); /* LuaJIT's interval is whole ms */
     if (!getcwd(s->cwd0, sizeof s->cwd0))
         s->cwd0[0] = 0;
-    if (co_module_create_ring(s, shm && *shm ? shm : dflt, CO_SAMPLE_RING, 0, err, cap))
+    if (co_module_create_ring(s, shm && *shm ? shm : LT_RING_NAME_SCRIPT, CO_SAMPLE_RING, 0, err, cap))
         return -1;
     if (grow(p) || co_conn_open(s, err, cap)) {
         if (!err[0])

@@ -135,6 +135,43 @@ def sections(page):
     return out
 
 
+def synopses(page):
+    """The SYNOPSIS of the rendered page, by command: {"run": text, ...};
+    report's two forms are one text."""
+    m = re.search(r'^SYNOPSIS\n(.*?)^\S', page, re.S | re.M)
+    if not m:
+        fail('recorderd.1 has no SYNOPSIS section')
+    out, cur = {}, None
+    for line in m.group(1).splitlines():
+        h = re.match(r'\s{7}recorderd ([a-z][\w-]*)', line)
+        if h:
+            cur = h.group(1)
+            out[cur] = out.get(cur, '') + line[len(h.group(0)):] + '\n'
+        elif cur:
+            out[cur] += line + '\n'
+    return out
+
+
+def option_names(text):
+    """Each option line of a command's --help as the set of its names:
+    [{'-o', '--out'}, {'--ring'}, ...] (not --help)."""
+    names = []
+    block = re.search(r'^options:\n(.*?)(?:\n\n|\Z)', text, re.S | re.M)
+    for line in block.group(1).splitlines() if block else []:
+        m = re.match(r'\s{2}(-\S.*?)(?:\s{2,}|$)', line)
+        if m:
+            opt = set(re.findall(r'(?<![\w-])(--?[A-Za-z][\w-]*)', m.group(1)))
+            if opt != {'-h', '--help'}:
+                names.append(opt)
+    return names
+
+
+def tags(section):
+    """The tags of a subsection's tagged paragraphs: the lines indented 7
+    that begin with an option (`-o DIR, --out DIR`), as man renders .TP."""
+    return '\n'.join(line for line in section.splitlines() if re.match(r' {7}-', line))
+
+
 def present(word, text):
     return re.search(r'(?<![\w-])%s(?![\w-])' % re.escape(word), text)
 
@@ -143,6 +180,7 @@ def check_recorderd(recorderd, page):
     """Every command has a subsection naming each of its --help options; the
     formats, files and backends appear in the page."""
     secs = sections(page)
+    syn = synopses(page)
     problems = []
     for cmd in commands(recorderd):
         text = help_text(recorderd, cmd)
@@ -156,6 +194,15 @@ def check_recorderd(recorderd, page):
                          if not present(w, secs[cmd]))
         if missing:
             problems.append('recorderd %s: %s' % (cmd, ' '.join(missing)))
+        # each option a paragraph of its own (a lost .TP runs it into the
+        # one before) and in the command's synopsis
+        for opt in option_names(text):
+            if not any(present(w, tags(secs[cmd])) for w in opt):
+                problems.append('recorderd %s: %s has no paragraph of its own'
+                                % (cmd, '/'.join(sorted(opt))))
+            if not any(present(w, syn.get(cmd, '')) for w in opt):
+                problems.append('recorderd %s: %s is not in the SYNOPSIS'
+                                % (cmd, '/'.join(sorted(opt))))
         missing = sorted(w for w in format_words(text) if not present(w, page))
         if missing:
             problems.append('recorderd %s formats: %s' % (cmd, ' '.join(missing)))

@@ -261,6 +261,25 @@ static const char *out_dir(const report_opts *o, int streaming, char *buf, size_
     return buf;
 }
 
+/* The directory the backends write to, checked before the replay: -o DIR
+ * of --backend is made as annotate's is; the directory of a backend
+ * format's -o FILE must exist, as for any report. 0, or 1 after saying
+ * why (a backend only said "cannot keep the timeline" at its end). */
+static int backend_dir_ok(const report_opts *o, int streaming, const char *dir)
+{
+    char err[PATH_MAX + 128] = "";
+    if (!rd_cli_nbackends || !o->out)
+        return 0;
+    int fd = rd_out_open(dir, !streaming, err, sizeof err);
+    if (fd >= 0)
+        return close(fd), 0;
+    if (streaming)
+        fprintf(stderr, "recorderd report: cannot write %s: %s\n", o->out, strerror(-fd));
+    else
+        fprintf(stderr, "recorderd report: %s\n", rd_printable(err, err, sizeof err));
+    return 1;
+}
+
 /* Options that do not go with a report that is no coverage: exit status 2,
  * or 0 with *streaming set when the format is a backend (added to them). */
 static int check_view(const report_opts *o, int *streaming)
@@ -279,10 +298,17 @@ static int check_view(const report_opts *o, int *streaming)
     }
     if (*streaming)
         rd_cli_backends[rd_cli_nbackends++] = o->format;
-    if (!*streaming && !rd_format_find(o->format)) {
+    const rd_format *f = *streaming ? NULL : rd_format_find(o->format);
+    if (!*streaming && !f) {
         fprintf(stderr, "recorderd report: unknown format %s (%s, or a backend: chrome, "
-                        "speedscope-evented)\n",
+                        "speedscope-evented, lua:FILE.lua)\n",
                 o->format, rd_format_names(names, sizeof names, ", ", 0, 0));
+        return 2;
+    }
+    if (f && (f->flags & RD_FMT_BINARY) && !o->out && !rd_cli_nbackends &&
+        isatty(STDOUT_FILENO)) { /* said before the replay, not shown as '?'s */
+        fprintf(stderr, "recorderd report: %s is binary, not for a terminal: give -o FILE "
+                        "(-o %s)\n", f->name, f->file);
         return 2;
     }
     return 0;
@@ -329,9 +355,12 @@ static int cmd_view(const report_opts *o, int streaming)
         goto out;
     }
     rd_backend_info info = {o->path, NULL, 0, out_dir(o, streaming, outdir, sizeof outdir), -1};
+    if (backend_dir_ok(o, streaming, info.dir))
+        goto close;
     rd_backends_info(&bk, &info);
     rd_backends_attach(&bk, &st);
     rc = replay_and_write(o, streaming, &st, &bk, info.dir);
+close:
     rd_backends_close(&bk);
 out:
     rd_stack_free(&st);

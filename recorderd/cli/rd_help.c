@@ -11,7 +11,7 @@ typedef struct help_opt {
 } help_opt;
 
 typedef struct cmd_help {
-    const char *name, *synopsis, *about;
+    const char *name, *synopsis, *brief, *about; /* brief: its line in recorderd --help */
     int formats; /* 1: the formats a session writes; 2: report's */
     help_opt opt[12];
     const char *example;
@@ -31,6 +31,7 @@ typedef struct cmd_help {
 
 static const cmd_help helps[] = {
     {"run", "run [OPTIONS] [--] CMD [ARGS...]",
+     "run a program traced and write its reports (open report.html first)",
      "Runs CMD traced: each Lua process it starts is a session, OUT/SCRIPT (a rerun\n"
      "keeps the previous one as OUT/SCRIPT.prev). Exits with CMD's status.",
      1,
@@ -47,6 +48,7 @@ static const cmd_help helps[] = {
       HELP},
      "recorderd run --format callgrind -- lua5.1 app.lua"},
     {"listen", "listen [OPTIONS]",
+     "a daemon that traces every program loading luatrace (lua5.1 -lluatrace)",
      "A daemon: traces the programs that load luatrace (lua5.1 -lluatrace app.lua)\n"
      "and writes each one's session under OUT, until recorderd stop.",
      1,
@@ -61,6 +63,7 @@ static const cmd_help helps[] = {
       HELP},
      "recorderd listen --out /tmp/traces --format folded &"},
     {"attach", "attach PID [OPTIONS]",
+     "trace a running Lua 5.1 process for a while",
      "Traces a running Lua 5.1 process until the duration ends, Ctrl-C or SIGTERM;\n"
      "its session is OUT/attach.PID. A process that never loaded luatrace gets it\n"
      "loaded with ptrace (x86-64), where no lock of the C library is held; it stays\n"
@@ -75,11 +78,13 @@ static const cmd_help helps[] = {
       HELP},
      "recorderd attach 1234 --duration 5 --format annotate"},
     {"dump", "dump PID [OPTIONS]",
+     "print the Lua stack of every thread of a running process",
      "Prints the Lua stack of every thread: a dormant collector answers; a process\n"
      "that never loaded luatrace is read from outside. No files.", 0,
      {TIMEOUT, HELP},
      "recorderd dump 1234"},
     {"top", "top PID [OPTIONS]",
+     "a live view of the busiest functions of a running process",
      "A live view of the functions using the most time, redrawn every second,\n"
      "until q, Ctrl-C or the duration. No files. A process that never loaded\n"
      "luatrace is sampled from outside, read as it runs.",
@@ -91,6 +96,7 @@ static const cmd_help helps[] = {
       HELP},
      "recorderd top 1234"},
     {"record", "record PID [OPTIONS]",
+     "a sampled session of a process that never loaded luatrace",
      "A sampled session of a process that never loaded luatrace, read from\n"
      "outside until the duration ends, Ctrl-C, SIGTERM or the process exits:\n"
      "OUT/SCRIPT with the reports of a traced session, marked sampled.",
@@ -103,18 +109,22 @@ static const cmd_help helps[] = {
       HELP},
      "recorderd record 1234 --duration 30"},
     {"env", "env",
+     "print the LUA_CPATH with which lua5.1 -lluatrace finds luatrace.so",
      "Prints the export LUA_CPATH=... that lets lua5.1 -lluatrace find this\n"
      "recorderd's luatrace.so (the build tree's, or the installed one).",
      0,
      {HELP},
      "eval \"$(recorderd env)\""},
-    {"status", "status [OPTIONS]", "The daemon's sessions: events, rate, ring fill, drops.", 0,
+    {"status", "status [OPTIONS]", "the sessions the daemon is serving",
+     "The daemon's sessions: events, rate, ring fill, drops.", 0,
      {SOCKET, {"--json", "as JSON"}, HELP},
      "recorderd status --json"},
-    {"stop", "stop [OPTIONS]", "Stops the daemon once every session's reports are written.", 0,
+    {"stop", "stop [OPTIONS]", "stop the daemon once every report is written",
+     "Stops the daemon once every session's reports are written.", 0,
      {SOCKET, HELP},
      "recorderd stop"},
     {"serve", "serve --fd N [OPTIONS]",
+     "the private recorder a traced program starts (not by hand)",
      "The private recorder a traced program starts when no daemon listens\n"
      "(used by the collector, not by hand).",
      1,
@@ -127,6 +137,7 @@ static const cmd_help helps[] = {
       HELP},
      "recorderd serve --fd 3 --out luatrace-out"},
     {"report", "report SESSION_DIR|TRACE_FILE [OPTIONS]",
+     "render any report from a session's trace; merge coverage",
      "Renders a report from a session's trace, to stdout or -o; coverage reports\n"
      "may merge several sessions.",
      2,
@@ -146,11 +157,47 @@ static const cmd_help helps[] = {
 
 void rd_help_usage(FILE *f)
 {
-    fprintf(f, "usage:\n");
+    fprintf(f, "usage: recorderd COMMAND ..., one of:\n");
     for (size_t i = 0; i < NHELPS; i++)
-        fprintf(f, "  recorderd %s\n", helps[i].synopsis);
+        fprintf(f, "  recorderd %s\n      %s\n", helps[i].synopsis, helps[i].brief);
     fprintf(f, "  recorderd --version | --help\n"
-               "recorderd COMMAND --help: that command's options and an example\n");
+               "recorderd COMMAND --help: that command's options and an example\n"
+               "start with: recorderd run -- lua5.1 app.lua\n");
+}
+
+/* Edit distance of a and b (each under 32 bytes; longer: far). */
+static unsigned distance(const char *a, const char *b)
+{
+    size_t na = strlen(a), nb = strlen(b);
+    unsigned row[33];
+    if (na > 32 || nb > 32)
+        return 99;
+    for (size_t j = 0; j <= nb; j++)
+        row[j] = (unsigned)j;
+    for (size_t i = 1; i <= na; i++) {
+        unsigned diag = row[0], up;
+        row[0] = (unsigned)i;
+        for (size_t j = 1; j <= nb; j++) {
+            up = row[j];
+            unsigned best = diag + (a[i - 1] != b[j - 1]);
+            best = up + 1 < best ? up + 1 : best;
+            row[j] = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
+            diag = up;
+        }
+    }
+    return row[nb];
+}
+
+const char *rd_help_closest(const char *word)
+{
+    const char *best = NULL;
+    unsigned bd = 3;
+    for (size_t i = 0; i < NHELPS; i++) {
+        unsigned d = distance(word, helps[i].name);
+        if (d < bd && d * 2 <= strlen(word) + 1) /* r: run, record or report? */
+            bd = d, best = helps[i].name;
+    }
+    return best;
 }
 
 /* The formats of the registry: the session's (default ones marked), or

@@ -5,8 +5,12 @@
 
 #include <stdio.h>
 
-/* The synopsis of every command. */
+/* The synopsis of every command, each with a line saying what it is for. */
 void rd_help_usage(FILE *f);
+
+/* The command a mistyped one was meant to be (at most 2 letters added,
+ * dropped or changed: rn, reprot), or NULL. */
+const char *rd_help_closest(const char *word);
 
 /* cmd's help (run, listen, attach, dump, top, status, stop, serve,
  * report). Returns 0 (exit status), or 2 with the synopsis on stderr for a

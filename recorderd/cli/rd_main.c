@@ -59,6 +59,12 @@ static int sample_opt(int argc, char **argv, int *i, unsigned *hz)
 {
     const char *v = *i + 1 < argc ? argv[*i + 1] : NULL;
     *hz = 1000;
+    int dashes = 0; /* a "--" after v: v was meant as HZ, not as the command */
+    for (int k = *i + 2; k < argc && !dashes; k++)
+        dashes = !strcmp(argv[k], "--");
+    if (v && v[0] != '-' && (v[0] < '0' || v[0] > '9') && dashes)
+        return fprintf(stderr, "recorderd run: --sample %s: HZ is samples per second, 1 to "
+                               "1000\n", v), 1;
     if (!v || v[0] < '0' || v[0] > '9')
         return 0;
     long n = rd_cli_whole(v, 1, 1000);
@@ -70,7 +76,9 @@ static int sample_opt(int argc, char **argv, int *i, unsigned *hz)
 }
 
 /* run's options into o, and so those of its sessions. Returns the index of
- * the command in argv, or minus the exit status (0: --help). */
+ * the command in argv plus 1 (argc + 1: none), or minus the exit status
+ * (0: --help): the command may be argv[0] (run lua5.1 app.lua), so its index
+ * alone could not be told from --help's 0. */
 static int parse_run(int argc, char **argv, rd_run_opts *o, rd_session_opts *so)
 {
     int i = 0;
@@ -97,18 +105,19 @@ static int parse_run(int argc, char **argv, rd_run_opts *o, rd_session_opts *so)
         else
             return -rd_cli_unknown("run", a);
     }
-    return i < argc && !strcmp(argv[i], "--") ? i + 1 : i;
+    return (i < argc && !strcmp(argv[i], "--") ? i + 1 : i) + 1;
 }
 
 static int cmd_run(int argc, char **argv)
 {
     rd_run_opts o = {0};
     rd_session_opts so = {.out = "luatrace-out"};
-    int i = parse_run(argc, argv, &o, &so);
-    if (i <= 0)
-        return -i;
+    int i = parse_run(argc, argv, &o, &so) - 1;
+    if (i < 0)
+        return -(i + 1);
     if (i >= argc) {
-        fprintf(stderr, "recorderd run: no command given\n");
+        fprintf(stderr, "recorderd run: no command given: recorderd run [OPTIONS] [--] CMD "
+                        "[ARGS...], e.g. recorderd run -- lua5.1 app.lua\n");
         return 2;
     }
     o.out = so.out;
@@ -426,7 +435,9 @@ int main(int argc, char **argv)
     }
     if (!strcmp(c, "--help") || !strcmp(c, "-h"))
         return rd_help_usage(stdout), 0;
-    fprintf(stderr, "recorderd: unknown command %s\n", c);
-    rd_help_usage(stderr);
+    const char *meant = rd_help_closest(c); /* one line, not the whole usage */
+    fprintf(stderr, "recorderd: unknown command %s%s%s%s (recorderd --help lists them)\n",
+            rd_printable(c, (char[128]){0}, 128), meant ? ": did you mean " : "",
+            meant ? meant : "", meant ? "?" : "");
     return 2;
 }

@@ -24,7 +24,8 @@ static int request(const char *path, enum lt_ctl_type t, int tail_ms, msgpack_un
     if (fd == -EPERM)
         fprintf(stderr, "recorderd: %s\n", why);
     else if (fd < 0)
-        fprintf(stderr, "recorderd: no daemon answers on %s: %s\n", path, strerror(-fd));
+        fprintf(stderr, "recorderd: no daemon answers on %s: %s (start one with recorderd "
+                        "listen &, or give its --socket)\n", path, strerror(-fd));
     if (fd < 0)
         return fd;
     msgpack_sbuffer sb;

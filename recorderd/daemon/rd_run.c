@@ -36,22 +36,24 @@ typedef struct run_ctx {
     "io.stderr:write('luatrace: ', _VERSION, ' is not supported (Lua 5.1 and LuaJIT 2.1 "  \
     "are): ', a and a[0] or 'a program', ' runs untraced\\n') end) end"
 
-/* Directory holding luatrace.so: next to this binary in a build tree,
- * else the install directory. */
+/* Directory holding luatrace.so: next to this binary in a build tree
+ * (BUILD/collector beside BUILD/recorderd/recorderd, named without "..":
+ * recorderd env prints it for people), else the install directory. */
 void rd_run_module_dir(char *buf, unsigned long cap)
 {
     char exe[PATH_MAX], probe[PATH_MAX + 32];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1); /* absolute, no .. */
+    char *slash = NULL;
     if (n > 0) {
         exe[n] = 0;
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = 0;
-            snprintf(probe, sizeof probe, "%s/../collector/luatrace.so", exe);
-            if (access(probe, R_OK) == 0) {
-                snprintf(buf, cap, "%s/../collector", exe);
-                return;
-            }
+        for (int up = 0; up < 2 && (slash = strrchr(exe, '/')); up++)
+            *slash = 0; /* BUILD/recorderd/recorderd -> BUILD */
+    }
+    if (slash) {
+        snprintf(probe, sizeof probe, "%s/collector/luatrace.so", exe);
+        if (access(probe, R_OK) == 0) {
+            snprintf(buf, cap, "%s/collector", exe);
+            return;
         }
     }
     snprintf(buf, cap, "%s", RD_CMODDIR);
@@ -102,6 +104,22 @@ static void on_sighup(uv_signal_t *h, int sig)
 {
     run_ctx *r = h->data;
     forward(&r->srv, sig);
+}
+
+/* Why CMD could not be started, and for the usual mistake, a Lua script
+ * given as the command (run -- app.lua), what to type instead: the script
+ * is not on PATH, or not executable, and lua5.1 runs it either way. */
+static void say_cannot_run(const char *cmd, int e)
+{
+    size_t n = strlen(cmd);
+    int script = n > 4 && !strcmp(cmd + n - 4, ".lua");
+    int on_path = !strchr(cmd, '/');
+    const char *why = e == UV_ENOENT && on_path ? "not found on PATH" : uv_strerror(e);
+    if (script && (e == UV_ENOENT || e == UV_EACCES))
+        fprintf(stderr, "recorderd: cannot run %s: %s (a Lua script: recorderd run -- lua5.1 "
+                        "%s)\n", cmd, why, cmd);
+    else
+        fprintf(stderr, "recorderd: cannot run %s: %s\n", cmd, why);
 }
 
 /* A SIGHUP that was ignored (nohup) stays ignored. */
@@ -228,7 +246,7 @@ static int spawn(run_ctx *r, const rd_run_opts *o, char **argv, const char *sock
     int e = uv_spawn(r->srv.loop, &r->proc, &po);
     env_free(&env);
     if (e)
-        fprintf(stderr, "recorderd: cannot run %s: %s\n", argv[0], uv_strerror(e));
+        say_cannot_run(argv[0], e);
     return e;
 }
 

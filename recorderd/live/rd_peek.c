@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -242,9 +243,22 @@ void rd_peek_cmdline(pid_t pid, char *buf, size_t cap)
             buf[i] = ' ';
 }
 
+/* The uid of process pid, or -1. */
+static long proc_uid(pid_t pid)
+{
+    char proc[64];
+    struct stat st;
+    snprintf(proc, sizeof proc, "/proc/%d", (int)pid);
+    return stat(proc, &st) < 0 ? -1 : (long)st.st_uid;
+}
+
 void rd_peek_refusal_msg(pid_t pid, int e, char *buf, size_t cap)
 {
-    if (e == -EPERM)
+    long uid = e == -EPERM && geteuid() ? proc_uid(pid) : -1;
+    if (uid >= 0 && uid != (long)geteuid()) /* the common reason, said first */
+        snprintf(buf, cap, "process %d belongs to uid %ld: read only your own processes "
+                 "(or run recorderd as root)", (int)pid, uid);
+    else if (e == -EPERM)
         snprintf(buf, cap,
                  "cannot read process %d: the kernel refused (ptrace: %s). "
                  "Another debugger may be attached, or ptrace is restricted: "

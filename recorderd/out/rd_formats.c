@@ -100,7 +100,7 @@ const rd_format rd_formats[] = {
      write_speedscope, NULL},
     {"callgrind", "callgrind.out", 0, "call graph for callgrind_annotate, KCachegrind",
      write_callgrind, NULL},
-    {"pprof", "profile.pb.gz", 0, "gzipped profile.proto for go tool pprof", write_pprof, NULL},
+    {"pprof", "profile.pb.gz", RD_FMT_BINARY, "gzipped profile.proto for go tool pprof", write_pprof, NULL},
     {"annotate", "annotate/", 0, "every source line with its events and time", write_annotate,
      annotate_dir},
     {"lcov", "coverage.lcov", MERGE | DEF, "coverage as an LCOV tracefile", write_lcov, NULL},

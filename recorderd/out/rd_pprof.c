@@ -34,10 +34,12 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
+#include "lt_ring.h" /* lt_ring_name_of_args */
 #include "rd_label.h"
 #include "rd_path.h"
 #include "rd_util.h" /* rd_utf8_seq */
@@ -449,11 +451,27 @@ static void put_value_type(pp *p, uint32_t field, const char *type, const char *
     rd_pb_bytes(p->out, field, p->msg.p, p->msg.n);
 }
 
+/* The mapping's file: the script, named as its session is (app for
+ * lua5.1 -lluatrace app.lua). go tool pprof prints it as File: and names
+ * the profiles it saves after it (pprof.app.time.lines.001.pb.gz): the
+ * whole command put its spaces in that file name. */
+static void mapping_name(const char *cmd, char *buf, size_t cap)
+{
+    char words[1024], *argv[64], *save = NULL;
+    int argc = 0;
+    snprintf(words, sizeof words, "%s", cmd ? cmd : "");
+    for (char *w = strtok_r(words, " ", &save); w && argc < 64; w = strtok_r(NULL, " ", &save))
+        argv[argc++] = w;
+    lt_ring_name_of_args(argc, argv, buf, cap);
+}
+
 static void put_mapping(pp *p)
 {
+    char name[64];
+    mapping_name(p->info->cmd, name, sizeof name);
     rd_pb_reset(&p->msg);
     rd_pb_varint(&p->msg, M_ID, 1);
-    rd_pb_varint(&p->msg, M_FILENAME, str(p, p->info->cmd ? p->info->cmd : "lua"));
+    rd_pb_varint(&p->msg, M_FILENAME, str(p, name));
     rd_pb_varint(&p->msg, M_HAS_FUNCTIONS, 1);
     rd_pb_varint(&p->msg, M_HAS_FILENAMES, 1);
     rd_pb_varint(&p->msg, M_HAS_LINE_NUMBERS, 1);

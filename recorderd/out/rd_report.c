@@ -404,6 +404,11 @@ int rd_report_summary(const rd_model *m, const char *dir, FILE *out)
                 all > 0 ? 100.0 * (double)fs[ids[i]].self / all : 0.0,
                 (unsigned long long)fs[ids[i]].calls, label);
     }
+    if (!n && m->sampled_jit) /* else an empty table, as if nothing ran */
+        fprintf(out, "no samples: the program ran less than a sample period (1/%u s of CPU "
+                     "time)\n", m->sampled_hz);
+    else if (!n && m->sampled_hz)
+        fprintf(out, "no samples in Lua: the process ran no Lua code while it was read\n");
     char page[PATH_MAX + 16], cwd[PATH_MAX];
     snprintf(page, sizeof page, "%s/report.html", dir);
     int there = !access(page, R_OK);

@@ -7,6 +7,7 @@ Each case starts real processes (a `recorderd listen` daemon on a socket in
 a temporary directory, lua5.1 with luatrace.so from DIR) and cleans up its
 daemon, socket and shm segments even when it fails. Cases:
   tron        tron()/troff() trace only the region between them
+  tronname    tron() with no name: the session is named after the script
   coroutine   a coroutine created before tron() is traced once resumed
   restart     troff() then tron(): threads keep their tracks, stacks are
               whole (checked against debug.getinfo)
@@ -97,6 +98,19 @@ def case_tron(c):
     # one line event entering inside(), one per backward jump of its loop
     expect(rows.get('lua5.1@[C];main chunk@tron.lua:0;inside@tron.lua:3') == 11,
            'inside() should have 11 line events: %s' % rows)
+
+
+def case_tronname(c):
+    """tron() with no name (no settings.shm, no LUATRACE_SHM) names the
+    session after the script, as run does (it was 'lua' for every
+    program)."""
+    prog = c.write('myscript.lua', 'local lt = require "luatrace"\nprint(lt.tron())\n'
+                   'local function f() return 1 end\nprint(f())\nlt.troff()\n')
+    c.start_daemon()
+    r = c.lua(prog, c.env(LUATRACE_SOCKET=c.sock))
+    c.stop_daemon()
+    expect(r.status == 0 and r.out == b'true\n1\n', 'tron: %d %r %r' % (r.status, r.out, r.err))
+    expect(os.listdir(c.out) == ['myscript'], 'sessions: %s' % os.listdir(c.out))
 
 
 COROUTINE = '''
@@ -1013,7 +1027,9 @@ def case_dashl(c):
              c.args.recorderd, c.args.lua], c.tmp, env)
     expect(r.status == 0 and r.out == b'ok\n', 'recorderd env: %r %r' % (r.out, r.err))
     r = run([c.args.recorderd, 'env'], c.tmp, env)
-    want = "export LUA_CPATH='%s/?.so;;'\n" % os.path.join(os.path.dirname(c.args.recorderd), '..', 'collector')
+    # the build tree's collector by a plain path (it was BUILD/recorderd/../collector)
+    want = "export LUA_CPATH='%s/?.so;;'\n" % os.path.join(
+        os.path.dirname(os.path.dirname(os.path.realpath(c.args.recorderd))), 'collector')
     expect(r.out.decode() == want, 'recorderd env: %r, want %r' % (r.out, want))
 
 
@@ -1509,7 +1525,8 @@ def case_killed(c):
 
 
 def case_profile(c):
-    c.used.add('profile')
+    """lua5.1 -lluatrace.profile app.lua: the summary at exit, a session
+    named after the script, as run and -lluatrace name it."""
     prog = c.write('hello.lua', 'local function f() return 1 end\nprint(f())\n')
     plain = c.lua(prog, c.env())
     r = run([c.args.lua, '-lluatrace.profile', prog], c.tmp,
@@ -1518,7 +1535,7 @@ def case_profile(c):
     err = r.err.decode()
     expect('function (top 10 by self time)' in err and ' f (hello.lua:1)\n' in err,
            'no summary: %r' % err)
-    meta = json.load(open(os.path.join(c.session('profile'), 'session.json')))
+    meta = json.load(open(os.path.join(c.session('hello'), 'session.json')))
     expect(meta['status'] == 'complete', 'session %s' % meta)
 
 

@@ -14,6 +14,9 @@ Real recorderd, real luajit / lua5.x processes, as collector.py runs them
             --sample 0 and 5000 refused (exit 2); a program that ends
             without os.exit (lua_close) completes its session too; a bad
             LUATRACE_SAMPLE is said, the program runs unsampled
+  nosamples run --sample 1 -- luajit of a program too short for one
+            sample: the summary says there were no samples and why (it
+            showed an empty table)
   lua51     run --sample -- lua5.1: said once that sampling is for LuaJIT,
             traced exactly (session not sampled), output unchanged
   profile   LUATRACE_SAMPLE with luajit -lluatrace.profile: the summary at
@@ -120,6 +123,16 @@ def case_rate(c):
            'LUATRACE_SAMPLE=abc: %d %r %r' % (r.status, r.out, r.err))
 
 
+def case_nosamples(c):
+    need('luajit')
+    prog = c.write('short.lua', 'print(1)\n')
+    r = run([c.args.recorderd, 'run', '--out', c.out, '--sample', '1', '--', 'luajit', prog],
+            c.tmp, c.env())
+    err = r.err.decode()
+    expect(r.status == 0 and r.out == b'1\n' and '\nno samples: the program ran less than a '
+           'sample period (1/1 s of CPU time)\nopen: ' in err, 'summary: %d %r' % (r.status, err))
+
+
 def case_lua51(c):
     prog = c.write('five.lua', 'local function f(n) return n * 2 end\n'
                                'local s = 0 for i = 1, 1000 do s = s + f(i) end\n'
@@ -159,9 +172,8 @@ def case_refusal(c):
 
 def case_profile(c):
     """LUATRACE_SAMPLE with luajit -lluatrace.profile: a private recorder,
-    the summary at exit, a sampled session named profile."""
+    the summary at exit, a sampled session named after the script."""
     need('luajit')
-    c.used.add('profile')
     prog = c.write('prof.lua', HOT.replace('ROUNDS', '20').replace('ENDING', ''))
     plain = run(['luajit', prog], c.tmp, c.env())
     r = run(['luajit', '-lluatrace.profile', prog], c.tmp,
@@ -170,7 +182,7 @@ def case_profile(c):
     err = r.err.decode()
     expect('function (top 10 by self time)' in err and ' hot (prof.lua:2)\n' in err,
            'no summary: %r' % err)
-    meta = json.load(open(os.path.join(c.session('profile'), 'session.json')))
+    meta = json.load(open(os.path.join(c.session('prof'), 'session.json')))
     expect(meta['status'] == 'complete' and meta['sampled_hz'] == 500, 'session %s' % meta)
 
 

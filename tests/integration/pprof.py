@@ -6,7 +6,8 @@
 Runs each Lua PROGRAM under `recorderd run` (from its own directory, in a
 temporary output directory, always removed), then:
   - `go tool pprof -raw` reads the profile: sample types time/nanoseconds
-    (the default) and lines/count; the time values add up to the session's
+    (the default) and lines/count; the mapping (pprof's File:) is the
+    session's name; the time values add up to the session's
     traced_ns (profile.txt's traced time) within 1 ns, the line values to
     the line-weighted folded stacks;
   - `-top -sample_index=time` (every node kept, in ns) gives each function
@@ -324,6 +325,12 @@ def one(args, prog, tmp, *prog_args):
           'line events %d differ from the folded stacks' % lines)
     check('Duration: ' in raw and 'PeriodType: time nanoseconds' in raw and 'Time: ' in raw,
           'no time, duration or period type:\n' + raw[:400])
+    # the mapping is the script, named as its session: pprof prints it as
+    # File: and names the profiles it saves after it (the whole command put
+    # spaces in that file name)
+    session_name = json.load(open(os.path.join(session, 'session.json')))['session']
+    check(re.search(r'^Mappings\n1: \S+ %s  ' % re.escape(session_name), raw, re.M),
+          'the mapping is not %s:\n%s' % (session_name, raw[raw.find('Mappings'):][:200]))
     top = check_top(args, tmp, pb, read_profile_txt(os.path.join(session, 'profile.txt')),
                     total)
     traces = pprof(args, tmp, pb, '-traces')

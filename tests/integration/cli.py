@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""The mistakes a newcomer makes on the command line, and what recorderd
+says: one line naming what went wrong and what to do, and the exit status
+doc/commands.md gives.
+
+  cli.py CASE --recorderd PATH --cpath DIR [--lua lua5.1]
+
+Cases:
+  usage       recorderd --help says what each command is for, in a line
+              under its synopsis; a mistyped command is one line naming
+              the command meant (it printed the whole usage), exit 2
+  runnodash   run without "--", the command first (run lua5.1 app.lua): the
+              program runs traced (it ran nothing, exit 0, before)
+  runscript   run -- app.lua (lua5.1 forgotten): a script not on PATH or not
+              executable says the command to type; a missing program says
+              "not found on PATH" (it said "no such file or directory" of a
+              file that is there); exit 127
+  samplehz    run --sample abc -- luajit app.lua: abc was meant as HZ (a
+              "--" follows), refused with exit 2 (it ran "abc" as the
+              command: exit 127)
+  runnocmd    run with no command, or options only: exit 2, says how
+  reportdir   report of a directory that is no session: the parent of the
+              sessions names one of them, a --no-trace session says it has
+              no trace, any other directory says what to give; exit 1
+  reportbkdir report --backend -o DIR makes DIR, as annotate's -o does; a
+              backend format's -o FILE in a missing directory is named; an
+              unknown format lists lua:FILE.lua among the backends
+  binarytty   report --format pprof to a terminal: refused before the
+              replay, naming -o (it wrote gzip bytes as '?'s); to a pipe and
+              to -o FILE as before
+  nodaemon    status and stop with no daemon: one line saying how to start
+              one, exit 1
+  otheruser   record and top of another user's process (as nobody, of a
+              root lua5.1; root only): "belongs to uid 0", not the long
+              ptrace_scope advice
+"""
+
+import os
+import pty
+import shutil
+import subprocess
+import sys
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+from harness import expect, run  # noqa: E402
+
+
+def case_usage(c):
+    rd = c.args.recorderd
+    r = run([rd, '--help'], c.tmp, c.env())
+    lines = r.out.decode().splitlines()
+    cmds = [l.split()[1] for l in lines if l.startswith('  recorderd ') and '--help' not in l]
+    expect(r.status == 0 and len(cmds) >= 11 and 'run' in cmds and 'report' in cmds,
+           'recorderd --help: %d %r' % (r.status, r.out))
+    for i, l in enumerate(lines):  # each synopsis, then what it is for
+        if l.startswith('  recorderd ') and '--help' not in l:
+            expect(i + 1 < len(lines) and lines[i + 1].startswith('      ')
+                   and len(lines[i + 1].split()) >= 4, 'no line for %s: %r' % (l, lines))
+    expect(max(len(l) for l in lines) <= 80, 'a line over 80 columns: %r' % lines)
+    for word, meant in (('rn', 'run'), ('reprot', 'report'), ('stats', 'status'),
+                        ('lisen', 'listen'), ('xyz', None), ('r', None)):
+        r = run([rd, word, '--', c.args.lua, '-e', 'os.exit(5)'], c.tmp, c.env())
+        err = r.err.decode()
+        tail = ': did you mean %s?' % meant if meant else ''
+        expect(r.status == 2 and err == 'recorderd: unknown command %s%s (recorderd --help '
+               'lists them)\n' % (word, tail), '%s: %d %r' % (word, r.status, err))
+
+
+def case_runnodash(c):
+    prog = c.write('app.lua', 'print("ran", ...)\nos.exit(3)\n')
+    for opts in ([], ['-q'], ['-o', c.out]):
+        r = run([c.args.recorderd, 'run'] + opts + [c.args.lua, prog, 'a'], c.tmp, c.env())
+        expect(r.status == 3 and r.out == b'ran\ta\n',
+               'run %s lua5.1 app.lua: %d %r %r' % (opts, r.status, r.out, r.err))
+    expect(os.path.isfile(os.path.join(c.session('app'), 'session.json')), 'no session')
+
+
+def case_runscript(c):
+    c.write('app.lua', 'print(1)\n')
+    for cmd, what in (('app.lua', 'cannot run app.lua: not found on PATH (a Lua script: '
+                       'recorderd run -- lua5.1 app.lua)'),
+                      ('./app.lua', 'cannot run ./app.lua: permission denied (a Lua script: '
+                       'recorderd run -- lua5.1 ./app.lua)'),
+                      ('luatrace-no-such-program', 'cannot run luatrace-no-such-program: '
+                       'not found on PATH')):
+        r = run([c.args.recorderd, 'run', '--', cmd], c.tmp, c.env())
+        expect(r.status == 127 and r.err == ('recorderd: %s\n' % what).encode(),
+               'run -- %s: %d %r' % (cmd, r.status, r.err))
+
+
+def case_samplehz(c):
+    prog = c.write('app.lua', 'print(1)\n')
+    r = run([c.args.recorderd, 'run', '--sample', 'abc', '--', 'luajit', prog], c.tmp, c.env())
+    expect(r.status == 2 and r.err == b'recorderd run: --sample abc: HZ is samples per second, '
+           b'1 to 1000\n', '--sample abc: %d %r' % (r.status, r.err))
+    # HZ stays optional: the command right after --sample, with no "--"
+    r = run([c.args.recorderd, 'run', '-q', '-o', c.out, '--sample', c.args.lua, prog], c.tmp,
+            c.env())
+    expect(r.status == 0 and r.out == b'1\n', '--sample lua5.1: %d %r' % (r.status, r.err))
+
+
+def case_runnocmd(c):
+    for opts in ([], ['-q'], ['--'], ['-q', '--']):
+        r = run([c.args.recorderd, 'run'] + opts, c.tmp, c.env())
+        err = r.err.decode()
+        expect(r.status == 2 and err.count('\n') == 1 and 'no command given' in err
+               and 'recorderd run -- lua5.1 app.lua' in err,
+               'run %s: %d %r' % (opts, r.status, err))
+
+
+def case_reportdir(c):
+    prog = c.write('app.lua', 'print(1)\n')
+    rd = c.args.recorderd
+    for opts in ([], [], ['--no-trace', '-o', 'nt']):  # app, app.prev; nt/app
+        harness.run_ok([rd, 'run', '-q', '-o', c.out] + opts + ['--', c.args.lua, prog], c.tmp,
+                       env=c.env())
+    os.mkdir(os.path.join(c.tmp, 'empty'))
+    for arg, what in (
+            (c.out, 'out: a directory of sessions, not a session: give one of them, e.g. '
+                    'recorderd report %s/app\n' % c.out),
+            (c.out + '/', 'a directory of sessions, not a session: give one of them, e.g. '
+                          'recorderd report %s/app\n' % c.out),
+            ('nt/app', 'nt/app: a session with no trace.ltr (run with --no-trace'),
+            ('empty', 'empty: not a session directory (no trace.ltr in it): give a session '
+                      'directory')):
+        for merge in ([], ['--merge']):
+            r = run([rd, 'report'] + merge + [arg], c.tmp, c.env())
+            err = r.err.decode()
+            expect(r.status == 1 and err.count('\n') == 1 and what in err
+                   and err.startswith('recorderd report: '),
+                   'report %s %s: %d %r' % (merge, arg, r.status, err))
+
+
+def case_reportbkdir(c):
+    prog = c.write('app.lua', 'local function f() return 1 end\nprint(f())\n')
+    harness.run_ok([c.args.recorderd, 'run', '-q', '-o', c.out, '--', c.args.lua, prog], c.tmp,
+                   env=c.env())
+    s = c.session('app')
+    r = run([c.args.recorderd, 'report', s, '--backend', 'chrome', '-o', 'new/dir'], c.tmp,
+            c.env())
+    expect(r.status == 0 and os.path.isfile(os.path.join(c.tmp, 'new/dir/trace.chrome.json')),
+           'report --backend -o new/dir: %d %r' % (r.status, r.err))
+    r = run([c.args.recorderd, 'report', s, '--format', 'chrome', '-o', 'nodir/x.json'], c.tmp,
+            c.env())
+    expect(r.status == 1 and r.err == b'recorderd report: cannot write nodir/x.json: '
+           b'No such file or directory\n', 'report --format chrome -o nodir/x.json: %d %r'
+           % (r.status, r.err))
+    # an unknown format names every kind report takes, a Lua backend too
+    r = run([c.args.recorderd, 'report', s, '--format', 'bogus'], c.tmp, c.env())
+    expect(r.status == 2 and r.err.endswith(b', or a backend: chrome, speedscope-evented, '
+           b'lua:FILE.lua)\n'), 'report --format bogus: %d %r' % (r.status, r.err))
+
+
+def case_binarytty(c):
+    prog = c.write('app.lua', 'local function f() return 1 end\nprint(f())\n')
+    harness.run_ok([c.args.recorderd, 'run', '-q', '-o', c.out, '--', c.args.lua, prog], c.tmp,
+                   env=c.env())
+    cmd = [c.args.recorderd, 'report', c.session('app'), '--format', 'pprof']
+    master, slave = pty.openpty()
+    try:
+        p = subprocess.Popen(cmd, cwd=c.tmp, env=c.env(), stdin=subprocess.DEVNULL, stdout=slave,
+                             stderr=subprocess.PIPE, start_new_session=True)
+        os.close(slave)
+        slave = None
+        _, err = p.communicate(timeout=60)
+    finally:
+        os.close(master)
+        if slave is not None:
+            os.close(slave)
+    expect(p.returncode == 2 and err == b'recorderd report: pprof is binary, not for a '
+           b'terminal: give -o FILE (-o profile.pb.gz)\n', 'to a tty: %d %r' % (p.returncode, err))
+    r = run(cmd, c.tmp, c.env())
+    expect(r.status == 0 and r.out[:2] == b'\x1f\x8b', 'to a pipe: %d %r' % (r.status, r.err))
+
+
+def case_nodaemon(c):
+    for cmd in ('status', 'stop'):
+        r = run([c.args.recorderd, cmd, '--socket', c.sock], c.tmp, c.env())
+        err = r.err.decode()
+        expect(r.status == 1 and err.count('\n') == 1 and 'no daemon answers on %s' % c.sock in err
+               and 'start one with recorderd listen' in err, '%s: %d %r' % (cmd, r.status, err))
+
+
+def case_otheruser(c):
+    if os.geteuid() != 0 or not shutil.which('setpriv'):
+        print('skipped: needs root and setpriv')
+        raise SystemExit(harness.SKIP)
+    prog = c.write('spin.lua', 'io.read()\n')
+    os.chmod(c.tmp, 0o755)
+    p = subprocess.Popen([c.args.lua, prog], cwd=c.tmp, stdin=subprocess.PIPE,
+                         stdout=subprocess.DEVNULL, start_new_session=True)
+    try:
+        nobody = ['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups']
+        for cmd in (['record', str(p.pid), '-d', '1'], ['top', str(p.pid), '-d', '1'],
+                    ['dump', str(p.pid)]):
+            r = run(nobody + [c.args.recorderd] + cmd, '/', c.env())
+            err = r.err.decode()
+            expect(r.status == 1 and err.count('\n') == 1 and
+                   ('process %d belongs to uid 0' % p.pid) in err and 'ptrace_scope' not in err,
+                   '%s as nobody: %d %r' % (cmd, r.status, err))
+    finally:
+        p.kill()
+        p.wait()
+
+
+if __name__ == '__main__':
+    sys.exit(harness.case_main(sys.argv[1:], harness.cases(globals()), 'luatrace-cli-'))
