@@ -72,7 +72,7 @@ static int report_arg(int argc, char **argv, int *i, report_opts *o)
     else if (a[0] != '-')
         o->inputs[o->ninputs++] = a;
     else
-        return fprintf(stderr, "recorderd report: unknown argument %s (see recorderd report "
+        return fprintf(stderr, "recorderd report: unknown option %s (see recorderd report "
                                "--help)\n", a), -1;
     return 0;
 }
@@ -80,7 +80,7 @@ static int report_arg(int argc, char **argv, int *i, report_opts *o)
 static int parse_report(int argc, char **argv, report_opts *o)
 {
     const char **v = calloc(4 * ((size_t)argc + 1), sizeof *v);
-    *o = (report_opts){NULL, NULL, "time", NULL, v, NULL, NULL, NULL, 0, 0, 0, 0, 0, 0};
+    *o = (report_opts){NULL, NULL, NULL, NULL, v, NULL, NULL, NULL, 0, 0, 0, 0, 0, 0};
     if (!v)
         return -1;
     o->include = v + argc + 1;
@@ -91,6 +91,10 @@ static int parse_report(int argc, char **argv, report_opts *o)
             return -1;
     o->path = o->ninputs ? o->inputs[0] : NULL;
     o->format = o->format ? o->format : o->merge ? "lcov" : rd_cli_nbackends ? "none" : "profile";
+    if (o->weight && strcmp(o->format, "folded")) /* it would be ignored: say so */
+        return fprintf(stderr, "recorderd report: --weight weighs folded stacks only "
+                               "(--format folded), not %s\n", o->format), -1;
+    o->weight = o->weight ? o->weight : "time";
     if (!o->path)
         fprintf(stderr, "recorderd report: give a session directory or a trace file\n");
     else if (o->ninputs > 1 && !o->merge)

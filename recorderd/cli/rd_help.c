@@ -143,7 +143,7 @@ static const cmd_help helps[] = {
      2,
      {{"-f, --format NAME", "the report (below; default profile)"},
       {"-o, --out FILE", "write it there (annotate: a directory; --backend: their directory)"},
-      {"-w, --weight time|lines|calls", "what a folded stack weighs (default time)"},
+      {"-w, --weight time|lines|calls", "what a folded stack weighs (default time; folded only)"},
       {"--merge", "several sessions: their coverage adds up (default format lcov)"},
       {"--include PAT", "coverage: only sources matching the shell pattern (repeatable)"},
       {"--exclude PAT", "coverage: leave out sources matching it (repeatable)"},

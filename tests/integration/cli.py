@@ -22,6 +22,10 @@ Cases:
   reportdir   report of a directory that is no session: the parent of the
               sessions names one of them, a --no-trace session says it has
               no trace, any other directory says what to give; exit 1
+  reportweight report --weight with a format other than folded: refused
+              before the replay, exit 2 (it was ignored: a --weight calls
+              flame graph was a time one); an unknown option is "unknown
+              option", as every command says
   reportbkdir report --backend -o DIR makes DIR, as annotate's -o does; a
               backend format's -o FILE in a missing directory is named; an
               unknown format lists lua:FILE.lua among the backends
@@ -131,6 +135,26 @@ def case_reportdir(c):
             expect(r.status == 1 and err.count('\n') == 1 and what in err
                    and err.startswith('recorderd report: '),
                    'report %s %s: %d %r' % (merge, arg, r.status, err))
+
+
+def case_reportweight(c):
+    prog = c.write('app.lua', 'local function f() return 1 end\nprint(f())\n')
+    harness.run_ok([c.args.recorderd, 'run', '-q', '-o', c.out, '--', c.args.lua, prog], c.tmp,
+                   env=c.env())
+    s = c.session('app')
+    for opts, fmt in ((['-f', 'flamegraph', '-w', 'calls'], 'flamegraph'),
+                      (['--weight', 'lines'], 'profile'), (['-w', 'time', '-f', 'html'], 'html')):
+        r = run([c.args.recorderd, 'report', s] + opts + ['-o', 'x'], c.tmp, c.env())
+        expect(r.status == 2 and r.err == ('recorderd report: --weight weighs folded stacks only '
+                                           '(--format folded), not %s\n' % fmt).encode()
+               and not os.path.exists(os.path.join(c.tmp, 'x')),
+               'report %s: %d %r' % (opts, r.status, r.err))
+    r = run([c.args.recorderd, 'report', s, '-f', 'folded', '-w', 'calls'], c.tmp, c.env())
+    expect(r.status == 0 and r.out.decode().rstrip().endswith(';f@app.lua:1 1'),
+           'folded by calls: %d %r' % (r.status, r.out))
+    r = run([c.args.recorderd, 'report', s, '--bogus'], c.tmp, c.env())
+    expect(r.status == 2 and r.err == b'recorderd report: unknown option --bogus (see recorderd '
+           b'report --help)\n', 'report --bogus: %d %r' % (r.status, r.err))
 
 
 def case_reportbkdir(c):
