@@ -54,6 +54,7 @@ void co_module_finish(co_state *s, unsigned reason)
     /* release: every record is visible before DONE */
     atomic_store_explicit(&s->ring.hdr->prod_state, LT_PROD_DONE, memory_order_release);
     co_conn_close(s);
+    co_preempt_end(s);
     /* No unlink here: recorderd removed the name when it mapped the ring,
      * and by now the name may belong to another process's ring. */
     lt_ring_close(&s->ring);

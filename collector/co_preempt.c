@@ -94,6 +94,19 @@ static int open_for_this_thread(void)
     return g_fd >= 0 ? 0 : -1;
 }
 
+/* The end of a trace closes the file: a program attached to and detached
+ * keeps no descriptor of ours (doc/attach.md: nothing but the dormant
+ * handler is left). One that the program closed and reused is its own. */
+void co_preempt_end(co_state *s)
+{
+    s->pre_min = CO_PREEMPT_NEVER;
+    if (co_fd_is(g_fd, g_dev, g_ino))
+        close(g_fd);
+    g_fd = -1;
+    g_tid = 0;
+    g_dev = g_ino = 0;
+}
+
 void co_preempt_begin(co_state *s)
 {
     s->pre_min = CO_PREEMPT_NEVER;

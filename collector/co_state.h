@@ -351,6 +351,8 @@ void co_out_bias(co_state *s);
  * there is no clock, LUATRACE_COMPENSATE=0, or no schedstat. At every
  * start of tracing; co_module_begin leaves it disarmed. */
 void co_preempt_begin(co_state *s);
+/* At a trace's end: disarmed, its file closed (none kept while dormant). */
+void co_preempt_end(co_state *s);
 /* ticks less what the thread waited for a CPU since the last read. */
 uint64_t co_preempt_take(co_state *s, uint64_t ticks);
 /* Once per ring batch while armed, before its HOOK record: a wait inside

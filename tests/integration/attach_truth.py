@@ -265,6 +265,19 @@ detached()
 io.stderr:write("TRUTH blocked ", truth, "\\n")
 '''
 
+NOFD = '''
+local lt = package.loaded.luatrace
+local function tracing() if lt then return lt.tracing() end return debug.gethook() ~= nil end
+local function busy() local s = 0 for i = 1, 300 do s = s + i % 3 end return s end
+io.stdout:write("READY\\n") io.stdout:flush()
+while not tracing() do busy() end
+for i = 1, 3000 do busy() end
+while tracing() do busy() end
+io.stdout:write("DETACHED\\n") io.stdout:flush()
+io.read()
+io.stdout:write("bye\\n")
+'''
+
 PROGHOOK = PRELUDE + '''
 -- coroutines with the program's own count hook, one across the attach and
 -- the detach, one made while traced: each hook counts what it counts
@@ -754,6 +767,42 @@ def case_luajitdump(c):
            'dump above spin: %r' % lines)
     expect(p.returncode == 0 and out == b'after jit true\n',
            'the program after the dump: %d %r %r' % (p.returncode, out, err))
+
+
+def fds(pid):
+    """pid's open descriptors: number -> what it is."""
+    d = '/proc/%d/fd' % pid
+    return {n: os.readlink(os.path.join(d, n)) for n in os.listdir(d)}
+
+
+def nofd_after_detach(c, dormant):
+    """An attach and its detach leave the program no descriptor of ours
+    (the collector's /proc/thread-self/schedstat stayed open: co_preempt)."""
+    c.write('prog.lua', NOFD)
+    env = c.env(LUATRACE_ATTACH='1') if dormant else c.env()
+    argv = [c.args.lua] + (['-lluatrace'] if dormant else []) + ['prog.lua']
+    p = subprocess.Popen(argv, cwd=c.tmp, env=env, stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(p)
+    expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+    before = fds(p.pid)
+    r = recorderd(c, 'attach', str(p.pid), '--duration', '0.3', '--out', c.out)
+    expect(r.returncode == 0, 'attach failed: %r' % r.stderr)
+    expect(p.stdout.readline() == b'DETACHED\n', 'the program was not detached')
+    after = fds(p.pid)
+    out, err = p.communicate(b'\n', timeout=60)
+    expect(p.returncode == 0 and out == b'bye\n' and not err,
+           'the program: %d %r %r' % (p.returncode, out, err))
+    left = {n: f for n, f in after.items() if before.get(n) != f}
+    expect(not left, 'descriptors left open after the detach: %s' % left)
+
+
+def case_nofd(c):
+    nofd_after_detach(c, dormant=True)
+
+
+def case_nofdinject(c):
+    nofd_after_detach(c, dormant=False)
 
 
 def case_proghook(c):
