@@ -19,6 +19,7 @@
 #include "rd_cmd_report.h"
 #include "rd_guard.h"
 #include "rd_help.h"
+#include "rd_http.h"
 #include "rd_http_pprof.h"
 #include "rd_outdir.h"
 #include "rd_record.h"
@@ -217,7 +218,10 @@ static int cmd_listen(int argc, char **argv)
             return rd_cli_unknown("listen", argv[i]);
         else if (!(v = rd_cli_optval(argc, argv, &i)))
             return 2;
-        else if (!strcmp(argv[i - 1], "--http"))
+        else if (!strcmp(argv[i - 1], "--http") && !rd_http_addr_ok(v)) {
+            fprintf(stderr, "recorderd listen: --http %s: give PORT, IP:PORT or [IPv6]:PORT\n", v);
+            return 2;
+        } else if (!strcmp(argv[i - 1], "--http"))
             http = v;
         else if (!strcmp(argv[i - 1], "--socket"))
             snprintf(path, sizeof path, "%s", v);

@@ -298,6 +298,12 @@ static int parse_addr(const char *spec, struct sockaddr_storage *ss)
     return uv_ip6_addr(host, (int)pn, (struct sockaddr_in6 *)ss) ? -EINVAL : 0;
 }
 
+int rd_http_addr_ok(const char *spec)
+{
+    struct sockaddr_storage ss;
+    return parse_addr(spec, &ss) == 0;
+}
+
 /* h->addr and h->loopback from the bound socket. */
 static void bound_addr(rd_http *h)
 {

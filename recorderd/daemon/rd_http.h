@@ -49,6 +49,9 @@ struct rd_http {
 /* Listens on spec: PORT (on 127.0.0.1), HOST:PORT or [V6]:PORT, HOST an
  * IP address or localhost; port 0 takes a free one (h->addr says which).
  * Returns 0 or a negative errno with a message in err. */
+/* Is spec an address rd_http_listen takes (PORT, IP:PORT, [IPv6]:PORT)? */
+int rd_http_addr_ok(const char *spec);
+
 int rd_http_listen(rd_http *h, uv_loop_t *loop, const char *spec, unsigned timeout_ms,
                    rd_http_handler fn, void *ud, char *err, size_t cap);
 

@@ -22,6 +22,9 @@ Cases:
   reportdir   report of a directory that is no session: the parent of the
               sessions names one of them, a --no-trace session says it has
               no trace, any other directory says what to give; exit 1
+  listenhttp  listen --http with no address (abc, a port over 65535): one
+              line naming the forms, exit 2 before anything listens (it
+              was 1, as for an address that cannot be bound)
   reportweight report --weight with a format other than folded: refused
               before the replay, exit 2 (it was ignored: a --weight calls
               flame graph was a time one); an unknown option is "unknown
@@ -135,6 +138,16 @@ def case_reportdir(c):
             expect(r.status == 1 and err.count('\n') == 1 and what in err
                    and err.startswith('recorderd report: '),
                    'report %s %s: %d %r' % (merge, arg, r.status, err))
+
+
+def case_listenhttp(c):
+    for spec in ('abc', '70000', '[::1]', ':6060'):
+        r = run([c.args.recorderd, 'listen', '--socket', os.path.join(c.tmp, 's'), '--http', spec],
+                c.tmp, c.env(), 30)
+        expect(r.status == 2 and r.err == ('recorderd listen: --http %s: give PORT, IP:PORT or '
+                                           '[IPv6]:PORT\n' % spec).encode()
+               and not os.path.exists(os.path.join(c.tmp, 's')),
+               'listen --http %s: %d %r' % (spec, r.status, r.err))
 
 
 def case_reportweight(c):
