@@ -1,9 +1,11 @@
 /* lt_attach: marker files and paths of live attach (see lt_attach.h). */
 #include "lt_attach.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -113,4 +115,26 @@ int lt_attach_marker_read(const char *path, lt_attach_marker *m)
         return -EPROTO;
     *m = (lt_attach_marker){pid, start, signo};
     return 0;
+}
+
+int lt_attach_sweep(uid_t uid)
+{
+    char dir[128], path[128 + sizeof ((struct dirent *)0)->d_name + 1];
+    lt_attach_dir(uid, dir, sizeof dir);
+    DIR *d = opendir(dir);
+    if (!d)
+        return -errno;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        char *end;
+        long pid = strtol(e->d_name, &end, 10);
+        lt_attach_marker m;
+        if (pid <= 0 || *end) /* markers only, not PID.sock */
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (!lt_attach_marker_read(path, &m) && m.start != lt_attach_start_time((pid_t)pid))
+            n += unlink(path) == 0;
+    }
+    closedir(d);
+    return n;
 }

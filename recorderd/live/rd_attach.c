@@ -309,6 +309,7 @@ int rd_attach(const rd_attach_opts *o)
 {
     attach_ctx a = {.o = o};
     char err[512], sock[108];
+    lt_attach_sweep(geteuid()); /* killed processes' markers pile up otherwise */
     int e = check_target(o->pid, &a.mk, err, sizeof err);
     if (e == -ENOENT && o->dump) /* no collector: read it from outside */
         return rd_peek_dump(o->pid, stdout);

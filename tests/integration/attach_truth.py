@@ -96,6 +96,7 @@ frames that were unwound, nothing past the detach). Cases:
 import ctypes
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -677,6 +678,37 @@ def case_attachstale(c):
         p.communicate(timeout=60)
     calls = c.folded(c.session('attach.%d' % p.pid), 'calls')
     expect(any(k.endswith(';fib@prog.lua:1') for k in calls), 'no fib traced: %r' % calls)
+
+
+def case_sweep(c):
+    """Markers of processes that no longer run (killed by a signal, a
+    dormant collector cannot remove its own) are removed by the next
+    attach, dump or top, whatever its target: one of a dead pid and one
+    whose start time is not its pid's go; a live dormant program's stays."""
+    p = start(c, FIBPROG)
+    d = '/tmp/luatrace-%d/attach' % os.getuid()
+    live = open(os.path.join(d, str(p.pid))).read()
+    dead = subprocess.Popen(['true'])
+    dead.wait()
+    stale = {dead.pid: live.replace('pid %d\n' % p.pid, 'pid %d\n' % dead.pid),
+             os.getpid(): re.sub(r'start \d+', 'start 1', live.replace('pid %d\n' % p.pid,
+                                                                    'pid %d\n' % os.getpid()))}
+    try:
+        for pid, text in stale.items():
+            with open(os.path.join(d, str(pid)), 'w') as f:
+                f.write(text)
+        r = recorderd(c, 'dump', str(dead.pid), '--timeout', '5')
+        expect(r.returncode == 1 and b'no process' in r.stderr, 'dump: %r' % r.stderr)
+        left = [pid for pid in stale if os.path.exists(os.path.join(d, str(pid)))]
+        expect(not left, 'stale markers left: %s' % left)
+        expect(os.path.exists(os.path.join(d, str(p.pid))), 'the live program\'s marker is gone')
+    finally:
+        for pid in stale:
+            if os.path.exists(os.path.join(d, str(pid))):
+                os.unlink(os.path.join(d, str(pid)))
+        with open(os.path.join(c.tmp, 'stop'), 'w'):
+            pass
+        p.communicate(timeout=60)
 
 
 def luajit_start(c, off):
