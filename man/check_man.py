@@ -118,38 +118,34 @@ def format_words(text):
     return words
 
 
-def sections(page):
-    """The subsections of the rendered page's COMMANDS section, by command:
-    {"run": text, ...}; a heading is indented 3, its text 7."""
-    m = re.search(r'^COMMANDS\n(.*?)^\S', page, re.S | re.M)
+def by_command(page, section, heading, keep_heading):
+    """The rendered page's section (COMMANDS, SYNOPSIS) split by command:
+    {"run": text, ...}. A line matching heading starts a command's text;
+    keep_heading: the rest of that line is part of it, and a command met
+    twice gets both texts."""
+    m = re.search(r'^%s\n(.*?)^\S' % section, page, re.S | re.M)
     if not m:
-        fail('recorderd.1 has no COMMANDS section')
+        fail('recorderd.1 has no %s section' % section)
     out, cur = {}, None
     for line in m.group(1).splitlines():
-        h = re.match(r'   recorderd ([a-z][\w-]*)', line)
+        h = re.match(heading, line)
         if h:
             cur = h.group(1)
-            out[cur] = ''
+            tail = line[len(h.group(0)):] + '\n' if keep_heading else ''
+            out[cur] = (out.get(cur, '') if keep_heading else '') + tail
         elif cur:
             out[cur] += line + '\n'
     return out
+
+
+def sections(page):
+    """The subsections of COMMANDS: a heading is indented 3, its text 7."""
+    return by_command(page, 'COMMANDS', r'   recorderd ([a-z][\w-]*)', False)
 
 
 def synopses(page):
-    """The SYNOPSIS of the rendered page, by command: {"run": text, ...};
-    report's two forms are one text."""
-    m = re.search(r'^SYNOPSIS\n(.*?)^\S', page, re.S | re.M)
-    if not m:
-        fail('recorderd.1 has no SYNOPSIS section')
-    out, cur = {}, None
-    for line in m.group(1).splitlines():
-        h = re.match(r'\s{7}recorderd ([a-z][\w-]*)', line)
-        if h:
-            cur = h.group(1)
-            out[cur] = out.get(cur, '') + line[len(h.group(0)):] + '\n'
-        elif cur:
-            out[cur] += line + '\n'
-    return out
+    """The SYNOPSIS by command; report's two forms are one text."""
+    return by_command(page, 'SYNOPSIS', r'\s{7}recorderd ([a-z][\w-]*)', True)
 
 
 def option_names(text):
