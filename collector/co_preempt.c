@@ -12,6 +12,7 @@
  * once a millisecond at most, so that an interval of the program's own, a
  * sleep, never pays for short waits from long before. */
 #include "co_clock.h"
+#include "co_preempt.h"
 #include "co_state.h"
 
 #include <fcntl.h>
@@ -181,10 +182,9 @@ uint64_t co_preempt_take(co_state *s, uint64_t ticks)
     /* a wait inside a hook since the last read is the hooks', not this
      * interval's, which may be a sleep of the program's own */
     uint64_t waited = off_hooks(s, waited_since(s, co_clock_ticks(s->use_tsc)));
-    if (waited > ticks)
-        waited = ticks; /* some of it fell where no interval was read */
-    s->pre_sum += waited;
-    return ticks - waited;
+    uint64_t left = co_preempt_left(ticks, waited, (uint64_t)s->pre_tpn + 1);
+    s->pre_sum += ticks - left; /* the rest fell where no interval was read */
+    return left;
 }
 
 void co_preempt_batch(co_state *s)
