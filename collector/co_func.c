@@ -298,9 +298,18 @@ static int is_main_thread(lua_State *L)
     return main;
 }
 
-/* Writes the FUNC record (and its strings) for the function at the top. */
+/* The names Lua gives any function a generic for calls (5.1's, LuaJIT's):
+ * no name a reader can look up. */
+static int for_site(const char *name)
+{
+    return !strcmp(name, "(for generator)") || !strcmp(name, "for iterator");
+}
+
+/* Writes the FUNC record (and its strings) for the function at the top.
+ * body: for a wrap function, its body's place (wrap_body_name); NULL for
+ * any wrap function whose body is unknown. */
 static uint32_t describe(co_state *s, lua_State *L, lua_Debug *ar, int isC, uint32_t flags,
-                         int generic)
+                         const char *body)
 {
     /* a file's whole path: two files must never share a cut one */
     char name[CO_NAME_MAX], src[LT_STR_MAX + 1];
@@ -311,7 +320,7 @@ static uint32_t describe(co_state *s, lua_State *L, lua_Debug *ar, int isC, uint
         co_sigint_install(L); /* lua.c runs each chunk with its own Ctrl-C */
     if (what == LT_WHAT_MAIN)
         snprintf(name, sizeof name, "main chunk");
-    else if (flags == LT_FF_WRAP && generic)
+    else if (flags == LT_FF_WRAP && !body)
         /* stands for any wrap function whose body is unknown (snapshots):
          * no call site's name, which the first body would then lack */
         snprintf(name, sizeof name, "coroutine.wrap function");
@@ -324,8 +333,10 @@ static uint32_t describe(co_state *s, lua_State *L, lua_Debug *ar, int isC, uint
         co_name_find(L, lua_gettop(L), s->table_ok, name, sizeof name);
     /* the call site's name only when needed: Lua finds it by re-running the
      * caller's bytecode symbolically, a cost that grows with the caller */
-    if (!name[0] && lua_getinfo(L, "n", ar) && ar->name)
+    if (!name[0] && lua_getinfo(L, "n", ar) && ar->name && !(body && for_site(ar->name)))
         snprintf(name, sizeof name, "%s", ar->name);
+    if (!name[0] && body) /* a generator: its body says which */
+        snprintf(name, sizeof name, "%s", body);
     if (!name[0] && cf) /* a static C function called from C: lua.c's pmain */
         co_name_module(cf, name, sizeof name);
     if (!name[0])
@@ -404,11 +415,11 @@ static uint32_t lua_func_fid(co_state *s, lua_State *L, lua_Debug *ar)
 {
     uint64_t h = code_hash(s, L);
     if ((s->ct.n + 1) * 2 > s->ct.cap && grow_codes(&s->ct))
-        return describe(s, L, ar, 0, 0, 0); /* correct id, code not remembered */
+        return describe(s, L, ar, 0, 0, NULL); /* correct id, code not remembered */
     co_cent *c = code_slot(&s->ct, h);
     if (c->hash)
         return c->fid;
-    uint32_t fid = describe(s, L, ar, 0, 0, 0);
+    uint32_t fid = describe(s, L, ar, 0, 0, NULL);
     if (fid) {
         *c = (co_cent){h, fid};
         s->ct.n++;
@@ -419,7 +430,7 @@ static uint32_t lua_func_fid(co_state *s, lua_State *L, lua_Debug *ar)
 static uint32_t func_new(co_state *s, lua_State *L, lua_Debug *ar, co_fent k, int isC)
 {
     k.flags = isC ? fflags(s, k.key) : 0;
-    k.fid = isC ? describe(s, L, ar, isC, k.flags, 1) : lua_func_fid(s, L, ar);
+    k.fid = isC ? describe(s, L, ar, isC, k.flags, NULL) : lua_func_fid(s, L, ar);
     if (!k.fid)
         return 0;
     if ((s->ft.n + 1) * 2 > s->ft.cap && co_ftab_grow(&s->ft))
@@ -525,6 +536,20 @@ static co_fent jit_wrap_key(lua_State *L)
     return k;
 }
 
+/* A wrap function's name when its call site has none a reader can look up
+ * (a generic for's, a call from C): coroutine.wrap(FILE:LINE), where its
+ * body (at the top of L) is defined, FILE without its directory. */
+static void wrap_body_name(lua_State *L, char *name, size_t size)
+{
+    lua_Debug b;
+    lua_pushvalue(L, -1);
+    lua_getinfo(L, ">S", &b);
+    const char *file = b.source[0] == '@' ? b.source + 1 : b.short_src;
+    const char *slash = b.source[0] == '@' ? strrchr(file, '/') : NULL;
+    snprintf(name, size, "coroutine.wrap(%s:%d)", slash ? slash + 1 : file,
+             b.linedefined > 0 ? b.linedefined : 0);
+}
+
 /* A wrap function is known by its body: by the body's Proto while it is
  * cached, else by the body's code, so that the wraps of one function to the
  * reader (a chunk loaded twice, string.dump + loadstring) share an id as
@@ -547,6 +572,8 @@ uint32_t co_func_wrap_id(co_state *s, lua_State *L, lua_Debug *ar, lua_State *co
     }
     co_hook_slow(s);
     uint64_t h = code_hash(s, L) ^ 0x77726170u; /* "wrap": not the body's own entry */
+    char body[CO_NAME_MAX];
+    wrap_body_name(L, body, sizeof body);
     lua_pop(L, 1);
     int room = (s->ct.n + 1) * 2 <= s->ct.cap || !grow_codes(&s->ct);
     co_cent *c = room ? code_slot(&s->ct, h ? h : 1) : NULL;
@@ -554,7 +581,7 @@ uint32_t co_func_wrap_id(co_state *s, lua_State *L, lua_Debug *ar, lua_State *co
         k.fid = c->fid;
     } else {
         lua_getinfo(L, "f", ar);
-        k.fid = describe(s, L, ar, 1, LT_FF_WRAP, 0);
+        k.fid = describe(s, L, ar, 1, LT_FF_WRAP, body);
         lua_pop(L, 1);
         if (c && k.fid) {
             *c = (co_cent){h ? h : 1, k.fid};

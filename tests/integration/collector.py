@@ -1325,8 +1325,10 @@ def case_cnames(c):
     exported symbol), methods of registry metatables (FILE*:read, lfs's
     directory iterator), lpeg.match also when called as a pattern's
     method, the iterators ipairs, string.gmatch and io.lines return
-    (ipairs iterator and so on, where Lua says (for generator)); never function#N (luacheck's top 20 had `function#3 [C]`, the
-    Lua loader, before)."""
+    (ipairs iterator and so on, where Lua says (for generator)), a
+    coroutine.wrap generator by where its body is
+    (coroutine.wrap(cnames.lua:9)); never function#N (luacheck's top 20
+    had `function#3 [C]`, the Lua loader, before)."""
     c.write('mod_c.lua', 'return {f = function() return 1 end}\n')
     prog = c.write('cnames.lua', 'local lfs, lpeg = require "lfs", require "lpeg"\n'
                    'local m = require "mod_c"\n'
@@ -1336,6 +1338,7 @@ def case_cnames(c):
                    'for _ in ipairs({1, 2}) do end\n'
                    'for _ in ("a b"):gmatch("%a") do end\n'
                    'for _ in io.lines(arg[0]) do end\n'
+                   'for _ in coroutine.wrap(function() coroutine.yield(1) end) do end\n'
                    'io.stdout:write(l, " ", m.f(), " ", lpeg.match(p, "a"), p:match("a"), "\\n")\n')
     c.start_daemon()
     r = c.lua(prog, c.env(LUATRACE_SOCKET=c.sock, LUATRACE_SHM='cnames'), traced=True)
@@ -1350,7 +1353,8 @@ def case_cnames(c):
                      ('package.loaders[3]@[C]', 2), ('luaopen_lfs@[C]', 1),
                      ('luaopen_lpeg@[C]', 1), ('FILE*:read@[C]', 1), ('FILE*:write@[C]', 1),
                      ('lfs.dir@[C]', 1), ('lpeg.match@[C]', 2), ('ipairs iterator@[C]', 3),
-                     ('string.gmatch iterator@[C]', 3), ('io.lines iterator@[C]', 10)):
+                     ('string.gmatch iterator@[C]', 3), ('io.lines iterator@[C]', 11),
+                     ('coroutine.wrap(cnames.lua:9)@[C]', 2)):
         expect(top.get(label) == n, 'want %d calls of %s: %s' % (n, label, sorted(top)))
     expect(top.get('directory metatable:next@[C]', 0) >= 3, 'lfs.dir\'s iterator: %s' % sorted(top))
     expect(not [k for k in top if re.search(r'^function#\d', k)],

@@ -61,8 +61,9 @@ local l1, l2 = loadstring(chunk, "=twice")(), loadstring(chunk, "=twice")()
 print("loaded twice", l1(1), l2(2))
 
 -- the ipairs iterator is "ipairs iterator", the string.gmatch one
--- "string.gmatch iterator"; a wrap closure called by a generic for has
--- only Lua's name for it, "(for generator)"
+-- "string.gmatch iterator"; a wrap closure called by a generic for,
+-- which Lua names "(for generator)", is named by where its body is:
+-- "coroutine.wrap(names.lua:69)"
 for _, v in ipairs({ "i" }) do print("ipairs", v) end
 for w in ("g"):gmatch("%a") do print("gmatch", w) end
 for v in coroutine.wrap(function() coroutine.yield("w") end) do print("wrap", v) end

@@ -178,17 +178,23 @@ local function wrap_body_key(f)
   end
   if type(body) ~= "function" or cfid(body) then return nil end
   local b = getinfo(body, "S")
-  return "wrap\0" .. b.source .. ":" .. b.linedefined .. "\0" .. dump(body)
+  -- the name when the call site gives none to look up: where the body is
+  local file = b.source:sub(1, 1) == "@" and b.source:sub(2):match("[^/]*$") or b.short_src
+  local place = "coroutine.wrap(" .. file .. ":" .. (b.linedefined > 0 and b.linedefined or 0) .. ")"
+  return "wrap\0" .. b.source .. ":" .. b.linedefined .. "\0" .. dump(body), place
 end
+
+-- The names Lua gives any function a generic for calls (5.1, LuaJIT).
+local FOR_SITE = {["(for generator)"] = true, ["for iterator"] = true}
 
 -- info: getinfo fields "Snf" of a frame that is not a tail pseudo-level.
 local function label_of(info)
   local what, f, key, where = info.what, info.func
-  local generic_wrap
+  local generic_wrap, place
   if what == "C" then
     key = cfid(f)  -- one C function, however many closures (pairs)
     if key == WRAP_CF then
-      key = wrap_body_key(f)
+      key, place = wrap_body_key(f)
       generic_wrap = not key
       key = key or WRAP_CF
     end
@@ -216,7 +222,8 @@ local function label_of(info)
     -- LuaJIT names a slot of stripped bytecode "": no name; last, a C
     -- function's file: lua.c's pmain is "lua5.1"
     local site = info.name ~= "" and info.name or nil
-    name = global_name(f) or (what == "C" and c_name(f)) or site
+    if place and site and FOR_SITE[site] then site = nil end
+    name = global_name(f) or (what == "C" and c_name(f)) or site or place
       or (what == "C" and cmod(f)) or "function"
   end
   name, where = clean(name:sub(1, 1023)), clean(where)  -- names are cut at 1023 bytes
