@@ -331,27 +331,41 @@ static void name_c(lua_State *L, target *t, int direct)
     }
 }
 
+/* The executable's file name (no directory) as /proc/PID/maps shows it,
+ * its real path, not argv[0]'s (a symlink's name, or bare). -1 when it
+ * cannot be read or does not fit in cap. */
+int co_name_exe(char *out, size_t cap)
+{
+    char path[4096];
+    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+    if (n <= 0)
+        return -1;
+    path[n] = 0;
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    if (strlen(base) >= cap)
+        return -1;
+    memcpy(out, base, strlen(base) + 1);
+    return 0;
+}
+
 /* The main program's file is the head of the link map, which dladdr names
- * by argv[0] (a symlink's name, or bare): its path as /proc/PID/maps shows
- * it instead, as recorderd reads it from outside (rd_peek_init). */
+ * by argv[0]: co_name_exe's name instead, as recorderd reads it from
+ * outside (rd_peek_init). */
 void co_name_module(lua_CFunction cf, char *best, size_t cap)
 {
     Dl_info dl;
     struct link_map *lm = NULL;
-    char exe[4096];
     best[0] = 0;
     if (!cf || !dladdr1((void *)cf, &dl, (void **)&lm, RTLD_DL_LINKMAP) || !dl.dli_fname)
         return;
-    const char *file = dl.dli_fname;
     if (lm && !lm->l_prev) {
-        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-        if (n <= 0)
-            return;
-        exe[n] = 0;
-        file = exe;
+        if (co_name_exe(best, cap))
+            best[0] = 0;
+        return;
     }
-    const char *base = strrchr(file, '/');
-    snprintf(best, cap, "%s", base ? base + 1 : file);
+    const char *base = strrchr(dl.dli_fname, '/');
+    snprintf(best, cap, "%s", base ? base + 1 : dl.dli_fname);
 }
 
 /* Every access is raw: a metamethod of package.loaded or of a module

@@ -161,18 +161,11 @@ static int exe_module(const co_sr *d, const void *cf, char *out, size_t cap)
 
 static void find_exe(void)
 {
-    char path[4096];
-    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
     g_exe_lo = g_exe_hi = 0;
-    g_exe[0] = 0;
-    if (n <= 0)
+    if (co_name_exe(g_exe, sizeof g_exe)) {
+        g_exe[0] = 0;
         return;
-    path[n] = 0;
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    if (strlen(base) >= sizeof g_exe)
-        return;
-    memcpy(g_exe, base, strlen(base) + 1);
+    }
     dl_iterate_phdr(exe_range, NULL);
 }
 

@@ -664,6 +664,8 @@ void co_name_iterators(lua_State *L);
  * pmain, "lfs.so"), or "" if none is known: the name of a C function that
  * has no other. */
 void co_name_module(lua_CFunction cf, char *best, size_t cap);
+/* The executable's file name, by its real path; -1 if unknown or over cap. */
+int co_name_exe(char *out, size_t cap);
 
 /* Checks the Lua 5.1 Table layout co_name_find's direct scan relies on:
  * both ways must name functions alike in a probe table. */
