@@ -375,8 +375,7 @@ static int begin(co_state *s, lua_State *L, const char *name, const char *sock_p
     s->watched = s->layout_ok ? co_alloc_watch(L) : 0;
     co_func_fast_path(s);
     co_module_special_functions(s, L);
-    if (!s->jit)
-        co_name_iterators(L);
+    co_name_iterators(L);
     if (co_thread_init(s, L)) {
         snprintf(err, cap, "out of memory");
         goto fail_conn;

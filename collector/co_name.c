@@ -254,20 +254,23 @@ static void scan_upvalues(lua_State *L, target *t)
 
 /* The standard library's iterators: static C functions that only the
  * closure a factory returns holds, called by generic for loops (where
- * Lua's own name is "(for generator)"). Found once, at load. */
+ * Lua's own name is "(for generator)"). Found once, at load: by their C
+ * function, or under LuaJIT, for a fast function that has none
+ * (ipairs's), by its one closure. */
 static struct {
     lua_CFunction cf;
+    const void *cl;
     const char *name;
 } g_iters[3];
 
-/* The C function of what lib.fn (of the globals at g; lib NULL: a
- * global) returns when called with args ('t' an empty table, 's' ""), or
- * NULL. Only a C function is called: a Lua one is the program's own. */
-static lua_CFunction iterator_of(lua_State *L, int g, const char *lib, const char *fn,
-                                 const char *args)
+/* What lib.fn (of the globals at g; lib NULL: a global) returns when
+ * called with args ('t' an empty table, 's' ""), into it: its C function,
+ * else a C function's closure (LuaJIT's fast functions); nothing if
+ * neither. Only a C function is called: a Lua one is the program's own. */
+static void iterator_of(lua_State *L, int g, const char *lib, const char *fn, const char *args,
+                        size_t i)
 {
     int top = lua_gettop(L);
-    lua_CFunction cf = NULL;
     lua_pushvalue(L, g);
     if (lib)
         field(L, lib);
@@ -278,11 +281,12 @@ static lua_CFunction iterator_of(lua_State *L, int g, const char *lib, const cha
                 lua_newtable(L);
             else
                 lua_pushliteral(L, "");
-        if (lua_pcall(L, (int)strlen(args), 1, 0) == 0)
-            cf = lua_tocfunction(L, -1);
+        if (lua_pcall(L, (int)strlen(args), 1, 0) == 0 && lua_iscfunction(L, -1)) {
+            g_iters[i].cf = lua_tocfunction(L, -1);
+            g_iters[i].cl = g_iters[i].cf ? NULL : lua_topointer(L, -1);
+        }
     }
     lua_settop(L, top);
-    return cf;
 }
 
 void co_name_iterators(lua_State *L)
@@ -295,7 +299,7 @@ void co_name_iterators(lua_State *L)
     co_module_push_globals(L);
     int g = lua_gettop(L);
     for (size_t i = 0; i < sizeof probe / sizeof probe[0]; i++) {
-        g_iters[i].cf = iterator_of(L, g, probe[i].lib, probe[i].fn, probe[i].args);
+        iterator_of(L, g, probe[i].lib, probe[i].fn, probe[i].args, i);
         g_iters[i].name = probe[i].name;
     }
     lua_pop(L, 1);
@@ -305,7 +309,7 @@ static int name_iterator(target *t)
 {
     const where w = {NULL, 0, NULL};
     for (size_t i = 0; i < sizeof g_iters / sizeof g_iters[0]; i++)
-        if (g_iters[i].cf && g_iters[i].cf == t->cf) {
+        if (g_iters[i].cf ? g_iters[i].cf == t->cf : g_iters[i].cl && g_iters[i].cl == t->cl) {
             consider(t, &w, g_iters[i].name, strlen(g_iters[i].name));
             return 1;
         }
@@ -395,7 +399,7 @@ void co_name_find(lua_State *L, int fi, int direct, char *best, size_t cap)
     lua_pop(L, 1);
     if (!t.len && t.cf)
         name_c(L, &t, direct);
-    else if (!t.len && lua_iscfunction(L, fi)) /* a fast function of LuaJIT */
+    else if (!t.len && lua_iscfunction(L, fi) && !name_iterator(&t)) /* LuaJIT's fast one */
         scan_upvalues(L, &t);
     for (size_t i = 0; i < t.len; i++) /* chosen by whole keys, shown as a C string */
         if (!best[i])

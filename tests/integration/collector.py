@@ -26,6 +26,7 @@ daemon, socket and shm segments even when it fails. Cases:
   cnames      C functions no global reaches: package.loaders[N],
               luaopen_lfs, FILE*:read, lfs's directory iterator; never
               function#N
+  jitcnames   the library's iterators and a wrap generator under LuaJIT
   summary     run's summary: traced time, events, the top 10 by self time
               as profile.txt has them, the report.html to open
   labels      name (file:line), relative to the program's working directory,
@@ -1359,6 +1360,33 @@ def case_cnames(c):
     expect(top.get('directory metatable:next@[C]', 0) >= 3, 'lfs.dir\'s iterator: %s' % sorted(top))
     expect(not [k for k in top if re.search(r'^function#\d', k)],
            'a function#N label: %s' % sorted(top))
+
+
+def case_jitcnames(c):
+    """The same names under LuaJIT, whose ipairs iterator is a fast function
+    with no C function (known by its one closure), and where a generic
+    for's call site is 'for iterator': ipairs iterator (was ipairs
+    (upvalue 1)), string.gmatch iterator and io.lines iterator (were (for
+    generator)), coroutine.wrap(jitnames.lua:4)."""
+    if not shutil.which('luajit'):
+        print('SKIP: no luajit')
+        raise SystemExit(SKIP)
+    prog = c.write('jitnames.lua', 'for _ in ipairs({1, 2}) do end\n'
+                   'for _ in ("a b"):gmatch("%a") do end\n'
+                   'for _ in io.lines(arg[0]) do end\n'
+                   'for _ in coroutine.wrap(function() coroutine.yield(1) end) do end\n')
+    c.start_daemon()
+    r = run(['luajit', '-lluatrace', prog], c.tmp,
+            c.env(LUATRACE_SOCKET=c.sock, LUATRACE_SHM='jitnames'))
+    c.stop_daemon()
+    expect(r.status == 0, 'program failed: %r %r' % (r.out, r.err))
+    top = {}
+    for stack, n in c.folded(c.session('jitnames'), 'calls').items():
+        leaf = stack.split(';')[-1]
+        top[leaf] = top.get(leaf, 0) + n
+    for label, n in (('ipairs iterator@[C]', 3), ('string.gmatch iterator@[C]', 3),
+                     ('io.lines iterator@[C]', 5), ('coroutine.wrap(jitnames.lua:4)@[C]', 2)):
+        expect(top.get(label) == n, 'want %d calls of %s: %s' % (n, label, sorted(top)))
 
 
 SUMMARY_HEAD = re.compile(r'^luatrace: traced time: (\d+\.\d{3}) ms   events: (\d+)$')

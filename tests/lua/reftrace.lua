@@ -106,15 +106,14 @@ local function global_name(f)
   return best
 end
 
--- The standard library's iterators, by their C function (Lua 5.1): what
--- ipairs, string.gmatch and io.lines return, found at load
+-- The standard library's iterators, by their C function (LuaJIT's
+-- ipairs iterator, a fast function, by its one closure): what ipairs,
+-- string.gmatch and io.lines return, found at load
 local ITERATORS = {}
-if not jit then
-  for _, probe in ipairs { { "ipairs iterator", ipairs, {} },
-      { "string.gmatch iterator", string.gmatch, "", "" }, { "io.lines iterator", io.lines } } do
-    local ok, it = pcall(probe[2], unpack(probe, 3))
-    if ok and type(it) == "function" and cfid(it) then ITERATORS[cfid(it)] = probe[1] end
-  end
+for _, probe in ipairs { { "ipairs iterator", ipairs, {} },
+    { "string.gmatch iterator", string.gmatch, "", "" }, { "io.lines iterator", io.lines } } do
+  local ok, it = pcall(probe[2], unpack(probe, 3))
+  if ok and type(it) == "function" and cfid(it) then ITERATORS[cfid(it)] = probe[1] end
 end
 
 -- A C function no global or module holds: a library iterator (above),
