@@ -83,11 +83,16 @@ static int calib_nop(lua_State *L)
 }
 
 /* One loop's rounds: ticks tracing added an iteration, the hook's own
- * ticks (HOOK), and its events. */
+ * ticks (HOOK), its line hooks' ticks and count (LHOOK), and its events. */
 typedef struct loop {
-    double added[CALIB_ROUNDS], hook[CALIB_ROUNDS];
+    double added[CALIB_ROUNDS], hook[CALIB_ROUNDS], hline[CALIB_ROUNDS], nline[CALIB_ROUNDS];
     uint64_t n[3]; /* LINE, CALL, RET events of a traced run */
 } loop;
+
+/* What the HOOK and LHOOK records of a run add up to. */
+typedef struct hooks {
+    uint64_t ticks, line_ticks, lines;
+} hooks;
 
 /* The ring read so far: short records are read with what the records
  * before them imply, so the stream is read in order from its start; each
@@ -96,9 +101,9 @@ static lt_dec g_dec;
 static uint64_t g_read;
 
 /* The events in s's ring from byte from on: their dt summed, and counted
- * by kind; the HOOK records' ticks added to *hook. Returns -1 if they
- * cannot be read. */
-static int sum_events(co_state *s, uint64_t from, uint64_t *dt, uint64_t n[3], uint64_t *hook)
+ * by kind; the HOOK and LHOOK records' figures added to *h. Returns -1 if
+ * they cannot be read. */
+static int sum_events(co_state *s, uint64_t from, uint64_t *dt, uint64_t n[3], hooks *h)
 {
     lt_event ev;
     *dt = 0;
@@ -115,7 +120,10 @@ static int sum_events(co_state *s, uint64_t from, uint64_t *dt, uint64_t n[3], u
             *dt += ev.a[1];
             n[ev.kind == LT_EV_LINE ? 0 : ev.kind == LT_EV_CALL ? 1 : 2]++;
         } else if (g_read >= from && ev.kind == LT_EV_HOOK) {
-            *hook += ev.a[0];
+            h->ticks += ev.a[0];
+        } else if (g_read >= from && ev.kind == LT_EV_LHOOK) {
+            h->line_ticks += ev.a[0];
+            h->lines += ev.a[1];
         }
         g_read += (uint64_t)k;
     }
@@ -138,16 +146,19 @@ static int run_loop(co_state *s, lua_State *L, int fn, loop *lp, int r)
     lua_pushvalue(L, fn);
     lua_pushinteger(L, CALIB_N);
     lt_ring_publish(&s->ring);
-    uint64_t from = s->ring.pos, dt, hook = 0;
-    s->hook_sum = 0;
+    uint64_t from = s->ring.pos, dt;
+    hooks h = {0, 0, 0};
+    s->hook_sum = s->hook_line = s->hook_nline = 0;
     s->last = co_clock_ticks(s->use_tsc);
     e = lua_pcall(L, 1, 0, 0);
     lua_sethook(L, NULL, 0, 0);
-    if (e || s->lost || sum_events(s, from, &dt, lp->n, &hook))
+    if (e || s->lost || sum_events(s, from, &dt, lp->n, &h))
         return -1;
     lp->added[r] = ((double)dt - (double)plain) / CALIB_N;
-    lp->hook[r] = (double)(hook + s->hook_sum);
-    s->hook_sum = 0;
+    lp->hook[r] = (double)(h.ticks + s->hook_sum);
+    lp->hline[r] = (double)(h.line_ticks + s->hook_line);
+    lp->nline[r] = (double)(h.lines + s->hook_nline);
+    s->hook_sum = s->hook_line = s->hook_nline = 0;
     return 0;
 }
 
@@ -188,16 +199,22 @@ static int solve(loop lp[NLOOP])
             return -1;
     if (instr * 16 >= CALIB_MAX)
         return -1;
-    double per_round[CALIB_ROUNDS], events = 0;
+    double per_round[CALIB_ROUNDS], per_line[CALIB_ROUNDS], events = 0;
     for (int k = 0; k < NLOOP; k++)
         events += (double)(lp[k].n[0] + lp[k].n[1] + lp[k].n[2]);
     for (int r = 0; r < CALIB_ROUNDS; r++) {
+        double line = 0, lines = 0;
         per_round[r] = 0;
-        for (int k = 0; k < NLOOP; k++)
+        for (int k = 0; k < NLOOP; k++) {
             per_round[r] += lp[k].hook[r];
+            line += lp[k].hline[r];
+            lines += lp[k].nline[r];
+        }
         per_round[r] /= events;
+        per_line[r] = lines > 0 ? line / lines : 0;
     }
     g_bias.hook16 = (uint64_t)(median(per_round, CALIB_ROUNDS) * 16);
+    g_bias.hook16_line = (uint64_t)(median(per_line, CALIB_ROUNDS) * 16);
     for (int k = 0; k < 3; k++)
         g_bias.tick[k] = (uint64_t)cost[k];
     g_bias.tick[3] = (uint64_t)(instr * 16); /* per instruction, x16 as CODE's ipl16 */

@@ -368,6 +368,10 @@ static void __attribute__((noinline)) measure_end(co_state *s, uint64_t t0, int 
     uint32_t est = s->hook_est[ev];
     if (!s->slow && cost < (1u << 16)) {
         s->hook_sum += cost;
+        if (ev == LUA_HOOKLINE) { /* LHOOK: what scales the compensation */
+            s->hook_line += cost;
+            s->hook_nline++;
+        }
         if (est && cost * 16 > (uint64_t)est * 4)
             cost = est / 4;
         s->hook_est[ev] = est == 0 ? (uint32_t)cost * 16 : est - est / 8 + (uint32_t)cost * 2;
@@ -507,7 +511,20 @@ CO_INLINE void lean_stop(co_state *s, uint64_t t0, int timed)
 {
     if (timed) {
         uint64_t t1 = co_clock_tsc();
-        s->hook_sum += t1 - t0; /* HOOK: what the compensation scales by (co_preempt_batch) */
+        s->hook_sum += t1 - t0; /* HOOK: the hooks' cost, less waits (co_preempt_batch) */
+        s->last = t1;
+    }
+}
+
+/* lean_stop of a line's hook, which the line hooks' sum (LHOOK) counts
+ * too: what recorderd scales the compensation by. */
+CO_INLINE void lean_stop_line(co_state *s, uint64_t t0, int timed)
+{
+    if (timed) {
+        uint64_t t1 = co_clock_tsc();
+        s->hook_sum += t1 - t0;
+        s->hook_line += t1 - t0;
+        s->hook_nline++;
         s->last = t1;
     }
 }
@@ -535,6 +552,10 @@ CO_INLINE void lean_end(co_state *s, uint64_t t0, int ev)
         return;
     }
     s->hook_sum += s->hook_ticks[ev];
+    if (ev == LUA_HOOKLINE) {
+        s->hook_line += s->hook_ticks[ev];
+        s->hook_nline++;
+    }
     s->last = t0 + s->hook_ticks[ev];
 }
 
@@ -703,7 +724,9 @@ CO_INLINE void lean_path(co_state *s, lua_State *L, lua_Debug *ar, int exact, in
         on_line(s, ar, dt, p);
     else
         on_ret(s, ar, dt, p);
-    if (exact)
+    if (exact && ev == LUA_HOOKLINE)
+        lean_stop_line(s, t0, timed);
+    else if (exact)
         lean_stop(s, t0, timed);
     else
         lean_end(s, t0, ev);

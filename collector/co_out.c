@@ -125,6 +125,15 @@ static void write_hook(co_state *s, uint8_t *p)
     lt_ring_commit(&s->ring, (uint64_t)(q - p));
 }
 
+static void write_line_hooks(co_state *s, uint8_t *p)
+{
+    uint8_t *q = lt_put_head(p, LT_EV_LHOOK, 2);
+    q = lt_put_uint(q, s->hook_line);
+    q = lt_put_uint(q, s->hook_nline);
+    s->hook_line = s->hook_nline = 0;
+    lt_ring_commit(&s->ring, (uint64_t)(q - p));
+}
+
 /* What was taken off dts and hooks as waits for a CPU (co_preempt.c)
  * since the last WAIT: recorderd shows it beside the traced time. */
 static void write_waited(co_state *s, uint8_t *p)
@@ -183,6 +192,10 @@ uint8_t *co_out_hot_slow(co_state *s)
         write_hook(s, p);
         p = co_out_reserve(s, LT_EVENT_HOT_MAX);
     }
+    if (p && s->hook_nline) {
+        write_line_hooks(s, p);
+        p = co_out_reserve(s, LT_EVENT_HOT_MAX);
+    }
     if (p && s->pre_sum) {
         write_waited(s, p);
         p = co_out_reserve(s, LT_EVENT_HOT_MAX);
@@ -224,5 +237,11 @@ void co_out_bias(co_state *s)
     for (int k = 0; k < 4; k++)
         q = lt_put_uint(q, b->tick[k]);
     q = lt_put_uint(q, b->hook16);
+    lt_ring_commit(&s->ring, (uint64_t)(q - p));
+    p = b->hook16_line ? co_out_reserve(s, LT_EVENT_HOT_MAX) : NULL;
+    if (!p)
+        return;
+    q = lt_put_head(p, LT_EV_LBIAS, 1);
+    q = lt_put_uint(q, b->hook16_line);
     lt_ring_commit(&s->ring, (uint64_t)(q - p));
 }

@@ -173,6 +173,7 @@ static uint64_t off_hooks(co_state *s, uint64_t waited)
         return waited;
     uint64_t h = waited < s->hook_sum ? waited : s->hook_sum;
     s->hook_sum -= h;
+    s->hook_line = s->hook_nline = 0; /* which hooks held it is not known */
     s->pre_sum += h;
     return waited - h;
 }

@@ -145,6 +145,10 @@ typedef struct co_state {
                              next event may follow a resume seen by no hook */
     uint64_t last;    /* ticks when the previous hook returned (measured or estimated) */
     uint64_t hook_sum; /* ticks inside the lean paths' hooks since the last HOOK record */
+    /* the same for the lean path's line hooks in the thread of the last
+     * event, and their count, since the last LHOOK record: the hooks most
+     * alike from program to program, which scale the compensation */
+    uint64_t hook_line, hook_nline;
     /* co_preempt.c: what the thread waited for a CPU comes off long intervals */
     uint64_t pre_min;   /* an interval over this many ticks is checked */
     uint64_t pre_delay; /* the kernel's run_delay (ns) at the last read */
@@ -333,6 +337,7 @@ int co_alloc_watch(lua_State *L);
 typedef struct co_bias {
     uint64_t tick[4];
     uint64_t hook16; /* x16, the hook's measured ticks an event meanwhile */
+    uint64_t hook16_line; /* the same for the lean path's line hooks only */
     int done, ok;
 } co_bias;
 /* Measures it once per process, in L outside any hook, before tracing

@@ -80,12 +80,13 @@
 #include <stdint.h>
 #include <string.h>
 
-#define LT_EVENT_VERSION 8u /* 2: short forms; 3: thread ids (THREAD), switch depths;
+#define LT_EVENT_VERSION 9u /* 2: short forms; 3: thread ids (THREAD), switch depths;
                               * 4: DIR (a version 3 stream is one without);
                               * 5: CLOCK's tsc may be LT_CLOCK_NONE;
                               * 6: BIAS, CODE, HOOK (a version 5 stream is one without);
                               * 7: LINES (a version 6 stream is one without);
-                              * 8: WAIT (a version 7 stream is one without) */
+                              * 8: WAIT (a version 7 stream is one without);
+                              * 9: LBIAS, LHOOK (a version 8 stream is one without) */
 
 /* CLOCK's third field: what the ticks are. LT_CLOCK_NONE: the producer
  * read no clock (LUATRACE_TIMING=none, a coverage run): ticks and ns are
@@ -117,7 +118,9 @@
     X(CODE, 'c', 2, "fid ipl16")                                                                  \
     X(HOOK, 'h', 1, "ticks")                                                                     \
     X(LINES, 'l', 3, "fid line mask")                                                            \
-    X(WAIT, 'w', 1, "ticks")
+    X(WAIT, 'w', 1, "ticks")                                                                     \
+    X(LBIAS, 'J', 1, "hook16")                                                                   \
+    X(LHOOK, 'j', 2, "ticks hooks")
 
 enum lt_kind {
 #define LT_X_ENUM(name, letter, nargs, doc) LT_EV_##name,

@@ -8,7 +8,10 @@
  *   +--------+--------+--------+
  *   magic "LUATRACE"; version (u32 LE); flags (u32 LE).
  *
- *   Version 9 (written): as 8, the records of LT_EVENT_VERSION 8 (WAIT:
+ *   Version 10 (written): as 9, the records of LT_EVENT_VERSION 9 (LBIAS
+ *   and LHOOK: the line hooks' measured cost, which scales the
+ *   compensation); a build that reads 9 refuses it by its version.
+ *   Version 9 (read): as 8, the records of LT_EVENT_VERSION 8 (WAIT:
  *   the time the program waited for a CPU, taken off its dts); a build that
  *   reads 8 refuses it by its version.
  *   Version 8 (read): as 7, the records of LT_EVENT_VERSION 7 (LINES:
@@ -39,8 +42,8 @@
 #include <stdint.h>
 
 #define LT_FILE_MAGIC "LUATRACE"
-#define LT_FILE_VERSION 9u /* 5: the body may be zstd (LT_FILE_ZSTD); 6: LT_CLOCK_NONE; 7: BIAS;
-                           * 8: LINES; 9: WAIT */
+#define LT_FILE_VERSION 10u /* 5: the body may be zstd (LT_FILE_ZSTD); 6: LT_CLOCK_NONE; 7: BIAS;
+                            * 8: LINES; 9: WAIT; 10: LBIAS, LHOOK */
 #define LT_FILE_VERSION_MIN 3u /* the oldest read: every record of 3 is one of 4 */
 #define LT_FILE_HDR_SIZE 16u
 

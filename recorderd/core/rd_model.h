@@ -157,8 +157,10 @@ typedef struct rd_model {
      * cost an event in the last batch (its HOOK record) over what it was
      * during the calibration (bias_hook16, x16), within [1/2, 3]: the
      * unmeasured cost moves with the measured one (a larger program, a
-     * slower moment of the machine) */
-    uint64_t bias_base[4], bias_hook16;
+     * slower moment of the machine). Where the trace has them (LBIAS,
+     * LHOOK), the line hooks' costs alone: bias_hook16_line */
+    uint64_t bias_base[4], bias_hook16, bias_hook16_line;
+    uint64_t line_ticks, line_hooks; /* LHOOK's since the last scaling */
     uint64_t bias_floor; /* a nanosecond in ticks: no dt goes below it */
     /* hooked: LINE, CALL and RET records, one a hook; a RESUME or YIELD
      * rides in the hook of the event after it, the other records in none */

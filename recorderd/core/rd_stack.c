@@ -957,6 +957,14 @@ static uint64_t bias_floor(const rd_model *m)
  * measured cost a hook a quarter lower on a resume/yield ping-pong, and
  * the compensation with it). Fewer than 256 hooks say too little to scale
  * by: they add up until there are more. */
+/* The calibration's figures times r, within [1/2, 3]. */
+static void set_bias_scale(rd_model *m, double r)
+{
+    r = r < 0.5 ? 0.5 : r > 3 ? 3 : r;
+    for (int k = 0; k < 4; k++)
+        m->bias[k] = (uint64_t)((double)m->bias_base[k] * r);
+}
+
 static void scale_bias(rd_model *m, uint64_t ticks)
 {
     uint64_t n = m->hooked - m->hook_events;
@@ -968,9 +976,29 @@ static void scale_bias(rd_model *m, uint64_t ticks)
     double r = (double)m->hook_ticks * 16 / ((double)n * (double)m->bias_hook16);
     m->hook_events = m->hooked;
     m->hook_ticks = 0;
-    r = r < 0.5 ? 0.5 : r > 3 ? 3 : r;
-    for (int k = 0; k < 4; k++)
-        m->bias[k] = (uint64_t)((double)m->bias_base[k] * r);
+    set_bias_scale(m, r);
+}
+
+/* An LHOOK record: the line hooks' measured ticks and count since the
+ * last one, over the calibration's (LBIAS). A line's hook does the same
+ * work in every program, where a call's does more in a larger one and a
+ * switch's more than either: the mean of every kind's hooks moved with
+ * the mix of kinds (a resume/yield ping-pong took too much off, most
+ * under AddressSanitizer, whose hooks are many times slower and a
+ * switch's most), the line hooks' with the machine and its caches
+ * only. Fewer than 256 add up until there are more. */
+static void scale_bias_lines(rd_model *m, uint64_t ticks, uint64_t hooks)
+{
+    if (!m->has_bias || !m->bias_hook16_line || ticks > (UINT64_MAX >> 20) ||
+        hooks > (UINT64_MAX >> 20))
+        return;
+    m->line_ticks += ticks;
+    m->line_hooks += hooks;
+    if (m->line_hooks < 256)
+        return;
+    double r = (double)m->line_ticks * 16 / ((double)m->line_hooks * (double)m->bias_hook16_line);
+    m->line_ticks = m->line_hooks = 0;
+    set_bias_scale(m, r);
 }
 
 /* Everything but a frame record while tracing runs. */
@@ -996,6 +1024,7 @@ COLD int other_event(rd_stack *s, const lt_event *ev)
         for (int k = 0; k < 4; k++)
             m->bias[k] = m->bias_base[k] = ev->a[k] < (1u << 20) ? ev->a[k] : 0; /* beyond: none */
         m->bias_hook16 = ev->nargs > 4 && ev->a[4] < (1u << 24) ? ev->a[4] : 0;
+        m->bias_hook16_line = 0; /* until its LBIAS */
         m->has_bias = 1;
         m->bias_floor = bias_floor(m);
         m->events--; /* not the program's: a trace without a clock has none */
@@ -1004,7 +1033,17 @@ COLD int other_event(rd_stack *s, const lt_event *ev)
         return 0;
     case LT_EV_HOOK:
         m->events--;
-        scale_bias(m, ev->a[0]);
+        if (!m->bias_hook16_line) /* a trace before LHOOK: every hook's mean */
+            scale_bias(m, ev->a[0]);
+        return 0;
+    case LT_EV_LBIAS:
+        m->events--;
+        m->bias_hook16_line = ev->a[0] < (1u << 24) ? ev->a[0] : 0;
+        m->line_ticks = m->line_hooks = 0;
+        return 0;
+    case LT_EV_LHOOK:
+        m->events--;
+        scale_bias_lines(m, ev->a[0], ev->a[1]);
         return 0;
     case LT_EV_WAIT:
         m->events--;

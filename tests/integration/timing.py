@@ -118,12 +118,6 @@ def main(argv):
             and os.access(args.recorderd, os.X_OK)):
         print('SKIP: no recorderd at %s' % args.recorderd)
         return harness.SKIP
-    if args.fidelity == 'coro' and 'libasan' in os.environ.get('LD_PRELOAD', ''):
-        # the sanitizer makes a switch's hook cost many times a line's, a
-        # mix the compensation's one scale does not follow (the pair came
-        # out 0.20-0.39 there; doc/design.md): scripts/test runs it
-        print('SKIP: the coro pair under AddressSanitizer')
-        return harness.SKIP
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     lo, hi = EXPECTED * (1 - TOLERANCE), EXPECTED * (1 + TOLERANCE)
     names = ('once', 'twice')

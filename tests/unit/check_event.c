@@ -91,16 +91,17 @@ static void check_decoded(const rec *r, const lt_event *ev, const uint8_t *base)
 }
 
 /* A trace file of version 3 (before DIR) or 4 is still read, flags
- * ignored; 9 is written (5 to 8 are still read: BIAS and CODE came with
- * 7, LINES with 8, WAIT with 9), its flags say zstd or nothing; unknown flags and other versions are
- * refused with a message. */
+ * ignored; 10 is written (5 to 9 are still read: BIAS and CODE came with
+ * 7, LINES with 8, WAIT with 9, LBIAS and LHOOK with 10), its flags say
+ * zstd or nothing; unknown flags and other versions are refused with a
+ * message. */
 START_TEST(test_file_versions)
 {
     uint8_t h[LT_FILE_HDR_SIZE];
     char err[128];
     uint32_t flags;
     lt_file_header(h, LT_FILE_ZSTD);
-    ck_assert_uint_eq(h[8], 9);
+    ck_assert_uint_eq(h[8], 10);
     ck_assert_int_eq(lt_file_check(h, sizeof h, &flags, err, sizeof err), 0);
     ck_assert_uint_eq(flags, LT_FILE_ZSTD);
     lt_file_header(h, 0);
@@ -109,8 +110,8 @@ START_TEST(test_file_versions)
     h[12] = 2; /* a flag this build does not know */
     ck_assert_int_eq(lt_file_check(h, sizeof h, &flags, err, sizeof err), -EPROTO);
     ck_assert_ptr_nonnull(strstr(err, "flags 0x2"));
-    h[12] = LT_FILE_ZSTD; /* versions 5 to 8: the flags of 9 */
-    for (uint8_t v = 5; v <= 8; v++) {
+    h[12] = LT_FILE_ZSTD; /* versions 5 to 9: the flags of 10 */
+    for (uint8_t v = 5; v <= 9; v++) {
         h[8] = v;
         ck_assert_int_eq(lt_file_check(h, sizeof h, &flags, err, sizeof err), 0);
         ck_assert_uint_eq(flags, LT_FILE_ZSTD);
@@ -120,19 +121,19 @@ START_TEST(test_file_versions)
         ck_assert_int_eq(lt_file_check(h, sizeof h, &flags, err, sizeof err), 0);
         ck_assert_uint_eq(flags, 0);
     }
-    for (uint8_t v = 0; v < 11; v++) {
+    for (uint8_t v = 0; v < 12; v++) {
         h[8] = v;
-        if (v >= 3 && v <= 9)
+        if (v >= 3 && v <= 10)
             continue;
         ck_assert_int_eq(lt_file_check(h, sizeof h, &flags, err, sizeof err), -EPROTO);
-        ck_assert_ptr_nonnull(strstr(err, "this build reads versions 3 to 9"));
+        ck_assert_ptr_nonnull(strstr(err, "this build reads versions 3 to 10"));
     }
 }
 END_TEST
 
 START_TEST(test_event_tables)
 {
-    ck_assert_uint_eq(LT_EV_COUNT, 19);
+    ck_assert_uint_eq(LT_EV_COUNT, 21);
     for (unsigned k = 0; k < LT_EV_COUNT; k++) {
         ck_assert(lt_event_name[k] && lt_event_name[k][0]);
         ck_assert_uint_le(lt_event_nargs[k], LT_EVENT_MAX_ARGS);

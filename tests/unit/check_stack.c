@@ -959,6 +959,34 @@ START_TEST(test_stack_bias_scaled)
 }
 END_TEST
 
+/* With LBIAS, LHOOK records scale the calibration's figures by the line
+ * hooks' measured cost alone, and HOOK records (every hook's) no longer
+ * do: line hooks at twice the calibration's double the figures, whatever
+ * the other hooks cost; fewer than 256 add up until there are more. */
+START_TEST(test_stack_bias_lines)
+{
+    EV(CLOCK, 0, 0, 0);
+    EV(BIAS, 5, 10, 3, 0, 160); /* every hook: 10 ticks */
+    EV(LBIAS, 128);             /* a line's hook: 8 ticks */
+    begin_main(5);
+    for (int i = 0; i < 300; i++)
+        EV(LINE, 1, 100, 6);
+    EV(HOOK, 100 * 300); /* ten times the calibration's: not used */
+    ck_assert_uint_eq(M.bias[0], 5);
+    EV(LHOOK, 16 * 300, 300); /* 16 a line hook: twice */
+    ck_assert_uint_eq(M.bias[0], 10);
+    ck_assert_uint_eq(M.bias[1], 20);
+    ck_assert_uint_eq(M.bias[2], 6);
+    EV(LHOOK, 8 * 100, 100); /* too few: kept for the next one */
+    ck_assert_uint_eq(M.bias[0], 10);
+    EV(LHOOK, 8 * 200, 200); /* 300 at 8: the calibration's */
+    ck_assert_uint_eq(M.bias[0], 5);
+    ck_assert_uint_eq(M.bias[1], 10);
+    EV(LINE, 1, 100, 7); /* main:6 gets 95 */
+    ck_assert_uint_eq(line_ticks(F_MAIN, 6), 299 * 95 + 95);
+}
+END_TEST
+
 /* The scaling counts hooks, not records: a switch's RESUME or YIELD comes
  * in the hook of the event after it (a yield's return in the coroutine, a
  * resume's in its resumer), which has a record of its own. A ping-pong
@@ -1221,7 +1249,7 @@ int main(void)
                             test_stack_wrap_error, test_stack_wrap_nested_error,
                             test_stack_late_hooked, test_stack_stop_start, test_stack_gap,
                             test_stack_time, test_stack_bias, test_stack_bias_scaled,
-                            test_stack_bias_switches,
+                            test_stack_bias_switches, test_stack_bias_lines,
                             test_stack_wait, test_stack_tail_call_time,
                             test_stack_ret_ignores_unused_args, test_stack_garbage,
                             test_stack_random_records, test_stack_replay_feed};
