@@ -45,6 +45,10 @@ daemon, socket and shm segments even when it fails. Cases:
               profile; a script that fails to load leaves no session
   dashl       lua5.1 -lluatrace app.lua traces with no LUATRACE_SHM; no
               recorderd: one line; recorderd env
+  closedstd   a program started with stdin, stdout or stderr closed, traced by
+              listen, by a private recorder and by run: its reads and writes
+              there fail as untraced (none waits on or writes into
+              recorderd's socket), its status is kept, a session is written
 """
 
 import gzip
@@ -61,7 +65,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from corpus import plain_trace, trace_body  # noqa: E402
 import harness  # noqa: E402
-from harness import SKIP, Failure, base_env, cases, expect, run  # noqa: E402
+from harness import SKIP, Failure, base_env, cases, expect, run, wait_file  # noqa: E402
 
 def same_output(a, b):
     expect(a.out == b.out, 'stdout differs:\n%r\n%r' % (a.out[:300], b.out[:300]))
@@ -1491,6 +1495,61 @@ def case_spawn0(c):
     expect('no recorderd is listening' in err and 'running untraced' in err,
            'unclear message: %r' % err)
     expect(err.count('\n') == 1, 'more than one line on stderr: %r' % err)
+
+
+CLOSEDSTD = '''
+local function probe()
+  local line, rerr = io.read("*l")
+  io.stdout:setvbuf("no")
+  local ok, werr = io.stdout:write("out\\n")
+  return line, rerr, ok, werr
+end
+local line, rerr, ok, werr = probe()
+io.stderr:setvbuf("no")
+io.stderr:write(string.format("read %s %s, write %s %s\\n",
+                tostring(line), tostring(rerr), tostring(ok), tostring(werr)))
+os.exit(10 + (line and 1 or 0) + (ok and 2 or 0))
+'''
+
+
+def closing(fds):
+    """A preexec_fn: the program starts with fds closed (`<&- >&- 2>&-`)."""
+    def pre():
+        for fd in fds:
+            os.close(fd)
+    return pre
+
+
+def case_closedstd(c):
+    """A standard descriptor closed at start must stay as good as closed
+    for the program: before, the collector's socket took its number (a
+    read of stdin waited on it for ever, a write to stdout went into it),
+    a private recorder got no socket (fd 3 was the socketpair's end, left
+    close-on-exec), and recorderd run aborted in libuv (exit 134)."""
+    prog = c.write('closedstd.lua', CLOSEDSTD)
+    c.start_daemon()
+    for k, fds in enumerate(((0,), (1,), (2,), (0, 1, 2))):
+        plain = run([c.args.lua, prog], c.tmp, c.env(), preexec_fn=closing(fds))
+        expect(plain.status in range(10, 14), 'untraced %s: %r' % (fds, plain.err))
+        listen = run([c.args.lua, '-lluatrace', prog], c.tmp,
+                     c.env(LUATRACE_SOCKET=c.sock, LUATRACE_SHM='closedstd%d' % k),
+                     timeout=30, preexec_fn=closing(fds))
+        private = run([c.args.lua, '-lluatrace', prog], c.tmp,
+                      c.env(LUATRACE_SHM='closedstd', LUATRACE_OUT=c.out + '-private'),
+                      timeout=30, preexec_fn=closing(fds))
+        ran = run([c.args.recorderd, 'run', '-q', '--out', c.out + '-run', '--', c.args.lua, prog],
+                  c.tmp, c.env(), timeout=30, preexec_fn=closing(fds))
+        for how, r in (('listen', listen), ('private', private), ('run', ran)):
+            same_output(plain, r)
+            expect(r.err == plain.err, '%s, %s closed: stderr %r, untraced %r'
+                   % (how, fds, r.err, plain.err))
+        wait_file(os.path.join(c.out, 'closedstd%d' % k, 'session.json'), 'listen', c.daemon)
+        for session in ('%s/closedstd%d' % (c.out, k), c.out + '-private/closedstd',
+                        c.out + '-run/closedstd'):
+            meta = json.load(open(os.path.join(session, 'session.json')))
+            expect(meta['status'] == 'complete', '%s, %s closed: session %s' % (session, fds, meta))
+        shutil.rmtree(c.out + '-private')
+        shutil.rmtree(c.out + '-run')
 
 
 SLOW = '''
