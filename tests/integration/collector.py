@@ -45,6 +45,10 @@ daemon, socket and shm segments even when it fails. Cases:
               profile; a script that fails to load leaves no session
   dashl       lua5.1 -lluatrace app.lua traces with no LUATRACE_SHM; no
               recorderd: one line; recorderd env
+  staleshm    a ring left in /dev/shm by a program killed while it made it
+              (only its pid written) or before recorderd took it (whole): the
+              next program of that name removes it and takes the name; one
+              whose producer lives is left, the program gets NAME.PID
   closedstd   a program started with stdin, stdout or stderr closed, traced by
               listen, by a private recorder and by run: its reads and writes
               there fail as untraced (none waits on or writes into
@@ -57,6 +61,7 @@ import re
 import os
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import time
@@ -1550,6 +1555,44 @@ def case_closedstd(c):
             expect(meta['status'] == 'complete', '%s, %s closed: session %s' % (session, fds, meta))
         shutil.rmtree(c.out + '-private')
         shutil.rmtree(c.out + '-run')
+
+
+def stale_segment(c, name, pid, whole):
+    """/dev/shm/luatrace-NAME as a program killed while it made its ring
+    (its pid alone) or before recorderd took it (whole) leaves it."""
+    c.used.add(name)
+    head = struct.pack('<QIIQII', 0x31474e4952544c, 1, 4096, 65536, pid, 0) if whole else \
+        bytes(24) + struct.pack('<I', pid)
+    with open(os.path.join(harness.SHM_DIR, 'luatrace-' + name), 'xb') as f:
+        f.write(head.ljust(4096 + 65536 if whole else 0, b'\0'))
+    os.chmod(f.name, 0o600)
+
+
+def case_staleshm(c):
+    gone = subprocess.Popen(['true'])
+    gone.wait()
+    prog = c.write('hello.lua', 'print("hello")\n')
+    plain = c.lua(prog, c.env())
+    live = os.path.join(harness.SHM_DIR, 'luatrace-stalelive')
+    c.start_daemon()
+    try:
+        stale_segment(c, 'stalecut', gone.pid, False)
+        stale_segment(c, 'stalewhole', gone.pid, True)
+        stale_segment(c, 'stalelive', os.getpid(), False)
+        for name in ('stalecut', 'stalewhole', 'stalelive'):
+            r = c.lua(prog, c.env(LUATRACE_SOCKET=c.sock, LUATRACE_SHM=name), traced=True)
+            same_output(plain, r)
+        for name in ('stalecut', 'stalewhole'):
+            wait_file(os.path.join(c.out, name, 'session.json'), name, c.daemon)
+            expect(not os.path.exists(os.path.join(harness.SHM_DIR, 'luatrace-' + name)),
+                   '%s: the leftover segment is still there' % name)
+        expect(os.path.exists(live), "a live producer's segment was removed")
+        names = sorted(os.listdir(c.out))
+        expect(len(names) == 3 and names[0] == 'stalecut' and names[1].startswith('stalelive.')
+               and names[2] == 'stalewhole', 'sessions %s' % names)
+    finally:
+        if os.path.exists(live):
+            os.unlink(live)
 
 
 SLOW = '''
