@@ -77,7 +77,15 @@ static int spawn_recorder(co_state *s)
     if (child == 0) {
         if (fork() == 0) {
             setsid();
-            dup2(sv[1], 3); /* dup2 clears CLOEXEC on the copy */
+            /* dup2 clears CLOEXEC on the copy; sv[1] already 3 (the
+             * program started with a standard descriptor closed) is no
+             * copy, and must lose it itself */
+            if (sv[1] == 3)
+                fcntl(3, F_SETFD, 0);
+            else
+                dup2(sv[1], 3);
+            if (sv[1] < 3) /* not the recorder's stderr */
+                close(sv[1]);
             /* Hold none of the program's files (a pipe kept open would
              * delay whoever waits for its end); keep stderr for messages. */
             int null = open("/dev/null", O_RDWR);
@@ -243,6 +251,7 @@ int co_conn_open(co_state *s, char *err, size_t cap)
             snprintf(err, cap, "no recorderd is listening on %s (LUATRACE_SPAWN=0: not starting one)",
                      path);
     }
+    fd = co_fd_above_std(fd);
     if (fd < 0)
         return fd;
     s->sock = fd;
@@ -264,6 +273,16 @@ int co_fd_id(int fd, dev_t *dev, ino_t *ino)
     *dev = st.st_dev;
     *ino = st.st_ino;
     return 0;
+}
+
+int co_fd_above_std(int fd)
+{
+    if (fd < 0 || fd > 2)
+        return fd;
+    int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    int e = high < 0 ? -errno : high;
+    close(fd);
+    return e;
 }
 
 int co_fd_is(int fd, dev_t dev, ino_t ino)

@@ -226,6 +226,8 @@ int co_module_create_ring(co_state *s, const char *name, uint64_t size, int own_
         else
             snprintf(s->shm, sizeof s->shm, "%.40s.%d%s%.0d", name, (int)getpid(), i > 1 ? "." : "", i > 1 ? i : 0);
         e = lt_ring_create(&s->ring, s->shm, size);
+        if (e == -EEXIST && !lt_ring_reclaim(s->shm)) /* a killed program's */
+            e = lt_ring_create(&s->ring, s->shm, size);
     }
     if (e)
         snprintf(err, cap, "cannot create ring /dev/shm%s%s: %s", LT_RING_PREFIX, s->shm, strerror(-e));

@@ -84,7 +84,7 @@ static int open_for_this_thread(void)
         return 0;
     if (ours)
         close(g_fd);
-    g_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+    g_fd = co_fd_above_std(open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC));
     g_tid = tid;
     if (g_fd >= 0 && co_fd_id(g_fd, &g_dev, &g_ino)) {
         close(g_fd);

@@ -760,6 +760,14 @@ void co_conn_close(co_state *s);
 int co_fd_id(int fd, dev_t *dev, ino_t *ino);
 int co_fd_is(int fd, dev_t dev, ino_t ino);
 
+/* fd moved above the standard descriptors: a program started with stdin,
+ * stdout or stderr closed (`lua5.1 app.lua <&-`) would otherwise find a
+ * descriptor the collector keeps (the socket, schedstat) under 0, 1 or 2,
+ * and read it or write into it as its own (a read of stdin would wait on
+ * recorderd's socket for ever). Returns the new descriptor (O_CLOEXEC; fd
+ * closed), fd itself when it is 3 or more, or -errno (fd closed). */
+int co_fd_above_std(int fd);
+
 /* 1 if s->sock is still the socket connected: a program may have closed
  * it and opened a file of its own under its number (a daemon closes every
  * descriptor). Async-signal-safe (fstat): a child of fork calls it. */

@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,6 +173,11 @@ int lt_ring_create(lt_ring *r, const char *name, uint64_t size)
     int fd = shm_open(r->name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0)
         return -errno;
+    /* the producer first, before the slow part (reserving the pages): a
+     * program killed meanwhile leaves a segment lt_ring_reclaim can judge */
+    uint32_t pid = (uint32_t)getpid();
+    ssize_t w = pwrite(fd, &pid, sizeof pid, offsetof(struct lt_ring_hdr, producer_pid));
+    (void)w; /* a failure: posix_fallocate below fails too, and says why */
     /* The pages are reserved now: a sized but sparse segment on a full
      * /dev/shm (a container's 64 MB) would kill the producer, a traced
      * program, with SIGBUS at its first write to a page tmpfs cannot give. */
@@ -272,6 +279,42 @@ int lt_ring_unlink(const char *name)
     if (full_name(full, sizeof full, name))
         return -EINVAL;
     return shm_unlink(full) < 0 ? -errno : 0;
+}
+
+/* 1 if fd (st) is a ring, whole or cut while it was made, whose producer
+ * is gone. lt_ring_create writes the producer's pid first, so a segment
+ * with none is one being made now (or by an older build): left alone. A
+ * pid reused since is taken as alive: the name is left, as before. */
+static int producer_dead(int fd, const struct stat *st)
+{
+    struct lt_ring_hdr h;
+    memset(&h, 0, sizeof h);
+    if (pread(fd, &h, sizeof h, 0) < (ssize_t)offsetof(struct lt_ring_hdr, flags))
+        return 0;
+    if (h.magic && check_header(&h, (uint64_t)st->st_size))
+        return 0; /* a ring it claims to be, but not ours to judge */
+    pid_t pid = (pid_t)h.producer_pid;
+    return pid > 0 && kill(pid, 0) < 0 && errno == ESRCH;
+}
+
+int lt_ring_reclaim(const char *name)
+{
+    char full[LT_RING_NAME_MAX + sizeof(LT_RING_PREFIX)], path[sizeof full + 16];
+    struct stat st, now;
+    if (full_name(full, sizeof full, name))
+        return -EINVAL;
+    int fd = shm_open(full, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, 0);
+    if (fd < 0)
+        return -EEXIST;
+    int dead = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+               !(st.st_mode & 077) && producer_dead(fd, &st);
+    close(fd);
+    /* still the segment looked at (glibc's shm lives in /dev/shm): another
+     * program reclaiming the same name may have replaced it with its own */
+    snprintf(path, sizeof path, "/dev/shm%s", full);
+    if (!dead || lstat(path, &now) < 0 || now.st_ino != st.st_ino || now.st_dev != st.st_dev)
+        return -EEXIST;
+    return shm_unlink(full) < 0 ? -EEXIST : 0;
 }
 
 int64_t lt_ring_peek(lt_ring *r, const uint8_t **p)

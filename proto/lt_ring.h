@@ -127,6 +127,15 @@ void lt_ring_close(lt_ring *r);
 /* Removes the shm name; mappings stay valid. Returns 0 or -errno. */
 int lt_ring_unlink(const char *name);
 
+/* Removes the segment under name when it is a leftover: ours, a ring
+ * (header checked), its producer dead, so that no consumer took it (one
+ * unlinks what it maps): a traced process killed between making its ring
+ * and recorderd's taking it, whose name would otherwise be taken for ever
+ * (every later program of that name a NAME.PID session, 8 MB of /dev/shm
+ * each). Returns 0 once removed, else -EEXIST (alive, another user's, not
+ * a ring, or replaced meanwhile). */
+int lt_ring_reclaim(const char *name);
+
 /* ---- producer side (the traced thread only) ---- */
 
 /* Makes everything committed visible to the consumer. */

@@ -398,8 +398,28 @@ static int cmd_record(int argc, char **argv)
     return rd_record(&o);
 }
 
+/* A standard descriptor closed when recorderd starts (`recorderd run ...
+ * >&-`) would be the number of the first file it opens: libuv aborts when
+ * it closes such a one (uv__close asserts), and run's command would get
+ * that file as its stdout. Each is held by /dev/null opened the other way
+ * (a read of stdin or a write to stdout or stderr fails with EBADF, as on
+ * the closed descriptor), which run's command inherits as it is. */
+static void hold_std_fds(void)
+{
+    for (int fd = 0; fd < 3; fd++) {
+        if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+            continue;
+        int n = open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY);
+        if (n > fd) { /* a lower one was taken meanwhile: cannot be */
+            dup2(n, fd);
+            close(n);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
+    hold_std_fds();
     if (argc < 2)
         return rd_help_usage(stderr), 2;
     rd_guard_init();

@@ -147,15 +147,51 @@ static int create_tmp(int dfd, const char *name, char *tmp, size_t cap)
     return -EEXIST;
 }
 
-/* Flushes f. Returns 0, or the reason a write to it failed: the errno of
- * the flush, which retries what a failed write left in the buffer (ENOSPC,
- * EFBIG: the disk is full or the file too large), EIO if none is known. */
-static int stream_error(FILE *f)
+/* A stream over a descriptor that keeps the errno of its first failed
+ * write: stdio forgets it (a full buffer that fails is dropped, so a later
+ * fflush succeeds and only ferror is left), and the writers say -EIO. */
+typedef struct {
+    int fd;
+    int err; /* errno of the first failed write, 0 if none */
+} out_stream;
+
+static ssize_t stream_write(void *c, const char *buf, size_t n)
 {
-    errno = 0;
-    if (fflush(f))
-        return errno ? -errno : -EIO;
-    return ferror(f) ? -EIO : 0;
+    out_stream *s = c;
+    size_t done = 0;
+    while (done < n) {
+        ssize_t k = write(s->fd, buf + done, n - done);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            if (!s->err)
+                s->err = k < 0 ? errno : EIO;
+            return done ? (ssize_t)done : -1;
+        }
+        done += (size_t)k;
+    }
+    return (ssize_t)done;
+}
+
+static int stream_close(void *c)
+{
+    return close(((out_stream *)c)->fd);
+}
+
+/* fd as a FILE that records in s why a write failed; fclose closes fd. */
+static FILE *stream_open(int fd, out_stream *s)
+{
+    *s = (out_stream){fd, 0};
+    return fopencookie(s, "w", (cookie_io_functions_t){NULL, stream_write, NULL, stream_close});
+}
+
+/* Flushes f. Returns 0, or the reason a write to it failed: the errno of
+ * its first failed write (ENOSPC, EFBIG: the disk is full or the file too
+ * large), EIO if none is known. */
+static int stream_error(FILE *f, const out_stream *s)
+{
+    int e = fflush(f) || ferror(f) ? -EIO : 0;
+    return e && s->err ? -s->err : e;
 }
 
 int rd_out_write(int dfd, const char *name, int (*fn)(FILE *, void *), void *ud)
@@ -164,7 +200,8 @@ int rd_out_write(int dfd, const char *name, int (*fn)(FILE *, void *), void *ud)
     int fd = create_tmp(dfd, name, tmp, sizeof tmp);
     if (fd < 0)
         return fd;
-    FILE *f = fdopen(fd, "w");
+    out_stream s;
+    FILE *f = stream_open(fd, &s);
     if (!f) {
         int e = -errno;
         close(fd);
@@ -172,7 +209,7 @@ int rd_out_write(int dfd, const char *name, int (*fn)(FILE *, void *), void *ud)
         return e;
     }
     int e = fn(f, ud);
-    int w = stream_error(f);
+    int w = stream_error(f, &s);
     if (w && (!e || e == -EIO)) /* writers say EIO; the stream knows why */
         e = w;
     errno = 0;
@@ -207,13 +244,14 @@ static int write_stream(int dfd, const char *name, int (*fn)(FILE *, void *), vo
     int fd = openat(dfd, name, O_WRONLY | O_NOCTTY | O_CLOEXEC);
     if (fd < 0)
         return -errno;
-    FILE *f = fstat(fd, &st) == 0 && is_stream(&st) ? fdopen(fd, "w") : NULL;
+    out_stream s;
+    FILE *f = fstat(fd, &st) == 0 && is_stream(&st) ? stream_open(fd, &s) : NULL;
     if (!f) {
         close(fd);
         return 1;
     }
     int e = fn(f, ud);
-    int w = stream_error(f);
+    int w = stream_error(f, &s);
     if (w && (!e || e == -EIO))
         e = w;
     errno = 0;

@@ -9,6 +9,7 @@
 
 #include "lt_file.h"
 #include "rd_unzip.h"
+#include "rd_util.h"
 
 /* A session (a directory with a trace.ltr) in dir, one not named *.prev
  * if there is one, into buf. Returns 0, or -1 if there is none. */
@@ -63,9 +64,13 @@ static FILE *open_trace(const char *path, char *err, size_t cap)
         snprintf(buf, sizeof buf, "%s/trace.ltr", dir);
         path = buf;
     }
-    FILE *f = fopen(path, "rb");
+    /* a file named is read as it is (a pipe: <(zstdcat ...)); the one
+     * found in a session directory must be a file */
+    FILE *f = dir ? rd_fopen_regular(path) : fopen(path, "rb");
     if (!f && dir && errno == ENOENT)
         say_no_trace(dir, err, cap);
+    else if (!f && errno == EINVAL)
+        snprintf(err, cap, "cannot open %s: not a regular file", path);
     else if (!f)
         snprintf(err, cap, "cannot open %s: %s", path, strerror(errno));
     return f;

@@ -2,8 +2,11 @@
 #include "rd_util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <time.h>
 
 int rd_utf8_seq(const char *s)
@@ -123,4 +126,22 @@ char rd_proc_state(const char *stat)
 {
     const char *p = strrchr(stat, ')'); /* the command name may hold ')' */
     return p && p[1] == ' ' ? p[2] : 0;
+}
+
+FILE *rd_fopen_regular(const char *path)
+{
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0)
+        return NULL;
+    int e = fstat(fd, &st) < 0 ? errno : !S_ISREG(st.st_mode) ? EINVAL : 0;
+    if (!e && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0)
+        e = errno;
+    FILE *f = e ? NULL : fdopen(fd, "rb");
+    if (!f) {
+        e = e ? e : errno;
+        close(fd);
+        errno = e;
+    }
+    return f;
 }

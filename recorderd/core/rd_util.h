@@ -46,4 +46,11 @@ char rd_proc_state(const char *stat);
 /* Wall clock: ms since the epoch. */
 long long rd_wall_ms(void);
 
+/* path opened for reading when it is a regular file, as a FILE (mode
+ * "rb"): a FIFO or a device put in the place of a file recorderd finds by
+ * itself (a session directory's trace.ltr and session.json) is refused,
+ * never read, as its open or its read could wait for ever. Returns NULL
+ * with errno set (EINVAL: not a regular file). */
+FILE *rd_fopen_regular(const char *path);
+
 #endif

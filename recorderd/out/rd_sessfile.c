@@ -10,6 +10,7 @@
 
 #include "rd_replay.h"
 #include "rd_stack.h"
+#include "rd_util.h"
 
 static int hexval(int ch)
 {
@@ -57,7 +58,7 @@ static int session_field(const char *session_dir, const char *key, char *buf, si
     char path[PATH_MAX + 16], text[16384], quoted[32];
     snprintf(path, sizeof path, "%s/session.json", session_dir);
     snprintf(quoted, sizeof quoted, "\"%s\"", key);
-    FILE *f = fopen(path, "r");
+    FILE *f = rd_fopen_regular(path); /* a FIFO there would block */
     if (!f)
         return -ENOENT;
     size_t n = fread(text, 1, sizeof text - 1, f);

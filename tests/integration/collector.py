@@ -46,6 +46,14 @@ daemon, socket and shm segments even when it fails. Cases:
               profile; a script that fails to load leaves no session
   dashl       lua5.1 -lluatrace app.lua traces with no LUATRACE_SHM; no
               recorderd: one line; recorderd env
+  staleshm    a ring left in /dev/shm by a program killed while it made it
+              (only its pid written) or before recorderd took it (whole): the
+              next program of that name removes it and takes the name; one
+              whose producer lives is left, the program gets NAME.PID
+  closedstd   a program started with stdin, stdout or stderr closed, traced by
+              listen, by a private recorder and by run: its reads and writes
+              there fail as untraced (none waits on or writes into
+              recorderd's socket), its status is kept, a session is written
 """
 
 import gzip
@@ -54,6 +62,7 @@ import re
 import os
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import time
@@ -62,7 +71,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from corpus import plain_trace, trace_body  # noqa: E402
 import harness  # noqa: E402
-from harness import SKIP, Failure, base_env, cases, expect, run  # noqa: E402
+from harness import SKIP, Failure, base_env, cases, expect, run, wait_file  # noqa: E402
 
 def same_output(a, b):
     expect(a.out == b.out, 'stdout differs:\n%r\n%r' % (a.out[:300], b.out[:300]))
@@ -1523,6 +1532,99 @@ def case_spawn0(c):
     expect('no recorderd is listening' in err and 'running untraced' in err,
            'unclear message: %r' % err)
     expect(err.count('\n') == 1, 'more than one line on stderr: %r' % err)
+
+
+CLOSEDSTD = '''
+local function probe()
+  local line, rerr = io.read("*l")
+  io.stdout:setvbuf("no")
+  local ok, werr = io.stdout:write("out\\n")
+  return line, rerr, ok, werr
+end
+local line, rerr, ok, werr = probe()
+io.stderr:setvbuf("no")
+io.stderr:write(string.format("read %s %s, write %s %s\\n",
+                tostring(line), tostring(rerr), tostring(ok), tostring(werr)))
+os.exit(10 + (line and 1 or 0) + (ok and 2 or 0))
+'''
+
+
+def closing(fds):
+    """A preexec_fn: the program starts with fds closed (`<&- >&- 2>&-`)."""
+    def pre():
+        for fd in fds:
+            os.close(fd)
+    return pre
+
+
+def case_closedstd(c):
+    """A standard descriptor closed at start must stay as good as closed
+    for the program: before, the collector's socket took its number (a
+    read of stdin waited on it for ever, a write to stdout went into it),
+    a private recorder got no socket (fd 3 was the socketpair's end, left
+    close-on-exec), and recorderd run aborted in libuv (exit 134)."""
+    prog = c.write('closedstd.lua', CLOSEDSTD)
+    c.start_daemon()
+    for k, fds in enumerate(((0,), (1,), (2,), (0, 1, 2))):
+        plain = run([c.args.lua, prog], c.tmp, c.env(), preexec_fn=closing(fds))
+        expect(plain.status in range(10, 14), 'untraced %s: %r' % (fds, plain.err))
+        listen = run([c.args.lua, '-lluatrace', prog], c.tmp,
+                     c.env(LUATRACE_SOCKET=c.sock, LUATRACE_SHM='closedstd%d' % k),
+                     timeout=30, preexec_fn=closing(fds))
+        private = run([c.args.lua, '-lluatrace', prog], c.tmp,
+                      c.env(LUATRACE_SHM='closedstd', LUATRACE_OUT=c.out + '-private'),
+                      timeout=30, preexec_fn=closing(fds))
+        ran = run([c.args.recorderd, 'run', '-q', '--out', c.out + '-run', '--', c.args.lua, prog],
+                  c.tmp, c.env(), timeout=30, preexec_fn=closing(fds))
+        for how, r in (('listen', listen), ('private', private), ('run', ran)):
+            same_output(plain, r)
+            expect(r.err == plain.err, '%s, %s closed: stderr %r, untraced %r'
+                   % (how, fds, r.err, plain.err))
+        wait_file(os.path.join(c.out, 'closedstd%d' % k, 'session.json'), 'listen', c.daemon)
+        for session in ('%s/closedstd%d' % (c.out, k), c.out + '-private/closedstd',
+                        c.out + '-run/closedstd'):
+            meta = json.load(open(os.path.join(session, 'session.json')))
+            expect(meta['status'] == 'complete', '%s, %s closed: session %s' % (session, fds, meta))
+        shutil.rmtree(c.out + '-private')
+        shutil.rmtree(c.out + '-run')
+
+
+def stale_segment(c, name, pid, whole):
+    """/dev/shm/luatrace-NAME as a program killed while it made its ring
+    (its pid alone) or before recorderd took it (whole) leaves it."""
+    c.used.add(name)
+    head = struct.pack('<QIIQII', 0x31474e4952544c, 1, 4096, 65536, pid, 0) if whole else \
+        bytes(24) + struct.pack('<I', pid)
+    with open(os.path.join(harness.SHM_DIR, 'luatrace-' + name), 'xb') as f:
+        f.write(head.ljust(4096 + 65536 if whole else 0, b'\0'))
+    os.chmod(f.name, 0o600)
+
+
+def case_staleshm(c):
+    gone = subprocess.Popen(['true'])
+    gone.wait()
+    prog = c.write('hello.lua', 'print("hello")\n')
+    plain = c.lua(prog, c.env())
+    live = os.path.join(harness.SHM_DIR, 'luatrace-stalelive')
+    c.start_daemon()
+    try:
+        stale_segment(c, 'stalecut', gone.pid, False)
+        stale_segment(c, 'stalewhole', gone.pid, True)
+        stale_segment(c, 'stalelive', os.getpid(), False)
+        for name in ('stalecut', 'stalewhole', 'stalelive'):
+            r = c.lua(prog, c.env(LUATRACE_SOCKET=c.sock, LUATRACE_SHM=name), traced=True)
+            same_output(plain, r)
+        for name in ('stalecut', 'stalewhole'):
+            wait_file(os.path.join(c.out, name, 'session.json'), name, c.daemon)
+            expect(not os.path.exists(os.path.join(harness.SHM_DIR, 'luatrace-' + name)),
+                   '%s: the leftover segment is still there' % name)
+        expect(os.path.exists(live), "a live producer's segment was removed")
+        names = sorted(os.listdir(c.out))
+        expect(len(names) == 3 and names[0] == 'stalecut' and names[1].startswith('stalelive.')
+               and names[2] == 'stalewhole', 'sessions %s' % names)
+    finally:
+        if os.path.exists(live):
+            os.unlink(live)
 
 
 SLOW = '''

@@ -23,6 +23,11 @@ Cases:
               terminal escapes: run's summary, report (a pipe and a
               terminal), status text, listen's messages and a backend's
               error carry no control byte; status --json escapes them
+  fifo        a session directory whose trace.ltr, then session.json, is a
+              FIFO (planted in a trace someone else made): report says that
+              trace.ltr is no file, renders with no session.json, and never
+              waits on either; a trace named on the command line may still
+              be a pipe
 """
 
 import gzip
@@ -331,6 +336,28 @@ local seen
 return { enter = function(frame) if frame.label:find("PWNED") then seen = frame.label end end,
          close = function() error("no " .. tostring(seen)) end }
 '''
+
+
+def case_fifo(c):
+    session = os.path.join(c.tmp, 'planted')
+    os.mkdir(session)
+    trace = os.path.join(session, 'trace.ltr')
+    os.mkfifo(trace)
+    r = run([c.args.recorderd, 'report', session], c.tmp, base_env(), timeout=20)
+    expect(r.status == 1 and b'trace.ltr: not a regular file' in r.err,
+           'a FIFO as trace.ltr: %d %r' % (r.status, r.err))
+    os.unlink(trace)
+    with open(plain_trace(c), 'rb') as f:
+        write(c, 'planted/trace.ltr', f.read())
+    os.mkfifo(os.path.join(session, 'session.json'))
+    for fmt in ('profile', 'html', 'lcov', 'pprof'):
+        r = run([c.args.recorderd, 'report', session, '--format', fmt, '-o',
+                 os.path.join(c.tmp, 'out.' + fmt)], c.tmp, base_env(), timeout=20)
+        expect(r.status == 0, 'a FIFO as session.json, %s: %d %r' % (fmt, r.status, r.err))
+    r = run(['sh', '-c', 'cat "$1" | "$0" report /dev/stdin --format none', c.args.recorderd,
+             trace], c.tmp, base_env(), timeout=20)
+    expect(r.status == 0 and r.out == b'9 events\n', 'a trace on a pipe: %d %r %r'
+           % (r.status, r.out, r.err))
 
 
 def no_control(what, data, keep=b'\n'):

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -173,6 +175,42 @@ START_TEST(test_write_replaces_symlink)
 }
 END_TEST
 
+/* 64 KiB in small writes, then in blocks larger than stdio's buffer (which
+ * stdio writes straight through), the stream's error seen at the end only,
+ * as the report writers do */
+static int write_big(FILE *f, void *ud)
+{
+    static char block[32768];
+    (void)ud;
+    for (int i = 0; i < 4096; i++)
+        fputs("0123456789abcde\n", f);
+    for (int i = 0; i < 2; i++)
+        fwrite(block, 1, sizeof block, f);
+    return ferror(f) ? -EIO : 0;
+}
+
+/* A write that fails mid-report is said by its reason (EFBIG here, ENOSPC
+ * on a full disk), not the writer's -EIO: stdio drops the buffer whose
+ * write failed, so the final flush succeeds and knows nothing. */
+START_TEST(test_write_error_reason)
+{
+    int dfd = open(g_tmp, O_RDONLY | O_DIRECTORY);
+    struct rlimit old, lim = {10000, 10000};
+    char p[128];
+    signal(SIGXFSZ, SIG_IGN);
+    ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
+    lim.rlim_max = old.rlim_max;
+    ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    ck_assert_int_eq(rd_out_write(dfd, "big.txt", write_big, NULL), -EFBIG);
+    ck_assert_int_eq(entries(g_tmp), 0); /* the temporary file is gone */
+    path(p, sizeof p, "big.txt");
+    ck_assert_int_eq(rd_out_write_path(p, write_big, NULL, g_err, sizeof g_err), -EFBIG);
+    ck_assert_int_eq(entries(g_tmp), 0);
+    setrlimit(RLIMIT_FSIZE, &old);
+    close(dfd);
+}
+END_TEST
+
 START_TEST(test_tmpfile)
 {
     int dfd = open(g_tmp, O_RDONLY | O_DIRECTORY);
@@ -240,4 +278,5 @@ static void tmp_teardown(void)
 }
 
 UT_MAIN("outdir", tmp_setup, tmp_teardown, test_open_symlink, test_open_rule, test_open_creates,
-        test_subdir_not_ours, test_write_replaces_symlink, test_tmpfile, test_srcperm)
+        test_subdir_not_ours, test_write_replaces_symlink, test_write_error_reason,
+        test_tmpfile, test_srcperm)
