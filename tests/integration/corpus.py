@@ -173,6 +173,12 @@ def build_helper(tmp):
     return so
 
 
+def lua_opts(args):
+    """The interpreter's options before the program (--lua-opt; none for
+    the scripts that call these functions with arguments of their own)."""
+    return list(getattr(args, 'lua_opt', None) or [])
+
+
 def reference(args, prog_dir, prog, tmp, helper, extra_env=None):
     """Run the program under reftrace.lua: (result, lines, calls)."""
     out = os.path.join(tmp, 'reftrace.out')
@@ -184,7 +190,7 @@ def reference(args, prog_dir, prog, tmp, helper, extra_env=None):
     env['LUA_CPATH'] = '%s/?.so;%s' % (os.path.dirname(helper), cpath)
     env['REFTRACE_OUT'] = out
     res = run((getattr(args, 'ref_lua', None) or args.lua).split() + ['-lreftrace']
-              + list(getattr(args, 'lua_opt', None) or []) + [prog], prog_dir, env)
+              + lua_opts(args) + [prog], prog_dir, env)
     try:
         lines, calls = reftrace_post.parse(out)
     except (OSError, reftrace_post.RefTraceError) as e:
@@ -206,7 +212,7 @@ def traced(args, prog_dir, prog, tmp):
     outdir = os.path.join(tmp, 'out')
     os.mkdir(outdir)
     cmd = [args.recorderd, 'run', '--quiet', '--out', outdir, '--',
-           args.lua] + list(getattr(args, 'lua_opt', None) or []) + [prog]
+           args.lua] + lua_opts(args) + [prog]
     res = run(cmd, prog_dir, base_env())
     return res, outdir
 
@@ -306,7 +312,7 @@ def check(args, tmp):
     prog_dir, prog = os.path.dirname(path), os.path.basename(path)
     helper = args.reftrace_c or build_helper(tmp)
 
-    plain = run([args.lua] + args.lua_opt + [prog], prog_dir, base_env())
+    plain = run([args.lua] + lua_opts(args) + [prog], prog_dir, base_env())
     ref, ref_lines, ref_calls = reference(args, prog_dir, prog, tmp, helper)
     ref_lines = reftrace_post.cut_deep(ref_lines)
     ref_calls = reftrace_post.cut_deep(ref_calls)
