@@ -65,6 +65,16 @@ static int co_require(lua_State *L)
     return 1;
 }
 
+lua_CFunction co_cpath_shown(lua_CFunction cf)
+{
+    return cf && cf == g_require ? co_require : cf;
+}
+
+const void *co_cpath_shown_key(const void *key)
+{
+    return key && key == (const void *)g_require ? (const void *)co_require : key;
+}
+
 /* Takes run's part off package.cpath (package table at t). */
 static void strip(lua_State *L, int t, const char *add)
 {

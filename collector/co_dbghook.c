@@ -45,22 +45,56 @@ static lua_Hook g_lib_hook;
 
 /* {====== chained threads: the program's hook runs after the collector's */
 
-#define CO_CHAIN_MAX 64 /* more threads hooked at once are not traced meanwhile */
+/* Chained threads by their lua_State, open addressing with linear
+ * probing (a coroutine scheduler under a coverage tool that hooks each
+ * coroutine has hundreds at once, and the hook looks its thread up at
+ * every event). Static: the signal handlers read it (co_sigint.c). */
+#define CO_CHAIN_SLOTS 8192u                /* a power of two */
+#define CO_CHAIN_MAX (CO_CHAIN_SLOTS / 2) /* more threads hooked at once are not traced meanwhile */
 
-static co_chain g_chain[CO_CHAIN_MAX];
+static co_chain g_chain[CO_CHAIN_SLOTS]; /* T NULL: a free slot */
 unsigned co_nchain;
+
+static unsigned chain_home(const lua_State *T)
+{
+    return (unsigned)(((uint64_t)(uintptr_t)T * 0x9E3779B97F4A7C15ull) >> 51) & (CO_CHAIN_SLOTS - 1);
+}
 
 co_chain *co_chain_find(const lua_State *T)
 {
-    for (unsigned i = 0; i < co_nchain; i++)
+    for (unsigned i = chain_home(T); co_nchain; i = (i + 1) & (CO_CHAIN_SLOTS - 1)) {
         if (g_chain[i].T == T)
             return &g_chain[i];
+        if (!g_chain[i].T)
+            return NULL; /* the table is never more than half full */
+    }
     return NULL;
 }
 
+static co_chain *chain_add(lua_State *T)
+{
+    unsigned i = chain_home(T);
+    while (g_chain[i].T)
+        i = (i + 1) & (CO_CHAIN_SLOTS - 1);
+    co_nchain++;
+    g_chain[i] = (co_chain){T, 0, 0, 0};
+    return &g_chain[i];
+}
+
+/* Removes c, moving back the entries after it that probed past its slot
+ * (no tombstones). Entries move: a co_chain pointer is good until the next
+ * removal. */
 static void chain_remove(co_state *s, co_chain *c)
 {
-    *c = g_chain[--co_nchain];
+    const unsigned m = CO_CHAIN_SLOTS - 1;
+    unsigned hole = (unsigned)(c - g_chain);
+    for (unsigned j = (hole + 1) & m; g_chain[j].T; j = (j + 1) & m)
+        if (((j - chain_home(g_chain[j].T)) & m) >= ((j - hole) & m)) {
+            g_chain[hole] = g_chain[j];
+            hole = j;
+        }
+    g_chain[hole].T = NULL;
+    co_nchain--;
     if (s)
         co_set_active(s, s->active); /* lean again once none is left */
 }
@@ -74,7 +108,11 @@ void co_chain_forget(const lua_State *T)
 
 void co_chain_forget_all(void)
 {
-    co_nchain = 0;
+    for (unsigned i = 0; co_nchain && i < CO_CHAIN_SLOTS; i++)
+        if (g_chain[i].T) {
+            g_chain[i].T = NULL;
+            co_nchain--;
+        }
 }
 
 /* Lua 5.1's traceexec reads the hook mask once, then runs the count hook,
@@ -130,8 +168,8 @@ static void chain(co_state *s, lua_State *T, uint32_t id)
 {
     co_chain *c = co_chain_find(T);
     if (!c) {
-        c = &g_chain[co_nchain++];
-        *c = (co_chain){T, 0, 0, id};
+        c = chain_add(T);
+        c->id = id;
     }
     c->mask = lua_gethookmask(T);
     c->count = lua_gethookcount(T);
@@ -282,6 +320,9 @@ static int l_sethook(lua_State *L)
         table_set(L, &FUNCS_KEY, T);
     }
     call_original(L); /* raises the library's error on bad arguments */
+    /* the tables above allocate: a collected chained thread's removal
+     * may have moved T's entry */
+    c = co_nchain ? co_chain_find(T) : NULL;
     if (lua_gethook(T)) {
         g_lib_hook = lua_gethook(T);
         if (chaining)

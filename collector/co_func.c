@@ -627,6 +627,8 @@ uint32_t co_func_id_slow(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *fla
     if (s->layout_ok) {
         isC = cl[CL_ISC];
         k.key = co_ptr_at(cl, CL_FP);
+        if (isC) /* Lua's require, hidden: the global require's entry */
+            k.key = co_cpath_shown_key(k.key);
         if (!isC) {
             k.src = co_ptr_at(k.key, PR_SOURCE);
             k.line = co_int_at(k.key, PR_LINEDEF);
@@ -637,7 +639,7 @@ uint32_t co_func_id_slow(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *fla
         isC = lua_iscfunction(L, -1);
         if (s->jit && !isC)
             return jit_lua_fid(s, L, ar, flags);
-        k.key = isC ? co_cfunc_key(L, -1) : (const void *)cl;
+        k.key = isC ? co_cpath_shown_key(co_cfunc_key(L, -1)) : (const void *)cl;
         lua_pop(L, 1);
     }
     const co_fent *e = co_ftab_find(&s->ft, &k);

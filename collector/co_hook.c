@@ -761,10 +761,12 @@ static void traced_event(co_state *s, lua_State *L, lua_Debug *ar)
  * time is the program's: it counts in the next event's dt. */
 static void __attribute__((noinline)) chained_event(co_state *s, lua_State *L, lua_Debug *ar)
 {
-    const co_chain *c = co_chain_find(L);
     lua_Debug given = *ar; /* as Lua gave it: our getinfo calls fill in ar */
     if (ar->event != LUA_HOOKCOUNT)
         traced_event(s, L, ar);
+    /* found after: naming a function allocates, and a chained thread the
+     * GC frees meanwhile leaves the table, moving other entries */
+    const co_chain *c = co_nchain ? co_chain_find(L) : NULL;
     if (c)
         co_chain_call(c, L, &given);
 }

@@ -376,7 +376,7 @@ void co_name_module(lua_CFunction cf, char *best, size_t cap)
  * would run the program's code inside the hook. */
 void co_name_find(lua_State *L, int fi, int direct, char *best, size_t cap)
 {
-    target t = {lua_topointer(L, fi), lua_tocfunction(L, fi), best, cap, 0, 0};
+    target t = {lua_topointer(L, fi), co_cpath_shown(lua_tocfunction(L, fi)), best, cap, 0, 0};
     const where globals = {NULL, 0, NULL};
     best[0] = 0;
     co_module_push_globals(L);

@@ -691,6 +691,12 @@ int co_attach_inject(lua_State *L);
  * would have it, the global require finding luatrace still (co_cpath.c).
  * At the first traced call of a start-up load, on the main thread. */
 void co_cpath_hide(lua_State *L);
+/* The function that stands for cf: Lua's own require once the global
+ * require is ours (a call fetched before, lua5.1 -lmod's from lua.c, is
+ * the program's require all the same: one function, one name), else cf. */
+lua_CFunction co_cpath_shown(lua_CFunction cf);
+/* The same for a function table key (a C function's address). */
+const void *co_cpath_shown_key(const void *key);
 
 /* lua.c's Ctrl-C keeps the main thread traced (co_sigint.c): install at
  * the first traced call of a start-up load, in lua.c's main thread; undo

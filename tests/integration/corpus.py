@@ -2,6 +2,7 @@
 """Check recorderd against the reference tracer on one corpus program.
 
   corpus.py PROGRAM.lua --recorderd PATH [--lua lua5.1] [--ref-lua CMD] [--reftrace-c SO]
+            [--lua-opt=OPT ...]
 
 In a fresh temporary directory (always removed), with the program's
 directory as the working directory and the program given by its file name:
@@ -13,6 +14,8 @@ directory as the working directory and the program given by its file name:
      --format folded --weight lines|calls`;
   4. compare the folded stacks exactly (the truth's stacks deeper than
      1000 frames cut in the middle as recorderd prints them, rd_path.h).
+--lua-opt gives the interpreter an option before the program in all three
+runs (after -lreftrace in the reference's): --lua-opt=-lcorpus_mod.
 Exit status: 0 pass, 1 fail, 77 skipped (recorderd does not exist).
 """
 
@@ -170,6 +173,12 @@ def build_helper(tmp):
     return so
 
 
+def lua_opts(args):
+    """The interpreter's options before the program (--lua-opt; none for
+    the scripts that call these functions with arguments of their own)."""
+    return list(getattr(args, 'lua_opt', None) or [])
+
+
 def reference(args, prog_dir, prog, tmp, helper, extra_env=None):
     """Run the program under reftrace.lua: (result, lines, calls)."""
     out = os.path.join(tmp, 'reftrace.out')
@@ -180,8 +189,8 @@ def reference(args, prog_dir, prog, tmp, helper, extra_env=None):
     cpath = os.environ.get('LUA_CPATH', ';;')
     env['LUA_CPATH'] = '%s/?.so;%s' % (os.path.dirname(helper), cpath)
     env['REFTRACE_OUT'] = out
-    res = run((getattr(args, 'ref_lua', None) or args.lua).split() + ['-lreftrace', prog],
-              prog_dir, env)
+    res = run((getattr(args, 'ref_lua', None) or args.lua).split() + ['-lreftrace']
+              + lua_opts(args) + [prog], prog_dir, env)
     try:
         lines, calls = reftrace_post.parse(out)
     except (OSError, reftrace_post.RefTraceError) as e:
@@ -203,7 +212,7 @@ def traced(args, prog_dir, prog, tmp):
     outdir = os.path.join(tmp, 'out')
     os.mkdir(outdir)
     cmd = [args.recorderd, 'run', '--quiet', '--out', outdir, '--',
-           args.lua, prog]
+           args.lua] + lua_opts(args) + [prog]
     res = run(cmd, prog_dir, base_env())
     return res, outdir
 
@@ -303,7 +312,7 @@ def check(args, tmp):
     prog_dir, prog = os.path.dirname(path), os.path.basename(path)
     helper = args.reftrace_c or build_helper(tmp)
 
-    plain = run([args.lua, prog], prog_dir, base_env())
+    plain = run([args.lua] + lua_opts(args) + [prog], prog_dir, base_env())
     ref, ref_lines, ref_calls = reference(args, prog_dir, prog, tmp, helper)
     ref_lines = reftrace_post.cut_deep(ref_lines)
     ref_calls = reftrace_post.cut_deep(ref_calls)
@@ -345,6 +354,9 @@ def parse_args(argv):
                    ' options (default: --lua), e.g. "luajit -joff"')
     p.add_argument('--reftrace-c', help='reftrace_c.so (built here with cc'
                    ' when not given)')
+    p.add_argument('--lua-opt', action='append', default=[],
+                   help='an option of the interpreter before the program, in'
+                   ' every run (repeatable; write --lua-opt=-lmod)')
     p.add_argument('--save', help='on mismatch, write the four folded files'
                    ' into this directory')
     return p.parse_args(argv)

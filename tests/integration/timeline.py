@@ -38,6 +38,7 @@ import sys
 sys.dont_write_bytecode = True  # keep the source tree clean
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
+import corpus  # noqa: E402
 import views  # noqa: E402
 
 check = views.check
@@ -110,15 +111,9 @@ def check_nesting(tid, sl):
         parents.append(s)
 
 
-def label_of_profile_name(fn):
-    if fn.endswith(' [C]'):
-        return fn[:-4] + '@[C]'
-    m = re.match(r'^(.*) \((.*)\)$', fn)
-    return '%s@%s' % (m.group(1), m.group(2)) if m else fn
-
-
 def profile_calls(path):
-    """calls per function label from profile.txt (its first table)."""
+    """calls per function from profile.txt (its first table), by the name
+    it shows (NAME (SRC:LINE), NAME [C])."""
     calls, on = {}, False
     with open(path, encoding='utf-8', errors='replace') as f:
         for line in f:
@@ -129,16 +124,19 @@ def profile_calls(path):
             elif on:
                 m = PROFILE_RE.match(line)
                 if m:
-                    lab = label_of_profile_name(m.group(2))
-                    calls[lab] = calls.get(lab, 0) + int(m.group(1))
+                    calls[m.group(2)] = calls.get(m.group(2), 0) + int(m.group(1))
     check(calls, 'no functions in %s' % path)
     return calls
 
 
-def check_calls(slices, profile):
+def check_calls(slices, profile, cwd):
+    """Calls per function in the chrome tracks (folded labels, named as
+    profile.txt names them: ./ and the working directory off a source)
+    against profile.txt's."""
     counted, snap = {}, set()
     for sl in slices.values():
-        for name, cat, *_ in sl:
+        for label, cat, *_ in sl:
+            name = corpus.human_label(label, cwd)
             if 'snapshot' in cat.split(','):
                 snap.add(name)
             else:
@@ -312,7 +310,7 @@ def one(args, prog, tmp, npm, devtools):
     folded = views.read_folded(folded_path)
     chrome_path = os.path.join(session, 'trace.chrome.json')
     d, sl, top = check_chrome(chrome_path, sj, (sum(folded.values()), len(folded)))
-    ncalls = check_calls(sl, profile_calls(os.path.join(session, 'profile.txt')))
+    ncalls = check_calls(sl, profile_calls(os.path.join(session, 'profile.txt')), sj.get('cwd'))
     names = {ev['tid']: ev['args']['name'] for ev in d['traceEvents']
              if ev['ph'] == 'M' and ev['name'] == 'thread_name'}
     evjs = os.path.join(session, 'trace.speedscope.json')

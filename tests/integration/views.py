@@ -30,6 +30,7 @@ sys.dont_write_bytecode = True  # keep the source tree clean
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import corpus  # noqa: E402
 import harness  # noqa: E402
+import reftrace_post  # noqa: E402
 
 SVG = '{http://www.w3.org/2000/svg}'
 TITLE_RE = re.compile(r'^(.+) \((\d+\.\d+) ms, (\d+\.\d{2})%\)$')
@@ -131,6 +132,8 @@ def frame_label(fr):
         return '%s@%s:%d' % (fr['name'], fr['file'], fr['line'])
     if fr['name'].endswith(' [C]'):
         return fr['name'][:-4] + '@[C]'
+    if fr['name'] == reftrace_post.CUT:  # the middle of a deep stack, cut
+        return fr['name']
     return '?@?'
 
 
