@@ -104,10 +104,11 @@ static void end_warning(const rd_stack *s, const rd_tracein *in, size_t have, ch
     if (have)
         snprintf(err, cap, "trace ends inside a record (%zu bytes left): truncated", have);
     /* every trace ends with STOP (troff, exit, lua_close): without one the
-     * process died while tracing, or the file was cut */
+     * process died while tracing, or the recorder writing the file did
+     * (recorderd run killed), or the file was cut */
     else if (!s->stopped)
-        snprintf(err, cap, "no end record: truncated (the traced process was killed while "
-                           "tracing, or the file was cut)");
+        snprintf(err, cap, "no end record: truncated (the traced process or its recorder was "
+                           "killed while tracing, or the file was cut)");
     else if (rd_tracein_cut(in)) /* all the records, not the frame's end */
         snprintf(err, cap, "trace ends inside a compressed frame: truncated");
 }
