@@ -1,6 +1,7 @@
 /* lt_ring: creation, validation and mirrored mapping of the shm ring. */
 #include "lt_ring.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -315,6 +316,21 @@ int lt_ring_reclaim(const char *name)
     if (!dead || lstat(path, &now) < 0 || now.st_ino != st.st_ino || now.st_dev != st.st_dev)
         return -EEXIST;
     return shm_unlink(full) < 0 ? -EEXIST : 0;
+}
+
+int lt_ring_sweep(void)
+{
+    DIR *d = opendir("/dev/shm"); /* glibc's shm_open directory */
+    int n = 0;
+    if (!d)
+        return 0;
+    const struct dirent *e;
+    while ((e = readdir(d)))
+        if (!strncmp(e->d_name, LT_RING_PREFIX + 1, sizeof LT_RING_PREFIX - 2) &&
+            !lt_ring_reclaim(e->d_name + sizeof LT_RING_PREFIX - 2))
+            n++;
+    closedir(d);
+    return n;
 }
 
 int64_t lt_ring_peek(lt_ring *r, const uint8_t **p)

@@ -136,6 +136,11 @@ int lt_ring_unlink(const char *name);
  * a ring, or replaced meanwhile). */
 int lt_ring_reclaim(const char *name);
 
+/* lt_ring_reclaim of every ring name in /dev/shm: leftovers whose name is
+ * never used again (a killed program's, named by its pid) go too. Returns
+ * how many were removed. */
+int lt_ring_sweep(void);
+
 /* ---- producer side (the traced thread only) ---- */
 
 /* Makes everything committed visible to the consumer. */

@@ -230,6 +230,9 @@ static int cmd_listen(int argc, char **argv)
             return 2;
         }
     }
+    /* rings of programs killed before a recorder took them: a name never
+     * used again (NAME.PID) is never reclaimed by a program otherwise */
+    lt_ring_sweep();
     return serve(path, -1, &so, 0, (unsigned)hello_s * 1000, http);
 }
 

@@ -50,6 +50,8 @@ daemon, socket and shm segments even when it fails. Cases:
               (only its pid written) or before recorderd took it (whole): the
               next program of that name removes it and takes the name; one
               whose producer lives is left, the program gets NAME.PID
+  staleshmsweep  listen removes every such ring as it starts, whatever
+              its name
   closedstd   a program started with stdin, stdout or stderr closed, traced by
               listen, by a private recorder and by run: its reads and writes
               there fail as untraced (none waits on or writes into
@@ -1625,6 +1627,33 @@ def case_staleshm(c):
     finally:
         if os.path.exists(live):
             os.unlink(live)
+
+
+def case_staleshmsweep(c):
+    """recorderd listen removes, as it starts, every ring a killed program
+    left (its producer dead), whatever its name: a NAME.PID session's is
+    never asked for again. A live producer's stays, and a segment that is
+    not private to its user."""
+    gone = subprocess.Popen(['true'])
+    gone.wait()
+    left = {}
+    try:
+        for name, pid, whole in (('sweepcut.%d' % gone.pid, gone.pid, False),
+                                 ('sweepwhole.%d' % gone.pid, gone.pid, True),
+                                 ('sweeplive', os.getpid(), False),
+                                 ('sweepshared', gone.pid, True)):
+            stale_segment(c, name, pid, whole)
+            left[name] = os.path.join(harness.SHM_DIR, 'luatrace-' + name)
+        os.chmod(left['sweepshared'], 0o640)
+        c.start_daemon()
+        c.stop_daemon()
+        for name, path in left.items():
+            keep = name in ('sweeplive', 'sweepshared')
+            expect(os.path.exists(path) == keep, '%s: %s' % (name, 'removed' if keep else 'left'))
+    finally:
+        for path in left.values():
+            if os.path.exists(path):
+                os.unlink(path)
 
 
 SLOW = '''
