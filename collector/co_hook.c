@@ -355,6 +355,17 @@ CO_INLINE void on_line(co_state *s, lua_Debug *ar, uint64_t dt, uint8_t *p)
     implies(s, pos, depth);
 }
 
+/* A hook's own ticks, into the sums that HOOK and (a line's) LHOOK send:
+ * the line hooks' scale the compensation. */
+static inline void hook_spent(co_state *s, int ev, uint64_t ticks)
+{
+    s->hook_sum += ticks;
+    if (ev == LUA_HOOKLINE) {
+        s->hook_line += ticks;
+        s->hook_nline++;
+    }
+}
+
 /* The end of a measured hook: updates its kind's mean (x16, weight 1/8).
  * Slow paths and preemptions (over 2^16 ticks) are left out, and a sample
  * counts at most 4x the mean, so that one cache-miss storm does not eat
@@ -367,11 +378,7 @@ static void __attribute__((noinline)) measure_end(co_state *s, uint64_t t0, int 
     uint64_t cost = co_preempt_off(s, t1 - t0);
     uint32_t est = s->hook_est[ev];
     if (!s->slow && cost < (1u << 16)) {
-        s->hook_sum += cost;
-        if (ev == LUA_HOOKLINE) { /* LHOOK: what scales the compensation */
-            s->hook_line += cost;
-            s->hook_nline++;
-        }
+        hook_spent(s, ev, cost);
         if (est && cost * 16 > (uint64_t)est * 4)
             cost = est / 4;
         s->hook_est[ev] = est == 0 ? (uint32_t)cost * 16 : est - est / 8 + (uint32_t)cost * 2;
@@ -522,9 +529,7 @@ CO_INLINE void lean_stop_line(co_state *s, uint64_t t0, int timed)
 {
     if (timed) {
         uint64_t t1 = co_clock_tsc();
-        s->hook_sum += t1 - t0;
-        s->hook_line += t1 - t0;
-        s->hook_nline++;
+        hook_spent(s, LUA_HOOKLINE, t1 - t0);
         s->last = t1;
     }
 }
@@ -551,11 +556,7 @@ CO_INLINE void lean_end(co_state *s, uint64_t t0, int ev)
         measure_end(s, t0, ev);
         return;
     }
-    s->hook_sum += s->hook_ticks[ev];
-    if (ev == LUA_HOOKLINE) {
-        s->hook_line += s->hook_ticks[ev];
-        s->hook_nline++;
-    }
+    hook_spent(s, ev, s->hook_ticks[ev]);
     s->last = t0 + s->hook_ticks[ev];
 }
 
