@@ -260,6 +260,30 @@ static void plain_label(const rd_model *m, uint32_t fid, char *buf, size_t cap)
     rd_printable(buf, buf, cap); /* the table is for people, often on a terminal */
 }
 
+/* The rows a table leaves out past `top`, as one row: how many, and
+ * what they weigh together (calls, self), or at most (total: totals
+ * overlap). k: ms per tick. */
+static void rest_row(const rank *r, const uint32_t *ids, uint32_t n, unsigned top, double k,
+                     double all, FILE *out)
+{
+    if (!top || n <= top)
+        return;
+    uint64_t calls = 0, self = 0;
+    for (uint32_t i = top; i < n; i++)
+        calls += r->fs[ids[i]].calls, self += r->fs[ids[i]].self;
+    double most = (double)r->fs[ids[top]].total, pct = all > 0 ? 100.0 / all : 0.0;
+    if (r->by == BY_CALLS)
+        fprintf(out, "%10llu  (%u more functions together)\n", (unsigned long long)calls,
+                n - top);
+    else if (r->by == BY_SELF)
+        fprintf(out, "%10llu %12.3f %6.2f %12s %6s %12s  (%u more functions together)\n",
+                (unsigned long long)calls, (double)self * k, (double)self * pct, "", "", "",
+                n - top);
+    else
+        fprintf(out, "%10s %12s %6s %12.3f %6.2f %12s  (%u more functions, each at most this)\n",
+                "", "", "", most * k, most * pct, "", n - top);
+}
+
 static void table(const rd_model *m, const rd_fstat *fs, uint32_t *ids, uint32_t n,
                   unsigned top, int by_total, FILE *out)
 {
@@ -280,6 +304,7 @@ static void table(const rd_model *m, const rd_fstat *fs, uint32_t *ids, uint32_t
                 all > 0 ? 100.0 * (double)f->self / all : 0.0, (double)f->total * k,
                 all > 0 ? 100.0 * (double)f->total / all : 0.0, per, label);
     }
+    rest_row(&r, ids, n, top, k, all, out);
 }
 
 /* A trace with no time (a coverage run): functions by calls. */
@@ -294,6 +319,7 @@ static void table_calls(const rd_model *m, const rd_fstat *fs, uint32_t *ids, ui
         plain_label(m, ids[i], label, sizeof label);
         fprintf(out, "%10llu  %s\n", (unsigned long long)fs[ids[i]].calls, label);
     }
+    rest_row(&r, ids, n, top, 0.0, 0.0, out);
 }
 
 int rd_report_profile(const rd_model *m, const char *title, const char *cmd, unsigned top,

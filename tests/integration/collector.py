@@ -23,6 +23,8 @@ daemon, socket and shm segments even when it fails. Cases:
   killed      recorderd killed with SIGKILL mid-run: the program finishes
               with unchanged output and says once that tracing stopped
   profile     lua5.1 -lluatrace.profile: summary at exit, reports written
+  manyfuncs   2600 functions: profile.txt's tables list 2000 each, the
+              rest summed up in one row
   cnames      C functions no global reaches: package.loaders[N],
               luaopen_lfs, FILE*:read, lfs's directory iterator; never
               function#N
@@ -1700,6 +1702,60 @@ def case_profile(c):
            'no summary: %r' % err)
     meta = json.load(open(os.path.join(c.session('hello'), 'session.json')))
     expect(meta['status'] == 'complete', 'session %s' % meta)
+
+
+MANY = '''local s = 0
+for i = 1, 2600 do
+  s = s + loadstring("local a = ... return a + " .. i, "=c" .. i)(1)
+end
+print(s)
+'''
+
+
+def profile_tables(session):
+    """{'self'|'total'|'calls': [row line]} of profile.txt, rows as written."""
+    tables, on = {}, None
+    for line in profile_text(session).splitlines():
+        if line.startswith('By '):
+            on = line.split()[1]
+            tables[on] = []
+        elif on and line.strip() and not line.lstrip().startswith('calls'):
+            tables[on].append(line)
+    return tables
+
+
+def case_manyfuncs(c):
+    """A program of 2600 chunks, each called once: profile.txt lists 2000
+    functions per table, then one row for the rest (how many, their calls
+    and self time together; a total at most the last one's), so the file
+    stays small; self times listed and left out add up to the traced
+    time. The same in a coverage run's table by calls."""
+    prog = c.write('many.lua', MANY)
+    plain = c.lua(prog, c.env())
+    for mode in ([], ['--coverage']):
+        shutil.rmtree(c.out, ignore_errors=True)
+        r = run([c.args.recorderd, 'run', '--quiet', '--out', c.out] + mode +
+                ['--', c.args.lua, prog], c.tmp, c.env())
+        same_output(plain, r)
+        session = c.session('many')
+        head = profile_text(session).splitlines()
+        nfunc = int(re.search(r'functions: (\d+)', '\n'.join(head[:4])).group(1))
+        expect(nfunc > 2600, 'functions: %s' % head[:4])
+        tables = profile_tables(session)
+        expect(set(tables) == ({'calls'} if mode else {'self', 'total'}),
+               'tables %s' % list(tables))
+        for name, rows in tables.items():
+            expect(len(rows) == 2001, '%s: %d rows' % (name, len(rows)))
+            more = re.search(r'\((\d+) more functions', rows[-1])
+            expect(more and int(more.group(1)) == nfunc - 2000, '%s: %r' % (name, rows[-1]))
+        rest = tables.get('self', tables.get('calls'))[-1].split()
+        expect(int(rest[0]) == nfunc - 2000, 'the rest are chunks called once: %r' % rest)
+        if mode:
+            continue
+        listed = sum(float(row.split()[1]) for row in tables['self'][:-1]) + float(rest[1])
+        traced = float(re.search(r'traced time: ([\d.]+) ms', head[2]).group(1))
+        expect(abs(listed - traced) <= 2001 * 0.0005 + 0.001,
+               'self times add up to %.3f ms of %.3f' % (listed, traced))
 
 
 def case_badtrace(c):
