@@ -239,10 +239,45 @@ static uint32_t func_flags(const co_sr *d, const void *cf, const uint8_t *c)
     return 0;
 }
 
-/* The function of closure cl (copied in c), found or added. */
+/* The Proto of the body of the coroutine that wrap function c (copied)
+ * runs, read into bpr, as co_func_body finds it in-process: the bottom
+ * frame's function of a started coroutine, the first slot of one not
+ * started. NULL: none, or a C one. */
+static const void *wrap_body(const uint8_t *c, uint8_t *bpr)
+{
+    uint8_t ls[LS_READ], ci[CI_SIZE], tv[TV_SIZE], cl[CL_READ];
+    const void *slot;
+    if (co_int_at(c, CL_UPV0 + TV_TT) != LUA_TTHREAD ||
+        peek(co_ptr_at(c, CL_UPV0), ls, sizeof ls) || ls[LS_TT] != LUA_TTHREAD)
+        return NULL;
+    const char *base_ci = co_ptr_at(ls, LS_BASE_CI);
+    if ((const char *)co_ptr_at(ls, LS_CI) > base_ci) {
+        if (peek(base_ci + CI_SIZE, ci, sizeof ci))
+            return NULL;
+        slot = co_ptr_at(ci, CI_FUNC);
+    } else if (ls[LS_STATUS] == 0 && co_ptr_at(ls, LS_TOP) > co_ptr_at(ls, LS_BASE)) {
+        slot = co_ptr_at(ls, LS_BASE);
+    } else {
+        return NULL;
+    }
+    if (peek(slot, tv, sizeof tv) || co_int_at(tv, TV_TT) != LUA_TFUNCTION ||
+        peek(co_ptr_at(tv, 0), cl, sizeof cl) || cl[CL_TT] != LUA_TFUNCTION || cl[CL_ISC] ||
+        peek(co_ptr_at(cl, CL_FP), bpr, PR_READ) || bpr[PR_TT] != LUA_TPROTO_)
+        return NULL;
+    return co_ptr_at(cl, CL_FP);
+}
+
+/* The function of closure cl (copied in c), found or added. A wrap
+ * function is known by its body's Proto (one past it, never a Lua
+ * function's key), as the collector knows it, so that each generator has
+ * its own name. */
 static co_sr_func *func_of(co_sr *d, const void *cl, const uint8_t *c, const uint8_t *pr)
 {
-    const void *key = co_ptr_at(c, CL_FP);
+    const void *key = co_ptr_at(c, CL_FP), *body = NULL;
+    uint8_t bpr[PR_READ];
+    uint32_t flags = c[CL_ISC] ? func_flags(d, key, c) : 0;
+    if (flags == LT_FF_WRAP && (body = wrap_body(c, bpr)))
+        key = (const char *)body + 1;
     for (uint32_t i = 0; i < d->nfn; i++)
         if (d->fn[i].key == key)
             return &d->fn[i];
@@ -255,7 +290,9 @@ static co_sr_func *func_of(co_sr *d, const void *cl, const uint8_t *c, const uin
     f->isC = c[CL_ISC] != 0;
     f->fid = d->nfn;
     if (f->isC) {
-        f->flags = func_flags(d, key, c);
+        f->flags = flags;
+        f->body_src = body ? co_ptr_at(bpr, PR_SOURCE) : NULL;
+        f->body_line = body ? co_int_at(bpr, PR_LINEDEF) : 0;
     } else {
         f->src = co_ptr_at(pr, PR_SOURCE);
         f->linedef = co_int_at(pr, PR_LINEDEF);
@@ -569,12 +606,48 @@ static size_t source_label(const void *ts, char *out, size_t cap)
     return k;
 }
 
+/* A generator's name, as the collector gives it (co_func.c's
+ * wrap_body_name): coroutine.wrap(FILE:LINE), where its body is defined,
+ * FILE without its directory. */
+static const char *wrap_name(const co_sr_func *f, char *buf, size_t cap)
+{
+    static char src[LT_STR_MAX + 64];
+    char num[12];
+    size_t k = 0, n = 0;
+    char at[2] = {0};
+    source_label(f->body_src, src, sizeof src);
+    tstring(f->body_src, at, sizeof at, 1); /* '@': a file, named without its directory */
+    const char *file = at[0] == '@' && strrchr(src, '/') ? strrchr(src, '/') + 1 : src;
+    unsigned line = f->body_line > 0 ? (unsigned)f->body_line : 0;
+    do /* no stdio: the signal handler names frames too */
+        num[n++] = (char)('0' + line % 10);
+    while ((line /= 10) && n < sizeof num);
+    const char *part[] = {"coroutine.wrap(", file, ":"};
+    for (size_t i = 0; i < 3; i++)
+        for (const char *c = part[i]; *c && k + 1 < cap; c++)
+            buf[k++] = *c;
+    while (n && k + 1 < cap)
+        buf[k++] = num[--n];
+    if (k + 1 < cap)
+        buf[k++] = ')';
+    buf[k] = 0;
+    return buf;
+}
+
+/* Lua's name for a function a generic for calls: none a reader looks up. */
+static int for_site(const char *name)
+{
+    return !strcmp(name, "(for generator)");
+}
+
 const char *co_sr_func_name(const co_sr *d, const co_sr_func *f, char *buf, size_t cap)
 {
+    g_pid = d->pid;
     return f->main                            ? "main chunk"
            : f->key && f->key == d->self_fn ? "luaopen_luatrace"
            : f->name[0]                       ? f->name
-           : f->call[0]                       ? f->call
+           : f->call[0] && !(f->body_src && for_site(f->call)) ? f->call
+           : f->body_src                      ? wrap_name(f, buf, cap)
            : f->isC && d->c_module && d->c_module(d, f->key, buf, cap) ? buf
                                                                        : "function";
 }

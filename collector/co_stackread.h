@@ -63,6 +63,8 @@ typedef struct co_sr_func {
     uint8_t isC, main;
     char name[NAME_MAX_]; /* best table path so far */
     char call[NAME_MAX_]; /* the name at a call site */
+    const void *body_src; /* a wrap function's: its body's Proto.source, */
+    int body_line;        /* and linedefined */
 } co_sr_func;
 
 typedef struct co_sr_frame {

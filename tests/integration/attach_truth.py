@@ -56,6 +56,10 @@ frames that were unwound, nothing past the detach). Cases:
   outside     dumpblocked of a plain lua5.1 that never loaded the collector:
               read from outside (ptrace stop, process_vm_readv), as exact
   outsidehost dumphost read from outside
+  dumpgen     dump of two coroutine.wrap generators, one running the other in
+              a generic for: each named by its body's place,
+              coroutine.wrap(prog.lua:LINE), as the trace names it
+  outsidegen  the same read from outside
   outsidebusy 40 dumps from outside of a program busy in Lua and coroutines:
               each well formed, its Lua frames the program's lines; the
               program's output unchanged
@@ -953,6 +957,41 @@ def case_dumpblocked(c, outside=False):
     # lua.c's pmain, static: named after the interpreter's file
     exe = os.path.basename(os.path.realpath(c.args.lua))
     expect(blocks[2][1][-1] == exe + ' [C]', 'the main thread\'s base: %r' % blocks[2][1])
+
+
+# Two generators, one running the other in a generic for, blocked in C.
+GENERATORS = WHERE + '''
+local function readline()
+  io.stdout:write("READY\\n") io.stdout:flush() return io.read("*l")
+end
+local inner = function() coroutine.yield(readline()) end
+local outer = function()
+  for l in coroutine.wrap(inner) do coroutine.yield(l) end
+end
+truth("inner", debug.getinfo(inner, "S").linedefined)
+truth("outer", debug.getinfo(outer, "S").linedefined)
+local got
+for l in coroutine.wrap(outer) do got = l end
+io.stdout:write("got ", tostring(got), "\\n")
+io.stdout:write("hooks ", tostring(debug.gethook()), "\\n")
+'''
+
+
+def case_dumpgen(c, outside=False):
+    c.write('prog.lua', GENERATORS)
+    want_rc, want_out = untraced(c, 'prog.lua', b'go\n')
+    expect(want_rc == 0 and b'got go' in want_out, 'untraced run: %d %r' % (want_rc, want_out))
+    argv = [c.args.lua, 'prog.lua'] if outside else [c.args.lua, '-lluatrace', 'prog.lua']
+    out, truths, blocks, _ = dump_while_blocked(c, argv, (want_rc, want_out), b'hooks nil',
+                                                outside)
+    tops = [fr[0] for _, fr in blocks]
+    want = ['io.read [C]', 'coroutine.wrap(prog.lua:%s) [C]' % truths['inner'],
+            'coroutine.wrap(prog.lua:%s) [C]' % truths['outer']]
+    expect(tops == want, 'the dump\'s top frames %r, want %r: %r' % (tops, want, out))
+
+
+def case_outsidegen(c):
+    case_dumpgen(c, outside=True)
 
 
 def case_dumphost(c, outside=False):
