@@ -39,9 +39,10 @@ int lt_file_check(const uint8_t *buf, size_t n, uint32_t *flags, char *err, size
     if (v < 5) /* reserved then, written 0: not looked at */
         return 0;
     *flags = get_le32(buf + 12);
-    if (*flags & ~LT_FILE_ZSTD) {
-        snprintf(err, cap, "trace file flags 0x%x: this build knows 0x%x (zstd) only", *flags,
-                 LT_FILE_ZSTD);
+    uint32_t known = v < 11 ? LT_FILE_ZSTD : LT_FILE_ZSTD | LT_FILE_SPLIT;
+    if (*flags & ~known || (*flags & (LT_FILE_ZSTD | LT_FILE_SPLIT)) == LT_FILE_SPLIT) {
+        snprintf(err, cap, "trace file version %u, flags 0x%x: this build knows 0x%x (zstd)%s "
+                 "only", v, *flags, LT_FILE_ZSTD, v < 11 ? "" : " and 0x3 (zstd, split)");
         return -EPROTO;
     }
     return 0;

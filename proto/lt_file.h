@@ -8,7 +8,12 @@
  *   +--------+--------+--------+
  *   magic "LUATRACE"; version (u32 LE); flags (u32 LE).
  *
- *   Version 10 (written): as 9, the records of LT_EVENT_VERSION 9 (LBIAS
+ *   Version 11 (written): flags bit 1 (LT_FILE_SPLIT), with LT_FILE_ZSTD,
+ *   says the decompressed body is blocks of lt_split.h (each a header, the
+ *   records less their hot deltas, then the deltas) instead of the records
+ *   themselves; each block ends on a zstd flush. The records are those of
+ *   version 10; a build that reads 10 refuses 11 by its version.
+ *   Version 10 (read): as 9, the records of LT_EVENT_VERSION 9 (LBIAS
  *   and LHOOK: the line hooks' measured cost, which scales the
  *   compensation); a build that reads 9 refuses it by its version.
  *   Version 9 (read): as 8, the records of LT_EVENT_VERSION 8 (WAIT:
@@ -42,12 +47,13 @@
 #include <stdint.h>
 
 #define LT_FILE_MAGIC "LUATRACE"
-#define LT_FILE_VERSION 10u /* 5: the body may be zstd (LT_FILE_ZSTD); 6: LT_CLOCK_NONE; 7: BIAS;
-                            * 8: LINES; 9: WAIT; 10: LBIAS, LHOOK */
+#define LT_FILE_VERSION 11u /* 5: the body may be zstd (LT_FILE_ZSTD); 6: LT_CLOCK_NONE; 7: BIAS;
+                            * 8: LINES; 9: WAIT; 10: LBIAS, LHOOK; 11: LT_FILE_SPLIT */
 #define LT_FILE_VERSION_MIN 3u /* the oldest read: every record of 3 is one of 4 */
 #define LT_FILE_HDR_SIZE 16u
 
 #define LT_FILE_ZSTD 1u                  /* flags: the body is zstd frames */
+#define LT_FILE_SPLIT 2u                 /* flags (11, with ZSTD): of lt_split.h blocks */
 #define LT_FILE_ZSTD_FLUSH (256u << 10)  /* bytes of records between flushes, at most */
 #define LT_FILE_ZSTD_WINDOWLOG_MAX 24    /* 16 MiB: what a reader allocates, at most */
 
@@ -57,7 +63,7 @@ void lt_file_header(uint8_t *buf, uint32_t flags);
 
 /* Checks a header: versions LT_FILE_VERSION_MIN to LT_FILE_VERSION are
  * read. Returns 0 with the body's flags in *flags (0 for versions before
- * 5; 5 and 6 have the same flags), or -EPROTO with a message in err
+ * 5; LT_FILE_SPLIT from 11, only with LT_FILE_ZSTD), or -EPROTO with a message in err
  * (not a trace file, a version this build cannot read, or flags it does
  * not know). */
 int lt_file_check(const uint8_t *buf, size_t n, uint32_t *flags, char *err, size_t cap);

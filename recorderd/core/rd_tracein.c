@@ -87,7 +87,7 @@ int rd_tracein_open(rd_tracein *r, const char *path, char *err, size_t cap)
     r->pos = got;
     int e = lt_file_check(hdr, got, &r->flags, err, cap);
     if (!e && (r->flags & LT_FILE_ZSTD))
-        e = rd_unzip_start(&r->uz, r->f, r->pos, err, cap);
+        e = rd_unzip_start(&r->uz, r->f, r->pos, (r->flags & LT_FILE_SPLIT) != 0, err, cap);
     if (e)
         rd_tracein_close(r);
     return e;

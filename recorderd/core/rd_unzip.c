@@ -9,6 +9,7 @@
 #include <zstd.h>
 
 #include "lt_file.h"
+#include "lt_split.h"
 
 typedef struct chunk {
     uint8_t *p;
@@ -29,6 +30,8 @@ struct rd_unzip {
     uint64_t pos; /* bytes of the file read */
     size_t last;
     int eof;
+    int split;    /* the body is lt_split.h blocks, each merged through blk */
+    uint8_t *blk;
     /* shared, under mu: ch[head] and the nready - 1 after it are filled */
     pthread_mutex_t mu;
     pthread_cond_t cv; /* a chunk filled, or one given back, or stop */
@@ -91,6 +94,47 @@ static void fill(rd_unzip *u, chunk *c)
     c->last = u->last;
 }
 
+/* Decompresses n bytes into dst: how many came before the file's end
+ * (n if it did not end), or -EPROTO. */
+static int64_t read_exact(rd_unzip *u, uint8_t *dst, size_t n, char *err, size_t cap)
+{
+    size_t got = 0;
+    while (got < n) {
+        int64_t k = read_zstd(u, dst + got, n - got, err, cap);
+        if (k <= 0)
+            return k < 0 ? k : (int64_t)got;
+        got += (size_t)k;
+    }
+    return (int64_t)got;
+}
+
+/* Fills c with the records of one block (lt_split.h); a block cut short
+ * by the file's end is left out, as a cut zstd block is. */
+static void fill_split(rd_unzip *u, chunk *c)
+{
+    c->len = 0;
+    c->e = c->end = 0;
+    int64_t k = read_exact(u, u->blk, LT_SPLIT_HDR, c->err, sizeof c->err), len = 0;
+    if (k == LT_SPLIT_HDR && (len = lt_split_len(u->blk, LT_SPLIT_HDR)) > 0)
+        k = read_exact(u, u->blk + LT_SPLIT_HDR, (size_t)len - LT_SPLIT_HDR, c->err,
+                       sizeof c->err);
+    int64_t m = k >= 0 && len > 0 && k == len - LT_SPLIT_HDR ? lt_merge(u->blk, (size_t)len, c->p)
+                                                              : -1;
+    if (k < 0) {
+        c->e = (int)k;
+    } else if (len < 0 || (len > 0 && k == len - LT_SPLIT_HDR && m < 0)) {
+        snprintf(c->err, sizeof c->err, "corrupt compressed trace before byte %llu of the "
+                 "file: a block does not merge", (unsigned long long)u->pos);
+        c->e = -EPROTO;
+    } else if (m < 0) { /* the file ended before the block did */
+        c->end = 1;
+    } else {
+        c->len = (size_t)m;
+    }
+    c->pos = u->pos;
+    c->last = u->last;
+}
+
 static void *unzip_main(void *arg)
 {
     rd_unzip *u = arg;
@@ -103,7 +147,7 @@ static void *unzip_main(void *arg)
         pthread_mutex_unlock(&u->mu);
         if (stop)
             return NULL;
-        fill(u, c);
+        (u->split ? fill_split : fill)(u, c);
         pthread_mutex_lock(&u->mu);
         u->nready++;
         pthread_cond_broadcast(&u->cv);
@@ -131,6 +175,8 @@ static int setup(rd_unzip *u)
     u->dctx = ZSTD_createDCtx();
     u->zcap = ZSTD_DStreamInSize();
     u->zbuf = malloc(u->zcap);
+    if (u->split && !(u->blk = malloc(LT_SPLIT_HDR + LT_SPLIT_MAX)))
+        return -ENOMEM;
     for (unsigned i = 0; i < RD_UNZIP_AHEAD; i++)
         if (!(u->ch[i].p = malloc(RD_UNZIP_CHUNK)))
             return -ENOMEM;
@@ -141,7 +187,7 @@ static int setup(rd_unzip *u)
     return 0;
 }
 
-int rd_unzip_start(rd_unzip **up, FILE *f, uint64_t pos, char *err, size_t cap)
+int rd_unzip_start(rd_unzip **up, FILE *f, uint64_t pos, int split, char *err, size_t cap)
 {
     rd_unzip *u = calloc(1, sizeof *u);
     *up = NULL;
@@ -153,6 +199,7 @@ int rd_unzip_start(rd_unzip **up, FILE *f, uint64_t pos, char *err, size_t cap)
     pthread_cond_init(&u->cv, NULL);
     u->f = f;
     u->pos = pos;
+    u->split = split;
     if (setup(u)) {
         rd_unzip_stop(u);
         snprintf(err, cap, "out of memory");
@@ -184,7 +231,7 @@ static chunk *take(rd_unzip *u)
     if (u->held)
         give_back(u);
     if (!u->threaded) {
-        fill(u, &u->ch[u->head]);
+        (u->split ? fill_split : fill)(u, &u->ch[u->head]);
         u->nready = 1;
     }
     pthread_mutex_lock(&u->mu);
@@ -232,6 +279,7 @@ void rd_unzip_stop(rd_unzip *u)
     pthread_mutex_destroy(&u->mu);
     ZSTD_freeDCtx(u->dctx);
     free(u->zbuf);
+    free(u->blk);
     for (unsigned i = 0; i < RD_UNZIP_AHEAD; i++)
         free(u->ch[i].p);
     free(u);

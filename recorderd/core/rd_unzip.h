@@ -18,8 +18,9 @@
 typedef struct rd_unzip rd_unzip;
 
 /* Starts reading f's zstd body (f is past the header; pos is the bytes of
- * the file read so far). Returns 0, or -ENOMEM with a message in err. */
-int rd_unzip_start(rd_unzip **u, FILE *f, uint64_t pos, char *err, size_t cap);
+ * the file read so far); split: of lt_split.h blocks, each merged back into
+ * its records (a chunk each). Returns 0, or -ENOMEM with a message in err. */
+int rd_unzip_start(rd_unzip **u, FILE *f, uint64_t pos, int split, char *err, size_t cap);
 
 /* Up to n bytes of records into dst: how many, 0 at the end of the file,
  * or -EPROTO with a message in err when the stream is corrupt (the records

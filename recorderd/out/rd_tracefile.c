@@ -1,7 +1,8 @@
-/* rd_tracefile: trace.ltr, its records gathered in a buffer and compressed
- * with zstd's streaming API, a block flushed (ZSTD_e_flush) at the end of
- * each buffer, so every flush ends on a whole record and the file up to it
- * decodes on its own; the frame ends at close. On a write error the file is
+/* rd_tracefile: trace.ltr, its records gathered in a buffer, split into
+ * blocks (lt_split.h: the hot records' deltas apart) and compressed with
+ * zstd's streaming API, each block flushed (ZSTD_e_flush), so every flush
+ * ends on a whole record and the file up to it decodes on its own; the
+ * frame ends at close. On a write error the file is
  * cut back to the last flush. stdio would not do: after a failed write it
  * keeps some of the buffer and may write it later, past a hole, if space
  * comes back; the file must stay a prefix of the stream to be replayable. */
@@ -17,6 +18,7 @@
 #include <zstd.h>
 
 #include "lt_file.h"
+#include "lt_split.h"
 #include "rd_outdir.h"
 
 #define BUF_CAP LT_FILE_ZSTD_FLUSH
@@ -47,6 +49,9 @@ static void release(rd_tracefile *t)
 {
     free(t->buf);
     free(t->zbuf);
+    free(t->blk);
+    free(t->scratch);
+    t->blk = t->scratch = NULL;
     ZSTD_freeCCtx(t->cctx);
     t->buf = t->zbuf = NULL;
     t->cctx = NULL;
@@ -69,10 +74,10 @@ static int put(rd_tracefile *t, const uint8_t *p, size_t n)
     return 0;
 }
 
-/* Compresses p[0..n) (whole records) and writes them with a flush (op
- * ZSTD_e_flush) or the frame's end (ZSTD_e_end): the file then ends on a
- * record, the new safe length. */
-static int compress(rd_tracefile *t, const uint8_t *p, size_t n, ZSTD_EndDirective op)
+/* Compresses p[0..n) and writes it with a flush (op ZSTD_e_flush) or the
+ * frame's end (ZSTD_e_end): the file then ends on a block holding `raw`
+ * bytes of whole records, the new safe length. */
+static int compress(rd_tracefile *t, const uint8_t *p, size_t n, size_t raw, ZSTD_EndDirective op)
 {
     ZSTD_inBuffer in = {p, n, 0};
     size_t left;
@@ -85,13 +90,25 @@ static int compress(rd_tracefile *t, const uint8_t *p, size_t n, ZSTD_EndDirecti
             return t->err;
     } while (left);
     t->size = t->written;
-    t->raw += n;
+    t->raw += raw;
+    return 0;
+}
+
+/* The whole records p[0..n), block by block. */
+static int compress_records(rd_tracefile *t, const uint8_t *p, size_t n)
+{
+    size_t blen;
+    for (size_t off = 0, took; off < n; off += took) {
+        took = lt_split(p + off, n - off, t->blk, &blen, t->scratch);
+        if (compress(t, t->blk, blen, took, ZSTD_e_flush))
+            return t->err;
+    }
     return 0;
 }
 
 static int flush(rd_tracefile *t)
 {
-    int e = t->len ? compress(t, t->buf, t->len, ZSTD_e_flush) : 0;
+    int e = t->len ? compress_records(t, t->buf, t->len) : 0;
     t->len = 0;
     return e;
 }
@@ -121,7 +138,9 @@ int rd_tracefile_open(rd_tracefile *t, int dirfd, const char *dir)
         return t->err = -ENAMETOOLONG;
     t->buf = malloc(BUF_CAP);
     t->cap = BUF_CAP;
-    if (!t->buf || zstd_setup(t)) {
+    t->blk = malloc(LT_SPLIT_HDR + LT_SPLIT_MAX);
+    t->scratch = malloc(LT_SPLIT_MAX);
+    if (!t->buf || !t->blk || !t->scratch || zstd_setup(t)) {
         release(t);
         return t->err = -ENOMEM;
     }
@@ -130,7 +149,7 @@ int rd_tracefile_open(rd_tracefile *t, int dirfd, const char *dir)
         release(t);
         return t->err = t->fd;
     }
-    lt_file_header(hdr, LT_FILE_ZSTD);
+    lt_file_header(hdr, LT_FILE_ZSTD | LT_FILE_SPLIT);
     if (put(t, hdr, sizeof hdr)) {
         release(t);
         return t->err;
@@ -146,7 +165,7 @@ int rd_tracefile_write(rd_tracefile *t, const uint8_t *p, size_t n)
     if (t->len + n > t->cap && flush(t))
         goto failed;
     if (n >= t->cap) { /* more than the buffer holds: compressed from p */
-        if (compress(t, p, n, ZSTD_e_flush))
+        if (compress_records(t, p, n))
             goto failed;
         return 0;
     }
@@ -164,7 +183,7 @@ int rd_tracefile_close(rd_tracefile *t)
         return t->err;
     int e = flush(t);
     if (!e)
-        e = compress(t, NULL, 0, ZSTD_e_end);
+        e = compress(t, NULL, 0, 0, ZSTD_e_end);
     if (!e && close(t->fd) < 0)
         e = t->err = -errno;
     t->fd = -1;

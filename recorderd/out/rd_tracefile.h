@@ -15,6 +15,7 @@ typedef struct rd_tracefile {
     uint8_t *buf; /* whole records not yet compressed */
     size_t len, cap;
     void *cctx;     /* ZSTD_CCtx */
+    uint8_t *blk, *scratch; /* a block (lt_split.h) on its way to zstd, its deltas */
     uint8_t *zbuf;  /* compressed output on its way to the file */
     size_t zcap;
     uint64_t written; /* bytes written to the file */

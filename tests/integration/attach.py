@@ -34,7 +34,7 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
-from corpus import compare_runs, trace_body  # noqa: E402
+from corpus import compare_runs, trace_end  # noqa: E402
 from harness import Failure, base_env, cases, expect, run  # noqa: E402
 
 EV_CLOCK, EV_STOP, R_DETACH = 2, 11, 4
@@ -60,7 +60,7 @@ def read_uint(b, i):
 
 def stop_reason(trace):
     """The reason of the STOP record if the trace ends STOP then CLOCK."""
-    b = trace_body(trace)[-64:]
+    b = trace_end(trace)[-64:]
     for j in range(len(b) - 2):
         if b[j] != 0x93 or b[j + 1] != EV_STOP:
             continue

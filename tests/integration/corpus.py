@@ -39,6 +39,7 @@ MAX_DIFF_LINES = 30
 
 TRACE_HDR = 16  # proto/lt_file.h
 TRACE_ZSTD = 1  # the header's flag: the body is zstd frames
+TRACE_SPLIT = 2  # and of lt_split.h blocks (version 11)
 
 
 def trace_header(path):
@@ -48,16 +49,77 @@ def trace_header(path):
     return int.from_bytes(h[8:12], 'little'), int.from_bytes(h[12:16], 'little')
 
 
+def msgpack_len(b, i):
+    """The bytes of the msgpack uint or string at b[i] (the records' fields)."""
+    x = b[i]
+    if x < 0x80:
+        return 1
+    if x in (0xcc, 0xcd, 0xce, 0xcf):
+        return 1 + {0xcc: 1, 0xcd: 2, 0xce: 4, 0xcf: 8}[x]
+    if 0xa0 <= x <= 0xbf:
+        return 1 + (x & 0x1f)
+    hl = 2 if x == 0xd9 else 3
+    return hl + int.from_bytes(b[i + 1:i + hl], 'big')
+
+
+def merge_blocks(body):
+    """The records of a version 11 body's blocks (proto/lt_split.h): each a
+    header (lenA, lenB, splitA), the records less their hot deltas (A),
+    then the deltas (B), merged back; apart from recorderd's lt_merge."""
+    out, i = bytearray(), 0
+    while i < len(body):
+        la, lb, sa = (int.from_bytes(body[i + k:i + k + 4], 'little') for k in (0, 4, 8))
+        a, b = body[i + 12:i + 12 + la], body[i + 12 + la:i + 12 + la + lb]
+        i, j, k = i + 12 + la + lb, 0, 0
+        while k < sa:
+            h = a[k]
+            if h < 0x80 or 0xe0 <= h <= 0xe2:  # a step or short form: its delta from B
+                d = msgpack_len(b, j)
+                out += a[k:k + 1] + b[j:j + d]
+                j, k = j + d, k + 1
+                if h in (0xe0, 0xe1):
+                    x = msgpack_len(a, k)
+                    out += a[k:k + x]
+                    k += x
+            else:  # a fixarray record, whole in A
+                n = 2
+                for _ in range((h & 0x0f) - 1):
+                    n += msgpack_len(a, k + n)
+                out += a[k:k + n]
+                k += n
+        assert j == lb and k == sa, 'a block that does not merge'
+        out += a[sa:]
+    return bytes(out)
+
+
+def trace_end(path):
+    """The last records of a trace.ltr: of a split body, its last two
+    blocks' (each block merges on its own), else the whole body."""
+    version, flags = trace_header(path)
+    if version < 11 or not flags & TRACE_SPLIT:
+        return trace_body(path)
+    with open(path, 'rb') as f:
+        body = subprocess.run(['zstd', '-dcq'], input=f.read()[TRACE_HDR:],
+                              stdout=subprocess.PIPE, check=True).stdout
+    starts, i = [0], 0
+    while i < len(body):
+        starts.append(i)
+        i += 12 + sum(int.from_bytes(body[i + k:i + k + 4], 'little') for k in (0, 4))
+    return merge_blocks(body[starts[-2]:])
+
+
 def trace_body(path):
     """The records of a trace.ltr, decompressed by the zstd tool when the
-    header says zstd: a check apart from recorderd's own reader."""
+    header says zstd (and merged from its blocks when it says split): a
+    check apart from recorderd's own reader."""
     version, flags = trace_header(path)
     with open(path, 'rb') as f:
         body = f.read()[TRACE_HDR:]
     if version < 5 or not flags & TRACE_ZSTD:
         return body
-    return subprocess.run(['zstd', '-dcq'], input=body, stdout=subprocess.PIPE,
+    body = subprocess.run(['zstd', '-dcq'], input=body, stdout=subprocess.PIPE,
                           check=True).stdout
+    return merge_blocks(body) if flags & TRACE_SPLIT else body
 
 
 def plain_trace(path, out):

@@ -11,6 +11,7 @@
 
 #include "lt_event.h"
 #include "lt_file.h"
+#include "lt_split.h"
 #include "ut_main.h"
 
 static const uint64_t bounds[] = {0,      127,         128,           255,
@@ -91,42 +92,49 @@ static void check_decoded(const rec *r, const lt_event *ev, const uint8_t *base)
 }
 
 /* A trace file of version 3 (before DIR) or 4 is still read, flags
- * ignored; 10 is written (5 to 9 are still read: BIAS and CODE came with
- * 7, LINES with 8, WAIT with 9, LBIAS and LHOOK with 10), its flags say
- * zstd or nothing; unknown flags and other versions are refused with a
+ * ignored; 11 is written (5 to 10 are still read: BIAS and CODE came with
+ * 7, LINES with 8, WAIT with 9, LBIAS and LHOOK with 10, split blocks with
+ * 11), its flags say zstd, zstd and split, or nothing; split without zstd,
+ * split before 11, unknown flags and other versions are refused with a
  * message. */
 START_TEST(test_file_versions)
 {
     uint8_t h[LT_FILE_HDR_SIZE];
-    char err[128];
+    char err[160];
     uint32_t flags;
-    lt_file_header(h, LT_FILE_ZSTD);
-    ck_assert_uint_eq(h[8], 10);
+    lt_file_header(h, LT_FILE_ZSTD | LT_FILE_SPLIT);
+    ck_assert_uint_eq(h[8], 11);
     ck_assert_int_eq(lt_file_check(h, sizeof h, &flags, err, sizeof err), 0);
-    ck_assert_uint_eq(flags, LT_FILE_ZSTD);
+    ck_assert_uint_eq(flags, LT_FILE_ZSTD | LT_FILE_SPLIT);
     lt_file_header(h, 0);
     ck_assert_int_eq(lt_file_check(h, sizeof h, &flags, err, sizeof err), 0);
     ck_assert_uint_eq(flags, 0);
-    h[12] = 2; /* a flag this build does not know */
+    h[12] = LT_FILE_SPLIT; /* split blocks are zstd's */
     ck_assert_int_eq(lt_file_check(h, sizeof h, &flags, err, sizeof err), -EPROTO);
     ck_assert_ptr_nonnull(strstr(err, "flags 0x2"));
-    h[12] = LT_FILE_ZSTD; /* versions 5 to 9: the flags of 10 */
-    for (uint8_t v = 5; v <= 9; v++) {
+    h[12] = 4; /* a flag this build does not know */
+    ck_assert_int_eq(lt_file_check(h, sizeof h, &flags, err, sizeof err), -EPROTO);
+    ck_assert_ptr_nonnull(strstr(err, "flags 0x4"));
+    h[12] = LT_FILE_ZSTD; /* versions 5 to 10: zstd, never split */
+    for (uint8_t v = 5; v <= 10; v++) {
         h[8] = v;
+        h[12] = LT_FILE_ZSTD;
         ck_assert_int_eq(lt_file_check(h, sizeof h, &flags, err, sizeof err), 0);
         ck_assert_uint_eq(flags, LT_FILE_ZSTD);
+        h[12] = LT_FILE_ZSTD | LT_FILE_SPLIT;
+        ck_assert_int_eq(lt_file_check(h, sizeof h, &flags, err, sizeof err), -EPROTO);
     }
     for (uint8_t v = 3; v <= 4; v++) { /* reserved flags then: not looked at */
         h[8] = v;
         ck_assert_int_eq(lt_file_check(h, sizeof h, &flags, err, sizeof err), 0);
         ck_assert_uint_eq(flags, 0);
     }
-    for (uint8_t v = 0; v < 12; v++) {
+    for (uint8_t v = 0; v < 13; v++) {
         h[8] = v;
-        if (v >= 3 && v <= 10)
+        if (v >= 3 && v <= 11)
             continue;
         ck_assert_int_eq(lt_file_check(h, sizeof h, &flags, err, sizeof err), -EPROTO);
-        ck_assert_ptr_nonnull(strstr(err, "this build reads versions 3 to 10"));
+        ck_assert_ptr_nonnull(strstr(err, "this build reads versions 3 to 11"));
     }
 }
 END_TEST
@@ -632,8 +640,113 @@ START_TEST(test_event_hot_decoder)
 }
 END_TEST
 
+/* Where split_stream's records start (a byte per offset). */
+static uint8_t g_starts[3 * LT_SPLIT_MAX];
+
+/* A record stream as the collector writes it: STR and FUNC records among
+ * steps and short forms whose deltas take every msgpack width. */
+static size_t split_stream(uint8_t *buf, size_t cap, unsigned seed)
+{
+    uint8_t *p = buf, *end = buf + cap - 64;
+    char s[40];
+    memset(g_starts, 0, sizeof g_starts);
+    for (unsigned i = 0; p < end; i++) {
+        if ((size_t)(p - buf) < sizeof g_starts)
+            g_starts[p - buf] = 1;
+        seed = seed * 1103515245u + 12345u;
+        uint64_t dt = (seed >> 8) % 5 == 0 ? (uint64_t)seed << 9 : (seed >> 4) % 400;
+        switch ((seed >> 20) % 8) {
+        case 0: p = lt_put_short(p, LT_SHORT_CALL, dt), p = lt_put_uint(p, i % 300); break;
+        case 1: p = lt_put_short(p, LT_SHORT_RET, dt); break;
+        case 2: p = lt_put_short(p, LT_SHORT_LINE, dt), p = lt_put_uint(p, i % 70000); break;
+        case 3:
+            snprintf(s, sizeof s, "@file%u.lua", i);
+            p = lt_put_head(p, LT_EV_STR, 2), p = lt_put_uint(p, i);
+            p = lt_put_str(p, s, (uint32_t)strlen(s));
+            p = lt_put_func(p, i, LT_WHAT_LUA, i, i, 3, 9, 0);
+            break;
+        default: p = lt_put_step(p, (int)(seed >> 28) % 5 - 2, dt); break;
+        }
+    }
+    return (size_t)(p - buf);
+}
+
+/* bytes split into blocks and merged back: themselves. Returns the blocks. */
+static unsigned split_round_trip(const uint8_t *in, size_t n, int whole_records)
+{
+    static uint8_t blk[LT_SPLIT_HDR + LT_SPLIT_MAX], scratch[LT_SPLIT_MAX], out[LT_SPLIT_MAX];
+    size_t at = 0;
+    unsigned blocks = 0;
+    while (at < n) {
+        size_t blen, took = lt_split(in + at, n - at, blk, &blen, scratch);
+        ck_assert_uint_gt(took, 0);
+        ck_assert_uint_le(took, LT_SPLIT_MAX);
+        ck_assert_uint_eq(blen, LT_SPLIT_HDR + took);
+        ck_assert_int_eq(lt_split_len(blk, blen), (int64_t)blen);
+        ck_assert_int_eq(lt_split_len(blk, LT_SPLIT_HDR - 1), 0);
+        ck_assert_int_eq(lt_merge(blk, blen, out), (int64_t)took);
+        ck_assert_mem_eq(out, in + at, took);
+        if (whole_records) /* a block ends where a record starts, or at the end */
+            ck_assert(at + took == n || g_starts[at + took]);
+        at += took;
+        blocks++;
+    }
+    return blocks;
+}
+
+/* Records split into blocks of at most LT_SPLIT_MAX, each of whole
+ * records, merge back to the same bytes; so do bytes that are not records
+ * (garbage, a record cut short at the end). */
+START_TEST(test_split_round_trip)
+{
+    size_t cap = 3 * LT_SPLIT_MAX;
+    uint8_t *buf = malloc(cap);
+    ck_assert_ptr_nonnull(buf);
+    size_t n = split_stream(buf, cap, 7);
+    ck_assert_uint_ge(split_round_trip(buf, n, 1), 3);
+    ck_assert_uint_eq(split_round_trip(buf, n - 1, 0) > 0, 1); /* cut inside the last */
+    ck_assert_uint_eq(split_round_trip(buf + 1, 5000, 0), 1);  /* starting mid-record */
+    unsigned seed = 99;
+    for (int round = 0; round < 200; round++) { /* garbage, and records with garbage */
+        size_t len = 1 + (size_t)(round * 977) % 9000;
+        for (size_t i = 0; i < len; i++)
+            buf[i] = (uint8_t)((seed = seed * 1103515245u + 12345u) >> 16);
+        if (round % 2)
+            split_stream(buf, len / 2 + 64, seed);
+        split_round_trip(buf, len, 0);
+    }
+    free(buf);
+}
+END_TEST
+
+/* A block whose header or parts are wrong is refused, never read past. */
+START_TEST(test_split_corrupt)
+{
+    static uint8_t in[20000], blk[LT_SPLIT_HDR + LT_SPLIT_MAX], scratch[LT_SPLIT_MAX],
+        out[LT_SPLIT_MAX];
+    size_t n = split_stream(in, sizeof in, 3), blen;
+    ck_assert_uint_eq(lt_split(in, n, blk, &blen, scratch), n);
+    ck_assert_int_eq(lt_merge(blk, blen - 1, out), -1); /* cut short */
+    for (int field = 0; field < 3; field++) {
+        for (int delta = -2; delta <= 2; delta += 4) {
+            uint8_t *b = malloc(blen);
+            memcpy(b, blk, blen);
+            b[4 * field] = (uint8_t)(b[4 * field] + delta); /* lenA, lenB, splitA */
+            ck_assert_int_eq(lt_merge(b, blen, out), -1);
+            free(b);
+        }
+    }
+    uint8_t big[LT_SPLIT_HDR] = {0, 0, 4, 0, 1, 0, 0, 0, 0, 0, 0, 0}; /* lenA + lenB > MAX */
+    ck_assert_int_eq(lt_split_len(big, sizeof big), -1);
+    uint8_t over[LT_SPLIT_HDR] = {1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0}; /* splitA > lenA */
+    ck_assert_int_eq(lt_split_len(over, sizeof over), -1);
+    uint8_t empty[LT_SPLIT_HDR] = {0};
+    ck_assert_int_eq(lt_split_len(empty, sizeof empty), -1);
+}
+END_TEST
+
 UT_MAIN("event", NULL, NULL, test_event_tables, test_file_versions, test_event_uint_widths,
         test_event_round_trip, test_event_msgpack_compat, test_event_truncated,
         test_event_malformed, test_event_string_limit, test_event_random_bytes,
         test_event_line_steps, test_event_line_step_errors, test_event_switch_depth,
-        test_event_hot_decoder, test_event_format)
+        test_event_hot_decoder, test_event_format, test_split_round_trip, test_split_corrupt)

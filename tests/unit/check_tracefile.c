@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "lt_event.h"
 #include "lt_file.h"
@@ -128,6 +129,22 @@ static void check_decodes(const stream *s, size_t want, int cut)
     free(buf);
 }
 
+/* The file decodes to the stream's first records, at least `least`
+ * bytes of them, and says it was cut. */
+static void check_prefix(const stream *s, size_t least)
+{
+    size_t n, r = 0;
+    int was_cut;
+    uint8_t *buf = decode(g_path, &n, &was_cut);
+    while (r < s->nrec && s->ends[r] < n)
+        r++;
+    ck_assert(n == 0 || (r < s->nrec && s->ends[r] == n));
+    ck_assert_uint_ge(n, least);
+    ck_assert_int_eq(memcmp(buf, s->p, n), 0);
+    ck_assert_int_eq(was_cut, 1);
+    free(buf);
+}
+
 /* Runs fn(arg) in a child process whose files may grow to max bytes (a
  * write past that fails with EFBIG: SIGXFSZ ignored). Check logs every
  * assertion to a file, which the limit would bound too: the child asserts
@@ -179,9 +196,10 @@ static uint8_t *read_file(size_t *n)
 }
 
 /* The writer is deterministic: the stream is written whole once, noting
- * its safe points; then a file limited to the k-th safe point's length
- * (plus `extra` bytes, less than the next one) must be exactly the whole
- * file's first bytes up to it, and decode to the records before it. */
+ * its safe points after each write; then a file limited to the k-th safe
+ * point's length (plus `extra` bytes, less than the next one) must be
+ * exactly the whole file's first bytes up to it or to a block flushed
+ * within the next write, and decode to the records before that. */
 static void cut_case(size_t bytes, size_t chunk)
 {
     stream s;
@@ -201,10 +219,12 @@ static void cut_case(size_t bytes, size_t chunk)
             cut_args a = {&s, chunk};
             ck_assert_int_eq(limited(cut_child, &a, sp->size[k] + extra), 0);
             uint8_t *got = read_file(&n);
-            ck_assert_uint_eq(n, sp->size[k]);
+            /* a write of more than a block flushes each of its blocks */
+            ck_assert_uint_ge(n, sp->size[k]);
+            ck_assert_uint_le(n, sp->size[k] + extra);
             ck_assert_int_eq(memcmp(got, whole, n), 0);
             free(got);
-            check_decodes(&s, sp->raw[k], 1); /* no frame end: cut */
+            check_prefix(&s, sp->raw[k]); /* no frame end: cut */
         }
     }
     free(whole);
@@ -225,7 +245,7 @@ START_TEST(test_tracefile_whole)
     uint8_t *buf = read_file(&n);
     ck_assert_int_eq(memcmp(buf, LT_FILE_MAGIC, 8), 0);
     ck_assert_uint_eq(buf[8], LT_FILE_VERSION);
-    ck_assert_uint_eq(buf[12], LT_FILE_ZSTD);
+    ck_assert_uint_eq(buf[12], LT_FILE_ZSTD | LT_FILE_SPLIT);
     ck_assert_uint_lt(n, s.n); /* compressed (random-ish steps: not much) */
     free(buf);
     check_decodes(&s, s.n, 0);
@@ -318,17 +338,38 @@ START_TEST(test_tracefile_corrupt)
     ck_assert_int_eq(write_chunks(&t, &s, 5000, NULL), 0);
     ck_assert_int_eq(rd_tracefile_close(&t), 0);
     uint8_t *whole = read_file(&n);
-    write_trace(5, LT_FILE_ZSTD, whole + LT_FILE_HDR_SIZE, n - LT_FILE_HDR_SIZE - 3);
+    const uint32_t split = LT_FILE_ZSTD | LT_FILE_SPLIT;
+    write_trace(11, split, whole + LT_FILE_HDR_SIZE, n - LT_FILE_HDR_SIZE - 3);
     size_t got;
     int cut;
     free(decode(g_path, &got, &cut));
     ck_assert(cut);
     ck_assert_uint_gt(got, 0);
     memcpy(whole + n, "junk", 4);
-    write_trace(5, LT_FILE_ZSTD, whole + LT_FILE_HDR_SIZE, n + 4 - LT_FILE_HDR_SIZE);
+    write_trace(11, split, whole + LT_FILE_HDR_SIZE, n + 4 - LT_FILE_HDR_SIZE);
     ck_assert_int_eq(read_error(err, sizeof err), -EPROTO);
     ck_assert_ptr_nonnull(strstr(err, "corrupt compressed trace"));
     free(whole);
+    /* blocks whose parts do not merge (a delta missing, an empty block), or
+     * whose header is cut: a clear error, or the end of a cut file */
+    static const uint8_t bad[][16] = {
+        {1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0x7f},  /* a step, no delta for it */
+        {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},        /* empty */
+        {1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0x95},  /* a record cut short */
+    };
+    uint8_t z[64];
+    for (size_t i = 0; i < 3; i++) {
+        size_t zn = ZSTD_compress(z, sizeof z, bad[i], 13, 3);
+        ck_assert(!ZSTD_isError(zn));
+        write_trace(11, split, z, zn);
+        ck_assert_int_eq(read_error(err, sizeof err), -EPROTO);
+        ck_assert_ptr_nonnull(strstr(err, "a block does not merge"));
+    }
+    size_t zn = ZSTD_compress(z, sizeof z, bad[0], 7, 3); /* the header cut */
+    write_trace(11, split, z, zn);
+    size_t got0;
+    free(decode(g_path, &got0, &cut));
+    ck_assert_uint_eq(got0, 0);
     free_stream(&s);
 }
 END_TEST
