@@ -677,6 +677,9 @@ void co_attach_serve(lua_State *L, lua_Debug *ar)
         lua_sethook(L, NULL, 0, 0); /* recorderd gave up waiting: stay dormant, */
         if (g_walk_ok)              /* say nothing, leave no hook */
             each_thread(L, unhook_all, NULL);
+        /* but a request that came meanwhile (its recorderd asked again after
+         * this one's was killed) keeps its hooks, else it waits for good */
+        co_attach_serve_pending();
         return;
     }
     s->attached = 1;

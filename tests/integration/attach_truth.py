@@ -88,6 +88,8 @@ frames that were unwound, nothing past the detach). Cases:
               thread list, the resumers are found from the main thread on
   luajitdump  dump of a dormant luajit host busy in Lua: answered from the
               hook, every frame the program's; the JIT left on
+  killedfirst  a request that lands while the collector serves one whose
+              recorderd was killed (no ack) is served, not lost
   proghook    coroutines with the program's own count hook (debug.sethook),
               one across the attach and the detach, one made while traced:
               each counts what it counts untraced and keeps its hook
@@ -709,6 +711,59 @@ def case_sweep(c):
         with open(os.path.join(c.tmp, 'stop'), 'w'):
             pass
         p.communicate(timeout=60)
+
+
+def signal_delivered(pid, sig):
+    """Waits (up to 10 s) until sig is no longer pending in process pid."""
+    bit = 1 << (sig - 1)
+    for _ in range(1000):
+        with open('/proc/%d/status' % pid) as f:
+            pend = [int(l.split()[1], 16) for l in f if l.startswith(('SigPnd:', 'ShdPnd:'))]
+        if not any(p & bit for p in pend):
+            return
+        time.sleep(0.01)
+    raise Failure('signal %d still pending in %d' % (sig, pid))
+
+
+def case_killedfirst(c):
+    """A request that lands while the collector serves one whose recorderd
+    went away (killed with SIGKILL, so that its hello gets no ack) is
+    served at the program's next Lua event: the failed one's clean-up must
+    not take the new request's hooks. The two recorderds are sockets of
+    ours at the attach path, so that the second request is never sent
+    again; before the fix it was lost and the second attach timed out."""
+    p = start(c, FIBPROG)
+    uid = os.getuid()
+    sig = int(open('/tmp/luatrace-%d/attach/%d' % (uid, p.pid)).read().split('signal ')[1])
+    path = '/tmp/luatrace-%d/attach/%d.sock' % (uid, p.pid)
+    first = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    c.socks.append((first, path))
+    first.bind(path)
+    first.listen(4)
+    first.settimeout(20)
+    sigqueue(p.pid, sig, 1)  # TRACE
+    conn, _ = first.accept()  # the collector now waits for the ack
+    c.socks.append((conn, path))
+    sigqueue(p.pid, sig, 1)  # the next recorderd's request
+    signal_delivered(p.pid, sig)
+    first.close()
+    os.unlink(path)
+    second = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    c.socks.append((second, path))
+    second.bind(path)
+    second.listen(4)
+    second.settimeout(20)
+    conn.close()  # killed: no ack, the first request fails
+    try:
+        conn2, _ = second.accept()
+    except socket.timeout:
+        raise Failure('the request that came during a failed one was lost')
+    conn2.close()  # this one fails too: the program stays dormant
+    with open(os.path.join(c.tmp, 'stop'), 'w'):
+        pass
+    out, err = p.communicate(timeout=60)
+    expect(p.returncode == 0 and out == b'done\n' and not err,
+           'the program: %d %r %r' % (p.returncode, out, err))
 
 
 def luajit_start(c, off):
