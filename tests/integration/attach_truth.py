@@ -90,6 +90,9 @@ frames that were unwound, nothing past the detach). Cases:
               hook, every frame the program's; the JIT left on
   killedfirst  a request that lands while the collector serves one whose
               recorderd was killed (no ack) is served, not lost
+  badout      an --out where no session can be made: refused before the
+              process is asked anything; one removed while the attach
+              waits ends it at the refused hello
   proghook    coroutines with the program's own count hook (debug.sethook),
               one across the attach and the detach, one made while traced:
               each counts what it counts untraced and keeps its hook
@@ -764,6 +767,79 @@ def case_killedfirst(c):
     out, err = p.communicate(timeout=60)
     expect(p.returncode == 0 and out == b'done\n' and not err,
            'the program: %d %r %r' % (p.returncode, out, err))
+
+
+BLOCKREAD = '''io.stdout:write("READY\\n") io.stdout:flush()
+local l = io.read("*l")
+local function f(i) return i end
+while not io.open("stop2") do f(1) end
+io.stdout:write("got ", l, "\\n")
+'''
+
+
+def case_badout(c):
+    """attach with an --out where no session can be made: refused at once
+    (exit 1, why), before the process is asked anything, whether it has a
+    dormant collector or not (then luatrace.so is not loaded into it). An
+    --out removed while the attach waits: the process's hello is refused,
+    and the attach ends at once, not at --timeout."""
+    afile = os.path.join(c.tmp, 'afile')
+    open(afile, 'w').close()
+    bad = os.path.join(afile, 'out')
+    dormant = start(c, FIBPROG)
+    plain = subprocess.Popen([c.args.lua, 'prog.lua'], cwd=c.tmp, env=c.env(),
+                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(plain)
+    expect(plain.stdout.readline() == b'READY\n', 'the plain program did not get ready')
+    for p in (dormant, plain):
+        r = recorderd(c, 'attach', str(p.pid), '--out', bad, '--timeout', '30')
+        err = r.stderr.decode()
+        expect(r.returncode == 1 and 'cannot create a session directory in %s' % bad in err
+               and 'did not answer' not in err and 'loaded into it' not in err,
+               'attach with --out under a file: %d %r' % (r.returncode, err))
+    maps = open('/proc/%d/maps' % plain.pid).read()
+    expect('luatrace' not in maps, 'luatrace.so was loaded for an attach that could not write')
+    with open(os.path.join(c.tmp, 'stop'), 'w'):
+        pass
+    for p in (dormant, plain):
+        out, err = p.communicate(timeout=60)
+        expect(p.returncode == 0 and out == b'done\n' and not err,
+               'the program: %d %r %r' % (p.returncode, out, err))
+    gone_out_dir(c)
+
+
+def gone_out_dir(c):
+    """badout's second half: the --out removed while the attach waits."""
+    c.write('read.lua', BLOCKREAD)
+    p = subprocess.Popen([c.args.lua, '-lluatrace', 'read.lua'], cwd=c.tmp,
+                         env=c.env(LUATRACE_ATTACH='1'), stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(p)
+    expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+    out = os.path.join(c.tmp, 'gone')
+    a = subprocess.Popen([c.args.recorderd, 'attach', str(p.pid), '--out', out, '--timeout',
+                          '30'], cwd=c.tmp, env=base_env(), stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    c.procs.append(a)
+    sock = '/tmp/luatrace-%d/attach/%d.sock' % (os.getuid(), p.pid)
+    for _ in range(1000):  # listening: --out is open, the request sent
+        if os.path.exists(sock) or a.poll() is not None:
+            break
+        time.sleep(0.01)
+    shutil.rmtree(out)
+    p.stdin.write(b'line\n')  # Lua runs: the hello
+    p.stdin.flush()
+    _, aerr = a.communicate(timeout=60)
+    aerr = aerr.decode()
+    with open(os.path.join(c.tmp, 'stop2'), 'w'):
+        pass
+    rest, perr = p.communicate(timeout=60)
+    expect(a.returncode == 1 and 'refused: cannot create a session directory' in aerr
+           and 'did not answer' not in aerr, 'attach whose --out went: %d %r'
+           % (a.returncode, aerr))
+    expect(p.returncode == 0 and rest == b'got line\n' and not perr,
+           'the program: %d %r %r' % (p.returncode, rest, perr))
 
 
 def luajit_start(c, off):
