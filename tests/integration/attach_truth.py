@@ -86,6 +86,8 @@ frames that were unwound, nothing past the detach). Cases:
   luajitoff   the same with the program's own jit.off(): it stays off
   luajitco, luajitconested  coroutine and conested under luajit: with no
               thread list, the resumers are found from the main thread on
+  luajitoutside  attach, dump, top, record of a luajit that never loaded
+              luatrace: a message that says it is LuaJIT and what to do
   luajitdump  dump of a dormant luajit host busy in Lua: answered from the
               hook, every frame the program's; the JIT left on
   killedfirst  a request that lands while the collector serves one whose
@@ -903,6 +905,31 @@ def case_luajitco(c):
 
 def case_luajitconested(c):
     case_conested(c, need_luajit())
+
+
+def case_luajitoutside(c):
+    """attach, dump, top and record of a luajit that never loaded luatrace:
+    each says it runs LuaJIT and how to start it, exit 1, nothing loaded
+    into it and its output unchanged (before: 'no Lua 5.1 state', after
+    attach had stopped it to look for one)."""
+    lj = need_luajit()
+    c.write('prog.lua', FIBPROG)
+    p = subprocess.Popen([lj, 'prog.lua'], cwd=c.tmp, env=c.env(), stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(p)
+    expect(p.stdout.readline() == b'READY\n', 'luajit did not get ready')
+    for cmd in ('attach', 'dump', 'top', 'record'):
+        r = recorderd(c, cmd, str(p.pid), *{'dump': []}.get(cmd, ['--duration', '0.3']))
+        err = r.stderr.decode()
+        expect(r.returncode == 1 and 'process %d runs LuaJIT' % p.pid in err and
+               'LUATRACE_ATTACH=1 luajit -lluatrace' in err and err.count('\n') == 1,
+               '%s of a plain luajit: %d %r' % (cmd, r.returncode, err))
+    expect('luatrace' not in open('/proc/%d/maps' % p.pid).read(), 'luatrace.so loaded')
+    with open(os.path.join(c.tmp, 'stop'), 'w'):
+        pass
+    out, err = p.communicate(timeout=60)
+    expect(p.returncode == 0 and out == b'done\n' and not err,
+           'luajit: %d %r %r' % (p.returncode, out, err))
 
 
 def case_luajitdump(c):
