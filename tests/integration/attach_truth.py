@@ -101,6 +101,7 @@ frames that were unwound, nothing past the detach). Cases:
 """
 
 import ctypes
+import glob
 import json
 import os
 import re
@@ -842,6 +843,51 @@ def gone_out_dir(c):
            % (a.returncode, aerr))
     expect(p.returncode == 0 and rest == b'got line\n' and not perr,
            'the program: %d %r %r' % (p.returncode, rest, perr))
+
+
+RELOAD = '''local function fib(n) if n < 2 then return n end return fib(n - 1) + fib(n - 2) end
+io.stdout:write("READY ", ROUND, "\\n") io.stdout:flush()
+while not io.open("next" .. ROUND) do fib(12) end
+io.stdout:write("round ", ROUND, " hook ", tostring(debug.gethook()), "\\n")
+'''
+
+
+def case_reload(c):
+    """A C host that closes its Lua state and makes another, round after
+    round (a server reloading its scripts), listening on each
+    (tests/hosts/reload_host) or never linking luatrace (reload_plain,
+    attached by injection): every round's attach is served, and traces
+    that round's state. Before, the collector kept the closed state: the
+    second round's attach waited for good (listen said 0, a third listen
+    'listens on another Lua state'), and an injected host was never
+    injected again."""
+    c.write('prog.lua', RELOAD)
+    c.used.add('attach')
+    for host, env in ((c.args.reload_host, {'LUATRACE_ATTACH': '1'}), (c.args.reload_plain, {})):
+        for f in glob.glob(os.path.join(c.tmp, 'next*')):
+            os.unlink(f)
+        p = subprocess.Popen([host, 'prog.lua', '3'], cwd=c.tmp, env=c.env(**env),
+                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, start_new_session=True)
+        c.procs.append(p)
+        for r in range(3):
+            line = p.stdout.readline()
+            expect(line == b'READY %d\n' % r, '%s said %r' % (host, line))
+            a = recorderd(c, 'attach', str(p.pid), '--duration', '0.2', '--timeout', '10',
+                          '--out', c.out)
+            expect(a.returncode == 0, '%s round %d: attach %d %r'
+                   % (os.path.basename(host), r, a.returncode, a.stderr))
+            session = c.session('attach.%d' % p.pid)
+            calls = c.folded(session, 'calls')
+            expect(any(k.endswith(';fib@prog.lua:1') for k in calls),
+                   'round %d: no fib traced: %r' % (r, calls))
+            shutil.rmtree(session)
+            open(os.path.join(c.tmp, 'next%d' % r), 'w').close()
+            line = p.stdout.readline()
+            expect(line == b'round %d hook nil\n' % r, '%s said %r' % (host, line))
+        rest, err = p.communicate(timeout=60)
+        expect(p.returncode == 0 and not err and not rest,
+               '%s: %d %r %r' % (host, p.returncode, rest, err))
 
 
 def luajit_start(c, off):
@@ -1650,9 +1696,12 @@ def main(argv):
         ap.add_argument('--hosts', help='tests/hosts, for c_host.lua (dumpstormc)')
         ap.add_argument('--resume-host', help='tests/hosts/resume_host (hostattach)')
         ap.add_argument('--thread-host', help='tests/hosts/thread_host (otherthread*)')
+        ap.add_argument('--reload-host', help='tests/hosts/reload_host (reload)')
+        ap.add_argument('--reload-plain', help='tests/hosts/reload_plain (reload)')
     return harness.case_main(argv, cases(globals()), 'luatrace-attach-', add_args,
                              make=AttachCase,
-                             paths=('block_host', 'c_host', 'resume_host', 'thread_host'))
+                             paths=('block_host', 'c_host', 'resume_host', 'thread_host',
+                                    'reload_host', 'reload_plain'))
 
 
 if __name__ == '__main__':
