@@ -90,6 +90,8 @@ frames that were unwound, nothing past the detach). Cases:
               luatrace: a message that says it is LuaJIT and what to do
   luajitdump  dump of a dormant luajit host busy in Lua: answered from the
               hook, every frame the program's; the JIT left on
+  sweepsock   the PID.sock a killed recorderd left (its process gone, no
+              listener) goes at the next attach; others stay
   killedfirst  a request that lands while the collector serves one whose
               recorderd was killed (no ack) is served, not lost
   badout      an --out where no session can be made: refused before the
@@ -717,6 +719,35 @@ def case_sweep(c):
         with open(os.path.join(c.tmp, 'stop'), 'w'):
             pass
         p.communicate(timeout=60)
+
+
+def case_sweepsock(c):
+    """The PID.sock of a recorderd killed (SIGKILL) while attached to a
+    process that then ended, nobody listening on it, goes at the next
+    attach, dump or top; one a recorderd still listens on, and one of a
+    live process, stay."""
+    d = '/tmp/luatrace-%d/attach' % os.getuid()
+    os.makedirs(d, mode=0o700, exist_ok=True)
+    gone = []
+    for _ in range(2):
+        q = subprocess.Popen(['true'])
+        q.wait()
+        gone.append(q.pid)
+    stale, listened, live = ['%s/%d.sock' % (d, pid) for pid in gone + [os.getpid()]]
+    socks = []
+    for path in (stale, listened, live):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        c.socks.append((s, path))
+        s.bind(path)
+        socks.append(s)
+    socks[1].listen(4)
+    socks[0].close()  # as a killed recorderd leaves it: the file, no listener
+    socks[2].close()
+    r = recorderd(c, 'dump', str(gone[0]), '--timeout', '5')
+    expect(r.returncode == 1 and b'no process' in r.stderr, 'dump: %r' % r.stderr)
+    expect(not os.path.exists(stale), 'the stale socket is left: %s' % stale)
+    expect(os.path.exists(listened) and os.path.exists(live),
+           'a socket with a listener, or of a live process, was removed')
 
 
 def signal_delivered(pid, sig):
