@@ -42,6 +42,8 @@ typedef struct attach_ctx {
     unsigned long long t_sent; /* when the last request was queued */
 } attach_ctx;
 
+static char proc_state(pid_t pid);
+
 /* The checks before anything is sent: the process exists, is ours, and
  * has a dormant collector (a marker matching its start time). */
 static int check_target(pid_t pid, lt_attach_marker *mk, char *err, size_t cap)
@@ -51,6 +53,11 @@ static int check_target(pid_t pid, lt_attach_marker *mk, char *err, size_t cap)
     snprintf(proc, sizeof proc, "/proc/%d", (int)pid);
     if (pid <= 0 || stat(proc, &st) < 0) {
         snprintf(err, cap, "no process %d", (int)pid);
+        return -ESRCH;
+    }
+    char state = proc_state(pid);
+    if (!state || state == 'Z' || state == 'X') { /* not reaped yet: not Lua any more */
+        snprintf(err, cap, "process %d exited", (int)pid);
         return -ESRCH;
     }
     if (st.st_uid != geteuid()) {

@@ -90,6 +90,8 @@ frames that were unwound, nothing past the detach). Cases:
               luatrace: a message that says it is LuaJIT and what to do
   luajitdump  dump of a dormant luajit host busy in Lua: answered from the
               hook, every frame the program's; the JIT left on
+  zombie      attach, dump, top, record of an exited, unreaped lua5.1:
+              'process N exited'
   sweepsock   the PID.sock a killed recorderd left (its process gone, no
               listener) goes at the next attach; others stay
   killedfirst  a request that lands while the collector serves one whose
@@ -719,6 +721,27 @@ def case_sweep(c):
         with open(os.path.join(c.tmp, 'stop'), 'w'):
             pass
         p.communicate(timeout=60)
+
+
+def case_zombie(c):
+    """attach, dump, top and record of a lua5.1 that exited and was not
+    reaped yet (a zombie: /proc still lists it): 'process N exited', exit 1
+    (before, attach said it exported no Lua 5.1 API, or was not Lua)."""
+    p = subprocess.Popen([c.args.lua, '-e', 'os.exit(0)'], cwd=c.tmp, env=c.env(),
+                         stdin=subprocess.DEVNULL, start_new_session=True)
+    c.procs.append(p)
+    for _ in range(1000):
+        with open('/proc/%d/stat' % p.pid) as f:
+            if f.read().rpartition(')')[2].split()[0] == 'Z':
+                break
+        time.sleep(0.01)
+    else:
+        raise Failure('lua5.1 did not exit')
+    for cmd in ('attach', 'dump', 'top', 'record'):
+        r = recorderd(c, cmd, str(p.pid), *{'dump': []}.get(cmd, ['--duration', '0.3']))
+        expect(r.returncode == 1 and b'process %d exited' % p.pid in r.stderr,
+               '%s of a zombie: %d %r' % (cmd, r.returncode, r.stderr))
+    p.wait()
 
 
 def case_sweepsock(c):
