@@ -165,6 +165,19 @@ void co_attach_closing(void)
         sched_yield();
 }
 
+static void remove_marker(void);
+
+void co_attach_closed(void)
+{
+    co_module_state()->attached = 0;
+    g_main = NULL; /* freed: requests stay ignored (g_closing) until arm() */
+    g_walk_ok = 0;
+    g_injected = 0;
+    g_jit_restore = 0;
+    co_attach_req = 0;
+    remove_marker(); /* else an attach would wait for good, not inject anew */
+}
+
 void co_attach_forked(void)
 {
     g_lua_tid = self_tid(); /* the child's only thread: Lua runs on it if at all */
@@ -367,7 +380,11 @@ static int arm(const lt_attach_marker *m, char *err, size_t cap)
         g_marker[0] = 0;
         return e;
     }
-    atexit(remove_marker);
+    static int at_exit_set;
+    if (!at_exit_set++)
+        atexit(remove_marker);
+    /* a state made after a closed one: requests are served again */
+    __atomic_store_n(&g_closing, 0, __ATOMIC_SEQ_CST);
     return 0;
 }
 
@@ -677,6 +694,9 @@ void co_attach_serve(lua_State *L, lua_Debug *ar)
         lua_sethook(L, NULL, 0, 0); /* recorderd gave up waiting: stay dormant, */
         if (g_walk_ok)              /* say nothing, leave no hook */
             each_thread(L, unhook_all, NULL);
+        /* but a request that came meanwhile (its recorderd asked again after
+         * this one's was killed) keeps its hooks, else it waits for good */
+        co_attach_serve_pending();
         return;
     }
     s->attached = 1;

@@ -165,6 +165,7 @@ static int sentinel_gc(lua_State *L)
     co_module_finish(co_hook_state(), LT_R_CLOSE);
     co_chain_forget_all();
     g_pending.on = 0; /* closed before its first call */
+    co_attach_closed();
     /* a state made after this one may trace (tron) */
     atomic_compare_exchange_strong(&g_owner, &mine, NULL);
     return 0;
@@ -410,14 +411,20 @@ int co_module_begin_calib(co_state *s, lua_State *L, lua_CFunction running, char
     return begin(s, L, "calibration", NULL, running, 1, err, cap);
 }
 
-/* Process-wide hooks of the module, installed once. */
+/* The claimed state's sentinel (one per state: a host that closes its
+ * state and makes another claims that one next), and the process-wide
+ * hooks of the module, installed once. */
 void co_module_once(lua_State *L)
 {
     static int done;
+    lua_getfield(L, LUA_REGISTRYINDEX, CO_SENTINEL);
+    int has = !lua_isnil(L, -1);
+    lua_pop(L, 1);
+    if (!has)
+        co_module_sentinel(L, CO_SENTINEL, sentinel_gc);
     if (done)
         return;
     done = 1;
-    co_module_sentinel(L, CO_SENTINEL, sentinel_gc);
     atexit(at_exit);
     pthread_atfork(NULL, NULL, in_forked_child);
 }

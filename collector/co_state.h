@@ -707,6 +707,9 @@ void co_sigint_closing(void);
 /* lua_close has begun (the sentinel's finalizer): requests are ignored;
  * returns once no handler is under way. */
 void co_attach_closing(void);
+/* After the claimed state's close (its sentinel): no state listens, the
+ * marker is gone; the next state may listen or be injected into. */
+void co_attach_closed(void);
 
 /* In a forked child (async-signal-safe): its one thread is the Lua thread. */
 void co_attach_forked(void);

@@ -7,7 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 /* LT_ATTACH_DIR for uid into buf. */
@@ -117,6 +120,24 @@ int lt_attach_marker_read(const char *path, lt_attach_marker *m)
     return 0;
 }
 
+/* PID.sock left by a recorderd killed while it attached (SIGKILL: it could
+ * not remove it): its process is gone and nobody listens on it. A live
+ * recorderd for a gone process ends at once: our connection costs it
+ * nothing. Non-blocking: a full backlog is not a wait. */
+static int stale_socket(const char *path, long pid)
+{
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    if (kill((pid_t)pid, 0) == 0 || errno != ESRCH || strlen(path) >= sizeof a.sun_path)
+        return 0;
+    memcpy(a.sun_path, path, strlen(path) + 1);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0)
+        return 0;
+    int refused = connect(fd, (struct sockaddr *)&a, sizeof a) < 0 && errno == ECONNREFUSED;
+    close(fd);
+    return refused;
+}
+
 int lt_attach_sweep(uid_t uid)
 {
     char dir[128], path[128 + sizeof ((struct dirent *)0)->d_name + 1];
@@ -129,9 +150,13 @@ int lt_attach_sweep(uid_t uid)
         char *end;
         long pid = strtol(e->d_name, &end, 10);
         lt_attach_marker m;
-        if (pid <= 0 || *end) /* markers only, not PID.sock */
+        if (pid <= 0 || (*end && strcmp(end, ".sock")))
             continue;
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (*end) { /* PID.sock */
+            n += stale_socket(path, pid) && unlink(path) == 0;
+            continue;
+        }
         if (!lt_attach_marker_read(path, &m) && m.start != lt_attach_start_time((pid_t)pid))
             n += unlink(path) == 0;
     }

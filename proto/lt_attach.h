@@ -80,8 +80,9 @@ int lt_attach_marker_read(const char *path, lt_attach_marker *m);
 
 /* Removes uid's markers of processes that no longer run (a dormant
  * collector removes its own at exit, but a process killed by a signal
- * cannot): the marker's start time is not its pid's. Returns how many, or
- * -errno if the directory cannot be read. */
+ * cannot): the marker's start time is not its pid's; and the PID.sock of
+ * a recorderd killed while attached, its process gone and nobody
+ * listening. Returns how many, or -errno if the directory cannot be read. */
 int lt_attach_sweep(uid_t uid);
 
 #endif

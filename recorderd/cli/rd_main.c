@@ -337,6 +337,23 @@ static int attach_arg(const char *what, int files, int argc, char **argv, int *i
     return 0;
 }
 
+/* 0, or 1 after saying so when pid names a thread of another process (a
+ * TID, as top -H shows): /proc answers for it, but its marker, its state
+ * and everything recorderd loads belong to the process, and an attach
+ * went as far as loading luatrace.so before it failed. */
+static int not_a_process(const char *what, pid_t pid)
+{
+    char buf[2048];
+    const char *t = rd_proc_read((int)pid, "status", buf, sizeof buf) ? strstr(buf, "\nTgid:")
+                                                                     : NULL;
+    long tgid = t ? strtol(t + 6, NULL, 10) : 0;
+    if (tgid <= 0 || tgid == pid)
+        return 0;
+    fprintf(stderr, "recorderd %s: %d is a thread of process %ld, not a process: give %ld\n",
+            what, (int)pid, tgid, tgid);
+    return 1;
+}
+
 /* attach, dump, top: PID [options] */
 static int cmd_attach(int argc, char **argv, const char *what)
 {
@@ -350,6 +367,8 @@ static int cmd_attach(int argc, char **argv, const char *what)
     }
     if (!o.pid)
         return fprintf(stderr, "recorderd %s: give the process id\n", what), 2;
+    if (not_a_process(what, o.pid))
+        return 1;
     o.dump = dump;
     o.keys = top;
     o.so.no_files = dump || top;
@@ -397,6 +416,8 @@ static int cmd_record(int argc, char **argv)
     }
     if (!o.pid)
         return fprintf(stderr, "recorderd record: give the process id\n"), 2;
+    if (not_a_process("record", o.pid))
+        return 1;
     o.so.sample_hz = o.hz;
     return rd_record(&o);
 }

@@ -197,6 +197,7 @@ static void on_hello(rd_conn *c, const lt_ctl_msg *m)
         char msg[sizeof err + 48];
         snprintf(msg, sizeof msg, "cannot create a session directory in %s", err);
         rd_server_note(c->srv, "pid %d refused: %s", (int)cr.pid, msg);
+        c->srv->nrefused++;
         send_ack(c, 0, msg);
         return;
     }
@@ -208,6 +209,7 @@ static void on_hello(rd_conn *c, const lt_ctl_msg *m)
         if (strstr(err, strerror(EMFILE)) || strstr(err, strerror(ENFILE)))
             c->srv->nofd++;
         rd_server_note(c->srv, "pid %d refused: %s", (int)cr.pid, err);
+        c->srv->nrefused++;
         send_ack(c, 0, err);
         return;
     }

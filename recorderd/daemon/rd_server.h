@@ -41,6 +41,7 @@ struct rd_server {
     unsigned ndumps;
     unsigned nstarted; /* sessions ever started */
     unsigned nofd;     /* connections refused: out of file descriptors */
+    unsigned nrefused; /* hellos refused: no session could be made for them */
     unsigned nidle;    /* connections closed: no hello within hello_ms */
     unsigned hello_ms; /* a connection's first message must come within */
     char path[108];

@@ -16,6 +16,7 @@
 #include "lt_attach.h"
 #include "lt_ctl.h"
 #include "lt_ring.h"
+#include "rd_outdir.h"
 #include "rd_guard.h"
 #include "rd_inject.h"
 #include "rd_peek.h"
@@ -41,6 +42,8 @@ typedef struct attach_ctx {
     unsigned long long t_sent; /* when the last request was queued */
 } attach_ctx;
 
+static char proc_state(pid_t pid);
+
 /* The checks before anything is sent: the process exists, is ours, and
  * has a dormant collector (a marker matching its start time). */
 static int check_target(pid_t pid, lt_attach_marker *mk, char *err, size_t cap)
@@ -50,6 +53,11 @@ static int check_target(pid_t pid, lt_attach_marker *mk, char *err, size_t cap)
     snprintf(proc, sizeof proc, "/proc/%d", (int)pid);
     if (pid <= 0 || stat(proc, &st) < 0) {
         snprintf(err, cap, "no process %d", (int)pid);
+        return -ESRCH;
+    }
+    char state = proc_state(pid);
+    if (!state || state == 'Z' || state == 'X') { /* not reaped yet: not Lua any more */
+        snprintf(err, cap, "process %d exited", (int)pid);
         return -ESRCH;
     }
     if (st.st_uid != geteuid()) {
@@ -249,7 +257,9 @@ static void on_dump(rd_server *srv, uint32_t flags, const uint8_t *p, size_t n)
 static void on_idle(rd_server *srv)
 {
     attach_ctx *a = srv->ud;
-    if (a->srv.nstarted || a->detaching)
+    /* a hello refused (its session could not be made, the server said
+     * why): the process stays dormant, waiting on would only time out */
+    if (a->srv.nstarted || a->detaching || a->srv.nrefused)
         close_all(a);
 }
 
@@ -290,6 +300,23 @@ static int start_handles(attach_ctx *a, uv_loop_t *loop)
     return 0;
 }
 
+/* The out directory, checked before anything is done to the process: a
+ * session that cannot be written would leave it asked, or injected, for
+ * nothing, and the attach waiting for a hello it refuses. */
+static int out_ok(const rd_attach_opts *o, char *err, size_t cap)
+{
+    char why[400];
+    if (o->so.no_files)
+        return 0;
+    int fd = rd_out_open(o->so.out, 1, why, sizeof why);
+    if (fd < 0) {
+        snprintf(err, cap, "cannot create a session directory in %s", why);
+        return fd;
+    }
+    close(fd);
+    return 0;
+}
+
 /* A process with no dormant collector: load one (rd_inject), unless it is
  * mapped already (an earlier attach), then check again. */
 static int inject(const rd_attach_opts *o, lt_attach_marker *mk, char *err, size_t cap)
@@ -318,6 +345,8 @@ int rd_attach(const rd_attach_opts *o)
                              .stop = o->stop};
         return rd_sample_top(&so);
     }
+    if ((!e || e == -ENOENT) && !o->dump && !o->keys)
+        e = out_ok(o, err, sizeof err) ? -ENOTDIR : e;
     if (e == -ENOENT && !o->dump && !o->keys)
         e = inject(o, &a.mk, err, sizeof err);
     if (e) {

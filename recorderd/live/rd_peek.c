@@ -14,6 +14,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <lua.h>
 #include <sched.h>
 #include <signal.h>
@@ -272,6 +273,20 @@ void rd_peek_refusal_msg(pid_t pid, int e, char *buf, size_t cap)
         snprintf(buf, cap, "cannot stop process %d for the read: %s", (int)pid, strerror(-e));
 }
 
+int rd_peek_luajit(pid_t pid, char *buf, size_t cap)
+{
+    char lib[PATH_MAX];
+    uintptr_t at;
+    if (rd_elf_find(pid, "luaJIT_setmode", NULL, &at, lib, sizeof lib))
+        return 0;
+    snprintf(buf, cap, "process %d runs LuaJIT (%s), which recorderd can neither read nor "
+                       "load luatrace into from outside (record needs that): attach, dump "
+                       "and top work on one started with LUATRACE_ATTACH=1 luajit "
+                       "-lluatrace ... (or that calls require(\"luatrace\").listen())",
+             (int)pid, lib);
+    return 1;
+}
+
 int rd_peek_refusal(pid_t pid, int e)
 {
     char msg[512];
@@ -331,9 +346,12 @@ int rd_peek_dump(pid_t pid, FILE *out)
     if (!s || !d) {
         fprintf(stderr, "recorderd: out of memory\n");
     } else {
+        char jit[PATH_MAX + 256];
         rd_peek_init(d, pid);
-        int e = rd_peek_stop_all(pid, s);
-        if (e)
+        int e = rd_peek_luajit(pid, jit, sizeof jit) ? -ENOEXEC : rd_peek_stop_all(pid, s);
+        if (e == -ENOEXEC)
+            fprintf(stderr, "recorderd: %s\n", jit);
+        else if (e)
             rc = rd_peek_refusal(pid, e);
         else {
             take(d, &t);

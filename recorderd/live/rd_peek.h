@@ -49,6 +49,11 @@ int rd_peek_refusal(pid_t pid, int e);
 /* The same one-line message (no "recorderd: ", no newline) into buf. */
 void rd_peek_refusal_msg(pid_t pid, int e, char *buf, size_t cap);
 
+/* 1 after writing why into buf when pid runs LuaJIT (a file it maps
+ * defines luaJIT_setmode): its state is not laid out as Lua 5.1's, so it
+ * can be neither read nor injected; else 0. Nothing is stopped. */
+int rd_peek_luajit(pid_t pid, char *buf, size_t cap);
+
 /* Sets d up to read pid: a C function with no other name is named after
  * the file mapped there that defines it, as the collector names it
  * ("lua5.1" for lua.c's pmain). */

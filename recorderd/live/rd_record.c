@@ -354,6 +354,8 @@ static void read_process(rec *r)
 static int find_state(rec *r, char *err, size_t cap)
 {
     const void *found[RD_PEEK_MAX_STATES];
+    if (rd_peek_luajit(r->o->pid, err, cap))
+        return -ENOEXEC;
     int e = rd_peek_stop_all(r->o->pid, &r->stop), n = 0;
     if (e)
         return rd_peek_refusal_msg(r->o->pid, e, err, cap), e;

@@ -90,14 +90,26 @@ frames that were unwound, nothing past the detach). Cases:
   luajitoff   the same with the program's own jit.off(): it stays off
   luajitco, luajitconested  coroutine and conested under luajit: with no
               thread list, the resumers are found from the main thread on
+  luajitoutside  attach, dump, top, record of a luajit that never loaded
+              luatrace: a message that says it is LuaJIT and what to do
   luajitdump  dump of a dormant luajit host busy in Lua: answered from the
               hook, every frame the program's; the JIT left on
+  zombie      attach, dump, top, record of an exited, unreaped lua5.1:
+              'process N exited'
+  sweepsock   the PID.sock a killed recorderd left (its process gone, no
+              listener) goes at the next attach; others stay
+  killedfirst  a request that lands while the collector serves one whose
+              recorderd was killed (no ack) is served, not lost
+  badout      an --out where no session can be made: refused before the
+              process is asked anything; one removed while the attach
+              waits ends it at the refused hello
   proghook    coroutines with the program's own count hook (debug.sethook),
               one across the attach and the detach, one made while traced:
               each counts what it counts untraced and keeps its hook
 """
 
 import ctypes
+import glob
 import json
 import os
 import re
@@ -715,6 +727,227 @@ def case_sweep(c):
         p.communicate(timeout=60)
 
 
+def case_zombie(c):
+    """attach, dump, top and record of a lua5.1 that exited and was not
+    reaped yet (a zombie: /proc still lists it): 'process N exited', exit 1
+    (before, attach said it exported no Lua 5.1 API, or was not Lua)."""
+    p = subprocess.Popen([c.args.lua, '-e', 'os.exit(0)'], cwd=c.tmp, env=c.env(),
+                         stdin=subprocess.DEVNULL, start_new_session=True)
+    c.procs.append(p)
+    for _ in range(1000):
+        with open('/proc/%d/stat' % p.pid) as f:
+            if f.read().rpartition(')')[2].split()[0] == 'Z':
+                break
+        time.sleep(0.01)
+    else:
+        raise Failure('lua5.1 did not exit')
+    for cmd in ('attach', 'dump', 'top', 'record'):
+        r = recorderd(c, cmd, str(p.pid), *{'dump': []}.get(cmd, ['--duration', '0.3']))
+        expect(r.returncode == 1 and b'process %d exited' % p.pid in r.stderr,
+               '%s of a zombie: %d %r' % (cmd, r.returncode, r.stderr))
+    p.wait()
+
+
+def case_sweepsock(c):
+    """The PID.sock of a recorderd killed (SIGKILL) while attached to a
+    process that then ended, nobody listening on it, goes at the next
+    attach, dump or top; one a recorderd still listens on, and one of a
+    live process, stay."""
+    d = '/tmp/luatrace-%d/attach' % os.getuid()
+    os.makedirs(d, mode=0o700, exist_ok=True)
+    gone = []
+    for _ in range(2):
+        q = subprocess.Popen(['true'])
+        q.wait()
+        gone.append(q.pid)
+    stale, listened, live = ['%s/%d.sock' % (d, pid) for pid in gone + [os.getpid()]]
+    socks = []
+    for path in (stale, listened, live):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        c.socks.append((s, path))
+        s.bind(path)
+        socks.append(s)
+    socks[1].listen(4)
+    socks[0].close()  # as a killed recorderd leaves it: the file, no listener
+    socks[2].close()
+    r = recorderd(c, 'dump', str(gone[0]), '--timeout', '5')
+    expect(r.returncode == 1 and b'no process' in r.stderr, 'dump: %r' % r.stderr)
+    expect(not os.path.exists(stale), 'the stale socket is left: %s' % stale)
+    expect(os.path.exists(listened) and os.path.exists(live),
+           'a socket with a listener, or of a live process, was removed')
+
+
+def signal_delivered(pid, sig):
+    """Waits (up to 10 s) until sig is no longer pending in process pid."""
+    bit = 1 << (sig - 1)
+    for _ in range(1000):
+        with open('/proc/%d/status' % pid) as f:
+            pend = [int(l.split()[1], 16) for l in f if l.startswith(('SigPnd:', 'ShdPnd:'))]
+        if not any(p & bit for p in pend):
+            return
+        time.sleep(0.01)
+    raise Failure('signal %d still pending in %d' % (sig, pid))
+
+
+def case_killedfirst(c):
+    """A request that lands while the collector serves one whose recorderd
+    went away (killed with SIGKILL, so that its hello gets no ack) is
+    served at the program's next Lua event: the failed one's clean-up must
+    not take the new request's hooks. The two recorderds are sockets of
+    ours at the attach path, so that the second request is never sent
+    again; before the fix it was lost and the second attach timed out."""
+    p = start(c, FIBPROG)
+    uid = os.getuid()
+    sig = int(open('/tmp/luatrace-%d/attach/%d' % (uid, p.pid)).read().split('signal ')[1])
+    path = '/tmp/luatrace-%d/attach/%d.sock' % (uid, p.pid)
+    first = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    c.socks.append((first, path))
+    first.bind(path)
+    first.listen(4)
+    first.settimeout(20)
+    sigqueue(p.pid, sig, 1)  # TRACE
+    conn, _ = first.accept()  # the collector now waits for the ack
+    c.socks.append((conn, path))
+    sigqueue(p.pid, sig, 1)  # the next recorderd's request
+    signal_delivered(p.pid, sig)
+    first.close()
+    os.unlink(path)
+    second = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    c.socks.append((second, path))
+    second.bind(path)
+    second.listen(4)
+    second.settimeout(20)
+    conn.close()  # killed: no ack, the first request fails
+    try:
+        conn2, _ = second.accept()
+    except socket.timeout:
+        raise Failure('the request that came during a failed one was lost')
+    conn2.close()  # this one fails too: the program stays dormant
+    with open(os.path.join(c.tmp, 'stop'), 'w'):
+        pass
+    out, err = p.communicate(timeout=60)
+    expect(p.returncode == 0 and out == b'done\n' and not err,
+           'the program: %d %r %r' % (p.returncode, out, err))
+
+
+BLOCKREAD = '''io.stdout:write("READY\\n") io.stdout:flush()
+local l = io.read("*l")
+local function f(i) return i end
+while not io.open("stop2") do f(1) end
+io.stdout:write("got ", l, "\\n")
+'''
+
+
+def case_badout(c):
+    """attach with an --out where no session can be made: refused at once
+    (exit 1, why), before the process is asked anything, whether it has a
+    dormant collector or not (then luatrace.so is not loaded into it). An
+    --out removed while the attach waits: the process's hello is refused,
+    and the attach ends at once, not at --timeout."""
+    afile = os.path.join(c.tmp, 'afile')
+    open(afile, 'w').close()
+    bad = os.path.join(afile, 'out')
+    dormant = start(c, FIBPROG)
+    plain = subprocess.Popen([c.args.lua, 'prog.lua'], cwd=c.tmp, env=c.env(),
+                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(plain)
+    expect(plain.stdout.readline() == b'READY\n', 'the plain program did not get ready')
+    for p in (dormant, plain):
+        r = recorderd(c, 'attach', str(p.pid), '--out', bad, '--timeout', '30')
+        err = r.stderr.decode()
+        expect(r.returncode == 1 and 'cannot create a session directory in %s' % bad in err
+               and 'did not answer' not in err and 'loaded into it' not in err,
+               'attach with --out under a file: %d %r' % (r.returncode, err))
+    maps = open('/proc/%d/maps' % plain.pid).read()
+    expect('luatrace' not in maps, 'luatrace.so was loaded for an attach that could not write')
+    with open(os.path.join(c.tmp, 'stop'), 'w'):
+        pass
+    for p in (dormant, plain):
+        out, err = p.communicate(timeout=60)
+        expect(p.returncode == 0 and out == b'done\n' and not err,
+               'the program: %d %r %r' % (p.returncode, out, err))
+    gone_out_dir(c)
+
+
+def gone_out_dir(c):
+    """badout's second half: the --out removed while the attach waits."""
+    c.write('read.lua', BLOCKREAD)
+    p = subprocess.Popen([c.args.lua, '-lluatrace', 'read.lua'], cwd=c.tmp,
+                         env=c.env(LUATRACE_ATTACH='1'), stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(p)
+    expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+    out = os.path.join(c.tmp, 'gone')
+    a = subprocess.Popen([c.args.recorderd, 'attach', str(p.pid), '--out', out, '--timeout',
+                          '30'], cwd=c.tmp, env=base_env(), stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    c.procs.append(a)
+    sock = '/tmp/luatrace-%d/attach/%d.sock' % (os.getuid(), p.pid)
+    for _ in range(1000):  # listening: --out is open, the request sent
+        if os.path.exists(sock) or a.poll() is not None:
+            break
+        time.sleep(0.01)
+    shutil.rmtree(out)
+    p.stdin.write(b'line\n')  # Lua runs: the hello
+    p.stdin.flush()
+    _, aerr = a.communicate(timeout=60)
+    aerr = aerr.decode()
+    with open(os.path.join(c.tmp, 'stop2'), 'w'):
+        pass
+    rest, perr = p.communicate(timeout=60)
+    expect(a.returncode == 1 and 'refused: cannot create a session directory' in aerr
+           and 'did not answer' not in aerr, 'attach whose --out went: %d %r'
+           % (a.returncode, aerr))
+    expect(p.returncode == 0 and rest == b'got line\n' and not perr,
+           'the program: %d %r %r' % (p.returncode, rest, perr))
+
+
+RELOAD = '''local function fib(n) if n < 2 then return n end return fib(n - 1) + fib(n - 2) end
+io.stdout:write("READY ", ROUND, "\\n") io.stdout:flush()
+while not io.open("next" .. ROUND) do fib(12) end
+io.stdout:write("round ", ROUND, " hook ", tostring(debug.gethook()), "\\n")
+'''
+
+
+def case_reload(c):
+    """A C host that closes its Lua state and makes another, round after
+    round (a server reloading its scripts), listening on each
+    (tests/hosts/reload_host) or never linking luatrace (reload_plain,
+    attached by injection): every round's attach is served, and traces
+    that round's state. Before, the collector kept the closed state: the
+    second round's attach waited for good (listen said 0, a third listen
+    'listens on another Lua state'), and an injected host was never
+    injected again."""
+    c.write('prog.lua', RELOAD)
+    c.used.add('attach')
+    for host, env in ((c.args.reload_host, {'LUATRACE_ATTACH': '1'}), (c.args.reload_plain, {})):
+        for f in glob.glob(os.path.join(c.tmp, 'next*')):
+            os.unlink(f)
+        p = subprocess.Popen([host, 'prog.lua', '3'], cwd=c.tmp, env=c.env(**env),
+                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, start_new_session=True)
+        c.procs.append(p)
+        for r in range(3):
+            line = p.stdout.readline()
+            expect(line == b'READY %d\n' % r, '%s said %r' % (host, line))
+            a = recorderd(c, 'attach', str(p.pid), '--duration', '0.2', '--timeout', '10',
+                          '--out', c.out)
+            expect(a.returncode == 0, '%s round %d: attach %d %r'
+                   % (os.path.basename(host), r, a.returncode, a.stderr))
+            session = c.session('attach.%d' % p.pid)
+            calls = c.folded(session, 'calls')
+            expect(any(k.endswith(';fib@prog.lua:1') for k in calls),
+                   'round %d: no fib traced: %r' % (r, calls))
+            shutil.rmtree(session)
+            open(os.path.join(c.tmp, 'next%d' % r), 'w').close()
+            line = p.stdout.readline()
+            expect(line == b'round %d hook nil\n' % r, '%s said %r' % (host, line))
+        rest, err = p.communicate(timeout=60)
+        expect(p.returncode == 0 and not err and not rest,
+               '%s: %d %r %r' % (host, p.returncode, rest, err))
+
+
 def luajit_start(c, off):
     """prog.lua (LUAJIT) under luajit, dormant; and its untraced run."""
     lj = need_luajit()
@@ -776,6 +1009,31 @@ def case_luajitco(c):
 
 def case_luajitconested(c):
     case_conested(c, need_luajit())
+
+
+def case_luajitoutside(c):
+    """attach, dump, top and record of a luajit that never loaded luatrace:
+    each says it runs LuaJIT and how to start it, exit 1, nothing loaded
+    into it and its output unchanged (before: 'no Lua 5.1 state', after
+    attach had stopped it to look for one)."""
+    lj = need_luajit()
+    c.write('prog.lua', FIBPROG)
+    p = subprocess.Popen([lj, 'prog.lua'], cwd=c.tmp, env=c.env(), stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(p)
+    expect(p.stdout.readline() == b'READY\n', 'luajit did not get ready')
+    for cmd in ('attach', 'dump', 'top', 'record'):
+        r = recorderd(c, cmd, str(p.pid), *{'dump': []}.get(cmd, ['--duration', '0.3']))
+        err = r.stderr.decode()
+        expect(r.returncode == 1 and 'process %d runs LuaJIT' % p.pid in err and
+               'LUATRACE_ATTACH=1 luajit -lluatrace' in err and err.count('\n') == 1,
+               '%s of a plain luajit: %d %r' % (cmd, r.returncode, err))
+    expect('luatrace' not in open('/proc/%d/maps' % p.pid).read(), 'luatrace.so loaded')
+    with open(os.path.join(c.tmp, 'stop'), 'w'):
+        pass
+    out, err = p.communicate(timeout=60)
+    expect(p.returncode == 0 and out == b'done\n' and not err,
+           'luajit: %d %r %r' % (p.returncode, out, err))
 
 
 def case_luajitdump(c):
@@ -1531,9 +1789,12 @@ def main(argv):
         ap.add_argument('--hosts', help='tests/hosts, for c_host.lua (dumpstormc)')
         ap.add_argument('--resume-host', help='tests/hosts/resume_host (hostattach)')
         ap.add_argument('--thread-host', help='tests/hosts/thread_host (otherthread*)')
+        ap.add_argument('--reload-host', help='tests/hosts/reload_host (reload)')
+        ap.add_argument('--reload-plain', help='tests/hosts/reload_plain (reload)')
     return harness.case_main(argv, cases(globals()), 'luatrace-attach-', add_args,
                              make=AttachCase,
-                             paths=('block_host', 'c_host', 'resume_host', 'thread_host'))
+                             paths=('block_host', 'c_host', 'resume_host', 'thread_host',
+                                    'reload_host', 'reload_plain'))
 
 
 if __name__ == '__main__':

@@ -505,9 +505,47 @@ def case_sigpending(c):
     check_session(c, p, 1, t[1])
 
 
+def park_run(c, during=None):
+    """A park host (the script on a second thread, waiting in futex) to
+    its end, during(p) run while it waits: its output."""
+    p = start(c, 'park', 1, untraced=True)
+    readline(p, 'READY 1')
+    if during:
+        during(p)
+    os.kill(p.pid, signal.SIGRTMIN + 1)
+    out, perr = p.communicate(timeout=60)
+    expect(p.returncode == 0, 'the park host failed: %r' % perr)
+    return p.seen + out
+
+
+def case_threadid(c):
+    """attach, dump, top and record given the id of a thread that is not
+    the process's own (as `top -H` shows the host's busy Lua thread): each
+    says whose thread it is, exit 1, and nothing is loaded into the host
+    (before, attach loaded luatrace.so, then said the process had no
+    dormant collector); the host's output unchanged."""
+    c.write('prog.lua', PROG)
+    c.used.add('attach')
+
+    def every_command(p):
+        tid = [int(t) for t in os.listdir('/proc/%d/task' % p.pid) if int(t) != p.pid][0]
+        for cmd in ('attach', 'dump', 'top', 'record'):
+            opts = [] if cmd == 'dump' else ['--duration', '0.3']
+            r = subprocess.run([c.args.recorderd, cmd, str(tid)] + opts, cwd=c.tmp,
+                               env=base_env(), stdin=subprocess.DEVNULL, capture_output=True,
+                               timeout=120)
+            want = '%d is a thread of process %d, not a process' % (tid, p.pid)
+            expect(r.returncode == 1 and want in r.stderr.decode(),
+                   '%s of a thread id: %d %r' % (cmd, r.returncode, r.stderr))
+        expect(not [ln for ln in mapped(p.pid) if ln.endswith('/luatrace.so')],
+               'luatrace.so was loaded for an attach to a thread id')
+    expect(park_run(c, every_command) == park_run(c), 'the host changed')
+
+
 CASES = {how: case_attach(how)
          for how in ('busy', 'read', 'poll', 'thread', 'malloc', 'signals', 'segv')}
 CASES['sigpending'] = case_sigpending
+CASES['threadid'] = case_threadid
 
 
 def main(argv):
