@@ -359,7 +359,10 @@ int rd_attach(const rd_attach_opts *o)
         fprintf(stderr, "recorderd: %s\n", rd_printable(err, err, sizeof err));
         return 1;
     }
-    if (rd_server_listen(&a.srv, sock, err, sizeof err)) {
+    if ((e = rd_server_listen(&a.srv, sock, err, sizeof err))) {
+        if (e == -EADDRINUSE) /* its socket is the one we would listen on */
+            snprintf(err, sizeof err, "process %d is being traced or dumped by another "
+                     "recorderd (attach, dump or top): try again once that ends", (int)o->pid);
         fprintf(stderr, "recorderd: %s\n", rd_printable(err, err, sizeof err));
         rd_server_close(&a.srv);
         uv_run(loop, UV_RUN_DEFAULT);

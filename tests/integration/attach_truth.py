@@ -56,6 +56,8 @@ frames that were unwound, nothing past the detach). Cases:
   outside     dumpblocked of a plain lua5.1 that never loaded the collector:
               read from outside (ptrace stop, process_vm_readv), as exact
   outsidehost dumphost read from outside
+  busy        dump, top and attach of a process another attach traces:
+              refused in words, exit 1; both go on unhurt
   dumpgen     dump of two coroutine.wrap generators, one running the other in
               a generic for: each named by its body's place,
               coroutine.wrap(prog.lua:LINE), as the trace names it
@@ -725,6 +727,39 @@ def case_sweep(c):
         with open(os.path.join(c.tmp, 'stop'), 'w'):
             pass
         p.communicate(timeout=60)
+
+
+def case_busy(c):
+    """dump, top and attach of a process another recorderd attach is
+    tracing: refused at once in words (exit 1), not with the socket's path;
+    the first attach and the program go on unhurt."""
+    p = start(c, FIBPROG)
+    first = subprocess.Popen([c.args.recorderd, 'attach', str(p.pid), '--duration', '60',
+                              '--out', c.out], cwd=c.tmp, env=base_env(),
+                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(first)
+    sock = '/tmp/luatrace-%d/attach/%d.sock' % (os.getuid(), p.pid)
+    for _ in range(3000):
+        if os.path.exists(sock):
+            break
+        time.sleep(0.01)
+    else:
+        raise Failure('the first attach never listened')
+    for cmd in ('dump', 'attach', 'top'):
+        r = recorderd(c, cmd, str(p.pid), *{'dump': []}.get(cmd, ['--duration', '0.3']))
+        err = r.stderr.decode()
+        expect(r.returncode == 1 and 'process %d is being traced or dumped by another '
+               'recorderd' % p.pid in err and sock not in err,
+               '%s while attached: %d %r' % (cmd, r.returncode, err))
+    first.send_signal(signal.SIGINT)  # Ctrl-C detaches
+    out, err = first.communicate(timeout=60)
+    expect(first.returncode == 0, 'the first attach: %d %r' % (first.returncode, err))
+    with open(os.path.join(c.tmp, 'stop'), 'w'):
+        pass
+    out, err = p.communicate(timeout=60)
+    expect(p.returncode == 0 and out == b'done\n' and not err,
+           'the program: %d %r %r' % (p.returncode, out, err))
 
 
 def case_zombie(c):
