@@ -729,6 +729,17 @@ def case_sweep(c):
         p.communicate(timeout=60)
 
 
+def stop_all(c, *procs):
+    """Asks FIBPROG-like programs to end (the stop file): each must say done
+    and exit 0, with nothing on stderr."""
+    with open(os.path.join(c.tmp, 'stop'), 'w'):
+        pass
+    for p in procs:
+        out, err = p.communicate(timeout=60)
+        expect(p.returncode == 0 and out == b'done\n' and not err,
+               'the program %s: %d %r %r' % (p.args, p.returncode, out, err))
+
+
 def case_busy(c):
     """dump, top and attach of a process another recorderd attach is
     tracing: refused at once in words (exit 1), not with the socket's path;
@@ -755,11 +766,7 @@ def case_busy(c):
     first.send_signal(signal.SIGINT)  # Ctrl-C detaches
     out, err = first.communicate(timeout=60)
     expect(first.returncode == 0, 'the first attach: %d %r' % (first.returncode, err))
-    with open(os.path.join(c.tmp, 'stop'), 'w'):
-        pass
-    out, err = p.communicate(timeout=60)
-    expect(p.returncode == 0 and out == b'done\n' and not err,
-           'the program: %d %r %r' % (p.returncode, out, err))
+    stop_all(c, p)
 
 
 def case_zombie(c):
@@ -858,11 +865,7 @@ def case_killedfirst(c):
     except socket.timeout:
         raise Failure('the request that came during a failed one was lost')
     conn2.close()  # this one fails too: the program stays dormant
-    with open(os.path.join(c.tmp, 'stop'), 'w'):
-        pass
-    out, err = p.communicate(timeout=60)
-    expect(p.returncode == 0 and out == b'done\n' and not err,
-           'the program: %d %r %r' % (p.returncode, out, err))
+    stop_all(c, p)
 
 
 BLOCKREAD = '''io.stdout:write("READY\\n") io.stdout:flush()
@@ -896,12 +899,7 @@ def case_badout(c):
                'attach with --out under a file: %d %r' % (r.returncode, err))
     maps = open('/proc/%d/maps' % plain.pid).read()
     expect('luatrace' not in maps, 'luatrace.so was loaded for an attach that could not write')
-    with open(os.path.join(c.tmp, 'stop'), 'w'):
-        pass
-    for p in (dormant, plain):
-        out, err = p.communicate(timeout=60)
-        expect(p.returncode == 0 and out == b'done\n' and not err,
-               'the program: %d %r %r' % (p.returncode, out, err))
+    stop_all(c, dormant, plain)
     gone_out_dir(c)
 
 
@@ -1064,11 +1062,7 @@ def case_luajitoutside(c):
                'LUATRACE_ATTACH=1 luajit -lluatrace' in err and err.count('\n') == 1,
                '%s of a plain luajit: %d %r' % (cmd, r.returncode, err))
     expect('luatrace' not in open('/proc/%d/maps' % p.pid).read(), 'luatrace.so loaded')
-    with open(os.path.join(c.tmp, 'stop'), 'w'):
-        pass
-    out, err = p.communicate(timeout=60)
-    expect(p.returncode == 0 and out == b'done\n' and not err,
-           'luajit: %d %r %r' % (p.returncode, out, err))
+    stop_all(c, p)
 
 
 def case_luajitdump(c):
