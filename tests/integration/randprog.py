@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Random Lua programs, each checked against the reference tracer.
 
-  randprog.py --recorderd PATH [--seeds 1-40] [--lua lua5.1]
+  randprog.py --recorderd PATH [--seeds 1-40] [--lua lua5.1] [--ref-lua CMD]
               [--reftrace-c SO] [--save DIR] [--jobs N]
   randprog.py --print SEED          the program of one seed, to stdout
 
@@ -527,7 +527,8 @@ def check_seed(args, seed, helper):
             f.write(Gen(seed).program())
         ns = argparse.Namespace(program=prog,
                                 recorderd=os.path.abspath(args.recorderd),
-                                lua=args.lua, reftrace_c=helper, save=None)
+                                lua=args.lua, ref_lua=args.ref_lua,
+                                reftrace_c=helper, save=None)
         if args.save:
             ns.save = os.path.join(args.save, 'seed-%d' % seed)
         try:
@@ -546,6 +547,8 @@ def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     p.add_argument('--recorderd', help='the recorderd binary')
     p.add_argument('--lua', default='lua5.1', help='the Lua 5.1 interpreter')
+    p.add_argument('--ref-lua', help='the reference run\'s interpreter and'
+                   ' its options (default: --lua), e.g. "luajit -joff"')
     p.add_argument('--seeds', default='1-40', help='e.g. 1-40 or 3,9,100-120')
     p.add_argument('--reftrace-c', help='reftrace_c.so (built when not given)')
     p.add_argument('--save', help='for each failing seed, its program and'
