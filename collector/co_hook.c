@@ -894,6 +894,13 @@ void co_hook_snapshot_caller(co_state *s, lua_State *L)
         stack_record(s, L, id, LT_R_BEGIN, 1);
 }
 
+void co_hook_snapshot_from(co_state *s, lua_State *L, int from)
+{
+    uint32_t id = co_thread_id(s, L);
+    if (id)
+        stack_record(s, L, id, LT_R_HOOKED, from);
+}
+
 void co_hook_attach_thread(co_state *s, lua_State *L, lua_State *co)
 {
     (void)L;

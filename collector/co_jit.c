@@ -448,6 +448,38 @@ static uint32_t shadow_depth(co_state *s, lua_State *L, lua_Debug *ar, uint32_t 
     return k + 1;
 }
 
+/* The level from which L's stack must be sent before the event because
+ * the shadow stack js never saw a frame of it (1: the caller of a call; 0:
+ * the function running a line), or -1. LuaJIT runs a __gc finalizer with
+ * its hooks off, and they may come back on inside it (after a coroutine it
+ * resumed died): its next event is a call from, or a line of, a function
+ * that had no call event. A frame whose varargs moved it up after its call
+ * keeps its old slot when its first own event was a call: it is known,
+ * and takes its slot now. */
+static int unseen_from(lua_State *L, const lua_Debug *ar, co_jstack *js)
+{
+    uint32_t k = js->n, slot = (uint32_t)ar->i_ci;
+    co_jframe *f = js->f;
+    int level = ar->event == LUA_HOOKCALL;
+    lua_Debug caller;
+    if (ar->event == LUA_HOOKRET || (k && f[k - 1].kind == JF_FRESH))
+        return -1; /* a RET's frame is below; a fresh one's first event */
+    if (level) {
+        if (!lua_getstack(L, 1, &caller))
+            return -1;
+        slot = (uint32_t)caller.i_ci & 0xffff;
+    }
+    while (k && f[k - 1].slot > slot)
+        k--;
+    if (k && f[k - 1].slot == slot)
+        return -1;
+    if (levels(L) - (uint32_t)level > k)
+        return level;
+    if (k && k == js->n && f[k - 1].kind == JF_LUA)
+        f[k - 1].slot = slot;
+    return -1;
+}
+
 void co_jit_event(co_state *s, lua_State *L, lua_Debug *ar)
 {
     if (ar->event != LUA_HOOKCALL && ar->event != LUA_HOOKRET && ar->event != LUA_HOOKLINE) {
@@ -458,6 +490,13 @@ void co_jit_event(co_state *s, lua_State *L, lua_Debug *ar)
     ar->i_ci = slot;
     uint32_t id = L == s->cur_L ? s->cur_id : co_thread_known(s, L);
     co_jstack *js = id && !s->dropped ? jstack(id) : NULL;
+    int from = js ? unseen_from(L, ar, js) : -1;
+    if (from >= 0) {
+        co_hook_snapshot_from(s, L, from);
+        if (!s->active)
+            return;
+        js = jstack(id);
+    }
     uint32_t depth = js ? shadow_depth(s, L, ar, id) : levels(L);
     if (!s->active)
         return;

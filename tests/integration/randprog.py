@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Random Lua programs, each checked against the reference tracer.
 
-  randprog.py --recorderd PATH [--seeds 1-40] [--lua lua5.1]
+  randprog.py --recorderd PATH [--seeds 1-40] [--lua lua5.1] [--ref-lua CMD]
               [--reftrace-c SO] [--save DIR] [--jobs N]
   randprog.py --print SEED          the program of one seed, to stdout
 
@@ -11,8 +11,11 @@ fields and methods; tail calls into Lua and C functions; pcall, xpcall
 (handlers that call on), errors of every kind raised at any depth; Lua
 callbacks from C (table.sort, string.gsub, metamethods, loadstring
 chunks); coroutines created, wrapped, yielded from nested calls,
-abandoned, and resumed later from another coroutine. A budget bounds the
-calls. Every program is then checked exactly as a corpus program is
+abandoned, and resumed later from another coroutine; metamethods and
+comparators that raise mid-way, error values of every type, tail calls
+through __call, varargs and select, setfenv'd and string.dump'd functions,
+one-line loops, refused and allowed yields inside C-called Lua. A budget
+bounds the calls. Every program is then checked exactly as a corpus program is
 (corpus.py): output unchanged by tracing, folded stacks by lines and by
 calls equal to the reference's.
 Exit status: 0 all pass, 1 a seed failed, 77 skipped (no recorderd).
@@ -85,7 +88,10 @@ class Gen:
             self.s_resume_pending, self.s_wrap, self.s_generator, self.s_yield,
             self.s_sort, self.s_gsub, self.s_meta, self.s_chunk,
             self.s_varargs, self.s_if, self.s_deep, self.s_dump,
-            self.s_foreach])
+            self.s_foreach, self.s_meta_err, self.s_sort_err, self.s_callobj,
+            self.s_yield_inside, self.s_oneline, self.s_fenv, self.s_dump_fn,
+            self.s_vtail, self.s_err_obj, self.s_gen_err, self.s_wrap_later,
+            self.s_call_yield])
         if depth > 1 and pick in (self.s_loop, self.s_if):
             pick = self.s_work
         return pick(depth)
@@ -260,6 +266,163 @@ class Gen:
             'x = (x + VA(%s, 1, 2) + select("#", %s)) %% %d'
             % (self.any_call(), self.any_call(), MOD)])
 
+    def mid_error(self):
+        """A statement raising an error of some kind on some x."""
+        what = self.r.choice(['error("m" .. d)', 'error({d})', 'error()',
+                              'error(nil)', 'error(false)', 'error(x, 2)',
+                              'local t = nil; x = x + t.f', 'string.rep()'])
+        return 'if x %% %d == 0 then %s end' % (self.r.randint(2, 4), what)
+
+    def s_meta_err(self, depth):
+        """A metamethod that calls on, then may raise mid-way; the
+        operation is under pcall or not (the error then unwinds further)."""
+        c, e = self.any_call(), self.mid_error()
+        op, use = self.r.choice([
+            ('__eq', 'return o == p'), ('__lt', 'return o < p'),
+            ('__le', 'return o <= p'), ('__concat', 'return o .. "s"'),
+            ('__index', 'return o.key'), ('__newindex', 'o.k = 1'),
+            ('__call', 'return o(1)'), ('__unm', 'return -o'),
+            ('__tostring', 'return tostring(o)'), ('__mod', 'return o % 2'),
+            ('__le', 'return o >= p')])
+        mt = ['local mt = {%s = function(a, b)' % op,
+              '  x = (x + %s) %% %d' % (c, MOD), '  ' + e,
+              '  return %s' % ('"v"' if op in ('__concat', '__tostring')
+                               else 'x % 2 == 0'),
+              'end}']
+        body = mt + ['local o = setmetatable({}, mt)',
+                     'local p = setmetatable({}, mt)']
+        if self.r.random() < 0.7:
+            body += ['local ok, v = pcall(function() %s end)' % use,
+                     'if type(v) ~= "number" then v = 1 end', self.caught()]
+        else:
+            body += ['local v = (function() %s end)()' % use,
+                     'if type(v) == "number" then x = (x + v) %% %d end' % MOD]
+        return self.guard(body)
+
+    def s_sort_err(self, depth):
+        """A comparator that calls on and raises, or an order function
+        sort finds invalid."""
+        cmp = self.r.choice([
+            ['  x = (x + %s) %% %d' % (self.any_call(), MOD), '  ' +
+             self.mid_error(), '  return a < b'],
+            ['  if a == 4 then x = (x + %s) %% %d end' % (self.any_call(), MOD),
+             '  return true']])
+        return self.guard(['local t = {5, 3, 9, 1, 7, 2, 8, 4, 6, 10, 12, 11}',
+                           'local ok, v = pcall(table.sort, t, function(a, b)']
+                          + cmp + ['end)', self.caught()])
+
+    def s_callobj(self, depth):
+        """Calls through a table's __call: direct, pcall'd, tail."""
+        c = self.any_call('d - 1', 'a')
+        body = ['local o = setmetatable({}, {__call = function(self, a)'
+                ' return %s end})' % c]
+        how = self.r.choice([
+            'x = (x + o(x)) % {0}',
+            'local ok, v = pcall(o, x) ' + self.caught(),
+            'x = (x + (function(...) return o(...) end)(x)) % {0}'])
+        return self.guard(body + [how.format(MOD)])
+
+    def s_yield_inside(self, depth):
+        """A yield inside C-called Lua (a metamethod, comparator, gsub
+        callback, pcall): an error in 5.1 everywhere but directly."""
+        where = self.r.choice([
+            'local o = setmetatable({}, {__index = function(t, k)'
+            ' return coroutine.yield(k) end}) local v = o.k',
+            'table.sort({3, 1, 2}, function(a, b) coroutine.yield(a)'
+            ' return a < b end)',
+            'string.gsub("ab", ".", function(c) coroutine.yield(c) end)',
+            'pcall(coroutine.yield, x)'])
+        return self.guard(['local ok, v = pcall(function() %s end)' % where,
+                           'x = (x + (ok and 1 or 2)) %% %d' % MOD])
+
+    def s_oneline(self, depth):
+        """Loops and calls on one line: each backward jump is a line
+        event of that line."""
+        c = self.any_call()
+        return self.guard([self.r.choice([
+            'for i = 1, %d do x = (x + %s) %% %d end' % (self.r.randint(1, 3), c, MOD),
+            'local i = 0 while i < %d do i = i + 1 x = (x + %s) %% %d end'
+            % (self.r.randint(1, 3), c, MOD),
+            'local i = 0 repeat i = i + 1 x = (x + %s) %% %d until i >= 2'
+            % (c, MOD),
+            'x = (x + %s) %% %d x = (x * 3) %% %d if x %% 2 == 0 then'
+            ' x = (x + %s) %% %d end' % (c, MOD, MOD, self.any_call(), MOD)])])
+
+    def s_fenv(self, depth):
+        """A function given an environment of its own (setfenv), reaching
+        the program's functions through it."""
+        j = self.r.randrange(self.n)
+        if self.kind[j] == 'local':
+            return self.s_call(depth)
+        return self.guard([
+            'local e = setmetatable({}, {__index = _G})',
+            'local fe = setfenv(function(d, x) return %s end, e)'
+            % self.call(j, 'd', 'x'),
+            'x = (x + fe(d - 1, x) + (getfenv(fe) == e and 1 or 0)) %% %d'
+            % MOD])
+
+    def s_dump_fn(self, depth):
+        """string.dump of a function that calls on by globals, loaded back
+        (a copy of one function's code: one function for the tracers)."""
+        j = self.r.randrange(self.n)
+        if self.kind[j] == 'local':
+            return self.s_call(depth)
+        return self.guard([
+            'local df = loadstring(string.dump(function(d, x) return %s end))'
+            % self.call(j, 'd', 'x'),
+            'x = (x + df(d - 1, x)) %% %d' % MOD])
+
+    def s_vtail(self, depth):
+        """Tail calls through varargs and select."""
+        f, a = self.fargs(self.r.randrange(self.n))
+        return self.guard(['x = (x + %s) %% %d' % (self.r.choice([
+            'VT(%s, %s)' % (f, a), 'VS(2, 0, %s, %s)' % (f, a)]), MOD)])
+
+    def s_err_obj(self, depth):
+        """Errors whose value is not a string, caught by xpcall handlers
+        that look at it or call on."""
+        obj = self.r.choice(['nil', '{code = d}', 'false', 'd',
+                             'setmetatable({}, {__tostring = function()'
+                             ' return "obj" end})'])
+        handler = self.r.choice([
+            'function(m) return type(m) end',
+            'function(m) return tostring(m) end',
+            'function(m) return select(2, pcall(%s, %s)) end'
+            % self.fargs(self.r.randrange(self.n), '0', '1')])
+        return self.guard([
+            'local ok, v = xpcall(function() x = (x + %s) %% %d error(%s) end, %s)'
+            % (self.any_call(), MOD, obj, handler),
+            'if type(v) ~= "number" then v = 1 end', self.caught()])
+
+    def s_wrap_later(self, depth):
+        """A wrap function kept for later: called again from whatever
+        runs then (another coroutine, the one it runs in: an error)."""
+        if self.r.random() < 0.5:
+            f, a = self.fargs(self.r.randrange(self.n))
+            return self.guard(['local w = coroutine.wrap(%s)' % f,
+                               'WRAPS[#WRAPS + 1] = w',
+                               'local ok, v = pcall(w, %s)' % a,
+                               self.caught()])
+        return ['local w = table.remove(WRAPS, 1)',
+                'if w then local ok, v = pcall(w, x) %s end' % self.caught()]
+
+    def s_call_yield(self, depth):
+        """A yield through __call: a C function called by the VM itself,
+        so the yield is allowed where a direct one is."""
+        return ['if coroutine.running() then',
+                '  local o = setmetatable({}, {__call = coroutine.yield})',
+                '  x = (x + (tonumber((o(x))) or 0)) %% %d' % MOD,
+                'end']
+
+    def s_gen_err(self, depth):
+        """A for-in generator (Lua) that calls on and may raise."""
+        return self.guard([
+            'local ok, v = pcall(function()',
+            '  for k in function(s, c) if c >= 2 then return nil end'
+            ' x = (x + %s) %% %d %s return c + 1 end, nil, 0 do x = x + k end'
+            % (self.any_call(), MOD, self.mid_error()),
+            'end)', self.caught()])
+
     # }=================================================================
 
     # {=================================================================
@@ -292,9 +455,12 @@ class Gen:
                ' of a program, mixed at random',
                'BUDGET = %d' % r.choice([60, 200, 600, 1500]),
                'PENDING = {}',
+               'WRAPS = {}',
                'M = {}',
                'function H(m) return type(m) == "string" and #m or 2 end',
                'function VA(...) return select("#", ...) + (... or 0) end',
+               'function VT(f, ...) return f(...) end',
+               'function VS(n, ...) return VT(select(n, ...)) end',
                'function DEEP(n, k, fail)',
                '  if BUDGET < 0 then return 1 end',
                '  if n == 0 then',
@@ -361,7 +527,8 @@ def check_seed(args, seed, helper):
             f.write(Gen(seed).program())
         ns = argparse.Namespace(program=prog,
                                 recorderd=os.path.abspath(args.recorderd),
-                                lua=args.lua, reftrace_c=helper, save=None)
+                                lua=args.lua, ref_lua=args.ref_lua,
+                                reftrace_c=helper, save=None)
         if args.save:
             ns.save = os.path.join(args.save, 'seed-%d' % seed)
         try:
@@ -380,6 +547,8 @@ def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     p.add_argument('--recorderd', help='the recorderd binary')
     p.add_argument('--lua', default='lua5.1', help='the Lua 5.1 interpreter')
+    p.add_argument('--ref-lua', help='the reference run\'s interpreter and'
+                   ' its options (default: --lua), e.g. "luajit -joff"')
     p.add_argument('--seeds', default='1-40', help='e.g. 1-40 or 3,9,100-120')
     p.add_argument('--reftrace-c', help='reftrace_c.so (built when not given)')
     p.add_argument('--save', help='for each failing seed, its program and'
