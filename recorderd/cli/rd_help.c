@@ -75,6 +75,7 @@ static const cmd_help helps[] = {
       COVERAGE,
       TIMEOUT,
       BACKEND,
+      {"-q, --quiet", "no summary on stderr"},
       HELP},
      "recorderd attach 1234 --duration 5 --format annotate"},
     {"dump", "dump PID [OPTIONS]",

@@ -300,8 +300,6 @@ static int seconds_opt(const char *what, int argc, char **argv, int *i, unsigned
     return 0;
 }
 
-/* One argument of attach, dump or top (files: attach). Returns 0, or the
- * exit status (-1: --help, 0). */
 /* --rate HZ of top and record: samples per second, 1 to 1000. */
 static int rate_opt(const char *what, int argc, char **argv, int *i, unsigned *hz)
 {
@@ -313,6 +311,8 @@ static int rate_opt(const char *what, int argc, char **argv, int *i, unsigned *h
     return 0;
 }
 
+/* One argument of attach, dump or top (files: attach). Returns 0, or the
+ * exit status (-1: --help, 0). */
 static int attach_arg(const char *what, int files, int argc, char **argv, int *i,
                       rd_attach_opts *o)
 {
@@ -324,6 +324,8 @@ static int attach_arg(const char *what, int files, int argc, char **argv, int *i
         return seconds_opt(what, argc, argv, i, &o->duration_ms);
     if (!strcmp(a, "--timeout"))
         return seconds_opt(what, argc, argv, i, &o->timeout_ms);
+    if (files && (!strcmp(a, "--quiet") || !strcmp(a, "-q"))) /* as run and record */
+        return o->so.summary = 0, 0;
     if (!strcmp(a, "--rate") && !strcmp(what, "top"))
         return rate_opt(what, argc, argv, i, &o->hz);
     if (!strcmp(a, "--stop") && !strcmp(what, "top"))
@@ -359,7 +361,7 @@ static int cmd_attach(int argc, char **argv, const char *what)
 {
     rd_attach_opts o = {.timeout_ms = 10000, .grace_ms = 5000, .hz = 100};
     int dump = !strcmp(what, "dump"), top = !strcmp(what, "top");
-    o.so = (rd_session_opts){.out = "luatrace-out"};
+    o.so = (rd_session_opts){.out = "luatrace-out", .summary = !dump && !top};
     for (int i = 0; i < argc; i++) {
         int e = attach_arg(what, !dump && !top, argc, argv, &i, &o);
         if (e)
@@ -374,12 +376,9 @@ static int cmd_attach(int argc, char **argv, const char *what)
     o.so.no_files = dump || top;
     o.so.live = dump ? rd_attach_dump_view : top ? rd_attach_top_view : NULL;
     o.so.live_ms = 1000;
-    if (!dump && !top)
-        o.so.summary = 1;
     return rd_attach(&o);
 }
 
-/* record: PID [options] */
 /* One argument of record (its value taken too). 0, an exit status, or -1
  * for --help. */
 static int record_arg(int argc, char **argv, int *i, rd_record_opts *o)

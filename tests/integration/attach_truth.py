@@ -1128,6 +1128,29 @@ def case_nofdinject(c):
     nofd_after_detach(c, dormant=False)
 
 
+def case_attachquiet(c):
+    """attach -q, as run -q and record -q: the session's reports, no summary
+    on stderr (attach refused -q as an unknown option)."""
+    c.write('prog.lua', NOFD)
+    c.used.add('attach')
+    p = subprocess.Popen([c.args.lua, '-lluatrace', 'prog.lua'], cwd=c.tmp,
+                         env=c.env(LUATRACE_ATTACH='1'), stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(p)
+    expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+    r = recorderd(c, 'attach', str(p.pid), '-q', '--duration', '0.3', '--out', c.out)
+    expect(r.returncode == 0, 'attach -q failed (%d): %r' % (r.returncode, r.stderr))
+    expect(b'traced time' not in r.stderr and b'open:' not in r.stderr,
+           'attach -q printed a summary: %r' % r.stderr)
+    expect(p.stdout.readline() == b'DETACHED\n', 'the program was not detached')
+    out, err = p.communicate(b'\n', timeout=60)
+    expect(p.returncode == 0 and out == b'bye\n' and not err,
+           'the program: %d %r %r' % (p.returncode, out, err))
+    session = c.session('attach.%d' % p.pid)
+    expect(c.meta(session)['status'] == 'complete', 'session: %r' % c.meta(session))
+    expect(os.path.exists(os.path.join(session, 'report.html')), 'no report.html')
+
+
 def case_proghook(c):
     """Attach and detach leave the program's own hooks alone (co_dbghook.c)."""
     p = start(c, PROGHOOK)
