@@ -386,6 +386,29 @@ static const char *from_here(const char *path, char *cwd, size_t cap)
     return path;
 }
 
+/* The summary's first lines: time and events, the waits for a CPU, a
+ * sampled session's rate (else its times and calls read as a trace's),
+ * dropped events. */
+static void summary_head(const rd_model *m, double k, double all, FILE *out)
+{
+    if (m->untimed)
+        fprintf(out, "\nluatrace: no time (a coverage run)   events: %llu\n",
+                (unsigned long long)m->events);
+    else
+        fprintf(out, "\nluatrace: traced time: %.3f ms   events: %llu\n", all * k,
+                (unsigned long long)m->events);
+    if (m->waited_ticks * k >= 1) /* a ms or more: the machine was busy */
+        fprintf(out, "waited for a CPU: %.3f ms, left out of the traced time\n",
+                (double)m->waited_ticks * k);
+    if (m->sampled_hz)
+        fprintf(out, "sampled %s at %u Hz: times are samples; calls count the entries the "
+                     "samples saw\n",
+                m->sampled_jit ? "by LuaJIT's profiler" : "from outside", m->sampled_hz);
+    if (m->dropped)
+        fprintf(out, "DROPPED EVENTS: %llu: times and counts are incomplete\n",
+                (unsigned long long)m->dropped);
+}
+
 int rd_report_summary(const rd_model *m, const char *dir, FILE *out)
 {
     rd_fstat *fs = rd_report_fstats(m);
@@ -401,18 +424,7 @@ int rd_report_summary(const rd_model *m, const char *dir, FILE *out)
     rank r = {fs, m->untimed ? BY_CALLS : BY_SELF};
     qsort_r(ids, n, sizeof *ids, cmp_fid, &r);
     double k = rd_model_ns_per_tick(m) / 1e6, all = (double)m->ticks_total;
-    if (m->untimed)
-        fprintf(out, "\nluatrace: no time (a coverage run)   events: %llu\n",
-                (unsigned long long)m->events);
-    else
-        fprintf(out, "\nluatrace: traced time: %.3f ms   events: %llu\n", all * k,
-                (unsigned long long)m->events);
-    if (m->waited_ticks * k >= 1) /* a ms or more: the machine was busy */
-        fprintf(out, "waited for a CPU: %.3f ms, left out of the traced time\n",
-                (double)m->waited_ticks * k);
-    if (m->dropped)
-        fprintf(out, "DROPPED EVENTS: %llu: times and counts are incomplete\n",
-                (unsigned long long)m->dropped);
+    summary_head(m, k, all, out);
     if (m->untimed)
         fprintf(out, "%10s  %s\n", "calls", "function (top 10 by calls)");
     else

@@ -1443,6 +1443,27 @@ def folded_weights(path):
     return w
 
 
+def case_recordsummary(c):
+    """record's summary says the session is sampled and at what rate (its
+    times are sample periods, its calls the entries the samples saw); it
+    read as an exact trace's before."""
+    c.write('prog.lua', HOTCO)
+    p = subprocess.Popen([c.args.lua, 'prog.lua'], cwd=c.tmp, env=c.env(),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(p)
+    expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+    r = recorderd(c, 'record', str(p.pid), '--duration', '0.5', '--rate', '50', '-o', c.out)
+    err = r.stderr.decode()
+    expect(r.returncode == 0 and '\nluatrace: traced time: ' in err, 'record: %d %r'
+           % (r.returncode, err))
+    expect('\nsampled from outside at 50 Hz: times are samples; calls count the entries the '
+           'samples saw\n' in err, 'the summary does not say it is sampled: %r' % err)
+    open(os.path.join(c.tmp, 'stop'), 'w').close()
+    out, perr = p.communicate(timeout=60)
+    expect(p.returncode == 0 and out == b'rounds some\n', 'the program: %d %r %r'
+           % (p.returncode, out, perr))
+
+
 def case_outsiderecord(c):
     """record of a program that never loaded the collector, hot inside a
     coroutine.wrap function: a session like a traced one, marked sampled,

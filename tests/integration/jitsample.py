@@ -182,6 +182,8 @@ def case_profile(c):
     err = r.err.decode()
     expect('function (top 10 by self time)' in err and ' hot (prof.lua:2)\n' in err,
            'no summary: %r' % err)
+    expect('\nsampled by LuaJIT\'s profiler at 500 Hz: ' in err,
+           'the summary does not say it is sampled: %r' % err)
     meta = json.load(open(os.path.join(c.session('prof'), 'session.json')))
     expect(meta['status'] == 'complete' and meta['sampled_hz'] == 500, 'session %s' % meta)
 
