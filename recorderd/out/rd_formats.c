@@ -93,7 +93,7 @@ static int write_none(FILE *f, const rd_render *r)
 
 const rd_format rd_formats[] = {
     {"profile", "profile.txt", DEF, "functions by self and total time (text)", write_profile, NULL},
-    {"folded", "stacks.folded", 0, "folded stacks, for flamegraph.pl (--weight)", write_folded,
+    {"folded", "stacks.folded", 0, "folded stacks, for flamegraph.pl", write_folded,
      NULL},
     {"flamegraph", "flamegraph.svg", DEF | TIME, "interactive flame graph (SVG)", write_flame,
      NULL},

@@ -37,6 +37,9 @@ Cases:
               to -o FILE as before
   nodaemon    status and stop with no daemon: one line saying how to start
               one, exit 1
+  helpopts    every --option a command's --help names is one that command
+              takes (run, listen, attach and serve said "(--weight)" of the
+              folded format, and refused --weight as an unknown option)
   otheruser   record and top of another user's process (as nobody, of a
               root lua5.1; root only): "belongs to uid 0", not the long
               ptrace_scope advice
@@ -44,6 +47,7 @@ Cases:
 
 import os
 import pty
+import re
 import shutil
 import subprocess
 import sys
@@ -73,6 +77,26 @@ def case_usage(c):
         tail = ': did you mean %s?' % meant if meant else ''
         expect(r.status == 2 and err == 'recorderd: unknown command %s%s (recorderd --help '
                'lists them)\n' % (word, tail), '%s: %d %r' % (word, r.status, err))
+
+
+COMMANDS = ('run', 'listen', 'attach', 'dump', 'top', 'record', 'report', 'serve', 'status',
+            'stop', 'env')
+
+
+def case_helpopts(c):
+    rd = c.args.recorderd
+    for cmd in COMMANDS:
+        r = run([rd, cmd, '--help'], c.tmp, c.env())
+        expect(r.status == 0, '%s --help: %d %r' % (cmd, r.status, r.err))
+        opts = set(re.findall(r'(?:^|[\s,(])(--[a-z][a-z-]*)', r.out.decode()))
+        for opt in sorted(opts - {'--help'}):
+            # "--" after it: a flag stops at it, an option taking a value
+            # says it needs one; nothing starts, whatever the command
+            r = run([rd, cmd, opt, '--'], c.tmp, c.env(), timeout=10)
+            err = r.err.decode()
+            expect(r.status == 2 and 'unknown option %s ' % opt not in err,
+                   '%s --help names %s, which %s refuses: %d %r' % (cmd, opt, cmd, r.status,
+                                                                    err))
 
 
 def case_runnodash(c):
