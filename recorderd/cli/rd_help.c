@@ -73,6 +73,7 @@ static const cmd_help helps[] = {
       OUT,
       FORMAT,
       COVERAGE,
+      NOTRACE,
       TIMEOUT,
       BACKEND,
       {"-q, --quiet", "no summary on stderr"},

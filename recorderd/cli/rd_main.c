@@ -326,6 +326,8 @@ static int attach_arg(const char *what, int files, int argc, char **argv, int *i
         return seconds_opt(what, argc, argv, i, &o->timeout_ms);
     if (files && (!strcmp(a, "--quiet") || !strcmp(a, "-q"))) /* as run and record */
         return o->so.summary = 0, 0;
+    if (files && !strcmp(a, "--no-trace")) /* as run and listen */
+        return o->so.no_trace = 1, 0;
     if (!strcmp(a, "--rate") && !strcmp(what, "top"))
         return rate_opt(what, argc, argv, i, &o->hz);
     if (!strcmp(a, "--stop") && !strcmp(what, "top"))

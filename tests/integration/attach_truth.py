@@ -1131,6 +1131,21 @@ def case_nofdinject(c):
 def case_attachquiet(c):
     """attach -q, as run -q and record -q: the session's reports, no summary
     on stderr (attach refused -q as an unknown option)."""
+    attach_nofd(c, ['-q'])
+
+
+def case_attachnotrace(c):
+    """attach --no-trace, as run and listen take it: the reports and no
+    trace.ltr, session.json's trace "none" (attach refused the option)."""
+    session = attach_nofd(c, ['-q', '--no-trace'])
+    expect(not os.path.exists(os.path.join(session, 'trace.ltr')), 'trace.ltr written')
+    expect(c.meta(session)['trace'] == 'none', 'session.json: %r' % c.meta(session))
+
+
+def attach_nofd(c, opts):
+    """NOFD attached to with opts for 0.3 s: checks that the attach exits 0,
+    prints no summary, and the program goes on and ends as untraced, its
+    session complete with a report.html. Returns the session directory."""
     c.write('prog.lua', NOFD)
     c.used.add('attach')
     p = subprocess.Popen([c.args.lua, '-lluatrace', 'prog.lua'], cwd=c.tmp,
@@ -1138,8 +1153,8 @@ def case_attachquiet(c):
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     c.procs.append(p)
     expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
-    r = recorderd(c, 'attach', str(p.pid), '-q', '--duration', '0.3', '--out', c.out)
-    expect(r.returncode == 0, 'attach -q failed (%d): %r' % (r.returncode, r.stderr))
+    r = recorderd(c, 'attach', str(p.pid), *opts, '--duration', '0.3', '--out', c.out)
+    expect(r.returncode == 0, 'attach %s failed (%d): %r' % (opts, r.returncode, r.stderr))
     expect(b'traced time' not in r.stderr and b'open:' not in r.stderr,
            'attach -q printed a summary: %r' % r.stderr)
     expect(p.stdout.readline() == b'DETACHED\n', 'the program was not detached')
@@ -1149,6 +1164,7 @@ def case_attachquiet(c):
     session = c.session('attach.%d' % p.pid)
     expect(c.meta(session)['status'] == 'complete', 'session: %r' % c.meta(session))
     expect(os.path.exists(os.path.join(session, 'report.html')), 'no report.html')
+    return session
 
 
 def case_proghook(c):
