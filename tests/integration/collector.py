@@ -1145,7 +1145,7 @@ def case_runopts(c):
                'listen': ['--socket', '-o, --out', '-f, --format', '--coverage', '--no-trace',
                           '-b, --backend', '--hello-timeout', '--http'],
                'attach': ['-d, --duration', '-o, --out', '-f, --format', '--coverage',
-                          '--timeout', '-b, --backend'],
+                          '--no-trace', '--timeout', '-b, --backend', '-q, --quiet'],
                'report': ['-f, --format', '-o, --out', '-w, --weight', '--merge', '--include',
                           '--exclude', '--include-untested', '-b, --backend'],
                'status': ['--socket', '--json'], 'stop': ['--socket'], 'dump': ['--timeout'],
