@@ -393,6 +393,18 @@ static int no_space(int e)
     return e == -ENOSPC || e == -EDQUOT;
 }
 
+/* The reports a retry writes again: those that failed, but for a coverage
+ * report whose coverage could not be built (it is not tried). The progress
+ * line counts them on top of the first pass, so that "I of N" never passes
+ * its N. */
+static unsigned to_retry(const report_ctx *r)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < rd_nformats; i++)
+        n += r->err[i] && !((rd_formats[i].flags & RD_FMT_COV) && !r->rr.cov);
+    return n;
+}
+
 /* A cut trace.ltr holds space that reports short of it need: they are worth
  * more (they cover the whole run; the cut trace replays only its start). A
  * complete trace stays: every report can be rebuilt from it. Returns 1 if
@@ -592,8 +604,10 @@ static void write_all(rd_session *s, const char *cwd)
     int short_of_space = 0;
     for (unsigned i = 0; i < rd_nformats; i++)
         short_of_space |= no_space(r.err[i]);
-    if (short_of_space && make_room(s))
+    if (short_of_space && make_room(s)) {
+        r.total += to_retry(&r);
         write_reports(&r, 1);
+    }
     write_session_json(&r, own);
     rd_progress_clear(&r.progress);
     rd_cov_free(&cov);

@@ -18,12 +18,16 @@ ends:
      (SESSION: writing FILE (I of N), S s), report.html first (written
      beside the others), session.json last, erased before
      the summary; the program's output untouched;
-  6. stderr a pty, --quiet: nothing at all.
+  6. stderr a pty, --quiet: nothing at all;
+  7. (root, a tmpfs mount) stderr a pty, a 1 MB disk the trace fills: the
+     reports fail, the cut trace is removed and they are written again;
+     every line's "I of N" counts on (1, 2, ...) and never passes its N.
 Everything runs in a temporary directory that is always removed.
 Exit status: 0 pass, 1 fail, 77 skipped (no recorderd).
 """
 
 import argparse
+import json
 import os
 import pty
 import re
@@ -186,7 +190,52 @@ def check_run(args, tmp):
     # 6. --quiet: nothing
     out, tty = under_pty(run_cmd(args, tmp, '--quiet'), env, cwd=tmp)
     expect(tty == b'', '--quiet drew %r' % tty[:300])
+    check_full_disk(args, tmp, env)
     return len(lines)
+
+
+# A trace of a few MB (zstd) for a 1 MB disk, and reports of ~0.5 MB (the
+# padding's lines in report.html): they do not fit beside the cut trace,
+# they do once it is removed.
+FULL_PROGRAM = '''local function step(i) return i % 7 end
+local s = 0
+for i = 1, 1500000 do s = s + step(i) end
+print(s)
+''' + '-- padding: a long source for report.html\n' * 8000
+
+
+def check_full_disk(args, tmp, env):
+    # 7. a full disk: the reports written again count on, up to their N
+    small = os.path.join(tmp, 'small')
+    os.mkdir(small)
+    if os.geteuid() != 0 or subprocess.run(
+            ['mount', '-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', small],
+            capture_output=True).returncode != 0:
+        print('7. skipped: needs root and a tmpfs mount')
+        return
+    try:
+        with open(os.path.join(tmp, 'full.lua'), 'w') as f:
+            f.write(FULL_PROGRAM)
+        cmd = [args.recorderd, 'run', '--out', os.path.join(small, 'out'), '--',
+               args.lua, os.path.join(tmp, 'full.lua')]
+        out, tty = under_pty(cmd, env, cwd=tmp)
+        with open(os.path.join(small, 'out', 'full', 'session.json')) as f:
+            error = json.load(f)['error']
+    finally:
+        if subprocess.run(['umount', small], capture_output=True).returncode != 0:
+            subprocess.run(['umount', '-l', small], capture_output=True)
+    expect('removed to make room for the reports' in error,
+           'the reports were not written again: %s' % error)
+    text = tty.decode('utf-8', 'replace').rpartition('\r\r\n')[0]
+    pat = re.compile(r'^recorderd: full: writing (\S+) \((\d+) of (\d+)\), \d+ s *$')
+    lines = [l for l in text.split('\r') if l.strip()]
+    expect(len(lines) > 5, 'no retry drawn: %r' % lines)
+    for k, l in enumerate(lines, 1):
+        m = pat.match(l)
+        expect(m and int(m.group(2)) == k and k <= int(m.group(3)),
+               'counts wrong in %r (line %d of %r)' % (l, k, lines))
+    expect(m.group(1) == 'session.json' and m.group(2) == m.group(3),
+           'the last line is not session.json, N of N: %r' % lines[-1])
 
 
 def main(argv):
