@@ -181,6 +181,7 @@ static int write_report(const report_opts *o, rd_model *m)
     rd_render r;
     const rd_format *fmt = rd_format_find(o->format);
     rd_sessfile_render(o->path, m, &t, &r);
+    rd_sessfile_sampling(o->path, m); /* the trace does not say it */
     rd_label_set_cwd(m, r.srcdir); /* out of memory: labels show whole paths */
     if (weight_of(o->weight, &r.weight)) {
         fprintf(stderr, "recorderd report: --weight is time, lines or calls\n");

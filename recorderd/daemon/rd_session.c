@@ -515,8 +515,11 @@ static int write_json(FILE *f, void *ud)
             (unsigned long long)s->st.unwinds, (unsigned long long)s->st.tails,
             (unsigned long long)s->st.bad);
     rd_json_str(f, r->rr.srcdir);
-    fprintf(f, ",\n  \"trace\": \"%s\",\n  \"sampled_hz\": %u,\n  \"timing\": \"%s\",\n",
-            trace_state(s), s->m.sampled_hz, s->m.untimed ? "none" : "timed");
+    fprintf(f, ",\n  \"trace\": \"%s\",\n  \"sampled_hz\": %u,\n  \"sampler\": \"%s\",\n"
+               "  \"timing\": \"%s\",\n",
+            trace_state(s), s->m.sampled_hz,
+            !s->m.sampled_hz ? "none" : s->m.sampled_jit ? "luajit" : "outside",
+            s->m.untimed ? "none" : "timed");
     /* what the calibration found each event costs beyond the hook's
      * measured time (scaled during the run by the HOOK records) */
     double npt = rd_model_ns_per_tick(&s->m);

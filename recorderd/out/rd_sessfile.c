@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -50,29 +51,52 @@ static int json_unquote(const char *s, char *buf, size_t cap)
     return *s == '"' && n ? 0 : -EPROTO;
 }
 
-/* The string value of a top-level key of session_dir's session.json
- * (written by rd_session: keys are unique and come before any value
- * holding their quoted name) into buf. Returns 0 or -ENOENT. */
-static int session_field(const char *session_dir, const char *key, char *buf, size_t cap)
+/* The value of a top-level key of session_dir's session.json (written by
+ * rd_session: keys are unique and come before any value holding their
+ * quoted name), past its colon, in text (the file, read into it); NULL if
+ * there is none. */
+static const char *session_value(const char *session_dir, const char *key, char *text,
+                                 size_t cap)
 {
-    char path[PATH_MAX + 16], text[16384], quoted[32];
+    char path[PATH_MAX + 16], quoted[32];
     snprintf(path, sizeof path, "%s/session.json", session_dir);
     snprintf(quoted, sizeof quoted, "\"%s\"", key);
     FILE *f = rd_fopen_regular(path); /* a FIFO there would block */
     if (!f)
-        return -ENOENT;
-    size_t n = fread(text, 1, sizeof text - 1, f);
+        return NULL;
+    size_t n = fread(text, 1, cap - 1, f);
     fclose(f);
     text[n] = 0;
     const char *p = strstr(text, quoted);
     if (!p)
-        return -ENOENT;
+        return NULL;
     p += strlen(quoted);
     p += strspn(p, " \t\r\n");
     if (*p++ != ':')
+        return NULL;
+    return p + strspn(p, " \t\r\n");
+}
+
+/* The string value of a top-level key (session_value) into buf. Returns 0
+ * or -ENOENT. */
+static int session_field(const char *session_dir, const char *key, char *buf, size_t cap)
+{
+    char text[16384];
+    const char *p = session_value(session_dir, key, text, sizeof text);
+    return p && *p == '"' && !json_unquote(p + 1, buf, cap) ? 0 : -ENOENT;
+}
+
+/* The digits of a number under key (session_value) into buf. */
+static int session_number(const char *session_dir, const char *key, char *buf, size_t cap)
+{
+    char text[16384];
+    const char *p = session_value(session_dir, key, text, sizeof text);
+    size_t k = p ? strspn(p, "0123456789") : 0;
+    if (!k || k >= cap)
         return -ENOENT;
-    p += strspn(p, " \t\r\n");
-    return *p == '"' && !json_unquote(p + 1, buf, cap) ? 0 : -ENOENT;
+    memcpy(buf, p, k);
+    buf[k] = 0;
+    return 0;
 }
 
 int rd_sessfile_cwd(const char *session_dir, char *buf, size_t cap)
@@ -115,6 +139,22 @@ static int rd_sessfile_str(const char *trace, const char *key, char *buf, size_t
     return dir[0] ? session_field(dir, key, buf, cap) : -ENOENT;
 }
 
+unsigned rd_sessfile_sampling(const char *path, rd_model *m)
+{
+    char sampler[16], hz[16], dir[PATH_MAX], *end;
+    session_dir_of(path, dir, sizeof dir);
+    int jit = 0;
+    m->sampled_hz = 0;
+    if (dir[0] && !session_field(dir, "sampler", sampler, sizeof sampler) &&
+        ((jit = !strcmp(sampler, "luajit")) || !strcmp(sampler, "outside")) &&
+        !session_number(dir, "sampled_hz", hz, sizeof hz)) {
+        unsigned long v = strtoul(hz, &end, 10);
+        m->sampled_hz = !*end && v > 0 && v <= 1000000 ? (unsigned)v : 0;
+    }
+    m->sampled_jit = m->sampled_hz && jit;
+    return m->sampled_hz;
+}
+
 int rd_sessfile_add_cov(rd_cov *c, const char *path, char *err, size_t cap)
 {
     char dir[PATH_MAX], cwd[PATH_MAX];
@@ -125,6 +165,13 @@ int rd_sessfile_add_cov(rd_cov *c, const char *path, char *err, size_t cap)
         rd_model_free(&m);
         snprintf(err, cap, "out of memory");
         return -ENOMEM;
+    }
+    if (rd_sessfile_sampling(path, &m)) { /* as its own session wrote none */
+        snprintf(err, cap, "a sampled session (%u Hz): samples see some lines run, not every "
+                 "line, so it has no coverage", m.sampled_hz);
+        rd_stack_free(&st);
+        rd_model_free(&m);
+        return -EINVAL;
     }
     int e = rd_replay_path(path, &st, 1, err, cap);
     session_dir_of(path, dir, sizeof dir);

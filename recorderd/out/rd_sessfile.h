@@ -20,6 +20,13 @@ int rd_sessfile_add_cov(rd_cov *c, const char *path, char *err, size_t cap);
  * into buf. Returns 0, or -ENOENT when there is none. */
 int rd_sessfile_cwd(const char *session_dir, char *buf, size_t cap);
 
+/* How the session of path (a session directory or its trace.ltr) was
+ * sampled, as its session.json says: "sampler" luajit (LuaJIT's profiler)
+ * or outside (record, top), at "sampled_hz". The trace does not say: a
+ * replay would show samples as an exact trace. Sets m's sampled_hz and
+ * sampled_jit (0 for an exact trace, or no session.json); returns hz. */
+unsigned rd_sessfile_sampling(const char *path, rd_model *m);
+
 /* What session.json says of the traced program, kept for an rd_render. */
 typedef struct rd_sessfile_meta {
     char cwd[PATH_MAX], command[4096];

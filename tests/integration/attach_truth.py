@@ -1504,6 +1504,9 @@ def case_outsiderecord(c):
            and not files & {'coverage.lcov', 'coverage.xml', 'coverage.txt'}, 'files: %s' % files)
     expect('SAMPLED from outside at 200 Hz' in open(os.path.join(session, 'profile.txt')).read(),
            'profile.txt does not say it is sampled')
+    r = recorderd(c, 'report', session, '--format', 'profile')
+    expect(r.returncode == 0 and b'SAMPLED from outside at 200 Hz' in r.stdout,
+           'report --format profile of the sampled session: %r' % r.stdout[:300])
     folded = os.path.join(c.tmp, 'first.folded')
     r = recorderd(c, 'report', session, '--format', 'folded', '-o', folded)
     expect(r.returncode == 0, 'report --format folded: %r' % r.stderr)

@@ -98,6 +98,13 @@ def case_hot(c):
         expect(f not in have, 'coverage of a sampled session: %s' % f)
     page = html.unescape(open(os.path.join(session, 'report.html')).read())
     expect("by LuaJIT's profiler" in page, 'report.html does not say sampled')
+    # rendered again from the trace: sampled as its session was, no coverage
+    r = run([c.args.recorderd, 'report', session, '--format', 'profile'], c.tmp, c.env())
+    expect(r.status == 0 and b"SAMPLED by LuaJIT's profiler at 1000 Hz" in r.out,
+           'report --format profile: %d %r' % (r.status, r.out[:300]))
+    r = run([c.args.recorderd, 'report', session, '--format', 'lcov'], c.tmp, c.env())
+    expect(r.status == 1 and not r.out and b'a sampled session (1000 Hz)' in r.err,
+           'report --format lcov: %d %r' % (r.status, r.err))
 
 
 def case_rate(c):
