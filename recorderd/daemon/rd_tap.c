@@ -12,14 +12,36 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rd_guard.h"
 #include "rd_pprof.h"
 
 /* Guards every session's list of taps and each tap's s. */
 static pthread_mutex_t tap_mu = PTHREAD_MUTEX_INITIALIZER;
 
+typedef struct head_read {
+    const lt_ring *ring;
+    uint64_t head;
+} head_read;
+
+static int read_head(void *ud)
+{
+    head_read *h = ud;
+    h->head = atomic_load_explicit(&h->ring->hdr->head, memory_order_acquire);
+    return 0;
+}
+
+/* The producer's head of s's ring: the bytes it wrote so far (the shm may
+ * vanish: read under the guard; 0 then, which waits for nothing). */
+static uint64_t ring_head(const rd_session *s)
+{
+    head_read h = {&s->ring, 0};
+    return s->ring_lost || rd_guard_call(read_head, &h) ? 0 : h.head;
+}
+
 void rd_tap_add(rd_session *s, rd_tap *t)
 {
     pthread_mutex_lock(&tap_mu);
+    t->head0 = ring_head(s);
     t->s = s;
     atomic_store(&t->state, RD_TAP_NEW);
     t->next = s->taps;
@@ -30,6 +52,9 @@ void rd_tap_add(rd_session *s, rd_tap *t)
 
 void rd_tap_end(rd_tap *t)
 {
+    pthread_mutex_lock(&tap_mu); /* t->s: the drainer may let go of it */
+    t->head1 = t->s ? ring_head(t->s) : 0;
+    pthread_mutex_unlock(&tap_mu);
     int want = RD_TAP_STARTED;
     /* a tap the drainer has not started yet ends empty all the same */
     if (!atomic_compare_exchange_strong(&t->state, &want, RD_TAP_WANT_END)) {
@@ -171,14 +196,16 @@ static int encode(rd_tap *t, rd_session *s)
 static int serve(rd_tap *t, rd_session *s, int last)
 {
     int st = atomic_load(&t->state);
+    if (!last && s->ring.pos < t->head0)
+        return 0; /* the drainer is still on records made before the window */
     if (st == RD_TAP_NEW) {
         t->err = snapshot(t, &s->m);
         int want = RD_TAP_NEW; /* unless the loop ended it meanwhile */
         atomic_compare_exchange_strong(&t->state, &want, RD_TAP_STARTED);
         st = atomic_load(&t->state);
     }
-    if (st != RD_TAP_WANT_END && !last)
-        return 0;
+    if ((st != RD_TAP_WANT_END || s->ring.pos < t->head1) && !last)
+        return 0; /* open, or the window's last records not drained yet */
     if (!t->err)
         t->err = encode(t, s);
     atomic_store(&t->state, RD_TAP_DONE);

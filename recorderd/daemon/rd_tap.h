@@ -21,6 +21,9 @@ typedef struct rd_tap {
     _Atomic int state; /* RD_TAP_*: loop -> drainer (WANT_END), drainer -> loop (DONE) */
     uv_async_t *wake;  /* sent when the tap is done */
     int64_t wall0;     /* the window's start, ns since the epoch */
+    /* the ring's head when the window began and ended: its records are
+     * before (after) the window however far behind the drainer is */
+    uint64_t head0, head1;
     /* the drainer's snapshot at the start */
     uint64_t *self, *lines; /* per node, then per share (rd_tnode) */
     uint32_t nnode, ntnode;
