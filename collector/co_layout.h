@@ -38,6 +38,7 @@ enum {
     G_TOTALBYTES = 120, /* totalbytes */
     G_REGISTRY = 160,   /* l_registry (TValue) */
     G_MAINTHREAD = 176,
+    LG_SIZE = 616, /* sizeof(LG): lua_newstate's block, its main thread and global_State */
     /* CallInfo */
     CI_BASE = 0,
     CI_FUNC = 8,

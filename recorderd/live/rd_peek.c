@@ -166,10 +166,17 @@ int rd_peek_sample(co_sr *d, const void *L, rd_peek_stop *s, int stop, uint64_t 
 static int is_main_thread(const co_sr *d, uintptr_t addr, const uint8_t *b)
 {
     const void *mt;
+    size_t total;
     if (b[LS_TT] != LUA_TTHREAD || (uintptr_t)co_ptr_at(b, LS_G) != addr + LS_SIZE)
         return 0;
+    /* a closed state's block, freed but not yet reused (an allocator that
+     * leaves freed blocks as they were: AddressSanitizer's), has every
+     * pointer still right; lua_close freed all else, so its totalbytes is
+     * the block's own size, a live state's more */
     return !co_sr_peek(d, (const char *)(addr + LS_SIZE + G_MAINTHREAD), &mt, sizeof mt) &&
-           (uintptr_t)mt == addr && b[LS_STATUS] <= LUA_ERRERR;
+           (uintptr_t)mt == addr && b[LS_STATUS] <= LUA_ERRERR &&
+           !co_sr_peek(d, (const char *)(addr + LS_SIZE + G_TOTALBYTES), &total, sizeof total) &&
+           total > LG_SIZE;
 }
 
 /* Scans [lo, hi) of d->pid for main threads, adding them to found. */
