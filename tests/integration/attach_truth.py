@@ -750,7 +750,7 @@ def case_busy(c):
                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, start_new_session=True)
     c.procs.append(first)
-    sock = '/tmp/luatrace-%d/attach/%d.sock' % (os.getuid(), p.pid)
+    sock = attach_sock(p.pid)
     for _ in range(3000):
         if os.path.exists(sock):
             break
@@ -839,14 +839,8 @@ def case_killedfirst(c):
     ours at the attach path, so that the second request is never sent
     again; before the fix it was lost and the second attach timed out."""
     p = start(c, FIBPROG)
-    uid = os.getuid()
-    sig = int(open('/tmp/luatrace-%d/attach/%d' % (uid, p.pid)).read().split('signal ')[1])
-    path = '/tmp/luatrace-%d/attach/%d.sock' % (uid, p.pid)
-    first = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    c.socks.append((first, path))
-    first.bind(path)
-    first.listen(4)
-    first.settimeout(20)
+    sig, path = attach_sig(p.pid), attach_sock(p.pid)
+    first = listen_as_recorderd(c, path, 4, 20)
     sigqueue(p.pid, sig, 1)  # TRACE
     conn, _ = first.accept()  # the collector now waits for the ack
     c.socks.append((conn, path))
@@ -854,11 +848,7 @@ def case_killedfirst(c):
     signal_delivered(p.pid, sig)
     first.close()
     os.unlink(path)
-    second = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    c.socks.append((second, path))
-    second.bind(path)
-    second.listen(4)
-    second.settimeout(20)
+    second = listen_as_recorderd(c, path, 4, 20)
     conn.close()  # killed: no ack, the first request fails
     try:
         conn2, _ = second.accept()
@@ -916,7 +906,7 @@ def gone_out_dir(c):
                           '30'], cwd=c.tmp, env=base_env(), stdin=subprocess.DEVNULL,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     c.procs.append(a)
-    sock = '/tmp/luatrace-%d/attach/%d.sock' % (os.getuid(), p.pid)
+    sock = attach_sock(p.pid)
     for _ in range(1000):  # listening: --out is open, the request sent
         if os.path.exists(sock) or a.poll() is not None:
             break
@@ -1596,6 +1586,28 @@ def case_outsidegarbage(c):
 DUMP_NOW = 3  # proto/lt_attach.h: LT_ATTACH_DUMP_NOW (LT_ATTACH_DUMP is 2)
 
 
+def attach_sock(pid):
+    """The socket path a recorderd attach to pid listens on."""
+    return '/tmp/luatrace-%d/attach/%d.sock' % (os.getuid(), pid)
+
+
+def attach_sig(pid):
+    """The signal a dormant collector in pid takes requests on (its marker)."""
+    with open('/tmp/luatrace-%d/attach/%d' % (os.getuid(), pid)) as f:
+        return int(f.read().split('signal ')[1])
+
+
+def listen_as_recorderd(c, path, backlog, timeout=None):
+    """A socket of ours at the attach path, as recorderd's would be (closed
+    and unlinked by the case's clean-up)."""
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    c.socks.append((srv, path))
+    srv.bind(path)
+    srv.listen(backlog)
+    srv.settimeout(timeout)
+    return srv
+
+
 def sigqueue(pid, sig, value):
     libc = ctypes.CDLL(None, use_errno=True)
     # union sigval by value: sival_int in the low half of a pointer-sized word
@@ -1664,13 +1676,8 @@ def storm(c, p, pairs=300):
     """DUMP then at once DUMP_NOW, pairs times, at process p; a socket of
     ours at the attach path reads every dump message whole and gives a
     hello no ack. Returns the dump messages' flags."""
-    uid = os.getuid()
-    sig = int(open('/tmp/luatrace-%d/attach/%d' % (uid, p.pid)).read().split('signal ')[1])
-    path = '/tmp/luatrace-%d/attach/%d.sock' % (uid, p.pid)
-    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    c.socks.append((srv, path))
-    srv.bind(path)
-    srv.listen(64)
+    sig, path = attach_sig(p.pid), attach_sock(p.pid)
+    srv = listen_as_recorderd(c, path, 64)
     got = []
 
     def serve():
