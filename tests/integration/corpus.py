@@ -92,15 +92,24 @@ def merge_blocks(body):
     return bytes(out)
 
 
+def decompressed(path):
+    """(its header's flags, the body of a trace.ltr): decompressed by the
+    zstd tool when the header says zstd, its blocks not merged."""
+    version, flags = trace_header(path)
+    with open(path, 'rb') as f:
+        body = f.read()[TRACE_HDR:]
+    if version < 5 or not flags & TRACE_ZSTD:
+        return 0, body
+    return flags, subprocess.run(['zstd', '-dcq'], input=body, stdout=subprocess.PIPE,
+                                 check=True).stdout
+
+
 def trace_end(path):
     """The last records of a trace.ltr: of a split body, its last two
     blocks' (each block merges on its own), else the whole body."""
-    version, flags = trace_header(path)
-    if version < 11 or not flags & TRACE_SPLIT:
-        return trace_body(path)
-    with open(path, 'rb') as f:
-        body = subprocess.run(['zstd', '-dcq'], input=f.read()[TRACE_HDR:],
-                              stdout=subprocess.PIPE, check=True).stdout
+    flags, body = decompressed(path)
+    if not flags & TRACE_SPLIT:
+        return body
     starts, i = [0], 0
     while i < len(body):
         starts.append(i)
@@ -112,13 +121,7 @@ def trace_body(path):
     """The records of a trace.ltr, decompressed by the zstd tool when the
     header says zstd (and merged from its blocks when it says split): a
     check apart from recorderd's own reader."""
-    version, flags = trace_header(path)
-    with open(path, 'rb') as f:
-        body = f.read()[TRACE_HDR:]
-    if version < 5 or not flags & TRACE_ZSTD:
-        return body
-    body = subprocess.run(['zstd', '-dcq'], input=body, stdout=subprocess.PIPE,
-                          check=True).stdout
+    flags, body = decompressed(path)
     return merge_blocks(body) if flags & TRACE_SPLIT else body
 
 
