@@ -21,7 +21,9 @@ enum {
     LS_G = 32,
     LS_CI = 40,
     LS_SAVEDPC = 48,
+    LS_STACK = 64, /* StkId */
     LS_BASE_CI = 80,
+    LS_STACKSIZE = 88, /* TValues in the stack's block */
     LS_SIZE_CI = 92,
     LS_HOOKMASK = 100,  /* hookmask (a byte) */
     LS_ALLOWHOOK = 101, /* allowhook (a byte): 0 inside a hook or a __gc finalizer */

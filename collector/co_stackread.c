@@ -318,11 +318,80 @@ static uint32_t line_of(const uint8_t *pr, int pc)
     return line > 0 ? (uint32_t)line : 0;
 }
 
+/* The stack slot at addr (a TValue) into tv: from the snapshot if it
+ * holds it, else read now. */
+static int read_slot(const co_sr *d, const void *addr, uint8_t *tv)
+{
+    uintptr_t off = (uintptr_t)addr - (uintptr_t)d->sn_tv;
+    if (d->sn_ntv && off < d->sn_ntv * TV_SIZE && off % TV_SIZE == 0) {
+        memcpy(tv, d->sn_tvs + off, TV_SIZE);
+        return 0;
+    }
+    return peek(addr, tv, TV_SIZE);
+}
+
+/* Copies thread L's lua_State (ls: read once already) again, with its
+ * CallInfos up to a few past its ci and its stack slots up to a few past
+ * its top, by one process_vm_readv: a running thread's frames then come
+ * from one moment. Read frame by frame (about 20 us), a low frame whose
+ * function returned meanwhile, and another called in its slot, joined
+ * callees read before it (io.open calling fib). Keeps nothing if the
+ * thread's blocks moved (a stack grown). */
+static void snapshot(co_sr *d, const void *L, uint8_t *ls)
+{
+    const char *base = co_ptr_at(ls, LS_BASE_CI), *stack = co_ptr_at(ls, LS_STACK);
+    const char *top = co_ptr_at(ls, LS_TOP);
+    size_t n = (size_t)((const char *)co_ptr_at(ls, LS_CI) - base) / CI_SIZE;
+    size_t size_ci = (size_t)co_int_at(ls, LS_SIZE_CI), size_tv = (size_t)co_int_at(ls, LS_STACKSIZE);
+    d->sn_nci = d->sn_ntv = 0;
+    if (!stack || top < stack || (size_t)(top - stack) / TV_SIZE >= size_tv || size_tv > (1u << 26))
+        return;
+    size_t ci_hi = n + 16 < size_ci ? n + 16 : size_ci, ci_lo = ci_hi > SNAP_CI ? ci_hi - SNAP_CI : 0;
+    size_t tv_hi = (size_t)(top - stack) / TV_SIZE + 64, tv_lo;
+    tv_hi = tv_hi < size_tv ? tv_hi : size_tv;
+    tv_lo = tv_hi > SNAP_TV ? tv_hi - SNAP_TV : 0;
+    uint8_t ls2[LS_READ];
+    struct iovec l[3] = {{ls2, LS_READ},
+                         {d->sn_cis, (ci_hi - ci_lo) * CI_SIZE},
+                         {d->sn_tvs, (tv_hi - tv_lo) * TV_SIZE}};
+    struct iovec r[3] = {{(void *)L, LS_READ},
+                         {(void *)(base + ci_lo * CI_SIZE), l[1].iov_len},
+                         {(void *)(stack + tv_lo * TV_SIZE), l[2].iov_len}};
+    ssize_t want = (ssize_t)(l[0].iov_len + l[1].iov_len + l[2].iov_len);
+    if (process_vm_readv(g_pid, l, 3, r, 3, 0) != want || ls2[LS_TT] != LUA_TTHREAD ||
+        memcmp(ls2 + LS_G, ls + LS_G, sizeof(void *)) ||
+        memcmp(ls2 + LS_STACK, ls + LS_STACK, sizeof(void *)) ||
+        memcmp(ls2 + LS_BASE_CI, ls + LS_BASE_CI, sizeof(void *)) ||
+        co_int_at(ls2, LS_SIZE_CI) != (int)size_ci || co_int_at(ls2, LS_STACKSIZE) != (int)size_tv)
+        return;
+    memcpy(ls, ls2, LS_READ);
+    d->sn_ci = base + ci_lo * CI_SIZE;
+    d->sn_nci = ci_hi - ci_lo;
+    d->sn_tv = stack + tv_lo * TV_SIZE;
+    d->sn_ntv = tv_hi - tv_lo;
+}
+
+/* CallInfo i of the thread whose base_ci is base: from the snapshot if it
+ * holds it, else from cis, the 32 CallInfos from *lo (read anew when i is
+ * below them: the walk goes down). NULL if it cannot be read. */
+static const uint8_t *ci_at(co_sr *d, const char *base, uint32_t i, uint8_t *cis, uint32_t *lo)
+{
+    uintptr_t off = (uintptr_t)(base + (size_t)i * CI_SIZE) - (uintptr_t)d->sn_ci;
+    if (d->sn_nci && off < d->sn_nci * CI_SIZE)
+        return d->sn_cis + off;
+    if (i < *lo) {
+        *lo = i > 32 ? i - 31 : 1;
+        if (peek(base + (size_t)*lo * CI_SIZE, cis, (size_t)(i - *lo + 1) * CI_SIZE))
+            return NULL;
+    }
+    return cis + (size_t)(i - *lo) * CI_SIZE;
+}
+
 /* The thread a resume (its first argument) or wrap (its upvalue) runs. */
-static const void *resumed(const uint8_t *ci, const uint8_t *c, const co_sr_func *f)
+static const void *resumed(co_sr *d, const uint8_t *ci, const uint8_t *c, const co_sr_func *f)
 {
     uint8_t tv[TV_SIZE];
-    if (f->flags == LT_FF_RESUME && !peek(co_ptr_at(ci, CI_BASE), tv, sizeof tv) &&
+    if (f->flags == LT_FF_RESUME && !read_slot(d, co_ptr_at(ci, CI_BASE), tv) &&
         co_int_at(tv, TV_TT) == LUA_TTHREAD)
         return co_ptr_at(tv, 0);
     if (f->flags == LT_FF_WRAP && co_int_at(c, CL_UPV0 + TV_TT) == LUA_TTHREAD)
@@ -362,7 +431,7 @@ static int read_frame(co_sr *d, co_sr_thread *t, const uint8_t *ls, const uint8_
                       co_sr_func **fo, uint8_t *pr, int *pc)
 {
     uint8_t tv[TV_SIZE];
-    if (peek(co_ptr_at(c, CI_FUNC), tv, sizeof tv) || co_int_at(tv, TV_TT) != LUA_TFUNCTION ||
+    if (read_slot(d, co_ptr_at(c, CI_FUNC), tv) || co_int_at(tv, TV_TT) != LUA_TFUNCTION ||
         read_closure(d, co_ptr_at(tv, 0)))
         return -1;
     const uint8_t *cl = d->k_c;
@@ -378,7 +447,7 @@ static int read_frame(co_sr *d, co_sr_thread *t, const uint8_t *ls, const uint8_
         *pc = pc_of(pr, top ? co_ptr_at(ls, LS_SAVEDPC) : co_ptr_at(c, CI_SAVEDPC));
     if (top) {
         t->top_c = cl[CL_ISC];
-        t->target = resumed(c, cl, f);
+        t->target = resumed(d, c, cl, f);
     }
     d->fr[d->nfr++] =
         (co_sr_frame){(uint32_t)(f - d->fn), cl[CL_ISC] ? 0 : cached_line(d, pr, *pc), 0};
@@ -401,6 +470,12 @@ static void read_thread(co_sr *d, const void *L)
     if (!base || ci < base || (ci - base) % CI_SIZE || size_ci > CI_MAX ||
         (ci - base) / CI_SIZE >= size_ci)
         return;
+    snapshot(d, L, ls);
+    ci = co_ptr_at(ls, LS_CI);
+    if (ci < base || (ci - base) % CI_SIZE || (ci - base) / CI_SIZE >= size_ci) {
+        d->sn_nci = d->sn_ntv = 0;
+        return;
+    }
     co_sr_thread *t = &d->th[d->nth++];
     *t = (co_sr_thread){.L = L, .first = d->nfr};
     uint32_t n = (uint32_t)((ci - base) / CI_SIZE);
@@ -411,12 +486,8 @@ static void read_thread(co_sr *d, const void *L)
     uint32_t i;
     for (i = n; i >= 1; i--) {
         co_sr_func *f;
-        if (i < lo) {
-            lo = i > 32 ? i - 31 : 1;
-            if (peek(base + (size_t)lo * CI_SIZE, cis, (size_t)(i - lo + 1) * CI_SIZE))
-                break;
-        }
-        int pc, k = read_frame(d, t, ls, cis + (size_t)(i - lo) * CI_SIZE, i == n, &f, pr, &pc);
+        const uint8_t *c = ci_at(d, base, i, cis, &lo);
+        int pc, k = c ? read_frame(d, t, ls, c, i == n, &f, pr, &pc) : -1;
         if (k < 0)
             break;
         d->fr[d->nfr - 1].depth = i;
@@ -427,6 +498,7 @@ static void read_thread(co_sr *d, const void *L)
         tail = k;
     }
     t->torn = i >= 1 && d->nfr < MAX_FRAMES;
+    d->sn_nci = d->sn_ntv = 0;
     t->active = ls[LS_STATUS] == 0 && t->n > 0;
     t->dead = ls[LS_STATUS] > LUA_YIELD;
 }

@@ -51,7 +51,9 @@ enum {
     SCAN_TOTAL = 200000, /* and in all */
     BACK_MAX = 256,
     NAME_MAX_ = 128,
-    OUT_CAP = 1 << 18
+    OUT_CAP = 1 << 18,
+    SNAP_CI = 512,  /* CallInfos, */
+    SNAP_TV = 2048  /* and stack slots, a thread's snapshot copies at most */
 };
 
 typedef struct co_sr_func {
@@ -105,6 +107,11 @@ typedef struct co_sr {
     uint8_t k_c[CL_READ], k_p[PR_READ];
     int k_pc;
     uint32_t k_line;
+    /* the thread being read: its CallInfos and stack slots near its top,
+     * copied at one moment (n of each; none outside read_thread) */
+    const char *sn_ci, *sn_tv;
+    size_t sn_nci, sn_ntv;
+    uint8_t sn_cis[SNAP_CI * CI_SIZE], sn_tvs[SNAP_TV * TV_SIZE];
 } co_sr;
 
 

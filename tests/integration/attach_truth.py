@@ -70,7 +70,10 @@ frames that were unwound, nothing past the detach). Cases:
   outsidetop  top of a program that never loaded the collector: samples
               read from outside; the busiest function on top; SIGTERM and
               the program's exit end it; its output unchanged
-  outsiderecordlive  record read as the program runs: no stack cut short
+  outsiderecordlive  record read as the program runs: no stack cut short,
+              none with a frame from another moment than the frame below
+  outsiderecordlivec  the same with work short and a C function run in its
+              slot between its calls
   outsiderecord  record of a program that never loaded the collector, hot
               in a coroutine: a sampled session whose heaviest stack is
               the real one, replayable, with no coverage
@@ -1536,11 +1539,29 @@ io.stdout:write("done\\n")
 '''
 
 
+# work short and a slow C function (string.rep) called in the slot work is
+# called in: read frame by frame, such a sample read work's callees, then
+# string.rep in work's slot (half the runs of outsiderecordlive, 1 in 13 of
+# FIBPROG's)
+FIBPROGC = FIBPROG.replace('for _ = 1, 50 do s = s + fib(16) end', 'for _ = 1, 3 do s = s + fib(12) end').replace(
+    'do work() end', 'do string.rep("x", 200000) work() end')
+
+
 def case_outsiderecordlive(c):
     """record reading a deep recursion as it runs (no --stop): a read that a
     moving stack cut short is dropped, so every sampled stack starts at the
     base (the C entry, the main chunk, work), never at a callee."""
-    c.write('prog.lua', FIBPROG)
+    record_live(c, FIBPROG)
+
+
+def case_outsiderecordlivec(c):
+    """The same where work returns often and a C function runs in its slot
+    between calls: no stack with fib above anything but work."""
+    record_live(c, FIBPROGC)
+
+
+def record_live(c, prog):
+    c.write('prog.lua', prog)
     p = subprocess.Popen([c.args.lua, 'prog.lua'], cwd=c.tmp, env=c.env(),
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     c.procs.append(p)
