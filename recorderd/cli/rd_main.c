@@ -109,6 +109,23 @@ static int parse_run(int argc, char **argv, rd_run_opts *o, rd_session_opts *so)
     return (i < argc && !strcmp(argv[i], "--") ? i + 1 : i) + 1;
 }
 
+/* Whether --out dir is yet to be made. A command that made it and ends
+ * with nothing in it (refused, a script that did not load) removes it
+ * again, rather than leave an empty directory behind: rmdir removes only
+ * an empty one. */
+static int out_missing(const char *dir)
+{
+    struct stat st;
+    return lstat(dir, &st) < 0 && errno == ENOENT;
+}
+
+static int unmake_out(const char *dir, int made, int rc)
+{
+    if (made)
+        rmdir(dir);
+    return rc;
+}
+
 static int cmd_run(int argc, char **argv)
 {
     rd_run_opts o = {0};
@@ -122,14 +139,14 @@ static int cmd_run(int argc, char **argv)
         return 2;
     }
     o.out = so.out;
-    int e = check_run_opts(&o);
+    int made = out_missing(o.out), e = check_run_opts(&o);
     if (e)
-        return e;
+        return unmake_out(o.out, made, e);
     o.backends = so.backends;
     o.nbackends = so.nbackends;
     o.formats = so.formats;
     o.coverage = so.coverage;
-    return rd_run(&o, argv + i);
+    return unmake_out(o.out, made, rd_run(&o, argv + i));
 }
 
 /* listen: idle after stop. serve --fd (once): idle as soon as its one
@@ -378,7 +395,8 @@ static int cmd_attach(int argc, char **argv, const char *what)
     o.so.no_files = dump || top;
     o.so.live = dump ? rd_attach_dump_view : top ? rd_attach_top_view : NULL;
     o.so.live_ms = 1000;
-    return rd_attach(&o);
+    int made = !o.so.no_files && out_missing(o.so.out);
+    return unmake_out(o.so.out, made, rd_attach(&o));
 }
 
 /* One argument of record (its value taken too). 0, an exit status, or -1
@@ -420,7 +438,8 @@ static int cmd_record(int argc, char **argv)
     if (not_a_process("record", o.pid))
         return 1;
     o.so.sample_hz = o.hz;
-    return rd_record(&o);
+    int made = out_missing(o.so.out);
+    return unmake_out(o.so.out, made, rd_record(&o));
 }
 
 /* A standard descriptor closed when recorderd starts (`recorderd run ...

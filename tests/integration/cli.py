@@ -15,6 +15,8 @@ Cases:
               executable says the command to type; a missing program says
               "not found on PATH" (it said "no such file or directory" of a
               file that is there); exit 127
+  emptyout    a run, attach or record that records nothing leaves no --out
+              directory it made
   samplehz    run --sample abc -- luajit app.lua: abc was meant as HZ (a
               "--" follows), refused with exit 2 (it ran "abc" as the
               command: exit 127)
@@ -119,6 +121,32 @@ def case_runscript(c):
         r = run([c.args.recorderd, 'run', '--', cmd], c.tmp, c.env())
         expect(r.status == 127 and r.err == ('recorderd: %s\n' % what).encode(),
                'run -- %s: %d %r' % (cmd, r.status, r.err))
+
+
+def case_emptyout(c):
+    """run of a script that does not load, attach and record of a process
+    that is not Lua: the --out directory they made is gone again (nothing
+    was recorded); one that was there before stays, and a run that records
+    keeps it."""
+    q = subprocess.Popen(['sleep', '30'])
+    try:
+        out = os.path.join(c.tmp, 'new', 'out')
+        for cmd in (['run', '--', c.args.lua, 'missing.lua'], ['attach', str(q.pid)],
+                    ['record', str(q.pid), '-d', '1']):
+            r = run([c.args.recorderd] + cmd[:1] + ['--out', out] + cmd[1:], c.tmp, c.env())
+            expect(r.status == 1 and not os.path.exists(out),
+                   '%s: %d, %r left: %r' % (cmd[0], r.status, out, r.err))
+    finally:
+        q.kill()
+        q.wait()
+    os.mkdir(out)
+    r = run([c.args.recorderd, 'run', '--out', out, '--', c.args.lua, 'missing.lua'], c.tmp,
+            c.env())
+    expect(r.status == 1 and os.path.isdir(out), 'an --out there before: %d' % r.status)
+    os.rmdir(out)
+    prog = c.write('app.lua', 'print(1)\n')
+    r = run([c.args.recorderd, 'run', '-q', '--out', out, '--', c.args.lua, prog], c.tmp, c.env())
+    expect(r.status == 0 and os.listdir(out) == ['app'], 'a run: %d %r' % (r.status, r.err))
 
 
 def case_samplehz(c):
