@@ -157,9 +157,13 @@ static void put_summary(html *h, const rd_fstat *fs)
 {
     const rd_model *m = h->m;
     char buf[192];
-    uint32_t nf = 0;
-    for (uint32_t f = 0; f < m->nfunc; f++)
-        nf += fs[f].calls || fs[f].self || fs[f].total;
+    uint32_t nf = 0, nc = 0, nmain = 0; /* run: all, C, main chunks */
+    for (uint32_t f = 0; f < m->nfunc; f++) {
+        int run = fs[f].calls || fs[f].self || fs[f].total;
+        nf += run;
+        nc += run && m->func[f].what == LT_WHAT_C;
+        nmain += run && m->func[f].what == LT_WHAT_MAIN;
+    }
     fputs("<h2 id=\"summary\">Summary</h2>\n<table class=\"sum\">\n", h->out);
     summary_row(h, "command", h->info->cmd ? h->info->cmd : "(not recorded in the trace)");
     if (m->untimed)
@@ -186,7 +190,9 @@ static void put_summary(html *h, const rd_fstat *fs)
     }
     snprintf(buf, sizeof buf, "%llu", (unsigned long long)m->events);
     summary_row(h, "events", buf);
-    snprintf(buf, sizeof buf, "%u", nf);
+    /* the coverage row counts Lua functions only: say what this one counts */
+    snprintf(buf, sizeof buf, "%u run: %u in Lua (%u of them main chunks), %u in C", nf, nf - nc,
+             nmain, nc);
     summary_row(h, "functions", buf);
     snprintf(buf, sizeof buf, "%u", rd_model_stacks(m));
     summary_row(h, "stacks", buf);
