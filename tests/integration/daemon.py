@@ -754,11 +754,14 @@ def case_diskfull(d):
         raise SystemExit(SKIP)
     try:
         d.out = os.path.join(small, 'out')
-        # A trace that fills the 3 MB (~5 MB, zstd), and reports that need
-        # more than what cutting it back to its last flush frees (up to 256
-        # KiB of records, ~100 KB): 8000 lines of source in html, annotate
-        # and coverage.txt, ~1.5 MB. Only the trace's removal makes room.
-        prog, out = busy_program(d, 2400000, padding=8000)
+        # A trace that fills the 3 MB (~6 MB, zstd: 0.19 bytes an event
+        # here; 2.4 M rounds, ~1.8 MB since trace-file version 11, fitted
+        # on a fast machine), and reports that need more than what cutting
+        # it back to its last flush frees (up to 256 KiB of records, ~100
+        # KB): 8000 lines of source in html, annotate and coverage.txt, ~1.5
+        # MB. Only the trace's removal makes room.
+        rounds = 8000000
+        prog, out = busy_program(d, rounds, padding=8000)
         d.start_daemon(extra=('--format', 'all'))
         r = d.lua(prog, d.traced_env('busy'), traced=True)
         expect(r.status == 3 and r.out == out, 'program changed: %r %r' % (r.out, r.err))
@@ -772,7 +775,7 @@ def case_diskfull(d):
         expect(not os.path.exists(os.path.join(session, 'trace.ltr')), 'trace.ltr kept')
         for name in REPORTS:
             expect(os.path.exists(os.path.join(session, name)), '%s missing' % name)
-        expect(f_calls(session) == 2400000, 'profile.txt is not of the whole run')
+        expect(f_calls(session) == rounds, 'profile.txt is not of the whole run')
     finally:
         d.kill_daemon()
         if run(['umount', small], d.tmp, base_env()).status != 0:
