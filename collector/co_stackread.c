@@ -342,11 +342,13 @@ static void snapshot(co_sr *d, const void *L, uint8_t *ls)
     const char *base = co_ptr_at(ls, LS_BASE_CI), *stack = co_ptr_at(ls, LS_STACK);
     const char *top = co_ptr_at(ls, LS_TOP);
     size_t n = (size_t)((const char *)co_ptr_at(ls, LS_CI) - base) / CI_SIZE;
-    size_t size_ci = (size_t)co_int_at(ls, LS_SIZE_CI), size_tv = (size_t)co_int_at(ls, LS_STACKSIZE);
+    size_t size_ci = (size_t)co_int_at(ls, LS_SIZE_CI);
+    size_t size_tv = (size_t)co_int_at(ls, LS_STACKSIZE);
     d->sn_nci = d->sn_ntv = 0;
     if (!stack || top < stack || (size_t)(top - stack) / TV_SIZE >= size_tv || size_tv > (1u << 26))
         return;
-    size_t ci_hi = n + 16 < size_ci ? n + 16 : size_ci, ci_lo = ci_hi > SNAP_CI ? ci_hi - SNAP_CI : 0;
+    size_t ci_hi = n + 16 < size_ci ? n + 16 : size_ci;
+    size_t ci_lo = ci_hi > SNAP_CI ? ci_hi - SNAP_CI : 0;
     size_t tv_hi = (size_t)(top - stack) / TV_SIZE + 64, tv_lo;
     tv_hi = tv_hi < size_tv ? tv_hi : size_tv;
     tv_lo = tv_hi > SNAP_TV ? tv_hi - SNAP_TV : 0;
