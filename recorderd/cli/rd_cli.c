@@ -46,9 +46,7 @@ int rd_cli_unknown(const char *cmd, const char *a)
 const char *rd_cli_backends[RD_MAX_BACKENDS];
 unsigned rd_cli_nbackends;
 
-/* 1 if argv[*i] was --backend (taken), 0 if not, -1 on a bad value. */
-/* Adds the backend v (kept: it must live as long as the command). */
-static int add_backend(const char *v)
+int rd_cli_add_backend(const char *v)
 {
     if (!rd_backend_known(v)) {
         fprintf(stderr, "recorderd: unknown backend %s (chrome, speedscope-evented, "
@@ -73,7 +71,7 @@ int rd_cli_backend(int argc, char **argv, int *i)
     if (strcmp(argv[*i], "--backend") && strcmp(argv[*i], "-b"))
         return 0;
     const char *v = rd_cli_optval(argc, argv, i);
-    return !v || add_backend(v) ? -1 : 1;
+    return !v || rd_cli_add_backend(v) ? -1 : 1;
 }
 
 /* Seconds (decimals allowed) as milliseconds; -1 if not a number. */
@@ -106,7 +104,7 @@ static int format_item(const char *cmd, const char *v, size_t len)
     }
     if (rd_backend_known(name)) {
         char *keep = strdup(name); /* for the command's life */
-        return keep ? add_backend(keep) : -1;
+        return keep ? rd_cli_add_backend(keep) : -1;
     }
     rd_format_names(names, sizeof names, ", ", RD_FMT_NOFILE, 0);
     fprintf(stderr, "recorderd %s: unknown format %s (%s, all, or a backend: chrome, "
@@ -124,7 +122,7 @@ static int rd_cli_format(const char *cmd, int argc, char **argv, int *i)
         return -1;
     rd_cli_formats |= rd_format_rows(RD_FMT_DEFAULT);
     if (rd_backend_known(v)) /* whole: lua:FILE may hold a ',' */
-        return add_backend(v) ? -1 : 1;
+        return rd_cli_add_backend(v) ? -1 : 1;
     for (const char *p = v; *p;) {
         size_t n = strcspn(p, ",");
         if (n && format_item(cmd, p, n))

@@ -29,6 +29,10 @@ extern unsigned rd_cli_nbackends;
 /* 1 if argv[*i] was --backend (taken), 0 if not, -1 on a bad value. */
 int rd_cli_backend(int argc, char **argv, int *i);
 
+/* Adds backend v (kept: it must live as long as the command). 0, or -1
+ * after saying why not (unknown, a Lua file that does not load, too many). */
+int rd_cli_add_backend(const char *v);
+
 /* -o, --out (and report's --output): where a command writes. */
 int rd_cli_is_out(const char *a);
 

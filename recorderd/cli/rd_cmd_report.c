@@ -28,6 +28,7 @@ typedef struct report_opts {
     const char **inputs, **include, **exclude, **untested;
     unsigned ninputs, ninclude, nexclude, nuntested;
     int merge, help;
+    uint32_t rows; /* --format LIST: its reports, bit i for rd_formats[i]; 0: one report */
 } report_opts;
 
 /* --include, --exclude, --include-untested: repeatable. Returns 1 if a is
@@ -80,7 +81,7 @@ static int report_arg(int argc, char **argv, int *i, report_opts *o)
 static int parse_report(int argc, char **argv, report_opts *o)
 {
     const char **v = calloc(4 * ((size_t)argc + 1), sizeof *v);
-    *o = (report_opts){NULL, NULL, NULL, NULL, v, NULL, NULL, NULL, 0, 0, 0, 0, 0, 0};
+    *o = (report_opts){NULL, NULL, NULL, NULL, v, NULL, NULL, NULL, 0, 0, 0, 0, 0, 0, 0};
     if (!v)
         return -1;
     o->include = v + argc + 1;
@@ -287,15 +288,22 @@ static int backend_dir_ok(const report_opts *o, int streaming, const char *dir)
 
 /* Options that do not go with a report that is no coverage: exit status 2,
  * or 0 with *streaming set when the format is a backend (added to them). */
+static int no_cov_options(const report_opts *o)
+{
+    char names[512];
+    if (!o->merge && !o->ninclude && !o->nexclude && !o->nuntested)
+        return 0;
+    rd_format_names(names, sizeof names, ", ", RD_FMT_MERGE, RD_FMT_MERGE);
+    fprintf(stderr, "recorderd report: --merge, --include, --exclude and --include-untested "
+                    "are for one of %s\n", names);
+    return 2;
+}
+
 static int check_view(const report_opts *o, int *streaming)
 {
     char names[512];
-    if (o->merge || o->ninclude || o->nexclude || o->nuntested) {
-        rd_format_names(names, sizeof names, ", ", RD_FMT_MERGE, RD_FMT_MERGE);
-        fprintf(stderr, "recorderd report: --merge, --include, --exclude and "
-                        "--include-untested are for %s\n", names);
+    if (no_cov_options(o))
         return 2;
-    }
     *streaming = rd_backend_known(o->format); /* a format that is a backend */
     if (*streaming && rd_cli_nbackends) {
         fprintf(stderr, "recorderd report: --format %s takes no --backend\n", o->format);
@@ -319,6 +327,142 @@ static int check_view(const report_opts *o, int *streaming)
     return 0;
 }
 
+/* {====== --format LIST: several reports from one replay */
+
+/* One name of the list (n bytes at v) into o->rows or the backends. 0, or
+ * 2 after saying why not. */
+static int list_item(report_opts *o, const char *v, size_t n)
+{
+    char name[1024], names[512];
+    snprintf(name, sizeof name, "%.*s", (int)n, v);
+    const rd_format *f = rd_format_find(name);
+    if (!strcmp(name, "all"))
+        o->rows |= rd_format_rows(0) & ~rd_format_rows(RD_FMT_NOFILE);
+    else if (f && f->file)
+        o->rows |= 1u << (unsigned)(f - rd_formats);
+    else if (rd_backend_known(name)) {
+        char *keep = strdup(name); /* for the command's life */
+        return keep && !rd_cli_add_backend(keep) ? 0 : 2;
+    } else {
+        rd_format_names(names, sizeof names, ", ", RD_FMT_NOFILE, 0);
+        fprintf(stderr, "recorderd report: unknown format %s in a list (%s, all, or a backend: "
+                        "chrome, speedscope-evented, lua:FILE.lua)\n", name, names);
+        return 2;
+    }
+    return 0;
+}
+
+/* A --format that is a list (names joined with ',', or all): its rows in
+ * o->rows, and -o the session directory if not given. -1 if it is one
+ * report, else 0 or 2 after saying why not. */
+static int format_list(report_opts *o)
+{
+    struct stat st;
+    if ((!strchr(o->format, ',') && strcmp(o->format, "all")) || rd_backend_known(o->format))
+        return -1; /* a lua:FILE backend may hold a ',' */
+    if (no_cov_options(o))
+        return 2;
+    for (const char *p = o->format; *p;) {
+        size_t n = strcspn(p, ",");
+        if (n && list_item(o, p, n))
+            return 2;
+        p += n + (p[n] == ',');
+    }
+    if (!o->out && stat(o->path, &st) == 0 && S_ISDIR(st.st_mode))
+        o->out = o->path; /* beside the session's own reports */
+    if (!o->out)
+        fprintf(stderr, "recorderd report: several reports go to a directory: give -o DIR\n");
+    return o->out ? 0 : 2;
+}
+
+/* Why report f is not written from model m (as a session leaves it out),
+ * or NULL. */
+static const char *left_out(const rd_format *f, const rd_model *m)
+{
+    if ((f->flags & RD_FMT_COV) && m->sampled_hz && strcmp(f->name, "html"))
+        return "a sampled session has no coverage";
+    if ((f->flags & RD_FMT_TIME) && m->untimed)
+        return "the trace has no time (a --coverage run)";
+    return NULL;
+}
+
+/* Report f under its session file name in the directory open at dfd (dir). */
+static int write_row(const rd_format *f, const rd_render *r, int dfd, const char *dir, char *err,
+                     size_t cap)
+{
+    out_job j = {f, r};
+    char sub[64], path[PATH_MAX + 64];
+    if (!f->write_dir) {
+        int e = rd_out_write(dfd, f->file, out_fn, &j);
+        if (e)
+            snprintf(err, cap, "%s/%s: %s", dir, f->file, strerror(-e));
+        return e;
+    }
+    snprintf(sub, sizeof sub, "%.*s", (int)strlen(f->file) - 1, f->file); /* "annotate/" */
+    snprintf(path, sizeof path, "%s/%s", dir, sub);
+    int fd = rd_out_subdir(dfd, sub, 0);
+    if (fd < 0)
+        return snprintf(err, cap, "%s: %s", path, strerror(-fd)), fd;
+    int e = f->write_dir(r, fd, path, err, cap);
+    close(fd);
+    return e;
+}
+
+/* The coverage of m into c for the coverage reports of o->rows (r->cov
+ * set), built once for them all. 0, or 1 after saying why not. */
+static int rows_cov(const report_opts *o, const rd_model *m, rd_cov *c, rd_render *r)
+{
+    if (!(o->rows & rd_format_rows(RD_FMT_COV)) || m->sampled_hz)
+        return 0;
+    if (rd_cov_add_model(c, m, r->srcdir)) {
+        fprintf(stderr, "recorderd report: out of memory for the coverage\n");
+        return 1;
+    }
+    c->truncated = r->truncated;
+    rd_cov_finish(c);
+    r->cov = c;
+    return 0;
+}
+
+/* Every report of o->rows into -o DIR, then a line naming them. */
+static int write_rows(const report_opts *o, rd_model *m)
+{
+    rd_sessfile_meta t;
+    rd_render r;
+    rd_cov cov;
+    char err[PATH_MAX + 128] = "", done[512] = "";
+    int failed = 0, dfd = rd_out_open(o->out, 1, err, sizeof err);
+    if (dfd < 0)
+        return fprintf(stderr, "recorderd report: %s\n", rd_printable(err, err, sizeof err)), 1;
+    rd_sessfile_render(o->path, m, &t, &r);
+    rd_sessfile_sampling(o->path, m);
+    rd_label_set_cwd(m, r.srcdir);
+    if (rd_cov_init(&cov, NULL))
+        return close(dfd), fprintf(stderr, "recorderd report: out of memory\n"), 1;
+    int rc = rows_cov(o, m, &cov, &r);
+    for (unsigned i = 0; i < rd_nformats && !rc; i++) {
+        const rd_format *f = &rd_formats[i];
+        const char *why = o->rows & 1u << i ? left_out(f, m) : NULL;
+        if (!(o->rows & 1u << i))
+            continue;
+        if (why)
+            fprintf(stderr, "recorderd report: %s not written: %s\n", f->file, why);
+        else if (write_row(f, &r, dfd, o->out, err, sizeof err)) {
+            failed = 1;
+            fprintf(stderr, "recorderd report: %s\n", rd_printable(err, err, sizeof err));
+        } else
+            snprintf(done + strlen(done), sizeof done - strlen(done), "%s%s", done[0] ? ", " : "",
+                     f->file);
+    }
+    close(dfd);
+    rd_cov_free(&cov);
+    if (done[0])
+        fprintf(stderr, "recorderd report: wrote %s in %s\n", done, o->out);
+    return rc || failed;
+}
+
+/* }====== */
+
 /* Replays the trace through st (and the backends attached to it), then
  * writes the report and lets the backends finish. */
 static int replay_and_write(const report_opts *o, int streaming, rd_stack *st,
@@ -334,7 +478,9 @@ static int replay_and_write(const report_opts *o, int streaming, rd_stack *st,
     /* a backend format writes -o FILE; --backend outputs go to -o DIR */
     report_opts to_stdout = *o; /* with --backend, -o is their directory */
     to_stdout.out = NULL;
-    int rc = streaming ? 0 : write_report(rd_cli_nbackends ? &to_stdout : o, st->m);
+    int rc = streaming ? 0
+             : o->rows ? write_rows(o, st->m)
+                       : write_report(rd_cli_nbackends ? &to_stdout : o, st->m);
     if (rd_backends_finish(bk, st->m, dir, streaming ? o->out : NULL, err, sizeof err)) {
         fprintf(stderr, "recorderd report: %s\n", rd_printable(err, err, sizeof err));
         rc = 1;
@@ -400,7 +546,9 @@ int rd_cmd_report(int argc, char **argv)
         source_owners(&o);
         if (is_coverage(o.format))
             rc = cmd_coverage(&o);
-        else if (!(rc = check_view(&o, &streaming)))
+        else if ((rc = format_list(&o)) == 0) /* several reports, one replay */
+            rc = cmd_view(&o, 0);
+        else if (rc < 0 && !(rc = check_view(&o, &streaming)))
             rc = cmd_view(&o, streaming);
     }
     free(o.inputs); /* o.path points into argv */

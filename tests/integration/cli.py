@@ -17,6 +17,8 @@ Cases:
               file that is there); exit 127
   emptyout    a run, attach or record that records nothing leaves no --out
               directory it made
+  reportlist  report --format LIST: several reports from one replay, as each
+              alone would be
   samplehz    run --sample abc -- luajit app.lua: abc was meant as HZ (a
               "--" follows), refused with exit 2 (it ran "abc" as the
               command: exit 127)
@@ -240,6 +242,60 @@ def case_reportbkdir(c):
     r = run([c.args.recorderd, 'report', s, '--format', 'bogus'], c.tmp, c.env())
     expect(r.status == 2 and r.err.endswith(b', or a backend: chrome, speedscope-evented, '
            b'lua:FILE.lua)\n'), 'report --format bogus: %d %r' % (r.status, r.err))
+
+
+def case_reportlist(c):
+    """report --format LIST: several reports from one replay, each under its
+    session file name in the session directory (or -o DIR), equal to the
+    report of its own --format; a trace file needs -o DIR; an unknown name
+    in the list is refused; a --coverage run's trace writes all but the
+    time reports, saying why."""
+    prog = c.write('app.lua', 'local function f(i) return i + 1 end\n'
+                   'local s = 0\nfor i = 1, 100 do s = f(s) end\nprint(s)\n')
+    harness.run_ok([c.args.recorderd, 'run', '-q', '-o', c.out, '--', c.args.lua, prog], c.tmp,
+                   env=c.env())
+    s = c.session('app')
+    r = run([c.args.recorderd, 'report', s, '--format', 'callgrind,chrome,annotate'], c.tmp,
+            c.env())
+    expect(r.status == 0 and r.out == b'' and
+           r.err == ('recorderd report: wrote callgrind.out, annotate/ in %s\n' % s).encode() and
+           os.path.isfile(os.path.join(s, 'trace.chrome.json')) and
+           os.path.isfile(os.path.join(s, 'annotate', 'app.lua.txt')),
+           'report --format callgrind,chrome,annotate: %d %r %r' % (r.status, r.err, os.listdir(s)))
+    one = run([c.args.recorderd, 'report', s, '--format', 'callgrind'], c.tmp, c.env())
+    with open(os.path.join(s, 'callgrind.out'), 'rb') as f:
+        expect(one.status == 0 and f.read() == one.out, 'callgrind.out differs from its report')
+    r = run([c.args.recorderd, 'report', s, '--format', 'all', '-o', 'all'], c.tmp, c.env())
+    files = sorted(os.listdir(os.path.join(c.tmp, 'all')))
+    expect(r.status == 0 and files == sorted(ALL_FILES), 'report --format all: %d %r %r'
+           % (r.status, r.err, files))
+    for fmt, name in (('profile', 'profile.txt'), ('folded', 'stacks.folded'),
+                      ('lcov', 'coverage.lcov'), ('html', 'report.html'),
+                      ('cobertura', 'coverage.xml')):
+        one = run([c.args.recorderd, 'report', s, '--format', fmt], c.tmp, c.env())
+        with open(os.path.join(c.tmp, 'all', name), 'rb') as f:
+            # coverage.xml's timestamp: the session's start here, the
+            # report's own time alone (it reads no session.json)
+            same = [re.sub(rb' timestamp="\d+"', b'', x) for x in (f.read(), one.out)]
+            expect(one.status == 0 and same[0] == same[1], '%s differs from its report' % name)
+    for args, err in ((['trace.ltr', '--format', 'profile,folded'],
+                       b'recorderd report: several reports go to a directory: give -o DIR\n'),
+                      ([s, '--format', 'profile,bogus'],
+                       b'recorderd report: unknown format bogus in a list')):
+        r = run([c.args.recorderd, 'report'] + args, s if args[0] == 'trace.ltr' else c.tmp,
+                c.env())
+        expect(r.status == 2 and r.err.startswith(err), '%r: %d %r' % (args, r.status, r.err))
+    harness.run_ok([c.args.recorderd, 'run', '-q', '--coverage', '-o', 'cov', '--', c.args.lua,
+                    prog], c.tmp, env=c.env())
+    r = run([c.args.recorderd, 'report', os.path.join(c.tmp, 'cov', 'app'), '--format',
+             'flamegraph,lcov'], c.tmp, c.env())
+    expect(r.status == 0 and b'flamegraph.svg not written: the trace has no time' in r.err and
+           b'wrote coverage.lcov in' in r.err, 'a --coverage run: %d %r' % (r.status, r.err))
+
+
+ALL_FILES = ('profile.txt', 'stacks.folded', 'flamegraph.svg', 'profile.speedscope.json',
+             'callgrind.out', 'profile.pb.gz', 'annotate', 'coverage.lcov', 'luacov.stats.out',
+             'coverage.txt', 'coverage.xml', 'report.html')
 
 
 def case_binarytty(c):
