@@ -28,7 +28,8 @@ typedef struct report_opts {
     const char **inputs, **include, **exclude, **untested;
     unsigned ninputs, ninclude, nexclude, nuntested;
     int merge, help;
-    uint32_t rows; /* --format LIST: its reports, bit i for rd_formats[i]; 0: one report */
+    int list;      /* --format LIST: its reports in rows (bit i for rd_formats[i]), */
+    uint32_t rows; /* its backends with --backend's */
 } report_opts;
 
 /* --include, --exclude, --include-untested: repeatable. Returns 1 if a is
@@ -81,7 +82,7 @@ static int report_arg(int argc, char **argv, int *i, report_opts *o)
 static int parse_report(int argc, char **argv, report_opts *o)
 {
     const char **v = calloc(4 * ((size_t)argc + 1), sizeof *v);
-    *o = (report_opts){NULL, NULL, NULL, NULL, v, NULL, NULL, NULL, 0, 0, 0, 0, 0, 0, 0};
+    *o = (report_opts){NULL, NULL, NULL, NULL, v, NULL, NULL, NULL, 0, 0, 0, 0, 0, 0, 0, 0};
     if (!v)
         return -1;
     o->include = v + argc + 1;
@@ -362,12 +363,16 @@ static int format_list(report_opts *o)
         return -1; /* a lua:FILE backend may hold a ',' */
     if (no_cov_options(o))
         return 2;
+    unsigned nb = rd_cli_nbackends;
     for (const char *p = o->format; *p;) {
         size_t n = strcspn(p, ",");
         if (n && list_item(o, p, n))
             return 2;
         p += n + (p[n] == ',');
     }
+    if (!o->rows && rd_cli_nbackends == nb)
+        return fprintf(stderr, "recorderd report: --format %s names no format\n", o->format), 2;
+    o->list = 1;
     if (!o->out && stat(o->path, &st) == 0 && S_ISDIR(st.st_mode))
         o->out = o->path; /* beside the session's own reports */
     if (!o->out)
@@ -479,7 +484,7 @@ static int replay_and_write(const report_opts *o, int streaming, rd_stack *st,
     report_opts to_stdout = *o; /* with --backend, -o is their directory */
     to_stdout.out = NULL;
     int rc = streaming ? 0
-             : o->rows ? write_rows(o, st->m)
+             : o->list ? write_rows(o, st->m)
                        : write_report(rd_cli_nbackends ? &to_stdout : o, st->m);
     if (rd_backends_finish(bk, st->m, dir, streaming ? o->out : NULL, err, sizeof err)) {
         fprintf(stderr, "recorderd report: %s\n", rd_printable(err, err, sizeof err));

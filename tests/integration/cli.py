@@ -281,10 +281,14 @@ def case_reportlist(c):
     for args, err in ((['trace.ltr', '--format', 'profile,folded'],
                        b'recorderd report: several reports go to a directory: give -o DIR\n'),
                       ([s, '--format', 'profile,bogus'],
-                       b'recorderd report: unknown format bogus in a list')):
+                       b'recorderd report: unknown format bogus in a list'),
+                      ([s, '--format', ','], b'recorderd report: --format , names no format\n')):
         r = run([c.args.recorderd, 'report'] + args, s if args[0] == 'trace.ltr' else c.tmp,
                 c.env())
         expect(r.status == 2 and r.err.startswith(err), '%r: %d %r' % (args, r.status, r.err))
+    r = run([c.args.recorderd, 'report', s, '--format', 'speedscope-evented,'], c.tmp, c.env())
+    expect(r.status == 0 and os.path.isfile(os.path.join(s, 'trace.speedscope.json')),
+           'a list of a backend only: %d %r' % (r.status, r.err))
     harness.run_ok([c.args.recorderd, 'run', '-q', '--coverage', '-o', 'cov', '--', c.args.lua,
                     prog], c.tmp, env=c.env())
     r = run([c.args.recorderd, 'report', os.path.join(c.tmp, 'cov', 'app'), '--format',
