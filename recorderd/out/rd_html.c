@@ -191,8 +191,8 @@ static void put_summary(html *h, const rd_fstat *fs)
     snprintf(buf, sizeof buf, "%llu", (unsigned long long)m->events);
     summary_row(h, "events", buf);
     /* the coverage row counts Lua functions only: say what this one counts */
-    snprintf(buf, sizeof buf, "%u run: %u in Lua (%u of them main chunks), %u in C", nf, nf - nc,
-             nmain, nc);
+    snprintf(buf, sizeof buf, "%u run: %u in Lua (%u main chunk%s), %u in C", nf, nf - nc, nmain,
+             nmain == 1 ? "" : "s", nc);
     summary_row(h, "functions", buf);
     snprintf(buf, sizeof buf, "%u", rd_model_stacks(m));
     summary_row(h, "stacks", buf);

@@ -228,7 +228,7 @@ def one(args, path, tmp, evil=False, extra=()):
     # the functions row says what it counts: its Lua ones are those the
     # coverage row counts as hit, but for chunks loaded from strings (no
     # source: not covered)
-    fm = re.fullmatch(r'(\d+) run: (\d+) in Lua \((\d+) of them main chunks\), (\d+) in C',
+    fm = re.fullmatch(r'(\d+) run: (\d+) in Lua \((\d+) main chunks?\), (\d+) in C',
                       s1.get('functions', ''))
     cm = re.search(r', (\d+) of \d+ functions', s1.get('coverage', ''))
     strings = 'loadstring' in name
