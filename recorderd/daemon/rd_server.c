@@ -529,7 +529,7 @@ static void rd_server_stop(rd_server *srv)
 {
     srv->stopping = 1;
     for (rd_session *s = srv->sessions; s; s = s->next)
-        rd_session_conn_closed(s);
+        rd_session_stop(s);
     maybe_idle(srv);
 }
 

@@ -51,6 +51,8 @@ typedef struct rd_session {
     uv_thread_t thread;
     uv_async_t *wake;        /* loop's async handle, signalled when done */
     _Atomic int conn_closed; /* loop -> drainer: the process is gone */
+    _Atomic int stopping;    /* loop -> drainer: the daemon stops, the process may run on */
+    unsigned drain_pause_us; /* tests only: a drainer slower than its producer */
     _Atomic int done;        /* drainer -> loop: reports written */
     /* drainer -> loop, for `recorderd status` (relaxed: statistics) */
     _Atomic uint64_t stat_events, stat_fill, stat_drops; /* fill: unread bytes */
@@ -86,6 +88,10 @@ rd_session *rd_session_start(const rd_session_opts *opts, const char *shm, uid_t
 
 /* Loop thread: the process's connection closed. */
 void rd_session_conn_closed(rd_session *s);
+
+/* Loop thread: the daemon stops. The session ends at what the ring holds
+ * now, though its process may go on tracing into it. */
+void rd_session_stop(rd_session *s);
 
 /* Loop thread, after done: joins the drainer and frees everything. */
 void rd_session_free(rd_session *s);

@@ -635,7 +635,9 @@ def case_diedwaiting(c):
                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE)
     try:
-        time.sleep(0.5)
+        # listening: its checks of the process are done and the request is
+        # on its way (killed before, it is a zombie: 'process N exited')
+        wait_listening(r, p.pid)
         os.killpg(p.pid, signal.SIGKILL)  # lua5.1 and its sleep; left unreaped
         _, err = r.communicate(timeout=50)
     finally:
@@ -648,7 +650,7 @@ def case_diedwaiting(c):
 
 def case_inc(c):
     p = start(c, INC)
-    time.sleep(0.2)  # well inside os.execute("sleep 1")
+    harness.wait_blocked(p.pid, 'the program')  # inside os.execute("sleep 1")
     truths, stacks, err = attach(c, p, duration='2')
     expect('TRACING true' in err, 'not tracing once back from C: %r' % err)
     expect_only(stacks, truths['blocked'], 'attached while in C')
@@ -659,7 +661,7 @@ def case_dump(c):
     path, which dump shows relative to the program's working directory
     (prog.lua:N), as every label people read (rd_label.h)."""
     p = start(c, INC, whole_path=True)
-    time.sleep(0.2)
+    harness.wait_blocked(p.pid, 'the program')  # inside os.execute("sleep 1")
     t0 = time.monotonic()
     r = recorderd(c, 'dump', str(p.pid), '--timeout', '20')
     waited = time.monotonic() - t0
@@ -904,6 +906,9 @@ def gone_out_dir(c):
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     c.procs.append(p)
     expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+    # in io.read, not on its way there: a request that came before would be
+    # served by a Lua event before the --out is removed
+    harness.wait_blocked(p.pid, 'the program')
     out = os.path.join(c.tmp, 'gone')
     a = subprocess.Popen([c.args.recorderd, 'attach', str(p.pid), '--out', out, '--timeout',
                           '30'], cwd=c.tmp, env=base_env(), stdin=subprocess.DEVNULL,
@@ -1240,7 +1245,7 @@ def dump_while_blocked(c, argv, want, hooks, outside=False):
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     c.procs.append(p)
     expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
-    time.sleep(0.3)  # well inside the blocking call
+    harness.wait_blocked(p.pid, 'the program')  # inside the blocking call
     r = recorderd(c, 'dump', str(p.pid), '--timeout', '20')
     out = r.stdout.decode()
     expect(r.returncode == 0, 'dump failed: %r %r' % (r.stdout, r.stderr))
@@ -1610,6 +1615,17 @@ DUMP_NOW = 3  # proto/lt_attach.h: LT_ATTACH_DUMP_NOW (LT_ATTACH_DUMP is 2)
 def attach_sock(pid):
     """The socket path a recorderd attach to pid listens on."""
     return '/tmp/luatrace-%d/attach/%d.sock' % (os.getuid(), pid)
+
+
+def wait_listening(a, pid, timeout=30):
+    """Until recorderd a (a Popen) listens on pid's attach socket: it has
+    checked the process and sends its request next."""
+    deadline = time.monotonic() + timeout
+    while not os.path.exists(attach_sock(pid)):
+        if a.poll() is not None:
+            raise Failure('recorderd exited first: %r' % (a.communicate()[1],))
+        expect(time.monotonic() < deadline, 'recorderd never listened for %d' % pid)
+        time.sleep(0.005)
 
 
 def attach_sig(pid):

@@ -1224,9 +1224,12 @@ def start_run(c, prog):
     info = os.path.join(c.tmp, 'info')
     if os.path.exists(info):
         os.unlink(info)
+    # SIGHUP at its default, whatever the test inherited: run keeps an
+    # ignored SIGHUP ignored (nohup), and would then not pass it on
     p = subprocess.Popen([c.args.recorderd, 'run', '-q', '--out', c.out, '--', c.args.lua, prog],
                          cwd=c.tmp, env=c.env(), stdin=subprocess.DEVNULL,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_DFL))
     deadline = time.monotonic() + 30
     while not (os.path.exists(info) and open(info).read().endswith('\n')):
         expect(time.monotonic() < deadline and p.poll() is None, 'the program did not start')

@@ -20,6 +20,9 @@ shm segments even when it fails. Cases:
   stopwait    `recorderd stop` while a program of 3000 functions traces:
               when stop returns, the daemon has exited, every report and
               session.json are written and the socket is gone
+  stopbusy    stop while a program traces as fast as the daemon drains
+              (LUATRACE_TEST_DRAIN_PAUSE_US): the session ends at the stop,
+              truncated; stop returns while the program runs on
   notsocket   listen --socket on a file that is not a socket (a regular
               file, a directory, a symlink): refused, named, left alone
   restart     daemon SIGKILLed, a new one on the same socket serves on
@@ -391,6 +394,50 @@ def case_stopwait(d):
         open(gate, 'w').close()
     out, err, rc = wait(p)
     expect(rc == 0 and out == b'done\n', 'program changed: %d %r %r' % (rc, out, err))
+
+
+# Calls, with a little work between them, until the file GATE exists: a
+# few MB of records a second, which a drainer that pauses 0.2 s after each
+# read keeps up with (a 16M ring never fills, so the program never waits)
+# but always finds more.
+CALLS_UNTIL_GATE = '''
+local function f(x) local y = x for j = 1, 30 do y = y + j % 3 end return y end
+local s = 0
+repeat for i = 1, 1000 do s = f(s) end until io.open(GATE)
+print(s > 0)
+'''
+
+
+def case_stopbusy(d):
+    """stop while a program traces into a ring the daemon drains as fast as
+    the program fills it, never full (so the program never waits, and does
+    not see the stop) nor ever found empty (seen under AddressSanitizer;
+    here a pause after each read, LUATRACE_TEST_DRAIN_PAUSE_US): the
+    session ends at what the ring held at the stop, truncated, stop returns
+    and the program goes on. Before, the drainer drained until it found the
+    ring empty: stop waited for the program's end."""
+    gate = os.path.join(d.tmp, 'gate')
+    prog = d.write('busy.lua', CALLS_UNTIL_GATE.replace('GATE', repr(gate)))
+    os.environ['LUATRACE_TEST_DRAIN_PAUSE_US'] = '200000'  # the daemon's, below
+    try:
+        d.start_daemon()
+    finally:
+        del os.environ['LUATRACE_TEST_DRAIN_PAUSE_US']
+    p = d.spawn_lua(prog, d.traced_env('busy', LUATRACE_RING='16M'))
+    try:
+        st = poll_status(d, p, lambda st: st['sessions'] and st['sessions'][0]['events'] > 0)
+        expect(p.poll() is None and st['sessions'], 'the program is not traced: %s' % st)
+        r = run([d.args.recorderd, 'stop', '--socket', d.sock], d.tmp, base_env(), 20)
+        expect(r.status == 0, 'stop failed: %r' % r.err)
+        d.daemon.wait(timeout=10)
+        expect(d.daemon.returncode == 0, 'daemon exit %d' % d.daemon.returncode)
+        meta = d.meta(d.session('busy'))
+        expect(meta['status'] == 'truncated' and meta['events'] > 0, 'session %s' % meta)
+        expect(p.poll() is None, 'the program ended before the stop returned')
+    finally:
+        open(gate, 'w').close()
+    out, err, rc = wait(p)
+    expect(rc == 0 and out == b'true\n', 'program changed: %d %r %r' % (rc, out, err))
 
 
 def case_notsocket(d):

@@ -147,6 +147,37 @@ def wait_file(path, what, proc=None, timeout=30):
     raise Failure('%s: %s never appeared' % (what, path))
 
 
+def proc_state(pid):
+    """The state letter of /proc/PID/stat, or None once pid is gone."""
+    try:
+        with open('/proc/%d/stat' % pid) as f:
+            return f.read().rpartition(')')[2].split()[0]
+    except OSError:
+        return None
+
+
+def wait_blocked(pid, what, timeout=30):
+    """Until process pid sleeps in a system call (state S, and
+    /proc/PID/syscall names one): a program that said READY just before
+    its blocking call (io.read, os.execute) is then in it, no longer on
+    its way there running Lua, however slow the machine. A Failure if pid
+    exits first or after timeout seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with open('/proc/%d/syscall' % pid) as f:
+                nr = f.read().split()[0]
+        except (OSError, IndexError):
+            nr = None
+        state = proc_state(pid)
+        if state is None or state == 'Z':
+            raise Failure('%s: process %d exited' % (what, pid))
+        if state == 'S' and nr not in (None, 'running', '-1') and proc_state(pid) == 'S':
+            return
+        time.sleep(0.005)
+    raise Failure('%s: process %d never blocked in a system call' % (what, pid))
+
+
 def forge_ring(c, name, size=65536):
     """A ring forged by hand for case c (unlinked with its rings): its shm
     fd, path, header and data mappings (proto/lt_ring.h's header, this
