@@ -107,6 +107,8 @@ typedef struct co_sr {
     uint8_t k_c[CL_READ], k_p[PR_READ];
     int k_pc;
     uint32_t k_line;
+    const void *k_spc; /* and the last saved pc whose instruction was read */
+    int k_op;
     /* the thread being read: its CallInfos and stack slots near its top,
      * copied at one moment (n of each; none outside read_thread) */
     const char *sn_ci, *sn_tv;
