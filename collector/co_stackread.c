@@ -347,18 +347,23 @@ static int same_blocks(const uint8_t *ls2, const uint8_t *ls)
  * window (d->sn_*), as the blocks of ls place them. 0, or -1 (nothing kept)
  * if a read fails or the blocks moved. */
 static int window(co_sr *d, const void *L, const uint8_t *ls, size_t ci_lo, size_t ci_hi,
-                  size_t tv_lo, size_t tv_hi, uint8_t *ls2)
+                  size_t tv_lo, size_t tv_hi, const void *far, uint8_t *ls2)
 {
     const char *base = co_ptr_at(ls, LS_BASE_CI), *stack = co_ptr_at(ls, LS_STACK);
-    struct iovec l[3] = {{ls2, LS_READ},
+    struct iovec l[4] = {{ls2, LS_READ},
                          {d->sn_cis, (ci_hi - ci_lo) * CI_SIZE},
-                         {d->sn_tvs, (tv_hi - tv_lo) * TV_SIZE}};
-    struct iovec r[3] = {{(void *)L, LS_READ},
+                         {d->sn_tvs, (tv_hi - tv_lo) * TV_SIZE},
+                         {d->sn_far_tv, TV_SIZE}};
+    struct iovec r[4] = {{(void *)L, LS_READ},
                          {(void *)(base + ci_lo * CI_SIZE), l[1].iov_len},
-                         {(void *)(stack + tv_lo * TV_SIZE), l[2].iov_len}};
-    ssize_t want = (ssize_t)(l[0].iov_len + l[1].iov_len + l[2].iov_len);
+                         {(void *)(stack + tv_lo * TV_SIZE), l[2].iov_len},
+                         {(void *)far, TV_SIZE}};
+    int k = far ? 4 : 3;
+    ssize_t want = (ssize_t)(l[0].iov_len + l[1].iov_len + l[2].iov_len + (far ? TV_SIZE : 0));
     d->sn_nci = d->sn_ntv = 0;
-    if (process_vm_readv(g_pid, l, 3, r, 3, 0) != want || !same_blocks(ls2, ls))
+    d->sn_far = far;
+    if (process_vm_readv(g_pid, l, (unsigned long)k, r, (unsigned long)k, 0) != want ||
+        !same_blocks(ls2, ls))
         return -1;
     d->sn_ci = base + ci_lo * CI_SIZE;
     d->sn_nci = ci_hi - ci_lo;
@@ -398,7 +403,7 @@ static int snapshot(co_sr *d, const void *L, uint8_t *ls)
         size_t ci_hi = n + 16 < size_ci ? n + 16 : size_ci, ci_lo = ci_hi > SNAP_CI ? ci_hi - SNAP_CI : 0;
         size_t tv_hi = (size_t)(top - stack) / TV_SIZE + 64;
         tv_hi = tv_hi < size_tv ? tv_hi : size_tv;
-        int e = window(d, L, ls, ci_lo, ci_hi, tv_hi > SNAP_TV ? tv_hi - SNAP_TV : 0, tv_hi, ls2);
+        int e = window(d, L, ls, ci_lo, ci_hi, tv_hi > SNAP_TV ? tv_hi - SNAP_TV : 0, tv_hi, NULL, ls2);
         if (!e && holds_top(d, ls2)) {
             memcpy(ls, ls2, LS_READ);
             return 0;
@@ -418,7 +423,7 @@ static int snapshot(co_sr *d, const void *L, uint8_t *ls)
  * up must be as it was: else the stack changed at that level between the
  * two copies, and frames above and below would join two moments. */
 static int next_window(co_sr *d, const void *L, const uint8_t *ls, uint32_t i, const uint8_t *up,
-                       const uint8_t *up_tv)
+                       const uint8_t *up_tv, const void *far)
 {
     const char *stack = co_ptr_at(ls, LS_STACK), *f = co_ptr_at(up, CI_FUNC);
     uint8_t ls2[LS_READ];
@@ -426,7 +431,7 @@ static int next_window(co_sr *d, const void *L, const uint8_t *ls, uint32_t i, c
         return -1;
     size_t ci_hi = (size_t)i + 2, tv_hi = (size_t)(f - stack) / TV_SIZE + 1;
     if (window(d, L, ls, ci_hi > SNAP_CI ? ci_hi - SNAP_CI : 0, ci_hi,
-               tv_hi > SNAP_TV ? tv_hi - SNAP_TV : 0, tv_hi, ls2) ||
+               tv_hi > SNAP_TV ? tv_hi - SNAP_TV : 0, tv_hi, far, ls2) ||
         (const char *)co_ptr_at(ls2, LS_CI) < d->sn_ci + (d->sn_nci - 1) * CI_SIZE)
         return -1;
     const uint8_t *c = d->sn_cis + (d->sn_nci - 1) * CI_SIZE; /* up, copied again */
@@ -437,27 +442,35 @@ static int next_window(co_sr *d, const void *L, const uint8_t *ls, uint32_t i, c
 }
 
 /* CallInfo i of the thread whose base_ci is base, and the slot of its
- * function in tv, from the window; the next window if they are below it.
- * NULL if they cannot be read as of one moment. */
+ * function in tv, from the window; the next window if they are below it
+ * (the slot of a function far below the frame above, under its varargs,
+ * copied with it). NULL if they cannot be read as of one moment. */
 static const uint8_t *ci_at(co_sr *d, const void *L, const uint8_t *ls, uint32_t i,
                             const uint8_t *up, const uint8_t *up_tv, uint8_t *tv)
 {
     const char *base = co_ptr_at(ls, LS_BASE_CI);
-    for (int k = 0; k < 2; k++) {
+    const void *far = NULL;
+    for (int k = 0; k < 3; k++) {
         uintptr_t off = (uintptr_t)(base + (size_t)i * CI_SIZE) - (uintptr_t)d->sn_ci;
         if (d->sn_nci && off < d->sn_nci * CI_SIZE) {
             const uint8_t *c = d->sn_cis + off;
-            uintptr_t t = (uintptr_t)co_ptr_at(c, CI_FUNC) - (uintptr_t)d->sn_tv;
+            const void *func = co_ptr_at(c, CI_FUNC);
+            uintptr_t t = (uintptr_t)func - (uintptr_t)d->sn_tv;
             if (d->sn_ntv && t < d->sn_ntv * TV_SIZE && t % TV_SIZE == 0) {
                 memcpy(tv, d->sn_tvs + t, TV_SIZE);
                 return c;
             }
+            if (d->sn_far && func == d->sn_far) {
+                memcpy(tv, d->sn_far_tv, TV_SIZE);
+                return c;
+            }
+            far = up && !d->sn_far ? func : NULL; /* once */
         }
-        if (!k && !up) /* the top frame's slot, below a huge frame's varargs */
-            return d->sn_nci && off < d->sn_nci * CI_SIZE && !peek(co_ptr_at(d->sn_cis + off, CI_FUNC), tv, TV_SIZE)
-                       ? d->sn_cis + off
-                       : NULL;
-        if (k || next_window(d, L, ls, i, up, up_tv))
+        if (!k && !up) { /* the top frame's slot, below its huge varargs */
+            const uint8_t *c = d->sn_nci && off < d->sn_nci * CI_SIZE ? d->sn_cis + off : NULL;
+            return c && !peek(co_ptr_at(c, CI_FUNC), tv, TV_SIZE) ? c : NULL;
+        }
+        if (k == 2 || (k && !far) || next_window(d, L, ls, i, up, up_tv, far))
             return NULL;
     }
     return NULL;
@@ -640,6 +653,7 @@ static void read_thread(co_sr *d, const void *L)
     }
     t->torn = i >= 1 && d->nfr < MAX_FRAMES;
     d->sn_nci = d->sn_ntv = 0;
+    d->sn_far = NULL;
     t->active = ls[LS_STATUS] == 0 && t->n > 0;
     t->dead = ls[LS_STATUS] > LUA_YIELD;
 }

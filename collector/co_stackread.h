@@ -114,6 +114,8 @@ typedef struct co_sr {
     const char *sn_ci, *sn_tv;
     size_t sn_nci, sn_ntv;
     uint8_t sn_cis[SNAP_CI * CI_SIZE], sn_tvs[SNAP_TV * TV_SIZE];
+    const void *sn_far; /* and one slot below them, if not NULL */
+    uint8_t sn_far_tv[TV_SIZE];
 } co_sr;
 
 
