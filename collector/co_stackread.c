@@ -491,26 +491,37 @@ static const void *resumed(co_sr *d, const uint8_t *ci, const uint8_t *c, const 
 /* Copies closure clp (and its Proto, if Lua) into d->k_c (d->k_p). */
 static int read_closure(co_sr *d, const void *clp)
 {
+    unsigned h = (unsigned)((uintptr_t)clp >> 4) % CL_CACHE;
     if (clp == d->k_cl)
         return 0;
     d->k_cl = NULL;
+    if (clp && clp == d->kc[h].cl) { /* a recursion through a few functions */
+        memcpy(d->k_c, d->kc[h].c, CL_READ);
+        memcpy(d->k_p, d->kc[h].p, PR_READ);
+        d->k_cl = clp;
+        return 0;
+    }
     if (peek(clp, d->k_c, CL_READ) || d->k_c[CL_TT] != LUA_TFUNCTION)
         return -1;
     if (!d->k_c[CL_ISC] &&
         (peek(co_ptr_at(d->k_c, CL_FP), d->k_p, PR_READ) || d->k_p[PR_TT] != LUA_TPROTO_))
         return -1;
-    d->k_cl = clp;
+    d->k_cl = d->kc[h].cl = clp;
+    memcpy(d->kc[h].c, d->k_c, CL_READ);
+    memcpy(d->kc[h].p, d->k_p, PR_READ);
     return 0;
 }
 
 static uint32_t cached_line(co_sr *d, const uint8_t *pr, int pc)
 {
-    if (d->k_pr != co_ptr_at(d->k_c, CL_FP) || d->k_pc != pc) {
-        d->k_pr = co_ptr_at(d->k_c, CL_FP);
-        d->k_pc = pc;
-        d->k_line = line_of(pr, pc);
+    const void *p = co_ptr_at(d->k_c, CL_FP);
+    unsigned h = (unsigned)(((uintptr_t)p >> 4) + (unsigned)pc) % CL_CACHE;
+    if (d->kl[h].pr != p || d->kl[h].pc != pc) {
+        d->kl[h].pr = p;
+        d->kl[h].pc = pc;
+        d->kl[h].line = line_of(pr, pc);
     }
-    return d->k_line;
+    return d->kl[h].line;
 }
 
 /* Whether savedpc is a pc of Proto pr's code: past its first instruction
@@ -594,17 +605,19 @@ static int c_agrees(const uint8_t *c, const uint8_t *ls, int isC, int top, const
 
 /* Whether a Lua frame whose saved pc is savedpc is in a tail call: its
  * callee, a Lua function, is about to be moved down into its place (a
- * stack of both never was). The last one looked up is kept. */
+ * stack of both never was). The opcodes looked up are kept (a recursion
+ * through a few call sites reads each once). */
 static int in_tailcall(co_sr *d, const void *savedpc)
 {
-    if (savedpc != d->k_spc) {
+    unsigned h = (unsigned)((uintptr_t)savedpc >> 2) % OP_CACHE;
+    if (savedpc != d->op_key[h]) {
         uint32_t i;
         if (peek((const uint32_t *)savedpc - 1, &i, sizeof i))
             return 1;
-        d->k_spc = savedpc;
-        d->k_op = op_of(i);
+        d->op_key[h] = savedpc;
+        d->op_val[h] = (uint8_t)op_of(i);
     }
-    return d->k_op == OP_TAILCALL;
+    return d->op_val[h] == OP_TAILCALL;
 }
 
 /* Every frame of thread L, top first; names callees from their callers.
@@ -1014,7 +1027,10 @@ void co_sr_read(co_sr *d, const void *main, int walk_ok)
     g_pid = d->pid;
     uint8_t ls[LS_READ];
     d->nth = d->nfn = d->nfr = d->nchain = 0;
-    d->k_cl = d->k_pr = d->k_spc = NULL; /* nothing cached from another read */
+    d->k_cl = NULL; /* nothing cached from another read */
+    memset(d->kc, 0, sizeof d->kc);
+    memset(d->kl, 0, sizeof d->kl);
+    memset(d->op_key, 0, sizeof d->op_key);
     d->nout = 0;
     d->next_sid = 0;
     d->flags = 0;
