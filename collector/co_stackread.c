@@ -330,63 +330,150 @@ static int read_slot(const co_sr *d, const void *addr, uint8_t *tv)
     return peek(addr, tv, TV_SIZE);
 }
 
-/* Copies thread L's lua_State (ls: read once already) again, with its
- * CallInfos up to a few past its ci and its stack slots up to a few past
- * its top, by one process_vm_readv: a running thread's frames then come
- * from one moment. Read frame by frame (about 20 us), a low frame whose
- * function returned meanwhile, and another called in its slot, joined
- * callees read before it (io.open calling fib). Keeps nothing if the
- * thread's blocks moved (a stack grown). */
-static void snapshot(co_sr *d, const void *L, uint8_t *ls)
+/* Whether the thread's blocks (stack, CallInfos) and state are those of
+ * ls: a second copy of its lua_State that says otherwise was made after a
+ * stack grew (the old blocks freed) or the thread was freed. */
+static int same_blocks(const uint8_t *ls2, const uint8_t *ls)
+{
+    return ls2[LS_TT] == LUA_TTHREAD && !memcmp(ls2 + LS_G, ls + LS_G, sizeof(void *)) &&
+           !memcmp(ls2 + LS_STACK, ls + LS_STACK, sizeof(void *)) &&
+           !memcmp(ls2 + LS_BASE_CI, ls + LS_BASE_CI, sizeof(void *)) &&
+           co_int_at(ls2, LS_SIZE_CI) == co_int_at(ls, LS_SIZE_CI) &&
+           co_int_at(ls2, LS_STACKSIZE) == co_int_at(ls, LS_STACKSIZE);
+}
+
+/* Copies, by one process_vm_readv, thread L's lua_State into ls2, its
+ * CallInfos [ci_lo, ci_hi) and its stack slots [tv_lo, tv_hi) into the
+ * window (d->sn_*), as the blocks of ls place them. 0, or -1 (nothing kept)
+ * if a read fails or the blocks moved. */
+static int window(co_sr *d, const void *L, const uint8_t *ls, size_t ci_lo, size_t ci_hi,
+                  size_t tv_lo, size_t tv_hi, const void *far, uint8_t *ls2)
 {
     const char *base = co_ptr_at(ls, LS_BASE_CI), *stack = co_ptr_at(ls, LS_STACK);
-    const char *top = co_ptr_at(ls, LS_TOP);
-    size_t n = (size_t)((const char *)co_ptr_at(ls, LS_CI) - base) / CI_SIZE;
-    size_t size_ci = (size_t)co_int_at(ls, LS_SIZE_CI);
-    size_t size_tv = (size_t)co_int_at(ls, LS_STACKSIZE);
-    d->sn_nci = d->sn_ntv = 0;
-    if (!stack || top < stack || (size_t)(top - stack) / TV_SIZE >= size_tv || size_tv > (1u << 26))
-        return;
-    size_t ci_hi = n + 16 < size_ci ? n + 16 : size_ci;
-    size_t ci_lo = ci_hi > SNAP_CI ? ci_hi - SNAP_CI : 0;
-    size_t tv_hi = (size_t)(top - stack) / TV_SIZE + 64, tv_lo;
-    tv_hi = tv_hi < size_tv ? tv_hi : size_tv;
-    tv_lo = tv_hi > SNAP_TV ? tv_hi - SNAP_TV : 0;
-    uint8_t ls2[LS_READ];
-    struct iovec l[3] = {{ls2, LS_READ},
+    struct iovec l[4] = {{ls2, LS_READ},
                          {d->sn_cis, (ci_hi - ci_lo) * CI_SIZE},
-                         {d->sn_tvs, (tv_hi - tv_lo) * TV_SIZE}};
-    struct iovec r[3] = {{(void *)L, LS_READ},
+                         {d->sn_tvs, (tv_hi - tv_lo) * TV_SIZE},
+                         {d->sn_far_tv, TV_SIZE}};
+    struct iovec r[4] = {{(void *)L, LS_READ},
                          {(void *)(base + ci_lo * CI_SIZE), l[1].iov_len},
-                         {(void *)(stack + tv_lo * TV_SIZE), l[2].iov_len}};
-    ssize_t want = (ssize_t)(l[0].iov_len + l[1].iov_len + l[2].iov_len);
-    if (process_vm_readv(g_pid, l, 3, r, 3, 0) != want || ls2[LS_TT] != LUA_TTHREAD ||
-        memcmp(ls2 + LS_G, ls + LS_G, sizeof(void *)) ||
-        memcmp(ls2 + LS_STACK, ls + LS_STACK, sizeof(void *)) ||
-        memcmp(ls2 + LS_BASE_CI, ls + LS_BASE_CI, sizeof(void *)) ||
-        co_int_at(ls2, LS_SIZE_CI) != (int)size_ci || co_int_at(ls2, LS_STACKSIZE) != (int)size_tv)
-        return;
-    memcpy(ls, ls2, LS_READ);
+                         {(void *)(stack + tv_lo * TV_SIZE), l[2].iov_len},
+                         {(void *)far, TV_SIZE}};
+    int k = far ? 4 : 3;
+    ssize_t want = (ssize_t)(l[0].iov_len + l[1].iov_len + l[2].iov_len + (far ? TV_SIZE : 0));
+    d->sn_nci = d->sn_ntv = 0;
+    d->sn_far = far;
+    if (process_vm_readv(g_pid, l, (unsigned long)k, r, (unsigned long)k, 0) != want ||
+        !same_blocks(ls2, ls))
+        return -1;
     d->sn_ci = base + ci_lo * CI_SIZE;
     d->sn_nci = ci_hi - ci_lo;
     d->sn_tv = stack + tv_lo * TV_SIZE;
     d->sn_ntv = tv_hi - tv_lo;
+    return 0;
 }
 
-/* CallInfo i of the thread whose base_ci is base: from the snapshot if it
- * holds it, else from cis, the 32 CallInfos from *lo (read anew when i is
- * below them: the walk goes down). NULL if it cannot be read. */
-static const uint8_t *ci_at(co_sr *d, const char *base, uint32_t i, uint8_t *cis, uint32_t *lo)
+/* Whether ls's ci and top are in the window. */
+static int holds_top(const co_sr *d, const uint8_t *ls)
 {
-    uintptr_t off = (uintptr_t)(base + (size_t)i * CI_SIZE) - (uintptr_t)d->sn_ci;
-    if (d->sn_nci && off < d->sn_nci * CI_SIZE)
-        return d->sn_cis + off;
-    if (i < *lo) {
-        *lo = i > 32 ? i - 31 : 1;
-        if (peek(base + (size_t)*lo * CI_SIZE, cis, (size_t)(i - *lo + 1) * CI_SIZE))
+    const char *ci = co_ptr_at(ls, LS_CI), *top = co_ptr_at(ls, LS_TOP);
+    return d->sn_nci && ci >= d->sn_ci && (size_t)(ci - d->sn_ci) < d->sn_nci * CI_SIZE &&
+           top >= d->sn_tv && (size_t)(top - d->sn_tv) / TV_SIZE < d->sn_ntv;
+}
+
+/* Copies thread L's lua_State (ls: read once already) again, with its
+ * CallInfos up to a few past its ci and its stack slots up to a few past
+ * its top, by one window: a running thread's frames then come from one
+ * moment. Read frame by frame (about 20 us), a low frame whose function
+ * returned meanwhile, and another called in its slot, joined callees read
+ * before it (io.open calling fib). Tried again, from the newer copy, when
+ * the thread grew past the window or its stack moved (reallocated) since
+ * ls was read. Returns 0 (ls the copy's), or -1. */
+static int snapshot(co_sr *d, const void *L, uint8_t *ls)
+{
+    uint8_t ls2[LS_READ];
+    for (int k = 0; k < 4; k++) {
+        const char *base = co_ptr_at(ls, LS_BASE_CI), *stack = co_ptr_at(ls, LS_STACK);
+        const char *top = co_ptr_at(ls, LS_TOP), *ci = co_ptr_at(ls, LS_CI);
+        size_t size_ci = (size_t)co_int_at(ls, LS_SIZE_CI), size_tv = (size_t)co_int_at(ls, LS_STACKSIZE);
+        if (!base || !stack || ci < base || (size_t)(ci - base) % CI_SIZE || size_ci > CI_MAX ||
+            (size_t)(ci - base) / CI_SIZE >= size_ci || top < stack ||
+            (size_t)(top - stack) / TV_SIZE >= size_tv || size_tv > (1u << 26))
+            return -1;
+        size_t n = (size_t)(ci - base) / CI_SIZE;
+        size_t ci_hi = n + 16 < size_ci ? n + 16 : size_ci, ci_lo = ci_hi > SNAP_CI ? ci_hi - SNAP_CI : 0;
+        size_t tv_hi = (size_t)(top - stack) / TV_SIZE + 64;
+        tv_hi = tv_hi < size_tv ? tv_hi : size_tv;
+        int e = window(d, L, ls, ci_lo, ci_hi, tv_hi > SNAP_TV ? tv_hi - SNAP_TV : 0, tv_hi, NULL, ls2);
+        if (!e && holds_top(d, ls2)) {
+            memcpy(ls, ls2, LS_READ);
+            return 0;
+        }
+        d->sn_nci = d->sn_ntv = 0;
+        if (peek(L, ls2, LS_READ) || ls2[LS_TT] != LUA_TTHREAD ||
+            memcmp(ls2 + LS_G, ls + LS_G, sizeof(void *)))
+            return -1;
+        memcpy(ls, ls2, LS_READ); /* moved or grew: from where it is now */
+    }
+    return -1;
+}
+
+/* The walk has gone below the window, at CallInfo i (up: the CallInfo
+ * above it, and the slot of its function, as the walk used them): the
+ * next window, CallInfos and slots below up's and up's own, by one copy.
+ * up must be as it was: else the stack changed at that level between the
+ * two copies, and frames above and below would join two moments. */
+static int next_window(co_sr *d, const void *L, const uint8_t *ls, uint32_t i, const uint8_t *up,
+                       const uint8_t *up_tv, const void *far)
+{
+    const char *stack = co_ptr_at(ls, LS_STACK), *f = co_ptr_at(up, CI_FUNC);
+    uint8_t ls2[LS_READ];
+    if (f < stack || (size_t)(f - stack) % TV_SIZE)
+        return -1;
+    size_t ci_hi = (size_t)i + 2, tv_hi = (size_t)(f - stack) / TV_SIZE + 1;
+    if (window(d, L, ls, ci_hi > SNAP_CI ? ci_hi - SNAP_CI : 0, ci_hi,
+               tv_hi > SNAP_TV ? tv_hi - SNAP_TV : 0, tv_hi, far, ls2) ||
+        (const char *)co_ptr_at(ls2, LS_CI) < d->sn_ci + (d->sn_nci - 1) * CI_SIZE)
+        return -1;
+    const uint8_t *c = d->sn_cis + (d->sn_nci - 1) * CI_SIZE; /* up, copied again */
+    return memcmp(c, up, CI_FUNC + 8) || memcmp(c + CI_SAVEDPC, up + CI_SAVEDPC, CI_SIZE - CI_SAVEDPC) ||
+                   memcmp(d->sn_tvs + (d->sn_ntv - 1) * TV_SIZE, up_tv, TV_SIZE)
+               ? -1
+               : 0;
+}
+
+/* CallInfo i of the thread whose base_ci is base, and the slot of its
+ * function in tv, from the window; the next window if they are below it
+ * (the slot of a function far below the frame above, under its varargs,
+ * copied with it). NULL if they cannot be read as of one moment. */
+static const uint8_t *ci_at(co_sr *d, const void *L, const uint8_t *ls, uint32_t i,
+                            const uint8_t *up, const uint8_t *up_tv, uint8_t *tv)
+{
+    const char *base = co_ptr_at(ls, LS_BASE_CI);
+    const void *far = NULL;
+    for (int k = 0; k < 3; k++) {
+        uintptr_t off = (uintptr_t)(base + (size_t)i * CI_SIZE) - (uintptr_t)d->sn_ci;
+        if (d->sn_nci && off < d->sn_nci * CI_SIZE) {
+            const uint8_t *c = d->sn_cis + off;
+            const void *func = co_ptr_at(c, CI_FUNC);
+            uintptr_t t = (uintptr_t)func - (uintptr_t)d->sn_tv;
+            if (d->sn_ntv && t < d->sn_ntv * TV_SIZE && t % TV_SIZE == 0) {
+                memcpy(tv, d->sn_tvs + t, TV_SIZE);
+                return c;
+            }
+            if (d->sn_far && func == d->sn_far) {
+                memcpy(tv, d->sn_far_tv, TV_SIZE);
+                return c;
+            }
+            far = up && !d->sn_far ? func : NULL; /* once */
+        }
+        if (!k && !up) { /* the top frame's slot, below its huge varargs */
+            const uint8_t *c = d->sn_nci && off < d->sn_nci * CI_SIZE ? d->sn_cis + off : NULL;
+            return c && !peek(co_ptr_at(c, CI_FUNC), tv, TV_SIZE) ? c : NULL;
+        }
+        if (k == 2 || (k && !far) || next_window(d, L, ls, i, up, up_tv, far))
             return NULL;
     }
-    return cis + (size_t)(i - *lo) * CI_SIZE;
+    return NULL;
 }
 
 /* The thread a resume (its first argument) or wrap (its upvalue) runs. */
@@ -404,40 +491,63 @@ static const void *resumed(co_sr *d, const uint8_t *ci, const uint8_t *c, const 
 /* Copies closure clp (and its Proto, if Lua) into d->k_c (d->k_p). */
 static int read_closure(co_sr *d, const void *clp)
 {
+    unsigned h = (unsigned)((uintptr_t)clp >> 4) % CL_CACHE;
     if (clp == d->k_cl)
         return 0;
     d->k_cl = NULL;
+    if (clp && clp == d->kc[h].cl) { /* a recursion through a few functions */
+        memcpy(d->k_c, d->kc[h].c, CL_READ);
+        memcpy(d->k_p, d->kc[h].p, PR_READ);
+        d->k_cl = clp;
+        return 0;
+    }
     if (peek(clp, d->k_c, CL_READ) || d->k_c[CL_TT] != LUA_TFUNCTION)
         return -1;
     if (!d->k_c[CL_ISC] &&
         (peek(co_ptr_at(d->k_c, CL_FP), d->k_p, PR_READ) || d->k_p[PR_TT] != LUA_TPROTO_))
         return -1;
-    d->k_cl = clp;
+    d->k_cl = d->kc[h].cl = clp;
+    memcpy(d->kc[h].c, d->k_c, CL_READ);
+    memcpy(d->kc[h].p, d->k_p, PR_READ);
     return 0;
 }
 
 static uint32_t cached_line(co_sr *d, const uint8_t *pr, int pc)
 {
-    if (d->k_pr != co_ptr_at(d->k_c, CL_FP) || d->k_pc != pc) {
-        d->k_pr = co_ptr_at(d->k_c, CL_FP);
-        d->k_pc = pc;
-        d->k_line = line_of(pr, pc);
+    const void *p = co_ptr_at(d->k_c, CL_FP);
+    unsigned h = (unsigned)(((uintptr_t)p >> 4) + (unsigned)pc) % CL_CACHE;
+    if (d->kl[h].pr != p || d->kl[h].pc != pc) {
+        d->kl[h].pr = p;
+        d->kl[h].pc = pc;
+        d->kl[h].line = line_of(pr, pc);
     }
-    return d->k_line;
+    return d->kl[h].line;
 }
 
-/* One frame, of CallInfo c (copied; the top one if top). Its Proto and pc,
- * if Lua, go to pr and *pc for naming the frame above. Returns -1 if the
- * frame cannot be read, else 1 if it has lost tail calls. */
-static int read_frame(co_sr *d, co_sr_thread *t, const uint8_t *ls, const uint8_t *c, int top,
-                      co_sr_func **fo, uint8_t *pr, int *pc)
+/* Whether savedpc is a pc of Proto pr's code: past its first instruction
+ * in a frame below the top (it called), at it or past it on top. A copy
+ * that joins a frame's CallInfo to another function in its slot, or a
+ * frame caught mid-call (a tail call moving its callee down), fails. */
+static int pc_in(const uint8_t *pr, const void *savedpc, int top)
 {
-    uint8_t tv[TV_SIZE];
-    if (read_slot(d, co_ptr_at(c, CI_FUNC), tv) || co_int_at(tv, TV_TT) != LUA_TFUNCTION ||
-        read_closure(d, co_ptr_at(tv, 0)))
+    ptrdiff_t off = (const char *)savedpc - (const char *)co_ptr_at(pr, PR_CODE);
+    return off % 4 == 0 && off >= (top ? 0 : 4) && off / 4 <= co_int_at(pr, PR_SIZECODE);
+}
+
+/* One frame, of CallInfo c whose function's slot is tv (copied; the top
+ * one if top). Its Proto and pc, if Lua, go to pr and *pc for naming the
+ * frame above. Returns -1 if the frame cannot be read or is not a frame
+ * of its function, else 1 if it has lost tail calls. */
+static int read_frame(co_sr *d, co_sr_thread *t, const uint8_t *ls, const uint8_t *c,
+                      const uint8_t *tv, int top, co_sr_func **fo, uint8_t *pr, int *pc)
+{
+    if (co_int_at(tv, TV_TT) != LUA_TFUNCTION || read_closure(d, co_ptr_at(tv, 0)))
         return -1;
     const uint8_t *cl = d->k_c;
+    const void *spc = top ? co_ptr_at(ls, LS_SAVEDPC) : co_ptr_at(c, CI_SAVEDPC);
     *pc = -1;
+    if (!cl[CL_ISC] && !pc_in(d->k_p, spc, top))
+        return -1;
     if (!cl[CL_ISC])
         memcpy(pr, d->k_p, PR_READ);
     co_sr_func *f = func_of(d, co_ptr_at(tv, 0), cl, pr);
@@ -446,7 +556,7 @@ static int read_frame(co_sr *d, co_sr_thread *t, const uint8_t *ls, const uint8_
         return -1;
     }
     if (!cl[CL_ISC])
-        *pc = pc_of(pr, top ? co_ptr_at(ls, LS_SAVEDPC) : co_ptr_at(c, CI_SAVEDPC));
+        *pc = pc_of(pr, spc);
     if (top) {
         t->top_c = cl[CL_ISC];
         t->target = resumed(d, c, cl, f);
@@ -458,38 +568,91 @@ static int read_frame(co_sr *d, co_sr_thread *t, const uint8_t *ls, const uint8_
     return !cl[CL_ISC] && co_int_at(c, CI_TAILCALLS) > 0;
 }
 
-/* Every frame of thread L, top first; names callees from their callers. */
+/* Whether CallInfo c can be the caller of up (the frame above it): up's
+ * function lies in c's frame, above its base. */
+static int calls(const uint8_t *c, const uint8_t *up)
+{
+    const char *func = co_ptr_at(c, CI_FUNC), *b = co_ptr_at(c, CI_BASE);
+    return func < b && (!up || (const char *)co_ptr_at(up, CI_FUNC) >= b);
+}
+
+/* Whether a running thread's top CallInfo c is its frame: L->base is
+ * c's base but while a call (luaD_precall) or a return (luaD_poscall) is
+ * half done, c still a returned frame's or c's function not yet its base's
+ * (a yielded thread's base is its yield's values). */
+static int settled(const uint8_t *c, const uint8_t *ls)
+{
+    return ls[LS_STATUS] != 0 || co_ptr_at(c, CI_BASE) == co_ptr_at(ls, LS_BASE);
+}
+
+/* A C function runs, and calls, with L->savedpc what the Lua frame below
+ * it saved when it called in: C frames (which save it when they call;
+ * L->savedpc for the top one) down to that Lua frame agree on it. A C
+ * function called in the slot of a Lua frame that returned, or of one
+ * that ran when the lua_State was copied, does not. *cpc: the C frames'
+ * since the last Lua frame (NULL: none). */
+static int c_agrees(const uint8_t *c, const uint8_t *ls, int isC, int top, const void **cpc)
+{
+    /* on top, L->savedpc: copied with c, where its slot was copied after */
+    const void *spc = co_ptr_at(top ? ls : c, top ? LS_SAVEDPC : CI_SAVEDPC);
+    if (!isC && top)
+        return 1;
+    if (*cpc && spc != *cpc)
+        return 0;
+    *cpc = isC ? spc : NULL;
+    return 1;
+}
+
+/* Whether a Lua frame whose saved pc is savedpc is in a tail call: its
+ * callee, a Lua function, is about to be moved down into its place (a
+ * stack of both never was). The opcodes looked up are kept (a recursion
+ * through a few call sites reads each once). */
+static int in_tailcall(co_sr *d, const void *savedpc)
+{
+    unsigned h = (unsigned)((uintptr_t)savedpc >> 2) % OP_CACHE;
+    if (savedpc != d->op_key[h]) {
+        uint32_t i;
+        if (peek((const uint32_t *)savedpc - 1, &i, sizeof i))
+            return 1;
+        d->op_key[h] = savedpc;
+        d->op_val[h] = (uint8_t)op_of(i);
+    }
+    return d->op_val[h] == OP_TAILCALL;
+}
+
+/* Every frame of thread L, top first; names callees from their callers.
+ * Copied window by window (one process_vm_readv each, the top one first:
+ * snapshot, next_window), each frame checked against the one above it. */
 static void read_thread(co_sr *d, const void *L)
 {
-    uint8_t ls[LS_READ], pr[PR_READ];
+    uint8_t ls[LS_READ], pr[PR_READ], up[CI_SIZE], up_tv[TV_SIZE], tv[TV_SIZE];
     if (d->nth == MAX_THREADS)
         d->flags |= LT_DUMP_TRUNCATED;
     if (d->nth == MAX_THREADS || peek(L, ls, sizeof ls) || ls[LS_TT] != LUA_TTHREAD ||
         co_ptr_at(ls, LS_G) != d->g)
         return;
-    const char *base = co_ptr_at(ls, LS_BASE_CI), *ci = co_ptr_at(ls, LS_CI);
-    int size_ci = co_int_at(ls, LS_SIZE_CI);
-    if (!base || ci < base || (ci - base) % CI_SIZE || size_ci > CI_MAX ||
-        (ci - base) / CI_SIZE >= size_ci)
-        return;
-    snapshot(d, L, ls);
-    ci = co_ptr_at(ls, LS_CI);
-    if (ci < base || (ci - base) % CI_SIZE || (ci - base) / CI_SIZE >= size_ci) {
-        d->sn_nci = d->sn_ntv = 0;
-        return;
-    }
     co_sr_thread *t = &d->th[d->nth++];
     *t = (co_sr_thread){.L = L, .first = d->nfr};
-    uint32_t n = (uint32_t)((ci - base) / CI_SIZE);
+    if (snapshot(d, L, ls)) {
+        t->torn = 1;
+        return;
+    }
+    const char *base = co_ptr_at(ls, LS_BASE_CI);
+    uint32_t n = (uint32_t)(((const char *)co_ptr_at(ls, LS_CI) - base) / CI_SIZE), i;
     co_sr_func *callee = NULL;
+    const void *cpc = NULL;
     int tail = 0;
-    uint8_t cis[32 * CI_SIZE]; /* CallInfos [lo, lo + 32), read 32 at a time */
-    uint32_t lo = n + 1;
-    uint32_t i;
     for (i = n; i >= 1; i--) {
         co_sr_func *f;
-        const uint8_t *c = ci_at(d, base, i, cis, &lo);
-        int pc, k = c ? read_frame(d, t, ls, c, i == n, &f, pr, &pc) : -1;
+        const uint8_t *c = ci_at(d, L, ls, i, i < n ? up : NULL, up_tv, tv);
+        int pc, k = c && calls(c, i < n ? up : NULL) && (i < n || settled(c, ls))
+                        ? read_frame(d, t, ls, c, tv, i == n, &f, pr, &pc)
+                        : -1;
+        if (k >= 0 && (!c_agrees(c, ls, f->isC, i == n, &cpc) ||
+                       (callee && !callee->isC && !f->isC && in_tailcall(d, co_ptr_at(c, CI_SAVEDPC))))) {
+            d->nfr--;
+            k = -1;
+        }
         if (k < 0)
             break;
         d->fr[d->nfr - 1].depth = i;
@@ -498,9 +661,12 @@ static void read_thread(co_sr *d, const void *L)
             call_name(pr, pc, callee->call, sizeof callee->call);
         callee = f;
         tail = k;
+        memcpy(up, c, CI_SIZE);
+        memcpy(up_tv, tv, TV_SIZE);
     }
     t->torn = i >= 1 && d->nfr < MAX_FRAMES;
     d->sn_nci = d->sn_ntv = 0;
+    d->sn_far = NULL;
     t->active = ls[LS_STATUS] == 0 && t->n > 0;
     t->dead = ls[LS_STATUS] > LUA_YIELD;
 }
@@ -861,7 +1027,10 @@ void co_sr_read(co_sr *d, const void *main, int walk_ok)
     g_pid = d->pid;
     uint8_t ls[LS_READ];
     d->nth = d->nfn = d->nfr = d->nchain = 0;
-    d->k_cl = d->k_pr = NULL; /* nothing cached from another read */
+    d->k_cl = NULL; /* nothing cached from another read */
+    memset(d->kc, 0, sizeof d->kc);
+    memset(d->kl, 0, sizeof d->kl);
+    memset(d->op_key, 0, sizeof d->op_key);
     d->nout = 0;
     d->next_sid = 0;
     d->flags = 0;

@@ -53,7 +53,9 @@ enum {
     NAME_MAX_ = 128,
     OUT_CAP = 1 << 18,
     SNAP_CI = 512,  /* CallInfos, */
-    SNAP_TV = 2048  /* and stack slots, a thread's snapshot copies at most */
+    SNAP_TV = 2048, /* and stack slots, a thread's snapshot copies at most */
+    OP_CACHE = 64,
+    CL_CACHE = 16
 };
 
 typedef struct co_sr_func {
@@ -101,17 +103,28 @@ typedef struct co_sr {
     size_t nout;
     uint32_t next_sid, flags;
     uint32_t budget; /* table nodes the naming may still read */
-    /* the last closure read (and its Proto), the last line looked up: a
-     * recursion reads each once */
-    const void *k_cl, *k_pr;
+    /* the last closure read (and its Proto), copied in k_c (k_p); the
+     * closures and lines read so far: a recursion reads each once */
+    const void *k_cl;
     uint8_t k_c[CL_READ], k_p[PR_READ];
-    int k_pc;
-    uint32_t k_line;
+    struct {
+        const void *cl;
+        uint8_t c[CL_READ], p[PR_READ];
+    } kc[CL_CACHE];
+    struct {
+        const void *pr;
+        int pc;
+        uint32_t line;
+    } kl[CL_CACHE];
+    const void *op_key[OP_CACHE]; /* saved pcs whose instruction was read, */
+    uint8_t op_val[OP_CACHE];     /* and its opcode */
     /* the thread being read: its CallInfos and stack slots near its top,
      * copied at one moment (n of each; none outside read_thread) */
     const char *sn_ci, *sn_tv;
     size_t sn_nci, sn_ntv;
     uint8_t sn_cis[SNAP_CI * CI_SIZE], sn_tvs[SNAP_TV * TV_SIZE];
+    const void *sn_far; /* and one slot below them, if not NULL */
+    uint8_t sn_far_tv[TV_SIZE];
 } co_sr;
 
 

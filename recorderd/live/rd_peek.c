@@ -144,8 +144,9 @@ int rd_peek_sample(co_sr *d, const void *L, rd_peek_stop *s, int stop, uint64_t 
     }
     /* Read as it runs, a frame that changed under the walk stops it short:
      * what it kept would root the sample at a callee. Such a read is
-     * dropped, as one caught mid-change is. */
-    for (uint32_t i = 0; i < d->nth && !stop; i++)
+     * dropped, as one caught mid-change is; held stopped too, a process
+     * caught halfway through a call or a return (co_stackread's checks). */
+    for (uint32_t i = 0; i < d->nth; i++)
         if (d->th[i].torn)
             return -EAGAIN;
     if (d->nth)

@@ -74,6 +74,13 @@ frames that were unwound, nothing past the detach). Cases:
               none with a frame from another moment than the frame below
   outsiderecordlivec  the same with work short and a C function run in its
               slot between its calls
+  outsiderecorddeep  record of two deep recursions (600 to 2200 calls,
+              past the snapshot) that never call each other, live and
+              --stop: no stack joins them
+  outsiderecordshapes  record, live and --stop, of a tail recursion, a
+              wrap generator and a function with 3000 varargs: no stack
+              caught halfway through a tail call, no C function named by
+              another moment's call, the vararg function sampled
   outsiderecord  record of a program that never loaded the collector, hot
               in a coroutine: a sampled session whose heaviest stack is
               the real one, replayable, with no coverage
@@ -1583,6 +1590,117 @@ def record_live(c, prog):
     bad = {s: n for s, n in w.items() if not s.startswith(root) or
            ('fib@' in s and not s.startswith(root + ';work@prog.lua:2;fib@'))}
     expect(not bad, '%d of %d stacks do not start at the base: %r' % (len(bad), len(w), bad))
+    open(os.path.join(c.tmp, 'stop'), 'w').close()
+    pout, _ = p.communicate(timeout=60)
+    expect(p.returncode == 0 and pout == b'done\n', 'the program: %d %r' % (p.returncode, pout))
+
+
+# two deep recursions (600 to 2200 frames, past a snapshot's 512 CallInfos
+# and 2048 slots) that never call each other, one after the other
+FAMILIES = """local function leaf() local s = 0 for i = 1, 50 do s = s + i end return s end
+local x1, x2, y1, y2
+function x1(n) if n == 0 then return leaf() + 0 end return x2(n - 1) + 0 end
+function x2(n) if n == 0 then return leaf() + 0 end return x1(n - 1) + 0 end
+function y1(n) if n == 0 then return leaf() + 0 end return y2(n - 1) + 0 end
+function y2(n) if n == 0 then return leaf() + 0 end return y1(n - 1) + 0 end
+io.stdout:write("READY\\n") io.stdout:flush()
+local k = 0
+while true do
+  k = k + 1
+  if k % 16 == 0 and io.open("stop") then break end
+  local d = ({600, 1300, 2200})[k % 3 + 1]
+  x1(d) y1(d)
+end
+io.stdout:write("done\\n")
+"""
+
+
+FAMILY = ('x1', 'x2', 'y1', 'y2')
+
+
+def case_outsiderecorddeep(c):
+    """record of two deep recursions that never call each other, as they
+    run and held stopped: every sampled stack is main chunk, then one
+    family alone (x1 x2 x1 ... or y1 y2 y1 ...), then maybe leaf. Frames
+    below a thread's snapshot were read one by one, later: 1 to 15% of the
+    samples joined an x chain to a y chain."""
+    c.write('prog.lua', FAMILIES)
+    p = subprocess.Popen([c.args.lua, 'prog.lua'], cwd=c.tmp, env=c.env(),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(p)
+    expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+    for opts in ([], ['--stop']):
+        out = os.path.join(c.tmp, 'out' + ''.join(opts))
+        r = recorderd(c, 'record', str(p.pid), '--duration', '2', '--rate', '1000', '-o', out, '-q',
+                      *opts)
+        expect(r.returncode == 0, 'record %s: %d %r' % (opts, r.returncode, r.stderr))
+        folded = os.path.join(c.tmp, 'deep.folded')
+        r = recorderd(c, 'report', os.path.join(out, 'prog'), '--format', 'folded', '-o', folded)
+        expect(r.returncode == 0, 'report --format folded: %r' % r.stderr)
+        w = folded_weights(folded)
+        bad = {}
+        for s, n in w.items():
+            f = [x.split('@')[0] for x in s.split(';') if x != '[...]']
+            chain = [x.split('@')[0] for x in s.split(';')[2:] if x.split('@')[0] in FAMILY]
+            if f[:2] != ['lua5.1', 'main chunk'] or len({x[0] for x in chain}) > 1:
+                bad[s] = n
+        expect(len(w) > 10, 'too few stacks: %r' % w)
+        expect(not bad, 'record %s: %d of %d stacks join the two recursions (%d of %d ns): %r'
+               % (opts, len(bad), len(w), sum(bad.values()), sum(w.values()), list(bad)[:2]))
+    open(os.path.join(c.tmp, 'stop'), 'w').close()
+    pout, _ = p.communicate(timeout=60)
+    expect(p.returncode == 0 and pout == b'done\n', 'the program: %d %r' % (p.returncode, pout))
+
+
+# a tail recursion (each call moved down into its caller's place), a
+# coroutine.wrap generator called in the register the tail recursion was
+# called in, and a function with 3000 varargs (its slot below them)
+SHAPES = """local function leaf() local s = 0 for i = 1, 20 do s = s + i end return s end
+local function tail(n) if n == 0 then return leaf() end return tail(n - 1) end
+local gen = coroutine.wrap(function() while true do leaf() coroutine.yield(1) end end)
+local function va(...) if select('#', ...) < 3 then return leaf() end return va(select(2, ...)) + 0 end
+local function vabig(...) return va(1, 2, 3, 4, 5, 6) + select('#', ...) end
+local big = {} for i = 1, 3000 do big[i] = i end
+io.stdout:write("READY\\n") io.stdout:flush()
+local k = 0
+while true do
+  k = k + 1
+  if k % 64 == 0 and io.open("stop") then break end
+  tail(3000)
+  gen()
+  vabig(unpack(big))
+end
+io.stdout:write("done\\n")
+"""
+
+
+def case_outsiderecordshapes(c):
+    """record, live and --stop, of a tail recursion, a wrap generator and a
+    function with 3000 varargs: every stack starts at the main chunk; tail
+    is never above tail (it calls itself by tail calls: a copy made halfway
+    through one saw both); the generator is never named tail (its slot
+    copied after the lua_State, where tail had run); vabig, whose slot is
+    below 2048 slots of varargs, is sampled below va."""
+    c.write('prog.lua', SHAPES)
+    p = subprocess.Popen([c.args.lua, 'prog.lua'], cwd=c.tmp, env=c.env(),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(p)
+    expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+    for opts in ([], ['--stop']):
+        out = os.path.join(c.tmp, 'out' + ''.join(opts))
+        r = recorderd(c, 'record', str(p.pid), '--duration', '3', '--rate', '1000', '-o', out, '-q',
+                      *opts)
+        expect(r.returncode == 0, 'record %s: %d %r' % (opts, r.returncode, r.stderr))
+        folded = os.path.join(c.tmp, 'shapes.folded')
+        r = recorderd(c, 'report', os.path.join(out, 'prog'), '--format', 'folded', '-o', folded)
+        expect(r.returncode == 0, 'report --format folded: %r' % r.stderr)
+        w = folded_weights(folded)
+        root = 'lua5.1@[C];main chunk@prog.lua:0'
+        bad = [s for s in w if not s.startswith(root) or 'tail@prog.lua:2;tail@' in s or
+               'tail@[C]' in s]
+        expect(not bad, 'record %s: %d of %d stacks wrong: %r' % (opts, len(bad), len(w), bad[:3]))
+        expect(any('vabig@prog.lua:5;va@' in s for s in w), 'record %s: no sample in va called by '
+               'vabig: %r' % (opts, list(w)))
     open(os.path.join(c.tmp, 'stop'), 'w').close()
     pout, _ = p.communicate(timeout=60)
     expect(p.returncode == 0 and pout == b'done\n', 'the program: %d %r' % (p.returncode, pout))
