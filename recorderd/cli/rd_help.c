@@ -143,9 +143,9 @@ static const cmd_help helps[] = {
      "Renders a report from a session's trace, to stdout or -o; coverage reports\n"
      "may merge several sessions.",
      2,
-     {{"-f, --format NAME", "the report (below; default profile)"},
-      {"-f, --format LIST", "several, joined with ',' (or all), into the session or -o DIR"},
-      {"-o, --out FILE", "write it there (annotate, a list: a directory; --backend: theirs)"},
+     {{"-f, --format NAME|LIST", "the report (below; default profile), or several: a LIST of"},
+      {"", "names joined with ',', or all, into the session directory or -o DIR"},
+      {"-o, --out FILE", "write it there (annotate, a LIST: a directory; --backend: theirs)"},
       {"-w, --weight time|lines|calls", "what a folded stack weighs (default time; folded only)"},
       {"--merge", "several sessions: their coverage adds up (default format lcov)"},
       {"--include PAT", "coverage: only sources matching the shell pattern (repeatable)"},
