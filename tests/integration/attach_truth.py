@@ -1572,27 +1572,46 @@ def case_outsiderecordlivec(c):
     record_live(c, FIBPROGC)
 
 
-def record_live(c, prog):
+def start_ready(c, prog):
+    """prog.lua (which writes READY, then runs until a file named stop
+    appears) started in c.tmp; returns its Popen once it is ready."""
     c.write('prog.lua', prog)
     p = subprocess.Popen([c.args.lua, 'prog.lua'], cwd=c.tmp, env=c.env(),
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     c.procs.append(p)
     expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
-    out = os.path.join(c.tmp, 'out')
-    r = recorderd(c, 'record', str(p.pid), '--duration', '2', '--rate', '400', '-o', out, '-q')
-    expect(r.returncode == 0, 'record: %d %r' % (r.returncode, r.stderr))
-    folded = os.path.join(c.tmp, 'live.folded')
+    return p
+
+
+def record_folded(c, p, seconds, rate, opts=()):
+    """recorderd record of p (opts: --stop or none) into out[OPTS], then its
+    folded stacks: stack -> weight."""
+    out = os.path.join(c.tmp, 'out' + ''.join(opts))
+    r = recorderd(c, 'record', str(p.pid), '--duration', str(seconds), '--rate', str(rate),
+                  '-o', out, '-q', *opts)
+    expect(r.returncode == 0, 'record %s: %d %r' % (list(opts), r.returncode, r.stderr))
+    folded = os.path.join(c.tmp, 'record.folded')
     r = recorderd(c, 'report', os.path.join(out, 'prog'), '--format', 'folded', '-o', folded)
     expect(r.returncode == 0, 'report --format folded: %r' % r.stderr)
-    w = folded_weights(folded)
+    return folded_weights(folded)
+
+
+def stop_ready(c, p):
+    """Ends a start_ready program: its output and exit as an untraced run's."""
+    open(os.path.join(c.tmp, 'stop'), 'w').close()
+    pout, _ = p.communicate(timeout=60)
+    expect(p.returncode == 0 and pout == b'done\n', 'the program: %d %r' % (p.returncode, pout))
+
+
+def record_live(c, prog):
+    p = start_ready(c, prog)
+    w = record_folded(c, p, 2, 400)
     expect(len(w) > 3, 'too few stacks: %r' % w)
     root = 'lua5.1@[C];main chunk@prog.lua:0'
     bad = {s: n for s, n in w.items() if not s.startswith(root) or
            ('fib@' in s and not s.startswith(root + ';work@prog.lua:2;fib@'))}
     expect(not bad, '%d of %d stacks do not start at the base: %r' % (len(bad), len(w), bad))
-    open(os.path.join(c.tmp, 'stop'), 'w').close()
-    pout, _ = p.communicate(timeout=60)
-    expect(p.returncode == 0 and pout == b'done\n', 'the program: %d %r' % (p.returncode, pout))
+    stop_ready(c, p)
 
 
 # two deep recursions (600 to 2200 frames, past a snapshot's 512 CallInfos
@@ -1624,20 +1643,9 @@ def case_outsiderecorddeep(c):
     family alone (x1 x2 x1 ... or y1 y2 y1 ...), then maybe leaf. Frames
     below a thread's snapshot were read one by one, later: 1 to 15% of the
     samples joined an x chain to a y chain."""
-    c.write('prog.lua', FAMILIES)
-    p = subprocess.Popen([c.args.lua, 'prog.lua'], cwd=c.tmp, env=c.env(),
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-    c.procs.append(p)
-    expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+    p = start_ready(c, FAMILIES)
     for opts in ([], ['--stop']):
-        out = os.path.join(c.tmp, 'out' + ''.join(opts))
-        r = recorderd(c, 'record', str(p.pid), '--duration', '2', '--rate', '1000', '-o', out, '-q',
-                      *opts)
-        expect(r.returncode == 0, 'record %s: %d %r' % (opts, r.returncode, r.stderr))
-        folded = os.path.join(c.tmp, 'deep.folded')
-        r = recorderd(c, 'report', os.path.join(out, 'prog'), '--format', 'folded', '-o', folded)
-        expect(r.returncode == 0, 'report --format folded: %r' % r.stderr)
-        w = folded_weights(folded)
+        w = record_folded(c, p, 2, 1000, opts)
         bad = {}
         for s, n in w.items():
             f = [x.split('@')[0] for x in s.split(';') if x != '[...]']
@@ -1647,9 +1655,7 @@ def case_outsiderecorddeep(c):
         expect(len(w) > 10, 'too few stacks: %r' % w)
         expect(not bad, 'record %s: %d of %d stacks join the two recursions (%d of %d ns): %r'
                % (opts, len(bad), len(w), sum(bad.values()), sum(w.values()), list(bad)[:2]))
-    open(os.path.join(c.tmp, 'stop'), 'w').close()
-    pout, _ = p.communicate(timeout=60)
-    expect(p.returncode == 0 and pout == b'done\n', 'the program: %d %r' % (p.returncode, pout))
+    stop_ready(c, p)
 
 
 # a tail recursion (each call moved down into its caller's place), a
@@ -1681,20 +1687,9 @@ def case_outsiderecordshapes(c):
     through one saw both); the generator is never named tail (its slot
     copied after the lua_State, where tail had run); vabig, whose slot is
     below 2048 slots of varargs, is sampled below va (held stopped)."""
-    c.write('prog.lua', SHAPES)
-    p = subprocess.Popen([c.args.lua, 'prog.lua'], cwd=c.tmp, env=c.env(),
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-    c.procs.append(p)
-    expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+    p = start_ready(c, SHAPES)
     for opts in ([], ['--stop']):
-        out = os.path.join(c.tmp, 'out' + ''.join(opts))
-        r = recorderd(c, 'record', str(p.pid), '--duration', '3', '--rate', '1000', '-o', out, '-q',
-                      *opts)
-        expect(r.returncode == 0, 'record %s: %d %r' % (opts, r.returncode, r.stderr))
-        folded = os.path.join(c.tmp, 'shapes.folded')
-        r = recorderd(c, 'report', os.path.join(out, 'prog'), '--format', 'folded', '-o', folded)
-        expect(r.returncode == 0, 'report --format folded: %r' % r.stderr)
-        w = folded_weights(folded)
+        w = record_folded(c, p, 3, 1000, opts)
         root = 'lua5.1@[C];main chunk@prog.lua:0'
         bad = [s for s in w if not s.startswith(root) or 'tail@prog.lua:2;tail@' in s or
                'tail@[C]' in s]
@@ -1705,9 +1700,7 @@ def case_outsiderecordshapes(c):
         # traced); held stopped, every read of it must succeed
         expect(not opts or any('vabig@prog.lua:5;va@' in s for s in w),
                'record %s: no sample in va called by vabig: %r' % (opts, list(w)))
-    open(os.path.join(c.tmp, 'stop'), 'w').close()
-    pout, _ = p.communicate(timeout=60)
-    expect(p.returncode == 0 and pout == b'done\n', 'the program: %d %r' % (p.returncode, pout))
+    stop_ready(c, p)
 
 
 def case_outsidegarbage(c):
