@@ -88,18 +88,19 @@ long rd_cli_seconds_ms(const char *v)
  * taken as --backend. 0 until one is given; then the rows to write. */
 static uint32_t rd_cli_formats;
 
-/* One name of a --format list (len bytes at v). Returns 0 or -1. */
-static int format_item(const char *cmd, const char *v, size_t len)
+/* One name of a --format list (len bytes at v) into *rows or the
+ * backends. Returns 0 or -1. */
+static int format_item(const char *cmd, const char *v, size_t len, uint32_t *rows)
 {
     char name[1024], names[512];
     snprintf(name, sizeof name, "%.*s", (int)len, v);
     const rd_format *f = rd_format_find(name);
     if (!strcmp(name, "all")) {
-        rd_cli_formats |= rd_format_rows(0) & ~rd_format_rows(RD_FMT_NOFILE);
+        *rows |= rd_format_rows(0) & ~rd_format_rows(RD_FMT_NOFILE);
         return 0;
     }
     if (f && f->file) {
-        rd_cli_formats |= 1u << (unsigned)(f - rd_formats);
+        *rows |= 1u << (unsigned)(f - rd_formats);
         return 0;
     }
     if (rd_backend_known(name)) {
@@ -110,6 +111,17 @@ static int format_item(const char *cmd, const char *v, size_t len)
     fprintf(stderr, "recorderd %s: unknown format %s (%s, all, or a backend: chrome, "
                     "speedscope-evented, lua:FILE.lua)\n", cmd, name, names);
     return -1;
+}
+
+int rd_cli_format_list(const char *cmd, const char *v, uint32_t *rows)
+{
+    for (const char *p = v; *p;) {
+        size_t n = strcspn(p, ",");
+        if (n && format_item(cmd, p, n, rows))
+            return -1;
+        p += n + (p[n] == ',');
+    }
+    return 0;
 }
 
 /* 1 if argv[*i] was --format (taken), 0 if not, -1 on a bad value. */
@@ -123,13 +135,7 @@ static int rd_cli_format(const char *cmd, int argc, char **argv, int *i)
     rd_cli_formats |= rd_format_rows(RD_FMT_DEFAULT);
     if (rd_backend_known(v)) /* whole: lua:FILE may hold a ',' */
         return rd_cli_add_backend(v) ? -1 : 1;
-    for (const char *p = v; *p;) {
-        size_t n = strcspn(p, ",");
-        if (n && format_item(cmd, p, n))
-            return -1;
-        p += n + (p[n] == ',');
-    }
-    return 1;
+    return rd_cli_format_list(cmd, v, &rd_cli_formats) ? -1 : 1;
 }
 
 int rd_cli_is_out(const char *a)

@@ -33,6 +33,11 @@ int rd_cli_backend(int argc, char **argv, int *i);
  * after saying why not (unknown, a Lua file that does not load, too many). */
 int rd_cli_add_backend(const char *v);
 
+/* A --format list v (names of rd_formats joined with ',', or all) into
+ * *rows, bit i for rd_formats[i]; a backend's name in it is added as
+ * --backend. 0, or -1 after saying what cmd does not know. */
+int rd_cli_format_list(const char *cmd, const char *v, uint32_t *rows);
+
 /* -o, --out (and report's --output): where a command writes. */
 int rd_cli_is_out(const char *a);
 

@@ -330,29 +330,6 @@ static int check_view(const report_opts *o, int *streaming)
 
 /* {====== --format LIST: several reports from one replay */
 
-/* One name of the list (n bytes at v) into o->rows or the backends. 0, or
- * 2 after saying why not. */
-static int list_item(report_opts *o, const char *v, size_t n)
-{
-    char name[1024], names[512];
-    snprintf(name, sizeof name, "%.*s", (int)n, v);
-    const rd_format *f = rd_format_find(name);
-    if (!strcmp(name, "all"))
-        o->rows |= rd_format_rows(0) & ~rd_format_rows(RD_FMT_NOFILE);
-    else if (f && f->file)
-        o->rows |= 1u << (unsigned)(f - rd_formats);
-    else if (rd_backend_known(name)) {
-        char *keep = strdup(name); /* for the command's life */
-        return keep && !rd_cli_add_backend(keep) ? 0 : 2;
-    } else {
-        rd_format_names(names, sizeof names, ", ", RD_FMT_NOFILE, 0);
-        fprintf(stderr, "recorderd report: unknown format %s in a list (%s, all, or a backend: "
-                        "chrome, speedscope-evented, lua:FILE.lua)\n", name, names);
-        return 2;
-    }
-    return 0;
-}
-
 /* A --format that is a list (names joined with ',', or all): its rows in
  * o->rows, and -o the session directory if not given. -1 if it is one
  * report, else 0 or 2 after saying why not. */
@@ -364,12 +341,8 @@ static int format_list(report_opts *o)
     if (no_cov_options(o))
         return 2;
     unsigned nb = rd_cli_nbackends;
-    for (const char *p = o->format; *p;) {
-        size_t n = strcspn(p, ",");
-        if (n && list_item(o, p, n))
-            return 2;
-        p += n + (p[n] == ',');
-    }
+    if (rd_cli_format_list("report", o->format, &o->rows))
+        return 2;
     if (!o->rows && rd_cli_nbackends == nb)
         return fprintf(stderr, "recorderd report: --format %s names no format\n", o->format), 2;
     o->list = 1;
@@ -378,39 +351,6 @@ static int format_list(report_opts *o)
     if (!o->out)
         fprintf(stderr, "recorderd report: several reports go to a directory: give -o DIR\n");
     return o->out ? 0 : 2;
-}
-
-/* Why report f is not written from model m (as a session leaves it out),
- * or NULL. */
-static const char *left_out(const rd_format *f, const rd_model *m)
-{
-    if ((f->flags & RD_FMT_COV) && m->sampled_hz && strcmp(f->name, "html"))
-        return "a sampled session has no coverage";
-    if ((f->flags & RD_FMT_TIME) && m->untimed)
-        return "the trace has no time (a --coverage run)";
-    return NULL;
-}
-
-/* Report f under its session file name in the directory open at dfd (dir). */
-static int write_row(const rd_format *f, const rd_render *r, int dfd, const char *dir, char *err,
-                     size_t cap)
-{
-    out_job j = {f, r};
-    char sub[64], path[PATH_MAX + 64];
-    if (!f->write_dir) {
-        int e = rd_out_write(dfd, f->file, out_fn, &j);
-        if (e)
-            snprintf(err, cap, "%s/%s: %s", dir, f->file, strerror(-e));
-        return e;
-    }
-    snprintf(sub, sizeof sub, "%.*s", (int)strlen(f->file) - 1, f->file); /* "annotate/" */
-    snprintf(path, sizeof path, "%s/%s", dir, sub);
-    int fd = rd_out_subdir(dfd, sub, 0);
-    if (fd < 0)
-        return snprintf(err, cap, "%s: %s", path, strerror(-fd)), fd;
-    int e = f->write_dir(r, fd, path, err, cap);
-    close(fd);
-    return e;
 }
 
 /* The coverage of m into c for the coverage reports of o->rows (r->cov
@@ -436,7 +376,7 @@ static int write_rows(const report_opts *o, rd_model *m)
     rd_render r;
     rd_cov cov;
     char err[PATH_MAX + 128] = "", done[512] = "";
-    int failed = 0, dfd = rd_out_open(o->out, 1, err, sizeof err);
+    int e, failed = 0, dfd = rd_out_open(o->out, 1, err, sizeof err);
     if (dfd < 0)
         return fprintf(stderr, "recorderd report: %s\n", rd_printable(err, err, sizeof err)), 1;
     rd_sessfile_render(o->path, m, &t, &r);
@@ -447,13 +387,15 @@ static int write_rows(const report_opts *o, rd_model *m)
     int rc = rows_cov(o, m, &cov, &r);
     for (unsigned i = 0; i < rd_nformats && !rc; i++) {
         const rd_format *f = &rd_formats[i];
-        const char *why = o->rows & 1u << i ? left_out(f, m) : NULL;
         if (!(o->rows & 1u << i))
             continue;
+        const char *why = rd_format_left_out(f, m);
         if (why)
             fprintf(stderr, "recorderd report: %s not written: %s\n", f->file, why);
-        else if (write_row(f, &r, dfd, o->out, err, sizeof err)) {
+        else if ((e = rd_format_write_at(f, &r, dfd, o->out, err, sizeof err))) {
             failed = 1;
+            if (!f->write_dir) /* a file's error says no more than errno */
+                snprintf(err, sizeof err, "%s/%s: %s", o->out, f->file, strerror(-e));
             fprintf(stderr, "recorderd report: %s\n", rd_printable(err, err, sizeof err));
         } else
             snprintf(done + strlen(done), sizeof done - strlen(done), "%s%s", done[0] ? ", " : "",

@@ -304,7 +304,6 @@ typedef struct report_ctx {
     rd_render rr;
     int cov_err;
     int err[RD_FORMATS_MAX];
-    const rd_format *cur; /* the one being written */
     uint32_t rows;        /* those to write: bit i for rd_formats[i] */
     rd_progress progress; /* on a terminal, when run prints its summary */
     unsigned done, total; /* reports written, and to write (session.json included) */
@@ -331,27 +330,18 @@ static int64_t start_wall_ns(const rd_session *s)
     return now - (int64_t)(rd_now_ns() - s->t0);
 }
 
-static int write_cur(FILE *f, void *ud)
-{
-    const report_ctx *r = ud;
-    return r->cur->write(f, &r->rr);
-}
-
 /* 1 if report i is not written in this session. */
 static int left_out(const report_ctx *r, unsigned i)
 {
     const rd_format *f = &rd_formats[i];
     if (!f->file || !(r->rows & 1u << i))
         return 1; /* report only (none), or not asked for */
-    if ((f->flags & RD_FMT_COV) && r->s->m.sampled_hz && strcmp(f->name, "html"))
-        return 1; /* samples see some lines run, not every line: no coverage */
-    /* a coverage run: no time to weigh by (session.json's timing) */
-    return (f->flags & RD_FMT_TIME) && r->s->m.untimed;
+    return rd_format_left_out(f, &r->s->m) != NULL;
 }
 
 static int write_report(report_ctx *r, unsigned i)
 {
-    char dir[PATH_MAX + 80], err[256];
+    char err[256];
     const rd_format *f = &rd_formats[i];
     if (left_out(r, i))
         return 0;
@@ -359,18 +349,7 @@ static int write_report(report_ctx *r, unsigned i)
         return r->cov_err;
     show_progress(r, f->file);
     r->done++;
-    r->cur = f;
-    if (!f->write_dir)
-        return rd_out_write(r->s->dirfd, f->file, write_cur, r);
-    char sub[64];
-    snprintf(sub, sizeof sub, "%.*s", (int)strlen(f->file) - 1, f->file);
-    snprintf(dir, sizeof dir, "%s/%s", r->s->dir, sub);
-    int fd = rd_out_subdir(r->s->dirfd, sub, 0);
-    if (fd < 0)
-        return fd;
-    int e = f->write_dir(&r->rr, fd, dir, err, sizeof err);
-    close(fd);
-    return e;
+    return rd_format_write_at(f, &r->rr, r->s->dirfd, r->s->dir, err, sizeof err);
 }
 
 /* report.html, the longest to write (it holds a flame graph and the

@@ -3,12 +3,15 @@
 #include "rd_formats.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rd_annotate.h"
 #include "rd_callgrind.h"
 #include "rd_flame.h"
 #include "rd_html.h"
+#include "rd_outdir.h"
 #include "rd_pprof.h"
 #include "rd_speedscope.h"
 #include "rd_util.h"
@@ -145,4 +148,41 @@ char *rd_format_names(char *buf, size_t cap, const char *sep, unsigned mask, uns
         n += (size_t)snprintf(buf + n, cap - n, "%s%s", n ? sep : "", f->name);
     }
     return buf;
+}
+
+typedef struct format_job {
+    const rd_format *f;
+    const rd_render *r;
+} format_job;
+
+static int write_job(FILE *out, void *ud)
+{
+    const format_job *j = ud;
+    return j->f->write(out, j->r);
+}
+
+int rd_format_write_at(const rd_format *f, const rd_render *r, int dfd, const char *dir, char *err,
+                       size_t cap)
+{
+    format_job j = {f, r};
+    if (!f->write_dir)
+        return rd_out_write(dfd, f->file, write_job, &j);
+    char sub[64], path[4200];
+    snprintf(sub, sizeof sub, "%.*s", (int)strlen(f->file) - 1, f->file); /* "annotate/" */
+    snprintf(path, sizeof path, "%s/%s", dir, sub);
+    int fd = rd_out_subdir(dfd, sub, 0);
+    if (fd < 0)
+        return snprintf(err, cap, "%s: %s", path, strerror(-fd)), fd;
+    int e = f->write_dir(r, fd, path, err, cap);
+    close(fd);
+    return e;
+}
+
+const char *rd_format_left_out(const rd_format *f, const rd_model *m)
+{
+    if ((f->flags & RD_FMT_COV) && m->sampled_hz && strcmp(f->name, "html"))
+        return "a sampled session has no coverage"; /* samples see some lines run */
+    if ((f->flags & RD_FMT_TIME) && m->untimed)
+        return "the trace has no time (a --coverage run)";
+    return NULL;
 }

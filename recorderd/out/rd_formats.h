@@ -61,6 +61,18 @@ uint32_t rd_format_rows(unsigned flags);
 /* The row of a format name, or NULL. */
 const rd_format *rd_format_find(const char *name);
 
+/* Why report f is not written from model m, as a session leaves it out
+ * (no coverage of a sampled trace but report.html's; nothing by time of a
+ * trace with none), or NULL. */
+const char *rd_format_left_out(const rd_format *f, const rd_model *m);
+
+/* Report f under its session file name in the directory open at dfd (dir:
+ * its path, for messages), whole (rd_out_write); a directory format into
+ * its subdirectory, made 0700 if absent. Returns 0 or a negative errno,
+ * with a message in err for a directory format. */
+int rd_format_write_at(const rd_format *f, const rd_render *r, int dfd, const char *dir, char *err,
+                       size_t cap);
+
 /* The names of the rows whose flags, masked with mask, equal want, joined
  * with sep, into buf. Returns buf. */
 char *rd_format_names(char *buf, size_t cap, const char *sep, unsigned mask, unsigned want);

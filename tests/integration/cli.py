@@ -281,7 +281,7 @@ def case_reportlist(c):
     for args, err in ((['trace.ltr', '--format', 'profile,folded'],
                        b'recorderd report: several reports go to a directory: give -o DIR\n'),
                       ([s, '--format', 'profile,bogus'],
-                       b'recorderd report: unknown format bogus in a list'),
+                       b'recorderd report: unknown format bogus (profile, '),
                       ([s, '--format', ','], b'recorderd report: --format , names no format\n')):
         r = run([c.args.recorderd, 'report'] + args, s if args[0] == 'trace.ltr' else c.tmp,
                 c.env())
