@@ -60,6 +60,7 @@ static const cmd_help helps[] = {
       BACKEND,
       {"--hello-timeout SECONDS", "close a connection that sends no hello in time (10)"},
       {"--http ADDR", "serve pprof profiles over HTTP: PORT (127.0.0.1), IP:PORT, [IPv6]:PORT"},
+      {"--http-token-file FILE", "a secret clients send as 'Authorization: Bearer' (not loopback)"},
       HELP},
      "recorderd listen --out /tmp/traces --format folded &"},
     {"attach", "attach PID [OPTIONS]",

@@ -1143,7 +1143,7 @@ def case_runopts(c):
     options = {'run': ['-o, --out', '-q, --quiet', '-f, --format', '--ring', '--mode',
                        '--coverage', '--no-trace', '-b, --backend', '--sample'],
                'listen': ['--socket', '-o, --out', '-f, --format', '--coverage', '--no-trace',
-                          '-b, --backend', '--hello-timeout', '--http'],
+                          '-b, --backend', '--hello-timeout', '--http', '--http-token-file'],
                'attach': ['-d, --duration', '-o, --out', '-f, --format', '--coverage',
                           '--no-trace', '--timeout', '-b, --backend', '-q, --quiet'],
                'report': ['-f, --format', '-o, --out', '-w, --weight', '--merge', '--include',
