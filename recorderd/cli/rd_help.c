@@ -36,7 +36,7 @@ static const cmd_help helps[] = {
      "keeps the previous one as OUT/SCRIPT.prev). Exits with CMD's status.",
      1,
      {OUT,
-      {"-q, --quiet", "no summary on stderr"},
+      {"-q, --quiet", "no summary on stderr (failures are still said)"},
       FORMAT,
       {"--ring SIZE", "ring size, a power of two from 64K to 1G (LUATRACE_RING)"},
       {"--mode wait|drop", "a full ring makes the program wait (default), or drops events"},

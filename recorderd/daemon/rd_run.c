@@ -255,16 +255,20 @@ static int spawn(run_ctx *r, const rd_run_opts *o, char **argv, const char *sock
  * for a Lua interpreter that failed under run's LUA_INIT: it loaded the
  * collector, and never ran its script (missing, a syntax error, a bad
  * option), which its own message says. */
-static void untraced_note(char **argv, int code)
+/* Says that nothing was traced, with --quiet too (a failure, not a
+ * summary): 1, or 0 where the command's own failure says why (a Lua
+ * interpreter that failed under run's LUA_INIT). */
+static int untraced_note(char **argv, int code)
 {
     const char *b = strrchr(argv[0], '/');
     if (code != 0 && !strncmp(b ? b + 1 : argv[0], "lua", 3) && !getenv("LUA_INIT"))
-        return;
+        return 0;
     fprintf(stderr, "recorderd: nothing was traced: no Lua process of the command loaded "
-                    "luatrace\n");
+                    "luatrace%s\n", code ? "" : " (exit status 125)");
     if (getenv("LUA_INIT"))
         fprintf(stderr, "recorderd: LUA_INIT is set, so run did not set it to load the "
                         "collector: add -lluatrace to the lua5.1 command\n");
+    return 1;
 }
 
 int rd_run(const rd_run_opts *o, char **argv)
@@ -305,7 +309,7 @@ int rd_run(const rd_run_opts *o, char **argv)
     uv_run(loop, UV_RUN_DEFAULT);
     uv_loop_close(loop);
     rmdir(tmp);
-    if (!r.srv.nstarted && !o->quiet && r.code != 127)
-        untraced_note(argv, r.code);
+    if (!r.srv.nstarted && r.code != 127 && untraced_note(argv, r.code))
+        return r.code ? r.code : RD_RUN_UNTRACED;
     return r.code;
 }

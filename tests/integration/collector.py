@@ -755,8 +755,8 @@ def case_multistate(c):
 
 def case_untraced(c):
     """recorderd run of a command that loads no collector says so (and why,
-    when LUA_INIT kept run from setting it), keeps the command's exit
-    status, and says nothing with --quiet."""
+    when LUA_INIT kept run from setting it), with --quiet too; it keeps the
+    command's exit status, 125 for one that succeeded."""
     prog = c.write('untraced.lua', 'print("hi") os.exit(3)\n')
     init = c.write('init.lua', 'x = 1\n')
     base = [c.args.recorderd, 'run', '--out', c.out]
@@ -766,8 +766,16 @@ def case_untraced(c):
     r = run(base + ['--', c.args.lua, prog], c.tmp, c.env(LUA_INIT='@' + init))
     expect(r.status == 3 and r.out == b'hi\n' and note in r.err and b'LUA_INIT is set' in r.err,
            'LUA_INIT: %r' % (r.err,))
+    # --quiet silences the summary, never this failure; a command that
+    # succeeded with nothing traced exits 125
     r = run(base + ['--quiet', '--', c.args.lua, prog], c.tmp, c.env(LUA_INIT='@' + init))
-    expect(r.status == 3 and r.err == b'', '--quiet: %r' % (r.err,))
+    expect(r.status == 3 and note in r.err and b'LUA_INIT is set' in r.err,
+           '--quiet: %r' % (r.err,))
+    r = run(base + ['-q', '--', c.args.lua, '-e', 'print(1)'], c.tmp, c.env(LUA_INIT='x=1'))
+    expect(r.status == 125 and r.out == b'1\n' and note in r.err and b'125' in r.err,
+           '-q, exit 0, nothing traced: %d %r' % (r.status, r.err))
+    r = run(base + ['--', 'true'], c.tmp, c.env())
+    expect(r.status == 125 and note in r.err, 'true: %d %r' % (r.status, r.err))
     r = run(base + ['--quiet', '--', c.args.lua, prog], c.tmp, c.env())
     expect(r.status == 3 and note not in r.err and os.listdir(c.out) == ['untraced'],
            'traced: %r' % (r.err,))
@@ -865,7 +873,8 @@ def case_otherlua(c):
         # the note is left out where the interpreter failed (run's rule for
         # a lua that failed under its LUA_INIT): a script that ends well
         r = run(base + [lua, '-e', 'x = 1'], c.tmp, c.env())
-        expect(r.status == 0 and b'nothing was traced' in r.err, '%s under run: %r' % (lua, r.err))
+        expect(r.status == 125 and b'nothing was traced' in r.err,
+               '%s under run: %d %r' % (lua, r.status, r.err))
 
 
 def case_luajit(c):
