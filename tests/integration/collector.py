@@ -1053,7 +1053,18 @@ def case_dashl(c):
     # the build tree's collector by a plain path (it was BUILD/recorderd/../collector)
     want = "export LUA_CPATH='%s/?.so;;'\n" % os.path.join(
         os.path.dirname(os.path.dirname(os.path.realpath(c.args.recorderd))), 'collector')
-    expect(r.out.decode() == want, 'recorderd env: %r, want %r' % (r.out, want))
+    expect(r.out.decode().endswith(want), 'recorderd env: %r, want %r' % (r.out, want))
+    # and, from a build tree, recorderd and its man pages by name
+    env.pop('MANPATH', None)
+    r = run(['bash', '-c', 'eval "$("$0" env)" && cd / && command -v recorderd && '
+             'man -w recorderd && man -w luatrace && eval "$(recorderd env)" && echo "$PATH"',
+             c.args.recorderd], c.tmp, env)
+    lines = r.out.decode().splitlines()
+    here = os.path.dirname(os.path.realpath(c.args.recorderd))
+    expect(r.status == 0 and len(lines) == 4 and lines[0] == os.path.join(here, 'recorderd')
+           and lines[1].endswith('/man/man1/recorderd.1') and lines[2].endswith('luatrace.7')
+           and lines[3].split(':').count(here) == 1,  # a second eval adds nothing
+           'recorderd env, PATH and MANPATH: %d %r %r' % (r.status, r.out, r.err))
 
 
 def case_shmfull(c):
