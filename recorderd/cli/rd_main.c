@@ -147,6 +147,7 @@ static int cmd_run(int argc, char **argv)
     o.nbackends = so.nbackends;
     o.formats = so.formats;
     o.coverage = so.coverage;
+    o.cov = so.cov;
     return unmake_out(o.out, made, rd_run(&o, argv + i));
 }
 

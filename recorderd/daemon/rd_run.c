@@ -328,7 +328,7 @@ int rd_run(const rd_run_opts *o, char **argv)
     rd_session_opts so = {.out = o->out, .summary = !o->quiet, .no_trace = o->no_trace,
                           .coverage = o->coverage, .backends = o->backends,
                           .nbackends = o->nbackends,
-                          .formats = o->formats};
+                          .formats = o->formats, .cov = o->cov};
     uv_loop_t *loop = uv_default_loop();
     if (!mkdtemp(tmp)) {
         fprintf(stderr, "recorderd: cannot create a temporary directory: %s\n", strerror(errno));

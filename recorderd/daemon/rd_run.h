@@ -4,6 +4,8 @@
 
 #include <stdint.h>
 
+#include "rd_cov.h"
+
 typedef struct rd_run_opts {
     const char *out;
     int quiet;
@@ -15,6 +17,7 @@ typedef struct rd_run_opts {
     unsigned nbackends;
     uint32_t formats; /* --format: rd_session_opts.formats */
     unsigned sample_hz; /* --sample: LUATRACE_SAMPLE for the child (LuaJIT), or 0 */
+    rd_cov_opts cov;    /* --include, --exclude */
 } rd_run_opts;
 
 /* The exit status of a command that succeeded with nothing traced: a run

@@ -590,8 +590,10 @@ static void program_cwd(pid_t pid, char *buf, size_t cap)
  * otherwise, the same). */
 static void make_cov(report_ctx *r, rd_cov *cov, const char *cwd)
 {
-    r->cov_err = rd_cov_init(cov, NULL);
-    if (r->cov_err || !(r->rows & rd_format_rows(RD_FMT_COV)))
+    const rd_cov_opts *co = &r->s->opts->cov;
+    int filtered = co->ninclude || co->nexclude; /* html's and annotate's too */
+    r->cov_err = rd_cov_init(cov, co);
+    if (r->cov_err || (!filtered && !(r->rows & rd_format_rows(RD_FMT_COV))))
         return;
     if ((r->cov_err = rd_cov_add_model(cov, &r->s->m, cwd)))
         return;

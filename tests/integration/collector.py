@@ -1161,10 +1161,13 @@ def case_runopts(c):
     # each command's own --help: a line per option of its own, the formats
     # where it writes reports, an example (run and attach printed one synopsis)
     options = {'run': ['-o, --out', '-q, --quiet', '-f, --format', '--ring', '--mode',
-                       '--coverage', '--no-trace', '-b, --backend', '--sample'],
-               'listen': ['--socket', '-o, --out', '-f, --format', '--coverage', '--no-trace',
+                       '--coverage', '--include', '--exclude', '--no-trace', '-b, --backend',
+                       '--sample'],
+               'listen': ['--socket', '-o, --out', '-f, --format', '--coverage', '--include',
+                          '--exclude', '--no-trace',
                           '-b, --backend', '--hello-timeout', '--http', '--http-token-file'],
                'attach': ['-d, --duration', '-o, --out', '-f, --format', '--coverage',
+                          '--include', '--exclude',
                           '--no-trace', '--timeout', '-b, --backend', '-q, --quiet'],
                'report': ['-f, --format', '-o, --out', '-w, --weight', '--merge', '--include',
                           '--exclude', '--include-untested', '-b, --backend'],
