@@ -309,10 +309,11 @@ int rd_peek_luajit(pid_t pid, char *buf, size_t cap)
     uintptr_t at;
     if (rd_elf_find(pid, "luaJIT_setmode", NULL, &at, lib, sizeof lib))
         return 0;
-    snprintf(buf, cap, "process %d runs LuaJIT (%s), which recorderd can neither read nor "
-                       "load luatrace into from outside (record needs that): attach, dump "
-                       "and top work on one started with LUATRACE_ATTACH=1 luajit "
-                       "-lluatrace ... (or that calls require(\"luatrace\").listen())",
+    snprintf(buf, cap, "process %d runs LuaJIT (%s). recorderd cannot read a LuaJIT "
+                       "process from outside, nor load luatrace into it: start it with "
+                       "LUATRACE_ATTACH=1 luajit -lluatrace ... (or have it call "
+                       "require(\"luatrace\").listen()), and attach, dump and top work on it "
+                       "(record reads Lua 5.1 only)",
              (int)pid, lib);
     return 1;
 }
