@@ -307,6 +307,7 @@ typedef struct report_ctx {
     uint32_t rows;        /* those to write: bit i for rd_formats[i] */
     rd_progress progress; /* on a terminal, when run prints its summary */
     unsigned done, total; /* reports written, and to write (session.json included) */
+    char cut[512];        /* what a report left out at its bound (rd_render.cut), or "" */
 } report_ctx;
 
 /* The progress line before the report file, if one is due. */
@@ -544,8 +545,9 @@ static int write_json(FILE *f, void *ud)
                 (double)s->m.bias_base[2] * npt, (double)s->m.bias_base[3] * npt / 16);
     else
         fprintf(f, "  \"bias_ns\": null,\n");
-    fprintf(f, "  \"waited_ns\": %.0f,\n", (double)s->m.waited_ticks * npt);
-    fprintf(f, "  \"error\": ");
+    fprintf(f, "  \"waited_ns\": %.0f,\n  \"cut\": ", (double)s->m.waited_ticks * npt);
+    rd_json_str(f, r->cut);
+    fprintf(f, ",\n  \"error\": ");
     rd_json_str(f, s->err);
     fprintf(f, "\n}\n");
     return 0;
@@ -612,7 +614,7 @@ static void write_all(rd_session *s, const char *cwd)
     uint32_t rows = s->opts->formats ? s->opts->formats : rd_format_rows(RD_FMT_DEFAULT);
     report_ctx r = {.s = s, .rows = rows};
     r.rr = (rd_render){&s->m, NULL, s->name, s->cmd, cwd, s->t1 - s->t0, start_wall_ns(s),
-                       s->truncated, RD_W_TIME, 1};
+                       s->truncated, RD_W_TIME, 1, r.cut, sizeof r.cut};
     snprintf(own, sizeof own, "%s", s->err);
     rd_progress_init(&r.progress, s->opts->summary);
     r.total = 1; /* session.json */
@@ -629,6 +631,10 @@ static void write_all(rd_session *s, const char *cwd)
     }
     write_session_json(&r, own);
     rd_progress_clear(&r.progress);
+    if (r.cut[0]) { /* with --quiet too: a report is not what it seems */
+        char shown[sizeof r.cut + 128];
+        fprintf(stderr, "luatrace: %s: %s\n", rd_printable(s->name, shown, sizeof shown), r.cut);
+    }
     rd_cov_free(&cov);
 }
 

@@ -1482,15 +1482,34 @@ def case_labels(c):
     """Labels people read are `name (file:line)`, a file under the
     program's working directory relative to it: profile.txt, the flame
     graph, report.html, callgrind's function names, pprof's, and `report`
-    later on; one outside it whole. The folded stacks keep NAME@SRC:LINE
-    whole (the corpus compares them with the reference tracer). The
-    flame graph began each label with the absolute path (`/tmp..`)."""
+    later on; one under a Lua library root (PREFIX/share/lua/5.1,
+    PREFIX/lib/lua/5.1) relative to that root (inspect.lua, pkg/mod.lua),
+    unless another source would be shown the same (dup.lua under two
+    roots: both as if under no root, here relative to the cwd); any other
+    whole. The folded stacks keep
+    NAME@SRC:LINE whole (the corpus compares them with the reference
+    tracer). The flame graph began each label with the absolute path
+    (`/tmp..`), and installed modules were whole."""
     os.makedirs(os.path.join(c.tmp, 'app', 'lib'))
+    lt = os.path.join(c.tmp, 'lt')
+    for d in ('a/share/lua/5.1', 'b/lib/lua/5.1', 'tree/share/lua/5.1/pkg'):
+        os.makedirs(os.path.join(lt, d))
+    dup = 'return {f = function() local s = 0 for i = 1, 10000 do s = s + i end return s end}\n'
+    for d in ('a/share/lua/5.1', 'b/lib/lua/5.1'):
+        c.write(os.path.join('lt', d, 'dup.lua'), dup)
+    c.write('lt/tree/share/lua/5.1/pkg/mod.lua', 'local M = {}\nfunction M.work() local s = 0 '
+            'for i = 1, 20000 do s = s + i end return s end\nreturn M\n')
     c.write('app/lib/m.lua', 'return {work = function(n) local s = 0\n'
             '  for i = 1, n do s = s + i end return s end}\n')
-    prog = c.write('app/main.lua', 'package.path = %r .. ";" .. package.path\n'
+    prog = c.write('app/main.lua', 'package.path = %r .. ";" .. %r .. ";" .. package.path\n'
                    'local m, inspect = require "m", require "inspect"\n'
-                   'print(m.work(20000), inspect({1}))\n' % (os.path.join(c.tmp, 'app', 'lib', '?.lua')))
+                   'print(m.work(20000), inspect({1}))\n'
+                   'local mod = require "pkg.mod"\n'
+                   'print(dofile(%r).f(), dofile(%r).f(), mod.work())\n'
+                   % (os.path.join(c.tmp, 'app', 'lib', '?.lua'),
+                      os.path.join(lt, 'tree/share/lua/5.1/?.lua'),
+                      os.path.join(lt, 'a/share/lua/5.1/dup.lua'),
+                      os.path.join(lt, 'b/lib/lua/5.1/dup.lua')))
     c.used.add('main')
     r = run([c.args.recorderd, 'run', '--quiet', '--out', c.out, '--format', 'folded,callgrind,pprof',
              '--', c.args.lua, prog], c.tmp, c.env())
@@ -1500,8 +1519,13 @@ def case_labels(c):
     whole = 'm.work@%s:1' % os.path.join(c.tmp, 'app', 'lib', 'm.lua')
     expect(whole in folded, 'folded stacks: %r' % folded[:400])
     label = 'm.work (app/lib/m.lua:1)'
-    outside = re.search(r'inspect.inspect \(/usr/share/lua/5.1/inspect.lua:\d+\)', profile_text(session))
-    expect(outside, 'no inspect.inspect with its whole path in profile.txt')
+    text = profile_text(session)
+    expect(re.search(r'inspect.inspect \(inspect.lua:\d+\)', text),
+           'no inspect.inspect (inspect.lua:N) in profile.txt: %r' % text[:3000])
+    expect('pkg.mod.work (pkg/mod.lua:2)' in text, 'no pkg/mod.lua: %r' % text[:3000])
+    for d in ('a/share/lua/5.1', 'b/lib/lua/5.1'):  # as if there were no root
+        whole = 'f (lt/%s/dup.lua:1)' % d
+        expect(whole in text, 'no %s: %r' % (whole, text[:3000]))
     svg = open(os.path.join(session, 'flamegraph.svg')).read()
     page = open(os.path.join(session, 'report.html')).read()
     cg = open(os.path.join(session, 'callgrind.out')).read()
