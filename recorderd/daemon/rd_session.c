@@ -545,7 +545,8 @@ static int write_json(FILE *f, void *ud)
                 (double)s->m.bias_base[2] * npt, (double)s->m.bias_base[3] * npt / 16);
     else
         fprintf(f, "  \"bias_ns\": null,\n");
-    fprintf(f, "  \"waited_ns\": %.0f,\n  \"cut\": ", (double)s->m.waited_ticks * npt);
+    fprintf(f, "  \"waited_ns\": %.0f,\n  \"ring_waited_ns\": %llu,\n  \"cut\": ",
+            (double)s->m.waited_ticks * npt, (unsigned long long)s->ring_waited_ns);
     rd_json_str(f, r->cut);
     fprintf(f, ",\n  \"error\": ");
     rd_json_str(f, s->err);
@@ -648,12 +649,27 @@ static void rd_session_summary(const rd_model *m, const char *dir, const char *p
         fprintf(out, "previous run: %s/\n", rd_printable(prev, shown, sizeof shown));
 }
 
+/* When the program waited for room in the ring for over a tenth of the
+ * session, why it was slow and what to do: recorderd did not keep up
+ * (two busy CPUs, a program making events faster than one core drains). */
+static void waited_note(const rd_session *s, FILE *out)
+{
+    uint64_t wall = s->t1 - s->t0;
+    if (!wall || s->ring_waited_ns * 10 < wall)
+        return;
+    fprintf(out, "luatrace: the program waited %.2f s of its %.2f s for recorderd to make room "
+                 "in the ring: recorderd could not keep up (no free CPU for it?); give it a "
+                 "free core, a bigger ring (--ring 64M), or trace with no clock (--coverage)\n",
+            (double)s->ring_waited_ns / 1e9, (double)wall / 1e9);
+}
+
 /* The drops the producer counted, and tells it we are gone. */
 static int ring_goodbye(void *ud)
 {
     rd_session *s = ud;
     /* relaxed: a statistic */
     s->drops = atomic_load_explicit(&s->ring.hdr->drops, memory_order_relaxed);
+    s->ring_waited_ns = atomic_load_explicit(&s->ring.hdr->waited_ns, memory_order_relaxed);
     /* release: the producer may stop waiting for space */
     atomic_store_explicit(&s->ring.hdr->cons_state, LT_CONS_GONE, memory_order_release);
     return 0;
@@ -703,8 +719,10 @@ static void drainer(void *arg)
         s->opts->live(s, s->opts->live_ud, 1);
     if (!s->opts->no_files)
         write_all(s, cwd);
-    if (s->summary)
+    if (s->summary) {
         rd_session_summary(&s->m, s->dir, s->prev, stderr);
+        waited_note(s, stderr);
+    }
     atomic_store_explicit(&s->done, 1, memory_order_release);
     uv_async_send(s->wake);
 }

@@ -72,6 +72,7 @@ typedef struct rd_session {
      * and every file that could not be written. */
     char err[1024];
     uint64_t bytes, drops;
+    uint64_t ring_waited_ns; /* the program's waits for room in the ring (its count) */
     unsigned long long t0, t1;
     void *owner; /* the loop's connection, opaque here */
     struct rd_tap *taps;    /* windows asked by the pprof endpoint (rd_tap.h) */

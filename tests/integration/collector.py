@@ -1445,6 +1445,35 @@ def profile_self_rows(session):
     return rows
 
 
+def case_ringwait(c):
+    """A program that waits on its recorder for over a tenth of its run is
+    told so in the summary, with what to do, and session.json counts the
+    wait (ring_waited_ns); a program whose events fit its ring never waits
+    and is told nothing. The recorder is slowed as a busy machine would
+    (LUATRACE_TEST_DRAIN_PAUSE_US: a pause after each read) and the ring
+    small. It said nothing: a run twice as slow, with no reason given."""
+    prog = c.write('busy.lua', 'local s = 0\nfor i = 1, 3000000 do s = s + i % 7 end\n'
+                   'print(s)\n')
+    env = c.env(LUATRACE_TEST_DRAIN_PAUSE_US='2000')
+    r = run([c.args.recorderd, 'run', '--ring', '64K', '--out', c.out, '--', c.args.lua, prog],
+            c.tmp, env)
+    meta = json.load(open(os.path.join(c.session('busy'), 'session.json')))
+    said = re.search(r'luatrace: the program waited (\d+\.\d\d) s of its (\d+\.\d\d) s for '
+                     r'recorderd to make room in the ring: .* give it a free core, a bigger ring '
+                     r'\(--ring 64M\), or trace with no clock \(--coverage\)', r.err.decode())
+    expect(r.status == 0 and said and meta['ring_waited_ns'] > 0 and
+           abs(float(said.group(1)) - meta['ring_waited_ns'] / 1e9) < 0.006 and
+           float(said.group(1)) * 10 >= float(said.group(2)),
+           'a slow recorder: %d %r, ring_waited_ns %s' % (r.status, r.err[-600:],
+                                                          meta['ring_waited_ns']))
+    small = c.write('small.lua', 'local s = 0\nfor i = 1, 1000 do s = s + i end\nprint(s)\n')
+    r = run([c.args.recorderd, 'run', '--out', c.out, '--', c.args.lua, small], c.tmp, env)
+    meta = json.load(open(os.path.join(c.session('small'), 'session.json')))
+    expect(r.status == 0 and b'to make room' not in r.err and meta['ring_waited_ns'] == 0,
+           'a program that fits its ring: %r, ring_waited_ns %s' % (r.err[-400:],
+                                                                    meta['ring_waited_ns']))
+
+
 def case_summary(c):
     """run's summary on stderr: traced time and events (as profile.txt and
     session.json), the top 10 functions by self time (profile.txt's first
