@@ -388,8 +388,10 @@ static void put_file_table(html *h, const rd_flines *fl)
               h->out);
     else
         fputs("<h2 id=\"sources\">Sources and coverage</h2>\n<p class=\"note\">hits: line "
-              "events; ms: time on the line itself; green: run, red: executable but never "
-              "run.</p>\n",
+              "events; ms: time on the line itself, not in the functions it calls (a C "
+              "function's time is its own, a Lua function's on its own lines), so the lines "
+              "add up to the Lua functions' self time, not to the traced time; green: run, "
+              "red: executable but never run.</p>\n",
               h->out);
     char note[256];
     if (rd_cov_truncated_note(h->cov, note, sizeof note)[0]) {
