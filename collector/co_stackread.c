@@ -132,24 +132,30 @@ static int writes(uint32_t i, int reg)
 }
 
 /* The last instruction before pc that set reg, scanning back (no flow
- * analysis: an approximation of symbexec, right in straight-line code). */
-static int writer(const uint8_t *pr, int pc, int reg, uint32_t *out)
+ * analysis: an approximation of symbexec, right in straight-line code):
+ * its pc, or -1. */
+static int writer_pc(const uint8_t *pr, int pc, int reg, uint32_t *out)
 {
     uint32_t code[BACK_MAX];
     int lo = pc > BACK_MAX ? pc - BACK_MAX : 0;
     if (pc <= 0 ||
         peek((const uint32_t *)co_ptr_at(pr, PR_CODE) + lo, code, (size_t)(pc - lo) * sizeof code[0]))
-        return 0;
+        return -1;
     for (int k = pc - lo; k-- > 0;) {
         int op = op_of(code[k]);
         if (op == OP_RETURN || op == OP_TAILCALL)
-            return 0;
+            return -1;
         if (writes(code[k], reg)) {
             *out = code[k];
-            return 1;
+            return lo + k;
         }
     }
-    return 0;
+    return -1;
+}
+
+static int writer(const uint8_t *pr, int pc, int reg, uint32_t *out)
+{
+    return writer_pc(pr, pc, reg, out) >= 0;
 }
 
 /* The name of local number n (from 1) active at pc (lfunc.c's rule). */
@@ -210,15 +216,194 @@ static int obj_name(const uint8_t *pr, int pc, int reg, char *out, size_t cap, i
     }
 }
 
-/* The name the caller (a Lua frame at pc of Proto pr) called its callee. */
-static void call_name(const uint8_t *pr, int pc, char *out, size_t cap)
+/* The register call instruction i calls (a generic for's generator is
+ * called in A + 3), or -1 if i is no call. */
+static int call_reg(uint32_t i)
+{
+    int op = op_of(i);
+    return op == OP_CALL || op == OP_TAILCALL ? a_of(i) : op == OP_TFORLOOP ? a_of(i) + 3 : -1;
+}
+
+static int raw_find(co_sr *d, const void *t, const char *want, uint8_t tv[TV_SIZE]);
+static int read_slot(const co_sr *d, const void *addr, uint8_t *tv);
+
+/* A call being named: the caller's frame and what its callee is. */
+typedef struct site_ctx {
+    co_sr *d;
+    const uint8_t *pr;  /* the caller's Proto (copied) */
+    const void *env;    /* the caller's globals */
+    const char *base;   /* the caller's base */
+    const char *func;   /* the callee's slot */
+    const void *callee; /* the closure in it */
+} site_ctx;
+
+/* t[ts] (ts an interned string: its key is that TString) into tv, through
+ * __index tables as Lua's gettable goes. 0, or -1 if it cannot be told (a
+ * read fails, an __index function, a chain too long). */
+static int lookup(site_ctx *x, const void *t, const void *ts, uint8_t *tv)
+{
+    uint8_t h[TS_SIZE], tb[TB_READ], nd[ND_SIZE], ix[TV_SIZE];
+    if (peek(ts, h, sizeof h) || h[TS_TT] != LUA_TSTRING)
+        return -1;
+    unsigned hash = (unsigned)co_int_at(h, TS_HASH);
+    for (int depth = 0; depth < 8; depth++) {
+        if (peek(t, tb, sizeof tb) || tb[TB_TT] != LUA_TTABLE || tb[TB_LSIZENODE] > 26)
+            return -1;
+        const uint8_t *n = co_ptr_at(tb, TB_NODE);
+        n = n ? n + (size_t)(hash & ((1u << tb[TB_LSIZENODE]) - 1)) * ND_SIZE : NULL;
+        for (int k = 0; n && k < 64; k++, n = co_ptr_at(nd, ND_NEXT)) {
+            if (peek(n, nd, sizeof nd))
+                return -1;
+            if (co_int_at(nd, ND_KEYTT) == LUA_TSTRING && co_ptr_at(nd, ND_KEY) == ts) {
+                if (co_int_at(nd, TV_TT) == LUA_TNIL)
+                    break;
+                memcpy(tv, nd, TV_SIZE);
+                return 0;
+            }
+        }
+        const void *mt = co_ptr_at(tb, TB_METATABLE);
+        int got = mt ? raw_find(x->d, mt, "__index", ix) : 0;
+        if (!got || (got == 1 && co_int_at(ix, TV_TT) == LUA_TNIL)) { /* absent: nil */
+            memset(tv, 0, TV_SIZE);
+            return 0;
+        }
+        if (got < 0 || co_int_at(ix, TV_TT) != LUA_TTABLE)
+            return -1;
+        t = co_ptr_at(ix, 0);
+    }
+    return -1;
+}
+
+/* Whether a call of value tv cannot have called the callee: another
+ * function, or nil. */
+static int other_fn(const site_ctx *x, const uint8_t *tv)
+{
+    int tt = co_int_at(tv, TV_TT);
+    return tt == LUA_TNIL || (tt == LUA_TFUNCTION && co_ptr_at(tv, 0) != x->callee);
+}
+
+/* Whether field k (constant k of the caller) of value t, a table, is a
+ * function other than the callee. */
+static int other_field(site_ctx *x, const uint8_t *t, int k)
+{
+    uint8_t kv[TV_SIZE], tv[TV_SIZE];
+    return co_int_at(t, TV_TT) == LUA_TTABLE && k >= 0 && k < co_int_at(x->pr, PR_SIZEK) &&
+           !peek((const uint8_t *)co_ptr_at(x->pr, PR_K) + (size_t)k * TV_SIZE, kv, sizeof kv) &&
+           co_int_at(kv, TV_TT) == LUA_TSTRING &&
+           !lookup(x, co_ptr_at(t, 0), co_ptr_at(kv, 0), tv) && other_fn(x, tv);
+}
+
+/* Table t as a value. */
+static void table_value(const void *t, uint8_t *tv)
+{
+    int tt = LUA_TTABLE;
+    memcpy(tv, &t, sizeof t);
+    memcpy(tv + TV_TT, &tt, sizeof tt);
+}
+
+/* The value register r held at pc, before a call in register reg: a
+ * register below reg as the caller holds it now (it has not run since
+ * that call), else as the code before pc computed it from those, the
+ * globals and tables' fields. 0, or -1 if it cannot be told. */
+static int value_at(site_ctx *x, int pc, int r, int reg, uint8_t *tv, int depth)
+{
+    uint32_t w;
+    uint8_t t[TV_SIZE], kv[TV_SIZE];
+    int at = r < reg || depth > 8 ? -1 : writer_pc(x->pr, pc, r, &w), k = -1;
+    if (r < reg)
+        return read_slot(x->d, x->base + (size_t)r * TV_SIZE, tv);
+    if (at < 0)
+        return -1;
+    if (op_of(w) == OP_MOVE)
+        return value_at(x, at, b_of(w), reg, tv, depth + 1);
+    if (op_of(w) == OP_GETGLOBAL && x->env)
+        table_value(x->env, t), k = bx_of(w);
+    else if (op_of(w) == OP_GETTABLE && (c_of(w) & 256) && !value_at(x, at, b_of(w), reg, t, depth + 1))
+        k = c_of(w) & 255;
+    return k >= 0 && co_int_at(t, TV_TT) == LUA_TTABLE && k < co_int_at(x->pr, PR_SIZEK) &&
+                   !peek((const uint8_t *)co_ptr_at(x->pr, PR_K) + (size_t)k * TV_SIZE, kv, sizeof kv) &&
+                   co_int_at(kv, TV_TT) == LUA_TSTRING
+               ? lookup(x, co_ptr_at(t, 0), co_ptr_at(kv, 0), tv)
+               : -1;
+}
+
+/* Whether the callee's first argument is still above its slot: a C
+ * function's, a Lua function's but a vararg one's (moved up, nil left). */
+static int fixed_args(const site_ctx *x)
+{
+    uint8_t c[CL_READ], v = 1;
+    const uint8_t *p;
+    return !peek(x->callee, c, sizeof c) &&
+           (c[CL_ISC] || ((p = co_ptr_at(c, CL_FP)) && !peek(p + PR_ISVARARG, &v, 1) && !v));
+}
+
+/* Whether the call instruction at pc (calling register reg) is known to
+ * call a function other than the callee, from what the caller holds now:
+ * a local, a global, a table's field, the method of the object the callee
+ * has for self. Such a call site cannot have called the callee. */
+static int calls_other(site_ctx *x, int pc, int reg)
+{
+    uint32_t w;
+    uint8_t tv[TV_SIZE];
+    if (writer_pc(x->pr, pc, reg, &w) >= 0 && op_of(w) == OP_SELF && a_of(w) == reg) {
+        /* self: the callee's first argument, had it been called here; a
+         * nil, boolean or number has no methods (no metatable) */
+        if (!(c_of(w) & 256) || !fixed_args(x) || read_slot(x->d, x->func + TV_SIZE, tv))
+            return 0;
+        int tt = co_int_at(tv, TV_TT);
+        return tt == LUA_TNIL || tt == LUA_TBOOLEAN || tt == LUA_TNUMBER ||
+               other_field(x, tv, c_of(w) & 255);
+    }
+    return !value_at(x, pc, reg, reg, tv, 0) && other_fn(x, tv);
+}
+
+/* Whether every call site of the caller's code that calls register reg,
+ * but those known to call another function, names it name. */
+static int same_at_every_site(site_ctx *x, int reg, const char *name)
+{
+    uint32_t code[BACK_MAX];
+    char other[NAME_MAX_];
+    int size = co_int_at(x->pr, PR_SIZECODE), sites = 0;
+    if (size > SITE_CODE)
+        return 0;
+    for (int lo = 0; lo < size; lo += BACK_MAX) {
+        int m = size - lo < BACK_MAX ? size - lo : BACK_MAX;
+        if (peek((const uint32_t *)co_ptr_at(x->pr, PR_CODE) + lo, code, (size_t)m * sizeof code[0]))
+            return 0;
+        for (int k = 0; k < m; k++) {
+            if (call_reg(code[k]) != reg)
+                continue;
+            other[0] = 0;
+            if (++sites > SITE_MAX ||
+                ((!obj_name(x->pr, lo + k, a_of(code[k]), other, sizeof other, 0) ||
+                  strcmp(other, name)) &&
+                 !calls_other(x, lo + k, reg)))
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* The name the caller (a Lua frame at pc) called its callee, as Lua's
+ * getfuncname gives it: from the call instruction at pc, which must call
+ * the callee's slot. Read as the process runs, the saved pc may be another
+ * call's, of a moment before or after the callee's (the lua_State, the
+ * CallInfos and the slots are copied one after the other): then a name
+ * is given only when that call site is not known to call another function
+ * and every other site that calls the same register gives the same name
+ * or is known to call another function; else none ("function"). */
+static void call_name(site_ctx *x, int pc, char *out, size_t cap)
 {
     uint32_t i;
-    if (pc < 0 || pc >= co_int_at(pr, PR_SIZECODE) ||
-        peek((const uint32_t *)co_ptr_at(pr, PR_CODE) + pc, &i, sizeof i))
-        return;
-    if (op_of(i) == OP_CALL || op_of(i) == OP_TAILCALL || op_of(i) == OP_TFORLOOP)
-        obj_name(pr, pc, a_of(i), out, cap, 0);
+    int reg = (int)((x->func - x->base) / TV_SIZE);
+    out[0] = 0;
+    if (pc < 0 || pc >= co_int_at(x->pr, PR_SIZECODE) || x->func < x->base ||
+        (x->func - x->base) % TV_SIZE ||
+        peek((const uint32_t *)co_ptr_at(x->pr, PR_CODE) + pc, &i, sizeof i) || call_reg(i) != reg ||
+        !obj_name(x->pr, pc, a_of(i), out, cap, 0))
+        out[0] = 0;
+    else if (x->d->running && (calls_other(x, pc, reg) || !same_at_every_site(x, reg, out)))
+        out[0] = 0;
 }
 
 /* }====== */
@@ -657,8 +842,11 @@ static void read_thread(co_sr *d, const void *L)
             break;
         d->fr[d->nfr - 1].depth = i;
         t->n++;
-        if (callee && !tail && !callee->call[0] && !f->isC)
-            call_name(pr, pc, callee->call, sizeof callee->call);
+        if (callee && !tail && !callee->call[0] && !f->isC) {
+            site_ctx x = {d, pr, co_ptr_at(d->k_c, CL_ENV), co_ptr_at(c, CI_BASE), co_ptr_at(up, CI_FUNC),
+                          co_ptr_at(up_tv, 0)};
+            call_name(&x, pc, callee->call, sizeof callee->call);
+        }
         callee = f;
         tail = k;
         memcpy(up, c, CI_SIZE);
@@ -718,11 +906,18 @@ static int get_visit(co_sr *d, const uint8_t *e, void *ud)
     return 1;
 }
 
-/* The value under string key want in table t's hash part, copied to tv. */
-static int raw_get(co_sr *d, const void *t, const char *want, uint8_t tv[TV_SIZE])
+/* The value under string key want in table t's hash part, copied to tv:
+ * 1, 0 if there is none, -1 if t cannot be read. */
+static int raw_find(co_sr *d, const void *t, const char *want, uint8_t tv[TV_SIZE])
 {
     get_ctx g = {want, tv};
-    return each_node(d, 0, t, get_visit, &g) == 1 ? 0 : -1;
+    return each_node(d, 0, t, get_visit, &g);
+}
+
+/* The same: 0 if found, else -1. */
+static int raw_get(co_sr *d, const void *t, const char *want, uint8_t tv[TV_SIZE])
+{
+    return raw_find(d, t, want, tv) == 1 ? 0 : -1;
 }
 
 /* Offers "prefix.key" for node e if its value is a function of ours;

@@ -50,6 +50,8 @@ enum {
     SCAN_MAX = 20000,    /* nodes read per table when naming */
     SCAN_TOTAL = 200000, /* and in all */
     BACK_MAX = 256,
+    SITE_CODE = 8192, /* instructions, and */
+    SITE_MAX = 64,    /* call sites, a call site's name is checked against */
     NAME_MAX_ = 128,
     OUT_CAP = 1 << 18,
     SNAP_CI = 512,  /* CallInfos, */
@@ -92,6 +94,10 @@ typedef struct co_sr {
      * nonzero if known; names a C function that has no other name */
     int (*c_module)(const struct co_sr *d, const void *cf, char *out, size_t cap);
     const void *g;
+    /* the process runs while it is read (the caller's to set): a name at
+     * a call site is given only where no other call site can have given
+     * another (the caller's saved pc may be another call's) */
+    uint8_t running;
     co_sr_thread th[MAX_THREADS];
     uint32_t nth;
     co_sr_func fn[MAX_FUNCS];
