@@ -57,6 +57,7 @@ enum {
     CL_ENV = 24,  /* Closure.env (Table*) */
     CL_FP = 32,   /* LClosure.p / CClosure.f */
     CL_UPV0 = 40, /* CClosure.upvalue[0] (TValue) */
+    CL_UPVALS = 40, /* LClosure.upvals (UpVal *[]) */
     CL_READ = 56,
     /* Proto */
     PR_TT = 8,
@@ -96,7 +97,12 @@ enum {
     ND_KEYTT = 24,
     ND_NEXT = 32, /* the next node of its chain */
     ND_SIZE = 40,
-    LUA_TPROTO_ = LUA_TTHREAD + 1
+    /* UpVal: v, the TValue it stands for */
+    UV_TT = 8,
+    UV_V = 16,
+    UV_READ = 24,
+    LUA_TPROTO_ = LUA_TTHREAD + 1,
+    LUA_TUPVAL_ = LUA_TTHREAD + 2
 };
 
 

@@ -230,7 +230,8 @@ static int read_slot(const co_sr *d, const void *addr, uint8_t *tv);
 /* A call being named: the caller's frame and what its callee is. */
 typedef struct site_ctx {
     co_sr *d;
-    const uint8_t *pr;  /* the caller's Proto (copied) */
+    const uint8_t *pr;  /* the caller's Proto (copied), */
+    const void *cl;     /* closure, */
     const void *env;    /* the caller's globals */
     const char *base;   /* the caller's base */
     const char *func;   /* the callee's slot */
@@ -274,23 +275,37 @@ static int lookup(site_ctx *x, const void *t, const void *ts, uint8_t *tv)
     return -1;
 }
 
-/* Whether a call of value tv cannot have called the callee: another
- * function, or nil. */
-static int other_fn(const site_ctx *x, const uint8_t *tv)
+/* What a call of value tv calls: 1 the callee, -1 not the callee (another
+ * function, or nil), 0 cannot be told (a table or userdata may have a
+ * __call). */
+static int calls_value(const site_ctx *x, const uint8_t *tv)
 {
     int tt = co_int_at(tv, TV_TT);
-    return tt == LUA_TNIL || (tt == LUA_TFUNCTION && co_ptr_at(tv, 0) != x->callee);
+    return tt == LUA_TFUNCTION ? (co_ptr_at(tv, 0) == x->callee ? 1 : -1) : tt == LUA_TNIL ? -1 : 0;
 }
 
-/* Whether field k (constant k of the caller) of value t, a table, is a
- * function other than the callee. */
-static int other_field(site_ctx *x, const uint8_t *t, int k)
+/* Field k (constant k of the caller, a string) of value t, a table, into
+ * tv: 0, or -1 if it cannot be told. */
+static int field(site_ctx *x, const uint8_t *t, int k, uint8_t *tv)
 {
-    uint8_t kv[TV_SIZE], tv[TV_SIZE];
+    uint8_t kv[TV_SIZE];
     return co_int_at(t, TV_TT) == LUA_TTABLE && k >= 0 && k < co_int_at(x->pr, PR_SIZEK) &&
-           !peek((const uint8_t *)co_ptr_at(x->pr, PR_K) + (size_t)k * TV_SIZE, kv, sizeof kv) &&
-           co_int_at(kv, TV_TT) == LUA_TSTRING &&
-           !lookup(x, co_ptr_at(t, 0), co_ptr_at(kv, 0), tv) && other_fn(x, tv);
+                   !peek((const uint8_t *)co_ptr_at(x->pr, PR_K) + (size_t)k * TV_SIZE, kv, sizeof kv) &&
+                   co_int_at(kv, TV_TT) == LUA_TSTRING
+               ? lookup(x, co_ptr_at(t, 0), co_ptr_at(kv, 0), tv)
+               : -1;
+}
+
+/* Upvalue u of the caller into tv: 0, or -1. */
+static int upvalue(const site_ctx *x, int u, uint8_t *tv)
+{
+    uint8_t c[CL_READ], uv[UV_READ];
+    const void *p;
+    return x->cl && u >= 0 && !peek(x->cl, c, sizeof c) && !c[CL_ISC] && u < c[CL_NUPVALUES] &&
+                   !peek((const char *)x->cl + CL_UPVALS + (size_t)u * sizeof p, &p, sizeof p) &&
+                   !peek(p, uv, sizeof uv) && uv[UV_TT] == LUA_TUPVAL_
+               ? peek(co_ptr_at(uv, UV_V), tv, TV_SIZE)
+               : -1;
 }
 
 /* Table t as a value. */
@@ -304,27 +319,32 @@ static void table_value(const void *t, uint8_t *tv)
 /* The value register r held at pc, before a call in register reg: a
  * register below reg as the caller holds it now (it has not run since
  * that call), else as the code before pc computed it from those, the
- * globals and tables' fields. 0, or -1 if it cannot be told. */
+ * globals, its upvalues and tables' fields. 0, or -1 if it cannot be
+ * told. */
 static int value_at(site_ctx *x, int pc, int r, int reg, uint8_t *tv, int depth)
 {
     uint32_t w;
-    uint8_t t[TV_SIZE], kv[TV_SIZE];
-    int at = r < reg || depth > 8 ? -1 : writer_pc(x->pr, pc, r, &w), k = -1;
+    uint8_t t[TV_SIZE];
     if (r < reg)
         return read_slot(x->d, x->base + (size_t)r * TV_SIZE, tv);
+    int at = depth > 8 ? -1 : writer_pc(x->pr, pc, r, &w);
     if (at < 0)
         return -1;
-    if (op_of(w) == OP_MOVE)
+    switch (op_of(w)) {
+    case OP_MOVE:
         return value_at(x, at, b_of(w), reg, tv, depth + 1);
-    if (op_of(w) == OP_GETGLOBAL && x->env)
-        table_value(x->env, t), k = bx_of(w);
-    else if (op_of(w) == OP_GETTABLE && (c_of(w) & 256) && !value_at(x, at, b_of(w), reg, t, depth + 1))
-        k = c_of(w) & 255;
-    return k >= 0 && co_int_at(t, TV_TT) == LUA_TTABLE && k < co_int_at(x->pr, PR_SIZEK) &&
-                   !peek((const uint8_t *)co_ptr_at(x->pr, PR_K) + (size_t)k * TV_SIZE, kv, sizeof kv) &&
-                   co_int_at(kv, TV_TT) == LUA_TSTRING
-               ? lookup(x, co_ptr_at(t, 0), co_ptr_at(kv, 0), tv)
-               : -1;
+    case OP_GETUPVAL:
+        return upvalue(x, b_of(w), tv);
+    case OP_GETGLOBAL:
+        table_value(x->env, t);
+        return x->env ? field(x, t, bx_of(w), tv) : -1;
+    case OP_GETTABLE:
+        return (c_of(w) & 256) && !value_at(x, at, b_of(w), reg, t, depth + 1)
+                   ? field(x, t, c_of(w) & 255, tv)
+                   : -1;
+    default:
+        return -1;
+    }
 }
 
 /* Whether the callee's first argument is still above its slot: a C
@@ -337,29 +357,31 @@ static int fixed_args(const site_ctx *x)
            (c[CL_ISC] || ((p = co_ptr_at(c, CL_FP)) && !peek(p + PR_ISVARARG, &v, 1) && !v));
 }
 
-/* Whether the call instruction at pc (calling register reg) is known to
- * call a function other than the callee, from what the caller holds now:
- * a local, a global, a table's field, the method of the object the callee
- * has for self. Such a call site cannot have called the callee. */
-static int calls_other(site_ctx *x, int pc, int reg)
+/* What the call instruction at pc (calling register reg) calls, from what
+ * the caller holds now (a local, a global, an upvalue, a table's field,
+ * the method of the object the callee has for self): 1 the callee, -1
+ * another function (it cannot have called the callee), 0 cannot be told. */
+static int site_calls(site_ctx *x, int pc, int reg)
 {
     uint32_t w;
-    uint8_t tv[TV_SIZE];
+    uint8_t tv[TV_SIZE], f[TV_SIZE];
     if (writer_pc(x->pr, pc, reg, &w) >= 0 && op_of(w) == OP_SELF && a_of(w) == reg) {
         /* self: the callee's first argument, had it been called here; a
          * nil, boolean or number has no methods (no metatable) */
         if (!(c_of(w) & 256) || !fixed_args(x) || read_slot(x->d, x->func + TV_SIZE, tv))
             return 0;
         int tt = co_int_at(tv, TV_TT);
-        return tt == LUA_TNIL || tt == LUA_TBOOLEAN || tt == LUA_TNUMBER ||
-               other_field(x, tv, c_of(w) & 255);
+        if (tt == LUA_TNIL || tt == LUA_TBOOLEAN || tt == LUA_TNUMBER)
+            return -1;
+        return field(x, tv, c_of(w) & 255, f) ? 0 : calls_value(x, f);
     }
-    return !value_at(x, pc, reg, reg, tv, 0) && other_fn(x, tv);
+    return value_at(x, pc, reg, reg, tv, 0) ? 0 : calls_value(x, tv);
 }
 
-/* Whether every call site of the caller's code that calls register reg,
- * but those known to call another function, names it name. */
-static int same_at_every_site(site_ctx *x, int reg, const char *name)
+/* Whether every call site of the caller's code that calls register reg
+ * names it name; with known (the saved pc's call site calls the callee,
+ * as the caller holds things now), but those that call another function. */
+static int same_at_every_site(site_ctx *x, int reg, const char *name, int known)
 {
     uint32_t code[BACK_MAX];
     char other[NAME_MAX_];
@@ -377,7 +399,7 @@ static int same_at_every_site(site_ctx *x, int reg, const char *name)
             if (++sites > SITE_MAX ||
                 ((!obj_name(x->pr, lo + k, a_of(code[k]), other, sizeof other, 0) ||
                   strcmp(other, name)) &&
-                 !calls_other(x, lo + k, reg)))
+                 !(known && site_calls(x, lo + k, reg) < 0)))
                 return 0;
         }
     }
@@ -402,7 +424,7 @@ static void call_name(site_ctx *x, int pc, char *out, size_t cap)
         peek((const uint32_t *)co_ptr_at(x->pr, PR_CODE) + pc, &i, sizeof i) || call_reg(i) != reg ||
         !obj_name(x->pr, pc, a_of(i), out, cap, 0))
         out[0] = 0;
-    else if (x->d->running && (calls_other(x, pc, reg) || !same_at_every_site(x, reg, out)))
+    else if (x->d->running && !same_at_every_site(x, reg, out, site_calls(x, pc, reg) > 0))
         out[0] = 0;
 }
 
@@ -843,8 +865,8 @@ static void read_thread(co_sr *d, const void *L)
         d->fr[d->nfr - 1].depth = i;
         t->n++;
         if (callee && !tail && !callee->call[0] && !f->isC) {
-            site_ctx x = {d, pr, co_ptr_at(d->k_c, CL_ENV), co_ptr_at(c, CI_BASE), co_ptr_at(up, CI_FUNC),
-                          co_ptr_at(up_tv, 0)};
+            site_ctx x = {d, pr, co_ptr_at(tv, 0), co_ptr_at(d->k_c, CL_ENV), co_ptr_at(c, CI_BASE),
+                          co_ptr_at(up, CI_FUNC), co_ptr_at(up_tv, 0)};
             call_name(&x, pc, callee->call, sizeof callee->call);
         }
         callee = f;
