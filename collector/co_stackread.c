@@ -227,15 +227,15 @@ static int call_reg(uint32_t i)
 static int raw_find(co_sr *d, const void *t, const char *want, uint8_t tv[TV_SIZE]);
 static int read_slot(const co_sr *d, const void *addr, uint8_t *tv);
 
-/* A call being named: the caller's frame and what its callee is. */
+/* A call being named: the caller's frame (its Proto copied in pr) and
+ * what its callee is. */
 typedef struct site_ctx {
     co_sr *d;
-    const uint8_t *pr;  /* the caller's Proto (copied), */
-    const void *cl;     /* closure, */
-    const void *env;    /* the caller's globals */
-    const char *base;   /* the caller's base */
-    const char *func;   /* the callee's slot */
-    const void *callee; /* the closure in it */
+    const uint8_t *pr;
+    const void *cl, *env;
+    const char *base, *func;
+    const void *callee;
+    const uint8_t *arg1; /* the callee's first argument, as read */
 } site_ctx;
 
 /* t[ts] (ts an interned string: its key is that TString) into tv, through
@@ -368,8 +368,9 @@ static int site_calls(site_ctx *x, int pc, int reg)
     if (writer_pc(x->pr, pc, reg, &w) >= 0 && op_of(w) == OP_SELF && a_of(w) == reg) {
         /* self: the callee's first argument, had it been called here; a
          * nil, boolean or number has no methods (no metatable) */
-        if (!(c_of(w) & 256) || !fixed_args(x) || read_slot(x->d, x->func + TV_SIZE, tv))
+        if (!(c_of(w) & 256) || !fixed_args(x))
             return 0;
+        memcpy(tv, x->arg1, TV_SIZE);
         int tt = co_int_at(tv, TV_TT);
         if (tt == LUA_TNIL || tt == LUA_TBOOLEAN || tt == LUA_TNUMBER)
             return -1;
@@ -379,13 +380,13 @@ static int site_calls(site_ctx *x, int pc, int reg)
 }
 
 /* Whether every call site of the caller's code that calls register reg
- * names it name; with known (the saved pc's call site calls the callee,
- * as the caller holds things now), but those that call another function. */
-static int same_at_every_site(site_ctx *x, int reg, const char *name, int known)
+ * names it name, but those known to call another function when one of
+ * them is known to call the callee. */
+static int same_at_every_site(site_ctx *x, int reg, const char *name)
 {
     uint32_t code[BACK_MAX];
     char other[NAME_MAX_];
-    int size = co_int_at(x->pr, PR_SIZECODE), sites = 0;
+    int size = co_int_at(x->pr, PR_SIZECODE), sites = 0, known = 0, passed = 0;
     if (size > SITE_CODE)
         return 0;
     for (int lo = 0; lo < size; lo += BACK_MAX) {
@@ -395,36 +396,41 @@ static int same_at_every_site(site_ctx *x, int reg, const char *name, int known)
         for (int k = 0; k < m; k++) {
             if (call_reg(code[k]) != reg)
                 continue;
+            if (++sites > SITE_MAX)
+                return 0;
             other[0] = 0;
-            if (++sites > SITE_MAX ||
-                ((!obj_name(x->pr, lo + k, a_of(code[k]), other, sizeof other, 0) ||
-                  strcmp(other, name)) &&
-                 !(known && site_calls(x, lo + k, reg) < 0)))
+            if (obj_name(x->pr, lo + k, a_of(code[k]), other, sizeof other, 0) && !strcmp(other, name))
+                known = known || site_calls(x, lo + k, reg) > 0;
+            else if (site_calls(x, lo + k, reg) < 0)
+                passed = 1; /* it cannot have called the callee */
+            else
                 return 0;
         }
     }
-    return 1;
+    return known || !passed;
 }
 
-/* The name the caller (a Lua frame at pc) called its callee, as Lua's
- * getfuncname gives it: from the call instruction at pc, which must call
- * the callee's slot. Read as the process runs, the saved pc may be another
- * call's, of a moment before or after the callee's (the lua_State, the
- * CallInfos and the slots are copied one after the other): then a name
- * is given only when that call site is not known to call another function
- * and every other site that calls the same register gives the same name
- * or is known to call another function; else none ("function"). */
-static void call_name(site_ctx *x, int pc, char *out, size_t cap)
+/* The name the caller (a Lua frame at st->pc, its Proto copied in pr)
+ * called its callee, as Lua's getfuncname gives it: from the call
+ * instruction at pc, which must call the callee's slot. Read as the process
+ * runs, the saved pc may be another call's, of a moment before or after
+ * the callee's (the lua_State, the CallInfos and the slots are copied one
+ * after the other): then a name is given only when every call site that
+ * calls the same register gives that name or, if one of those is known to
+ * call the callee, is known to call another function; else none
+ * ("function"). */
+static void call_name(co_sr *d, const co_sr_site *st, const uint8_t *pr, char *out, size_t cap)
 {
     uint32_t i;
-    int reg = (int)((x->func - x->base) / TV_SIZE);
+    site_ctx x = {d, pr, st->cl, st->env, st->base, st->func, st->callee, st->arg1};
+    int pc = st->pc, reg = (int)((st->func - st->base) / TV_SIZE);
     out[0] = 0;
-    if (pc < 0 || pc >= co_int_at(x->pr, PR_SIZECODE) || x->func < x->base ||
-        (x->func - x->base) % TV_SIZE ||
-        peek((const uint32_t *)co_ptr_at(x->pr, PR_CODE) + pc, &i, sizeof i) || call_reg(i) != reg ||
-        !obj_name(x->pr, pc, a_of(i), out, cap, 0))
+    if (pc < 0 || pc >= co_int_at(pr, PR_SIZECODE) || st->func < st->base ||
+        (st->func - st->base) % TV_SIZE ||
+        peek((const uint32_t *)co_ptr_at(pr, PR_CODE) + pc, &i, sizeof i) || call_reg(i) != reg ||
+        !obj_name(pr, pc, a_of(i), out, cap, 0))
         out[0] = 0;
-    else if (x->d->running && !same_at_every_site(x, reg, out, site_calls(x, pc, reg) > 0))
+    else if (d->running && !same_at_every_site(&x, reg, out))
         out[0] = 0;
 }
 
@@ -864,10 +870,15 @@ static void read_thread(co_sr *d, const void *L)
             break;
         d->fr[d->nfr - 1].depth = i;
         t->n++;
-        if (callee && !tail && !callee->call[0] && !f->isC) {
-            site_ctx x = {d, pr, co_ptr_at(tv, 0), co_ptr_at(d->k_c, CL_ENV), co_ptr_at(c, CI_BASE),
-                          co_ptr_at(up, CI_FUNC), co_ptr_at(up_tv, 0)};
-            call_name(&x, pc, callee->call, sizeof callee->call);
+        if (callee && !tail && !callee->call[0] && !callee->site.pr && !f->isC) {
+            co_sr_site st = {co_ptr_at(d->k_c, CL_FP), co_ptr_at(tv, 0), co_ptr_at(d->k_c, CL_ENV),
+                             co_ptr_at(c, CI_BASE), pc, co_ptr_at(up, CI_FUNC), co_ptr_at(up_tv, 0), {0}};
+            if (read_slot(d, st.func + TV_SIZE, st.arg1))
+                memset(st.arg1, 0xff, TV_SIZE); /* no type */
+            if (d->running) /* named later, if needed: checking the other sites costs */
+                callee->site = st;
+            else
+                call_name(d, &st, pr, callee->call, sizeof callee->call);
         }
         callee = f;
         tail = k;
@@ -981,7 +992,8 @@ static int module_visit(co_sr *d, const uint8_t *e, void *ud)
     return 0;
 }
 
-void co_sr_name_functions(co_sr *d, const void *main)
+/* Names d's functions by the globals and package.loaded of main. */
+static void name_from_tables(co_sr *d, const void *main)
 {
     g_pid = d->pid;
     uint8_t ls[LS_READ], reg[TV_SIZE];
@@ -995,6 +1007,26 @@ void co_sr_name_functions(co_sr *d, const void *main)
     uint8_t loaded[TV_SIZE];
     if (!raw_get(d, co_ptr_at(reg, 0), "_LOADED", loaded) && co_int_at(loaded, TV_TT) == LUA_TTABLE)
         each_node(d, 1, co_ptr_at(loaded, 0), module_visit, NULL);
+}
+
+/* Names the functions of a read made running that have no other name by
+ * the call site they were first seen called from. */
+static void name_at_sites(co_sr *d)
+{
+    uint8_t pr[PR_READ];
+    for (uint32_t i = 0; i < d->nfn; i++) {
+        co_sr_func *f = &d->fn[i];
+        if (f->site.pr && !f->name[0] && !f->call[0] && !f->main &&
+            !peek(f->site.pr, pr, sizeof pr) && pr[PR_TT] == LUA_TPROTO_)
+            call_name(d, &f->site, pr, f->call, sizeof f->call);
+        f->site.pr = NULL;
+    }
+}
+
+void co_sr_name_functions(co_sr *d, const void *main)
+{
+    name_from_tables(d, main);
+    name_at_sites(d);
 }
 
 /* }====== */
