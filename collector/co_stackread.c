@@ -379,14 +379,16 @@ static int site_calls(site_ctx *x, int pc, int reg)
     return value_at(x, pc, reg, reg, tv, 0) ? 0 : calls_value(x, tv);
 }
 
-/* Whether every call site of the caller's code that calls register reg
- * names it name, but those known to call another function when one of
- * them is known to call the callee. */
-static int same_at_every_site(site_ctx *x, int reg, const char *name)
+/* Goes through the call sites of the caller's code that call register
+ * reg (at most SITE_MAX): with find, copies into name the name of the
+ * first one known to call the callee and answers 1 (0: none); else answers
+ * whether every one names it name, but those known to call another
+ * function when one of them is known to call the callee. */
+static int sites(site_ctx *x, int reg, char *name, int find)
 {
     uint32_t code[BACK_MAX];
     char other[NAME_MAX_];
-    int size = co_int_at(x->pr, PR_SIZECODE), sites = 0, known = 0, passed = 0;
+    int size = co_int_at(x->pr, PR_SIZECODE), n = 0, known = 0, passed = 0;
     if (size > SITE_CODE)
         return 0;
     for (int lo = 0; lo < size; lo += BACK_MAX) {
@@ -396,10 +398,15 @@ static int same_at_every_site(site_ctx *x, int reg, const char *name)
         for (int k = 0; k < m; k++) {
             if (call_reg(code[k]) != reg)
                 continue;
-            if (++sites > SITE_MAX)
+            if (++n > SITE_MAX)
                 return 0;
             other[0] = 0;
-            if (obj_name(x->pr, lo + k, a_of(code[k]), other, sizeof other, 0) && !strcmp(other, name))
+            int named = obj_name(x->pr, lo + k, a_of(code[k]), other, sizeof other, 0);
+            if (find && named && site_calls(x, lo + k, reg) > 0)
+                return memcpy(name, other, sizeof other), 1;
+            if (find)
+                continue;
+            if (named && !strcmp(other, name))
                 known = known || site_calls(x, lo + k, reg) > 0;
             else if (site_calls(x, lo + k, reg) < 0)
                 passed = 1; /* it cannot have called the callee */
@@ -407,7 +414,7 @@ static int same_at_every_site(site_ctx *x, int reg, const char *name)
                 return 0;
         }
     }
-    return known || !passed;
+    return !find && (known || !passed);
 }
 
 /* The name the caller (a Lua frame at st->pc, its Proto copied in pr)
@@ -415,9 +422,10 @@ static int same_at_every_site(site_ctx *x, int reg, const char *name)
  * instruction at pc, which must call the callee's slot. Read as the process
  * runs, the saved pc may be another call's, of a moment before or after
  * the callee's (the lua_State, the CallInfos and the slots are copied one
- * after the other): then a name is given only when every call site that
- * calls the same register gives that name or, if one of those is known to
- * call the callee, is known to call another function; else none
+ * after the other): then the name is that of a call site in the same
+ * register known to call the callee (else the saved pc's), given only
+ * when every call site in that register gives it or, if one of those is
+ * known to call the callee, is known to call another function; else none
  * ("function"). */
 static void call_name(co_sr *d, const co_sr_site *st, const uint8_t *pr, char *out, size_t cap)
 {
@@ -430,7 +438,7 @@ static void call_name(co_sr *d, const co_sr_site *st, const uint8_t *pr, char *o
         peek((const uint32_t *)co_ptr_at(pr, PR_CODE) + pc, &i, sizeof i) || call_reg(i) != reg ||
         !obj_name(pr, pc, a_of(i), out, cap, 0))
         out[0] = 0;
-    else if (d->running && !same_at_every_site(&x, reg, out))
+    else if (d->running && (cap < NAME_MAX_ || (sites(&x, reg, out, 1), !sites(&x, reg, out, 0))))
         out[0] = 0;
 }
 
@@ -1025,8 +1033,9 @@ static void name_at_sites(co_sr *d)
 
 void co_sr_name_functions(co_sr *d, const void *main)
 {
+    g_pid = d->pid;
+    name_at_sites(d); /* first: what the read saw changes as the process runs */
     name_from_tables(d, main);
-    name_at_sites(d);
 }
 
 /* }====== */

@@ -1753,22 +1753,30 @@ def wrong_names(w, truth, allowed):
 def case_outsiderecordnames(c):
     """record, live and --stop, of 40 methods each found through two
     __index levels and called in a loop of its own after Derived.new, in
-    the same register: no frame is ever named by another call (each label's name is
-    the one its file:line defines; read live, else 'function'). Read live,
-    the caller's saved pc was copied after the lua_State and the callee's
-    slot, another call's: 'new' or the scaled of another line labelled a
-    method in about 1 record in 12 of a program with one method."""
+    the same register: no frame is ever named by another call (each
+    label's name is the one its file:line defines; read live, else
+    'function', but most are named live too). Read live, the caller's
+    saved pc could be copied a moment after the callee's frame, another
+    call's: 'new' labelled scaled in about 1 record in 12 of a program with
+    one such method, and here several methods in every live record."""
     prog, truth = names_prog()
     p = start_ready(c, prog)
+    live = set()
     for opts in ([], [], [], ['--stop']):
         w = record_folded(c, p, 1.5, 1000, opts)
         named = {f.rsplit('@', 1)[0] for s in w for f in s.split(';')}
         seen = {v for v in truth.values() if v in named}
+        live |= set() if opts else seen
         expect(len(w) > 10, 'record %s: too few stacks: %r' % (opts, list(w)[:5]))
         bad = wrong_names(w, truth, () if opts else ('function',))
         expect(not bad, 'record %s: frames named by another call: %r' % (opts, bad[:5]))
         expect(not opts or len(seen) > NAMES_METHODS // 2,
                'record %s: only %d functions named: %r' % (opts, len(seen), sorted(named)))
+    # read live, a call site's name is kept where the other sites in its
+    # register are known to call other functions (39-41 of 41 a record
+    # here, with two other programs busy on the two cores)
+    expect(len(live) > NAMES_METHODS // 4, 'live records named only %d functions: %r'
+           % (len(live), sorted(live)))
     stop_ready(c, p)
 
 
