@@ -235,20 +235,26 @@ typedef struct site_ctx {
     const void *cl, *env;
     const char *base, *func;
     const void *callee;
-    const uint8_t *arg1; /* the callee's first argument, as read */
+    const uint8_t *arg1, *self_tb; /* the callee's first argument, as read */
 } site_ctx;
 
 /* t[ts] (ts an interned string: its key is that TString) into tv, through
- * __index tables as Lua's gettable goes. 0, or -1 if it cannot be told (a
- * read fails, an __index function, a chain too long). */
-static int lookup(site_ctx *x, const void *t, const void *ts, uint8_t *tv)
+ * __index tables as Lua's gettable goes, t's header (its hash part, its
+ * metatable) as copied in tb0 if not NULL: an object made for one call may
+ * be freed by the time the call is named, its class not. 0, or -1 if it
+ * cannot be told (a read fails, an __index function, a chain too long). */
+static int lookup(site_ctx *x, const void *t, const uint8_t *tb0, const void *ts, uint8_t *tv)
 {
     uint8_t h[TS_SIZE], tb[TB_READ], nd[ND_SIZE], ix[TV_SIZE];
     if (peek(ts, h, sizeof h) || h[TS_TT] != LUA_TSTRING)
         return -1;
     unsigned hash = (unsigned)co_int_at(h, TS_HASH);
     for (int depth = 0; depth < 8; depth++) {
-        if (peek(t, tb, sizeof tb) || tb[TB_TT] != LUA_TTABLE || tb[TB_LSIZENODE] > 26)
+        if (depth == 0 && tb0)
+            memcpy(tb, tb0, sizeof tb);
+        else if (peek(t, tb, sizeof tb))
+            return -1;
+        if (tb[TB_TT] != LUA_TTABLE || tb[TB_LSIZENODE] > 26)
             return -1;
         const uint8_t *n = co_ptr_at(tb, TB_NODE);
         n = n ? n + (size_t)(hash & ((1u << tb[TB_LSIZENODE]) - 1)) * ND_SIZE : NULL;
@@ -275,6 +281,7 @@ static int lookup(site_ctx *x, const void *t, const void *ts, uint8_t *tv)
     return -1;
 }
 
+
 /* What a call of value tv calls: 1 the callee, -1 not the callee (another
  * function, or nil), 0 cannot be told (a table or userdata may have a
  * __call). */
@@ -284,15 +291,16 @@ static int calls_value(const site_ctx *x, const uint8_t *tv)
     return tt == LUA_TFUNCTION ? (co_ptr_at(tv, 0) == x->callee ? 1 : -1) : tt == LUA_TNIL ? -1 : 0;
 }
 
-/* Field k (constant k of the caller, a string) of value t, a table, into
- * tv: 0, or -1 if it cannot be told. */
-static int field(site_ctx *x, const uint8_t *t, int k, uint8_t *tv)
+/* Field k (constant k of the caller, a string) of value t, a table (its
+ * header copied in tb0, if not NULL), into tv: 0, or -1 if it cannot be
+ * told. */
+static int field(site_ctx *x, const uint8_t *t, const uint8_t *tb0, int k, uint8_t *tv)
 {
     uint8_t kv[TV_SIZE];
     return co_int_at(t, TV_TT) == LUA_TTABLE && k >= 0 && k < co_int_at(x->pr, PR_SIZEK) &&
                    !peek((const uint8_t *)co_ptr_at(x->pr, PR_K) + (size_t)k * TV_SIZE, kv, sizeof kv) &&
                    co_int_at(kv, TV_TT) == LUA_TSTRING
-               ? lookup(x, co_ptr_at(t, 0), co_ptr_at(kv, 0), tv)
+               ? lookup(x, co_ptr_at(t, 0), tb0, co_ptr_at(kv, 0), tv)
                : -1;
 }
 
@@ -337,10 +345,10 @@ static int value_at(site_ctx *x, int pc, int r, int reg, uint8_t *tv, int depth)
         return upvalue(x, b_of(w), tv);
     case OP_GETGLOBAL:
         table_value(x->env, t);
-        return x->env ? field(x, t, bx_of(w), tv) : -1;
+        return x->env ? field(x, t, NULL, bx_of(w), tv) : -1;
     case OP_GETTABLE:
         return (c_of(w) & 256) && !value_at(x, at, b_of(w), reg, t, depth + 1)
-                   ? field(x, t, c_of(w) & 255, tv)
+                   ? field(x, t, NULL, c_of(w) & 255, tv)
                    : -1;
     default:
         return -1;
@@ -374,7 +382,7 @@ static int site_calls(site_ctx *x, int pc, int reg)
         int tt = co_int_at(tv, TV_TT);
         if (tt == LUA_TNIL || tt == LUA_TBOOLEAN || tt == LUA_TNUMBER)
             return -1;
-        return field(x, tv, c_of(w) & 255, f) ? 0 : calls_value(x, f);
+        return field(x, tv, tt == LUA_TTABLE ? x->self_tb : NULL, c_of(w) & 255, f) ? 0 : calls_value(x, f);
     }
     return value_at(x, pc, reg, reg, tv, 0) ? 0 : calls_value(x, tv);
 }
@@ -430,7 +438,7 @@ static int sites(site_ctx *x, int reg, char *name, int find)
 static void call_name(co_sr *d, const co_sr_site *st, const uint8_t *pr, char *out, size_t cap)
 {
     uint32_t i;
-    site_ctx x = {d, pr, st->cl, st->env, st->base, st->func, st->callee, st->arg1};
+    site_ctx x = {d, pr, st->cl, st->env, st->base, st->func, st->callee, st->arg1, st->self_tb};
     int pc = st->pc, reg = (int)((st->func - st->base) / TV_SIZE);
     out[0] = 0;
     if (pc < 0 || pc >= co_int_at(pr, PR_SIZECODE) || st->func < st->base ||
@@ -879,10 +887,14 @@ static void read_thread(co_sr *d, const void *L)
         d->fr[d->nfr - 1].depth = i;
         t->n++;
         if (callee && !tail && !callee->call[0] && !callee->site.pr && !f->isC) {
-            co_sr_site st = {co_ptr_at(d->k_c, CL_FP), co_ptr_at(tv, 0), co_ptr_at(d->k_c, CL_ENV),
-                             co_ptr_at(c, CI_BASE), pc, co_ptr_at(up, CI_FUNC), co_ptr_at(up_tv, 0), {0}};
+            co_sr_site st = {.pr = co_ptr_at(d->k_c, CL_FP), .cl = co_ptr_at(tv, 0),
+                             .env = co_ptr_at(d->k_c, CL_ENV), .base = co_ptr_at(c, CI_BASE), .pc = pc,
+                             .func = co_ptr_at(up, CI_FUNC), .callee = co_ptr_at(up_tv, 0)};
             if (read_slot(d, st.func + TV_SIZE, st.arg1))
                 memset(st.arg1, 0xff, TV_SIZE); /* no type */
+            if (co_int_at(st.arg1, TV_TT) == LUA_TTABLE &&
+                peek(co_ptr_at(st.arg1, 0), st.self_tb, TB_READ))
+                memset(st.arg1, 0xff, TV_SIZE);
             if (d->running) /* named later, if needed: checking the other sites costs */
                 callee->site = st;
             else

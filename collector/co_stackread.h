@@ -70,7 +70,8 @@ typedef struct co_sr_site {
     int pc;             /* and pc: its call */
     const char *func;   /* the callee's slot, */
     const void *callee; /* the closure in it, */
-    uint8_t arg1[TV_SIZE]; /* and the slot above it (self), as read */
+    uint8_t arg1[TV_SIZE]; /* the slot above it (self), as read, */
+    uint8_t self_tb[TB_READ]; /* and its header if a table */
 } co_sr_site;
 
 typedef struct co_sr_func {
