@@ -235,7 +235,7 @@ typedef struct site_ctx {
     const void *cl, *env;
     const char *base, *func;
     const void *callee;
-    const uint8_t *arg1, *self_tb; /* the callee's first argument, as read */
+    const uint8_t *arg1, *self_tb; /* co_sr_site's */
 } site_ctx;
 
 /* t[ts] (ts an interned string: its key is that TString) into tv, through
@@ -281,7 +281,6 @@ static int lookup(site_ctx *x, const void *t, const uint8_t *tb0, const void *ts
     return -1;
 }
 
-
 /* What a call of value tv calls: 1 the callee, -1 not the callee (another
  * function, or nil), 0 cannot be told (a table or userdata may have a
  * __call). */
@@ -325,8 +324,8 @@ static void table_value(const void *t, uint8_t *tv)
 }
 
 /* The value register r held at pc, before a call in register reg: a
- * register below reg as the caller holds it now (it has not run since
- * that call), else as the code before pc computed it from those, the
+ * register below reg as the caller holds it now (while the callee runs,
+ * as at the call), else as the code before pc computed it from those, the
  * globals, its upvalues and tables' fields. 0, or -1 if it cannot be
  * told. */
 static int value_at(site_ctx *x, int pc, int r, int reg, uint8_t *tv, int depth)
@@ -890,15 +889,10 @@ static void read_thread(co_sr *d, const void *L)
             co_sr_site st = {.pr = co_ptr_at(d->k_c, CL_FP), .cl = co_ptr_at(tv, 0),
                              .env = co_ptr_at(d->k_c, CL_ENV), .base = co_ptr_at(c, CI_BASE), .pc = pc,
                              .func = co_ptr_at(up, CI_FUNC), .callee = co_ptr_at(up_tv, 0)};
-            if (read_slot(d, st.func + TV_SIZE, st.arg1))
-                memset(st.arg1, 0xff, TV_SIZE); /* no type */
-            if (co_int_at(st.arg1, TV_TT) == LUA_TTABLE &&
-                peek(co_ptr_at(st.arg1, 0), st.self_tb, TB_READ))
-                memset(st.arg1, 0xff, TV_SIZE);
-            if (d->running) /* named later, if needed: checking the other sites costs */
-                callee->site = st;
-            else
+            if (!d->running)
                 call_name(d, &st, pr, callee->call, sizeof callee->call);
+            else if (!read_slot(d, st.func + TV_SIZE, st.arg1)) /* self, in the window */
+                callee->site = st; /* named later, if needed: checking other sites costs */
         }
         callee = f;
         tail = k;
@@ -1027,6 +1021,19 @@ static void name_from_tables(co_sr *d, const void *main)
     uint8_t loaded[TV_SIZE];
     if (!raw_get(d, co_ptr_at(reg, 0), "_LOADED", loaded) && co_int_at(loaded, TV_TT) == LUA_TTABLE)
         each_node(d, 1, co_ptr_at(loaded, 0), module_visit, NULL);
+}
+
+/* Copies the header of each call site's self, if a table, once the walk
+ * is over (a read made running): an object made for one call may be freed
+ * soon after, before the site is named. */
+static void copy_selves(co_sr *d)
+{
+    for (uint32_t i = 0; i < d->nfn; i++) {
+        co_sr_site *st = &d->fn[i].site;
+        if (st->pr && co_int_at(st->arg1, TV_TT) == LUA_TTABLE &&
+            peek(co_ptr_at(st->arg1, 0), st->self_tb, TB_READ))
+            memset(st->arg1, 0xff, TV_SIZE); /* no type: not known */
+    }
 }
 
 /* Names the functions of a read made running that have no other name by
@@ -1312,6 +1319,7 @@ void co_sr_read(co_sr *d, const void *main, int walk_ok)
     else
         follow_resumed(d);
     make_chain(d, main);
+    copy_selves(d);
 }
 
 static void co_sr_records(co_sr *d, const void *main)
