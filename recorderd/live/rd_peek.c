@@ -151,6 +151,7 @@ int rd_peek_sample(co_sr *d, const void *L, rd_peek_stop *s, int stop, uint64_t 
     int e = stop ? rd_peek_stop_all(d->pid, s) : 0;
     if (e)
         return e;
+    d->running = !stop;
     co_sr_read(d, L, 0);
     if (stop) {
         rd_peek_let_go(s);
