@@ -333,7 +333,10 @@ static uint32_t describe(co_state *s, lua_State *L, lua_Debug *ar, int isC, uint
         co_name_find(L, lua_gettop(L), s->table_ok, name, sizeof name);
     /* the call site's name only when needed: Lua finds it by re-running the
      * caller's bytecode symbolically, a cost that grows with the caller */
-    if (!name[0] && lua_getinfo(L, "n", ar) && ar->name && !(body && for_site(ar->name)))
+    /* Lua 5.1 names a call through a table with a key that is no constant
+     * (handlers[token](s)) "?": no name, the function's own label then */
+    if (!name[0] && lua_getinfo(L, "n", ar) && ar->name && strcmp(ar->name, "?") &&
+        !(body && for_site(ar->name)))
         snprintf(name, sizeof name, "%s", ar->name);
     if (!name[0] && body) /* a generator: its body says which */
         snprintf(name, sizeof name, "%s", body);

@@ -1357,6 +1357,15 @@ def case_names(c):
         expect(top.get(label) == n, 'want %d calls of %s: %s' % (n, label, sorted(top)))
     expect(not [k for k in top if 'gfind' in k or 'math.mod@' in k],
            'an alias was chosen: %s' % sorted(top))
+    # a call through a key that is no constant (handlers[token](s)): Lua
+    # 5.1 names it "?", which is no name: the function's own label
+    prog = c.write('varkey.lua', 'local h = {}\nh.a = function(x) return x + 1 end\n'
+                   'local k, n = "a", 0\nfor i = 1, 5 do n = h[k](n) end\nprint(n)\n')
+    r = run([c.args.recorderd, 'run', '-q', '--out', c.out, '--format', 'folded', '--',
+             c.args.lua, prog], c.tmp, c.env())
+    folded = open(os.path.join(c.session('varkey'), 'stacks.folded')).read()
+    expect(r.status == 0 and 'main chunk@varkey.lua:0;function@varkey.lua:2 ' in folded and
+           '?@' not in folded, 'a call through a variable key: %r' % folded)
 
 
 def case_cnames(c):

@@ -220,7 +220,8 @@ local function label_of(info)
   else
     -- LuaJIT names a slot of stripped bytecode "": no name; last, a C
     -- function's file: lua.c's pmain is "lua5.1"
-    local site = info.name ~= "" and info.name or nil
+    -- Lua 5.1 names a call through a variable key "?": no name either
+    local site = info.name ~= "" and info.name ~= "?" and info.name or nil
     if place and site and FOR_SITE[site] then site = nil end
     name = global_name(f) or (what == "C" and c_name(f)) or site or place
       or (what == "C" and cmod(f)) or "function"
