@@ -147,9 +147,9 @@ static void profile_session(rd_http_pprof *hp, rd_http_req *r, rd_session *s, lo
  * (rd_record), for as long as a request wants it; each request is a
  * window onto it (a tap), as onto a served session. A second request for
  * the same process shares the sampler: one reader, whatever the number of
- * clients (two readers would each stop the process, and the second be
- * refused). A request that comes while its sampler ends waits for the
- * next one. */
+ * clients (two readers would each stop the process to find its state, and
+ * the second be refused). A request that comes while its sampler ends
+ * starts the next one. */
 typedef struct sampler {
     rd_http_pprof *hp;
     rd_record_opts o;
@@ -200,11 +200,9 @@ static void sampler_started(rd_session *s, void *ud)
     sampler_release(m); /* every client may have left meanwhile */
 }
 
-static sampler *sampler_new(rd_http_pprof *hp, pid_t pid);
-
 /* The recording is over: its windows were ended with what they had (their
- * taps answer); a request still waiting for it gets why, or the next
- * sampler if it came while this one was ending. */
+ * taps answer); a request still waiting for sampling to begin gets why it
+ * never did. */
 static void sampler_end(rd_recording *rec, void *ud)
 {
     sampler *m = ud;
@@ -212,7 +210,6 @@ static void sampler_end(rd_recording *rec, void *ud)
     int e = rd_record_free(rec, msg, sizeof msg);
     if ((*m->prevp = m->next))
         m->next->prevp = m->prevp;
-    sampler *again = NULL;
     for (pjob *j = m->hp->jobs, *next; j; j = next) {
         next = j->next;
         if (j->smp != m)
@@ -220,12 +217,6 @@ static void sampler_end(rd_recording *rec, void *ud)
         j->smp = NULL;
         if (j->tap)
             continue;
-        if (m->s && !again && m->hp->open)
-            again = sampler_new(m->hp, m->o.pid);
-        if (again) {
-            j->smp = again;
-            continue;
-        }
         answer(j, NULL, e ? e : -ESRCH, e || msg[0] ? msg : "no samples");
         job_free(j);
     }
