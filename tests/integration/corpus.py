@@ -284,14 +284,20 @@ def traced(args, prog_dir, prog, tmp):
 
 def human_label(label, cwd=None):
     """What people read (recorderd/core/rd_label.h) for a folded label
-    NAME@SRC:LINE: `NAME (SRC:LINE)`, SRC past "CWD/" when under the
-    program's working directory cwd and past a leading "./"; `NAME [C]`."""
+    NAME@SRC:LINE: `NAME (SRC:LINE)`, SRC past its Lua library root
+    (.../share/lua/5.N/, .../lib/lua/5.N/) when it has one, else past
+    "CWD/" when under the program's working directory cwd and past a
+    leading "./"; `NAME [C]`. (The rule's exception, two sources shown the
+    same, is collector-labels' to check: the corpus has none.)"""
     name, where = label.rsplit('@', 1)
     if where == '?':
         return '? (unknown frame)'
     if where == '[C]':
         return name + ' [C]'
     src, line = where.rsplit(':', 1)
+    root = re.search(r'/(?:share|lib)/lua/5\.[1-9]/(?=.)', src)
+    if root:
+        return '%s (%s:%s)' % (name, src[root.end():], line)
     cwd = (cwd or '').rstrip('/')
     if cwd and src.startswith(cwd + '/') and len(src) > len(cwd) + 1:
         src = src[len(cwd) + 1:]

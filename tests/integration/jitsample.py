@@ -131,9 +131,11 @@ def case_rate(c):
     # would (run's LUA_INIT loads the collector: an error would stop it)
     r = run([c.args.recorderd, 'run', '-q', '--out', c.out, '--', 'luajit', prog], c.tmp,
             c.env(LUATRACE_SAMPLE='abc'))
-    # (unsampled, it is traced exactly: the JIT's note may follow)
-    expect(r.status == 0 and r.out == b'1\n' and r.err.startswith(b'luatrace: LUATRACE_SAMPLE=abc: '
-           b'samples per second, from 1 to 1000; running unsampled\n'),
+    # (unsampled: not traced at all, so run says so and fails, 125, as for
+    # any command that traced nothing)
+    expect(r.status == 125 and r.out == b'1\n' and r.err.startswith(b'luatrace: LUATRACE_SAMPLE=abc: '
+           b'samples per second, from 1 to 1000; running unsampled\n') and
+           b'recorderd: nothing was traced' in r.err,
            'LUATRACE_SAMPLE=abc: %d %r %r' % (r.status, r.out, r.err))
 
 
