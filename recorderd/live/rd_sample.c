@@ -246,11 +246,7 @@ int rd_sample_top(const rd_sample_opts *o)
         free(sm.d);
         return 1;
     }
-    int e = rd_peek_stop_all(o->pid, &sm.stop), n = 0;
-    if (!e) {
-        n = rd_peek_find_states(sm.d, found);
-        rd_peek_let_go(&sm.stop);
-    }
+    int n = rd_peek_find_running(sm.d, found, &sm.stop), e = n < 0 ? n : 0;
     rd_peek_cmdline(o->pid, cmd, sizeof cmd);
     rd_printable(cmd, shown, sizeof shown);
     int rc = 1;
