@@ -86,6 +86,11 @@ static int task_ended(pid_t pid, pid_t tid)
     return !st || st == 'Z' || st == 'X';
 }
 
+int rd_peek_gone(pid_t pid)
+{
+    return task_ended(pid, pid);
+}
+
 void rd_peek_let_go(rd_peek_stop *s)
 {
     for (int i = 0; i < s->n; i++)

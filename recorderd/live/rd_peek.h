@@ -52,6 +52,9 @@ int rd_peek_find_states(co_sr *d, const void **found);
  * until it has one or is 2 s old. Returns how many, or the stop's -errno. */
 int rd_peek_find_running(co_sr *d, const void **found, rd_peek_stop *s);
 
+/* 1 once process pid has exited (a zombie, or gone), else 0. */
+int rd_peek_gone(pid_t pid);
+
 /* Says on stderr why pid cannot be read (e: rd_peek_stop_all's).
  * Returns 1, the exit code. */
 int rd_peek_refusal(pid_t pid, int e);

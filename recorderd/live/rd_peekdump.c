@@ -75,7 +75,8 @@ static int find(dump *x, co_sr *scan, rd_gcwalk *w)
         if (w->nth && !(s->th = malloc(w->nth * sizeof *s->th)))
             return -ENOMEM;
         s->nth = w->nth;
-        memcpy(s->th, w->th, w->nth * sizeof *s->th);
+        if (w->nth)
+            memcpy(s->th, w->th, w->nth * sizeof *s->th);
     }
     return x->n;
 }
@@ -148,6 +149,8 @@ static int run(dump *x, co_sr *scan, rd_gcwalk *w, rd_peek_stop *stop, FILE *out
     int n = find(x, scan, w);
     if (n < 0)
         return fprintf(stderr, "recorderd: out of memory\n"), 1;
+    if (!n && rd_peek_gone(x->pid))
+        return rd_peek_refusal(x->pid, -ESRCH);
     if (!n)
         return none(x->pid, stop);
     int e = read_stopped(x, stop);

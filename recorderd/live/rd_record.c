@@ -372,9 +372,12 @@ static int find_state(rec *r, char *err, size_t cap)
     const void *found[RD_PEEK_MAX_STATES];
     if (rd_peek_luajit(r->o->pid, err, cap))
         return -ENOEXEC;
+    read_process(r); /* before it can exit */
     int n = rd_peek_find_running(r->d, found, &r->stop);
     if (n < 0)
         return rd_peek_refusal_msg(r->o->pid, n, err, cap), n;
+    if (!n && rd_peek_gone(r->o->pid))
+        return 0; /* exited as its state was looked for: a session, no samples */
     if (!n) {
         snprintf(err, cap, "process %d has no Lua 5.1 state that recorderd can find "
                            "(not Lua 5.1, or not yet started)", (int)r->o->pid);
@@ -382,7 +385,7 @@ static int find_state(rec *r, char *err, size_t cap)
     }
     r->L = found[0];
     co_sr_find_specials(r->d, r->L);
-    read_process(r);
+    read_process(r); /* what it runs now, if it exec'd lua5.1 since */
     return 0;
 }
 
