@@ -72,6 +72,15 @@ static int waited_too_long(co_state *s, uint64_t t0, uint64_t slept)
     return 1;
 }
 
+/* The wait begun at t0 (slept: the sleeps asked for, what a run that
+ * reads no clock counts) into the ring's count, for recorderd's summary:
+ * a program that waited long on its recorder is told why it was slow. */
+static void count_wait(co_state *s, uint64_t t0, uint64_t slept)
+{
+    uint64_t waited = s->no_clock ? slept : mono_ns() - t0;
+    atomic_fetch_add_explicit(&s->ring.hdr->waited_ns, waited, memory_order_relaxed);
+}
+
 uint8_t *co_out_wait(co_state *s, size_t n)
 {
     co_hook_slow(s); /* a wait is not the program's time: measure this hook's end */
@@ -89,11 +98,14 @@ uint8_t *co_out_wait(co_state *s, size_t n)
     uint64_t t0 = 0, slept = 0;
     for (unsigned round = 0;; round++) {
         uint8_t *p = lt_ring_reserve(&s->ring, n);
+        if (p && round > 63)
+            count_wait(s, t0, slept);
         if (p)
             return p;
         if (round == 63) /* a short wait reads no clock */
             t0 = s->no_clock ? 0 : mono_ns();
         else if ((round & 63) == 63 && waited_too_long(s, t0, slept)) {
+            count_wait(s, t0, slept);
             co_out_drop(s);
             return NULL;
         }

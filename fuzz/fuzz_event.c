@@ -88,9 +88,9 @@ static void write_reports(const rd_model *m)
     FILE *out = sink();
     rd_report_profile(m, "fuzz", "lua5.1 fuzz.lua", 0, out);
     rd_report_profile(m, NULL, NULL, 20, out);
-    rd_report_folded(m, RD_W_TIME, out);
-    rd_report_folded(m, RD_W_LINES, out);
-    rd_report_folded(m, RD_W_CALLS, out);
+    rd_report_folded(m, RD_W_TIME, out, NULL);
+    rd_report_folded(m, RD_W_LINES, out, NULL);
+    rd_report_folded(m, RD_W_CALLS, out, NULL);
     rd_flame_write_svg(m, "fuzz", out);
     rd_speedscope_write(m, "fuzz", out);
     rd_pb pb = {0};

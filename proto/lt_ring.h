@@ -58,7 +58,12 @@ struct lt_ring_hdr {
     _Atomic uint64_t drops;     /* events dropped (drop mode) */
     _Atomic uint64_t heartbeat; /* bumped on every publish */
     _Atomic uint32_t prod_state;
-    uint8_t pad1[64 - 28];
+    uint32_t pad_w;
+    /* ns the producer waited for room, in waits long enough to read the
+     * clock (64 rounds): the program's time lost to a recorder that could
+     * not keep up (0 from a collector that did not count it) */
+    _Atomic uint64_t waited_ns;
+    uint8_t pad1[64 - 40];
     /* line 2: consumer */
     _Atomic uint64_t tail;
     _Atomic uint32_t cons_state;
@@ -70,6 +75,7 @@ struct lt_ring_hdr {
 
 _Static_assert(sizeof(struct lt_ring_hdr) == 256, "ring header layout");
 _Static_assert(offsetof(struct lt_ring_hdr, head) == 64, "head on its own line");
+_Static_assert(offsetof(struct lt_ring_hdr, waited_ns) == 96, "waited_ns in the producer's line");
 _Static_assert(offsetof(struct lt_ring_hdr, tail) == 128, "tail on its own line");
 _Static_assert(offsetof(struct lt_ring_hdr, control) == 192, "control on its own line");
 

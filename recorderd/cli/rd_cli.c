@@ -143,9 +143,34 @@ int rd_cli_is_out(const char *a)
     return !strcmp(a, "-o") || !strcmp(a, "--out") || !strcmp(a, "--output");
 }
 
+/* --include and --exclude of a session's coverage: repeatable. */
+static const char *rd_cli_include[RD_MAX_PATTERNS], *rd_cli_exclude[RD_MAX_PATTERNS];
+
+static int pattern_opt(const char *cmd, int argc, char **argv, int *i, rd_cov_opts *co)
+{
+    int incl = !strcmp(argv[*i], "--include");
+    if (!incl && strcmp(argv[*i], "--exclude"))
+        return 0;
+    const char *v = rd_cli_optval(argc, argv, i);
+    unsigned *n = incl ? &co->ninclude : &co->nexclude;
+    if (!v)
+        return -1;
+    if (*n == RD_MAX_PATTERNS) {
+        fprintf(stderr, "recorderd %s: at most %d --%s patterns\n", cmd, RD_MAX_PATTERNS,
+                incl ? "include" : "exclude");
+        return -1;
+    }
+    (incl ? rd_cli_include : rd_cli_exclude)[(*n)++] = v;
+    co->include = rd_cli_include;
+    co->exclude = rd_cli_exclude;
+    return 1;
+}
+
 int rd_cli_session_opt(const char *cmd, int argc, char **argv, int *i, rd_session_opts *so)
 {
     int b = rd_cli_backend(argc, argv, i);
+    if (!b)
+        b = pattern_opt(cmd, argc, argv, i, &so->cov);
     if (!b)
         b = rd_cli_format(cmd, argc, argv, i);
     if (!b && rd_cli_is_out(argv[*i]))

@@ -44,6 +44,8 @@ int rd_cli_is_out(const char *a);
 /* The options of every command that makes sessions (run, listen, attach,
  * serve): -o/--out DIR, --format LIST, --backend SPEC and --coverage, into so. 1 if
  * argv[*i] was one (taken), 0 if not, -1 on a bad value (said). */
+enum { RD_MAX_PATTERNS = 64 }; /* --include, --exclude of a session, each */
+
 struct rd_session_opts;
 int rd_cli_session_opt(const char *cmd, int argc, char **argv, int *i,
                        struct rd_session_opts *so);

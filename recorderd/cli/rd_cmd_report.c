@@ -197,8 +197,14 @@ static int write_report(const report_opts *o, rd_model *m)
                 fmt->flags & RD_FMT_TIME ? "" : "; --weight calls or lines");
     if (fmt->write_dir && o->out)
         return write_dir(o, fmt, &r);
+    char cut[512] = "";
+    r.cut = cut;
+    r.cut_cap = sizeof cut;
     out_job j = {fmt, &r};
-    return write_out(o, &j);
+    int rc = write_out(o, &j);
+    if (cut[0])
+        fprintf(stderr, "recorderd report: %s\n", cut);
+    return rc;
 }
 
 static int is_coverage(const char *format)
@@ -379,9 +385,12 @@ static int write_rows(const report_opts *o, rd_model *m)
     int e, failed = 0, dfd = rd_out_open(o->out, 1, err, sizeof err);
     if (dfd < 0)
         return fprintf(stderr, "recorderd report: %s\n", rd_printable(err, err, sizeof err)), 1;
+    char cut[512] = "";
     rd_sessfile_render(o->path, m, &t, &r);
     rd_sessfile_sampling(o->path, m);
     rd_label_set_cwd(m, r.srcdir);
+    r.cut = cut;
+    r.cut_cap = sizeof cut;
     if (rd_cov_init(&cov, NULL))
         return close(dfd), fprintf(stderr, "recorderd report: out of memory\n"), 1;
     int rc = rows_cov(o, m, &cov, &r);
@@ -405,6 +414,8 @@ static int write_rows(const report_opts *o, rd_model *m)
     rd_cov_free(&cov);
     if (done[0])
         fprintf(stderr, "recorderd report: wrote %s in %s\n", done, o->out);
+    if (cut[0])
+        fprintf(stderr, "recorderd report: %s\n", cut);
     return rc || failed;
 }
 

@@ -13,7 +13,7 @@ typedef struct help_opt {
 typedef struct cmd_help {
     const char *name, *synopsis, *brief, *about; /* brief: its line in recorderd --help */
     int formats; /* 1: the formats a session writes; 2: report's */
-    help_opt opt[12];
+    help_opt opt[16];
     const char *example;
 } cmd_help;
 
@@ -23,6 +23,8 @@ typedef struct cmd_help {
 #define BACKEND {"-b, --backend SPEC", "also run a streaming backend (repeatable; below)"}
 #define NOTRACE {"--no-trace", "keep no trace.ltr: the reports only"}
 #define COVERAGE {"--coverage", "read no clock: counts, stacks and coverage only (no time)"}
+#define INCLUDE {"--include PAT", "coverage: only sources matching the shell pattern (repeatable)"}
+#define EXCLUDE {"--exclude PAT", "coverage: leave out sources matching it (repeatable)"}
 #define SOCKET                                                                                     \
     {"--socket PATH", "the daemon's socket ($XDG_RUNTIME_DIR/luatrace/recorderd.sock, else\n"     \
                       "                                 /tmp/luatrace-$UID/recorderd.sock)"}
@@ -36,11 +38,13 @@ static const cmd_help helps[] = {
      "keeps the previous one as OUT/SCRIPT.prev). Exits with CMD's status.",
      1,
      {OUT,
-      {"-q, --quiet", "no summary on stderr"},
+      {"-q, --quiet", "no summary on stderr (failures are still said)"},
       FORMAT,
       {"--ring SIZE", "ring size, a power of two from 64K to 1G (LUATRACE_RING)"},
       {"--mode wait|drop", "a full ring makes the program wait (default), or drops events"},
       COVERAGE,
+      INCLUDE,
+      EXCLUDE,
       {"--sample [HZ]", "LuaJIT: sample with its profiler, the JIT on (HZ 1-1000, default\n"
                         "                                 1000); lua5.1 is traced exactly"},
       NOTRACE,
@@ -56,10 +60,13 @@ static const cmd_help helps[] = {
       OUT,
       FORMAT,
       COVERAGE,
+      INCLUDE,
+      EXCLUDE,
       NOTRACE,
       BACKEND,
       {"--hello-timeout SECONDS", "close a connection that sends no hello in time (10)"},
       {"--http ADDR", "serve pprof profiles over HTTP: PORT (127.0.0.1), IP:PORT, [IPv6]:PORT"},
+      {"--http-token-file FILE", "a secret clients send as 'Authorization: Bearer' (not loopback)"},
       HELP},
      "recorderd listen --out /tmp/traces --format folded &"},
     {"attach", "attach PID [OPTIONS]",
@@ -73,6 +80,8 @@ static const cmd_help helps[] = {
       OUT,
       FORMAT,
       COVERAGE,
+      INCLUDE,
+      EXCLUDE,
       NOTRACE,
       TIMEOUT,
       BACKEND,
@@ -148,8 +157,8 @@ static const cmd_help helps[] = {
       {"-o, --out FILE", "write it there (annotate, a LIST: a directory; --backend: theirs)"},
       {"-w, --weight time|lines|calls", "what a folded stack weighs (default time; folded only)"},
       {"--merge", "several sessions: their coverage adds up (default format lcov)"},
-      {"--include PAT", "coverage: only sources matching the shell pattern (repeatable)"},
-      {"--exclude PAT", "coverage: leave out sources matching it (repeatable)"},
+      INCLUDE,
+      EXCLUDE,
       {"--include-untested DIR", "coverage: every *.lua under DIR, 0 hits if never run"},
       BACKEND,
       HELP},

@@ -20,6 +20,7 @@
 #include "rd_guard.h"
 #include "rd_help.h"
 #include "rd_http.h"
+#include "rd_http_auth.h"
 #include "rd_http_pprof.h"
 #include "rd_outdir.h"
 #include "rd_record.h"
@@ -146,6 +147,7 @@ static int cmd_run(int argc, char **argv)
     o.nbackends = so.nbackends;
     o.formats = so.formats;
     o.coverage = so.coverage;
+    o.cov = so.cov;
     return unmake_out(o.out, made, rd_run(&o, argv + i));
 }
 
@@ -161,23 +163,26 @@ static void stop_when_idle(rd_server *srv)
     rd_server_close(srv);
 }
 
-/* listen --http ADDR: the pprof endpoint on the daemon's loop. 0 or 1. */
-static int serve_http(rd_server *srv, rd_http_pprof *hp, const char *spec)
+/* listen --http ADDR [--http-token-file FILE]: the pprof endpoint on the
+ * daemon's loop. 0 or 1. */
+static int serve_http(rd_server *srv, rd_http_pprof *hp, const char *spec, const char *token)
 {
     char err[512];
-    if (rd_http_pprof_start(hp, srv, spec, srv->hello_ms, err, sizeof err)) {
+    if (rd_http_pprof_start(hp, srv, spec, srv->hello_ms, token, err, sizeof err)) {
         fprintf(stderr, "recorderd listen: %s\n", rd_printable(err, err, sizeof err));
         return 1;
     }
     srv->ud = hp;
-    fprintf(stderr, "recorderd: pprof endpoint on http://%s/debug/pprof/profile%s\n",
-            hp->http.addr, hp->http.loopback ? "" : " (not loopback: whoever reaches it "
-            "can profile this user's processes)");
+    fprintf(stderr, "recorderd: pprof endpoint on http://%s/debug/pprof/profile (%s)\n",
+            hp->http.addr,
+            !token ? "for this user only"
+            : hp->http.loopback ? "for this user, and clients with the bearer token"
+                                : "for clients with the bearer token, and this user on loopback");
     return 0;
 }
 
 static int serve(const char *path, int fd, rd_session_opts *so, int once, unsigned hello_ms,
-                 const char *http)
+                 const char *http, const char *token)
 {
     rd_server srv;
     rd_http_pprof hp;
@@ -196,7 +201,7 @@ static int serve(const char *path, int fd, rd_session_opts *so, int once, unsign
         uv_run(loop, UV_RUN_DEFAULT);
         return 1;
     }
-    if (http && serve_http(&srv, &hp, http)) {
+    if (http && serve_http(&srv, &hp, http, token)) {
         rd_server_close(&srv);
         uv_run(loop, UV_RUN_DEFAULT);
         return 1;
@@ -212,12 +217,36 @@ static int serve(const char *path, int fd, rd_session_opts *so, int once, unsign
     return 0;
 }
 
+/* --http's rule: an address others can reach needs a token, and a token
+ * file must be one only we can read. 0, or 1 having said why. */
+static int http_auth(const char *http, const char *token_file, char *token, size_t cap)
+{
+    char err[512];
+    if (token_file && !http) {
+        fprintf(stderr, "recorderd listen: --http-token-file is for --http ADDR\n");
+        return 1;
+    }
+    if (http && !token_file && !rd_http_addr_loopback(http)) {
+        fprintf(stderr, "recorderd listen: --http %s is not a loopback address: others can "
+                        "connect to it, so give --http-token-file FILE (a secret its clients "
+                        "send as 'Authorization: Bearer TOKEN'), or listen on 127.0.0.1\n",
+                http);
+        return 1;
+    }
+    if (token_file && rd_http_token_load(token_file, token, cap, err, sizeof err)) {
+        fprintf(stderr, "recorderd listen: %s\n", rd_printable(err, err, sizeof err));
+        return 1;
+    }
+    return 0;
+}
+
 static int cmd_listen(int argc, char **argv)
 {
     char path[PATH_MAX];
     rd_session_opts so = {.out = "luatrace-out"};
     long hello_s = RD_HELLO_MS / 1000;
-    const char *http = NULL;
+    const char *http = NULL, *token_file = NULL;
+    static char token[RD_HTTP_TOKEN_MAX]; /* the daemon's, for as long as it serves */
     lt_ctl_default_path(path, sizeof path);
     for (int i = 0; i < argc; i++) {
         const char *v;
@@ -231,10 +260,12 @@ static int cmd_listen(int argc, char **argv)
         if (!strcmp(argv[i], "--no-trace"))
             so.no_trace = 1;
         else if (strcmp(argv[i], "--socket") && strcmp(argv[i], "--hello-timeout") &&
-                 strcmp(argv[i], "--http"))
+                 strcmp(argv[i], "--http") && strcmp(argv[i], "--http-token-file"))
             return rd_cli_unknown("listen", argv[i]);
         else if (!(v = rd_cli_optval(argc, argv, &i)))
             return 2;
+        else if (!strcmp(argv[i - 1], "--http-token-file"))
+            token_file = v;
         else if (!strcmp(argv[i - 1], "--http") && !rd_http_addr_ok(v)) {
             fprintf(stderr, "recorderd listen: --http %s: give PORT, IP:PORT or [IPv6]:PORT\n", v);
             return 2;
@@ -249,8 +280,10 @@ static int cmd_listen(int argc, char **argv)
     }
     /* rings of programs killed before a recorder took them: a name never
      * used again (NAME.PID) is never reclaimed by a program otherwise */
+    if (http_auth(http, token_file, token, sizeof token))
+        return 2;
     lt_ring_sweep();
-    return serve(path, -1, &so, 0, (unsigned)hello_s * 1000, http);
+    return serve(path, -1, &so, 0, (unsigned)hello_s * 1000, http, token_file ? token : NULL);
 }
 
 /* status and stop: [--socket PATH] [--json] */
@@ -303,7 +336,7 @@ static int cmd_serve(int argc, char **argv)
         fprintf(stderr, "recorderd serve: fd %d is not a socket\n", fd);
         return 2;
     }
-    return serve(NULL, fd, &so, 1, RD_HELLO_MS, NULL);
+    return serve(NULL, fd, &so, 1, RD_HELLO_MS, NULL, NULL);
 }
 
 /* --duration or --timeout's value, in ms, into *ms. Returns 0 or 2. */

@@ -1,5 +1,6 @@
 /* rd_model: interned strings and functions, clock, calling-context tree. */
 #include "rd_model.h"
+#include "rd_label.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -89,6 +90,7 @@ void rd_model_free(rd_model *m)
     free(m->dsrc);
     free(m->dsrc_ix);
     free(m->cwd);
+    rd_label_names_free(m->label_names);
     memset(m, 0, sizeof *m);
 }
 

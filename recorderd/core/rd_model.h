@@ -188,6 +188,7 @@ typedef struct rd_model {
     uint32_t fold_min;    /* shares to fold before a fold is due: RD_FOLD_MIN;
                              the fuzzer sets both small to fold often */
     char *cwd; /* the program's working directory, for labels (rd_label.h); NULL: none */
+    struct rd_label_names *label_names; /* rd_label's: each source's short name */
 } rd_model;
 
 /* Hash of a thread id (rd_stack's, rd_timeline's and the model's thread

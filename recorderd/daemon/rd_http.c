@@ -3,18 +3,28 @@
  * before the end of the headers (RD_HTTP_MAX_HEAD, else 431), no body
  * (413), GET only (405), the time until the request is whole
  * (timeout_ms, else 408), and anything http_parser refuses is a 400. A
- * connection carries one request; the answer closes it. */
+ * connection carries one request; the answer closes it. Who the client
+ * is, is known when it connects (rd_http_auth): that bounds its
+ * connections at once, and whether it may ask is decided once its
+ * request is whole (403 otherwise). */
 #include "rd_http.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <http_parser.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rd_http_auth.h"
+#include "rd_util.h"
 
 enum { C_READING, C_HANDLING, C_REPLIED };
+enum { H_NONE, H_FIELD, H_VALUE }; /* the header callback called last */
 
 typedef struct rd_http_conn {
     uv_tcp_t tcp;
@@ -27,6 +37,16 @@ typedef struct rd_http_conn {
     char url[RD_HTTP_MAX_URL + 1], path[RD_HTTP_MAX_URL + 1], query[RD_HTTP_MAX_URL + 1];
     size_t nurl;
     rd_http_req req;
+    /* the client: its user (loopback only; -1 if not known), whether that
+     * is the daemon's own, and its name for the log and messages */
+    long uid;
+    int owner;
+    char ip[48], who[64];
+    /* the Authorization header, read with the others */
+    int hstate, in_auth, nauth_hdrs;
+    char field[16];
+    size_t nfield, nauth;
+    char auth[RD_HTTP_TOKEN_MAX + 16];
     char buf[4096];
     struct rd_http_conn *next, **prevp;
 } rd_http_conn;
@@ -45,6 +65,29 @@ static void conn_freed(uv_handle_t *hd)
     free(c);
 }
 
+/* The access log's line for c's answer (status, n bytes of body), or for
+ * a client that left before it (status 0). */
+static void log_answer(rd_http_conn *c, int status, size_t n)
+{
+    FILE *f = c->h->log;
+    if (!f)
+        return;
+    char t[32], url[RD_HTTP_MAX_URL + 1], shown[RD_HTTP_MAX_URL + 1];
+    time_t now = time(NULL);
+    struct tm tm;
+    strftime(t, sizeof t, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+    snprintf(url, sizeof url, "%.*s", (int)c->nurl, c->url);
+    rd_printable(url, shown, sizeof shown);
+    const char *method = c->nurl ? http_method_str((enum http_method)c->p.method) : "-";
+    if (status)
+        fprintf(f, "recorderd: http %s %s %s %s %d %zu\n", t, c->who, method,
+                c->nurl ? shown : "-", status, n);
+    else
+        fprintf(f, "recorderd: http %s %s %s %s - - (left before the answer)\n", t, c->who,
+                method, c->nurl ? shown : "-");
+    fflush(f);
+}
+
 /* Closes c; a handler still waiting to answer hears of it. */
 static void conn_close(rd_http_conn *c)
 {
@@ -53,6 +96,8 @@ static void conn_close(rd_http_conn *c)
     c->closing = 1;
     if ((*c->prevp = c->next))
         c->next->prevp = c->prevp;
+    if (c->state == C_HANDLING)
+        log_answer(c, 0, 0);
     if (c->state == C_HANDLING && c->req.on_gone) {
         c->state = C_REPLIED;
         c->req.on_gone(&c->req, c->req.gone_ud);
@@ -72,6 +117,7 @@ static const char *reason(int status)
     case 408: return "Request Timeout";
     case 409: return "Conflict";
     case 413: return "Content Too Large";
+    case 414: return "URI Too Long";
     case 431: return "Request Header Fields Too Large";
     case 503: return "Service Unavailable";
     default: return status < 500 ? "Bad Request" : "Internal Server Error";
@@ -101,6 +147,8 @@ void rd_http_reply(rd_http_req *r, int status, const char *type, const void *bod
                      "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s"
                      "Connection: close\r\n\r\n",
                      status, reason(status), type, n, status == 405 ? "Allow: GET\r\n" : "");
+    if (c->state != C_REPLIED && !c->closing)
+        log_answer(c, status, n);
     c->state = C_REPLIED;
     uv_timer_stop(&c->timer);
     uv_read_stop((uv_stream_t *)&c->tcp);
@@ -151,6 +199,35 @@ static int on_url(http_parser *p, const char *at, size_t n)
     return 0;
 }
 
+/* Header names and values come in pieces; only Authorization is kept. */
+static int on_header_field(http_parser *p, const char *at, size_t n)
+{
+    rd_http_conn *c = p->data;
+    if (c->hstate != H_FIELD)
+        c->nfield = 0;
+    c->hstate = H_FIELD;
+    for (size_t i = 0; i < n; i++, c->nfield++)
+        if (c->nfield < sizeof c->field)
+            c->field[c->nfield] = (char)tolower((unsigned char)at[i]);
+    return 0;
+}
+
+static int on_header_value(http_parser *p, const char *at, size_t n)
+{
+    rd_http_conn *c = p->data;
+    if (c->hstate != H_VALUE) {
+        c->in_auth = c->nfield == 13 && !memcmp(c->field, "authorization", 13);
+        c->nauth_hdrs += c->in_auth;
+        if (c->in_auth)
+            c->nauth = 0;
+    }
+    c->hstate = H_VALUE;
+    for (size_t i = 0; c->in_auth && i < n; i++)
+        if (c->nauth < sizeof c->auth)
+            c->auth[c->nauth++] = at[i];
+    return 0;
+}
+
 static int on_headers_complete(http_parser *p)
 {
     rd_http_conn *c = p->data;
@@ -166,6 +243,8 @@ static int on_headers_complete(http_parser *p)
 }
 
 static const http_parser_settings settings = {.on_url = on_url,
+                                              .on_header_field = on_header_field,
+                                              .on_header_value = on_header_value,
                                               .on_headers_complete = on_headers_complete};
 
 /* The path and query of c's URL; 0, or -1 if it is not one. */
@@ -183,11 +262,96 @@ static int split_url(rd_http_conn *c)
     return 0;
 }
 
+/* {====== who may ask */
+
+/* The token of an "Authorization: Bearer TOKEN" header, or NULL. */
+static const char *bearer(rd_http_conn *c, size_t *n)
+{
+    const char *v = c->auth, *end = c->auth + c->nauth;
+    if (c->nauth_hdrs != 1 || c->nauth < 7 || strncasecmp(v, "bearer ", 7))
+        return NULL;
+    for (v += 7; v < end && *v == ' '; v++)
+        ;
+    while (end > v && end[-1] == ' ')
+        end--;
+    *n = (size_t)(end - v);
+    return c->nauth < sizeof c->auth ? v : NULL;
+}
+
+/* 0 if c may ask; else it is answered 403 and -1 returned. */
+static int refused(rd_http_conn *c)
+{
+    rd_http *h = c->h;
+    size_t n = 0;
+    const char *tok = h->token ? bearer(c, &n) : NULL;
+    if (c->owner || (tok && rd_http_token_eq(h->token, tok, n)))
+        return 0;
+    if (h->token && c->nauth_hdrs)
+        rd_http_error(&c->req, 403, "refused: not the bearer token of this endpoint");
+    else if (h->token)
+        rd_http_error(&c->req, 403, "refused: send the token of recorderd's "
+                                    "--http-token-file as 'Authorization: Bearer TOKEN'");
+    else if (c->uid >= 0)
+        rd_http_error(&c->req, 403, "refused: you are uid %ld; this endpoint serves its "
+                                    "own user only (uid %d)", c->uid, (int)geteuid());
+    else
+        rd_http_error(&c->req, 403, "refused: cannot tell which user of this machine is "
+                                    "connecting from %s; this endpoint serves its own user only",
+                      c->ip);
+    return -1;
+}
+
+/* c->uid, owner, ip and who, from its two ends. */
+static void identify(rd_http_conn *c)
+{
+    struct sockaddr_storage peer, me;
+    int np = sizeof peer, nm = sizeof me;
+    c->uid = -1;
+    snprintf(c->ip, sizeof c->ip, "?");
+    if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&peer, &np) ||
+        uv_tcp_getsockname(&c->tcp, (struct sockaddr *)&me, &nm)) {
+        snprintf(c->who, sizeof c->who, "?");
+        return;
+    }
+    if (peer.ss_family == AF_INET6)
+        uv_ip6_name((struct sockaddr_in6 *)&peer, c->ip, sizeof c->ip);
+    else
+        uv_ip4_name((struct sockaddr_in *)&peer, c->ip, sizeof c->ip);
+    if (rd_http_is_loopback((struct sockaddr *)&peer))
+        c->uid = rd_http_peer_uid((struct sockaddr *)&peer, (struct sockaddr *)&me);
+    c->owner = c->uid >= 0 && c->uid == (long)geteuid();
+    if (c->uid >= 0)
+        snprintf(c->who, sizeof c->who, "uid %ld", c->uid);
+    else
+        snprintf(c->who, sizeof c->who, "%s", c->ip);
+}
+
+/* Why c is one connection too many, or NULL: a client has at most
+ * RD_HTTP_MAX_PER_CLIENT at once, and all but the owner RD_HTTP_MAX_CONNS
+ * together, so no one can keep the owner out. */
+static const char *too_many(rd_http_conn *c)
+{
+    unsigned others = 0, mine = 0;
+    for (rd_http_conn *o = c->h->conns; o; o = o->next) {
+        if (o == c)
+            continue;
+        others += !o->owner;
+        mine += c->uid >= 0 ? o->uid == c->uid : o->uid < 0 && !strcmp(o->ip, c->ip);
+    }
+    if (mine >= RD_HTTP_MAX_PER_CLIENT)
+        return "too many requests of yours at once";
+    return !c->owner && others >= RD_HTTP_MAX_CONNS ? "too many clients at once" : NULL;
+}
+
+/* }====== */
+
 /* The request is whole (or refused): answer it, or hand it over. */
 static void dispatch(rd_http_conn *c)
 {
     rd_http_req *r = &c->req;
     uv_timer_stop(&c->timer);
+    if (refused(c))
+        return;
     if (c->refusal == 400)
         return rd_http_error(r, 400, "bad request: HTTP/1.0 or HTTP/1.1 only");
     if (c->refusal == 405)
@@ -198,6 +362,7 @@ static void dispatch(rd_http_conn *c)
         return rd_http_error(r, 400, "bad request: not a URL path");
     r->path = c->path;
     r->query = c->query;
+    r->who = c->who;
     c->h->handler(r, c->h->ud);
 }
 
@@ -267,8 +432,11 @@ static void on_connection(uv_stream_t *server, int status)
     c->p.data = c;
     if (uv_accept(server, (uv_stream_t *)&c->tcp))
         return conn_close(c);
-    if (h->nconns > RD_HTTP_MAX_CONNS)
-        return rd_http_error(&c->req, 503, "too many clients at once (%d)", RD_HTTP_MAX_CONNS);
+    identify(c);
+    const char *why = too_many(c);
+    if (why)
+        return rd_http_error(&c->req, 503, "%s (%d a client, %d in all): try again later", why,
+                             RD_HTTP_MAX_PER_CLIENT, RD_HTTP_MAX_CONNS);
     uv_timer_start(&c->timer, on_timeout, h->timeout_ms, 0);
     if (uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read))
         conn_close(c);
@@ -304,6 +472,12 @@ int rd_http_addr_ok(const char *spec)
     return parse_addr(spec, &ss) == 0;
 }
 
+int rd_http_addr_loopback(const char *spec)
+{
+    struct sockaddr_storage ss;
+    return parse_addr(spec, &ss) == 0 && rd_http_is_loopback((struct sockaddr *)&ss);
+}
+
 /* h->addr and h->loopback from the bound socket. */
 static void bound_addr(rd_http *h)
 {
@@ -315,22 +489,23 @@ static void bound_addr(rd_http *h)
         struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
         uv_ip6_name(a, ip, sizeof ip);
         snprintf(h->addr, sizeof h->addr, "[%s]:%d", ip, ntohs(a->sin6_port));
-        h->loopback = !strcmp(ip, "::1");
     } else {
         struct sockaddr_in *a = (struct sockaddr_in *)&ss;
         uv_ip4_name(a, ip, sizeof ip);
         snprintf(h->addr, sizeof h->addr, "%s:%d", ip, ntohs(a->sin_port));
-        h->loopback = !strncmp(ip, "127.", 4);
     }
+    h->loopback = rd_http_is_loopback((struct sockaddr *)&ss);
 }
 
 int rd_http_listen(rd_http *h, uv_loop_t *loop, const char *spec, unsigned timeout_ms,
-                   rd_http_handler fn, void *ud, char *err, size_t cap)
+                   const char *token, rd_http_handler fn, void *ud, char *err, size_t cap)
 {
     struct sockaddr_storage ss;
     memset(h, 0, sizeof *h);
     h->loop = loop;
     h->timeout_ms = timeout_ms;
+    h->token = token;
+    h->log = stderr;
     h->handler = fn;
     h->ud = ud;
     if (parse_addr(spec, &ss)) {

@@ -8,10 +8,12 @@
 #define RD_HTTP_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <uv.h>
 
 enum {
-    RD_HTTP_MAX_CONNS = 16,   /* clients at once; more are answered 503 */
+    RD_HTTP_MAX_CONNS = 16,   /* connections at once, the owner's not counted; more: 503 */
+    RD_HTTP_MAX_PER_CLIENT = 4, /* of one client (a user here, or an address) at once */
     RD_HTTP_MAX_HEAD = 8192,  /* request line and headers, bytes */
     RD_HTTP_MAX_URL = 2048
 };
@@ -20,10 +22,12 @@ typedef struct rd_http rd_http;
 typedef struct rd_http_req rd_http_req;
 
 /* A request, whole: GET (others are refused before the handler), its path
- * and query ("" when none), not decoded. */
+ * and query ("" when none), not decoded, from a client allowed to ask
+ * (others are answered 403 before the handler). */
 struct rd_http_req {
     rd_http *h;
     const char *path, *query;
+    const char *who; /* the client, for messages: "uid 1000", "10.0.0.7" */
     /* Set by a handler that answers later: called (once) if the client
      * leaves or the server closes before the answer; the request is gone
      * after it. */
@@ -44,16 +48,25 @@ struct rd_http {
     struct rd_http_conn *conns;
     char addr[64]; /* as bound: HOST:PORT, [V6]:PORT */
     int loopback;  /* addr is a loopback address */
+    /* Who may ask: the daemon's own user on a loopback address (the kernel
+     * says who owns the client's socket), and a client that sends
+     * "Authorization: Bearer TOKEN" when token is set. */
+    const char *token;
+    FILE *log; /* a line per answer (the access log), or NULL */
 };
 
-/* Listens on spec: PORT (on 127.0.0.1), HOST:PORT or [V6]:PORT, HOST an
- * IP address or localhost; port 0 takes a free one (h->addr says which).
- * Returns 0 or a negative errno with a message in err. */
 /* Is spec an address rd_http_listen takes (PORT, IP:PORT, [IPv6]:PORT)? */
 int rd_http_addr_ok(const char *spec);
 
+/* Is spec a loopback address (127.0.0.0/8, ::1, localhost, a port alone)? */
+int rd_http_addr_loopback(const char *spec);
+
+/* Listens on spec: PORT (on 127.0.0.1), HOST:PORT or [V6]:PORT, HOST an
+ * IP address or localhost; port 0 takes a free one (h->addr says which).
+ * token (NULL: none; it must outlive h) lets clients with it in. Returns
+ * 0 or a negative errno with a message in err. */
 int rd_http_listen(rd_http *h, uv_loop_t *loop, const char *spec, unsigned timeout_ms,
-                   rd_http_handler fn, void *ud, char *err, size_t cap);
+                   const char *token, rd_http_handler fn, void *ud, char *err, size_t cap);
 
 /* Answers r (status, Content-Type type, n bytes of body) and closes its
  * connection once written; r is gone after. */

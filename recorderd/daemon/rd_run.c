@@ -17,6 +17,9 @@
 #ifndef RD_CMODDIR
 #define RD_CMODDIR "/usr/local/lib/lua/5.1"
 #endif
+#ifndef RD_SRCDIR
+#define RD_SRCDIR "."
+#endif
 
 extern char **environ;
 
@@ -39,24 +42,33 @@ typedef struct run_ctx {
 /* Directory holding luatrace.so: next to this binary in a build tree
  * (BUILD/collector beside BUILD/recorderd/recorderd, named without "..":
  * recorderd env prints it for people), else the install directory. */
-void rd_run_module_dir(char *buf, unsigned long cap)
+/* The build tree this recorderd runs from (BUILD, of
+ * BUILD/recorderd/recorderd, holding BUILD/collector/luatrace.so) into
+ * buf: 0, or -1 when it runs installed. */
+static int build_tree(char *buf, unsigned long cap)
 {
     char exe[PATH_MAX], probe[PATH_MAX + 32];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1); /* absolute, no .. */
     char *slash = NULL;
-    if (n > 0) {
-        exe[n] = 0;
-        for (int up = 0; up < 2 && (slash = strrchr(exe, '/')); up++)
-            *slash = 0; /* BUILD/recorderd/recorderd -> BUILD */
-    }
-    if (slash) {
-        snprintf(probe, sizeof probe, "%s/collector/luatrace.so", exe);
-        if (access(probe, R_OK) == 0) {
-            snprintf(buf, cap, "%s/collector", exe);
-            return;
-        }
-    }
-    snprintf(buf, cap, "%s", RD_CMODDIR);
+    if (n <= 0)
+        return -1;
+    exe[n] = 0;
+    for (int up = 0; up < 2 && (slash = strrchr(exe, '/')); up++)
+        *slash = 0; /* BUILD/recorderd/recorderd -> BUILD */
+    snprintf(probe, sizeof probe, "%s/collector/luatrace.so", exe);
+    if (!slash || access(probe, R_OK))
+        return -1;
+    snprintf(buf, cap, "%s", exe);
+    return 0;
+}
+
+void rd_run_module_dir(char *buf, unsigned long cap)
+{
+    char build[PATH_MAX];
+    if (build_tree(build, sizeof build))
+        snprintf(buf, cap, "%s", RD_CMODDIR);
+    else
+        snprintf(buf, cap, "%s/collector", build);
 }
 
 /* The LUA_CPATH that finds that luatrace.so first: the directory's ?.so,
@@ -69,15 +81,53 @@ static void rd_run_cpath(char *buf, unsigned long cap)
     snprintf(buf, cap, "%s/?.so;%s", mod, old && *old ? old : ";");
 }
 
-/* `recorderd env`: for the shell, as eval "$(recorderd env)" takes it. */
+/* s in single quotes for a shell. */
+static void put_quoted(const char *s)
+{
+    putchar('\'');
+    for (const char *p = s; *p; p++) /* a quote inside single quotes */
+        fputs(*p == '\'' ? "'\\''" : (char[]){*p, 0}, stdout);
+    putchar('\'');
+}
+
+/* Whether dir is one of the colon-separated list's. */
+static int listed(const char *list, const char *dir)
+{
+    size_t n = strlen(dir);
+    for (const char *p = list; p; p = strchr(p, ':') ? strchr(p, ':') + 1 : NULL)
+        if (!strncmp(p, dir, n) && (p[n] == ':' || !p[n]))
+            return 1;
+    return 0;
+}
+
+/* `recorderd env`: for the shell, as eval "$(recorderd env)" takes it.
+ * From a build tree also PATH (recorderd by name) and MANPATH (man
+ * recorderd): the source tree's man/ holds man1/ and man7/. A MANPATH that
+ * ends with ':' keeps man's own search path after it. */
 int rd_run_env(void)
 {
-    char cpath[PATH_MAX * 2];
+    char cpath[PATH_MAX * 2], build[PATH_MAX], dir[PATH_MAX + 32];
+    const char *path = getenv("PATH"), *manpath = getenv("MANPATH");
+    if (!build_tree(build, sizeof build)) {
+        snprintf(dir, sizeof dir, "%s/recorderd", build);
+        if (!listed(path ? path : "", dir)) {
+            fputs("export PATH=", stdout);
+            put_quoted(dir);
+            fputs(path && *path ? ":\"$PATH\"\n" : "\n", stdout);
+        }
+        snprintf(dir, sizeof dir, "%s/man", RD_SRCDIR);
+        char page[PATH_MAX + 64];
+        snprintf(page, sizeof page, "%s/man1/recorderd.1", dir);
+        if (!access(page, R_OK) && !listed(manpath ? manpath : "", dir)) {
+            fputs("export MANPATH=", stdout);
+            put_quoted(dir);
+            fputs(manpath && *manpath ? ":\"$MANPATH\"\n" : ":\n", stdout);
+        }
+    }
     rd_run_cpath(cpath, sizeof cpath);
-    fputs("export LUA_CPATH='", stdout);
-    for (const char *p = cpath; *p; p++) /* a quote inside single quotes */
-        fputs(*p == '\'' ? "'\\''" : (char[]){*p, 0}, stdout);
-    fputs("'\n", stdout);
+    fputs("export LUA_CPATH=", stdout);
+    put_quoted(cpath);
+    putchar('\n');
     return ferror(stdout) ? 1 : 0;
 }
 
@@ -255,16 +305,20 @@ static int spawn(run_ctx *r, const rd_run_opts *o, char **argv, const char *sock
  * for a Lua interpreter that failed under run's LUA_INIT: it loaded the
  * collector, and never ran its script (missing, a syntax error, a bad
  * option), which its own message says. */
-static void untraced_note(char **argv, int code)
+/* Says that nothing was traced, with --quiet too (a failure, not a
+ * summary): 1, or 0 where the command's own failure says why (a Lua
+ * interpreter that failed under run's LUA_INIT). */
+static int untraced_note(char **argv, int code)
 {
     const char *b = strrchr(argv[0], '/');
     if (code != 0 && !strncmp(b ? b + 1 : argv[0], "lua", 3) && !getenv("LUA_INIT"))
-        return;
+        return 0;
     fprintf(stderr, "recorderd: nothing was traced: no Lua process of the command loaded "
-                    "luatrace\n");
+                    "luatrace%s\n", code ? "" : " (exit status 125)");
     if (getenv("LUA_INIT"))
         fprintf(stderr, "recorderd: LUA_INIT is set, so run did not set it to load the "
                         "collector: add -lluatrace to the lua5.1 command\n");
+    return 1;
 }
 
 int rd_run(const rd_run_opts *o, char **argv)
@@ -274,7 +328,7 @@ int rd_run(const rd_run_opts *o, char **argv)
     rd_session_opts so = {.out = o->out, .summary = !o->quiet, .no_trace = o->no_trace,
                           .coverage = o->coverage, .backends = o->backends,
                           .nbackends = o->nbackends,
-                          .formats = o->formats};
+                          .formats = o->formats, .cov = o->cov};
     uv_loop_t *loop = uv_default_loop();
     if (!mkdtemp(tmp)) {
         fprintf(stderr, "recorderd: cannot create a temporary directory: %s\n", strerror(errno));
@@ -305,7 +359,7 @@ int rd_run(const rd_run_opts *o, char **argv)
     uv_run(loop, UV_RUN_DEFAULT);
     uv_loop_close(loop);
     rmdir(tmp);
-    if (!r.srv.nstarted && !o->quiet && r.code != 127)
-        untraced_note(argv, r.code);
+    if (!r.srv.nstarted && r.code != 127 && untraced_note(argv, r.code))
+        return r.code ? r.code : RD_RUN_UNTRACED;
     return r.code;
 }

@@ -4,6 +4,8 @@
 
 #include <stdint.h>
 
+#include "rd_cov.h"
+
 typedef struct rd_run_opts {
     const char *out;
     int quiet;
@@ -15,10 +17,16 @@ typedef struct rd_run_opts {
     unsigned nbackends;
     uint32_t formats; /* --format: rd_session_opts.formats */
     unsigned sample_hz; /* --sample: LUATRACE_SAMPLE for the child (LuaJIT), or 0 */
+    rd_cov_opts cov;    /* --include, --exclude */
 } rd_run_opts;
 
+/* The exit status of a command that succeeded with nothing traced: a run
+ * meant to trace must not pass silently (a CI job's coverage). */
+enum { RD_RUN_UNTRACED = 125 };
+
 /* Runs argv traced; returns the exit code to exit with (the child's, or
- * 128+signal; 127 if it could not start). Main thread only. */
+ * 128+signal; 127 if it could not start; RD_RUN_UNTRACED if it exited 0
+ * and no process of it loaded the collector). Main thread only. */
 int rd_run(const rd_run_opts *o, char **argv);
 
 /* `recorderd env`: prints `export LUA_CPATH='...'` (rd_run_cpath) for a

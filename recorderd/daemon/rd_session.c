@@ -307,6 +307,7 @@ typedef struct report_ctx {
     uint32_t rows;        /* those to write: bit i for rd_formats[i] */
     rd_progress progress; /* on a terminal, when run prints its summary */
     unsigned done, total; /* reports written, and to write (session.json included) */
+    char cut[512];        /* what a report left out at its bound (rd_render.cut), or "" */
 } report_ctx;
 
 /* The progress line before the report file, if one is due. */
@@ -544,8 +545,10 @@ static int write_json(FILE *f, void *ud)
                 (double)s->m.bias_base[2] * npt, (double)s->m.bias_base[3] * npt / 16);
     else
         fprintf(f, "  \"bias_ns\": null,\n");
-    fprintf(f, "  \"waited_ns\": %.0f,\n", (double)s->m.waited_ticks * npt);
-    fprintf(f, "  \"error\": ");
+    fprintf(f, "  \"waited_ns\": %.0f,\n  \"ring_waited_ns\": %llu,\n  \"cut\": ",
+            (double)s->m.waited_ticks * npt, (unsigned long long)s->ring_waited_ns);
+    rd_json_str(f, r->cut);
+    fprintf(f, ",\n  \"error\": ");
     rd_json_str(f, s->err);
     fprintf(f, "\n}\n");
     return 0;
@@ -590,8 +593,10 @@ static void program_cwd(pid_t pid, char *buf, size_t cap)
  * otherwise, the same). */
 static void make_cov(report_ctx *r, rd_cov *cov, const char *cwd)
 {
-    r->cov_err = rd_cov_init(cov, NULL);
-    if (r->cov_err || !(r->rows & rd_format_rows(RD_FMT_COV)))
+    const rd_cov_opts *co = &r->s->opts->cov;
+    int filtered = co->ninclude || co->nexclude; /* html's and annotate's too */
+    r->cov_err = rd_cov_init(cov, co);
+    if (r->cov_err || (!filtered && !(r->rows & rd_format_rows(RD_FMT_COV))))
         return;
     if ((r->cov_err = rd_cov_add_model(cov, &r->s->m, cwd)))
         return;
@@ -610,7 +615,7 @@ static void write_all(rd_session *s, const char *cwd)
     uint32_t rows = s->opts->formats ? s->opts->formats : rd_format_rows(RD_FMT_DEFAULT);
     report_ctx r = {.s = s, .rows = rows};
     r.rr = (rd_render){&s->m, NULL, s->name, s->cmd, cwd, s->t1 - s->t0, start_wall_ns(s),
-                       s->truncated, RD_W_TIME, 1};
+                       s->truncated, RD_W_TIME, 1, r.cut, sizeof r.cut};
     snprintf(own, sizeof own, "%s", s->err);
     rd_progress_init(&r.progress, s->opts->summary);
     r.total = 1; /* session.json */
@@ -627,6 +632,10 @@ static void write_all(rd_session *s, const char *cwd)
     }
     write_session_json(&r, own);
     rd_progress_clear(&r.progress);
+    if (r.cut[0]) { /* with --quiet too: a report is not what it seems */
+        char shown[sizeof r.cut + 128];
+        fprintf(stderr, "luatrace: %s: %s\n", rd_printable(s->name, shown, sizeof shown), r.cut);
+    }
     rd_cov_free(&cov);
 }
 
@@ -640,12 +649,27 @@ static void rd_session_summary(const rd_model *m, const char *dir, const char *p
         fprintf(out, "previous run: %s/\n", rd_printable(prev, shown, sizeof shown));
 }
 
+/* When the program waited for room in the ring for over a tenth of the
+ * session, why it was slow and what to do: recorderd did not keep up
+ * (two busy CPUs, a program making events faster than one core drains). */
+static void waited_note(const rd_session *s, FILE *out)
+{
+    uint64_t wall = s->t1 - s->t0;
+    if (!wall || s->ring_waited_ns * 10 < wall)
+        return;
+    fprintf(out, "luatrace: the program waited %.2f s of its %.2f s for recorderd to make room "
+                 "in the ring: recorderd could not keep up (no free CPU for it?); give it a "
+                 "free core, a bigger ring (--ring 64M), or trace with no clock (--coverage)\n",
+            (double)s->ring_waited_ns / 1e9, (double)wall / 1e9);
+}
+
 /* The drops the producer counted, and tells it we are gone. */
 static int ring_goodbye(void *ud)
 {
     rd_session *s = ud;
     /* relaxed: a statistic */
     s->drops = atomic_load_explicit(&s->ring.hdr->drops, memory_order_relaxed);
+    s->ring_waited_ns = atomic_load_explicit(&s->ring.hdr->waited_ns, memory_order_relaxed);
     /* release: the producer may stop waiting for space */
     atomic_store_explicit(&s->ring.hdr->cons_state, LT_CONS_GONE, memory_order_release);
     return 0;
@@ -695,8 +719,10 @@ static void drainer(void *arg)
         s->opts->live(s, s->opts->live_ud, 1);
     if (!s->opts->no_files)
         write_all(s, cwd);
-    if (s->summary)
+    if (s->summary) {
         rd_session_summary(&s->m, s->dir, s->prev, stderr);
+        waited_note(s, stderr);
+    }
     atomic_store_explicit(&s->done, 1, memory_order_release);
     uv_async_send(s->wake);
 }

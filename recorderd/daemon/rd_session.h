@@ -13,6 +13,7 @@
 #include <uv.h>
 
 #include "lt_ring.h"
+#include "rd_cov.h"
 #include "rd_model.h"
 #include "rd_stack.h"
 #include "rd_tracefile.h"
@@ -30,6 +31,7 @@ typedef struct rd_session_opts {
     int coverage; /* --coverage: the ack asks the collector for no clock */
     uint32_t formats; /* the reports to write, bit i for rd_formats[i]; 0: the default ones */
     unsigned sample_hz; /* a sampled session (record): its samples per second */
+    rd_cov_opts cov;    /* --include, --exclude: the coverage reports' sources */
     /* Called on the drainer thread about every live_ms while the session
      * runs, and once more (last = 1) when the trace ended. */
     void (*live)(struct rd_session *s, void *ud, int last);
@@ -70,6 +72,7 @@ typedef struct rd_session {
      * and every file that could not be written. */
     char err[1024];
     uint64_t bytes, drops;
+    uint64_t ring_waited_ns; /* the program's waits for room in the ring (its count) */
     unsigned long long t0, t1;
     void *owner; /* the loop's connection, opaque here */
     struct rd_tap *taps;    /* windows asked by the pprof endpoint (rd_tap.h) */

@@ -269,6 +269,8 @@ static void on_key(uv_stream_t *h, ssize_t n, const uv_buf_t *buf)
     for (ssize_t i = 0; i < n; i++)
         if (buf->base[i] == 'q' || buf->base[i] == 'Q' || buf->base[i] == 3)
             detach(a);
+        else if (buf->base[i] == 't' || buf->base[i] == 's')
+            rd_attach_top_sort(buf->base[i] == 't');
     free(buf->base);
 }
 

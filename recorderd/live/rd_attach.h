@@ -34,4 +34,8 @@ void rd_attach_print_records(FILE *out, pid_t pid, const char *cmd, const uint8_
 void rd_attach_dump_view(rd_session *s, void *ud, int last);
 void rd_attach_top_view(rd_session *s, void *ud, int last);
 
+/* Any thread: the top view's rows by total time (key t), else by self
+ * time (key s, the default); it shows at its next turn. */
+void rd_attach_top_sort(int by_total);
+
 #endif

@@ -1,6 +1,7 @@
 /* rd_attach_view: what `dump` and `top` print, from a live session's
  * model and stacks (on its drainer thread). */
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,8 +110,15 @@ void rd_attach_dump_view(rd_session *s, void *ud, int last)
 
 typedef struct top_row {
     uint32_t fid;
-    uint64_t self, calls;
+    uint64_t self, total, calls;
 } top_row;
+
+static _Atomic int g_by_total; /* the loop's key -> the drainer's view */
+
+void rd_attach_top_sort(int by_total)
+{
+    atomic_store(&g_by_total, by_total);
+}
 
 static int by_self(const void *a, const void *b)
 {
@@ -118,10 +126,17 @@ static int by_self(const void *a, const void *b)
     return x->self < y->self ? 1 : x->self > y->self ? -1 : (x->fid > y->fid) - (x->fid < y->fid);
 }
 
+/* The callers of the hot code first: what a person looks for by name. */
+static int by_total(const void *a, const void *b)
+{
+    const top_row *x = a, *y = b;
+    return x->total != y->total ? (x->total < y->total ? 1 : -1) : by_self(a, b);
+}
+
 /* Per-function self time and calls in the last interval: this view's
  * totals minus the previous view's. */
 typedef struct top_state {
-    uint64_t *self, *calls;
+    uint64_t *self, *total, *calls;
     uint32_t n;
     uint64_t ticks, events;
 } top_state;
@@ -138,15 +153,18 @@ static void draw(const rd_session *s, top_row *rows, uint32_t n, uint64_t dticks
     char shown[4096];
     fprintf(out, "luatrace top: process %d: %s\n", (int)s->pid,
             rd_printable(s->cmd, shown, sizeof shown));
-    fprintf(out, "%llu events in the last interval, %.1f ms of Lua; q or Ctrl-C detaches\n\n",
-            (unsigned long long)devents, (double)dticks * nspt / 1e6);
-    fprintf(out, "%7s %10s %10s  %s\n", "%self", "self ms", "calls", "function");
-    for (uint32_t i = 0; i < n && i < 20 && rows[i].self; i++) {
+    fprintf(out, "%llu events in the last interval, %.1f ms of Lua\nsorted by %s time: t sorts "
+                 "by total, s by self; q or Ctrl-C detaches\n\n",
+            (unsigned long long)devents, (double)dticks * nspt / 1e6,
+            atomic_load(&g_by_total) ? "total" : "self");
+    fprintf(out, "%7s %7s %10s %10s  %s\n", "%self", "%total", "self ms", "calls", "function");
+    for (uint32_t i = 0; i < n && i < 20 && (rows[i].self || rows[i].total); i++) {
         char label[RD_LABEL_MAX];
         rd_label_human(m, rows[i].fid, 0, label, sizeof label);
         rd_printable(label, label, sizeof label);
-        fprintf(out, "%7.2f %10.3f %10llu  %s\n",
+        fprintf(out, "%7.2f %7.2f %10.3f %10llu  %s\n",
                 dticks ? 100.0 * (double)rows[i].self / (double)dticks : 0.0,
+                dticks ? 100.0 * (double)rows[i].total / (double)dticks : 0.0,
                 (double)rows[i].self * nspt / 1e6, (unsigned long long)rows[i].calls, label);
     }
     fprintf(out, "\n");
@@ -161,20 +179,23 @@ void rd_attach_top_view(rd_session *s, void *ud, int last)
     rd_fstat *fs = rd_report_fstats(m);
     top_row *rows = calloc(m->nfunc + 1, sizeof *rows);
     if (!fs || !rows || (m->nfunc > t->n && (!(t->self = realloc(t->self, m->nfunc * 8)) ||
+                                               !(t->total = realloc(t->total, m->nfunc * 8)) ||
                                                !(t->calls = realloc(t->calls, m->nfunc * 8))))) {
         free(fs);
         free(rows);
         return;
     }
     for (uint32_t f = t->n; f < m->nfunc; f++)
-        t->self[f] = t->calls[f] = 0;
+        t->self[f] = t->total[f] = t->calls[f] = 0;
     t->n = m->nfunc > t->n ? m->nfunc : t->n;
     for (uint32_t f = 0; f < m->nfunc; f++) {
-        rows[f] = (top_row){f, fs[f].self - t->self[f], fs[f].calls - t->calls[f]};
+        rows[f] = (top_row){f, fs[f].self - t->self[f], fs[f].total - t->total[f],
+                            fs[f].calls - t->calls[f]};
         t->self[f] = fs[f].self;
+        t->total[f] = fs[f].total;
         t->calls[f] = fs[f].calls;
     }
-    qsort(rows, m->nfunc, sizeof *rows, by_self);
+    qsort(rows, m->nfunc, sizeof *rows, atomic_load(&g_by_total) ? by_total : by_self);
     if (!last)
         draw(s, rows, m->nfunc, m->ticks_total - t->ticks, m->events - t->events, stdout);
     t->ticks = m->ticks_total;

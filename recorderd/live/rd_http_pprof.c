@@ -24,13 +24,13 @@ typedef struct pjob {
     rd_http_req *req; /* NULL once its client left */
     uv_timer_t timer; /* a tap's window */
     rd_tap *tap;
-    rd_recording *rec;
-    rd_record_opts o;
-    rd_pb gz; /* a recording's profile, made on its drainer thread */
-    int err;
+    struct sampler *smp; /* a window onto a process sampled from outside */
+    long secs;
     int64_t wall0;
     struct pjob *next, **prevp;
 } pjob;
+
+static void sampler_release(struct sampler *m);
 
 static int64_t wall_ns(void)
 {
@@ -43,7 +43,6 @@ static void job_freed(uv_handle_t *h)
 {
     pjob *j = h->data;
     rd_tap_free(j->tap);
-    rd_pb_free(&j->gz);
     free(j);
 }
 
@@ -83,6 +82,8 @@ static void answer(pjob *j, const rd_pb *gz, int e, const char *msg)
         rd_http_reply(r, 200, "application/octet-stream", gz->p, gz->n);
     else if (e == -EPERM)
         rd_http_error(r, 403, "%s", msg);
+    else if (e == -EBUSY)
+        rd_http_error(r, 409, "%s", msg);
     else if (e == -ESRCH || e == -ENOENT || e == -ENOEXEC)
         rd_http_error(r, 404, "%s", msg);
     else
@@ -106,7 +107,10 @@ static void on_tap_done(uv_async_t *a)
             continue;
         uv_timer_stop(&j->timer);
         answer(j, &j->tap->gz, j->tap->err, j->tap->err ? strerror(-j->tap->err) : "");
+        struct sampler *m = j->smp;
+        j->smp = NULL;
         job_free(j);
+        sampler_release(m);
     }
 }
 
@@ -137,60 +141,147 @@ static void profile_session(rd_http_pprof *hp, rd_http_req *r, rd_session *s, lo
 
 /* }====== */
 
-/* {====== untouched processes: a sampled session without files */
+/* {====== untouched processes: one sampler a process, shared */
 
-/* On the recording's drainer thread, at its end: the profile. */
-static void rec_live(rd_session *s, void *ud, int last)
+/* A process profiled from outside: a sampled session without files
+ * (rd_record), for as long as a request wants it; each request is a
+ * window onto it (a tap), as onto a served session. A second request for
+ * the same process shares the sampler: one reader, whatever the number of
+ * clients (two readers would each stop the process, and the second be
+ * refused). A request that comes while its sampler ends waits for the
+ * next one. */
+typedef struct sampler {
+    rd_http_pprof *hp;
+    rd_record_opts o;
+    rd_recording *rec;
+    rd_session *s; /* once sampling began */
+    int quitting;  /* asked to end: takes no new window */
+    struct sampler *next, **prevp;
+} sampler;
+
+static void tap_start(pjob *j, rd_session *s)
 {
-    pjob *j = ud;
-    if (!last)
-        return;
-    char *buf = NULL;
-    size_t n = 0;
-    FILE *f = open_memstream(&buf, &n);
-    rd_pprof_info info = {s->cmd, s->cwd[0] ? s->cwd : NULL, j->wall0};
-    j->err = f ? rd_pprof_write(&s->m, &info, f) : -ENOMEM;
-    if (f && fclose(f) && !j->err)
-        j->err = -ENOMEM;
-    if (!j->err)
-        rd_pb_append(&j->gz, buf, n);
-    free(buf);
+    if (!(j->tap = calloc(1, sizeof *j->tap))) {
+        answer(j, NULL, -ENOMEM, "out of memory");
+        return job_free(j);
+    }
+    j->tap->wake = &j->hp->wake;
+    j->tap->wall0 = j->wall0 = wall_ns();
+    rd_tap_add(s, j->tap);
+    uv_timer_start(&j->timer, on_window, (uint64_t)j->secs * 1000, 0);
 }
 
-static void rec_end(rd_recording *rec, void *ud)
+static int sampler_jobs(sampler *m)
 {
-    pjob *j = ud;
+    int n = 0;
+    for (pjob *j = m->hp->jobs; j; j = j->next)
+        n += j->smp == m;
+    return n;
+}
+
+/* A window of m's ended (or was given up): with none left, m ends. */
+static void sampler_release(sampler *m)
+{
+    if (m && !m->quitting && !sampler_jobs(m)) {
+        m->quitting = 1;
+        rd_record_quit(m->rec); /* sampler_end frees it */
+    }
+}
+
+static void sampler_started(rd_session *s, void *ud)
+{
+    sampler *m = ud;
+    m->s = s;
+    for (pjob *j = m->hp->jobs, *next; j; j = next) {
+        next = j->next;
+        if (j->smp == m && !j->tap)
+            tap_start(j, s);
+    }
+    sampler_release(m); /* every client may have left meanwhile */
+}
+
+static sampler *sampler_new(rd_http_pprof *hp, pid_t pid);
+
+/* The recording is over: its windows were ended with what they had (their
+ * taps answer); a request still waiting for it gets why, or the next
+ * sampler if it came while this one was ending. */
+static void sampler_end(rd_recording *rec, void *ud)
+{
+    sampler *m = ud;
     char msg[1024];
     int e = rd_record_free(rec, msg, sizeof msg);
-    j->rec = NULL;
-    answer(j, &j->gz, e ? e : j->err ? j->err : j->gz.n ? 0 : -ESRCH, msg);
-    job_free(j);
+    if ((*m->prevp = m->next))
+        m->next->prevp = m->prevp;
+    sampler *again = NULL;
+    for (pjob *j = m->hp->jobs, *next; j; j = next) {
+        next = j->next;
+        if (j->smp != m)
+            continue;
+        j->smp = NULL;
+        if (j->tap)
+            continue;
+        if (m->s && !again && m->hp->open)
+            again = sampler_new(m->hp, m->o.pid);
+        if (again) {
+            j->smp = again;
+            continue;
+        }
+        answer(j, NULL, e ? e : -ESRCH, e || msg[0] ? msg : "no samples");
+        job_free(j);
+    }
+    free(m);
 }
 
-static void rec_gone(rd_http_req *r, void *ud)
+static sampler *sampler_new(rd_http_pprof *hp, pid_t pid)
+{
+    sampler *m = calloc(1, sizeof *m);
+    if (!m)
+        return NULL;
+    m->hp = hp;
+    m->o = (rd_record_opts){.pid = pid, .hz = RD_HTTP_HZ, .started = sampler_started};
+    m->o.so = (rd_session_opts){.no_files = 1, .sample_hz = RD_HTTP_HZ};
+    if (rd_record_start(&m->o, hp->srv->loop, sampler_end, m, &m->rec)) {
+        free(m);
+        return NULL;
+    }
+    if ((m->next = hp->samplers))
+        m->next->prevp = &m->next;
+    hp->samplers = m;
+    m->prevp = &hp->samplers;
+    return m;
+}
+
+static void outside_gone(rd_http_req *r, void *ud)
 {
     (void)r;
     pjob *j = ud;
+    sampler *m = j->smp;
     j->req = NULL;
-    rd_record_quit(j->rec); /* rec_end frees the job */
+    j->smp = NULL;
+    if (j->tap)
+        rd_tap_cancel(j->tap);
+    job_free(j);
+    if (m && m->s)
+        sampler_release(m);
 }
 
 static void profile_outside(rd_http_pprof *hp, rd_http_req *r, pid_t pid, long secs)
 {
+    sampler *m = hp->samplers;
+    while (m && (m->o.pid != pid || m->quitting))
+        m = m->next;
     pjob *j = job_new(hp, r);
-    if (!j)
+    if (!j || (!m && !(m = sampler_new(hp, pid)))) {
+        if (j)
+            job_free(j);
         return rd_http_error(r, 500, "out of memory");
-    j->o = (rd_record_opts){.pid = pid, .hz = RD_HTTP_HZ, .duration_ms = (unsigned)secs * 1000};
-    j->o.so = (rd_session_opts){.no_files = 1, .sample_hz = RD_HTTP_HZ, .live = rec_live,
-                                .live_ud = j, .live_ms = 1000};
-    int e = rd_record_start(&j->o, hp->srv->loop, rec_end, j, &j->rec);
-    if (e) {
-        answer(j, NULL, e, strerror(-e));
-        job_free(j);
-        return;
     }
-    r->on_gone = rec_gone;
+    j->smp = m;
+    j->secs = secs;
+    r->on_gone = outside_gone;
     r->gone_ud = j;
+    if (m->s)
+        tap_start(j, m->s);
 }
 
 /* }====== */
@@ -302,11 +393,12 @@ static void on_request(rd_http_req *r, void *ud)
 }
 
 int rd_http_pprof_start(rd_http_pprof *hp, rd_server *srv, const char *spec,
-                        unsigned timeout_ms, char *err, size_t cap)
+                        unsigned timeout_ms, const char *token, char *err, size_t cap)
 {
     memset(hp, 0, sizeof *hp);
     hp->srv = srv;
-    int e = rd_http_listen(&hp->http, srv->loop, spec, timeout_ms, on_request, hp, err, cap);
+    int e = rd_http_listen(&hp->http, srv->loop, spec, timeout_ms, token, on_request, hp, err,
+                           cap);
     if (e)
         return e;
     uv_async_init(srv->loop, &hp->wake, on_tap_done);

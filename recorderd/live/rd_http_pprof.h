@@ -17,13 +17,15 @@ typedef struct rd_http_pprof {
     rd_http http;
     uv_async_t wake; /* a tap is done */
     struct pjob *jobs;
+    struct sampler *samplers; /* processes sampled from outside, one each */
     int open;
 } rd_http_pprof;
 
 /* Serves on spec (rd_http_listen's) for srv, on srv's loop, each request
- * bounded by timeout_ms. Returns 0, or a negative errno with err. */
+ * bounded by timeout_ms; token (or NULL) as rd_http_listen's. Returns 0,
+ * or a negative errno with err. */
 int rd_http_pprof_start(rd_http_pprof *hp, rd_server *srv, const char *spec,
-                        unsigned timeout_ms, char *err, size_t cap);
+                        unsigned timeout_ms, const char *token, char *err, size_t cap);
 
 /* Stops serving: waiting profiles are given up, samplers stopped. */
 void rd_http_pprof_close(rd_http_pprof *hp);

@@ -440,6 +440,8 @@ int rd_inject(pid_t pid, int *reused, char *err, size_t cap)
     pid_t tid = safe_point(&t, &e);
     if (e == -EPERM)
         eperm(pid, err, cap);
+    else if (e == -EBUSY) /* a debugger came since refusals() looked */
+        rd_peek_refusal_msg(pid, e, err, cap);
     else if (e == -ENOENT)
         snprintf(err, cap, "process %d has no Lua 5.1 state that recorderd can find", (int)pid);
     else if (e)

@@ -98,7 +98,19 @@ void rd_peek_let_go(rd_peek_stop *s)
     s->n = 0;
 }
 
-/* Stops every task of pid. Returns 0, or -errno of the first refusal. */
+/* The process tracing task tid of pid (its TracerPid), or 0. */
+static long tracer_of(pid_t pid, pid_t tid)
+{
+    char name[64], buf[2048];
+    snprintf(name, sizeof name, "task/%d/status", (int)tid);
+    size_t n = rd_proc_read(pid, name, buf, sizeof buf - 1);
+    buf[n] = 0;
+    const char *t = strstr(buf, "\nTracerPid:");
+    return t ? strtol(t + 11, NULL, 10) : 0;
+}
+
+/* Stops every task of pid. Returns 0, or -errno of the first refusal
+ * (-EBUSY: another process traces it). */
 int rd_peek_stop_all(pid_t pid, rd_peek_stop *s)
 {
     char path[64];
@@ -115,6 +127,8 @@ int rd_peek_stop_all(pid_t pid, rd_peek_stop *s)
             continue;
         if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) < 0) {
             e = errno == ESRCH || task_ended(pid, tid) ? 0 : -errno; /* a task that just ended */
+            if (e == -EPERM && tracer_of(pid, tid) > 0) /* a debugger, another reader */
+                e = -EBUSY;
             continue;
         }
         s->sig[s->n] = 0;
@@ -313,6 +327,7 @@ static long proc_uid(pid_t pid)
 
 void rd_peek_refusal_msg(pid_t pid, int e, char *buf, size_t cap)
 {
+    long tracer;
     long uid = e == -EPERM && geteuid() ? proc_uid(pid) : -1;
     if (uid >= 0 && uid != (long)geteuid()) /* the common reason, said first */
         snprintf(buf, cap, "process %d belongs to uid %ld: read only your own processes "
@@ -325,7 +340,14 @@ void rd_peek_refusal_msg(pid_t pid, int e, char *buf, size_t cap)
                  "children (run recorderd as root or with CAP_SYS_PTRACE, or set it to 0); "
                  "in a container, add CAP_SYS_PTRACE",
                  (int)pid, strerror(-e));
-    else if (e == -ESRCH || e == -ENOENT)
+    else if (e == -EBUSY && (tracer = tracer_of(pid, pid)) > 0) {
+        char comm[64];
+        size_t n = rd_proc_read((pid_t)tracer, "comm", comm, sizeof comm - 1);
+        comm[n && comm[n - 1] == '\n' ? n - 1 : n] = 0;
+        snprintf(buf, cap, "process %d is being traced by process %ld (%s: a debugger, or "
+                 "another recorderd reading it): one at a time; try again when it is done",
+                 (int)pid, tracer, rd_printable(comm, comm, sizeof comm));
+    } else if (e == -ESRCH || e == -ENOENT)
         snprintf(buf, cap, "process %d exited", (int)pid);
     else
         snprintf(buf, cap, "cannot stop process %d for the read: %s", (int)pid, strerror(-e));
@@ -337,10 +359,11 @@ int rd_peek_luajit(pid_t pid, char *buf, size_t cap)
     uintptr_t at;
     if (rd_elf_find(pid, "luaJIT_setmode", NULL, &at, lib, sizeof lib))
         return 0;
-    snprintf(buf, cap, "process %d runs LuaJIT (%s), which recorderd can neither read nor "
-                       "load luatrace into from outside (record needs that): attach, dump "
-                       "and top work on one started with LUATRACE_ATTACH=1 luajit "
-                       "-lluatrace ... (or that calls require(\"luatrace\").listen())",
+    snprintf(buf, cap, "process %d runs LuaJIT (%s). recorderd cannot read a LuaJIT "
+                       "process from outside, nor load luatrace into it: start it with "
+                       "LUATRACE_ATTACH=1 luajit -lluatrace ... (or have it call "
+                       "require(\"luatrace\").listen()), and attach, dump and top work on it "
+                       "(record reads Lua 5.1 only)",
              (int)pid, lib);
     return 1;
 }

@@ -153,6 +153,7 @@ static void put_begin(rec *r)
     memcpy(r->line, r->cur_line, r->cur_n * sizeof r->line[0]);
     r->n = r->cur_n;
     r->last_ns = now_ns();
+    lt_ring_publish(&r->ring);
 }
 
 /* From the last sample's stack to this one's: RET for the frames gone,
@@ -174,6 +175,7 @@ static void put_step(rec *r, uint64_t t)
     memcpy(r->line, r->cur_line, m * sizeof r->line[0]);
     r->n = m;
     r->last_ns = t;
+    lt_ring_publish(&r->ring); /* a sample at a time: a window (rd_tap) ends where it ends */
 }
 
 /* }====== */
@@ -419,6 +421,8 @@ static void find_after(uv_work_t *w, int status)
         r->start_err = start(r, r->loop, r->msg, sizeof r->msg);
     if (r->start_err && !r->end_pending)
         r->on_end(r, r->ud);
+    else if (!r->start_err && r->o->started)
+        r->o->started(r->s, r->ud);
 }
 
 int rd_record_start(const rd_record_opts *o, uv_loop_t *loop,

@@ -13,6 +13,9 @@ typedef struct rd_record_opts {
     unsigned duration_ms; /* 0: until Ctrl-C, SIGTERM or the process's exit */
     int stop;             /* hold the process stopped for each read (exact, costly) */
     rd_session_opts so;   /* where the session goes; so.sample_hz = hz */
+    /* Called on the loop once the session has started (the sampler runs),
+     * with it and rd_record_start's ud: a caller may add windows (rd_tap). */
+    void (*started)(rd_session *s, void *ud);
 } rd_record_opts;
 
 typedef struct rd_recording rd_recording;

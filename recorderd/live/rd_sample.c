@@ -38,6 +38,8 @@ typedef struct sampler {
     uint64_t samples, in_lua; /* in this interval */
     uint64_t stopped_us;      /* how long the process was held stopped, in this interval */
     int stop_each;            /* --stop: hold the process stopped for each read */
+    int by_total;             /* rows by total samples (key t), else by self (key s) */
+    int redraw;               /* the sort changed: draw the interval so far now */
     char cwd[4096];           /* the process's: files under it are shown relative to it */
 } sampler;
 
@@ -153,12 +155,21 @@ static int by_self(const void *a, const void *b)
     return x->total < y->total ? 1 : x->total > y->total ? -1 : 0;
 }
 
+/* The callers of the hot code first: what a person looks for by name. */
+static int by_total(const void *a, const void *b)
+{
+    const row *x = a, *y = b;
+    if (x->total != y->total)
+        return x->total < y->total ? 1 : -1;
+    return x->self < y->self ? 1 : x->self > y->self ? -1 : 0;
+}
+
 /* Prints the interval's rows (clearing a terminal first), then starts the
  * next interval. */
 static void draw(sampler *sm, const char *cmd, unsigned hz, FILE *out)
 {
     if (sm->n)
-        qsort(sm->rows, sm->n, sizeof *sm->rows, by_self);
+        qsort(sm->rows, sm->n, sizeof *sm->rows, sm->by_total ? by_total : by_self);
     if (isatty(fileno(out)))
         fprintf(out, "\033[H\033[2J");
     fprintf(out, "luatrace top: process %d: %s\n", (int)sm->pid, cmd);
@@ -167,10 +178,11 @@ static void draw(sampler *sm, const char *cmd, unsigned hz, FILE *out)
         snprintf(held, sizeof held, "the process held stopped %.1f ms",
                  (double)sm->stopped_us / 1000.0);
     fprintf(out, "%llu samples at %u Hz in the last interval, %llu in Lua (read from outside, "
-                 "%s); q or Ctrl-C stops\n\n",
-            (unsigned long long)sm->samples, hz, (unsigned long long)sm->in_lua, held);
+                 "%s)\nsorted by %s time: t sorts by total, s by self; q or Ctrl-C stops\n\n",
+            (unsigned long long)sm->samples, hz, (unsigned long long)sm->in_lua, held,
+            sm->by_total ? "total" : "self");
     fprintf(out, "%7s %7s %8s  %s\n", "%self", "%total", "samples", "function");
-    for (uint32_t i = 0; i < sm->n && i < 20 && sm->rows[i].self; i++) {
+    for (uint32_t i = 0; i < sm->n && i < 20 && (sm->rows[i].self || sm->rows[i].total); i++) {
         const row *r = &sm->rows[i];
         fprintf(out, "%7.2f %7.2f %8llu  %s\n", 100.0 * (double)r->self / (double)sm->samples,
                 100.0 * (double)r->total / (double)sm->samples, (unsigned long long)r->self,
@@ -183,8 +195,9 @@ static void draw(sampler *sm, const char *cmd, unsigned hz, FILE *out)
     sm->samples = sm->in_lua = sm->stopped_us = 0;
 }
 
-/* Waits up to ms for a key: 1 if it asks to stop (q, Q, Ctrl-C). */
-static int key_quit(int tty, int ms)
+/* Waits up to ms for a key: 1 if it asks to stop (q, Q, Ctrl-C); t and s
+ * sort the rows by total or self, redrawn at once. */
+static int key_quit(sampler *sm, int tty, int ms)
 {
     struct pollfd p = {.fd = 0, .events = POLLIN};
     if (!tty) {
@@ -193,7 +206,13 @@ static int key_quit(int tty, int ms)
         return 0;
     }
     char c;
-    return poll(&p, 1, ms) == 1 && read(0, &c, 1) == 1 && (c == 'q' || c == 'Q' || c == 3);
+    if (poll(&p, 1, ms) != 1 || read(0, &c, 1) != 1)
+        return 0;
+    if (c == 't' || c == 'T' || c == 's' || c == 'S') {
+        sm->by_total = c == 't' || c == 'T';
+        sm->redraw = 1;
+    }
+    return c == 'q' || c == 'Q' || c == 3;
 }
 
 static int run_loop(sampler *sm, const rd_sample_opts *o, const char *cmd)
@@ -211,14 +230,15 @@ static int run_loop(sampler *sm, const rd_sample_opts *o, const char *cmd)
         if ((e = sample(sm)))
             break;
         uint64_t t = now_ms();
-        if (t >= next_draw) {
+        if (t >= next_draw || (sm->redraw && sm->samples)) {
             draw(sm, cmd, o->hz, stdout);
-            next_draw += 1000;
+            next_draw = t >= next_draw ? next_draw + 1000 : t + 1000;
+            sm->redraw = 0;
         }
         if (o->duration_ms && t - t0 >= o->duration_ms)
             break;
         next += period;
-        if (key_quit(tty, next > t ? (int)(next - t) : 0))
+        if (key_quit(sm, tty, next > t ? (int)(next - t) : 0))
             break;
     }
     if (tty)

@@ -24,7 +24,16 @@ static int write_profile(FILE *f, const rd_render *r)
 
 static int write_folded(FILE *f, const rd_render *r)
 {
-    return rd_report_folded(r->m, r->weight, f);
+    static const char *const what[] = {"time", "line events", "calls"};
+    double cut = 0;
+    int e = rd_report_folded(r->m, r->weight, f, &cut);
+    if (!e && cut > 0 && r->cut)
+        snprintf(r->cut, r->cut_cap,
+                 "stacks.folded stopped at its %llu MiB bound: %.1f%% of its %s is on its last "
+                 "line '[...]', the stacks it had no room for; profile.pb.gz (--format pprof) "
+                 "and callgrind.out hold every stack",
+                 RD_FOLD_MAX >> 20, 100.0 * cut, what[r->weight]);
+    return e;
 }
 
 static int write_flame(FILE *f, const rd_render *r)

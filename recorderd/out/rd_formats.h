@@ -29,6 +29,10 @@ typedef struct rd_render {
     int truncated;         /* the trace was cut short */
     enum rd_weight weight; /* of the folded stacks */
     int header;            /* profile.txt names the session and its command */
+    /* Where a report that stopped at a bound says what it left out and
+     * what holds it all, for stderr and session.json (NULL: nowhere). */
+    char *cut;
+    size_t cut_cap;
 } rd_render;
 
 enum {

@@ -201,6 +201,9 @@ static void put_summary(html *h, const rd_fstat *fs)
              (unsigned long long)t.hit, (unsigned long long)t.lines,
              t.lines ? 100.0 * (double)t.hit / (double)t.lines : 0.0, (unsigned long long)t.fns_hit,
              (unsigned long long)t.fns);
+    if (m->sampled_hz) /* a line no sample saw may have run a million times */
+        snprintf(buf, sizeof buf, "none: samples see some of the lines run, not all "
+                                  "(recorderd run traces every line)");
     summary_row(h, "coverage", buf);
     char note[256];
     if (rd_cov_truncated_note(h->cov, note, sizeof note)[0]) summary_row(h, "INCOMPLETE", note);
@@ -285,7 +288,9 @@ static void put_file_row(html *h, uint32_t i, uint64_t ticks)
     fprintf(h->out, "<tr><td class=\"l\"><a href=\"#src-%u\">", i);
     esc(h, f->path ? rd_label_src(h->m, f->path) : f->name); /* as in the labels */
     fputs("</a></td>", h->out);
-    if (f->exact)
+    if (h->m->sampled_hz)
+        fputs("<td colspan=\"3\" class=\"l note\">sampled: no coverage</td>", h->out);
+    else if (f->exact)
         fprintf(h->out, "<td>%llu / %llu</td><td>%.2f</td><td>%llu / %llu</td>",
                 (unsigned long long)t.hit, (unsigned long long)t.lines,
                 t.lines ? 100.0 * (double)t.hit / (double)t.lines : 0.0,
@@ -310,7 +315,9 @@ static void put_src_row(html *h, uint32_t line, const rd_cov_line *cl, const rd_
 {
     char hits[32] = "", ms[32] = "";
     const char *cls = cl && cl->hits ? "hit" : cl && cl->exec ? "miss" : "none";
-    if (cl && (cl->hits || cl->exec))
+    if (h->m->sampled_hz) /* no sample on a line is no news about it */
+        cls = "none";
+    if (cl && (cl->hits || (cl->exec && !h->m->sampled_hz)))
         snprintf(hits, sizeof hits, "%llu", (unsigned long long)cl->hits);
     if (tl) snprintf(ms, sizeof ms, "%.3f", (double)tl->ticks * h->ms_per_tick);
     fprintf(h->out, "<tr class=\"%s\"><td class=\"n\">%u</td>", cls, line);
@@ -374,10 +381,18 @@ static void put_listing(html *h, uint32_t i, const rd_fline *tv, uint32_t nt)
 
 static void put_file_table(html *h, const rd_flines *fl)
 {
-    fputs("<h2 id=\"sources\">Sources and coverage</h2>\n<p class=\"note\">hits: line "
-          "events; ms: time on the line itself; green: run, red: executable but never "
-          "run.</p>\n",
-          h->out);
+    if (h->m->sampled_hz)
+        fputs("<h2 id=\"sources\">Sources</h2>\n<p class=\"note\">hits: the samples that "
+              "saw the line; ms: time on the line itself. A sampled session has no coverage: "
+              "a line no sample saw may have run.</p>\n",
+              h->out);
+    else
+        fputs("<h2 id=\"sources\">Sources and coverage</h2>\n<p class=\"note\">hits: line "
+              "events; ms: time on the line itself, not in the functions it calls (a C "
+              "function's time is its own, a Lua function's on its own lines), so the lines "
+              "add up to the Lua functions' self time, not to the traced time; green: run, "
+              "red: executable but never run.</p>\n",
+              h->out);
     char note[256];
     if (rd_cov_truncated_note(h->cov, note, sizeof note)[0]) {
         fputs("<p class=\"warn\">", h->out);

@@ -76,6 +76,7 @@ typedef struct folder {
     uint64_t *deep; /* per node standing for deep ones (rd_path.h): their weight */
     uint64_t written; /* bytes of lines */
     uint64_t left_out; /* weight of the lines past RD_FOLD_MAX */
+    uint64_t all;      /* weight of every line, written or not */
     int err;
 } folder;
 
@@ -139,6 +140,7 @@ static void fold_line(folder *f, const char *path, size_t len, uint64_t v)
 {
     if (!v || f->err)
         return;
+    f->all = f->all + v < v ? UINT64_MAX : f->all + v;
     if (f->written + len > RD_FOLD_MAX) {
         f->left_out = f->left_out + v < v ? UINT64_MAX : f->left_out + v;
         return;
@@ -213,10 +215,10 @@ static int fold_deep(folder *f)
     return fids ? f->err : -ENOMEM;
 }
 
-int rd_report_folded(const rd_model *m, enum rd_weight w, FILE *out)
+int rd_report_folded(const rd_model *m, enum rd_weight w, FILE *out, double *cut)
 {
     folder f = {{fold_enter, fold_leave, m}, w, rd_model_ns_per_tick(m), out, NULL, 0, 0,
-                NULL, 0, 0, {0}, NULL, 0, 0, 0};
+                NULL, 0, 0, {0}, NULL, 0, 0, 0, 0};
     if (rd_paths_init(&f.paths, m, 0))
         return -ENOMEM;
     if (!(f.deep = calloc(m->nnode, sizeof *f.deep))) {
@@ -229,6 +231,8 @@ int rd_report_folded(const rd_model *m, enum rd_weight w, FILE *out)
     free(f.marks);
     free(f.deep);
     rd_paths_free(&f.paths);
+    if (cut)
+        *cut = f.left_out && f.all ? (double)f.left_out / (double)f.all : 0;
     return e;
 }
 

@@ -28,8 +28,9 @@ rd_fstat *rd_report_fstats(const rd_model *m);
 
 /* Folded stacks "root;...;leaf COUNT", one line per stack with a nonzero
  * weight (time in integer ns), bounded as above. Returns 0, -EIO or
- * -ENOMEM. */
-int rd_report_folded(const rd_model *m, enum rd_weight w, FILE *out);
+ * -ENOMEM; *cut (unless NULL) is the share of the weight on the last line
+ * (0: the file holds every stack). */
+int rd_report_folded(const rd_model *m, enum rd_weight w, FILE *out, double *cut);
 
 /* profile.txt: functions by self time and by total time. `top` limits each
  * table (0 = all), the rows past it summed up in one line. title/cmd may

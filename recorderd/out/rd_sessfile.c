@@ -221,5 +221,5 @@ void rd_sessfile_render(const char *path, const rd_model *m, rd_sessfile_meta *t
     session_dir_of(path, dir, sizeof dir);
     *r = (rd_render){m, NULL, path, cmd ? t->command : NULL, cwd ? t->cwd : NULL, 0,
                      trace_start_ns(path, m), dir[0] && rd_sessfile_truncated(dir) > 0,
-                     RD_W_TIME, 0};
+                     RD_W_TIME, 0, NULL, 0};
 }

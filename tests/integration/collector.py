@@ -755,8 +755,8 @@ def case_multistate(c):
 
 def case_untraced(c):
     """recorderd run of a command that loads no collector says so (and why,
-    when LUA_INIT kept run from setting it), keeps the command's exit
-    status, and says nothing with --quiet."""
+    when LUA_INIT kept run from setting it), with --quiet too; it keeps the
+    command's exit status, 125 for one that succeeded."""
     prog = c.write('untraced.lua', 'print("hi") os.exit(3)\n')
     init = c.write('init.lua', 'x = 1\n')
     base = [c.args.recorderd, 'run', '--out', c.out]
@@ -766,8 +766,16 @@ def case_untraced(c):
     r = run(base + ['--', c.args.lua, prog], c.tmp, c.env(LUA_INIT='@' + init))
     expect(r.status == 3 and r.out == b'hi\n' and note in r.err and b'LUA_INIT is set' in r.err,
            'LUA_INIT: %r' % (r.err,))
+    # --quiet silences the summary, never this failure; a command that
+    # succeeded with nothing traced exits 125
     r = run(base + ['--quiet', '--', c.args.lua, prog], c.tmp, c.env(LUA_INIT='@' + init))
-    expect(r.status == 3 and r.err == b'', '--quiet: %r' % (r.err,))
+    expect(r.status == 3 and note in r.err and b'LUA_INIT is set' in r.err,
+           '--quiet: %r' % (r.err,))
+    r = run(base + ['-q', '--', c.args.lua, '-e', 'print(1)'], c.tmp, c.env(LUA_INIT='x=1'))
+    expect(r.status == 125 and r.out == b'1\n' and note in r.err and b'125' in r.err,
+           '-q, exit 0, nothing traced: %d %r' % (r.status, r.err))
+    r = run(base + ['--', 'true'], c.tmp, c.env())
+    expect(r.status == 125 and note in r.err, 'true: %d %r' % (r.status, r.err))
     r = run(base + ['--quiet', '--', c.args.lua, prog], c.tmp, c.env())
     expect(r.status == 3 and note not in r.err and os.listdir(c.out) == ['untraced'],
            'traced: %r' % (r.err,))
@@ -865,7 +873,8 @@ def case_otherlua(c):
         # the note is left out where the interpreter failed (run's rule for
         # a lua that failed under its LUA_INIT): a script that ends well
         r = run(base + [lua, '-e', 'x = 1'], c.tmp, c.env())
-        expect(r.status == 0 and b'nothing was traced' in r.err, '%s under run: %r' % (lua, r.err))
+        expect(r.status == 125 and b'nothing was traced' in r.err,
+               '%s under run: %d %r' % (lua, r.status, r.err))
 
 
 def case_luajit(c):
@@ -1044,7 +1053,18 @@ def case_dashl(c):
     # the build tree's collector by a plain path (it was BUILD/recorderd/../collector)
     want = "export LUA_CPATH='%s/?.so;;'\n" % os.path.join(
         os.path.dirname(os.path.dirname(os.path.realpath(c.args.recorderd))), 'collector')
-    expect(r.out.decode() == want, 'recorderd env: %r, want %r' % (r.out, want))
+    expect(r.out.decode().endswith(want), 'recorderd env: %r, want %r' % (r.out, want))
+    # and, from a build tree, recorderd and its man pages by name
+    env.pop('MANPATH', None)
+    r = run(['bash', '-c', 'eval "$("$0" env)" && cd / && command -v recorderd && '
+             'man -w recorderd && man -w luatrace && eval "$(recorderd env)" && echo "$PATH"',
+             c.args.recorderd], c.tmp, env)
+    lines = r.out.decode().splitlines()
+    here = os.path.dirname(os.path.realpath(c.args.recorderd))
+    expect(r.status == 0 and len(lines) == 4 and lines[0] == os.path.join(here, 'recorderd')
+           and lines[1].endswith('/man/man1/recorderd.1') and lines[2].endswith('luatrace.7')
+           and lines[3].split(':').count(here) == 1,  # a second eval adds nothing
+           'recorderd env, PATH and MANPATH: %d %r %r' % (r.status, r.out, r.err))
 
 
 def case_shmfull(c):
@@ -1141,10 +1161,13 @@ def case_runopts(c):
     # each command's own --help: a line per option of its own, the formats
     # where it writes reports, an example (run and attach printed one synopsis)
     options = {'run': ['-o, --out', '-q, --quiet', '-f, --format', '--ring', '--mode',
-                       '--coverage', '--no-trace', '-b, --backend', '--sample'],
-               'listen': ['--socket', '-o, --out', '-f, --format', '--coverage', '--no-trace',
-                          '-b, --backend', '--hello-timeout', '--http'],
+                       '--coverage', '--include', '--exclude', '--no-trace', '-b, --backend',
+                       '--sample'],
+               'listen': ['--socket', '-o, --out', '-f, --format', '--coverage', '--include',
+                          '--exclude', '--no-trace',
+                          '-b, --backend', '--hello-timeout', '--http', '--http-token-file'],
                'attach': ['-d, --duration', '-o, --out', '-f, --format', '--coverage',
+                          '--include', '--exclude',
                           '--no-trace', '--timeout', '-b, --backend', '-q, --quiet'],
                'report': ['-f, --format', '-o, --out', '-w, --weight', '--merge', '--include',
                           '--exclude', '--include-untested', '-b, --backend'],
@@ -1422,6 +1445,35 @@ def profile_self_rows(session):
     return rows
 
 
+def case_ringwait(c):
+    """A program that waits on its recorder for over a tenth of its run is
+    told so in the summary, with what to do, and session.json counts the
+    wait (ring_waited_ns); a program whose events fit its ring never waits
+    and is told nothing. The recorder is slowed as a busy machine would
+    (LUATRACE_TEST_DRAIN_PAUSE_US: a pause after each read) and the ring
+    small. It said nothing: a run twice as slow, with no reason given."""
+    prog = c.write('busy.lua', 'local s = 0\nfor i = 1, 3000000 do s = s + i % 7 end\n'
+                   'print(s)\n')
+    env = c.env(LUATRACE_TEST_DRAIN_PAUSE_US='2000')
+    r = run([c.args.recorderd, 'run', '--ring', '64K', '--out', c.out, '--', c.args.lua, prog],
+            c.tmp, env)
+    meta = json.load(open(os.path.join(c.session('busy'), 'session.json')))
+    said = re.search(r'luatrace: the program waited (\d+\.\d\d) s of its (\d+\.\d\d) s for '
+                     r'recorderd to make room in the ring: .* give it a free core, a bigger ring '
+                     r'\(--ring 64M\), or trace with no clock \(--coverage\)', r.err.decode())
+    expect(r.status == 0 and said and meta['ring_waited_ns'] > 0 and
+           abs(float(said.group(1)) - meta['ring_waited_ns'] / 1e9) < 0.006 and
+           float(said.group(1)) * 10 >= float(said.group(2)),
+           'a slow recorder: %d %r, ring_waited_ns %s' % (r.status, r.err[-600:],
+                                                          meta['ring_waited_ns']))
+    small = c.write('small.lua', 'local s = 0\nfor i = 1, 1000 do s = s + i end\nprint(s)\n')
+    r = run([c.args.recorderd, 'run', '--out', c.out, '--', c.args.lua, small], c.tmp, env)
+    meta = json.load(open(os.path.join(c.session('small'), 'session.json')))
+    expect(r.status == 0 and b'to make room' not in r.err and meta['ring_waited_ns'] == 0,
+           'a program that fits its ring: %r, ring_waited_ns %s' % (r.err[-400:],
+                                                                    meta['ring_waited_ns']))
+
+
 def case_summary(c):
     """run's summary on stderr: traced time and events (as profile.txt and
     session.json), the top 10 functions by self time (profile.txt's first
@@ -1459,15 +1511,34 @@ def case_labels(c):
     """Labels people read are `name (file:line)`, a file under the
     program's working directory relative to it: profile.txt, the flame
     graph, report.html, callgrind's function names, pprof's, and `report`
-    later on; one outside it whole. The folded stacks keep NAME@SRC:LINE
-    whole (the corpus compares them with the reference tracer). The
-    flame graph began each label with the absolute path (`/tmp..`)."""
+    later on; one under a Lua library root (PREFIX/share/lua/5.1,
+    PREFIX/lib/lua/5.1) relative to that root (inspect.lua, pkg/mod.lua),
+    unless another source would be shown the same (dup.lua under two
+    roots: both as if under no root, here relative to the cwd); any other
+    whole. The folded stacks keep
+    NAME@SRC:LINE whole (the corpus compares them with the reference
+    tracer). The flame graph began each label with the absolute path
+    (`/tmp..`), and installed modules were whole."""
     os.makedirs(os.path.join(c.tmp, 'app', 'lib'))
+    lt = os.path.join(c.tmp, 'lt')
+    for d in ('a/share/lua/5.1', 'b/lib/lua/5.1', 'tree/share/lua/5.1/pkg'):
+        os.makedirs(os.path.join(lt, d))
+    dup = 'return {f = function() local s = 0 for i = 1, 10000 do s = s + i end return s end}\n'
+    for d in ('a/share/lua/5.1', 'b/lib/lua/5.1'):
+        c.write(os.path.join('lt', d, 'dup.lua'), dup)
+    c.write('lt/tree/share/lua/5.1/pkg/mod.lua', 'local M = {}\nfunction M.work() local s = 0 '
+            'for i = 1, 20000 do s = s + i end return s end\nreturn M\n')
     c.write('app/lib/m.lua', 'return {work = function(n) local s = 0\n'
             '  for i = 1, n do s = s + i end return s end}\n')
-    prog = c.write('app/main.lua', 'package.path = %r .. ";" .. package.path\n'
+    prog = c.write('app/main.lua', 'package.path = %r .. ";" .. %r .. ";" .. package.path\n'
                    'local m, inspect = require "m", require "inspect"\n'
-                   'print(m.work(20000), inspect({1}))\n' % (os.path.join(c.tmp, 'app', 'lib', '?.lua')))
+                   'print(m.work(20000), inspect({1}))\n'
+                   'local mod = require "pkg.mod"\n'
+                   'print(dofile(%r).f(), dofile(%r).f(), mod.work())\n'
+                   % (os.path.join(c.tmp, 'app', 'lib', '?.lua'),
+                      os.path.join(lt, 'tree/share/lua/5.1/?.lua'),
+                      os.path.join(lt, 'a/share/lua/5.1/dup.lua'),
+                      os.path.join(lt, 'b/lib/lua/5.1/dup.lua')))
     c.used.add('main')
     r = run([c.args.recorderd, 'run', '--quiet', '--out', c.out, '--format', 'folded,callgrind,pprof',
              '--', c.args.lua, prog], c.tmp, c.env())
@@ -1477,8 +1548,13 @@ def case_labels(c):
     whole = 'm.work@%s:1' % os.path.join(c.tmp, 'app', 'lib', 'm.lua')
     expect(whole in folded, 'folded stacks: %r' % folded[:400])
     label = 'm.work (app/lib/m.lua:1)'
-    outside = re.search(r'inspect.inspect \(/usr/share/lua/5.1/inspect.lua:\d+\)', profile_text(session))
-    expect(outside, 'no inspect.inspect with its whole path in profile.txt')
+    text = profile_text(session)
+    expect(re.search(r'inspect.inspect \(inspect.lua:\d+\)', text),
+           'no inspect.inspect (inspect.lua:N) in profile.txt: %r' % text[:3000])
+    expect('pkg.mod.work (pkg/mod.lua:2)' in text, 'no pkg/mod.lua: %r' % text[:3000])
+    for d in ('a/share/lua/5.1', 'b/lib/lua/5.1'):  # as if there were no root
+        whole = 'f (lt/%s/dup.lua:1)' % d
+        expect(whole in text, 'no %s: %r' % (whole, text[:3000]))
     svg = open(os.path.join(session, 'flamegraph.svg')).read()
     page = open(os.path.join(session, 'report.html')).read()
     cg = open(os.path.join(session, 'callgrind.out')).read()

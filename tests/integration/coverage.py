@@ -301,14 +301,14 @@ class Ctx:
         build_module(self.refdir, 'refcount', REFCOUNT_C)
         self.nout = 0
 
-    def traced(self, cmd, cwd, env_extra=None):
+    def traced(self, cmd, cwd, env_extra=None, opts=()):
         """Runs cmd under `recorderd run`; returns (result, session dir)."""
         self.nout += 1
         out = os.path.join(self.tmp, 'out%d' % self.nout)
         env = base_env()
         env.update(env_extra or {})
-        res = run([self.args.recorderd, 'run', '--quiet', '--out', out, '--format', 'all', '--']
-                  + cmd,
+        res = run([self.args.recorderd, 'run', '--quiet', '--out', out, '--format', 'all'] +
+                  list(opts) + ['--'] + cmd,
                   cwd, env, timeout=300)
         dirs = [d for d in os.listdir(out) if os.path.isdir(os.path.join(out, d))]
         expect(len(dirs) == 1, 'expected one session in %s: %r' % (out, dirs))
@@ -946,6 +946,29 @@ def case_options(ctx):
            'an untested file has hits: %s' % unused)
     names, _ = lcov_of('--include-untested', 'lib', '--exclude', '*unused*')
     expect('lib/unused.lua' not in names, '--exclude applies to untested files: %s' % names)
+    # run's own --include/--exclude: the session's coverage reports are
+    # report's of the same filters, byte for byte
+    pats = ['--include', '*/lib/*', '--include', 'vendor/*', '--exclude', '*/c.lua']
+    with open(os.path.join(work, 'gone.lua'), 'w') as f:  # the program removes it again
+        f.write(files['gone.lua'])
+    res, fsession = ctx.traced([ctx.args.lua, 'main.lua'], work, env, pats)
+    expect(res.status == 0, 'run --include: %s' % show_bytes(res.err))
+    for fmt, name in (('lcov', 'coverage.lcov'), ('luacov', 'luacov.stats.out'),
+                      ('coverage', 'coverage.txt')):
+        out = os.path.join(ctx.tmp, 'filtered.' + fmt)
+        ctx.report([session, '--format', fmt, '-o', out] + pats, cwd=work)
+        with open(out, 'rb') as a, open(os.path.join(fsession, name), 'rb') as b:
+            want, got = a.read(), b.read()
+        if fmt == 'coverage':  # its title names the session as it was given
+            want, got = want.split(b'\n', 1)[1], got.split(b'\n', 1)[1]
+        expect(got == want, 'run %s: %s differs from report\'s:\n%s\nwant:\n%s' %
+               (' '.join(pats), name, got[:600], want[:600]))
+    expect(set(read_lcov(os.path.join(fsession, 'coverage.lcov'))) ==
+           {os.path.join(work, 'lib/a.lua')}, 'run --include: %s' % fsession)
+    with open(os.path.join(fsession, 'report.html'), encoding='utf-8') as f:
+        page = f.read()
+    expect('main.lua</h3>' not in page and 'lib/a.lua</h3>' in page,
+           'report.html of run --include lists other sources')
     stats = os.path.join(ctx.tmp, 'untested.stats')
     ctx.report([session, '--format', 'luacov', '--include-untested', 'lib', '-o', stats],
                cwd=work)

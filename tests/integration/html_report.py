@@ -216,6 +216,11 @@ def one(args, path, tmp, evil=False, extra=()):
     raw, p = parse(page)
     check_contained(raw, p)
     top = check_totals(p, session)
+    # what a line's time holds, and why the lines do not add up to the
+    # traced time, said where the listings begin
+    check('ms: time on the line itself, not in the functions it calls' in raw and
+          "add up to the Lua functions' self time, not to the traced time" in raw,
+          'report.html does not say what its per-line times include')
     if evil:
         check_escaped(raw, p)
     if extra:

@@ -19,9 +19,23 @@ socket and ring even when it fails. Cases:
             keeps serving
   slow      a client that sends half a request is answered 408 and closed
             after the timeout, while other requests are served meanwhile;
-            more than 16 clients at once: the one over is answered 503
+            a 5th connection of one client at once is answered 503
   otheruser another user's process (useradd; root only, else skipped) is
             refused with 403
+  otherclient another user (root only) asking for the owner's profile or
+            /sessions is refused 403; holding 16 connections, it gets 4 and
+            the owner is still served; the access log names each
+  token     --http-token-file: an address not on loopback needs one; a file
+            others can read, or a short token, is refused; another user
+            (root only) gets in with the token, not with a wrong one or none;
+            a client from a non-loopback address needs it, the owner on
+            loopback does not
+  shared    overlapping profiles of one untouched process (three at once, a
+            fourth while they run) share one sampler: each answered 200 with
+            the hot function first; one after them starts a new sampler
+  busy      a process another tracer holds: 409 naming it (dump too)
+  accesslog (in garbage) a line per answer in the daemon's log: time, uid,
+            method, path, status, bytes
 """
 
 import http.client
@@ -33,6 +47,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 sys.dont_write_bytecode = True
@@ -56,14 +71,60 @@ os.exit(3)
 '''
 
 
+# A client of the endpoint run as another user (setpriv ... python3 -c):
+# argv PORT PATH [AUTHORIZATION]; prints [status, body] as JSON.
+CLIENT_GET = '''
+import http.client, json, sys
+c = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]), timeout=60)
+c.request("GET", sys.argv[2], headers={"Authorization": sys.argv[3]} if sys.argv[3:] else {})
+r = c.getresponse()
+print(json.dumps([r.status, r.read().decode("utf-8", "replace")]))
+'''
+
+# argv PORT N: opens N connections, each with half a request; prints how
+# many were answered 503 at once, then holds the rest until stdin ends.
+CLIENT_HOLD = '''
+import socket, sys, time
+held = []
+for i in range(int(sys.argv[2])):
+    s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+    s.sendall(b"GET /sessions HTTP/1.1\\r\\n")
+    held.append(s)
+time.sleep(0.5)
+refused = 0
+for s in held:
+    s.settimeout(0.2)
+    try:
+        refused += s.recv(12).startswith(b"HTTP/1.1 503")
+    except socket.timeout:
+        pass
+print(refused, flush=True)
+sys.stdin.read()
+'''
+
+
 class Http(Case):
-    def start(self):
-        self.start_daemon(extra=['--http', '127.0.0.1:0', '--hello-timeout', '1'])
+    def start(self, host='127.0.0.1', extra=(), timeout=1):
+        self.start_daemon(extra=['--http', host + ':0', '--hello-timeout', str(timeout)] +
+                          list(extra))
         line = self.daemon.stderr.readline().decode()
-        m = re.search(r'http://127\.0\.0\.1:(\d+)/', line)
+        m = re.search(r'http://%s:(\d+)/' % re.escape(host), line)
         expect(m, 'no endpoint address in the log: %r' % line)
         self.port = int(m.group(1))
         self.procs = []
+
+    def get_as(self, users, user, path, auth=None):
+        """GET path as another user (users.cmd): status, text."""
+        r = run(users.cmd(user, [sys.executable, '-c', CLIENT_GET, str(self.port), path] +
+                          ([auth] if auth else [])), '/', base_env(), 60)
+        expect(r.status == 0, 'the client as %s: %r' % (user.pw_name, r.err))
+        return json.loads(r.out)
+
+    def log_lines(self):
+        """The daemon's log after it stopped: its access-log lines."""
+        self.stop_daemon()
+        return [l for l in self.daemon.stderr.read().decode().splitlines()
+                if l.startswith('recorderd: http ')]
 
     def get(self, path, timeout=60):
         c = http.client.HTTPConnection('127.0.0.1', self.port, timeout=timeout)
@@ -280,6 +341,17 @@ def case_garbage(d):
         expect(text.endswith('\n') and text.count('\n') == 1 and len(text) > 5,
                'not a one-line message: %r' % text)
         d.serving()
+    st, _ = d.raw(b'GET /' + b'a' * 3000 + b' HTTP/1.1\r\n\r\n')
+    # the access log: a line per answer, in order, each /sessions after
+    line = re.compile(r'recorderd: http \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ uid %d '
+                      r'(GET|POST|DELETE|-) (\S+) (\d{3}) (\d+)$' % os.geteuid())
+    got = [line.match(l) for l in d.log_lines()]
+    expect(all(got), 'access log lines: %r' % [m for m in got if not m])
+    want = [str(w) for _, w in bad for w in (w, 200)] + ['414']
+    expect([m.group(3) for m in got] == want,
+           'access log statuses: %r, want %r' % ([m.group(3) for m in got], want))
+    expect(got[1].group(1, 2) == ('GET', '/sessions') and int(got[1].group(4)) > 10,
+           'a /sessions line: %r' % got[1].group(0))
 
 
 def case_slow(d):
@@ -295,11 +367,12 @@ def case_slow(d):
         half.close()
     held = []
     try:
-        for _ in range(17):
+        for _ in range(5):
             s = socket.create_connection(('127.0.0.1', d.port), timeout=60)
             held.append(s)
         st, body = read_answer(held[-1])
-        expect(st == 503, 'the 17th client at once: %d %r' % (st, body))
+        expect(st == 503 and b'of yours' in body,
+               'a 5th connection of one client at once: %d %r' % (st, body))
     finally:
         for s in held:
             s.close()
@@ -332,6 +405,180 @@ def case_otheruser(d):
     finally:
         d.kill_all()
         users.close()
+
+
+def case_otherclient(d):
+    """Another user of the machine asks: refused, and cannot keep the owner
+    out by holding connections."""
+    from secconn import need_root, Users
+    need_root()
+    users = Users()
+    holder = None
+    try:
+        gate, gate1, phase2 = (os.path.join(d.tmp, n) for n in ('gate', 'gate1', 'phase2'))
+        prog = d.write('hot.lua', PROG.replace('GATE1', repr(gate1)).replace('GATE', repr(gate))
+                       .replace('PHASE2', repr(phase2)))
+        open(gate1, 'w').close()  # straight to hot()
+        d.start(timeout=30)
+        p = d.spawn(prog, False)
+        st, text = d.get_as(users, users.b, '/debug/pprof/profile?seconds=1&pid=%d' % p.pid)
+        expect(st == 403 and 'serves its own user only' in text,
+               "another user's request for the owner's profile: %d %r" % (st, text))
+        st, text = d.get_as(users, users.b, '/sessions')
+        expect(st == 403, "another user's /sessions: %d %r" % (st, text))
+        holder = subprocess.Popen(users.cmd(users.b, [sys.executable, '-c', CLIENT_HOLD,
+                                                      str(d.port), '16']),
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  start_new_session=True)
+        refused = int(holder.stdout.readline() or -1)
+        expect(refused == 12, 'another user holding 16 connections: %d refused at once, '
+               'want 12 (4 a client)' % refused)
+        d.serving()  # the owner, while the other user holds its 4
+        holder.stdin.close()
+        holder.wait(timeout=30)
+        open(gate, 'w').close()
+        p.communicate(timeout=60)
+        log = d.log_lines()
+        uid_b = users.b.pw_uid
+        expect(any(l.endswith(' 403 %d' % len(text.encode())) and ' uid %d GET /sessions ' % uid_b
+                   in l for l in log), 'no access-log line of the refusal: %r' % log)
+    finally:
+        if holder and holder.poll() is None:
+            os.killpg(holder.pid, signal.SIGKILL)
+            holder.wait()
+        d.kill_all()
+        users.close()
+
+
+def local_address():
+    """An IPv4 address of this machine's that is not loopback, or None."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        s.connect(('10.255.255.255', 1))  # no packet: only picks a route
+        ip = s.getsockname()[0]
+        return None if ip.startswith('127.') or ip == '0.0.0.0' else ip
+    except OSError:
+        return None
+    finally:
+        s.close()
+
+
+def listen_refused(d, extra, why):
+    r = run([d.args.recorderd, 'listen', '--socket', d.sock, '--out', d.out] + extra,
+            d.tmp, d.env(), 30)
+    expect(r.status == 2 and why in r.err.decode(), '%r: %d %r' % (extra, r.status, r.err))
+
+
+def case_token(d):
+    from secconn import need_root, Users
+    need_root()
+    tok = 'tok-' + os.urandom(16).hex()
+    path = os.path.join(d.tmp, 'token')
+    with open(path, 'w') as f:
+        f.write(tok + '\n')
+    os.chmod(path, 0o644)
+    listen_refused(d, ['--http', '0.0.0.0:0'], 'not a loopback address')
+    listen_refused(d, ['--http', '0.0.0.0:0', '--http-token-file', path], 'chmod 600')
+    os.chmod(path, 0o600)
+    short = d.write('short', 'abc\n')
+    os.chmod(os.path.join(d.tmp, short), 0o600)
+    listen_refused(d, ['--http', '127.0.0.1:0', '--http-token-file', os.path.join(d.tmp, short)],
+                   '16 to 255 bytes')
+    users = Users()
+    try:
+        os.chmod(d.tmp, 0o755)
+        d.start(extra=['--http-token-file', path])
+        for auth, want, why in [(None, 403, 'Authorization: Bearer'),
+                                ('Bearer ' + tok[:-1] + 'x', 403, 'not the bearer token'),
+                                ('Basic ' + tok, 403, 'not the bearer token'),
+                                ('Bearer ' + tok, 200, '"sessions"')]:
+            st, text = d.get_as(users, users.b, '/sessions', auth)
+            expect(st == want and why in text, 'as another user with %r: %d %r' %
+                   (auth and auth[:12], st, text))
+        d.serving()  # the owner needs none
+        d.stop_daemon()
+        ip = local_address()
+        if not ip:
+            print('note: no non-loopback address here: the remote part not checked')
+            return
+        d.start(host='0.0.0.0', extra=['--http-token-file', path])
+        for auth, want in [(None, 403), ('Bearer ' + tok, 200)]:
+            c = http.client.HTTPConnection(ip, d.port, timeout=60)
+            c.request('GET', '/sessions', headers={'Authorization': auth} if auth else {})
+            r = c.getresponse()
+            expect(r.status == want, 'from %s with %r: %d %r' % (ip, auth and auth[:12],
+                                                                 r.status, r.read()))
+            c.close()
+        d.serving()  # the owner on loopback needs none
+    finally:
+        d.kill_all()
+        users.close()
+
+
+def case_shared(d):
+    """Overlapping profiles of one untouched process: one sampler."""
+    go = shutil.which('go') or shutil.which('go', path='/usr/lib/go/bin')
+    if not go:
+        print('SKIP: go not installed (Debian golang-go)')
+        raise SystemExit(SKIP)
+    d.args.go = go
+    gate, gate1, phase2 = (os.path.join(d.tmp, n) for n in ('gate', 'gate1', 'phase2'))
+    # a heap of a million tables: finding the state takes a while, so the
+    # three requests at once overlap there too
+    prog = d.write('hot.lua', 'keep = {} for i = 1, 1e6 do keep[i] = {} end\n' +
+                   PROG.replace('GATE1', repr(gate1)).replace('GATE', repr(gate))
+                   .replace('PHASE2', repr(phase2)))
+    open(gate1, 'w').close()  # straight to hot()
+    d.start()
+    p = d.spawn(prog, False)
+    wait_file(phase2, p)
+    results = [None] * 4
+
+    def fetch(i, secs):
+        results[i] = d.get('/debug/pprof/profile?seconds=%d&pid=%d' % (secs, p.pid))
+    # at once (two readers would stop the process together: one refused),
+    # and one while they run
+    threads = [threading.Thread(target=fetch, args=(i, secs))
+               for i, secs in enumerate((2, 1, 1, 1))]
+    for t in threads[:3]:
+        t.start()
+    time.sleep(0.6)
+    threads[3].start()
+    for t in threads:
+        t.join(120)
+    results.append(d.get('/debug/pprof/profile?seconds=1&pid=%d' % p.pid))  # after them
+    for i, (st, body) in enumerate(results):
+        expect(st == 200, 'profile %d: %d %r' % (i, st, body[:300]))
+        text, top = top_of(d, body)
+        expect(top and top[0].startswith('hot (hot.lua:'), 'profile %d: %r\n%s' % (i, top, text))
+    open(gate, 'w').close()
+    p.communicate(timeout=60)
+
+
+def case_busy(d):
+    """A process another tracer holds (here this test, PTRACE_SEIZE): 409,
+    naming it, not a refusal blamed on Yama; `dump` says the same."""
+    import ctypes
+    gate, gate1, phase2 = (os.path.join(d.tmp, n) for n in ('gate', 'gate1', 'phase2'))
+    prog = d.write('hot.lua', PROG.replace('GATE1', repr(gate1)).replace('GATE', repr(gate))
+                   .replace('PHASE2', repr(phase2)))
+    open(gate1, 'w').close()
+    d.start()
+    p = d.spawn(prog, False)
+    wait_file(phase2, p)
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p]
+    if libc.ptrace(0x4206, p.pid, None, None) != 0:  # PTRACE_SEIZE
+        print('SKIP: cannot ptrace here: %s' % os.strerror(ctypes.get_errno()))
+        raise SystemExit(SKIP)
+    try:
+        st, body = d.get('/debug/pprof/profile?seconds=1&pid=%d' % p.pid)
+        want = 'being traced by process %d (' % os.getpid()
+        expect(st == 409 and want in body.decode(), 'a traced process: %d %r' % (st, body))
+        r = run([d.args.recorderd, 'dump', str(p.pid)], d.tmp, d.env(), 60)
+        expect(r.status == 1 and want in r.err.decode(), 'dump: %d %r' % (r.status, r.err))
+    finally:
+        d.kill_all()
 
 
 def main(argv):

@@ -30,6 +30,7 @@ Real recorderd, real luajit / lua5.x processes, as collector.py runs them
 import html
 import json
 import os
+import re
 import shutil
 import sys
 
@@ -98,6 +99,12 @@ def case_hot(c):
         expect(f not in have, 'coverage of a sampled session: %s' % f)
     page = html.unescape(open(os.path.join(session, 'report.html')).read())
     expect("by LuaJIT's profiler" in page, 'report.html does not say sampled')
+    # nor any coverage on the page: a line no sample saw is not 'never run'
+    row = re.search(r'<th class="l">coverage</th><td>([^<]*)</td>', page)
+    expect(row and row.group(1).startswith('none: samples see some'), 'coverage row: %r' %
+           (row and row.group(1)))
+    expect('<tr class="miss">' not in page and 'sampled: no coverage' in page,
+           'report.html paints lines never sampled as never run')
     # rendered again from the trace: sampled as its session was, no coverage
     r = run([c.args.recorderd, 'report', session, '--format', 'profile'], c.tmp, c.env())
     expect(r.status == 0 and b"SAMPLED by LuaJIT's profiler at 1000 Hz" in r.out,

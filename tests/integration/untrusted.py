@@ -33,6 +33,7 @@ Cases:
 import gzip
 import json
 import os
+import re
 import pty
 import resource
 import socket
@@ -288,12 +289,47 @@ def folded_calls(c, trace):
     return os.path.getsize(out), lines
 
 
+CUT = re.compile(r'stacks.folded stopped at its 64 MiB bound: (\d+\.\d)% of its (\w+) is '
+                 r'on its last line \'\[\.\.\.\]\', the stacks it had no room for; '
+                 r'profile.pb.gz \(--format pprof\) and callgrind.out hold every stack')
+
+
+def cut_share(lines):
+    """The share of the weight on the last line [...] of folded lines."""
+    weights = [int(l.rsplit(b' ', 1)[1]) for l in lines]
+    return 100.0 * weights[-1] / sum(weights)
+
+
 def case_deepchain(c):
     size, lines = folded_calls(c, write(c, 'chain.ltr', chain_trace(20000, b'f')))
     expect(size <= (64 << 20) + 64, 'stacks.folded of a 20 000-function chain: %d bytes' % size)
     expect(lines[-1].startswith(b'[...] ') and sum(int(l.rsplit(b' ', 1)[1]) for l in lines)
            == 19999, 'the weight left out is not on a last [...] line: %r'
            % [l[:60] for l in lines[-2:]])
+    # and says so, with the share left out and what holds every stack
+    r = report(c, os.path.join(c.tmp, 'chain.ltr'), '--format', 'folded', '--weight', 'calls',
+               '-o', os.path.join(c.tmp, 'again.folded'))
+    m = CUT.search(r.err.decode())
+    expect(m and m.group(2) == 'calls' and abs(float(m.group(1)) - cut_share(lines)) < 0.051,
+           'report does not say what the cut left out: %r (%.1f%%)' % (r.err, cut_share(lines)))
+    # a session's too: on stderr with --quiet, and in session.json; a
+    # chain of 1500 functions with 600-byte names makes 1500 lines of up
+    # to 64 KiB
+    name = ('f%04d_' + 'x' * 600).__mod__
+    prog = c.write('deep.lua', ''.join('function %s() %s() end\n' % (name(i), name(i + 1))
+                                       for i in range(1500)) +
+                   'function %s() end\n%s()\n' % (name(1500), name(0)))
+    r = run([c.args.recorderd, 'run', '-q', '--out', c.out, '--format', 'folded', '--',
+             c.args.lua, prog], c.tmp, c.env())
+    session = c.session('deep')
+    with open(os.path.join(session, 'stacks.folded'), 'rb') as f:
+        lines = f.read().splitlines()
+    meta = json.load(open(os.path.join(session, 'session.json')))
+    m, mj = CUT.search(r.err.decode()), CUT.search(meta['cut'])
+    expect(r.status == 0 and m and mj and m.group(0) == mj.group(0) and m.group(2) == 'time'
+           and abs(float(m.group(1)) - cut_share(lines)) < 0.051,
+           'run of a deep recursion: %d %r, session.json cut %r (%.1f%% on the last line)'
+           % (r.status, r.err, meta['cut'], cut_share(lines)))
     # speedscope's samples are cut alike: past 64 MiB one sample of the cut
     # frame carries the weight left out (the chain wrote 102 MB there)
     out = os.path.join(c.tmp, 'out.speedscope.json')

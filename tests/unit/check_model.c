@@ -108,7 +108,7 @@ static char *render(int (*fn)(FILE *))
 
 static int do_folded(FILE *f)
 {
-    return rd_report_folded(&M, RD_W_CALLS, f);
+    return rd_report_folded(&M, RD_W_CALLS, f, NULL);
 }
 
 static int do_profile(FILE *f)

@@ -113,7 +113,7 @@ START_TEST(test_path_folded)
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    ck_assert_int_eq(rd_report_folded(&M, RD_W_LINES, f), 0);
+    ck_assert_int_eq(rd_report_folded(&M, RD_W_LINES, f, NULL), 0);
     fclose(f);
     uint64_t total = 0, rows = 0, cut = 0;
     for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"), rows++) {

@@ -89,7 +89,7 @@ static char *render(int (*fn)(FILE *, const void *), const void *arg)
 
 static int do_folded(FILE *f, const void *w)
 {
-    return rd_report_folded(&M, *(const enum rd_weight *)w, f);
+    return rd_report_folded(&M, *(const enum rd_weight *)w, f, NULL);
 }
 
 static void expect_folded(enum rd_weight w, const char *expected)
