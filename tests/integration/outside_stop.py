@@ -78,7 +78,13 @@ class StopWatch:
                 start = None
             if start is not None:  # still stopped: counts as it goes
                 self.longest = max(self.longest, now - start)
-        self.now_stopped = start is not None
+        # a reading of the last moment before the let go may end the loop:
+        # left stopped is stopped still, 10 readings over 100 ms later
+        for _ in range(10):
+            self.now_stopped = self.stopped()
+            if not self.now_stopped:
+                break
+            time.sleep(0.01)
 
     def stop(self):
         self.done.set()
