@@ -54,8 +54,10 @@ enum {
     CL_TT = 8,
     CL_ISC = 10,
     CL_NUPVALUES = 11,
+    CL_ENV = 24,  /* Closure.env (Table*) */
     CL_FP = 32,   /* LClosure.p / CClosure.f */
     CL_UPV0 = 40, /* CClosure.upvalue[0] (TValue) */
+    CL_UPVALS = 40, /* LClosure.upvals (UpVal *[]) */
     CL_READ = 56,
     /* Proto */
     PR_TT = 8,
@@ -73,6 +75,7 @@ enum {
     PR_LINEDEF = 96,
     PR_LASTLINE = 100,
     PR_READ = 104,
+    PR_ISVARARG = 114, /* is_vararg (a byte) */
     PR_SIZE = 120, /* sizeof(Proto): the size Lua frees it with (co_alloc.c) */
     /* LocVar: varname, startpc (8), endpc (12) */
     LV_SIZE = 16,
@@ -84,6 +87,7 @@ enum {
     /* Table */
     TB_TT = 8,
     TB_LSIZENODE = 11,
+    TB_METATABLE = 16,
     TB_ARRAY = 24, /* TValue* */
     TB_NODE = 32,
     TB_SIZEARRAY = 56,
@@ -91,8 +95,14 @@ enum {
     /* Node: i_val (TValue), then i_key */
     ND_KEY = 16,
     ND_KEYTT = 24,
+    ND_NEXT = 32, /* the next node of its chain */
     ND_SIZE = 40,
-    LUA_TPROTO_ = LUA_TTHREAD + 1
+    /* UpVal: v, the TValue it stands for */
+    UV_TT = 8,
+    UV_V = 16,
+    UV_READ = 24,
+    LUA_TPROTO_ = LUA_TTHREAD + 1,
+    LUA_TUPVAL_ = LUA_TTHREAD + 2
 };
 
 

@@ -158,24 +158,30 @@ static int writes(uint32_t i, int reg)
 }
 
 /* The last instruction before pc that set reg, scanning back (no flow
- * analysis: an approximation of symbexec, right in straight-line code). */
-static int writer(const uint8_t *pr, int pc, int reg, uint32_t *out)
+ * analysis: an approximation of symbexec, right in straight-line code):
+ * its pc, or -1. */
+static int writer_pc(const uint8_t *pr, int pc, int reg, uint32_t *out)
 {
     uint32_t code[BACK_MAX];
     int lo = pc > BACK_MAX ? pc - BACK_MAX : 0;
     if (pc <= 0 ||
         peek((const uint32_t *)co_ptr_at(pr, PR_CODE) + lo, code, (size_t)(pc - lo) * sizeof code[0]))
-        return 0;
+        return -1;
     for (int k = pc - lo; k-- > 0;) {
         int op = op_of(code[k]);
         if (op == OP_RETURN || op == OP_TAILCALL)
-            return 0;
+            return -1;
         if (writes(code[k], reg)) {
             *out = code[k];
-            return 1;
+            return lo + k;
         }
     }
-    return 0;
+    return -1;
+}
+
+static int writer(const uint8_t *pr, int pc, int reg, uint32_t *out)
+{
+    return writer_pc(pr, pc, reg, out) >= 0;
 }
 
 /* The name of local number n (from 1) active at pc (lfunc.c's rule). */
@@ -236,15 +242,237 @@ static int obj_name(const uint8_t *pr, int pc, int reg, char *out, size_t cap, i
     }
 }
 
-/* The name the caller (a Lua frame at pc of Proto pr) called its callee. */
-static void call_name(const uint8_t *pr, int pc, char *out, size_t cap)
+/* The register call instruction i calls (a generic for's generator is
+ * called in A + 3), or -1 if i is no call. */
+static int call_reg(uint32_t i)
+{
+    int op = op_of(i);
+    return op == OP_CALL || op == OP_TAILCALL ? a_of(i) : op == OP_TFORLOOP ? a_of(i) + 3 : -1;
+}
+
+static int raw_find(co_sr *d, const void *t, const char *want, uint8_t tv[TV_SIZE]);
+static int read_slot(const co_sr *d, const void *addr, uint8_t *tv);
+
+/* A call being named: the caller's frame (its Proto copied in pr) and
+ * what its callee is. */
+typedef struct site_ctx {
+    co_sr *d;
+    const uint8_t *pr;
+    const void *cl, *env;
+    const char *base, *func;
+    const void *callee;
+    const uint8_t *arg1, *self_tb; /* co_sr_site's */
+} site_ctx;
+
+/* t[ts] (ts an interned string: its key is that TString) into tv, through
+ * __index tables as Lua's gettable goes, t's header (its hash part, its
+ * metatable) as copied in tb0 if not NULL: an object made for one call may
+ * be freed by the time the call is named, its class not. 0, or -1 if it
+ * cannot be told (a read fails, an __index function, a chain too long). */
+static int lookup(site_ctx *x, const void *t, const uint8_t *tb0, const void *ts, uint8_t *tv)
+{
+    uint8_t h[TS_SIZE], tb[TB_READ], nd[ND_SIZE], ix[TV_SIZE];
+    if (peek(ts, h, sizeof h) || h[TS_TT] != LUA_TSTRING)
+        return -1;
+    unsigned hash = (unsigned)co_int_at(h, TS_HASH);
+    for (int depth = 0; depth < 8; depth++) {
+        if (depth == 0 && tb0)
+            memcpy(tb, tb0, sizeof tb);
+        else if (peek(t, tb, sizeof tb))
+            return -1;
+        if (tb[TB_TT] != LUA_TTABLE || tb[TB_LSIZENODE] > 26)
+            return -1;
+        const uint8_t *n = co_ptr_at(tb, TB_NODE);
+        n = n ? n + (size_t)(hash & ((1u << tb[TB_LSIZENODE]) - 1)) * ND_SIZE : NULL;
+        for (int k = 0; n && k < 64; k++, n = co_ptr_at(nd, ND_NEXT)) {
+            if (peek(n, nd, sizeof nd))
+                return -1;
+            if (co_int_at(nd, ND_KEYTT) == LUA_TSTRING && co_ptr_at(nd, ND_KEY) == ts) {
+                if (co_int_at(nd, TV_TT) == LUA_TNIL)
+                    break;
+                memcpy(tv, nd, TV_SIZE);
+                return 0;
+            }
+        }
+        const void *mt = co_ptr_at(tb, TB_METATABLE);
+        int got = mt ? raw_find(x->d, mt, "__index", ix) : 0;
+        if (!got || (got == 1 && co_int_at(ix, TV_TT) == LUA_TNIL)) { /* absent: nil */
+            memset(tv, 0, TV_SIZE);
+            return 0;
+        }
+        if (got < 0 || co_int_at(ix, TV_TT) != LUA_TTABLE)
+            return -1;
+        t = co_ptr_at(ix, 0);
+    }
+    return -1;
+}
+
+/* What a call of value tv calls: 1 the callee, -1 not the callee (another
+ * function, or nil), 0 cannot be told (a table or userdata may have a
+ * __call). */
+static int calls_value(const site_ctx *x, const uint8_t *tv)
+{
+    int tt = co_int_at(tv, TV_TT);
+    return tt == LUA_TFUNCTION ? (co_ptr_at(tv, 0) == x->callee ? 1 : -1) : tt == LUA_TNIL ? -1 : 0;
+}
+
+/* Field k (constant k of the caller, a string) of value t, a table (its
+ * header copied in tb0, if not NULL), into tv: 0, or -1 if it cannot be
+ * told. */
+static int field(site_ctx *x, const uint8_t *t, const uint8_t *tb0, int k, uint8_t *tv)
+{
+    uint8_t kv[TV_SIZE];
+    return co_int_at(t, TV_TT) == LUA_TTABLE && k >= 0 && k < co_int_at(x->pr, PR_SIZEK) &&
+                   !peek((const uint8_t *)co_ptr_at(x->pr, PR_K) + (size_t)k * TV_SIZE, kv, sizeof kv) &&
+                   co_int_at(kv, TV_TT) == LUA_TSTRING
+               ? lookup(x, co_ptr_at(t, 0), tb0, co_ptr_at(kv, 0), tv)
+               : -1;
+}
+
+/* Upvalue u of the caller into tv: 0, or -1. */
+static int upvalue(const site_ctx *x, int u, uint8_t *tv)
+{
+    uint8_t c[CL_READ], uv[UV_READ];
+    const void *p;
+    return x->cl && u >= 0 && !peek(x->cl, c, sizeof c) && !c[CL_ISC] && u < c[CL_NUPVALUES] &&
+                   !peek((const char *)x->cl + CL_UPVALS + (size_t)u * sizeof p, &p, sizeof p) &&
+                   !peek(p, uv, sizeof uv) && uv[UV_TT] == LUA_TUPVAL_
+               ? peek(co_ptr_at(uv, UV_V), tv, TV_SIZE)
+               : -1;
+}
+
+/* Table t as a value. */
+static void table_value(const void *t, uint8_t *tv)
+{
+    int tt = LUA_TTABLE;
+    memcpy(tv, &t, sizeof t);
+    memcpy(tv + TV_TT, &tt, sizeof tt);
+}
+
+/* The value register r held at pc, before a call in register reg: a
+ * register below reg as the caller holds it now (while the callee runs,
+ * as at the call), else as the code before pc computed it from those, the
+ * globals, its upvalues and tables' fields. 0, or -1 if it cannot be
+ * told. */
+static int value_at(site_ctx *x, int pc, int r, int reg, uint8_t *tv, int depth)
+{
+    uint32_t w;
+    uint8_t t[TV_SIZE];
+    if (r < reg)
+        return read_slot(x->d, x->base + (size_t)r * TV_SIZE, tv);
+    int at = depth > 8 ? -1 : writer_pc(x->pr, pc, r, &w);
+    if (at < 0)
+        return -1;
+    switch (op_of(w)) {
+    case OP_MOVE:
+        return value_at(x, at, b_of(w), reg, tv, depth + 1);
+    case OP_GETUPVAL:
+        return upvalue(x, b_of(w), tv);
+    case OP_GETGLOBAL:
+        table_value(x->env, t);
+        return x->env ? field(x, t, NULL, bx_of(w), tv) : -1;
+    case OP_GETTABLE:
+        return (c_of(w) & 256) && !value_at(x, at, b_of(w), reg, t, depth + 1)
+                   ? field(x, t, NULL, c_of(w) & 255, tv)
+                   : -1;
+    default:
+        return -1;
+    }
+}
+
+/* Whether the callee's first argument is still above its slot: a C
+ * function's, a Lua function's but a vararg one's (moved up, nil left). */
+static int fixed_args(const site_ctx *x)
+{
+    uint8_t c[CL_READ], v = 1;
+    const uint8_t *p;
+    return !peek(x->callee, c, sizeof c) &&
+           (c[CL_ISC] || ((p = co_ptr_at(c, CL_FP)) && !peek(p + PR_ISVARARG, &v, 1) && !v));
+}
+
+/* What the call instruction at pc (calling register reg) calls, from what
+ * the caller holds now (a local, a global, an upvalue, a table's field,
+ * the method of the object the callee has for self): 1 the callee, -1
+ * another function (it cannot have called the callee), 0 cannot be told. */
+static int site_calls(site_ctx *x, int pc, int reg)
+{
+    uint32_t w;
+    uint8_t tv[TV_SIZE], f[TV_SIZE];
+    if (writer_pc(x->pr, pc, reg, &w) >= 0 && op_of(w) == OP_SELF && a_of(w) == reg) {
+        /* self: the callee's first argument, had it been called here; a
+         * nil, boolean or number has no methods (no metatable) */
+        if (!(c_of(w) & 256) || !fixed_args(x))
+            return 0;
+        memcpy(tv, x->arg1, TV_SIZE);
+        int tt = co_int_at(tv, TV_TT);
+        if (tt == LUA_TNIL || tt == LUA_TBOOLEAN || tt == LUA_TNUMBER)
+            return -1;
+        return field(x, tv, tt == LUA_TTABLE ? x->self_tb : NULL, c_of(w) & 255, f) ? 0 : calls_value(x, f);
+    }
+    return value_at(x, pc, reg, reg, tv, 0) ? 0 : calls_value(x, tv);
+}
+
+/* Goes through the call sites of the caller's code that call register
+ * reg (at most SITE_MAX): with find, copies into name the name of the
+ * first one known to call the callee and answers 1 (0: none); else answers
+ * whether every one names it name, but those known to call another
+ * function when one of them is known to call the callee. */
+static int sites(site_ctx *x, int reg, char *name, int find)
+{
+    uint32_t code[BACK_MAX];
+    char other[NAME_MAX_];
+    int size = co_int_at(x->pr, PR_SIZECODE), n = 0, known = 0, passed = 0;
+    if (size > SITE_CODE)
+        return 0;
+    for (int lo = 0; lo < size; lo += BACK_MAX) {
+        int m = size - lo < BACK_MAX ? size - lo : BACK_MAX;
+        if (peek((const uint32_t *)co_ptr_at(x->pr, PR_CODE) + lo, code, (size_t)m * sizeof code[0]))
+            return 0;
+        for (int k = 0; k < m; k++) {
+            if (call_reg(code[k]) != reg)
+                continue;
+            if (++n > SITE_MAX)
+                return 0;
+            other[0] = 0;
+            int named = obj_name(x->pr, lo + k, a_of(code[k]), other, sizeof other, 0);
+            if (find && named && site_calls(x, lo + k, reg) > 0)
+                return memcpy(name, other, sizeof other), 1;
+            if (find)
+                continue;
+            if (named && !strcmp(other, name))
+                known = known || site_calls(x, lo + k, reg) > 0;
+            else if (site_calls(x, lo + k, reg) < 0)
+                passed = 1; /* it cannot have called the callee */
+            else
+                return 0;
+        }
+    }
+    return !find && (known || !passed);
+}
+
+/* The name the caller (a Lua frame at st->pc, its Proto copied in pr)
+ * called its callee, as Lua's getfuncname gives it: from the call
+ * instruction at pc, which must call the callee's slot. Read as the process
+ * runs, the saved pc may be another call's, of a moment before or after
+ * the callee's (the lua_State, the CallInfos and the slots are copied one
+ * after the other): then the name is that of a call site in the same
+ * register known to call the callee (else the saved pc's), given only
+ * when every call site in that register gives it or, if one of those is
+ * known to call the callee, is known to call another function; else none
+ * ("function"). */
+static void call_name(co_sr *d, const co_sr_site *st, const uint8_t *pr, char *out, size_t cap)
 {
     uint32_t i;
-    if (pc < 0 || pc >= co_int_at(pr, PR_SIZECODE) ||
-        peek((const uint32_t *)co_ptr_at(pr, PR_CODE) + pc, &i, sizeof i))
-        return;
-    if (op_of(i) == OP_CALL || op_of(i) == OP_TAILCALL || op_of(i) == OP_TFORLOOP)
-        obj_name(pr, pc, a_of(i), out, cap, 0);
+    site_ctx x = {d, pr, st->cl, st->env, st->base, st->func, st->callee, st->arg1, st->self_tb};
+    int pc = st->pc, reg = (int)((st->func - st->base) / TV_SIZE);
+    out[0] = 0;
+    if (pc < 0 || pc >= co_int_at(pr, PR_SIZECODE) || st->func < st->base ||
+        (st->func - st->base) % TV_SIZE ||
+        peek((const uint32_t *)co_ptr_at(pr, PR_CODE) + pc, &i, sizeof i) || call_reg(i) != reg ||
+        !obj_name(pr, pc, a_of(i), out, cap, 0))
+        out[0] = 0;
+    else if (d->running && (cap < NAME_MAX_ || (sites(&x, reg, out, 1), !sites(&x, reg, out, 0))))
+        out[0] = 0;
 }
 
 /* }====== */
@@ -683,8 +911,15 @@ static void read_thread(co_sr *d, const void *L)
             break;
         d->fr[d->nfr - 1].depth = i;
         t->n++;
-        if (callee && !tail && !callee->call[0] && !f->isC)
-            call_name(pr, pc, callee->call, sizeof callee->call);
+        if (callee && !tail && !callee->call[0] && !callee->site.pr && !f->isC) {
+            co_sr_site st = {.pr = co_ptr_at(d->k_c, CL_FP), .cl = co_ptr_at(tv, 0),
+                             .env = co_ptr_at(d->k_c, CL_ENV), .base = co_ptr_at(c, CI_BASE), .pc = pc,
+                             .func = co_ptr_at(up, CI_FUNC), .callee = co_ptr_at(up_tv, 0)};
+            if (!d->running)
+                call_name(d, &st, pr, callee->call, sizeof callee->call);
+            else if (!read_slot(d, st.func + TV_SIZE, st.arg1)) /* self, in the window */
+                callee->site = st; /* named later, if needed: checking other sites costs */
+        }
         callee = f;
         tail = k;
         memcpy(up, c, CI_SIZE);
@@ -744,11 +979,18 @@ static int get_visit(co_sr *d, const uint8_t *e, void *ud)
     return 1;
 }
 
-/* The value under string key want in table t's hash part, copied to tv. */
-static int raw_get(co_sr *d, const void *t, const char *want, uint8_t tv[TV_SIZE])
+/* The value under string key want in table t's hash part, copied to tv:
+ * 1, 0 if there is none, -1 if t cannot be read. */
+static int raw_find(co_sr *d, const void *t, const char *want, uint8_t tv[TV_SIZE])
 {
     get_ctx g = {want, tv};
-    return each_node(d, 0, t, get_visit, &g) == 1 ? 0 : -1;
+    return each_node(d, 0, t, get_visit, &g);
+}
+
+/* The same: 0 if found, else -1. */
+static int raw_get(co_sr *d, const void *t, const char *want, uint8_t tv[TV_SIZE])
+{
+    return raw_find(d, t, want, tv) == 1 ? 0 : -1;
 }
 
 /* Offers "prefix.key" for node e if its value is a function of ours;
@@ -790,9 +1032,9 @@ static int module_visit(co_sr *d, const uint8_t *e, void *ud)
     return 0;
 }
 
-void co_sr_name_functions(co_sr *d, const void *main)
+/* Names d's functions by the globals and package.loaded of main. */
+static void name_from_tables(co_sr *d, const void *main)
 {
-    begin(d);
     uint8_t ls[LS_READ], reg[TV_SIZE];
     d->budget = SCAN_TOTAL;
     if (peek(main, ls, sizeof ls))
@@ -804,6 +1046,40 @@ void co_sr_name_functions(co_sr *d, const void *main)
     uint8_t loaded[TV_SIZE];
     if (!raw_get(d, co_ptr_at(reg, 0), "_LOADED", loaded) && co_int_at(loaded, TV_TT) == LUA_TTABLE)
         each_node(d, 1, co_ptr_at(loaded, 0), module_visit, NULL);
+}
+
+/* Copies the header of each call site's self, if a table, once the walk
+ * is over (a read made running): an object made for one call may be freed
+ * soon after, before the site is named. */
+static void copy_selves(co_sr *d)
+{
+    for (uint32_t i = 0; i < d->nfn; i++) {
+        co_sr_site *st = &d->fn[i].site;
+        if (st->pr && co_int_at(st->arg1, TV_TT) == LUA_TTABLE &&
+            peek(co_ptr_at(st->arg1, 0), st->self_tb, TB_READ))
+            memset(st->arg1, 0xff, TV_SIZE); /* no type: not known */
+    }
+}
+
+/* Names the functions of a read made running that have no other name by
+ * the call site they were first seen called from. */
+static void name_at_sites(co_sr *d)
+{
+    uint8_t pr[PR_READ];
+    for (uint32_t i = 0; i < d->nfn; i++) {
+        co_sr_func *f = &d->fn[i];
+        if (f->site.pr && !f->name[0] && !f->call[0] && !f->main &&
+            !peek(f->site.pr, pr, sizeof pr) && pr[PR_TT] == LUA_TPROTO_)
+            call_name(d, &f->site, pr, f->call, sizeof f->call);
+        f->site.pr = NULL;
+    }
+}
+
+void co_sr_name_functions(co_sr *d, const void *main)
+{
+    begin(d);
+    name_at_sites(d); /* first: what the read saw changes as the process runs */
+    name_from_tables(d, main);
 }
 
 /* }====== */
@@ -1089,6 +1365,7 @@ void co_sr_read(co_sr *d, const void *main, int walk_ok)
         else
             follow_resumed(d);
         make_chain(d, main);
+        copy_selves(d);
     }
     d->late = g_late;
 }
@@ -1113,6 +1390,7 @@ void co_sr_read_threads(co_sr *d, const void *main, const void *const *th, size_
                 read_thread(d, th[i]);
         follow_resumed(d); /* a chain that a thread resumed from C runs */
         make_chain(d, main);
+        copy_selves(d);
     }
     d->late = g_late;
 }

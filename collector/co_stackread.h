@@ -51,6 +51,8 @@ enum {
     SCAN_MAX = 20000,    /* nodes read per table when naming */
     SCAN_TOTAL = 200000, /* and in all */
     BACK_MAX = 256,
+    SITE_CODE = 8192, /* instructions, and */
+    SITE_MAX = 256,   /* call sites, a call site's name is checked against */
     NAME_MAX_ = 128,
     OUT_CAP = 1 << 18,
     SNAP_CI = 512,  /* CallInfos, */
@@ -58,6 +60,20 @@ enum {
     OP_CACHE = 64,
     CL_CACHE = 16
 };
+
+/* The call that a frame read as the process ran was called by: named
+ * once the read is over (co_sr_name_functions), and only if needed. */
+typedef struct co_sr_site {
+    const void *pr;     /* the caller's Proto (NULL: none), */
+    const void *cl;     /* closure, */
+    const void *env;    /* globals, */
+    const char *base;   /* base, */
+    int pc;             /* and pc: its call */
+    const char *func;   /* the callee's slot, */
+    const void *callee; /* the closure in it, */
+    uint8_t arg1[TV_SIZE]; /* the slot above it (self), as read, */
+    uint8_t self_tb[TB_READ]; /* and its header if a table */
+} co_sr_site;
 
 typedef struct co_sr_func {
     const void *key; /* Proto* of a Lua function, else the lua_CFunction */
@@ -68,6 +84,7 @@ typedef struct co_sr_func {
     uint8_t isC, main;
     char name[NAME_MAX_]; /* best table path so far */
     char call[NAME_MAX_]; /* the name at a call site */
+    co_sr_site site;      /* read running: the call site to name it by */
     const void *body_src; /* a wrap function's: its body's Proto.source, */
     int body_line;        /* and linedefined */
 } co_sr_func;
@@ -93,6 +110,10 @@ typedef struct co_sr {
      * nonzero if known; names a C function that has no other name */
     int (*c_module)(const struct co_sr *d, const void *cf, char *out, size_t cap);
     const void *g;
+    /* the process runs while it is read (the caller's to set): a name at
+     * a call site is given only where no other call site can have given
+     * another (the caller's saved pc may be another call's) */
+    uint8_t running;
     co_sr_thread th[MAX_THREADS];
     uint32_t nth;
     co_sr_func fn[MAX_FUNCS];
@@ -156,7 +177,10 @@ void co_sr_read_threads(co_sr *d, const void *main, const void *const *th, size_
 /* The steps of co_sr_collect after co_sr_read: naming and the records. */
 void co_sr_finish(co_sr *d, const void *main);
 
-/* Names d's functions from the globals and package.loaded of main. */
+/* Names d's functions from the globals and package.loaded of main, and,
+ * after a read made running, those with no such name by the call they
+ * were first seen called from (at most SITE_MAX call sites of its caller
+ * are read to check it). */
 void co_sr_name_functions(co_sr *d, const void *main);
 
 /* Copies n bytes at addr of d->pid into dst. Returns 0, or -1 if any of

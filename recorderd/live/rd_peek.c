@@ -159,6 +159,7 @@ int rd_peek_sample(co_sr *d, const void *L, rd_peek_stop *s, int stop, uint64_t 
     if (e)
         return e;
     d->deadline_us = now_us() + SAMPLE_MAX_MS * 1000; /* a forged chain: held no longer */
+    d->running = !stop;
     co_sr_read(d, L, 0);
     d->deadline_us = 0;
     if (stop) {

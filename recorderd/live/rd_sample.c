@@ -3,7 +3,8 @@
  * stops the process (rd_peek) for one read of its running chain (main and
  * the coroutines it resumes, in turn; not the GC list), lets it go, then
  * names any function not seen before (the state is then running: the
- * naming reads are checked as any, a wrong name at worst). The leaf
+ * naming reads are checked as any, a global's or module's name at worst
+ * stale; never another call's, see co_stackread's call_name). The leaf
  * function of the running thread gets the sample's self count; each
  * function on the chain its total, once per sample. */
 #include "rd_sample.h"

@@ -81,6 +81,11 @@ frames that were unwound, nothing past the detach). Cases:
               wrap generator and a function with 3000 varargs: no stack
               caught halfway through a tail call, no C function named by
               another moment's call, the vararg function sampled
+  outsiderecordnames  record, live and --stop, of methods found through
+              two __index levels, each called on the line after another
+              call in the same register (Derived.new(i):scaledK(2)): no
+              function is ever named by another call (live: its name or
+              function; --stop: its name)
   outsiderecord  record of a program that never loaded the collector, hot
               in a coroutine: a sampled session whose heaviest stack is
               the real one, replayable, with no coverage
@@ -1400,6 +1405,13 @@ io.stdout:write("rounds ", rounds > 0 and "some" or "none", "\\n")
 '''
 
 
+def top_rows(table):
+    """The rows of one table of top's, after its column heads."""
+    lines = table.splitlines()
+    head = [i for i, l in enumerate(lines) if l.split()[:2] == ['%self', '%total']]
+    return [l for l in lines[head[0] + 1 if head else 0:] if l.strip()]
+
+
 def case_outsidetop(c):
     """top of a program that never loaded the collector: samples read from
     outside, on a pipe no terminal codes; the busiest function is on top;
@@ -1417,14 +1429,14 @@ def case_outsidetop(c):
     expect(len(tables) >= 1 and 'samples at 200 Hz' in tables[0] and 'read from outside' in tables[0],
            'top: %r' % out)
     for t in tables:
-        rows = [l for l in t.splitlines()[4:] if l.strip()]
+        rows = top_rows(t)
         expect(rows and rows[0].split()[3:] == ['hot', '(prog.lua:2)'] and float(rows[0].split()[0]) > 50,
                'the busiest function is not hot: %r' % t)
     # --stop: each read holds the process stopped, and the view says how long
     r = recorderd(c, 'top', str(p.pid), '--duration', '1.2', '--stop')
     out = r.stdout.decode()
     expect(r.returncode == 0 and 'the process held stopped' in out and
-           out.split('luatrace top: ')[1].splitlines()[4].split()[3:] == ['hot', '(prog.lua:2)'],
+           top_rows(out.split('luatrace top: ')[1])[0].split()[3:] == ['hot', '(prog.lua:2)'],
            'top --stop: %d %r %r' % (r.returncode, out, r.stderr))
     top = subprocess.Popen([c.args.recorderd, 'top', str(p.pid)], stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
@@ -1700,6 +1712,78 @@ def case_outsiderecordshapes(c):
         # traced); held stopped, every read of it must succeed
         expect(not opts or any('vabig@prog.lua:5;va@' in s for s in w),
                'record %s: no sample in va called by vabig: %r' % (opts, list(w)))
+    stop_ready(c, p)
+
+
+# methods found through two __index levels (obj -> Derived -> Base), each
+# called in a loop of its own, in the register Derived.new was called in
+# just before: read as the program ran, the caller's saved pc could be
+# another call's (new, or the same method's of a moment later)
+NAMES_METHODS = 40
+
+
+def names_prog():
+    """The program, and the name each line that defines a function gives
+    it (the truth a label's file:line is checked against)."""
+    lines = ['local Base = {}', 'Base.__index = Base']
+    truth = {}
+    for k in range(1, NAMES_METHODS + 1):
+        truth[len(lines) + 1] = 'scaled%d' % k
+        lines.append('function Base:scaled%d(k) local s = 0 for _ = 1, 20 do s = s + self.x * k '
+                     'end return s end' % k)
+    lines += ['local Derived = setmetatable({}, {__index = Base})', 'Derived.__index = Derived']
+    truth[len(lines) + 1] = 'new'
+    lines += ['function Derived.new(x) return setmetatable({x = x}, Derived) end',
+              'io.stdout:write("READY\\n") io.stdout:flush()',
+              'local sum, i = 0, 0', 'while true do', '  i = i + 1',
+              '  if io.open("stop") then break end']
+    lines += ['  for j = 1, 4000 do sum = sum + Derived.new(j):scaled%d(2) end' % k
+              for k in range(1, NAMES_METHODS + 1)]
+    lines += ['end', 'io.stdout:write("done\\n")']
+    return '\n'.join(lines) + '\n', truth
+
+
+def wrong_names(w, truth, allowed):
+    """The labels of w's stacks whose function (its file:line) is named
+    neither as the program names it nor one of allowed."""
+    bad = set()
+    for s in w:
+        for f in s.split(';'):
+            name, where = f.rsplit('@', 1)
+            if where.startswith('prog.lua:') and where != 'prog.lua:0':
+                line = int(where.split(':')[1])
+                if name != truth.get(line) and name not in allowed:
+                    bad.add(f)
+    return sorted(bad)
+
+
+def case_outsiderecordnames(c):
+    """record, live and --stop, of 40 methods each found through two
+    __index levels and called in a loop of its own after Derived.new, in
+    the same register: no frame is ever named by another call (each
+    label's name is the one its file:line defines; read live, else
+    'function', but most are named live too). Read live, the caller's
+    saved pc could be copied a moment after the callee's frame, another
+    call's: 'new' labelled scaled in about 1 record in 12 of a program with
+    one such method, and here several methods in every live record."""
+    prog, truth = names_prog()
+    p = start_ready(c, prog)
+    live = set()
+    for opts in ([], [], [], ['--stop']):
+        w = record_folded(c, p, 1.5, 1000, opts)
+        named = {f.rsplit('@', 1)[0] for s in w for f in s.split(';')}
+        seen = {v for v in truth.values() if v in named}
+        live |= set() if opts else seen
+        expect(len(w) > 10, 'record %s: too few stacks: %r' % (opts, list(w)[:5]))
+        bad = wrong_names(w, truth, () if opts else ('function',))
+        expect(not bad, 'record %s: frames named by another call: %r' % (opts, bad[:5]))
+        expect(len(seen) > 1, 'record %s: no method seen: %r' % (opts, sorted(named)))
+    # read live, a call site's name is kept where the other sites in its
+    # register are known to call other functions (39-41 of 41 a record
+    # here, with two other programs busy on the two cores): not all
+    # 'function'
+    expect(len(live) > NAMES_METHODS // 8, 'live records named only %d functions: %r'
+           % (len(live), sorted(live)))
     stop_ready(c, p)
 
 
