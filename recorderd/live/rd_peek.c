@@ -42,7 +42,8 @@ enum {
     STOP_WAIT_MS = 2000,
     SAMPLE_MAX_MS = 200, /* one sample's reads, from the process's stop */
     FIND_MAX_MS = 4000,  /* one scan of the heap for the Lua states */
-    YOUNG_MS = 2000      /* a process this new may not have made its state yet */
+    YOUNG_MS = 2000,     /* a process this new may not have made its state yet */
+    ENDING_MS = 300      /* a process with no state may be exiting: waited for */
 };
 
 /* {====== stopping the process for the read */
@@ -273,6 +274,15 @@ static long age_ms(pid_t pid)
     return (long)(uptime * 1000.0 - (double)start * 1000.0 / (double)sysconf(_SC_CLK_TCK));
 }
 
+/* 0, after waiting up to ENDING_MS for pid to exit (it may have closed its
+ * Lua state on its way out: then rd_peek_gone says so). */
+static int ending(pid_t pid)
+{
+    for (int k = 0; k < ENDING_MS / 10 && !rd_peek_gone(pid); k++)
+        usleep(10000);
+    return 0;
+}
+
 int rd_peek_find_running(co_sr *d, const void **found, rd_peek_stop *s)
 {
     int e = rd_peek_stop_all(d->pid, s); /* may recorderd read it? a moment's stop says */
@@ -285,7 +295,7 @@ int rd_peek_find_running(co_sr *d, const void **found, rd_peek_stop *s)
         d->deadline_us = 0;
         long age = n ? -1 : age_ms(d->pid);
         if (n || age < 0 || age >= YOUNG_MS)
-            return n;
+            return n ? n : ending(d->pid);
         usleep(20000); /* exec'ing lua5.1, or loading it: its state comes in milliseconds */
     }
 }

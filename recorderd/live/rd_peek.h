@@ -49,7 +49,9 @@ int rd_peek_find_states(co_sr *d, const void **found);
  * first (rd_peek_stop_all, s) to learn whether the kernel lets recorderd
  * read it, then scanned as it runs; a process that started under 2 s ago
  * with no state yet (about to exec lua5.1, or loading it) is scanned again
- * until it has one or is 2 s old. Returns how many, or the stop's -errno. */
+ * until it has one or is 2 s old; with none, 300 ms are given to a process
+ * that may be exiting (its state closed: rd_peek_gone then says so).
+ * Returns how many, or the stop's -errno. */
 int rd_peek_find_running(co_sr *d, const void **found, rd_peek_stop *s);
 
 /* 1 once process pid has exited (a zombie, or gone), else 0. */

@@ -372,14 +372,14 @@ static void read_process(rec *r)
 static int find_state(rec *r, char *err, size_t cap)
 {
     const void *found[RD_PEEK_MAX_STATES];
+    read_process(r); /* before it can exit: a zombie's command line is empty */
     if (rd_peek_luajit(r->o->pid, err, cap))
         return -ENOEXEC;
-    read_process(r); /* before it can exit */
     int n = rd_peek_find_running(r->d, found, &r->stop);
+    if ((n == -ESRCH || (!n && rd_peek_gone(r->o->pid))) && r->cmd[0])
+        return 0; /* ran when record began, exited since: a session, no samples */
     if (n < 0)
         return rd_peek_refusal_msg(r->o->pid, n, err, cap), n;
-    if (!n && rd_peek_gone(r->o->pid))
-        return 0; /* exited as its state was looked for: a session, no samples */
     if (!n) {
         snprintf(err, cap, "process %d has no Lua 5.1 state that recorderd can find "
                            "(not Lua 5.1, or not yet started)", (int)r->o->pid);
