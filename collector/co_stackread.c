@@ -8,6 +8,7 @@
 #include <lua.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lt_attach.h"
@@ -15,17 +16,42 @@
 
 /* {====== reading memory that may be anything */
 
-/* The process read by the call in progress: co_sr_collect and the other
- * entry points set it from their co_sr (one reader at a time: the
- * collector's handler blocks its signal, recorderd reads from one thread). */
+/* The process read by the call in progress, and when its reads must end:
+ * co_sr_collect and the other entry points set them from their co_sr (one
+ * reader at a time: the collector's handler blocks its signal, recorderd
+ * reads from one thread). */
 static pid_t g_pid;
+static uint64_t g_deadline_us; /* 0: none */
+static uint32_t g_reads;
+static uint8_t g_late; /* the deadline passed: every read fails */
+
+static void begin(co_sr *d)
+{
+    g_pid = d->pid;
+    g_deadline_us = d->deadline_us;
+    g_reads = 0;
+    g_late = 0;
+}
+
+/* Every read of memory that may be anything passes here: memory laid out
+ * to make the walks long (a forged state, a list that loops) ends them at
+ * the caller's deadline, checked every 64 reads (a few tens of us). */
+static int copy_in(struct iovec *l, unsigned long n, struct iovec *r)
+{
+    if (g_deadline_us && ++g_reads % 64 == 0 && !g_late) {
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        g_late = (uint64_t)t.tv_sec * 1000000 + (uint64_t)t.tv_nsec / 1000 >= g_deadline_us;
+    }
+    return g_late ? -1 : (int)process_vm_readv(g_pid, l, n, r, n, 0);
+}
 
 static int peek(const void *addr, void *dst, size_t n)
 {
     if (!addr)
         return -1;
     struct iovec l = {dst, n}, r = {(void *)addr, n};
-    return process_vm_readv(g_pid, &l, 1, &r, 1, 0) == (ssize_t)n ? 0 : -1;
+    return copy_in(&l, 1, &r) == (ssize_t)n ? 0 : -1;
 }
 
 int co_sr_peek(const co_sr *d, const void *addr, void *dst, size_t n)
@@ -590,7 +616,7 @@ static int window(co_sr *d, const void *L, const uint8_t *ls, size_t ci_lo, size
     ssize_t want = (ssize_t)(l[0].iov_len + l[1].iov_len + l[2].iov_len + (far ? TV_SIZE : 0));
     d->sn_nci = d->sn_ntv = 0;
     d->sn_far = far;
-    if (process_vm_readv(g_pid, l, (unsigned long)k, r, (unsigned long)k, 0) != want ||
+    if (copy_in(l, (unsigned long)k, r) != want ||
         !same_blocks(ls2, ls))
         return -1;
     d->sn_ci = base + ci_lo * CI_SIZE;
@@ -1009,7 +1035,6 @@ static int module_visit(co_sr *d, const uint8_t *e, void *ud)
 /* Names d's functions by the globals and package.loaded of main. */
 static void name_from_tables(co_sr *d, const void *main)
 {
-    g_pid = d->pid;
     uint8_t ls[LS_READ], reg[TV_SIZE];
     d->budget = SCAN_TOTAL;
     if (peek(main, ls, sizeof ls))
@@ -1052,7 +1077,7 @@ static void name_at_sites(co_sr *d)
 
 void co_sr_name_functions(co_sr *d, const void *main)
 {
-    g_pid = d->pid;
+    begin(d);
     name_at_sites(d); /* first: what the read saw changes as the process runs */
     name_from_tables(d, main);
 }
@@ -1264,7 +1289,10 @@ static void make_chain(co_sr *d, const void *main)
 
 /* Reads the stack of every thread on the GC list but main. In our own
  * process the list is read in place, as co_attach's handler does; another
- * process's is copied a header at a time. */
+ * process's is copied a header at a time (recorderd walks it with
+ * rd_gcwalk instead, while the process runs). At most WALK_MAX objects,
+ * and a list that loops is left at once: Brent's check, the object kept at
+ * each power of two steps met again. */
 static void walk_threads(co_sr *d, const void *main)
 {
     uint8_t g[G_ROOTGC + 8], h[LS_MARKED + 1];
@@ -1274,8 +1302,13 @@ static void walk_threads(co_sr *d, const void *main)
     else if (peek(d->g, g, sizeof g))
         return;
     unsigned otherwhite = (unsigned)(g[G_CURWHITE] ^ 3) & 3;
-    size_t n = 0;
-    for (const uint8_t *o = co_ptr_at(g, G_ROOTGC); o && n < WALK_MAX; n++) {
+    const void *seen = NULL;
+    size_t n = 0, power = 1;
+    for (const uint8_t *o = co_ptr_at(g, G_ROOTGC); o && o != seen && n < WALK_MAX; n++) {
+        if (n + 1 == power) {
+            seen = o;
+            power *= 2;
+        }
         if (local)
             memcpy(h, o, sizeof h);
         else if (peek(o, h, sizeof h))
@@ -1286,23 +1319,29 @@ static void walk_threads(co_sr *d, const void *main)
     }
 }
 
+/* Whether thread L was read already. */
+static int known(const co_sr *d, const void *L)
+{
+    for (uint32_t j = 0; j < d->nth; j++)
+        if (d->th[j].L == L)
+            return 1;
+    return 0;
+}
+
 /* Reads the threads that the threads read so far resume, in turn: the
  * running chain, without the GC list. */
 static void follow_resumed(co_sr *d)
 {
-    for (uint32_t i = 0; i < d->nth; i++) {
-        int known = !d->th[i].target;
-        for (uint32_t j = 0; j < d->nth && !known; j++)
-            known = d->th[j].L == d->th[i].target;
-        if (!known)
+    for (uint32_t i = 0; i < d->nth; i++)
+        if (d->th[i].target && !known(d, d->th[i].target))
             read_thread(d, d->th[i].target);
-    }
 }
 
-void co_sr_read(co_sr *d, const void *main, int walk_ok)
+/* Reads main's stack: 0, or -1 if main is no thread. */
+static int read_start(co_sr *d, const void *main)
 {
-    g_pid = d->pid;
     uint8_t ls[LS_READ];
+    begin(d);
     d->nth = d->nfn = d->nfr = d->nchain = 0;
     d->k_cl = NULL; /* nothing cached from another read */
     memset(d->kc, 0, sizeof d->kc);
@@ -1311,20 +1350,55 @@ void co_sr_read(co_sr *d, const void *main, int walk_ok)
     d->nout = 0;
     d->next_sid = 0;
     d->flags = 0;
+    d->late = 0;
     if (peek(main, ls, sizeof ls) || !(d->g = co_ptr_at(ls, LS_G)))
-        return;
+        return -1;
     read_thread(d, main);
-    if (walk_ok)
-        walk_threads(d, main);
-    else
-        follow_resumed(d);
-    make_chain(d, main);
-    copy_selves(d);
+    return 0;
+}
+
+void co_sr_read(co_sr *d, const void *main, int walk_ok)
+{
+    if (!read_start(d, main)) {
+        if (walk_ok)
+            walk_threads(d, main);
+        else
+            follow_resumed(d);
+        make_chain(d, main);
+        copy_selves(d);
+    }
+    d->late = g_late;
+}
+
+/* Whether thread L (found earlier) is still one of the state's, not a
+ * dead one the collector is about to free (white of the other kind). */
+static int still_live(const co_sr *d, const void *L, unsigned otherwhite)
+{
+    uint8_t h[LS_G + 8];
+    return !peek(L, h, sizeof h) && h[LS_TT] == LUA_TTHREAD && co_ptr_at(h, LS_G) == d->g &&
+           !(h[LS_MARKED] & otherwhite);
+}
+
+void co_sr_read_threads(co_sr *d, const void *main, const void *const *th, size_t n)
+{
+    uint8_t g[G_CURWHITE + 1];
+    if (!read_start(d, main) && !peek(d->g, g, sizeof g)) {
+        unsigned otherwhite = (unsigned)(g[G_CURWHITE] ^ 3) & 3;
+        follow_resumed(d); /* the running chain first: it may be new since th was found */
+        for (size_t i = 0; i < n; i++)
+            if (th[i] != main && still_live(d, th[i], otherwhite) && !known(d, th[i]))
+                read_thread(d, th[i]);
+        follow_resumed(d); /* a chain that a thread resumed from C runs */
+        make_chain(d, main);
+        copy_selves(d);
+    }
+    d->late = g_late;
 }
 
 static void co_sr_records(co_sr *d, const void *main)
 {
-    g_pid = d->pid;
+    begin(d);
+    g_deadline_us = 0; /* a few reads a function: the names, late or not, are written */
     const co_sr_thread *run = d->nchain ? &d->th[d->chain[d->nchain - 1]] : NULL;
     if (!run || run->top_c)
         d->flags |= LT_DUMP_IN_C;
@@ -1340,13 +1414,18 @@ static void co_sr_records(co_sr *d, const void *main)
             put_thread(d, &d->th[i], LT_R_HOOKED, 0);
 }
 
-void co_sr_collect(co_sr *d, const void *main, int walk_ok)
+void co_sr_finish(co_sr *d, const void *main)
 {
-    co_sr_read(d, main, walk_ok);
     if (!d->nth)
         return;
     co_sr_name_functions(d, main);
     co_sr_records(d, main);
+}
+
+void co_sr_collect(co_sr *d, const void *main, int walk_ok)
+{
+    co_sr_read(d, main, walk_ok);
+    co_sr_finish(d, main);
 }
 
 /* {====== the special functions, read from the globals */
@@ -1364,7 +1443,7 @@ static const void *c_function(co_sr *d, const void *t, const char *key)
 void co_sr_find_specials(co_sr *d, const void *main)
 {
     uint8_t ls[LS_READ], tv[TV_SIZE];
-    g_pid = d->pid;
+    begin(d);
     memset(d->cf, 0, sizeof d->cf);
     if (peek(main, ls, sizeof ls) || co_int_at(ls, LS_GT + TV_TT) != LUA_TTABLE)
         return;

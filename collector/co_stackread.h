@@ -5,7 +5,8 @@
  * process that never loaded the collector): so it uses no Lua API, no
  * allocation and no stdio; every object is copied with process_vm_readv,
  * which fails on a bad address instead of faulting, every loop and length
- * is bounded and every type tag checked. The layout is co_layout.h's. */
+ * is bounded, every type tag checked, and the reads end at the caller's
+ * deadline (d->deadline_us). The layout is co_layout.h's. */
 #ifndef CO_STACKREAD_H
 #define CO_STACKREAD_H
 
@@ -146,12 +147,17 @@ typedef struct co_sr {
     uint8_t sn_cis[SNAP_CI * CI_SIZE], sn_tvs[SNAP_TV * TV_SIZE];
     const void *sn_far; /* and one slot below them, if not NULL */
     uint8_t sn_far_tv[TV_SIZE];
+    /* when reads must end (CLOCK_MONOTONIC, us; 0: never), the caller's to
+     * set; late: a read ended so, its threads or names may be missing */
+    uint64_t deadline_us;
+    uint8_t late;
 } co_sr;
 
 
 /* Reads every stack of the state whose main thread is main (an address in
  * d->pid) into d->out; with walk_ok, the coroutines on the GC list too.
- * d->pid, d->cf and d->self_fn are the caller's to set first. */
+ * d->pid, d->cf, d->self_fn and d->deadline_us are the caller's to set
+ * first: every entry point's reads fail once the deadline has passed. */
 void co_sr_collect(co_sr *d, const void *main, int walk_ok);
 
 /* The three steps of co_sr_collect. co_sr_read copies the stacks: of main
@@ -160,6 +166,16 @@ void co_sr_collect(co_sr *d, const void *main, int walk_ok);
  * state to hold still. co_sr_records writes d->out from what was read and
  * named (reading the sources' names). */
 void co_sr_read(co_sr *d, const void *main, int walk_ok);
+
+/* co_sr_read for a process read from outside: main's stack and the
+ * threads it resumes in turn (the running chain, which may have been made
+ * since th was found), then the threads th (found on the GC list earlier,
+ * the process running: each checked to be a live thread of the state
+ * still) and those they resume. d->late: the deadline cut the read. */
+void co_sr_read_threads(co_sr *d, const void *main, const void *const *th, size_t n);
+
+/* The steps of co_sr_collect after co_sr_read: naming and the records. */
+void co_sr_finish(co_sr *d, const void *main);
 
 /* Names d's functions from the globals and package.loaded of main, and,
  * after a read made running, those with no such name by the call they

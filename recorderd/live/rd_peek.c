@@ -1,15 +1,14 @@
-/* rd_peek: the stacks of a Lua 5.1 process that never loaded the
- * collector, read from outside (`recorderd dump PID`).
+/* rd_peek: reading a Lua 5.1 process that never loaded the collector,
+ * from outside: stopping it (ptrace: PTRACE_SEIZE and PTRACE_INTERRUPT, no
+ * signal the program or its parent can see), finding its Lua states, one
+ * sample of a running chain, and the refusals. `dump` is rd_peekdump.c's.
  *
- * The process's threads are stopped with ptrace (PTRACE_SEIZE and
- * PTRACE_INTERRUPT: no signal the program or its parent can see) for the
- * one read, then let go. Its Lua states are found by a scan of its private
- * writable memory: lua_newstate allocates the main thread and the
- * global_State in one block, so a main thread is an object tagged a thread
- * whose l_G points just past it and whose global_State's mainthread points
- * back. co_stackread (the collector's own reader, on another pid) then
- * copies every stack with process_vm_readv. Nothing is written to the
- * process. */
+ * Its Lua states are found by a scan of its private writable memory, as it
+ * runs: lua_newstate allocates the main thread and the global_State in one
+ * block, so a main thread is an object tagged a thread whose l_G points
+ * just past it and whose global_State's mainthread points back.
+ * co_stackread (the collector's own reader, on another pid) copies the
+ * stacks with process_vm_readv. Nothing is written to the process. */
 #include "rd_peek.h"
 
 #include <dirent.h>
@@ -40,7 +39,11 @@ enum {
     CHUNK = 1 << 20,         /* bytes copied per read of a mapping */
     SCAN_LIMIT = 1u << 31,   /* bytes scanned in all: a bound on a huge heap */
     PER_MAP = 256u << 20,    /* bytes scanned from the start of one mapping */
-    STOP_WAIT_MS = 2000
+    STOP_WAIT_MS = 2000,
+    SAMPLE_MAX_MS = 200, /* one sample's reads, from the process's stop */
+    FIND_MAX_MS = 4000,  /* one scan of the heap for the Lua states */
+    YOUNG_MS = 2000,     /* a process this new may not have made its state yet */
+    ENDING_MS = 300      /* a process with no state may be exiting: waited for */
 };
 
 /* {====== stopping the process for the read */
@@ -82,6 +85,11 @@ static int task_ended(pid_t pid, pid_t tid)
     rd_proc_read(pid, name, buf, sizeof buf);
     char st = rd_proc_state(buf);
     return !st || st == 'Z' || st == 'X';
+}
+
+int rd_peek_gone(pid_t pid)
+{
+    return task_ended(pid, pid);
 }
 
 void rd_peek_let_go(rd_peek_stop *s)
@@ -151,8 +159,10 @@ int rd_peek_sample(co_sr *d, const void *L, rd_peek_stop *s, int stop, uint64_t 
     int e = stop ? rd_peek_stop_all(d->pid, s) : 0;
     if (e)
         return e;
+    d->deadline_us = now_us() + SAMPLE_MAX_MS * 1000; /* a forged chain: held no longer */
     d->running = !stop;
     co_sr_read(d, L, 0);
+    d->deadline_us = 0;
     if (stop) {
         rd_peek_let_go(s);
         *stopped_us += now_us() - t0; /* an upper bound: from the first stop asked to the last let go */
@@ -164,6 +174,8 @@ int rd_peek_sample(co_sr *d, const void *L, rd_peek_stop *s, int stop, uint64_t 
     for (uint32_t i = 0; i < d->nth; i++)
         if (d->th[i].torn)
             return -EAGAIN;
+    if (d->late) /* reads cut short: nothing to say of the state */
+        return -EAGAIN;
     if (d->nth)
         return 0;
     char buf[512], st = 0;
@@ -200,6 +212,8 @@ static void scan_range(co_sr *d, uintptr_t lo, uintptr_t hi, uint8_t *buf, const
                        int *n, size_t *budget)
 {
     for (uintptr_t a = lo; a < hi && *n < RD_PEEK_MAX_STATES && *budget; a += CHUNK) {
+        if (d->deadline_us && now_us() >= d->deadline_us)
+            break;
         size_t len = hi - a < CHUNK + 64 ? hi - a : CHUNK + 64; /* 64: a thread across the cut */
         if (len > *budget)
             len = *budget;
@@ -238,6 +252,52 @@ int rd_peek_find_states(co_sr *d, const void **found)
     if (f)
         fclose(f);
     return n;
+}
+
+/* How long ago pid started, in ms (-1 if unknown): field 22 of its stat,
+ * in clock ticks since boot, against /proc/uptime. */
+static long age_ms(pid_t pid)
+{
+    char buf[1024], up[64];
+    unsigned long long start = 0;
+    double uptime = 0;
+    size_t n = rd_proc_read(pid, "stat", buf, sizeof buf - 1);
+    FILE *f = fopen("/proc/uptime", "r");
+    int ok = f && fgets(up, sizeof up, f) && sscanf(up, "%lf", &uptime) == 1;
+    if (f)
+        fclose(f);
+    buf[n] = 0;
+    const char *p = strrchr(buf, ')');
+    if (!ok || !p || sscanf(p + 2, "%*c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s "
+                                   "%*s %*s %*s %*s %llu", &start) != 1)
+        return -1;
+    return (long)(uptime * 1000.0 - (double)start * 1000.0 / (double)sysconf(_SC_CLK_TCK));
+}
+
+/* 0, after waiting up to ENDING_MS for pid to exit (it may have closed its
+ * Lua state on its way out: then rd_peek_gone says so). */
+static int ending(pid_t pid)
+{
+    for (int k = 0; k < ENDING_MS / 10 && !rd_peek_gone(pid); k++)
+        usleep(10000);
+    return 0;
+}
+
+int rd_peek_find_running(co_sr *d, const void **found, rd_peek_stop *s)
+{
+    int e = rd_peek_stop_all(d->pid, s); /* may recorderd read it? a moment's stop says */
+    if (e)
+        return e;
+    rd_peek_let_go(s);
+    for (;;) {
+        d->deadline_us = now_us() + FIND_MAX_MS * 1000;
+        int n = rd_peek_find_states(d, found);
+        d->deadline_us = 0;
+        long age = n ? -1 : age_ms(d->pid);
+        if (n || age < 0 || age >= YOUNG_MS)
+            return n ? n : ending(d->pid);
+        usleep(20000); /* exec'ing lua5.1, or loading it: its state comes in milliseconds */
+    }
 }
 
 /* }====== */
@@ -325,73 +385,4 @@ int rd_peek_refusal(pid_t pid, int e)
     rd_peek_refusal_msg(pid, e, msg, sizeof msg);
     fprintf(stderr, "recorderd: %s\n", msg);
     return 1;
-}
-
-/* The records of every state of d->pid, read while it is stopped. */
-typedef struct taken {
-    uint8_t *rec[RD_PEEK_MAX_STATES];
-    size_t n[RD_PEEK_MAX_STATES];
-    uint32_t flags[RD_PEEK_MAX_STATES];
-    int nstates;
-} taken;
-
-static void take(co_sr *d, taken *t)
-{
-    const void *found[RD_PEEK_MAX_STATES];
-    t->nstates = rd_peek_find_states(d, found);
-    for (int i = 0; i < t->nstates; i++) {
-        co_sr_find_specials(d, found[i]);
-        co_sr_collect(d, found[i], 1);
-        if ((t->rec[i] = malloc(d->nout ? d->nout : 1)))
-            memcpy(t->rec[i], d->out, d->nout);
-        t->n[i] = t->rec[i] ? d->nout : 0;
-        t->flags[i] = d->flags;
-    }
-}
-
-static int print_taken(pid_t pid, taken *t, FILE *out)
-{
-    char cmd[4096];
-    rd_peek_cmdline(pid, cmd, sizeof cmd);
-    if (!t->nstates)
-        fprintf(stderr,
-                "recorderd: process %d has no Lua 5.1 state that recorderd can find "
-                "(not Lua 5.1, or not yet started): %s\n",
-                (int)pid, cmd);
-    for (int i = 0; i < t->nstates; i++) {
-        char note[128];
-        snprintf(note, sizeof note, "read from outside, the process stopped meanwhile%s%s",
-                 t->nstates > 1 ? "; one of its Lua states" : "",
-                 t->flags[i] & LT_DUMP_TRUNCATED ? "; too many frames, cut short" : "");
-        rd_attach_print_records(out, pid, cmd, t->rec[i], t->n[i], note);
-        free(t->rec[i]);
-    }
-    return t->nstates ? 0 : 1;
-}
-
-int rd_peek_dump(pid_t pid, FILE *out)
-{
-    rd_peek_stop *s = calloc(1, sizeof *s);
-    co_sr *d = calloc(1, sizeof *d);
-    taken t = {.nstates = 0};
-    int rc = 1;
-    if (!s || !d) {
-        fprintf(stderr, "recorderd: out of memory\n");
-    } else {
-        char jit[PATH_MAX + 256];
-        rd_peek_init(d, pid);
-        int e = rd_peek_luajit(pid, jit, sizeof jit) ? -ENOEXEC : rd_peek_stop_all(pid, s);
-        if (e == -ENOEXEC)
-            fprintf(stderr, "recorderd: %s\n", jit);
-        else if (e)
-            rc = rd_peek_refusal(pid, e);
-        else {
-            take(d, &t);
-            rd_peek_let_go(s);
-            rc = print_taken(pid, &t, out);
-        }
-    }
-    free(d);
-    free(s);
-    return rc;
 }

@@ -1,5 +1,6 @@
 /* rd_peek: reading a Lua 5.1 process that never loaded the collector,
- * from outside (ptrace stop, process_vm_readv). Main thread only. */
+ * from outside (ptrace stop, process_vm_readv): finding its states, its
+ * stacks, dump (rd_peekdump.c). */
 #ifndef RD_PEEK_H
 #define RD_PEEK_H
 
@@ -40,8 +41,21 @@ void rd_peek_let_go(rd_peek_stop *s);
 int rd_peek_sample(co_sr *d, const void *L, rd_peek_stop *s, int stop, uint64_t *stopped_us);
 
 /* The main threads of d->pid's Lua states (at most RD_PEEK_MAX_STATES):
- * how many were found. */
+ * how many were found. A scan of its heap: read as it runs, it ends at
+ * d->deadline_us if set. */
 int rd_peek_find_states(co_sr *d, const void **found);
+
+/* The same for top and record, the process running: stopped for a moment
+ * first (rd_peek_stop_all, s) to learn whether the kernel lets recorderd
+ * read it, then scanned as it runs; a process that started under 2 s ago
+ * with no state yet (about to exec lua5.1, or loading it) is scanned again
+ * until it has one or is 2 s old; with none, 300 ms are given to a process
+ * that may be exiting (its state closed: rd_peek_gone then says so).
+ * Returns how many, or the stop's -errno. */
+int rd_peek_find_running(co_sr *d, const void **found, rd_peek_stop *s);
+
+/* 1 once process pid has exited (a zombie, or gone), else 0. */
+int rd_peek_gone(pid_t pid);
 
 /* Says on stderr why pid cannot be read (e: rd_peek_stop_all's).
  * Returns 1, the exit code. */

@@ -216,13 +216,29 @@ static int sample(rec *r)
     return 0;
 }
 
+/* Whether the sampling is over: asked to quit, or the duration passed. */
+static int over(rec *r, uint64_t t0)
+{
+    return atomic_load(&r->quit) ||
+           (r->o->duration_ms && now_ns() - t0 >= (uint64_t)r->o->duration_ms * 1000000u);
+}
+
+/* The first sample: reads caught mid-change are tried again until one is
+ * whole, the sampling is over or the process refuses. 0, or -errno
+ * (-EAGAIN: no read succeeded before the end). */
+static int first_sample(rec *r, uint64_t t0)
+{
+    int e;
+    while ((e = sample(r)) == -EAGAIN && !over(r, t0))
+        usleep(1000);
+    return e;
+}
+
 static void sampler(void *arg)
 {
     rec *r = arg;
     uint64_t t0 = now_ns(), period = 1000000000u / r->o->hz, next = t0;
-    int e;
-    while ((e = sample(r)) == -EAGAIN && !atomic_load(&r->quit))
-        usleep(1000);
+    int e = first_sample(r, t0);
     if (!e)
         put_begin(r);
     while (!e && !atomic_load(&r->quit)) {
@@ -230,7 +246,7 @@ static void sampler(void *arg)
         uint64_t t = now_ns();
         if (next > t)
             usleep((useconds_t)((next - t) / 1000));
-        if (r->o->duration_ms && now_ns() - t0 >= (uint64_t)r->o->duration_ms * 1000000u)
+        if (over(r, t0))
             break;
         /* a read caught mid-change is tried again, a few times */
         for (int k = 0; (e = sample(r)) == -EAGAIN && k < 3; k++)
@@ -356,13 +372,14 @@ static void read_process(rec *r)
 static int find_state(rec *r, char *err, size_t cap)
 {
     const void *found[RD_PEEK_MAX_STATES];
+    read_process(r); /* before it can exit: a zombie's command line is empty */
     if (rd_peek_luajit(r->o->pid, err, cap))
         return -ENOEXEC;
-    int e = rd_peek_stop_all(r->o->pid, &r->stop), n = 0;
-    if (e)
-        return rd_peek_refusal_msg(r->o->pid, e, err, cap), e;
-    n = rd_peek_find_states(r->d, found);
-    rd_peek_let_go(&r->stop);
+    int n = rd_peek_find_running(r->d, found, &r->stop);
+    if ((n == -ESRCH || (!n && rd_peek_gone(r->o->pid))) && r->cmd[0])
+        return 0; /* ran when record began, exited since: a session, no samples */
+    if (n < 0)
+        return rd_peek_refusal_msg(r->o->pid, n, err, cap), n;
     if (!n) {
         snprintf(err, cap, "process %d has no Lua 5.1 state that recorderd can find "
                            "(not Lua 5.1, or not yet started)", (int)r->o->pid);
@@ -370,7 +387,7 @@ static int find_state(rec *r, char *err, size_t cap)
     }
     r->L = found[0];
     co_sr_find_specials(r->d, r->L);
-    read_process(r);
+    read_process(r); /* what it runs now, if it exec'd lua5.1 since */
     return 0;
 }
 
@@ -444,6 +461,10 @@ int rd_record_free(rd_recording *r, char *err, size_t cap)
     if (r->err == -ESRCH || r->err == -ENOENT)
         snprintf(err, cap, "process %d exited; %llu samples recorded", (int)r->o->pid,
                  (unsigned long long)r->samples);
+    else if (r->err == -EAGAIN && !r->nothread)
+        snprintf(err, cap, "process %d: no read of its Lua stack succeeded (a stack changing "
+                 "under every read, or memory that is not Lua 5.1's): no samples", (int)r->o->pid),
+            e = -EAGAIN;
     else if (r->err)
         rd_peek_refusal_msg(r->o->pid, e = r->err, err, cap);
     rd_session_free(r->s);

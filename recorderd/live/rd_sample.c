@@ -169,7 +169,8 @@ static int by_total(const void *a, const void *b)
  * next interval. */
 static void draw(sampler *sm, const char *cmd, unsigned hz, FILE *out)
 {
-    qsort(sm->rows, sm->n, sizeof *sm->rows, sm->by_total ? by_total : by_self);
+    if (sm->n)
+        qsort(sm->rows, sm->n, sizeof *sm->rows, sm->by_total ? by_total : by_self);
     if (isatty(fileno(out)))
         fprintf(out, "\033[H\033[2J");
     fprintf(out, "luatrace top: process %d: %s\n", (int)sm->pid, cmd);
@@ -267,11 +268,9 @@ int rd_sample_top(const rd_sample_opts *o)
         free(sm.d);
         return 1;
     }
-    int e = rd_peek_stop_all(o->pid, &sm.stop), n = 0;
-    if (!e) {
-        n = rd_peek_find_states(sm.d, found);
-        rd_peek_let_go(&sm.stop);
-    }
+    int n = rd_peek_find_running(sm.d, found, &sm.stop), e = n < 0 ? n : 0;
+    if (!n && rd_peek_gone(o->pid)) /* exited as its state was looked for */
+        e = -ESRCH;
     rd_peek_cmdline(o->pid, cmd, sizeof cmd);
     rd_printable(cmd, shown, sizeof shown);
     int rc = 1;
