@@ -20,14 +20,14 @@
 
 #include "rd_peek.h"
 
-static co_sr d;
+static lr_sr d;
 
 /* The leaf frame of the running chain, or NULL. */
-static const co_sr_frame *leaf(void)
+static const lr_sr_frame *leaf(void)
 {
     if (!d.nchain)
         return NULL;
-    const co_sr_thread *t = &d.th[d.chain[d.nchain - 1]];
+    const lr_sr_thread *t = &d.th[d.chain[d.nchain - 1]];
     return t->n ? &d.fr[t->first] : NULL;
 }
 
@@ -35,8 +35,8 @@ static const co_sr_frame *leaf(void)
 static long reg_number(const void *L, int reg)
 {
     uint8_t *base, tv[TV_SIZE];
-    if (co_sr_peek(&d, (const uint8_t *)L + LS_BASE, &base, sizeof base) ||
-        co_sr_peek(&d, base + reg * TV_SIZE, tv, sizeof tv) || tv[TV_TT] != 3)
+    if (lr_sr_peek(&d, (const uint8_t *)L + LS_BASE, &base, sizeof base) ||
+        lr_sr_peek(&d, base + reg * TV_SIZE, tv, sizeof tv) || tv[TV_TT] != 3)
         return -1; /* LUA_TNUMBER */
     double v;
     memcpy(&v, tv, sizeof v);
@@ -63,8 +63,8 @@ int main(int argc, char **argv)
         usleep(10000);
         if (rd_peek_stop_all(d.pid, &s))
             break;
-        co_sr_read(&d, found[0], 0);
-        const co_sr_frame *f = leaf();
+        lr_sr_read(&d, found[0], 0);
+        const lr_sr_frame *f = leaf();
         long truth = reg_number(found[0], cur);
         rd_peek_let_go(&s);
         if (!f || d.fn[f->fn].linedef != linedef || truth <= 0)

@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "co_layout.h"
+#include "lr_layout.h"
 #include "co_state.h"
 
 /* What a wrapped allocator forwards to. Never freed: a state closed
@@ -89,7 +89,7 @@ static int free_sizes_check(void)
     g_probe_proto = g_probe_thread = NULL;
     if (luaL_loadstring(P, "local a = ... return a") == 0 && co_func_layout_check(P)) {
         const uint8_t *cl = lua_topointer(P, -1);
-        g_probe_proto = co_ptr_at(cl, CL_FP);
+        g_probe_proto = lr_ptr_at(cl, CL_FP);
     }
     g_probe_thread = lua_newthread(P);
     lua_settop(P, 0);

@@ -57,7 +57,7 @@
 #include <unistd.h>
 
 #include "co_clock.h"
-#include "co_layout.h"
+#include "lr_layout.h"
 #include "co_state.h"
 #include "lt_attach.h"
 

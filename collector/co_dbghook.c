@@ -31,7 +31,7 @@
 #include <string.h>
 
 #include "co_clock.h"
-#include "co_layout.h"
+#include "lr_layout.h"
 #include "co_state.h"
 
 /* Registry keys of two tables with weak keys: {thread = its id tag} for
@@ -127,7 +127,7 @@ static struct {
 void co_chain_call(const co_chain *c, lua_State *L, lua_Debug *ar)
 {
     int bit = ar->event == LUA_HOOKTAILRET ? LUA_MASKRET : 1 << ar->event;
-    const void *pc = co_ptr_at(L, LS_SAVEDPC);
+    const void *pc = lr_ptr_at(L, LS_SAVEDPC);
     int mask = ar->event == LUA_HOOKLINE && g_count.L == L && g_count.pc == pc ? g_count.mask
                                                                                : c->mask;
     g_count.L = ar->event == LUA_HOOKCOUNT ? L : NULL;

@@ -55,19 +55,19 @@ int co_func_layout_check(lua_State *L)
         lua_insert(L, -2);
         lua_call(L, 0, 1); /* A, B: two closures of one Proto */
         const uint8_t *a = lua_topointer(L, -2), *b = lua_topointer(L, -1);
-        const void *pa = co_ptr_at(a, CL_FP), *pb = co_ptr_at(b, CL_FP);
+        const void *pa = lr_ptr_at(a, CL_FP), *pb = lr_ptr_at(b, CL_FP);
         lua_Debug ar;
         lua_pushvalue(L, -1);
         lua_getinfo(L, ">S", &ar);
-        const char *src = pa ? co_ptr_at(pa, PR_SOURCE) : NULL;
+        const char *src = pa ? lr_ptr_at(pa, PR_SOURCE) : NULL;
         ok = a != b && a[8] == LUA_TFUNCTION && a[CL_ISC] == 0 && pa && pa == pb && src &&
-             src + TS_SIZE == ar.source && co_int_at(pa, PR_LINEDEF) == ar.linedefined &&
-             co_int_at(pa, PR_LASTLINE) == ar.lastlinedefined &&
-             (uint32_t)co_int_at(src, TS_HASH) == str_hash(ar.source, strlen(ar.source));
+             src + TS_SIZE == ar.source && lr_int_at(pa, PR_LINEDEF) == ar.linedefined &&
+             lr_int_at(pa, PR_LASTLINE) == ar.lastlinedefined &&
+             (uint32_t)lr_int_at(src, TS_HASH) == str_hash(ar.source, strlen(ar.source));
     }
     lua_pushcfunction(L, layout_probe);
     const uint8_t *c = lua_topointer(L, -1);
-    ok = ok && c[CL_ISC] == 1 && co_ptr_at(c, CL_FP) == (const void *)layout_probe;
+    ok = ok && c[CL_ISC] == 1 && lr_ptr_at(c, CL_FP) == (const void *)layout_probe;
     lua_settop(L, top);
     return ok;
 }
@@ -77,19 +77,19 @@ int co_func_state_check(lua_State *L, lua_CFunction running)
     lua_Debug ar;
     if (!lua_getstack(L, 0, &ar))
         return 0;
-    const char *base = co_ptr_at(L, LS_BASE_CI), *ci = co_ptr_at(L, LS_CI);
+    const char *base = lr_ptr_at(L, LS_BASE_CI), *ci = lr_ptr_at(L, LS_CI);
     if (!base || ci - base != (ptrdiff_t)ar.i_ci * CI_SIZE)
         return 0;
-    const void *tv = co_ptr_at(ci, CI_FUNC);
-    const uint8_t *cl = tv ? co_ptr_at(tv, 0) : NULL;
+    const void *tv = lr_ptr_at(ci, CI_FUNC);
+    const uint8_t *cl = tv ? lr_ptr_at(tv, 0) : NULL;
     if (running == co_running_top) { /* in a hook: the function it reports */
         lua_getinfo(L, "f", &ar);
         const void *top = lua_topointer(L, -1);
         lua_pop(L, 1);
-        return cl && co_int_at(tv, TV_TT) == LUA_TFUNCTION && cl == top;
+        return cl && lr_int_at(tv, TV_TT) == LUA_TFUNCTION && cl == top;
     }
-    return cl && co_int_at(tv, TV_TT) == LUA_TFUNCTION && cl[CL_ISC] == 1 &&
-           co_ptr_at(cl, CL_FP) == (const void *)running;
+    return cl && lr_int_at(tv, TV_TT) == LUA_TFUNCTION && cl[CL_ISC] == 1 &&
+           lr_ptr_at(cl, CL_FP) == (const void *)running;
 }
 
 int co_running_top(lua_State *L)
@@ -278,9 +278,9 @@ static uint32_t fflags(const co_state *s, const void *cf)
  * (co_calib.c). */
 static uint8_t *put_code(uint8_t *q, uint32_t fid, const void *cl)
 {
-    const uint8_t *pr = co_ptr_at(cl, CL_FP);
-    int n = co_int_at(pr, PR_SIZECODE), nl = co_int_at(pr, PR_SIZELINE);
-    const int *li = co_ptr_at(pr, PR_LINEINFO);
+    const uint8_t *pr = lr_ptr_at(cl, CL_FP);
+    int n = lr_int_at(pr, PR_SIZECODE), nl = lr_int_at(pr, PR_SIZELINE);
+    const int *li = lr_ptr_at(pr, PR_LINEINFO);
     if (n <= 0 || nl != n || !li)
         return q;
     uint32_t runs = 1;
@@ -384,7 +384,7 @@ static int dump_writer(lua_State *L, const void *p, size_t n, void *ud)
 static uint64_t code_hash(const co_state *s, lua_State *L)
 {
     if (s->code_ok)
-        return co_code_hash(co_ptr_at(lua_topointer(L, -1), CL_FP));
+        return co_code_hash(lr_ptr_at(lua_topointer(L, -1), CL_FP));
     uint64_t h = 1469598103934665603ull;
     lua_dump(L, dump_writer, &h);
     return h ? h : 1;
@@ -519,7 +519,7 @@ static int push_body(lua_State *L, lua_State *co)
 static co_fent wrap_key(const void *pr)
 {
     /* an odd address: no Proto or C function has one */
-    return (co_fent){(const char *)pr + 1, co_ptr_at(pr, PR_SOURCE), co_int_at(pr, PR_LINEDEF),
+    return (co_fent){(const char *)pr + 1, lr_ptr_at(pr, PR_SOURCE), lr_int_at(pr, PR_LINEDEF),
                      co_proto_shape(pr), 0, LT_FF_WRAP};
 }
 
@@ -563,12 +563,12 @@ uint32_t co_func_wrap_id(co_state *s, lua_State *L, lua_Debug *ar, lua_State *co
         co_func_forget(s);
     const uint8_t *cl = s->state_ok && co ? co_func_body(co) : NULL;
     co_fent k;
-    const co_fent *e = cl ? co_ftab_find(&s->ft, (k = wrap_key(co_ptr_at(cl, CL_FP)), &k)) : NULL;
+    const co_fent *e = cl ? co_ftab_find(&s->ft, (k = wrap_key(lr_ptr_at(cl, CL_FP)), &k)) : NULL;
     if (e) /* every resume of a known generator */
         return e->fid;
     if ((!s->layout_ok && !s->jit) || !co || !push_body(L, co))
         return fid;
-    k = s->jit ? jit_wrap_key(L) : wrap_key(co_ptr_at(lua_topointer(L, -1), CL_FP));
+    k = s->jit ? jit_wrap_key(L) : wrap_key(lr_ptr_at(lua_topointer(L, -1), CL_FP));
     if ((e = co_ftab_find(&s->ft, &k))) {
         lua_pop(L, 1);
         return e->fid;
@@ -629,12 +629,12 @@ uint32_t co_func_id_slow(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *fla
     int isC;
     if (s->layout_ok) {
         isC = cl[CL_ISC];
-        k.key = co_ptr_at(cl, CL_FP);
+        k.key = lr_ptr_at(cl, CL_FP);
         if (isC) /* Lua's require, hidden: the global require's entry */
             k.key = co_cpath_shown_key(k.key);
         if (!isC) {
-            k.src = co_ptr_at(k.key, PR_SOURCE);
-            k.line = co_int_at(k.key, PR_LINEDEF);
+            k.src = lr_ptr_at(k.key, PR_SOURCE);
+            k.line = lr_int_at(k.key, PR_LINEDEF);
             k.shape = co_proto_shape(k.key);
         }
     } else {

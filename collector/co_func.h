@@ -3,14 +3,14 @@
 #ifndef CO_FUNC_H
 #define CO_FUNC_H
 
-#include "co_layout.h"
+#include "lr_layout.h"
 #include "co_state.h"
 
 /* The closure of frame ar (Lua 5.1 layout: state_ok). */
 static inline const uint8_t *co_func_closure(lua_State *L, const lua_Debug *ar)
 {
-    const char *ci = (const char *)co_ptr_at(L, LS_BASE_CI) + (ptrdiff_t)ar->i_ci * CI_SIZE;
-    return co_ptr_at(co_ptr_at(ci, CI_FUNC), 0);
+    const char *ci = (const char *)lr_ptr_at(L, LS_BASE_CI) + (ptrdiff_t)ar->i_ci * CI_SIZE;
+    return lr_ptr_at(lr_ptr_at(ci, CI_FUNC), 0);
 }
 
 /* co_func_id past its first probe: another layout, a collision, or a
@@ -25,10 +25,10 @@ uint32_t co_func_id_slow(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *fla
  * code size. */
 static inline uint32_t co_proto_shape(const void *pr)
 {
-    const void *src = co_ptr_at(pr, PR_SOURCE);
-    uint32_t h = src ? (uint32_t)co_int_at(src, TS_HASH) : 0;
-    return h ^ (uint32_t)co_int_at(pr, PR_LASTLINE) * 0x9E3779B1u ^
-           (uint32_t)co_int_at(pr, PR_SIZECODE) * 0x85EBCA77u;
+    const void *src = lr_ptr_at(pr, PR_SOURCE);
+    uint32_t h = src ? (uint32_t)lr_int_at(src, TS_HASH) : 0;
+    return h ^ (uint32_t)lr_int_at(pr, PR_LASTLINE) * 0x9E3779B1u ^
+           (uint32_t)lr_int_at(pr, PR_SIZECODE) * 0x85EBCA77u;
 }
 
 /* The id of the function of frame ar (0 if the trace is lost), its
@@ -40,7 +40,7 @@ static inline uint32_t co_proto_shape(const void *pr)
 static inline uint32_t co_func_id(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *flags)
 {
     if (__builtin_expect(s->key_only, 1)) {
-        const co_fent *e = co_ftab_first(&s->ft, co_ptr_at(co_func_closure(L, ar), CL_FP));
+        const co_fent *e = co_ftab_first(&s->ft, lr_ptr_at(co_func_closure(L, ar), CL_FP));
         if (__builtin_expect(e != NULL, 1)) {
             *flags = e->flags;
             return e->fid;
@@ -54,14 +54,14 @@ static inline uint32_t co_func_id(co_state *s, lua_State *L, lua_Debug *ar, uint
  * coroutine, stack index 1 of one not started. NULL: none, or a C one. */
 static inline const uint8_t *co_func_body(lua_State *co)
 {
-    const char *base_ci = co_ptr_at(co, LS_BASE_CI), *slot;
-    if ((const char *)co_ptr_at(co, LS_CI) > base_ci)
-        slot = co_ptr_at(base_ci + CI_SIZE, CI_FUNC);
-    else if (((const uint8_t *)co)[LS_STATUS] == 0 && co_ptr_at(co, LS_TOP) > co_ptr_at(co, LS_BASE))
-        slot = co_ptr_at(co, LS_BASE);
+    const char *base_ci = lr_ptr_at(co, LS_BASE_CI), *slot;
+    if ((const char *)lr_ptr_at(co, LS_CI) > base_ci)
+        slot = lr_ptr_at(base_ci + CI_SIZE, CI_FUNC);
+    else if (((const uint8_t *)co)[LS_STATUS] == 0 && lr_ptr_at(co, LS_TOP) > lr_ptr_at(co, LS_BASE))
+        slot = lr_ptr_at(co, LS_BASE);
     else
         return NULL;
-    const uint8_t *cl = co_int_at(slot, TV_TT) == LUA_TFUNCTION ? co_ptr_at(slot, 0) : NULL;
+    const uint8_t *cl = lr_int_at(slot, TV_TT) == LUA_TFUNCTION ? lr_ptr_at(slot, 0) : NULL;
     return cl && !cl[CL_ISC] ? cl : NULL;
 }
 
@@ -73,7 +73,7 @@ static inline uint32_t co_func_wrap_fast(const co_state *s, lua_State *co)
     const uint8_t *cl = s->key_only && co ? co_func_body(co) : NULL;
     if (!cl)
         return 0;
-    const co_fent *e = co_ftab_first(&s->ft, (const char *)co_ptr_at(cl, CL_FP) + 1); /* wrap_key */
+    const co_fent *e = co_ftab_first(&s->ft, (const char *)lr_ptr_at(cl, CL_FP) + 1); /* wrap_key */
     return e ? e->fid : 0;
 }
 

@@ -105,7 +105,7 @@ static void stack_record(co_state *s, lua_State *L, uint32_t id, unsigned reason
  * any_event, which the fast paths' ring test sends there. */
 CO_INLINE int maybe_untraced(const co_state *s)
 {
-    return s->nuntraced || co_hooks_off(s->cur_L);
+    return s->nuntraced || lr_hooks_off(s->cur_L);
 }
 
 /* L runs now, another thread ran the previous event. R if that thread is
@@ -152,9 +152,9 @@ CO_INLINE uint32_t switch_fast_id(const co_state *s, lua_State *L)
     uint32_t id;
     if (!s->thread_ok) /* no 5.1 layout: not even a read of the count */
         return 0;
-    uintptr_t e = co_tag_entry(&s->th, (uint32_t)co_int_at(L, LS_HOOKCOUNT), &id);
+    uintptr_t e = co_tag_entry(&s->th, (uint32_t)lr_int_at(L, LS_HOOKCOUNT), &id);
     return e == (uintptr_t)L && s->ring.pos <= s->slow_at &&
-                   !co_hooks_off(s->cur_L)
+                   !lr_hooks_off(s->cur_L)
                ? id
                : 0;
 }
@@ -165,13 +165,13 @@ CO_INLINE void switch_fast(co_state *s, lua_State *L, uint32_t depth, uint64_t d
 {
     const char *o = (const char *)s->cur_L;
     unsigned st = (uint8_t)o[LS_STATUS];
-    int resumed = st == 0 && (co_ptr_at(o, LS_CI) > co_ptr_at(o, LS_BASE_CI) ||
+    int resumed = st == 0 && (lr_ptr_at(o, LS_CI) > lr_ptr_at(o, LS_BASE_CI) ||
                               o == (const char *)s->th.main);
     int dead = st != LUA_YIELD;
     put_switch(s, s->ring.data + (s->ring.pos & s->ring.mask), resumed, dt, id, depth, dead);
     if (!resumed && dead)
         co_thread_dead(s, s->cur_id);
-    void *slot = (void *)co_ptr_at(s->th.anchor, LS_BASE); /* co_thread_anchor */
+    void *slot = (void *)lr_ptr_at(s->th.anchor, LS_BASE); /* co_thread_anchor */
     memcpy(slot, &L, sizeof L);
     s->cur_L = L;
     s->cur_id = id;
@@ -206,9 +206,9 @@ static lua_State *resume_arg(co_state *s, lua_State *L, lua_Debug *ar)
 {
     lua_State *co = NULL;
     if (s->thread_ok) { /* at a C function's call hook, its arguments are base..top */
-        const char *base = co_ptr_at(L, LS_BASE), *top = co_ptr_at(L, LS_TOP);
-        if (top > base && co_int_at(base, TV_TT) == LUA_TTHREAD)
-            co = (lua_State *)co_ptr_at(base, 0);
+        const char *base = lr_ptr_at(L, LS_BASE), *top = lr_ptr_at(L, LS_TOP);
+        if (top > base && lr_int_at(base, TV_TT) == LUA_TTHREAD)
+            co = (lua_State *)lr_ptr_at(base, 0);
     } else if (lua_getlocal(L, ar, 1)) {
         co = lua_tothread(L, -1);
         lua_pop(L, 1);
@@ -231,8 +231,8 @@ static lua_Hook hook_of(const co_state *s, lua_State *co)
  * NULL. */
 CO_INLINE lua_State *closure_thread(const uint8_t *cl)
 {
-    return cl[CL_ISC] && co_int_at(cl + CL_UPV0, TV_TT) == LUA_TTHREAD
-               ? (lua_State *)co_ptr_at(cl + CL_UPV0, 0)
+    return cl[CL_ISC] && lr_int_at(cl + CL_UPV0, TV_TT) == LUA_TTHREAD
+               ? (lua_State *)lr_ptr_at(cl + CL_UPV0, 0)
                : NULL;
 }
 
@@ -587,7 +587,7 @@ CO_INLINE void lean_call_at(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t
 {
     if (__builtin_expect(s->key_only, 1)) {
         const uint8_t *cl = co_func_closure(L, ar);
-        const co_fent *e = co_ftab_first(&s->ft, co_ptr_at(cl, CL_FP));
+        const co_fent *e = co_ftab_first(&s->ft, lr_ptr_at(cl, CL_FP));
         uint32_t fid = e ? e->fid : 0;
         if (fid && (e->flags & (LT_FF_RESUME | LT_FF_WRAP))) /* a wrap function: its body's */
             fid = e->flags == LT_FF_WRAP ? lean_wrap(s, L, cl) : 0;
@@ -626,9 +626,9 @@ static void __attribute__((noinline)) lean_call_none(co_state *s, lua_State *L, 
 CO_INLINE void call_switch_at(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0, int timed)
 {
     uint32_t id = 0;
-    if (s->thread_ok && s->ring.pos + LT_EVENT_HOT_MAX <= s->slow_at && !co_hooks_off(s->cur_L)) {
+    if (s->thread_ok && s->ring.pos + LT_EVENT_HOT_MAX <= s->slow_at && !lr_hooks_off(s->cur_L)) {
         uint32_t i;
-        uintptr_t e = co_tag_entry(&s->th, (uint32_t)co_int_at(L, LS_HOOKCOUNT), &i);
+        uintptr_t e = co_tag_entry(&s->th, (uint32_t)lr_int_at(L, LS_HOOKCOUNT), &i);
         if (e == (uintptr_t)L)
             id = i; /* known */
         else if ((e & ~CO_STALE) != (uintptr_t)L && !(co_nchain && co_chain_find(L)))

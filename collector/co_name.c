@@ -23,7 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "co_layout.h"
+#include "lr_layout.h"
 #include "co_state.h"
 
 /* Per table: string-keyed entries looked at (only they can name), and
@@ -122,10 +122,10 @@ static void scan_api(lua_State *L, int idx, const where *w, target *t)
 
 static int same(const target *t, const uint8_t *node)
 {
-    if (co_int_at(node, TV_TT) != LUA_TFUNCTION)
+    if (lr_int_at(node, TV_TT) != LUA_TFUNCTION)
         return 0;
-    const uint8_t *cl = co_ptr_at(node, 0);
-    return t->cf ? cl[CL_ISC] && co_ptr_at(cl, CL_FP) == (const void *)t->cf : cl == t->cl;
+    const uint8_t *cl = lr_ptr_at(node, 0);
+    return t->cf ? cl[CL_ISC] && lr_ptr_at(cl, CL_FP) == (const void *)t->cf : cl == t->cl;
 }
 
 /* The Table tb read directly, string keys counted against the budget as
@@ -133,15 +133,15 @@ static int same(const target *t, const uint8_t *node)
 static void scan_direct(const uint8_t *tb, const where *w, target *t)
 {
     unsigned budget = CO_SCAN_MAX, walk = CO_WALK_MAX;
-    const uint8_t *node = co_ptr_at(tb, TB_NODE);
+    const uint8_t *node = lr_ptr_at(tb, TB_NODE);
     for (size_t i = 0, n = (size_t)1 << tb[TB_LSIZENODE]; i < n; i++, node += ND_SIZE) {
-        if (co_int_at(node, TV_TT) == LUA_TNIL)
+        if (lr_int_at(node, TV_TT) == LUA_TNIL)
             continue;
-        int named = co_int_at(node, ND_KEYTT) == LUA_TSTRING;
+        int named = lr_int_at(node, ND_KEYTT) == LUA_TSTRING;
         if ((named && !--budget) || !--walk)
             return;
         if (named && same(t, node)) {
-            const uint8_t *ts = co_ptr_at(node, ND_KEY);
+            const uint8_t *ts = lr_ptr_at(node, ND_KEY);
             size_t klen;
             memcpy(&klen, ts + TS_LEN, sizeof klen);
             consider(t, w, (const char *)ts + TS_SIZE, klen);
@@ -458,7 +458,7 @@ int co_name_layout_check(lua_State *L)
     /* the header first: a wrong layout must fail before nodes are read */
     const uint8_t *tb = lua_topointer(L, t);
     ok = ok && tb[8] == LUA_TTABLE && tb[TB_LSIZENODE] >= 3 && tb[TB_LSIZENODE] <= 6 &&
-         co_int_at(tb, TB_SIZEARRAY) >= 8 && co_int_at(tb, TB_SIZEARRAY) <= 64;
+         lr_int_at(tb, TB_SIZEARRAY) >= 8 && lr_int_at(tb, TB_SIZEARRAY) <= 64;
     ok = ok && agree(L, t, fa) && agree(L, t, fb) && agree(L, t, lua_gettop(L));
     lua_settop(L, top);
     return ok;

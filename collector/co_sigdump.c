@@ -4,7 +4,7 @@
  *
  * A process blocked in C (poll, read, sleep) runs no Lua event that could
  * serve its dump; but its Lua state is then quiescent, so its stacks can be
- * read without the Lua API, by co_stackread on our own pid. A state caught
+ * read without the Lua API, by lr_stackread on our own pid. A state caught
  * mid-update (the process ran Lua after all, or another thread of the host
  * does) gives at worst a wrong frame, never a crash. The records (the
  * collector's thread ids are not the handler's to read, so the message
@@ -24,12 +24,12 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "co_stackread.h"
+#include "lr_stackread.h"
 #include "co_state.h"
 #include "lt_attach.h"
 #include "lt_ctl.h"
 
-static co_sr g_sd; /* one handler at a time: the signal is blocked while it runs */
+static lr_sr g_sd; /* one handler at a time: the signal is blocked while it runs */
 
 static int send_all(int fd, const uint8_t *p, size_t n)
 {
@@ -47,9 +47,9 @@ static int send_all(int fd, const uint8_t *p, size_t n)
 
 int co_sigdump_send(lua_State *main, int walk_ok, const char *sock)
 {
-    co_sr *d = &g_sd;
+    lr_sr *d = &g_sd;
     d->pid = getpid();
-    co_sr_collect(d, main, walk_ok);
+    lr_sr_collect(d, main, walk_ok);
     if (!d->nth)
         return -1;
     struct sockaddr_un a = {.sun_family = AF_UNIX};
@@ -79,9 +79,9 @@ int co_sigdump_send(lua_State *main, int walk_ok, const char *sock)
 static int check_probe(lua_State *L);
 
 /* Compares the reader's view of L's stack with lua_getstack/lua_getinfo. */
-static int same_as_debug_api(lua_State *L, const co_sr *d)
+static int same_as_debug_api(lua_State *L, const lr_sr *d)
 {
-    const co_sr_thread *t = NULL;
+    const lr_sr_thread *t = NULL;
     for (uint32_t i = 0; i < d->nth; i++)
         if (d->th[i].L == L)
             t = &d->th[i];
@@ -95,8 +95,8 @@ static int same_as_debug_api(lua_State *L, const co_sr *d)
         lua_getinfo(L, "Sln", &ar);
         if ((uint32_t)k >= t->n)
             return 0;
-        const co_sr_frame *fr = &d->fr[t->first + k++];
-        const co_sr_func *f = &d->fn[fr->fn];
+        const lr_sr_frame *fr = &d->fr[t->first + k++];
+        const lr_sr_func *f = &d->fn[fr->fn];
         if (fr->depth != (uint32_t)ar.i_ci || f->isC != (ar.what[0] == 'C'))
             return 0;
         if (!f->isC && (f->linedef != ar.linedefined || (int)fr->line != ar.currentline))
@@ -112,18 +112,18 @@ static int g_check_ok;
 
 static int check_probe(lua_State *L)
 {
-    co_sr *d = &g_sd;
-    co_sr_collect(d, L, 0);
+    lr_sr *d = &g_sd;
+    lr_sr_collect(d, L, 0);
     g_check_ok = same_as_debug_api(L, d);
     /* names from tables: the argument, coroutine.yield, is found under
      * package.loaded.coroutine */
-    co_sr_func *f = &d->fn[0];
+    lr_sr_func *f = &d->fn[0];
     memset(f, 0, sizeof *f);
     d->nfn = 1;
     f->key = d->cf[4];
     f->cl = lua_topointer(L, 1);
     f->isC = 1;
-    co_sr_name_functions(d, L);
+    lr_sr_name_functions(d, L);
     g_check_ok = g_check_ok && !strcmp(f->name, "coroutine.yield");
     return 0;
 }
@@ -149,7 +149,7 @@ static int exe_range(struct dl_phdr_info *info, size_t size, void *ud)
     return 1; /* the first object is the main program */
 }
 
-static int exe_module(const co_sr *d, const void *cf, char *out, size_t cap)
+static int exe_module(const lr_sr *d, const void *cf, char *out, size_t cap)
 {
     (void)d;
     size_t n = strlen(g_exe);
@@ -181,7 +181,7 @@ int co_sigdump_check(lua_State *L)
     co_state s;
     memset(&s, 0, sizeof s);
     co_module_special_functions(&s, L);
-    co_sr *d = &g_sd;
+    lr_sr *d = &g_sd;
     d->pid = getpid();
     d->self_fn = (const void *)luaopen_luatrace;
     d->cf[0] = (const void *)s.cf_pcall;

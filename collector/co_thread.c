@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "co_layout.h"
+#include "lr_layout.h"
 #include "co_mem.h"
 #include "co_state.h"
 
@@ -50,10 +50,10 @@ static int probe_yield(lua_State *L)
  * them (base, top). */
 static int probe_args(lua_State *L)
 {
-    const char *base = co_ptr_at(L, LS_BASE), *top = co_ptr_at(L, LS_TOP);
+    const char *base = lr_ptr_at(L, LS_BASE), *top = lr_ptr_at(L, LS_TOP);
     lua_pushboolean(L, base && top - base == 2 * TV_SIZE &&
-                           co_int_at(base, TV_TT) == LUA_TTHREAD &&
-                           co_ptr_at(base, 0) == (const void *)lua_tothread(L, 1));
+                           lr_int_at(base, TV_TT) == LUA_TTHREAD &&
+                           lr_ptr_at(base, 0) == (const void *)lua_tothread(L, 1));
     return 1;
 }
 
@@ -75,21 +75,21 @@ static int check_status(lua_State *L)
 {
     lua_State *co = lua_newthread(L);
     lua_sethook(co, probe_hook, LUA_MASKCALL | LUA_MASKLINE, 0x1234567);
-    int ok = co_int_at(co, LS_HOOKCOUNT) == 0x1234567 && lua_gethookcount(co) == 0x1234567 &&
-             co_ptr_at(co, LS_HOOK) == (const void *)probe_hook &&
+    int ok = lr_int_at(co, LS_HOOKCOUNT) == 0x1234567 && lua_gethookcount(co) == 0x1234567 &&
+             lr_ptr_at(co, LS_HOOK) == (const void *)probe_hook &&
              ((const uint8_t *)co)[LS_HOOKMASK] == (LUA_MASKCALL | LUA_MASKLINE) &&
-             co_int_at(co, LS_HOOKLEFT) == 0x1234567;
+             lr_int_at(co, LS_HOOKLEFT) == 0x1234567;
     lua_sethook(co, NULL, 0, 0);
     ok = ok && allow_check(co);
     lua_Debug ar;
     ok = ok && ((const uint8_t *)co)[LS_STATUS] == 0 && !lua_getstack(co, 0, &ar) &&
-         co_ptr_at(co, LS_CI) == co_ptr_at(co, LS_BASE_CI);
+         lr_ptr_at(co, LS_CI) == lr_ptr_at(co, LS_BASE_CI);
     /* a Lua function calling one that yields: resumed, the call returns */
     ok = ok && luaL_loadstring(co, "local y = ... y()") == 0;
     lua_pushcfunction(co, probe_yield);
     ok = ok && lua_resume(co, 1) == LUA_YIELD && lua_status(co) == LUA_YIELD &&
          ((const uint8_t *)co)[LS_STATUS] == LUA_YIELD && lua_getstack(co, 0, &ar) &&
-         (const char *)co_ptr_at(co, LS_CI) > (const char *)co_ptr_at(co, LS_BASE_CI);
+         (const char *)lr_ptr_at(co, LS_CI) > (const char *)lr_ptr_at(co, LS_BASE_CI);
     if (lua_status(co) == LUA_YIELD)
         lua_resume(co, 0); /* ends it: a dump shows no probe suspended */
     lua_pop(L, 1);
@@ -107,7 +107,7 @@ static int check_args(lua_State *L)
     return ok;
 }
 
-/* Checks the lua_State fields the switch path reads (co_layout.h). */
+/* Checks the lua_State fields the switch path reads (lr_layout.h). */
 static int co_thread_layout_check(lua_State *L)
 {
     int top = lua_gettop(L);
@@ -126,9 +126,9 @@ static lua_State *main_thread(lua_State *L, int thread_ok)
     lua_pop(L, 1);
     if (is_main)
         return L;
-    const void *g = thread_ok ? co_ptr_at(L, LS_G) : NULL;
-    const uint8_t *m = g ? co_ptr_at(g, G_MAINTHREAD) : NULL;
-    return m && m[LS_TT] == LUA_TTHREAD && co_ptr_at(m, LS_G) == g ? (lua_State *)m : NULL;
+    const void *g = thread_ok ? lr_ptr_at(L, LS_G) : NULL;
+    const uint8_t *m = g ? lr_ptr_at(g, G_MAINTHREAD) : NULL;
+    return m && m[LS_TT] == LUA_TTHREAD && lr_ptr_at(m, LS_G) == g ? (lua_State *)m : NULL;
 }
 
 int co_thread_init(co_state *s, lua_State *L)
@@ -157,10 +157,10 @@ int co_thread_init(co_state *s, lua_State *L)
     lua_pushthread(L); /* slot 1 of the anchor's stack holds the current thread */
     lua_xmove(L, th->anchor, 1);
     s->thread_ok = s->layout_ok && co_thread_layout_check(L); /* Lua 5.1: read the fields */
-    const char *slot = s->thread_ok ? co_ptr_at(th->anchor, LS_BASE) : NULL;
-    const char *top = s->thread_ok ? co_ptr_at(th->anchor, LS_TOP) : NULL;
-    s->thread_ok = slot && top - slot == TV_SIZE && co_int_at(slot, TV_TT) == LUA_TTHREAD &&
-                   co_ptr_at(slot, 0) == (const void *)L;
+    const char *slot = s->thread_ok ? lr_ptr_at(th->anchor, LS_BASE) : NULL;
+    const char *top = s->thread_ok ? lr_ptr_at(th->anchor, LS_TOP) : NULL;
+    s->thread_ok = slot && top - slot == TV_SIZE && lr_int_at(slot, TV_TT) == LUA_TTHREAD &&
+                   lr_ptr_at(slot, 0) == (const void *)L;
     th->main = main_thread(L, s->thread_ok);
     if (s->jit && co_jit_begin(L))
         goto fail;
@@ -196,7 +196,7 @@ void co_thread_anchor(co_state *s, lua_State *L)
     co_threads *th = &s->th;
     if (s->thread_ok) { /* a stack slot: a thread's stack is scanned at every
                            GC cycle's end, so its stores need no barrier */
-        char *slot = (char *)co_ptr_at(th->anchor, LS_BASE);
+        char *slot = (char *)lr_ptr_at(th->anchor, LS_BASE);
         memcpy(slot, &L, sizeof L);
     } else if (th->anchor) {
         lua_pushthread(L);
@@ -255,7 +255,7 @@ static void tag_thread(co_state *s, lua_State *T, uint32_t id)
         co_jit_set_tag(T, id);
     if (ch)
         ch->id = id; /* chained: the count stays the program's */
-    else if (s->thread_ok && co_ptr_at(T, LS_HOOK) == (const void *)co_hook &&
+    else if (s->thread_ok && lr_ptr_at(T, LS_HOOK) == (const void *)co_hook &&
              ((const uint8_t *)T)[LS_HOOKMASK] == CO_MASK)
         memcpy((char *)T + LS_HOOKCOUNT, &tag, sizeof tag); /* Lua ignores it: no count mask */
     else if (co_hook_ours(T)) /* also the count mask a chained creator passed on */
@@ -331,7 +331,7 @@ static uint32_t tag_id(co_state *s, lua_State *T)
         return ch->id;
     if (s->jit)
         return co_jit_tag(T);
-    uint32_t c = (uint32_t)(s->thread_ok ? co_int_at(T, LS_HOOKCOUNT) : lua_gethookcount(T)), id;
+    uint32_t c = (uint32_t)(s->thread_ok ? lr_int_at(T, LS_HOOKCOUNT) : lua_gethookcount(T)), id;
     (void)co_tag_entry(&s->th, c, &id);
     return id;
 }
@@ -398,7 +398,7 @@ int co_thread_resumed(const co_state *s, lua_State *T, int *status)
     if (s->thread_ok) {
         *status = ((const uint8_t *)T)[LS_STATUS];
         return *status == 0 &&
-               ((const char *)co_ptr_at(T, LS_CI) > (const char *)co_ptr_at(T, LS_BASE_CI) ||
+               ((const char *)lr_ptr_at(T, LS_CI) > (const char *)lr_ptr_at(T, LS_BASE_CI) ||
                 T == s->th.main);
     }
     lua_Debug ar;

@@ -34,7 +34,7 @@
  * hooks it); the hook or finalizer function leaves as unwound (E), by
  * depth, whether it returned or raised (no record tells which).
  */
-#include "co_layout.h"
+#include "lr_layout.h"
 #include "co_state.h"
 
 /* The innermost episode, NULL if none. */
@@ -53,7 +53,7 @@ static int alive(const co_state *s, const co_episode *e)
 static int still(const co_state *s, const co_episode *e, lua_State *L)
 {
     int st;
-    return alive(s, e) && e->L != L && co_hooks_off(e->L) && co_thread_resumed(s, e->L, &st);
+    return alive(s, e) && e->L != L && lr_hooks_off(e->L) && co_thread_resumed(s, e->L, &st);
 }
 
 /* e's stack (START) before the switch records; its top's depth kept. */
@@ -91,7 +91,7 @@ static int via_resumer(co_state *s, co_episode *e, uint32_t id, uint32_t depth, 
 int co_untraced_switch(co_state *s, lua_State *L, uint32_t id, uint32_t depth, uint64_t dt,
                        int resumed, int dead)
 {
-    if (resumed && co_hooks_off(s->cur_L) && co_thread_known(s, s->cur_L) == s->cur_id) {
+    if (resumed && lr_hooks_off(s->cur_L) && co_thread_known(s, s->cur_L) == s->cur_id) {
         /* an episode begins (a thread the program's hook has alone, not
          * chained, is not traced meanwhile: its frames stay hidden) */
         begin(s);

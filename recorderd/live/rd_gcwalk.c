@@ -27,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "co_layout.h"
+#include "lr_layout.h"
 
 enum {
     HDR = LS_MARKED + 1, /* next, tt, marked: a GC object's header */
@@ -109,7 +109,7 @@ static int worth_reading(rd_gcwalk *w, uintptr_t o, const uint8_t *b, size_t in_
         b = t;
     }
     return b[LS_STATUS] == LUA_YIELD ||
-           (b[LS_STATUS] == 0 && co_ptr_at(b, LS_CI) != co_ptr_at(b, LS_BASE_CI));
+           (b[LS_STATUS] == 0 && lr_ptr_at(b, LS_CI) != lr_ptr_at(b, LS_BASE_CI));
 }
 
 static void keep_thread(rd_gcwalk *w, const void *o)
@@ -133,7 +133,7 @@ static int walk_once(rd_gcwalk *w, const void *g, const void *main)
     if (copy(w->pid, gh, (uintptr_t)g, sizeof gh, &got))
         return RD_GCWALK_BAD;
     unsigned otherwhite = (unsigned)(gh[G_CURWHITE] ^ 3) & 3;
-    const void *o = co_ptr_at(gh, G_ROOTGC), *seen = NULL;
+    const void *o = lr_ptr_at(gh, G_ROOTGC), *seen = NULL;
     for (size_t power = 1; o != main; w->objects++) {
         if (w->objects % WINDOW == 0) {
             next_window(&k);
@@ -155,7 +155,7 @@ static int walk_once(rd_gcwalk *w, const void *g, const void *main)
         if (b[LS_TT] == LUA_TTHREAD && !(b[LS_MARKED] & otherwhite) &&
             worth_reading(w, (uintptr_t)o, b, in_block))
             keep_thread(w, o);
-        o = co_ptr_at(b, 0);
+        o = lr_ptr_at(b, 0);
     }
     return RD_GCWALK_END;
 }

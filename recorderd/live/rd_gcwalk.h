@@ -9,7 +9,7 @@
 #include <sys/types.h>
 
 enum {
-    RD_GCWALK_MAX_THREADS = 1024, /* co_stackread's MAX_THREADS */
+    RD_GCWALK_MAX_THREADS = 1024, /* lr_stackread's MAX_THREADS */
     RD_GCWALK_BLOCK = 1 << 16,    /* bytes copied at once: neighbours on the list */
     RD_GCWALK_BLOCKS = 64         /* blocks kept */
 };

@@ -35,7 +35,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "co_stackread.h"
+#include "lr_stackread.h"
 #include "rd_elf.h"
 #include "rd_inject_call.h"
 #include "rd_peek.h"
@@ -282,7 +282,7 @@ static int safe_thread(target *t, pid_t tid)
 }
 
 /* Whether the Lua state L is still one of d->pid's. */
-static int still_there(co_sr *d, const void *L)
+static int still_there(lr_sr *d, const void *L)
 {
     const void *found[RD_PEEK_MAX_STATES];
     int n = rd_peek_find_states(d, found);
@@ -298,7 +298,7 @@ static int still_there(co_sr *d, const void *L)
 static pid_t safe_point(target *t, int *e)
 {
     rd_peek_stop *s = calloc(1, sizeof *s);
-    co_sr *d = calloc(1, sizeof *d);
+    lr_sr *d = calloc(1, sizeof *d);
     pid_t chosen = 0;
     *e = s && d ? 0 : -ENOMEM;
     for (int k = 0; k < TRIES && !*e && !chosen; k++) {

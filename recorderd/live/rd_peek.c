@@ -7,7 +7,7 @@
  * runs: lua_newstate allocates the main thread and the global_State in one
  * block, so a main thread is an object tagged a thread whose l_G points
  * just past it and whose global_State's mainthread points back.
- * co_stackread (the collector's own reader, on another pid) copies the
+ * lr_stackread (the collector's own reader, on another pid) copies the
  * stacks with process_vm_readv. Nothing is written to the process. */
 #include "rd_peek.h"
 
@@ -153,7 +153,7 @@ static uint64_t now_us(void)
     return (uint64_t)t.tv_sec * 1000000 + (uint64_t)t.tv_nsec / 1000;
 }
 
-int rd_peek_sample(co_sr *d, const void *L, rd_peek_stop *s, int stop, uint64_t *stopped_us)
+int rd_peek_sample(lr_sr *d, const void *L, rd_peek_stop *s, int stop, uint64_t *stopped_us)
 {
     uint64_t t0 = now_us();
     int e = stop ? rd_peek_stop_all(d->pid, s) : 0;
@@ -161,7 +161,7 @@ int rd_peek_sample(co_sr *d, const void *L, rd_peek_stop *s, int stop, uint64_t 
         return e;
     d->deadline_us = now_us() + SAMPLE_MAX_MS * 1000; /* a forged chain: held no longer */
     d->running = !stop;
-    co_sr_read(d, L, 0);
+    lr_sr_read(d, L, 0);
     d->deadline_us = 0;
     if (stop) {
         rd_peek_let_go(s);
@@ -170,7 +170,7 @@ int rd_peek_sample(co_sr *d, const void *L, rd_peek_stop *s, int stop, uint64_t 
     /* Read as it runs, a frame that changed under the walk stops it short:
      * what it kept would root the sample at a callee. Such a read is
      * dropped, as one caught mid-change is; held stopped too, a process
-     * caught halfway through a call or a return (co_stackread's checks). */
+     * caught halfway through a call or a return (lr_stackread's checks). */
     for (uint32_t i = 0; i < d->nth; i++)
         if (d->th[i].torn)
             return -EAGAIN;
@@ -191,24 +191,24 @@ int rd_peek_sample(co_sr *d, const void *L, rd_peek_stop *s, int stop, uint64_t 
 
 /* Whether the thread object at addr (whose first bytes are b) is a main
  * thread: l_G just past it, and the global_State's mainthread back at it. */
-static int is_main_thread(const co_sr *d, uintptr_t addr, const uint8_t *b)
+static int is_main_thread(const lr_sr *d, uintptr_t addr, const uint8_t *b)
 {
     const void *mt;
     size_t total;
-    if (b[LS_TT] != LUA_TTHREAD || (uintptr_t)co_ptr_at(b, LS_G) != addr + LS_SIZE)
+    if (b[LS_TT] != LUA_TTHREAD || (uintptr_t)lr_ptr_at(b, LS_G) != addr + LS_SIZE)
         return 0;
     /* a closed state's block, freed but not yet reused (an allocator that
      * leaves freed blocks as they were: AddressSanitizer's), has every
      * pointer still right; lua_close freed all else, so its totalbytes is
      * the block's own size, a live state's more */
-    return !co_sr_peek(d, (const char *)(addr + LS_SIZE + G_MAINTHREAD), &mt, sizeof mt) &&
+    return !lr_sr_peek(d, (const char *)(addr + LS_SIZE + G_MAINTHREAD), &mt, sizeof mt) &&
            (uintptr_t)mt == addr && b[LS_STATUS] <= LUA_ERRERR &&
-           !co_sr_peek(d, (const char *)(addr + LS_SIZE + G_TOTALBYTES), &total, sizeof total) &&
+           !lr_sr_peek(d, (const char *)(addr + LS_SIZE + G_TOTALBYTES), &total, sizeof total) &&
            total > LG_SIZE;
 }
 
 /* Scans [lo, hi) of d->pid for main threads, adding them to found. */
-static void scan_range(co_sr *d, uintptr_t lo, uintptr_t hi, uint8_t *buf, const void **found,
+static void scan_range(lr_sr *d, uintptr_t lo, uintptr_t hi, uint8_t *buf, const void **found,
                        int *n, size_t *budget)
 {
     for (uintptr_t a = lo; a < hi && *n < RD_PEEK_MAX_STATES && *budget; a += CHUNK) {
@@ -228,7 +228,7 @@ static void scan_range(co_sr *d, uintptr_t lo, uintptr_t hi, uint8_t *buf, const
 
 /* The main threads of pid's Lua states, in its heap and anonymous private
  * writable mappings. Returns how many (at most RD_PEEK_MAX_STATES). */
-int rd_peek_find_states(co_sr *d, const void **found)
+int rd_peek_find_states(lr_sr *d, const void **found)
 {
     char path[64], line[512];
     snprintf(path, sizeof path, "/proc/%d/maps", (int)d->pid);
@@ -283,7 +283,7 @@ static int ending(pid_t pid)
     return 0;
 }
 
-int rd_peek_find_running(co_sr *d, const void **found, rd_peek_stop *s)
+int rd_peek_find_running(lr_sr *d, const void **found, rd_peek_stop *s)
 {
     int e = rd_peek_stop_all(d->pid, s); /* may recorderd read it? a moment's stop says */
     if (e)
@@ -302,8 +302,8 @@ int rd_peek_find_running(co_sr *d, const void **found, rd_peek_stop *s)
 
 /* }====== */
 
-/* co_sr's c_module: the file of d->pid's mapping that holds cf. */
-static int c_module(const co_sr *d, const void *cf, char *out, size_t cap)
+/* lr_sr's c_module: the file of d->pid's mapping that holds cf. */
+static int c_module(const lr_sr *d, const void *cf, char *out, size_t cap)
 {
     char file[4096];
     if (rd_elf_range(d->pid, (uintptr_t)cf, file, sizeof file) || !file[0])
@@ -313,7 +313,7 @@ static int c_module(const co_sr *d, const void *cf, char *out, size_t cap)
     return 1;
 }
 
-void rd_peek_init(co_sr *d, pid_t pid)
+void rd_peek_init(lr_sr *d, pid_t pid)
 {
     d->pid = pid;
     d->c_module = c_module;

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "co_stackread.h"
+#include "lr_stackread.h"
 
 enum { RD_PEEK_MAX_STATES = 16, RD_PEEK_MAX_TASKS = 4096 };
 
@@ -31,19 +31,19 @@ int rd_peek_stop_all(pid_t pid, rd_peek_stop *s);
 void rd_peek_let_go(rd_peek_stop *s);
 
 /* One sample of the running chain of the state whose main thread is L
- * (co_sr_read without the GC list). With stop, the process is held
+ * (lr_sr_read without the GC list). With stop, the process is held
  * stopped for the read (exact, about 2 ms of the process's time a sample:
  * PTRACE_DETACH waits for it to be off the CPU) and *stopped_us grows by
  * how long; without, it is read running (nothing asked of it; a frame may
  * come from a moment later than the one below it). Returns 0, or -errno:
  * -ESRCH when the process or its state is gone, -EAGAIN when a read of a
  * running process caught its stack mid-change (no sample: try again). */
-int rd_peek_sample(co_sr *d, const void *L, rd_peek_stop *s, int stop, uint64_t *stopped_us);
+int rd_peek_sample(lr_sr *d, const void *L, rd_peek_stop *s, int stop, uint64_t *stopped_us);
 
 /* The main threads of d->pid's Lua states (at most RD_PEEK_MAX_STATES):
  * how many were found. A scan of its heap: read as it runs, it ends at
  * d->deadline_us if set. */
-int rd_peek_find_states(co_sr *d, const void **found);
+int rd_peek_find_states(lr_sr *d, const void **found);
 
 /* The same for top and record, the process running: stopped for a moment
  * first (rd_peek_stop_all, s) to learn whether the kernel lets recorderd
@@ -52,7 +52,7 @@ int rd_peek_find_states(co_sr *d, const void **found);
  * until it has one or is 2 s old; with none, 300 ms are given to a process
  * that may be exiting (its state closed: rd_peek_gone then says so).
  * Returns how many, or the stop's -errno. */
-int rd_peek_find_running(co_sr *d, const void **found, rd_peek_stop *s);
+int rd_peek_find_running(lr_sr *d, const void **found, rd_peek_stop *s);
 
 /* 1 once process pid has exited (a zombie, or gone), else 0. */
 int rd_peek_gone(pid_t pid);
@@ -71,7 +71,7 @@ int rd_peek_luajit(pid_t pid, char *buf, size_t cap);
 /* Sets d up to read pid: a C function with no other name is named after
  * the file mapped there that defines it, as the collector names it
  * ("lua5.1" for lua.c's pmain). */
-void rd_peek_init(co_sr *d, pid_t pid);
+void rd_peek_init(lr_sr *d, pid_t pid);
 
 /* pid's command line, its arguments joined by spaces. */
 void rd_peek_cmdline(pid_t pid, char *buf, size_t cap);

@@ -30,7 +30,7 @@ enum {
 /* One Lua state of the process: what was found and read of it. */
 typedef struct state {
     const void *main;
-    co_sr *d;
+    lr_sr *d;
     const void **th; /* its threads, from the walk */
     size_t nth;
     int walk_end; /* RD_GCWALK_* */
@@ -51,7 +51,7 @@ static uint64_t in_ms(unsigned ms)
 
 /* The states and, walking their GC lists, their threads; the process
  * runs. Returns how many states, or -ENOMEM. */
-static int find(dump *x, co_sr *scan, rd_gcwalk *w)
+static int find(dump *x, lr_sr *scan, rd_gcwalk *w)
 {
     const void *found[RD_PEEK_MAX_STATES];
     uint64_t deadline = in_ms(FIND_MS);
@@ -65,9 +65,9 @@ static int find(dump *x, co_sr *scan, rd_gcwalk *w)
         rd_peek_init(s->d, x->pid);
         s->main = found[i];
         s->d->deadline_us = deadline;
-        co_sr_find_specials(s->d, s->main);
+        lr_sr_find_specials(s->d, s->main);
         uint8_t ls[LS_READ];
-        const void *g = co_sr_peek(s->d, s->main, ls, sizeof ls) ? NULL : co_ptr_at(ls, LS_G);
+        const void *g = lr_sr_peek(s->d, s->main, ls, sizeof ls) ? NULL : lr_ptr_at(ls, LS_G);
         *w = (rd_gcwalk){.pid = x->pid, .deadline_us = deadline, .max_objects = (size_t)1 << 28};
         s->walk_end = g ? rd_gcwalk_threads(w, g, s->main) : RD_GCWALK_BAD;
         if (s->walk_end != RD_GCWALK_END)
@@ -93,7 +93,7 @@ static int read_stopped(dump *x, rd_peek_stop *stop)
     for (int i = 0; i < x->n; i++) {
         state *s = &x->st[i];
         s->d->deadline_us = deadline;
-        co_sr_read_threads(s->d, s->main, s->th, s->nth);
+        lr_sr_read_threads(s->d, s->main, s->th, s->nth);
     }
     rd_peek_let_go(stop);
     x->stopped_us = rd_gcwalk_now_us() - t0;
@@ -109,7 +109,7 @@ static int print(dump *x, FILE *out)
         state *s = &x->st[i];
         char note[256];
         s->d->deadline_us = in_ms(NAME_MS);
-        co_sr_finish(s->d, s->main);
+        lr_sr_finish(s->d, s->main);
         snprintf(note, sizeof note, "read from outside, the process stopped %.1f ms for it%s%s%s",
                  (double)x->stopped_us / 1000.0,
                  x->n > 1 ? "; one of its Lua states" : "",
@@ -141,7 +141,7 @@ static int none(pid_t pid, rd_peek_stop *stop)
     return 1;
 }
 
-static int run(dump *x, co_sr *scan, rd_gcwalk *w, rd_peek_stop *stop, FILE *out)
+static int run(dump *x, lr_sr *scan, rd_gcwalk *w, rd_peek_stop *stop, FILE *out)
 {
     char jit[PATH_MAX + 256];
     if (rd_peek_luajit(x->pid, jit, sizeof jit))
@@ -160,7 +160,7 @@ static int run(dump *x, co_sr *scan, rd_gcwalk *w, rd_peek_stop *stop, FILE *out
 int rd_peek_dump(pid_t pid, FILE *out)
 {
     dump *x = calloc(1, sizeof *x);
-    co_sr *scan = calloc(1, sizeof *scan);
+    lr_sr *scan = calloc(1, sizeof *scan);
     rd_gcwalk *w = malloc(sizeof *w);
     rd_peek_stop *stop = calloc(1, sizeof *stop);
     int rc = 1;

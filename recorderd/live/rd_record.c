@@ -36,7 +36,7 @@ typedef struct fn_id {
 
 struct rd_recording {
     const rd_record_opts *o;
-    co_sr *d;
+    lr_sr *d;
     const void *L;
     rd_peek_stop stop;
     lt_ring ring;
@@ -104,7 +104,7 @@ static uint32_t put_str(rec *r, const char *s)
 }
 
 /* The id of function f of the sample, its STR and FUNC written if new. */
-static uint32_t fid_of(rec *r, const co_sr_func *f)
+static uint32_t fid_of(rec *r, const lr_sr_func *f)
 {
     for (uint32_t i = 0; i < r->nfn; i++)
         if (r->fns[i].key == f->key && r->fns[i].linedef == f->linedef)
@@ -118,8 +118,8 @@ static uint32_t fid_of(rec *r, const co_sr_func *f)
         r->capfn = cap;
     }
     char src[LT_STR_MAX + 64], name[256], nb[256];
-    co_sr_func_source(r->d, f, src, sizeof src);
-    snprintf(name, sizeof name, "%s", co_sr_func_name(r->d, f, nb, sizeof nb));
+    lr_sr_func_source(r->d, f, src, sizeof src);
+    snprintf(name, sizeof name, "%s", lr_sr_func_name(r->d, f, nb, sizeof nb));
     uint32_t src_sid = put_str(r, src), name_sid = put_str(r, name), fid = r->nfn + 1;
     uint8_t *p = room(r, 64);
     /* flags 0: no pcall or resume to rebuild, the samples say all */
@@ -183,19 +183,19 @@ static void put_step(rec *r, uint64_t t)
 /* The running chain of the sample read into r->d, bottom first. */
 static void flatten(rec *r)
 {
-    co_sr *d = r->d;
+    lr_sr *d = r->d;
     int named = 0;
     r->cur_n = 0;
     for (uint32_t c = 0; c < d->nchain; c++) {
-        const co_sr_thread *t = &d->th[d->chain[c]];
+        const lr_sr_thread *t = &d->th[d->chain[c]];
         for (uint32_t k = t->n; k-- > 0 && r->cur_n < MAX_DEPTH;) {
-            const co_sr_frame *fr = &d->fr[t->first + k];
-            const co_sr_func *f = &d->fn[fr->fn];
+            const lr_sr_frame *fr = &d->fr[t->first + k];
+            const lr_sr_func *f = &d->fn[fr->fn];
             int known = 0;
             for (uint32_t i = 0; i < r->nfn && !known; i++)
                 known = r->fns[i].key == f->key && r->fns[i].linedef == f->linedef;
             if (!known && !named++)
-                co_sr_name_functions(d, r->L);
+                lr_sr_name_functions(d, r->L);
             uint32_t fid = fid_of(r, f);
             if (!fid)
                 continue;
@@ -386,7 +386,7 @@ static int find_state(rec *r, char *err, size_t cap)
         return -ENOEXEC;
     }
     r->L = found[0];
-    co_sr_find_specials(r->d, r->L);
+    lr_sr_find_specials(r->d, r->L);
     read_process(r); /* what it runs now, if it exec'd lua5.1 since */
     return 0;
 }

@@ -4,7 +4,7 @@
  * the coroutines it resumes, in turn; not the GC list), lets it go, then
  * names any function not seen before (the state is then running: the
  * naming reads are checked as any, a global's or module's name at worst
- * stale; never another call's, see co_stackread's call_name). The leaf
+ * stale; never another call's, see lr_stackread's call_name). The leaf
  * function of the running thread gets the sample's self count; each
  * function on the chain its total, once per sample. */
 #include "rd_sample.h"
@@ -32,7 +32,7 @@ typedef struct row {
 typedef struct sampler {
     pid_t pid;
     const void *L;
-    co_sr *d;
+    lr_sr *d;
     rd_peek_stop stop;
     row *rows;
     uint32_t n, cap, stamp;
@@ -65,7 +65,7 @@ static uint64_t now_ms(void)
 }
 
 /* The row of function f, added (unnamed: label "") if new. */
-static row *row_of(sampler *sm, const co_sr_func *f)
+static row *row_of(sampler *sm, const lr_sr_func *f)
 {
     for (uint32_t i = 0; i < sm->n; i++)
         if (sm->rows[i].key == f->key && sm->rows[i].linedef == f->linedef)
@@ -87,20 +87,20 @@ static row *row_of(sampler *sm, const co_sr_func *f)
 
 static void name_rows(sampler *sm)
 {
-    co_sr *d = sm->d;
+    lr_sr *d = sm->d;
     int named = 0;
     for (uint32_t i = 0; i < d->nfn; i++) {
         row *r = row_of(sm, &d->fn[i]);
         if (!r || r->label[0])
             continue;
         if (!named++)
-            co_sr_name_functions(d, sm->L);
+            lr_sr_name_functions(d, sm->L);
         char src[512], raw[sizeof r->label + sizeof src], nb[256];
-        co_sr_func_source(d, &d->fn[i], src, sizeof src);
+        lr_sr_func_source(d, &d->fn[i], src, sizeof src);
         size_t k = strlen(sm->cwd); /* name (file:line), as every label people read */
         const char *shown = k && !strncmp(src, sm->cwd, k) && src[k] == '/' ? src + k + 1 : src;
         shown += !strncmp(shown, "./", 2) ? 2 : 0;
-        const char *name = co_sr_func_name(d, &d->fn[i], nb, sizeof nb);
+        const char *name = lr_sr_func_name(d, &d->fn[i], nb, sizeof nb);
         if (d->fn[i].isC)
             snprintf(raw, sizeof raw, "%.128s [C]", name);
         else
@@ -112,13 +112,13 @@ static void name_rows(sampler *sm)
 /* Counts the sample read into sm->d. */
 static void account(sampler *sm)
 {
-    co_sr *d = sm->d;
+    lr_sr *d = sm->d;
     sm->samples++;
     sm->stamp++;
     if (!d->nchain)
         return; /* no Lua running */
     name_rows(sm);
-    const co_sr_thread *run = &d->th[d->chain[d->nchain - 1]];
+    const lr_sr_thread *run = &d->th[d->chain[d->nchain - 1]];
     if (run->n) {
         row *r = row_of(sm, &d->fn[d->fr[run->first].fn]);
         if (r)
@@ -126,7 +126,7 @@ static void account(sampler *sm)
         sm->in_lua++;
     }
     for (uint32_t c = 0; c < d->nchain; c++) {
-        const co_sr_thread *t = &d->th[d->chain[c]];
+        const lr_sr_thread *t = &d->th[d->chain[c]];
         for (uint32_t k = 0; k < t->n; k++) {
             row *r = row_of(sm, &d->fn[d->fr[t->first + k].fn]);
             if (r && r->stamp != sm->stamp) {
@@ -281,7 +281,7 @@ int rd_sample_top(const rd_sample_opts *o)
                         "(not Lua 5.1, or not yet started): %s\n", (int)o->pid, shown);
     else {
         sm.L = found[0];
-        co_sr_find_specials(sm.d, sm.L);
+        lr_sr_find_specials(sm.d, sm.L);
         signal(SIGINT, on_quit);
         signal(SIGTERM, on_quit);
         rc = run_loop(&sm, o, shown);

@@ -12,7 +12,7 @@
  *          the GC list after its 50th object, the last one's next NULL
  *   ci     the main thread's ci points past its CallInfos: no read of its
  *          stack can succeed
- * The layout is co_layout.h's (Lua 5.1, LP64). */
+ * The layout is lr_layout.h's (Lua 5.1, LP64). */
 #include <lauxlib.h>
 #include <lualib.h>
 #include <stdio.h>
@@ -20,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "co_layout.h"
+#include "lr_layout.h"
 
 enum { FORGED = 4 << 20 };
 
@@ -49,7 +49,7 @@ static void set_next(void *o, void *n)
 /* The k-th object of L's GC list (from 0). */
 static void *object(lua_State *L, int k)
 {
-    void *g = (void *)co_ptr_at(L, LS_G), *o = (void *)co_ptr_at(g, G_ROOTGC);
+    void *g = (void *)lr_ptr_at(L, LS_G), *o = (void *)lr_ptr_at(g, G_ROOTGC);
     while (k-- > 0 && o)
         o = next_of(o);
     return o;
@@ -69,8 +69,8 @@ static int forge(lua_State *L, const char *mode)
         }
         set_next(object(L, 50), f);
     } else if (!strcmp(mode, "ci")) {
-        char *base = (char *)co_ptr_at(L, LS_BASE_CI);
-        void *past = base + (size_t)(co_int_at(L, LS_SIZE_CI) + 8) * CI_SIZE;
+        char *base = (char *)lr_ptr_at(L, LS_BASE_CI);
+        void *past = base + (size_t)(lr_int_at(L, LS_SIZE_CI) + 8) * CI_SIZE;
         memcpy((char *)L + LS_CI, &past, sizeof past);
     } else {
         return -1;

@@ -1,4 +1,4 @@
-/* co_stackread: reads every Lua thread's stack of a Lua 5.1 state from
+/* lr_stackread: reads every Lua thread's stack of a Lua 5.1 state from
  * memory that may be anything, into dump records (STR, FUNC, THREAD, START,
  * FRAME, RESUME; proto/lt_event.h). Used by the collector's signal handler
  * (co_sigdump.c, on its own pid) and by recorderd (rd_peek.c, on another
@@ -6,15 +6,15 @@
  * allocation and no stdio; every object is copied with process_vm_readv,
  * which fails on a bad address instead of faulting, every loop and length
  * is bounded, every type tag checked, and the reads end at the caller's
- * deadline (d->deadline_us). The layout is co_layout.h's. */
-#ifndef CO_STACKREAD_H
-#define CO_STACKREAD_H
+ * deadline (d->deadline_us). The layout is lr_layout.h's. */
+#ifndef LR_STACKREAD_H
+#define LR_STACKREAD_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "co_layout.h"
+#include "lr_layout.h"
 
 enum {
     OP_MOVE = 0,
@@ -62,8 +62,8 @@ enum {
 };
 
 /* The call that a frame read as the process ran was called by: named
- * once the read is over (co_sr_name_functions), and only if needed. */
-typedef struct co_sr_site {
+ * once the read is over (lr_sr_name_functions), and only if needed. */
+typedef struct lr_sr_site {
     const void *pr;     /* the caller's Proto (NULL: none), */
     const void *cl;     /* closure, */
     const void *env;    /* globals, */
@@ -73,9 +73,9 @@ typedef struct co_sr_site {
     const void *callee; /* the closure in it, */
     uint8_t arg1[TV_SIZE]; /* the slot above it (self), as read, */
     uint8_t self_tb[TB_READ]; /* and its header if a table */
-} co_sr_site;
+} lr_sr_site;
 
-typedef struct co_sr_func {
+typedef struct lr_sr_func {
     const void *key; /* Proto* of a Lua function, else the lua_CFunction */
     const void *cl;  /* the closure first seen running it */
     const void *src; /* Proto.source (TString*), for sharing its STR */
@@ -84,41 +84,41 @@ typedef struct co_sr_func {
     uint8_t isC, main;
     char name[NAME_MAX_]; /* best table path so far */
     char call[NAME_MAX_]; /* the name at a call site */
-    co_sr_site site;      /* read running: the call site to name it by */
+    lr_sr_site site;      /* read running: the call site to name it by */
     const void *body_src; /* a wrap function's: its body's Proto.source, */
     int body_line;        /* and linedefined */
-} co_sr_func;
+} lr_sr_func;
 
-typedef struct co_sr_frame {
+typedef struct lr_sr_frame {
     uint32_t fn, line, depth;
-} co_sr_frame;
+} lr_sr_frame;
 
-typedef struct co_sr_thread {
+typedef struct lr_sr_thread {
     const void *L;
     uint32_t first, n;  /* frames[first..first+n), top first */
     const void *target; /* the thread its top frame resumes, or NULL */
     uint8_t active, top_c, in_chain;
     uint8_t dead; /* died of an error: its frames stay, but it never runs again */
     uint8_t torn; /* its walk stopped short of the base: a read of a moving stack */
-} co_sr_thread;
+} lr_sr_thread;
 
-typedef struct co_sr {
+typedef struct lr_sr {
     pid_t pid;             /* whose memory */
     const void *cf[5];     /* pcall, xpcall, resume, wrap, yield: lua_CFunction */
     const void *self_fn;   /* luaopen_luatrace, named so */
     /* optional: the file (basename) that defines C function cf into out,
      * nonzero if known; names a C function that has no other name */
-    int (*c_module)(const struct co_sr *d, const void *cf, char *out, size_t cap);
+    int (*c_module)(const struct lr_sr *d, const void *cf, char *out, size_t cap);
     const void *g;
     /* the process runs while it is read (the caller's to set): a name at
      * a call site is given only where no other call site can have given
      * another (the caller's saved pc may be another call's) */
     uint8_t running;
-    co_sr_thread th[MAX_THREADS];
+    lr_sr_thread th[MAX_THREADS];
     uint32_t nth;
-    co_sr_func fn[MAX_FUNCS];
+    lr_sr_func fn[MAX_FUNCS];
     uint32_t nfn;
-    co_sr_frame fr[MAX_FRAMES];
+    lr_sr_frame fr[MAX_FRAMES];
     uint32_t nfr;
     uint32_t chain[MAX_THREADS], nchain;
     uint8_t out[OUT_CAP];
@@ -151,53 +151,53 @@ typedef struct co_sr {
      * set; late: a read ended so, its threads or names may be missing */
     uint64_t deadline_us;
     uint8_t late;
-} co_sr;
+} lr_sr;
 
 
 /* Reads every stack of the state whose main thread is main (an address in
  * d->pid) into d->out; with walk_ok, the coroutines on the GC list too.
  * d->pid, d->cf, d->self_fn and d->deadline_us are the caller's to set
  * first: every entry point's reads fail once the deadline has passed. */
-void co_sr_collect(co_sr *d, const void *main, int walk_ok);
+void lr_sr_collect(lr_sr *d, const void *main, int walk_ok);
 
-/* The three steps of co_sr_collect. co_sr_read copies the stacks: of main
+/* The three steps of lr_sr_collect. lr_sr_read copies the stacks: of main
  * and, with walk_ok, every coroutine on the GC list, else of the threads
  * main resumes in turn (the running chain); the only step that needs the
- * state to hold still. co_sr_records writes d->out from what was read and
+ * state to hold still. lr_sr_records writes d->out from what was read and
  * named (reading the sources' names). */
-void co_sr_read(co_sr *d, const void *main, int walk_ok);
+void lr_sr_read(lr_sr *d, const void *main, int walk_ok);
 
-/* co_sr_read for a process read from outside: main's stack and the
+/* lr_sr_read for a process read from outside: main's stack and the
  * threads it resumes in turn (the running chain, which may have been made
  * since th was found), then the threads th (found on the GC list earlier,
  * the process running: each checked to be a live thread of the state
  * still) and those they resume. d->late: the deadline cut the read. */
-void co_sr_read_threads(co_sr *d, const void *main, const void *const *th, size_t n);
+void lr_sr_read_threads(lr_sr *d, const void *main, const void *const *th, size_t n);
 
-/* The steps of co_sr_collect after co_sr_read: naming and the records. */
-void co_sr_finish(co_sr *d, const void *main);
+/* The steps of lr_sr_collect after lr_sr_read: naming and the records. */
+void lr_sr_finish(lr_sr *d, const void *main);
 
 /* Names d's functions from the globals and package.loaded of main, and,
  * after a read made running, those with no such name by the call they
  * were first seen called from (at most SITE_MAX call sites of its caller
  * are read to check it). */
-void co_sr_name_functions(co_sr *d, const void *main);
+void lr_sr_name_functions(lr_sr *d, const void *main);
 
 /* Copies n bytes at addr of d->pid into dst. Returns 0, or -1 if any of
  * them cannot be read. */
-int co_sr_peek(const co_sr *d, const void *addr, void *dst, size_t n);
+int lr_sr_peek(const lr_sr *d, const void *addr, void *dst, size_t n);
 
 /* Function f's name as the records give it (main chunk, a table path,
  * the name at a call site, a C function's file by d->c_module (in buf),
  * or "function"), and its source as Lua's short_src shows it ("[C]" for a
  * C function) in out. */
-const char *co_sr_func_name(const co_sr *d, const co_sr_func *f, char *buf, size_t cap);
-size_t co_sr_func_source(const co_sr *d, const co_sr_func *f, char *out, size_t cap);
+const char *lr_sr_func_name(const lr_sr *d, const lr_sr_func *f, char *buf, size_t cap);
+size_t lr_sr_func_source(const lr_sr *d, const lr_sr_func *f, char *out, size_t cap);
 
 /* Sets d->cf from the globals of main (pcall, xpcall, coroutine.resume,
  * coroutine.yield; wrap's function stays unknown and is recognised as a C
  * closure whose one upvalue is a thread). For a process that cannot run
  * Lua for us. */
-void co_sr_find_specials(co_sr *d, const void *main);
+void lr_sr_find_specials(lr_sr *d, const void *main);
 
 #endif

@@ -1,10 +1,10 @@
-/* co_layout: Lua 5.1's internal structures as the collector reads them
+/* lr_layout: Lua 5.1's internal structures as the collector reads them
  * (LP64). Each reader checks the layout it relies on before using it:
  * co_func_layout_check, co_func_state_check, co_name_layout_check,
  * co_sigdump_check, co_thread_layout_check, and co_attach.c's check of
  * the GC list when listening. */
-#ifndef CO_LAYOUT_H
-#define CO_LAYOUT_H
+#ifndef LR_LAYOUT_H
+#define LR_LAYOUT_H
 
 #include <lua.h>
 #include <string.h>
@@ -107,14 +107,14 @@ enum {
 
 
 /* A field of a structure at base (any alignment). */
-static inline const void *co_ptr_at(const void *base, int off)
+static inline const void *lr_ptr_at(const void *base, int off)
 {
     const void *v;
     memcpy(&v, (const char *)base + off, sizeof v);
     return v;
 }
 
-static inline int co_int_at(const void *base, int off)
+static inline int lr_int_at(const void *base, int off)
 {
     int v;
     memcpy(&v, (const char *)base + off, sizeof v);
@@ -123,7 +123,7 @@ static inline int co_int_at(const void *base, int off)
 
 /* Lua runs no hooks in T now: T is in a hook or a __gc finalizer
  * (allowhook; read where the lua_State layout was verified). */
-static inline int co_hooks_off(const lua_State *T)
+static inline int lr_hooks_off(const lua_State *T)
 {
     return ((const unsigned char *)T)[LS_ALLOWHOOK] == 0;
 }

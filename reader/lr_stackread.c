@@ -1,9 +1,9 @@
-/* co_stackread: a Lua 5.1 state's stacks read from raw memory (see
- * co_stackread.h). Functions are named as co_func names them: main chunk;
+/* lr_stackread: a Lua 5.1 state's stacks read from raw memory (see
+ * lr_stackread.h). Functions are named as co_func names them: main chunk;
  * the shortest global or package.loaded path; the name at the call site
  * (read from the caller's bytecode, as Lua's getfuncname does, by a
  * backward scan); "function". */
-#include "co_stackread.h"
+#include "lr_stackread.h"
 
 #include <lua.h>
 #include <string.h>
@@ -17,7 +17,7 @@
 /* {====== reading memory that may be anything */
 
 /* The process read by the call in progress, and when its reads must end:
- * co_sr_collect and the other entry points set them from their co_sr (one
+ * lr_sr_collect and the other entry points set them from their lr_sr (one
  * reader at a time: the collector's handler blocks its signal, recorderd
  * reads from one thread). */
 static pid_t g_pid;
@@ -25,7 +25,7 @@ static uint64_t g_deadline_us; /* 0: none */
 static uint32_t g_reads;
 static uint8_t g_late; /* the deadline passed: every read fails */
 
-static void begin(co_sr *d)
+static void begin(lr_sr *d)
 {
     g_pid = d->pid;
     g_deadline_us = d->deadline_us;
@@ -54,7 +54,7 @@ static int peek(const void *addr, void *dst, size_t n)
     return copy_in(&l, 1, &r) == (ssize_t)n ? 0 : -1;
 }
 
-int co_sr_peek(const co_sr *d, const void *addr, void *dst, size_t n)
+int lr_sr_peek(const lr_sr *d, const void *addr, void *dst, size_t n)
 {
     g_pid = d->pid;
     return peek(addr, dst, n);
@@ -165,7 +165,7 @@ static int writer_pc(const uint8_t *pr, int pc, int reg, uint32_t *out)
     uint32_t code[BACK_MAX];
     int lo = pc > BACK_MAX ? pc - BACK_MAX : 0;
     if (pc <= 0 ||
-        peek((const uint32_t *)co_ptr_at(pr, PR_CODE) + lo, code, (size_t)(pc - lo) * sizeof code[0]))
+        peek((const uint32_t *)lr_ptr_at(pr, PR_CODE) + lo, code, (size_t)(pc - lo) * sizeof code[0]))
         return -1;
     for (int k = pc - lo; k-- > 0;) {
         int op = op_of(code[k]);
@@ -188,17 +188,17 @@ static int writer(const uint8_t *pr, int pc, int reg, uint32_t *out)
 static int local_name(const uint8_t *pr, int n, int pc, char *out, size_t cap)
 {
     uint8_t lv[32 * LV_SIZE];
-    int size = co_int_at(pr, PR_SIZELOC);
-    const uint8_t *vars = co_ptr_at(pr, PR_LOCVARS);
+    int size = lr_int_at(pr, PR_SIZELOC);
+    const uint8_t *vars = lr_ptr_at(pr, PR_LOCVARS);
     for (int i = 0; i < size && i < SCAN_MAX; i += 32) {
         int m = size - i < 32 ? size - i : 32;
         if (peek(vars + (size_t)i * LV_SIZE, lv, (size_t)m * LV_SIZE))
             return 0;
         for (int j = 0; j < m; j++) {
-            if (co_int_at(lv, j * LV_SIZE + 8) > pc)
+            if (lr_int_at(lv, j * LV_SIZE + 8) > pc)
                 return 0;
-            if (pc < co_int_at(lv, j * LV_SIZE + 12) && --n == 0)
-                return tstring(co_ptr_at(lv, j * LV_SIZE), out, cap, 0) > 0;
+            if (pc < lr_int_at(lv, j * LV_SIZE + 12) && --n == 0)
+                return tstring(lr_ptr_at(lv, j * LV_SIZE), out, cap, 0) > 0;
         }
     }
     return 0;
@@ -208,11 +208,11 @@ static int local_name(const uint8_t *pr, int n, int pc, char *out, size_t cap)
 static int kname(const uint8_t *pr, int k, char *out, size_t cap)
 {
     uint8_t tv[TV_SIZE];
-    if (k < 0 || k >= co_int_at(pr, PR_SIZEK) ||
-        peek((const uint8_t *)co_ptr_at(pr, PR_K) + (size_t)k * TV_SIZE, tv, sizeof tv) ||
-        co_int_at(tv, TV_TT) != LUA_TSTRING)
+    if (k < 0 || k >= lr_int_at(pr, PR_SIZEK) ||
+        peek((const uint8_t *)lr_ptr_at(pr, PR_K) + (size_t)k * TV_SIZE, tv, sizeof tv) ||
+        lr_int_at(tv, TV_TT) != LUA_TSTRING)
         return 0;
-    return tstring(co_ptr_at(tv, 0), out, cap, 0) > 0;
+    return tstring(lr_ptr_at(tv, 0), out, cap, 0) > 0;
 }
 
 static int obj_name(const uint8_t *pr, int pc, int reg, char *out, size_t cap, int depth)
@@ -233,8 +233,8 @@ static int obj_name(const uint8_t *pr, int pc, int reg, char *out, size_t cap, i
     case OP_GETUPVAL: {
         const void *ts;
         int u = b_of(i);
-        return u < co_int_at(pr, PR_SIZEUPV) &&
-               !peek((const void *const *)co_ptr_at(pr, PR_UPVALUES) + u, &ts, sizeof ts) &&
+        return u < lr_int_at(pr, PR_SIZEUPV) &&
+               !peek((const void *const *)lr_ptr_at(pr, PR_UPVALUES) + u, &ts, sizeof ts) &&
                tstring(ts, out, cap, 0) > 0;
     }
     default:
@@ -250,18 +250,18 @@ static int call_reg(uint32_t i)
     return op == OP_CALL || op == OP_TAILCALL ? a_of(i) : op == OP_TFORLOOP ? a_of(i) + 3 : -1;
 }
 
-static int raw_find(co_sr *d, const void *t, const char *want, uint8_t tv[TV_SIZE]);
-static int read_slot(const co_sr *d, const void *addr, uint8_t *tv);
+static int raw_find(lr_sr *d, const void *t, const char *want, uint8_t tv[TV_SIZE]);
+static int read_slot(const lr_sr *d, const void *addr, uint8_t *tv);
 
 /* A call being named: the caller's frame (its Proto copied in pr) and
  * what its callee is. */
 typedef struct site_ctx {
-    co_sr *d;
+    lr_sr *d;
     const uint8_t *pr;
     const void *cl, *env;
     const char *base, *func;
     const void *callee;
-    const uint8_t *arg1, *self_tb; /* co_sr_site's */
+    const uint8_t *arg1, *self_tb; /* lr_sr_site's */
 } site_ctx;
 
 /* t[ts] (ts an interned string: its key is that TString) into tv, through
@@ -274,7 +274,7 @@ static int lookup(site_ctx *x, const void *t, const uint8_t *tb0, const void *ts
     uint8_t h[TS_SIZE], tb[TB_READ], nd[ND_SIZE], ix[TV_SIZE];
     if (peek(ts, h, sizeof h) || h[TS_TT] != LUA_TSTRING)
         return -1;
-    unsigned hash = (unsigned)co_int_at(h, TS_HASH);
+    unsigned hash = (unsigned)lr_int_at(h, TS_HASH);
     for (int depth = 0; depth < 8; depth++) {
         if (depth == 0 && tb0)
             memcpy(tb, tb0, sizeof tb);
@@ -282,27 +282,27 @@ static int lookup(site_ctx *x, const void *t, const uint8_t *tb0, const void *ts
             return -1;
         if (tb[TB_TT] != LUA_TTABLE || tb[TB_LSIZENODE] > 26)
             return -1;
-        const uint8_t *n = co_ptr_at(tb, TB_NODE);
+        const uint8_t *n = lr_ptr_at(tb, TB_NODE);
         n = n ? n + (size_t)(hash & ((1u << tb[TB_LSIZENODE]) - 1)) * ND_SIZE : NULL;
-        for (int k = 0; n && k < 64; k++, n = co_ptr_at(nd, ND_NEXT)) {
+        for (int k = 0; n && k < 64; k++, n = lr_ptr_at(nd, ND_NEXT)) {
             if (peek(n, nd, sizeof nd))
                 return -1;
-            if (co_int_at(nd, ND_KEYTT) == LUA_TSTRING && co_ptr_at(nd, ND_KEY) == ts) {
-                if (co_int_at(nd, TV_TT) == LUA_TNIL)
+            if (lr_int_at(nd, ND_KEYTT) == LUA_TSTRING && lr_ptr_at(nd, ND_KEY) == ts) {
+                if (lr_int_at(nd, TV_TT) == LUA_TNIL)
                     break;
                 memcpy(tv, nd, TV_SIZE);
                 return 0;
             }
         }
-        const void *mt = co_ptr_at(tb, TB_METATABLE);
+        const void *mt = lr_ptr_at(tb, TB_METATABLE);
         int got = mt ? raw_find(x->d, mt, "__index", ix) : 0;
-        if (!got || (got == 1 && co_int_at(ix, TV_TT) == LUA_TNIL)) { /* absent: nil */
+        if (!got || (got == 1 && lr_int_at(ix, TV_TT) == LUA_TNIL)) { /* absent: nil */
             memset(tv, 0, TV_SIZE);
             return 0;
         }
-        if (got < 0 || co_int_at(ix, TV_TT) != LUA_TTABLE)
+        if (got < 0 || lr_int_at(ix, TV_TT) != LUA_TTABLE)
             return -1;
-        t = co_ptr_at(ix, 0);
+        t = lr_ptr_at(ix, 0);
     }
     return -1;
 }
@@ -312,8 +312,8 @@ static int lookup(site_ctx *x, const void *t, const uint8_t *tb0, const void *ts
  * __call). */
 static int calls_value(const site_ctx *x, const uint8_t *tv)
 {
-    int tt = co_int_at(tv, TV_TT);
-    return tt == LUA_TFUNCTION ? (co_ptr_at(tv, 0) == x->callee ? 1 : -1) : tt == LUA_TNIL ? -1 : 0;
+    int tt = lr_int_at(tv, TV_TT);
+    return tt == LUA_TFUNCTION ? (lr_ptr_at(tv, 0) == x->callee ? 1 : -1) : tt == LUA_TNIL ? -1 : 0;
 }
 
 /* Field k (constant k of the caller, a string) of value t, a table (its
@@ -322,10 +322,10 @@ static int calls_value(const site_ctx *x, const uint8_t *tv)
 static int field(site_ctx *x, const uint8_t *t, const uint8_t *tb0, int k, uint8_t *tv)
 {
     uint8_t kv[TV_SIZE];
-    return co_int_at(t, TV_TT) == LUA_TTABLE && k >= 0 && k < co_int_at(x->pr, PR_SIZEK) &&
-                   !peek((const uint8_t *)co_ptr_at(x->pr, PR_K) + (size_t)k * TV_SIZE, kv, sizeof kv) &&
-                   co_int_at(kv, TV_TT) == LUA_TSTRING
-               ? lookup(x, co_ptr_at(t, 0), tb0, co_ptr_at(kv, 0), tv)
+    return lr_int_at(t, TV_TT) == LUA_TTABLE && k >= 0 && k < lr_int_at(x->pr, PR_SIZEK) &&
+                   !peek((const uint8_t *)lr_ptr_at(x->pr, PR_K) + (size_t)k * TV_SIZE, kv, sizeof kv) &&
+                   lr_int_at(kv, TV_TT) == LUA_TSTRING
+               ? lookup(x, lr_ptr_at(t, 0), tb0, lr_ptr_at(kv, 0), tv)
                : -1;
 }
 
@@ -337,7 +337,7 @@ static int upvalue(const site_ctx *x, int u, uint8_t *tv)
     return x->cl && u >= 0 && !peek(x->cl, c, sizeof c) && !c[CL_ISC] && u < c[CL_NUPVALUES] &&
                    !peek((const char *)x->cl + CL_UPVALS + (size_t)u * sizeof p, &p, sizeof p) &&
                    !peek(p, uv, sizeof uv) && uv[UV_TT] == LUA_TUPVAL_
-               ? peek(co_ptr_at(uv, UV_V), tv, TV_SIZE)
+               ? peek(lr_ptr_at(uv, UV_V), tv, TV_SIZE)
                : -1;
 }
 
@@ -387,7 +387,7 @@ static int fixed_args(const site_ctx *x)
     uint8_t c[CL_READ], v = 1;
     const uint8_t *p;
     return !peek(x->callee, c, sizeof c) &&
-           (c[CL_ISC] || ((p = co_ptr_at(c, CL_FP)) && !peek(p + PR_ISVARARG, &v, 1) && !v));
+           (c[CL_ISC] || ((p = lr_ptr_at(c, CL_FP)) && !peek(p + PR_ISVARARG, &v, 1) && !v));
 }
 
 /* What the call instruction at pc (calling register reg) calls, from what
@@ -404,7 +404,7 @@ static int site_calls(site_ctx *x, int pc, int reg)
         if (!(c_of(w) & 256) || !fixed_args(x))
             return 0;
         memcpy(tv, x->arg1, TV_SIZE);
-        int tt = co_int_at(tv, TV_TT);
+        int tt = lr_int_at(tv, TV_TT);
         if (tt == LUA_TNIL || tt == LUA_TBOOLEAN || tt == LUA_TNUMBER)
             return -1;
         return field(x, tv, tt == LUA_TTABLE ? x->self_tb : NULL, c_of(w) & 255, f) ? 0 : calls_value(x, f);
@@ -421,12 +421,12 @@ static int sites(site_ctx *x, int reg, char *name, int find)
 {
     uint32_t code[BACK_MAX];
     char other[NAME_MAX_];
-    int size = co_int_at(x->pr, PR_SIZECODE), n = 0, known = 0, passed = 0;
+    int size = lr_int_at(x->pr, PR_SIZECODE), n = 0, known = 0, passed = 0;
     if (size > SITE_CODE)
         return 0;
     for (int lo = 0; lo < size; lo += BACK_MAX) {
         int m = size - lo < BACK_MAX ? size - lo : BACK_MAX;
-        if (peek((const uint32_t *)co_ptr_at(x->pr, PR_CODE) + lo, code, (size_t)m * sizeof code[0]))
+        if (peek((const uint32_t *)lr_ptr_at(x->pr, PR_CODE) + lo, code, (size_t)m * sizeof code[0]))
             return 0;
         for (int k = 0; k < m; k++) {
             if (call_reg(code[k]) != reg)
@@ -460,15 +460,15 @@ static int sites(site_ctx *x, int reg, char *name, int find)
  * when every call site in that register gives it or, if one of those is
  * known to call the callee, is known to call another function; else none
  * ("function"). */
-static void call_name(co_sr *d, const co_sr_site *st, const uint8_t *pr, char *out, size_t cap)
+static void call_name(lr_sr *d, const lr_sr_site *st, const uint8_t *pr, char *out, size_t cap)
 {
     uint32_t i;
     site_ctx x = {d, pr, st->cl, st->env, st->base, st->func, st->callee, st->arg1, st->self_tb};
     int pc = st->pc, reg = (int)((st->func - st->base) / TV_SIZE);
     out[0] = 0;
-    if (pc < 0 || pc >= co_int_at(pr, PR_SIZECODE) || st->func < st->base ||
+    if (pc < 0 || pc >= lr_int_at(pr, PR_SIZECODE) || st->func < st->base ||
         (st->func - st->base) % TV_SIZE ||
-        peek((const uint32_t *)co_ptr_at(pr, PR_CODE) + pc, &i, sizeof i) || call_reg(i) != reg ||
+        peek((const uint32_t *)lr_ptr_at(pr, PR_CODE) + pc, &i, sizeof i) || call_reg(i) != reg ||
         !obj_name(pr, pc, a_of(i), out, cap, 0))
         out[0] = 0;
     else if (d->running && (cap < NAME_MAX_ || (sites(&x, reg, out, 1), !sites(&x, reg, out, 0))))
@@ -482,13 +482,13 @@ static void call_name(co_sr *d, const co_sr_site *st, const uint8_t *pr, char *o
 /* The flags of C closure c (copied) whose function is cf. A process that
  * could not run Lua for us has no known wrap function: a C closure whose
  * one upvalue is a thread is taken for one (lbaselib's auxwrap). */
-static uint32_t func_flags(const co_sr *d, const void *cf, const uint8_t *c)
+static uint32_t func_flags(const lr_sr *d, const void *cf, const uint8_t *c)
 {
     static const uint32_t f[5] = {LT_FF_PCALL, LT_FF_PCALL, LT_FF_RESUME, LT_FF_WRAP, LT_FF_YIELD};
     for (int i = 0; i < 5; i++)
         if (cf && cf == d->cf[i])
             return f[i];
-    if (!d->cf[3] && c[CL_NUPVALUES] == 1 && co_int_at(c, CL_UPV0 + TV_TT) == LUA_TTHREAD)
+    if (!d->cf[3] && c[CL_NUPVALUES] == 1 && lr_int_at(c, CL_UPV0 + TV_TT) == LUA_TTHREAD)
         return LT_FF_WRAP;
     return 0;
 }
@@ -501,33 +501,33 @@ static const void *wrap_body(const uint8_t *c, uint8_t *bpr)
 {
     uint8_t ls[LS_READ], ci[CI_SIZE], tv[TV_SIZE], cl[CL_READ];
     const void *slot;
-    if (co_int_at(c, CL_UPV0 + TV_TT) != LUA_TTHREAD ||
-        peek(co_ptr_at(c, CL_UPV0), ls, sizeof ls) || ls[LS_TT] != LUA_TTHREAD)
+    if (lr_int_at(c, CL_UPV0 + TV_TT) != LUA_TTHREAD ||
+        peek(lr_ptr_at(c, CL_UPV0), ls, sizeof ls) || ls[LS_TT] != LUA_TTHREAD)
         return NULL;
-    const char *base_ci = co_ptr_at(ls, LS_BASE_CI);
-    if ((const char *)co_ptr_at(ls, LS_CI) > base_ci) {
+    const char *base_ci = lr_ptr_at(ls, LS_BASE_CI);
+    if ((const char *)lr_ptr_at(ls, LS_CI) > base_ci) {
         if (peek(base_ci + CI_SIZE, ci, sizeof ci))
             return NULL;
-        slot = co_ptr_at(ci, CI_FUNC);
-    } else if (ls[LS_STATUS] == 0 && co_ptr_at(ls, LS_TOP) > co_ptr_at(ls, LS_BASE)) {
-        slot = co_ptr_at(ls, LS_BASE);
+        slot = lr_ptr_at(ci, CI_FUNC);
+    } else if (ls[LS_STATUS] == 0 && lr_ptr_at(ls, LS_TOP) > lr_ptr_at(ls, LS_BASE)) {
+        slot = lr_ptr_at(ls, LS_BASE);
     } else {
         return NULL;
     }
-    if (peek(slot, tv, sizeof tv) || co_int_at(tv, TV_TT) != LUA_TFUNCTION ||
-        peek(co_ptr_at(tv, 0), cl, sizeof cl) || cl[CL_TT] != LUA_TFUNCTION || cl[CL_ISC] ||
-        peek(co_ptr_at(cl, CL_FP), bpr, PR_READ) || bpr[PR_TT] != LUA_TPROTO_)
+    if (peek(slot, tv, sizeof tv) || lr_int_at(tv, TV_TT) != LUA_TFUNCTION ||
+        peek(lr_ptr_at(tv, 0), cl, sizeof cl) || cl[CL_TT] != LUA_TFUNCTION || cl[CL_ISC] ||
+        peek(lr_ptr_at(cl, CL_FP), bpr, PR_READ) || bpr[PR_TT] != LUA_TPROTO_)
         return NULL;
-    return co_ptr_at(cl, CL_FP);
+    return lr_ptr_at(cl, CL_FP);
 }
 
 /* The function of closure cl (copied in c), found or added. A wrap
  * function is known by its body's Proto (one past it, never a Lua
  * function's key), as the collector knows it, so that each generator has
  * its own name. */
-static co_sr_func *func_of(co_sr *d, const void *cl, const uint8_t *c, const uint8_t *pr)
+static lr_sr_func *func_of(lr_sr *d, const void *cl, const uint8_t *c, const uint8_t *pr)
 {
-    const void *key = co_ptr_at(c, CL_FP), *body = NULL;
+    const void *key = lr_ptr_at(c, CL_FP), *body = NULL;
     uint8_t bpr[PR_READ];
     uint32_t flags = c[CL_ISC] ? func_flags(d, key, c) : 0;
     if (flags == LT_FF_WRAP && (body = wrap_body(c, bpr)))
@@ -537,7 +537,7 @@ static co_sr_func *func_of(co_sr *d, const void *cl, const uint8_t *c, const uin
             return &d->fn[i];
     if (d->nfn == MAX_FUNCS)
         return NULL;
-    co_sr_func *f = &d->fn[d->nfn++];
+    lr_sr_func *f = &d->fn[d->nfn++];
     memset(f, 0, sizeof *f);
     f->key = key;
     f->cl = cl;
@@ -545,12 +545,12 @@ static co_sr_func *func_of(co_sr *d, const void *cl, const uint8_t *c, const uin
     f->fid = d->nfn;
     if (f->isC) {
         f->flags = flags;
-        f->body_src = body ? co_ptr_at(bpr, PR_SOURCE) : NULL;
-        f->body_line = body ? co_int_at(bpr, PR_LINEDEF) : 0;
+        f->body_src = body ? lr_ptr_at(bpr, PR_SOURCE) : NULL;
+        f->body_line = body ? lr_int_at(bpr, PR_LINEDEF) : 0;
     } else {
-        f->src = co_ptr_at(pr, PR_SOURCE);
-        f->linedef = co_int_at(pr, PR_LINEDEF);
-        f->lastline = co_int_at(pr, PR_LASTLINE);
+        f->src = lr_ptr_at(pr, PR_SOURCE);
+        f->linedef = lr_int_at(pr, PR_LINEDEF);
+        f->lastline = lr_int_at(pr, PR_LASTLINE);
         f->main = f->linedef == 0;
     }
     return f;
@@ -559,22 +559,22 @@ static co_sr_func *func_of(co_sr *d, const void *cl, const uint8_t *c, const uin
 /* pc (instruction index) of a Lua frame whose saved pc is savedpc. */
 static int pc_of(const uint8_t *pr, const void *savedpc)
 {
-    ptrdiff_t k = ((const char *)savedpc - (const char *)co_ptr_at(pr, PR_CODE)) / 4 - 1;
+    ptrdiff_t k = ((const char *)savedpc - (const char *)lr_ptr_at(pr, PR_CODE)) / 4 - 1;
     return k >= 0 && k < 0x7fffffff ? (int)k : -1;
 }
 
 static uint32_t line_of(const uint8_t *pr, int pc)
 {
     int line;
-    if (pc < 0 || pc >= co_int_at(pr, PR_SIZELINE) ||
-        peek((const int *)co_ptr_at(pr, PR_LINEINFO) + pc, &line, sizeof line))
+    if (pc < 0 || pc >= lr_int_at(pr, PR_SIZELINE) ||
+        peek((const int *)lr_ptr_at(pr, PR_LINEINFO) + pc, &line, sizeof line))
         return 0;
     return line > 0 ? (uint32_t)line : 0;
 }
 
 /* The stack slot at addr (a TValue) into tv: from the snapshot if it
  * holds it, else read now. */
-static int read_slot(const co_sr *d, const void *addr, uint8_t *tv)
+static int read_slot(const lr_sr *d, const void *addr, uint8_t *tv)
 {
     uintptr_t off = (uintptr_t)addr - (uintptr_t)d->sn_tv;
     if (d->sn_ntv && off < d->sn_ntv * TV_SIZE && off % TV_SIZE == 0) {
@@ -592,18 +592,18 @@ static int same_blocks(const uint8_t *ls2, const uint8_t *ls)
     return ls2[LS_TT] == LUA_TTHREAD && !memcmp(ls2 + LS_G, ls + LS_G, sizeof(void *)) &&
            !memcmp(ls2 + LS_STACK, ls + LS_STACK, sizeof(void *)) &&
            !memcmp(ls2 + LS_BASE_CI, ls + LS_BASE_CI, sizeof(void *)) &&
-           co_int_at(ls2, LS_SIZE_CI) == co_int_at(ls, LS_SIZE_CI) &&
-           co_int_at(ls2, LS_STACKSIZE) == co_int_at(ls, LS_STACKSIZE);
+           lr_int_at(ls2, LS_SIZE_CI) == lr_int_at(ls, LS_SIZE_CI) &&
+           lr_int_at(ls2, LS_STACKSIZE) == lr_int_at(ls, LS_STACKSIZE);
 }
 
 /* Copies, by one process_vm_readv, thread L's lua_State into ls2, its
  * CallInfos [ci_lo, ci_hi) and its stack slots [tv_lo, tv_hi) into the
  * window (d->sn_*), as the blocks of ls place them. 0, or -1 (nothing kept)
  * if a read fails or the blocks moved. */
-static int window(co_sr *d, const void *L, const uint8_t *ls, size_t ci_lo, size_t ci_hi,
+static int window(lr_sr *d, const void *L, const uint8_t *ls, size_t ci_lo, size_t ci_hi,
                   size_t tv_lo, size_t tv_hi, const void *far, uint8_t *ls2)
 {
-    const char *base = co_ptr_at(ls, LS_BASE_CI), *stack = co_ptr_at(ls, LS_STACK);
+    const char *base = lr_ptr_at(ls, LS_BASE_CI), *stack = lr_ptr_at(ls, LS_STACK);
     struct iovec l[4] = {{ls2, LS_READ},
                          {d->sn_cis, (ci_hi - ci_lo) * CI_SIZE},
                          {d->sn_tvs, (tv_hi - tv_lo) * TV_SIZE},
@@ -627,9 +627,9 @@ static int window(co_sr *d, const void *L, const uint8_t *ls, size_t ci_lo, size
 }
 
 /* Whether ls's ci and top are in the window. */
-static int holds_top(const co_sr *d, const uint8_t *ls)
+static int holds_top(const lr_sr *d, const uint8_t *ls)
 {
-    const char *ci = co_ptr_at(ls, LS_CI), *top = co_ptr_at(ls, LS_TOP);
+    const char *ci = lr_ptr_at(ls, LS_CI), *top = lr_ptr_at(ls, LS_TOP);
     return d->sn_nci && ci >= d->sn_ci && (size_t)(ci - d->sn_ci) < d->sn_nci * CI_SIZE &&
            top >= d->sn_tv && (size_t)(top - d->sn_tv) / TV_SIZE < d->sn_ntv;
 }
@@ -642,13 +642,13 @@ static int holds_top(const co_sr *d, const uint8_t *ls)
  * before it (io.open calling fib). Tried again, from the newer copy, when
  * the thread grew past the window or its stack moved (reallocated) since
  * ls was read. Returns 0 (ls the copy's), or -1. */
-static int snapshot(co_sr *d, const void *L, uint8_t *ls)
+static int snapshot(lr_sr *d, const void *L, uint8_t *ls)
 {
     uint8_t ls2[LS_READ];
     for (int k = 0; k < 4; k++) {
-        const char *base = co_ptr_at(ls, LS_BASE_CI), *stack = co_ptr_at(ls, LS_STACK);
-        const char *top = co_ptr_at(ls, LS_TOP), *ci = co_ptr_at(ls, LS_CI);
-        size_t size_ci = (size_t)co_int_at(ls, LS_SIZE_CI), size_tv = (size_t)co_int_at(ls, LS_STACKSIZE);
+        const char *base = lr_ptr_at(ls, LS_BASE_CI), *stack = lr_ptr_at(ls, LS_STACK);
+        const char *top = lr_ptr_at(ls, LS_TOP), *ci = lr_ptr_at(ls, LS_CI);
+        size_t size_ci = (size_t)lr_int_at(ls, LS_SIZE_CI), size_tv = (size_t)lr_int_at(ls, LS_STACKSIZE);
         if (!base || !stack || ci < base || (size_t)(ci - base) % CI_SIZE || size_ci > CI_MAX ||
             (size_t)(ci - base) / CI_SIZE >= size_ci || top < stack ||
             (size_t)(top - stack) / TV_SIZE >= size_tv || size_tv > (1u << 26))
@@ -676,17 +676,17 @@ static int snapshot(co_sr *d, const void *L, uint8_t *ls)
  * next window, CallInfos and slots below up's and up's own, by one copy.
  * up must be as it was: else the stack changed at that level between the
  * two copies, and frames above and below would join two moments. */
-static int next_window(co_sr *d, const void *L, const uint8_t *ls, uint32_t i, const uint8_t *up,
+static int next_window(lr_sr *d, const void *L, const uint8_t *ls, uint32_t i, const uint8_t *up,
                        const uint8_t *up_tv, const void *far)
 {
-    const char *stack = co_ptr_at(ls, LS_STACK), *f = co_ptr_at(up, CI_FUNC);
+    const char *stack = lr_ptr_at(ls, LS_STACK), *f = lr_ptr_at(up, CI_FUNC);
     uint8_t ls2[LS_READ];
     if (f < stack || (size_t)(f - stack) % TV_SIZE)
         return -1;
     size_t ci_hi = (size_t)i + 2, tv_hi = (size_t)(f - stack) / TV_SIZE + 1;
     if (window(d, L, ls, ci_hi > SNAP_CI ? ci_hi - SNAP_CI : 0, ci_hi,
                tv_hi > SNAP_TV ? tv_hi - SNAP_TV : 0, tv_hi, far, ls2) ||
-        (const char *)co_ptr_at(ls2, LS_CI) < d->sn_ci + (d->sn_nci - 1) * CI_SIZE)
+        (const char *)lr_ptr_at(ls2, LS_CI) < d->sn_ci + (d->sn_nci - 1) * CI_SIZE)
         return -1;
     const uint8_t *c = d->sn_cis + (d->sn_nci - 1) * CI_SIZE; /* up, copied again */
     return memcmp(c, up, CI_FUNC + 8) || memcmp(c + CI_SAVEDPC, up + CI_SAVEDPC, CI_SIZE - CI_SAVEDPC) ||
@@ -699,16 +699,16 @@ static int next_window(co_sr *d, const void *L, const uint8_t *ls, uint32_t i, c
  * function in tv, from the window; the next window if they are below it
  * (the slot of a function far below the frame above, under its varargs,
  * copied with it). NULL if they cannot be read as of one moment. */
-static const uint8_t *ci_at(co_sr *d, const void *L, const uint8_t *ls, uint32_t i,
+static const uint8_t *ci_at(lr_sr *d, const void *L, const uint8_t *ls, uint32_t i,
                             const uint8_t *up, const uint8_t *up_tv, uint8_t *tv)
 {
-    const char *base = co_ptr_at(ls, LS_BASE_CI);
+    const char *base = lr_ptr_at(ls, LS_BASE_CI);
     const void *far = NULL;
     for (int k = 0; k < 3; k++) {
         uintptr_t off = (uintptr_t)(base + (size_t)i * CI_SIZE) - (uintptr_t)d->sn_ci;
         if (d->sn_nci && off < d->sn_nci * CI_SIZE) {
             const uint8_t *c = d->sn_cis + off;
-            const void *func = co_ptr_at(c, CI_FUNC);
+            const void *func = lr_ptr_at(c, CI_FUNC);
             uintptr_t t = (uintptr_t)func - (uintptr_t)d->sn_tv;
             if (d->sn_ntv && t < d->sn_ntv * TV_SIZE && t % TV_SIZE == 0) {
                 memcpy(tv, d->sn_tvs + t, TV_SIZE);
@@ -722,7 +722,7 @@ static const uint8_t *ci_at(co_sr *d, const void *L, const uint8_t *ls, uint32_t
         }
         if (!k && !up) { /* the top frame's slot, below its huge varargs */
             const uint8_t *c = d->sn_nci && off < d->sn_nci * CI_SIZE ? d->sn_cis + off : NULL;
-            return c && !peek(co_ptr_at(c, CI_FUNC), tv, TV_SIZE) ? c : NULL;
+            return c && !peek(lr_ptr_at(c, CI_FUNC), tv, TV_SIZE) ? c : NULL;
         }
         if (k == 2 || (k && !far) || next_window(d, L, ls, i, up, up_tv, far))
             return NULL;
@@ -731,19 +731,19 @@ static const uint8_t *ci_at(co_sr *d, const void *L, const uint8_t *ls, uint32_t
 }
 
 /* The thread a resume (its first argument) or wrap (its upvalue) runs. */
-static const void *resumed(co_sr *d, const uint8_t *ci, const uint8_t *c, const co_sr_func *f)
+static const void *resumed(lr_sr *d, const uint8_t *ci, const uint8_t *c, const lr_sr_func *f)
 {
     uint8_t tv[TV_SIZE];
-    if (f->flags == LT_FF_RESUME && !read_slot(d, co_ptr_at(ci, CI_BASE), tv) &&
-        co_int_at(tv, TV_TT) == LUA_TTHREAD)
-        return co_ptr_at(tv, 0);
-    if (f->flags == LT_FF_WRAP && co_int_at(c, CL_UPV0 + TV_TT) == LUA_TTHREAD)
-        return co_ptr_at(c, CL_UPV0);
+    if (f->flags == LT_FF_RESUME && !read_slot(d, lr_ptr_at(ci, CI_BASE), tv) &&
+        lr_int_at(tv, TV_TT) == LUA_TTHREAD)
+        return lr_ptr_at(tv, 0);
+    if (f->flags == LT_FF_WRAP && lr_int_at(c, CL_UPV0 + TV_TT) == LUA_TTHREAD)
+        return lr_ptr_at(c, CL_UPV0);
     return NULL;
 }
 
 /* Copies closure clp (and its Proto, if Lua) into d->k_c (d->k_p). */
-static int read_closure(co_sr *d, const void *clp)
+static int read_closure(lr_sr *d, const void *clp)
 {
     unsigned h = (unsigned)((uintptr_t)clp >> 4) % CL_CACHE;
     if (clp == d->k_cl)
@@ -758,7 +758,7 @@ static int read_closure(co_sr *d, const void *clp)
     if (peek(clp, d->k_c, CL_READ) || d->k_c[CL_TT] != LUA_TFUNCTION)
         return -1;
     if (!d->k_c[CL_ISC] &&
-        (peek(co_ptr_at(d->k_c, CL_FP), d->k_p, PR_READ) || d->k_p[PR_TT] != LUA_TPROTO_))
+        (peek(lr_ptr_at(d->k_c, CL_FP), d->k_p, PR_READ) || d->k_p[PR_TT] != LUA_TPROTO_))
         return -1;
     d->k_cl = d->kc[h].cl = clp;
     memcpy(d->kc[h].c, d->k_c, CL_READ);
@@ -766,9 +766,9 @@ static int read_closure(co_sr *d, const void *clp)
     return 0;
 }
 
-static uint32_t cached_line(co_sr *d, const uint8_t *pr, int pc)
+static uint32_t cached_line(lr_sr *d, const uint8_t *pr, int pc)
 {
-    const void *p = co_ptr_at(d->k_c, CL_FP);
+    const void *p = lr_ptr_at(d->k_c, CL_FP);
     unsigned h = (unsigned)(((uintptr_t)p >> 4) + (unsigned)pc) % CL_CACHE;
     if (d->kl[h].pr != p || d->kl[h].pc != pc) {
         d->kl[h].pr = p;
@@ -784,27 +784,27 @@ static uint32_t cached_line(co_sr *d, const uint8_t *pr, int pc)
  * frame caught mid-call (a tail call moving its callee down), fails. */
 static int pc_in(const uint8_t *pr, const void *savedpc, int top)
 {
-    ptrdiff_t off = (const char *)savedpc - (const char *)co_ptr_at(pr, PR_CODE);
-    return off % 4 == 0 && off >= (top ? 0 : 4) && off / 4 <= co_int_at(pr, PR_SIZECODE);
+    ptrdiff_t off = (const char *)savedpc - (const char *)lr_ptr_at(pr, PR_CODE);
+    return off % 4 == 0 && off >= (top ? 0 : 4) && off / 4 <= lr_int_at(pr, PR_SIZECODE);
 }
 
 /* One frame, of CallInfo c whose function's slot is tv (copied; the top
  * one if top). Its Proto and pc, if Lua, go to pr and *pc for naming the
  * frame above. Returns -1 if the frame cannot be read or is not a frame
  * of its function, else 1 if it has lost tail calls. */
-static int read_frame(co_sr *d, co_sr_thread *t, const uint8_t *ls, const uint8_t *c,
-                      const uint8_t *tv, int top, co_sr_func **fo, uint8_t *pr, int *pc)
+static int read_frame(lr_sr *d, lr_sr_thread *t, const uint8_t *ls, const uint8_t *c,
+                      const uint8_t *tv, int top, lr_sr_func **fo, uint8_t *pr, int *pc)
 {
-    if (co_int_at(tv, TV_TT) != LUA_TFUNCTION || read_closure(d, co_ptr_at(tv, 0)))
+    if (lr_int_at(tv, TV_TT) != LUA_TFUNCTION || read_closure(d, lr_ptr_at(tv, 0)))
         return -1;
     const uint8_t *cl = d->k_c;
-    const void *spc = top ? co_ptr_at(ls, LS_SAVEDPC) : co_ptr_at(c, CI_SAVEDPC);
+    const void *spc = top ? lr_ptr_at(ls, LS_SAVEDPC) : lr_ptr_at(c, CI_SAVEDPC);
     *pc = -1;
     if (!cl[CL_ISC] && !pc_in(d->k_p, spc, top))
         return -1;
     if (!cl[CL_ISC])
         memcpy(pr, d->k_p, PR_READ);
-    co_sr_func *f = func_of(d, co_ptr_at(tv, 0), cl, pr);
+    lr_sr_func *f = func_of(d, lr_ptr_at(tv, 0), cl, pr);
     if (!f || d->nfr == MAX_FRAMES) {
         d->flags |= LT_DUMP_TRUNCATED;
         return -1;
@@ -816,18 +816,18 @@ static int read_frame(co_sr *d, co_sr_thread *t, const uint8_t *ls, const uint8_
         t->target = resumed(d, c, cl, f);
     }
     d->fr[d->nfr++] =
-        (co_sr_frame){(uint32_t)(f - d->fn), cl[CL_ISC] ? 0 : cached_line(d, pr, *pc), 0};
+        (lr_sr_frame){(uint32_t)(f - d->fn), cl[CL_ISC] ? 0 : cached_line(d, pr, *pc), 0};
     *fo = f;
     /* a Lua frame with lost tail calls was not called by the frame below */
-    return !cl[CL_ISC] && co_int_at(c, CI_TAILCALLS) > 0;
+    return !cl[CL_ISC] && lr_int_at(c, CI_TAILCALLS) > 0;
 }
 
 /* Whether CallInfo c can be the caller of up (the frame above it): up's
  * function lies in c's frame, above its base. */
 static int calls(const uint8_t *c, const uint8_t *up)
 {
-    const char *func = co_ptr_at(c, CI_FUNC), *b = co_ptr_at(c, CI_BASE);
-    return func < b && (!up || (const char *)co_ptr_at(up, CI_FUNC) >= b);
+    const char *func = lr_ptr_at(c, CI_FUNC), *b = lr_ptr_at(c, CI_BASE);
+    return func < b && (!up || (const char *)lr_ptr_at(up, CI_FUNC) >= b);
 }
 
 /* Whether a running thread's top CallInfo c is its frame: L->base is
@@ -836,7 +836,7 @@ static int calls(const uint8_t *c, const uint8_t *up)
  * (a yielded thread's base is its yield's values). */
 static int settled(const uint8_t *c, const uint8_t *ls)
 {
-    return ls[LS_STATUS] != 0 || co_ptr_at(c, CI_BASE) == co_ptr_at(ls, LS_BASE);
+    return ls[LS_STATUS] != 0 || lr_ptr_at(c, CI_BASE) == lr_ptr_at(ls, LS_BASE);
 }
 
 /* A C function runs, and calls, with L->savedpc what the Lua frame below
@@ -848,7 +848,7 @@ static int settled(const uint8_t *c, const uint8_t *ls)
 static int c_agrees(const uint8_t *c, const uint8_t *ls, int isC, int top, const void **cpc)
 {
     /* on top, L->savedpc: copied with c, where its slot was copied after */
-    const void *spc = co_ptr_at(top ? ls : c, top ? LS_SAVEDPC : CI_SAVEDPC);
+    const void *spc = lr_ptr_at(top ? ls : c, top ? LS_SAVEDPC : CI_SAVEDPC);
     if (!isC && top)
         return 1;
     if (*cpc && spc != *cpc)
@@ -861,7 +861,7 @@ static int c_agrees(const uint8_t *c, const uint8_t *ls, int isC, int top, const
  * callee, a Lua function, is about to be moved down into its place (a
  * stack of both never was). The opcodes looked up are kept (a recursion
  * through a few call sites reads each once). */
-static int in_tailcall(co_sr *d, const void *savedpc)
+static int in_tailcall(lr_sr *d, const void *savedpc)
 {
     unsigned h = (unsigned)((uintptr_t)savedpc >> 2) % OP_CACHE;
     if (savedpc != d->op_key[h]) {
@@ -877,33 +877,33 @@ static int in_tailcall(co_sr *d, const void *savedpc)
 /* Every frame of thread L, top first; names callees from their callers.
  * Copied window by window (one process_vm_readv each, the top one first:
  * snapshot, next_window), each frame checked against the one above it. */
-static void read_thread(co_sr *d, const void *L)
+static void read_thread(lr_sr *d, const void *L)
 {
     uint8_t ls[LS_READ], pr[PR_READ], up[CI_SIZE], up_tv[TV_SIZE], tv[TV_SIZE];
     if (d->nth == MAX_THREADS)
         d->flags |= LT_DUMP_TRUNCATED;
     if (d->nth == MAX_THREADS || peek(L, ls, sizeof ls) || ls[LS_TT] != LUA_TTHREAD ||
-        co_ptr_at(ls, LS_G) != d->g)
+        lr_ptr_at(ls, LS_G) != d->g)
         return;
-    co_sr_thread *t = &d->th[d->nth++];
-    *t = (co_sr_thread){.L = L, .first = d->nfr};
+    lr_sr_thread *t = &d->th[d->nth++];
+    *t = (lr_sr_thread){.L = L, .first = d->nfr};
     if (snapshot(d, L, ls)) {
         t->torn = 1;
         return;
     }
-    const char *base = co_ptr_at(ls, LS_BASE_CI);
-    uint32_t n = (uint32_t)(((const char *)co_ptr_at(ls, LS_CI) - base) / CI_SIZE), i;
-    co_sr_func *callee = NULL;
+    const char *base = lr_ptr_at(ls, LS_BASE_CI);
+    uint32_t n = (uint32_t)(((const char *)lr_ptr_at(ls, LS_CI) - base) / CI_SIZE), i;
+    lr_sr_func *callee = NULL;
     const void *cpc = NULL;
     int tail = 0;
     for (i = n; i >= 1; i--) {
-        co_sr_func *f;
+        lr_sr_func *f;
         const uint8_t *c = ci_at(d, L, ls, i, i < n ? up : NULL, up_tv, tv);
         int pc, k = c && calls(c, i < n ? up : NULL) && (i < n || settled(c, ls))
                         ? read_frame(d, t, ls, c, tv, i == n, &f, pr, &pc)
                         : -1;
         if (k >= 0 && (!c_agrees(c, ls, f->isC, i == n, &cpc) ||
-                       (callee && !callee->isC && !f->isC && in_tailcall(d, co_ptr_at(c, CI_SAVEDPC))))) {
+                       (callee && !callee->isC && !f->isC && in_tailcall(d, lr_ptr_at(c, CI_SAVEDPC))))) {
             d->nfr--;
             k = -1;
         }
@@ -912,9 +912,9 @@ static void read_thread(co_sr *d, const void *L)
         d->fr[d->nfr - 1].depth = i;
         t->n++;
         if (callee && !tail && !callee->call[0] && !callee->site.pr && !f->isC) {
-            co_sr_site st = {.pr = co_ptr_at(d->k_c, CL_FP), .cl = co_ptr_at(tv, 0),
-                             .env = co_ptr_at(d->k_c, CL_ENV), .base = co_ptr_at(c, CI_BASE), .pc = pc,
-                             .func = co_ptr_at(up, CI_FUNC), .callee = co_ptr_at(up_tv, 0)};
+            lr_sr_site st = {.pr = lr_ptr_at(d->k_c, CL_FP), .cl = lr_ptr_at(tv, 0),
+                             .env = lr_ptr_at(d->k_c, CL_ENV), .base = lr_ptr_at(c, CI_BASE), .pc = pc,
+                             .func = lr_ptr_at(up, CI_FUNC), .callee = lr_ptr_at(up_tv, 0)};
             if (!d->running)
                 call_name(d, &st, pr, callee->call, sizeof callee->call);
             else if (!read_slot(d, st.func + TV_SIZE, st.arg1)) /* self, in the window */
@@ -940,14 +940,14 @@ static void read_thread(co_sr *d, const void *L)
  * at a time, until it answers nonzero; with budgeted, while d->budget
  * lasts (the naming's bound on what it reads). Returns that answer, 0 at
  * the end, -1 when t is no table or a read fails. */
-static int each_node(co_sr *d, int budgeted, const void *t,
-                     int (*visit)(co_sr *d, const uint8_t *node, void *ud), void *ud)
+static int each_node(lr_sr *d, int budgeted, const void *t,
+                     int (*visit)(lr_sr *d, const uint8_t *node, void *ud), void *ud)
 {
     uint8_t tb[TB_READ], nd[16 * ND_SIZE];
     if (peek(t, tb, sizeof tb) || tb[TB_TT] != LUA_TTABLE || tb[TB_LSIZENODE] > 26)
         return -1;
     uint32_t size = 1u << tb[TB_LSIZENODE];
-    const uint8_t *node = co_ptr_at(tb, TB_NODE);
+    const uint8_t *node = lr_ptr_at(tb, TB_NODE);
     for (uint32_t i = 0; i < size && i < SCAN_MAX && (!budgeted || d->budget >= 16); i += 16) {
         uint32_t m = size - i < 16 ? size - i : 16;
         d->budget -= budgeted ? 16 : 0;
@@ -967,13 +967,13 @@ typedef struct get_ctx {
     uint8_t *tv;
 } get_ctx;
 
-static int get_visit(co_sr *d, const uint8_t *e, void *ud)
+static int get_visit(lr_sr *d, const uint8_t *e, void *ud)
 {
     get_ctx *g = ud;
     char key[NAME_MAX_];
     (void)d;
-    if (co_int_at(e, ND_KEYTT) != LUA_TSTRING ||
-        tstring(co_ptr_at(e, ND_KEY), key, sizeof key, 0) < 0 || strcmp(key, g->want))
+    if (lr_int_at(e, ND_KEYTT) != LUA_TSTRING ||
+        tstring(lr_ptr_at(e, ND_KEY), key, sizeof key, 0) < 0 || strcmp(key, g->want))
         return 0;
     memcpy(g->tv, e, TV_SIZE);
     return 1;
@@ -981,36 +981,36 @@ static int get_visit(co_sr *d, const uint8_t *e, void *ud)
 
 /* The value under string key want in table t's hash part, copied to tv:
  * 1, 0 if there is none, -1 if t cannot be read. */
-static int raw_find(co_sr *d, const void *t, const char *want, uint8_t tv[TV_SIZE])
+static int raw_find(lr_sr *d, const void *t, const char *want, uint8_t tv[TV_SIZE])
 {
     get_ctx g = {want, tv};
     return each_node(d, 0, t, get_visit, &g);
 }
 
 /* The same: 0 if found, else -1. */
-static int raw_get(co_sr *d, const void *t, const char *want, uint8_t tv[TV_SIZE])
+static int raw_get(lr_sr *d, const void *t, const char *want, uint8_t tv[TV_SIZE])
 {
     return raw_find(d, t, want, tv) == 1 ? 0 : -1;
 }
 
 /* Offers "prefix.key" for node e if its value is a function of ours;
  * keeps the shortest (ties: smaller bytes), as co_func's scan_table. */
-static int name_visit(co_sr *d, const uint8_t *e, void *ud)
+static int name_visit(lr_sr *d, const uint8_t *e, void *ud)
 {
     const char *prefix = ud;
-    if (co_int_at(e, TV_TT) != LUA_TFUNCTION || co_int_at(e, ND_KEYTT) != LUA_TSTRING)
+    if (lr_int_at(e, TV_TT) != LUA_TFUNCTION || lr_int_at(e, ND_KEYTT) != LUA_TSTRING)
         return 0;
-    const void *cl = co_ptr_at(e, 0);
+    const void *cl = lr_ptr_at(e, 0);
     uint8_t c[CL_READ];
     int have_c = 0;
     for (uint32_t k = 0; k < d->nfn; k++) {
-        co_sr_func *f = &d->fn[k];
+        lr_sr_func *f = &d->fn[k];
         if (f->isC && !have_c)
             have_c = peek(cl, c, sizeof c) ? -1 : 1;
-        if (f->isC ? have_c < 0 || !c[CL_ISC] || co_ptr_at(c, CL_FP) != f->key : cl != f->cl)
+        if (f->isC ? have_c < 0 || !c[CL_ISC] || lr_ptr_at(c, CL_FP) != f->key : cl != f->cl)
             continue;
         char key[NAME_MAX_], cand[NAME_MAX_];
-        if (tstring(co_ptr_at(e, ND_KEY), key, sizeof key, 0) < 0 ||
+        if (tstring(lr_ptr_at(e, ND_KEY), key, sizeof key, 0) < 0 ||
             join(cand, sizeof cand, prefix, key))
             continue;
         size_t cl_ = slen(cand), bl = slen(f->name);
@@ -1022,52 +1022,52 @@ static int name_visit(co_sr *d, const uint8_t *e, void *ud)
 
 /* Names the functions of every table value of package.loaded (node e)
  * under a string key but "_G". */
-static int module_visit(co_sr *d, const uint8_t *e, void *ud)
+static int module_visit(lr_sr *d, const uint8_t *e, void *ud)
 {
     char key[NAME_MAX_];
     (void)ud;
-    if (co_int_at(e, TV_TT) == LUA_TTABLE && co_int_at(e, ND_KEYTT) == LUA_TSTRING &&
-        tstring(co_ptr_at(e, ND_KEY), key, sizeof key, 0) >= 0 && strcmp(key, "_G"))
-        each_node(d, 1, co_ptr_at(e, 0), name_visit, key);
+    if (lr_int_at(e, TV_TT) == LUA_TTABLE && lr_int_at(e, ND_KEYTT) == LUA_TSTRING &&
+        tstring(lr_ptr_at(e, ND_KEY), key, sizeof key, 0) >= 0 && strcmp(key, "_G"))
+        each_node(d, 1, lr_ptr_at(e, 0), name_visit, key);
     return 0;
 }
 
 /* Names d's functions by the globals and package.loaded of main. */
-static void name_from_tables(co_sr *d, const void *main)
+static void name_from_tables(lr_sr *d, const void *main)
 {
     uint8_t ls[LS_READ], reg[TV_SIZE];
     d->budget = SCAN_TOTAL;
     if (peek(main, ls, sizeof ls))
         return;
-    if (co_int_at(ls, LS_GT + TV_TT) == LUA_TTABLE)
-        each_node(d, 1, co_ptr_at(ls, LS_GT), name_visit, (void *)"");
-    if (peek((const char *)d->g + G_REGISTRY, reg, sizeof reg) || co_int_at(reg, TV_TT) != LUA_TTABLE)
+    if (lr_int_at(ls, LS_GT + TV_TT) == LUA_TTABLE)
+        each_node(d, 1, lr_ptr_at(ls, LS_GT), name_visit, (void *)"");
+    if (peek((const char *)d->g + G_REGISTRY, reg, sizeof reg) || lr_int_at(reg, TV_TT) != LUA_TTABLE)
         return;
     uint8_t loaded[TV_SIZE];
-    if (!raw_get(d, co_ptr_at(reg, 0), "_LOADED", loaded) && co_int_at(loaded, TV_TT) == LUA_TTABLE)
-        each_node(d, 1, co_ptr_at(loaded, 0), module_visit, NULL);
+    if (!raw_get(d, lr_ptr_at(reg, 0), "_LOADED", loaded) && lr_int_at(loaded, TV_TT) == LUA_TTABLE)
+        each_node(d, 1, lr_ptr_at(loaded, 0), module_visit, NULL);
 }
 
 /* Copies the header of each call site's self, if a table, once the walk
  * is over (a read made running): an object made for one call may be freed
  * soon after, before the site is named. */
-static void copy_selves(co_sr *d)
+static void copy_selves(lr_sr *d)
 {
     for (uint32_t i = 0; i < d->nfn; i++) {
-        co_sr_site *st = &d->fn[i].site;
-        if (st->pr && co_int_at(st->arg1, TV_TT) == LUA_TTABLE &&
-            peek(co_ptr_at(st->arg1, 0), st->self_tb, TB_READ))
+        lr_sr_site *st = &d->fn[i].site;
+        if (st->pr && lr_int_at(st->arg1, TV_TT) == LUA_TTABLE &&
+            peek(lr_ptr_at(st->arg1, 0), st->self_tb, TB_READ))
             memset(st->arg1, 0xff, TV_SIZE); /* no type: not known */
     }
 }
 
 /* Names the functions of a read made running that have no other name by
  * the call site they were first seen called from. */
-static void name_at_sites(co_sr *d)
+static void name_at_sites(lr_sr *d)
 {
     uint8_t pr[PR_READ];
     for (uint32_t i = 0; i < d->nfn; i++) {
-        co_sr_func *f = &d->fn[i];
+        lr_sr_func *f = &d->fn[i];
         if (f->site.pr && !f->name[0] && !f->call[0] && !f->main &&
             !peek(f->site.pr, pr, sizeof pr) && pr[PR_TT] == LUA_TPROTO_)
             call_name(d, &f->site, pr, f->call, sizeof f->call);
@@ -1075,7 +1075,7 @@ static void name_at_sites(co_sr *d)
     }
 }
 
-void co_sr_name_functions(co_sr *d, const void *main)
+void lr_sr_name_functions(lr_sr *d, const void *main)
 {
     begin(d);
     name_at_sites(d); /* first: what the read saw changes as the process runs */
@@ -1086,7 +1086,7 @@ void co_sr_name_functions(co_sr *d, const void *main)
 
 /* {====== records */
 
-static uint8_t *room(co_sr *d, size_t n)
+static uint8_t *room(lr_sr *d, size_t n)
 {
     if (d->nout + n > sizeof d->out) {
         d->flags |= LT_DUMP_TRUNCATED;
@@ -1095,7 +1095,7 @@ static uint8_t *room(co_sr *d, size_t n)
     return d->out + d->nout;
 }
 
-static uint32_t put_str(co_sr *d, const char *s, size_t n)
+static uint32_t put_str(lr_sr *d, const char *s, size_t n)
 {
     uint8_t *p = room(d, n + 16);
     if (!p)
@@ -1151,7 +1151,7 @@ static size_t source_label(const void *ts, char *out, size_t cap)
 /* A generator's name, as the collector gives it (co_func.c's
  * wrap_body_name): coroutine.wrap(FILE:LINE), where its body is defined,
  * FILE without its directory. */
-static const char *wrap_name(const co_sr_func *f, char *buf, size_t cap)
+static const char *wrap_name(const lr_sr_func *f, char *buf, size_t cap)
 {
     static char src[LT_STR_MAX + 64];
     char num[12];
@@ -1182,7 +1182,7 @@ static int for_site(const char *name)
     return !strcmp(name, "(for generator)");
 }
 
-const char *co_sr_func_name(const co_sr *d, const co_sr_func *f, char *buf, size_t cap)
+const char *lr_sr_func_name(const lr_sr *d, const lr_sr_func *f, char *buf, size_t cap)
 {
     g_pid = d->pid;
     return f->main                            ? "main chunk"
@@ -1194,7 +1194,7 @@ const char *co_sr_func_name(const co_sr *d, const co_sr_func *f, char *buf, size
                                                                        : "function";
 }
 
-size_t co_sr_func_source(const co_sr *d, const co_sr_func *f, char *out, size_t cap)
+size_t lr_sr_func_source(const lr_sr *d, const lr_sr_func *f, char *out, size_t cap)
 {
     g_pid = d->pid;
     if (f->isC) {
@@ -1204,11 +1204,11 @@ size_t co_sr_func_source(const co_sr *d, const co_sr_func *f, char *out, size_t 
     return source_label(f->src, out, cap);
 }
 
-static void put_funcs(co_sr *d)
+static void put_funcs(lr_sr *d)
 {
     static char src[LT_STR_MAX + 64], nb[256];
     for (uint32_t i = 0; i < d->nfn; i++) {
-        co_sr_func *f = &d->fn[i];
+        lr_sr_func *f = &d->fn[i];
         for (uint32_t j = 0; j < i && !f->src_sid; j++)
             if (!f->isC && d->fn[j].src == f->src && !d->fn[j].isC)
                 f->src_sid = d->fn[j].src_sid;
@@ -1217,7 +1217,7 @@ static void put_funcs(co_sr *d)
             sanitize(src);
             f->src_sid = put_str(d, src, n);
         }
-        const char *name = co_sr_func_name(d, f, nb, sizeof nb);
+        const char *name = lr_sr_func_name(d, f, nb, sizeof nb);
         memcpy(src, name, slen(name) + 1);
         sanitize(src);
         uint32_t name_sid = put_str(d, src, slen(src));
@@ -1233,7 +1233,7 @@ static void put_funcs(co_sr *d)
 /* THREAD, START, the thread's FRAMEs, and a RESUME if it was resumed by
  * the previous one: as co_attach's attach_all sends them. A thread's id is
  * its place in d->th, plus one: ids are the message's own. */
-static void put_thread(co_sr *d, const co_sr_thread *t, unsigned reason, int resume)
+static void put_thread(lr_sr *d, const lr_sr_thread *t, unsigned reason, int resume)
 {
     uint32_t id = (uint32_t)(t - d->th) + 1;
     uint8_t *p = room(d, 2 * LT_EVENT_HOT_MAX);
@@ -1247,7 +1247,7 @@ static void put_thread(co_sr *d, const co_sr_thread *t, unsigned reason, int res
     q = lt_put_uint(q, reason);
     d->nout += (size_t)(q - p);
     for (uint32_t i = 0; i < t->n; i++) {
-        const co_sr_frame *f = &d->fr[t->first + i];
+        const lr_sr_frame *f = &d->fr[t->first + i];
         if (!(p = room(d, LT_EVENT_HOT_MAX)))
             return;
         q = lt_put_head(p, LT_EV_FRAME, 3);
@@ -1267,7 +1267,7 @@ static void put_thread(co_sr *d, const co_sr_thread *t, unsigned reason, int res
 
 /* The running threads in resume order: main (or another running one),
  * then the thread each resumes; running threads resumed from C follow. */
-static void make_chain(co_sr *d, const void *main)
+static void make_chain(lr_sr *d, const void *main)
 {
     int cur = -1;
     for (uint32_t i = 0; i < d->nth; i++)
@@ -1293,7 +1293,7 @@ static void make_chain(co_sr *d, const void *main)
  * rd_gcwalk instead, while the process runs). At most WALK_MAX objects,
  * and a list that loops is left at once: Brent's check, the object kept at
  * each power of two steps met again. */
-static void walk_threads(co_sr *d, const void *main)
+static void walk_threads(lr_sr *d, const void *main)
 {
     uint8_t g[G_ROOTGC + 8], h[LS_MARKED + 1];
     int local = d->pid == getpid();
@@ -1304,7 +1304,7 @@ static void walk_threads(co_sr *d, const void *main)
     unsigned otherwhite = (unsigned)(g[G_CURWHITE] ^ 3) & 3;
     const void *seen = NULL;
     size_t n = 0, power = 1;
-    for (const uint8_t *o = co_ptr_at(g, G_ROOTGC); o && o != seen && n < WALK_MAX; n++) {
+    for (const uint8_t *o = lr_ptr_at(g, G_ROOTGC); o && o != seen && n < WALK_MAX; n++) {
         if (n + 1 == power) {
             seen = o;
             power *= 2;
@@ -1315,12 +1315,12 @@ static void walk_threads(co_sr *d, const void *main)
             return;
         if (h[LS_TT] == LUA_TTHREAD && o != main && !(h[LS_MARKED] & otherwhite))
             read_thread(d, o);
-        o = co_ptr_at(h, 0);
+        o = lr_ptr_at(h, 0);
     }
 }
 
 /* Whether thread L was read already. */
-static int known(const co_sr *d, const void *L)
+static int known(const lr_sr *d, const void *L)
 {
     for (uint32_t j = 0; j < d->nth; j++)
         if (d->th[j].L == L)
@@ -1330,7 +1330,7 @@ static int known(const co_sr *d, const void *L)
 
 /* Reads the threads that the threads read so far resume, in turn: the
  * running chain, without the GC list. */
-static void follow_resumed(co_sr *d)
+static void follow_resumed(lr_sr *d)
 {
     for (uint32_t i = 0; i < d->nth; i++)
         if (d->th[i].target && !known(d, d->th[i].target))
@@ -1338,7 +1338,7 @@ static void follow_resumed(co_sr *d)
 }
 
 /* Reads main's stack: 0, or -1 if main is no thread. */
-static int read_start(co_sr *d, const void *main)
+static int read_start(lr_sr *d, const void *main)
 {
     uint8_t ls[LS_READ];
     begin(d);
@@ -1351,13 +1351,13 @@ static int read_start(co_sr *d, const void *main)
     d->next_sid = 0;
     d->flags = 0;
     d->late = 0;
-    if (peek(main, ls, sizeof ls) || !(d->g = co_ptr_at(ls, LS_G)))
+    if (peek(main, ls, sizeof ls) || !(d->g = lr_ptr_at(ls, LS_G)))
         return -1;
     read_thread(d, main);
     return 0;
 }
 
-void co_sr_read(co_sr *d, const void *main, int walk_ok)
+void lr_sr_read(lr_sr *d, const void *main, int walk_ok)
 {
     if (!read_start(d, main)) {
         if (walk_ok)
@@ -1372,14 +1372,14 @@ void co_sr_read(co_sr *d, const void *main, int walk_ok)
 
 /* Whether thread L (found earlier) is still one of the state's, not a
  * dead one the collector is about to free (white of the other kind). */
-static int still_live(const co_sr *d, const void *L, unsigned otherwhite)
+static int still_live(const lr_sr *d, const void *L, unsigned otherwhite)
 {
     uint8_t h[LS_G + 8];
-    return !peek(L, h, sizeof h) && h[LS_TT] == LUA_TTHREAD && co_ptr_at(h, LS_G) == d->g &&
+    return !peek(L, h, sizeof h) && h[LS_TT] == LUA_TTHREAD && lr_ptr_at(h, LS_G) == d->g &&
            !(h[LS_MARKED] & otherwhite);
 }
 
-void co_sr_read_threads(co_sr *d, const void *main, const void *const *th, size_t n)
+void lr_sr_read_threads(lr_sr *d, const void *main, const void *const *th, size_t n)
 {
     uint8_t g[G_CURWHITE + 1];
     if (!read_start(d, main) && !peek(d->g, g, sizeof g)) {
@@ -1395,11 +1395,11 @@ void co_sr_read_threads(co_sr *d, const void *main, const void *const *th, size_
     d->late = g_late;
 }
 
-static void co_sr_records(co_sr *d, const void *main)
+static void lr_sr_records(lr_sr *d, const void *main)
 {
     begin(d);
     g_deadline_us = 0; /* a few reads a function: the names, late or not, are written */
-    const co_sr_thread *run = d->nchain ? &d->th[d->chain[d->nchain - 1]] : NULL;
+    const lr_sr_thread *run = d->nchain ? &d->th[d->chain[d->nchain - 1]] : NULL;
     if (!run || run->top_c)
         d->flags |= LT_DUMP_IN_C;
     if (!d->nth)
@@ -1414,46 +1414,46 @@ static void co_sr_records(co_sr *d, const void *main)
             put_thread(d, &d->th[i], LT_R_HOOKED, 0);
 }
 
-void co_sr_finish(co_sr *d, const void *main)
+void lr_sr_finish(lr_sr *d, const void *main)
 {
     if (!d->nth)
         return;
-    co_sr_name_functions(d, main);
-    co_sr_records(d, main);
+    lr_sr_name_functions(d, main);
+    lr_sr_records(d, main);
 }
 
-void co_sr_collect(co_sr *d, const void *main, int walk_ok)
+void lr_sr_collect(lr_sr *d, const void *main, int walk_ok)
 {
-    co_sr_read(d, main, walk_ok);
-    co_sr_finish(d, main);
+    lr_sr_read(d, main, walk_ok);
+    lr_sr_finish(d, main);
 }
 
 /* {====== the special functions, read from the globals */
 
 /* The lua_CFunction of t[key], if a C function. */
-static const void *c_function(co_sr *d, const void *t, const char *key)
+static const void *c_function(lr_sr *d, const void *t, const char *key)
 {
     uint8_t tv[TV_SIZE], c[CL_READ];
-    if (raw_get(d, t, key, tv) || co_int_at(tv, TV_TT) != LUA_TFUNCTION ||
-        peek(co_ptr_at(tv, 0), c, sizeof c) || c[CL_TT] != LUA_TFUNCTION || !c[CL_ISC])
+    if (raw_get(d, t, key, tv) || lr_int_at(tv, TV_TT) != LUA_TFUNCTION ||
+        peek(lr_ptr_at(tv, 0), c, sizeof c) || c[CL_TT] != LUA_TFUNCTION || !c[CL_ISC])
         return NULL;
-    return co_ptr_at(c, CL_FP);
+    return lr_ptr_at(c, CL_FP);
 }
 
-void co_sr_find_specials(co_sr *d, const void *main)
+void lr_sr_find_specials(lr_sr *d, const void *main)
 {
     uint8_t ls[LS_READ], tv[TV_SIZE];
     begin(d);
     memset(d->cf, 0, sizeof d->cf);
-    if (peek(main, ls, sizeof ls) || co_int_at(ls, LS_GT + TV_TT) != LUA_TTABLE)
+    if (peek(main, ls, sizeof ls) || lr_int_at(ls, LS_GT + TV_TT) != LUA_TTABLE)
         return;
-    const void *gt = co_ptr_at(ls, LS_GT);
+    const void *gt = lr_ptr_at(ls, LS_GT);
     d->cf[0] = c_function(d, gt, "pcall");
     d->cf[1] = c_function(d, gt, "xpcall");
-    if (raw_get(d, gt, "coroutine", tv) || co_int_at(tv, TV_TT) != LUA_TTABLE)
+    if (raw_get(d, gt, "coroutine", tv) || lr_int_at(tv, TV_TT) != LUA_TTABLE)
         return;
-    d->cf[2] = c_function(d, co_ptr_at(tv, 0), "resume");
-    d->cf[4] = c_function(d, co_ptr_at(tv, 0), "yield");
+    d->cf[2] = c_function(d, lr_ptr_at(tv, 0), "resume");
+    d->cf[4] = c_function(d, lr_ptr_at(tv, 0), "yield");
 }
 
 /* }====== */
