@@ -223,7 +223,11 @@ void co_out_clock(co_state *s)
     uint8_t *q = lt_put_head(p, LT_EV_CLOCK, 3);
     q = lt_put_uint(q, ticks);
     q = lt_put_uint(q, ns);
-    q = lt_put_uint(q, s->no_clock ? LT_CLOCK_NONE : s->use_tsc ? LT_CLOCK_TSC : LT_CLOCK_MONO);
+    q = lt_put_uint(q, s->tick_mode == CO_TICK_CPU    ? LT_CLOCK_CPU
+                       : s->tick_mode == CO_TICK_WALL ? LT_CLOCK_WALL
+                       : s->no_clock                  ? LT_CLOCK_NONE
+                       : s->use_tsc                   ? LT_CLOCK_TSC
+                                                      : LT_CLOCK_MONO);
     lt_ring_commit(&s->ring, (uint64_t)(q - p));
 }
 

@@ -13,7 +13,7 @@ typedef struct help_opt {
 typedef struct cmd_help {
     const char *name, *synopsis, *brief, *about; /* brief: its line in recorderd --help */
     int formats; /* 1: the formats a session writes; 2: report's */
-    help_opt opt[12];
+    help_opt opt[14];
     const char *example;
 } cmd_help;
 
@@ -23,6 +23,10 @@ typedef struct cmd_help {
 #define BACKEND {"-b, --backend SPEC", "also run a streaming backend (repeatable; below)"}
 #define NOTRACE {"--no-trace", "keep no trace.ltr: the reports only"}
 #define COVERAGE {"--coverage", "read no clock: counts, stacks and coverage only (no time)"}
+#define TIME                                                                                       \
+    {"--time exact|sample", "sample: time from a CPU-time timer, every event still exact;\n"       \
+                            "                                 exact: each event's clock (default)"}
+#define CLOCK {"--clock cpu|wall", "--time sample's clock: CPU time (default), or wall time"}
 #define SOCKET                                                                                     \
     {"--socket PATH", "the daemon's socket ($XDG_RUNTIME_DIR/luatrace/recorderd.sock, else\n"     \
                       "                                 /tmp/luatrace-$UID/recorderd.sock)"}
@@ -41,6 +45,8 @@ static const cmd_help helps[] = {
       {"--ring SIZE", "ring size, a power of two from 64K to 1G (LUATRACE_RING)"},
       {"--mode wait|drop", "a full ring makes the program wait (default), or drops events"},
       COVERAGE,
+      TIME,
+      CLOCK,
       {"--sample [HZ]", "LuaJIT: sample with its profiler, the JIT on (HZ 1-1000, default\n"
                         "                                 1000); lua5.1 is traced exactly"},
       NOTRACE,
@@ -56,6 +62,8 @@ static const cmd_help helps[] = {
       OUT,
       FORMAT,
       COVERAGE,
+      TIME,
+      CLOCK,
       NOTRACE,
       BACKEND,
       {"--hello-timeout SECONDS", "close a connection that sends no hello in time (10)"},

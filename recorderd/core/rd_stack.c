@@ -1001,6 +1001,24 @@ static void scale_bias_lines(rd_model *m, uint64_t ticks, uint64_t hooks)
     set_bias_scale(m, r);
 }
 
+/* A TICK: n ticks of sampled time where the last record left the stack
+ * of its thread (its top frame and line), as a dt would be. Not the
+ * program's event. Ticks past 2^32 or periods past 2^32 ns: a bad record. */
+static int on_tick(rd_stack *s, const lt_event *ev)
+{
+    rd_model *m = s->m;
+    m->events--;
+    if (ev->a[0] >> 32 || ev->a[1] >> 32 || ev->a[2] >> 32 || !ev->a[2])
+        return s->bad++, 0;
+    m->ticks_hook += ev->a[1];
+    m->tick_ns = ev->a[2];
+    if (s->stopped)
+        return 0;
+    m->ticks_n += ev->a[0];
+    charge(s, current(s), ev->a[0] * ev->a[2]);
+    return 0;
+}
+
 /* Everything but a frame record while tracing runs. */
 COLD int other_event(rd_stack *s, const lt_event *ev)
 {
@@ -1071,6 +1089,8 @@ COLD int other_event(rd_stack *s, const lt_event *ev)
         return 0;
     case LT_EV_THREAD:
         return new_thread(s, ev->a[0], ev->a[1]);
+    case LT_EV_TICK:
+        return on_tick(s, ev);
     case LT_EV_GAP:
         s->gaps++;
         s->dropped += ev->a[0];

@@ -545,6 +545,16 @@ static int write_json(FILE *f, void *ud)
     else
         fprintf(f, "  \"bias_ns\": null,\n");
     fprintf(f, "  \"waited_ns\": %.0f,\n", (double)s->m.waited_ticks * npt);
+    /* the time source: sampled (ticks of a timer's), exact or none */
+    fprintf(f, "  \"time\": \"%s\",\n", rd_model_time_name(&s->m));
+    if (s->m.tick_clock)
+        fprintf(f, "  \"tick\": {\"clock\": \"%s\", \"period_ns\": %llu, \"ticks\": %llu, "
+                   "\"hook_ticks\": %llu},\n",
+                s->m.tick_clock == LT_CLOCK_WALL ? "wall" : "cpu",
+                (unsigned long long)s->m.tick_ns, (unsigned long long)s->m.ticks_n,
+                (unsigned long long)s->m.ticks_hook);
+    else
+        fprintf(f, "  \"tick\": null,\n");
     fprintf(f, "  \"error\": ");
     rd_json_str(f, s->err);
     fprintf(f, "\n}\n");

@@ -349,6 +349,10 @@ int rd_report_profile(const rd_model *m, const char *title, const char *cmd, uns
     else
         fprintf(out, "traced time: %.3f ms   events: %llu   functions: %u   stacks: %u\n", ms,
                 (unsigned long long)m->events, n, rd_model_stacks(m));
+    if (!m->sampled_hz) {
+        char src[256];
+        fprintf(out, "time: %s\n", rd_model_time_source(m, src, sizeof src));
+    }
     if (m->sampled_jit)
         fprintf(out, "SAMPLED by LuaJIT's profiler at %u Hz (CPU time; the JIT on): each sample "
                      "counts the CPU time since the one before; calls count the entries the "
@@ -400,6 +404,9 @@ static void summary_head(const rd_model *m, double k, double all, FILE *out)
     if (m->waited_ticks * k >= 1) /* a ms or more: the machine was busy */
         fprintf(out, "waited for a CPU: %.3f ms, left out of the traced time\n",
                 (double)m->waited_ticks * k);
+    if (m->tick_clock)
+        fprintf(out, "time: sampled %s time, exact stacks and counts\n",
+                m->tick_clock == LT_CLOCK_WALL ? "wall-clock" : "CPU");
     if (m->sampled_hz)
         fprintf(out, "sampled %s at %u Hz: times are samples; calls count the entries the "
                      "samples saw\n",
