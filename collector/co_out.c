@@ -234,13 +234,13 @@ void co_out_clock(co_state *s)
 void co_out_bias(co_state *s)
 {
     const co_bias *b = co_calib_bias();
-    int ok = b->ok && (!s->tick_mode || (b->ns_tick > 0.01 && b->ns_tick < 100));
+    int ok = b->ok && (!s->tick_mode || b->in16 || (b->ns_tick > 0.01 && b->ns_tick < 100));
     uint8_t *p = ok ? co_out_reserve(s, LT_EVENT_HOT_MAX) : NULL;
     if (!p)
         return;
-    /* sampled time: in ns, the trace's unit, and no scaling (no hook is
-     * timed): recorderd takes each event's cost off where it ran */
-    double k_ns = s->tick_mode ? b->ns_tick : 1;
+    /* sampled time: in 1/16 ns, the trace's unit, and no scaling (no hook
+     * is timed): recorderd takes each event's cost off where it ran */
+    double k_ns = !s->tick_mode ? 1 : b->in16 ? 1 : b->ns_tick * 16;
     uint8_t *q = lt_put_head(p, LT_EV_BIAS, 5);
     for (int k = 0; k < 4; k++)
         q = lt_put_uint(q, (uint64_t)((double)b->tick[k] * k_ns + 0.5));

@@ -367,7 +367,8 @@ typedef struct co_bias {
     uint64_t tick[4];
     uint64_t hook16; /* x16, the hook's measured ticks an event meanwhile */
     uint64_t hook16_line; /* the same for the lean path's line hooks only */
-    double ns_tick;       /* the TSC's ns a tick meanwhile (sampled time's BIAS is in ns) */
+    double ns_tick;       /* the TSC's ns a tick meanwhile (sampled time's BIAS is in ns/16) */
+    int in16;             /* tick[] are in 1/16 ns (measured for sampled time), not ticks */
     int done, ok;
 } co_bias;
 /* Measures it once per process, in L outside any hook, before tracing

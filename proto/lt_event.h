@@ -42,7 +42,8 @@
  *
  * TICK attributes a quantity to where the thread of the last record is:
  * its top frame and that frame's line (n ticks of period_ns of sampled
- * time, LT_CLOCK_CPU or LT_CLOCK_WALL). The collector writes it at the
+ * time, LT_CLOCK_CPU or LT_CLOCK_WALL; such a trace's times, BIAS's
+ * included, are in 1/16 ns). The collector writes it at the
  * start of a hook, before that event's records: nothing ran but the
  * program between the last hook and this one, so where the last record
  * left the stack is where every tick since then landed. hook counts the

@@ -337,6 +337,8 @@ void rd_model_add_clock(rd_model *m, uint64_t ticks, uint64_t ns, uint64_t kind)
 
 double rd_model_ns_per_tick(const rd_model *m)
 {
+    if (m->tick_clock) /* sampled time: TICK's ns x 16, BIAS's so too */
+        return 1.0 / 16;
     if (!m->clk_tsc)
         return 1.0;
     if (m->clk_pairs >= 2 && m->clk_t1 > m->clk_t0 && m->clk_n1 > m->clk_n0)
