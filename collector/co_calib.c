@@ -130,14 +130,6 @@ static int sum_events(co_state *s, uint64_t from, uint64_t *dt, uint64_t n[3], h
     return 0;
 }
 
-/* The LINE, CALL and RET records in s's ring from byte from on. */
-static int count_events(co_state *s, uint64_t from, uint64_t n[3])
-{
-    uint64_t dt;
-    hooks h = {0, 0, 0};
-    return sum_events(s, from, &dt, n, &h);
-}
-
 /* Runs the function at fn with CALIB_N, plain then at once traced, and
  * keeps what tracing added as lp's round r. Returns -1 on an error. */
 static int run_loop(co_state *s, lua_State *L, int fn, loop *lp, int r)
@@ -256,42 +248,24 @@ static int measure(co_state *s, lua_State *L)
 /* {====== sampled time: what Lua's own dispatch of a hook costs ======
  * A sampled trace (LUATRACE_TIMING=sample) counts the ticks that land in
  * the collector's hook as the hook's, but not those in Lua's own work for
- * a hook (luaD_callhook around it, traceexec at every instruction while
- * the line hook is set), nor what the hook's passage costs the program's
- * code after it (caches and branch predictions it displaced). Each loop
- * runs plain (P), with the sampled-time hook (T), with that hook reading
- * the TSC where its own time begins and ends (T2; the hook's ticks M),
- * and with the same hook doing nothing else (E, E2; its ticks Me): two
- * reads cost T2 - T, of which a share k = Me / (E2 - E) lies between
- * them, so the hook's own time is M - k (T2 - T), and what else tracing
- * added T - P less that. Whole loops timed by the thread's CPU clock (a
- * preemption is not counted), the fastest of CALIB_SROUNDS runs each (an
- * interrupt makes a run slower, never faster), in 1/16 ns, the sampled
- * trace's unit; solve() gives a line's, a call's or a return's and an
+ * a hook: luaD_callhook around it, and traceexec at every instruction
+ * while the line hook is set. Those are what the same loops cost with a
+ * hook that only counts its events, over their plain cost: whole loops
+ * timed by the thread's CPU clock (a preemption is not counted), no clock
+ * read per event, the fastest of CALIB_SROUNDS runs of each (a run that
+ * an interrupt hit is slower, never faster), in 1/16 ns: a sampled
+ * trace's unit. solve() then gives a line's, a call's with its return and an
  * instruction's cost, which recorderd takes off where each event ran. */
 #define CALIB_SN (CALIB_N * 8) /* iterations a run */
 #define CALIB_SROUNDS 11
 
-static uint64_t g_inside; /* TSC ticks inside the hook (the runs that read it) */
+static uint64_t g_nev[3]; /* LINE, CALL, RET */
 
-static void hook_t(lua_State *L, lua_Debug *ar)
+static void count_hook(lua_State *L, lua_Debug *ar)
 {
-    co_hook_calib(L, ar, 1, NULL);
-}
-
-static void hook_t2(lua_State *L, lua_Debug *ar)
-{
-    co_hook_calib(L, ar, 1, &g_inside);
-}
-
-static void hook_e(lua_State *L, lua_Debug *ar)
-{
-    co_hook_calib(L, ar, 0, NULL);
-}
-
-static void hook_e2(lua_State *L, lua_Debug *ar)
-{
-    co_hook_calib(L, ar, 0, &g_inside);
+    (void)L;
+    if (ar->event <= LUA_HOOKLINE)
+        g_nev[ar->event == LUA_HOOKLINE ? 0 : ar->event == LUA_HOOKCALL ? 1 : 2]++;
 }
 
 static uint64_t cpu_ns(void)
@@ -301,58 +275,21 @@ static uint64_t cpu_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* CPU ns of one run of the loop at fn with hook h (or none); UINT64_MAX
- * on an error. */
-static uint64_t time_loop(co_state *s, lua_State *L, int fn, lua_Hook h)
+/* CPU time of one run of the loop at fn, with the counting hook or none,
+ * in 1/16 ns; UINT64_MAX on an error. */
+static uint64_t time_loop(lua_State *L, int fn, int hooked)
 {
-    if (h)
-        co_thread_hook(s, L);
-    lua_sethook(L, h, h ? CO_MASK : 0, h ? lua_gethookcount(L) : 0);
+    lua_sethook(L, hooked ? count_hook : NULL, hooked ? CO_MASK : 0, 0);
     lua_pushvalue(L, fn);
     lua_pushinteger(L, CALIB_SN);
-    g_inside = 0;
     uint64_t t0 = cpu_ns();
     int e = lua_pcall(L, 1, 0, 0);
     uint64_t t = cpu_ns() - t0;
     lua_sethook(L, NULL, 0, 0);
-    return e || s->lost ? UINT64_MAX : t;
+    return e ? UINT64_MAX : t * 16;
 }
 
-enum { V_P, V_T, V_T2, V_E, V_E2, NV };
-
-/* One loop's variants (the fastest of each, and the TSC ticks inside the
- * hook of that run) into lp; its events counted from the ring. Returns
- * -1 on an error. */
-static int dispatch_loop(co_state *s, lua_State *L, int fn, loop *lp, double ns_tick)
-{
-    static const lua_Hook hooks[NV] = {NULL, hook_t, hook_t2, hook_e, hook_e2};
-    double best[NV], in[NV] = {0};
-    for (int v = 0; v < NV; v++)
-        best[v] = 1e300;
-    for (int r = -1; r < CALIB_SROUNDS; r++) /* round -1 warms the caches up */
-        for (int v = 0; v < NV; v++) {
-            uint64_t from = s->ring.pos, t = time_loop(s, L, fn, hooks[v]);
-            if (t == UINT64_MAX)
-                return -1;
-            if (r == -1 && v == V_T && count_events(s, from, lp->n))
-                return -1;
-            if (r >= 0 && (double)t < best[v]) {
-                best[v] = (double)t;
-                in[v] = (double)g_inside * ns_tick;
-            }
-        }
-    double reads = best[V_E2] - best[V_E], k = reads > 0 ? in[V_E2] / reads : 0.5;
-    k = k < 0 ? 0 : k > 1 ? 1 : k;
-    double hook = in[V_T2] - k * (best[V_T2] - best[V_T]);
-    double added = (best[V_T] - best[V_P] - hook) * 16 / CALIB_SN;
-    for (int r = 0; r < CALIB_ROUNDS; r++)
-        lp->added[r] = added;
-    for (int e = 0; e < 3; e++) /* as a run of CALIB_N iterations counts them */
-        lp->n[e] = lp->n[e] * CALIB_N / CALIB_SN;
-    return 0;
-}
-
-static int measure_dispatch(co_state *s, lua_State *L)
+static int measure_dispatch(lua_State *L)
 {
     int top = lua_gettop(L);
     if (luaL_loadbuffer(L, calib_src, sizeof calib_src - 1, "=(luatrace calibration)"))
@@ -362,22 +299,21 @@ static int measure_dispatch(co_state *s, lua_State *L)
         return -1;
     loop lp[NLOOP];
     memset(lp, 0, sizeof lp);
-    memset(&g_dec, 0, sizeof g_dec);
-    g_read = 0;
-    co_attach_begin(s, L, 0); /* as start() does */
-    co_thread_current(s, L);
-    co_set_active(s, 1);
-    uint64_t t0, n0, t1, n1;
-    co_clock_pair(1, &t0, &n0);
-    struct timespec pause = {0, 2000000}; /* the TSC's rate over 2 ms at least */
-    nanosleep(&pause, NULL);
-    co_clock_pair(1, &t1, &n1);
-    double ns_tick = t1 > t0 && n1 > n0 ? (double)(n1 - n0) / (double)(t1 - t0) : 0;
-    if (!(ns_tick > 0.01 && ns_tick < 100))
-        return -1;
-    for (int k = 0; k < NLOOP; k++)
-        if (dispatch_loop(s, L, top + 1 + k, &lp[k], ns_tick))
-            return -1;
+    for (int k = 0; k < NLOOP; k++) {
+        uint64_t best[2] = {UINT64_MAX, UINT64_MAX};
+        for (int r = -1; r < CALIB_SROUNDS; r++) /* round -1 warms the caches up */
+            for (int h = 0; h < 2; h++) {
+                memset(g_nev, 0, sizeof g_nev);
+                uint64_t t = time_loop(L, top + 1 + k, h);
+                if (t == UINT64_MAX)
+                    return -1;
+                best[h] = r >= 0 && t < best[h] ? t : best[h];
+            }
+        for (int r = 0; r < CALIB_ROUNDS; r++)
+            lp[k].added[r] = ((double)best[1] - (double)best[0]) / CALIB_SN;
+        for (int e = 0; e < 3; e++) /* as a run of CALIB_N iterations counts them */
+            lp[k].n[e] = g_nev[e] * CALIB_N / CALIB_SN;
+    }
     lua_settop(L, top);
     g_bias.in16 = 1;
     return solve(lp);
@@ -421,7 +357,7 @@ static void calibrate(lua_State *L, lua_CFunction running, int state_ok)
     co_hook_set_state(s);
     uint64_t t0, n0, t1, n1;
     co_clock_pair(s->use_tsc, &t0, &n0);
-    if (!s->no_clock && (sampled ? measure_dispatch(s, L) : measure(s, L)) == 0)
+    if (!s->no_clock && (sampled ? measure_dispatch(L) : measure(s, L)) == 0)
         g_bias.ok = 1;
     else
         memset(g_bias.tick, 0, sizeof g_bias.tick);

@@ -819,22 +819,6 @@ static void __attribute__((noinline)) tick_hook(co_state *s, lua_State *L, lua_D
     co_tick_in = 0;
 }
 
-void co_hook_calib(lua_State *L, lua_Debug *ar, int body, uint64_t *inside)
-{
-    co_state *s = g_state;
-    co_tick_in = 1;
-    atomic_signal_fence(memory_order_seq_cst);
-    uint64_t t0 = inside ? co_clock_tsc() : 0;
-    if (__builtin_expect(co_tick_pending != 0, 0)) /* as tick_hook's test */
-        co_tick_pending = 0;
-    if (body)
-        none_hook(s, L, ar);
-    if (inside)
-        *inside += co_clock_tsc() - t0;
-    atomic_signal_fence(memory_order_seq_cst);
-    co_tick_in = 0;
-}
-
 /* The hook. Its lean path is the exact one; LUATRACE_TIMING=none's is
  * one compare away, sampled time's two. */
 void co_hook(lua_State *L, lua_Debug *ar)

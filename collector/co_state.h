@@ -221,10 +221,6 @@ void co_tick_flush(co_state *s);
 int co_tick_signal(void);
 /* In a fork child (async-signal-safe): no timer of its own yet. */
 void co_tick_forked(void);
-/* co_hook.c: the calibration's copy of the sampled-time hook (co_calib.c),
- * its work done if body; with inside, the TSC read where the hook's own
- * time begins and ends, their difference added to *inside. */
-void co_hook_calib(lua_State *L, lua_Debug *ar, int body, uint64_t *inside);
 /* co_module.c: sampled time of the clock named (cpu, the default, or
  * wall), no clock read per event. */
 void co_module_sampled_time(co_state *s, const char *clock);
