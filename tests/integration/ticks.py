@@ -17,6 +17,9 @@ must pass, with bounds loose enough for a loaded machine.
           (SA_RESTART; the wall clock's signal interrupts sleeps)
   wall    --clock wall: a program sleeping half its time gets that sleep
           in its profile, the CPU clock does not count it
+  ownsig  (--luajit, through its FFI) a program with a SIGPROF timer of its
+          own (setitimer, the signal blocked) still finds it pending, as
+          untraced: the ticks come on another signal
 
 A busy machine can skew one run, so split and total try up to 3 times.
 Exit status: 0 pass, 1 fail, 77 skipped (no recorderd)."""
@@ -55,6 +58,33 @@ local x = 0
 for i = 1, 300000 do x = x + i % 3 end
 print(#got, got:gsub("\\n", ","), x, os.time() - t0 < 5)
 ''',
+    'ownsig.lua': '''
+local ffi = require "ffi"
+ffi.cdef[[
+typedef struct { long tv_sec; long tv_usec; } lt_tv;
+typedef struct { lt_tv it_interval; lt_tv it_value; } lt_itv;
+int setitimer(int which, const lt_itv *new, lt_itv *old);
+typedef struct { unsigned long val[16]; } lt_sigset;
+int sigemptyset(lt_sigset *set);
+int sigaddset(lt_sigset *set, int signum);
+int sigprocmask(int how, const lt_sigset *set, lt_sigset *old);
+int sigpending(lt_sigset *set);
+int sigismember(const lt_sigset *set, int signum);
+]]
+local SIGPROF, ITIMER_PROF, SIG_BLOCK = 27, 2, 0
+local set = ffi.new("lt_sigset")
+ffi.C.sigemptyset(set)
+ffi.C.sigaddset(set, SIGPROF)
+assert(ffi.C.sigprocmask(SIG_BLOCK, set, nil) == 0)
+local itv = ffi.new("lt_itv")
+itv.it_value.tv_usec, itv.it_interval.tv_usec = 2000, 2000
+assert(ffi.C.setitimer(ITIMER_PROF, itv, nil) == 0)
+local function spin() local t = os.clock() local x = 0 while os.clock() - t < 0.2 do x = x + 1 end return x end
+spin()
+local pend = ffi.new("lt_sigset")
+ffi.C.sigpending(pend)
+print("SIGPROF pending", ffi.C.sigismember(pend, SIGPROF) == 1)
+''',
     'sleepy.lua': '''
 local function spin() local t = os.clock() while os.clock() - t < 0.3 do end end
 local function nap() os.execute("sleep 0.3") end
@@ -63,11 +93,12 @@ spin() nap()
 }
 
 
-def run_sampled(args, tmp, prog, extra=(), attempt=0):
+def run_sampled(args, tmp, prog, extra=(), attempt=0, lua=None):
     """recorderd run --time sample [extra] -- lua PROG: (stdout, session dir)."""
     out = os.path.join(tmp, 'out%d-%s' % (attempt, '-'.join(extra) or 'cpu'))
     res = harness.run_ok([args.recorderd, 'run', '--quiet', '--time', 'sample'] + list(extra)
-                         + ['--format', 'profile,folded', '--out', out, '--', args.lua, prog],
+                         + ['--format', 'profile,folded', '--out', out, '--', lua or args.lua,
+                            prog],
                          tmp)
     return res.out.decode(), harness.find_session(out)
 
@@ -168,14 +199,26 @@ def case_wall(args, tmp):
                        'session.json names another clock')
 
 
+def case_ownsig(args, tmp):
+    if not args.luajit or not shutil.which(args.luajit):
+        print('SKIP: no luajit (--luajit)')
+        raise SystemExit(harness.SKIP)
+    plain = harness.run_ok([args.luajit, 'ownsig.lua'], tmp).out.decode()
+    out, session = run_sampled(args, tmp, 'ownsig.lua', lua=args.luajit)
+    harness.expect(plain == out == 'SIGPROF pending\ttrue\n',
+                   'traced %r, untraced %r' % (out, plain))
+    harness.expect(session_json(session)['tick']['ticks'] > 0, 'no tick counted')
+
+
 CASES = {'split': case_split, 'total': case_total, 'hook': case_hook, 'io': case_io,
-         'wall': case_wall}
+         'wall': case_wall, 'ownsig': case_ownsig}
 
 
 def main(argv):
     p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     p.add_argument('--recorderd', required=True)
     p.add_argument('--lua', default='lua5.1')
+    p.add_argument('--luajit', help='ownsig: LuaJIT, whose FFI sets the timer')
     p.add_argument('cases', nargs='+', choices=sorted(CASES))
     args = p.parse_args(argv)
     if not harness.have_recorderd(args.recorderd):
