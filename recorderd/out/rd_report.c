@@ -404,9 +404,6 @@ static void summary_head(const rd_model *m, double k, double all, FILE *out)
     if (m->waited_ticks * k >= 1) /* a ms or more: the machine was busy */
         fprintf(out, "waited for a CPU: %.3f ms, left out of the traced time\n",
                 (double)m->waited_ticks * k);
-    if (m->tick_clock)
-        fprintf(out, "time: sampled %s time, exact stacks and counts\n",
-                m->tick_clock == LT_CLOCK_WALL ? "wall-clock" : "CPU");
     if (m->sampled_hz)
         fprintf(out, "sampled %s at %u Hz: times are samples; calls count the entries the "
                      "samples saw\n",
@@ -454,6 +451,10 @@ int rd_report_summary(const rd_model *m, const char *dir, FILE *out)
                      "time)\n", m->sampled_hz);
     else if (!n && m->sampled_hz)
         fprintf(out, "no samples in Lua: the process ran no Lua code while it was read\n");
+    if (m->tick_clock) /* after the table, whose place the summary's readers know */
+        fprintf(out, "time: sampled %s time, exact stacks and counts%s\n",
+                m->tick_clock == LT_CLOCK_WALL ? "wall-clock" : "CPU",
+                n ? "" : "; no tick landed where the program ran (it ran less than a tick)");
     char page[PATH_MAX + 16], cwd[PATH_MAX];
     snprintf(page, sizeof page, "%s/report.html", dir);
     int there = !access(page, R_OK);
