@@ -221,14 +221,22 @@ static int solve(loop lp[NLOOP])
     return 0;
 }
 
-/* The loops, in s begun as a discarding trace of L (no recorder). */
-static int measure(co_state *s, lua_State *L)
+/* The calibration's NLOOP loops, made and left on L's stack: 0 or -1. */
+static int calib_loops(lua_State *L)
 {
-    int top = lua_gettop(L);
     if (luaL_loadbuffer(L, calib_src, sizeof calib_src - 1, "=(luatrace calibration)"))
         return -1;
     lua_pushcfunction(L, calib_nop);
     if (lua_pcall(L, 1, NLOOP, 0))
+        return -1;
+    return 0;
+}
+
+/* The loops, in s begun as a discarding trace of L (no recorder). */
+static int measure(co_state *s, lua_State *L)
+{
+    int top = lua_gettop(L);
+    if (calib_loops(L))
         return -1;
     loop lp[NLOOP];
     memset(lp, 0, sizeof lp);
@@ -292,10 +300,7 @@ static uint64_t time_loop(lua_State *L, int fn, int hooked)
 static int measure_dispatch(lua_State *L)
 {
     int top = lua_gettop(L);
-    if (luaL_loadbuffer(L, calib_src, sizeof calib_src - 1, "=(luatrace calibration)"))
-        return -1;
-    lua_pushcfunction(L, calib_nop);
-    if (lua_pcall(L, 1, NLOOP, 0))
+    if (calib_loops(L))
         return -1;
     loop lp[NLOOP];
     memset(lp, 0, sizeof lp);

@@ -123,7 +123,8 @@ static struct rd_label_names *make_names(const rd_model *m)
     t->nfunc = m->nfunc;
     for (uint32_t f = 0; f < m->nfunc; f++) {
         const rd_func *fn = rd_model_func(m, f);
-        const char *src = fn->known && fn->what != LT_WHAT_C ? rd_model_string(m, fn->src_sid) : NULL;
+        int lua = fn->known && fn->what != LT_WHAT_C;
+        const char *src = lua ? rd_model_string(m, fn->src_sid) : NULL;
         name_ent *e = src ? slot_of(t, src) : NULL;
         if (!e || e->src)
             continue;

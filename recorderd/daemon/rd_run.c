@@ -330,8 +330,8 @@ int rd_run(const rd_run_opts *o, char **argv)
     char tmp[] = "/tmp/luatrace-run-XXXXXX", sock[64], err[512];
     run_ctx r = {.code = 127};
     rd_session_opts so = {.out = o->out, .summary = !o->quiet, .no_trace = o->no_trace,
-                          .coverage = o->coverage, .sample_time = o->sample_time, .wall = o->wall, .backends = o->backends,
-                          .nbackends = o->nbackends,
+                          .coverage = o->coverage, .sample_time = o->sample_time, .wall = o->wall,
+                          .backends = o->backends, .nbackends = o->nbackends,
                           .formats = o->formats, .cov = o->cov};
     uv_loop_t *loop = uv_default_loop();
     if (!mkdtemp(tmp)) {

@@ -246,14 +246,19 @@ def wait_file(path, p):
     raise Failure('%s never came' % path)
 
 
-def profile_case(d, traced):
-    """The profile is of the window only: early(), busy before it and a
-    good part of the session, is not in it."""
+def need_go(d):
+    """d.args.go, or the case is skipped."""
     go = shutil.which('go') or shutil.which('go', path='/usr/lib/go/bin')
     if not go:
         print('SKIP: go not installed (Debian golang-go)')
         raise SystemExit(SKIP)
     d.args.go = go
+
+
+def profile_case(d, traced):
+    """The profile is of the window only: early(), busy before it and a
+    good part of the session, is not in it."""
+    need_go(d)
     gate, gate1, phase2 = (os.path.join(d.tmp, n) for n in ('gate', 'gate1', 'phase2'))
     prog = d.write('hot.lua', PROG.replace('GATE1', repr(gate1)).replace('GATE', repr(gate))
                    .replace('PHASE2', repr(phase2)))
@@ -517,11 +522,7 @@ def case_token(d):
 
 def case_shared(d):
     """Overlapping profiles of one untouched process: one sampler."""
-    go = shutil.which('go') or shutil.which('go', path='/usr/lib/go/bin')
-    if not go:
-        print('SKIP: go not installed (Debian golang-go)')
-        raise SystemExit(SKIP)
-    d.args.go = go
+    need_go(d)
     gate, gate1, phase2 = (os.path.join(d.tmp, n) for n in ('gate', 'gate1', 'phase2'))
     # a heap of a million tables: finding the state takes a while, so the
     # three requests at once overlap there too
