@@ -126,11 +126,16 @@ static int by_self(const void *a, const void *b)
     return x->self < y->self ? 1 : x->self > y->self ? -1 : (x->fid > y->fid) - (x->fid < y->fid);
 }
 
-/* The callers of the hot code first: what a person looks for by name. */
+/* The callers of the hot code first: what a person looks for by name. Of
+ * equal totals the caller, with the less self time, comes first. */
 static int by_total(const void *a, const void *b)
 {
     const top_row *x = a, *y = b;
-    return x->total != y->total ? (x->total < y->total ? 1 : -1) : by_self(a, b);
+    if (x->total != y->total)
+        return x->total < y->total ? 1 : -1;
+    if (x->self != y->self)
+        return x->self > y->self ? 1 : -1;
+    return (x->fid > y->fid) - (x->fid < y->fid);
 }
 
 /* Per-function self time and calls in the last interval: this view's

@@ -156,13 +156,15 @@ static int by_self(const void *a, const void *b)
     return x->total < y->total ? 1 : x->total > y->total ? -1 : 0;
 }
 
-/* The callers of the hot code first: what a person looks for by name. */
+/* The callers of the hot code first: what a person looks for by name. Of
+ * equal totals (every sample in a callee: 100% each) the caller, with the
+ * less self time, comes first. */
 static int by_total(const void *a, const void *b)
 {
     const row *x = a, *y = b;
     if (x->total != y->total)
         return x->total < y->total ? 1 : -1;
-    return x->self < y->self ? 1 : x->self > y->self ? -1 : 0;
+    return x->self > y->self ? 1 : x->self < y->self ? -1 : 0;
 }
 
 /* Prints the interval's rows (clearing a terminal first), then starts the
