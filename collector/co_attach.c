@@ -310,7 +310,7 @@ static int install_handler(int signo, char *err, size_t cap)
 static int arm(const lt_attach_marker *m, char *err, size_t cap);
 static void lua_checks(lua_State *L);
 
-static int attach_signal(void)
+int co_attach_signal(void)
 {
     const char *v = getenv("LUATRACE_ATTACH_SIGNAL");
     int n = v && *v ? atoi(v) : 0;
@@ -345,7 +345,7 @@ int co_attach_listen(lua_State *L, char *err, size_t cap)
         snprintf(err, cap, "this process listens for attach on another Lua state");
         return -EBUSY;
     }
-    lt_attach_marker m = {getpid(), lt_attach_start_time(getpid()), attach_signal()};
+    lt_attach_marker m = {getpid(), lt_attach_start_time(getpid()), co_attach_signal()};
     int e = lt_attach_make_dir(getuid());
     if (e) {
         snprintf(err, cap, "cannot use /tmp/luatrace-%u/attach: %s", (unsigned)getuid(),
@@ -446,7 +446,7 @@ int co_attach_inject(lua_State *L)
         return -ENOSYS; /* no Lua 5.1 API in the process (LuaJIT: its layout differs) */
     if (g_main && g_main != L)
         return -EBUSY;
-    lt_attach_marker m = {getpid(), lt_attach_start_time(getpid()), attach_signal()};
+    lt_attach_marker m = {getpid(), lt_attach_start_time(getpid()), co_attach_signal()};
     int e = lt_attach_make_dir(getuid());
     if (e)
         return e;

@@ -221,14 +221,22 @@ static int solve(loop lp[NLOOP])
     return 0;
 }
 
-/* The loops, in s begun as a discarding trace of L (no recorder). */
-static int measure(co_state *s, lua_State *L)
+/* The calibration's NLOOP loops, made and left on L's stack: 0 or -1. */
+static int calib_loops(lua_State *L)
 {
-    int top = lua_gettop(L);
     if (luaL_loadbuffer(L, calib_src, sizeof calib_src - 1, "=(luatrace calibration)"))
         return -1;
     lua_pushcfunction(L, calib_nop);
     if (lua_pcall(L, 1, NLOOP, 0))
+        return -1;
+    return 0;
+}
+
+/* The loops, in s begun as a discarding trace of L (no recorder). */
+static int measure(co_state *s, lua_State *L)
+{
+    int top = lua_gettop(L);
+    if (calib_loops(L))
         return -1;
     loop lp[NLOOP];
     memset(lp, 0, sizeof lp);
@@ -245,6 +253,78 @@ static int measure(co_state *s, lua_State *L)
     return solve(lp);
 }
 
+/* {====== sampled time: what Lua's own dispatch of a hook costs ======
+ * A sampled trace (LUATRACE_TIMING=sample) counts the ticks that land in
+ * the collector's hook as the hook's, but not those in Lua's own work for
+ * a hook: luaD_callhook around it, and traceexec at every instruction
+ * while the line hook is set. Those are what the same loops cost with a
+ * hook that only counts its events, over their plain cost: whole loops
+ * timed by the thread's CPU clock (a preemption is not counted), no clock
+ * read per event, the fastest of CALIB_SROUNDS runs of each (a run that
+ * an interrupt hit is slower, never faster), in 1/16 ns: a sampled
+ * trace's unit. solve() then gives a line's, a call's with its return and an
+ * instruction's cost, which recorderd takes off where each event ran. */
+#define CALIB_SN (CALIB_N * 8) /* iterations a run */
+#define CALIB_SROUNDS 11
+
+static uint64_t g_nev[3]; /* LINE, CALL, RET */
+
+static void count_hook(lua_State *L, lua_Debug *ar)
+{
+    (void)L;
+    if (ar->event <= LUA_HOOKLINE)
+        g_nev[ar->event == LUA_HOOKLINE ? 0 : ar->event == LUA_HOOKCALL ? 1 : 2]++;
+}
+
+static uint64_t cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* CPU time of one run of the loop at fn, with the counting hook or none,
+ * in 1/16 ns; UINT64_MAX on an error. */
+static uint64_t time_loop(lua_State *L, int fn, int hooked)
+{
+    lua_sethook(L, hooked ? count_hook : NULL, hooked ? CO_MASK : 0, 0);
+    lua_pushvalue(L, fn);
+    lua_pushinteger(L, CALIB_SN);
+    uint64_t t0 = cpu_ns();
+    int e = lua_pcall(L, 1, 0, 0);
+    uint64_t t = cpu_ns() - t0;
+    lua_sethook(L, NULL, 0, 0);
+    return e ? UINT64_MAX : t * 16;
+}
+
+static int measure_dispatch(lua_State *L)
+{
+    int top = lua_gettop(L);
+    if (calib_loops(L))
+        return -1;
+    loop lp[NLOOP];
+    memset(lp, 0, sizeof lp);
+    for (int k = 0; k < NLOOP; k++) {
+        uint64_t best[2] = {UINT64_MAX, UINT64_MAX};
+        for (int r = -1; r < CALIB_SROUNDS; r++) /* round -1 warms the caches up */
+            for (int h = 0; h < 2; h++) {
+                memset(g_nev, 0, sizeof g_nev);
+                uint64_t t = time_loop(L, top + 1 + k, h);
+                if (t == UINT64_MAX)
+                    return -1;
+                best[h] = r >= 0 && t < best[h] ? t : best[h];
+            }
+        for (int r = 0; r < CALIB_ROUNDS; r++)
+            lp[k].added[r] = ((double)best[1] - (double)best[0]) / CALIB_SN;
+        for (int e = 0; e < 3; e++) /* as a run of CALIB_N iterations counts them */
+            lp[k].n[e] = g_nev[e] * CALIB_N / CALIB_SN;
+    }
+    lua_settop(L, top);
+    g_bias.in16 = 1;
+    return solve(lp);
+}
+/* }====================================================================== */
+
 /* A process whose rdtsc raises SIGSEGV (PR_SET_TSC, which the vDSO's
  * clocks read too) may still be traced without a clock: recorderd listen
  * --coverage says so only once the trace begins, after this ran. */
@@ -258,10 +338,15 @@ static int tsc_forbidden(void)
  * from running, as a trace begun by tron or at load does. */
 static void calibrate(lua_State *L, lua_CFunction running, int state_ok)
 {
-    const char *env = getenv("LUATRACE_COMPENSATE");
-    /* LuaJIT: its plain run would be compiled, its traced one not */
-    if (g_bias.done || (env && !strcmp(env, "0")) || co_jit_is() || tsc_forbidden())
+    const char *env = getenv("LUATRACE_COMPENSATE"), *timing = getenv("LUATRACE_TIMING");
+    int sampled = timing && !strcmp(timing, "sample");
+    /* LuaJIT: its plain run would be compiled, its traced one not; with
+     * sampled time the JIT is off for both (as it is while tracing) */
+    if (g_bias.done || (env && !strcmp(env, "0")) || (co_jit_is() && !sampled) ||
+        tsc_forbidden())
         return;
+    if (co_jit_is())
+        co_jit_prepare(L);
     g_bias.done = 1;
     co_state *s = co_module_state(), *was = co_hook_state();
     char err[256];
@@ -275,10 +360,14 @@ static void calibrate(lua_State *L, lua_CFunction running, int state_ok)
         co_func_fast_path(s);
     }
     co_hook_set_state(s);
-    if (!s->no_clock && measure(s, L) == 0)
+    uint64_t t0, n0, t1, n1;
+    co_clock_pair(s->use_tsc, &t0, &n0);
+    if (!s->no_clock && (sampled ? measure_dispatch(L) : measure(s, L)) == 0)
         g_bias.ok = 1;
     else
         memset(g_bias.tick, 0, sizeof g_bias.tick);
+    co_clock_pair(s->use_tsc, &t1, &n1); /* the rate, for sampled time's BIAS in ns */
+    g_bias.ns_tick = t1 > t0 && n1 > n0 ? (double)(n1 - n0) / (double)(t1 - t0) : 0;
     lua_sethook(L, NULL, 0, 0);
     lua_settop(L, top);
     co_thread_free(s, L); /* its registry entries */

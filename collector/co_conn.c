@@ -207,6 +207,9 @@ static int hello(co_state *s, int fd, char *err, size_t cap)
         s->no_clock = 1;
         s->use_tsc = 0;
         s->sample_every = 1;
+        s->tick_mode = 0;
+    } else if (!strcmp(m.timing, "cpu") || !strcmp(m.timing, "wall")) { /* listen --time sample */
+        co_module_sampled_time(s, m.timing);
     }
     return e ? e : m.ok ? 0 : -EPERM;
 }

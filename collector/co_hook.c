@@ -15,6 +15,8 @@
  * (tiny hot functions) lose a little time to the others, up to a fifth of
  * their self time on luacheck (doc/design.md), hence not the default.
  */
+#include <stdatomic.h>
+
 #include "co_clock.h"
 #include "co_func.h"
 
@@ -800,14 +802,35 @@ static void __attribute__((noinline)) not_lean(co_state *s, lua_State *L, lua_De
         mono_event(s, L, ar);
 }
 
+/* The hook with sampled time (LUATRACE_TIMING=sample, co_tick.c): a tick
+ * from here to the end is the hook's; the ticks since the last hook go
+ * first, a TICK record where the last record left the stack (not after
+ * drops: the resync's records come first). Then the event as with no
+ * clock. */
+static void __attribute__((noinline)) tick_hook(co_state *s, lua_State *L, lua_Debug *ar)
+{
+    co_tick_in = 1;
+    atomic_signal_fence(memory_order_seq_cst);
+    if (__builtin_expect(co_tick_pending != 0, 0) && s->active && !s->dropped)
+        co_tick_flush(s);
+    if (s->lean == CO_LEAN_TICK)
+        none_hook(s, L, ar);
+    else
+        not_lean(s, L, ar);
+    atomic_signal_fence(memory_order_seq_cst);
+    co_tick_in = 0;
+}
+
 /* The hook. Its lean path is the exact one; LUATRACE_TIMING=none's is
- * one compare away. */
+ * one compare away, sampled time's two. */
 void co_hook(lua_State *L, lua_Debug *ar)
 {
     co_state *s = g_state;
     if (__builtin_expect(s->lean != CO_LEAN_EXACT, 0)) {
         if (s->lean == CO_LEAN_NOCLOCK)
             none_hook(s, L, ar);
+        else if (s->tick_on)
+            tick_hook(s, L, ar);
         else
             not_lean(s, L, ar);
         return;

@@ -19,8 +19,19 @@
 #define CO_EXPORT __attribute__((visibility("default")))
 #define CO_SENTINEL "luatrace.sentinel"
 
+void co_module_sampled_time(co_state *s, const char *clock)
+{
+    s->no_clock = 1;
+    s->use_tsc = 0;
+    s->sample_every = 1;
+    s->tick_mode = clock && !strcmp(clock, "wall") ? CO_TICK_WALL : CO_TICK_CPU;
+    s->tick_ns = co_tick_period_ns();
+}
+
 static void emit_stop(co_state *s, unsigned reason)
 {
+    if (s->tick_on) /* the ticks up to here, where they landed */
+        co_tick_flush(s);
     uint64_t t0 = co_now(s);
     uint64_t dt = t0 > s->last ? co_preempt_off(s, t0 - s->last) : 0;
     co_out_waited(s);
@@ -79,6 +90,7 @@ volatile int co_fork_pending;
 static void in_forked_child(void)
 {
     co_attach_forked();
+    co_tick_forked();
     co_state *s = co_hook_state();
     if (!s)
         return;
@@ -341,6 +353,8 @@ static int begin(co_state *s, lua_State *L, const char *name, const char *sock_p
     s->rng = 0x9E3779B97F4A7C15ull;
     s->private_summary = private_summary;
     s->no_clock = timing && !strcmp(timing, "none"); /* or the ack's (co_conn.c) */
+    if (timing && !strcmp(timing, "sample") && !calib) /* events as with none, time ticks */
+        co_module_sampled_time(s, getenv("LUATRACE_TICK_CLOCK"));
     s->use_tsc = !s->no_clock && co_clock_tsc_ok();
     snprintf(s->sock_path, sizeof s->sock_path, "%s", sock_path ? sock_path : "");
     const char *mode = getenv("LUATRACE_MODE");

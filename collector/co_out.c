@@ -235,22 +235,30 @@ void co_out_clock(co_state *s)
     uint8_t *q = lt_put_head(p, LT_EV_CLOCK, 3);
     q = lt_put_uint(q, ticks);
     q = lt_put_uint(q, ns);
-    q = lt_put_uint(q, s->no_clock ? LT_CLOCK_NONE : s->use_tsc ? LT_CLOCK_TSC : LT_CLOCK_MONO);
+    q = lt_put_uint(q, s->tick_mode == CO_TICK_CPU    ? LT_CLOCK_CPU
+                       : s->tick_mode == CO_TICK_WALL ? LT_CLOCK_WALL
+                       : s->no_clock                  ? LT_CLOCK_NONE
+                       : s->use_tsc                   ? LT_CLOCK_TSC
+                                                      : LT_CLOCK_MONO);
     lt_ring_commit(&s->ring, (uint64_t)(q - p));
 }
 
 void co_out_bias(co_state *s)
 {
     const co_bias *b = co_calib_bias();
-    uint8_t *p = b->ok ? co_out_reserve(s, LT_EVENT_HOT_MAX) : NULL;
+    int ok = b->ok && (!s->tick_mode || b->in16 || (b->ns_tick > 0.01 && b->ns_tick < 100));
+    uint8_t *p = ok ? co_out_reserve(s, LT_EVENT_HOT_MAX) : NULL;
     if (!p)
         return;
+    /* sampled time: in 1/16 ns, the trace's unit, and no scaling (no hook
+     * is timed): recorderd takes each event's cost off where it ran */
+    double k_ns = !s->tick_mode ? 1 : b->in16 ? 1 : b->ns_tick * 16;
     uint8_t *q = lt_put_head(p, LT_EV_BIAS, 5);
     for (int k = 0; k < 4; k++)
-        q = lt_put_uint(q, b->tick[k]);
-    q = lt_put_uint(q, b->hook16);
+        q = lt_put_uint(q, (uint64_t)((double)b->tick[k] * k_ns + 0.5));
+    q = lt_put_uint(q, s->tick_mode ? 0 : b->hook16);
     lt_ring_commit(&s->ring, (uint64_t)(q - p));
-    p = b->hook16_line ? co_out_reserve(s, LT_EVENT_HOT_MAX) : NULL;
+    p = b->hook16_line && !s->tick_mode ? co_out_reserve(s, LT_EVENT_HOT_MAX) : NULL;
     if (!p)
         return;
     q = lt_put_head(p, LT_EV_LBIAS, 1);

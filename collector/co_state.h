@@ -200,7 +200,32 @@ typedef struct co_state {
     uint32_t *srcdir;    /* src sid -> its directory's sid + 1 (1: cwd0); 0 unknown */
     uint32_t srcdir_cap;
     unsigned sample_hz;  /* a sampled trace (co_sample.c): its rate, for the hello; else 0 */
+    int tick_mode;       /* CO_TICK_*: sampled time (LUATRACE_TIMING=sample, co_tick.c) */
+    int tick_on;         /* its timer is armed */
+    uint64_t tick_ns;    /* its period */
 } co_state;
+
+/* co_tick.c: sampled time. tick_mode: */
+#define CO_TICK_CPU 1  /* the traced thread's CPU time */
+#define CO_TICK_WALL 2 /* CLOCK_MONOTONIC */
+extern volatile uint64_t co_tick_pending; /* ticks since the last TICK record */
+extern volatile int co_tick_in;           /* set while the hook runs */
+/* Arms (on) or disarms the timer, creating it in this thread the first
+ * time (a message and no time if it cannot). Traced thread only. */
+void co_tick_arm(co_state *s, int on);
+/* The period: LUATRACE_TICK_US (100 to 1000000), else 1 ms. */
+uint64_t co_tick_period_ns(void);
+/* Writes the pending ticks as a TICK record, if any and the ring takes it. */
+void co_tick_flush(co_state *s);
+/* The signal the ticks come on, 0 before the first timer. */
+int co_tick_signal(void);
+/* In a fork child (async-signal-safe): no timer of its own yet. */
+void co_tick_forked(void);
+/* co_module.c: sampled time of the clock named (cpu, the default, or
+ * wall), no clock read per event. */
+void co_module_sampled_time(co_state *s, const char *clock);
+/* co_attach.c: the real-time signal a dormant collector listens on. */
+int co_attach_signal(void);
 
 /* ---- co_module.c: the module's entry points ---- */
 int luaopen_luatrace(lua_State *L);
@@ -211,15 +236,19 @@ int luaopen_luatrace_profile(lua_State *L);
  * LUATRACE_TIMING=fast, a chained thread). */
 #define CO_LEAN_EXACT 1
 #define CO_LEAN_NOCLOCK 2
+#define CO_LEAN_TICK 3 /* LUATRACE_TIMING=sample: no clock, TICK records */
 
-/* Starts or stops emitting events. */
+/* Starts or stops emitting events (and the ticks of sampled time). */
 static inline void co_set_active(co_state *s, int on)
 {
     s->active = on;
     s->lean = !on || co_nchain || s->jit ? 0
+              : s->tick_mode             ? CO_LEAN_TICK
               : s->no_clock              ? CO_LEAN_NOCLOCK
               : s->use_tsc && s->sample_every == 1 ? CO_LEAN_EXACT
                                          : 0;
+    if (s->tick_mode)
+        co_tick_arm(s, on && !s->lost);
 }
 
 /* The trace's clock: ticks, or 0 with LUATRACE_TIMING=none, which reads
@@ -338,6 +367,8 @@ typedef struct co_bias {
     uint64_t tick[4];
     uint64_t hook16; /* x16, the hook's measured ticks an event meanwhile */
     uint64_t hook16_line; /* the same for the lean path's line hooks only */
+    double ns_tick;       /* the TSC's ns a tick meanwhile (sampled time's BIAS is in ns/16) */
+    int in16;             /* tick[] are in 1/16 ns (measured for sampled time), not ticks */
     int done, ok;
 } co_bias;
 /* Measures it once per process, in L outside any hook, before tracing

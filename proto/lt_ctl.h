@@ -52,7 +52,8 @@ typedef struct lt_ctl_msg {
     char cmd[LT_CTL_CMD_MAX];
     char cwd[LT_CTL_CWD_MAX]; /* hello: the program's working directory, or "" */
     char text[LT_CTL_TEXT_MAX]; /* ack: session name, or the error */
-    char timing[8];             /* ack: "none" asks for no clock; "" as the collector likes */
+    char timing[8];             /* ack: "none" asks for no clock, "cpu" or "wall" for sampled
+                                   time of that clock; "" as the collector likes */
 } lt_ctl_msg;
 
 /* The daemon's socket when none is given (doc/commands.md):

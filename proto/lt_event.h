@@ -40,6 +40,18 @@
  * them for the executable lines within the function's range (the whole
  * file for a main chunk) instead of what Lua 5.1's compiler gives.
  *
+ * TICK attributes a quantity to where the thread of the last record is:
+ * its top frame and that frame's line (n ticks of period_ns of sampled
+ * time, LT_CLOCK_CPU or LT_CLOCK_WALL; such a trace's times, BIAS's
+ * included, are in 1/16 ns). The collector writes it at the
+ * start of a hook, before that event's records: nothing ran but the
+ * program between the last hook and this one, so where the last record
+ * left the stack is where every tick since then landed. hook counts the
+ * ticks that landed inside the collector's own hook meanwhile, charged to
+ * nobody. Records to come that attribute other quantities to the current
+ * stack position (allocations: bytes and counts) take the same shape:
+ * [kind, amount, ...], applied where the last record left the stack.
+ *
  * GAP says how many events were dropped (drop mode, a full ring). The
  * collector writes it first thing in the hook after the drops, and a START
  * (reason HOOKED) of the thread the reader has as running follows at once;
@@ -80,13 +92,15 @@
 #include <stdint.h>
 #include <string.h>
 
-#define LT_EVENT_VERSION 9u /* 2: short forms; 3: thread ids (THREAD), switch depths;
+#define LT_EVENT_VERSION 10u /* 2: short forms; 3: thread ids (THREAD), switch depths;
                               * 4: DIR (a version 3 stream is one without);
                               * 5: CLOCK's tsc may be LT_CLOCK_NONE;
                               * 6: BIAS, CODE, HOOK (a version 5 stream is one without);
                               * 7: LINES (a version 6 stream is one without);
                               * 8: WAIT (a version 7 stream is one without);
-                              * 9: LBIAS, LHOOK (a version 8 stream is one without) */
+                              * 9: LBIAS, LHOOK (a version 8 stream is one without);
+                              * 10: TICK, LT_CLOCK_CPU and LT_CLOCK_WALL (a version 9
+                              *     stream is one without) */
 
 /* CLOCK's third field: what the ticks are. LT_CLOCK_NONE: the producer
  * read no clock (LUATRACE_TIMING=none, a coverage run): ticks and ns are
@@ -94,6 +108,12 @@
 #define LT_CLOCK_MONO 0u
 #define LT_CLOCK_TSC 1u
 #define LT_CLOCK_NONE 2u
+/* Sampled time (LUATRACE_TIMING=sample): the producer reads no clock per
+ * event (every dt is 0, as LT_CLOCK_NONE) and a timer in the traced thread
+ * counts ticks of its CPU time (LT_CLOCK_CPU) or of CLOCK_MONOTONIC
+ * (LT_CLOCK_WALL), which TICK records attribute; ticks and ns are 0. */
+#define LT_CLOCK_CPU 3u
+#define LT_CLOCK_WALL 4u
 #define LT_EVENT_MAX_ARGS 8
 #define LT_EVENT_HOT_MAX 32 /* bytes: bound of any record without a string */
 #define LT_STR_MAX 4096     /* longest interned string */
@@ -120,7 +140,8 @@
     X(LINES, 'l', 3, "fid line mask")                                                            \
     X(WAIT, 'w', 1, "ticks")                                                                     \
     X(LBIAS, 'J', 1, "hook16")                                                                   \
-    X(LHOOK, 'j', 2, "ticks hooks")
+    X(LHOOK, 'j', 2, "ticks hooks")                                                               \
+    X(TICK, 't', 3, "n hook period_ns")
 
 enum lt_kind {
 #define LT_X_ENUM(name, letter, nargs, doc) LT_EV_##name,

@@ -166,6 +166,23 @@ static int pattern_opt(const char *cmd, int argc, char **argv, int *i, rd_cov_op
     return 1;
 }
 
+/* --time exact|sample, --clock cpu|wall: 1, or -1 on a bad value. */
+static int time_opt(const char *cmd, int argc, char **argv, int *i, rd_session_opts *so)
+{
+    const char *a = argv[*i], *v = rd_cli_optval(argc, argv, i);
+    int is_time = !strcmp(a, "--time");
+    if (!v)
+        return -1;
+    if (is_time && (!strcmp(v, "sample") || !strcmp(v, "exact")))
+        so->sample_time = !strcmp(v, "sample");
+    else if (!is_time && (!strcmp(v, "cpu") || !strcmp(v, "wall")))
+        so->wall = !strcmp(v, "wall");
+    else
+        return fprintf(stderr, "recorderd %s: %s %s: %s\n", cmd, a, v,
+                       is_time ? "exact or sample" : "cpu or wall"), -1;
+    return 1;
+}
+
 int rd_cli_session_opt(const char *cmd, int argc, char **argv, int *i, rd_session_opts *so)
 {
     int b = rd_cli_backend(argc, argv, i);
@@ -177,6 +194,8 @@ int rd_cli_session_opt(const char *cmd, int argc, char **argv, int *i, rd_sessio
         b = (so->out = rd_cli_optval(argc, argv, i)) ? 1 : -1;
     if (!b && !strcmp(argv[*i], "--coverage")) /* the collectors read no clock */
         b = so->coverage = 1;
+    if (!b && (!strcmp(argv[*i], "--time") || !strcmp(argv[*i], "--clock")))
+        b = time_opt(cmd, argc, argv, i, so);
     so->backends = rd_cli_backends;
     so->nbackends = rd_cli_nbackends;
     so->formats = rd_cli_formats;

@@ -13,7 +13,7 @@ typedef struct help_opt {
 typedef struct cmd_help {
     const char *name, *synopsis, *brief, *about; /* brief: its line in recorderd --help */
     int formats; /* 1: the formats a session writes; 2: report's */
-    help_opt opt[16];
+    help_opt opt[18];
     const char *example;
 } cmd_help;
 
@@ -25,6 +25,10 @@ typedef struct cmd_help {
 #define COVERAGE {"--coverage", "read no clock: counts, stacks and coverage only (no time)"}
 #define INCLUDE {"--include PAT", "coverage: only sources matching the shell pattern (repeatable)"}
 #define EXCLUDE {"--exclude PAT", "coverage: leave out sources matching it (repeatable)"}
+#define TIME                                                                                       \
+    {"--time exact|sample", "sample: time from a CPU-time timer, every event still exact;\n"       \
+                            "                                 exact: each event's clock (default)"}
+#define CLOCK {"--clock cpu|wall", "--time sample's clock: CPU time (default), or wall time"}
 #define SOCKET                                                                                     \
     {"--socket PATH", "the daemon's socket ($XDG_RUNTIME_DIR/luatrace/recorderd.sock, else\n"     \
                       "                                 /tmp/luatrace-$UID/recorderd.sock)"}
@@ -45,6 +49,8 @@ static const cmd_help helps[] = {
       COVERAGE,
       INCLUDE,
       EXCLUDE,
+      TIME,
+      CLOCK,
       {"--sample [HZ]", "LuaJIT: sample with its profiler, the JIT on (HZ 1-1000, default\n"
                         "                                 1000); lua5.1 is traced exactly"},
       NOTRACE,
@@ -62,6 +68,8 @@ static const cmd_help helps[] = {
       COVERAGE,
       INCLUDE,
       EXCLUDE,
+      TIME,
+      CLOCK,
       NOTRACE,
       BACKEND,
       {"--hello-timeout SECONDS", "close a connection that sends no hello in time (10)"},

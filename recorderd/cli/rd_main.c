@@ -148,6 +148,8 @@ static int cmd_run(int argc, char **argv)
     o.formats = so.formats;
     o.coverage = so.coverage;
     o.cov = so.cov;
+    o.sample_time = so.sample_time;
+    o.wall = so.wall;
     return unmake_out(o.out, made, rd_run(&o, argv + i));
 }
 

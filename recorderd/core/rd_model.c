@@ -325,6 +325,8 @@ void rd_model_add_clock(rd_model *m, uint64_t ticks, uint64_t ns, uint64_t kind)
 {
     if (kind == LT_CLOCK_NONE)
         m->untimed = 1;
+    if (kind == LT_CLOCK_CPU || kind == LT_CLOCK_WALL)
+        m->tick_clock = (unsigned)kind; /* ticks and ns 0: ns a tick stays 1 */
     if (m->clk_pairs == 0) {
         m->clk_t0 = ticks;
         m->clk_n0 = ns;
@@ -337,11 +339,34 @@ void rd_model_add_clock(rd_model *m, uint64_t ticks, uint64_t ns, uint64_t kind)
 
 double rd_model_ns_per_tick(const rd_model *m)
 {
+    if (m->tick_clock) /* sampled time: TICK's ns x 16, BIAS's so too */
+        return 1.0 / 16;
     if (!m->clk_tsc)
         return 1.0;
     if (m->clk_pairs >= 2 && m->clk_t1 > m->clk_t0 && m->clk_n1 > m->clk_n0)
         return (double)(m->clk_n1 - m->clk_n0) / (double)(m->clk_t1 - m->clk_t0);
     return 1.0 / 3.0; /* unknown rate: a guess, only for traces cut short */
+}
+
+const char *rd_model_time_name(const rd_model *m)
+{
+    return m->tick_clock ? "sample" : m->untimed ? "none" : "exact";
+}
+
+const char *rd_model_time_source(const rd_model *m, char *buf, size_t cap)
+{
+    if (m->tick_clock)
+        snprintf(buf, cap, "sampled %s time (--time sample): %llu ticks of %.3f ms where the "
+                 "program was, exact stacks and counts; %llu more in the hooks, left out",
+                 m->tick_clock == LT_CLOCK_WALL ? "wall-clock" : "CPU",
+                 (unsigned long long)m->ticks_n, (double)m->tick_ns / 1e6,
+                 (unsigned long long)m->ticks_hook);
+    else if (m->untimed)
+        snprintf(buf, cap, "none (a coverage run reads no clock)");
+    else
+        snprintf(buf, cap, "exact (--time exact): each event's clock, the hooks' estimated cost "
+                 "taken off");
+    return buf;
 }
 
 uint32_t rd_model_src_slot(const rd_model *m, uint32_t fid)

@@ -142,6 +142,11 @@ typedef struct rd_model {
     uint64_t clk_t0, clk_n0, clk_t1, clk_n1;
     int clk_pairs, clk_tsc;
     int untimed; /* a CLOCK said LT_CLOCK_NONE: no time (a coverage run), counts only */
+    /* a CLOCK said LT_CLOCK_CPU or LT_CLOCK_WALL: the time is TICK records'
+     * (that kind), every dt 0; else 0: each event's dt (exact) */
+    unsigned tick_clock;
+    uint64_t ticks_n, ticks_hook; /* TICK records: ticks charged, and the hook's */
+    uint64_t tick_ns;             /* their period (the last TICK's) */
     unsigned sampled_hz; /* a sampled session (record): times are samples, calls entries seen */
     int sampled_jit;     /* sampled by LuaJIT's profiler in the process (its hello said so),
                             not from outside: times are CPU time */
@@ -370,6 +375,11 @@ static inline uint32_t rd_model_line_slot(rd_model *m, uint32_t fid, uint32_t li
 
 /* Nanoseconds per tick from the calibration records (1.0 without TSC). */
 double rd_model_ns_per_tick(const rd_model *m);
+/* The time source as one line into buf (cap bytes): sampled CPU or wall
+ * time (the ticks, their period, those the hooks took), each event's
+ * clock (exact), or none; returns buf. Its name alone: rd_model_time_name. */
+const char *rd_model_time_source(const rd_model *m, char *buf, size_t cap);
+const char *rd_model_time_name(const rd_model *m); /* "sample", "exact" or "none" */
 
 /* }====================================================================== */
 

@@ -716,6 +716,8 @@ COLD int line_top(rd_stack *s, uint64_t depth, uint64_t dt, uint64_t line)
 static inline uint64_t unbias(const rd_model *m, uint64_t dt, uint64_t b)
 {
     uint64_t f = m->bias_floor;
+    if (m->tick_clock) /* sampled time: a debit on the ticks there (rd_stack_finish) */
+        return dt - b;
     return dt > b + f ? dt - b : dt < f ? dt : f;
 }
 
@@ -1001,6 +1003,24 @@ static void scale_bias_lines(rd_model *m, uint64_t ticks, uint64_t hooks)
     set_bias_scale(m, r);
 }
 
+/* A TICK: n ticks of sampled time where the last record left the stack
+ * of its thread (its top frame and line), as a dt would be. Not the
+ * program's event. Ticks past 2^32 or periods past 2^32 ns: a bad record. */
+static int on_tick(rd_stack *s, const lt_event *ev)
+{
+    rd_model *m = s->m;
+    m->events--;
+    if (ev->a[0] >> 32 || ev->a[1] >> 32 || ev->a[2] >> 32 || !ev->a[2])
+        return s->bad++, 0;
+    m->ticks_hook += ev->a[1];
+    m->tick_ns = ev->a[2];
+    if (s->stopped)
+        return 0;
+    m->ticks_n += ev->a[0];
+    charge(s, current(s), ev->a[0] * ev->a[2] * 16); /* the trace's unit: ns/16 */
+    return 0;
+}
+
 /* Everything but a frame record while tracing runs. */
 COLD int other_event(rd_stack *s, const lt_event *ev)
 {
@@ -1071,6 +1091,8 @@ COLD int other_event(rd_stack *s, const lt_event *ev)
         return 0;
     case LT_EV_THREAD:
         return new_thread(s, ev->a[0], ev->a[1]);
+    case LT_EV_TICK:
+        return on_tick(s, ev);
     case LT_EV_GAP:
         s->gaps++;
         s->dropped += ev->a[0];
@@ -1158,9 +1180,29 @@ int64_t rd_stack_feed(rd_stack *s, const uint8_t *p, size_t n, size_t *at)
     return e ? -ENOMEM : (int64_t)off;
 }
 
+/* Sampled time with BIAS: each event's cost to the program outside the
+ * hook, which the ticks counted as the program's, came off where it ran
+ * as a debit (unbias); a frame or line whose ticks the debits passed
+ * (few ticks where many events ran, or none) is 0, and the total the sum. */
+static void settle_debits(rd_model *m)
+{
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < m->nnode; i++) {
+        m->node[i].self = (int64_t)m->node[i].self < 0 ? 0 : m->node[i].self;
+        total += m->node[i].self;
+    }
+    for (uint32_t i = 0; i < m->ntnode; i++)
+        m->tnode[i].self = (int64_t)m->tnode[i].self < 0 ? 0 : m->tnode[i].self;
+    for (uint32_t i = 0; i < m->nline; i++)
+        m->line[i].ticks = (int64_t)m->line[i].ticks < 0 ? 0 : m->line[i].ticks;
+    m->ticks_total = total;
+}
+
 void rd_stack_finish(rd_stack *s)
 {
     end_snapshot(s);
+    if (s->m->tick_clock && s->m->has_bias)
+        settle_debits(s->m);
     if (s->m->fold_shares) /* every coroutine past the kept ones alike */
         fold(s);
 }

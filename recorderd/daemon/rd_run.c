@@ -269,6 +269,10 @@ static void child_env(envb *e, const rd_run_opts *o, const char *sock)
         env_set(e, "LUATRACE_MODE", o->mode);
     if (o->coverage) /* counts, stacks and lines; the collector reads no clock */
         env_set(e, "LUATRACE_TIMING", "none");
+    else if (o->sample_time) /* as the ack says: no calibration for a clock unused */
+        env_set(e, "LUATRACE_TIMING", "sample");
+    if (!o->coverage && o->sample_time)
+        env_set(e, "LUATRACE_TICK_CLOCK", o->wall ? "wall" : "cpu");
     if (o->sample_hz) {
         char hz[16];
         snprintf(hz, sizeof hz, "%u", o->sample_hz);
@@ -326,8 +330,8 @@ int rd_run(const rd_run_opts *o, char **argv)
     char tmp[] = "/tmp/luatrace-run-XXXXXX", sock[64], err[512];
     run_ctx r = {.code = 127};
     rd_session_opts so = {.out = o->out, .summary = !o->quiet, .no_trace = o->no_trace,
-                          .coverage = o->coverage, .backends = o->backends,
-                          .nbackends = o->nbackends,
+                          .coverage = o->coverage, .sample_time = o->sample_time, .wall = o->wall,
+                          .backends = o->backends, .nbackends = o->nbackends,
                           .formats = o->formats, .cov = o->cov};
     uv_loop_t *loop = uv_default_loop();
     if (!mkdtemp(tmp)) {

@@ -11,6 +11,8 @@ typedef struct rd_run_opts {
     int quiet;
     int no_trace; /* --no-trace: reports only */
     int coverage; /* --coverage: LUATRACE_TIMING=none, no clock read */
+    int sample_time; /* --time sample: LUATRACE_TIMING=sample (and the ack's) */
+    int wall;        /* --clock wall: LUATRACE_TICK_CLOCK=wall */
     const char *ring; /* LUATRACE_RING for the child, or NULL */
     const char *mode; /* LUATRACE_MODE for the child, or NULL */
     const char *const *backends; /* --backend specs */

@@ -545,8 +545,19 @@ static int write_json(FILE *f, void *ud)
                 (double)s->m.bias_base[2] * npt, (double)s->m.bias_base[3] * npt / 16);
     else
         fprintf(f, "  \"bias_ns\": null,\n");
-    fprintf(f, "  \"waited_ns\": %.0f,\n  \"ring_waited_ns\": %llu,\n  \"cut\": ",
+    fprintf(f, "  \"waited_ns\": %.0f,\n  \"ring_waited_ns\": %llu,\n",
             (double)s->m.waited_ticks * npt, (unsigned long long)s->ring_waited_ns);
+    /* the time source: sampled (ticks of a timer's), exact or none */
+    fprintf(f, "  \"time\": \"%s\",\n", rd_model_time_name(&s->m));
+    if (s->m.tick_clock)
+        fprintf(f, "  \"tick\": {\"clock\": \"%s\", \"period_ns\": %llu, \"ticks\": %llu, "
+                   "\"hook_ticks\": %llu},\n",
+                s->m.tick_clock == LT_CLOCK_WALL ? "wall" : "cpu",
+                (unsigned long long)s->m.tick_ns, (unsigned long long)s->m.ticks_n,
+                (unsigned long long)s->m.ticks_hook);
+    else
+        fprintf(f, "  \"tick\": null,\n");
+    fprintf(f, "  \"cut\": ");
     rd_json_str(f, r->cut);
     fprintf(f, ",\n  \"error\": ");
     rd_json_str(f, s->err);

@@ -29,6 +29,8 @@ typedef struct rd_session_opts {
     int no_files; /* no session directory, trace or reports (dump, top) */
     int no_trace; /* reports only, no trace.ltr (--no-trace) */
     int coverage; /* --coverage: the ack asks the collector for no clock */
+    int sample_time; /* --time sample: the ack asks for sampled time (rd_session_sampled) */
+    int wall;        /* --clock wall: of CLOCK_MONOTONIC, not the thread's CPU time */
     uint32_t formats; /* the reports to write, bit i for rd_formats[i]; 0: the default ones */
     unsigned sample_hz; /* a sampled session (record): its samples per second */
     rd_cov_opts cov;    /* --include, --exclude: the coverage reports' sources */

@@ -177,6 +177,8 @@ static void put_summary(html *h, const rd_fstat *fs)
                  (double)m->waited_ticks * h->ms_per_tick);
         summary_row(h, "waited for a CPU", buf);
     }
+    if (!m->sampled_hz)
+        summary_row(h, "time source", rd_model_time_source(m, buf, sizeof buf));
     if (m->sampled_hz) {
         snprintf(buf, sizeof buf, "%s at %u Hz: times are samples, calls the entries "
                                   "the samples saw, and a line is run if a sample saw it",

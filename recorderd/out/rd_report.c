@@ -353,6 +353,10 @@ int rd_report_profile(const rd_model *m, const char *title, const char *cmd, uns
     else
         fprintf(out, "traced time: %.3f ms   events: %llu   functions: %u   stacks: %u\n", ms,
                 (unsigned long long)m->events, n, rd_model_stacks(m));
+    if (!m->sampled_hz) {
+        char src[256];
+        fprintf(out, "time: %s\n", rd_model_time_source(m, src, sizeof src));
+    }
     if (m->sampled_jit)
         fprintf(out, "SAMPLED by LuaJIT's profiler at %u Hz (CPU time; the JIT on): each sample "
                      "counts the CPU time since the one before; calls count the entries the "
@@ -451,6 +455,10 @@ int rd_report_summary(const rd_model *m, const char *dir, FILE *out)
                      "time)\n", m->sampled_hz);
     else if (!n && m->sampled_hz)
         fprintf(out, "no samples in Lua: the process ran no Lua code while it was read\n");
+    if (m->tick_clock) /* after the table, whose place the summary's readers know */
+        fprintf(out, "time: sampled %s time, exact stacks and counts%s\n",
+                m->tick_clock == LT_CLOCK_WALL ? "wall-clock" : "CPU",
+                n ? "" : "; no tick landed where the program ran (it ran less than a tick)");
     char page[PATH_MAX + 16], cwd[PATH_MAX];
     snprintf(page, sizeof page, "%s/report.html", dir);
     int there = !access(page, R_OK);

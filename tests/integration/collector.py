@@ -1139,6 +1139,8 @@ def case_runopts(c):
                        (['--out'], b'--out needs a value'),
                        (['--format', 'folded,bogus'], b'recorderd run: unknown format bogus'),
                        (['--format', 'none'], b'recorderd run: unknown format none'),
+                       (['--time', 'bogus'], b'recorderd run: --time bogus: exact or sample'),
+                       (['--clock', 'cpu2'], b'recorderd run: --clock cpu2: cpu or wall'),
                        (['--bogus'], b'recorderd run: unknown option --bogus')):
         r = run([rd, 'run'] + opts + ['--', lua, prog], c.tmp, c.env())
         expect(r.status == 2 and what in r.err, 'run %s: %d %r' % (opts, r.status, r.err))
@@ -1161,10 +1163,10 @@ def case_runopts(c):
     # each command's own --help: a line per option of its own, the formats
     # where it writes reports, an example (run and attach printed one synopsis)
     options = {'run': ['-o, --out', '-q, --quiet', '-f, --format', '--ring', '--mode',
-                       '--coverage', '--include', '--exclude', '--no-trace', '-b, --backend',
-                       '--sample'],
+                       '--coverage', '--include', '--exclude', '--time', '--clock',
+                       '--no-trace', '-b, --backend', '--sample'],
                'listen': ['--socket', '-o, --out', '-f, --format', '--coverage', '--include',
-                          '--exclude', '--no-trace',
+                          '--exclude', '--time', '--clock', '--no-trace',
                           '-b, --backend', '--hello-timeout', '--http', '--http-token-file'],
                'attach': ['-d, --duration', '-o, --out', '-f, --format', '--coverage',
                           '--include', '--exclude',

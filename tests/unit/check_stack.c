@@ -898,6 +898,58 @@ START_TEST(test_stack_time)
 }
 END_TEST
 
+/* Sampled time: a TICK charges its ticks where the record before left the
+ * stack (the frame on top and its line; a C function on it since its
+ * call), in the trace's unit, 1/16 ns; its hook ticks are counted apart,
+ * charged to nobody. */
+START_TEST(test_stack_ticks)
+{
+    EV(CLOCK, 0, 0, LT_CLOCK_CPU);
+    begin_main(5);
+    EV(LINE, 1, 0, 6);
+    EV(TICK, 3, 0, 1000); /* main:6 */
+    EV(CALL, 2, 0, F_F);
+    EV(LINE, 2, 0, 11);
+    EV(TICK, 2, 5, 1000); /* f:11 */
+    EV(RET, 2, 0);
+    EV(TICK, 1, 0, 1000); /* main:6 */
+    EV(CALL, 2, 0, F_ERROR);
+    EV(TICK, 4, 0, 1000); /* error, a C function */
+    EV(RET, 2, 0);
+    ck_assert(rd_model_ns_per_tick(&M) == 1.0 / 16);
+    expect_folded(RD_W_TIME, L_MAIN " 4000\n" L_MAIN ";" L_F " 2000\n" L_MAIN ";" L_ERROR
+                  " 4000\n");
+    ck_assert_uint_eq(line_ticks(F_MAIN, 6), 4000 * 16);
+    ck_assert_uint_eq(line_ticks(F_F, 11), 2000 * 16);
+    ck_assert_uint_eq(M.ticks_n, 10);
+    ck_assert_uint_eq(M.ticks_hook, 5);
+    ck_assert_uint_eq(M.tick_clock, LT_CLOCK_CPU);
+    ck_assert_str_eq(rd_model_time_name(&M), "sample");
+}
+END_TEST
+
+/* With sampled time, BIAS's costs (in 1/16 ns) are debits where each
+ * event ran, settled at the end: a frame or line whose debits passed its
+ * ticks shows 0, and the total is what is left. */
+START_TEST(test_stack_tick_debits)
+{
+    EV(CLOCK, 0, 0, LT_CLOCK_CPU);
+    EV(BIAS, 16, 32, 0, 0, 0); /* a line 1 ns, a Lua call or return 2 ns */
+    begin_main(5);
+    EV(LINE, 1, 0, 6);    /* -16 on main:5 */
+    EV(TICK, 1, 0, 1000); /* main:6 */
+    EV(CALL, 2, 0, F_F);  /* -32 on main:6 */
+    EV(LINE, 2, 0, 11);   /* -16 on f */
+    EV(RET, 2, 0);        /* -32 on f:11 */
+    rd_stack_finish(&S);
+    ck_assert_uint_eq(line_ticks(F_MAIN, 5), 0);
+    ck_assert_uint_eq(line_ticks(F_MAIN, 6), 16000 - 32);
+    ck_assert_uint_eq(line_ticks(F_F, 11), 0);
+    ck_assert_uint_eq(M.ticks_total, 16000 - 16 - 32);
+    expect_folded(RD_W_TIME, L_MAIN " 997\n");
+}
+END_TEST
+
 /* A BIAS record takes the hook's unmeasured cost off every later event's
  * dt: a line's off a LINE, a Lua function's off a CALL of one and the RET
  * of one, a C function's likewise and off a switch (RESUME, YIELD: the
@@ -1248,7 +1300,8 @@ int main(void)
                             test_stack_many_coroutines, test_stack_thread_reused,
                             test_stack_wrap_error, test_stack_wrap_nested_error,
                             test_stack_late_hooked, test_stack_stop_start, test_stack_gap,
-                            test_stack_time, test_stack_bias, test_stack_bias_scaled,
+                            test_stack_time, test_stack_ticks, test_stack_tick_debits,
+                            test_stack_bias, test_stack_bias_scaled,
                             test_stack_bias_switches, test_stack_bias_lines,
                             test_stack_wait, test_stack_tail_call_time,
                             test_stack_ret_ignores_unused_args, test_stack_garbage,

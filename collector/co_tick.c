@@ -1,0 +1,264 @@
+/* co_tick: sampled time (LUATRACE_TIMING=sample). Every event is traced
+ * as with no clock; a POSIX timer of the traced thread's CPU time (or of
+ * CLOCK_MONOTONIC: LUATRACE_TICK_CLOCK=wall) sends it a real-time signal
+ * every period, whose handler only adds the expirations to a counter. The
+ * hook, at its start, writes what the counter holds as a TICK record
+ * before the event's own: the ticks landed where the last record left the
+ * stack, since only the program ran in between (lt_event.h).
+ *
+ * The handler never touches the ring. A tick that lands while the hook
+ * runs is the hook's: counted apart, charged to nobody. The hook sets
+ * co_tick_in while it runs (what it calls outside the collector, as
+ * lua_getinfo, included); the entry and the exit around it are found by
+ * the interrupted pc, inside the collector's own code.
+ * The timer is armed while tracing is on (co_set_active), disarmed at
+ * troff and at the end; a fork child has none (POSIX timers are not
+ * inherited) until its own trace arms one. CPU time comes from the
+ * kernel's task clock (perf_event_open's software event, an hrtimer that
+ * runs only while the thread does: a signal every period of its CPU time)
+ * where the kernel allows it, else from a POSIX CPU-time timer, which the
+ * kernel checks only at its tick (every 4 ms at HZ=250: fewer, heavier
+ * samples; the expirations since the last one count).
+ * The signal is SIGRTMIN+6
+ * (LUATRACE_TICK_SIGNAL=N another), or the next real-time one whose
+ * handler is the default when the program has one of its own there. A
+ * CPU-time source fires only while the thread runs, so it never
+ * interrupts a sleep; a wall-clock one does (SA_RESTART restarts
+ * read, write and the like; poll, select, nanosleep and epoll_wait return
+ * EINTR whatever SA_RESTART says: doc/tracing.md). */
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "co_state.h"
+
+#ifndef sigev_notify_thread_id
+#define sigev_notify_thread_id _sigev_un._tid
+#endif
+
+#define CO_TICK_COOKIE 0x4c54 /* our timer's sival_int ("LT") */
+
+volatile uint64_t co_tick_pending; /* ticks of the program since the last TICK */
+volatile int co_tick_in;           /* the hook runs: a tick now is the hook's */
+static volatile uint64_t g_hook;   /* ticks that landed in the hook */
+static timer_t g_timer;
+static int g_made;  /* g_timer or g_perf exists (in this process) */
+static int g_perf = -1; /* the task clock's event, else -1: g_timer */
+static int g_signo; /* the signal our handler is on, 0: none yet */
+static struct sigaction g_old; /* what the program had there before */
+static uintptr_t g_text, g_text_len; /* the collector's code */
+
+/* The interrupted pc, 0 where not known. */
+static uintptr_t pc_of(const void *uc)
+{
+    const ucontext_t *u = uc;
+#if defined(__x86_64__)
+    return (uintptr_t)u->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+    return (uintptr_t)u->uc_mcontext.pc;
+#else
+    (void)u;
+    return 0;
+#endif
+}
+
+/* dl_iterate_phdr: the executable segment holding the collector's code. */
+static int find_text(struct dl_phdr_info *info, size_t size, void *ud)
+{
+    (void)size;
+    uintptr_t self = (uintptr_t)ud;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && self - a < ph->p_memsz) {
+            g_text = a;
+            g_text_len = ph->p_memsz;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void on_tick(int sig, siginfo_t *si, void *uc)
+{
+    int perf = g_perf >= 0 && si->si_code > 0 && si->si_fd == g_perf; /* POLL_IN */
+    if (!perf && (si->si_code != SI_TIMER || si->si_value.sival_int != CO_TICK_COOKIE)) {
+        /* not our timer's: the program's, to its own handler if it had one */
+        if ((g_old.sa_flags & SA_SIGINFO) && g_old.sa_sigaction)
+            g_old.sa_sigaction(sig, si, uc);
+        else if (!(g_old.sa_flags & SA_SIGINFO) && g_old.sa_handler != SIG_DFL &&
+                 g_old.sa_handler != SIG_IGN)
+            g_old.sa_handler(sig);
+        return;
+    }
+    int e = errno;
+    int over = perf ? 0 : timer_getoverrun(g_timer); /* async-signal-safe */
+    uint64_t n = 1 + (over > 0 ? (uint64_t)over : 0);
+    if (co_tick_in || pc_of(uc) - g_text < g_text_len)
+        __atomic_fetch_add(&g_hook, n, __ATOMIC_RELAXED);
+    else
+        co_tick_pending += n; /* the hook reads it with co_tick_in set */
+    errno = e;
+}
+
+/* The signal to use: LUATRACE_TICK_SIGNAL, else the first real-time one
+ * from SIGRTMIN+6 whose handler is the default. 0 if none. */
+static int pick_signal(void)
+{
+    const char *env = getenv("LUATRACE_TICK_SIGNAL");
+    if (env && *env) {
+        int n = atoi(env);
+        return n >= SIGRTMIN && n <= SIGRTMAX ? n : 0;
+    }
+    for (int n = SIGRTMIN + 6; n <= SIGRTMAX; n++) {
+        struct sigaction sa;
+        if (n == co_attach_signal()) /* a dormant collector's */
+            continue;
+        if (!sigaction(n, NULL, &sa) && !(sa.sa_flags & SA_SIGINFO) && sa.sa_handler == SIG_DFL)
+            return n;
+    }
+    return 0;
+}
+
+/* The kernel's task clock of this thread, a signal each period_ns of its
+ * CPU time: g_perf, or -1 (not allowed, not there: LUATRACE_TICK_PERF=0
+ * never asks). Its descriptor above 2, as the collector's others. */
+static int make_perf(uint64_t period_ns)
+{
+    const char *env = getenv("LUATRACE_TICK_PERF");
+    if (env && !strcmp(env, "0"))
+        return -1;
+    struct perf_event_attr a;
+    memset(&a, 0, sizeof a);
+    a.size = sizeof a;
+    a.type = PERF_TYPE_SOFTWARE;
+    a.config = PERF_COUNT_SW_TASK_CLOCK;
+    a.sample_period = period_ns;
+    a.disabled = 1;
+    a.wakeup_events = 1;
+    int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    if (fd >= 0 && fd < 3) {
+        int hi = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        close(fd);
+        fd = hi;
+    }
+    if (fd < 0)
+        return -1;
+    struct f_owner_ex o = {F_OWNER_TID, (pid_t)syscall(SYS_gettid)};
+    if (fcntl(fd, F_SETOWN_EX, &o) || fcntl(fd, F_SETSIG, g_signo) ||
+        fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK)) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* The handler on g_signo, and the timer of this thread's clock. */
+static int make_timer(const co_state *s)
+{
+    if (!g_signo) {
+        int n = pick_signal();
+        dl_iterate_phdr(find_text, (void *)(uintptr_t)on_tick);
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = on_tick;
+        sa.sa_flags = SA_SIGINFO | SA_RESTART;
+        sigemptyset(&sa.sa_mask);
+        if (!n || sigaction(n, &sa, &g_old))
+            return -EBUSY;
+        g_signo = n;
+    }
+    if (s->tick_mode == CO_TICK_CPU && (g_perf = make_perf(s->tick_ns)) >= 0) {
+        g_made = 1;
+        return 0;
+    }
+    struct sigevent ev;
+    memset(&ev, 0, sizeof ev);
+    ev.sigev_notify = SIGEV_THREAD_ID;
+    ev.sigev_signo = g_signo;
+    ev.sigev_value.sival_int = CO_TICK_COOKIE;
+    ev.sigev_notify_thread_id = (pid_t)syscall(SYS_gettid);
+    clockid_t c = s->tick_mode == CO_TICK_WALL ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID;
+    if (timer_create(c, &ev, &g_timer))
+        return -errno;
+    g_made = 1;
+    return 0;
+}
+
+static void settime(uint64_t ns)
+{
+    if (g_perf >= 0) {
+        (void)ioctl(g_perf, ns ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
+        return;
+    }
+    struct itimerspec it;
+    it.it_value.tv_sec = it.it_interval.tv_sec = (time_t)(ns / 1000000000u);
+    it.it_value.tv_nsec = it.it_interval.tv_nsec = (long)(ns % 1000000000u);
+    (void)timer_settime(g_timer, 0, &it, NULL);
+}
+
+void co_tick_arm(co_state *s, int on)
+{
+    if (!s->tick_mode || on == s->tick_on)
+        return;
+    if (on && !g_made && make_timer(s)) {
+        fprintf(stderr, "luatrace: no timer for sampled time (no free real-time signal, or "
+                        "timer_create failed): the trace has no time\n");
+        s->tick_mode = 0;
+        return;
+    }
+    settime(on ? s->tick_ns : 0);
+    s->tick_on = on;
+}
+
+uint64_t co_tick_period_ns(void)
+{
+    const char *env = getenv("LUATRACE_TICK_US");
+    long us = env && *env ? atol(env) : 1000;
+    return (uint64_t)(us >= 100 && us <= 1000000 ? us : 1000) * 1000u;
+}
+
+void co_tick_flush(co_state *s)
+{
+    int was = co_tick_in;
+    co_tick_in = 1;
+    atomic_signal_fence(memory_order_seq_cst);
+    uint8_t *p = co_tick_pending ? co_out_hot(s) : NULL;
+    if (p) {
+        uint64_t n = co_tick_pending;
+        co_tick_pending = 0;
+        uint8_t *q = lt_put_head(p, LT_EV_TICK, 3);
+        q = lt_put_uint(q, n);
+        q = lt_put_uint(q, __atomic_exchange_n(&g_hook, 0, __ATOMIC_RELAXED));
+        q = lt_put_uint(q, s->tick_ns);
+        co_out_hot_end(s, p, q);
+    }
+    atomic_signal_fence(memory_order_seq_cst);
+    co_tick_in = was;
+}
+
+int co_tick_signal(void)
+{
+    return g_signo;
+}
+
+void co_tick_forked(void)
+{
+    g_made = 0; /* the parent's timer is not the child's */
+    if (g_perf >= 0)
+        close(g_perf); /* nor its task clock */
+    g_perf = -1;
+    co_tick_pending = 0;
+    g_hook = 0;
+}
