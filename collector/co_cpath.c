@@ -98,6 +98,10 @@ void co_cpath_hide(lua_State *L)
     const char *add = getenv("LUATRACE_RUN_CPATH");
     if (!add || !*add || co_jit_is() || g_require)
         return;
+#ifdef CO_LUA54 /* require keeps package in an upvalue, not an environment:
+                 * the program's package.cpath keeps run's directory */
+    return;
+#endif
     co_module_push_globals(L);
     int g = lua_gettop(L);
     lua_pushliteral(L, "require");

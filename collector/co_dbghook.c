@@ -126,7 +126,13 @@ static struct {
 
 void co_chain_call(const co_chain *c, lua_State *L, lua_Debug *ar)
 {
+#ifdef CO_LUA54
+    if (ar->event == LUA_HOOKCALL && ar->istailcall) /* co_ev_normalize's */
+        ar->event = LUA_HOOKTAILCALL;
+    int bit = ar->event == LUA_HOOKTAILCALL ? LUA_MASKCALL : 1 << ar->event;
+#else
     int bit = ar->event == LUA_HOOKTAILRET ? LUA_MASKRET : 1 << ar->event;
+#endif
     const void *pc = lr_ptr_at(L, LS_SAVEDPC);
     int mask = ar->event == LUA_HOOKLINE && g_count.L == L && g_count.pc == pc ? g_count.mask
                                                                                : c->mask;

@@ -48,6 +48,10 @@ static uint32_t str_hash(const char *str, size_t l)
 
 int co_func_layout_check(lua_State *L)
 {
+#ifdef CO_LUA54 /* 5.1's closures and stack are not 5.4's: the API serves */
+    (void)L;
+    return 0;
+#endif
     int top = lua_gettop(L), ok = 0;
     if (luaL_loadstring(L, "return function() end") == 0) {
         lua_pushvalue(L, -1);
@@ -78,7 +82,7 @@ int co_func_state_check(lua_State *L, lua_CFunction running)
     if (!lua_getstack(L, 0, &ar))
         return 0;
     const char *base = lr_ptr_at(L, LS_BASE_CI), *ci = lr_ptr_at(L, LS_CI);
-    if (!base || ci - base != (ptrdiff_t)ar.i_ci * CI_SIZE)
+    if (!base || ci - base != (ptrdiff_t)CO_AR_DEPTH(&ar) * CI_SIZE)
         return 0;
     const void *tv = lr_ptr_at(ci, CI_FUNC);
     const uint8_t *cl = tv ? lr_ptr_at(tv, 0) : NULL;
@@ -502,7 +506,7 @@ static int push_body(lua_State *L, lua_State *co)
     } else { /* the deepest level may be a tail call's (i_ci 0): no frame */
         int deepest = 0;
         for (int level = 0; lua_getstack(co, level, &d); level++)
-            if (d.i_ci != 0)
+            if (CO_AR_DEPTH(&d) != 0)
                 deepest = level;
         lua_getstack(co, deepest, &d);
         lua_getinfo(co, "f", &d);

@@ -96,7 +96,8 @@ int co_hook_ret_record(co_state *s, uint32_t depth)
 /* The frame on top before the event ar: a call's caller. */
 CO_INLINE uint32_t depth_before(const lua_Debug *ar)
 {
-    return (uint32_t)ar->i_ci - (ar->event == LUA_HOOKCALL && ar->i_ci > 0);
+    uint32_t d = CO_EV_DEPTH(ar);
+    return d - (ar->event == LUA_HOOKCALL && d > 0);
 }
 
 static void stack_record(co_state *s, lua_State *L, uint32_t id, unsigned reason, int from);
@@ -200,7 +201,7 @@ void co_hook_resume_record(co_state *s, lua_State *co)
     if (p)
         put_switch(s, p, 1, 0, id,
                    s->jit ? co_jit_depth(co)
-                   : lua_getstack(co, 0, &ar) ? (uint32_t)ar.i_ci : 0, 0);
+                   : lua_getstack(co, 0, &ar) ? CO_AR_DEPTH(&ar) : 0, 0);
 }
 
 /* The coroutine a resume call is about to run: its first argument. */
@@ -279,7 +280,7 @@ CO_INLINE void implies(co_state *s, uint64_t pos, uint32_t depth)
 /* A call's record at p (the ring position), once its fid is known. */
 CO_INLINE void put_call_at(co_state *s, uint8_t *p, const lua_Debug *ar, uint64_t dt, uint32_t fid)
 {
-    uint32_t depth = (uint32_t)ar->i_ci;
+    uint32_t depth = CO_EV_DEPTH(ar);
     uint8_t *q;
     if (s->ring.pos == s->depth_end && depth == s->depth + 1) {
         q = lt_put_short(p, LT_SHORT_CALL, dt);
@@ -310,13 +311,13 @@ CO_INLINE void on_call(co_state *s, lua_State *L, lua_Debug *ar, uint64_t dt)
     /* a yield while a thread resumed with hooks off: co_untraced_again
      * looks at the next event (any_event, nuntraced: slow_at is 0) */
     if (__builtin_expect(s->nuntraced != 0, 0) && (flags & LT_FF_YIELD))
-        s->yield_depth = (uint32_t)ar->i_ci;
+        s->yield_depth = CO_EV_DEPTH(ar);
 }
 
 /* p: where the record goes (co_out_hot) */
 CO_INLINE void on_ret(co_state *s, lua_Debug *ar, uint64_t dt, uint8_t *p)
 {
-    uint32_t depth = (uint32_t)ar->i_ci;
+    uint32_t depth = CO_EV_DEPTH(ar);
     uint8_t *q;
     if (s->ring.pos == s->depth_end && depth == s->depth) {
         q = lt_put_short(p, LT_SHORT_RET, dt);
@@ -335,7 +336,7 @@ CO_INLINE void on_ret(co_state *s, lua_Debug *ar, uint64_t dt, uint8_t *p)
 CO_INLINE void on_line(co_state *s, lua_Debug *ar, uint64_t dt, uint8_t *p)
 {
     uint32_t line = ar->currentline > 0 ? (uint32_t)ar->currentline : 0;
-    uint32_t depth = (uint32_t)ar->i_ci;
+    uint32_t depth = CO_EV_DEPTH(ar);
     uint64_t pos = s->ring.pos;
     /* in [0, BIAS + MAX] when the change of line fits a step */
     uint64_t biased = (uint64_t)((int64_t)line - s->line_prev + LT_STEP_BIAS);
@@ -665,7 +666,7 @@ CO_INLINE void switch_event_at(co_state *s, lua_State *L, lua_Debug *ar, uint64_
     }
     /* a line or a return: depth_before is i_ci; exact timing: no
      * co_hook_slow */
-    switch_fast(s, L, (uint32_t)ar->i_ci, lean_dt(s, t0, timed), id);
+    switch_fast(s, L, CO_EV_DEPTH(ar), lean_dt(s, t0, timed), id);
     if (__builtin_expect(s->ring.pos > s->slow_at, 0)) {
         emit_end(s, L, ar, t0);
         return;
@@ -826,6 +827,7 @@ static void __attribute__((noinline)) tick_hook(co_state *s, lua_State *L, lua_D
 void co_hook(lua_State *L, lua_Debug *ar)
 {
     co_state *s = g_state;
+    co_ev_normalize(ar);
     if (__builtin_expect(s->lean != CO_LEAN_EXACT, 0)) {
         if (s->lean == CO_LEAN_NOCLOCK)
             none_hook(s, L, ar);
@@ -867,9 +869,8 @@ static void snapshot_frames(co_state *s, lua_State *L, int from, int bodies)
     for (int level = from; lua_getstack(L, level, &ar); level++) {
         if (s->jit) {
             co_jit_ar = &ar;
-            co_jit_slot = ar.i_ci;
-            ar.i_ci = (int)(n - (uint32_t)level);
-        } else if (ar.i_ci == 0) {
+            co_jit_depth_in(&ar, n - (uint32_t)level);
+        } else if (CO_AR_DEPTH(&ar) == 0) {
             continue;
         }
         uint32_t flags;
@@ -881,7 +882,7 @@ static void snapshot_frames(co_state *s, lua_State *L, int from, int bodies)
         if (!p)
             break;
         uint8_t *q = lt_put_head(p, LT_EV_FRAME, 3);
-        q = lt_put_uint(q, (uint64_t)ar.i_ci);
+        q = lt_put_uint(q, s->jit ? (uint64_t)ar.i_ci : CO_AR_DEPTH(&ar));
         q = lt_put_uint(q, fid);
         q = lt_put_uint(q, ar.currentline > 0 ? (uint64_t)ar.currentline : 0);
         co_out_hot_end(s, p, q);

@@ -246,6 +246,16 @@ int co_module_create_ring(co_state *s, const char *name, uint64_t size, int own_
         snprintf(err, cap, "cannot create ring /dev/shm%s%s: %s", LT_RING_PREFIX, s->shm, strerror(-e));
     return e;
 }
+/* The globals table as the program's chunks see it at start-up. */
+static void co_push_globaltable(lua_State *L)
+{
+#ifdef CO_LUA54
+    lua_pushglobaltable(L);
+#else
+    lua_pushvalue(L, LUA_GLOBALSINDEX);
+#endif
+}
+
 
 #define CO_GLOBALS "luatrace.globals"
 
@@ -258,7 +268,7 @@ void co_module_keep_globals(lua_State *L)
     if (kept)
         return;
     lua_pushliteral(L, CO_GLOBALS);
-    lua_pushvalue(L, LUA_GLOBALSINDEX);
+    co_push_globaltable(L);
     lua_rawset(L, LUA_REGISTRYINDEX);
 }
 
@@ -279,7 +289,7 @@ void co_module_push_globals(lua_State *L)
             return;
     }
     lua_pop(L, 1);
-    lua_pushvalue(L, LUA_GLOBALSINDEX);
+    co_push_globaltable(L);
 }
 
 /* t[k], raw: a metamethod would run the program's code here. t is an
@@ -489,12 +499,12 @@ static int startup_load(lua_State *L, int *base)
     int level = 1;
     if (!lua_getstack(L, 0, &ar))
         return 0;
-    *base = ar.i_ci & 0xffff; /* LuaJIT's: the slot, as its hook's (co_jit.c) */
+    *base = CO_AR_SLOT(&ar); /* LuaJIT's: the slot, as its hook's (co_jit.c) */
     if (frame_is(L, level, "C", &ar)) {
-        *base = ar.i_ci & 0xffff;
+        *base = CO_AR_SLOT(&ar);
         level++;
         if (frame_is(L, level, "main", &ar) && !strcmp(ar.source, "=LUA_INIT")) {
-            *base = ar.i_ci & 0xffff;
+            *base = CO_AR_SLOT(&ar);
             level++;
         }
     }
@@ -535,7 +545,7 @@ static void pending_hook(lua_State *L, lua_Debug *ar)
     }
     int main = lua_pushthread(L);
     lua_pop(L, 1);
-    if (ar->event != LUA_HOOKCALL || (main && ar->i_ci > g_pending.base_ci) ||
+    if (ar->event != LUA_HOOKCALL || (main && (int)CO_EV_DEPTH(ar) > g_pending.base_ci) ||
         requires_us(L, ar))
         return; /* still inside LUA_INIT or require */
     g_pending.on = 0;
@@ -717,6 +727,11 @@ static void open_traced(lua_State *L, const char *name, int private_summary,
  * NULL for Lua 5.1. */
 static const char *other_lua(void)
 {
+#ifdef CO_LUA54
+    /* the 5.4 build (lib/lua/5.4): only lua5.4 finds it there */
+    return dlsym(RTLD_DEFAULT, "lua_newuserdatauv") && dlsym(RTLD_DEFAULT, "lua_setcstacklimit")
+               ? NULL : "this Lua (a luatrace.so built for Lua 5.4)";
+#else
     if (dlsym(RTLD_DEFAULT, "luaJIT_setmode"))
         return NULL; /* LuaJIT 2.1: co_jit.c */
     if (lua_tointeger && luaL_register && lua_getfield && !dlsym(RTLD_DEFAULT, "lua_callk"))
@@ -725,6 +740,7 @@ static const char *other_lua(void)
            : dlsym(RTLD_DEFAULT, "lua_rotate")      ? "Lua 5.3"
            : dlsym(RTLD_DEFAULT, "lua_callk")       ? "Lua 5.2"
                                                     : "this Lua";
+#endif
 }
 
 /* Raises the refusal of another Lua: lua_pushstring and lua_error are in

@@ -90,14 +90,14 @@ static int same_as_debug_api(lua_State *L, const lr_sr *d)
     if (!t || !t->active || !t->top_c)
         return 0;
     for (; lua_getstack(L, level, &ar); level++) {
-        if (ar.i_ci == 0)
+        if (CO_AR_DEPTH(&ar) == 0)
             continue; /* a lost tail call: no CallInfo */
         lua_getinfo(L, "Sln", &ar);
         if ((uint32_t)k >= t->n)
             return 0;
         const lr_sr_frame *fr = &d->fr[t->first + k++];
         const lr_sr_func *f = &d->fn[fr->fn];
-        if (fr->depth != (uint32_t)ar.i_ci || f->isC != (ar.what[0] == 'C'))
+        if (fr->depth != CO_AR_DEPTH(&ar) || f->isC != (ar.what[0] == 'C'))
             return 0;
         if (!f->isC && (f->linedef != ar.linedefined || (int)fr->line != ar.currentline))
             return 0;

@@ -569,6 +569,56 @@ extern lua_Debug *co_jit_ar;
 extern int co_jit_slot;
 int co_jit_getinfo(lua_State *L, const char *what, lua_Debug *ar);
 const char *co_jit_getlocal(lua_State *L, const lua_Debug *ar, int n);
+/* A frame's depth as the records carry it: its CallInfo's place above
+ * the thread's base (the C level, 0). Lua 5.1 and LuaJIT's hook give it
+ * in i_ci (LuaJIT's as co_jit_event translated it); Lua 5.4's i_ci is the
+ * CallInfo itself, whose chain of previous links ends at the base: the
+ * walk costs a load per frame, the layout is 5.4's from 5.4.0 to 5.4.7
+ * (func, top, previous). CO_AR_SLOT: LuaJIT's frame slot (co_jit.c). */
+#ifdef CO_LUA54
+enum { CI54_PREVIOUS = 2 * sizeof(void *) };
+static inline uint32_t co_ci_depth(const void *ci)
+{
+    uint32_t n = 0;
+    for (;;) {
+        const void *prev;
+        memcpy(&prev, (const char *)ci + CI54_PREVIOUS, sizeof prev);
+        if (!prev)
+            return n;
+        ci = prev;
+        n++;
+    }
+}
+#define CO_AR_DEPTH(ar) co_ci_depth((ar)->i_ci)
+#define CO_AR_SLOT(ar) CO_AR_DEPTH(ar)
+/* 5.4 reports a tail call (TAILCALL) in its caller's CallInfo, 5.1 as a
+ * CALL one deeper, its frame then falling into the caller's place (the
+ * callee's next record, one less deep, tells recorderd it was a tail
+ * call, rd_stack.c). co_hook takes a TAILCALL for such a CALL, marked in
+ * istailcall (which Lua's hook leaves unset), and CO_EV_DEPTH, a hook
+ * event's depth, adds its one; co_chain_call gives a program's hook the
+ * event as Lua reported it. */
+static inline void co_ev_normalize(lua_Debug *ar)
+{
+    ar->istailcall = ar->event == LUA_HOOKTAILCALL;
+    if (ar->istailcall)
+        ar->event = LUA_HOOKCALL;
+}
+#define CO_EV_DEPTH(ar) (co_ci_depth((ar)->i_ci) + (uint32_t)((ar)->istailcall != 0))
+static inline void co_jit_depth_in(lua_Debug *ar, uint32_t depth) { (void)ar, (void)depth; }
+#else
+#define CO_AR_DEPTH(ar) ((uint32_t)(ar)->i_ci)
+#define CO_AR_SLOT(ar) ((ar)->i_ci & 0xffff)
+#define co_ev_normalize(ar) ((void)0)
+#define CO_EV_DEPTH(ar) CO_AR_DEPTH(ar)
+/* LuaJIT: the level's depth in i_ci, its slot kept for the debug API */
+static inline void co_jit_depth_in(lua_Debug *ar, uint32_t depth)
+{
+    co_jit_slot = ar->i_ci;
+    ar->i_ci = (int)depth;
+}
+#endif
+
 #ifndef CO_JIT_IMPL
 #define lua_getinfo co_jit_getinfo
 #define lua_getlocal co_jit_getlocal

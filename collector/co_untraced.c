@@ -60,7 +60,7 @@ static int still(const co_state *s, const co_episode *e, lua_State *L)
 static void send_stack(co_state *s, co_episode *e)
 {
     lua_Debug ar;
-    e->top = lua_getstack(e->L, 0, &ar) ? (uint32_t)ar.i_ci : 0;
+    e->top = lua_getstack(e->L, 0, &ar) ? CO_AR_DEPTH(&ar) : 0;
     if (lua_checkstack(e->L, LUA_MINSTACK)) /* naming pushes onto its stack */
         co_hook_snapshot(s, e->L, LT_R_HOOKED);
 }
@@ -119,10 +119,10 @@ int co_untraced_again(co_state *s, lua_State *L, const lua_Debug *ar, uint64_t d
     uint32_t d = s->yield_depth;
     co_episode *e = top_episode(s);
     s->yield_depth = 0;
-    if (!e || L != s->cur_L || ar->event != LUA_HOOKRET || (uint32_t)ar->i_ci != d ||
+    if (!e || L != s->cur_L || ar->event != LUA_HOOKRET || CO_EV_DEPTH(ar) != d ||
         !still(s, e, L))
         return 0;
     co_hook_slow(s);
-    uint32_t depth = (uint32_t)ar->i_ci; /* a return's: its frame's */
+    uint32_t depth = CO_EV_DEPTH(ar); /* a return's: its frame's */
     return via_resumer(s, e, s->cur_id, depth, dt, 0);
 }
