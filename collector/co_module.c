@@ -748,7 +748,7 @@ static const char *other_lua(void)
 static int refuse_other_lua(lua_State *L, const char *which)
 {
     char msg[160];
-    snprintf(msg, sizeof msg, "luatrace: %s is not supported (Lua 5.1 and LuaJIT 2.1 are)",
+    snprintf(msg, sizeof msg, "luatrace: %s is not supported (Lua 5.1, 5.4 and LuaJIT 2.1 are)",
              which);
     lua_pushstring(L, msg);
     return lua_error(L);

@@ -14,6 +14,9 @@
 #include "rd_server.h"
 #include "rd_util.h"
 
+#ifndef RD_CMODDIR54
+#define RD_CMODDIR54 "/usr/local/lib/lua/5.4"
+#endif
 #ifndef RD_CMODDIR
 #define RD_CMODDIR "/usr/local/lib/lua/5.1"
 #endif
@@ -31,13 +34,17 @@ typedef struct run_ctx {
     int code;
 } run_ctx;
 
-/* LuaJIT is sampled only (run --sample sets LUATRACE_SAMPLE) */
+/* Lua 5.1 and LuaJIT load the collector of LUA_CPATH, Lua 5.4 (where its
+ * build is, %s: the test of it) the one of LUA_CPATH_5_4 (collector/lua54/),
+ * both from the LUA_INIT chunk itself, which the collector takes for
+ * start-up (co_module.c). Another Lua runs untraced, and says so (under
+ * pcall: an error in LUA_INIT would stop the program). */
 #define RD_RUN_LUA_INIT                                                                   \
-    "if _VERSION == 'Lua 5.1' then require 'luatrace' "                                     \
+    "if _VERSION == 'Lua 5.1'%s then require 'luatrace' "                                   \
     "package.loaded.luatrace = nil "                                                        \
     "else pcall(function() local a = rawget(_G, 'arg') "                                    \
-    "io.stderr:write('luatrace: ', _VERSION, ' is not supported (Lua 5.1 and LuaJIT 2.1 "  \
-    "are): ', a and a[0] or 'a program', ' runs untraced\\n') end) end"
+    "io.stderr:write('luatrace: ', _VERSION, ' is not supported (Lua 5.1, 5.4 and "         \
+    "LuaJIT 2.1 are): ', a and a[0] or 'a program', ' runs untraced\\n') end) end"
 
 /* Directory holding luatrace.so: next to this binary in a build tree
  * (BUILD/collector beside BUILD/recorderd/recorderd, named without "..":
@@ -69,6 +76,29 @@ void rd_run_module_dir(char *buf, unsigned long cap)
         snprintf(buf, cap, "%s", RD_CMODDIR);
     else
         snprintf(buf, cap, "%s/collector", build);
+}
+
+/* The same for Lua 5.4's build: BUILD/collector/lua54 or lib/lua/5.4. */
+static void module_dir54(char *buf, unsigned long cap)
+{
+    char build[PATH_MAX];
+    if (build_tree(build, sizeof build))
+        snprintf(buf, cap, "%s", RD_CMODDIR54);
+    else
+        snprintf(buf, cap, "%s/collector/lua54", build);
+}
+
+/* LUA_CPATH_5_4, which lua5.4 reads before LUA_CPATH (which finds the
+ * 5.1 build first): the 5.4 build's ?.so, then what lua5.4 would have
+ * read, LUA_CPATH_5_4 or LUA_CPATH (or Lua's default). */
+static void rd_run_cpath54(char *buf, unsigned long cap)
+{
+    char mod[PATH_MAX + 32];
+    module_dir54(mod, sizeof mod);
+    const char *old = getenv("LUA_CPATH_5_4");
+    if (!old || !*old)
+        old = getenv("LUA_CPATH");
+    snprintf(buf, cap, "%s/?.so;%s", mod, old && *old ? old : ";");
 }
 
 /* The LUA_CPATH that finds that luatrace.so first: the directory's ?.so,
@@ -240,6 +270,9 @@ static void child_env(envb *e, const rd_run_opts *o, const char *sock)
     char cpath[PATH_MAX * 2];
     rd_run_cpath(cpath, sizeof cpath);
     env_set(e, "LUA_CPATH", cpath);
+    char cpath54[PATH_MAX * 2];
+    rd_run_cpath54(cpath54, sizeof cpath54);
+    env_set(e, "LUA_CPATH_5_4", cpath54);
     env_set(e, "LUATRACE_SOCKET", sock);
     if (!getenv("LUATRACE_SHM")) /* each process's session after its own script */
         env_set(e, "LUATRACE_SHM", LT_RING_NAME_SCRIPT);
@@ -252,7 +285,12 @@ static void child_env(envb *e, const rd_run_opts *o, const char *sock)
      * own require "luatrace" loads it again, then as the module it asked
      * for. */
     if (!getenv("LUA_INIT")) {
-        env_set(e, "LUA_INIT", RD_RUN_LUA_INIT);
+        char mod54[PATH_MAX + 32], init[1024];
+        module_dir54(mod54, sizeof mod54);
+        snprintf(mod54 + strlen(mod54), sizeof mod54 - strlen(mod54), "/luatrace.so");
+        snprintf(init, sizeof init, RD_RUN_LUA_INIT,
+                 access(mod54, R_OK) ? "" : " or _VERSION == 'Lua 5.4'");
+        env_set(e, "LUA_INIT", init);
         /* what LUA_CPATH gained, for the collector to take off the
          * program's package.cpath again (collector/co_cpath.c) */
         char mod[PATH_MAX + 32], add[PATH_MAX + 40];
