@@ -570,9 +570,9 @@ uint32_t co_func_wrap_id(co_state *s, lua_State *L, lua_Debug *ar, lua_State *co
     const co_fent *e = cl ? co_ftab_find(&s->ft, (k = wrap_key(lr_ptr_at(cl, CL_FP)), &k)) : NULL;
     if (e) /* every resume of a known generator */
         return e->fid;
-    if ((!s->layout_ok && !s->jit) || !co || !push_body(L, co))
+    if ((!s->layout_ok && !s->jit && !CO_BY_CLOSURE) || !co || !push_body(L, co))
         return fid;
-    k = s->jit ? jit_wrap_key(L) : wrap_key(lr_ptr_at(lua_topointer(L, -1), CL_FP));
+    k = s->jit || CO_BY_CLOSURE ? jit_wrap_key(L) : wrap_key(lr_ptr_at(lua_topointer(L, -1), CL_FP));
     if ((e = co_ftab_find(&s->ft, &k))) {
         lua_pop(L, 1);
         return e->fid;
@@ -644,7 +644,7 @@ uint32_t co_func_id_slow(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *fla
     } else {
         lua_getinfo(L, "f", ar);
         isC = lua_iscfunction(L, -1);
-        if (s->jit && !isC)
+        if ((s->jit || CO_BY_CLOSURE) && !isC)
             return jit_lua_fid(s, L, ar, flags);
         k.key = isC ? co_cpath_shown_key(co_cfunc_key(L, -1)) : (const void *)cl;
         lua_pop(L, 1);

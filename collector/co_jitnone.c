@@ -2,6 +2,8 @@
  * is never LuaJIT (lib/lua/5.4 is lua5.4's): every LuaJIT path is off, and
  * the debug API is Lua's own. */
 #define CO_JIT_IMPL
+#include <lauxlib.h>
+
 #include "co_state.h"
 
 lua_Debug *co_jit_ar;
@@ -29,12 +31,55 @@ void co_jit_prepare(lua_State *L) { (void)L; }
 void co_jit_listen(lua_State *L) { (void)L; }
 int co_jit_suspend(lua_State *L) { (void)L; return 0; }
 void co_jit_restore(lua_State *L) { (void)L; }
-int co_jit_begin(lua_State *L) { (void)L; return 0; }
-void co_jit_end(lua_State *L) { (void)L; }
+/* The closures' ids (CO_BY_CLOSURE), in a registry table with weak keys:
+ * a collected closure leaves it, so a new one at its address is new. */
+static int g_fref = LUA_NOREF;
+
+int co_jit_begin(lua_State *L)
+{
+    co_jit_end(L);
+    lua_newtable(L);
+    lua_createtable(L, 0, 1);
+    lua_pushliteral(L, "k");
+    lua_setfield(L, -2, "__mode");
+    lua_setmetatable(L, -2);
+    g_fref = luaL_ref(L, LUA_REGISTRYINDEX);
+    if (g_fref == LUA_REFNIL)
+        g_fref = LUA_NOREF;
+    return g_fref == LUA_NOREF ? -1 : 0;
+}
+
+void co_jit_end(lua_State *L)
+{
+    if (L && g_fref != LUA_NOREF)
+        luaL_unref(L, LUA_REGISTRYINDEX, g_fref);
+    g_fref = LUA_NOREF;
+}
+
+uint32_t co_jit_closure_fid(lua_State *L)
+{
+    if (g_fref == LUA_NOREF || !lua_checkstack(L, 2))
+        return 0;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, g_fref);
+    lua_pushvalue(L, -2);
+    lua_rawget(L, -2);
+    uint32_t fid = (uint32_t)lua_tointeger(L, -1);
+    lua_pop(L, 2);
+    return fid;
+}
+
+void co_jit_closure_set(lua_State *L, uint32_t fid)
+{
+    if (g_fref == LUA_NOREF || !lua_checkstack(L, 3))
+        return;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, g_fref);
+    lua_pushvalue(L, -2);
+    lua_pushinteger(L, (lua_Integer)fid);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+}
 uint32_t co_jit_tag(lua_State *T) { (void)T; return 0; }
 void co_jit_set_tag(lua_State *T, uint32_t id) { (void)T; (void)id; }
-uint32_t co_jit_closure_fid(lua_State *L) { (void)L; return 0; }
-void co_jit_closure_set(lua_State *L, uint32_t fid) { (void)L; (void)fid; }
 uint32_t co_jit_depth(lua_State *T) { (void)T; return 0; }
 void co_jit_rebuild(uint32_t id, lua_State *T, int from, int fresh_top)
 {

@@ -162,7 +162,7 @@ int co_thread_init(co_state *s, lua_State *L)
     s->thread_ok = slot && top - slot == TV_SIZE && lr_int_at(slot, TV_TT) == LUA_TTHREAD &&
                    lr_ptr_at(slot, 0) == (const void *)L;
     th->main = main_thread(L, s->thread_ok);
-    if (s->jit && co_jit_begin(L))
+    if ((s->jit || CO_BY_CLOSURE) && co_jit_begin(L))
         goto fail;
     return 0;
 fail:
@@ -182,7 +182,7 @@ void co_thread_free(co_state *s, lua_State *L)
     }
     th->weak_ref = th->anchor_ref = LUA_NOREF;
     th->anchor = NULL;
-    if (s->jit)
+    if (s->jit || CO_BY_CLOSURE)
         co_jit_end(L);
     co_mem_free(th->t);
     co_mem_free(th->freed);

@@ -45,10 +45,14 @@ local sethook, gethook = debug.sethook, debug.gethook
 -- unhooking a dead one would unhook them all
 local ONE_HOOK = rawget(_G, "jit") ~= nil
 local running, co_resume = coroutine.running, coroutine.resume
+-- 5.4's coroutine.close runs the pending __close of the coroutine it
+-- closes in that coroutine: its caller stands as the resumer
+local co_close = rawget(coroutine, "close")
 local co_status = coroutine.status
 local rawequal, rawget, next, type, tostring = rawequal, rawget, next, type, tostring
 local dump = string.dump
-local G = getfenv(0)                     -- the table of globals
+-- the table of globals (5.4 has no getfenv)
+local G = rawget(_G, "getfenv") and getfenv(0) or _G
 local REGISTRY = debug.getregistry()
 local LOADED = REGISTRY._LOADED  -- package.loaded
 local SELF = getinfo(1, "S").source
@@ -57,7 +61,9 @@ local SELF = getinfo(1, "S").source
 -- cache against the plain definition).
 local NAIVE = os.getenv("REFTRACE_NAIVE") == "1"
 
-local MAIN = {}   -- stands for the main thread (coroutine.running() is nil)
+-- stands for the main thread (coroutine.running() is nil in 5.1; 5.4 says
+-- true after it)
+local MAIN = {}
 
 -- {======================================================================
 -- Frame labels, fixed per function at first sight.
@@ -112,7 +118,7 @@ end
 local ITERATORS = {}
 for _, probe in ipairs { { "ipairs iterator", ipairs, {} },
     { "string.gmatch iterator", string.gmatch, "", "" }, { "io.lines iterator", io.lines } } do
-  local ok, it = pcall(probe[2], unpack(probe, 3))
+  local ok, it = pcall(probe[2], (unpack or table.unpack)(probe, 3))
   if ok and type(it) == "function" and cfid(it) then ITERATORS[cfid(it)] = probe[1] end
 end
 
@@ -381,9 +387,9 @@ local hook
 
 local function note_resume(info, node)
   local f, co = info.func, nil
-  if rawequal(f, co_resume) then
+  if rawequal(f, co_resume) or (co_close and rawequal(f, co_close)) then
     local _
-    _, co = getlocal(3, 1)  -- resume's first argument
+    _, co = getlocal(3, 1)  -- resume's (close's) first argument
   else
     co = cupvalue(f, 1)  -- a wrap closure's coroutine
   end
@@ -394,11 +400,15 @@ local function note_resume(info, node)
   end
 end
 
+-- Lua 5.4 reports a tail call as "tail call": the callee in its caller's
+-- place, as 5.1's tail pseudo-level leaves the caller no label
 hook = function(event)
+  if event == "tail call" then event = "call" end
   if event ~= "line" and event ~= "call" and event ~= "return" then return end
   local info = getinfo(2, "Slf")
   if info.source == SELF then return end
-  local T = running() or MAIN
+  local co, main = running()
+  local T = (co == nil or main) and MAIN or co
   if T ~= last then switch_to(T) end
   local st = states[T] or state_of(T)
   local D = top_level(st.depth + 1) - 1

@@ -14,7 +14,7 @@
 /* cupvalue(f, n): the value of upvalue n of function f, or nothing. */
 static int cupvalue(lua_State *L)
 {
-  int n = luaL_checkint(L, 2);
+  int n = (int)luaL_checkinteger(L, 2); /* 5.1 and 5.4 alike */
   luaL_checktype(L, 1, LUA_TFUNCTION);
   if (lua_getupvalue(L, 1, n) == NULL)
     return 0;
