@@ -767,7 +767,7 @@ static int sample_mode(void)
         return 1;
     if (!said++)
         fprintf(stderr, "luatrace: sampling (LUATRACE_SAMPLE, run --sample) is for LuaJIT; "
-                        "Lua 5.1 is traced exactly\n");
+                        "%s is traced exactly\n", CO_LUA_NAME);
     return 0;
 }
 

@@ -594,6 +594,7 @@ static inline uint32_t co_ci_depth(const void *ci)
  * under LuaJIT: no free of a closure is seen (co_alloc.c reads 5.1's), so
  * an address alone could be a collected closure's (co_jitnone.c) */
 #define CO_BY_CLOSURE 1
+#define CO_LUA_NAME "Lua 5.4"
 #define CO_AR_SLOT(ar) CO_AR_DEPTH(ar)
 /* 5.4 reports a tail call (TAILCALL) in its caller's CallInfo, 5.1 as a
  * CALL one deeper, its frame then falling into the caller's place (the
@@ -613,6 +614,7 @@ static inline void co_jit_depth_in(lua_Debug *ar, uint32_t depth) { (void)ar, (v
 #else
 #define CO_AR_DEPTH(ar) ((uint32_t)(ar)->i_ci)
 #define CO_BY_CLOSURE 0
+#define CO_LUA_NAME "Lua 5.1"
 #define CO_AR_SLOT(ar) ((ar)->i_ci & 0xffff)
 #define co_ev_normalize(ar) ((void)0)
 #define CO_EV_DEPTH(ar) CO_AR_DEPTH(ar)

@@ -38,8 +38,9 @@ typedef struct cmd_help {
 static const cmd_help helps[] = {
     {"run", "run [OPTIONS] [--] CMD [ARGS...]",
      "run a program traced and write its reports (open report.html first)",
-     "Runs CMD traced: each Lua process it starts is a session, OUT/SCRIPT (a rerun\n"
-     "keeps the previous one as OUT/SCRIPT.prev). Exits with CMD's status.",
+     "Runs CMD traced (lua5.1, lua5.4, luajit): each Lua process it starts is a\n"
+     "session, OUT/SCRIPT (a rerun keeps the previous one as OUT/SCRIPT.prev).\n"
+     "Exits with CMD's status.",
      1,
      {OUT,
       {"-q, --quiet", "no summary on stderr (failures are still said)"},
@@ -52,7 +53,7 @@ static const cmd_help helps[] = {
       TIME,
       CLOCK,
       {"--sample [HZ]", "LuaJIT: sample with its profiler, the JIT on (HZ 1-1000, default\n"
-                        "                                 1000); lua5.1 is traced exactly"},
+                        "                                 1000); lua5.1 and lua5.4 are traced exactly"},
       NOTRACE,
       BACKEND,
       HELP},
