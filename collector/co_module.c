@@ -545,9 +545,12 @@ static void pending_hook(lua_State *L, lua_Debug *ar)
     }
     int main = lua_pushthread(L);
     lua_pop(L, 1);
-    if (ar->event != LUA_HOOKCALL || (main && (int)CO_EV_DEPTH(ar) > g_pending.base_ci) ||
+    /* not co_hook: 5.4's ar is not normalized (co_ev_normalize), its
+     * istailcall unset; a plain call's depth is CO_AR_DEPTH */
+    if (ar->event != LUA_HOOKCALL || (main && (int)CO_AR_DEPTH(ar) > g_pending.base_ci) ||
         requires_us(L, ar))
         return; /* still inside LUA_INIT or require */
+    co_ev_normalize(ar); /* a plain call: its records' depth (CO_EV_DEPTH) */
     g_pending.on = 0;
     lua_sethook(L, NULL, 0, 0);
     s = setup(L, g_pending.name, g_pending.private_summary, co_running_top);
