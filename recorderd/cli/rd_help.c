@@ -51,8 +51,8 @@ static const cmd_help helps[] = {
       EXCLUDE,
       TIME,
       CLOCK,
-      {"--sample [HZ]", "LuaJIT: sample with its profiler, the JIT on (HZ 1-1000, default\n"
-                        "                                 1000); lua5.1 is traced exactly"},
+      {"--sample [HZ]", "a sampler instead of a trace: lua5.1 read from outside (no hook),\n"
+                        "                                 LuaJIT by its profiler, the JIT on (HZ 1-1000, 1000)"},
       NOTRACE,
       BACKEND,
       HELP},

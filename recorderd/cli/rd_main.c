@@ -23,6 +23,7 @@
 #include "rd_http_auth.h"
 #include "rd_http_pprof.h"
 #include "rd_outdir.h"
+#include "rd_outside.h"
 #include "rd_record.h"
 #include "rd_run.h"
 #include "rd_server.h"
@@ -150,6 +151,7 @@ static int cmd_run(int argc, char **argv)
     o.cov = so.cov;
     o.sample_time = so.sample_time;
     o.wall = so.wall;
+    o.outside = &rd_outside_sampler;
     return unmake_out(o.out, made, rd_run(&o, argv + i));
 }
 
@@ -196,6 +198,7 @@ static int serve(const char *path, int fd, rd_session_opts *so, int once, unsign
     }
     srv.once = once;
     srv.on_idle = stop_when_idle;
+    srv.outside_ops = &rd_outside_sampler;
     srv.hello_ms = hello_ms;
     if (path && rd_server_listen(&srv, path, err, sizeof err)) {
         fprintf(stderr, "recorderd: %s\n", rd_printable(err, err, sizeof err));
