@@ -247,6 +247,12 @@ static void header(const rd_heap_opts *o, const snap *s, FILE *out)
                  "objects; the state's own: %s (its string table, its buffer)\n  read in "
                  "%.2f s %s\n", a, b, s->w.n, c, s->secs,
             o->stop ? "with the process stopped" : "as the process ran");
+    uint64_t seen = s->bytes + s->w.internal;
+    if (s->w.totalbytes > seen && s->w.totalbytes - seen > s->w.totalbytes / 20) {
+        human(s->w.totalbytes - seen, a, sizeof a);
+        fprintf(out, "  the other %s: garbage the collector has not freed yet (or what "
+                     "changed under the read)\n", a);
+    }
     if (s->w.bad)
         fprintf(out, "%zu values changed under the read or could not be read: left out%s\n",
                 s->w.bad, o->stop ? "" : " (--stop holds the process still)");
