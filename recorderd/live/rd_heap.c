@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "rd_gcwalk.h"
+#include "rd_heapslot.h"
 #include "rd_heapwalk.h"
 #include "rd_peek.h"
 
@@ -104,7 +105,9 @@ static void edge_label(const rd_heapwalk *w, const rd_hobj *o, char *out, size_t
         break;
     case HE_PROTO: snprintf(out, cap, "(prototype)"); break;
     case HE_CONST: snprintf(out, cap, "(constant)"); break;
-    case HE_STACK: snprintf(out, cap, "(stack %llu)", (unsigned long long)o->key); break;
+    case HE_STACK:
+        rd_heapslot_name(w->pid, w->o[o->parent].addr, (size_t)o->key, out, cap);
+        break;
     case HE_GLOBALS: snprintf(out, cap, "(globals)"); break;
     default: snprintf(out, cap, "?");
     }

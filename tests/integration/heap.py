@@ -11,7 +11,8 @@ started in a session of its own and killed whatever happens. Cases:
             keeps the most, with the program's count of entries; _G.keep
             is the biggest table, its array part 2^18 slots (200000 made);
             a big table only an upvalue holds has the upvalue's name in
-            its path; the process runs on afterwards
+            its path, one only a function's local holds the local's and
+            the function's; the process runs on afterwards
   diff      a program adding sessions all the time: --diff 1 says
             _G.cache.sessions grew, first, and by how many objects at least
   forged    forged_host table (a table that says it has 2^27 array slots
@@ -39,10 +40,16 @@ for i = 1, 40000 do hidden[i] = i * 0.5 end
 function handler() return hidden end
 keep = {}
 for i = 1, 200000 do keep[i] = i end
-collectgarbage("collect") collectgarbage("stop")
-io.stdout:write(string.format("%d %d\\n", collectgarbage("count") * 1024, #cache.sessions))
-io.stdout:flush()
-io.read()
+local function wait()
+  local pending = {}
+  for i = 1, 1000 do pending[i] = {i} end
+  collectgarbage("collect") collectgarbage("stop")
+  io.stdout:write(string.format("%d %d\\n", collectgarbage("count") * 1024, #cache.sessions))
+  io.stdout:flush()
+  io.read()
+  return #pending
+end
+wait()
 print("still here")
 '''
 
@@ -112,6 +119,9 @@ def case_rest(c):
            'the biggest table: %r' % big)
     expect(re.search(r'_G\.handler\(upvalue hidden\)\n', out),
            'the table only an upvalue holds is not named after it:\n' + out)
+    wait_line = REST.split('\n').index('local function wait()') + 1
+    expect('main thread(local pending of function (rest.lua:%d)) (1000 entries' % wait_line
+           in out, 'the table only a local holds is not named after it:\n' + out)
     p.stdin.write(b'\n')
     p.stdin.flush()
     expect(p.stdout.readline() == b'still here\n', 'the program did not go on')
