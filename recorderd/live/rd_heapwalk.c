@@ -148,22 +148,48 @@ static int late(rd_heapwalk *w)
     return w->cut == 2;
 }
 
-static void array_part(rd_heapwalk *w, uint32_t i, uintptr_t a, size_t n)
+/* An element of an array object i holds: the k-th (from 0), at e. */
+typedef void (*each_fn)(rd_heapwalk *w, uint32_t i, size_t k, const uint8_t *e);
+
+/* fn for each of the n elements of stride bytes at at, read a chunk at a
+ * time (the walk's time checked at each). An unreadable chunk is counted
+ * and ends it. */
+static void each(rd_heapwalk *w, uint32_t i, uintptr_t at, size_t n, size_t stride, each_fn fn)
 {
     cache *c = w->cache;
-    for (size_t k = 0; k < n && !late(w); k += CHUNK) {
-        size_t m = n - k < CHUNK ? n - k : CHUNK;
-        if (rd(w, a + k * TV_SIZE, c->chunk, m * TV_SIZE)) {
+    size_t per = sizeof c->chunk / stride;
+    for (size_t k = 0; k < n && !late(w); k += per) {
+        size_t m = n - k < per ? n - k : per;
+        if (rd(w, at + k * stride, c->chunk, m * stride)) {
             w->bad++;
             return;
         }
         for (size_t j = 0; j < m; j++)
-            add_value(w, i, HE_INDEX, k + j + 1, c->chunk + j * TV_SIZE);
+            fn(w, i, k + j, c->chunk + j * stride);
     }
 }
 
-static void node_value(rd_heapwalk *w, uint32_t i, const uint8_t *nd)
+static void array_elem(rd_heapwalk *w, uint32_t i, size_t k, const uint8_t *e)
 {
+    add_value(w, i, HE_INDEX, k + 1, e);
+}
+
+static void stack_elem(rd_heapwalk *w, uint32_t i, size_t k, const uint8_t *e)
+{
+    add_value(w, i, HE_STACK, k, e);
+}
+
+static void const_elem(rd_heapwalk *w, uint32_t i, size_t k, const uint8_t *e)
+{
+    (void)k;
+    add_value(w, i, HE_CONST, 0, e);
+}
+
+static void node_elem(rd_heapwalk *w, uint32_t i, size_t k, const uint8_t *nd)
+{
+    (void)k;
+    if (lr_int_at(nd, TV_TT) == LUA_TNIL) /* a free node */
+        return;
     int ktt = lr_int_at(nd, ND_KEYTT);
     uint64_t key;
     memcpy(&key, nd + ND_KEY, sizeof key);
@@ -175,21 +201,6 @@ static void node_value(rd_heapwalk *w, uint32_t i, const uint8_t *nd)
         add_value(w, i, HE_OTHERKEY, 0, nd);
     if (ktt >= LUA_TSTRING && ktt <= LUA_TTHREAD)
         add(w, i, HE_KEY, 0, (uintptr_t)key, ktt);
-}
-
-static void hash_part(rd_heapwalk *w, uint32_t i, uintptr_t nodes, size_t n)
-{
-    cache *c = w->cache;
-    for (size_t k = 0; k < n && !late(w); k += CHUNK) {
-        size_t m = n - k < CHUNK ? n - k : CHUNK;
-        if (rd(w, nodes + k * ND_SIZE, c->chunk, m * ND_SIZE)) {
-            w->bad++;
-            return;
-        }
-        for (size_t j = 0; j < m; j++)
-            if (lr_int_at(c->chunk + j * ND_SIZE, TV_TT) != LUA_TNIL)
-                node_value(w, i, c->chunk + j * ND_SIZE);
-    }
 }
 
 static int table(rd_heapwalk *w, uint32_t i, const uint8_t *b)
@@ -211,9 +222,9 @@ static int table(rd_heapwalk *w, uint32_t i, const uint8_t *b)
     w->o[i].extra = (uint16_t)(dummy ? 0 : lsize + 1);
     if (ptr_at(b, TB_METATABLE))
         add(w, i, HE_META, 0, ptr_at(b, TB_METATABLE), LUA_TTABLE);
-    array_part(w, i, ptr_at(b, TB_ARRAY), (size_t)na);
+    each(w, i, ptr_at(b, TB_ARRAY), (size_t)na, TV_SIZE, array_elem);
     if (!dummy)
-        hash_part(w, i, nodes, nh);
+        each(w, i, nodes, nh, ND_SIZE, node_elem);
     return 0;
 }
 
@@ -285,14 +296,7 @@ static int proto(rd_heapwalk *w, uint32_t i, const uint8_t *b)
     pointers(w, i, ptr_at(b, PR_P), np, HE_PROTO, HT_PROTO, 8);
     pointers(w, i, ptr_at(b, PR_UPVALUES), nup, HE_CONST, LUA_TSTRING, 8);
     pointers(w, i, ptr_at(b, PR_LOCVARS), nloc, HE_CONST, LUA_TSTRING, LV_SIZE);
-    cache *c = w->cache;
-    for (int k = 0; k < nk; k += CHUNK) {
-        int m = nk - k < CHUNK ? nk - k : CHUNK;
-        if (copy(w->pid, c->chunk, ptr_at(b, PR_K) + (uintptr_t)k * TV_SIZE, (size_t)m * TV_SIZE))
-            return (void)w->bad++, 0;
-        for (int j = 0; j < m; j++)
-            add_value(w, i, HE_CONST, 0, c->chunk + j * TV_SIZE);
-    }
+    each(w, i, ptr_at(b, PR_K), (size_t)nk, TV_SIZE, const_elem);
     return 0;
 }
 
@@ -331,15 +335,7 @@ static int thread(rd_heapwalk *w, uint32_t i, const uint8_t *b)
     if (too_big(w, w->o[i].size))
         return -1;
     add_value(w, i, HE_GLOBALS, 0, b + LS_GT);
-    size_t n = (top - stack) / TV_SIZE;
-    cache *c = w->cache;
-    for (size_t k = 0; k < n; k += CHUNK) {
-        size_t m = n - k < CHUNK ? n - k : CHUNK;
-        if (copy(w->pid, c->chunk, stack + k * TV_SIZE, m * TV_SIZE))
-            return (void)w->bad++, 0;
-        for (size_t j = 0; j < m; j++)
-            add_value(w, i, HE_STACK, k + j, c->chunk + j * TV_SIZE);
-    }
+    each(w, i, stack, (top - stack) / TV_SIZE, TV_SIZE, stack_elem);
     return 0;
 }
 

@@ -34,8 +34,8 @@ from harness import Failure, cases, expect, run  # noqa: E402
 from collector import same_output  # noqa: E402
 
 # Many tiny calls (an exact trace's hooks weigh most there) against long
-# arithmetic lines, each part timed by the program; HOT_N, COLD_N set.
-SHARES = '''
+# arithmetic lines.
+PARTS = '''
 local function tiny(x) return x + 1 end
 local function calls(n) local s = 0 for i = 1, n do s = tiny(tiny(s)) end return s end
 local function lines(n)
@@ -45,6 +45,10 @@ local function lines(n)
   end
   return a
 end
+'''
+
+# The two parts, each timed by the program; CALLS_N, LINES_N set.
+SHARES = PARTS + '''
 local lt = require "luatrace"
 local ta, tb = 0, 0
 for _ = 1, 10 do
@@ -61,16 +65,7 @@ os.exit(6)
 
 def counts(c, seconds=0.25):
     """Iteration counts giving each part about `seconds` of CPU a round."""
-    probe = c.write('probe.lua', '''
-local function tiny(x) return x + 1 end
-local function calls(n) local s = 0 for i = 1, n do s = tiny(tiny(s)) end return s end
-local function lines(n)
-  local a, b = 1.5, 2.5
-  for i = 1, n do
-    a = (a * 1.0001 + b * 0.9999 + i * 0.25) % 1000 + (b - a) * 0.001 + a * 0.0001
-  end
-  return a
-end
+    probe = c.write('probe.lua', PARTS + '''
 local function count(f)
   local n = 1000
   while true do
