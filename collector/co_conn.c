@@ -192,7 +192,8 @@ static int hello(co_state *s, int fd, char *err, size_t cap)
 {
     lt_ctl_msg m = {.type = LT_CTL_HELLO, .pid = (uint32_t)getpid(), .ring = s->ring.size,
                     .sample = s->sample_hz, .outside = s->outside,
-                    .state = (uint64_t)(uintptr_t)s->outside_state};
+                    .state = (uint64_t)(uintptr_t)s->outside_state,
+                    .tid = (uint32_t)s->outside_tid};
     snprintf(m.shm, sizeof m.shm, "%s", s->shm);
     read_cmdline(m.cmd, sizeof m.cmd);
     if (s->outside)

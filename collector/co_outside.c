@@ -45,6 +45,7 @@ int co_outside_open(lua_State *L, int hz)
     s.sample_hz = (unsigned)hz;
     s.outside = 1;
     s.outside_state = main_state(L);
+    s.outside_tid = gettid(); /* the samples weigh this thread's CPU time */
     /* a valid ring name for the hello, which no ring has: recorderd names
      * the session after the process's command line, as record does */
     snprintf(s.shm, sizeof s.shm, "outside");

@@ -190,6 +190,7 @@ typedef struct co_state {
     int private_summary; /* -lluatrace.profile: own recorder, summary at exit */
     int outside;        /* co_outside.c: the hello asks to be sampled from outside */
     const void *outside_state; /* and says where its lua_State is */
+    pid_t outside_tid;         /* and which thread runs it */
     int attached;       /* started by `recorderd attach`: end silently */
     char sock_path[108]; /* the recorder to register with, "" = search */
     char shm[LT_RING_NAME_MAX + 1];

@@ -138,7 +138,8 @@ int lt_ctl_pack(const lt_ctl_msg *m, msgpack_sbuffer *sb)
     msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
     size_t before = sb->size;
     if (m->type == LT_CTL_HELLO) {
-        msgpack_pack_map(&pk, 7 + !!m->sample + 2 * (m->sample && m->outside));
+        int out = m->sample && m->outside;
+        msgpack_pack_map(&pk, 7 + !!m->sample + 2 * out + (out && m->tid));
         pack_kv_str(&pk, "type", "hello");
         pack_kv_uint(&pk, "v", LT_CTL_VERSION);
         pack_kv_uint(&pk, "pid", m->pid);
@@ -152,6 +153,8 @@ int lt_ctl_pack(const lt_ctl_msg *m, msgpack_sbuffer *sb)
             pack_key(&pk, "outside");
             msgpack_pack_true(&pk);
             pack_kv_uint(&pk, "state", m->state);
+            if (m->tid)
+                pack_kv_uint(&pk, "tid", m->tid);
         }
     } else if (m->type == LT_CTL_ACK) {
         int timing = m->ok && m->timing[0];
@@ -314,6 +317,11 @@ static int parse_kv(const msgpack_object_kv *kv, lt_ctl_msg *m, unsigned *seen)
     }
     if (key_is(kv, "state"))
         return get_uint(&kv->val, &m->state);
+    if (key_is(kv, "tid")) {
+        int e = get_uint(&kv->val, &u);
+        m->tid = (uint32_t)u;
+        return e || u > INT32_MAX ? -EPROTO : 0;
+    }
     if (key_is(kv, "outside")) {
         if (kv->val.type != MSGPACK_OBJECT_BOOLEAN)
             return -EPROTO;

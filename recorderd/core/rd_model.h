@@ -148,6 +148,8 @@ typedef struct rd_model {
     uint64_t ticks_n, ticks_hook; /* TICK records: ticks charged, and the hook's */
     uint64_t tick_ns;             /* their period (the last TICK's) */
     unsigned sampled_hz; /* a sampled session (record): times are samples, calls entries seen */
+    int sampled_cpu;     /* a sample weighs its thread's CPU time since the last (LuaJIT's
+                            profiler, run --sample from outside), not the time between */
     int sampled_jit;     /* sampled by LuaJIT's profiler in the process (its hello said so),
                             not from outside: times are CPU time */
     uint64_t events, ticks_total;

@@ -189,7 +189,7 @@ static int open_out(rd_server *srv, char *err, size_t cap)
 
 /* A hello asking to be sampled from outside: the ack waits until the
  * sampler runs (rd_server_outside_began), so the program starts under it. */
-static void start_outside(rd_conn *c, pid_t pid, unsigned hz, uint64_t state)
+static void start_outside(rd_conn *c, const rd_outside_req *req)
 {
     rd_server *srv = c->srv;
     if (!srv->outside_ops) {
@@ -206,7 +206,7 @@ static void start_outside(rd_conn *c, pid_t pid, unsigned hz, uint64_t state)
         srv->outside = n;
         srv->outside_cap = cap;
     }
-    rd_outside *o = srv->outside_ops->start(srv, pid, hz, state, c);
+    rd_outside *o = srv->outside_ops->start(srv, req, c);
     if (!o) {
         send_ack(c, 0, "out of memory");
         return;
@@ -273,7 +273,8 @@ static void on_hello(rd_conn *c, const lt_ctl_msg *m)
         return;
     }
     if (m->outside) {
-        start_outside(c, cr.pid, m->sample, m->state);
+        rd_outside_req req = {cr.pid, (pid_t)m->tid, m->sample, m->state};
+        start_outside(c, &req);
         return;
     }
     c->sess = rd_session_start(&c->srv->opts, m->shm, cr.uid, cr.pid, m->cmd, m->cwd, m->sample,

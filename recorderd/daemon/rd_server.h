@@ -14,13 +14,18 @@ typedef struct rd_server rd_server;
  * run --sample): live/ has the sampler and daemon/ may not use live/, so
  * the command that makes the server sets these (rd_outside_ops). */
 typedef struct rd_outside rd_outside;
+typedef struct rd_outside_req {
+    pid_t pid, tid; /* the process, and the thread running its Lua (0: unknown) */
+    unsigned hz;
+    uint64_t state; /* its lua_State's address */
+} rd_outside_req;
 typedef struct rd_outside_ops {
-    /* Starts sampling pid at hz (its lua_State at state, as its hello
-     * says) into a session of srv->opts. Once it
+    /* Starts sampling req's process as its hello asks into a session of
+     * srv->opts. Once it
      * samples, or cannot, it calls rd_server_outside_began (with conn);
      * after its session is over, rd_server_outside_ended. NULL: out of
      * memory, and neither is called. */
-    rd_outside *(*start)(rd_server *srv, pid_t pid, unsigned hz, uint64_t state, void *conn);
+    rd_outside *(*start)(rd_server *srv, const rd_outside_req *req, void *conn);
     void (*quit)(rd_outside *o); /* ends the sampling: the session ends as usual */
 } rd_outside_ops;
 

@@ -38,23 +38,27 @@ static void ended(rd_recording *r, void *ud)
     free(x);
 }
 
-static rd_outside *start(rd_server *srv, pid_t pid, unsigned hz, uint64_t state, void *conn)
+static rd_outside *start(rd_server *srv, const rd_outside_req *req, void *conn)
 {
     rd_outside *x = calloc(1, sizeof *x);
     if (!x)
         return NULL;
     x->srv = srv;
     x->conn = conn;
-    x->o.pid = pid;
-    x->o.hz = hz;
+    x->o.pid = req->pid;
+    x->o.hz = req->hz;
     x->o.so = srv->opts;
     x->o.so.out_fd = -1; /* the recording opens so.out itself */
-    x->o.so.sample_hz = hz;
+    x->o.so.sample_hz = req->hz;
+    /* CPU time of the thread running Lua, as the program's own os.clock
+     * counts it (a program preempted meanwhile is not charged); --clock
+     * wall: the time between samples, waits included */
+    x->o.cpu_tid = srv->opts.wall ? 0 : req->tid;
     x->o.started = began;
     x->o.held = 1;
     /* no stop to find the state: run's child would report its stop to
      * libuv's waitpid too (this process is its parent), not only to ours */
-    x->o.state = (const void *)(uintptr_t)state;
+    x->o.state = (const void *)(uintptr_t)req->state;
     if (rd_record_start(&x->o, srv->loop, ended, x, &x->rec)) {
         free(x);
         return NULL;

@@ -23,6 +23,10 @@ typedef struct rd_record_opts {
     /* The process's lua_State, known (a hello that asks to be sampled says
      * it, and waits meanwhile): no stop to find it. NULL: found by a read */
     const void *state;
+    /* Weigh each sample by this thread's CPU time since the last
+     * (/proc/PID/task/TID/schedstat), not by the time between them; 0: the
+     * time between them */
+    pid_t cpu_tid;
 } rd_record_opts;
 
 typedef struct rd_recording rd_recording;

@@ -361,6 +361,10 @@ int rd_report_profile(const rd_model *m, const char *title, const char *cmd, uns
         fprintf(out, "SAMPLED by LuaJIT's profiler at %u Hz (CPU time; the JIT on): each sample "
                      "counts the CPU time since the one before; calls count the entries the "
                      "samples saw, not the calls made\n", m->sampled_hz);
+    else if (m->sampled_cpu)
+        fprintf(out, "SAMPLED from outside at %u Hz (CPU time): each sample counts its Lua "
+                     "thread's CPU time since the one before; calls count the entries the "
+                     "samples saw, not the calls made\n", m->sampled_hz);
     else if (m->sampled_hz)
         fprintf(out, "SAMPLED from outside at %u Hz: times are samples of %.3f ms each; calls "
                      "count the entries the samples saw, not the calls made\n",

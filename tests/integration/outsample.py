@@ -108,9 +108,10 @@ def case_shares(c):
     session = c.session('shares')
     meta = json.load(open(os.path.join(session, 'session.json')))
     expect(meta['sampled_hz'] == 1000 and meta['sampler'] == 'outside'
-           and meta['time'] == 'sampled' and meta['status'] == 'complete',
+           and meta['time'] == 'sampled' and meta['status'] == 'complete'
+           and meta['sample_clock'] == 'cpu',
            'session.json: %s' % {k: meta.get(k) for k in ('sampled_hz', 'sampler', 'time',
-                                                           'status')})
+                                                           'status', 'sample_clock')})
     expect(not os.path.exists(os.path.join(session, 'coverage.lcov')),
            'a sampled session wrote coverage')
     w = part_shares(c, session)
@@ -121,7 +122,7 @@ def case_shares(c):
     expect(abs(share - own_share) <= 5, 'share %.1f%% against the program\'s own %.1f%%'
            % (share, own_share))
     prof = open(os.path.join(session, 'profile.txt')).read()
-    expect('SAMPLED from outside at 1000 Hz' in prof, 'profile.txt not marked sampled')
+    expect('SAMPLED from outside at 1000 Hz (CPU time)' in prof, 'profile.txt not marked sampled')
     expect('luatrace.so' not in prof, 'the wait for the sampler is in the profile:\n' + prof)
 
 
