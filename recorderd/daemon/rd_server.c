@@ -60,6 +60,12 @@ static void conn_free(uv_handle_t *h)
     if (--c->nhandles)
         return;
     srv->conns--;
+    for (unsigned i = 0; i < srv->noutside; i++)
+        if (srv->outside_conn[i] == c) { /* its state closed, or its process ended */
+            srv->outside_conn[i] = NULL;
+            if (!c->out_pending)
+                srv->outside_ops->quit(srv->outside[i]);
+        }
     if (c->out_pending) { /* rd_server_outside_began frees it */
         c->gone = 1;
         return;
@@ -199,11 +205,14 @@ static void start_outside(rd_conn *c, const rd_outside_req *req)
     if (srv->noutside == srv->outside_cap) {
         unsigned cap = srv->outside_cap ? 2 * srv->outside_cap : 4;
         rd_outside **n = realloc(srv->outside, cap * sizeof *n);
-        if (!n) {
+        if (n)
+            srv->outside = n;
+        void **nc = n ? realloc(srv->outside_conn, cap * sizeof *nc) : NULL;
+        if (!nc) {
             send_ack(c, 0, "out of memory");
             return;
         }
-        srv->outside = n;
+        srv->outside_conn = nc;
         srv->outside_cap = cap;
     }
     rd_outside *o = srv->outside_ops->start(srv, req, c);
@@ -211,31 +220,38 @@ static void start_outside(rd_conn *c, const rd_outside_req *req)
         send_ack(c, 0, "out of memory");
         return;
     }
+    srv->outside_conn[srv->noutside] = c;
     srv->outside[srv->noutside++] = o;
     srv->nstarted++;
     c->out_pending = 1;
 }
 
-void rd_server_outside_began(rd_server *srv, void *conn, int ok, const char *text)
+int rd_server_outside_began(rd_server *srv, void *conn, int ok, const char *text)
 {
     rd_conn *c = conn;
+    int gone = c->gone;
     c->out_pending = 0;
     if (!ok)
         rd_server_note(srv, "sampling from outside refused: %s", text);
-    if (c->gone) {
+    if (gone) {
         free(c->dump);
         free(c);
         maybe_idle(srv);
     } else {
         send_ack(c, ok, text);
     }
+    return gone;
 }
 
 void rd_server_outside_ended(rd_server *srv, rd_outside *o, const char *err)
 {
     for (unsigned i = 0; i < srv->noutside; i++)
-        if (srv->outside[i] == o)
-            srv->outside[i] = srv->outside[--srv->noutside];
+        if (srv->outside[i] == o) {
+            srv->noutside--;
+            srv->outside[i] = srv->outside[srv->noutside];
+            srv->outside_conn[i] = srv->outside_conn[srv->noutside];
+            break;
+        }
     if (err[0])
         rd_server_note(srv, "%s", err);
     maybe_idle(srv);
@@ -625,5 +641,7 @@ void rd_server_close(rd_server *srv)
         close(srv->opts.out_fd);
     srv->opts.out_fd = -1;
     free(srv->outside);
+    free(srv->outside_conn);
     srv->outside = NULL;
+    srv->outside_conn = NULL;
 }

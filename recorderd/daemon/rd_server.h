@@ -46,6 +46,7 @@ struct rd_server {
     unsigned conns;  /* open connections */
     const rd_outside_ops *outside_ops; /* NULL: hellos asking for it are refused */
     rd_outside **outside;              /* the processes sampled from outside */
+    void **outside_conn;               /* each one's connection while it is open, or NULL */
     unsigned noutside, outside_cap;
     int once;        /* stop after the first session ends (serve --fd) */
     int stopping;
@@ -96,10 +97,11 @@ int rd_server_adopt(rd_server *srv, int fd);
 int rd_server_idle(const rd_server *srv);
 
 /* rd_outside_ops's calls back, on the loop: the sampling of conn's process
- * began (ok: the session's name in text) or not (text: why); the sampling
- * o is over, its session's reports written (err: why it ended early, or
- * ""). */
-void rd_server_outside_began(rd_server *srv, void *conn, int ok, const char *text);
+ * began (ok: the session's name in text) or not (text: why); returns 1 if
+ * conn closed meanwhile (the state is gone: the sampling should end). The
+ * sampling o is over, its session's reports written (err: why it ended
+ * early, or ""). */
+int rd_server_outside_began(rd_server *srv, void *conn, int ok, const char *text);
 void rd_server_outside_ended(rd_server *srv, rd_outside *o, const char *err);
 
 /* Closes every handle (after the loop ran dry or was stopped). */

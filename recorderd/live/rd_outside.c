@@ -21,9 +21,12 @@ struct rd_outside {
 static void began(rd_session *s, void *ud)
 {
     rd_outside *x = ud;
-    rd_server_outside_began(x->srv, x->conn, 1, s->name);
+    void *conn = x->conn;
     x->conn = NULL;
-    rd_record_go(x->rec); /* the ack is on its way: what follows is the program's */
+    if (rd_server_outside_began(x->srv, conn, 1, s->name))
+        rd_record_quit(x->rec); /* its state closed while the sampler started */
+    else
+        rd_record_go(x->rec); /* the ack is on its way: what follows is the program's */
 }
 
 static void ended(rd_recording *r, void *ud)

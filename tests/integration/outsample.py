@@ -22,6 +22,10 @@ Case cleans up daemons, sockets and shm segments). Cases:
             sampled from outside by the daemon
   profile   lua5.1 -lluatrace.profile with LUATRACE_SAMPLE: its private
             recorder may not read it, so it is traced exactly, said once
+  reload    a C host that closes its state and makes a new one, 4 times,
+            each running the same loop: a session per state, each with
+            about a quarter of the time (a session lasting to the
+            process's end held 40% in the first)
 """
 import json
 import os
@@ -185,8 +189,25 @@ def case_profile(c):
     expect(meta['sampled_hz'] == 0 and meta['events'] > 1000, 'not exact: %s' % meta)
 
 
+def case_reload(c):
+    c.write('round.lua', 'require "luatrace"\nlocal s = 0 for i = 1, 1e7 do s = s + i end\n'
+                         'print("ROUND", ROUND)\n')
+    r = run([c.args.recorderd, 'run', '-q', '--out', c.out, '--sample', '--',
+             c.args.reload_plain, 'round.lua', '4'], c.tmp, c.env())
+    expect(r.status == 0 and r.out == b''.join(b'ROUND\t%d\n' % i for i in range(4)),
+           'status %d, %r %r' % (r.status, r.out, r.err))
+    names = sorted(os.listdir(c.out))
+    expect(len(names) == 4, 'sessions: %s' % names)
+    times = [json.load(open(os.path.join(c.out, n, 'session.json')))['traced_ns'] for n in names]
+    print('sessions %s: traced ms %s' % (names, [t // 1000000 for t in times]))
+    expect(max(times) < 0.35 * sum(times), 'a session outlived its state: %s' % times)
+
+
 def main(argv):
-    return harness.case_main(argv, cases(globals()), 'luatrace-outsample-')
+    def add_args(ap):
+        ap.add_argument('--reload-plain', help='tests/hosts/reload_plain')
+    return harness.case_main(argv, cases(globals()), 'luatrace-outsample-', add_args,
+                             paths=('reload_plain',))
 
 
 if __name__ == '__main__':
