@@ -17,6 +17,7 @@
 #include "rd_cli.h"
 #include "rd_client.h"
 #include "rd_cmd_report.h"
+#include "rd_formats.h"
 #include "rd_guard.h"
 #include "rd_heap.h"
 #include "rd_help.h"
@@ -122,6 +123,26 @@ static int out_missing(const char *dir)
     return lstat(dir, &st) < 0 && errno == ENOENT;
 }
 
+/* run --sample with an option of a trace: a sampler has no coverage and no
+ * time source of its own to choose. 0, or 2 after saying why. */
+static int check_sample_opts(const rd_run_opts *o, const rd_session_opts *so)
+{
+    uint32_t all = rd_format_rows(0) & ~rd_format_rows(RD_FMT_NOFILE);
+    /* lcov is written by default, so in the rows whatever -f said: as without it */
+    uint32_t cov = so->formats & rd_format_rows(RD_FMT_COV) & ~rd_format_rows(RD_FMT_DEFAULT);
+    const char *why = !o->sample_hz         ? NULL
+                      : so->coverage        ? "--coverage: a sampler sees no coverage (run "
+                                              "--coverage traces exactly, with no clock)"
+                      : so->sample_time     ? "--time: a sampler has its own time (run --time "
+                                              "sample times an exact trace by ticks)"
+                      : cov && so->formats != all ? "--format: a sampled session has no "
+                                                    "coverage reports"
+                                            : NULL;
+    if (why)
+        fprintf(stderr, "recorderd run: --sample and %s\n", why);
+    return why ? 2 : 0;
+}
+
 static int unmake_out(const char *dir, int made, int rc)
 {
     if (made)
@@ -142,6 +163,8 @@ static int cmd_run(int argc, char **argv)
         return 2;
     }
     o.out = so.out;
+    if (check_sample_opts(&o, &so))
+        return 2;
     int made = out_missing(o.out), e = check_run_opts(&o);
     if (e)
         return unmake_out(o.out, made, e);

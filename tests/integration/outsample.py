@@ -22,6 +22,9 @@ Case cleans up daemons, sockets and shm segments). Cases:
             sampled from outside by the daemon
   profile   lua5.1 -lluatrace.profile with LUATRACE_SAMPLE: its private
             recorder may not read it, so it is traced exactly, said once
+  options   --sample with --coverage, --time sample or a coverage format
+            (cobertura): refused, exit 2, nothing run; -f all and -f
+            folded,pprof taken
   reload    a C host that closes its state and makes a new one, 4 times,
             each running the same loop: a session per state, each with
             about a quarter of the time (a session lasting to the
@@ -187,6 +190,19 @@ def case_profile(c):
            'stderr: %r' % r.err)
     meta = json.load(open(os.path.join(c.session('prof'), 'session.json')))
     expect(meta['sampled_hz'] == 0 and meta['events'] > 1000, 'not exact: %s' % meta)
+
+
+def case_options(c):
+    prog = c.write('opts.lua', 'print("ran")\n')
+    for extra, said in ((['--coverage'], b'--coverage: a sampler sees no coverage'),
+                        (['--time', 'sample'], b'--time: a sampler has its own time'),
+                        (['-f', 'cobertura'], b'--format: a sampled session has no coverage')):
+        r = sample_run(c, prog, extra)
+        expect(r.status == 2 and r.out == b'' and said in r.err,
+               '%s: %d %r %r' % (extra, r.status, r.out, r.err))
+    for extra in (['-f', 'all'], ['-f', 'folded,pprof']):
+        r = sample_run(c, prog, extra)
+        expect(r.status == 0 and r.out == b'ran\n', '%s: %d %r' % (extra, r.status, r.err))
 
 
 def case_reload(c):
