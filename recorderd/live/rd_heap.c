@@ -25,6 +25,10 @@ typedef struct held {
     uint64_t sub, size;
     uint32_t nsub, entries;
     int entry_type; /* the type most of its entries are, -1 none */
+    int up;         /* the nearest kept table above it (its index in the kept), or -1 */
+    int link;       /* the first link of a chain (its .next holds a .next): shown by
+                       what holds it */
+    int root;       /* a root (_G, the registry): holds everything */
 } held;
 
 typedef struct snap {
@@ -160,6 +164,39 @@ static void entries_of(const rd_heapwalk *w, uint32_t i, const uint32_t *first, 
             h->entry_type = t;
 }
 
+/* Whether object i is reached through the same key as its parent was (a
+ * linked list's .next.next: a link of a chain). */
+static int is_link(const rd_heapwalk *w, uint32_t i)
+{
+    const rd_hobj *o = &w->o[i], *p = o->parent == UINT32_MAX ? NULL : &w->o[o->parent];
+    return p && o->edge == p->edge && o->key == p->key &&
+           (o->edge == HE_FIELD || o->edge == HE_NUMKEY || o->edge == HE_INDEX);
+}
+
+/* Whether object i starts a chain: a child of it is a link (its .next
+ * holds the next .next). The chain is shown by what holds i. */
+static int starts_chain(const rd_heapwalk *w, uint32_t i, const uint32_t *first)
+{
+    for (uint32_t k = first[i]; k < w->n && w->o[k].parent == i; k++)
+        if (is_link(w, k))
+            return 1;
+    return 0;
+}
+
+/* Each kept table's nearest kept ancestor (rank: object -> kept index + 1). */
+static void link_up(const rd_heapwalk *w, held *h, size_t nh, const uint32_t *idx,
+                    const uint16_t *rank)
+{
+    for (size_t k = 0; k < nh; k++) {
+        h[k].up = -1;
+        for (uint32_t a = w->o[idx[k]].parent; a != UINT32_MAX; a = w->o[a].parent)
+            if (rank[a]) {
+                h[k].up = rank[a] - 1;
+                break;
+            }
+    }
+}
+
 /* The tables kept: the KEPT whose subtrees hold the most, each with its
  * path (read now: the diff compares paths of two moments). */
 static int keep_tables(snap *s)
@@ -174,13 +211,16 @@ static int keep_tables(snap *s)
     for (size_t i = w->n; i-- > 0;) /* breadth first: an object's children lie together */
         if (w->o[i].parent != UINT32_MAX)
             first[w->o[i].parent] = (uint32_t)i;
-    for (size_t i = 0; i < w->n; i++)
-        if (w->o[i].type == LUA_TTABLE)
+    for (size_t i = 0; i < w->n; i++) /* a chain's links never show: they are not kept */
+        if (w->o[i].type == LUA_TTABLE && !is_link(w, (uint32_t)i))
             idx[m++] = (uint32_t)i;
     qsort_r(idx, m, sizeof *idx, by_sub, w->o);
     s->nh = m < KEPT ? m : KEPT;
     s->h = calloc(s->nh ? s->nh : 1, sizeof *s->h);
     if (!s->h)
+        return free(idx), free(first), -ENOMEM;
+    uint16_t *rank = calloc(w->n + 1, sizeof *rank);
+    if (!rank)
         return free(idx), free(first), -ENOMEM;
     for (size_t k = 0; k < s->nh; k++) {
         held *h = &s->h[k];
@@ -189,8 +229,13 @@ static int keep_tables(snap *s)
         h->sub = o->sub;
         h->size = o->size;
         h->nsub = o->nsub;
+        h->link = starts_chain(w, idx[k], first);
+        h->root = o->edge == HE_ROOT;
         entries_of(w, idx[k], first, h);
+        rank[idx[k]] = (uint16_t)(k + 1);
     }
+    link_up(w, s->h, s->nh, idx, rank);
+    free(rank);
     free(idx);
     free(first);
     return 0;
@@ -215,6 +260,8 @@ static int snapshot(const rd_heap_opts *o, const void *main, snap *s, char *err,
     if (e == -ENOMEM)
         return snprintf(err, cap, "out of memory for %lu objects (--max-objects)",
                         o->max_objects), e;
+    if (e == -ESRCH)
+        return snprintf(err, cap, "process %d exited during the read", (int)o->pid), e;
     if (e)
         return snprintf(err, cap, "process %d: its Lua state cannot be read (exited, or not "
                                   "Lua 5.1's layout)", (int)o->pid), e;
@@ -251,7 +298,7 @@ static void header(const rd_heap_opts *o, const snap *s, FILE *out)
                  "%.2f s %s\n", a, b, s->w.n, c, s->secs,
             o->stop ? "with the process stopped" : "as the process ran");
     uint64_t seen = s->bytes + s->w.internal;
-    if (s->w.totalbytes > seen && s->w.totalbytes - seen > s->w.totalbytes / 20) {
+    if (!s->w.cut && s->w.totalbytes > seen && s->w.totalbytes - seen > s->w.totalbytes / 20) {
         human(s->w.totalbytes - seen, a, sizeof a);
         fprintf(out, "  the other %s: garbage the collector has not freed yet (or what "
                      "changed under the read)\n", a);
@@ -280,38 +327,52 @@ static void by_type(const snap *s, FILE *out)
     }
 }
 
-/* Whether kept table k is explained by a deeper one: a table under it
- * holding most of what it holds. */
-static int explained(const held *h, size_t nh, size_t k)
+/* Which kept tables to show for an amount each holds (its bytes, or its
+ * growth): not a root nor a link of a chain (its head is shown), at least
+ * a thousandth of total, and not explained by a deeper table shown, one
+ * holding 80% of it or more. The kept are in descending subtrees, so a
+ * table's descendants come after it: decided from the last up. */
+static void pick(const held *h, size_t nh, const int64_t *amount, int64_t total, char *shown)
 {
-    size_t len = strlen(h[k].path);
-    for (size_t j = 0; j < nh; j++)
-        if (j != k && !strncmp(h[j].path, h[k].path, len) && h[j].path[len] &&
-            strchr(".[(", h[j].path[len]) && h[j].sub * 10 >= h[k].sub * 8)
-            return 1;
-    return 0;
+    char *covered = calloc(nh ? nh : 1, 1);
+    for (size_t k = nh; k-- > 0;) {
+        shown[k] = !h[k].root && !h[k].link && amount[k] > 0 && amount[k] * 1000 >= total &&
+                   !(covered && covered[k]);
+        for (int a = h[k].up; shown[k] && covered && a >= 0; a = h[a].up)
+            if (amount[k] * 10 >= amount[a] * 8)
+                covered[a] = 1;
+    }
+    free(covered);
 }
 
 static void holders(const rd_heap_opts *o, const snap *s, FILE *out)
 {
-    char b[32];
+    char b[32], *show = calloc(s->nh ? s->nh : 1, 1);
+    int64_t *amount = calloc(s->nh ? s->nh : 1, sizeof *amount);
     unsigned shown = 0;
+    if (!show || !amount)
+        return free(show), free(amount), (void)fprintf(stderr, "recorderd: out of memory\n");
+    for (size_t k = 0; k < s->nh; k++)
+        amount[k] = (int64_t)s->h[k].sub;
+    pick(s->h, s->nh, amount, (int64_t)s->bytes, show);
     fprintf(out, "\nWhat keeps the most alive (bytes first reached through each table, by "
                  "its shortest path)\n  %11s %6s %10s  path (entries)\n", "bytes", "share",
             "objects");
     for (size_t k = 0; k < s->nh && shown < o->top; k++) {
         const held *h = &s->h[k];
-        if (!strpbrk(h->path, ".[(") || /* a root: it holds everything */
-            explained(s->h, s->nh, k) || h->sub * 1000 < s->bytes)
+        if (!show[k])
             continue;
         human(h->sub, b, sizeof b);
         fprintf(out, "  %11s %5.1f%% %10u  %s", b, 100.0 * (double)h->sub / (double)s->bytes,
                 h->nsub, h->path);
         if (h->entries)
-            fprintf(out, " (%u entries, mostly %s)", h->entries, type_name(h->entry_type));
+            fprintf(out, " (%u entr%s, mostly %s)", h->entries, h->entries == 1 ? "y" : "ies",
+                    type_name(h->entry_type));
         fputc('\n', out);
         shown++;
     }
+    free(show);
+    free(amount);
 }
 
 static void biggest(const rd_heap_opts *o, const snap *s, FILE *out)
@@ -344,63 +405,52 @@ static void biggest(const rd_heap_opts *o, const snap *s, FILE *out)
 
 /* {====== --diff */
 
-typedef struct grew {
-    held h;       /* the later snapshot's (path, sub: now) */
-    int64_t by;   /* bytes more than in the first */
-    int64_t objs; /* objects more */
-} grew;
-
-static int by_growth(const void *a, const void *b)
-{
-    int64_t x = ((const grew *)a)->by, y = ((const grew *)b)->by;
-    return x < y ? 1 : x > y ? -1 : 0;
-}
-
 static void diff(const rd_heap_opts *o, const snap *s1, const snap *s2, FILE *out)
 {
     char a[32], b[32];
-    grew *g = calloc(s2->nh ? s2->nh : 1, sizeof *g);
-    if (!g)
+    size_t n = s2->nh ? s2->nh : 1;
+    int64_t *by = calloc(n, sizeof *by), *objs = calloc(n, sizeof *objs);
+    char *show = calloc(n, 1);
+    if (!by || !objs || !show) {
+        free(by), free(objs), free(show);
         return (void)fprintf(stderr, "recorderd: out of memory\n");
-    for (size_t k = 0; k < s2->nh; k++) {
-        g[k].h = s2->h[k];
-        g[k].by = (int64_t)s2->h[k].sub;
-        g[k].objs = s2->h[k].nsub;
+    }
+    for (size_t k = 0; k < s2->nh; k++) { /* against the same path then, if it was kept */
+        by[k] = (int64_t)s2->h[k].sub;
+        objs[k] = s2->h[k].nsub;
         for (size_t j = 0; j < s1->nh; j++)
             if (!strcmp(s1->h[j].path, s2->h[k].path)) {
-                g[k].by -= (int64_t)s1->h[j].sub;
-                g[k].objs -= s1->h[j].nsub;
+                by[k] -= (int64_t)s1->h[j].sub;
+                objs[k] -= s1->h[j].nsub;
                 break;
             }
     }
-    qsort(g, s2->nh, sizeof *g, by_growth);
+    pick(s2->h, s2->nh, by, (int64_t)s2->bytes, show);
     int64_t all = (int64_t)s2->bytes - (int64_t)s1->bytes;
     human(all < 0 ? (uint64_t)-all : (uint64_t)all, a, sizeof a);
     fprintf(out, "\nWhat grew in %u s (reached: %s%s; by table, bytes first reached through "
                  "it)\n  %11s %11s %10s  path\n", o->diff_s, all < 0 ? "-" : "+", a, "grew",
             "now", "objects");
     unsigned shown = 0;
-    for (size_t k = 0; k < s2->nh && shown < o->top && g[k].by > 0; k++) {
-        if (g[k].by * 1000 < (int64_t)s2->bytes)
-            continue;
-        int deeper = 0; /* a table whose growth is a deeper one's: that one is shown */
-        size_t len = strlen(g[k].h.path);
-        for (size_t j = 0; j < s2->nh && !deeper; j++)
-            deeper = j != k && !strncmp(g[j].h.path, g[k].h.path, len) &&
-                     g[j].h.path[len] && strchr(".[(", g[j].h.path[len]) &&
-                     g[j].by * 10 >= g[k].by * 8;
-        if (deeper)
-            continue;
-        char by[40];
-        human((uint64_t)g[k].by, a, sizeof a);
-        human(g[k].h.sub, b, sizeof b);
-        snprintf(by, sizeof by, "+%s", a);
-        fprintf(out, "  %11s %11s %+10lld  %s\n", by, b, (long long)g[k].objs, g[k].h.path);
+    for (unsigned round = 0; round < o->top; round++) { /* the largest growth first */
+        size_t best = SIZE_MAX;
+        for (size_t k = 0; k < s2->nh; k++)
+            if (show[k] && (best == SIZE_MAX || by[k] > by[best]))
+                best = k;
+        if (best == SIZE_MAX)
+            break;
+        char grew[40];
+        show[best] = 0;
+        human((uint64_t)by[best], a, sizeof a);
+        human(s2->h[best].sub, b, sizeof b);
+        snprintf(grew, sizeof grew, "+%s", a);
+        fprintf(out, "  %11s %11s %+10lld  %s\n", grew, b, (long long)objs[best],
+                s2->h[best].path);
         shown++;
     }
     if (!shown)
         fprintf(out, "  (no table grew by more than a thousandth of the heap)\n");
-    free(g);
+    free(by), free(objs), free(show);
 }
 
 /* }====== */

@@ -54,10 +54,20 @@ typedef struct cache {
 
 /* {====== reading the process */
 
-static int copy(pid_t pid, void *dst, uintptr_t at, size_t n)
+static int copy_pid(pid_t pid, void *dst, uintptr_t at, size_t n)
 {
     struct iovec l = {dst, n}, r = {(void *)at, n};
     return process_vm_readv(pid, &l, 1, &r, 1, 0) == (ssize_t)n ? 0 : -1;
+}
+
+/* A read of the walk: one that finds the process gone ends the walk. */
+static int copy(rd_heapwalk *w, void *dst, uintptr_t at, size_t n)
+{
+    if (!copy_pid(w->pid, dst, at, n))
+        return 0;
+    if (errno == ESRCH)
+        w->gone = 1;
+    return -1;
 }
 
 /* n bytes at at, through the blocks when they fit in one. 0 or -1. */
@@ -68,16 +78,18 @@ static int rd(rd_heapwalk *w, uintptr_t at, void *dst, size_t n)
     if (!at || at + n < at)
         return -1;
     if (at - b0 + n > BLOCK)
-        return copy(w->pid, dst, at, n);
+        return copy(w, dst, at, n);
     unsigned k = (unsigned)(b0 / BLOCK) % NBLOCKS;
     if (c->at[k] != b0) {
         struct iovec l = {c->blk[k], BLOCK}, r = {(void *)b0, BLOCK};
         ssize_t got = process_vm_readv(w->pid, &l, 1, &r, 1, 0); /* short at a mapping's end */
+        if (got < 0 && errno == ESRCH)
+            w->gone = 1;
         c->at[k] = b0;
         c->len[k] = got > 0 ? (size_t)got : 0;
     }
     if (at - b0 + n > c->len[k])
-        return copy(w->pid, dst, at, n);
+        return copy(w, dst, at, n);
     memcpy(dst, c->blk[k] + (at - b0), n);
     return 0;
 }
@@ -90,6 +102,29 @@ static uintptr_t ptr_at(const uint8_t *b, int off)
 /* }====== */
 
 /* {====== the set of objects seen, and adding one */
+
+static uint32_t *slot(rd_heapwalk *w, uintptr_t addr);
+
+/* Room for one more object: o and the set grown, doubling (the set kept
+ * at most half full), up to max_objects. 0, or -1 (out of memory: the walk
+ * is cut there, as at max_objects). */
+static int room(rd_heapwalk *w)
+{
+    size_t cap = w->cap * 2 < w->max_objects ? w->cap * 2 : w->max_objects;
+    rd_hobj *o = cap > w->cap ? realloc(w->o, cap * sizeof *o) : NULL;
+    uint32_t *set = o ? calloc(2 * w->set_cap, sizeof *set) : NULL;
+    if (o)
+        w->o = o;
+    if (!set)
+        return -1;
+    free(w->set);
+    w->set = set;
+    w->set_cap *= 2;
+    w->cap = cap;
+    for (size_t i = 0; i < w->n; i++) /* the set again, in its new size */
+        *slot(w, w->o[i].addr) = (uint32_t)i + 1;
+    return 0;
+}
 
 static uint32_t *slot(rd_heapwalk *w, uintptr_t addr)
 {
@@ -110,10 +145,11 @@ static void add(rd_heapwalk *w, uint32_t parent, int edge, uint64_t key, uintptr
     uint32_t *s = slot(w, addr);
     if (*s)
         return;
-    if (w->n >= w->max_objects) {
+    if (w->n >= w->max_objects || (w->n == w->cap && room(w))) {
         w->cut = w->cut ? w->cut : 1;
         return;
     }
+    s = slot(w, addr); /* where it goes in the set, grown or not */
     w->o[w->n] = (rd_hobj){addr, key, 0, 0, parent, 0, (uint8_t)t, (uint8_t)edge, 0};
     *s = (uint32_t)++w->n;
 }
@@ -271,7 +307,7 @@ static void pointers(rd_heapwalk *w, uint32_t i, uintptr_t at, int n, int edge, 
     cache *c = w->cache;
     if (n <= 0 || (size_t)n * (size_t)stride > sizeof c->chunk) /* a bad size: said, not read */
         return (void)(n ? w->bad++ : 0);
-    if (copy(w->pid, c->chunk, at, (size_t)n * (size_t)stride))
+    if (copy(w, c->chunk, at, (size_t)n * (size_t)stride))
         return (void)w->bad++;
     for (int k = 0; k < n; k++) /* add reads nothing: the chunk stays */
         if (ptr_at(c->chunk, k * stride))
@@ -410,15 +446,14 @@ static int root(rd_heapwalk *w, int k)
 
 int rd_heapwalk_run(rd_heapwalk *w)
 {
-    size_t cap = 16;
-    while (cap < 2 * w->max_objects)
-        cap *= 2;
-    w->o = malloc(w->max_objects * sizeof *w->o);
-    w->set = calloc(cap, sizeof *w->set);
+    w->cap = w->max_objects < 65536 ? w->max_objects : 65536;
+    w->o = malloc(w->cap * sizeof *w->o);
+    for (w->set_cap = 16; w->set_cap < 2 * w->cap;)
+        w->set_cap *= 2;
+    w->set = calloc(w->set_cap, sizeof *w->set);
     w->cache = calloc(1, sizeof(cache));
-    w->set_cap = cap;
     w->n = w->bad = 0;
-    w->cut = 0;
+    w->cut = w->gone = 0;
     if (!w->o || !w->set || !w->cache)
         return -ENOMEM;
     memset(((cache *)w->cache)->at, 0xff, sizeof ((cache *)w->cache)->at);
@@ -430,6 +465,8 @@ int rd_heapwalk_run(rd_heapwalk *w)
             break;
         }
         for (; i < w->n; i++) {
+            if (w->gone)
+                return -ESRCH;
             if ((i % 256 == 0 && late(w)) || w->cut == 2) {
                 w->n = i; /* what was not read is not counted */
                 break;
@@ -462,11 +499,11 @@ size_t rd_heapwalk_string(const rd_heapwalk *w, uintptr_t ts, char *buf, size_t 
     uint8_t h[TS_SIZE];
     uint64_t len = 0;
     buf[0] = 0;
-    if (!ts || copy(w->pid, h, ts, sizeof h) || h[TS_TT] != LUA_TSTRING)
+    if (!ts || copy_pid(w->pid, h, ts, sizeof h) || h[TS_TT] != LUA_TSTRING)
         return 0;
     memcpy(&len, h + TS_LEN, sizeof len);
     size_t n = len < cap - 1 ? (size_t)len : cap - 1;
-    if (copy(w->pid, buf, ts + TS_SIZE, n))
+    if (copy_pid(w->pid, buf, ts + TS_SIZE, n))
         n = 0;
     buf[n] = 0;
     return (size_t)len;

@@ -54,6 +54,8 @@ typedef struct rd_heapwalk {
     uint64_t internal;     /* bytes of no object: the string table, the state, its buffer */
     size_t bad;            /* values that could not be read or were not what they said */
     int cut;               /* 1: max_objects reached, 2: out of time */
+    int gone;              /* the process exited during the walk */
+    size_t cap;            /* objects o has room for (grown up to max_objects) */
     /* internals: the set of addresses seen, and blocks of memory copied */
     uint32_t *set;
     size_t set_cap;
@@ -61,7 +63,8 @@ typedef struct rd_heapwalk {
 } rd_heapwalk;
 
 /* Walks the state whose main thread is w->main in w->pid. Returns 0, or
- * -errno (-ENOMEM, -EFAULT: the state cannot be read); the objects are in
+ * -errno (-ENOMEM, -EFAULT: the state cannot be read, -ESRCH: the process
+ * exited during the walk); the objects are in
  * w->o[0..w->n), subtrees summed. rd_heapwalk_free frees them. */
 int rd_heapwalk_run(rd_heapwalk *w);
 void rd_heapwalk_free(rd_heapwalk *w);

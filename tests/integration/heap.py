@@ -15,6 +15,9 @@ started in a session of its own and killed whatever happens. Cases:
             the function's; the process runs on afterwards
   diff      a program adding sessions all the time: --diff 1 says
             _G.cache.sessions grew, first, and by how many objects at least
+  chain     a linked list growing beside an array of tables: both show,
+            the list once by what holds it (_G.list), never a .next.next
+            row, in what keeps the most and in what grew (--diff 1)
   forged    forged_host table (a table that says it has 2^27 array slots
             starting at its hash part): the report ends with what could
             not be read said, nothing of 2 GB counted, the process alive
@@ -61,6 +64,17 @@ while true do
   for _ = 1, 50 do n = n + 1 cache.sessions[n] = {id = n, user = "user" .. n} end
   local t = os.clock() while os.clock() - t < 0.002 do end
 end
+'''
+
+
+CHAIN = '''
+list = {} local tail = list
+local growing = {} keep2 = growing
+local function grow() for i = 1, 300 do tail.next = {v = i} tail = tail.next
+                                        growing[#growing + 1] = {i} end end
+for _ = 1, 20 do grow() end
+io.stdout:write("ready\\n") io.stdout:flush()
+while true do grow() local t = os.clock() while os.clock() - t < 0.05 do end end
 '''
 
 
@@ -139,6 +153,23 @@ def case_diff(c):
     expect(first[-1] == '_G.cache.sessions' and int(first[-2]) > 100,
            'what grew first: %r' % rows[2])
     expect(p.poll() is None, 'the program ended')
+
+
+def case_chain(c):
+    c.write('chain.lua', CHAIN)
+    p = c.start([c.args.lua, 'chain.lua'])
+    expect(p.stdout.readline() == b'ready\n', 'chain.lua did not start')
+    r = heap(c, p.pid, '--diff', '1')
+    out = r.out.decode()
+    expect(r.status == 0, 'status %d, %r' % (r.status, r.err))
+    keeps = out[out.index('What keeps'):out.index('Biggest tables')]
+    grew = out[out.index('What grew'):]
+    for part, text in (('what keeps', keeps), ('what grew', grew)):
+        expect(any(re.search(r'\s_G\.list( \(|$)', line) for line in text.splitlines()),
+               '%s has no _G.list row:\n%s' % (part, text))
+        expect(any(re.search(r'\s_G\.keep2( \(|$)', line) for line in text.splitlines()),
+               '%s has no _G.keep2 row:\n%s' % (part, text))
+        expect('.next' not in text, '%s shows links of the chain:\n%s' % (part, text))
 
 
 def case_forged(c):
