@@ -164,7 +164,7 @@ static void fold_enter(rd_walker *w, uint32_t n)
 {
     folder *f = (folder *)w;
     char label[RD_LABEL_MAX];
-    rd_model_label(w->m, w->m->node[n].fid, label, sizeof label);
+    rd_label_folded(w->m, w->m->node[n].fid, label, sizeof label);
     if (fold_push(f, label)) {
         f->err = -ENOMEM;
         return;
@@ -203,7 +203,7 @@ static int fold_deep(folder *f)
             if (fids[i] == RD_PATH_CUT)
                 snprintf(label, sizeof label, "%s", RD_PATH_CUT_LABEL);
             else
-                rd_model_label(m, fids[i], label, sizeof label);
+                rd_label_folded(m, fids[i], label, sizeof label);
             f->err = fold_push(f, label);
         }
         fold_line(f, f->path, f->len, f->deep[n]);
