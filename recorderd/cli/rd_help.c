@@ -136,7 +136,7 @@ static const cmd_help helps[] = {
      {{"--diff SECONDS", "a second snapshot that much later: what grew, by path"},
       {"--stop", "hold the process stopped while it is read (an exact snapshot)"},
       {"--timeout SECONDS", "a snapshot's bound (30): the rest is not counted"},
-      {"--max-objects N", "objects read at most (4000000; about 60 bytes each here)"},
+      {"--max-objects N", "objects read at most (4000000; about 75 bytes each here)"},
       {"--top N", "rows of each table (10)"},
       HELP},
      "recorderd heap 1234 --diff 10"},

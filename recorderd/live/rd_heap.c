@@ -62,14 +62,48 @@ static void human(uint64_t b, char *buf, size_t cap)
 
 /* {====== paths */
 
-static int is_name(const char *s)
+/* Whether the n bytes at s are a Lua name (not a keyword): .NAME */
+static int is_name(const char *s, size_t n)
 {
-    if (!*s || isdigit((unsigned char)*s))
+    static const char *const kw[] = {"and", "break", "do", "else", "elseif", "end", "false",
+                                     "for", "function", "if", "in", "local", "nil", "not",
+                                     "or", "repeat", "return", "then", "true", "until",
+                                     "while"};
+    if (!n || isdigit((unsigned char)*s))
         return 0;
-    for (; *s; s++)
-        if (!isalnum((unsigned char)*s) && *s != '_')
+    for (size_t i = 0; i < n; i++)
+        if (!isalnum((unsigned char)s[i]) && s[i] != '_')
+            return 0;
+    for (size_t k = 0; k < sizeof kw / sizeof *kw; k++)
+        if (strlen(kw[k]) == n && !memcmp(kw[k], s, n))
             return 0;
     return 1;
+}
+
+/* A string key as Lua would write it: .name, else ["..."] with escapes,
+ * "..." after the quote when it goes on past KEY_MAX bytes. */
+static void key_label(const rd_heapwalk *w, uintptr_t ts, char *out, size_t cap)
+{
+    enum { KEY_MAX = 40 };
+    char s[KEY_MAX + 1], q[KEY_MAX * 4 + 1];
+    size_t len = rd_heapwalk_string(w, ts, s, sizeof s), n = len < KEY_MAX ? len : KEY_MAX, k = 0;
+    if (len <= KEY_MAX && is_name(s, n)) {
+        snprintf(out, cap, ".%s", s);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch == '"' || ch == '\\')
+            k += (size_t)snprintf(q + k, sizeof q - k, "\\%c", ch);
+        else if (ch == '\n')
+            k += (size_t)snprintf(q + k, sizeof q - k, "\\n");
+        else if (isprint(ch))
+            q[k++] = (char)ch;
+        else
+            k += (size_t)snprintf(q + k, sizeof q - k, "\\%u", ch);
+    }
+    q[k] = 0;
+    snprintf(out, cap, "[\"%s\"%s]", q, len > KEY_MAX ? "..." : "");
 }
 
 /* The label of object i's edge from its parent, appended to out. */
@@ -80,22 +114,22 @@ static void edge_label(const rd_heapwalk *w, const rd_hobj *o, char *out, size_t
     double d;
     switch (o->edge) {
     case HE_ROOT: snprintf(out, cap, "%s", roots[o->key < 3 ? o->key : 0]); break;
-    case HE_FIELD:
-        rd_heapwalk_string(w, (uintptr_t)o->key, s, sizeof s);
-        if (is_name(s))
-            snprintf(out, cap, ".%s", s);
-        else {
-            for (char *p = s; *p; p++)
-                *p = isprint((unsigned char)*p) && *p != '"' && *p != '\\' ? *p : '?';
-            snprintf(out, cap, "[\"%s\"]", s);
-        }
-        break;
+    case HE_FIELD: key_label(w, (uintptr_t)o->key, out, cap); break;
     case HE_NUMKEY:
         memcpy(&d, &o->key, sizeof d);
         snprintf(out, cap, "[%.14g]", d);
         break;
     case HE_INDEX: snprintf(out, cap, "[%llu]", (unsigned long long)o->key); break;
-    case HE_OTHERKEY: snprintf(out, cap, "[?]"); break;
+    case HE_OTHERKEY: /* what it is: a boolean's value, else its type */
+        snprintf(out, cap, "[%s]", (o->key & 255) == LUA_TBOOLEAN ? (o->key & 256 ? "true"
+                                                                                  : "false")
+                                   : (o->key & 255) == LUA_TLIGHTUSERDATA ? "lightuserdata"
+                                   : (o->key & 255) == LUA_TFUNCTION      ? "a function"
+                                   : (o->key & 255) == LUA_TTABLE         ? "a table"
+                                   : (o->key & 255) == LUA_TUSERDATA      ? "a userdata"
+                                   : (o->key & 255) == LUA_TTHREAD        ? "a thread"
+                                                                          : "?");
+        break;
     case HE_KEY: snprintf(out, cap, "(a key)"); break;
     case HE_META: snprintf(out, cap, "(metatable)"); break;
     case HE_ENV: snprintf(out, cap, "(env)"); break;

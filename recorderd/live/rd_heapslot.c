@@ -13,7 +13,16 @@
 
 #include "lr_layout.h"
 
-enum { MAX_CI = 1 << 20, PR_CODE_ = PR_CODE };
+enum { MAX_CI = 1 << 16, MAX_LOC = 4096, PR_CODE_ = PR_CODE };
+
+/* The CallInfos of the thread read last: a report names many slots of one
+ * thread (its deep stack read once, not once a path). */
+static struct {
+    pid_t pid;
+    uintptr_t thread, base_ci;
+    size_t n;
+    uint8_t ci[MAX_CI * CI_SIZE];
+} g_cis;
 
 static int copy(pid_t pid, void *dst, uintptr_t at, size_t n)
 {
@@ -54,11 +63,13 @@ static void source_of(pid_t pid, const uint8_t *p, char *out, size_t cap)
 /* The name of the n-th (1-based) local active at pc in prototype p. */
 static int local_name(pid_t pid, const uint8_t *p, int n, int pc, char *out, size_t cap)
 {
+    static uint8_t lvs[MAX_LOC * LV_SIZE];
     int nloc = lr_int_at(p, PR_SIZELOC);
-    uint8_t lv[LV_SIZE];
-    for (int i = 0; i < nloc && i < 4096; i++) {
-        if (copy(pid, lv, ptr(p, PR_LOCVARS) + (uintptr_t)i * LV_SIZE, sizeof lv))
-            return -1;
+    nloc = nloc < 0 ? 0 : nloc > MAX_LOC ? MAX_LOC : nloc;
+    if (copy(pid, lvs, ptr(p, PR_LOCVARS), (size_t)nloc * LV_SIZE))
+        return -1;
+    for (int i = 0; i < nloc; i++) {
+        const uint8_t *lv = lvs + (size_t)i * LV_SIZE;
         if (lr_int_at(lv, 8) > pc)
             break; /* locals are in order of their start */
         if (pc < lr_int_at(lv, 12) && --n == 0) {
@@ -112,13 +123,19 @@ void rd_heapslot_name(pid_t pid, uintptr_t thread, size_t slot, char *out, size_
     if (copy(pid, l, thread, sizeof l))
         return;
     uintptr_t stack = ptr(l, LS_STACK), base_ci = ptr(l, LS_BASE_CI), cur = ptr(l, LS_CI);
-    if (cur < base_ci || (cur - base_ci) / CI_SIZE > MAX_CI)
+    if (cur < base_ci || (cur - base_ci) / CI_SIZE >= MAX_CI)
         return;
     size_t n = (cur - base_ci) / CI_SIZE + 1;
+    if (g_cis.pid != pid || g_cis.thread != thread || g_cis.base_ci != base_ci ||
+        g_cis.n != n) {
+        g_cis.n = 0;
+        if (copy(pid, g_cis.ci, base_ci, n * CI_SIZE))
+            return;
+        g_cis.pid = pid, g_cis.thread = thread, g_cis.base_ci = base_ci, g_cis.n = n;
+    }
     /* the frame holding the slot: the last whose function is at or below it */
     for (size_t j = n; j-- > 0;) {
-        if (copy(pid, ci, base_ci + j * CI_SIZE, sizeof ci))
-            return;
+        memcpy(ci, g_cis.ci + j * CI_SIZE, sizeof ci);
         uintptr_t f = ptr(ci, CI_FUNC);
         if (f < stack || (f - stack) / TV_SIZE > slot)
             continue;

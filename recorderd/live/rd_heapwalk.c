@@ -233,8 +233,8 @@ static void node_elem(rd_heapwalk *w, uint32_t i, size_t k, const uint8_t *nd)
         add_value(w, i, HE_FIELD, key, nd);
     else if (ktt == LUA_TNUMBER)
         add_value(w, i, HE_NUMKEY, key, nd);
-    else
-        add_value(w, i, HE_OTHERKEY, 0, nd);
+    else /* what the key is, for the path: its type, a boolean's value */
+        add_value(w, i, HE_OTHERKEY, (uint64_t)ktt | (ktt == LUA_TBOOLEAN && key ? 256 : 0), nd);
     if (ktt >= LUA_TSTRING && ktt <= LUA_TTHREAD)
         add(w, i, HE_KEY, 0, (uintptr_t)key, ktt);
 }

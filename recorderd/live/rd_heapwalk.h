@@ -15,7 +15,7 @@ enum {
     HE_FIELD,   /* a table's value under a string key: key is the TString's address */
     HE_NUMKEY,  /* ... under a number key: key is the double's bits */
     HE_INDEX,   /* ... in the array part: key is the index (1-based) */
-    HE_OTHERKEY,/* ... under another key (a table, a function...) */
+    HE_OTHERKEY,/* ... under another key: key is its type (LUA_T*), | 256 for true */
     HE_KEY,     /* a table's key object itself */
     HE_META,    /* a table's or userdata's metatable */
     HE_ENV,     /* a function's or userdata's environment */
@@ -69,8 +69,9 @@ typedef struct rd_heapwalk {
 int rd_heapwalk_run(rd_heapwalk *w);
 void rd_heapwalk_free(rd_heapwalk *w);
 
-/* Reads up to cap-1 bytes of the string at ts into buf (NUL-ended, "" if
- * it cannot be read); returns its length in the process. */
+/* Reads up to cap-1 bytes of the string at ts into buf (NUL-ended after
+ * them, "" if it cannot be read; the string's own NULs are kept); returns
+ * its length in the process. */
 size_t rd_heapwalk_string(const rd_heapwalk *w, uintptr_t ts, char *buf, size_t cap);
 
 #endif

@@ -18,6 +18,9 @@ started in a session of its own and killed whatever happens. Cases:
   chain     a linked list growing beside an array of tables: both show,
             the list once by what holds it (_G.list), never a .next.next
             row, in what keeps the most and in what grew (--diff 1)
+  keys      tables under odd keys: each path says its key as Lua would
+            write it (escapes, a NUL, "", a keyword, true, a function, a
+            long key cut with ...), no two alike
   forged    forged_host table (a table that says it has 2^27 array slots
             starting at its hash part): the report ends with what could
             not be read said, nothing of 2 GB counted, the process alive
@@ -170,6 +173,29 @@ def case_chain(c):
         expect(any(re.search(r'\s_G\.keep2( \(|$)', line) for line in text.splitlines()),
                '%s has no _G.keep2 row:\n%s' % (part, text))
         expect('.next' not in text, '%s shows links of the chain:\n%s' % (part, text))
+
+
+KEYS = r'''
+t = {}
+local function big() local x = {} for i = 1, 2000 do x[i] = {i} end return x end
+t["a\0b\n\"c"] = big() t["\0"] = big() t[""] = big() t[true] = big() t[print] = big()
+t["end"] = big() t[string.rep("L", 500)] = big() t["x\ny"] = big() t.ok_name = big()
+io.stdout:write("ready\n") io.stdout:flush() io.read()
+'''
+
+
+def case_keys(c):
+    c.write('keys.lua', KEYS)
+    p = c.start([c.args.lua, 'keys.lua'])
+    expect(p.stdout.readline() == b'ready\n', 'keys.lua did not start')
+    r = heap(c, p.pid, '--top', '12')
+    out = r.out.decode()
+    expect(r.status == 0, 'status %d, %r' % (r.status, r.err))
+    for path in (r'_G.t["a\0b\n\"c"]', r'_G.t["\0"]', '_G.t[""]', '_G.t[true]',
+                 '_G.t[a function]', '_G.t["end"]', '_G.t["' + 'L' * 40 + '"...]',
+                 r'_G.t["x\ny"]', '_G.t.ok_name'):
+        expect(re.search(r'%\s+2001  ' + re.escape(path) + r' \(2000 entries', out),
+               'no row for %s:\n%s' % (path, out))
 
 
 def case_forged(c):
