@@ -175,3 +175,17 @@ void rd_label_human(const rd_model *m, uint32_t fid, uint32_t line, char *buf, s
                  line ? line : f->linedefined);
     rd_label_clean(buf);
 }
+
+void rd_label_folded(const rd_model *m, uint32_t fid, char *buf, size_t cap)
+{
+    const rd_func *f = rd_model_func(m, fid);
+    if (!f->known || f->what == LT_WHAT_C) {
+        rd_model_label(m, fid, buf, cap); /* no source to shorten */
+        return;
+    }
+    rd_model_name(m, fid, buf, cap);
+    size_t n = strlen(buf);
+    snprintf(buf + n, cap - n, "@%s:%u", rd_label_src(m, rd_model_string(m, f->src_sid)),
+             f->linedefined);
+    rd_label_clean(buf);
+}

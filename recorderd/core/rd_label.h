@@ -6,8 +6,9 @@
  * a LuaRocks tree's, ./lua_modules's too) relative to that root, as
  * require names it (luacheck/stages/linearize.lua), unless another source
  * of the trace would be shown the same; else a file under the program's
- * working directory relative to it; else whole (the folded stacks keep
- * NAME@SRC:LINE, the key the corpus compares). */
+ * working directory relative to it; else whole. The folded stacks keep
+ * their form, NAME@SRC:LINE, with SRC shown the same way: whole paths made
+ * luacheck's over 64 MiB. */
 #ifndef RD_LABEL_H
 #define RD_LABEL_H
 
@@ -32,5 +33,9 @@ void rd_label_names_free(struct rd_label_names *n);
 /* "name (file:line)", "name [C]" or "? (unknown frame)" into buf; line 0:
  * the function's linedefined (a frame's current line otherwise). */
 void rd_label_human(const rd_model *m, uint32_t fid, uint32_t line, char *buf, size_t cap);
+
+/* "NAME@SRC:LINEDEFINED" (NAME@[C], ?@?), SRC as rd_label_src shows it,
+ * into buf: a frame of stacks.folded. */
+void rd_label_folded(const rd_model *m, uint32_t fid, char *buf, size_t cap);
 
 #endif

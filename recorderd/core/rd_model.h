@@ -148,6 +148,8 @@ typedef struct rd_model {
     uint64_t ticks_n, ticks_hook; /* TICK records: ticks charged, and the hook's */
     uint64_t tick_ns;             /* their period (the last TICK's) */
     unsigned sampled_hz; /* a sampled session (record): times are samples, calls entries seen */
+    int sampled_cpu;     /* a sample weighs its thread's CPU time since the last (LuaJIT's
+                            profiler, run --sample from outside), not the time between */
     int sampled_jit;     /* sampled by LuaJIT's profiler in the process (its hello said so),
                             not from outside: times are CPU time */
     uint64_t events, ticks_total;
@@ -379,7 +381,8 @@ double rd_model_ns_per_tick(const rd_model *m);
  * time (the ticks, their period, those the hooks took), each event's
  * clock (exact), or none; returns buf. Its name alone: rd_model_time_name. */
 const char *rd_model_time_source(const rd_model *m, char *buf, size_t cap);
-const char *rd_model_time_name(const rd_model *m); /* "sample", "exact" or "none" */
+/* "sample" (--time sample), "exact", "none", or "sampled" (a sampled session) */
+const char *rd_model_time_name(const rd_model *m);
 
 /* }====================================================================== */
 

@@ -531,9 +531,10 @@ static int write_json(FILE *f, void *ud)
             (unsigned long long)s->st.bad);
     rd_json_str(f, r->rr.srcdir);
     fprintf(f, ",\n  \"trace\": \"%s\",\n  \"sampled_hz\": %u,\n  \"sampler\": \"%s\",\n"
-               "  \"timing\": \"%s\",\n",
+               "  \"sample_clock\": \"%s\",\n  \"timing\": \"%s\",\n",
             trace_state(s), s->m.sampled_hz,
             !s->m.sampled_hz ? "none" : s->m.sampled_jit ? "luajit" : "outside",
+            !s->m.sampled_hz ? "none" : s->m.sampled_cpu ? "cpu" : "wall",
             s->m.untimed ? "none" : "timed");
     /* what the calibration found each event costs beyond the hook's
      * measured time (scaled during the run by the HOOK records) */
@@ -800,6 +801,7 @@ rd_session *rd_session_start(const rd_session_opts *opts, const char *shm, uid_t
     }
     s->m.sampled_hz = sample_hz ? sample_hz : opts->sample_hz;
     s->m.sampled_jit = sample_hz != 0;
+    s->m.sampled_cpu = sample_hz != 0 || opts->sample_cpu; /* LuaJIT's profiler counts CPU time */
     if (uv_thread_create(&s->thread, drainer, s)) {
         snprintf(err, cap, "cannot start a drainer thread");
         goto fail_model;

@@ -33,6 +33,7 @@ typedef struct rd_session_opts {
     int wall;        /* --clock wall: of CLOCK_MONOTONIC, not the thread's CPU time */
     uint32_t formats; /* the reports to write, bit i for rd_formats[i]; 0: the default ones */
     unsigned sample_hz; /* a sampled session (record): its samples per second */
+    int sample_cpu;     /* its samples weigh its Lua thread's CPU time (run --sample) */
     rd_cov_opts cov;    /* --include, --exclude: the coverage reports' sources */
     /* Called on the drainer thread about every live_ms while the session
      * runs, and once more (last = 1) when the trace ended. */

@@ -13,6 +13,7 @@
 #include "rd_record.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,8 @@ struct rd_recording {
     uv_signal_t sigint, sigterm;
     uv_thread_t thread;
     _Atomic int quit;
+    _Atomic int go; /* a held sampler may begin (rd_record_go) */
+    uint32_t held_n, held_top; /* the held process's stack: its depth and top fid */
     int nothread; /* the sampler could not start */
     uv_loop_t *loop;
     uv_work_t work;  /* finding the state, off the loop */
@@ -57,7 +60,8 @@ struct rd_recording {
     uint32_t nfn, capfn, next_sid;
     uint32_t fid[MAX_DEPTH], line[MAX_DEPTH], n; /* the last sample's stack, bottom first */
     uint32_t cur_fid[MAX_DEPTH], cur_line[MAX_DEPTH], cur_n;
-    uint64_t last_ns, samples;
+    uint64_t last_ns, samples; /* last_ns: the step clock's (step_ns) */
+    int cpu_fd; /* o->cpu_tid's schedstat, or -1: steps are wall time */
     int err; /* why sampling ended early (-errno), 0 if it did not */
     void (*on_end)(rd_recording *, void *);
     void *ud;
@@ -70,6 +74,22 @@ static uint64_t now_ns(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* The clock of the steps: the CPU time of o->cpu_tid (the first field of
+ * its schedstat, ns on a CPU), else the monotonic clock. A thread gone
+ * reads as its last value: its steps from then on are 0. */
+static uint64_t step_ns(rec *r)
+{
+    char buf[96];
+    if (r->cpu_fd < 0)
+        return now_ns();
+    ssize_t n = pread(r->cpu_fd, buf, sizeof buf - 1, 0);
+    if (n <= 0)
+        return r->last_ns;
+    buf[n] = 0;
+    unsigned long long v = strtoull(buf, NULL, 10);
+    return v > r->last_ns ? v : r->last_ns;
 }
 
 /* {====== writing records into the ring */
@@ -152,7 +172,7 @@ static void put_begin(rec *r)
     memcpy(r->fid, r->cur_fid, r->cur_n * sizeof r->fid[0]);
     memcpy(r->line, r->cur_line, r->cur_n * sizeof r->line[0]);
     r->n = r->cur_n;
-    r->last_ns = now_ns();
+    r->last_ns = step_ns(r);
     lt_ring_publish(&r->ring);
 }
 
@@ -234,9 +254,34 @@ static int first_sample(rec *r, uint64_t t0)
     return e;
 }
 
+/* A held process (o->held) waits in its collector's hello for the ack:
+ * that wait, and the moments before the process runs again, are not its
+ * time. read_held reads the stack it waits with, before the ack; after
+ * rd_record_go, wait_held reads on until the stack has moved on (up to 50
+ * ms: one that stays where it was is sampled there). */
+static void read_held(rec *r)
+{
+    if (sample(r) == 0 && r->cur_n)
+        r->held_n = r->cur_n, r->held_top = r->cur_fid[r->cur_n - 1];
+}
+
+static void wait_held(rec *r)
+{
+    uint32_t n = r->held_n;
+    while (!atomic_load(&r->go) && !atomic_load(&r->quit))
+        usleep(100);
+    for (uint64_t t0 = now_ns(); n && !atomic_load(&r->quit) && now_ns() - t0 < 50000000u;
+         usleep(100))
+        if (sample(r) == 0 && (r->cur_n != n || r->cur_fid[n - 1] != r->held_top))
+            break;
+    r->samples = 0;
+}
+
 static void sampler(void *arg)
 {
     rec *r = arg;
+    if (r->o->held)
+        wait_held(r);
     uint64_t t0 = now_ns(), period = 1000000000u / r->o->hz, next = t0;
     int e = first_sample(r, t0);
     if (!e)
@@ -252,13 +297,13 @@ static void sampler(void *arg)
         for (int k = 0; (e = sample(r)) == -EAGAIN && k < 3; k++)
             ;
         if (!e)
-            put_step(r, now_ns());
+            put_step(r, step_ns(r));
         else if (e == -EAGAIN) /* still moving: the next sample */
             e = 0;
     }
     r->err = e;
     if (r->samples)
-        put(r, LT_EV_STOP, 2, now_ns() - r->last_ns, e ? LT_R_EXIT : LT_R_DETACH, 0);
+        put(r, LT_EV_STOP, 2, step_ns(r) - r->last_ns, e ? LT_R_EXIT : LT_R_DETACH, 0);
     lt_ring_publish(&r->ring);
     atomic_store_explicit(&r->ring.hdr->prod_state, LT_PROD_DONE, memory_order_release);
     rd_session_conn_closed(r->s);
@@ -268,6 +313,11 @@ static void on_signal(uv_signal_t *h, int sig)
 {
     (void)sig;
     rd_record_quit(h->data);
+}
+
+void rd_record_go(rd_recording *r)
+{
+    atomic_store(&r->go, 1);
 }
 
 void rd_record_quit(rd_recording *r)
@@ -327,6 +377,13 @@ static int start(rec *r, uv_loop_t *loop, char *err, size_t cap)
     if (make_ring(r, name, sizeof name) < 0)
         return snprintf(err, cap, "cannot make a ring for the samples"), -ENOMEM;
     r->so = r->o->so;
+    if (r->o->cpu_tid) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/task/%d/schedstat", (int)r->o->pid,
+                 (int)r->o->cpu_tid);
+        r->cpu_fd = open(path, O_RDONLY | O_CLOEXEC); /* none: wall time, as record's */
+        r->so.sample_cpu = r->cpu_fd >= 0;
+    }
     if (!r->so.no_files && (r->so.out_fd = rd_out_open(r->so.out, 1, err, cap)) < 0) {
         lt_ring_unlink(name);
         lt_ring_close(&r->ring);
@@ -343,6 +400,9 @@ static int start(rec *r, uv_loop_t *loop, char *err, size_t cap)
         uv_close((uv_handle_t *)&r->done, done_closed);
         return -EIO;
     }
+    if (r->o->held) /* on the loop: the ack (o->started) comes after it */
+        read_held(r);
+
     if (uv_thread_create(&r->thread, sampler, r)) {
         /* the session ends at once, with nothing */
         atomic_store_explicit(&r->ring.hdr->prod_state, LT_PROD_DONE, memory_order_release);
@@ -375,6 +435,11 @@ static int find_state(rec *r, char *err, size_t cap)
     read_process(r); /* before it can exit: a zombie's command line is empty */
     if (rd_peek_luajit(r->o->pid, err, cap))
         return -ENOEXEC;
+    if (r->o->state) { /* its hello's: the process waits for the ack, unstopped */
+        r->L = r->o->state;
+        lr_sr_find_specials(r->d, r->L);
+        return 0;
+    }
     int n = rd_peek_find_running(r->d, found, &r->stop);
     if ((n == -ESRCH || (!n && rd_peek_gone(r->o->pid))) && r->cmd[0])
         return 0; /* ran when record began, exited since: a session, no samples */
@@ -397,6 +462,8 @@ static void rec_free(rec *r)
         return;
     if (r->so.out_fd > 0)
         close(r->so.out_fd);
+    if (r->cpu_fd >= 0)
+        close(r->cpu_fd);
     free(r->fns);
     free(r->d);
     free(r);
@@ -429,6 +496,8 @@ int rd_record_start(const rd_record_opts *o, uv_loop_t *loop,
                     void (*on_end)(rd_recording *, void *), void *ud, rd_recording **out)
 {
     rec *r = calloc(1, sizeof *r);
+    if (r)
+        r->cpu_fd = -1;
     if (!r || !(r->d = calloc(1, sizeof *r->d))) {
         rec_free(r);
         return -ENOMEM;

@@ -879,6 +879,19 @@ const char *rd_cov_truncated_note(const rd_cov *c, char *buf, size_t cap)
     return buf;
 }
 
+/* f's SF: relative to the working directory when under it, as luacov
+ * writes and CI services match to the project's files with no mapping;
+ * else absolute (genhtml, run from that directory, reads both). */
+static const char *lcov_sf(const rd_cov *c, const rd_cov_file *f)
+{
+    size_t n = c->basedir ? strlen(c->basedir) : 0;
+    while (n > 1 && c->basedir[n - 1] == '/')
+        n--;
+    if (n > 1 && !strncmp(f->path, c->basedir, n) && f->path[n] == '/' && f->path[n + 1])
+        return f->path + n + 1;
+    return f->path;
+}
+
 int rd_cov_write_lcov(const rd_cov *c, FILE *out)
 {
     char note[256];
@@ -892,7 +905,7 @@ int rd_cov_write_lcov(const rd_cov *c, FILE *out)
         if (!f->exact)
             continue; /* genhtml must be able to read every SF */
         rd_cov_total t = rd_cov_file_total(f);
-        fprintf(out, "TN:\nSF:%s\n", f->path);
+        fprintf(out, "TN:\nSF:%s\n", lcov_sf(c, f));
         for (uint32_t k = 0; k < f->nfn; k++) /* LCOV lines start at 1 */
             fprintf(out, "FN:%u,%s\n", f->fn[k].line ? f->fn[k].line : 1, label(&f->fn[k]));
         for (uint32_t k = 0; k < f->nfn; k++)

@@ -182,7 +182,9 @@ static void put_summary(html *h, const rd_fstat *fs)
     if (m->sampled_hz) {
         snprintf(buf, sizeof buf, "%s at %u Hz: times are samples, calls the entries "
                                   "the samples saw, and a line is run if a sample saw it",
-                 m->sampled_jit ? "by LuaJIT's profiler, in CPU time" : "from outside",
+                 m->sampled_jit   ? "by LuaJIT's profiler, in CPU time"
+                 : m->sampled_cpu ? "from outside, in CPU time"
+                                  : "from outside",
                  m->sampled_hz);
         summary_row(h, "sampled", buf);
     }

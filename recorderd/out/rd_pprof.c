@@ -491,7 +491,8 @@ static void put_header(pp *p, uint64_t ns_total)
     if (p->info->cmd) rd_pb_varint(p->out, P_COMMENT, str(p, p->info->cmd));
     if (p->m->sampled_hz) /* record, or the pprof endpoint from outside */
         snprintf(note, sizeof note, "luatrace: sampled from outside at %u Hz (times are "
-                 "samples, calls the entries they saw)", p->m->sampled_hz);
+                 "%s, calls the entries they saw)", p->m->sampled_hz,
+                 p->m->sampled_cpu ? "CPU time" : "samples");
     else
         snprintf(note, sizeof note, "luatrace: %llu events, every call traced (not sampled)",
                  (unsigned long long)p->m->events);

@@ -164,7 +164,7 @@ static void fold_enter(rd_walker *w, uint32_t n)
 {
     folder *f = (folder *)w;
     char label[RD_LABEL_MAX];
-    rd_model_label(w->m, w->m->node[n].fid, label, sizeof label);
+    rd_label_folded(w->m, w->m->node[n].fid, label, sizeof label);
     if (fold_push(f, label)) {
         f->err = -ENOMEM;
         return;
@@ -203,7 +203,7 @@ static int fold_deep(folder *f)
             if (fids[i] == RD_PATH_CUT)
                 snprintf(label, sizeof label, "%s", RD_PATH_CUT_LABEL);
             else
-                rd_model_label(m, fids[i], label, sizeof label);
+                rd_label_folded(m, fids[i], label, sizeof label);
             f->err = fold_push(f, label);
         }
         fold_line(f, f->path, f->len, f->deep[n]);
@@ -360,6 +360,10 @@ int rd_report_profile(const rd_model *m, const char *title, const char *cmd, uns
     if (m->sampled_jit)
         fprintf(out, "SAMPLED by LuaJIT's profiler at %u Hz (CPU time; the JIT on): each sample "
                      "counts the CPU time since the one before; calls count the entries the "
+                     "samples saw, not the calls made\n", m->sampled_hz);
+    else if (m->sampled_cpu)
+        fprintf(out, "SAMPLED from outside at %u Hz (CPU time): each sample counts its Lua "
+                     "thread's CPU time since the one before; calls count the entries the "
                      "samples saw, not the calls made\n", m->sampled_hz);
     else if (m->sampled_hz)
         fprintf(out, "SAMPLED from outside at %u Hz: times are samples of %.3f ms each; calls "

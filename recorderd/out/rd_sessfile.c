@@ -152,6 +152,9 @@ unsigned rd_sessfile_sampling(const char *path, rd_model *m)
         m->sampled_hz = !*end && v > 0 && v <= 1000000 ? (unsigned)v : 0;
     }
     m->sampled_jit = m->sampled_hz && jit;
+    m->sampled_cpu = m->sampled_jit || (m->sampled_hz && !session_field(dir, "sample_clock", hz,
+                                                                      sizeof hz) &&
+                                        !strcmp(hz, "cpu"));
     return m->sampled_hz;
 }
 

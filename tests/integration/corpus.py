@@ -282,28 +282,43 @@ def traced(args, prog_dir, prog, tmp):
     return res, outdir
 
 
+def short_src(src, cwd=None):
+    """SRC as recorderd shows it (recorderd/core/rd_label.h): past its Lua
+    library root (.../share/lua/5.N/, .../lib/lua/5.N/) when it has one,
+    else past "CWD/" when under the program's working directory cwd and
+    past a leading "./". (The rule's exception, two sources shown the same,
+    is collector-labels' to check: the corpus has none.)"""
+    root = re.search(r'/(?:share|lib)/lua/5\.[1-9]/(?=.)', src)
+    if root:
+        return src[root.end():]
+    cwd = (cwd or '').rstrip('/')
+    if cwd and src.startswith(cwd + '/') and len(src) > len(cwd) + 1:
+        src = src[len(cwd) + 1:]
+    while src.startswith('./') and len(src) > 2:
+        src = src[2:]
+    return src
+
+
 def human_label(label, cwd=None):
-    """What people read (recorderd/core/rd_label.h) for a folded label
-    NAME@SRC:LINE: `NAME (SRC:LINE)`, SRC past its Lua library root
-    (.../share/lua/5.N/, .../lib/lua/5.N/) when it has one, else past
-    "CWD/" when under the program's working directory cwd and past a
-    leading "./"; `NAME [C]`. (The rule's exception, two sources shown the
-    same, is collector-labels' to check: the corpus has none.)"""
+    """What people read for a traced label NAME@SRC:LINE: `NAME (SRC:LINE)`
+    with SRC shown short (short_src); `NAME [C]`."""
     name, where = label.rsplit('@', 1)
     if where == '?':
         return '? (unknown frame)'
     if where == '[C]':
         return name + ' [C]'
     src, line = where.rsplit(':', 1)
-    root = re.search(r'/(?:share|lib)/lua/5\.[1-9]/(?=.)', src)
-    if root:
-        return '%s (%s:%s)' % (name, src[root.end():], line)
-    cwd = (cwd or '').rstrip('/')
-    if cwd and src.startswith(cwd + '/') and len(src) > len(cwd) + 1:
-        src = src[len(cwd) + 1:]
-    while src.startswith('./') and len(src) > 2:
-        src = src[2:]
-    return '%s (%s:%s)' % (name, src, line)
+    return '%s (%s:%s)' % (name, short_src(src, cwd), line)
+
+
+def folded_label(label, cwd=None):
+    """A traced label NAME@SRC:LINE as stacks.folded writes it: the same,
+    SRC shown short (short_src); '[...]', a cut, as it is."""
+    name, at, where = label.rpartition('@')
+    if not at or where in ('?', '[C]'):
+        return label
+    src, line = where.rsplit(':', 1)
+    return '%s@%s:%s' % (name, short_src(src, cwd), line)
 
 
 def session_cwd(session):
@@ -399,6 +414,9 @@ def check(args, tmp):
     session = find_session(outdir)
     lines = report(args, session, 'lines', tmp)
     calls = report(args, session, 'calls', tmp)
+    cwd = session_cwd(session)
+    ref_lines = reftrace_post.relabel(ref_lines, lambda l: folded_label(l, cwd))
+    ref_calls = reftrace_post.relabel(ref_calls, lambda l: folded_label(l, cwd))
 
     problems = diff('lines', ref_lines, lines) + diff('calls', ref_calls,
                                                       calls)

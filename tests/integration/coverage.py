@@ -348,15 +348,37 @@ class Ctx:
 # {======================================================================
 # Readers
 
-def read_lcov(path):
+def sf_path(sf, cwd, path):
+    """An SF of path as an absolute path, checking the rule: a file under
+    the program's working directory cwd is relative to it (as luacov
+    writes, so CI services need no mapping), any other absolute."""
+    under = sf.startswith(cwd.rstrip('/') + '/')
+    if os.path.isabs(sf):
+        expect(not under, '%s: SF %s is under the working directory %s but not relative'
+               % (path, sf, cwd))
+        return sf
+    expect(sf and not sf.startswith('./') and '..' not in sf.split('/'),
+           '%s: SF %r' % (path, sf))
+    return os.path.join(cwd, sf)
+
+
+def session_cwd(session):
+    """The traced program's working directory, from session.json."""
+    with open(os.path.join(session, 'session.json')) as f:
+        return json.load(f)['cwd']
+
+
+def read_lcov(path, cwd):
     """{SF: {'da': {line: n}, 'fn': {name: line}, 'fnda': {name: n},
-    'totals': {'LF': n, ...}}}"""
+    'totals': {'LF': n, ...}}}, each SF made absolute (sf_path: cwd is the
+    working directory of the traced program, the first one's for a merge)."""
     recs, cur = {}, None
     with open(path) as f:
         for row in f:
             row = row.rstrip('\n')
             key, _, val = row.partition(':')
             if key == 'SF':
+                val = sf_path(val, cwd, path)
                 expect(val not in recs, 'SF %s twice in %s' % (val, path))
                 cur = recs[val] = {'da': {}, 'fn': {}, 'fnda': {}, 'totals': {}}
             elif key == 'DA':
@@ -438,9 +460,12 @@ def summary_numbers(out, who):
     return int(lm.group(1)), int(lm.group(2)), fh, ft
 
 
-def genhtml(path, tmp):
+def genhtml(path, tmp, cwd):
+    """Run from cwd, the traced program's working directory, as in CI: the
+    relative SF are relative to it."""
     html = tempfile.mkdtemp(prefix='html-', dir=tmp)
-    res = subprocess.run(['genhtml', '-o', html, path], capture_output=True, text=True)
+    res = subprocess.run(['genhtml', '-o', html, os.path.abspath(path)], capture_output=True,
+                         text=True, cwd=cwd)
     expect(res.returncode == 0, 'genhtml %s: status %d\n%s%s'
            % (path, res.returncode, res.stdout[-2000:], res.stderr[-2000:]))
     expect(os.path.isfile(os.path.join(html, 'index.html')), 'genhtml wrote no index.html')
@@ -478,7 +503,6 @@ def read_luacov(path):
 def check_exact(lcov, lua):
     """DA lines and FN records against luac5.1 -l -l -p, file by file."""
     for sf, rec in lcov.items():
-        expect(os.path.isabs(sf), 'SF %s is not absolute' % sf)
         lines, protos = luac_listing(sf, lua)
         got = set(rec['da'])
         expect(got == lines, '%s: executable lines differ from luac5.1 -l -l: only ours %s,'
@@ -494,7 +518,7 @@ def check_exact(lcov, lua):
                '%s: LF/LH/FNF/FNH do not match the records: %s' % (sf, t))
 
 
-def check_consumers(session, tmp, total):
+def check_consumers(session, tmp, total, cwd):
     """lcov --summary and genhtml agree with coverage.txt's totals."""
     path = os.path.join(session, 'coverage.lcov')
     hits, missed, fh, ft = total
@@ -505,7 +529,7 @@ def check_consumers(session, tmp, total):
     got = lcov_summary(path)
     expect(got == want, 'lcov --summary says %s (hit, lines, fn hit, fns), coverage.txt %s'
            % (got, want))
-    got = genhtml(path, tmp)
+    got = genhtml(path, tmp, cwd)
     expect(got == want, 'genhtml says %s, coverage.txt %s' % (got, want))
 
 
@@ -754,11 +778,11 @@ def check_session(ctx, session, cwd, ref=None, skip=()):
     for name in ('coverage.lcov', 'luacov.stats.out', 'coverage.txt', 'coverage.xml'):
         expect(os.path.isfile(os.path.join(session, name)), 'no %s in %s' % (name, session))
     check_incomplete(session)
-    lcov = read_lcov(os.path.join(session, 'coverage.lcov'))
+    lcov = read_lcov(os.path.join(session, 'coverage.lcov'), session_cwd(session))
     check_cobertura(session, lcov)
     total, others, listings, _ = read_text(os.path.join(session, 'coverage.txt'))
     check_exact(lcov, ctx.args.lua)
-    check_consumers(session, ctx.tmp, total)
+    check_consumers(session, ctx.tmp, total, session_cwd(session))
     check_luacov(session, lcov, cwd)
     check_rebuild(ctx, session)
     check_same_trace(ctx, session, lcov, other_names(others), listings, cwd)
@@ -838,7 +862,8 @@ def case_merge(ctx):
     _, s2 = ctx.traced([ctx.args.lua, prog], CORPUS)
     merged = os.path.join(ctx.tmp, 'merged.lcov')
     ctx.report(['--merge', s1, s2, '-o', merged])
-    one, two = read_lcov(os.path.join(s1, 'coverage.lcov')), read_lcov(merged)
+    cwd = session_cwd(s1)
+    one, two = read_lcov(os.path.join(s1, 'coverage.lcov'), cwd), read_lcov(merged, cwd)
     expect(set(one) == set(two), 'merged files %s, single run %s' % (set(two), set(one)))
     for sf in one:
         expect({k: 2 * v for k, v in one[sf]['da'].items()} == two[sf]['da'],
@@ -850,7 +875,7 @@ def case_merge(ctx):
                           os.path.join(s2, 'coverage.lcov'), '-o', theirs],
                          capture_output=True, text=True)
     expect(res.returncode == 0, 'lcov -a failed: ' + res.stderr)
-    lc = read_lcov(theirs)
+    lc = read_lcov(theirs, cwd)
     for sf in one:
         expect(lc[sf]['da'] == two[sf]['da'] and lc[sf]['fnda'] == two[sf]['fnda'],
                '%s: lcov -a and report --merge disagree' % sf)
@@ -864,7 +889,7 @@ def case_merge(ctx):
         h, n, fh, fn = lcov_summary(lcovfile)
         expect((h, n) == (sum(1 for r in two.values() for v in r['da'].values() if v),
                           sum(len(r['da']) for r in two.values())), 'lcov --summary of merge')
-        genhtml(lcovfile, ctx.tmp)
+        genhtml(lcovfile, ctx.tmp, cwd)
     print('merge: ok (%d files, counts doubled, equal to lcov -a)' % len(one))
 
 
@@ -926,10 +951,10 @@ def case_options(ctx):
     def lcov_of(*opts):
         out = os.path.join(ctx.tmp, 'opt.lcov')
         ctx.report([session, '--format', 'lcov', '-o', out] + list(opts), cwd=work)
-        got = read_lcov(out)
+        got = read_lcov(out, session_cwd(session))
         check_exact(got, ctx.args.lua)
         if got:
-            genhtml(out, ctx.tmp)
+            genhtml(out, ctx.tmp, session_cwd(session))
         return {os.path.relpath(sf, work) for sf in got}, got
 
     names, _ = lcov_of('--exclude', os.path.join(work, 'vendor'))
@@ -963,7 +988,7 @@ def case_options(ctx):
             want, got = want.split(b'\n', 1)[1], got.split(b'\n', 1)[1]
         expect(got == want, 'run %s: %s differs from report\'s:\n%s\nwant:\n%s' %
                (' '.join(pats), name, got[:600], want[:600]))
-    expect(set(read_lcov(os.path.join(fsession, 'coverage.lcov'))) ==
+    expect(set(read_lcov(os.path.join(fsession, 'coverage.lcov'), session_cwd(fsession))) ==
            {os.path.join(work, 'lib/a.lua')}, 'run --include: %s' % fsession)
     with open(os.path.join(fsession, 'report.html'), encoding='utf-8') as f:
         page = f.read()
@@ -1005,14 +1030,22 @@ def case_paths(ctx):
     os.makedirs(os.path.join(work, 'semi;colon'))
     with open(os.path.join(work, 'semi;colon', 's.lua'), 'w') as f:
         f.write('local x = 2\nreturn x + 3\n')
+    outside = os.path.join(ctx.tmp, 'outside.lua')  # not under the working directory
+    with open(outside, 'w') as f:
+        f.write('return 0\n')
     with open(os.path.join(work, 'main.lua'), 'w') as f:
-        f.write('print(dofile("semi;colon/s.lua"))\n')
+        f.write('print(dofile("semi;colon/s.lua") + dofile(%r))\n' % outside)
     res, session = ctx.traced([ctx.args.lua, 'main.lua'], work)
     expect(res.status == 0 and res.out == b'5\n', 'traced run failed:\n' + show_bytes(res.err))
     lcov, _ = check_session(ctx, session, work)
     semi = os.path.join(work, 'semi;colon', 's.lua')
-    expect(set(lcov) == {os.path.join(work, 'main.lua'), semi} and
+    expect(set(lcov) == {os.path.join(work, 'main.lua'), semi, outside} and
            lcov[semi]['da'] == {1: 1, 2: 1}, 'session files: %s' % lcov)
+    # SF as luacov writes them: relative under the working directory, the
+    # file elsewhere absolute (CI services then need no path mapping)
+    with open(os.path.join(session, 'coverage.lcov')) as f:
+        sfs = sorted(row[3:].rstrip('\n') for row in f if row.startswith('SF:'))
+    expect(sfs == sorted(['main.lua', 'semi;colon/s.lua', outside]), 'SF: %s' % sfs)
     with open(os.path.join(session, 'stacks.folded')) as f:
         folded = f.read()
     expect(';main chunk@semi,colon/s.lua:0 ' in folded, 'labels:\n' + folded)
@@ -1209,7 +1242,7 @@ def case_truncated(ctx):
            'kill.lua: %s' % lcov.get(prog))
     path = os.path.join(cut, 'coverage.lcov')
     for cmd in (['lcov', '--summary', path], ['genhtml', '-o', os.path.join(ctx.tmp, 'h'), path]):
-        res = subprocess.run(cmd, capture_output=True, text=True)
+        res = subprocess.run(cmd, capture_output=True, text=True, cwd=work)  # SF relative to it
         expect(res.returncode == 0 and 'WARNING' not in res.stdout + res.stderr,
                '%s: %s%s' % (cmd[0], res.stdout, res.stderr))
     _, fine = ctx.traced([ctx.args.lua, 'fine.lua'], work)
@@ -1245,7 +1278,7 @@ def case_sameline(ctx):
     _, s2 = ctx.traced([ctx.args.lua, 'prog.lua', 'dec'], work)
     merged = os.path.join(ctx.tmp, 'sameline.lcov')
     ctx.report(['--merge', s1, s2, '-o', merged])
-    both = read_lcov(merged)
+    both = read_lcov(merged, session_cwd(s1))
     check_exact(both, ctx.args.lua)
     want = {'main chunk': 2, 'inc': 1, 'dec': 1, 'function@3': 2, 'function@3#2': 0}
     expect(both[prog]['fnda'] == want, 'merged functions: %s' % both[prog]['fnda'])
@@ -1270,7 +1303,7 @@ def case_luacheck(ctx):
     # every file under /usr/share/lua/5.1, compiled only
     out = os.path.join(ctx.tmp, 'all.lcov')
     ctx.report([session, '--format', 'lcov', '--include-untested', LUA_DIR, '-o', out])
-    every = read_lcov(out)
+    every = read_lcov(out, session_cwd(session))
     check_exact(every, ctx.args.lua)
     found = {os.path.join(d, f) for d, _, fs in os.walk(LUA_DIR) for f in fs
              if f.endswith('.lua')}

@@ -52,14 +52,15 @@ end
 '''
 
 
-def read_da(path):
-    """{SF: set of DA lines}"""
+def read_da(path, cwd):
+    """{SF: set of DA lines}, a relative SF (a file under the program's
+    working directory cwd) made absolute."""
     recs, cur = {}, None
     with open(path) as f:
         for row in f:
             key, _, val = row.rstrip('\n').partition(':')
             if key == 'SF':
-                cur = recs.setdefault(val, set())
+                cur = recs.setdefault(os.path.join(cwd, val), set())
             elif key == 'DA':
                 cur.add(int(val.split(',')[0]))
     return recs
@@ -105,7 +106,7 @@ def check(args, tmp, prog):
            % (name, sessions, res.status, show_bytes(res.err)))
     lcov = os.path.join(out, sessions[0], 'coverage.lcov')
     expect(os.path.isfile(lcov), '%s: no coverage.lcov' % name)
-    da = read_da(lcov)
+    da = read_da(lcov, os.path.dirname(path))  # where the program ran
     files = sorted(sf for sf in da if os.path.isfile(sf))
     expect(os.path.join(os.path.dirname(path), os.path.basename(path)) in files,
            '%s: the program is not in coverage.lcov: %s' % (name, sorted(da)))

@@ -78,14 +78,15 @@ def session_of(res, out, any_status=False):
 # {======================================================================
 # examples
 
-def lcov_hits(path):
-    """{(absolute file, line): hits} of the lines hit."""
+def lcov_hits(path, cwd):
+    """{(absolute file, line): hits} of the lines hit; a relative SF is a
+    file under the program's working directory cwd."""
     hits, sf = {}, None
     with open(path) as f:
         for line in f:
             line = line.strip()
             if line.startswith('SF:'):
-                sf = line[3:]
+                sf = os.path.join(cwd, line[3:])
             elif line.startswith('DA:'):
                 ln, n = line[3:].split(',')[:2]
                 if int(n):
@@ -114,7 +115,7 @@ def case_examples(args, tmp):
     for i, prog in enumerate(programs(args, 'coroutines', 'errors_pcall', 'tail_calls', 'modules')):
         res, out = traced(args, prog, tmp, [hits_bk, slow_bk], name='ex%d' % i)
         s, j = session_of(res, out)
-        want = lcov_hits(os.path.join(s, 'coverage.lcov'))
+        want = lcov_hits(os.path.join(s, 'coverage.lcov'), j['cwd'])
         got = linehits(os.path.join(s, 'linehits.txt'), j['cwd'])
         check(got == want, '%s: linehits differ from coverage.lcov:\n%s'
               % (prog, sorted(set(got.items()) ^ set(want.items()))[:20]))
@@ -234,7 +235,7 @@ def case_error(args, tmp):
     check(read_folded(want) == read_folded(os.path.join(s, 'stacks.folded')),
           'stacks.folded differs from its trace')
     check(linehits(os.path.join(s, 'linehits.txt'), j['cwd'])
-          == lcov_hits(os.path.join(s, 'coverage.lcov')), 'the other backend is wrong')
+          == lcov_hits(os.path.join(s, 'coverage.lcov'), j['cwd']), 'the other backend is wrong')
     rep = run([args.recorderd, 'report', s, '--backend', 'lua:' + fail_bk], tmp)
     rerr = rep.err.decode('utf-8', 'replace')
     check(rep.status == 1 and 'stack traceback:' in rerr and 'disabled by an error' in rerr,

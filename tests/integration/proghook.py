@@ -78,8 +78,11 @@ def check(args, tmp):
     for weight in ('lines', 'calls'):
         d = corpus.report(args, session, weight, tmp)
         got[weight] = {k: v for k, v in d.items() if not own(k)}
-    ref_lines = reftrace_post.cut_deep(ref_lines)
-    ref_calls = reftrace_post.cut_deep(ref_calls)
+    cwd = corpus.session_cwd(session)
+    ref_lines = reftrace_post.relabel(reftrace_post.cut_deep(ref_lines),
+                                      lambda l: corpus.folded_label(l, cwd))
+    ref_calls = reftrace_post.relabel(reftrace_post.cut_deep(ref_calls),
+                                      lambda l: corpus.folded_label(l, cwd))
     problems += (corpus.diff('lines', ref_lines, got['lines'])
                  + corpus.diff('calls', ref_calls, got['calls']))
     if problems and args.save:

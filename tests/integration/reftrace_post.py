@@ -73,6 +73,16 @@ def cut_deep(d):
     return out
 
 
+def relabel(d, fn):
+    """d (keys -> counts) with each frame's label mapped through fn (as
+    recorderd shows labels), stacks then alike added up."""
+    out = {}
+    for key, count in d.items():
+        key = compress(';'.join(fn(label) for label in expand(key).split(';')))
+        out[key] = out.get(key, 0) + count
+    return out
+
+
 def leaf(key):
     """The label of the leaf frame of a key."""
     return key.rsplit(';', 1)[-1].partition(RUN)[0]

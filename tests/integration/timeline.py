@@ -185,7 +185,7 @@ def check_chrome(path, session, folded_total):
 # {======================================================================
 # trace.speedscope.json
 
-def check_evented(path, chrome_sl, chrome_names, folded):
+def check_evented(path, chrome_sl, chrome_names, folded, cwd):
     with open(path, encoding='utf-8') as f:
         d = json.load(f)
     check(d['$schema'] == views.SCHEMA_URL, 'bad $schema')
@@ -217,7 +217,7 @@ def check_evented(path, chrome_sl, chrome_names, folded):
     check(s['type'] == 'sampled', 'last profile is %s' % s['type'])
     got = {}
     for smp, w in zip(s['samples'], s['weights']):
-        key = ';'.join(views.frame_label(frames[i]) for i in smp)
+        key = ';'.join(views.frame_label(frames[i], cwd) for i in smp)
         got[key] = got.get(key, 0) + w
     check(got == folded, 'sampled profile differs from the folded stacks')
     return len(profs) - 1
@@ -314,7 +314,7 @@ def one(args, prog, tmp, npm, devtools):
     names = {ev['tid']: ev['args']['name'] for ev in d['traceEvents']
              if ev['ph'] == 'M' and ev['name'] == 'thread_name'}
     evjs = os.path.join(session, 'trace.speedscope.json')
-    nprof = check_evented(evjs, sl, names, folded)
+    nprof = check_evented(evjs, sl, names, folded, sj.get('cwd'))
     for fmt, fname in (('chrome', 'trace.chrome.json'),
                        ('speedscope-evented', 'trace.speedscope.json')):
         out = os.path.join(tmp, name + '-' + fname)

@@ -126,10 +126,12 @@ def check_svg(path, node):
 # {======================================================================
 # profile.speedscope.json
 
-def frame_label(fr):
-    """The folded label of a speedscope frame (see rd_speedscope.h)."""
+def frame_label(fr, cwd):
+    """The folded label of a speedscope frame (see rd_speedscope.h): its
+    whole file shown as stacks.folded shows it (corpus.folded_label, cwd
+    the program's working directory)."""
     if 'file' in fr:
-        return '%s@%s:%d' % (fr['name'], fr['file'], fr['line'])
+        return corpus.folded_label('%s@%s:%d' % (fr['name'], fr['file'], fr['line']), cwd)
     if fr['name'].endswith(' [C]'):
         return fr['name'][:-4] + '@[C]'
     if fr['name'] == reftrace_post.CUT:  # the middle of a deep stack, cut
@@ -137,7 +139,7 @@ def frame_label(fr):
     return '?@?'
 
 
-def check_speedscope(path, folded, session_name):
+def check_speedscope(path, folded, session_name, cwd):
     with open(path, encoding='utf-8') as f:
         d = json.load(f)
     check(d['$schema'] == SCHEMA_URL, 'bad $schema %r' % d.get('$schema'))
@@ -158,7 +160,7 @@ def check_speedscope(path, folded, session_name):
     for s, w in zip(samples, weights):
         check(s and all(isinstance(i, int) and 0 <= i < len(frames) for i in s),
               'bad sample %r' % s)
-        key = ';'.join(frame_label(frames[i]) for i in s)
+        key = ';'.join(frame_label(frames[i], cwd) for i in s)
         got[key] = got.get(key, 0) + w
     for stack, w in folded.items():
         check(got.get(stack) == w, 'folded stack %s %d is %s in speedscope'
@@ -283,14 +285,15 @@ def one(args, prog, tmp, npm):
     svg = os.path.join(session, 'flamegraph.svg')
     js = os.path.join(session, 'profile.speedscope.json')
     nframes = check_svg(svg, shutil.which('node'))
-    nsamples = check_speedscope(js, folded, os.path.basename(session))
+    cwd = corpus.session_cwd(session)
+    nsamples = check_speedscope(js, folded, os.path.basename(session), cwd)
     for fmt, ext in (('flamegraph', '.svg'), ('speedscope', '.speedscope.json')):
         out = os.path.join(tmp, name + ext)
         run_ok([args.recorderd, 'report', session, '--format', fmt, '-o', out], tmp)
         if fmt == 'flamegraph':
             check_svg(out, None)
         else:
-            check_speedscope(out, folded, session)
+            check_speedscope(out, folded, session, cwd)
     validate_offline(js, tmp)
     validator_can_fail(js, tmp)
     extra = ', format valid'

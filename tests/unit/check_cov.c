@@ -407,11 +407,10 @@ START_TEST(test_cov_lcov)
     cov_of(&c, NULL, "app.lua", 1);
     char *got = written(rd_cov_write_lcov, &c);
     snprintf(want, sizeof want,
-             "TN:\nSF:%s/app.lua\n"
+             "TN:\nSF:app.lua\n" /* under the working directory: relative to it */
              "FN:1,main chunk\nFN:1,f\nFN:5,function@5\n"
              "FNDA:1,main chunk\nFNDA:3,f\nFNDA:0,function@5\nFNF:3\nFNH:2\n"
-             "DA:2,3\nDA:3,1\nDA:4,1\nDA:6,0\nDA:7,1\nDA:10,1\nLF:6\nLH:5\nend_of_record\n",
-             g_tmp);
+             "DA:2,3\nDA:3,1\nDA:4,1\nDA:6,0\nDA:7,1\nDA:10,1\nLF:6\nLH:5\nend_of_record\n");
     ck_assert_str_eq(got, want);
     rd_cov_total t = rd_cov_total_of(&c);
     ck_assert(t.lines == 6 && t.hit == 5 && t.fns == 3 && t.fns_hit == 2);
@@ -590,15 +589,14 @@ START_TEST(test_cov_dir)
     ck_assert_int_eq(rd_cov_add_model(&c, &m, g_tmp), 0);
     rd_cov_finish(&c);
     char *got = written(rd_cov_write_lcov, &c), want[512];
-    snprintf(want, sizeof want, "SF:%s/app.lua\n", g_tmp);
-    ck_assert_ptr_nonnull(strstr(got, want));
+    ck_assert_ptr_nonnull(strstr(got, "SF:app.lua\n"));
     ck_assert_ptr_nonnull(strstr(got, "DA:3,3\n"));
     /* (the profile's names: three main chunks of app.lua, two more numbered) */
-    snprintf(want, sizeof want, "SF:%s/app.lua\nFN:1,main chunk#2\nFNDA:1,main chunk#2\n"
-             "FNF:1\nFNH:1\nDA:1,0\nDA:2,5\nLF:2\nLH:1\nend_of_record\n", sub);
+    snprintf(want, sizeof want, "SF:sub/app.lua\nFN:1,main chunk#2\nFNDA:1,main chunk#2\n"
+             "FNF:1\nFNH:1\nDA:1,0\nDA:2,5\nLF:2\nLH:1\nend_of_record\n");
     ck_assert_ptr_nonnull(strstr(got, want));
-    snprintf(want, sizeof want, "SF:%s/app.lua\nFN:1,main chunk#4\nFNDA:1,main chunk#4\n"
-             "FNF:1\nFNH:1\nDA:1,7\nLF:1\nLH:1\nend_of_record\n", other);
+    snprintf(want, sizeof want, "SF:other/app.lua\nFN:1,main chunk#4\nFNDA:1,main chunk#4\n"
+             "FNF:1\nFNH:1\nDA:1,7\nLF:1\nLH:1\nend_of_record\n");
     ck_assert_ptr_nonnull(strstr(got, want));
     free(got);
     got = written(write_text, &c);
@@ -645,6 +643,34 @@ START_TEST(test_cov_patterns)
 }
 END_TEST
 
+/* A file outside the working directory keeps its absolute SF; one whose
+ * path only starts with the directory's name (app.lua against "ap") too. */
+START_TEST(test_cov_lcov_outside)
+{
+    char dir[128], src[160];
+    rd_cov c;
+    rd_model m;
+    write_file("app.lua", SAMPLE);
+    snprintf(dir, sizeof dir, "%s/sub", g_tmp);
+    ck_assert_int_eq(mkdir(dir, 0700), 0);
+    snprintf(src, sizeof src, "%s/app.lua", g_tmp);
+    for (int i = 0; i < 2; i++) {
+        if (i)
+            snprintf(dir, sizeof dir, "%s/ap", g_tmp);
+        ck_assert_int_eq(rd_cov_init(&c, NULL), 0);
+        sample_model(&m, src);
+        ck_assert_int_eq(rd_cov_add_model(&c, &m, dir), 0);
+        rd_model_free(&m);
+        rd_cov_finish(&c);
+        char *got = written(rd_cov_write_lcov, &c), want[256];
+        snprintf(want, sizeof want, "TN:\nSF:%s\nFN:1,main chunk\n", src);
+        ck_assert_msg(!strncmp(got, want, strlen(want)), "%s", got);
+        free(got);
+        rd_cov_free(&c);
+    }
+}
+END_TEST
+
 START_TEST(test_cov_untested)
 {
     char dir[128], err[256];
@@ -665,12 +691,12 @@ START_TEST(test_cov_untested)
     ck_assert_int_eq(rd_cov_add_untested(&c, g_tmp, err, sizeof err), 0); /* app.lua once */
     rd_cov_finish(&c);
     char *got = written(rd_cov_write_lcov, &c);
-    ck_assert_msg(strstr(got, "/lib/deep/u.lua\nFN:1,main chunk\nFNDA:0,main chunk\nFNF:1\n"
+    ck_assert_msg(strstr(got, "SF:lib/deep/u.lua\nFN:1,main chunk\nFNDA:0,main chunk\nFNF:1\n"
                               "FNH:0\nDA:1,0\nLF:1\nLH:0\n") &&
                       !strstr(got, "broken") && !strstr(got, "notes"),
                   "%s", got);
-    const char *first = strstr(got, "/app.lua\n");
-    ck_assert_msg(first && !strstr(first + 1, "/app.lua\n"), "app.lua not once: %s", got);
+    const char *first = strstr(got, "SF:app.lua\n");
+    ck_assert_msg(first && !strstr(first + 4, "app.lua\n"), "app.lua not once: %s", got);
     free(got);
     got = written(write_text, &c);
     ck_assert_ptr_nonnull(strstr(got, "broken.lua:1: unexpected symbol"));
@@ -843,7 +869,7 @@ int main(void)
                             test_lines_parse_bad, test_lines_parse_depth, test_lines_file,
                             test_cov_lcov, test_cov_luacov, test_cov_text, test_cov_merge,
                             test_cov_names, test_cov_changed, test_cov_missing, test_cov_dir,
-                            test_cov_patterns, test_cov_untested, test_cov_session_cwd,
+                            test_cov_patterns, test_cov_lcov_outside, test_cov_untested, test_cov_session_cwd,
                             test_cov_cobertura, test_cov_jit_lines};
     return ut_main("cov", tests, UT_N(tests), &fx);
 }

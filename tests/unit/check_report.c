@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "rd_annotate.h"
+#include "rd_label.h"
 #include "rd_outdir.h"
 #include "rd_report.h"
 #include "rd_stack.h"
@@ -279,6 +280,37 @@ START_TEST(test_report_folded_tsc)
     EV(CLOCK, 3000, 6000, 1);
     ck_assert(rd_model_ns_per_tick(&M) == 0.5);
     expect_folded(RD_W_TIME, L_MAIN " 2000\n" L_MAIN ";" L_A " 2\n");
+}
+END_TEST
+
+/* Frames name their files as the other reports do (rd_label.h): past a
+ * Lua library root, past the working directory or "./", whole when two
+ * files would be shown the same. Whole paths in every frame made
+ * luacheck's folded stacks pass their 64 MiB bound. */
+START_TEST(test_report_folded_short)
+{
+    static const char *src[] = {"/home/u/proj/lib/parse.lua", "/usr/share/lua/5.1/pl/utils.lua",
+                                "/usr/share/lua/5.1/inspect.lua",
+                                "/opt/x/share/lua/5.1/inspect.lua", "./mod.lua", "/elsewhere/o.lua"};
+    ck_assert_int_eq(rd_label_set_cwd(&M, "/home/u/proj"), 0);
+    ev_str(1, "app.lua");
+    ev_str(3, "main");
+    ev_str(4, "f");
+    ev_func(F_MAIN, LT_WHAT_MAIN, 1, 3, 0);
+    EV(CLOCK, 0, 0, 0);
+    EV(START, 0x1000, LT_R_BEGIN);
+    EV(FRAME, 1, F_MAIN, 5);
+    for (uint32_t i = 0; i < 6; i++) {
+        ev_str(10 + i, src[i]);
+        ev_func(10 + i, LT_WHAT_LUA, 10 + i, 4, i + 1);
+        EV(CALL, 2, 0, 10 + i);
+        EV(LINE, 2, 0, i + 2);
+        EV(RET, 2, 0);
+    }
+    expect_folded(RD_W_LINES, L_MAIN ";f@lib/parse.lua:1 1\n" L_MAIN ";f@pl/utils.lua:2 1\n"
+                  L_MAIN ";f@/usr/share/lua/5.1/inspect.lua:3 1\n"
+                  L_MAIN ";f@/opt/x/share/lua/5.1/inspect.lua:4 1\n" L_MAIN ";f@mod.lua:5 1\n"
+                  L_MAIN ";f@/elsewhere/o.lua:6 1\n");
 }
 END_TEST
 
@@ -765,7 +797,7 @@ int main(void)
     const TTest *fx_tests[] = {test_report_fstats_recursion, test_report_fstats_siblings,
                                test_report_profile, test_report_profile_top,
                                test_report_profile_empty, test_report_folded_weights,
-                               test_report_folded_tsc, test_report_folded_empty,
+                               test_report_folded_tsc, test_report_folded_short, test_report_folded_empty,
                                test_report_flines_by_source, test_report_flines_grouped};
     const TTest *scratch_tests[] = {test_report_annotate, test_report_annotate_stream,
                                     test_report_annotate_collision,
