@@ -769,6 +769,7 @@ static int sample_mode(int private_summary)
     if (!co_sample_hz())
         return 0;
 #ifdef CO_LUA54 /* recorderd reads Lua 5.1's memory only */
+    (void)private_summary;
     if (!said++)
         fprintf(stderr, "luatrace: sampling (LUATRACE_SAMPLE, run --sample) is for Lua 5.1 and "
                         "LuaJIT; %s is traced exactly\n", CO_LUA_NAME);
