@@ -149,6 +149,7 @@ static int cmd_run(int argc, char **argv)
     o.coverage = so.coverage;
     o.cov = so.cov;
     o.sample_time = so.sample_time;
+    o.memory = so.memory;
     o.wall = so.wall;
     return unmake_out(o.out, made, rd_run(&o, argv + i));
 }

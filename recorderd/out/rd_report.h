@@ -7,7 +7,10 @@
 
 #include "rd_model.h"
 
-enum rd_weight { RD_W_TIME, RD_W_LINES, RD_W_CALLS };
+/* What a folded stack weighs: time (ns), line events, calls; and with a
+ * memory trace (rd_mem.h) bytes allocated, objects allocated, bytes live
+ * at the end. */
+enum rd_weight { RD_W_TIME, RD_W_LINES, RD_W_CALLS, RD_W_BYTES, RD_W_OBJECTS, RD_W_LIVE };
 
 typedef struct rd_fstat {
     uint64_t calls, self, total; /* self/total in ticks; recursion counted once */
