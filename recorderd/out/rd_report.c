@@ -380,6 +380,8 @@ int rd_report_profile(const rd_model *m, const char *title, const char *cmd, uns
         table(m, fs, ids, n, top, 0, out);
         table(m, fs, ids, n, top, 1, out);
     }
+    if (m->has_mem && rd_report_memory(m, top, out))
+        fprintf(out, "\n(no memory table: out of memory)\n");
     free(fs);
     free(ids);
     return ferror(out) ? -EIO : 0;

@@ -43,6 +43,11 @@ int rd_report_folded(const rd_model *m, enum rd_weight w, FILE *out, double *cut
  * and profile.pb.gz keep every function. */
 #define RD_PROFILE_ROWS 2000
 
+/* profile.txt's memory table (rd_memtab.c), for a trace with MEM
+ * records: the totals, then functions by bytes allocated, callees
+ * included. Returns 0 or -ENOMEM. */
+int rd_report_memory(const rd_model *m, unsigned top, FILE *out);
+
 int rd_report_profile(const rd_model *m, const char *title, const char *cmd, unsigned top,
                       FILE *out);
 
