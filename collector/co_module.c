@@ -344,7 +344,7 @@ static int g_tron_memory; /* tron{memory=true} asked for memory */
 static void memory_begin(co_state *s, lua_State *L, int calib)
 {
     const char *env = getenv("LUATRACE_MEMORY");
-    s->mem = !calib && ((env && !strcmp(env, "1")) || g_tron_memory);
+    s->mem = !calib && (s->mem || (env && !strcmp(env, "1")) || g_tron_memory); /* or the ack's */
     if (s->mem && co_alloc_memory(s, L)) {
         fprintf(stderr, "luatrace: memory: %s; the trace has no memory profile\n",
                 s->jit ? "LuaJIT's allocator cannot be traced (its allocations bypass "
