@@ -347,8 +347,8 @@ static void memory_begin(co_state *s, lua_State *L, int calib)
     s->mem = !calib && (s->mem || (env && !strcmp(env, "1")) || g_tron_memory); /* or the ack's */
     if (s->mem && co_alloc_memory(s, L)) {
         fprintf(stderr, "luatrace: memory: %s; the trace has no memory profile\n",
-                s->jit ? "LuaJIT's allocator cannot be traced (its allocations bypass "
-                         "lua_setallocf's wrapper)"
+                s->jit ? "not traced under LuaJIT yet (its lua_setallocf works, but the "
+                         "collector wraps Lua 5.1's allocator only)"
                        : "the state's allocator could not be wrapped (LUATRACE_ALLOC=plain, "
                          "or this Lua's layout was not verified)");
         s->mem = 0;

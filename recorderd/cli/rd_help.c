@@ -29,6 +29,9 @@ typedef struct cmd_help {
     {"--time exact|sample", "sample: time from a CPU-time timer, every event still exact;\n"       \
                             "                                 exact: each event's clock (default)"}
 #define CLOCK {"--clock cpu|wall", "--time sample's clock: CPU time (default), or wall time"}
+#define MEMORY                                                                                     \
+    {"--memory", "trace every allocation and free too: heap.pb.gz, profile.txt's memory\n"          \
+                 "                                 table, folded --weight bytes|objects|live"}
 #define SOCKET                                                                                     \
     {"--socket PATH", "the daemon's socket ($XDG_RUNTIME_DIR/luatrace/recorderd.sock, else\n"     \
                       "                                 /tmp/luatrace-$UID/recorderd.sock)"}
@@ -51,6 +54,7 @@ static const cmd_help helps[] = {
       EXCLUDE,
       TIME,
       CLOCK,
+      MEMORY,
       {"--sample [HZ]", "LuaJIT: sample with its profiler, the JIT on (HZ 1-1000, default\n"
                         "                                 1000); lua5.1 is traced exactly"},
       NOTRACE,
@@ -70,6 +74,7 @@ static const cmd_help helps[] = {
       EXCLUDE,
       TIME,
       CLOCK,
+      MEMORY,
       NOTRACE,
       BACKEND,
       {"--hello-timeout SECONDS", "close a connection that sends no hello in time (10)"},
