@@ -169,7 +169,8 @@ static const cmd_help helps[] = {
       {"", "names joined with ',', or all, into the session directory or -o DIR"},
       {"-o, --out FILE", "write it there (annotate, a LIST: a directory; --backend: theirs)"},
       {"-w, --weight time|lines|calls|bytes|objects|live",
-       "what a folded stack weighs (default time; folded only; the last three: run --memory)"},
+       "what a folded stack weighs (default time; folded only; the last three:\n"
+       "                                 a memory trace's bytes allocated, objects, live bytes)"},
       {"--merge", "several sessions: their coverage adds up (default format lcov)"},
       INCLUDE,
       EXCLUDE,
