@@ -12,7 +12,8 @@ program itself measures.
           (collectgarbage("count")), within 1%; the interned one's are 0
   live    a function that keeps what it makes has live bytes >= 90% of what
           it allocated; one that drops it (the collector running) <= 5%;
-          stacks.folded by --weight live agrees
+          stacks.folded by --weight live and report.html's memory section
+          agree
   pprof   heap.pb.gz has Go's heap sample types (alloc_objects,
           alloc_space, inuse_objects, inuse_space); with go, `go tool pprof
           -sample_index=inuse_space -top` lists the leaking function first
@@ -157,6 +158,11 @@ def case_live(args, tmp):
           % (on.get('leak'), leak[4]))
     with open(os.path.join(session, 'session.json')) as f:
         check(json.load(f).get('memory') is True, 'session.json does not say memory true')
+    with open(os.path.join(session, 'report.html')) as f:
+        page = f.read()
+    check('id="memory"' in page and re.search(r'\s%d\s+%d\s+\d+\s+\d+\s+%d\s+\d+  leak \('
+                                             % (leak[0], leak[1], leak[4]), page),
+          "report.html has no memory section with leak's row")
 
 
 def varint(b, at):
@@ -226,6 +232,8 @@ def case_plain(args, tmp):
     check(not os.path.exists(os.path.join(session, 'heap.pb.gz')), 'heap.pb.gz without memory')
     with open(os.path.join(session, 'profile.txt')) as f:
         check('Memory by function' not in f.read(), 'a memory table without memory')
+    with open(os.path.join(session, 'report.html')) as f:
+        check('id="memory"' not in f.read(), 'report.html: a memory section without memory')
     with open(os.path.join(session, 'session.json')) as f:
         check(json.load(f).get('memory') is False, 'session.json does not say memory false')
 
