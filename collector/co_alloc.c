@@ -45,6 +45,8 @@
 typedef struct co_watch {
     lua_Alloc f;
     void *ud;
+    int frees; /* Protos' and threads' frees are watched (Lua 5.1's layout
+                  verified); 0: memory only (LuaJIT) */
 } co_watch;
 
 static void *__attribute__((noinline)) watch_free(const co_watch *w, void *ptr, size_t osize)
@@ -58,6 +60,17 @@ static void *__attribute__((noinline)) watch_free(const co_watch *w, void *ptr, 
     else if (osize == LS_SIZE && tt == LUA_TTHREAD)
         co_thread_freed(s, ptr);
     return w->f(w->ud, ptr, osize, 0);
+}
+
+static void *watch_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
+
+/* Keeps this module loaded for good. */
+static int pin_module(void)
+{
+    Dl_info info;
+    if (!dladdr((void *)watch_alloc, &info) || !info.dli_fname)
+        return 0;
+    return dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE) != NULL;
 }
 
 volatile int co_mem_in;
@@ -103,16 +116,33 @@ static void *watch_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
     const co_watch *w = ud;
     if (__builtin_expect(g_mem != NULL, 0)) {
-        void *q = nsize == 0 && (osize == PR_SIZE || osize == LS_SIZE)
+        void *q = nsize == 0 && (osize == PR_SIZE || osize == LS_SIZE) && w->frees
                       ? watch_free(w, ptr, osize)
                       : w->f(w->ud, ptr, osize, nsize);
         if (q || !nsize) /* a failed allocation changed nothing */
             mem_note(g_mem, q, ptr, osize, nsize);
         return q;
     }
-    if (__builtin_expect(nsize == 0 && (osize == PR_SIZE || osize == LS_SIZE), 0))
+    if (__builtin_expect(nsize == 0 && (osize == PR_SIZE || osize == LS_SIZE), 0) && w->frees)
         return watch_free(w, ptr, osize);
     return w->f(w->ud, ptr, osize, nsize);
+}
+
+/* Wraps L's allocator for memory alone (LuaJIT: no Lua 5.1 layout to
+ * watch frees by). Returns 0 or -ENOTSUP. */
+static int wrap_memory_only(lua_State *L)
+{
+    void *ud;
+    const char *how = getenv("LUATRACE_ALLOC");
+    if ((how && !strcmp(how, "plain")) || !pin_module())
+        return -ENOTSUP;
+    co_watch *w = malloc(sizeof *w);
+    if (!w)
+        return -ENOTSUP;
+    w->f = lua_getallocf(L, &w->ud);
+    w->frees = 0;
+    lua_setallocf(L, watch_alloc, w);
+    return lua_getallocf(L, &ud) == watch_alloc ? 0 : -ENOTSUP;
 }
 
 int co_alloc_memory(co_state *s, lua_State *L)
@@ -122,7 +152,7 @@ int co_alloc_memory(co_state *s, lua_State *L)
         g_mem = NULL;
         return 0;
     }
-    if (!s->watched || lua_getallocf(L, &ud) != watch_alloc)
+    if (lua_getallocf(L, &ud) != watch_alloc && (!s->jit || wrap_memory_only(L)))
         return -ENOTSUP;
     g_mem = s;
     return 0;
@@ -172,15 +202,6 @@ static int free_sizes_check(void)
     return mask;
 }
 
-/* Keeps this module loaded for good. */
-static int pin_module(void)
-{
-    Dl_info info;
-    if (!dladdr((void *)watch_alloc, &info) || !info.dli_fname)
-        return 0;
-    return dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE) != NULL;
-}
-
 int co_alloc_watch(lua_State *L)
 {
     static int checked, mask;
@@ -198,6 +219,7 @@ int co_alloc_watch(lua_State *L)
     if (!w)
         return 0;
     w->f = lua_getallocf(L, &w->ud);
+    w->frees = 1;
     lua_setallocf(L, watch_alloc, w);
     return mask;
 }

@@ -345,12 +345,14 @@ static void memory_begin(co_state *s, lua_State *L, int calib)
 {
     const char *env = getenv("LUATRACE_MEMORY");
     s->mem = !calib && (s->mem || (env && !strcmp(env, "1")) || g_tron_memory); /* or the ack's */
-    if (s->mem && co_alloc_memory(s, L)) {
-        fprintf(stderr, "luatrace: memory: %s; the trace has no memory profile\n",
-                s->jit ? "not traced under LuaJIT yet (its lua_setallocf works, but the "
-                         "collector wraps Lua 5.1's allocator only)"
-                       : "the state's allocator could not be wrapped (LUATRACE_ALLOC=plain, "
-                         "or this Lua's layout was not verified)");
+    if (s->mem && s->jit && co_sample_hz() > 0) { /* its profiler's records come from no hook */
+        fprintf(stderr, "luatrace: memory: not with LuaJIT's sampling (run --sample); the "
+                        "trace has no memory profile\n");
+        s->mem = 0;
+    } else if (s->mem && co_alloc_memory(s, L)) {
+        fprintf(stderr, "luatrace: memory: the state's allocator could not be wrapped "
+                        "(LUATRACE_ALLOC=plain, or lua_setallocf did not take); the trace "
+                        "has no memory profile\n");
         s->mem = 0;
     }
     if (!s->mem)

@@ -362,10 +362,11 @@ void co_func_source(const lua_Debug *ar, char *out);
  * then on). Returns what L's frees report: CO_WATCH_* bits, 0 if none. */
 int co_alloc_watch(lua_State *L);
 /* Memory tracing (LUATRACE_MEMORY=1): the allocator co_alloc_watch
- * installed sends a MEM record for each call that changes memory while s
- * is active and co_mem_in is 0; s NULL: no longer. Returns 0, or
- * -ENOTSUP where the allocator is not ours (LuaJIT, a layout not
- * verified, LUATRACE_ALLOC=plain). Traced thread only. */
+ * installed (under LuaJIT, one installed here, which watches no frees)
+ * sends a MEM record for each call that changes memory while s is active
+ * and co_mem_in is 0; s NULL: no longer. Returns 0, or -ENOTSUP where the
+ * allocator is not ours (a Lua 5.1 layout not verified,
+ * LUATRACE_ALLOC=plain). Traced thread only. */
 int co_alloc_memory(co_state *s, lua_State *L);
 /* Non-zero while the collector itself runs (its hook, tron, troff, the
  * end of a trace): an allocation then is the collector's, and sends no

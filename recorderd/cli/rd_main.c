@@ -140,6 +140,8 @@ static int cmd_run(int argc, char **argv)
         return 2;
     }
     o.out = so.out;
+    if (so.memory && o.sample_hz) /* a sampled LuaJIT writes from its profiler, no hook */
+        return fprintf(stderr, "recorderd run: --memory traces exactly: not with --sample\n"), 2;
     int made = out_missing(o.out), e = check_run_opts(&o);
     if (e)
         return unmake_out(o.out, made, e);

@@ -20,6 +20,8 @@ program itself measures.
   big     a program making 10 million tiny blocks (640 MB in all, the
           collector running) ends with its reports written, its memory
           table counting every one of them
+  luajit  (--luajit) exact and live under LuaJIT (the JIT off while
+          traced, as always)
   plain   a trace without --memory has no heap.pb.gz and no memory table,
           and session.json says memory false
 
@@ -87,13 +89,14 @@ print("done")
 '''
 
 
-def run_memory(args, tmp, name, text, extra=('--memory',)):
-    """Runs text as name.lua under recorderd run; (stdout, session dir)."""
+def run_memory(args, tmp, name, text, extra=('--memory',), lua=None):
+    """Runs text as name.lua under recorderd run (lua5.1, or lua);
+    (stdout, session dir)."""
     with open(os.path.join(tmp, name + '.lua'), 'w') as f:
         f.write(text)
     out = os.path.join(tmp, 'out-' + name)
     res = harness.run_ok([args.recorderd, 'run', '--quiet', '--out', out] + list(extra)
-                         + ['--', args.lua, name + '.lua'], tmp, timeout=300)
+                         + ['--', lua or args.lua, name + '.lua'], tmp, timeout=300)
     return res.out.decode(), harness.find_session(out)
 
 
@@ -112,8 +115,8 @@ def memory_table(session):
     return table
 
 
-def case_exact(args, tmp):
-    out, session = run_memory(args, tmp, 'exact', EXACT)
+def case_exact(args, tmp, lua=None):
+    out, session = run_memory(args, tmp, 'exact', EXACT, lua=lua)
     want = {k: int(v) for k, v in (line.split() for line in out.split('\n') if line)}
     table = memory_table(session)
     for name, measured in sorted(want.items()):
@@ -143,7 +146,11 @@ def folded(session, args, tmp, weight):
 
 
 def case_live(args, tmp):
-    out, session = run_memory(args, tmp, 'live', LIVE)
+    case_live_of(args, tmp, None)
+
+
+def case_live_of(args, tmp, lua):
+    out, session = run_memory(args, tmp, 'live', LIVE, lua=lua)
     check(out.strip() == '20000', 'program printed %r' % out)
     t = memory_table(session)
     check('leak' in t and 'churn' in t, 'leak or churn missing: %r' % sorted(t))
@@ -227,6 +234,14 @@ def case_big(args, tmp):
         check(os.path.exists(os.path.join(session, f)), 'no ' + f)
 
 
+def case_luajit(args, tmp):
+    if not args.luajit or not shutil.which(args.luajit):
+        print('no luajit')
+        raise SystemExit(harness.SKIP)
+    case_exact(args, tmp, lua=args.luajit)
+    case_live_of(args, tmp, args.luajit)
+
+
 def case_plain(args, tmp):
     _, session = run_memory(args, tmp, 'live', LIVE, extra=())
     check(not os.path.exists(os.path.join(session, 'heap.pb.gz')), 'heap.pb.gz without memory')
@@ -240,7 +255,12 @@ def case_plain(args, tmp):
 
 def main(argv):
     return harness.tmp_case_main(argv, harness.cases(globals()), 'luatrace-memory-',
-                                 add_args=lambda ap: ap.add_argument('--go', default='go'))
+                                 add_args=add_args)
+
+
+def add_args(ap):
+    ap.add_argument('--go', default='go')
+    ap.add_argument('--luajit')
 
 
 if __name__ == '__main__':
