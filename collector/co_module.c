@@ -791,19 +791,21 @@ static int refuse_other_lua(lua_State *L, const char *which)
 }
 
 /* LUATRACE_SAMPLE=HZ: LuaJIT samples with its own profiler (co_sample.c,
- * which refuses a bad HZ without an error: run's LUA_INIT loads us), else
- * it is traced exactly (co_jit.c); Lua 5.1 has no profiler, and is traced
- * exactly (said once). */
-static int sample_mode(void)
+ * which refuses a bad HZ without an error: run's LUA_INIT loads us); Lua
+ * 5.1 has none, and is sampled from outside by recorderd (co_outside.c),
+ * except with a private recorder (luatrace.profile), which as the
+ * process's child may not read it (ptrace's rule): traced exactly, said
+ * once. */
+static int sample_mode(int private_summary)
 {
     static int said;
     if (!co_sample_hz())
         return 0;
-    if (co_jit_is())
+    if (co_jit_is() || !private_summary)
         return 1;
     if (!said++)
-        fprintf(stderr, "luatrace: sampling (LUATRACE_SAMPLE, run --sample) is for LuaJIT; "
-                        "Lua 5.1 is traced exactly\n");
+        fprintf(stderr, "luatrace: sampling (LUATRACE_SAMPLE) needs recorderd run --sample or "
+                        "listen under Lua 5.1; luatrace.profile traces exactly\n");
     return 0;
 }
 
@@ -812,8 +814,9 @@ CO_EXPORT int luaopen_luatrace(lua_State *L)
     const char *other = other_lua();
     if (other)
         return refuse_other_lua(L, other);
-    if (sample_mode())
-        return co_sample_open(L, co_sample_hz(), 0);
+    if (sample_mode(0))
+        return co_jit_is() ? co_sample_open(L, co_sample_hz(), 0)
+                           : co_outside_open(L, co_sample_hz());
     const char *shm = getenv("LUATRACE_SHM");
     const char *attach = getenv("LUATRACE_ATTACH");
     int dormant = attach && !strcmp(attach, "1");
@@ -835,7 +838,7 @@ CO_EXPORT int luaopen_luatrace_profile(lua_State *L)
     const char *other = other_lua();
     if (other)
         return refuse_other_lua(L, other);
-    if (sample_mode())
+    if (sample_mode(1))
         return co_sample_open(L, co_sample_hz(), 1);
     const char *shm = getenv("LUATRACE_SHM");
     open_traced(L, shm && *shm ? shm : LT_RING_NAME_SCRIPT, 1, luaopen_luatrace_profile);

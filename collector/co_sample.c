@@ -366,11 +366,11 @@ static int l_false(lua_State *L)
  * run is sampled), tracing() is false (no exact trace), sampling() true. */
 static int l_sampling(lua_State *L)
 {
-    lua_pushboolean(L, g_smp.on);
+    lua_pushboolean(L, g_smp.on || co_outside_on);
     return 1;
 }
 
-static void open_table(lua_State *L)
+void co_sample_table(lua_State *L)
 {
     static const luaL_Reg f[] = {{"tron", l_false},         {"troff", l_false},
                                  {"tracing", l_false},      {"sampling", l_sampling},
@@ -386,7 +386,7 @@ int co_sample_open(lua_State *L, int hz, int private_summary)
     smp *p = &g_smp;
     char err[512] = "";
     prof_start_fn start = (prof_start_fn)dlsym(RTLD_DEFAULT, "luaJIT_profile_start");
-    open_table(L);
+    co_sample_table(L);
     if (p->started)
         return 1;
     p->started = 1;

@@ -189,6 +189,8 @@ typedef struct co_state {
     pid_t recorder_pid; /* private recorder we spawned, or 0 */
     int wait_bye;       /* at exit, wait until the recorder closes */
     int private_summary; /* -lluatrace.profile: own recorder, summary at exit */
+    int outside;        /* co_outside.c: the hello asks to be sampled from outside */
+    const void *outside_state; /* and says where its lua_State is */
     int attached;       /* started by `recorderd attach`: end silently */
     char sock_path[108]; /* the recorder to register with, "" = search */
     char shm[LT_RING_NAME_MAX + 1];
@@ -686,6 +688,16 @@ int co_sample_hz(void);
  * (hz: co_sample_hz; -1 is said and runs unsampled): starts LuaJIT's
  * profiler into a sampled session (once), pushes the module's table. */
 int co_sample_open(lua_State *L, int hz, int private_summary);
+/* Pushes the module's table of a sampled process: tron and troff do
+ * nothing, tracing() is false, sampling() true while it is sampled. */
+void co_sample_table(lua_State *L);
+
+/* ---- co_outside.c: Lua 5.1's run --sample, sampled from outside ---- */
+extern int co_outside_on; /* the hello was acked: recorderd samples us */
+/* luaopen_luatrace under Lua 5.1 with LUATRACE_SAMPLE (hz as
+ * co_sample_hz): asks recorderd to sample the process from outside (once),
+ * installs no hook, pushes the module's table. */
+int co_outside_open(lua_State *L, int hz);
 
 /* Keeps L's globals as the program's, unless some are kept already (the
  * collector's first loading: luaopen, or a host's luatrace_listen). */

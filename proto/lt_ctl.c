@@ -138,7 +138,7 @@ int lt_ctl_pack(const lt_ctl_msg *m, msgpack_sbuffer *sb)
     msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
     size_t before = sb->size;
     if (m->type == LT_CTL_HELLO) {
-        msgpack_pack_map(&pk, m->sample ? 8 : 7);
+        msgpack_pack_map(&pk, 7 + !!m->sample + 2 * (m->sample && m->outside));
         pack_kv_str(&pk, "type", "hello");
         pack_kv_uint(&pk, "v", LT_CTL_VERSION);
         pack_kv_uint(&pk, "pid", m->pid);
@@ -148,6 +148,11 @@ int lt_ctl_pack(const lt_ctl_msg *m, msgpack_sbuffer *sb)
         pack_kv_str(&pk, "cwd", m->cwd);
         if (m->sample)
             pack_kv_uint(&pk, "sample", m->sample);
+        if (m->sample && m->outside) {
+            pack_key(&pk, "outside");
+            msgpack_pack_true(&pk);
+            pack_kv_uint(&pk, "state", m->state);
+        }
     } else if (m->type == LT_CTL_ACK) {
         int timing = m->ok && m->timing[0], memory = m->ok && m->memory;
         msgpack_pack_map(&pk, 4 + timing + memory);
@@ -311,6 +316,14 @@ static int parse_kv(const msgpack_object_kv *kv, lt_ctl_msg *m, unsigned *seen)
         m->ok = kv->val.via.boolean;
         return 0;
     }
+    if (key_is(kv, "state"))
+        return get_uint(&kv->val, &m->state);
+    if (key_is(kv, "outside")) {
+        if (kv->val.type != MSGPACK_OBJECT_BOOLEAN)
+            return -EPROTO;
+        m->outside = kv->val.via.boolean;
+        return 0;
+    }
     if (key_is(kv, "session") || key_is(kv, "err"))
         return get_str(&kv->val, m->text, sizeof m->text);
     if (key_is(kv, "timing"))
@@ -336,7 +349,7 @@ int lt_ctl_parse(const msgpack_object *o, lt_ctl_msg *m)
     if ((seen & 3) != 3 || m->version != LT_CTL_VERSION)
         return -EPROTO;
     if (m->type == LT_CTL_HELLO && (seen & (4 | 8 | 16)) == (4 | 8 | 16))
-        return 0;
+        return m->outside && (!m->sample || !m->state) ? -EPROTO : 0; /* at what rate, what state? */
     if (m->type == LT_CTL_ACK && (seen & 32))
         return 0;
     if (m->type == LT_CTL_STATUS || m->type == LT_CTL_STOP)

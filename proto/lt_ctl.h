@@ -2,9 +2,16 @@
  * recorderd. Each message is one msgpack map with string keys; "type" says
  * which message it is and "v" the protocol version.
  *
- *   collector -> recorderd  {type:"hello", v, pid, shm, ring, cmd, cwd[, sample]}
+ *   collector -> recorderd  {type:"hello", v, pid, shm, ring, cmd, cwd[, sample[, outside, state]]}
  *                           sample: a sampled trace (LuaJIT's profiler) and
- *                           its samples per second; left out of an exact one
+ *                           its samples per second; left out of an exact one.
+ *                           outside (true, with sample): no ring and no hook
+ *                           (Lua 5.1's run --sample); recorderd samples the
+ *                           process from outside (state: its lua_State's
+ *                           address, which the hello's wait keeps still:
+ *                           no stop to find it) and acks once it does. An
+ *                           older recorderd ignores the key and opens the ring,
+ *                           which does not exist: it refuses, the program runs
  *   recorderd -> collector  {type:"ack", v, ok, session | err [, timing] [, memory]}
  *                           timing "none": trace with no clock (a coverage
  *                           run, listen/attach --coverage); a collector
@@ -50,6 +57,9 @@ typedef struct lt_ctl_msg {
     uint64_t len;   /* dump: bytes of records that follow */
     uint32_t flags; /* dump: LT_DUMP_* */
     uint32_t sample; /* hello: samples per second of a sampled trace (1..LT_CTL_SAMPLE_MAX), 0: exact */
+    int outside;     /* hello, with sample: no ring, no hook; sample this process from
+                        outside (run --sample of Lua 5.1), the ack once sampling has begun */
+    uint64_t state;  /* hello, with outside: the address of its lua_State */
     int ok;
     char shm[72];
     char cmd[LT_CTL_CMD_MAX];

@@ -55,8 +55,8 @@ static const cmd_help helps[] = {
       TIME,
       CLOCK,
       MEMORY,
-      {"--sample [HZ]", "LuaJIT: sample with its profiler, the JIT on (HZ 1-1000, default\n"
-                        "                                 1000); lua5.1 is traced exactly"},
+      {"--sample [HZ]", "a sampler instead of a trace: lua5.1 read from outside (no hook),\n"
+                        "                                 LuaJIT by its profiler, the JIT on (HZ 1-1000, 1000)"},
       NOTRACE,
       BACKEND,
       HELP},
@@ -132,6 +132,19 @@ static const cmd_help helps[] = {
       {"-q, --quiet", "no summary on stderr"},
       HELP},
      "recorderd record 1234 --duration 30"},
+    {"heap", "heap PID [OPTIONS]",
+     "what the heap of a running Lua 5.1 process holds, and what keeps it alive",
+     "Reads the heap of a running Lua 5.1 process from outside: its objects by\n"
+     "type, the tables that keep the most memory alive, each by its shortest path\n"
+     "from a root (_G.cache.sessions), and the biggest tables. No files.",
+     0,
+     {{"--diff SECONDS", "a second snapshot that much later: what grew, by path"},
+      {"--stop", "hold the process stopped while it is read (an exact snapshot)"},
+      {"--timeout SECONDS", "a snapshot's bound (30): the rest is not counted"},
+      {"--max-objects N", "objects read at most (4000000; about 60 bytes each here)"},
+      {"--top N", "rows of each table (10)"},
+      HELP},
+     "recorderd heap 1234 --diff 10"},
     {"env", "env",
      "print the LUA_CPATH with which lua5.1 -lluatrace finds luatrace.so",
      "Prints the export LUA_CPATH=... that lets lua5.1 -lluatrace find this\n"

@@ -18,11 +18,13 @@
 #include "rd_client.h"
 #include "rd_cmd_report.h"
 #include "rd_guard.h"
+#include "rd_heap.h"
 #include "rd_help.h"
 #include "rd_http.h"
 #include "rd_http_auth.h"
 #include "rd_http_pprof.h"
 #include "rd_outdir.h"
+#include "rd_outside.h"
 #include "rd_record.h"
 #include "rd_run.h"
 #include "rd_server.h"
@@ -153,6 +155,7 @@ static int cmd_run(int argc, char **argv)
     o.sample_time = so.sample_time;
     o.memory = so.memory;
     o.wall = so.wall;
+    o.outside = &rd_outside_sampler;
     return unmake_out(o.out, made, rd_run(&o, argv + i));
 }
 
@@ -199,6 +202,7 @@ static int serve(const char *path, int fd, rd_session_opts *so, int once, unsign
     }
     srv.once = once;
     srv.on_idle = stop_when_idle;
+    srv.outside_ops = &rd_outside_sampler;
     srv.hello_ms = hello_ms;
     if (path && rd_server_listen(&srv, path, err, sizeof err)) {
         fprintf(stderr, "recorderd: %s\n", rd_printable(err, err, sizeof err));
@@ -439,6 +443,55 @@ static int cmd_attach(int argc, char **argv, const char *what)
     return unmake_out(o.so.out, made, rd_attach(&o));
 }
 
+/* One argument of heap (its value taken too). 0, an exit status, or -1
+ * for --help. */
+static int heap_arg(int argc, char **argv, int *i, rd_heap_opts *o)
+{
+    const char *a = argv[*i];
+    unsigned ms = 0;
+    long v;
+    if (!strcmp(a, "--diff") || !strcmp(a, "--timeout")) {
+        int e = seconds_opt("heap", argc, argv, i, &ms);
+        *(!strcmp(a, "--diff") ? &o->diff_s : &o->timeout_s) = (ms + 999) / 1000;
+        return e;
+    }
+    if (!strcmp(a, "--top")) {
+        if ((v = rd_cli_whole(rd_cli_optval(argc, argv, i), 1, 64)) < 0)
+            return fprintf(stderr, "recorderd heap: --top takes rows, 1 to 64\n"), 2;
+        return o->top = (unsigned)v, 0;
+    }
+    if (!strcmp(a, "--max-objects")) {
+        if ((v = rd_cli_whole(rd_cli_optval(argc, argv, i), 1000, 1L << 30)) < 0)
+            return fprintf(stderr, "recorderd heap: --max-objects takes 1000 to 2^30\n"), 2;
+        return o->max_objects = (unsigned long)v, 0;
+    }
+    if (!strcmp(a, "--stop"))
+        return o->stop = 1, 0;
+    if (rd_cli_is_help(a))
+        return -1;
+    if (a[0] == '-' || o->pid)
+        return rd_cli_unknown("heap", a);
+    if ((o->pid = (pid_t)rd_cli_whole(a, 1, INT_MAX)) < 0)
+        return fprintf(stderr, "recorderd heap: %s is not a process id\n", a), 2;
+    return 0;
+}
+
+/* heap: PID [options] */
+static int cmd_heap(int argc, char **argv)
+{
+    rd_heap_opts o = {.timeout_s = 30, .max_objects = 4000000, .top = 10};
+    for (int i = 0; i < argc; i++) {
+        int e = heap_arg(argc, argv, &i, &o);
+        if (e)
+            return e < 0 ? rd_help("heap", stdout) : e;
+    }
+    if (!o.pid)
+        return fprintf(stderr, "recorderd heap: give the process id\n"), 2;
+    if (not_a_process("heap", o.pid))
+        return 1;
+    return rd_heap(&o, stdout);
+}
+
 /* One argument of record (its value taken too). 0, an exit status, or -1
  * for --help. */
 static int record_arg(int argc, char **argv, int *i, rd_record_opts *o)
@@ -532,6 +585,8 @@ int main(int argc, char **argv)
         return cmd_attach(argc - 2, argv + 2, c);
     if (!strcmp(c, "record"))
         return cmd_record(argc - 2, argv + 2);
+    if (!strcmp(c, "heap"))
+        return cmd_heap(argc - 2, argv + 2);
     if (!strcmp(c, "env")) {
         if (argc > 2)
             return rd_cli_is_help(argv[2]) ? rd_help("env", stdout) : rd_cli_unknown("env", argv[2]);

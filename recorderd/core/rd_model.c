@@ -351,7 +351,8 @@ double rd_model_ns_per_tick(const rd_model *m)
 
 const char *rd_model_time_name(const rd_model *m)
 {
-    return m->tick_clock ? "sample" : m->untimed ? "none" : "exact";
+    /* "sampled": a sampled session (record, run --sample), no exact events */
+    return m->sampled_hz ? "sampled" : m->tick_clock ? "sample" : m->untimed ? "none" : "exact";
 }
 
 const char *rd_model_time_source(const rd_model *m, char *buf, size_t cap)

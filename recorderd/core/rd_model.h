@@ -382,7 +382,8 @@ double rd_model_ns_per_tick(const rd_model *m);
  * time (the ticks, their period, those the hooks took), each event's
  * clock (exact), or none; returns buf. Its name alone: rd_model_time_name. */
 const char *rd_model_time_source(const rd_model *m, char *buf, size_t cap);
-const char *rd_model_time_name(const rd_model *m); /* "sample", "exact" or "none" */
+/* "sample" (--time sample), "exact", "none", or "sampled" (a sampled session) */
+const char *rd_model_time_name(const rd_model *m);
 
 /* }====================================================================== */
 

@@ -197,7 +197,7 @@ static void on_child_exit(uv_process_t *p, int64_t status, int sig)
     r->code = sig ? 128 + sig : (int)status;
     r->child_done = 1;
     uv_close((uv_handle_t *)p, NULL);
-    if (!r->srv.sessions && !r->srv.conns)
+    if (rd_server_idle(&r->srv))
         finish(r);
 }
 
@@ -347,6 +347,7 @@ int rd_run(const rd_run_opts *o, char **argv)
         rmdir(tmp);
         return 127;
     }
+    r.srv.outside_ops = o->outside;
     if (rd_server_listen(&r.srv, sock, err, sizeof err)) {
         fprintf(stderr, "recorderd: %s\n", rd_printable(err, err, sizeof err));
         rd_server_close(&r.srv);

@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "rd_cov.h"
+#include "rd_server.h"
 
 typedef struct rd_run_opts {
     const char *out;
@@ -21,6 +22,7 @@ typedef struct rd_run_opts {
     uint32_t formats; /* --format: rd_session_opts.formats */
     unsigned sample_hz; /* --sample: LUATRACE_SAMPLE for the child (LuaJIT), or 0 */
     rd_cov_opts cov;    /* --include, --exclude */
+    const rd_outside_ops *outside; /* sampling from outside (Lua 5.1's --sample), or NULL */
 } rd_run_opts;
 
 /* The exit status of a command that succeeded with nothing traced: a run

@@ -30,6 +30,8 @@ typedef struct rd_conn {
     rd_session *sess;
     int closing;
     int closing_after_ack; /* a stop request: no more messages */
+    int out_pending;       /* its process is being sampled from outside: no ack yet */
+    int gone;              /* closed meanwhile: freed once the sampling begins or not */
     uint8_t *dump;         /* a dump message's records, as they arrive */
     size_t ndump, dump_len;
     uint32_t dump_flags;
@@ -40,9 +42,14 @@ typedef struct rd_conn {
  * request, SIGTERM, SIGINT). */
 static void rd_server_stop(rd_server *srv);
 
+int rd_server_idle(const rd_server *srv)
+{
+    return !srv->sessions && !srv->conns && !srv->noutside;
+}
+
 static void maybe_idle(rd_server *srv)
 {
-    if (!srv->sessions && !srv->conns && srv->on_idle)
+    if (rd_server_idle(srv) && srv->on_idle)
         srv->on_idle(srv);
 }
 
@@ -52,9 +59,13 @@ static void conn_free(uv_handle_t *h)
     rd_server *srv = c->srv;
     if (--c->nhandles)
         return;
+    srv->conns--;
+    if (c->out_pending) { /* rd_server_outside_began frees it */
+        c->gone = 1;
+        return;
+    }
     free(c->dump);
     free(c);
-    srv->conns--;
     maybe_idle(srv);
 }
 
@@ -175,6 +186,64 @@ static int open_out(rd_server *srv, char *err, size_t cap)
     return fd < 0 ? fd : 0;
 }
 
+/* {====== processes sampled from outside (rd_outside_ops) */
+
+/* A hello asking to be sampled from outside: the ack waits until the
+ * sampler runs (rd_server_outside_began), so the program starts under it. */
+static void start_outside(rd_conn *c, pid_t pid, unsigned hz, uint64_t state)
+{
+    rd_server *srv = c->srv;
+    if (!srv->outside_ops) {
+        send_ack(c, 0, "this recorderd does not sample from outside (run --sample does)");
+        return;
+    }
+    if (srv->noutside == srv->outside_cap) {
+        unsigned cap = srv->outside_cap ? 2 * srv->outside_cap : 4;
+        rd_outside **n = realloc(srv->outside, cap * sizeof *n);
+        if (!n) {
+            send_ack(c, 0, "out of memory");
+            return;
+        }
+        srv->outside = n;
+        srv->outside_cap = cap;
+    }
+    rd_outside *o = srv->outside_ops->start(srv, pid, hz, state, c);
+    if (!o) {
+        send_ack(c, 0, "out of memory");
+        return;
+    }
+    srv->outside[srv->noutside++] = o;
+    srv->nstarted++;
+    c->out_pending = 1;
+}
+
+void rd_server_outside_began(rd_server *srv, void *conn, int ok, const char *text)
+{
+    rd_conn *c = conn;
+    c->out_pending = 0;
+    if (!ok)
+        rd_server_note(srv, "sampling from outside refused: %s", text);
+    if (c->gone) {
+        free(c->dump);
+        free(c);
+        maybe_idle(srv);
+    } else {
+        send_ack(c, ok, text);
+    }
+}
+
+void rd_server_outside_ended(rd_server *srv, rd_outside *o, const char *err)
+{
+    for (unsigned i = 0; i < srv->noutside; i++)
+        if (srv->outside[i] == o)
+            srv->outside[i] = srv->outside[--srv->noutside];
+    if (err[0])
+        rd_server_note(srv, "%s", err);
+    maybe_idle(srv);
+}
+
+/* }====== */
+
 static void on_hello(rd_conn *c, const lt_ctl_msg *m)
 {
     char err[256];
@@ -202,6 +271,10 @@ static void on_hello(rd_conn *c, const lt_ctl_msg *m)
         rd_server_note(c->srv, "pid %d refused: %s", (int)cr.pid, msg);
         c->srv->nrefused++;
         send_ack(c, 0, msg);
+        return;
+    }
+    if (m->outside) {
+        start_outside(c, cr.pid, m->sample, m->state);
         return;
     }
     c->sess = rd_session_start(&c->srv->opts, m->shm, cr.uid, cr.pid, m->cmd, m->cwd, m->sample,
@@ -533,6 +606,8 @@ static void rd_server_stop(rd_server *srv)
     srv->stopping = 1;
     for (rd_session *s = srv->sessions; s; s = s->next)
         rd_session_stop(s);
+    for (unsigned i = 0; i < srv->noutside; i++)
+        srv->outside_ops->quit(srv->outside[i]);
     maybe_idle(srv);
 }
 
@@ -549,4 +624,6 @@ void rd_server_close(rd_server *srv)
     if (srv->opts.out_fd >= 0) /* sessions keep their own directory open */
         close(srv->opts.out_fd);
     srv->opts.out_fd = -1;
+    free(srv->outside);
+    srv->outside = NULL;
 }

@@ -10,6 +10,20 @@
 
 typedef struct rd_server rd_server;
 
+/* Sampling a process from outside, for a hello that asks it (Lua 5.1's
+ * run --sample): live/ has the sampler and daemon/ may not use live/, so
+ * the command that makes the server sets these (rd_outside_ops). */
+typedef struct rd_outside rd_outside;
+typedef struct rd_outside_ops {
+    /* Starts sampling pid at hz (its lua_State at state, as its hello
+     * says) into a session of srv->opts. Once it
+     * samples, or cannot, it calls rd_server_outside_began (with conn);
+     * after its session is over, rd_server_outside_ended. NULL: out of
+     * memory, and neither is called. */
+    rd_outside *(*start)(rd_server *srv, pid_t pid, unsigned hz, uint64_t state, void *conn);
+    void (*quit)(rd_outside *o); /* ends the sampling: the session ends as usual */
+} rd_outside_ops;
+
 #define RD_SERVER_ERRORS 8
 #define RD_HELLO_MS 10000 /* default bound on a connection's first message (--hello-timeout) */
 
@@ -25,6 +39,9 @@ struct rd_server {
     rd_session_opts opts;
     rd_session *sessions;
     unsigned conns;  /* open connections */
+    const rd_outside_ops *outside_ops; /* NULL: hellos asking for it are refused */
+    rd_outside **outside;              /* the processes sampled from outside */
+    unsigned noutside, outside_cap;
     int once;        /* stop after the first session ends (serve --fd) */
     int stopping;
     int ignore_sigint; /* run: Ctrl-C is the child's to handle */
@@ -69,6 +86,16 @@ int rd_server_listen(rd_server *srv, const char *path, char *err, size_t cap);
 
 /* Serves one already connected socket (the private recorder). */
 int rd_server_adopt(rd_server *srv, int fd);
+
+/* Whether nothing is left to serve: no session, connection or sampling. */
+int rd_server_idle(const rd_server *srv);
+
+/* rd_outside_ops's calls back, on the loop: the sampling of conn's process
+ * began (ok: the session's name in text) or not (text: why); the sampling
+ * o is over, its session's reports written (err: why it ended early, or
+ * ""). */
+void rd_server_outside_began(rd_server *srv, void *conn, int ok, const char *text);
+void rd_server_outside_ended(rd_server *srv, rd_outside *o, const char *err);
 
 /* Closes every handle (after the loop ran dry or was stopped). */
 void rd_server_close(rd_server *srv);

@@ -46,6 +46,8 @@ struct rd_recording {
     uv_signal_t sigint, sigterm;
     uv_thread_t thread;
     _Atomic int quit;
+    _Atomic int go; /* a held sampler may begin (rd_record_go) */
+    uint32_t held_n, held_top; /* the held process's stack: its depth and top fid */
     int nothread; /* the sampler could not start */
     uv_loop_t *loop;
     uv_work_t work;  /* finding the state, off the loop */
@@ -234,9 +236,34 @@ static int first_sample(rec *r, uint64_t t0)
     return e;
 }
 
+/* A held process (o->held) waits in its collector's hello for the ack:
+ * that wait, and the moments before the process runs again, are not its
+ * time. read_held reads the stack it waits with, before the ack; after
+ * rd_record_go, wait_held reads on until the stack has moved on (up to 50
+ * ms: one that stays where it was is sampled there). */
+static void read_held(rec *r)
+{
+    if (sample(r) == 0 && r->cur_n)
+        r->held_n = r->cur_n, r->held_top = r->cur_fid[r->cur_n - 1];
+}
+
+static void wait_held(rec *r)
+{
+    uint32_t n = r->held_n;
+    while (!atomic_load(&r->go) && !atomic_load(&r->quit))
+        usleep(100);
+    for (uint64_t t0 = now_ns(); n && !atomic_load(&r->quit) && now_ns() - t0 < 50000000u;
+         usleep(100))
+        if (sample(r) == 0 && (r->cur_n != n || r->cur_fid[n - 1] != r->held_top))
+            break;
+    r->samples = 0;
+}
+
 static void sampler(void *arg)
 {
     rec *r = arg;
+    if (r->o->held)
+        wait_held(r);
     uint64_t t0 = now_ns(), period = 1000000000u / r->o->hz, next = t0;
     int e = first_sample(r, t0);
     if (!e)
@@ -268,6 +295,11 @@ static void on_signal(uv_signal_t *h, int sig)
 {
     (void)sig;
     rd_record_quit(h->data);
+}
+
+void rd_record_go(rd_recording *r)
+{
+    atomic_store(&r->go, 1);
 }
 
 void rd_record_quit(rd_recording *r)
@@ -343,6 +375,8 @@ static int start(rec *r, uv_loop_t *loop, char *err, size_t cap)
         uv_close((uv_handle_t *)&r->done, done_closed);
         return -EIO;
     }
+    if (r->o->held) /* on the loop: the ack (o->started) comes after it */
+        read_held(r);
     if (uv_thread_create(&r->thread, sampler, r)) {
         /* the session ends at once, with nothing */
         atomic_store_explicit(&r->ring.hdr->prod_state, LT_PROD_DONE, memory_order_release);
@@ -375,6 +409,11 @@ static int find_state(rec *r, char *err, size_t cap)
     read_process(r); /* before it can exit: a zombie's command line is empty */
     if (rd_peek_luajit(r->o->pid, err, cap))
         return -ENOEXEC;
+    if (r->o->state) { /* its hello's: the process waits for the ack, unstopped */
+        r->L = r->o->state;
+        lr_sr_find_specials(r->d, r->L);
+        return 0;
+    }
     int n = rd_peek_find_running(r->d, found, &r->stop);
     if ((n == -ESRCH || (!n && rd_peek_gone(r->o->pid))) && r->cmd[0])
         return 0; /* ran when record began, exited since: a session, no samples */

@@ -16,6 +16,13 @@ typedef struct rd_record_opts {
     /* Called on the loop once the session has started (the sampler runs),
      * with it and rd_record_start's ud: a caller may add windows (rd_tap). */
     void (*started)(rd_session *s, void *ud);
+    /* The sampler waits for rd_record_go before its first read (a process
+     * that asked to be sampled is held until the sampler runs: its own
+     * wait is not its time). */
+    int held;
+    /* The process's lua_State, known (a hello that asks to be sampled says
+     * it, and waits meanwhile): no stop to find it. NULL: found by a read */
+    const void *state;
 } rd_record_opts;
 
 typedef struct rd_recording rd_recording;
@@ -29,6 +36,9 @@ typedef struct rd_recording rd_recording;
  * recording in *out, or a negative errno (out of memory). */
 int rd_record_start(const rd_record_opts *o, uv_loop_t *loop,
                     void (*on_end)(rd_recording *, void *), void *ud, rd_recording **out);
+
+/* Any thread: a held sampler (o->held) begins. */
+void rd_record_go(rd_recording *r);
 
 /* Any thread: ends the sampling (the session then writes its reports). */
 void rd_record_quit(rd_recording *r);

@@ -12,6 +12,9 @@
  *          the GC list after its 50th object, the last one's next NULL
  *   ci     the main thread's ci points past its CallInfos: no read of its
  *          stack can succeed
+ *   table  the global table host says its array part has 2^27 slots, and
+ *          that it starts at its hash part: a reader of the heap meets
+ *          whatever lies past it (tests/integration/heap.py)
  * The layout is lr_layout.h's (Lua 5.1, LP64). */
 #include <lauxlib.h>
 #include <lualib.h>
@@ -68,6 +71,12 @@ static int forge(lua_State *L, const char *mode)
             f[i * 16 + LS_TT] = LUA_TTABLE;
         }
         set_next(object(L, 50), f);
+    } else if (!strcmp(mode, "table")) {
+        lua_getglobal(L, "host");
+        char *t = (char *)lua_topointer(L, -1);
+        int huge = 1 << 27;
+        memcpy(t + TB_ARRAY, t + TB_NODE, sizeof(void *));
+        memcpy(t + TB_SIZEARRAY, &huge, sizeof huge);
     } else if (!strcmp(mode, "ci")) {
         char *base = (char *)lr_ptr_at(L, LS_BASE_CI);
         void *past = base + (size_t)(lr_int_at(L, LS_SIZE_CI) + 8) * CI_SIZE;
@@ -96,7 +105,7 @@ static int l_forge(lua_State *L)
 int main(int argc, char **argv)
 {
     if (argc != 2) {
-        fprintf(stderr, "usage: forged_host cycle|chain|ci\n");
+        fprintf(stderr, "usage: forged_host cycle|chain|ci|table\n");
         return 2;
     }
     lua_State *L = luaL_newstate();

@@ -450,8 +450,43 @@ START_TEST(test_ctl_hello_sample)
 }
 END_TEST
 
+/* A hello asking to be sampled from outside (Lua 5.1's run --sample)
+ * carries outside and its state's address with its rate; outside without
+ * a rate or a state, or not a boolean, is refused. */
+START_TEST(test_ctl_hello_outside)
+{
+    lt_ctl_msg in = {.type = LT_CTL_HELLO, .pid = 4242, .sample = 500, .outside = 1,
+                     .state = 0x7f00deadbeefull}, out;
+    snprintf(in.shm, sizeof in.shm, "outside");
+    ck_assert_int_eq(pack_parse(&in, &out), 0);
+    ck_assert_int_eq(out.outside, 1);
+    ck_assert_uint_eq(out.sample, 500);
+    ck_assert_uint_eq(out.state, 0x7f00deadbeefull);
+    in.outside = 0; /* an exact or LuaJIT-sampled hello says neither */
+    ck_assert_int_eq(pack_parse(&in, &out), 0);
+    ck_assert_int_eq(out.outside, 0);
+    ck_assert_uint_eq(out.state, 0);
+    kv h[HELLO_KEYS + 4];
+    lt_ctl_msg m;
+    struct { uint64_t rate, state; enum vtype t; int ok; } cases[] = {
+        {1000, 64, V_BOOL, 1}, {0, 64, V_BOOL, 0}, {1000, 0, V_BOOL, 0}, {1000, 64, V_UINT, 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        hello_specs(h);
+        int k = HELLO_KEYS;
+        if (cases[i].rate)
+            h[k++] = (kv){"sample", V_UINT, NULL, cases[i].rate, 0};
+        h[k++] = (kv){"outside", cases[i].t, NULL, 1, 0};
+        if (cases[i].state)
+            h[k++] = (kv){"state", V_UINT, NULL, cases[i].state, 0};
+        h[k] = (kv){NULL, V_END, NULL, 0, 0};
+        int rc = parse_specs(h, &m);
+        ck_assert_msg(cases[i].ok ? rc == 0 && m.outside && m.state == cases[i].state
+                                  : rc == -EPROTO, "case %zu: %d", i, rc);
+    }
+}
+END_TEST
 
-UT_MAIN("ctl", NULL, NULL, test_ctl_hello_round_trip, test_ctl_hello_sample,
+UT_MAIN("ctl", NULL, NULL, test_ctl_hello_round_trip, test_ctl_hello_sample, test_ctl_hello_outside,
         test_ctl_ack_round_trip, test_ctl_pack_bad_type, test_ctl_builder_baseline,
         test_ctl_missing_keys, test_ctl_wrong_types, test_ctl_bad_values, test_ctl_long_strings,
         test_ctl_nul_in_strings, test_ctl_not_a_map, test_ctl_dump_head)

@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+"""Lua 5.1's sampled mode: recorderd run --sample -- lua5.1, sampled from
+outside (no hook, no ring: the collector's hello asks for it).
+
+  outsample.py CASE --recorderd PATH --lua lua5.1 --cpath DIR
+
+Real recorderd, real lua5.1 processes, as collector.py runs them (its
+Case cleans up daemons, sockets and shm segments). Cases:
+  shares    a program timing its two parts itself (os.clock): the sampled
+            profile gives each its share within 5 points (the hooks of an
+            exact trace weigh on event-dense code; a sampler's reads do
+            not); output, exit status unchanged; sampling() true and
+            tracing() false inside; session.json says sampled, by outside,
+            at 1000 Hz, time "sampled"; no coverage file; the program's
+            wait for the sampler is not in the profile (no luatrace.so frame)
+  children  sh -c running two lua5.1 programs: a sampled session each,
+            named after its script
+  rate      --sample 100: the rate in session.json and profile.txt
+  short     a program that ends at once: its session, complete, and the
+            command's status (0)
+  listen    LUATRACE_SAMPLE=1000 lua5.1 -lluatrace under recorderd listen:
+            sampled from outside by the daemon
+  profile   lua5.1 -lluatrace.profile with LUATRACE_SAMPLE: its private
+            recorder may not read it, so it is traced exactly, said once
+"""
+import json
+import os
+import sys
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+from harness import Failure, cases, expect, run  # noqa: E402
+from collector import same_output  # noqa: E402
+
+# Many tiny calls (an exact trace's hooks weigh most there) against long
+# arithmetic lines.
+PARTS = '''
+local function tiny(x) return x + 1 end
+local function calls(n) local s = 0 for i = 1, n do s = tiny(tiny(s)) end return s end
+local function lines(n)
+  local a, b = 1.5, 2.5
+  for i = 1, n do
+    a = (a * 1.0001 + b * 0.9999 + i * 0.25) % 1000 + (b - a) * 0.001 + a * 0.0001
+  end
+  return a
+end
+'''
+
+# The two parts, each timed by the program; CALLS_N, LINES_N set.
+SHARES = PARTS + '''
+local lt = require "luatrace"
+local ta, tb = 0, 0
+for _ = 1, 10 do
+  local t0 = os.clock() calls(CALLS_N)
+  local t1 = os.clock() lines(LINES_N)
+  local t2 = os.clock()
+  ta, tb = ta + (t1 - t0), tb + (t2 - t1)
+end
+io.stderr:write(string.format("own %.6f %.6f\\n", ta, tb))
+print("sampling", lt.sampling(), "tracing", lt.tracing())
+os.exit(6)
+'''
+
+
+def counts(c, seconds=0.25):
+    """Iteration counts giving each part about `seconds` of CPU a round."""
+    probe = c.write('probe.lua', PARTS + '''
+local function count(f)
+  local n = 1000
+  while true do
+    local t0 = os.clock() f(n) local t = os.clock() - t0
+    if t > 0.05 then return math.floor(n * SECONDS / t) end
+    n = n * 4
+  end
+end
+print(count(calls), count(lines))
+'''.replace('SECONDS', '%f' % (seconds / 10)))
+    r = run([c.args.lua, probe], c.tmp, c.env())
+    expect(r.status == 0, 'probe: %r' % r.err)
+    return r.out.decode().split()
+
+
+def sample_run(c, prog, extra=(), env=None):
+    return run([c.args.recorderd, 'run', '-q', '--out', c.out, '--sample'] + list(extra)
+               + ['--', c.args.lua, prog], c.tmp, env or c.env())
+
+
+def part_shares(c, session):
+    """Samples (ns) under calls and lines, from the folded stacks."""
+    w = {'calls': 0, 'lines': 0}
+    for stack, n in c.folded(session, weight='time').items():
+        for part in w:
+            if any(f.startswith(part + '@') for f in stack.split(';')):
+                w[part] += n
+    return w
+
+
+def case_shares(c):
+    na, nb = counts(c)
+    prog = c.write('shares.lua', SHARES.replace('CALLS_N', na).replace('LINES_N', nb))
+    r = sample_run(c, prog)
+    expect(r.status == 6, 'status %d, stderr %r' % (r.status, r.err))
+    expect(r.out == b'sampling\ttrue\ttracing\tfalse\n', 'stdout %r' % r.out)
+    own = r.err.decode()
+    expect(own.startswith('own ') and own.count('\n') == 1, 'stderr: %r' % own)
+    ta, tb = (float(x) for x in own.split()[1:3])
+    session = c.session('shares')
+    meta = json.load(open(os.path.join(session, 'session.json')))
+    expect(meta['sampled_hz'] == 1000 and meta['sampler'] == 'outside'
+           and meta['time'] == 'sampled' and meta['status'] == 'complete',
+           'session.json: %s' % {k: meta.get(k) for k in ('sampled_hz', 'sampler', 'time',
+                                                           'status')})
+    expect(not os.path.exists(os.path.join(session, 'coverage.lcov')),
+           'a sampled session wrote coverage')
+    w = part_shares(c, session)
+    expect(w['calls'] > 0 and w['lines'] > 0, 'parts not sampled: %r' % w)
+    own_share = 100 * ta / (ta + tb)
+    share = 100 * w['calls'] / (w['calls'] + w['lines'])
+    print('calls part: own %.1f%%, sampled %.1f%%' % (own_share, share))
+    expect(abs(share - own_share) <= 5, 'share %.1f%% against the program\'s own %.1f%%'
+           % (share, own_share))
+    prof = open(os.path.join(session, 'profile.txt')).read()
+    expect('SAMPLED from outside at 1000 Hz' in prof, 'profile.txt not marked sampled')
+    expect('luatrace.so' not in prof, 'the wait for the sampler is in the profile:\n' + prof)
+
+
+def case_children(c):
+    one = c.write('one.lua', 'local s = 0 for i = 1, 3e6 do s = s + i end print("one", s)\n')
+    two = c.write('two.lua', 'local s = 0 for i = 1, 3e6 do s = s + i end print("two", s)\n')
+    r = run([c.args.recorderd, 'run', '-q', '--out', c.out, '--sample', '--', 'sh', '-c',
+             '%s %s && %s %s' % (c.args.lua, one, c.args.lua, two)], c.tmp, c.env())
+    expect(r.status == 0 and r.out == b'one\t4500001500000\ntwo\t4500001500000\n',
+           'status %d, %r %r' % (r.status, r.out, r.err))
+    for name in ('one', 'two'):
+        meta = json.load(open(os.path.join(c.session(name), 'session.json')))
+        expect(meta['sampler'] == 'outside' and meta['status'] == 'complete',
+               '%s: %s' % (name, meta))
+
+
+def case_rate(c):
+    prog = c.write('rate.lua', 'local s = 0 for i = 1, 2e7 do s = s + i % 3 end print(s)\n')
+    r = sample_run(c, prog, ['100'])
+    expect(r.status == 0 and r.err == b'', 'status %d, %r' % (r.status, r.err))
+    session = c.session('rate')
+    meta = json.load(open(os.path.join(session, 'session.json')))
+    expect(meta['sampled_hz'] == 100, 'rate %s' % meta['sampled_hz'])
+    prof = open(os.path.join(session, 'profile.txt')).read()
+    expect('SAMPLED from outside at 100 Hz' in prof, 'profile.txt: %s' % prof[:400])
+
+
+def case_short(c):
+    prog = c.write('short.lua', 'print("bye")\n')
+    plain = run([c.args.lua, prog], c.tmp, c.env())
+    r = sample_run(c, prog)
+    same_output(plain, r)
+    meta = json.load(open(os.path.join(c.session('short'), 'session.json')))
+    expect(meta['status'] == 'complete' and meta['sampler'] == 'outside', 'session %s' % meta)
+
+
+def case_listen(c):
+    c.start_daemon()
+    prog = c.write('served.lua', 'local s = 0 for i = 1, 2e7 do s = s + i % 3 end print(s)\n')
+    env = c.env(LUATRACE_SOCKET=c.sock, LUATRACE_SAMPLE='1000')
+    plain = run([c.args.lua, prog], c.tmp, c.env())
+    r = run([c.args.lua, '-lluatrace', prog], c.tmp, env)
+    same_output(plain, r)
+    c.stop_daemon()
+    meta = json.load(open(os.path.join(c.session('served'), 'session.json')))
+    expect(meta['sampler'] == 'outside' and meta['sampled_hz'] == 1000
+           and meta['events'] > 0, 'session %s' % meta)
+
+
+def case_profile(c):
+    prog = c.write('prof.lua', 'local s = 0 for i = 1, 1000 do s = s + i end print(s)\n')
+    r = run([c.args.lua, '-lluatrace.profile', prog], c.tmp,
+            c.env(LUATRACE_OUT=c.out, LUATRACE_SAMPLE='1000'))
+    expect(r.status == 0 and r.out == b'500500\n', 'status %d, %r' % (r.status, r.out))
+    said = b'luatrace: sampling (LUATRACE_SAMPLE) needs recorderd run --sample or listen ' \
+           b'under Lua 5.1; luatrace.profile traces exactly\n'
+    expect(r.err.startswith(said) and r.err.count(b'LUATRACE_SAMPLE') == 1,
+           'stderr: %r' % r.err)
+    meta = json.load(open(os.path.join(c.session('prof'), 'session.json')))
+    expect(meta['sampled_hz'] == 0 and meta['events'] > 1000, 'not exact: %s' % meta)
+
+
+def main(argv):
+    return harness.case_main(argv, cases(globals()), 'luatrace-outsample-')
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
