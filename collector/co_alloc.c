@@ -1,5 +1,5 @@
 /* co_alloc: the traced state's allocator, watched for freed Protos and
- * threads.
+ * threads, and with LUATRACE_MEMORY=1 traced (MEM records).
  *
  * The function cache (co_func.c) keys a Lua function by its Proto's
  * address. When the GC frees a Proto, a later one can get its address
@@ -13,6 +13,18 @@
  * Every allocation of the program goes through one more call; only frees
  * of those two sizes do any work.
  *
+ * Memory tracing (LUATRACE_MEMORY=1, recorderd run --memory): every call
+ * that changes memory is a MEM record, written at once into the ring, so
+ * recorderd applies it where the last record left the stack (lt_event.h),
+ * as a TICK. The allocator is called from inside the collector too (its
+ * hook's lua_getinfo, tron, the end of a trace) and from the GC at any
+ * moment: a record is written only while no other is being written,
+ * which co_mem_in says (set around the hook and the module's entry
+ * points). The collector's own allocations thus send nothing: their
+ * blocks are unknown to recorderd, and so are their frees, which it
+ * ignores. No lock, no syscall on the way: a reserve in the ring, as the
+ * hook's.
+ *
  * LUATRACE_ALLOC=plain leaves the allocator alone (co_func.c and
  * co_thread.c then do without).
  *
@@ -20,6 +32,7 @@
  * Lua 5.1 unloads C modules while closing), so the module pins itself in
  * memory once it is installed. */
 #include <dlfcn.h>
+#include <errno.h>
 #include <lauxlib.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +45,8 @@
 typedef struct co_watch {
     lua_Alloc f;
     void *ud;
+    int frees; /* Protos' and threads' frees are watched (Lua 5.1's layout
+                  verified); 0: memory only (LuaJIT) */
 } co_watch;
 
 static void *__attribute__((noinline)) watch_free(const co_watch *w, void *ptr, size_t osize)
@@ -47,13 +62,100 @@ static void *__attribute__((noinline)) watch_free(const co_watch *w, void *ptr, 
     return w->f(w->ud, ptr, osize, 0);
 }
 
+static void *watch_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
+
+/* Keeps this module loaded for good. */
+static int pin_module(void)
+{
+    Dl_info info;
+    if (!dladdr((void *)watch_alloc, &info) || !info.dli_fname)
+        return 0;
+    return dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE) != NULL;
+}
+
+volatile int co_mem_in;
+static co_state *g_mem; /* memory is traced into its ring; NULL: not */
+
+/* The MEM record of one call (lt_event.h), sizes below 2^32. */
+static void put_mem(co_state *s, uint64_t size, uint64_t osize, const void *addr,
+                    const void *oaddr)
+{
+    uint8_t *p = co_out_hot(s);
+    if (!p)
+        return;
+    uint8_t *q = lt_put_head(p, LT_EV_MEM, 4);
+    q = lt_put_uint(q, size);
+    q = lt_put_uint(q, osize);
+    q = lt_put_uint(q, (uintptr_t)addr);
+    q = lt_put_uint(q, (uintptr_t)oaddr);
+    co_out_hot_end(s, p, q);
+}
+
+/* The allocator changed memory: ptr (osize bytes) became q (nsize). */
+static void __attribute__((noinline))
+mem_note(co_state *s, void *q, void *ptr, size_t osize, size_t nsize)
+{
+    if (co_mem_in || !s->active || (!ptr && !nsize))
+        return;
+    co_mem_in = 1;
+    if (!ptr)
+        osize = 0; /* Lua 5.1 passes 0, another host may pass a type */
+    if ((uint64_t)nsize >> 32 || (uint64_t)osize >> 32) { /* a free, then a new block */
+        if (ptr)
+            put_mem(s, 0, osize, NULL, ptr);
+        if (nsize)
+            put_mem(s, nsize, 0, q, NULL);
+    } else {
+        put_mem(s, nsize, osize, q, ptr);
+    }
+    co_mem_in = 0;
+}
+
 /* Lean: a few compares and a tail call for every other allocation. */
 static void *watch_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
     const co_watch *w = ud;
-    if (__builtin_expect(nsize == 0 && (osize == PR_SIZE || osize == LS_SIZE), 0))
+    if (__builtin_expect(g_mem != NULL, 0)) {
+        void *q = nsize == 0 && (osize == PR_SIZE || osize == LS_SIZE) && w->frees
+                      ? watch_free(w, ptr, osize)
+                      : w->f(w->ud, ptr, osize, nsize);
+        if (q || !nsize) /* a failed allocation changed nothing */
+            mem_note(g_mem, q, ptr, osize, nsize);
+        return q;
+    }
+    if (__builtin_expect(nsize == 0 && (osize == PR_SIZE || osize == LS_SIZE), 0) && w->frees)
         return watch_free(w, ptr, osize);
     return w->f(w->ud, ptr, osize, nsize);
+}
+
+/* Wraps L's allocator for memory alone (LuaJIT: no Lua 5.1 layout to
+ * watch frees by). Returns 0 or -ENOTSUP. */
+static int wrap_memory_only(lua_State *L)
+{
+    void *ud;
+    const char *how = getenv("LUATRACE_ALLOC");
+    if ((how && !strcmp(how, "plain")) || !pin_module())
+        return -ENOTSUP;
+    co_watch *w = malloc(sizeof *w);
+    if (!w)
+        return -ENOTSUP;
+    w->f = lua_getallocf(L, &w->ud);
+    w->frees = 0;
+    lua_setallocf(L, watch_alloc, w);
+    return lua_getallocf(L, &ud) == watch_alloc ? 0 : -ENOTSUP;
+}
+
+int co_alloc_memory(co_state *s, lua_State *L)
+{
+    void *ud;
+    if (!s) {
+        g_mem = NULL;
+        return 0;
+    }
+    if (lua_getallocf(L, &ud) != watch_alloc && (!s->jit || wrap_memory_only(L)))
+        return -ENOTSUP;
+    g_mem = s;
+    return 0;
 }
 
 /* The size check's allocator: notes how the probe's Proto and thread are
@@ -100,15 +202,6 @@ static int free_sizes_check(void)
     return mask;
 }
 
-/* Keeps this module loaded for good. */
-static int pin_module(void)
-{
-    Dl_info info;
-    if (!dladdr((void *)watch_alloc, &info) || !info.dli_fname)
-        return 0;
-    return dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE) != NULL;
-}
-
 int co_alloc_watch(lua_State *L)
 {
     static int checked, mask;
@@ -126,6 +219,7 @@ int co_alloc_watch(lua_State *L)
     if (!w)
         return 0;
     w->f = lua_getallocf(L, &w->ud);
+    w->frees = 1;
     lua_setallocf(L, watch_alloc, w);
     return mask;
 }

@@ -227,6 +227,8 @@ static int hello(co_state *s, int fd, char *err, size_t cap)
     } else if (!strcmp(m.timing, "cpu") || !strcmp(m.timing, "wall")) { /* listen --time sample */
         co_module_sampled_time(s, m.timing);
     }
+    if (!e && m.ok && m.memory) /* listen --memory: co_module.c's memory_begin */
+        s->mem = 1;
     return e ? e : m.ok ? 0 : -EPERM;
 }
 

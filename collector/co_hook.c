@@ -822,6 +822,22 @@ static void __attribute__((noinline)) tick_hook(co_state *s, lua_State *L, lua_D
     co_tick_in = 0;
 }
 
+/* The hook while memory is traced (co_alloc.c): whatever it allocates
+ * (naming a function, a thread's entry) is its own and sends no MEM
+ * record, which would land inside the event's. Then the event as
+ * without memory. */
+static void __attribute__((noinline)) mem_hook(co_state *s, lua_State *L, lua_Debug *ar)
+{
+    co_mem_in++;
+    if (s->tick_on)
+        tick_hook(s, L, ar);
+    else if (!s->active || s->jit || co_nchain || s->no_clock)
+        not_lean(s, L, ar);
+    else
+        traced_event(s, L, ar);
+    co_mem_in--;
+}
+
 /* The hook. Its lean path is the exact one; LUATRACE_TIMING=none's is
  * one compare away, sampled time's two. */
 void co_hook(lua_State *L, lua_Debug *ar)
@@ -831,6 +847,8 @@ void co_hook(lua_State *L, lua_Debug *ar)
     if (__builtin_expect(s->lean != CO_LEAN_EXACT, 0)) {
         if (s->lean == CO_LEAN_NOCLOCK)
             none_hook(s, L, ar);
+        else if (s->mem)
+            mem_hook(s, L, ar);
         else if (s->tick_on)
             tick_hook(s, L, ar);
         else

@@ -76,6 +76,7 @@ void co_module_finish(co_state *s, unsigned reason)
 
 static void at_exit(void)
 {
+    co_mem_in++; /* the collector's allocations from here */
     co_module_finish(co_hook_state(), LT_R_EXIT);
 }
 
@@ -172,6 +173,7 @@ static struct {
 static int sentinel_gc(lua_State *L)
 {
     const void *mine = lua_topointer(L, LUA_REGISTRYINDEX);
+    co_mem_in++; /* lua_close: the end's records are the collector's */
     co_attach_closing();
     co_sigint_closing();
     co_module_finish(co_hook_state(), LT_R_CLOSE);
@@ -180,6 +182,8 @@ static int sentinel_gc(lua_State *L)
     co_attach_closed();
     /* a state made after this one may trace (tron) */
     atomic_compare_exchange_strong(&g_owner, &mine, NULL);
+    co_alloc_memory(NULL, L);
+    co_mem_in--;
     return 0;
 }
 
@@ -342,6 +346,28 @@ void co_module_sentinel(lua_State *L, const char *name, lua_CFunction gc)
 }
 
 static co_state g_co; /* one traced Lua state per process */
+static int g_tron_memory; /* tron{memory=true} asked for memory */
+
+/* LUATRACE_MEMORY=1 (or tron{memory=true}): the allocator's calls are
+ * traced where the allocator is ours; else said in a line, and the trace
+ * has no memory (never a wrong profile). */
+static void memory_begin(co_state *s, lua_State *L, int calib)
+{
+    const char *env = getenv("LUATRACE_MEMORY");
+    s->mem = !calib && (s->mem || (env && !strcmp(env, "1")) || g_tron_memory); /* or the ack's */
+    if (s->mem && s->jit && co_sample_hz() > 0) { /* its profiler's records come from no hook */
+        fprintf(stderr, "luatrace: memory: not with LuaJIT's sampling (run --sample); the "
+                        "trace has no memory profile\n");
+        s->mem = 0;
+    } else if (s->mem && co_alloc_memory(s, L)) {
+        fprintf(stderr, "luatrace: memory: the state's allocator could not be wrapped "
+                        "(LUATRACE_ALLOC=plain, or lua_setallocf did not take); the trace "
+                        "has no memory profile\n");
+        s->mem = 0;
+    }
+    if (!s->mem)
+        co_alloc_memory(NULL, L);
+}
 
 /* Opens a trace into a fresh ring registered with a recorder (sock_path,
  * else the usual search), or, for the calibration (calib), a ring of its
@@ -400,6 +426,7 @@ static int begin(co_state *s, lua_State *L, const char *name, const char *sock_p
     s->table_ok = s->layout_ok && co_name_layout_check(L);
     s->code_ok = s->layout_ok && co_code_layout_check(L);
     s->watched = s->layout_ok ? co_alloc_watch(L) : 0;
+    memory_begin(s, L, calib);
     co_func_fast_path(s);
     co_module_special_functions(s, L);
     co_name_iterators(L);
@@ -532,7 +559,17 @@ static int requires_us(lua_State *L, lua_Debug *ar)
     return r;
 }
 
+static void pending_body(lua_State *L, lua_Debug *ar);
+
+/* While the collector begins, what it allocates is its own (co_mem_in). */
 static void pending_hook(lua_State *L, lua_Debug *ar)
+{
+    co_mem_in++;
+    pending_body(L, ar);
+    co_mem_in--;
+}
+
+static void pending_body(lua_State *L, lua_Debug *ar)
 {
     co_state *s = co_hook_state();
     if (!g_pending.on) { /* a thread made while waiting (lua_newthread copies hooks) */
@@ -600,7 +637,18 @@ static void start(co_state *s, lua_State *L)
     s->last = co_now(s);
 }
 
+static int tron_body(lua_State *L);
+
+/* tron and troff: what they allocate is the collector's (co_mem_in). */
 static int l_tron(lua_State *L)
+{
+    co_mem_in++;
+    int r = tron_body(L);
+    co_mem_in--;
+    return r;
+}
+
+static int tron_body(lua_State *L)
 {
     co_state *s = co_hook_state();
     if (!co_module_claim(L)) {
@@ -619,6 +667,8 @@ static int l_tron(lua_State *L)
         if (lua_istable(L, 1)) {
             lua_getfield(L, 1, "shm");
             name = lua_isstring(L, -1) ? lua_tostring(L, -1) : name;
+            lua_getfield(L, 1, "memory");
+            g_tron_memory = lua_toboolean(L, -1);
         }
         s = setup(L, name && *name ? name : LT_RING_NAME_SCRIPT, 0, l_tron);
     }
@@ -639,10 +689,12 @@ static int l_troff(lua_State *L)
 {
     co_state *s = co_module_owns(L) ? co_hook_state() : NULL;
     if (s && s->active && !s->attached) {
+        co_mem_in++;
         emit_stop(s, LT_R_TROFF);
         co_set_active(s, 0); /* other threads unhook at their next event */
         if (!co_chain_release(s, L)) /* else the program's hook stays, alone */
             lua_sethook(L, NULL, 0, lua_gethookcount(L)); /* its id, if tracing restarts */
+        co_mem_in--;
     }
     return 0;
 }

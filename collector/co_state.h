@@ -131,6 +131,7 @@ typedef struct co_state {
     int code_ok;   /* Proto layout verified: code hashed from it (co_code.c) */
     int thread_ok; /* lua_State layout verified for the switch path (co_thread.c) */
     int watched;   /* CO_WATCH_*: what the state's allocator reports (co_alloc.c) */
+    int mem;       /* LUATRACE_MEMORY=1: the allocator's calls are traced (MEM) */
     int key_only;  /* state_ok and watched: a cache hit on the key alone is exact */
     int drop_mode; /* LUATRACE_MODE=drop: never wait for space */
     int discard;   /* LUATRACE_SINK=discard: nobody reads; for scripts/bench */
@@ -240,12 +241,14 @@ int luaopen_luatrace_profile(lua_State *L);
 #define CO_LEAN_EXACT 1
 #define CO_LEAN_NOCLOCK 2
 #define CO_LEAN_TICK 3 /* LUATRACE_TIMING=sample: no clock, TICK records */
+#define CO_LEAN_MEM 4  /* memory traced: every hook sets co_mem_in */
 
 /* Starts or stops emitting events (and the ticks of sampled time). */
 static inline void co_set_active(co_state *s, int on)
 {
     s->active = on;
     s->lean = !on || co_nchain || s->jit ? 0
+              : s->mem                   ? CO_LEAN_MEM
               : s->tick_mode             ? CO_LEAN_TICK
               : s->no_clock              ? CO_LEAN_NOCLOCK
               : s->use_tsc && s->sample_every == 1 ? CO_LEAN_EXACT
@@ -361,6 +364,17 @@ void co_func_source(const lua_Debug *ar, char *out);
 /* Wraps L's allocator (once per state; the module is pinned in memory from
  * then on). Returns what L's frees report: CO_WATCH_* bits, 0 if none. */
 int co_alloc_watch(lua_State *L);
+/* Memory tracing (LUATRACE_MEMORY=1): the allocator co_alloc_watch
+ * installed (under LuaJIT, one installed here, which watches no frees)
+ * sends a MEM record for each call that changes memory while s is active
+ * and co_mem_in is 0; s NULL: no longer. Returns 0, or -ENOTSUP where the
+ * allocator is not ours (a Lua 5.1 layout not verified,
+ * LUATRACE_ALLOC=plain). Traced thread only. */
+int co_alloc_memory(co_state *s, lua_State *L);
+/* Non-zero while the collector itself runs (its hook, tron, troff, the
+ * end of a trace): an allocation then is the collector's, and sends no
+ * record (it could land inside one being written). */
+extern volatile int co_mem_in;
 
 /* co_calib.c: what each hook costs the program beyond the hook's own
  * measured time, per event: ticks of a line, of a Lua function's call or

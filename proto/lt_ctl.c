@@ -157,8 +157,8 @@ int lt_ctl_pack(const lt_ctl_msg *m, msgpack_sbuffer *sb)
                 pack_kv_uint(&pk, "tid", m->tid);
         }
     } else if (m->type == LT_CTL_ACK) {
-        int timing = m->ok && m->timing[0];
-        msgpack_pack_map(&pk, 4 + timing);
+        int timing = m->ok && m->timing[0], memory = m->ok && m->memory;
+        msgpack_pack_map(&pk, 4 + timing + memory);
         pack_kv_str(&pk, "type", "ack");
         pack_kv_uint(&pk, "v", LT_CTL_VERSION);
         pack_key(&pk, "ok");
@@ -166,6 +166,10 @@ int lt_ctl_pack(const lt_ctl_msg *m, msgpack_sbuffer *sb)
         pack_kv_str(&pk, m->ok ? "session" : "err", m->text);
         if (timing)
             pack_kv_str(&pk, "timing", m->timing);
+        if (memory) {
+            pack_key(&pk, "memory");
+            msgpack_pack_true(&pk);
+        }
     } else if (m->type == LT_CTL_DUMP) {
         uint8_t head[LT_CTL_DUMP_HEAD_MAX];
         if (m->len > LT_CTL_DUMP_MAX)
@@ -332,6 +336,12 @@ static int parse_kv(const msgpack_object_kv *kv, lt_ctl_msg *m, unsigned *seen)
         return get_str(&kv->val, m->text, sizeof m->text);
     if (key_is(kv, "timing"))
         return get_str(&kv->val, m->timing, sizeof m->timing);
+    if (key_is(kv, "memory")) {
+        if (kv->val.type != MSGPACK_OBJECT_BOOLEAN)
+            return -EPROTO;
+        m->memory = kv->val.via.boolean;
+        return 0;
+    }
     return 0;
 }
 

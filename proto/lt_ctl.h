@@ -14,10 +14,13 @@
  *                           it does. An
  *                           older recorderd ignores the key and opens the ring,
  *                           which does not exist: it refuses, the program runs
- *   recorderd -> collector  {type:"ack", v, ok, session | err [, timing]}
+ *   recorderd -> collector  {type:"ack", v, ok, session | err [, timing] [, memory]}
  *                           timing "none": trace with no clock (a coverage
  *                           run, listen/attach --coverage); a collector
- *                           that does not know the key times as usual
+ *                           that does not know the key times as usual;
+ *                           memory true: trace the allocator too (listen
+ *                           --memory, MEM records), ignored by one that
+ *                           does not know it
  *   client    -> recorderd  {type:"status", v}  reply {type:"status", v, text, json}
  *   client    -> recorderd  {type:"stop", v}    reply {type:"ack", v, ok, session:""}
  *   collector -> recorderd  {type:"dump", v, pid, len, flags} then len bytes
@@ -67,6 +70,7 @@ typedef struct lt_ctl_msg {
     char text[LT_CTL_TEXT_MAX]; /* ack: session name, or the error */
     char timing[8];             /* ack: "none" asks for no clock, "cpu" or "wall" for sampled
                                    time of that clock; "" as the collector likes */
+    int memory;                 /* ack: trace the allocator's calls (MEM records) */
 } lt_ctl_msg;
 
 /* The daemon's socket when none is given (doc/commands.md):

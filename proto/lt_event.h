@@ -52,6 +52,19 @@
  * stack position (allocations: bytes and counts) take the same shape:
  * [kind, amount, ...], applied where the last record left the stack.
  *
+ * MEM is such a record (LUATRACE_MEMORY=1, recorderd run --memory): one
+ * call of the traced state's allocator that changed memory, made by the
+ * program where the last record left the stack of its thread. size is
+ * the block's new size (0: freed), osize its old one (0: a new block),
+ * addr its new address (0 when freed), oaddr its old one (0 when new):
+ *   [MEM, size, 0, addr, 0]      a new block;
+ *   [MEM, 0, osize, 0, oaddr]    a free;
+ *   [MEM, size, osize, addr, oaddr]  a reallocation (addr may be oaddr).
+ * A reallocation whose sizes do not fit 32 bits comes as a free and a new
+ * block (the record stays within LT_EVENT_HOT_MAX). The collector's own
+ * allocations (its hook naming a function, tron) send none, nor does an
+ * allocation while records are dropped (the GAP counts it).
+ *
  * GAP says how many events were dropped (drop mode, a full ring). The
  * collector writes it first thing in the hook after the drops, and a START
  * (reason HOOKED) of the thread the reader has as running follows at once;
@@ -92,7 +105,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define LT_EVENT_VERSION 10u /* 2: short forms; 3: thread ids (THREAD), switch depths;
+#define LT_EVENT_VERSION 11u /* 2: short forms; 3: thread ids (THREAD), switch depths;
                               * 4: DIR (a version 3 stream is one without);
                               * 5: CLOCK's tsc may be LT_CLOCK_NONE;
                               * 6: BIAS, CODE, HOOK (a version 5 stream is one without);
@@ -100,7 +113,8 @@
                               * 8: WAIT (a version 7 stream is one without);
                               * 9: LBIAS, LHOOK (a version 8 stream is one without);
                               * 10: TICK, LT_CLOCK_CPU and LT_CLOCK_WALL (a version 9
-                              *     stream is one without) */
+                              *     stream is one without);
+                              * 11: MEM (a version 10 stream is one without) */
 
 /* CLOCK's third field: what the ticks are. LT_CLOCK_NONE: the producer
  * read no clock (LUATRACE_TIMING=none, a coverage run): ticks and ns are
@@ -141,7 +155,8 @@
     X(WAIT, 'w', 1, "ticks")                                                                     \
     X(LBIAS, 'J', 1, "hook16")                                                                   \
     X(LHOOK, 'j', 2, "ticks hooks")                                                               \
-    X(TICK, 't', 3, "n hook period_ns")
+    X(TICK, 't', 3, "n hook period_ns")                                                          \
+    X(MEM, 'm', 4, "size osize addr oaddr")
 
 enum lt_kind {
 #define LT_X_ENUM(name, letter, nargs, doc) LT_EV_##name,

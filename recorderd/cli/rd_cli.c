@@ -194,6 +194,8 @@ int rd_cli_session_opt(const char *cmd, int argc, char **argv, int *i, rd_sessio
         b = (so->out = rd_cli_optval(argc, argv, i)) ? 1 : -1;
     if (!b && !strcmp(argv[*i], "--coverage")) /* the collectors read no clock */
         b = so->coverage = 1;
+    if (!b && !strcmp(argv[*i], "--memory")) /* the collectors trace their allocators */
+        b = so->memory = 1;
     if (!b && (!strcmp(argv[*i], "--time") || !strcmp(argv[*i], "--clock")))
         b = time_opt(cmd, argc, argv, i, so);
     so->backends = rd_cli_backends;

@@ -112,6 +112,12 @@ static int weight_of(const char *w, enum rd_weight *out)
         *out = RD_W_LINES;
     else if (!strcmp(w, "calls"))
         *out = RD_W_CALLS;
+    else if (!strcmp(w, "bytes"))
+        *out = RD_W_BYTES;
+    else if (!strcmp(w, "objects"))
+        *out = RD_W_OBJECTS;
+    else if (!strcmp(w, "live"))
+        *out = RD_W_LIVE;
     else
         return -1;
     return 0;
@@ -186,9 +192,13 @@ static int write_report(const report_opts *o, rd_model *m)
     rd_sessfile_sampling(o->path, m); /* the trace does not say it */
     rd_label_set_cwd(m, r.srcdir); /* out of memory: labels show whole paths */
     if (weight_of(o->weight, &r.weight)) {
-        fprintf(stderr, "recorderd report: --weight is time, lines or calls\n");
+        fprintf(stderr, "recorderd report: --weight is time, lines, calls, bytes, objects or "
+                        "live\n");
         return 2;
     }
+    if (r.weight >= RD_W_BYTES && !m->has_mem)
+        fprintf(stderr, "recorderd report: warning: the trace has no memory (run --memory): "
+                        "every weight is 0\n");
     int by_time = (fmt->flags & RD_FMT_TIME) ||
                   (r.weight == RD_W_TIME && !strcmp(fmt->name, "folded"));
     if (m->untimed && by_time)
@@ -399,8 +409,10 @@ static int write_rows(const report_opts *o, rd_model *m)
         if (!(o->rows & 1u << i))
             continue;
         const char *why = rd_format_left_out(f, m);
-        if (why)
+        if (why && !(f->flags & RD_FMT_MEM)) /* a trace without memory has none: no news */
             fprintf(stderr, "recorderd report: %s not written: %s\n", f->file, why);
+        else if (why)
+            continue;
         else if ((e = rd_format_write_at(f, &r, dfd, o->out, err, sizeof err))) {
             failed = 1;
             if (!f->write_dir) /* a file's error says no more than errno */

@@ -29,6 +29,9 @@ typedef struct cmd_help {
     {"--time exact|sample", "sample: time from a CPU-time timer, every event still exact;\n"       \
                             "                                 exact: each event's clock (default)"}
 #define CLOCK {"--clock cpu|wall", "--time sample's clock: CPU time (default), or wall time"}
+#define MEMORY                                                                                     \
+    {"--memory", "trace every allocation and free too: heap.pb.gz, profile.txt's memory\n"          \
+                 "                                 table, folded --weight bytes|objects|live"}
 #define SOCKET                                                                                     \
     {"--socket PATH", "the daemon's socket ($XDG_RUNTIME_DIR/luatrace/recorderd.sock, else\n"     \
                       "                                 /tmp/luatrace-$UID/recorderd.sock)"}
@@ -52,6 +55,7 @@ static const cmd_help helps[] = {
       EXCLUDE,
       TIME,
       CLOCK,
+      MEMORY,
       {"--sample [HZ]", "a sampler instead of a trace: lua5.1 read from outside (no hook),\n"
                         "                                 LuaJIT by its profiler (HZ 1-1000, 1000); lua5.4 traced"},
       NOTRACE,
@@ -71,6 +75,7 @@ static const cmd_help helps[] = {
       EXCLUDE,
       TIME,
       CLOCK,
+      MEMORY,
       NOTRACE,
       BACKEND,
       {"--hello-timeout SECONDS", "close a connection that sends no hello in time (10)"},
@@ -177,7 +182,9 @@ static const cmd_help helps[] = {
      {{"-f, --format NAME|LIST", "the report (below; default profile), or several: a LIST of"},
       {"", "names joined with ',', or all, into the session directory or -o DIR"},
       {"-o, --out FILE", "write it there (annotate, a LIST: a directory; --backend: theirs)"},
-      {"-w, --weight time|lines|calls", "what a folded stack weighs (default time; folded only)"},
+      {"-w, --weight time|lines|calls|bytes|objects|live",
+       "what a folded stack weighs (default time; folded only; the last three:\n"
+       "                                 a memory trace's bytes allocated, objects, live bytes)"},
       {"--merge", "several sessions: their coverage adds up (default format lcov)"},
       INCLUDE,
       EXCLUDE,

@@ -165,6 +165,8 @@ static int cmd_run(int argc, char **argv)
     o.out = so.out;
     if (check_sample_opts(&o, &so))
         return 2;
+    if (so.memory && o.sample_hz) /* a sampled LuaJIT writes from its profiler, no hook */
+        return fprintf(stderr, "recorderd run: --memory traces exactly: not with --sample\n"), 2;
     int made = out_missing(o.out), e = check_run_opts(&o);
     if (e)
         return unmake_out(o.out, made, e);
@@ -174,6 +176,7 @@ static int cmd_run(int argc, char **argv)
     o.coverage = so.coverage;
     o.cov = so.cov;
     o.sample_time = so.sample_time;
+    o.memory = so.memory;
     o.wall = so.wall;
     o.outside = &rd_outside_sampler;
     return unmake_out(o.out, made, rd_run(&o, argv + i));
@@ -397,6 +400,8 @@ static int attach_arg(const char *what, int files, int argc, char **argv, int *i
 {
     const char *a = argv[*i];
     int b = files ? rd_cli_session_opt(what, argc, argv, i, &o->so) : 0;
+    if (b > 0 && o->so.memory) /* the allocator of a running state is not rewrapped */
+        return fprintf(stderr, "recorderd %s: --memory is for run and listen\n", what), 2;
     if (b)
         return b < 0 ? 2 : 0;
     if ((!strcmp(a, "--duration") || !strcmp(a, "-d")) && strcmp(what, "dump"))

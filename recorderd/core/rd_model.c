@@ -68,6 +68,7 @@ int rd_model_init(rd_model *m)
 
 void rd_model_free(rd_model *m)
 {
+    rd_mem_free(&m->mem);
     for (uint32_t i = 0; i < m->nstr; i++)
         free(m->str[i]);
     free(m->str);
@@ -96,7 +97,7 @@ void rd_model_free(rd_model *m)
 
 uint64_t rd_model_bytes(const rd_model *m)
 {
-    return m->str_bytes + (uint64_t)m->capstr * sizeof *m->str +
+    return m->str_bytes + rd_mem_bytes(&m->mem) + (uint64_t)m->capstr * sizeof *m->str +
            (uint64_t)m->capfunc * sizeof *m->func + (uint64_t)m->caplab * sizeof *m->lab +
            (uint64_t)m->capjl * sizeof *m->jl +
            (uint64_t)m->capnode * sizeof *m->node +

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "lt_event.h"
+#include "rd_mem.h"
 
 typedef struct rd_func {
     uint32_t name_sid, src_sid;
@@ -194,6 +195,8 @@ typedef struct rd_model {
     uint32_t keep_tracks; /* ended tracks kept apart: RD_TRACKS_KEPT */
     uint32_t fold_min;    /* shares to fold before a fold is due: RD_FOLD_MIN;
                              the fuzzer sets both small to fold often */
+    rd_mem mem;  /* MEM records: memory per node, live blocks (rd_mem.h) */
+    int has_mem; /* a MEM record came: the trace has memory (LUATRACE_MEMORY=1) */
     char *cwd; /* the program's working directory, for labels (rd_label.h); NULL: none */
     struct rd_label_names *label_names; /* rd_label's: each source's short name */
 } rd_model;

@@ -1021,6 +1021,25 @@ static int on_tick(rd_stack *s, const lt_event *ev)
     return 0;
 }
 
+/* A MEM: one call of the allocator where the last record left the stack
+ * of its thread (its top frame; the node it hangs under if none), as a
+ * TICK. Not the program's event. Fields that cannot be (sizes past 2^32,
+ * an address where the size says none, or none where it says one): a bad
+ * record. After a STOP, none is applied (the collector sends none). */
+static int on_mem(rd_stack *s, const lt_event *ev)
+{
+    rd_model *m = s->m;
+    const uint64_t *a = ev->a;
+    m->events--;
+    if (a[0] >> 32 || a[1] >> 32 || !a[0] != !a[2] || !a[1] != !a[3] || (!a[2] && !a[3]))
+        return s->bad++, 0;
+    m->has_mem = 1;
+    if (s->stopped)
+        return 0;
+    rd_thread *t = current(s);
+    return rd_mem_apply(&m->mem, t ? top_node(t) : 0, a[0], a[1], a[2], a[3]);
+}
+
 /* Everything but a frame record while tracing runs. */
 COLD int other_event(rd_stack *s, const lt_event *ev)
 {
@@ -1093,6 +1112,8 @@ COLD int other_event(rd_stack *s, const lt_event *ev)
         return new_thread(s, ev->a[0], ev->a[1]);
     case LT_EV_TICK:
         return on_tick(s, ev);
+    case LT_EV_MEM:
+        return on_mem(s, ev);
     case LT_EV_GAP:
         s->gaps++;
         s->dropped += ev->a[0];

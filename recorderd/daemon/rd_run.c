@@ -311,6 +311,8 @@ static void child_env(envb *e, const rd_run_opts *o, const char *sock)
         env_set(e, "LUATRACE_TIMING", "sample");
     if (!o->coverage && o->sample_time)
         env_set(e, "LUATRACE_TICK_CLOCK", o->wall ? "wall" : "cpu");
+    if (o->memory)
+        env_set(e, "LUATRACE_MEMORY", "1");
     if (o->sample_hz) {
         char hz[16];
         snprintf(hz, sizeof hz, "%u", o->sample_hz);
@@ -369,6 +371,7 @@ int rd_run(const rd_run_opts *o, char **argv)
     run_ctx r = {.code = 127};
     rd_session_opts so = {.out = o->out, .summary = !o->quiet, .no_trace = o->no_trace,
                           .coverage = o->coverage, .sample_time = o->sample_time, .wall = o->wall,
+                          .memory = o->memory,
                           .backends = o->backends, .nbackends = o->nbackends,
                           .formats = o->formats, .cov = o->cov};
     uv_loop_t *loop = uv_default_loop();

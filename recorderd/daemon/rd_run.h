@@ -14,6 +14,7 @@ typedef struct rd_run_opts {
     int coverage; /* --coverage: LUATRACE_TIMING=none, no clock read */
     int sample_time; /* --time sample: LUATRACE_TIMING=sample (and the ack's) */
     int wall;        /* --clock wall: LUATRACE_TICK_CLOCK=wall */
+    int memory;      /* --memory: LUATRACE_MEMORY=1 (doc/memory.md) */
     const char *ring; /* LUATRACE_RING for the child, or NULL */
     const char *mode; /* LUATRACE_MODE for the child, or NULL */
     const char *const *backends; /* --backend specs */

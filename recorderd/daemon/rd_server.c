@@ -134,6 +134,7 @@ static void send_ack(rd_conn *c, int ok, const char *text)
         snprintf(m.timing, sizeof m.timing, "none");
     else if (c->srv->opts.sample_time) /* sampled time of that clock */
         snprintf(m.timing, sizeof m.timing, "%s", c->srv->opts.wall ? "wall" : "cpu");
+    m.memory = c->srv->opts.memory; /* listen --memory */
     send_reply(c, !ok, fill_ack, &m);
 }
 

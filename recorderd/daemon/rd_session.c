@@ -558,6 +558,11 @@ static int write_json(FILE *f, void *ud)
                 (unsigned long long)s->m.ticks_hook);
     else
         fprintf(f, "  \"tick\": null,\n");
+    /* memory (run --memory): whether the trace has it, and its totals */
+    fprintf(f, "  \"memory\": %s,\n", s->m.has_mem ? "true" : "false");
+    if (s->m.has_mem)
+        fprintf(f, "  \"memory_records\": %llu,\n  \"memory_live_blocks\": %u,\n",
+                (unsigned long long)s->m.mem.records, s->m.mem.nblk);
     fprintf(f, "  \"cut\": ");
     rd_json_str(f, r->cut);
     fprintf(f, ",\n  \"error\": ");

@@ -31,6 +31,7 @@ typedef struct rd_session_opts {
     int coverage; /* --coverage: the ack asks the collector for no clock */
     int sample_time; /* --time sample: the ack asks for sampled time (rd_session_sampled) */
     int wall;        /* --clock wall: of CLOCK_MONOTONIC, not the thread's CPU time */
+    int memory;      /* --memory: the ack asks for the allocator's calls (MEM records) */
     uint32_t formats; /* the reports to write, bit i for rd_formats[i]; 0: the default ones */
     unsigned sample_hz; /* a sampled session (record): its samples per second */
     int sample_cpu;     /* its samples weigh its Lua thread's CPU time (run --sample) */

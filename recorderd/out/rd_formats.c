@@ -24,7 +24,8 @@ static int write_profile(FILE *f, const rd_render *r)
 
 static int write_folded(FILE *f, const rd_render *r)
 {
-    static const char *const what[] = {"time", "line events", "calls"};
+    static const char *const what[] = {"time",          "line events",       "calls",
+                                       "bytes allocated", "objects allocated", "live bytes"};
     double cut = 0;
     int e = rd_report_folded(r->m, r->weight, f, &cut);
     if (!e && cut > 0 && r->cut)
@@ -55,6 +56,12 @@ static int write_pprof(FILE *f, const rd_render *r)
 {
     rd_pprof_info info = {r->cmd, r->srcdir, r->start_ns};
     return rd_pprof_write(r->m, &info, f);
+}
+
+static int write_heap(FILE *f, const rd_render *r)
+{
+    rd_pprof_info info = {r->cmd, r->srcdir, r->start_ns};
+    return rd_pprof_write_heap(r->m, &info, f);
 }
 
 static int write_annotate(FILE *f, const rd_render *r)
@@ -114,6 +121,8 @@ const rd_format rd_formats[] = {
     {"callgrind", "callgrind.out", 0, "call graph for callgrind_annotate, KCachegrind",
      write_callgrind, NULL},
     {"pprof", "profile.pb.gz", RD_FMT_BINARY, "gzipped profile.proto for go tool pprof", write_pprof, NULL},
+    {"heap", "heap.pb.gz", RD_FMT_BINARY | DEF | RD_FMT_MEM,
+     "memory per stack as a Go heap profile (run --memory)", write_heap, NULL},
     {"annotate", "annotate/", 0, "every source line with its events and time", write_annotate,
      annotate_dir},
     {"lcov", "coverage.lcov", MERGE | DEF, "coverage as an LCOV tracefile", write_lcov, NULL},
@@ -191,6 +200,8 @@ const char *rd_format_left_out(const rd_format *f, const rd_model *m)
 {
     if ((f->flags & RD_FMT_COV) && m->sampled_hz && strcmp(f->name, "html"))
         return "a sampled session has no coverage"; /* samples see some lines run */
+    if ((f->flags & RD_FMT_MEM) && !m->has_mem)
+        return "the trace has no memory (run --memory)";
     if ((f->flags & RD_FMT_TIME) && m->untimed)
         return "the trace has no time (a --coverage run)";
     return NULL;

@@ -42,6 +42,7 @@ enum {
     RD_FMT_DEFAULT = 8, /* a session writes it unless told otherwise (--format) */
     RD_FMT_TIME = 16,   /* weighs by time only: not written for a trace with none */
     RD_FMT_BINARY = 32, /* not text: report refuses to write it to a terminal */
+    RD_FMT_MEM = 64,    /* memory only: not written for a trace without (run --memory) */
 };
 
 typedef struct rd_format {

@@ -448,6 +448,32 @@ static int put_sources(html *h)
 
 /* ---- the page ---- */
 
+/* A memory trace (run --memory): profile.txt's memory table, as text. */
+static int put_memory(html *h)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *t = open_memstream(&text, &len);
+    int e = t ? rd_report_memory(h->m, 50, t) : -ENOMEM;
+    if (t && fclose(t))
+        e = -ENOMEM;
+    if (!e) {
+        fputs("<h2 id=\"memory\">Memory</h2>\n<p class=\"note\">Bytes allocated, freed and "
+              "still live when tracing stopped, by function (callees included); heap.pb.gz has "
+              "them per stack (doc/memory.md).</p>\n<pre>",
+              h->out);
+        for (char *line = text, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+            if ((nl = strchr(line, '\n'))) /* esc writes a line break as '?' */
+                *nl = 0;
+            esc(h, line);
+            fputc('\n', h->out);
+        }
+        fputs("</pre>\n", h->out);
+    }
+    free(text);
+    return e;
+}
+
 static int put_page(html *h)
 {
     rd_fstat *fs = rd_report_fstats(h->m);
@@ -462,6 +488,7 @@ static int put_page(html *h)
     put_summary(h, fs);
     int e = h->m->untimed ? 0 : put_flame(h); /* no time, no flame graph */
     if (!e) e = put_top(h, fs);
+    if (!e && h->m->has_mem) e = put_memory(h);
     if (!e) e = put_sources(h);
     fputs("</body>\n</html>\n", h->out);
     free(fs);

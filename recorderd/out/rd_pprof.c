@@ -24,6 +24,11 @@
  * (its middle is the pseudo function "[...]"); its samples are added to
  * those of the deep nodes that print alike, per coroutine, and come after
  * the others.
+ * heap.pb.gz (rd_pprof_write_heap) is the same stacks with the memory of
+ * each node (rd_mem.h) as Go's heap profiles give it: alloc_objects,
+ * alloc_space, inuse_objects, inuse_space (inuse_space the default), one
+ * sample per node with any, no coroutine label; a deep node's sample has
+ * its printed stack, which pprof adds up with its likes.
  * Strings are interned as they are first used and written to the
  * string_table as they come, after the empty string 0. Fields of a
  * message may come in any order on the wire; readers keep the order of a
@@ -74,6 +79,7 @@ typedef struct loc_key {
 typedef struct pp {
     const rd_model *m;
     const rd_pprof_info *info;
+    int heap; /* heap.pb.gz: memory, not time */
     rd_pb *out, strs, msg, sub, ids;
     uint32_t root;                /* pseudo fid of the root node: m->nfunc */
     size_t *soff;                 /* string index -> offset of its bytes in strs */
@@ -420,8 +426,32 @@ static void node_sample(pp *p, sampler *sp, uint32_t n, uint32_t track, uint64_t
         put_sample(p, sp, n, track, self, lines);
 }
 
+/* heap.pb.gz: node n's memory, if any. */
+static void heap_sample(pp *p, uint32_t n)
+{
+    const rd_memrow *r = rd_mem_row(&p->m->mem, n);
+    if (!r->alloc_n && !r->alloc_b && !r->live_n && !r->live_b)
+        return;
+    stack_ids(p, n);
+    rd_pb_reset(&p->msg);
+    rd_pb_bytes(&p->msg, S_LOCATION_ID, p->ids.p, p->ids.n);
+    rd_pb_reset(&p->sub);
+    rd_pb_raw_varint(&p->sub, r->alloc_n);
+    rd_pb_raw_varint(&p->sub, r->alloc_b);
+    rd_pb_raw_varint(&p->sub, r->live_n);
+    rd_pb_raw_varint(&p->sub, r->live_b);
+    rd_pb_bytes(&p->msg, S_VALUE, p->sub.p, p->sub.n);
+    rd_pb_bytes(p->out, P_SAMPLE, p->msg.p, p->msg.n);
+}
+
 static void put_samples(pp *p, uint64_t *ns_total)
 {
+    if (p->heap) {
+        for (uint32_t n = 0; n < p->m->nnode && !p->err; n++)
+            heap_sample(p, n);
+        *ns_total = to_ns((double)p->m->ticks_total, rd_model_ns_per_tick(p->m));
+        return;
+    }
     sampler sp = {rd_model_ns_per_tick(p->m), 0, 0};
     if (link_shares(p)) return;
     for (uint32_t n = 0; n < p->m->nnode && !p->err; n++) {
@@ -478,13 +508,29 @@ static void put_mapping(pp *p)
     rd_pb_bytes(p->out, P_MAPPING, p->msg.p, p->msg.n);
 }
 
+/* heap.pb.gz's sample types, Go's heap profile's. */
+static void put_heap_types(pp *p)
+{
+    put_value_type(p, P_SAMPLE_TYPE, "alloc_objects", "count");
+    put_value_type(p, P_SAMPLE_TYPE, "alloc_space", "bytes");
+    put_value_type(p, P_SAMPLE_TYPE, "inuse_objects", "count");
+    put_value_type(p, P_SAMPLE_TYPE, "inuse_space", "bytes");
+    rd_pb_varint(p->out, P_DEFAULT_SAMPLE_TYPE, str(p, "inuse_space"));
+    put_value_type(p, P_PERIOD_TYPE, "space", "bytes");
+}
+
 static void put_header(pp *p, uint64_t ns_total)
 {
     char note[128];
+    if (p->heap) {
+        put_heap_types(p);
+        goto common;
+    }
     put_value_type(p, P_SAMPLE_TYPE, "time", "nanoseconds");
     put_value_type(p, P_SAMPLE_TYPE, "lines", "count");
     rd_pb_varint(p->out, P_DEFAULT_SAMPLE_TYPE, str(p, "time"));
     put_value_type(p, P_PERIOD_TYPE, "time", "nanoseconds");
+common:
     rd_pb_varint(p->out, P_PERIOD, 1);
     if (p->info->time_nanos > 0) rd_pb_varint(p->out, P_TIME_NANOS, (uint64_t)p->info->time_nanos);
     rd_pb_varint(p->out, P_DURATION_NANOS, ns_total);
@@ -493,6 +539,9 @@ static void put_header(pp *p, uint64_t ns_total)
         snprintf(note, sizeof note, "luatrace: sampled from outside at %u Hz (times are "
                  "%s, calls the entries they saw)", p->m->sampled_hz,
                  p->m->sampled_cpu ? "CPU time" : "samples");
+    else if (p->heap)
+        snprintf(note, sizeof note, "luatrace: %llu allocator calls, every one traced (not "
+                 "sampled); inuse: live when tracing ended", (unsigned long long)p->m->mem.records);
     else
         snprintf(note, sizeof note, "luatrace: %llu events, every call traced (not sampled)",
                  (unsigned long long)p->m->events);
@@ -525,10 +574,11 @@ static void pp_free(pp *p)
     free(p->deep_ix);
 }
 
-int rd_pprof_encode(const rd_model *m, const rd_pprof_info *info, rd_pb *out)
+static int encode(const rd_model *m, const rd_pprof_info *info, rd_pb *out, int heap)
 {
     static const rd_pprof_info none = {0};
-    pp p = {.m = m, .info = info ? info : &none, .out = out, .root = m->nfunc, .cut = m->nfunc + 1};
+    pp p = {.m = m, .info = info ? info : &none, .out = out, .root = m->nfunc, .cut = m->nfunc + 1,
+            .heap = heap};
     uint64_t ns_total = 0;
     p.used = calloc((size_t)m->nfunc + 2, 1);
     p.fids = malloc(RD_PATH_MAX * sizeof *p.fids);
@@ -577,12 +627,32 @@ static int gzip_to(const uint8_t *data, size_t n, FILE *out)
     return e;
 }
 
-int rd_pprof_write(const rd_model *m, const rd_pprof_info *info, FILE *out)
+int rd_pprof_encode(const rd_model *m, const rd_pprof_info *info, rd_pb *out)
+{
+    return encode(m, info, out, 0);
+}
+
+int rd_pprof_encode_heap(const rd_model *m, const rd_pprof_info *info, rd_pb *out)
+{
+    return encode(m, info, out, 1);
+}
+
+static int write_gz(const rd_model *m, const rd_pprof_info *info, FILE *out, int heap)
 {
     rd_pb b = {0};
-    int e = rd_pprof_encode(m, info, &b);
+    int e = encode(m, info, &b, heap);
     if (!e && b.n > UINT32_MAX) e = -EFBIG;
     if (!e) e = gzip_to(b.p, b.n, out);
     rd_pb_free(&b);
     return e ? e : ferror(out) ? -EIO : 0;
+}
+
+int rd_pprof_write(const rd_model *m, const rd_pprof_info *info, FILE *out)
+{
+    return write_gz(m, info, out, 0);
+}
+
+int rd_pprof_write_heap(const rd_model *m, const rd_pprof_info *info, FILE *out)
+{
+    return write_gz(m, info, out, 1);
 }

@@ -82,9 +82,13 @@ typedef struct folder {
 
 static uint64_t weight_of(const folder *f, const rd_node *n)
 {
+    const rd_memrow *r = rd_mem_row(&f->w.m->mem, (uint32_t)(n - f->w.m->node));
     switch (f->weight) {
     case RD_W_LINES: return n->lines;
     case RD_W_CALLS: return n->calls;
+    case RD_W_BYTES: return r->alloc_b;
+    case RD_W_OBJECTS: return r->alloc_n;
+    case RD_W_LIVE: return r->live_b;
     default: {
         double ns = (double)n->self * f->ns_per_tick + 0.5;
         return ns < 0x1p64 ? (uint64_t)ns : UINT64_MAX; /* a corrupt clock */
@@ -380,6 +384,8 @@ int rd_report_profile(const rd_model *m, const char *title, const char *cmd, uns
         table(m, fs, ids, n, top, 0, out);
         table(m, fs, ids, n, top, 1, out);
     }
+    if (m->has_mem && rd_report_memory(m, top, out))
+        fprintf(out, "\n(no memory table: out of memory)\n");
     free(fs);
     free(ids);
     return ferror(out) ? -EIO : 0;

@@ -7,7 +7,10 @@
 
 #include "rd_model.h"
 
-enum rd_weight { RD_W_TIME, RD_W_LINES, RD_W_CALLS };
+/* What a folded stack weighs: time (ns), line events, calls; and with a
+ * memory trace (rd_mem.h) bytes allocated, objects allocated, bytes live
+ * at the end. */
+enum rd_weight { RD_W_TIME, RD_W_LINES, RD_W_CALLS, RD_W_BYTES, RD_W_OBJECTS, RD_W_LIVE };
 
 typedef struct rd_fstat {
     uint64_t calls, self, total; /* self/total in ticks; recursion counted once */
@@ -39,6 +42,11 @@ int rd_report_folded(const rd_model *m, enum rd_weight w, FILE *out, double *cut
  * file (every function twice) that no one reads past its top; callgrind.out
  * and profile.pb.gz keep every function. */
 #define RD_PROFILE_ROWS 2000
+
+/* profile.txt's memory table (rd_memtab.c), for a trace with MEM
+ * records: the totals, then functions by bytes allocated, callees
+ * included. Returns 0 or -ENOMEM. */
+int rd_report_memory(const rd_model *m, unsigned top, FILE *out);
 
 int rd_report_profile(const rd_model *m, const char *title, const char *cmd, unsigned top,
                       FILE *out);

@@ -1169,9 +1169,9 @@ def case_runopts(c):
     # where it writes reports, an example (run and attach printed one synopsis)
     options = {'run': ['-o, --out', '-q, --quiet', '-f, --format', '--ring', '--mode',
                        '--coverage', '--include', '--exclude', '--time', '--clock',
-                       '--no-trace', '-b, --backend', '--sample'],
+                       '--memory', '--no-trace', '-b, --backend', '--sample'],
                'listen': ['--socket', '-o, --out', '-f, --format', '--coverage', '--include',
-                          '--exclude', '--time', '--clock', '--no-trace',
+                          '--exclude', '--time', '--clock', '--memory', '--no-trace',
                           '-b, --backend', '--hello-timeout', '--http', '--http-token-file'],
                'attach': ['-d, --duration', '-o, --out', '-f, --format', '--coverage',
                           '--include', '--exclude',

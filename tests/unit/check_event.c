@@ -92,9 +92,9 @@ static void check_decoded(const rec *r, const lt_event *ev, const uint8_t *base)
 }
 
 /* A trace file of version 3 (before DIR) or 4 is still read, flags
- * ignored; 12 is written (5 to 11 are still read: BIAS and CODE came with
+ * ignored; 13 is written (5 to 12 are still read: BIAS and CODE came with
  * 7, LINES with 8, WAIT with 9, LBIAS and LHOOK with 10, split blocks with
- * 11, TICK with 12), its flags say zstd, zstd and split, or nothing; split without zstd,
+ * 11, TICK with 12, MEM with 13), its flags say zstd, zstd and split, or nothing; split without zstd,
  * split before 11, unknown flags and other versions are refused with a
  * message. */
 START_TEST(test_file_versions)
@@ -103,7 +103,7 @@ START_TEST(test_file_versions)
     char err[160];
     uint32_t flags;
     lt_file_header(h, LT_FILE_ZSTD | LT_FILE_SPLIT);
-    ck_assert_uint_eq(h[8], 12);
+    ck_assert_uint_eq(h[8], 13);
     ck_assert_int_eq(lt_file_check(h, sizeof h, &flags, err, sizeof err), 0);
     ck_assert_uint_eq(flags, LT_FILE_ZSTD | LT_FILE_SPLIT);
     lt_file_header(h, 0);
@@ -129,19 +129,19 @@ START_TEST(test_file_versions)
         ck_assert_int_eq(lt_file_check(h, sizeof h, &flags, err, sizeof err), 0);
         ck_assert_uint_eq(flags, 0);
     }
-    for (uint8_t v = 0; v < 13; v++) {
+    for (uint8_t v = 0; v < 14; v++) {
         h[8] = v;
-        if (v >= 3 && v <= 12)
+        if (v >= 3 && v <= 13)
             continue;
         ck_assert_int_eq(lt_file_check(h, sizeof h, &flags, err, sizeof err), -EPROTO);
-        ck_assert_ptr_nonnull(strstr(err, "this build reads versions 3 to 12"));
+        ck_assert_ptr_nonnull(strstr(err, "this build reads versions 3 to 13"));
     }
 }
 END_TEST
 
 START_TEST(test_event_tables)
 {
-    ck_assert_uint_eq(LT_EV_COUNT, 22);
+    ck_assert_uint_eq(LT_EV_COUNT, 23);
     for (unsigned k = 0; k < LT_EV_COUNT; k++) {
         ck_assert(lt_event_name[k] && lt_event_name[k][0]);
         ck_assert_uint_le(lt_event_nargs[k], LT_EVENT_MAX_ARGS);
@@ -767,8 +767,34 @@ START_TEST(test_event_tick)
 }
 END_TEST
 
+/* A MEM (memory) as the collector writes it: its widest form, a
+ * reallocation of 32-bit sizes between two 64-bit addresses, fits a hot
+ * record's bound; it decodes to its four fields. */
+START_TEST(test_event_mem)
+{
+    uint8_t buf[LT_EVENT_HOT_MAX], *q = lt_put_head(buf, LT_EV_MEM, 4);
+    q = lt_put_uint(q, 0xffffffffu);
+    q = lt_put_uint(q, 0xfffffffeu);
+    q = lt_put_uint(q, 0xffffffffffffff00ull);
+    q = lt_put_uint(q, 0x7fff12345678ull);
+    ck_assert_uint_le((size_t)(q - buf), LT_EVENT_HOT_MAX);
+    lt_dec d = {0};
+    lt_event ev;
+    ck_assert_int_eq(lt_dec_next(&d, buf, (size_t)(q - buf), &ev), (int)(q - buf));
+    ck_assert_uint_eq(ev.kind, LT_EV_MEM);
+    ck_assert_uint_eq(ev.nargs, 4);
+    ck_assert_uint_eq(ev.a[0], 0xffffffffu);
+    ck_assert_uint_eq(ev.a[1], 0xfffffffeu);
+    ck_assert_uint_eq(ev.a[2], 0xffffffffffffff00ull);
+    ck_assert_uint_eq(ev.a[3], 0x7fff12345678ull);
+    ck_assert_str_eq(lt_event_name[LT_EV_MEM], "MEM");
+    ck_assert_int_eq(lt_event_letter[LT_EV_MEM], 'm');
+}
+END_TEST
+
 UT_MAIN("event", NULL, NULL, test_event_tables, test_file_versions, test_event_uint_widths,
         test_event_round_trip, test_event_msgpack_compat, test_event_truncated,
         test_event_malformed, test_event_string_limit, test_event_random_bytes,
         test_event_line_steps, test_event_line_step_errors, test_event_switch_depth,
-        test_event_hot_decoder, test_event_format, test_split_round_trip, test_split_corrupt, test_event_tick)
+        test_event_hot_decoder, test_event_format, test_split_round_trip, test_split_corrupt, test_event_tick,
+        test_event_mem)

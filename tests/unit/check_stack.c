@@ -928,6 +928,74 @@ START_TEST(test_stack_ticks)
 }
 END_TEST
 
+/* Memory: a MEM is charged where the record before left the stack (as a
+ * TICK); a new block is an object and its bytes allocated and live at its
+ * maker; a growth is bytes allocated where it happens, the block staying
+ * its maker's (moved to its new address); a free is bytes freed where it
+ * happens, the live bytes leaving the maker; a free of a block never seen
+ * made takes no live bytes from anyone; impossible records are bad. */
+START_TEST(test_stack_memory)
+{
+    begin_main(5);
+    EV(CALL, 2, 0, F_F);
+    EV(LINE, 2, 0, 11);
+    EV(MEM, 100, 0, 0x1000, 0);     /* f makes a block of 100 */
+    EV(MEM, 40, 0, 0x2000, 0);      /* and one of 40 */
+    EV(RET, 2, 0);
+    EV(CALL, 2, 0, F_G);
+    EV(LINE, 2, 0, 21);
+    EV(MEM, 160, 100, 0x3000, 0x1000); /* g grows f's block by 60, moving it */
+    EV(MEM, 0, 40, 0, 0x2000);      /* g frees f's other block */
+    EV(MEM, 0, 64, 0, 0x9000);      /* and one it never saw made */
+    EV(RET, 2, 0);
+    EV(MEM, 0, 1, 0, 0);            /* bad: no address at all */
+    EV(MEM, 8, 0, 0, 0);            /* bad: a size without an address */
+    EV(MEM, 1ull << 32, 0, 0x4000, 0); /* bad: past 2^32 */
+    ck_assert_uint_eq(S.bad, 3);
+    ck_assert(M.has_mem);
+    uint32_t nf = rd_model_child_find(&M, rd_model_child_find(&M, 0, F_MAIN), F_F);
+    uint32_t ng = rd_model_child_find(&M, rd_model_child_find(&M, 0, F_MAIN), F_G);
+    const rd_memrow *f = rd_mem_row(&M.mem, nf), *g = rd_mem_row(&M.mem, ng);
+    ck_assert_uint_eq(f->alloc_n, 2);
+    ck_assert_uint_eq(f->alloc_b, 140);
+    ck_assert_uint_eq(f->freed_b, 0);
+    ck_assert_uint_eq(f->live_n, 1);
+    ck_assert_uint_eq(f->live_b, 160);
+    ck_assert_uint_eq(g->alloc_n, 0);
+    ck_assert_uint_eq(g->alloc_b, 60);
+    ck_assert_uint_eq(g->freed_b, 104);
+    ck_assert_uint_eq(g->live_b, 0);
+    ck_assert_uint_eq(M.mem.nblk, 1);
+    ck_assert_uint_eq(M.mem.unknown_free, 1);
+    expect_folded(RD_W_LIVE, L_MAIN ";" L_F " 160\n");
+    expect_folded(RD_W_BYTES, L_MAIN ";" L_F " 140\n" L_MAIN ";" L_G " 60\n");
+}
+END_TEST
+
+/* Many blocks made and freed: the table of live blocks stays as large as
+ * the blocks live at once, and every free finds its block (the backward
+ * shift of a deletion keeps each probe chain whole). */
+START_TEST(test_stack_memory_table)
+{
+    begin_main(5);
+    for (uint64_t r = 0; r < 50; r++) {
+        for (uint64_t i = 1; i <= 1000; i++)
+            EV(MEM, 16, 0, (r * 1000 + i) * 48, 0);
+        for (uint64_t i = 1; i <= 1000; i++)
+            EV(MEM, 0, 16, 0, (r * 1000 + i) * 48);
+    }
+    EV(MEM, 16, 0, 0x10, 0);
+    ck_assert_uint_eq(S.bad, 0);
+    ck_assert_uint_eq(M.mem.unknown_free, 0);
+    ck_assert_uint_eq(M.mem.nblk, 1);
+    ck_assert_uint_le(M.mem.capblk, 4096);
+    const rd_memrow *r = rd_mem_row(&M.mem, rd_model_child_find(&M, 0, F_MAIN));
+    ck_assert_uint_eq(r->alloc_n, 50001);
+    ck_assert_uint_eq(r->live_n, 1);
+    ck_assert_uint_eq(r->live_b, 16);
+}
+END_TEST
+
 /* With sampled time, BIAS's costs (in 1/16 ns) are debits where each
  * event ran, settled at the end: a frame or line whose debits passed its
  * ticks shows 0, and the total is what is left. */
@@ -1301,6 +1369,7 @@ int main(void)
                             test_stack_wrap_error, test_stack_wrap_nested_error,
                             test_stack_late_hooked, test_stack_stop_start, test_stack_gap,
                             test_stack_time, test_stack_ticks, test_stack_tick_debits,
+                            test_stack_memory, test_stack_memory_table,
                             test_stack_bias, test_stack_bias_scaled,
                             test_stack_bias_switches, test_stack_bias_lines,
                             test_stack_wait, test_stack_tail_call_time,

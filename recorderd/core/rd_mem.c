@@ -1,0 +1,152 @@
+/* rd_mem: memory accounting from MEM records (rd_mem.h). */
+#include "rd_mem.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "rd_model.h" /* rd_grow */
+
+static const rd_memrow zero_row;
+
+void rd_mem_free(rd_mem *mm)
+{
+    free(mm->row);
+    free(mm->blk);
+    *mm = (rd_mem){0};
+}
+
+uint64_t rd_mem_bytes(const rd_mem *mm)
+{
+    return (uint64_t)mm->caprow * sizeof *mm->row + (uint64_t)mm->capblk * sizeof *mm->blk;
+}
+
+const rd_memrow *rd_mem_row(const rd_mem *mm, uint32_t n)
+{
+    return n < mm->caprow ? &mm->row[n] : &zero_row;
+}
+
+static uint32_t slot_of(uint64_t addr, uint32_t cap)
+{
+    return (uint32_t)((addr >> 3) * 0x9E3779B97F4A7C15ull >> 32) & (cap - 1);
+}
+
+/* Doubles the block table (from 1024 slots), rehashing. 0 or -ENOMEM. */
+static int grow_blocks(rd_mem *mm)
+{
+    uint32_t cap = mm->capblk ? mm->capblk * 2 : 1024;
+    if (cap < mm->capblk)
+        return -ENOMEM;
+    rd_block *b = calloc(cap, sizeof *b);
+    if (!b)
+        return -ENOMEM;
+    for (uint32_t i = 0; i < mm->capblk; i++) {
+        if (!mm->blk[i].addr)
+            continue;
+        uint32_t j = slot_of(mm->blk[i].addr, cap);
+        while (b[j].addr)
+            j = (j + 1) & (cap - 1);
+        b[j] = mm->blk[i];
+    }
+    free(mm->blk);
+    mm->blk = b;
+    mm->capblk = cap;
+    return 0;
+}
+
+/* The live part of block b leaves its maker's row. */
+static void unlive(rd_mem *mm, const rd_block *b)
+{
+    rd_memrow *r = &mm->row[b->node & ~RD_BLOCK_OBJ];
+    r->live_b -= b->size;
+    r->live_n -= (b->node & RD_BLOCK_OBJ) != 0;
+}
+
+/* Keeps block b (a new address); a table that cannot grow loses it. */
+static void put_block(rd_mem *mm, rd_block b)
+{
+    if ((mm->nblk + 1) * 2 > mm->capblk && grow_blocks(mm)) {
+        mm->lost++;
+        return;
+    }
+    uint32_t j = slot_of(b.addr, mm->capblk);
+    while (mm->blk[j].addr && mm->blk[j].addr != b.addr)
+        j = (j + 1) & (mm->capblk - 1);
+    if (mm->blk[j].addr) /* an address seen twice: the trace lost its free */
+        unlive(mm, &mm->blk[j]);
+    mm->nblk += !mm->blk[j].addr;
+    mm->blk[j] = b;
+}
+
+/* Takes the block at addr out of the table into *out. 1 if it was there. */
+static int take_block(rd_mem *mm, uint64_t addr, rd_block *out)
+{
+    if (!mm->capblk)
+        return 0;
+    uint32_t mask = mm->capblk - 1, j = slot_of(addr, mm->capblk);
+    while (mm->blk[j].addr && mm->blk[j].addr != addr)
+        j = (j + 1) & mask;
+    if (!mm->blk[j].addr)
+        return 0;
+    *out = mm->blk[j];
+    mm->nblk--;
+    /* backward shift: the entries after it that probed past j move up */
+    for (uint32_t i = (j + 1) & mask; mm->blk[i].addr; i = (i + 1) & mask) {
+        uint32_t home = slot_of(mm->blk[i].addr, mm->capblk);
+        if (((i - home) & mask) >= ((i - j) & mask)) {
+            mm->blk[j] = mm->blk[i];
+            j = i;
+        }
+    }
+    mm->blk[j].addr = 0;
+    return 1;
+}
+
+/* A reallocation of oaddr (osize bytes) into addr (size bytes) at node. */
+static void resize(rd_mem *mm, rd_memrow *r, uint32_t node, uint64_t size, uint64_t osize,
+                   uint64_t addr, uint64_t oaddr)
+{
+    rd_block b;
+    int64_t d = (int64_t)size - (int64_t)osize;
+    if (d > 0)
+        r->alloc_b += (uint64_t)d;
+    else
+        r->freed_b += (uint64_t)-d;
+    if (!take_block(mm, oaddr, &b)) /* not seen made: its growth alone is live here */
+        b = (rd_block){addr, node, 0};
+    unlive(mm, &b);
+    int64_t kept = (int64_t)b.size + d;
+    b.addr = addr;
+    b.size = kept > 0 ? (uint32_t)kept : 0;
+    mm->row[b.node & ~RD_BLOCK_OBJ].live_b += b.size;
+    mm->row[b.node & ~RD_BLOCK_OBJ].live_n += (b.node & RD_BLOCK_OBJ) != 0;
+    if (b.size || (b.node & RD_BLOCK_OBJ))
+        put_block(mm, b);
+}
+
+int rd_mem_apply(rd_mem *mm, uint32_t node, uint64_t size, uint64_t osize, uint64_t addr,
+                 uint64_t oaddr)
+{
+    if (node & RD_BLOCK_OBJ)
+        return 0; /* never: nodes are far fewer */
+    if (node >= mm->caprow && rd_grow((void **)&mm->row, &mm->caprow, node, sizeof *mm->row))
+        return -ENOMEM;
+    rd_memrow *r = &mm->row[node];
+    rd_block b;
+    mm->records++;
+    if (size && oaddr) {
+        resize(mm, r, node, size, osize, addr, oaddr);
+    } else if (size) {
+        r->alloc_n++;
+        r->alloc_b += size;
+        r->live_n++;
+        r->live_b += size;
+        put_block(mm, (rd_block){addr, node | RD_BLOCK_OBJ, (uint32_t)size});
+    } else {
+        r->freed_b += osize;
+        if (take_block(mm, oaddr, &b))
+            unlive(mm, &b);
+        else
+            mm->unknown_free++;
+    }
+    return 0;
+}

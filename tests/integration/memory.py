@@ -1,0 +1,272 @@
+#!/usr/bin/env python3
+"""Memory profiles (recorderd run --memory, doc/memory.md) against what the
+program itself measures.
+
+  memory.py CASE --recorderd PATH [--lua lua5.1] [--go go]
+
+  exact   functions that make tables, new strings, strings that exist
+          already (interned: nothing allocated), closures, a growing
+          table, a coroutine's: each one's bytes in profile.txt's memory table
+          (allocated less freed, callees included) equal what the program
+          measures around its call with the collector stopped
+          (collectgarbage("count")), within 1%; the interned one's are 0
+  live    a function that keeps what it makes has live bytes >= 90% of what
+          it allocated; one that drops it (the collector running) <= 5%;
+          stacks.folded by --weight live and report.html's memory section
+          agree
+  pprof   heap.pb.gz has Go's heap sample types (alloc_objects,
+          alloc_space, inuse_objects, inuse_space); with go, `go tool pprof
+          -sample_index=inuse_space -top` lists the leaking function first
+  big     a program making 10 million tiny blocks (640 MB in all, the
+          collector running) ends with its reports written, its memory
+          table counting every one of them
+  luajit  (--luajit) exact and live under LuaJIT (the JIT off while
+          traced, as always)
+  plain   a trace without --memory has no heap.pb.gz and no memory table,
+          and session.json says memory false
+
+Exit status: 0 pass, 1 fail, 77 skipped (no recorderd)."""
+import gzip
+import json
+import os
+import re
+import shutil
+import sys
+
+sys.dont_write_bytecode = True  # keep the source tree clean
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+
+check = harness.expect
+
+# Each function is measured: the collector stopped, what
+# collectgarbage("count") grew by around its call. The Lua stack and the
+# CallInfo array are grown first (a deeper call than any measured: they
+# grow before a call's hook, so in its caller); the interned string is made
+# first too.
+EXACT = '''
+local function deep(n) if n > 0 then return 1 + deep(n - 1) end return 0 end
+deep(300)
+local pre = string.rep("ab", 10)
+collectgarbage("stop")
+local kept = {}
+function tables(n) for i = 1, n do kept[#kept + 1] = {i, i + 1, i + 2} end end
+function strings(n) for i = 1, n do kept[#kept + 1] = "key:" .. i .. ":" .. n end end
+function interned(n) local s for i = 1, n do s = string.rep("ab", 10) .. "" end return s end
+function closures(n) for i = 1, n do kept[#kept + 1] = function() return i end end end
+function growing(n) local t = {} for i = 1, n do t[i] = i end kept[#kept + 1] = t end
+function inner_t(n) for i = 1, n do kept[#kept + 1] = {i} end end
+function inner_s(n) for i = 1, n do kept[#kept + 1] = i .. "/" .. n end end
+function nested(n) inner_t(n) inner_s(n) end
+function cowork(n)
+  local co = coroutine.wrap(function() for i = 1, n do kept[#kept + 1] = {i} coroutine.yield() end end)
+  for _ = 1, n do co() end
+end
+local out = {}
+local function measure(name, f, n)
+  local c0 = collectgarbage("count")
+  f(n)
+  out[#out + 1] = string.format("%s %.0f", name, (collectgarbage("count") - c0) * 1024)
+end
+measure("tables", tables, 20000)
+measure("strings", strings, 20000)
+measure("interned", interned, 20000)
+measure("closures", closures, 10000)
+measure("growing", growing, 100000)
+measure("nested", nested, 5000)
+measure("cowork", cowork, 5000)
+print(table.concat(out, "\\n"))
+'''
+
+LIVE = '''
+local cache = {}
+function leak(n) for i = 1, n do cache[#cache + 1] = {id = i, seen = true} end end
+function churn(n) local last for i = 1, n do last = {id = i, name = "tmp" .. i} end return last end
+for _ = 1, 20 do leak(1000) churn(5000) end
+collectgarbage("collect")
+print(#cache)
+'''
+
+BIG = '''
+function tiny(n) local t for i = 1, n do t = {} end return t end
+for _ = 1, 20 do tiny(500000) end
+print("done")
+'''
+
+
+def run_memory(args, tmp, name, text, extra=('--memory',), lua=None):
+    """Runs text as name.lua under recorderd run (lua5.1, or lua);
+    (stdout, session dir)."""
+    with open(os.path.join(tmp, name + '.lua'), 'w') as f:
+        f.write(text)
+    out = os.path.join(tmp, 'out-' + name)
+    res = harness.run_ok([args.recorderd, 'run', '--quiet', '--out', out] + list(extra)
+                         + ['--', lua or args.lua, name + '.lua'], tmp, timeout=300)
+    return res.out.decode(), harness.find_session(out)
+
+
+def memory_table(session):
+    """{function name: (objects, allocated, freed, live objs, live, self)}
+    of profile.txt's memory table, by the name before its ' ('."""
+    with open(os.path.join(session, 'profile.txt')) as f:
+        text = f.read()
+    head, sep, rows = text.partition('\nMemory by function')
+    check(sep, 'profile.txt has no memory table:\n' + text[-600:])
+    table = {}
+    for line in rows.split('\n')[2:]:
+        m = re.match(r'^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)  (.*)$', line)
+        if m:
+            table[m.group(7).split(' (')[0]] = tuple(int(m.group(i)) for i in range(1, 7))
+    return table
+
+
+def case_exact(args, tmp, lua=None):
+    out, session = run_memory(args, tmp, 'exact', EXACT, lua=lua)
+    want = {k: int(v) for k, v in (line.split() for line in out.split('\n') if line)}
+    table = memory_table(session)
+    for name, measured in sorted(want.items()):
+        check(name in table or measured == 0, '%s not in the memory table' % name)
+        row = table.get(name, (0,) * 6)
+        net = row[1] - row[2]
+        print('%-9s program %9d  profile %9d allocated %9d freed %7d'
+              % (name, measured, net, row[1], row[2]))
+        if name == 'interned':
+            check(net == 0 and measured == 0, 'interned: program %d, profile %d'
+                  % (measured, net))
+        else:
+            check(measured > 10000, '%s: the program measured only %d' % (name, measured))
+            check(abs(net - measured) <= 0.01 * measured, '%s: profile %d, program %d'
+                  % (name, net, measured))
+
+
+def folded(session, args, tmp, weight):
+    res = harness.run_ok([args.recorderd, 'report', session, '--format', 'folded',
+                          '--weight', weight], tmp)
+    w = {}
+    for line in res.out.decode().split('\n'):
+        if line:
+            stack, v = line.rsplit(' ', 1)
+            w[stack] = int(v)
+    return w
+
+
+def case_live(args, tmp):
+    case_live_of(args, tmp, None)
+
+
+def case_live_of(args, tmp, lua):
+    out, session = run_memory(args, tmp, 'live', LIVE, lua=lua)
+    check(out.strip() == '20000', 'program printed %r' % out)
+    t = memory_table(session)
+    check('leak' in t and 'churn' in t, 'leak or churn missing: %r' % sorted(t))
+    leak, churn = t['leak'], t['churn']
+    print('leak allocated %d live %d; churn allocated %d live %d'
+          % (leak[1], leak[4], churn[1], churn[4]))
+    check(leak[4] >= 0.9 * leak[1], 'leak: live %d of %d' % (leak[4], leak[1]))
+    check(churn[4] <= 0.05 * churn[1], 'churn: live %d of %d' % (churn[4], churn[1]))
+    live = folded(session, args, tmp, 'live')
+    on = {k.rsplit(';', 1)[-1].split('@')[0]: v for k, v in live.items()}
+    check(on.get('leak', 0) == leak[4], 'folded live of leak %r, table %d'
+          % (on.get('leak'), leak[4]))
+    with open(os.path.join(session, 'session.json')) as f:
+        check(json.load(f).get('memory') is True, 'session.json does not say memory true')
+    with open(os.path.join(session, 'report.html')) as f:
+        page = f.read()
+    check('id="memory"' in page and re.search(r'\s%d\s+%d\s+\d+\s+\d+\s+%d\s+\d+  leak \('
+                                             % (leak[0], leak[1], leak[4]), page),
+          "report.html has no memory section with leak's row")
+
+
+def varint(b, at):
+    v = shift = 0
+    while True:
+        c = b[at]
+        at += 1
+        v |= (c & 0x7f) << shift
+        shift += 7
+        if c < 0x80:
+            return v, at
+
+
+def string_table(path):
+    """profile.proto's strings (field 6) of a gzipped profile."""
+    with gzip.open(path) as f:
+        b = f.read()
+    at, strs = 0, []
+    while at < len(b):
+        key, at = varint(b, at)
+        kind = key & 7
+        if kind == 0:
+            _, at = varint(b, at)
+        elif kind == 2:
+            n, at = varint(b, at)
+            if key >> 3 == 6:
+                strs.append(b[at:at + n].decode('utf-8'))
+            at += n
+        else:
+            at += 8 if kind == 1 else 4
+    return strs
+
+
+def case_pprof(args, tmp):
+    _, session = run_memory(args, tmp, 'live', LIVE)
+    pb = os.path.join(session, 'heap.pb.gz')
+    strs = string_table(pb)
+    for t in ('alloc_objects', 'alloc_space', 'inuse_objects', 'inuse_space'):
+        check(t in strs, 'heap.pb.gz has no sample type %s' % t)
+    go = shutil.which(args.go) if args.go else None
+    if not go:
+        print('no go: sample types checked, not pprof -top')
+        return
+    env = harness.base_env()
+    env.update(HOME=tmp, GOCACHE=os.path.join(tmp, 'gocache'),
+               GOPATH=os.path.join(tmp, 'gopath'))
+    env.pop('PPROF_TMPDIR', None)
+    top = harness.run_ok([go, 'tool', 'pprof', '-sample_index=inuse_space', '-top', pb],
+                         tmp, 180, env).out.decode()
+    print(top)
+    rows = [line for line in top.split('\n') if re.match(r'^\s+[\d.]+[kMG]?B\s', line)]
+    check(rows and rows[0].split()[-2] == 'leak', 'the first row is not leak:\n' + top)
+
+
+def case_big(args, tmp):
+    out, session = run_memory(args, tmp, 'big', BIG)
+    check(out == 'done\n', 'program printed %r' % out)
+    t = memory_table(session)
+    check(t.get('tiny', (0,))[0] == 10000000, 'tiny: %r objects, not 10000000'
+          % (t.get('tiny'),))
+    for f in ('profile.txt', 'heap.pb.gz', 'report.html', 'session.json'):
+        check(os.path.exists(os.path.join(session, f)), 'no ' + f)
+
+
+def case_luajit(args, tmp):
+    if not args.luajit or not shutil.which(args.luajit):
+        print('no luajit')
+        raise SystemExit(harness.SKIP)
+    case_exact(args, tmp, lua=args.luajit)
+    case_live_of(args, tmp, args.luajit)
+
+
+def case_plain(args, tmp):
+    _, session = run_memory(args, tmp, 'live', LIVE, extra=())
+    check(not os.path.exists(os.path.join(session, 'heap.pb.gz')), 'heap.pb.gz without memory')
+    with open(os.path.join(session, 'profile.txt')) as f:
+        check('Memory by function' not in f.read(), 'a memory table without memory')
+    with open(os.path.join(session, 'report.html')) as f:
+        check('id="memory"' not in f.read(), 'report.html: a memory section without memory')
+    with open(os.path.join(session, 'session.json')) as f:
+        check(json.load(f).get('memory') is False, 'session.json does not say memory false')
+
+
+def main(argv):
+    return harness.tmp_case_main(argv, harness.cases(globals()), 'luatrace-memory-',
+                                 add_args=add_args)
+
+
+def add_args(ap):
+    ap.add_argument('--go', default='go')
+    ap.add_argument('--luajit')
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
