@@ -419,9 +419,10 @@ static void summary_head(const rd_model *m, double k, double all, FILE *out)
         fprintf(out, "waited for a CPU: %.3f ms, left out of the traced time\n",
                 (double)m->waited_ticks * k);
     if (m->sampled_hz)
-        fprintf(out, "sampled %s at %u Hz: times are samples; calls count the entries the "
+        fprintf(out, "sampled %s at %u Hz: times are %s; calls count the entries the "
                      "samples saw\n",
-                m->sampled_jit ? "by LuaJIT's profiler" : "from outside", m->sampled_hz);
+                m->sampled_jit ? "by LuaJIT's profiler" : "from outside", m->sampled_hz,
+                m->sampled_cpu && !m->sampled_jit ? "its Lua thread's CPU time" : "samples");
     if (m->dropped)
         fprintf(out, "DROPPED EVENTS: %llu: times and counts are incomplete\n",
                 (unsigned long long)m->dropped);
