@@ -31,7 +31,7 @@ typedef struct cmd_help {
 #define CLOCK {"--clock cpu|wall", "--time sample's clock: CPU time (default), or wall time"}
 #define MEMORY                                                                                     \
     {"--memory", "trace every allocation and free too: heap.pb.gz, profile.txt's memory\n"          \
-                 "                                 table, folded --weight bytes|objects|live"}
+                 "                                 table; report -w bytes|objects|live weighs by them"}
 #define SOCKET                                                                                     \
     {"--socket PATH", "the daemon's socket ($XDG_RUNTIME_DIR/luatrace/recorderd.sock, else\n"     \
                       "                                 /tmp/luatrace-$UID/recorderd.sock)"}

@@ -122,7 +122,7 @@ const rd_format rd_formats[] = {
      write_callgrind, NULL},
     {"pprof", "profile.pb.gz", RD_FMT_BINARY, "gzipped profile.proto for go tool pprof", write_pprof, NULL},
     {"heap", "heap.pb.gz", RD_FMT_BINARY | DEF | RD_FMT_MEM,
-     "memory per stack as a Go heap profile (run --memory)", write_heap, NULL},
+     "memory per stack as a Go heap profile (a trace with memory)", write_heap, NULL},
     {"annotate", "annotate/", 0, "every source line with its events and time", write_annotate,
      annotate_dir},
     {"lcov", "coverage.lcov", MERGE | DEF, "coverage as an LCOV tracefile", write_lcov, NULL},
