@@ -9,9 +9,9 @@
 #include <lua.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/uio.h>
 
 #include "lr_layout.h"
+#include "rd_heapwalk.h"
 
 enum { MAX_CI = 1 << 16, MAX_LOC = 4096, PR_CODE_ = PR_CODE };
 
@@ -23,12 +23,6 @@ static struct {
     size_t n;
     uint8_t ci[MAX_CI * CI_SIZE];
 } g_cis;
-
-static int copy(pid_t pid, void *dst, uintptr_t at, size_t n)
-{
-    struct iovec l = {dst, n}, r = {(void *)at, n};
-    return at && process_vm_readv(pid, &l, 1, &r, 1, 0) == (ssize_t)n ? 0 : -1;
-}
 
 static uintptr_t ptr(const uint8_t *b, int off)
 {
@@ -42,10 +36,10 @@ static void source_of(pid_t pid, const uint8_t *p, char *out, size_t cap)
     uint8_t ts[TS_SIZE];
     char s[512] = "?";
     uint64_t len = 0;
-    if (!copy(pid, ts, ptr(p, PR_SOURCE), sizeof ts)) {
+    if (!rd_heapwalk_copy(pid, ts, ptr(p, PR_SOURCE), sizeof ts)) {
         memcpy(&len, ts + TS_LEN, sizeof len);
         size_t n = len < sizeof s - 1 ? (size_t)len : sizeof s - 1;
-        if (!copy(pid, s, ptr(p, PR_SOURCE) + TS_SIZE, n))
+        if (!rd_heapwalk_copy(pid, s, ptr(p, PR_SOURCE) + TS_SIZE, n))
             s[n] = 0;
     }
     const char *f = s[0] == '@' || s[0] == '=' ? s + 1 : s, *root = strstr(f, "/lua/5.1/");
@@ -66,7 +60,7 @@ static int local_name(pid_t pid, const uint8_t *p, int n, int pc, char *out, siz
     static uint8_t lvs[MAX_LOC * LV_SIZE];
     int nloc = lr_int_at(p, PR_SIZELOC);
     nloc = nloc < 0 ? 0 : nloc > MAX_LOC ? MAX_LOC : nloc;
-    if (copy(pid, lvs, ptr(p, PR_LOCVARS), (size_t)nloc * LV_SIZE))
+    if (rd_heapwalk_copy(pid, lvs, ptr(p, PR_LOCVARS), (size_t)nloc * LV_SIZE))
         return -1;
     for (int i = 0; i < nloc; i++) {
         const uint8_t *lv = lvs + (size_t)i * LV_SIZE;
@@ -75,11 +69,11 @@ static int local_name(pid_t pid, const uint8_t *p, int n, int pc, char *out, siz
         if (pc < lr_int_at(lv, 12) && --n == 0) {
             uint8_t ts[TS_SIZE];
             uint64_t len = 0;
-            if (copy(pid, ts, ptr(lv, 0), sizeof ts))
+            if (rd_heapwalk_copy(pid, ts, ptr(lv, 0), sizeof ts))
                 return -1;
             memcpy(&len, ts + TS_LEN, sizeof len);
             size_t k = len < cap - 1 ? (size_t)len : cap - 1;
-            if (copy(pid, out, ptr(lv, 0) + TS_SIZE, k))
+            if (rd_heapwalk_copy(pid, out, ptr(lv, 0) + TS_SIZE, k))
                 return -1;
             out[k] = 0;
             return 0;
@@ -95,9 +89,9 @@ static void in_frame(pid_t pid, const uint8_t *ci, uintptr_t stack, uintptr_t sa
     uint8_t fn[TV_SIZE], cl[CL_READ], p[PR_READ];
     char src[128], name[64];
     size_t f = (ptr(ci, CI_FUNC) - stack) / TV_SIZE, base = (ptr(ci, CI_BASE) - stack) / TV_SIZE;
-    if (copy(pid, fn, ptr(ci, CI_FUNC), sizeof fn) || lr_int_at(fn, TV_TT) != LUA_TFUNCTION ||
-        copy(pid, cl, ptr(fn, 0), sizeof cl) || cl[CL_ISC] ||
-        copy(pid, p, ptr(cl, CL_FP), sizeof p)) {
+    if (rd_heapwalk_copy(pid, fn, ptr(ci, CI_FUNC), sizeof fn) || lr_int_at(fn, TV_TT) != LUA_TFUNCTION ||
+        rd_heapwalk_copy(pid, cl, ptr(fn, 0), sizeof cl) || cl[CL_ISC] ||
+        rd_heapwalk_copy(pid, p, ptr(cl, CL_FP), sizeof p)) {
         snprintf(out, cap, "(stack %zu, a C function's)", k);
         return;
     }
@@ -120,7 +114,7 @@ void rd_heapslot_name(pid_t pid, uintptr_t thread, size_t slot, char *out, size_
 {
     uint8_t l[LS_READ], ci[CI_SIZE];
     snprintf(out, cap, "(stack %zu)", slot);
-    if (copy(pid, l, thread, sizeof l))
+    if (rd_heapwalk_copy(pid, l, thread, sizeof l))
         return;
     uintptr_t stack = ptr(l, LS_STACK), base_ci = ptr(l, LS_BASE_CI), cur = ptr(l, LS_CI);
     if (cur < base_ci || (cur - base_ci) / CI_SIZE >= MAX_CI)
@@ -129,7 +123,7 @@ void rd_heapslot_name(pid_t pid, uintptr_t thread, size_t slot, char *out, size_
     if (g_cis.pid != pid || g_cis.thread != thread || g_cis.base_ci != base_ci ||
         g_cis.n != n) {
         g_cis.n = 0;
-        if (copy(pid, g_cis.ci, base_ci, n * CI_SIZE))
+        if (rd_heapwalk_copy(pid, g_cis.ci, base_ci, n * CI_SIZE))
             return;
         g_cis.pid = pid, g_cis.thread = thread, g_cis.base_ci = base_ci, g_cis.n = n;
     }

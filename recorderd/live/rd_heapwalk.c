@@ -54,16 +54,18 @@ typedef struct cache {
 
 /* {====== reading the process */
 
-static int copy_pid(pid_t pid, void *dst, uintptr_t at, size_t n)
+int rd_heapwalk_copy(pid_t pid, void *dst, uintptr_t at, size_t n)
 {
     struct iovec l = {dst, n}, r = {(void *)at, n};
+    if (!at)
+        return errno = EFAULT, -1;
     return process_vm_readv(pid, &l, 1, &r, 1, 0) == (ssize_t)n ? 0 : -1;
 }
 
 /* A read of the walk: one that finds the process gone ends the walk. */
 static int copy(rd_heapwalk *w, void *dst, uintptr_t at, size_t n)
 {
-    if (!copy_pid(w->pid, dst, at, n))
+    if (!rd_heapwalk_copy(w->pid, dst, at, n))
         return 0;
     if (errno == ESRCH)
         w->gone = 1;
@@ -499,11 +501,11 @@ size_t rd_heapwalk_string(const rd_heapwalk *w, uintptr_t ts, char *buf, size_t 
     uint8_t h[TS_SIZE];
     uint64_t len = 0;
     buf[0] = 0;
-    if (!ts || copy_pid(w->pid, h, ts, sizeof h) || h[TS_TT] != LUA_TSTRING)
+    if (!ts || rd_heapwalk_copy(w->pid, h, ts, sizeof h) || h[TS_TT] != LUA_TSTRING)
         return 0;
     memcpy(&len, h + TS_LEN, sizeof len);
     size_t n = len < cap - 1 ? (size_t)len : cap - 1;
-    if (copy_pid(w->pid, buf, ts + TS_SIZE, n))
+    if (rd_heapwalk_copy(w->pid, buf, ts + TS_SIZE, n))
         n = 0;
     buf[n] = 0;
     return (size_t)len;

@@ -69,6 +69,10 @@ typedef struct rd_heapwalk {
 int rd_heapwalk_run(rd_heapwalk *w);
 void rd_heapwalk_free(rd_heapwalk *w);
 
+/* n bytes at at in pid into dst (process_vm_readv): 0, or -1 with errno
+ * (an address of 0 is refused). */
+int rd_heapwalk_copy(pid_t pid, void *dst, uintptr_t at, size_t n);
+
 /* Reads up to cap-1 bytes of the string at ts into buf (NUL-ended after
  * them, "" if it cannot be read; the string's own NULs are kept); returns
  * its length in the process. */

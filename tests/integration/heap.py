@@ -110,6 +110,17 @@ def heap(c, pid, *extra):
     return r
 
 
+def heap_of(c, name, text, *extra):
+    """Starts lua5.1 on name (its text), once it says ready, recorderd heap
+    of it with extra: (the process, the report), the report's status 0."""
+    c.write(name, text)
+    p = c.start([c.args.lua, name])
+    expect(p.stdout.readline() == b'ready\n', '%s did not start' % name)
+    r = heap(c, p.pid, *extra)
+    expect(r.status == 0, 'status %d, %r' % (r.status, r.err))
+    return p, r.out.decode()
+
+
 def kib(text):
     """Bytes of a size as heap prints it (B, kB, MB)."""
     n, unit = text.split()
@@ -145,12 +156,7 @@ def case_rest(c):
 
 
 def case_diff(c):
-    c.write('grow.lua', GROW)
-    p = c.start([c.args.lua, 'grow.lua'])
-    expect(p.stdout.readline() == b'ready\n', 'grow.lua did not start')
-    r = heap(c, p.pid, '--diff', '1')
-    out = r.out.decode()
-    expect(r.status == 0, 'status %d, %r' % (r.status, r.err))
+    p, out = heap_of(c, 'grow.lua', GROW, '--diff', '1')
     rows = out[out.index('What grew'):].splitlines()
     first = rows[2].split()
     expect(first[-1] == '_G.cache.sessions' and int(first[-2]) > 100,
@@ -159,12 +165,7 @@ def case_diff(c):
 
 
 def case_chain(c):
-    c.write('chain.lua', CHAIN)
-    p = c.start([c.args.lua, 'chain.lua'])
-    expect(p.stdout.readline() == b'ready\n', 'chain.lua did not start')
-    r = heap(c, p.pid, '--diff', '1')
-    out = r.out.decode()
-    expect(r.status == 0, 'status %d, %r' % (r.status, r.err))
+    p, out = heap_of(c, 'chain.lua', CHAIN, '--diff', '1')
     keeps = out[out.index('What keeps'):out.index('Biggest tables')]
     grew = out[out.index('What grew'):]
     for part, text in (('what keeps', keeps), ('what grew', grew)):
@@ -185,12 +186,7 @@ io.stdout:write("ready\n") io.stdout:flush() io.read()
 
 
 def case_keys(c):
-    c.write('keys.lua', KEYS)
-    p = c.start([c.args.lua, 'keys.lua'])
-    expect(p.stdout.readline() == b'ready\n', 'keys.lua did not start')
-    r = heap(c, p.pid, '--top', '12')
-    out = r.out.decode()
-    expect(r.status == 0, 'status %d, %r' % (r.status, r.err))
+    p, out = heap_of(c, 'keys.lua', KEYS, '--top', '12')
     for path in (r'_G.t["a\0b\n\"c"]', r'_G.t["\0"]', '_G.t[""]', '_G.t[true]',
                  '_G.t[a function]', '_G.t["end"]', '_G.t["' + 'L' * 40 + '"...]',
                  r'_G.t["x\ny"]', '_G.t.ok_name'):
