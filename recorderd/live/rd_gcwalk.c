@@ -14,7 +14,8 @@
  * garbage) or, from a block copied earlier, back to where it was. A walk
  * that does not end at the main thread (the list's last thread: new
  * objects go before it, userdata after it) is tried again from the head
- * with no block kept. Every walk is bounded by max_objects and the
+ * with no block kept; if every try fails, dump walks once more while the
+ * process is stopped, when the list cannot change. Every walk is bounded by max_objects and the
  * deadline, and a list that loops is caught by Brent's check (the object
  * seen at the last power of two steps met again), which needs no memory. */
 #include "rd_gcwalk.h"
@@ -22,6 +23,7 @@
 #include <errno.h>
 #include <lua.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -160,17 +162,34 @@ static int walk_once(rd_gcwalk *w, const void *g, const void *main)
     return RD_GCWALK_END;
 }
 
+/* The walks tried as the process runs: LUATRACE_TEST_GCWALK_TRIES (tests
+ * only; 0 makes dump walk only while the process is stopped), else TRIES. */
+static int max_tries(void)
+{
+    const char *t = getenv("LUATRACE_TEST_GCWALK_TRIES");
+    return t && *t >= '0' && *t <= '9' ? atoi(t) : TRIES;
+}
+
 int rd_gcwalk_threads(rd_gcwalk *w, const void *g, const void *main)
 {
+    int max = max_tries();
     w->nth = 0;
-    w->end = RD_GCWALK_TIME;
-    for (w->tries = 0; w->tries < TRIES && rd_gcwalk_now_us() < w->deadline_us;) {
+    w->end = max ? RD_GCWALK_TIME : RD_GCWALK_BAD; /* none tried: as if each failed */
+    for (w->tries = 0; w->tries < max && rd_gcwalk_now_us() < w->deadline_us;) {
         w->tries++;
         w->end = walk_once(w, g, main);
         if (w->end != RD_GCWALK_LOOP && w->end != RD_GCWALK_BAD)
             break;
         usleep(1000); /* the collector's step that freed what the walk met ends */
     }
+    return w->end;
+}
+
+int rd_gcwalk_threads_stopped(rd_gcwalk *w, const void *g, const void *main)
+{
+    w->nth = 0;
+    w->tries++;
+    w->end = walk_once(w, g, main);
     return w->end;
 }
 

@@ -47,6 +47,12 @@ typedef struct rd_gcwalk {
  * Any thread; w is large (4 MiB of blocks): allocate it. */
 int rd_gcwalk_threads(rd_gcwalk *w, const void *g, const void *main);
 
+/* One walk of the same list while w->pid is stopped (the list cannot
+ * change, so one try tells), for when the walks as it ran all failed: a
+ * program freeing objects fast, or a walker slowed down, can fail them
+ * all. Counts a try more in w->tries. Returns w->end. */
+int rd_gcwalk_threads_stopped(rd_gcwalk *w, const void *g, const void *main);
+
 /* A one-line reason for w->end (not RD_GCWALK_END), for after "process N:". */
 void rd_gcwalk_why(const rd_gcwalk *w, char *buf, size_t cap);
 

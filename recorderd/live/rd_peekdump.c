@@ -24,16 +24,19 @@
 enum {
     FIND_MS = 6000, /* finding the states and their threads, the process running */
     STOP_MS = 1000, /* the stacks' read, the process stopped */
+    WALK_STOPPED_MS = 250, /* a walk redone stopped, when every walk as it ran failed */
     NAME_MS = 1500  /* naming the functions, the process running */
 };
 
 /* One Lua state of the process: what was found and read of it. */
 typedef struct state {
     const void *main;
+    const void *g; /* its global_State, NULL if unread */
     lr_sr *d;
     const void **th; /* its threads, from the walk */
     size_t nth;
     int walk_end; /* RD_GCWALK_* */
+    int tries;    /* walks of its list */
     char why[256];
 } state;
 
@@ -47,6 +50,24 @@ typedef struct dump {
 static uint64_t in_ms(unsigned ms)
 {
     return rd_gcwalk_now_us() + (uint64_t)ms * 1000;
+}
+
+/* The threads walk w found for s, and why it ended short. -ENOMEM or 0. */
+static int keep_walk(state *s, const rd_gcwalk *w)
+{
+    s->walk_end = w->end;
+    s->tries = w->tries;
+    if (w->end != RD_GCWALK_END)
+        rd_gcwalk_why(w, s->why, sizeof s->why);
+    free(s->th);
+    s->th = NULL;
+    s->nth = 0;
+    if (w->nth && !(s->th = malloc(w->nth * sizeof *s->th)))
+        return -ENOMEM;
+    s->nth = w->nth;
+    if (w->nth)
+        memcpy(s->th, w->th, w->nth * sizeof *s->th);
+    return 0;
 }
 
 /* The states and, walking their GC lists, their threads; the process
@@ -67,28 +88,43 @@ static int find(dump *x, lr_sr *scan, rd_gcwalk *w)
         s->d->deadline_us = deadline;
         lr_sr_find_specials(s->d, s->main);
         uint8_t ls[LS_READ];
-        const void *g = lr_sr_peek(s->d, s->main, ls, sizeof ls) ? NULL : lr_ptr_at(ls, LS_G);
+        s->g = lr_sr_peek(s->d, s->main, ls, sizeof ls) ? NULL : lr_ptr_at(ls, LS_G);
         *w = (rd_gcwalk){.pid = x->pid, .deadline_us = deadline, .max_objects = (size_t)1 << 28};
-        s->walk_end = g ? rd_gcwalk_threads(w, g, s->main) : RD_GCWALK_BAD;
-        if (s->walk_end != RD_GCWALK_END)
-            rd_gcwalk_why(w, s->why, sizeof s->why);
-        if (w->nth && !(s->th = malloc(w->nth * sizeof *s->th)))
+        if (s->g)
+            rd_gcwalk_threads(w, s->g, s->main);
+        else
+            w->end = RD_GCWALK_BAD;
+        if (keep_walk(s, w))
             return -ENOMEM;
-        s->nth = w->nth;
-        if (w->nth)
-            memcpy(s->th, w->th, w->nth * sizeof *s->th);
     }
     return x->n;
 }
 
+/* Walks again, the process stopped, the lists whose walks as it ran all
+ * met objects being freed: stopped, the list holds still. */
+static void walk_stopped(dump *x, rd_gcwalk *w)
+{
+    for (int i = 0; i < x->n; i++) {
+        state *s = &x->st[i];
+        if (!s->g || (s->walk_end != RD_GCWALK_LOOP && s->walk_end != RD_GCWALK_BAD))
+            continue;
+        *w = (rd_gcwalk){.pid = x->pid, .deadline_us = in_ms(WALK_STOPPED_MS),
+                         .max_objects = (size_t)1 << 28, .tries = s->tries};
+        rd_gcwalk_threads_stopped(w, s->g, s->main);
+        if (keep_walk(s, w))
+            return; /* out of memory: the running threads are still read */
+    }
+}
+
 /* The stacks of every state, the process stopped meanwhile. Returns 0, or
  * rd_peek_stop_all's -errno. */
-static int read_stopped(dump *x, rd_peek_stop *stop)
+static int read_stopped(dump *x, rd_gcwalk *w, rd_peek_stop *stop)
 {
     uint64_t t0 = rd_gcwalk_now_us();
     int e = rd_peek_stop_all(x->pid, stop);
     if (e)
         return e;
+    walk_stopped(x, w);
     uint64_t deadline = in_ms(STOP_MS);
     for (int i = 0; i < x->n; i++) {
         state *s = &x->st[i];
@@ -153,7 +189,7 @@ static int run(dump *x, lr_sr *scan, rd_gcwalk *w, rd_peek_stop *stop, FILE *out
         return rd_peek_refusal(x->pid, -ESRCH);
     if (!n)
         return none(x->pid, stop);
-    int e = read_stopped(x, stop);
+    int e = read_stopped(x, w, stop);
     return e ? rd_peek_refusal(x->pid, e) : print(x, out);
 }
 
