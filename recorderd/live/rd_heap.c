@@ -497,7 +497,7 @@ static const void *find_main(pid_t pid, char *err, size_t cap)
     const void *found[RD_PEEK_MAX_STATES], *main = NULL;
     if (!d || !stop) {
         snprintf(err, cap, "out of memory");
-    } else if (!rd_peek_luajit(pid, err, cap)) {
+    } else if (!rd_peek_other_lua(pid, err, cap)) {
         rd_peek_init(d, pid);
         int n = rd_peek_find_running(d, found, stop);
         if (n < 0)

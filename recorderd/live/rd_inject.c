@@ -203,7 +203,7 @@ static int find_parts(target *t, char *err, size_t cap)
         eperm(t->pid, err, cap); /* the same check as ptrace's, for reading */
         return -EPERM;
     }
-    if (rd_peek_luajit(t->pid, err, cap))
+    if (rd_peek_other_lua(t->pid, err, cap))
         return -ENOEXEC; /* it exports lua_sethook too: the layout says no */
     if (rd_elf_find(t->pid, "lua_sethook", NULL, &a, t->lua_lib, sizeof t->lua_lib)) {
         snprintf(err, cap,

@@ -364,18 +364,53 @@ void rd_peek_refusal_msg(pid_t pid, int e, char *buf, size_t cap)
         snprintf(buf, cap, "cannot stop process %d for the read: %s", (int)pid, strerror(-e));
 }
 
-int rd_peek_luajit(pid_t pid, char *buf, size_t cap)
+/* The release PUC Lua's lua_ident gives ("$Lua: Lua 5.1.5 ..." in 5.1,
+ * "$LuaVersion: Lua 5.4.4 ..." later) in the process: 1 with "5.N" in v,
+ * 0 where no file it maps defines lua_ident or it reads as no release. */
+static int puc_release(pid_t pid, char *v, char *lib, size_t cap)
 {
-    char lib[PATH_MAX];
     uintptr_t at;
-    if (rd_elf_find(pid, "luaJIT_setmode", NULL, &at, lib, sizeof lib))
+    char ident[64] = {0};
+    if (rd_elf_find(pid, "lua_ident", NULL, &at, lib, cap))
         return 0;
-    snprintf(buf, cap, "process %d runs LuaJIT (%s). recorderd cannot read a LuaJIT "
-                       "process from outside, nor load luatrace into it: start it with "
-                       "LUATRACE_ATTACH=1 luajit -lluatrace ... (or have it call "
-                       "require(\"luatrace\").listen()), and attach, dump and top work on it "
-                       "(record reads Lua 5.1 only)",
-             (int)pid, lib);
+    struct iovec l = {ident, sizeof ident - 1}, r = {(void *)at, sizeof ident - 1};
+    if (process_vm_readv(pid, &l, 1, &r, 1, 0) != (ssize_t)(sizeof ident - 1))
+        return 0;
+    const char *rel = strstr(ident, "Lua 5.");
+    if (!rel || rel[6] < '0' || rel[6] > '9')
+        return 0;
+    snprintf(v, 8, "5.%c", rel[6]);
+    return 1;
+}
+
+int rd_peek_other_lua(pid_t pid, char *buf, size_t cap)
+{
+    char lib[PATH_MAX], v[8];
+    uintptr_t at;
+    const char *how = " (record and heap read Lua 5.1 only)";
+    if (!rd_elf_find(pid, "luaJIT_setmode", NULL, &at, lib, sizeof lib)) {
+        snprintf(buf, cap, "process %d runs LuaJIT (%s). recorderd cannot read a LuaJIT "
+                           "process from outside, nor load luatrace into it: start it with "
+                           "LUATRACE_ATTACH=1 luajit -lluatrace ... (or have it call "
+                           "require(\"luatrace\").listen()), and attach, dump and top work "
+                           "on it%s",
+                 (int)pid, lib, how);
+        return 1;
+    }
+    if (!puc_release(pid, v, lib, sizeof lib) || !strcmp(v, "5.1"))
+        return 0;
+    if (!strcmp(v, "5.4"))
+        snprintf(buf, cap, "process %d runs Lua 5.4 (%s). recorderd reads only Lua 5.1 "
+                           "from outside, and cannot load luatrace into a running Lua 5.4: "
+                           "start it with LUATRACE_ATTACH=1 lua5.4 -lluatrace ... (or have it "
+                           "call require(\"luatrace\").listen()), and attach, dump and top "
+                           "work on it%s; or trace it from its start: recorderd run -- "
+                           "lua5.4 ...",
+                 (int)pid, lib, how);
+    else
+        snprintf(buf, cap, "process %d runs Lua %s (%s): luatrace reads and traces Lua "
+                           "5.1, LuaJIT and Lua 5.4 only",
+                 (int)pid, v, lib);
     return 1;
 }
 

@@ -63,10 +63,13 @@ int rd_peek_refusal(pid_t pid, int e);
 /* The same one-line message (no "recorderd: ", no newline) into buf. */
 void rd_peek_refusal_msg(pid_t pid, int e, char *buf, size_t cap);
 
-/* 1 after writing why into buf when pid runs LuaJIT (a file it maps
- * defines luaJIT_setmode): its state is not laid out as Lua 5.1's, so it
- * can be neither read nor injected; else 0. Nothing is stopped. */
-int rd_peek_luajit(pid_t pid, char *buf, size_t cap);
+/* 1 after writing why into buf when pid runs a Lua other than 5.1:
+ * LuaJIT (a file it maps defines luaJIT_setmode) or a PUC Lua whose
+ * lua_ident names another release (5.4: what to do instead). Its state
+ * is not laid out as Lua 5.1's, so it can be neither read nor injected.
+ * 0 otherwise, a process with no lua_ident to read included. Nothing is
+ * stopped. */
+int rd_peek_other_lua(pid_t pid, char *buf, size_t cap);
 
 /* Sets d up to read pid: a C function with no other name is named after
  * the file mapped there that defines it, as the collector names it

@@ -180,7 +180,7 @@ static int none(pid_t pid, rd_peek_stop *stop)
 static int run(dump *x, lr_sr *scan, rd_gcwalk *w, rd_peek_stop *stop, FILE *out)
 {
     char jit[PATH_MAX + 256];
-    if (rd_peek_luajit(x->pid, jit, sizeof jit))
+    if (rd_peek_other_lua(x->pid, jit, sizeof jit))
         return fprintf(stderr, "recorderd: %s\n", jit), 1;
     int n = find(x, scan, w);
     if (n < 0)

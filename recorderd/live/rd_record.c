@@ -433,7 +433,7 @@ static int find_state(rec *r, char *err, size_t cap)
 {
     const void *found[RD_PEEK_MAX_STATES];
     read_process(r); /* before it can exit: a zombie's command line is empty */
-    if (rd_peek_luajit(r->o->pid, err, cap))
+    if (rd_peek_other_lua(r->o->pid, err, cap))
         return -ENOEXEC;
     if (r->o->state) { /* its hello's: the process waits for the ack, unstopped */
         r->L = r->o->state;

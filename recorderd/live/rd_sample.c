@@ -265,7 +265,7 @@ int rd_sample_top(const rd_sample_opts *o)
     snprintf(link, sizeof link, "/proc/%d/cwd", (int)o->pid);
     ssize_t k = readlink(link, sm.cwd, sizeof sm.cwd - 1);
     sm.cwd[k > 0 ? k : 0] = 0;
-    if (rd_peek_luajit(o->pid, shown, sizeof shown)) {
+    if (rd_peek_other_lua(o->pid, shown, sizeof shown)) {
         fprintf(stderr, "recorderd: %s\n", shown);
         free(sm.d);
         return 1;

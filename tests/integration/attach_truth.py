@@ -112,6 +112,9 @@ frames that were unwound, nothing past the detach). Cases:
               thread list, the resumers are found from the main thread on
   luajitoutside  attach, dump, top, record of a luajit that never loaded
               luatrace: a message that says it is LuaJIT and what to do
+  otherlua    attach, dump, top, record, heap of a plain lua5.4 / lua5.3:
+              a line that names the Lua it runs (and for 5.4 how to trace
+              it); nothing loaded, output unchanged
   luajitdump  dump of a dormant luajit host busy in Lua: answered from the
               hook, every frame the program's; the JIT left on
   zombie      attach, dump, top, record of an exited, unreaped lua5.1:
@@ -1076,6 +1079,35 @@ def case_luajitoutside(c):
                '%s of a plain luajit: %d %r' % (cmd, r.returncode, err))
     expect('luatrace' not in open('/proc/%d/maps' % p.pid).read(), 'luatrace.so loaded')
     stop_all(c, p)
+
+
+def case_otherlua(c):
+    """attach, dump, top, record and heap of a plain lua5.4 (and lua5.3 where
+    installed) that never loaded luatrace: each says which Lua it runs and,
+    for 5.4, how to start it to be traced, exit 1, in one line; nothing
+    loaded into it, its output unchanged (before: 'no Lua 5.1 state', or
+    'exports no Lua 5.1 API')."""
+    luas = [l for l in ('lua5.4', 'lua5.3') if shutil.which(l)]
+    if not luas:
+        print('SKIP: no lua5.4 nor lua5.3')
+        raise SystemExit(harness.SKIP)
+    c.write('prog.lua', FIBPROG)
+    for lua in luas:
+        p = subprocess.Popen([shutil.which(lua), 'prog.lua'], cwd=c.tmp, env=c.env(),
+                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, start_new_session=True)
+        c.procs.append(p)
+        expect(p.stdout.readline() == b'READY\n', '%s did not get ready' % lua)
+        for cmd in ('attach', 'dump', 'top', 'record', 'heap'):
+            r = recorderd(c, cmd, str(p.pid), *{'dump': [], 'heap': []}.get(cmd, ['--duration', '0.3']))
+            err = r.stderr.decode()
+            want = 'process %d runs Lua %s' % (p.pid, lua[3:])
+            expect(r.returncode == 1 and want in err and err.count('\n') == 1 and
+                   (lua != 'lua5.4' or 'LUATRACE_ATTACH=1 lua5.4 -lluatrace' in err),
+                   '%s of a plain %s: %d %r' % (cmd, lua, r.returncode, err))
+        expect('luatrace' not in open('/proc/%d/maps' % p.pid).read(), 'luatrace.so loaded')
+        stop_all(c, p)
+        os.unlink(os.path.join(c.tmp, 'stop'))
 
 
 def case_luajitdump(c):
