@@ -33,7 +33,8 @@ static int write_folded(FILE *f, const rd_render *r)
                  "stacks.folded stopped at its %llu MiB bound: %.1f%% of its %s is on its last "
                  "line '[...]', the stacks it had no room for; profile.pb.gz (--format pprof) "
                  "and callgrind.out hold every stack",
-                 RD_FOLD_MAX >> 20, 100.0 * cut, what[r->weight]);
+                 (unsigned long long)(rd_report_fold_max(r->m) >> 20), 100.0 * cut,
+                 what[r->weight]);
     return e;
 }
 

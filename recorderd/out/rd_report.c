@@ -75,7 +75,8 @@ typedef struct folder {
     rd_paths paths;
     uint64_t *deep; /* per node standing for deep ones (rd_path.h): their weight */
     uint64_t written; /* bytes of lines */
-    uint64_t left_out; /* weight of the lines past RD_FOLD_MAX */
+    uint64_t max;      /* rd_report_fold_max */
+    uint64_t left_out; /* weight of the lines past it */
     uint64_t all;      /* weight of every line, written or not */
     int err;
 } folder;
@@ -145,7 +146,7 @@ static void fold_line(folder *f, const char *path, size_t len, uint64_t v)
     if (!v || f->err)
         return;
     f->all = f->all + v < v ? UINT64_MAX : f->all + v;
-    if (f->written + len > RD_FOLD_MAX) {
+    if (f->written + len > f->max) {
         f->left_out = f->left_out + v < v ? UINT64_MAX : f->left_out + v;
         return;
     }
@@ -219,10 +220,15 @@ static int fold_deep(folder *f)
     return fids ? f->err : -ENOMEM;
 }
 
+uint64_t rd_report_fold_max(const rd_model *m)
+{
+    return RD_FOLD_MAX + (uint64_t)RD_FOLD_PER_STACK * m->nnode;
+}
+
 int rd_report_folded(const rd_model *m, enum rd_weight w, FILE *out, double *cut)
 {
     folder f = {{fold_enter, fold_leave, m}, w, rd_model_ns_per_tick(m), out, NULL, 0, 0,
-                NULL, 0, 0, {0}, NULL, 0, 0, 0, 0};
+                NULL, 0, 0, {0}, NULL, 0, rd_report_fold_max(m), 0, 0, 0};
     if (rd_paths_init(&f.paths, m, 0))
         return -ENOMEM;
     if (!(f.deep = calloc(m->nnode, sizeof *f.deep))) {
