@@ -274,6 +274,11 @@ static uint32_t fflags(const co_state *s, const void *cf)
         return LT_FF_WRAP;
     if (cf == (const void *)s->cf_yield)
         return LT_FF_YIELD;
+    if (cf == co_cpath_shown_key((const void *)s->cf_require))
+        return CO_FF_BYARG;
+    for (int i = 0; i < 4; i++)
+        if (s->cf_loader[i] && cf == (const void *)s->cf_loader[i])
+            return CO_FF_BYARG;
     return 0;
 }
 
@@ -313,7 +318,7 @@ static int for_site(const char *name)
  * body: for a wrap function, its body's place (wrap_body_name); NULL for
  * any wrap function whose body is unknown. */
 static uint32_t describe(co_state *s, lua_State *L, lua_Debug *ar, int isC, uint32_t flags,
-                         const char *body)
+                         const char *body, const char *arg)
 {
     /* a file's whole path: two files must never share a cut one */
     char name[CO_NAME_MAX], src[LT_STR_MAX + 1];
@@ -348,6 +353,10 @@ static uint32_t describe(co_state *s, lua_State *L, lua_Debug *ar, int isC, uint
         co_name_module(cf, name, sizeof name);
     if (!name[0])
         snprintf(name, sizeof name, "function");
+    if (arg) { /* require "a.b" */
+        size_t n = strlen(name);
+        snprintf(name + n, sizeof name - n, " \"%s\"", arg);
+    }
     int file = !isC && ar->source[0] == '@';
     if (isC)
         snprintf(src, sizeof src, "[C]");
@@ -422,11 +431,11 @@ static uint32_t lua_func_fid(co_state *s, lua_State *L, lua_Debug *ar)
 {
     uint64_t h = code_hash(s, L);
     if ((s->ct.n + 1) * 2 > s->ct.cap && grow_codes(&s->ct))
-        return describe(s, L, ar, 0, 0, NULL); /* correct id, code not remembered */
+        return describe(s, L, ar, 0, 0, NULL, NULL); /* correct id, code not remembered */
     co_cent *c = code_slot(&s->ct, h);
     if (c->hash)
         return c->fid;
-    uint32_t fid = describe(s, L, ar, 0, 0, NULL);
+    uint32_t fid = describe(s, L, ar, 0, 0, NULL, NULL);
     if (fid) {
         *c = (co_cent){h, fid};
         s->ct.n++;
@@ -437,7 +446,8 @@ static uint32_t lua_func_fid(co_state *s, lua_State *L, lua_Debug *ar)
 static uint32_t func_new(co_state *s, lua_State *L, lua_Debug *ar, co_fent k, int isC)
 {
     k.flags = isC ? fflags(s, k.key) : 0;
-    k.fid = isC ? describe(s, L, ar, isC, k.flags, NULL) : lua_func_fid(s, L, ar);
+    k.fid = isC ? describe(s, L, ar, isC, k.flags & ~CO_FF_BYARG, NULL, NULL)
+                : lua_func_fid(s, L, ar);
     if (!k.fid)
         return 0;
     if ((s->ft.n + 1) * 2 > s->ft.cap && co_ftab_grow(&s->ft))
@@ -588,13 +598,67 @@ uint32_t co_func_wrap_id(co_state *s, lua_State *L, lua_Debug *ar, lua_State *co
         k.fid = c->fid;
     } else {
         lua_getinfo(L, "f", ar);
-        k.fid = describe(s, L, ar, 1, LT_FF_WRAP, body);
+        k.fid = describe(s, L, ar, 1, LT_FF_WRAP, body, NULL);
         lua_pop(L, 1);
         if (c && k.fid) {
             *c = (co_cent){h ? h : 1, k.fid};
             s->ct.n++;
         }
     }
+    if (k.fid && ((s->ft.n + 1) * 2 <= s->ft.cap || !co_ftab_grow(&s->ft)))
+        co_ftab_insert(&s->ft, k);
+    return k.fid ? k.fid : fid;
+}
+
+enum { ARG_MAX = 200 }; /* longer: no module name */
+
+/* An argument's id, from its entry or its code slot (a module's name
+ * hashed with the function that loads it), else made now. */
+static uint32_t arg_fid(co_state *s, lua_State *L, lua_Debug *ar, uint64_t h, const char *arg)
+{
+    int room = (s->ct.n + 1) * 2 <= s->ct.cap || !grow_codes(&s->ct);
+    co_cent *c = room ? code_slot(&s->ct, h) : NULL;
+    if (c && c->hash)
+        return c->fid;
+    lua_getinfo(L, "f", ar);
+    uint32_t fid = describe(s, L, ar, 1, 0, NULL, arg);
+    lua_pop(L, 1);
+    if (c && fid) {
+        *c = (co_cent){h, fid};
+        s->ct.n++;
+    }
+    return fid;
+}
+
+uint32_t co_func_arg_id(co_state *s, lua_State *L, lua_Debug *ar, uint32_t fid)
+{
+    size_t len = 0;
+    if (!lua_getlocal(L, ar, 1)) /* a C function's argument: "(*temporary)" */
+        return fid;
+    const char *arg = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
+    if (!arg || !len || len > ARG_MAX || memchr(arg, 0, len)) {
+        lua_pop(L, 1);
+        return fid;
+    }
+    uint64_t h = 1469598103934665603ull ^ fid;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (uint8_t)arg[i]) * 1099511628211ull;
+    h = h ? h : 1;
+    /* keyed by the interned name's bytes + 3: no Proto (aligned), wrap key
+     * (a Proto + 1) nor C function lies there; a name freed and another
+     * made at its address differs in its hash */
+    co_fent k = {arg + 3, &s->cf_require, (int)len, (uint32_t)(h >> 32), 0, 0};
+    const co_fent *e = co_ftab_find(&s->ft, &k);
+    if (e) {
+        lua_pop(L, 1);
+        return e->fid;
+    }
+    co_hook_slow(s);
+    char name[ARG_MAX + 1];
+    memcpy(name, arg, len);
+    name[len] = 0;
+    lua_pop(L, 1);
+    k.fid = arg_fid(s, L, ar, h, name);
     if (k.fid && ((s->ft.n + 1) * 2 <= s->ft.cap || !co_ftab_grow(&s->ft)))
         co_ftab_insert(&s->ft, k);
     return k.fid ? k.fid : fid;

@@ -304,8 +304,9 @@ CO_INLINE void on_call(co_state *s, lua_State *L, lua_Debug *ar, uint64_t dt)
 {
     uint32_t flags = 0;
     uint32_t fid = co_func_id(s, L, ar, &flags);
-    if (__builtin_expect(flags & (LT_FF_RESUME | LT_FF_WRAP), 0))
-        fid = resume_target(s, L, ar, flags, fid);
+    if (__builtin_expect(flags & (LT_FF_RESUME | LT_FF_WRAP | CO_FF_BYARG), 0))
+        fid = flags & CO_FF_BYARG ? co_func_arg_id(s, L, ar, fid)
+                                  : resume_target(s, L, ar, flags, fid);
     if (fid)
         put_call(s, ar, dt, fid);
     /* a yield while a thread resumed with hooks off: co_untraced_again
@@ -592,7 +593,7 @@ CO_INLINE void lean_call_at(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t
         const uint8_t *cl = co_func_closure(L, ar);
         const co_fent *e = co_ftab_first(&s->ft, lr_ptr_at(cl, CL_FP));
         uint32_t fid = e ? e->fid : 0;
-        if (fid && (e->flags & (LT_FF_RESUME | LT_FF_WRAP))) /* a wrap function: its body's */
+        if (fid && (e->flags & (LT_FF_RESUME | LT_FF_WRAP | CO_FF_BYARG))) /* wrap: its body; require: call_event */
             fid = e->flags == LT_FF_WRAP ? lean_wrap(s, L, cl) : 0;
         if (__builtin_expect(fid != 0, 1)) {
             uint64_t dt = lean_dt(s, t0, timed);
@@ -896,6 +897,8 @@ static void snapshot_frames(co_state *s, lua_State *L, int from, int bodies)
         uint32_t fid = co_func_id(s, L, &ar, &flags);
         if (fid && (flags & LT_FF_WRAP) && bodies)
             fid = co_func_wrap_id(s, L, &ar, wrap_thread(s, L, &ar), fid);
+        if (fid && (flags & CO_FF_BYARG))
+            fid = co_func_arg_id(s, L, &ar, fid);
         uint8_t *p = fid ? co_out_hot(s) : NULL;
         if (!p)
             break;

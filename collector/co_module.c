@@ -332,6 +332,20 @@ void co_module_special_functions(co_state *s, lua_State *L)
             lua_pcall(L, 1, 1, 0) == 0)
             s->cf_wrap = (lua_CFunction)co_cfunc_key(L, -1);
     }
+    lua_settop(L, g);
+    s->cf_require = field_cfunction(L, g, "require");
+    raw_field(L, g, "package");
+    if (lua_istable(L, -1)) {
+        int pk = lua_gettop(L);
+        raw_field(L, pk, "loaders"); /* Lua 5.1, LuaJIT */
+        if (!lua_istable(L, -1))
+            raw_field(L, pk, "searchers"); /* Lua 5.4 */
+        for (int i = 0; i < 4 && lua_istable(L, -1); i++) {
+            lua_rawgeti(L, -1, i + 1);
+            s->cf_loader[i] = (lua_CFunction)co_cfunc_key(L, -1);
+            lua_pop(L, 1);
+        }
+    }
     lua_settop(L, g - 1);
 }
 

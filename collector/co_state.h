@@ -186,6 +186,7 @@ typedef struct co_state {
     ino_t sock_ino;
     co_threads th;
     lua_CFunction cf_pcall, cf_xpcall, cf_resume, cf_wrap, cf_yield;
+    lua_CFunction cf_require, cf_loader[4]; /* named by the module they load */
     pid_t recorder_pid; /* private recorder we spawned, or 0 */
     int wait_bye;       /* at exit, wait until the recorder closes */
     int private_summary; /* -lluatrace.profile: own recorder, summary at exit */
@@ -337,6 +338,15 @@ int co_running_top(lua_State *L);
  * hook's ar or one from lua_getstack): returns its fid, interning it
  * (FUNC/STR records, naming) on first sight. Sets *flags to its LT_FF_*
  * flags. Returns 0 if the record could not be written. */
+
+/* A function cache entry's flag of the collector's own, never sent: the
+ * function is named by its first argument (co_func_arg_id). */
+#define CO_FF_BYARG (1u << 30)
+/* A call of require or of a package loader (fid): its own id per module
+ * name, its first argument ("require \"a.b\""), so that a profile says
+ * which module's loading takes the time. Returns fid when the argument is
+ * no module name. */
+uint32_t co_func_arg_id(co_state *s, lua_State *L, lua_Debug *ar, uint32_t fid);
 
 /* The GC freed the Proto at pr (or a block of its size): the cache
  * forgets pr before its next lookup. Called from the allocator, at any

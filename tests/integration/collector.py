@@ -31,6 +31,8 @@ daemon, socket and shm segments even when it fails. Cases:
   jitcnames   the library's iterators and a wrap generator under LuaJIT
   summary     run's summary: traced time, events, the top 10 by self time
               as profile.txt has them, the report.html to open
+  requirenames  require "a" and package.loaders[2] "a": a frame per module
+              loaded, its time as the program's own clock weighs it
   labels      name (file:line), relative to the program's working directory,
               in every output people read; folded stacks whole
   badtrace    recorderd report refuses a non-trace and a truncated trace
@@ -1405,12 +1407,15 @@ def case_cnames(c):
     for stack, n in calls.items():
         leaf = stack.split(';')[-1]
         top[leaf] = top.get(leaf, 0) + n
-    for label, n in (('package.loaders[1]@[C]', 3), ('package.loaders[2]@[C]', 3),
-                     ('package.loaders[3]@[C]', 2), ('luaopen_lfs@[C]', 1),
+    # each loader named by the module it looks for (collector-requirenames)
+    loaders = [('package.loaders[%d] "%s"@[C]' % (i, m), 1)
+               for i, mods in ((1, ('lfs', 'lpeg', 'mod_c')), (2, ('lfs', 'lpeg', 'mod_c')),
+                               (3, ('lfs', 'lpeg'))) for m in mods]
+    for label, n in loaders + [('luaopen_lfs@[C]', 1),
                      ('luaopen_lpeg@[C]', 1), ('FILE*:read@[C]', 1), ('FILE*:write@[C]', 1),
                      ('lfs.dir@[C]', 1), ('lpeg.match@[C]', 2), ('ipairs iterator@[C]', 3),
                      ('string.gmatch iterator@[C]', 3), ('io.lines iterator@[C]', 11),
-                     ('coroutine.wrap(cnames.lua:9)@[C]', 2)):
+                     ('coroutine.wrap(cnames.lua:9)@[C]', 2)]:
         expect(top.get(label) == n, 'want %d calls of %s: %s' % (n, label, sorted(top)))
     expect(top.get('directory metatable:next@[C]', 0) >= 3, 'lfs.dir\'s iterator: %s' % sorted(top))
     expect(not [k for k in top if re.search(r'^function#\d', k)],
@@ -1539,6 +1544,43 @@ def case_summary(c):
     page = os.path.join(os.path.relpath(c.out, c.tmp), 'summary', 'report.html')
     expect(lines[12:] == ['open: ' + page, ''], 'after the table: %r' % lines[12:])
     expect(os.path.isfile(os.path.join(c.tmp, page)), 'no %s' % page)
+
+
+def case_requirenames(c):
+    """A frame of require, and of the package loader that finds the module,
+    is named by the module it loads (require "a", package.loaders[2] "a"),
+    each module its own frame with its own time: a module that works three
+    times as long at load weighs more, as the program's own os.clock says;
+    a require of something that is no module name keeps the plain name.
+    Before, every require was one frame and every file searcher another,
+    so a profile said that loading took the time but not whose."""
+    work = 'local t0 = os.clock() local s = 0 for i = 1, %d do s = s + i %% 7 end\n' \
+           'io.stderr:write("CLOCK ", ..., " ", os.clock() - t0, "\\n")\nreturn {s = s}\n'
+    c.write('mod_a.lua', work % 900000)
+    c.write('mod_b.lua', work % 300000)
+    prog = c.write('req.lua', 'local a = require "mod_a"\nlocal b = require("mod_b")\n'
+                   'print(a.s + b.s, pcall(require, 42))\n')
+    r = run([c.args.recorderd, 'run', '-q', '--out', c.out, '--format', 'folded', '--',
+             c.args.lua, prog], c.tmp, c.env())
+    want_sum = sum(i % 7 for i in range(1, 900001)) + sum(i % 7 for i in range(1, 300001))
+    expect(r.status == 0 and r.out.startswith(b'%d\tfalse\t' % want_sum),
+           'program: %r %r' % (r.out, r.err))
+    own = dict(l.split()[1:] for l in r.err.decode().splitlines() if l.startswith('CLOCK '))
+    total = {}
+    for stack, n in c.folded(c.session('req'), 'time').items():
+        for frame in stack.split(';'):
+            if frame.startswith('require') or frame.startswith('package.loaders'):
+                total[frame] = total.get(frame, 0) + n
+    for m in ('mod_a', 'mod_b'):
+        expect(total.get('require "%s"@[C]' % m, 0) > 0 and
+               'package.loaders[2] "%s"@[C]' % m in total,
+               'no frames of %s\'s require and loader: %s' % (m, sorted(total)))
+    ratio = total['require "mod_a"@[C]'] / total['require "mod_b"@[C]']
+    want = float(own['mod_a']) / float(own['mod_b'])
+    expect(ratio > 1.5 and want > 1.5, 'require "mod_a" / "mod_b": %.2f, the program\'s own '
+           'clock: %.2f' % (ratio, want))
+    expect('require@[C]' in total and 'require "42"@[C]' not in total,
+           'require(42) is not the plain require: %s' % sorted(total))
 
 
 def case_labels(c):

@@ -30,7 +30,7 @@ from harness import (SKIP, Failure, run, base_env, in_tmpdir,  # noqa: E402
                      have_recorderd, find_session, skip_missing)
 
 # lua.c's -lreftrace: require called from pmain, reftrace.lua's main chunk
-REF_LOAD = 'lua5.1@[C];require@[C]'
+REF_LOAD = 'lua5.1@[C];require "reftrace"@[C]'
 
 
 def own(key):

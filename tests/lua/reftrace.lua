@@ -122,6 +122,29 @@ for _, probe in ipairs { { "ipairs iterator", ipairs, {} },
   if ok and type(it) == "function" and cfid(it) then ITERATORS[cfid(it)] = probe[1] end
 end
 
+-- require and the first four package loaders (searchers in 5.4), by their
+-- C function, found at load: a frame of one is named by the module it
+-- loads, its first argument (require "a.b"), as the collector names it
+local BYARG = {}
+do
+  local req, pkg = rawget(G, "require"), rawget(LOADED, "package")
+  local list = type(pkg) == "table" and (rawget(pkg, "loaders") or rawget(pkg, "searchers"))
+  if type(req) == "function" and cfid(req) then BYARG[cfid(req)] = true end
+  for i = 1, 4 do
+    local v = type(list) == "table" and rawget(list, i)
+    if type(v) == "function" and cfid(v) then BYARG[cfid(v)] = true end
+  end
+end
+
+-- The module name a frame of require or a loader at level (label_of's
+-- caller's) was called with, or nil.
+local function module_arg(key, level)
+  if not level or not BYARG[key] then return nil end
+  local _, a = getlocal(level + 2, 1)  -- past label_of and this function
+  if type(a) == "string" and #a > 0 and #a <= 200 and not a:find("%z") then return a end
+  return nil
+end
+
 -- A C function no global or module holds: a library iterator (above),
 -- else the shortest of package.loaders[N] and KEY:k, k a string key of a
 -- table held by the registry under the string KEY (a metatable:
@@ -192,12 +215,16 @@ end
 -- The names Lua gives any function a generic for calls (5.1, LuaJIT).
 local FOR_SITE = {["(for generator)"] = true, ["for iterator"] = true}
 
--- info: getinfo fields "Snf" of a frame that is not a tail pseudo-level.
-local function label_of(info)
+-- info: getinfo fields "Snf" of a frame that is not a tail pseudo-level;
+-- level: its level, as the caller would pass it to getinfo (require's
+-- argument is read there)
+local function label_of(info, level)
   local what, f, key, where = info.what, info.func
-  local generic_wrap, place
+  local generic_wrap, place, arg
   if what == "C" then
     key = cfid(f)  -- one C function, however many closures (pairs)
+    arg = module_arg(key, level)
+    if arg then key = tostring(key) .. "\0" .. arg end
     if key == WRAP_CF then
       key, place = wrap_body_key(f)
       generic_wrap = not key
@@ -231,6 +258,7 @@ local function label_of(info)
     if place and site and FOR_SITE[site] then site = nil end
     name = global_name(f) or (what == "C" and c_name(f)) or site or place
       or (what == "C" and cmod(f)) or "function"
+    if arg then name = name .. ' "' .. arg .. '"' end
   end
   name, where = clean(name:sub(1, 1023)), clean(where)  -- names are cut at 1023 bytes
   -- two keys with one label: the second is NAME#2, the third NAME#3...,
@@ -364,7 +392,7 @@ local function refresh(st, from, D)
   local labs, nodes = st.labels, st.nodes
   for p = from, D do
     local info = getinfo(D - p + 3, "Snf")
-    labs[p] = info.what ~= "tail" and label_of(info)
+    labs[p] = info.what ~= "tail" and label_of(info, D - p + 3)
   end
   if st.nodes_prefix ~= st.prefix then
     from = 1
