@@ -245,13 +245,17 @@ static int over(rec *r, uint64_t t0)
 
 /* The first sample: reads caught mid-change are tried again until one is
  * whole, the sampling is over or the process refuses. 0, or -errno
- * (-EAGAIN: no read succeeded before the end). */
+ * (-EAGAIN: no read succeeded in 100 tries, a tenth of a second, before
+ * the end: the stack is not what a Lua 5.1 stack should be). Fewer tries
+ * end with no samples and nothing wrong (-ECANCELED): a short program
+ * (run --sample) whose state closed while its first read was caught
+ * mid-change. */
 static int first_sample(rec *r, uint64_t t0)
 {
-    int e;
-    while ((e = sample(r)) == -EAGAIN && !over(r, t0))
+    int e, tries = 0;
+    while ((e = sample(r)) == -EAGAIN && !over(r, t0) && ++tries)
         usleep(1000);
-    return e;
+    return e == -EAGAIN && tries < 100 ? -ECANCELED : e;
 }
 
 /* A held process (o->held) waits in its collector's hello for the ack:
@@ -527,7 +531,9 @@ int rd_record_free(rd_recording *r, char *err, size_t cap)
     }
     if (!r->nothread)
         uv_thread_join(&r->thread);
-    if (r->err == -ESRCH || r->err == -ENOENT)
+    if (r->err == -ECANCELED) /* ended before a first sample: no samples */
+        snprintf(err, cap, "process %d: no samples", (int)r->o->pid);
+    else if (r->err == -ESRCH || r->err == -ENOENT)
         snprintf(err, cap, "process %d exited; %llu samples recorded", (int)r->o->pid,
                  (unsigned long long)r->samples);
     else if (r->err == -EAGAIN && !r->nothread)
