@@ -19,6 +19,10 @@ program itself measures.
           live at the end), the roots its totals; the annotated sources'
           bytes on a function's own lines add up to its self allocated
           bytes
+  attach  `recorderd attach PID --memory` of a dormant program (LUATRACE_ATTACH=1)
+          has a memory profile, the leaking function's live bytes >= 90%
+          of what it allocated while traced; a second attach without
+          --memory has none
   pprof   heap.pb.gz has Go's heap sample types (alloc_objects,
           alloc_space, inuse_objects, inuse_space); with go, `go tool pprof
           -sample_index=inuse_space -top` lists the leaking function first
@@ -37,7 +41,9 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
+import time
 
 sys.dont_write_bytecode = True  # keep the source tree clean
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -254,6 +260,59 @@ def case_html(args, tmp):
         print('%s: lines %d, self allocated %d' % (name, got, t[name][5]))
         check(got == t[name][5] and got > 100000, '%s: its lines %d, self allocated %d'
               % (name, got, t[name][5]))
+
+
+SERVER = '''
+local cache = {}
+function leak(i) cache[#cache + 1] = {id = i, seen = true} end
+function churn(i) return {id = i, name = "tmp" .. i} end
+local i = 0
+while true do
+  i = i + 1
+  leak(i) churn(i)
+  if i % 1000 == 0 then local t = os.clock() while os.clock() - t < 0.01 do end end
+end
+'''
+
+
+def attach(args, tmp, pid, name, extra):
+    out = os.path.join(tmp, name)
+    harness.run_ok([args.recorderd, 'attach', str(pid), '--duration', '1', '-q', '--out', out]
+                   + extra, tmp, timeout=120)
+    session = harness.find_session(out)
+    with open(os.path.join(session, 'session.json')) as f:
+        return session, json.load(f).get('memory')
+
+
+def case_attach(args, tmp):
+    with open(os.path.join(tmp, 'server.lua'), 'w') as f:
+        f.write(SERVER)
+    env = {k: v for k, v in harness.base_env().items() if not k.startswith('LUATRACE_')}
+    cpath = os.path.join(os.path.dirname(os.path.dirname(args.recorderd)), 'collector')
+    env.update(LUATRACE_ATTACH='1', LUA_CPATH=cpath + '/?.so;;')
+    proc = subprocess.Popen([args.lua, '-lluatrace', 'server.lua'], cwd=tmp, env=env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            start_new_session=True)
+    try:
+        marker = '/tmp/luatrace-%d/attach/%d' % (os.geteuid(), proc.pid)
+        for _ in range(1000):
+            if os.path.exists(marker):
+                break
+            check(proc.poll() is None, 'the program exited early')
+            time.sleep(0.01)
+        session, mem = attach(args, tmp, proc.pid, 'with', ['--memory'])
+        check(mem is True, 'attach --memory: session.json says memory %r' % mem)
+        check(os.path.exists(os.path.join(session, 'heap.pb.gz')), 'attach --memory: no heap.pb.gz')
+        leak = memory_table(session).get('leak')
+        print('attach --memory: leak %r' % (leak,))
+        check(leak and leak[1] > 100000 and leak[4] >= 0.9 * leak[1],
+              'attach --memory: leak %r' % (leak,))
+        _, mem = attach(args, tmp, proc.pid, 'without', [])
+        check(mem is False, 'attach without --memory: session.json says memory %r' % mem)
+        check(proc.poll() is None, 'the program exited')
+    finally:
+        harness.kill_group(proc)
+        proc.wait()
 
 
 def varint(b, at):
