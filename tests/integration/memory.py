@@ -23,6 +23,9 @@ program itself measures.
           has a memory profile, the leaking function's live bytes >= 90%
           of what it allocated while traced; a second attach without
           --memory has none
+  tron    luatrace.tron{memory = true} of a program (its private recorder)
+          has a memory profile: the leak's objects (a table and its node
+          part each) and bytes, all still live
   pprof   heap.pb.gz has Go's heap sample types (alloc_objects,
           alloc_space, inuse_objects, inuse_space); with go, `go tool pprof
           -sample_index=inuse_space -top` lists the leaking function first
@@ -313,6 +316,34 @@ def case_attach(args, tmp):
     finally:
         harness.kill_group(proc)
         proc.wait()
+
+
+TRON = '''
+local luatrace = require "luatrace"
+local cache = {}
+function leak(n) for i = 1, n do cache[#cache + 1] = {id = i} end end
+assert(luatrace.tron{memory = true})
+leak(20000)
+luatrace.troff()
+print(#cache)
+'''
+
+
+def case_tron(args, tmp):
+    with open(os.path.join(tmp, 'tron.lua'), 'w') as f:
+        f.write(TRON)
+    env = {k: v for k, v in harness.base_env().items() if not k.startswith('LUATRACE_')}
+    cpath = os.path.join(os.path.dirname(os.path.dirname(args.recorderd)), 'collector')
+    # no daemon on a socket of its own: the collector's private recorder
+    env.update(LUA_CPATH=cpath + '/?.so;;', XDG_RUNTIME_DIR=tmp)
+    res = harness.run([args.lua, 'tron.lua'], tmp, env, timeout=120)
+    check(res.status == 0 and res.out.decode().strip() == '20000',
+          'tron.lua: %d %r' % (res.status, res.err.decode()))
+    session = harness.find_session(os.path.join(tmp, 'luatrace-out'))
+    leak = memory_table(session).get('leak')
+    print('tron{memory = true}: leak %r' % (leak,))
+    check(leak and leak[0] >= 40000 and leak[1] > 20000 * 40 and leak[4] == leak[1],
+          'tron{memory = true}: leak %r' % (leak,))
 
 
 def varint(b, at):
