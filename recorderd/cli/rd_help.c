@@ -96,6 +96,7 @@ static const cmd_help helps[] = {
       COVERAGE,
       INCLUDE,
       EXCLUDE,
+      MEMORY,
       NOTRACE,
       TIMEOUT,
       BACKEND,

@@ -400,8 +400,6 @@ static int attach_arg(const char *what, int files, int argc, char **argv, int *i
 {
     const char *a = argv[*i];
     int b = files ? rd_cli_session_opt(what, argc, argv, i, &o->so) : 0;
-    if (b > 0 && o->so.memory) /* the allocator of a running state is not rewrapped */
-        return fprintf(stderr, "recorderd %s: --memory is for run and listen\n", what), 2;
     if (b)
         return b < 0 ? 2 : 0;
     if ((!strcmp(a, "--duration") || !strcmp(a, "-d")) && strcmp(what, "dump"))

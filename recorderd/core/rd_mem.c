@@ -12,17 +12,30 @@ void rd_mem_free(rd_mem *mm)
 {
     free(mm->row);
     free(mm->blk);
+    free(mm->line_b);
     *mm = (rd_mem){0};
 }
 
 uint64_t rd_mem_bytes(const rd_mem *mm)
 {
-    return (uint64_t)mm->caprow * sizeof *mm->row + (uint64_t)mm->capblk * sizeof *mm->blk;
+    return (uint64_t)mm->caprow * sizeof *mm->row + (uint64_t)mm->capblk * sizeof *mm->blk +
+           (uint64_t)mm->capline_b * sizeof *mm->line_b;
 }
 
 const rd_memrow *rd_mem_row(const rd_mem *mm, uint32_t n)
 {
     return n < mm->caprow ? &mm->row[n] : &zero_row;
+}
+
+int rd_mem_line(rd_mem *mm, uint32_t lix, uint64_t bytes)
+{
+    if (!lix || !bytes)
+        return 0;
+    if (lix > mm->capline_b &&
+        rd_grow((void **)&mm->line_b, &mm->capline_b, lix - 1, sizeof *mm->line_b))
+        return -ENOMEM;
+    mm->line_b[lix - 1] += bytes;
+    return 0;
 }
 
 static uint32_t slot_of(uint64_t addr, uint32_t cap)

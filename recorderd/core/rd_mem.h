@@ -39,6 +39,10 @@ typedef struct rd_mem {
     uint32_t caprow;
     rd_block *blk; /* open addressing by address, linear probing */
     uint32_t capblk, nblk;
+    uint64_t *line_b; /* by model line slot: bytes allocated on that line of its
+                         function's own frame (report.html's sources); NULL until
+                         the first */
+    uint32_t capline_b;
     uint64_t records;      /* MEM records applied */
     uint64_t unknown_free; /* frees of blocks the trace did not see made */
     uint64_t lost;         /* blocks not kept (no memory): their live bytes unknown */
@@ -53,6 +57,23 @@ uint64_t rd_mem_bytes(const rd_mem *mm);
  * -ENOMEM (the row could not grow: nothing charged). */
 int rd_mem_apply(rd_mem *mm, uint32_t node, uint64_t size, uint64_t osize, uint64_t addr,
                  uint64_t oaddr);
+
+/* The bytes a record of size, osize (as rd_mem_apply's) allocated: a new
+ * block's size, a growth's difference, else 0. */
+static inline uint64_t rd_mem_grown(uint64_t size, uint64_t osize)
+{
+    return size > osize ? size - osize : 0;
+}
+
+/* Adds bytes allocated on the line of model line slot lix - 1 (lix 0:
+ * none). Returns 0 or -ENOMEM (not counted). */
+int rd_mem_line(rd_mem *mm, uint32_t lix, uint64_t bytes);
+
+/* The bytes allocated on model line slot i (0 if none). */
+static inline uint64_t rd_mem_line_bytes(const rd_mem *mm, uint32_t i)
+{
+    return i < mm->capline_b ? mm->line_b[i] : 0;
+}
 
 /* Node n's row, or a row of zeros. */
 const rd_memrow *rd_mem_row(const rd_mem *mm, uint32_t n);

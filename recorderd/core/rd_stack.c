@@ -1021,6 +1021,18 @@ static int on_tick(rd_stack *s, const lt_event *ev)
     return 0;
 }
 
+/* Bytes allocated on the line of t's top frame, a Lua frame's own (as its
+ * time: a C callee's are the C function's): report.html's sources. */
+static int mem_line(rd_stack *s, rd_thread *t, uint64_t bytes)
+{
+    rd_frame *f = t && t->n ? &t->f[t->n - 1] : NULL;
+    if (!bytes || !f || !f->is_lua || !f->line)
+        return 0;
+    if (!f->lix)
+        f->lix = rd_model_line_slot(s->m, f->fid, f->line);
+    return rd_mem_line(&s->m->mem, f->lix, bytes);
+}
+
 /* A MEM: one call of the allocator where the last record left the stack
  * of its thread (its top frame; the node it hangs under if none), as a
  * TICK. Not the program's event. Fields that cannot be (sizes past 2^32,
@@ -1037,7 +1049,8 @@ static int on_mem(rd_stack *s, const lt_event *ev)
     if (s->stopped)
         return 0;
     rd_thread *t = current(s);
-    return rd_mem_apply(&m->mem, t ? top_node(t) : 0, a[0], a[1], a[2], a[3]);
+    int e = rd_mem_apply(&m->mem, t ? top_node(t) : 0, a[0], a[1], a[2], a[3]);
+    return e ? e : mem_line(s, t, rd_mem_grown(a[0], a[1]));
 }
 
 /* Everything but a frame record while tracing runs. */

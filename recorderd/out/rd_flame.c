@@ -27,8 +27,15 @@
 #define CHAR_W 7.0 /* a 12 px sans-serif glyph, about */
 #define MIN_W 0.1  /* narrower frames are left out */
 
+/* What a frame's width weighs: the nodes' self time, or their bytes. */
+typedef struct weight {
+    const rd_model *m;
+    int mem;     /* 0: time (ticks); RD_FLAME_ALLOC or RD_FLAME_LIVE: bytes */
+    const char *p; /* the prefix of the graph's ids ("" for the time graph) */
+} weight;
+
 typedef struct fnode {
-    uint64_t incl; /* ticks */
+    uint64_t incl; /* ticks or bytes */
     double x, w;   /* px */
     double cur;    /* where the next child goes */
     uint32_t depth;
@@ -59,11 +66,20 @@ static void put_fitted(FILE *out, const char *label, double w)
 /* Inclusive time, position and depth of every node; returns the depth of
  * the deepest frame kept. The root's own time (outside any function) is
  * left out, as in the folded stacks. */
-static uint32_t layout(const rd_model *m, fnode *f)
+static uint64_t self_of(const weight *wt, uint32_t n)
 {
+    if (!wt->mem)
+        return wt->m->node[n].self;
+    const rd_memrow *r = rd_mem_row(&wt->m->mem, n);
+    return wt->mem == RD_FLAME_LIVE ? r->live_b : r->alloc_b;
+}
+
+static uint32_t layout(const weight *wt, fnode *f)
+{
+    const rd_model *m = wt->m;
     uint32_t maxd = 0;
     for (uint32_t n = m->nnode; n-- > 1;) {
-        f[n].incl += m->node[n].self;
+        f[n].incl += self_of(wt, n);
         f[m->node[n].parent].incl += f[n].incl;
     }
     f[0] = (fnode){f[0].incl, PAD_X, FRAME_W, PAD_X, 0, 1};
@@ -90,8 +106,9 @@ static void colour(const char *name, char *buf, size_t cap)
     snprintf(buf, cap, "rgb(%u,%u,%u)", 205 + h % 51, 60 + (h >> 8) % 170, (h >> 16) % 60);
 }
 
-static void write_frame(const rd_model *m, const fnode *f, uint32_t n, uint32_t maxd, FILE *out)
+static void write_frame(const weight *wt, const fnode *f, uint32_t n, uint32_t maxd, FILE *out)
 {
+    const rd_model *m = wt->m;
     const rd_func *fn = rd_model_func(m, m->node[n].fid);
     char label[RD_LABEL_MAX], fill[32];
     double total = (double)f[0].incl, ms = (double)f[n].incl * rd_model_ns_per_tick(m) / 1e6;
@@ -106,8 +123,12 @@ static void write_frame(const rd_model *m, const fnode *f, uint32_t n, uint32_t 
     double y = PAD_TOP + (double)(maxd - f[n].depth) * FRAME_H;
     fprintf(out, "<g class=\"f\" data-d=\"%u\"><title>", f[n].depth);
     rd_xml_put(out, label, SIZE_MAX);
-    fprintf(out, ms < 1 ? " (%.6f ms, %.2f%%)</title>" : " (%.3f ms, %.2f%%)</title>", ms,
-            total > 0 ? 100.0 * (double)f[n].incl / total : 100.0);
+    double pc = total > 0 ? 100.0 * (double)f[n].incl / total : 100.0;
+    if (wt->mem) /* bytes exactly: the page's tests add them up */
+        fprintf(out, " (%llu bytes, %.2f%%)</title>", (unsigned long long)f[n].incl, pc);
+    else
+        fprintf(out, ms < 1 ? " (%.6f ms, %.2f%%)</title>" : " (%.3f ms, %.2f%%)</title>", ms,
+                pc);
     fprintf(out, "<rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" height=\"%d\" fill=\"%s\" rx=\"2\"/>",
             f[n].x, y, f[n].w, FRAME_H - 1, fill);
     fprintf(out, "<text x=\"%.2f\" y=\"%.0f\">", f[n].x + 3, y + FRAME_H - 4);
@@ -117,30 +138,33 @@ static void write_frame(const rd_model *m, const fnode *f, uint32_t n, uint32_t 
 
 /* An SVG file needs its prolog and namespace; an <svg> inside an HTML page
  * gets both from the HTML parser. */
-static void write_head(FILE *out, const char *title, uint32_t maxd, int inline_svg)
+static void write_head(FILE *out, const char *title, uint32_t maxd, int inline_svg,
+                       const char *p)
 {
     int h = PAD_TOP + (int)(maxd + 1) * FRAME_H + PAD_BOTTOM;
     if (!inline_svg)
         fputs("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n", out);
-    fprintf(out, "<svg version=\"1.1\"%s width=\"%.0f\" height=\"%d\" viewBox=\"0 0 %.0f %d\">\n",
-            inline_svg ? "" : " xmlns=\"http://www.w3.org/2000/svg\"", IMG_W, h, IMG_W, h);
+    fprintf(out,
+            "<svg id=\"%sfg\" version=\"1.1\"%s width=\"%.0f\" height=\"%d\" "
+            "viewBox=\"0 0 %.0f %d\">\n",
+            p, inline_svg ? "" : " xmlns=\"http://www.w3.org/2000/svg\"", IMG_W, h, IMG_W, h);
     fputs("<style>text{font-family:Verdana,sans-serif;font-size:12px;fill:#000}"
           ".f{cursor:pointer}.f:hover rect{stroke:#000;stroke-width:0.5}"
           ".f text{pointer-events:none}.ctl{cursor:pointer;fill:#336}"
-          "#head{font-size:16px;text-anchor:middle}</style>\n",
+          ".head{font-size:16px;text-anchor:middle}</style>\n",
           out);
     fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%d\" fill=\"#f8f8f0\"/>\n", IMG_W,
             h);
-    fprintf(out, "<text id=\"head\" x=\"%.0f\" y=\"20\">", IMG_W / 2);
+    fprintf(out, "<text id=\"%shead\" class=\"head\" x=\"%.0f\" y=\"20\">", p, IMG_W / 2);
     rd_xml_put(out, title ? title : "luatrace flame graph", SIZE_MAX);
     fprintf(out,
-            "</text>\n<text id=\"unzoom\" class=\"ctl\" x=\"%.0f\" y=\"20\" "
+            "</text>\n<text id=\"%sunzoom\" class=\"ctl\" x=\"%.0f\" y=\"20\" "
             "visibility=\"hidden\">Reset zoom</text>\n"
-            "<text id=\"search\" class=\"ctl\" x=\"%.0f\" y=\"20\" "
+            "<text id=\"%ssearch\" class=\"ctl\" x=\"%.0f\" y=\"20\" "
             "text-anchor=\"end\">Search</text>\n",
-            PAD_X, IMG_W - PAD_X);
-    fprintf(out, "<text id=\"matched\" x=\"%.0f\" y=\"%d\" text-anchor=\"end\"></text>\n",
-            IMG_W - PAD_X, h - 1);
+            p, PAD_X, p, IMG_W - PAD_X);
+    fprintf(out, "<text id=\"%smatched\" x=\"%.0f\" y=\"%d\" text-anchor=\"end\"></text>\n",
+            p, IMG_W - PAD_X, h - 1);
 }
 
 /* Zoom and search; X0, FW and CW are PAD_X, FRAME_W and CHAR_W. Frames
@@ -150,10 +174,13 @@ static void write_head(FILE *out, const char *title, uint32_t maxd, int inline_s
  * average), cut shorter by measuring (a binary search on the length); at
  * load for every frame, and again at each zoom. Runs when the document is
  * parsed (it comes last). */
+static const char script_head[] = "<script type=\"text/ecmascript\"><![CDATA[\n"
+                                  "(function () {\n"
+                                  "  var P = '%s';\n"; /* the ids' prefix */
+
 static const char script[] =
-    "<script type=\"text/ecmascript\"><![CDATA[\n"
-    "(function () {\n"
     "  var X0 = 10, FW = 1180, CW = 7, fr = [], root = null, matchRe = null;\n"
+    "  function by(id) { return document.getElementById(P + id); }\n"
     "  function label(g) { var t = g.querySelector('title').textContent;\n"
     "    return t.substring(0, t.lastIndexOf(' (')); }\n"
     "  function fit(f, w) { var t = f.t, s = f.l, n = Math.floor((w - 6) / CW);\n"
@@ -175,9 +202,9 @@ static const char script[] =
     "        place(f, X0, FW, 0.6);\n"
     "      else f.g.style.display = 'none';\n"
     "    });\n"
-    "    var u = document.getElementById('unzoom');\n"
+    "    var u = by('unzoom');\n"
     "    u.setAttribute('visibility', z === root ? 'hidden' : 'visible'); }\n"
-    "  function search() { var m = document.getElementById('matched');\n"
+    "  function search() { var m = by('matched');\n"
     "    if (matchRe) { matchRe = null; m.textContent = '';\n"
     "      fr.forEach(function (f) { f.r.setAttribute('fill', f.c); }); return; }\n"
     "    var s = window.prompt('Search frames (regular expression)', ''); if (!s) return;\n"
@@ -186,7 +213,7 @@ static const char script[] =
     "    fr.forEach(function (f) { if (f.d && matchRe.test(f.l)) {\n"
     "      f.r.setAttribute('fill', 'rgb(220,0,220)'); hit++; } });\n"
     "    m.textContent = 'Matched: ' + hit + ' frames'; }\n"
-    "  var gs = document.querySelectorAll('g.f');\n"
+    "  var gs = by('fg').querySelectorAll('g.f');\n"
     "  for (var i = 0; i < gs.length; i++) {\n"
     "    var g = gs[i], r = g.querySelector('rect'), f = {g: g, r: r, t: g.querySelector('text'),\n"
     "      l: label(g), d: +g.getAttribute('data-d'), ox: +r.getAttribute('x'),\n"
@@ -196,19 +223,21 @@ static const char script[] =
     "    g.addEventListener('click', (function (f) { return function () { zoom(f); }; })(f));\n"
     "  }\n"
     "  fr.forEach(function (f) { fit(f, f.ow); });\n"
-    "  document.getElementById('unzoom').addEventListener('click', function () { zoom(root); });\n"
-    "  document.getElementById('search').addEventListener('click', search);\n"
+    "  by('unzoom').addEventListener('click', function () { zoom(root); });\n"
+    "  by('search').addEventListener('click', search);\n"
     "})();\n"
     "]]></script>\n";
 
-static int write_svg(const rd_model *m, const char *title, int inline_svg, FILE *out)
+static int write_svg(const weight *wt, const char *title, int inline_svg, FILE *out)
 {
+    const rd_model *m = wt->m;
     fnode *f = calloc(m->nnode ? m->nnode : 1, sizeof *f);
     if (!f) return -ENOMEM;
-    uint32_t maxd = m->nnode ? layout(m, f) : 0;
-    write_head(out, title, maxd, inline_svg);
+    uint32_t maxd = m->nnode ? layout(wt, f) : 0;
+    write_head(out, title, maxd, inline_svg, wt->p);
     for (uint32_t n = 0; n < m->nnode; n++)
-        if (f[n].keep) write_frame(m, f, n, maxd, out);
+        if (f[n].keep) write_frame(wt, f, n, maxd, out);
+    fprintf(out, script_head, wt->p);
     fputs(script, out);
     fputs("</svg>\n", out);
     free(f);
@@ -217,10 +246,16 @@ static int write_svg(const rd_model *m, const char *title, int inline_svg, FILE 
 
 int rd_flame_write_svg(const rd_model *m, const char *title, FILE *out)
 {
-    return write_svg(m, title, 0, out);
+    return write_svg(&(weight){m, 0, ""}, title, 0, out);
 }
 
 int rd_flame_write_inline(const rd_model *m, const char *title, FILE *out)
 {
-    return write_svg(m, title, 1, out);
+    return write_svg(&(weight){m, 0, ""}, title, 1, out);
+}
+
+int rd_flame_write_mem(const rd_model *m, const char *title, int which, const char *prefix,
+                       FILE *out)
+{
+    return write_svg(&(weight){m, which, prefix}, title, 1, out);
 }

@@ -18,8 +18,17 @@ int rd_flame_write_svg(const rd_model *m, const char *title, FILE *out);
 
 /* The same <svg> element for an HTML page: no XML prolog, no namespace
  * (the HTML parser puts it in SVG's). Its script finds its frames and
- * controls by class "f" and ids "unzoom", "search", "matched": the page
- * must not use them. */
+ * controls by class "f" and ids "fg" (the <svg>), "unzoom", "search",
+ * "matched", "head": the page must not use them. */
 int rd_flame_write_inline(const rd_model *m, const char *title, FILE *out);
+
+/* A memory trace's flame graph for an HTML page, as rd_flame_write_inline
+ * but weighed in bytes: which RD_FLAME_ALLOC, the bytes allocated at each
+ * stack, or RD_FLAME_LIVE, those still live when tracing stopped; titles
+ * say "label (N bytes, P%)". Its ids are those above with prefix before
+ * them (and "fg" its <svg>'s), so that a page can hold several graphs. */
+enum { RD_FLAME_ALLOC = 1, RD_FLAME_LIVE = 2 };
+int rd_flame_write_mem(const rd_model *m, const char *title, int which, const char *prefix,
+                       FILE *out);
 
 #endif

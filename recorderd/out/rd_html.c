@@ -37,6 +37,7 @@ typedef struct html {
     uint32_t *file_of_slot;       /* source slot -> cov file index + 1, 0 none */
     uint32_t *cov_ix, cov_mask;   /* hash: a cov file's path, or name if none -> index + 1 */
     uint64_t max_ticks, max_hits; /* hottest line of the page */
+    uint64_t max_bytes;           /* a memory trace: the line allocating most */
 } html;
 
 static void esc(html *h, const char *s)
@@ -56,6 +57,9 @@ static const char style[] =
     "table.src td.s{text-align:left}\n"
     "tr.hit td.n{border-left:4px solid #3a3}tr.miss td.n{border-left:4px solid #d33}\n"
     "tr.miss td.s{background:#fdd}tr.none td.n{border-left:4px solid transparent}\n"
+    /* the memory flame graph's switch: a radio button shows its graph, no script */
+    ".mlive{display:none}#mf-live:checked~.mlive{display:block}"
+    "#mf-live:checked~.malloc{display:none}\n"
     ".note{color:#666}.warn{color:#b00;font-weight:bold}\n"
     "</style>\n";
 
@@ -142,6 +146,9 @@ static void find_maxima(html *h)
     for (uint32_t i = 0; i < h->cov->nf; i++)
         for (uint32_t j = 0; j < h->cov->f[i].nln; j++)
             if (h->cov->f[i].ln[j].hits > h->max_hits) h->max_hits = h->cov->f[i].ln[j].hits;
+    for (uint32_t j = 0; j < h->m->capline; j++)
+        if (h->m->line[j].fid && rd_mem_line_bytes(&h->m->mem, j) > h->max_bytes)
+            h->max_bytes = rd_mem_line_bytes(&h->m->mem, j);
 }
 
 /* ---- summary, flame graph, top functions ---- */
@@ -227,6 +234,26 @@ static int put_flame(html *h)
           h->out);
     int e = rd_flame_write_inline(h->m, h->info->title, h->out);
     fputs("</div>\n", h->out);
+    return e;
+}
+
+/* A memory trace: the flame graph by bytes allocated, and by bytes live at
+ * the end, one shown at a time by a radio button (CSS: the page stays
+ * without a script of its own). Each graph's ids have a prefix of its own. */
+static int put_mem_flame(html *h)
+{
+    fputs("<h2 id=\"memflame\">Memory flame graph</h2>\n<p class=\"note\">Width: bytes "
+          "allocated at a stack (its line's own and its callees'), or bytes of those still live "
+          "when tracing stopped (the leak view). Click a frame to zoom.</p>\n"
+          "<div class=\"flame\">\n<input type=\"radio\" name=\"mf\" id=\"mf-alloc\" checked>"
+          "<label for=\"mf-alloc\">allocated</label>\n<input type=\"radio\" name=\"mf\" "
+          "id=\"mf-live\"><label for=\"mf-live\">live at the end</label>\n"
+          "<div class=\"malloc\">\n",
+          h->out);
+    int e = rd_flame_write_mem(h->m, "bytes allocated", RD_FLAME_ALLOC, "ma", h->out);
+    fputs("</div>\n<div class=\"mlive\">\n", h->out);
+    if (!e) e = rd_flame_write_mem(h->m, "bytes live at the end", RD_FLAME_LIVE, "ml", h->out);
+    fputs("</div>\n</div>\n", h->out);
     return e;
 }
 
@@ -317,7 +344,7 @@ static void heat_cell(html *h, double frac, const char *text)
 static void put_src_row(html *h, uint32_t line, const rd_cov_line *cl, const rd_fline *tl,
                         const char *text)
 {
-    char hits[32] = "", ms[32] = "";
+    char hits[32] = "", ms[32] = "", bytes[32] = "";
     const char *cls = cl && cl->hits ? "hit" : cl && cl->exec ? "miss" : "none";
     if (h->m->sampled_hz) /* no sample on a line is no news about it */
         cls = "none";
@@ -327,6 +354,10 @@ static void put_src_row(html *h, uint32_t line, const rd_cov_line *cl, const rd_
     fprintf(h->out, "<tr class=\"%s\"><td class=\"n\">%u</td>", cls, line);
     heat_cell(h, cl && h->max_hits ? (double)cl->hits / (double)h->max_hits : 0, hits);
     heat_cell(h, tl && h->max_ticks ? (double)tl->ticks / (double)h->max_ticks : 0, ms);
+    if (h->m->has_mem) {
+        if (tl && tl->bytes) snprintf(bytes, sizeof bytes, "%llu", (unsigned long long)tl->bytes);
+        heat_cell(h, tl && h->max_bytes ? (double)tl->bytes / (double)h->max_bytes : 0, bytes);
+    }
     fputs("<td class=\"s\">", h->out);
     esc(h, text);
     fputs("</td></tr>\n", h->out);
@@ -375,9 +406,9 @@ static void put_listing(html *h, uint32_t i, const rd_fline *tv, uint32_t nt)
         }
         fputs("; lines with data only</p>\n", h->out);
     }
-    fputs("<table class=\"src\">\n<tr><th>line</th><th>hits</th><th>ms</th>"
-          "<th class=\"l\">source</th></tr>\n",
-          h->out);
+    fprintf(h->out, "<table class=\"src\">\n<tr><th>line</th><th>hits</th><th>ms</th>%s"
+                    "<th class=\"l\">source</th></tr>\n",
+            h->m->has_mem ? "<th>bytes</th>" : "");
     put_rows(h, f, tv, nt, text, len);
     fputs("</table>\n", h->out);
     free(text);
@@ -396,6 +427,11 @@ static void put_file_table(html *h, const rd_flines *fl)
               "function's time is its own, a Lua function's on its own lines), so the lines "
               "add up to the Lua functions' self time, not to the traced time; green: run, "
               "red: executable but never run.</p>\n",
+              h->out);
+    if (h->m->has_mem)
+        fputs("<p class=\"note\">bytes: allocated on the line itself (as its ms: what a "
+              "function it calls allocates is that function's), so a Lua function's lines add "
+              "up to its self allocated bytes in the memory table.</p>\n",
               h->out);
     char note[256];
     if (rd_cov_truncated_note(h->cov, note, sizeof note)[0]) {
@@ -487,6 +523,7 @@ static int put_page(html *h)
     fputs("</h1>\n", h->out);
     put_summary(h, fs);
     int e = h->m->untimed ? 0 : put_flame(h); /* no time, no flame graph */
+    if (!e && h->m->has_mem) e = put_mem_flame(h);
     if (!e) e = put_top(h, fs);
     if (!e && h->m->has_mem) e = put_memory(h);
     if (!e) e = put_sources(h);

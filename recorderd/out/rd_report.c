@@ -518,6 +518,7 @@ static uint32_t merge_flines(rd_fline *v, uint32_t n)
         if (v[w - 1].group == v[i].group && v[w - 1].line == v[i].line) {
             v[w - 1].hits += v[i].hits;
             v[w - 1].ticks += v[i].ticks;
+            v[w - 1].bytes += v[i].bytes;
         } else {
             v[w++] = v[i];
         }
@@ -543,7 +544,7 @@ int rd_report_flines_init(rd_flines *fl, const rd_model *m, const uint32_t *grou
         const rd_line *l = &m->line[i];
         uint32_t k = group_of_line(m, l, group_of, ngroup);
         if (k != UINT32_MAX)
-            fl->line[n++] = (rd_fline){l->line, k, l->hits, l->ticks};
+            fl->line[n++] = (rd_fline){l->line, k, l->hits, l->ticks, rd_mem_line_bytes(&m->mem, i)};
     }
     if (n) {
         qsort(fl->line, n, sizeof *fl->line, cmp_fline);

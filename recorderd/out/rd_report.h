@@ -69,6 +69,7 @@ typedef struct rd_fline {
     uint32_t line;
     uint32_t group; /* its group in rd_flines */
     uint64_t hits, ticks;
+    uint64_t bytes; /* allocated on the line itself (a memory trace) */
 } rd_fline;
 
 /* The model's lines grouped by their function's source, built once so that

@@ -14,6 +14,18 @@ program itself measures.
           it allocated; one that drops it (the collector running) <= 5%;
           stacks.folded by --weight live and report.html's memory section
           agree
+  html    report.html's memory flame graphs: every frame's bytes, added up
+          per function, equal profile.txt's memory table (allocated, and
+          live at the end), the roots its totals; the annotated sources'
+          bytes on a function's own lines add up to its self allocated
+          bytes
+  attach  `recorderd attach PID --memory` of a dormant program (LUATRACE_ATTACH=1)
+          has a memory profile, the leaking function's live bytes >= 90%
+          of what it allocated while traced; a second attach without
+          --memory has none
+  tron    luatrace.tron{memory = true} of a program (its private recorder)
+          has a memory profile: the leak's objects (a table and its node
+          part each) and bytes, all still live
   pprof   heap.pb.gz has Go's heap sample types (alloc_objects,
           alloc_space, inuse_objects, inuse_space); with go, `go tool pprof
           -sample_index=inuse_space -top` lists the leaking function first
@@ -23,7 +35,8 @@ program itself measures.
   luajit  (--luajit) exact and live under LuaJIT (the JIT off while
           traced, as always)
   plain   a trace without --memory has no heap.pb.gz and no memory table,
-          and session.json says memory false
+          report.html no memory flame graph and no bytes column, and
+          session.json says memory false
 
 Exit status: 0 pass, 1 fail, 77 skipped (no recorderd)."""
 import gzip
@@ -31,7 +44,9 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
+import time
 
 sys.dont_write_bytecode = True  # keep the source tree clean
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -177,6 +192,160 @@ def case_live_of(args, tmp, lua):
           "report.html has no memory section with leak's row")
 
 
+# LIVE with each function's body on lines of its own: the sources' bytes
+# of a line are every function's on it (the closure of a definition is
+# made on its 'end' line, by the chunk).
+LIVE_LINES = '''
+local cache = {}
+function leak(n)
+  for i = 1, n do
+    cache[#cache + 1] = {id = i, seen = true}
+  end
+end
+function churn(n)
+  local last
+  for i = 1, n do
+    last = {id = i, name = "tmp" .. i}
+  end
+  return last
+end
+for _ = 1, 20 do leak(1000) churn(5000) end
+collectgarbage("collect")
+print(#cache)
+'''
+LINES_OF = {'leak': range(4, 7), 'churn': range(9, 14)}
+
+
+def mem_flame(page, prefix):
+    """{label before ' (': bytes added up over its frames} of the memory
+    flame graph whose ids start with prefix."""
+    m = re.search(r'<svg id="%sfg".*?</svg>' % prefix, page, re.S)
+    check(m, 'report.html has no flame graph %sfg' % prefix)
+    sums = {}
+    for label, n in re.findall(r'<title>(.*?) \((\d+) bytes, [\d.]+%\)</title>', m.group(0)):
+        name = label.split(' (')[0]
+        sums[name] = sums.get(name, 0) + int(n)
+    return sums
+
+
+def src_bytes(page):
+    """{line: bytes} of the listing's bytes column (one source file)."""
+    rows = re.findall(r'<tr class="\w+"><td class="n">(\d+)</td>(?:<td[^>]*>[^<]*</td>){2}'
+                      r'<td[^>]*>(\d*)</td><td class="s">', page)
+    check(rows, 'report.html: no source row with a bytes column')
+    return {int(line): int(b) for line, b in rows if b}
+
+
+def case_html(args, tmp):
+    out, session = run_memory(args, tmp, 'lines', LIVE_LINES)
+    check(out.strip() == '20000', 'program printed %r' % out)
+    t = memory_table(session)
+    with open(os.path.join(session, 'profile.txt')) as f:
+        head = re.search(r'allocated (\d+) bytes .* live at the end (\d+) bytes', f.read())
+    with open(os.path.join(session, 'report.html')) as f:
+        page = f.read()
+    check('id="memflame"' in page and 'id="mf-live"' in page, 'no memory flame graph')
+    for prefix, col, total in (('ma', 1, int(head.group(1))), ('ml', 4, int(head.group(2)))):
+        sums = mem_flame(page, prefix)
+        print('%s: all %d; %s' % (prefix, sums.get('all', 0), sorted(sums.items())))
+        check(sums.get('all') == total, '%s: all %r, profile.txt %d'
+              % (prefix, sums.get('all'), total))
+        for name in ('leak', 'churn', 'main chunk'):  # none recursive, none too narrow
+            want = t.get(name, (0,) * 6)[col]
+            check(sums.get(name, 0) == want, '%s: %s %r, the memory table %d'
+                  % (prefix, name, sums.get(name), want))
+        for name, v in sums.items():  # a frame too narrow is left out, never more
+            check(name == 'all' or v <= t.get(name, (0,) * 6)[col], '%s: %s %d, table %r'
+                  % (prefix, name, v, t.get(name)))
+    lines = src_bytes(page)
+    for name, body in sorted(LINES_OF.items()):
+        got = sum(lines.get(k, 0) for k in body)
+        print('%s: lines %d, self allocated %d' % (name, got, t[name][5]))
+        check(got == t[name][5] and got > 100000, '%s: its lines %d, self allocated %d'
+              % (name, got, t[name][5]))
+
+
+SERVER = '''
+local cache = {}
+function leak(i) cache[#cache + 1] = {id = i, seen = true} end
+function churn(i) return {id = i, name = "tmp" .. i} end
+local i = 0
+while true do
+  i = i + 1
+  leak(i) churn(i)
+  if i % 1000 == 0 then local t = os.clock() while os.clock() - t < 0.01 do end end
+end
+'''
+
+
+def attach(args, tmp, pid, name, extra):
+    out = os.path.join(tmp, name)
+    harness.run_ok([args.recorderd, 'attach', str(pid), '--duration', '1', '-q', '--out', out]
+                   + extra, tmp, timeout=120)
+    session = harness.find_session(out)
+    with open(os.path.join(session, 'session.json')) as f:
+        return session, json.load(f).get('memory')
+
+
+def case_attach(args, tmp):
+    with open(os.path.join(tmp, 'server.lua'), 'w') as f:
+        f.write(SERVER)
+    env = {k: v for k, v in harness.base_env().items() if not k.startswith('LUATRACE_')}
+    cpath = os.path.join(os.path.dirname(os.path.dirname(args.recorderd)), 'collector')
+    env.update(LUATRACE_ATTACH='1', LUA_CPATH=cpath + '/?.so;;')
+    proc = subprocess.Popen([args.lua, '-lluatrace', 'server.lua'], cwd=tmp, env=env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            start_new_session=True)
+    try:
+        marker = '/tmp/luatrace-%d/attach/%d' % (os.geteuid(), proc.pid)
+        for _ in range(1000):
+            if os.path.exists(marker):
+                break
+            check(proc.poll() is None, 'the program exited early')
+            time.sleep(0.01)
+        session, mem = attach(args, tmp, proc.pid, 'with', ['--memory'])
+        check(mem is True, 'attach --memory: session.json says memory %r' % mem)
+        check(os.path.exists(os.path.join(session, 'heap.pb.gz')), 'attach --memory: no heap.pb.gz')
+        leak = memory_table(session).get('leak')
+        print('attach --memory: leak %r' % (leak,))
+        check(leak and leak[1] > 100000 and leak[4] >= 0.9 * leak[1],
+              'attach --memory: leak %r' % (leak,))
+        _, mem = attach(args, tmp, proc.pid, 'without', [])
+        check(mem is False, 'attach without --memory: session.json says memory %r' % mem)
+        check(proc.poll() is None, 'the program exited')
+    finally:
+        harness.kill_group(proc)
+        proc.wait()
+
+
+TRON = '''
+local luatrace = require "luatrace"
+local cache = {}
+function leak(n) for i = 1, n do cache[#cache + 1] = {id = i} end end
+assert(luatrace.tron{memory = true})
+leak(20000)
+luatrace.troff()
+print(#cache)
+'''
+
+
+def case_tron(args, tmp):
+    with open(os.path.join(tmp, 'tron.lua'), 'w') as f:
+        f.write(TRON)
+    env = {k: v for k, v in harness.base_env().items() if not k.startswith('LUATRACE_')}
+    cpath = os.path.join(os.path.dirname(os.path.dirname(args.recorderd)), 'collector')
+    # no daemon on a socket of its own: the collector's private recorder
+    env.update(LUA_CPATH=cpath + '/?.so;;', XDG_RUNTIME_DIR=tmp)
+    res = harness.run([args.lua, 'tron.lua'], tmp, env, timeout=120)
+    check(res.status == 0 and res.out.decode().strip() == '20000',
+          'tron.lua: %d %r' % (res.status, res.err.decode()))
+    session = harness.find_session(os.path.join(tmp, 'luatrace-out'))
+    leak = memory_table(session).get('leak')
+    print('tron{memory = true}: leak %r' % (leak,))
+    check(leak and leak[0] >= 40000 and leak[1] > 20000 * 40 and leak[4] == leak[1],
+          'tron{memory = true}: leak %r' % (leak,))
+
+
 def varint(b, at):
     v = shift = 0
     while True:
@@ -253,7 +422,10 @@ def case_plain(args, tmp):
     with open(os.path.join(session, 'profile.txt')) as f:
         check('Memory by function' not in f.read(), 'a memory table without memory')
     with open(os.path.join(session, 'report.html')) as f:
-        check('id="memory"' not in f.read(), 'report.html: a memory section without memory')
+        page = f.read()
+    check('id="memory"' not in page, 'report.html: a memory section without memory')
+    check('id="memflame"' not in page and 'id="mf-live"' not in page and '<th>bytes</th>' not in page,
+          'report.html: a memory flame graph or bytes column without memory')
     with open(os.path.join(session, 'session.json')) as f:
         check(json.load(f).get('memory') is False, 'session.json does not say memory false')
 

@@ -722,7 +722,7 @@ static void build_shared_lines(void)
  * (by group_of as rd_report_flines_init takes it), at line. */
 static rd_fline sum_lines(const uint32_t *group_of, uint32_t k, uint32_t line)
 {
-    rd_fline s = {line, k, 0, 0};
+    rd_fline s = {line, k, 0, 0, 0};
     for (uint32_t i = 0; i < M.capline; i++) {
         const rd_line *l = &M.line[i];
         uint32_t slot = l->fid ? rd_model_src_slot(&M, l->fid) : UINT32_MAX;
