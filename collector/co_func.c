@@ -378,7 +378,7 @@ static uint32_t describe(co_state *s, lua_State *L, lua_Debug *ar, int isC, uint
     if (!isC && s->layout_ok) /* 64 bytes hold both records */
         q = put_code(q, fid, lua_topointer(L, -1));
     lt_ring_commit(&s->ring, (uint64_t)(q - p));
-    if (!isC && s->jit_lines) /* LuaJIT's executable lines: coverage's */
+    if (!isC && s->jit_lines) /* LuaJIT's or 5.4's executable lines: coverage's */
         co_jit_lines(s, fid, lua_topointer(L, -1));
     return fid;
 }

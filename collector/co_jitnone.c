@@ -1,6 +1,6 @@
 /* co_jitnone: co_jit.c's entry points in the Lua 5.4 build, where the host
  * is never LuaJIT (lib/lua/5.4 is lua5.4's): every LuaJIT path is off, and
- * the debug API is Lua's own. */
+ * the debug API is Lua's own. co_jit_lines is 5.4's own (co_lines54.c). */
 #define CO_JIT_IMPL
 #include <lauxlib.h>
 
@@ -86,5 +86,3 @@ void co_jit_rebuild(uint32_t id, lua_State *T, int from, int fresh_top)
     (void)id, (void)T, (void)from, (void)fresh_top;
 }
 void co_jit_event(co_state *s, lua_State *L, lua_Debug *ar) { co_hook_traced(s, L, ar); }
-int co_jit_lines_check(lua_State *L) { (void)L; return 0; }
-void co_jit_lines(co_state *s, uint32_t fid, const void *fn) { (void)s, (void)fid, (void)fn; }

@@ -434,7 +434,11 @@ static int begin(co_state *s, lua_State *L, const char *name, const char *sock_p
         goto fail_func;
     /* LuaJIT: none of the 5.1 layout reads (co_jit.c) */
     s->jit = co_jit_is();
+#ifdef CO_LUA54
+    s->jit_lines = co_jit_lines_check(L); /* 5.4's own lines (co_lines54.c) */
+#else
     s->jit_lines = s->jit && co_jit_lines_check(L);
+#endif
     s->layout_ok = !s->jit && co_func_layout_check(L);
     s->state_ok = s->layout_ok && running && co_func_state_check(L, running);
     s->table_ok = s->layout_ok && co_name_layout_check(L);

@@ -124,7 +124,7 @@ typedef struct co_state {
     int use_tsc;   /* ticks are TSC, else CLOCK_MONOTONIC ns */
     int no_clock;  /* LUATRACE_TIMING=none: no clock is ever read, every dt is 0 */
     int jit;       /* LuaJIT 2.1 (co_jit.c): no 5.1 layout read, events translated */
-    int jit_lines; /* LuaJIT's GCproto layout verified: LINES records (co_jitlines.c) */
+    int jit_lines; /* LuaJIT's GCproto (5.4's Proto) layout verified: LINES records (co_jitlines.c, co_lines54.c) */
     int layout_ok; /* Lua 5.1 closure layout verified: key by Proto* */
     int state_ok;  /* lua_State/CallInfo layout verified: no getinfo("f") */
     int table_ok;  /* Table layout verified: names found by reading tables */
@@ -583,8 +583,9 @@ void co_jit_event(co_state *s, lua_State *L, lua_Debug *ar);
 /* The hook's work on an event while tracing (co_hook.c). */
 void co_hook_traced(co_state *s, lua_State *L, lua_Debug *ar);
 
-/* co_jitlines.c: 1 if LuaJIT's prototypes can be read (checked once, at
- * load: runs Lua, never from a hook). */
+/* co_jitlines.c (co_lines54.c in the 5.4 build): 1 if LuaJIT's (5.4's)
+ * prototypes can be read (checked once, at load: runs Lua, never from a
+ * hook). */
 int co_jit_lines_check(lua_State *L);
 /* The LINES records of fid, the Lua function fn (lua_topointer), after its
  * FUNC: the lines of its bytecode and of the functions nested in it. */

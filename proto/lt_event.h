@@ -31,9 +31,9 @@
  * program that never changes directory has none. A function's directory is
  * the one current when its chunk was loaded, not when it was first called.
  *
- * LINES (LuaJIT only) follow the FUNC of a Lua function: together they
- * list the lines that carry bytecode in it and in every function nested in
- * it, whether they ran or not, as LuaJIT compiled them: line + i for each
+ * LINES (LuaJIT and Lua 5.4) follow the FUNC of a Lua function: together
+ * they list the lines that carry bytecode in it and in every function
+ * nested in it, whether they ran or not, as that Lua compiled them: line + i for each
  * bit i (0-63) set in mask. A record covers 64 lines, so a function of n
  * lines sends at most n / 64 + 1 of them, right after its FUNC, in
  * increasing line order (a reader ignores one out of order). Coverage takes

@@ -1122,8 +1122,9 @@ int rd_cov_write_text(const rd_cov *c, const char *title, FILE *out)
             title ? rd_printable(title, name, sizeof name) : "");
     if (rd_cov_truncated_note(c, note, sizeof note)[0])
         fprintf(out, "%s.\n", note);
-    fprintf(out, "Executable lines are the lines that carry bytecode (as luac5.1 -l -l lists "
-                 "them);\nhits are line events; a function is hit when it was called.\n\n");
+    fprintf(out, "Executable lines are the lines that carry bytecode (as luac -l -l of the Lua "
+                 "that ran lists them);\nhits are line events; a function is hit when it was "
+                 "called.\n\n");
     text_summary(c, out);
     text_others(c, out);
     fputc('\n', out);

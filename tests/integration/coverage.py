@@ -7,7 +7,11 @@ Cases (each in a fresh temporary directory, always removed):
   program P  run P (a tests/lua program, from its own directory) under
              `recorderd run` and under a reference line counter (a C line
              hook counting per source and line, REFCOUNT_C below), then
-             check the session's coverage files (check_session)
+             check the session's coverage files (check_session). With
+             --lua lua5.4 (tests/lua54, prog54 below) the reference runs in
+             the program itself (REF54_LUA: debug.sethook's "l" counts, and
+             the activelines of every function called), and the exact lines
+             are luac5.4's (5.4's own bytecode, sent by the collector)
   threads    coroutines created before tracing starts, after it, by
              coroutine.wrap, and in C with lua_newthread (a helper module
              compiled here with cc): hit counts equal the reference's
@@ -290,6 +294,72 @@ def expect(cond, what):
         raise Failure(what)
 
 
+# The Lua 5.4 reference (-e, before the program): a Lua line hook in the
+# main thread and in every coroutine made after it, counting line events
+# per (source, line); the activelines of every function that is called
+# (debug.getinfo(f, "L")), the executable lines 5.4 itself gives. Written
+# as REFCOUNT_C's rows, and "HEXSOURCE LINE" rows to REFCOUNT_OUT.exec, at
+# os.exit or when the state closes (a finalizer).
+REF54_LUA = r"""
+local getinfo, sethook, hits, exec, seen = debug.getinfo, debug.sethook, {}, {}, {}
+local function hook(ev, line)
+  local info = getinfo(2, "S")
+  local src = info.source
+  if src == "=(command line)" then return end -- this reference's own
+  if ev == "line" then
+    local t = hits[src] or {}
+    hits[src] = t
+    t[line] = (t[line] or 0) + 1
+  else
+    local f = getinfo(2, "f").func
+    if seen[f] then return end
+    seen[f] = true
+    local t = exec[src] or {}
+    exec[src] = t
+    for l in pairs(getinfo(f, "L").activelines or {}) do t[l] = true end
+  end
+end
+local function hex(s) return "x" .. s:gsub(".", function(c) return ("%02x"):format(c:byte()) end) end
+local done
+local function dump()
+  if done then return end
+  done = true
+  sethook()
+  local out = os.getenv("REFCOUNT_OUT")
+  local f, e = io.open(out, "w"), io.open(out .. ".exec", "w")
+  for src, t in pairs(hits) do
+    for l, n in pairs(t) do f:write(hex(src), " ", l, " ", n, "\n") end
+  end
+  for src, t in pairs(exec) do
+    for l in pairs(t) do e:write(hex(src), " ", l, "\n") end
+  end
+  f:close() e:close()
+end
+REF54_KEEP = setmetatable({}, {__gc = dump})
+local exit, create, wrap = os.exit, coroutine.create, coroutine.wrap
+os.exit = function(...) dump() return exit(...) end
+local function hooked(f)
+  local co = create(f)
+  sethook(co, hook, "cl")
+  return co
+end
+coroutine.create = hooked
+coroutine.wrap = function(f)
+  local co = hooked(f)
+  return function(...)
+    local r = table.pack(coroutine.resume(co, ...))
+    if not r[1] then error(r[2], 0) end
+    return table.unpack(r, 2, r.n)
+  end
+end
+sethook(hook, "cl")
+"""
+
+
+def is54(lua):
+    return os.path.basename(lua).startswith('lua5.4')
+
+
 # {======================================================================
 # Running things
 
@@ -298,7 +368,8 @@ class Ctx:
         self.args, self.tmp = args, tmp
         self.refdir = os.path.join(tmp, 'refcount')
         os.mkdir(self.refdir)
-        build_module(self.refdir, 'refcount', REFCOUNT_C)
+        if not is54(args.lua):  # 5.4's reference is Lua (REF54_LUA)
+            build_module(self.refdir, 'refcount', REFCOUNT_C)
         self.nout = 0
 
     def traced(self, cmd, cwd, env_extra=None, opts=()):
@@ -322,7 +393,8 @@ class Ctx:
         env.update(env_extra or {})
         env['REFCOUNT_OUT'] = out
         env['LUA_CPATH'] = '%s/?.so;%s' % (self.refdir, env.get('LUA_CPATH', ';;'))
-        res = run(cmd[:1] + ['-lrefcount'] + cmd[1:], cwd, env, timeout=300)
+        pre = ['-e', REF54_LUA] if is54(cmd[0]) else ['-lrefcount']
+        res = run(cmd[:1] + pre + cmd[1:], cwd, env, timeout=300)
         counts = {}
         try:
             with open(out) as f:
@@ -334,6 +406,14 @@ class Ctx:
             raise Failure('reference counter failed (%s); stderr:\n%s'
                           % (e, show_bytes(res.err)))
         os.unlink(out)
+        self.ref_exec = {}
+        if is54(cmd[0]):
+            with open(out + '.exec') as f:
+                for row in f:
+                    hexsrc, line = row.split()
+                    src = bytes.fromhex(hexsrc[1:]).decode('utf-8', 'replace')
+                    self.ref_exec.setdefault(src, set()).add(int(line))
+            os.unlink(out + '.exec')
         return counts
 
     def report(self, args, cwd=None):
@@ -500,9 +580,33 @@ def read_luacov(path):
 # {======================================================================
 # The checks
 
+def luac54_listing(path, lua):
+    """(instruction lines, prototype line ranges) of luac5.4 -l -l -p,
+    VARARGPREP left out: 5.4 (5.4.4 on, what Debian has) gives it no line
+    (activelines skips a vararg function's first instruction) and no line
+    event."""
+    luac = os.path.join(os.path.dirname(lua), 'luac5.4') if os.sep in lua else 'luac5.4'
+    res = subprocess.run([luac, '-l', '-l', '-p', path], capture_output=True, text=True,
+                         errors='replace')
+    expect(res.returncode == 0, 'luac5.4 -p %s failed: %s' % (path, res.stderr))
+    lines, protos = set(), []
+    for row in res.stdout.splitlines():
+        m = re.match(r'\t\d+\t\[(\d+)\]\t(\w+)', row)
+        if m and m.group(2) != 'VARARGPREP':
+            lines.add(int(m.group(1)))
+        m = re.match(r'(?:main|function) <.*:(\d+),(\d+)> \(', row)
+        if m:
+            protos.append((int(m.group(1)), int(m.group(2))))
+    return lines, protos
+
+
 def check_exact(lcov, lua):
-    """DA lines and FN records against luac5.1 -l -l -p, file by file."""
+    """DA lines and FN records against luac5.1 -l -l -p (luac5.4's under
+    lua5.4), file by file."""
     for sf, rec in lcov.items():
+        if is54(lua):
+            check_exact54(sf, rec, lua)
+            continue
         lines, protos = luac_listing(sf, lua)
         got = set(rec['da'])
         expect(got == lines, '%s: executable lines differ from luac5.1 -l -l: only ours %s,'
@@ -516,6 +620,36 @@ def check_exact(lcov, lua):
                and t.get('LH') == sum(1 for v in rec['da'].values() if v)
                and t.get('FNH') == sum(1 for v in rec['fnda'].values() if v),
                '%s: LF/LH/FNF/FNH do not match the records: %s' % (sf, t))
+
+
+def check_exact54(sf, rec, lua):
+    """DA lines against luac5.4's; FN records are the functions that were
+    called (each a prototype luac5.4 lists): with no compiler of 5.4 in
+    recorderd, a function never called has its lines but no FN."""
+    lines, protos = luac54_listing(sf, lua)
+    got = set(rec['da'])
+    expect(got == lines, '%s: executable lines differ from luac5.4 -l -l: only ours %s,'
+           ' only luac %s' % (sf, sorted(got - lines)[:20], sorted(lines - got)[:20]))
+    starts = {max(a, 1) for a, _ in protos}
+    expect(set(rec['fn'].values()) <= starts, '%s: FN lines %s, luac5.4 prototypes %s'
+           % (sf, sorted(rec['fn'].values())[:20], sorted(starts)[:20]))
+    t = rec['totals']
+    expect(t.get('LF') == len(rec['da']) and t.get('LH') == sum(1 for v in rec['da'].values() if v),
+           '%s: LF/LH do not match the records: %s' % (sf, t))
+
+
+def check_activelines(ref_exec, lcov, cwd):
+    """5.4: the activelines of every function called are DA lines, and so
+    is every line that has code in a function called (a DA line outside
+    them is in a function that never ran: no hits)."""
+    for src, lines in ref_exec.items():
+        path = os.path.normpath(os.path.join(cwd, src[1:])) if src.startswith('@') else None
+        if path not in lcov:
+            continue
+        da = lcov[path]['da']
+        expect(lines <= set(da), '%s: activelines %s are not DA lines' % (path, sorted(lines - set(da))[:20]))
+        extra = {l for l in da if l not in lines and da[l]}
+        expect(not extra, '%s: lines %s were hit but no function called has them' % (path, sorted(extra)[:20]))
 
 
 def check_consumers(session, tmp, total, cwd):
@@ -803,6 +937,8 @@ def case_program(ctx):
     _, session = ctx.traced([ctx.args.lua, prog], cwd)
     ref = ctx.reference([ctx.args.lua, prog], cwd)
     lcov, total = check_session(ctx, session, cwd, ref)
+    if is54(ctx.args.lua):
+        check_activelines(ctx.ref_exec, lcov, cwd)
     print('%s: ok (%d files, %d of %d lines, %d of %d functions)'
           % (prog, len(lcov), total[0], total[0] + total[1], total[2], total[3]))
 
