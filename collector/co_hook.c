@@ -593,7 +593,8 @@ CO_INLINE void lean_call_at(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t
         const uint8_t *cl = co_func_closure(L, ar);
         const co_fent *e = co_ftab_first(&s->ft, lr_ptr_at(cl, CL_FP));
         uint32_t fid = e ? e->fid : 0;
-        if (fid && (e->flags & (LT_FF_RESUME | LT_FF_WRAP | CO_FF_BYARG))) /* wrap: its body; require: call_event */
+        /* a wrap function: its body's; resume, require: call_event's */
+        if (fid && (e->flags & (LT_FF_RESUME | LT_FF_WRAP | CO_FF_BYARG)))
             fid = e->flags == LT_FF_WRAP ? lean_wrap(s, L, cl) : 0;
         if (__builtin_expect(fid != 0, 1)) {
             uint64_t dt = lean_dt(s, t0, timed);
