@@ -32,6 +32,13 @@ program itself measures.
   big     a program making 10 million tiny blocks (640 MB in all, the
           collector running) ends with its reports written, its memory
           table counting every one of them
+  gc      GC steps that allocations bring about are (gc) frames under the
+          function that allocated (a Lua function's table, a C function's
+          string), none under one that allocates nothing, none without
+          --memory; (gc)'s share of the allocating function's time is
+          within a factor 2 of the share the same program measures for
+          itself, the collector stopped and its steps called and timed by
+          the program (plain lua5.1, same allocations)
   luajit  (--luajit) exact and live under LuaJIT (the JIT off while
           traced, as always)
   plain   a trace without --memory has no heap.pb.gz and no memory table,
@@ -406,6 +413,67 @@ def case_big(args, tmp):
           % (t.get('tiny'),))
     for f in ('profile.txt', 'heap.pb.gz', 'report.html', 'session.json'):
         check(os.path.exists(os.path.join(session, f)), 'no ' + f)
+
+
+GC = '''
+function churn(n) local t for i = 1, n do t = {i, i + 1} end return t end
+function arith(n) local x = 0 for i = 1, n do x = x + i % 7 end return x end
+function strings(n) local s for i = 1, n do s = string.format("%d:%d", i, n) end return s end
+collectgarbage("collect")
+churn(1000000) arith(1000000) strings(200000)
+print("done")
+'''
+
+# churn's allocations, the collector stopped and stepped by the program
+# as often as it steps itself (a step per KB: 1000 tables of 88 bytes,
+# 88 KB), the steps timed: their share of the whole.
+GC_STEPS = '''
+local clock, cg = os.clock, collectgarbage
+local function churn_steps(n, every, kb)
+  local t, gc = nil, 0
+  for i = 1, n do
+    t = {i, i + 1}
+    if i % every == 0 then
+      local c = clock() cg("step", kb) cg("stop") gc = gc + clock() - c
+    end
+  end
+  return gc
+end
+cg("collect") cg("stop")
+local c = clock()
+local gc = churn_steps(1000000, 1000, 88)
+print(string.format("%.4f", gc / (clock() - c)))
+'''
+
+
+def case_gc(args, tmp):
+    with open(os.path.join(tmp, 'steps.lua'), 'w') as f:
+        f.write(GC_STEPS)
+    shares = sorted(float(harness.run_ok([args.lua, 'steps.lua'], tmp).out) for _ in range(3))
+    own = shares[1]
+    out, session = run_memory(args, tmp, 'gc', GC)
+    check(out.strip() == 'done', 'program printed %r' % out)
+    w = folded(session, args, tmp, 'time')
+    gc_under = {}
+    for stack, v in w.items():
+        frames = [f.split('@')[0] for f in stack.split(';')]
+        if '(gc)' in frames:
+            parent = frames[frames.index('(gc)') - 1]
+            gc_under[parent] = gc_under.get(parent, 0) + v
+    churn = sum(v for k, v in w.items() if 'churn@' in k)
+    print('(gc) under %r; churn %d ns; own step share %.3f (of %r)'
+          % (gc_under, churn, own, shares))
+    check(gc_under.get('churn', 0) > 0, 'no (gc) under churn: %r' % gc_under)
+    check(gc_under.get('string.format', 0) > 0, 'no (gc) under string.format: %r' % gc_under)
+    check('arith' not in gc_under, '(gc) under arith, which allocates nothing')
+    share = gc_under['churn'] / churn
+    print('(gc) share of churn: traced %.3f, program %.3f' % (share, own))
+    check(own > 0.05, 'the program measured a step share of only %.3f' % own)
+    check(own / 2 <= share <= own * 2, '(gc) share of churn %.3f, the program measures %.3f'
+          % (share, own))
+    _, plain = run_memory(args, tmp, 'gcplain', GC, extra=())
+    check(not any('(gc)@' in k for k in folded(plain, args, tmp, 'time')),
+          '(gc) frames without --memory')
 
 
 def case_luajit(args, tmp):
