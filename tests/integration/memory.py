@@ -23,6 +23,10 @@ program itself measures.
           has a memory profile, the leaking function's live bytes >= 90%
           of what it allocated while traced; a second attach without
           --memory has none
+  listen  `recorderd listen --memory`: two programs that register with it
+          (lua5.1 -lluatrace) each get a memory profile (the leak's live
+          bytes >= 90% of what it allocated, the churn's <= 5%), output
+          unchanged; a daemon without --memory gives them none
   tron    luatrace.tron{memory = true} of a program (its private recorder)
           has a memory profile: the leak's objects (a table and its node
           part each) and bytes, all still live
@@ -323,6 +327,56 @@ def case_attach(args, tmp):
     finally:
         harness.kill_group(proc)
         proc.wait()
+
+
+def listen_sessions(args, tmp, extra, names):
+    """Runs LIVE as each of names under one `recorderd listen` (+ extra);
+    {name: session dir} once the daemon has written them."""
+    sock, out = os.path.join(tmp, 'sock-%d' % len(extra)), os.path.join(tmp, 'listen-%d' % len(extra))
+    env = {k: v for k, v in harness.base_env().items() if not k.startswith('LUATRACE_')}
+    cpath = os.path.join(os.path.dirname(os.path.dirname(args.recorderd)), 'collector')
+    env.update(LUA_CPATH=cpath + '/?.so;;', LUATRACE_SOCKET=sock, XDG_RUNTIME_DIR=tmp)
+    daemon = subprocess.Popen([args.recorderd, 'listen', '--socket', sock, '--out', out] + extra,
+                              cwd=tmp, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        for _ in range(1000):
+            if os.path.exists(sock):
+                break
+            check(daemon.poll() is None, 'recorderd listen exited')
+            time.sleep(0.01)
+        with open(os.path.join(tmp, 'live.lua'), 'w') as f:
+            f.write(LIVE)
+        for name in names:
+            res = harness.run([args.lua, '-lluatrace', 'live.lua'], tmp,
+                              dict(env, LUATRACE_SHM=name), timeout=120)
+            check(res.status == 0 and res.out.decode().strip() == '20000',
+                  '%s: %d %r %r' % (name, res.status, res.out, res.err))
+        for name in names:
+            harness.wait_file(os.path.join(out, name, 'session.json'), 'listen', daemon)
+        return {name: os.path.join(out, name) for name in names}
+    finally:
+        daemon.terminate()  # as a user stops it; killed if it does not stop
+        try:
+            daemon.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            harness.kill_group(daemon)
+            daemon.wait()
+
+
+def case_listen(args, tmp):
+    for name, session in sorted(listen_sessions(args, tmp, ['--memory'], ['one', 'two']).items()):
+        with open(os.path.join(session, 'session.json')) as f:
+            check(json.load(f).get('memory') is True, '%s: session.json says no memory' % name)
+        t = memory_table(session)
+        leak, churn = t.get('leak'), t.get('churn')
+        print('%s: leak %r churn %r' % (name, leak, churn))
+        check(leak and leak[1] > 100000 and leak[4] >= 0.9 * leak[1], '%s: leak %r' % (name, leak))
+        check(churn and churn[1] > 100000 and churn[4] <= 0.05 * churn[1],
+              '%s: churn %r' % (name, churn))
+    session = listen_sessions(args, tmp, [], ['plain'])['plain']
+    with open(os.path.join(session, 'session.json')) as f:
+        check(json.load(f).get('memory') is False, 'listen without --memory: memory not false')
 
 
 TRON = '''
