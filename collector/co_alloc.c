@@ -169,8 +169,8 @@ static void *watch_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     return w->f(w->ud, ptr, osize, nsize);
 }
 
-/* Wraps L's allocator for memory alone (LuaJIT: no Lua 5.1 layout to
- * watch frees by). Returns 0 or -ENOTSUP. */
+/* Wraps L's allocator for memory alone (LuaJIT, Lua 5.4: no Lua 5.1
+ * layout to watch frees by). Returns 0 or -ENOTSUP. */
 static int wrap_memory_only(lua_State *L)
 {
     void *ud;
@@ -195,7 +195,12 @@ int co_alloc_memory(co_state *s, lua_State *L)
         g_gc = NULL;
         return 0;
     }
-    if (lua_getallocf(L, &ud) != watch_alloc && (!s->jit || wrap_memory_only(L)))
+#ifdef CO_LUA54
+    int own = 1; /* no 5.1 layout: memory only, as LuaJIT */
+#else
+    int own = s->jit;
+#endif
+    if (lua_getallocf(L, &ud) != watch_alloc && (!own || wrap_memory_only(L)))
         return -ENOTSUP;
     g_mem = s;
     return 0;

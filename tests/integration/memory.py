@@ -43,6 +43,7 @@ program itself measures.
           within a factor 2 of the share the same program measures for
           itself, the collector stopped and its steps called and timed by
           the program (plain lua5.1, same allocations)
+  lua54   (--lua54) exact and live under Lua 5.4 (its own collector module)
   luajit  (--luajit) exact and live under LuaJIT (the JIT off while
           traced, as always)
   plain   a trace without --memory has no heap.pb.gz and no memory table,
@@ -538,6 +539,14 @@ def case_luajit(args, tmp):
     case_live_of(args, tmp, args.luajit)
 
 
+def case_lua54(args, tmp):
+    if not args.lua54 or not shutil.which(args.lua54):
+        print('no lua5.4')
+        raise SystemExit(harness.SKIP)
+    case_exact(args, tmp, lua=args.lua54)
+    case_live_of(args, tmp, args.lua54)
+
+
 def case_plain(args, tmp):
     _, session = run_memory(args, tmp, 'live', LIVE, extra=())
     check(not os.path.exists(os.path.join(session, 'heap.pb.gz')), 'heap.pb.gz without memory')
@@ -560,6 +569,7 @@ def main(argv):
 def add_args(ap):
     ap.add_argument('--go', default='go')
     ap.add_argument('--luajit')
+    ap.add_argument('--lua54')
 
 
 if __name__ == '__main__':
