@@ -132,6 +132,7 @@ typedef struct co_state {
     int thread_ok; /* lua_State layout verified for the switch path (co_thread.c) */
     int watched;   /* CO_WATCH_*: what the state's allocator reports (co_alloc.c) */
     int mem;       /* LUATRACE_MEMORY=1: the allocator's calls are traced (MEM) */
+    uint64_t mem_base; /* the last MEM record's address: the short MEMs' base */
     int key_only;  /* state_ok and watched: a cache hit on the key alone is exact */
     int drop_mode; /* LUATRACE_MODE=drop: never wait for space */
     int discard;   /* LUATRACE_SINK=discard: nobody reads; for scripts/bench */
