@@ -80,19 +80,48 @@ static co_state *g_mem; /* memory is traced into its ring; NULL: not */
 static int g_timed;
 static const char *g_gc; /* its global_State, for (gc) frames; NULL: none */
 
-/* The MEM record of one call (lt_event.h), sizes below 2^32. */
+/* The short MEM of one call at p (lt_event.h): its end, or NULL where a
+ * delta does not fit. */
+static uint8_t *put_short_mem(co_state *s, uint8_t *p, uint64_t size, uint64_t osize,
+                              uint64_t addr, uint64_t oaddr)
+{
+    uint8_t *q;
+    if (!oaddr) {
+        *p = LT_SHORT_MNEW;
+        q = lt_put_adelta(lt_put_uint(p + 1, size), s->mem_base, addr);
+    } else if (!addr) {
+        *p = LT_SHORT_MFREE;
+        q = lt_put_adelta(lt_put_uint(p + 1, osize), s->mem_base, oaddr);
+    } else {
+        *p = LT_SHORT_MRE;
+        q = lt_put_adelta(lt_put_uint(lt_put_uint(p + 1, size), osize), s->mem_base, oaddr);
+        q = q ? lt_put_adelta(q, oaddr, addr) : NULL;
+    }
+    return q;
+}
+
+/* The MEM record of one call (lt_event.h), sizes below 2^32: short, so
+ * what the last hook record implies still holds after it; else full. */
 static void put_mem(co_state *s, uint64_t size, uint64_t osize, const void *addr,
                     const void *oaddr)
 {
-    uint8_t *p = co_out_hot(s);
+    uint8_t *p = co_out_hot(s), *q;
     if (!p)
         return;
-    uint8_t *q = lt_put_head(p, LT_EV_MEM, 4);
-    q = lt_put_uint(q, size);
-    q = lt_put_uint(q, osize);
-    q = lt_put_uint(q, (uintptr_t)addr);
-    q = lt_put_uint(q, (uintptr_t)oaddr);
-    co_out_hot_end(s, p, q);
+    uint64_t at = s->ring.pos;
+    if ((q = put_short_mem(s, p, size, osize, (uintptr_t)addr, (uintptr_t)oaddr))) {
+        uint64_t end = co_out_hot_end(s, p, q);
+        s->depth_end = s->depth_end == at ? end : s->depth_end;
+        s->line_end = s->line_end == at ? end : s->line_end;
+    } else {
+        q = lt_put_head(p, LT_EV_MEM, 4);
+        q = lt_put_uint(q, size);
+        q = lt_put_uint(q, osize);
+        q = lt_put_uint(q, (uintptr_t)addr);
+        q = lt_put_uint(q, (uintptr_t)oaddr);
+        co_out_hot_end(s, p, q);
+    }
+    s->mem_base = addr ? (uintptr_t)addr : (uintptr_t)oaddr;
 }
 
 /* (gc) frames. Lua 5.1 counts the state's bytes after each allocator

@@ -139,6 +139,7 @@ typedef struct co_state {
     uint64_t gc_p0;
     size_t gc_thr;     /* the threshold it reached: a step sets another */
     uint32_t gc_fid;   /* the (gc) function's id, once described */
+    uint64_t mem_base; /* the last MEM record's address: the short MEMs' base */
     int key_only;  /* state_ok and watched: a cache hit on the key alone is exact */
     int drop_mode; /* LUATRACE_MODE=drop: never wait for space */
     int discard;   /* LUATRACE_SINK=discard: nobody reads; for scripts/bench */

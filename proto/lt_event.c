@@ -205,6 +205,40 @@ static int decode_short(lt_dec *d, const uint8_t *p, size_t n, lt_event *ev)
     return 1 + k + k2;
 }
 
+/* LT_SHORT_M*: [byte][size or osize][delta] or, for a reallocation,
+ * [byte][size][osize][delta][delta from oaddr]; expanded to the full MEM
+ * (its addresses from d's base), what is implied left as it was. */
+static int decode_short_mem(lt_dec *d, const uint8_t *p, size_t n, lt_event *ev)
+{
+    uint8_t b = p[0];
+    unsigned nf = b == LT_SHORT_MRE ? 4 : 2;
+    uint64_t f[4];
+    size_t off = 1;
+    if (b > LT_SHORT_MRE)
+        return -EPROTO;
+    for (unsigned i = 0; i < nf; i++) {
+        int k = get_uint(p + off, n - off, &f[i]);
+        if (k <= 0)
+            return k;
+        off += (size_t)k;
+    }
+    ev->kind = LT_EV_MEM;
+    ev->nargs = 4;
+    ev->str = NULL;
+    ev->slen = 0;
+    uint64_t a = lt_adelta_apply(d->mem_base, f[nf == 4 ? 2 : 1]);
+    if (b == LT_SHORT_MNEW) {
+        ev->a[0] = f[0], ev->a[1] = 0, ev->a[2] = a, ev->a[3] = 0;
+    } else if (b == LT_SHORT_MFREE) {
+        ev->a[0] = 0, ev->a[1] = f[0], ev->a[2] = 0, ev->a[3] = a;
+    } else {
+        ev->a[0] = f[0], ev->a[1] = f[1], ev->a[3] = a;
+        a = ev->a[2] = lt_adelta_apply(a, f[3]);
+    }
+    d->mem_base = a;
+    return (int)off;
+}
+
 /* What a full record implies for the next one. */
 static void imply(lt_dec *d, const lt_event *ev)
 {
@@ -218,6 +252,8 @@ static void imply(lt_dec *d, const lt_event *ev)
         d->depth = ev->kind == LT_EV_RET ? ev->a[0] - 1 : ev->a[0];
     if (d->line_ok)
         d->line = ev->a[2];
+    if (ev->kind == LT_EV_MEM)
+        d->mem_base = ev->a[2] ? ev->a[2] : ev->a[3];
 }
 
 int lt_dec_next(lt_dec *d, const uint8_t *p, size_t n, lt_event *ev)
@@ -226,6 +262,8 @@ int lt_dec_next(lt_dec *d, const uint8_t *p, size_t n, lt_event *ev)
         return 0;
     if (p[0] < 0x80)
         return decode_step(d, p, n, ev);
+    if (p[0] >= LT_SHORT_MNEW)
+        return decode_short_mem(d, p, n, ev);
     if (p[0] >= 0xe0)
         return decode_short(d, p, n, ev);
     int k = lt_event_decode(p, n, ev);

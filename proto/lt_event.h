@@ -65,6 +65,22 @@
  * allocations (its hook naming a function, tron) send none, nor does an
  * allocation while records are dropped (the GAP counts it).
  *
+ * MEM short forms (12): an address written whole is a 9-byte uint that
+ * zstd cannot shrink, four per record, and an allocation-heavy program
+ * makes more MEM records than hook records. So the collector writes MEM
+ * records as short forms whose addresses are deltas (lt_put_adelta) from
+ * the base, the address of the previous MEM record (full or short: its
+ * addr, or a free's oaddr; 0 at the start of a stream), which the
+ * allocator mostly keeps near:
+ *   LT_SHORT_MNEW   the byte, size, delta of addr: a new block;
+ *   LT_SHORT_MFREE  the byte, osize, delta of oaddr: a free;
+ *   LT_SHORT_MRE    the byte, size, osize, delta of oaddr, then addr's delta
+ *                   from oaddr (0: in place): a reallocation.
+ * They stand for the full MEM records above and, unlike every other record,
+ * leave what is implied as it was: the LINE after an allocation may still be
+ * a step. A delta the encoding cannot carry (two addresses 2^62 apart or
+ * more) comes as the full record, which ends what is implied as before.
+ *
  * GAP says how many events were dropped (drop mode, a full ring). The
  * collector writes it first thing in the hook after the drops, and a START
  * (reason HOOKED) of the thread the reader has as running follows at once;
@@ -105,7 +121,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define LT_EVENT_VERSION 11u /* 2: short forms; 3: thread ids (THREAD), switch depths;
+#define LT_EVENT_VERSION 12u /* 2: short forms; 3: thread ids (THREAD), switch depths;
                               * 4: DIR (a version 3 stream is one without);
                               * 5: CLOCK's tsc may be LT_CLOCK_NONE;
                               * 6: BIAS, CODE, HOOK (a version 5 stream is one without);
@@ -114,7 +130,9 @@
                               * 9: LBIAS, LHOOK (a version 8 stream is one without);
                               * 10: TICK, LT_CLOCK_CPU and LT_CLOCK_WALL (a version 9
                               *     stream is one without);
-                              * 11: MEM (a version 10 stream is one without) */
+                              * 11: MEM (a version 10 stream is one without);
+                              * 12: MEM short forms (a version 11 stream is one
+                              *     without: its MEM records are all full) */
 
 /* CLOCK's third field: what the ticks are. LT_CLOCK_NONE: the producer
  * read no clock (LUATRACE_TIMING=none, a coverage run): ticks and ns are
@@ -208,6 +226,7 @@ typedef struct lt_dec {
     uint64_t depth; /* implied, if depth_ok */
     uint64_t line;  /* of the record before, if line_ok (it was a LINE) */
     int depth_ok, line_ok;
+    uint64_t mem_base; /* the last MEM record's address: the short MEMs' base */
 } lt_dec;
 
 /* Decodes the next record of a stream, short forms included (returned as
@@ -260,6 +279,7 @@ static inline uint8_t *lt_put_uint(uint8_t *p, uint64_t v)
 #define LT_STEP_BIAS 64 /* a step's byte is the change of line + 64 */
 #define LT_STEP_MAX 63  /* steps cover changes in [-64, 63] */
 enum { LT_SHORT_LINE = 0xe0, LT_SHORT_CALL = 0xe1, LT_SHORT_RET = 0xe2 };
+enum { LT_SHORT_MNEW = 0xe3, LT_SHORT_MFREE = 0xe4, LT_SHORT_MRE = 0xe5 };
 
 /* A LINE step (see above): delta is the change of line, in range. */
 static inline uint8_t *lt_put_step(uint8_t *p, int delta, uint64_t dt)
@@ -274,6 +294,31 @@ static inline uint8_t *lt_put_short(uint8_t *p, unsigned form, uint64_t dt)
 {
     *p = (uint8_t)form;
     return lt_put_uint(p + 1, dt);
+}
+
+/* A short MEM's address delta, a - base as a signed number: blocks are
+ * mostly 16-byte aligned, so a multiple of 16 is written divided by 16.
+ * The uint is zigzag(d / 16) * 2 for those, zigzag(d) * 2 + 1 for the
+ * others: nearby blocks take one or two bytes. Returns NULL (nothing
+ * written) where the delta does not fit, 2^62 or more either way. */
+#define LT_ADELTA_SHIFT 4
+static inline uint8_t *lt_put_adelta(uint8_t *p, uint64_t base, uint64_t a)
+{
+    int64_t d = (int64_t)(a - base);
+    if (!(d & ((1 << LT_ADELTA_SHIFT) - 1))) {
+        int64_t s = d >> LT_ADELTA_SHIFT;
+        return lt_put_uint(p, ((uint64_t)s << 1 ^ (uint64_t)(s >> 63)) << 1);
+    }
+    if (d >= (INT64_C(1) << 62) || d < -(INT64_C(1) << 62))
+        return NULL;
+    return lt_put_uint(p, ((uint64_t)d << 1 ^ (uint64_t)(d >> 63)) << 1 | 1);
+}
+
+/* The address a delta v (lt_put_adelta) from base stands for. Any v. */
+static inline uint64_t lt_adelta_apply(uint64_t base, uint64_t v)
+{
+    uint64_t z = v >> 1, d = (z >> 1) ^ (0 - (z & 1)); /* zigzag undone, two's complement */
+    return base + (v & 1 ? d : d << LT_ADELTA_SHIFT);
 }
 
 /* Starts a record of `kind` with n args; returns where the args go. */

@@ -8,9 +8,13 @@
  *   +--------+--------+--------+
  *   magic "LUATRACE"; version (u32 LE); flags (u32 LE).
  *
- *   Version 13 (written): as 12, the records of LT_EVENT_VERSION 11 (MEM:
- *   the allocator's calls, recorderd run --memory); a build that reads 12
- *   refuses it by its version.
+ *   Version 14 (written): as 13, the records of LT_EVENT_VERSION 12 (MEM's
+ *   short forms, their addresses deltas); a build that reads 13 refuses it
+ *   by its version (it would misread the short MEMs as bad records).
+ *   Version 13 (read): as 12, the records of LT_EVENT_VERSION 11 (MEM:
+ *   the allocator's calls, recorderd run --memory; every MEM full, which a
+ *   build that reads 14 reads as before); a build that reads 12 refuses it
+ *   by its version.
  *   Version 12 (read): as 11, the records of LT_EVENT_VERSION 10 (TICK,
  *   LT_CLOCK_CPU, LT_CLOCK_WALL: sampled time); a build that reads 11
  *   refuses it by its version.
@@ -53,9 +57,9 @@
 #include <stdint.h>
 
 #define LT_FILE_MAGIC "LUATRACE"
-#define LT_FILE_VERSION 13u /* 5: the body may be zstd (LT_FILE_ZSTD); 6: LT_CLOCK_NONE; 7: BIAS;
+#define LT_FILE_VERSION 14u /* 5: the body may be zstd (LT_FILE_ZSTD); 6: LT_CLOCK_NONE; 7: BIAS;
                             * 8: LINES; 9: WAIT; 10: LBIAS, LHOOK; 11: LT_FILE_SPLIT;
-                            * 12: TICK; 13: MEM */
+                            * 12: TICK; 13: MEM; 14: MEM's short forms */
 #define LT_FILE_VERSION_MIN 3u /* the oldest read: every record of 3 is one of 4 */
 #define LT_FILE_HDR_SIZE 16u
 

@@ -52,11 +52,14 @@ static inline int has_x(uint8_t b)
     return HOT[b] == 2;
 }
 
-/* The bytes of the record at p[0..n) that is not hot; 0 if none is. */
+/* The bytes of the record at p[0..n) that is not hot; 0 if none is. A
+ * short MEM (no tick delta: kept whole in A) is decoded from a base of
+ * its own: its length does not depend on it. */
 static size_t other_len(const uint8_t *p, size_t n)
 {
     lt_event ev;
-    int k = lt_event_decode(p, n, &ev);
+    lt_dec d = {0};
+    int k = p[0] >= LT_SHORT_MNEW ? lt_dec_next(&d, p, n, &ev) : lt_event_decode(p, n, &ev);
     return k > 0 ? (size_t)k : 0;
 }
 

@@ -703,6 +703,8 @@ static void drainer(void *arg)
     rd_label_set_cwd(&s->m, cwd); /* out of memory: labels show whole paths */
     if (!s->opts->no_files && !s->opts->no_trace)
         rd_tracefile_open(&s->trace, s->dirfd, s->dir); /* an error is told with the reports' */
+    if (s->opts->memory)
+        rd_tracefile_memory(&s->trace);
     rd_backends bk;
     char err[256] = "";
     if (rd_backends_open(&bk, s->backends, s->nbackends, &s->m, err, sizeof err)) {

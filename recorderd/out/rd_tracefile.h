@@ -32,6 +32,11 @@ typedef struct rd_tracefile {
  * take even the header is removed. dirfd must outlive t. */
 int rd_tracefile_open(rd_tracefile *t, int dirfd, const char *dir);
 
+/* Before the first write: the records to come are a memory trace's
+ * (--memory), compressed faster (ZSTD_LEVEL_MEMORY), the file a little
+ * bigger. */
+void rd_tracefile_memory(rd_tracefile *t);
+
 /* Removes trace.ltr (closed or given up) from its directory. Returns 0 or
  * -errno. */
 int rd_tracefile_remove(rd_tracefile *t);

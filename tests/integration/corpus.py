@@ -84,6 +84,12 @@ def merge_blocks(body):
                     x = msgpack_len(a, k)
                     out += a[k:k + x]
                     k += x
+            elif 0xe3 <= h <= 0xe5:  # a short MEM, whole in A: 2 fields, 4 for a realloc
+                n = 1
+                for _ in range(4 if h == 0xe5 else 2):
+                    n += msgpack_len(a, k + n)
+                out += a[k:k + n]
+                k += n
             else:  # a fixarray record, whole in A
                 n = 2
                 for _ in range((h & 0x0f) - 1):

@@ -25,6 +25,11 @@ Cases:
               terminal escapes: run's summary, report (a pipe and a
               terminal), status text, listen's messages and a backend's
               error carry no control byte; status --json escapes them
+  memforged   MEM records, full (a version 13 trace) and short (14),
+              forged: sizes past 2^32, no address, deltas that wrap or
+              land on 0, frees and reallocations of blocks never made,
+              cut short: counted as bad or unknown, never a crash; the
+              same allocations full and short give the same memory table
   fifo        a session directory whose trace.ltr, then session.json, is a
               FIFO (planted in a trace someone else made): report says that
               trace.ltr is no file, renders with no session.json, and never
@@ -53,6 +58,8 @@ from pprof import varint  # noqa: E402
 
 # lt_event.h: the kinds in LT_EVENT_LIST order
 STR, FUNC, CLOCK, START, FRAME, CALL, RET, LINE, RESUME, YIELD, GAP, STOP, THREAD = range(13)
+MEM = 22
+MNEW, MFREE, MRE = 0xe3, 0xe4, 0xe5  # MEM's short forms
 
 
 def pack_uint(v):
@@ -419,6 +426,61 @@ def case_manystacks(c):
            'stacks.folded: %d bytes, %d lines, last %r' % (size, len(lines), lines[-1][:80]))
     expect(abs(total - meta['traced_ns']) <= len(lines),
            'the folded weights %d, the traced time %d' % (total, meta['traced_ns']))
+
+
+def adelta(base, a):
+    """lt_put_adelta: a - base, zigzag, divided by 16 when aligned."""
+    d = (a - base + (1 << 63)) % (1 << 64) - (1 << 63)
+    if d % 16 == 0:
+        s = d >> 4
+        return pack_uint(((s << 1) ^ (s >> 63)) % (1 << 64) << 1)
+    return pack_uint(((((d << 1) ^ (d >> 63)) % (1 << 64)) << 1 | 1) % (1 << 64))
+
+
+def mem_trace(version, records):
+    return (begin().replace(HEADER, b'LUATRACE' + struct.pack('<II', version, 0)) +
+            b''.join(records) + rec(LINE, 1, 5, 2) + rec(STOP, 10, 1))
+
+
+def mem_table(c, name, data):
+    r = report(c, write(c, name, data), '--format', 'profile', '-o', os.path.join(c.tmp, 'p.txt'))
+    expect(r.status == 0, '%s: report %d %r' % (name, r.status, r.err[-300:]))
+    with open(os.path.join(c.tmp, 'p.txt'), 'rb') as f:
+        text = f.read()
+    m = re.search(rb'\nmemory: [^\n]*', text)
+    expect(m, '%s: no memory line in %r' % (name, text[:400]))
+    return m.group(0)
+
+
+def case_memforged(c):
+    a, b = 0x7f0012345670, 0x7f00123456a0
+    full = [rec(MEM, 40, 0, a, 0), rec(MEM, 24, 0, b, 0), rec(MEM, 100, 24, b, b),
+            rec(MEM, 0, 40, 0, a), rec(MEM, 0, 8, 0, 0x999990)]
+    short = [bytes([MNEW, 40]) + adelta(0, a), bytes([MNEW, 24]) + adelta(a, b),
+             bytes([MRE, 100, 24]) + adelta(b, b) + adelta(b, b),
+             bytes([MFREE, 40]) + adelta(b, a), bytes([MFREE, 8]) + adelta(a, 0x999990)]
+    old, new = mem_table(c, 'full13.ltr', mem_trace(13, full)), \
+        mem_table(c, 'short14.ltr', mem_trace(14, short))
+    expect(old == new and b'5 allocator calls' in old, 'full %r, short %r' % (old, new))
+    forged = [bytes([MNEW, 8]) + adelta(0, 0),  # a new block at 0
+              bytes([MNEW, 0xce, 0xff, 0xff, 0xff, 0xff]) + adelta(0, 0x10),
+              bytes([MNEW, 0xcf]) + b'\xff' * 8 + b'\xcf' + b'\xff' * 8,  # past 2^32, wraps
+              bytes([MFREE, 0]) + adelta(0, 0x20),  # a free of nothing
+              bytes([MRE, 5, 7, 0xcf]) + b'\x80' * 8 + b'\x01',  # a block never made
+              bytes([MRE, 0, 0]) + adelta(0, 0) + adelta(0, 0),
+              rec(MEM, 0, 0, 0, 0), rec(MEM, 1 << 40, 0, 16, 0),
+              bytes([MFREE, 0xcf]) + b'\x01' * 8 + adelta(0, 0x30)]
+    for version in (13, 14):
+        mem_table(c, 'forged%d.ltr' % version, mem_trace(version, forged))
+    for cut in (1, 2, 3, 5):  # a short MEM cut short: the trace ends there
+        data = mem_trace(14, short)[:-len(rec(LINE, 1, 5, 2) + rec(STOP, 10, 1))]
+        r = report(c, write(c, 'cut.ltr', data[:-cut]), '--format', 'profile', '-o',
+                   os.path.join(c.tmp, 'cut.txt'))
+        expect(r.status in (0, 1) and r.status != -11, 'cut %d: %d %r' % (cut, r.status, r.err))
+    for byte in range(0xe6, 0x100):  # past the short forms: a clear error, no crash
+        r = report(c, write(c, 'bad.ltr', mem_trace(14, [bytes([byte, 1, 1])])), '--format',
+                   'profile', '-o', os.path.join(c.tmp, 'bad.txt'))
+        expect(r.status in (0, 1), 'byte 0x%x: %d %r' % (byte, r.status, r.err))
 
 
 def case_fifo(c):

@@ -92,9 +92,9 @@ static void check_decoded(const rec *r, const lt_event *ev, const uint8_t *base)
 }
 
 /* A trace file of version 3 (before DIR) or 4 is still read, flags
- * ignored; 13 is written (5 to 12 are still read: BIAS and CODE came with
+ * ignored; 14 is written (5 to 13 are still read: BIAS and CODE came with
  * 7, LINES with 8, WAIT with 9, LBIAS and LHOOK with 10, split blocks with
- * 11, TICK with 12, MEM with 13), its flags say zstd, zstd and split, or nothing; split without zstd,
+ * 11, TICK with 12, MEM with 13, MEM's short forms with 14), its flags say zstd, zstd and split, or nothing; split without zstd,
  * split before 11, unknown flags and other versions are refused with a
  * message. */
 START_TEST(test_file_versions)
@@ -103,7 +103,7 @@ START_TEST(test_file_versions)
     char err[160];
     uint32_t flags;
     lt_file_header(h, LT_FILE_ZSTD | LT_FILE_SPLIT);
-    ck_assert_uint_eq(h[8], 13);
+    ck_assert_uint_eq(h[8], 14);
     ck_assert_int_eq(lt_file_check(h, sizeof h, &flags, err, sizeof err), 0);
     ck_assert_uint_eq(flags, LT_FILE_ZSTD | LT_FILE_SPLIT);
     lt_file_header(h, 0);
@@ -129,12 +129,12 @@ START_TEST(test_file_versions)
         ck_assert_int_eq(lt_file_check(h, sizeof h, &flags, err, sizeof err), 0);
         ck_assert_uint_eq(flags, 0);
     }
-    for (uint8_t v = 0; v < 14; v++) {
+    for (uint8_t v = 0; v < 16; v++) {
         h[8] = v;
-        if (v >= 3 && v <= 13)
+        if (v >= 3 && v <= 14)
             continue;
         ck_assert_int_eq(lt_file_check(h, sizeof h, &flags, err, sizeof err), -EPROTO);
-        ck_assert_ptr_nonnull(strstr(err, "this build reads versions 3 to 13"));
+        ck_assert_ptr_nonnull(strstr(err, "this build reads versions 3 to 14"));
     }
 }
 END_TEST
@@ -665,6 +665,13 @@ static size_t split_stream(uint8_t *buf, size_t cap, unsigned seed)
             p = lt_put_str(p, s, (uint32_t)strlen(s));
             p = lt_put_func(p, i, LT_WHAT_LUA, i, i, 3, 9, 0);
             break;
+        case 4: /* a short MEM: kept whole in A, as any record without a delta */
+            *p = (uint8_t)(LT_SHORT_MNEW + i % 3);
+            p = lt_put_uint(p + 1, dt);
+            if (i % 3 == 2)
+                p = lt_put_uint(lt_put_uint(p, dt / 2), dt % 9);
+            p = lt_put_adelta(p, 0, (uint64_t)seed << (i % 40));
+            break;
         default: p = lt_put_step(p, (int)(seed >> 28) % 5 - 2, dt); break;
         }
     }
@@ -792,9 +799,133 @@ START_TEST(test_event_mem)
 }
 END_TEST
 
+/* Bytes of short MEMs into q: kind LT_SHORT_M*, sizes, addresses as
+ * deltas from *base (the collector's put_mem), *base moved on. */
+static uint8_t *put_mshort(uint8_t *q, uint8_t form, uint64_t size, uint64_t osize, uint64_t addr,
+                           uint64_t oaddr, uint64_t *base)
+{
+    *q++ = form;
+    if (form != LT_SHORT_MFREE)
+        q = lt_put_uint(q, size);
+    if (form != LT_SHORT_MNEW)
+        q = lt_put_uint(q, osize);
+    q = lt_put_adelta(q, *base, form == LT_SHORT_MNEW ? addr : oaddr);
+    if (form == LT_SHORT_MRE)
+        q = lt_put_adelta(q, oaddr, addr);
+    *base = addr ? addr : oaddr;
+    return q;
+}
+
+static void check_mem(const lt_event *ev, uint64_t size, uint64_t osize, uint64_t addr,
+                      uint64_t oaddr)
+{
+    ck_assert_uint_eq(ev->kind, LT_EV_MEM);
+    ck_assert_uint_eq(ev->nargs, 4);
+    ck_assert_uint_eq(ev->a[0], size);
+    ck_assert_uint_eq(ev->a[1], osize);
+    ck_assert_uint_eq(ev->a[2], addr);
+    ck_assert_uint_eq(ev->a[3], oaddr);
+}
+
+/* Short MEMs (version 12): a new block, a free and a reallocation, their
+ * addresses deltas from the last MEM's (a full one's too), back and forth,
+ * aligned or not, decode to the full records; what a LINE implies holds
+ * across them (the step after), and nearby blocks take few bytes. */
+START_TEST(test_event_mem_short)
+{
+    uint8_t buf[256], *q = buf;
+    uint64_t base = 0;
+    q = lt_put_head(q, LT_EV_LINE, 3), q = lt_put_uint(q, 4), q = lt_put_uint(q, 1);
+    q = lt_put_uint(q, 10);
+    q = put_mshort(q, LT_SHORT_MNEW, 40, 0, 0x7f0012345670ull, 0, &base);
+    uint8_t *m = q;
+    q = put_mshort(q, LT_SHORT_MNEW, 24, 0, 0x7f00123456a0ull, 0, &base);
+    ck_assert_uint_eq((size_t)(q - m), 3); /* 48 bytes on: a byte of delta */
+    q = put_mshort(q, LT_SHORT_MFREE, 0, 40, 0, 0x7f0012345670ull, &base);
+    q = put_mshort(q, LT_SHORT_MRE, 100, 24, 0x7f00123456a0ull, 0x7f00123456a0ull, &base);
+    q = put_mshort(q, LT_SHORT_MRE, 3000, 100, 0x10003ull, 0x7f00123456a0ull, &base);
+    q = lt_put_step(q, 1, 5); /* the LINE's implied depth and line hold */
+    q = lt_put_head(q, LT_EV_MEM, 4), q = lt_put_uint(q, 0), q = lt_put_uint(q, 8);
+    q = lt_put_uint(q, 0), q = lt_put_uint(q, 0xffffffffffffff00ull); /* full: a new base */
+    base = 0xffffffffffffff00ull;
+    q = put_mshort(q, LT_SHORT_MNEW, 8, 0, 0xffffffffffffff10ull, 0, &base);
+    q = put_mshort(q, LT_SHORT_MFREE, 0, 8, 0, 0x20ull, &base); /* wraps around */
+    ck_assert_ptr_null(lt_put_adelta(q, 0x11, 0x4000000000000018ull)); /* does not fit */
+    lt_dec d = {0};
+    lt_event ev;
+    size_t off = 0, n = (size_t)(q - buf);
+    static const uint64_t want[][4] = {
+        {40, 0, 0x7f0012345670ull, 0},         {24, 0, 0x7f00123456a0ull, 0},
+        {0, 40, 0, 0x7f0012345670ull},         {100, 24, 0x7f00123456a0ull, 0x7f00123456a0ull},
+        {3000, 100, 0x10003ull, 0x7f00123456a0ull}};
+    int k = lt_dec_next(&d, buf, n, &ev);
+    ck_assert_int_gt(k, 0);
+    off += (size_t)k;
+    for (int i = 0; i < 5; i++) {
+        lt_dec before = d;
+        k = lt_dec_next(&d, buf + off, n - off, &ev);
+        for (int cut = 1; cut < k; cut++) { /* cut short: incomplete, d untouched */
+            lt_dec again = before;
+            ck_assert_int_eq(lt_dec_next(&again, buf + off, (size_t)cut, &ev), 0);
+            ck_assert_mem_eq(&again, &before, sizeof before);
+        }
+        k = lt_dec_next(&before, buf + off, n - off, &ev);
+        ck_assert_int_gt(k, 0);
+        check_mem(&ev, want[i][0], want[i][1], want[i][2], want[i][3]);
+        off += (size_t)k;
+    }
+    k = lt_dec_next(&d, buf + off, n - off, &ev);
+    ck_assert_int_gt(k, 0);
+    ck_assert_uint_eq(ev.kind, LT_EV_LINE);
+    ck_assert_uint_eq(ev.a[0], 4);
+    ck_assert_uint_eq(ev.a[2], 11);
+    off += (size_t)k;
+    off += (size_t)lt_dec_next(&d, buf + off, n - off, &ev);
+    check_mem(&ev, 0, 8, 0, 0xffffffffffffff00ull);
+    off += (size_t)lt_dec_next(&d, buf + off, n - off, &ev);
+    check_mem(&ev, 8, 0, 0xffffffffffffff10ull, 0);
+    off += (size_t)lt_dec_next(&d, buf + off, n - off, &ev);
+    check_mem(&ev, 0, 8, 0, 0x20ull);
+    ck_assert_uint_eq(off, n);
+    uint8_t bad[] = {0xe6, 1, 1}, str[] = {LT_SHORT_MNEW, 0xa1, 'x', 1};
+    ck_assert_int_eq(lt_dec_next(&d, bad, sizeof bad, &ev), -EPROTO); /* past the forms */
+    ck_assert_int_eq(lt_dec_next(&d, str, sizeof str, &ev), -EPROTO); /* not a uint */
+    lt_hot h;
+    uint8_t hot[LT_HOT_SPAN] = {LT_SHORT_MNEW, 1, 2};
+    ck_assert_int_eq(lt_dec_hot(&d, hot, &h), 0); /* not a hot record */
+}
+END_TEST
+
+/* Any delta decodes to some address (a forged one included), and every
+ * one the writer takes comes back as it was. */
+START_TEST(test_event_adelta)
+{
+    static const uint64_t v[] = {0, 1, 15, 16, 17, 0x7f0012345670ull, 0xffffffffffffffffull,
+                                 0x8000000000000000ull, 0x3fffffffffffffffull, 0x4000000000000000ull,
+                                 0xc000000000000000ull, 0xc000000000000001ull};
+    uint8_t buf[16];
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+        for (size_t j = 0; j < sizeof v / sizeof *v; j++) {
+            uint8_t *q = lt_put_adelta(buf, v[i], v[j]);
+            int64_t d = (int64_t)(v[j] - v[i]);
+            if (!q) { /* only unaligned deltas of 2^62 or more are refused */
+                ck_assert(d & 15);
+                ck_assert(d >= INT64_C(1) << 62 || d < -(INT64_C(1) << 62));
+                continue;
+            }
+            uint64_t x;
+            ck_assert_int_eq(lt_get_uint9(buf, &x), (int)(q - buf));
+            ck_assert_uint_eq(lt_adelta_apply(v[i], x), v[j]);
+        }
+        uint64_t x = v[i]; /* any uint decodes, wrapping, without undefined behaviour */
+        (void)lt_adelta_apply(v[(i + 3) % (sizeof v / sizeof *v)], x);
+    }
+}
+END_TEST
+
 UT_MAIN("event", NULL, NULL, test_event_tables, test_file_versions, test_event_uint_widths,
         test_event_round_trip, test_event_msgpack_compat, test_event_truncated,
         test_event_malformed, test_event_string_limit, test_event_random_bytes,
         test_event_line_steps, test_event_line_step_errors, test_event_switch_depth,
         test_event_hot_decoder, test_event_format, test_split_round_trip, test_split_corrupt, test_event_tick,
-        test_event_mem)
+        test_event_mem, test_event_mem_short, test_event_adelta)
