@@ -1,0 +1,68 @@
+/* rd_peek54: `recorderd dump PID` of a Lua 5.4 process that never loaded
+ * the collector, read from outside as rd_peek reads Lua 5.1 (ptrace stop,
+ * process_vm_readv, nothing written to it). rd_peek54.c finds the state and
+ * checks the layout (rd_lua54.h) against it; rd_stack54.c reads the
+ * threads' stacks and names the functions. */
+#ifndef RD_PEEK54_H
+#define RD_PEEK54_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+enum { R54_THREADS = 1024, R54_FUNCS = 1024, R54_FRAMES = 16384, R54_NAME = 128, OUT54_CAP = 1 << 18 };
+
+typedef struct r54_fn {
+    uintptr_t key; /* Proto* of a Lua function, else the lua_CFunction */
+    uintptr_t cl;  /* a closure seen running it (0: a light C function) */
+    uintptr_t src; /* Proto.source (TString*) */
+    int linedef, lastline;
+    uint8_t isC;
+    char name[R54_NAME]; /* a table path from the globals, or empty */
+} r54_fn;
+
+typedef struct r54_frame {
+    uint32_t fn, depth;
+    int line;
+} r54_frame;
+
+typedef struct r54_thread {
+    uintptr_t L;
+    uint32_t first, n;  /* frames[first..first+n), top first */
+    uintptr_t target;   /* the thread its top frame (a C function) resumes */
+    uint8_t status, active, in_chain;
+} r54_thread;
+
+typedef struct r54 {
+    pid_t pid;
+    uintptr_t L, g;       /* the main thread, its global_State */
+    uint64_t deadline_us; /* reads fail after it (CLOCK_MONOTONIC; 0: never) */
+    uint8_t late, truncated;
+    r54_thread th[R54_THREADS];
+    uint32_t nth;
+    r54_fn fn[R54_FUNCS];
+    uint32_t nfn;
+    r54_frame fr[R54_FRAMES];
+    uint32_t nfr;
+    uint8_t *out; /* the dump's records (lt_event.h), OUT54_CAP bytes */
+    size_t nout;
+    uint32_t next_sid;
+} r54;
+
+/* `recorderd dump PID` of a Lua 5.4 process (lib: the file defining
+ * lua_ident): its stacks to out, or a one-line refusal on stderr when its
+ * state is not found or not laid out as rd_lua54.h says. Exit code. */
+int rd_peek54_dump(pid_t pid, const char *lib, FILE *out);
+
+/* Copies n bytes at addr of d->pid: 0, or -1 (also past the deadline). */
+int r54_peek(r54 *d, uintptr_t addr, void *dst, size_t n);
+
+/* Reads thread L's stack into d (the process stopped). */
+void r54_read_thread(r54 *d, uintptr_t L);
+
+/* Names d's functions from the globals and package.loaded, then writes
+ * the records of every thread (the running chain first) to d->out. */
+void r54_records(r54 *d);
+
+#endif
