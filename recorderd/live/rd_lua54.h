@@ -24,7 +24,9 @@ enum {
     CI4_CALLSTATUS = 62,
     CI4_SIZE = 64,
     CI4_C = 1 << 1,    /* CIST_C: a C function */
-    CI4_TAIL = 1 << 5, /* CIST_TAIL: tail called */
+    CI4_HOOKED = 1 << 3, /* CIST_HOOKED: a debug hook runs */
+    CI4_TAIL = 1 << 5,   /* CIST_TAIL: tail called */
+    CI4_FIN = 1 << 7,    /* CIST_FIN: it "called" a finalizer */
     /* global_State */
     G4_TOTALBYTES = 16,
     G4_REGISTRY = 64, /* TValue */
@@ -62,14 +64,20 @@ enum {
     CL4_UPV0 = 32,
     CL4_READ = 48,
     /* Proto */
+    PR4_SIZEUPV = 16,
+    PR4_SIZEK = 20,
     PR4_SIZECODE = 24,
+    PR4_SIZELOC = 36,
     PR4_SIZELINE = 28,
     PR4_SIZEABS = 40,
     PR4_LINEDEF = 44,
     PR4_LASTLINE = 48,
+    PR4_K = 56,
     PR4_CODE = 64,
+    PR4_UPVALUES = 80, /* Upvaldesc: its name first, 16 bytes each */
     PR4_LINEINFO = 88,
     PR4_ABS = 96, /* AbsLineInfo {int pc; int line;} */
+    PR4_LOCVARS = 104, /* LocVar: varname, startpc, endpc; 16 bytes each */
     PR4_SOURCE = 112,
     PR4_READ = 120,
     LINE4_ABS = -0x80, /* lineinfo's mark: the line is in abslineinfo */

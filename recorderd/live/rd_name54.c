@@ -22,9 +22,7 @@ static uintptr_t ptr_at(const uint8_t *b, int off)
     return v;
 }
 
-/* String ts's bytes into out (NUL-terminated, cut at cap - 1): its
- * length, or -1 if it does not read as a string. */
-static int tstring(r54 *d, uintptr_t ts, char *out, size_t cap)
+int r54_tstring(r54 *d, uintptr_t ts, char *out, size_t cap)
 {
     uint8_t h[TS4_CONTENTS];
     size_t n;
@@ -77,12 +75,12 @@ static void visit(r54 *d, const uint8_t *nd, const walk *w)
     if (w->only) {
         walk in = {0};
         if ((ktt == T4_SHRSTR || ktt == T4_LNGSTR) && nd[TV4_TT] == T4_TABLE &&
-            tstring(d, ptr_at(nd, ND4_KEY), key, sizeof key) >= 0 && !strcmp(key, w->only))
+            r54_tstring(d, ptr_at(nd, ND4_KEY), key, sizeof key) >= 0 && !strcmp(key, w->only))
             names_in(d, ptr_at(nd, 0), &in);
         return;
     }
     if ((f < 0 && !(nd[TV4_TT] == T4_TABLE && w->depth == 0)) ||
-        (ktt != T4_SHRSTR && ktt != T4_LNGSTR) || tstring(d, ptr_at(nd, ND4_KEY), key, sizeof key) < 0)
+        (ktt != T4_SHRSTR && ktt != T4_LNGSTR) || r54_tstring(d, ptr_at(nd, ND4_KEY), key, sizeof key) < 0)
         return;
     if (f >= 0) {
         char *name = d->fn[f].name; /* prefix.key, cut to fit */
@@ -163,7 +161,7 @@ static uint32_t put_str(r54 *d, const char *s)
 static void source_label(r54 *d, uintptr_t ts, char *out, size_t cap)
 {
     static char raw[LT_STR_MAX + 1];
-    if (tstring(d, ts, raw, sizeof raw) < 0)
+    if (r54_tstring(d, ts, raw, sizeof raw) < 0)
         snprintf(out, cap, "?");
     else if (raw[0] == '@' || raw[0] == '=')
         snprintf(out, cap, "%s", raw + 1);
@@ -201,6 +199,7 @@ static void put_funcs(r54 *d)
             source_label(d, f->src, src, sizeof src);
         uint32_t src_sid = put_str(d, src);
         uint32_t name_sid = put_str(d, main ? "main chunk" : f->name[0] ? f->name
+                                       : f->call[0] ? f->call
                                        : f->isC ? c_name(d, f, nb, sizeof nb) : "function");
         uint8_t *p = room(d, 64);
         if (!p || !src_sid || !name_sid)

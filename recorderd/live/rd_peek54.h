@@ -20,11 +20,15 @@ typedef struct r54_fn {
     int linedef, lastline;
     uint8_t isC;
     char name[R54_NAME]; /* a table path from the globals, or empty */
+    char call[R54_NAME]; /* the name it was called by, or empty */
 } r54_fn;
 
 typedef struct r54_frame {
     uint32_t fn, depth;
     int line;
+    uintptr_t pr; /* a Lua function's Proto, and */
+    int pc;       /* the instruction it is on */
+    uint16_t cs;  /* CallInfo.callstatus */
 } r54_frame;
 
 typedef struct r54_thread {
@@ -60,6 +64,15 @@ int r54_peek(r54 *d, uintptr_t addr, void *dst, size_t n);
 
 /* Reads thread L's stack into d (the process stopped). */
 void r54_read_thread(r54 *d, uintptr_t L);
+
+/* String ts's bytes into out (NUL-terminated, cut at cap - 1): its
+ * length, or -1 if it does not read as a string. */
+int r54_tstring(r54 *d, uintptr_t ts, char *out, size_t cap);
+
+/* The name, as the call in Proto pr at pc gives it to the function it
+ * calls (a local, global, field, method or upvalue name, as 5.4's
+ * getobjname finds it), into out: 1, or 0 if none. */
+int r54_call_name(r54 *d, uintptr_t pr, int pc, char *out, size_t cap);
 
 /* Names d's functions from the globals and package.loaded, then writes
  * the records of every thread (the running chain first) to d->out. */

@@ -108,6 +108,8 @@ static int frame_of(r54 *d, const uint8_t *ci, r54_frame *fr)
     int f;
     if (r54_peek(d, func, tv, sizeof tv))
         return -1;
+    fr->pr = 0;
+    fr->cs = (uint16_t)(ci[CI4_CALLSTATUS] | ci[CI4_CALLSTATUS + 1] << 8);
     uintptr_t v = ptr_at(tv, 0);
     if (tv[TV4_TT] == T4_LCF) {
         f = fn_of(d, v, 0, NULL);
@@ -118,6 +120,8 @@ static int frame_of(r54 *d, const uint8_t *ci, r54_frame *fr)
         int pc = (int)((ptr_at(ci, CI4_SAVEDPC) - ptr_at(pr, PR4_CODE)) / 4) - 1; /* pcRel */
         f = fn_of(d, ptr_at(cl, CL4_FP), v, pr);
         fr->line = func_line(d, pr, pc < 0 ? 0 : pc);
+        fr->pr = ptr_at(cl, CL4_FP);
+        fr->pc = pc;
     } else {
         return -1;
     }
@@ -145,6 +149,20 @@ static uintptr_t resumes(r54 *d, const uint8_t *ci)
     return 0;
 }
 
+/* Names each function of t's frames with no call name yet by the call
+ * its caller made, where that caller is a Lua function and the call no
+ * tail call, a hook or a finalizer (5.4's funcnamefromcall gives none). */
+static void name_calls(r54 *d, const r54_thread *t)
+{
+    for (uint32_t i = 0; i + 1 < t->n; i++) {
+        const r54_frame *callee = &d->fr[t->first + i], *caller = callee + 1;
+        r54_fn *f = &d->fn[callee->fn];
+        if (!f->call[0] && caller->pr && !(callee->cs & (CI4_TAIL | CI4_HOOKED)) &&
+            !(caller->cs & (CI4_HOOKED | CI4_FIN)))
+            r54_call_name(d, caller->pr, caller->pc, f->call, sizeof f->call);
+    }
+}
+
 void r54_read_thread(r54 *d, uintptr_t L)
 {
     uint8_t ls[L4_SIZE], ci[CI4_SIZE];
@@ -170,6 +188,7 @@ void r54_read_thread(r54 *d, uintptr_t L)
     }
     for (uint32_t i = 0; i < t->n; i++) /* depth: counted from the bottom, 1 first */
         d->fr[t->first + i].depth = t->n - i;
+    name_calls(d, t);
     t->active = t->status == 0 && t->n > 0;
 }
 
