@@ -112,9 +112,16 @@ frames that were unwound, nothing past the detach). Cases:
               thread list, the resumers are found from the main thread on
   luajitoutside  attach, dump, top, record of a luajit that never loaded
               luatrace: a message that says it is LuaJIT and what to do
-  otherlua    attach, dump, top, record, heap of a plain lua5.4 / lua5.3:
-              a line that names the Lua it runs (and for 5.4 how to trace
-              it); nothing loaded, output unchanged
+  otherlua    attach, top, record, heap of a plain lua5.4, and those and
+              dump of a plain lua5.3 / lua5.2: a line that names the Lua it
+              runs (and for 5.4 how to trace it); dump of the lua5.4 reads
+              it (its busy frames the program's); nothing loaded, output
+              unchanged
+  outside54   outside with a plain lua5.4 (Debian's 5.4.4): every thread's
+              stack exact to the line, the names as 5.1's dump gives them
+  outside54lines  dump of a plain lua5.4 stopped in functions whose lines
+              need abslineinfo (a gap of over 127 lines, over 128
+              instructions): each frame's line the program's currentline
   luajitdump  dump of a dormant luajit host busy in Lua: answered from the
               hook, every frame the program's; the JIT left on
   zombie      attach, dump, top, record of an exited, unreaped lua5.1:
@@ -1391,6 +1398,56 @@ def case_dumphost(c, outside=False):
 
 def case_outside(c):
     case_dumpblocked(c, outside=True)
+
+
+def need_lua54(c):
+    """Runs the case with lua5.4 as its Lua, or skips it."""
+    lua = shutil.which('lua5.4')
+    if not lua:
+        print('SKIP: no lua5.4')
+        raise SystemExit(harness.SKIP)
+    c.args.lua = lua
+
+
+def case_outside54(c):
+    need_lua54(c)
+    case_dumpblocked(c, outside=True)
+
+
+# Lines that lineinfo's deltas cannot carry: a gap of 300 lines (a delta
+# is a signed byte) and a function of over 128 instructions (an absolute
+# line every 128), each frame blocked on the call the truth was taken on.
+LINES54 = WHERE + '''
+local function long(n)
+  local t = {}
+''' + ''.join('  t[%d] = n + %d\n' % (k, k) for k in range(1, 80)) + '''
+  truth("L", where(2)) io.stdout:write("READY\\n") io.stdout:flush() return io.read("l")
+end
+local function gap()
+  local x = 1
+''' + '\n' * 300 + '''
+  local l = long(x)
+  return l
+end
+local l = gap()
+io.stdout:write("got ", tostring(l), "\\n")
+io.stdout:write("hooks ", tostring(debug.gethook()), "\\n")
+'''
+
+
+def case_outside54lines(c):
+    need_lua54(c)
+    c.write('prog.lua', LINES54)
+    want = untraced(c, 'prog.lua', b'go\n')
+    expect(want[0] == 0 and b'got go' in want[1], 'untraced run: %r' % (want,))
+    out, truths, blocks, _ = dump_while_blocked(c, [c.args.lua, 'prog.lua'], want,
+                                                b'hooks nil', outside=True)
+    expect(len(blocks) == 1, 'threads of the dump: %r' % out)
+    seen = [frame_where(f) for f in blocks[0][1]]
+    expect(seen == ['[C]'] + truths['L'].split(), 'dump %s, the program saw %s' % (seen, truths['L']))
+    names = [f.split(' (')[0] for f in blocks[0][1]]
+    expect(names[:5] == ['io.read [C]', 'long', 'gap', 'main chunk', 'lua5.4 [C]'],
+           'names in the dump: %r' % out)
 
 
 def case_outsidestopped(c):
