@@ -1089,14 +1089,16 @@ def case_luajitoutside(c):
 
 
 def case_otherlua(c):
-    """attach, dump, top, record and heap of a plain lua5.4 (and lua5.3 where
-    installed) that never loaded luatrace: each says which Lua it runs and,
-    for 5.4, how to start it to be traced, exit 1, in one line; nothing
-    loaded into it, its output unchanged (before: 'no Lua 5.1 state', or
+    """attach, top, record and heap of a plain lua5.4, and those and dump of
+    a plain lua5.3 and lua5.2 (where installed), that never loaded luatrace:
+    each says which Lua it runs and, for 5.4, how to start it to be traced,
+    exit 1, in one line; dump of the lua5.4 reads it from outside (its
+    frames those of the program's busy loop, on their lines); nothing
+    loaded into any, its output unchanged (before: 'no Lua 5.1 state', or
     'exports no Lua 5.1 API')."""
-    luas = [l for l in ('lua5.4', 'lua5.3') if shutil.which(l)]
+    luas = [l for l in ('lua5.4', 'lua5.3', 'lua5.2') if shutil.which(l)]
     if not luas:
-        print('SKIP: no lua5.4 nor lua5.3')
+        print('SKIP: no lua5.4 nor lua5.3 nor lua5.2')
         raise SystemExit(harness.SKIP)
     c.write('prog.lua', FIBPROG)
     for lua in luas:
@@ -1108,6 +1110,9 @@ def case_otherlua(c):
         for cmd in ('attach', 'dump', 'top', 'record', 'heap'):
             r = recorderd(c, cmd, str(p.pid), *{'dump': [], 'heap': []}.get(cmd, ['--duration', '0.3']))
             err = r.stderr.decode()
+            if lua == 'lua5.4' and cmd == 'dump':
+                fib_dump54(p, r)
+                continue
             want = 'process %d runs Lua %s' % (p.pid, lua[3:])
             expect(r.returncode == 1 and want in err and err.count('\n') == 1 and
                    (lua != 'lua5.4' or 'LUATRACE_ATTACH=1 lua5.4 -lluatrace' in err),
@@ -1115,6 +1120,25 @@ def case_otherlua(c):
         expect('luatrace' not in open('/proc/%d/maps' % p.pid).read(), 'luatrace.so loaded')
         stop_all(c, p)
         os.unlink(os.path.join(c.tmp, 'stop'))
+
+
+def fib_dump54(p, r):
+    """A dump of FIBPROG under lua5.4, read from outside: one thread, from
+    the bottom lua.c's entry, the main chunk on its loop's line (4), then
+    work on its line (2) and fib's calls (line 1), maybe a C function
+    (io.open) on top."""
+    out = r.stdout.decode()
+    blocks = dump_blocks(out)
+    expect(r.returncode == 0 and not r.stderr and 'read from outside' in out and
+           len(blocks) == 1 and blocks[0][0].endswith('(running):'),
+           'dump of a plain lua5.4: %d %r %r' % (r.returncode, out, r.stderr))
+    frames = blocks[0][1][::-1]
+    expect(frames[:2] == ['lua5.4 [C]', 'main chunk (prog.lua:4)'], 'its base: %r' % out)
+    rest = frames[2:]
+    if rest and rest[-1].endswith(' [C]'):
+        rest = rest[:-1]
+    expect(all(f == ('work (prog.lua:2)' if i == 0 else 'fib (prog.lua:1)')
+               for i, f in enumerate(rest)), 'its Lua frames: %r' % out)
 
 
 def case_luajitdump(c):
