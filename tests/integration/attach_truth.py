@@ -122,6 +122,10 @@ frames that were unwound, nothing past the detach). Cases:
   outside54lines  dump of a plain lua5.4 stopped in functions whose lines
               need abslineinfo (a gap of over 127 lines, over 128
               instructions): each frame's line the program's currentline
+  outside54misfit  dump of a plain lua5.4 whose memory-error message the
+              test changed in its heap (a layout check's known value): a
+              one-line refusal that names Lua 5.4 and how to start it,
+              exit 1; the program runs on unchanged
   luajitdump  dump of a dormant luajit host busy in Lua: answered from the
               hook, every frame the program's; the JIT left on
   zombie      attach, dump, top, record of an exited, unreaped lua5.1:
@@ -1472,6 +1476,50 @@ def case_outside54lines(c):
     names = [f.split(' (')[0] for f in blocks[0][1]]
     expect(names[:5] == ['io.read [C]', 'long', 'gap', 'main chunk', 'lua5.4 [C]'],
            'names in the dump: %r' % out)
+
+
+def overwrite_heap(pid, old, new):
+    """Replaces each copy of old in pid's heap and anonymous private
+    memory with new (same length), through /proc/PID/mem: how many."""
+    n = 0
+    with open('/proc/%d/maps' % pid) as maps, open('/proc/%d/mem' % pid, 'r+b', 0) as mem:
+        for line in maps:
+            f = line.split()
+            if f[1] != 'rw-p' or (len(f) > 5 and f[5] != '[heap]'):
+                continue
+            lo, hi = (int(x, 16) for x in f[0].split('-'))
+            mem.seek(lo)
+            try:
+                data = mem.read(min(hi - lo, 64 << 20))
+            except OSError:
+                continue
+            at = data.find(old)
+            while at >= 0:
+                mem.seek(lo + at)
+                mem.write(new)
+                n += 1
+                at = data.find(old, at + 1)
+    return n
+
+
+def case_outside54misfit(c):
+    need_lua54(c)
+    c.write('prog.lua', FIBPROG)
+    p = subprocess.Popen([c.args.lua, 'prog.lua'], cwd=c.tmp, env=c.env(), stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(p)
+    expect(p.stdout.readline() == b'READY\n', 'lua5.4 did not get ready')
+    r = recorderd(c, 'dump', str(p.pid))
+    expect(r.returncode == 0, 'dump before the change: %d %r' % (r.returncode, r.stderr))
+    expect(overwrite_heap(p.pid, b'not enough memory', b'NOT ENOUGH MEMORY') >= 1,
+           'no memory-error message in the heap of lua5.4')
+    r = recorderd(c, 'dump', str(p.pid))
+    err = r.stderr.decode()
+    expect(r.returncode == 1 and not r.stdout and err.count('\n') == 1 and
+           'process %d runs Lua 5.4' % p.pid in err and "layout" in err and
+           'LUATRACE_ATTACH=1 lua5.4 -lluatrace' in err,
+           'dump of a lua5.4 laid out otherwise: %d %r %r' % (r.returncode, r.stdout, err))
+    stop_all(c, p)
 
 
 def case_outsidestopped(c):
