@@ -118,7 +118,7 @@ static void names_in(r54 *d, uintptr_t t, const walk *w)
 
 /* The registry's globals (array slot LUA_RIDX_GLOBALS) and package.loaded
  * (its "_LOADED", found as a table field of it). */
-static void name_functions(r54 *d)
+void r54_name_functions(r54 *d)
 {
     uint8_t g[G4_READ], tb[TB4_READ], tv[2 * TV4_SIZE];
     if (r54_peek(d, d->g, g, sizeof g) || g[G4_REGISTRY + TV4_TT] != T4_TABLE)
@@ -186,6 +186,23 @@ static const char *c_name(r54 *d, const r54_fn *f, char *buf, size_t cap)
     return buf;
 }
 
+const char *r54_func_name(r54 *d, const r54_fn *f, char *buf, size_t cap)
+{
+    return !f->isC && f->linedef == 0 ? "main chunk"
+           : f->name[0]               ? f->name
+           : f->call[0]               ? f->call
+           : f->isC                   ? c_name(d, f, buf, cap)
+                                      : "function";
+}
+
+void r54_func_source(r54 *d, const r54_fn *f, char *out, size_t cap)
+{
+    if (f->isC)
+        snprintf(out, cap, "[C]");
+    else
+        source_label(d, f->src, out, cap);
+}
+
 static void put_funcs(r54 *d)
 {
     static char src[LT_STR_MAX + 64];
@@ -193,14 +210,9 @@ static void put_funcs(r54 *d)
     for (uint32_t i = 0; i < d->nfn; i++) {
         r54_fn *f = &d->fn[i];
         int main = !f->isC && f->linedef == 0;
-        if (f->isC)
-            snprintf(src, sizeof src, "[C]");
-        else
-            source_label(d, f->src, src, sizeof src);
+        r54_func_source(d, f, src, sizeof src);
         uint32_t src_sid = put_str(d, src);
-        uint32_t name_sid = put_str(d, main ? "main chunk" : f->name[0] ? f->name
-                                       : f->call[0] ? f->call
-                                       : f->isC ? c_name(d, f, nb, sizeof nb) : "function");
+        uint32_t name_sid = put_str(d, r54_func_name(d, f, nb, sizeof nb));
         uint8_t *p = room(d, 64);
         if (!p || !src_sid || !name_sid)
             return;
@@ -251,19 +263,24 @@ static int running(const r54 *d, uintptr_t L)
     return -1;
 }
 
+void r54_chain(r54 *d)
+{
+    d->nchain = 0;
+    for (int c = d->nth ? 0 : -1; c >= 0 && d->nchain < R54_THREADS; c = running(d, d->th[c].target)) {
+        d->th[c].in_chain = 1;
+        d->chain[d->nchain++] = (uint32_t)c;
+    }
+}
+
 void r54_records(r54 *d)
 {
     if (!d->nth)
         return;
-    name_functions(d);
+    r54_name_functions(d);
     put_funcs(d);
-    /* the running chain: main (th[0]), then the thread each resumes */
-    int c = 0;
-    for (int k = 0; c >= 0; k++) {
-        d->th[c].in_chain = 1;
-        put_thread(d, &d->th[c], k ? LT_R_HOOKED : LT_R_BEGIN, k > 0);
-        c = running(d, d->th[c].target);
-    }
+    r54_chain(d);
+    for (uint32_t k = 0; k < d->nchain; k++)
+        put_thread(d, &d->th[d->chain[k]], k ? LT_R_HOOKED : LT_R_BEGIN, k > 0);
     for (uint32_t i = 1; i < d->nth; i++) /* suspended: not those that died of an error */
         if (!d->th[i].in_chain && d->th[i].n && d->th[i].status <= 1)
             put_thread(d, &d->th[i], LT_R_HOOKED, 0);

@@ -94,6 +94,17 @@ static uintptr_t find_main(r54 *d)
 
 /* }====== */
 
+static int refuse(pid_t pid, const char *lib, const char *why)
+{
+    fprintf(stderr,
+            "recorderd: process %d runs Lua 5.4 (%s), but %s: recorderd reads Lua 5.4.4's "
+            "layout from outside and this library's differs. Start it with "
+            "LUATRACE_ATTACH=1 lua5.4 -lluatrace ... (or have it call "
+            "require(\"luatrace\").listen()) and dump and top work on it\n",
+            (int)pid, lib, why);
+    return 1;
+}
+
 /* {====== the layout check */
 
 /* Whether string ts reads as the short string want. */
@@ -242,16 +253,6 @@ static int read_stopped(r54 *d, found *f, uint64_t *stopped_us)
     return e;
 }
 
-static int refuse(pid_t pid, const char *lib, const char *why)
-{
-    fprintf(stderr,
-            "recorderd: process %d runs Lua 5.4 (%s), but %s: recorderd reads Lua 5.4.4's "
-            "layout from outside and this library's differs. Start it with "
-            "LUATRACE_ATTACH=1 lua5.4 -lluatrace ... (or have it call "
-            "require(\"luatrace\").listen()) and dump works on it\n",
-            (int)pid, lib, why);
-    return 1;
-}
 
 static int print(r54 *d, uint64_t stopped_us, FILE *out)
 {
@@ -303,3 +304,63 @@ int rd_peek54_dump(pid_t pid, const char *lib, FILE *out)
     free(d);
     return rc;
 }
+
+/* {====== top's samples */
+
+int r54_open(pid_t pid, const char *lib, rd_peek_stop *s, r54 **out)
+{
+    int e = rd_peek_stop_all(pid, s); /* may recorderd read it? a moment's stop says */
+    if (e)
+        return rd_peek_refusal(pid, e);
+    rd_peek_let_go(s);
+    r54 *d = calloc(1, sizeof *d);
+    if (!d)
+        return fprintf(stderr, "recorderd: out of memory\n"), 1;
+    d->pid = pid;
+    d->deadline_us = rd_gcwalk_now_us() + FIND_MS * 1000;
+    const char *why = (d->L = find_main(d)) ? (d->g = d->L + L4_SIZE, check(d)) : NULL;
+    int rc = !d->L && rd_peek_gone(pid) ? rd_peek_refusal(pid, -ESRCH)
+             : !d->L ? refuse(pid, lib, "no Lua 5.4 state was found in its memory")
+             : why   ? refuse(pid, lib, why)
+                     : 0;
+    d->deadline_us = 0;
+    if (rc)
+        free(d);
+    else
+        *out = d;
+    return rc;
+}
+
+void r54_close(r54 *d)
+{
+    free(d);
+}
+
+int r54_sample(r54 *d, rd_peek_stop *s, int stop, uint64_t *stopped_us)
+{
+    uint64_t t0 = rd_gcwalk_now_us();
+    int e = stop ? rd_peek_stop_all(d->pid, s) : 0;
+    if (e)
+        return e;
+    d->nth = d->nfr = d->nchain = 0;
+    d->late = d->truncated = 0;
+    d->deadline_us = t0 + 200 * 1000; /* a forged chain: held no longer */
+    r54_read_thread(d, d->L);
+    follow(d);
+    d->deadline_us = 0;
+    if (stop) {
+        rd_peek_let_go(s);
+        *stopped_us += rd_gcwalk_now_us() - t0;
+    }
+    for (uint32_t i = 0; i < d->nth; i++)
+        if (d->th[i].torn)
+            return -EAGAIN; /* read as it ran, a frame changed under the walk */
+    if (d->late)
+        return -EAGAIN;
+    if (!d->nth)
+        return rd_peek_gone(d->pid) || stop ? -ESRCH : -EAGAIN;
+    r54_chain(d);
+    return 0;
+}
+
+/* }====== */

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+struct rd_peek_stop; /* rd_peek.h's */
+
 enum { R54_THREADS = 1024, R54_FUNCS = 1024, R54_FRAMES = 16384, R54_NAME = 128, OUT54_CAP = 1 << 18 };
 
 typedef struct r54_fn {
@@ -21,6 +23,7 @@ typedef struct r54_fn {
     uint8_t isC;
     char name[R54_NAME]; /* a table path from the globals, or empty */
     char call[R54_NAME]; /* the name it was called by, or empty */
+    uint8_t call_read;   /* its call was read for a name (once) */
 } r54_fn;
 
 typedef struct r54_frame {
@@ -36,6 +39,7 @@ typedef struct r54_thread {
     uint32_t first, n;  /* frames[first..first+n), top first */
     uintptr_t target;   /* the thread its top frame (a C function) resumes */
     uint8_t status, active, in_chain;
+    uint8_t torn; /* its walk ended short of base_ci: a stack read as it moved */
 } r54_thread;
 
 typedef struct r54 {
@@ -49,6 +53,7 @@ typedef struct r54 {
     uint32_t nfn;
     r54_frame fr[R54_FRAMES];
     uint32_t nfr;
+    uint32_t chain[R54_THREADS], nchain; /* the running threads: main, then each one resumed */
     uint8_t *out; /* the dump's records (lt_event.h), OUT54_CAP bytes */
     size_t nout;
     uint32_t next_sid;
@@ -58,6 +63,31 @@ typedef struct r54 {
  * lua_ident): its stacks to out, or a one-line refusal on stderr when its
  * state is not found or not laid out as rd_lua54.h says. Exit code. */
 int rd_peek54_dump(pid_t pid, const char *lib, FILE *out);
+
+/* top's: the state of process pid (lib: the file defining lua_ident)
+ * found, the process running, and its layout checked. Returns 0 with *out
+ * set (r54_close frees it), or the exit code after a one-line refusal on
+ * stderr. */
+int r54_open(pid_t pid, const char *lib, struct rd_peek_stop *s, r54 **out);
+void r54_close(r54 *d);
+
+/* One sample of the running chain (main, then the threads it resumes, in
+ * turn) into d->th, d->fr and d->chain, d->fn kept from sample to sample.
+ * With stop, the process is held stopped for the read and *stopped_us
+ * grows by how long; without, it is read running. 0, or -errno: -ESRCH,
+ * the process or its state is gone; -EAGAIN, a stack caught moving. */
+int r54_sample(r54 *d, struct rd_peek_stop *s, int stop, uint64_t *stopped_us);
+
+/* Fills d->chain from d->th (main first). */
+void r54_chain(r54 *d);
+
+/* Names d's unnamed functions from the globals and package.loaded. */
+void r54_name_functions(r54 *d);
+
+/* Function f's name as dump gives it (into buf if made there), and its
+ * source as short_src ("[C]" for a C function) into out. */
+const char *r54_func_name(r54 *d, const r54_fn *f, char *buf, size_t cap);
+void r54_func_source(r54 *d, const r54_fn *f, char *out, size_t cap);
 
 /* Copies n bytes at addr of d->pid: 0, or -1 (also past the deadline). */
 int r54_peek(r54 *d, uintptr_t addr, void *dst, size_t n);

@@ -12,7 +12,7 @@
 #include "rd_peek54.h"
 
 enum {
-    CI_MAX = 200000,   /* CallInfos walked per thread (LUAI_MAXCCALLS: 200) */
+    CALLS_MAX = 200000,   /* CallInfos walked per thread (LUAI_MAXCCALLS: 200) */
     LINES_MAX = 1 << 24,
     SCAN_NODES = 1 << 16 /* nodes read per table when naming */
 };
@@ -157,9 +157,9 @@ static void name_calls(r54 *d, const r54_thread *t)
     for (uint32_t i = 0; i + 1 < t->n; i++) {
         const r54_frame *callee = &d->fr[t->first + i], *caller = callee + 1;
         r54_fn *f = &d->fn[callee->fn];
-        if (!f->call[0] && caller->pr && !(callee->cs & (CI4_TAIL | CI4_HOOKED)) &&
+        if (!f->call_read && caller->pr && !(callee->cs & (CI4_TAIL | CI4_HOOKED)) &&
             !(caller->cs & (CI4_HOOKED | CI4_FIN)))
-            r54_call_name(d, caller->pr, caller->pc, f->call, sizeof f->call);
+            f->call_read = 1, r54_call_name(d, caller->pr, caller->pc, f->call, sizeof f->call);
     }
 }
 
@@ -172,7 +172,7 @@ void r54_read_thread(r54 *d, uintptr_t L)
     r54_thread *t = &d->th[d->nth++];
     *t = (r54_thread){.L = L, .first = d->nfr, .status = ls[L4_STATUS]};
     uintptr_t c = ptr_at(ls, L4_CI), base = L + L4_BASE_CI;
-    for (unsigned k = 0; c && c != base && k < CI_MAX; k++) {
+    for (unsigned k = 0; c && c != base && k < CALLS_MAX; k++) {
         if (d->nfr == R54_FRAMES) {
             d->truncated = 1;
             break;
@@ -186,6 +186,7 @@ void r54_read_thread(r54 *d, uintptr_t L)
         t->n++;
         c = ptr_at(ci, CI4_PREVIOUS);
     }
+    t->torn = c != base && !d->truncated;
     for (uint32_t i = 0; i < t->n; i++) /* depth: counted from the bottom, 1 first */
         d->fr[t->first + i].depth = t->n - i;
     name_calls(d, t);

@@ -112,16 +112,17 @@ frames that were unwound, nothing past the detach). Cases:
               thread list, the resumers are found from the main thread on
   luajitoutside  attach, dump, top, record of a luajit that never loaded
               luatrace: a message that says it is LuaJIT and what to do
-  otherlua    attach, top, record, heap of a plain lua5.4, and those and
-              dump of a plain lua5.3 / lua5.2: a line that names the Lua it
-              runs (and for 5.4 how to trace it); dump of the lua5.4 reads
-              it (its busy frames the program's); nothing loaded, output
-              unchanged
+  otherlua    attach, record, heap of a plain lua5.4, and those, dump and
+              top of a plain lua5.3 / lua5.2: a line that names the Lua it
+              runs (and for 5.4 how to trace it); dump and top of the
+              lua5.4 read it (its busy frames the program's, fib the
+              busiest); nothing loaded, output unchanged
   outside54   outside with a plain lua5.4 (Debian's 5.4.4): every thread's
               stack exact to the line, the names as 5.1's dump gives them
   outside54lines  dump of a plain lua5.4 stopped in functions whose lines
               need abslineinfo (a gap of over 127 lines, over 128
               instructions): each frame's line the program's currentline
+  outside54top  outsidetop with a plain lua5.4
   outside54misfit  dump of a plain lua5.4 whose memory-error message the
               test changed in its heap (a layout check's known value): a
               one-line refusal that names Lua 5.4 and how to start it,
@@ -1093,11 +1094,12 @@ def case_luajitoutside(c):
 
 
 def case_otherlua(c):
-    """attach, top, record and heap of a plain lua5.4, and those and dump of
+    """attach, record and heap of a plain lua5.4, and those, dump and top of
     a plain lua5.3 and lua5.2 (where installed), that never loaded luatrace:
     each says which Lua it runs and, for 5.4, how to start it to be traced,
     exit 1, in one line; dump of the lua5.4 reads it from outside (its
-    frames those of the program's busy loop, on their lines); nothing
+    frames those of the program's busy loop, on their lines), top samples
+    it (fib, where the loop spends its time, first); nothing
     loaded into any, its output unchanged (before: 'no Lua 5.1 state', or
     'exports no Lua 5.1 API')."""
     luas = [l for l in ('lua5.4', 'lua5.3', 'lua5.2') if shutil.which(l)]
@@ -1116,6 +1118,11 @@ def case_otherlua(c):
             err = r.stderr.decode()
             if lua == 'lua5.4' and cmd == 'dump':
                 fib_dump54(p, r)
+                continue
+            if lua == 'lua5.4' and cmd == 'top':
+                rows = top_rows(r.stdout.decode().split('luatrace top: ')[-1])
+                expect(r.returncode == 0 and rows and rows[0].split()[3:] == ['fib', '(prog.lua:1)'],
+                       'top of a plain lua5.4: %d %r %r' % (r.returncode, r.stdout, r.stderr))
                 continue
             want = 'process %d runs Lua %s' % (p.pid, lua[3:])
             expect(r.returncode == 1 and want in err and err.count('\n') == 1 and
@@ -1476,6 +1483,11 @@ def case_outside54lines(c):
     names = [f.split(' (')[0] for f in blocks[0][1]]
     expect(names[:5] == ['io.read [C]', 'long', 'gap', 'main chunk', 'lua5.4 [C]'],
            'names in the dump: %r' % out)
+
+
+def case_outside54top(c):
+    need_lua54(c)
+    case_outsidetop(c)
 
 
 def overwrite_heap(pid, old, new):
