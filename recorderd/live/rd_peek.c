@@ -397,8 +397,8 @@ int rd_peek_other_lua(pid_t pid, char *buf, size_t cap)
     if (!rd_peek_release(pid, v, lib, sizeof lib) || !strcmp(v, "5.1"))
         return 0;
     if (!strcmp(v, "5.4"))
-        snprintf(buf, cap, "process %d runs Lua 5.4 (%s). recorderd dump and top read it "
-                           "from outside; record and heap read only Lua 5.1, and attach "
+        snprintf(buf, cap, "process %d runs Lua 5.4 (%s). recorderd dump, top and record "
+                           "read it from outside; heap reads only Lua 5.1, and attach "
                            "cannot load luatrace into a running Lua 5.4: "
                            "start it with LUATRACE_ATTACH=1 lua5.4 -lluatrace ... (or have it "
                            "call require(\"luatrace\").listen()), and attach, dump and top "

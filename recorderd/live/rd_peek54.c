@@ -94,14 +94,22 @@ static uintptr_t find_main(r54 *d)
 
 /* }====== */
 
+/* Why a Lua 5.4 process cannot be read, into buf. */
+static void misfit(pid_t pid, const char *lib, const char *why, char *buf, size_t cap)
+{
+    snprintf(buf, cap,
+             "process %d runs Lua 5.4 (%s), but %s: recorderd reads Lua 5.4.4's layout from "
+             "outside and this library's differs. Start it with LUATRACE_ATTACH=1 lua5.4 "
+             "-lluatrace ... (or have it call require(\"luatrace\").listen()) and dump and "
+             "top work on it",
+             (int)pid, lib, why);
+}
+
 static int refuse(pid_t pid, const char *lib, const char *why)
 {
-    fprintf(stderr,
-            "recorderd: process %d runs Lua 5.4 (%s), but %s: recorderd reads Lua 5.4.4's "
-            "layout from outside and this library's differs. Start it with "
-            "LUATRACE_ATTACH=1 lua5.4 -lluatrace ... (or have it call "
-            "require(\"luatrace\").listen()) and dump and top work on it\n",
-            (int)pid, lib, why);
+    char msg[1024];
+    misfit(pid, lib, why, msg, sizeof msg);
+    fprintf(stderr, "recorderd: %s\n", msg);
     return 1;
 }
 
@@ -307,28 +315,38 @@ int rd_peek54_dump(pid_t pid, const char *lib, FILE *out)
 
 /* {====== top's samples */
 
-int r54_open(pid_t pid, const char *lib, rd_peek_stop *s, r54 **out)
+int r54_find(pid_t pid, const char *lib, rd_peek_stop *s, r54 **out, char *err, size_t cap)
 {
     int e = rd_peek_stop_all(pid, s); /* may recorderd read it? a moment's stop says */
     if (e)
-        return rd_peek_refusal(pid, e);
+        return rd_peek_refusal_msg(pid, e, err, cap), e;
     rd_peek_let_go(s);
     r54 *d = calloc(1, sizeof *d);
     if (!d)
-        return fprintf(stderr, "recorderd: out of memory\n"), 1;
+        return snprintf(err, cap, "out of memory"), -ENOMEM;
     d->pid = pid;
     d->deadline_us = rd_gcwalk_now_us() + FIND_MS * 1000;
     const char *why = (d->L = find_main(d)) ? (d->g = d->L + L4_SIZE, check(d)) : NULL;
-    int rc = !d->L && rd_peek_gone(pid) ? rd_peek_refusal(pid, -ESRCH)
-             : !d->L ? refuse(pid, lib, "no Lua 5.4 state was found in its memory")
-             : why   ? refuse(pid, lib, why)
-                     : 0;
     d->deadline_us = 0;
-    if (rc)
+    if (!d->L && rd_peek_gone(pid))
+        e = -ESRCH, rd_peek_refusal_msg(pid, e, err, cap);
+    else if (!d->L || why)
+        e = -ENOEXEC, misfit(pid, lib, why ? why : "no Lua 5.4 state was found in its memory",
+                             err, cap);
+    if (e)
         free(d);
     else
         *out = d;
-    return rc;
+    return e;
+}
+
+int r54_open(pid_t pid, const char *lib, rd_peek_stop *s, r54 **out)
+{
+    char msg[1024];
+    if (!r54_find(pid, lib, s, out, msg, sizeof msg))
+        return 0;
+    fprintf(stderr, "recorderd: %s\n", msg);
+    return 1;
 }
 
 void r54_close(r54 *d)

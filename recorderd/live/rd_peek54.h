@@ -69,6 +69,10 @@ int rd_peek54_dump(pid_t pid, const char *lib, FILE *out);
  * set (r54_close frees it), or the exit code after a one-line refusal on
  * stderr. */
 int r54_open(pid_t pid, const char *lib, struct rd_peek_stop *s, r54 **out);
+/* The same, the refusal's message in err: 0, or -errno (-ESRCH: it
+ * exited; -ENOEXEC: no state, or laid out otherwise). */
+int r54_find(pid_t pid, const char *lib, struct rd_peek_stop *s, r54 **out, char *err,
+             size_t cap);
 void r54_close(r54 *d);
 
 /* One sample of the running chain (main, then the threads it resumes, in

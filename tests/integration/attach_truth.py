@@ -112,17 +112,18 @@ frames that were unwound, nothing past the detach). Cases:
               thread list, the resumers are found from the main thread on
   luajitoutside  attach, dump, top, record of a luajit that never loaded
               luatrace: a message that says it is LuaJIT and what to do
-  otherlua    attach, record, heap of a plain lua5.4, and those, dump and
-              top of a plain lua5.3 / lua5.2: a line that names the Lua it
-              runs (and for 5.4 how to trace it); dump and top of the
-              lua5.4 read it (its busy frames the program's, fib the
-              busiest); nothing loaded, output unchanged
+  otherlua    attach, heap of a plain lua5.4, and those, dump, top and
+              record of a plain lua5.3 / lua5.2: a line that names the Lua
+              it runs (and for 5.4 how to trace it); dump, top and record
+              of the lua5.4 read it (its busy frames the program's, fib
+              the busiest); nothing loaded, output unchanged
   outside54   outside with a plain lua5.4 (Debian's 5.4.4): every thread's
               stack exact to the line, the names as 5.1's dump gives them
   outside54lines  dump of a plain lua5.4 stopped in functions whose lines
               need abslineinfo (a gap of over 127 lines, over 128
               instructions): each frame's line the program's currentline
   outside54top  outsidetop with a plain lua5.4
+  outside54record  outsiderecord with a plain lua5.4
   outside54misfit  dump of a plain lua5.4 whose memory-error message the
               test changed in its heap (a layout check's known value): a
               one-line refusal that names Lua 5.4 and how to start it,
@@ -1094,12 +1095,13 @@ def case_luajitoutside(c):
 
 
 def case_otherlua(c):
-    """attach, record and heap of a plain lua5.4, and those, dump and top of
+    """attach and heap of a plain lua5.4, and those, dump, top and record of
     a plain lua5.3 and lua5.2 (where installed), that never loaded luatrace:
     each says which Lua it runs and, for 5.4, how to start it to be traced,
     exit 1, in one line; dump of the lua5.4 reads it from outside (its
     frames those of the program's busy loop, on their lines), top samples
-    it (fib, where the loop spends its time, first); nothing
+    it (fib, where the loop spends its time, first), record makes a
+    session of it; nothing
     loaded into any, its output unchanged (before: 'no Lua 5.1 state', or
     'exports no Lua 5.1 API')."""
     luas = [l for l in ('lua5.4', 'lua5.3', 'lua5.2') if shutil.which(l)]
@@ -1118,6 +1120,9 @@ def case_otherlua(c):
             err = r.stderr.decode()
             if lua == 'lua5.4' and cmd == 'dump':
                 fib_dump54(p, r)
+                continue
+            if lua == 'lua5.4' and cmd == 'record':
+                expect(r.returncode == 0, 'record of a plain lua5.4: %d %r' % (r.returncode, r.stderr))
                 continue
             if lua == 'lua5.4' and cmd == 'top':
                 rows = top_rows(r.stdout.decode().split('luatrace top: ')[-1])
@@ -1490,6 +1495,11 @@ def case_outside54top(c):
     case_outsidetop(c)
 
 
+def case_outside54record(c):
+    need_lua54(c)
+    case_outsiderecord(c)
+
+
 def overwrite_heap(pid, old, new):
     """Replaces each copy of old in pid's heap and anonymous private
     memory with new (same length), through /proc/PID/mem: how many."""
@@ -1712,11 +1722,12 @@ def case_outsiderecord(c):
     expect(r.returncode == 0, 'report --format folded: %r' % r.stderr)
     w = folded_weights(folded)
     heavy = max(w, key=w.get)
+    base = os.path.basename(os.path.realpath(c.args.lua)) + '@[C]'  # lua.c's pmain: its file
     frames = heavy.split(';')
-    expect(frames[:2] == ['lua5.1@[C]', 'main chunk@prog.lua:0'] and
+    expect(frames[:2] == [base, 'main chunk@prog.lua:0'] and
            frames[-1] == 'hot@prog.lua:2' and frames[-2] == 'function@prog.lua:3' and
            w[heavy] > 0.5 * sum(w.values()), 'heaviest stack %r of %r' % (heavy, w))
-    expect(all(s.startswith('lua5.1@[C];main chunk@prog.lua:0') for s in w), 'stacks: %r' % w)
+    expect(all(s.startswith(base + ';main chunk@prog.lua:0') for s in w), 'stacks: %r' % w)
     again = os.path.join(c.tmp, 'again.folded')
     r = recorderd(c, 'report', os.path.join(session, 'trace.ltr'), '--format', 'folded', '-o', again)
     expect(r.returncode == 0 and folded_weights(again) == w, 'the trace replays otherwise: %r'
