@@ -122,6 +122,7 @@ frames that were unwound, nothing past the detach). Cases:
   outside54lines  dump of a plain lua5.4 stopped in functions whose lines
               need abslineinfo (a gap of over 127 lines, over 128
               instructions): each frame's line the program's currentline
+  outside54busy  outsidebusy with a plain lua5.4
   outside54top  outsidetop with a plain lua5.4
   outside54record  outsiderecord with a plain lua5.4
   outside54misfit  dump of a plain lua5.4 whose memory-error message the
@@ -1493,6 +1494,11 @@ def case_outside54lines(c):
 def case_outside54top(c):
     need_lua54(c)
     case_outsidetop(c)
+
+
+def case_outside54busy(c):
+    need_lua54(c)
+    case_outsidebusy(c)
 
 
 def case_outside54record(c):
