@@ -186,11 +186,26 @@ static const char *c_name(r54 *d, const r54_fn *f, char *buf, size_t cap)
     return buf;
 }
 
+/* A wrap function's name, as the collector gives it: coroutine.wrap(FILE:
+ * LINE), where its body is defined, FILE without its directory. */
+static const char *wrap_name(r54 *d, const r54_fn *f, char *buf, size_t cap)
+{
+    static char raw[LT_STR_MAX + 1];
+    if (r54_tstring(d, f->body_src, raw, sizeof raw) < 0)
+        raw[0] = 0;
+    const char *file = raw[0] == '@' || raw[0] == '=' ? raw + 1 : "?";
+    if (raw[0] == '@' && strrchr(file, '/'))
+        file = strrchr(file, '/') + 1;
+    snprintf(buf, cap, "coroutine.wrap(%.200s:%d)", file, f->body_line);
+    return buf;
+}
+
 const char *r54_func_name(r54 *d, const r54_fn *f, char *buf, size_t cap)
 {
     return !f->isC && f->linedef == 0 ? "main chunk"
            : f->name[0]               ? f->name
            : f->call[0]               ? f->call
+           : f->body_src              ? wrap_name(d, f, buf, cap)
            : f->isC                   ? c_name(d, f, buf, cap)
                                       : "function";
 }

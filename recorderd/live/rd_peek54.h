@@ -24,6 +24,8 @@ typedef struct r54_fn {
     char name[R54_NAME]; /* a table path from the globals, or empty */
     char call[R54_NAME]; /* the name it was called by, or empty */
     uint8_t call_read;   /* its call was read for a name (once) */
+    uintptr_t body_src;  /* a coroutine.wrap function's: its body's source, */
+    int body_line;       /* and linedefined (its key: the body's Proto + 1) */
 } r54_fn;
 
 typedef struct r54_frame {

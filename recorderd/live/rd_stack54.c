@@ -99,6 +99,26 @@ static int fn_of(r54 *d, uintptr_t key, uintptr_t cl, const uint8_t *pr)
     return (int)d->nfn++;
 }
 
+/* A coroutine.wrap function (C closure cl, copied, whose one upvalue is a
+ * thread) is told by its body, the function at the bottom of the thread's
+ * stack, as the collector tells it: its index, or -1 if not one. */
+static int wrap_fn(r54 *d, const uint8_t *cl, uintptr_t v)
+{
+    uint8_t ls[L4_SIZE], tv[TV4_SIZE], body[CL4_READ], pr[PR4_READ];
+    if (cl[CL4_NUPVALUES] < 1 || cl[CL4_UPV0 + TV4_TT] != T4_THREAD ||
+        r54_peek(d, ptr_at(cl, CL4_UPV0), ls, sizeof ls) || ls[8] != O4_THREAD ||
+        r54_peek(d, ptr_at(ls, L4_STACK) + TV4_SIZE, tv, sizeof tv) || tv[TV4_TT] != T4_LCL ||
+        r54_peek(d, ptr_at(tv, 0), body, sizeof body) ||
+        r54_peek(d, ptr_at(body, CL4_FP), pr, sizeof pr) || pr[8] != O4_PROTO)
+        return -1;
+    int f = fn_of(d, ptr_at(body, CL4_FP) + 1, v, NULL);
+    if (f >= 0 && !d->fn[f].body_src) {
+        d->fn[f].body_src = ptr_at(pr, PR4_SOURCE);
+        d->fn[f].body_line = int_at(pr, PR4_LINEDEF);
+    }
+    return f;
+}
+
 /* The frame of CallInfo ci (copied): its function and line into *fr.
  * 0, or -1 if its function does not read as one. */
 static int frame_of(r54 *d, const uint8_t *ci, r54_frame *fr)
@@ -114,7 +134,8 @@ static int frame_of(r54 *d, const uint8_t *ci, r54_frame *fr)
     if (tv[TV4_TT] == T4_LCF) {
         f = fn_of(d, v, 0, NULL);
     } else if (tv[TV4_TT] == T4_CCL && !r54_peek(d, v, cl, sizeof cl) && cl[8] == O4_CCL) {
-        f = fn_of(d, ptr_at(cl, CL4_FP), v, NULL);
+        if ((f = wrap_fn(d, cl, v)) < 0)
+            f = fn_of(d, ptr_at(cl, CL4_FP), v, NULL);
     } else if (tv[TV4_TT] == T4_LCL && !r54_peek(d, v, cl, sizeof cl) && cl[8] == O4_LCL &&
                !r54_peek(d, ptr_at(cl, CL4_FP), pr, sizeof pr) && pr[8] == O4_PROTO) {
         int pc = (int)((ptr_at(ci, CI4_SAVEDPC) - ptr_at(pr, PR4_CODE)) / 4) - 1; /* pcRel */

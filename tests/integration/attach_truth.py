@@ -122,6 +122,7 @@ frames that were unwound, nothing past the detach). Cases:
   outside54lines  dump of a plain lua5.4 stopped in functions whose lines
               need abslineinfo (a gap of over 127 lines, over 128
               instructions): each frame's line the program's currentline
+  outside54gen  outsidegen with a plain lua5.4
   outside54busy  outsidebusy with a plain lua5.4
   outside54top  outsidetop with a plain lua5.4
   outside54record  outsiderecord with a plain lua5.4
@@ -1494,6 +1495,11 @@ def case_outside54lines(c):
 def case_outside54top(c):
     need_lua54(c)
     case_outsidetop(c)
+
+
+def case_outside54gen(c):
+    need_lua54(c)
+    case_dumpgen(c, outside=True)
 
 
 def case_outside54busy(c):
