@@ -80,7 +80,8 @@ static void visit(r54 *d, const uint8_t *nd, const walk *w)
         return;
     }
     if ((f < 0 && !(nd[TV4_TT] == T4_TABLE && w->depth == 0)) ||
-        (ktt != T4_SHRSTR && ktt != T4_LNGSTR) || r54_tstring(d, ptr_at(nd, ND4_KEY), key, sizeof key) < 0)
+        (ktt != T4_SHRSTR && ktt != T4_LNGSTR) ||
+        r54_tstring(d, ptr_at(nd, ND4_KEY), key, sizeof key) < 0)
         return;
     if (f >= 0) {
         char *name = d->fn[f].name; /* prefix.key, cut to fit */
@@ -281,9 +282,11 @@ static int running(const r54 *d, uintptr_t L)
 void r54_chain(r54 *d)
 {
     d->nchain = 0;
-    for (int c = d->nth ? 0 : -1; c >= 0 && d->nchain < R54_THREADS; c = running(d, d->th[c].target)) {
+    int c = d->nth ? 0 : -1; /* main */
+    while (c >= 0 && d->nchain < R54_THREADS) {
         d->th[c].in_chain = 1;
         d->chain[d->nchain++] = (uint32_t)c;
+        c = running(d, d->th[c].target);
     }
 }
 

@@ -280,9 +280,10 @@ static int run(r54 *d, const char *lib, FILE *out)
     found f = {0};
     uint64_t stopped_us = 0;
     d->deadline_us = rd_gcwalk_now_us() + FIND_MS * 1000;
-    if (!(d->L = find_main(d)))
-        return rd_peek_gone(d->pid) ? rd_peek_refusal(d->pid, -ESRCH)
-                                    : refuse(d->pid, lib, "no Lua 5.4 state was found in its memory");
+    if (!(d->L = find_main(d)) && rd_peek_gone(d->pid))
+        return rd_peek_refusal(d->pid, -ESRCH);
+    if (!d->L)
+        return refuse(d->pid, lib, "no Lua 5.4 state was found in its memory");
     d->g = d->L + L4_SIZE;
     const char *why = check(d);
     if (why)

@@ -13,7 +13,13 @@
 
 struct rd_peek_stop; /* rd_peek.h's */
 
-enum { R54_THREADS = 1024, R54_FUNCS = 1024, R54_FRAMES = 16384, R54_NAME = 128, OUT54_CAP = 1 << 18 };
+enum {
+    R54_THREADS = 1024,
+    R54_FUNCS = 1024,
+    R54_FRAMES = 16384,
+    R54_NAME = 128,
+    OUT54_CAP = 1 << 18 /* bytes of a dump's records */
+};
 
 typedef struct r54_fn {
     uintptr_t key; /* Proto* of a Lua function, else the lua_CFunction */
