@@ -830,29 +830,21 @@ static int refuse_other_lua(lua_State *L, const char *which)
 
 /* LUATRACE_SAMPLE=HZ: LuaJIT samples with its own profiler (co_sample.c,
  * which refuses a bad HZ without an error: run's LUA_INIT loads us); Lua
- * 5.1 has none, and is sampled from outside by recorderd (co_outside.c),
- * except with a private recorder (luatrace.profile), which as the
- * process's child may not read it (ptrace's rule): traced exactly, said
- * once; so is Lua 5.4, whose memory recorderd does not read. */
+ * 5.1 and 5.4 have none, and are sampled from outside by recorderd
+ * (co_outside.c), except with a private recorder (luatrace.profile),
+ * which as the process's child may not read it (ptrace's rule): traced
+ * exactly, said once. */
 static int sample_mode(int private_summary)
 {
     static int said;
     if (!co_sample_hz())
         return 0;
-#ifdef CO_LUA54 /* recorderd reads Lua 5.1's memory only */
-    (void)private_summary;
-    if (!said++)
-        fprintf(stderr, "luatrace: sampling (LUATRACE_SAMPLE, run --sample) is for Lua 5.1 and "
-                        "LuaJIT; %s is traced exactly\n", CO_LUA_NAME);
-    return 0;
-#else
     if (co_jit_is() || !private_summary)
         return 1;
     if (!said++)
         fprintf(stderr, "luatrace: sampling (LUATRACE_SAMPLE) needs recorderd run --sample or "
-                        "listen under Lua 5.1; luatrace.profile traces exactly\n");
+                        "listen; luatrace.profile traces exactly\n");
     return 0;
-#endif
 }
 
 CO_EXPORT int luaopen_luatrace(lua_State *L)

@@ -1,4 +1,4 @@
-/* co_outside: `recorderd run --sample` of a Lua 5.1 process: no hook, no
+/* co_outside: `recorderd run --sample` of a Lua 5.1 or 5.4 process: no hook, no
  * ring. The hello (outside, at the rate of LUATRACE_SAMPLE) asks recorderd
  * to sample this process from outside, as `recorderd record PID` does; its
  * ack comes once the sampler runs, so the program starts under it. A
@@ -27,6 +27,14 @@ static const void *main_state(lua_State *L)
 {
     int is_main = lua_pushthread(L);
     lua_pop(L, 1);
+#ifdef CO_LUA54 /* the registry holds it */
+    if (is_main)
+        return L;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
+    const void *m = lua_tothread(L, -1);
+    lua_pop(L, 1);
+    return m;
+#endif
     const void *g = is_main ? NULL : lr_ptr_at(L, LS_G);
     return is_main ? L : g ? lr_ptr_at(g, G_MAINTHREAD) : NULL;
 }

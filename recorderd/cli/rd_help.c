@@ -56,8 +56,8 @@ static const cmd_help helps[] = {
       TIME,
       CLOCK,
       MEMORY,
-      {"--sample [HZ]", "a sampler instead of a trace: lua5.1 read from outside (no hook),\n"
-                        "                                 LuaJIT by its profiler (HZ 1-1000, 1000); lua5.4 traced"},
+      {"--sample [HZ]", "a sampler instead of a trace: lua5.1 and lua5.4 read from outside\n"
+                        "                                 (no hook), LuaJIT by its profiler (HZ 1-1000, 1000)"},
       NOTRACE,
       BACKEND,
       HELP},

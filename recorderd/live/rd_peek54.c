@@ -318,10 +318,11 @@ int rd_peek54_dump(pid_t pid, const char *lib, FILE *out)
 
 int r54_find(pid_t pid, const char *lib, rd_peek_stop *s, r54 **out, char *err, size_t cap)
 {
-    int e = rd_peek_stop_all(pid, s); /* may recorderd read it? a moment's stop says */
+    int e = s ? rd_peek_stop_all(pid, s) : 0; /* may recorderd read it? a moment's stop says */
     if (e)
         return rd_peek_refusal_msg(pid, e, err, cap), e;
-    rd_peek_let_go(s);
+    if (s)
+        rd_peek_let_go(s);
     r54 *d = calloc(1, sizeof *d);
     if (!d)
         return snprintf(err, cap, "out of memory"), -ENOMEM;

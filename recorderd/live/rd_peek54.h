@@ -78,7 +78,9 @@ int rd_peek54_dump(pid_t pid, const char *lib, FILE *out);
  * stderr. */
 int r54_open(pid_t pid, const char *lib, struct rd_peek_stop *s, r54 **out);
 /* The same, the refusal's message in err: 0, or -errno (-ESRCH: it
- * exited; -ENOEXEC: no state, or laid out otherwise). */
+ * exited; -ENOEXEC: no state, or laid out otherwise). s NULL: without the
+ * first moment's stop (run --sample: the process waits for recorderd's
+ * ack, and recorderd, its parent, must not take its child's stop). */
 int r54_find(pid_t pid, const char *lib, struct rd_peek_stop *s, r54 **out, char *err,
              size_t cap);
 void r54_close(r54 *d);

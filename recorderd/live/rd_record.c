@@ -499,7 +499,8 @@ static void read_process(rec *r)
 /* find_state of a Lua 5.4 process (lib defines its lua_ident). */
 static int find54(rec *r, const char *lib, char *err, size_t cap)
 {
-    int e = r54_find(r->o->pid, lib, &r->stop, &r->d54, err, cap);
+    /* a hello's (run --sample): recorderd may be its parent, waiting for it */
+    int e = r54_find(r->o->pid, lib, r->o->state ? NULL : &r->stop, &r->d54, err, cap);
     if (e == -ESRCH && r->cmd[0])
         return 0; /* ran when record began, exited since: a session, no samples */
     if (!e)
@@ -514,7 +515,8 @@ static int find_state(rec *r, char *err, size_t cap)
     const void *found[RD_PEEK_MAX_STATES];
     read_process(r); /* before it can exit: a zombie's command line is empty */
     char v[8], lib[4096];
-    if (!r->o->state && rd_peek_release(r->o->pid, v, lib, sizeof lib) && !strcmp(v, "5.4"))
+    /* 5.4: found by its own scan, a hello's state (run --sample) too */
+    if (rd_peek_release(r->o->pid, v, lib, sizeof lib) && !strcmp(v, "5.4"))
         return find54(r, lib, err, cap);
     if (rd_peek_other_lua(r->o->pid, err, cap))
         return -ENOEXEC;

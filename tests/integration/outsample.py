@@ -25,6 +25,8 @@ Case cleans up daemons, sockets and shm segments). Cases:
   options   --sample with --coverage, --time sample or a coverage format
             (cobertura): refused, exit 2, nothing run; -f all and -f
             folded,pprof taken
+  lua54     shares under lua5.4 (the 5.4 collector's hello, recorderd's
+            reader of 5.4): skipped without lua5.4
   reload    a C host that closes its state and makes a new one, 4 times,
             each running the same loop: a session per state, each with
             about a quarter of the time (a session lasting to the
@@ -32,6 +34,7 @@ Case cleans up daemons, sockets and shm segments). Cases:
 """
 import json
 import os
+import shutil
 import sys
 
 sys.dont_write_bytecode = True
@@ -70,7 +73,7 @@ os.exit(6)
 '''
 
 
-def counts(c, seconds=0.25):
+def counts(c, seconds=0.25, lua=None):
     """Iteration counts giving each part about `seconds` of CPU a round."""
     probe = c.write('probe.lua', PARTS + '''
 local function count(f)
@@ -83,14 +86,14 @@ local function count(f)
 end
 print(count(calls), count(lines))
 '''.replace('SECONDS', '%f' % (seconds / 10)))
-    r = run([c.args.lua, probe], c.tmp, c.env())
+    r = run([lua or c.args.lua, probe], c.tmp, c.env())
     expect(r.status == 0, 'probe: %r' % r.err)
     return r.out.decode().split()
 
 
-def sample_run(c, prog, extra=(), env=None):
+def sample_run(c, prog, extra=(), env=None, lua=None):
     return run([c.args.recorderd, 'run', '-q', '--out', c.out, '--sample'] + list(extra)
-               + ['--', c.args.lua, prog], c.tmp, env or c.env())
+               + ['--', lua or c.args.lua, prog], c.tmp, env or c.env())
 
 
 def part_shares(c, session):
@@ -103,10 +106,10 @@ def part_shares(c, session):
     return w
 
 
-def case_shares(c):
-    na, nb = counts(c)
+def case_shares(c, lua=None):
+    na, nb = counts(c, lua=lua)
     prog = c.write('shares.lua', SHARES.replace('CALLS_N', na).replace('LINES_N', nb))
-    r = sample_run(c, prog)
+    r = sample_run(c, prog, lua=lua)
     expect(r.status == 6, 'status %d, stderr %r' % (r.status, r.err))
     expect(r.out == b'sampling\ttrue\ttracing\tfalse\n', 'stdout %r' % r.out)
     own = r.err.decode()
@@ -184,8 +187,8 @@ def case_profile(c):
     r = run([c.args.lua, '-lluatrace.profile', prog], c.tmp,
             c.env(LUATRACE_OUT=c.out, LUATRACE_SAMPLE='1000'))
     expect(r.status == 0 and r.out == b'500500\n', 'status %d, %r' % (r.status, r.out))
-    said = b'luatrace: sampling (LUATRACE_SAMPLE) needs recorderd run --sample or listen ' \
-           b'under Lua 5.1; luatrace.profile traces exactly\n'
+    said = b'luatrace: sampling (LUATRACE_SAMPLE) needs recorderd run --sample or listen; ' \
+           b'luatrace.profile traces exactly\n'
     expect(r.err.startswith(said) and r.err.count(b'LUATRACE_SAMPLE') == 1,
            'stderr: %r' % r.err)
     meta = json.load(open(os.path.join(c.session('prof'), 'session.json')))
@@ -217,6 +220,14 @@ def case_reload(c):
     times = [json.load(open(os.path.join(c.out, n, 'session.json')))['traced_ns'] for n in names]
     print('sessions %s: traced ms %s' % (names, [t // 1000000 for t in times]))
     expect(max(times) < 0.35 * sum(times), 'a session outlived its state: %s' % times)
+
+
+def case_lua54(c):
+    lua = shutil.which('lua5.4')
+    if not lua:
+        print('no lua5.4')
+        raise SystemExit(harness.SKIP)
+    case_shares(c, lua)
 
 
 def main(argv):
