@@ -75,6 +75,10 @@ static int pin_module(void)
 
 volatile int co_mem_in;
 static co_state *g_mem; /* memory is traced into its ring; NULL: not */
+/* the time is exact (the TSC read at every event): the records' time
+ * comes off the program's, and (gc) frames are timed */
+static int g_timed;
+static const char *g_gc; /* its global_State, for (gc) frames; NULL: none */
 
 /* The short MEM of one call at p (lt_event.h): its end, or NULL where a
  * delta does not fit. */
@@ -120,6 +124,36 @@ static void put_mem(co_state *s, uint64_t size, uint64_t osize, const void *addr
     s->mem_base = addr ? (uintptr_t)addr : (uintptr_t)oaddr;
 }
 
+/* (gc) frames. Lua 5.1 counts the state's bytes after each allocator
+ * call (totalbytes) and runs a GC step at the next check once they reach
+ * GCthreshold: the VM checks right after its allocations (a table, a
+ * concatenation, a closure), the API before its own (lua_pushstring ...).
+ * No hook runs inside a step (__gc finalizers run with hooks off), so
+ * the allocation that reaches the threshold is noted with the time, and
+ * the next hook, if the step has run meanwhile (the threshold moved),
+ * charges the time from that allocation to a (gc) frame under the frame
+ * on top: the step's, with the rest of the allocating line's after it
+ * (or, when a C function allocated, its work up to its next
+ * allocation's step). Frees the step made went out as it made them,
+ * under the allocating frame. */
+static size_t g_size(const char *g, int off)
+{
+    size_t v;
+    memcpy(&v, g + off, sizeof v);
+    return v;
+}
+
+/* Called with totalbytes not yet counting this call; t: now. */
+static void gc_reached(co_state *s, size_t osize, size_t nsize, uint64_t t)
+{
+    size_t thr = g_size(g_gc, G_THRESHOLD);
+    if (g_size(g_gc, G_TOTALBYTES) - osize + nsize >= thr) {
+        s->gc_pending = 1;
+        s->gc_thr = thr;
+        s->gc_p0 = t > s->last ? t - s->last : 0;
+    }
+}
+
 /* The allocator changed memory: ptr (osize bytes) became q (nsize). */
 static void __attribute__((noinline))
 mem_note(co_state *s, void *q, void *ptr, size_t osize, size_t nsize)
@@ -127,6 +161,7 @@ mem_note(co_state *s, void *q, void *ptr, size_t osize, size_t nsize)
     if (co_mem_in || !s->active || (!ptr && !nsize))
         return;
     co_mem_in = 1;
+    uint64_t t0 = g_timed ? co_clock_tsc() : 0;
     if (!ptr)
         osize = 0; /* Lua 5.1 passes 0, another host may pass a type */
     if ((uint64_t)nsize >> 32 || (uint64_t)osize >> 32) { /* a free, then a new block */
@@ -136,6 +171,12 @@ mem_note(co_state *s, void *q, void *ptr, size_t osize, size_t nsize)
             put_mem(s, nsize, 0, q, NULL);
     } else {
         put_mem(s, nsize, osize, q, ptr);
+    }
+    if (g_timed) { /* the records' time (a wait for room too) is not the program's */
+        uint64_t t1 = co_clock_tsc();
+        s->last += t1 - t0;
+        if (g_gc && !s->gc_pending)
+            gc_reached(s, osize, nsize, t1);
     }
     co_mem_in = 0;
 }
@@ -157,8 +198,8 @@ static void *watch_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     return w->f(w->ud, ptr, osize, nsize);
 }
 
-/* Wraps L's allocator for memory alone (LuaJIT: no Lua 5.1 layout to
- * watch frees by). Returns 0 or -ENOTSUP. */
+/* Wraps L's allocator for memory alone (LuaJIT, Lua 5.4: no Lua 5.1
+ * layout to watch frees by). Returns 0 or -ENOTSUP. */
 static int wrap_memory_only(lua_State *L)
 {
     void *ud;
@@ -179,12 +220,61 @@ int co_alloc_memory(co_state *s, lua_State *L)
     void *ud;
     if (!s) {
         g_mem = NULL;
+        g_timed = 0;
+        g_gc = NULL;
         return 0;
     }
-    if (lua_getallocf(L, &ud) != watch_alloc && (!s->jit || wrap_memory_only(L)))
+#ifdef CO_LUA54
+    int own = 1; /* no 5.1 layout: memory only, as LuaJIT */
+#else
+    int own = s->jit;
+#endif
+    if (lua_getallocf(L, &ud) != watch_alloc && (!own || wrap_memory_only(L)))
         return -ENOTSUP;
     g_mem = s;
     return 0;
+}
+
+void co_alloc_gc(co_state *s, lua_State *L)
+{
+    g_gc = NULL;
+    s->gc_pending = 0;
+    g_timed = CO_HAVE_TSC && s->use_tsc && s->sample_every == 1 && !s->no_clock &&
+              !s->tick_mode && !s->jit && s->mem && g_mem == s;
+#ifndef CO_LUA54 /* 5.1's global_State */
+    if (!g_timed || !s->layout_ok)
+        return;
+    const char *g = lr_ptr_at(L, LS_G);
+    size_t total = ((size_t)lua_gc(L, LUA_GCCOUNT, 0) << 10) + (size_t)lua_gc(L, LUA_GCCOUNTB, 0);
+    if (g && lr_ptr_at(g, G_REGISTRY) == lua_topointer(L, LUA_REGISTRYINDEX) &&
+        g_size(g, G_TOTALBYTES) == total && g_size(g, G_THRESHOLD) > 0)
+        g_gc = g;
+#else
+    (void)L;
+#endif
+}
+
+void co_alloc_gc_event(co_state *s, lua_State *L, uint32_t depth, uint64_t t)
+{
+    if (g_size(g_gc, G_THRESHOLD) == s->gc_thr) {
+        s->gc_p0 = 0; /* no step yet: it comes with a check after this event */
+        return;
+    }
+    s->gc_pending = 0;
+    if (L != s->cur_L || s->dropped || t < s->last)
+        return; /* another thread's, or records lost: its time stays where it lands */
+    uint64_t dt = t - s->last, before = s->gc_p0 < dt ? s->gc_p0 : dt;
+    uint32_t fid = co_func_gc_id(s);
+    uint8_t *p = fid ? co_out_hot(s) : NULL;
+    if (!p)
+        return;
+    uint8_t *q = lt_put_head(p, LT_EV_CALL, 3);
+    q = lt_put_uint(q, depth + 1);
+    q = lt_put_uint(q, before);
+    q = lt_put_uint(q, fid);
+    co_out_hot_end(s, p, q);
+    if (co_hook_ret_record_dt(s, depth + 1, dt - before))
+        s->last = t; /* the event's own dt starts here */
 }
 
 /* The size check's allocator: notes how the probe's Proto and thread are

@@ -726,3 +726,19 @@ uint32_t co_func_id_slow(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *fla
     return fid;
 }
 
+
+uint32_t co_func_gc_id(co_state *s)
+{
+    if (s->gc_fid)
+        return s->gc_fid;
+    uint32_t src_sid = intern_str(s, "[C]", 3);
+    uint32_t name_sid = intern_str(s, "(gc)", 4);
+    uint8_t *p = src_sid && name_sid ? co_out_reserve(s, 64) : NULL;
+    if (!p)
+        return 0;
+    uint32_t fid = s->next_fid++;
+    uint8_t *q = lt_put_func(p, fid, LT_WHAT_C, src_sid, name_sid, 0, 0, 0);
+    lt_ring_commit(&s->ring, (uint64_t)(q - p));
+    s->gc_fid = fid;
+    return fid;
+}

@@ -81,12 +81,17 @@ int co_hook_switch_record(co_state *s, int resumed, uint64_t dt, uint32_t id, ui
 
 int co_hook_ret_record(co_state *s, uint32_t depth)
 {
+    return co_hook_ret_record_dt(s, depth, 0);
+}
+
+int co_hook_ret_record_dt(co_state *s, uint32_t depth, uint64_t dt)
+{
     uint8_t *p = co_out_hot(s);
     if (!p)
         return 0;
     uint8_t *q = lt_put_head(p, LT_EV_RET, 2);
     q = lt_put_uint(q, depth);
-    q = lt_put_uint(q, 0);
+    q = lt_put_uint(q, dt);
     uint64_t pos = co_out_hot_end(s, p, q);
     s->depth = depth ? depth - 1 : 0; /* what it implies, as on_ret */
     s->depth_end = depth ? pos : UINT64_MAX;
@@ -831,6 +836,8 @@ static void __attribute__((noinline)) tick_hook(co_state *s, lua_State *L, lua_D
 static void __attribute__((noinline)) mem_hook(co_state *s, lua_State *L, lua_Debug *ar)
 {
     co_mem_in++;
+    if (s->gc_pending && s->active)
+        co_alloc_gc_event(s, L, depth_before(ar), co_clock_tsc());
     if (s->tick_on)
         tick_hook(s, L, ar);
     else if (!s->active || s->jit || co_nchain || s->no_clock)

@@ -10,12 +10,6 @@
 
 #if LUA_VERSION_NUM != 504
 #error "co_lua54.h is for the Lua 5.4 build (its headers first on the include path)"
-/* co_cpath.c's wrapper of require sits in require's environment, which
- * 5.4 has not (co_cpath_hide returns first there): these only compile */
-#define LUA_ENVIRONINDEX lua_upvalueindex(1)
-#define lua_getfenv(L, i) ((void)lua_getupvalue((L), (i), 1))
-#define lua_setfenv(L, i) lua_pop((L), 1)
-
 #endif
 
 /* the one form the collector uses: into the table on top */

@@ -381,6 +381,7 @@ static void memory_begin(co_state *s, lua_State *L, int calib)
     }
     if (!s->mem)
         co_alloc_memory(NULL, L);
+    co_alloc_gc(s, L);
 }
 
 /* Opens a trace into a fresh ring registered with a recorder (sock_path,

@@ -132,6 +132,13 @@ typedef struct co_state {
     int thread_ok; /* lua_State layout verified for the switch path (co_thread.c) */
     int watched;   /* CO_WATCH_*: what the state's allocator reports (co_alloc.c) */
     int mem;       /* LUATRACE_MEMORY=1: the allocator's calls are traced (MEM) */
+    /* (gc) frames (co_alloc.c): an allocation brought the state's bytes to
+     * its GC threshold gc_p0 ticks of program time after the last hook (0:
+     * before this interval); a step runs at the next check */
+    int gc_pending;
+    uint64_t gc_p0;
+    size_t gc_thr;     /* the threshold it reached: a step sets another */
+    uint32_t gc_fid;   /* the (gc) function's id, once described */
     uint64_t mem_base; /* the last MEM record's address: the short MEMs' base */
     int key_only;  /* state_ok and watched: a cache hit on the key alone is exact */
     int drop_mode; /* LUATRACE_MODE=drop: never wait for space */
@@ -348,6 +355,9 @@ int co_running_top(lua_State *L);
  * which module's loading takes the time. Returns fid when the argument is
  * no module name. */
 uint32_t co_func_arg_id(co_state *s, lua_State *L, lua_Debug *ar, uint32_t fid);
+/* The id of the pseudo C function "(gc)" (co_alloc.c), described once; 0
+ * if its FUNC could not be written. */
+uint32_t co_func_gc_id(co_state *s);
 
 /* The GC freed the Proto at pr (or a block of its size): the cache
  * forgets pr before its next lookup. Called from the allocator, at any
@@ -382,6 +392,14 @@ int co_alloc_watch(lua_State *L);
  * allocator is not ours (a Lua 5.1 layout not verified,
  * LUATRACE_ALLOC=plain). Traced thread only. */
 int co_alloc_memory(co_state *s, lua_State *L);
+/* (gc) frames: GC steps that allocations bring about are timed where
+ * the time is exact (the TSC read at every event) and the state's
+ * global_State layout verified; else none. After co_alloc_memory. */
+void co_alloc_gc(co_state *s, lua_State *L);
+/* In the hook of event ar of thread L (co_mem_in set): if a step ran
+ * since an allocation reached the threshold, a CALL and a RET of (gc)
+ * under the frame on top take its time (from that allocation to t). */
+void co_alloc_gc_event(co_state *s, lua_State *L, uint32_t depth, uint64_t t);
 /* Non-zero while the collector itself runs (its hook, tron, troff, the
  * end of a trace): an allocation then is the collector's, and sends no
  * record (it could land inside one being written). */
@@ -474,6 +492,8 @@ void co_hook_emit(co_state *s, lua_State *L, lua_Debug *ar, uint64_t dt);
 int co_hook_switch_record(co_state *s, int resumed, uint64_t dt, uint32_t id, uint32_t depth,
                           int dead);
 int co_hook_ret_record(co_state *s, uint32_t depth);
+/* The same with dt. */
+int co_hook_ret_record_dt(co_state *s, uint32_t depth, uint64_t dt);
 
 /* Writes a THREAD record: T gets id. Returns 0 if it could not be written. */
 int co_hook_thread_record(co_state *s, uint32_t id, lua_State *T);

@@ -16,6 +16,9 @@ directory as the working directory and the program given by its file name:
      1000 frames cut in the middle as recorderd prints them, rd_path.h).
 --lua-opt gives the interpreter an option before the program in all three
 runs (after -lreftrace in the reference's): --lua-opt=-lcorpus_mod.
+--memory traces with `run --memory`: the GC steps' (gc) frames (calls of
+a frame the program never sees) are left out of the comparison, every
+other stack must still agree.
 Exit status: 0 pass, 1 fail, 77 skipped (recorderd does not exist).
 """
 
@@ -282,8 +285,8 @@ def reference(args, prog_dir, prog, tmp, helper, extra_env=None):
 def traced(args, prog_dir, prog, tmp):
     outdir = os.path.join(tmp, 'out')
     os.mkdir(outdir)
-    cmd = [args.recorderd, 'run', '--quiet', '--out', outdir, '--',
-           args.lua] + lua_opts(args) + [prog]
+    cmd = [args.recorderd, 'run', '--quiet', '--out', outdir] + \
+        (['--memory'] if args.memory else []) + ['--', args.lua] + lua_opts(args) + [prog]
     res = run(cmd, prog_dir, base_env())
     return res, outdir
 
@@ -390,6 +393,11 @@ def diff(weight, ref, got):
     return [head] + rows
 
 
+def without_gc(folded):
+    """folded without the stacks that end in a (gc) frame (run --memory)."""
+    return {k: v for k, v in folded.items() if not k.rsplit(';', 1)[-1].startswith('(gc)@')}
+
+
 def save(dirname, name, d):
     os.makedirs(dirname, exist_ok=True)
     reftrace_post.write_folded(d, os.path.join(dirname, name))
@@ -420,6 +428,8 @@ def check(args, tmp):
     session = find_session(outdir)
     lines = report(args, session, 'lines', tmp)
     calls = report(args, session, 'calls', tmp)
+    if args.memory:
+        lines, calls = without_gc(lines), without_gc(calls)
     cwd = session_cwd(session)
     ref_lines = reftrace_post.relabel(ref_lines, lambda l: folded_label(l, cwd))
     ref_calls = reftrace_post.relabel(ref_calls, lambda l: folded_label(l, cwd))
@@ -452,6 +462,7 @@ def parse_args(argv):
     p.add_argument('--lua-opt', action='append', default=[],
                    help='an option of the interpreter before the program, in'
                    ' every run (repeatable; write --lua-opt=-lmod)')
+    p.add_argument('--memory', action='store_true', help='trace with run --memory')
     p.add_argument('--save', help='on mismatch, write the four folded files'
                    ' into this directory')
     return p.parse_args(argv)

@@ -23,6 +23,10 @@ program itself measures.
           has a memory profile, the leaking function's live bytes >= 90%
           of what it allocated while traced; a second attach without
           --memory has none
+  listen  `recorderd listen --memory`: two programs that register with it
+          (lua5.1 -lluatrace) each get a memory profile (the leak's live
+          bytes >= 90% of what it allocated, the churn's <= 5%), output
+          unchanged; a daemon without --memory gives them none
   tron    luatrace.tron{memory = true} of a program (its private recorder)
           has a memory profile: the leak's objects (a table and its node
           part each) and bytes, all still live
@@ -32,6 +36,14 @@ program itself measures.
   big     a program making 10 million tiny blocks (640 MB in all, the
           collector running) ends with its reports written, its memory
           table counting every one of them
+  gc      GC steps that allocations bring about are (gc) frames under the
+          function that allocated (a Lua function's table, a C function's
+          string), none under one that allocates nothing, none without
+          --memory; (gc)'s share of the allocating function's time is
+          within a factor 2 of the share the same program measures for
+          itself, the collector stopped and its steps called and timed by
+          the program (plain lua5.1, same allocations)
+  lua54   (--lua54) exact and live under Lua 5.4 (its own collector module)
   luajit  (--luajit) exact and live under LuaJIT (the JIT off while
           traced, as always)
   plain   a trace without --memory has no heap.pb.gz and no memory table,
@@ -318,6 +330,56 @@ def case_attach(args, tmp):
         proc.wait()
 
 
+def listen_sessions(args, tmp, extra, names):
+    """Runs LIVE as each of names under one `recorderd listen` (+ extra);
+    {name: session dir} once the daemon has written them."""
+    sock, out = os.path.join(tmp, 'sock-%d' % len(extra)), os.path.join(tmp, 'listen-%d' % len(extra))
+    env = {k: v for k, v in harness.base_env().items() if not k.startswith('LUATRACE_')}
+    cpath = os.path.join(os.path.dirname(os.path.dirname(args.recorderd)), 'collector')
+    env.update(LUA_CPATH=cpath + '/?.so;;', LUATRACE_SOCKET=sock, XDG_RUNTIME_DIR=tmp)
+    daemon = subprocess.Popen([args.recorderd, 'listen', '--socket', sock, '--out', out] + extra,
+                              cwd=tmp, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        for _ in range(1000):
+            if os.path.exists(sock):
+                break
+            check(daemon.poll() is None, 'recorderd listen exited')
+            time.sleep(0.01)
+        with open(os.path.join(tmp, 'live.lua'), 'w') as f:
+            f.write(LIVE)
+        for name in names:
+            res = harness.run([args.lua, '-lluatrace', 'live.lua'], tmp,
+                              dict(env, LUATRACE_SHM=name), timeout=120)
+            check(res.status == 0 and res.out.decode().strip() == '20000',
+                  '%s: %d %r %r' % (name, res.status, res.out, res.err))
+        for name in names:
+            harness.wait_file(os.path.join(out, name, 'session.json'), 'listen', daemon)
+        return {name: os.path.join(out, name) for name in names}
+    finally:
+        daemon.terminate()  # as a user stops it; killed if it does not stop
+        try:
+            daemon.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            harness.kill_group(daemon)
+            daemon.wait()
+
+
+def case_listen(args, tmp):
+    for name, session in sorted(listen_sessions(args, tmp, ['--memory'], ['one', 'two']).items()):
+        with open(os.path.join(session, 'session.json')) as f:
+            check(json.load(f).get('memory') is True, '%s: session.json says no memory' % name)
+        t = memory_table(session)
+        leak, churn = t.get('leak'), t.get('churn')
+        print('%s: leak %r churn %r' % (name, leak, churn))
+        check(leak and leak[1] > 100000 and leak[4] >= 0.9 * leak[1], '%s: leak %r' % (name, leak))
+        check(churn and churn[1] > 100000 and churn[4] <= 0.05 * churn[1],
+              '%s: churn %r' % (name, churn))
+    session = listen_sessions(args, tmp, [], ['plain'])['plain']
+    with open(os.path.join(session, 'session.json')) as f:
+        check(json.load(f).get('memory') is False, 'listen without --memory: memory not false')
+
+
 TRON = '''
 local luatrace = require "luatrace"
 local cache = {}
@@ -408,12 +470,81 @@ def case_big(args, tmp):
         check(os.path.exists(os.path.join(session, f)), 'no ' + f)
 
 
+GC = '''
+function churn(n) local t for i = 1, n do t = {i, i + 1} end return t end
+function arith(n) local x = 0 for i = 1, n do x = x + i % 7 end return x end
+function strings(n) local s for i = 1, n do s = string.format("%d:%d", i, n) end return s end
+collectgarbage("collect")
+churn(1000000) arith(1000000) strings(200000)
+print("done")
+'''
+
+# churn's allocations, the collector stopped and stepped by the program
+# as often as it steps itself (a step per KB: 1000 tables of 88 bytes,
+# 88 KB), the steps timed: their share of the whole.
+GC_STEPS = '''
+local clock, cg = os.clock, collectgarbage
+local function churn_steps(n, every, kb)
+  local t, gc = nil, 0
+  for i = 1, n do
+    t = {i, i + 1}
+    if i % every == 0 then
+      local c = clock() cg("step", kb) cg("stop") gc = gc + clock() - c
+    end
+  end
+  return gc
+end
+cg("collect") cg("stop")
+local c = clock()
+local gc = churn_steps(1000000, 1000, 88)
+print(string.format("%.4f", gc / (clock() - c)))
+'''
+
+
+def case_gc(args, tmp):
+    with open(os.path.join(tmp, 'steps.lua'), 'w') as f:
+        f.write(GC_STEPS)
+    shares = sorted(float(harness.run_ok([args.lua, 'steps.lua'], tmp).out) for _ in range(3))
+    own = shares[1]
+    out, session = run_memory(args, tmp, 'gc', GC)
+    check(out.strip() == 'done', 'program printed %r' % out)
+    w = folded(session, args, tmp, 'time')
+    gc_under = {}
+    for stack, v in w.items():
+        frames = [f.split('@')[0] for f in stack.split(';')]
+        if '(gc)' in frames:
+            parent = frames[frames.index('(gc)') - 1]
+            gc_under[parent] = gc_under.get(parent, 0) + v
+    churn = sum(v for k, v in w.items() if 'churn@' in k)
+    print('(gc) under %r; churn %d ns; own step share %.3f (of %r)'
+          % (gc_under, churn, own, shares))
+    check(gc_under.get('churn', 0) > 0, 'no (gc) under churn: %r' % gc_under)
+    check(gc_under.get('string.format', 0) > 0, 'no (gc) under string.format: %r' % gc_under)
+    check('arith' not in gc_under, '(gc) under arith, which allocates nothing')
+    share = gc_under['churn'] / churn
+    print('(gc) share of churn: traced %.3f, program %.3f' % (share, own))
+    check(own > 0.05, 'the program measured a step share of only %.3f' % own)
+    check(own / 2 <= share <= own * 2, '(gc) share of churn %.3f, the program measures %.3f'
+          % (share, own))
+    _, plain = run_memory(args, tmp, 'gcplain', GC, extra=())
+    check(not any('(gc)@' in k for k in folded(plain, args, tmp, 'time')),
+          '(gc) frames without --memory')
+
+
 def case_luajit(args, tmp):
     if not args.luajit or not shutil.which(args.luajit):
         print('no luajit')
         raise SystemExit(harness.SKIP)
     case_exact(args, tmp, lua=args.luajit)
     case_live_of(args, tmp, args.luajit)
+
+
+def case_lua54(args, tmp):
+    if not args.lua54 or not shutil.which(args.lua54):
+        print('no lua5.4')
+        raise SystemExit(harness.SKIP)
+    case_exact(args, tmp, lua=args.lua54)
+    case_live_of(args, tmp, args.lua54)
 
 
 def case_plain(args, tmp):
@@ -438,6 +569,7 @@ def main(argv):
 def add_args(ap):
     ap.add_argument('--go', default='go')
     ap.add_argument('--luajit')
+    ap.add_argument('--lua54')
 
 
 if __name__ == '__main__':
