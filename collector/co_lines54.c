@@ -33,6 +33,7 @@
 #define L54_SIZEP 32      /* sizep */
 #define L54_SIZEABS 40    /* sizeabslineinfo */
 #define L54_LINEDEF 44    /* linedefined */
+#define L54_LASTLINE 48   /* lastlinedefined */
 #define L54_P 72          /* p */
 #define L54_LINEINFO 88   /* lineinfo */
 #define L54_ABS 96        /* abslineinfo: {int pc; int line;} */
@@ -115,16 +116,20 @@ static void own_lines(const uint8_t *pt, int skip_prep, l54_set *out)
     }
 }
 
-/* The lines of pt and of the prototypes nested in it. */
-static void all_lines(const uint8_t *pt, l54_set *out, int depth)
+/* The lines of pt and of the prototypes nested in it; their ranges
+ * (linedefined, lastlinedefined) into nest, two entries each. */
+static void all_lines(const uint8_t *pt, l54_set *out, l54_set *nest, int depth)
 {
     own_lines(pt, g_skip_prep, out);
     const uint8_t *p = ptr_at(pt + L54_P);
     int n = i32_at(pt + L54_SIZEP);
     for (int i = 0; p && depth < L54_DEPTH && i >= 0 && i < n && i < L54_MAX; i++) {
         const uint8_t *c = ptr_at(p + i * sizeof(void *));
-        if (c && c[L54_TT] == L54_VPROTO)
-            all_lines(c, out, depth + 1);
+        if (!c || c[L54_TT] != L54_VPROTO)
+            continue;
+        set_add(nest, i32_at(c + L54_LINEDEF));
+        set_add(nest, i32_at(c + L54_LASTLINE));
+        all_lines(c, out, nest, depth + 1);
     }
 }
 
@@ -190,7 +195,7 @@ static int same_child(lua_State *L, const uint8_t *main)
 {
     const uint8_t *p = ptr_at(main + L54_P);
     return i32_at(main + L54_SIZEP) == 1 && p && ptr_at(p) == proto_of(lua_topointer(L, -1)) &&
-           i32_at(ptr_at(p) + L54_LINEDEF) == 3;
+           i32_at(ptr_at(p) + L54_LINEDEF) == 3 && i32_at(ptr_at(p) + L54_LASTLINE) == 8;
 }
 
 int co_jit_lines_check(lua_State *L)
@@ -238,15 +243,34 @@ static void put_lines(co_state *s, uint32_t fid, const l54_set *set)
     }
 }
 
+/* The NEST records of fid: the ranges of the functions nested in it, in
+ * pairs (nest), each as often as it comes. */
+static void put_nest(co_state *s, uint32_t fid, const l54_set *nest)
+{
+    for (size_t i = 0; i + 1 < nest->n; i += 2) {
+        uint8_t *p = co_out_reserve(s, LT_EVENT_HOT_MAX);
+        if (!p)
+            return;
+        uint8_t *q = lt_put_head(p, LT_EV_NEST, 3);
+        q = lt_put_uint(q, fid);
+        q = lt_put_uint(q, nest->v[i]);
+        q = lt_put_uint(q, nest->v[i + 1]);
+        lt_ring_commit(&s->ring, (uint64_t)(q - p));
+    }
+}
+
 void co_jit_lines(co_state *s, uint32_t fid, const void *fn)
 {
     const uint8_t *pt = g_ok ? proto_of(fn) : NULL;
-    l54_set set = {0};
+    l54_set set = {0}, nest = {0};
     if (!pt)
         return;
-    all_lines(pt, &set, 0);
+    all_lines(pt, &set, &nest, 0);
     set_sort(&set);
     if (!set.oom)
         put_lines(s, fid, &set);
+    if (!nest.oom)
+        put_nest(s, fid, &nest);
     co_mem_free(set.v);
+    co_mem_free(nest.v);
 }

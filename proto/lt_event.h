@@ -40,6 +40,12 @@
  * them for the executable lines within the function's range (the whole
  * file for a main chunk) instead of what Lua 5.1's compiler gives.
  *
+ * NEST (Lua 5.4) follows the LINES of a function: one per function nested
+ * in it, at any depth, called or not, its linedefined and lastlinedefined
+ * (a range twice if two such functions share it). Coverage lists every
+ * function of a file with its calls (LCOV's FN); for a file Lua 5.1 cannot
+ * compile (5.4's syntax), these give the functions never called.
+ *
  * TICK attributes a quantity to where the thread of the last record is:
  * its top frame and that frame's line (n ticks of period_ns of sampled
  * time, LT_CLOCK_CPU or LT_CLOCK_WALL; such a trace's times, BIAS's
@@ -132,7 +138,7 @@
                               *     stream is one without);
                               * 11: MEM (a version 10 stream is one without);
                               * 12: MEM short forms (a version 11 stream is one
-                              *     without: its MEM records are all full) */
+                              *     without: its MEM records are all full), NEST */
 
 /* CLOCK's third field: what the ticks are. LT_CLOCK_NONE: the producer
  * read no clock (LUATRACE_TIMING=none, a coverage run): ticks and ns are
@@ -174,7 +180,8 @@
     X(LBIAS, 'J', 1, "hook16")                                                                   \
     X(LHOOK, 'j', 2, "ticks hooks")                                                               \
     X(TICK, 't', 3, "n hook period_ns")                                                          \
-    X(MEM, 'm', 4, "size osize addr oaddr")
+    X(MEM, 'm', 4, "size osize addr oaddr")                                                     \
+    X(NEST, 'n', 3, "fid line lastline")
 
 enum lt_kind {
 #define LT_X_ENUM(name, letter, nargs, doc) LT_EV_##name,

@@ -74,6 +74,7 @@ void rd_model_free(rd_model *m)
     free(m->str);
     free(m->func);
     free(m->jl);
+    free(m->nest);
     free(m->node);
     free(m->child_ix);
     free(m->childc);
@@ -318,6 +319,20 @@ int rd_model_add_lines(rd_model *m, const lt_event *ev)
         f->jl_first = m->njl;
     f->jl_n++;
     m->jl[m->njl++] = (rd_jlines){ev->a[2], (uint32_t)fid, (uint32_t)line};
+    return 0;
+}
+
+int rd_model_add_nest(rd_model *m, const lt_event *ev)
+{
+    uint64_t fid = ev->a[0], line = ev->a[1], last = ev->a[2];
+    const rd_func *f = fid < m->nfunc ? &m->func[fid] : NULL;
+    if (!f || !f->known || f->what == LT_WHAT_C || !line || last < line || last >= RD_MAX_LINE ||
+        m->nnest >= RD_MAX_NEST ||
+        (f->what == LT_WHAT_LUA && (line < f->linedefined || last > f->lastlinedefined)))
+        return 0;
+    if (rd_grow((void **)&m->nest, &m->capnest, m->nnest, sizeof *m->nest))
+        return -ENOMEM;
+    m->nest[m->nnest++] = (rd_nest){(uint32_t)fid, (uint32_t)line, (uint32_t)last};
     return 0;
 }
 

@@ -37,6 +37,12 @@ typedef struct rd_jlines {
     uint32_t fid, line;
 } rd_jlines;
 
+/* A NEST record (Lua 5.4): a function nested in fid's spans lines
+ * [line, last], called or not. */
+typedef struct rd_nest {
+    uint32_t fid, line, last;
+} rd_nest;
+
 /* A relative file source and the directory (DIR) it was read in. */
 typedef struct rd_dsrc {
     uint32_t src_sid, dir_sid;
@@ -124,6 +130,8 @@ typedef struct rd_model {
     uint32_t nfunc, capfunc;
     rd_jlines *jl; /* LINES records, each function's together */
     uint32_t njl, capjl;
+    rd_nest *nest; /* NEST records, as they came */
+    uint32_t nnest, capnest;
     rd_node *node;
     uint32_t nnode, capnode;
     rd_childc *child_ix; /* hash (parent, fid) -> node, open addressing */
@@ -237,6 +245,10 @@ void rd_model_add_dir(rd_model *m, uint64_t sid);
  * more further, and reaches into its range; else ignored. Returns 0 or
  * -ENOMEM. */
 int rd_model_add_lines(rd_model *m, const lt_event *ev);
+/* A NEST record; one outside its function's range, of a C or unknown
+ * function, or past RD_MAX_NEST of them, is ignored. 0 or -ENOMEM. */
+#define RD_MAX_NEST (1u << 22)
+int rd_model_add_nest(rd_model *m, const lt_event *ev);
 void rd_model_add_clock(rd_model *m, uint64_t ticks, uint64_t ns, uint64_t kind);
 
 /* Returns the function fid, or the unknown function 0 for bad ids. */

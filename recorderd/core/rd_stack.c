@@ -1107,6 +1107,8 @@ COLD int other_event(rd_stack *s, const lt_event *ev)
         return 0;
     case LT_EV_LINES:
         return rd_model_add_lines(m, ev);
+    case LT_EV_NEST:
+        return rd_model_add_nest(m, ev);
     case LT_EV_FRAME:
         return add_snap_frame(s, ev);
     default:

@@ -364,10 +364,7 @@ void rd_peek_refusal_msg(pid_t pid, int e, char *buf, size_t cap)
         snprintf(buf, cap, "cannot stop process %d for the read: %s", (int)pid, strerror(-e));
 }
 
-/* The release PUC Lua's lua_ident gives ("$Lua: Lua 5.1.5 ..." in 5.1,
- * "$LuaVersion: Lua 5.4.4 ..." later) in the process: 1 with "5.N" in v,
- * 0 where no file it maps defines lua_ident or it reads as no release. */
-static int puc_release(pid_t pid, char *v, char *lib, size_t cap)
+int rd_peek_release(pid_t pid, char *v, char *lib, size_t cap)
 {
     uintptr_t at;
     char ident[64] = {0};
@@ -397,11 +394,12 @@ int rd_peek_other_lua(pid_t pid, char *buf, size_t cap)
                  (int)pid, lib, how);
         return 1;
     }
-    if (!puc_release(pid, v, lib, sizeof lib) || !strcmp(v, "5.1"))
+    if (!rd_peek_release(pid, v, lib, sizeof lib) || !strcmp(v, "5.1"))
         return 0;
     if (!strcmp(v, "5.4"))
-        snprintf(buf, cap, "process %d runs Lua 5.4 (%s). recorderd reads only Lua 5.1 "
-                           "from outside, and cannot load luatrace into a running Lua 5.4: "
+        snprintf(buf, cap, "process %d runs Lua 5.4 (%s). recorderd dump, top and record "
+                           "read it from outside; heap reads only Lua 5.1, and attach "
+                           "cannot load luatrace into a running Lua 5.4: "
                            "start it with LUATRACE_ATTACH=1 lua5.4 -lluatrace ... (or have it "
                            "call require(\"luatrace\").listen()), and attach, dump and top "
                            "work on it%s; or trace it from its start: recorderd run -- "

@@ -1,6 +1,6 @@
 /* rd_peek: reading a Lua 5.1 process that never loaded the collector,
  * from outside (ptrace stop, process_vm_readv): finding its states, its
- * stacks, dump (rd_peekdump.c). */
+ * stacks, dump (rd_peekdump.c; a Lua 5.4 process's: rd_peek54.h). */
 #ifndef RD_PEEK_H
 #define RD_PEEK_H
 
@@ -62,6 +62,12 @@ int rd_peek_gone(pid_t pid);
 int rd_peek_refusal(pid_t pid, int e);
 /* The same one-line message (no "recorderd: ", no newline) into buf. */
 void rd_peek_refusal_msg(pid_t pid, int e, char *buf, size_t cap);
+
+/* The release PUC Lua's lua_ident gives ("$Lua: Lua 5.1.5 ..." in 5.1,
+ * "$LuaVersion: Lua 5.4.4 ..." later) in process pid: 1 with "5.N" in v
+ * (8 bytes) and the file that defines it in lib, 0 where no file it maps
+ * defines lua_ident or it reads as no release. */
+int rd_peek_release(pid_t pid, char *v, char *lib, size_t cap);
 
 /* 1 after writing why into buf when pid runs a Lua other than 5.1:
  * LuaJIT (a file it maps defines luaJIT_setmode) or a PUC Lua whose

@@ -1,5 +1,5 @@
 /* rd_peekdump: `recorderd dump PID` of a Lua 5.1 process that never
- * loaded the collector, read from outside.
+ * loaded the collector, read from outside (a Lua 5.4 one's: rd_peek54.c).
  *
  * What takes time is done while the process runs: finding its Lua states
  * (a scan of its heap, rd_peek_find_states), their threads (a walk of each
@@ -20,6 +20,7 @@
 #include "rd_attach.h"
 #include "rd_gcwalk.h"
 #include "rd_peek.h"
+#include "rd_peek54.h"
 
 enum {
     FIND_MS = 6000, /* finding the states and their threads, the process running */
@@ -179,7 +180,9 @@ static int none(pid_t pid, rd_peek_stop *stop)
 
 static int run(dump *x, lr_sr *scan, rd_gcwalk *w, rd_peek_stop *stop, FILE *out)
 {
-    char jit[PATH_MAX + 256];
+    char jit[PATH_MAX + 256], v[8];
+    if (rd_peek_release(x->pid, v, jit, sizeof jit) && !strcmp(v, "5.4"))
+        return rd_peek54_dump(x->pid, jit, out); /* jit: the library */
     if (rd_peek_other_lua(x->pid, jit, sizeof jit))
         return fprintf(stderr, "recorderd: %s\n", jit), 1;
     int n = find(x, scan, w);

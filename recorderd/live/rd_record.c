@@ -25,6 +25,7 @@
 #include "lt_ring.h"
 #include "rd_outdir.h"
 #include "rd_peek.h"
+#include "rd_peek54.h"
 #include "rd_util.h"
 
 enum { MAX_DEPTH = 4096, RING_SIZE = 4u << 20 };
@@ -38,6 +39,7 @@ typedef struct fn_id {
 struct rd_recording {
     const rd_record_opts *o;
     lr_sr *d;
+    r54 *d54; /* a Lua 5.4 process's reader, instead of d */
     const void *L;
     rd_peek_stop stop;
     lt_ring ring;
@@ -123,8 +125,25 @@ static uint32_t put_str(rec *r, const char *s)
     return r->next_sid;
 }
 
-/* The id of function f of the sample, its STR and FUNC written if new. */
-static uint32_t fid_of(rec *r, const lr_sr_func *f)
+/* A sampled function as its FUNC says it. */
+typedef struct fn_desc {
+    const void *key;
+    int linedef, lastline;
+    unsigned what; /* LT_WHAT_* */
+    const char *src, *name;
+} fn_desc;
+
+/* Whether function key (of linedef) has an id already. */
+static int known(const rec *r, const void *key, int linedef)
+{
+    for (uint32_t i = 0; i < r->nfn; i++)
+        if (r->fns[i].key == key && r->fns[i].linedef == linedef)
+            return 1;
+    return 0;
+}
+
+/* The id of function f, its STR and FUNC written if new. */
+static uint32_t fid_at(rec *r, const fn_desc *f)
 {
     for (uint32_t i = 0; i < r->nfn; i++)
         if (r->fns[i].key == f->key && r->fns[i].linedef == f->linedef)
@@ -137,17 +156,40 @@ static uint32_t fid_of(rec *r, const lr_sr_func *f)
         r->fns = n;
         r->capfn = cap;
     }
-    char src[LT_STR_MAX + 64], name[256], nb[256];
-    lr_sr_func_source(r->d, f, src, sizeof src);
-    snprintf(name, sizeof name, "%s", lr_sr_func_name(r->d, f, nb, sizeof nb));
-    uint32_t src_sid = put_str(r, src), name_sid = put_str(r, name), fid = r->nfn + 1;
+    uint32_t src_sid = put_str(r, f->src), name_sid = put_str(r, f->name), fid = r->nfn + 1;
     uint8_t *p = room(r, 64);
     /* flags 0: no pcall or resume to rebuild, the samples say all */
-    uint8_t *q = lt_put_func(p, fid, f->isC ? LT_WHAT_C : f->main ? LT_WHAT_MAIN : LT_WHAT_LUA,
-                             src_sid, name_sid, f->linedef, f->lastline, 0);
+    uint8_t *q = lt_put_func(p, fid, f->what, src_sid, name_sid, f->linedef, f->lastline, 0);
     commit(r, p, q);
     r->fns[r->nfn++] = (fn_id){f->key, f->linedef, fid};
     return fid;
+}
+
+/* fid_at of a Lua 5.1 sample's function. */
+static uint32_t fid_of(rec *r, const lr_sr_func *f)
+{
+    char src[LT_STR_MAX + 64], name[256], nb[256];
+    if (known(r, f->key, f->linedef))
+        return fid_at(r, &(fn_desc){.key = f->key, .linedef = f->linedef});
+    lr_sr_func_source(r->d, f, src, sizeof src);
+    snprintf(name, sizeof name, "%s", lr_sr_func_name(r->d, f, nb, sizeof nb));
+    fn_desc fd = {f->key, f->linedef, f->lastline,
+                  f->isC ? LT_WHAT_C : f->main ? LT_WHAT_MAIN : LT_WHAT_LUA, src, name};
+    return fid_at(r, &fd);
+}
+
+/* fid_at of a Lua 5.4 sample's function. */
+static uint32_t fid_of54(rec *r, const r54_fn *f)
+{
+    char src[LT_STR_MAX + 64], name[256], nb[256];
+    const void *key = (const void *)f->key;
+    if (known(r, key, f->linedef))
+        return fid_at(r, &(fn_desc){.key = key, .linedef = f->linedef});
+    r54_func_source(r->d54, f, src, sizeof src);
+    snprintf(name, sizeof name, "%s", r54_func_name(r->d54, f, nb, sizeof nb));
+    fn_desc fd = {key, f->linedef, f->lastline,
+                  f->isC ? LT_WHAT_C : !f->linedef ? LT_WHAT_MAIN : LT_WHAT_LUA, src, name};
+    return fid_at(r, &fd);
 }
 
 /* A record of kind k (CALL, RET, LINE, STOP) with its args. */
@@ -211,10 +253,7 @@ static void flatten(rec *r)
         for (uint32_t k = t->n; k-- > 0 && r->cur_n < MAX_DEPTH;) {
             const lr_sr_frame *fr = &d->fr[t->first + k];
             const lr_sr_func *f = &d->fn[fr->fn];
-            int known = 0;
-            for (uint32_t i = 0; i < r->nfn && !known; i++)
-                known = r->fns[i].key == f->key && r->fns[i].linedef == f->linedef;
-            if (!known && !named++)
+            if (!known(r, f->key, f->linedef) && !named++)
                 lr_sr_name_functions(d, r->L);
             uint32_t fid = fid_of(r, f);
             if (!fid)
@@ -225,13 +264,39 @@ static void flatten(rec *r)
     }
 }
 
+/* flatten() of a Lua 5.4 sample (r->d54). */
+static void flatten54(rec *r)
+{
+    r54 *d = r->d54;
+    int named = 0;
+    r->cur_n = 0;
+    for (uint32_t c = 0; c < d->nchain; c++) {
+        const r54_thread *t = &d->th[d->chain[c]];
+        for (uint32_t k = t->n; k-- > 0 && r->cur_n < MAX_DEPTH;) {
+            const r54_frame *fr = &d->fr[t->first + k];
+            const r54_fn *f = &d->fn[fr->fn];
+            if (!known(r, (const void *)f->key, f->linedef) && !named++)
+                r54_name_functions(d);
+            uint32_t fid = fid_of54(r, f);
+            if (!fid)
+                continue;
+            r->cur_fid[r->cur_n] = fid;
+            r->cur_line[r->cur_n++] = fr->line > 0 ? (uint32_t)fr->line : 0;
+        }
+    }
+}
+
 static int sample(rec *r)
 {
     uint64_t stopped = 0;
-    int e = rd_peek_sample(r->d, r->L, &r->stop, r->o->stop, &stopped);
+    int e = r->d54 ? r54_sample(r->d54, &r->stop, r->o->stop, &stopped)
+                   : rd_peek_sample(r->d, r->L, &r->stop, r->o->stop, &stopped);
     if (e)
         return e;
-    flatten(r);
+    if (r->d54)
+        flatten54(r);
+    else
+        flatten(r);
     r->samples++;
     return 0;
 }
@@ -431,12 +496,26 @@ static void read_process(rec *r)
     r->cwd[n > 0 ? n : 0] = 0;
 }
 
+/* find_state of a Lua 5.4 process (lib defines its lua_ident). */
+static int find54(rec *r, const char *lib, char *err, size_t cap)
+{
+    int e = r54_find(r->o->pid, lib, &r->stop, &r->d54, err, cap);
+    if (e == -ESRCH && r->cmd[0])
+        return 0; /* ran when record began, exited since: a session, no samples */
+    if (!e)
+        r->L = (const void *)r->d54->L;
+    return e;
+}
+
 /* Finds the process's Lua state: 0, or -errno with a message in err
  * (-ENOEXEC: no Lua 5.1 state). */
 static int find_state(rec *r, char *err, size_t cap)
 {
     const void *found[RD_PEEK_MAX_STATES];
     read_process(r); /* before it can exit: a zombie's command line is empty */
+    char v[8], lib[4096];
+    if (!r->o->state && rd_peek_release(r->o->pid, v, lib, sizeof lib) && !strcmp(v, "5.4"))
+        return find54(r, lib, err, cap);
     if (rd_peek_other_lua(r->o->pid, err, cap))
         return -ENOEXEC;
     if (r->o->state) { /* its hello's: the process waits for the ack, unstopped */
@@ -470,6 +549,8 @@ static void rec_free(rec *r)
         close(r->cpu_fd);
     free(r->fns);
     free(r->d);
+    if (r->d54)
+        r54_close(r->d54);
     free(r);
 }
 

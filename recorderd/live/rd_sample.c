@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "rd_peek.h"
+#include "rd_peek54.h"
 #include "rd_util.h"
 
 typedef struct row {
@@ -33,6 +34,7 @@ typedef struct sampler {
     pid_t pid;
     const void *L;
     lr_sr *d;
+    r54 *d54; /* a Lua 5.4 process's reader, instead of d */
     rd_peek_stop stop;
     row *rows;
     uint32_t n, cap, stamp;
@@ -64,11 +66,12 @@ static uint64_t now_ms(void)
     return now_us() / 1000;
 }
 
-/* The row of function f, added (unnamed: label "") if new. */
-static row *row_of(sampler *sm, const lr_sr_func *f)
+/* The row of function key (its linedefined too: a Proto's address may be
+ * another's later), added (unnamed: label "") if new. */
+static row *row_at(sampler *sm, const void *key, int linedef)
 {
     for (uint32_t i = 0; i < sm->n; i++)
-        if (sm->rows[i].key == f->key && sm->rows[i].linedef == f->linedef)
+        if (sm->rows[i].key == key && sm->rows[i].linedef == linedef)
             return &sm->rows[i];
     if (sm->n == sm->cap) {
         uint32_t cap = sm->cap ? sm->cap * 2 : 64;
@@ -80,9 +83,29 @@ static row *row_of(sampler *sm, const lr_sr_func *f)
     }
     row *r = &sm->rows[sm->n++];
     memset(r, 0, sizeof *r);
-    r->key = f->key;
-    r->linedef = f->linedef;
+    r->key = key;
+    r->linedef = linedef;
     return r;
+}
+
+static row *row_of(sampler *sm, const lr_sr_func *f)
+{
+    return row_at(sm, f->key, f->linedef);
+}
+
+/* Row r's label: name (file:line), as every label people read, file
+ * relative to the process's directory when under it. */
+static void label(const sampler *sm, row *r, const char *name, const char *src, int isC)
+{
+    char raw[sizeof r->label + 512];
+    size_t k = strlen(sm->cwd);
+    const char *shown = k && !strncmp(src, sm->cwd, k) && src[k] == '/' ? src + k + 1 : src;
+    shown += !strncmp(shown, "./", 2) ? 2 : 0;
+    if (isC)
+        snprintf(raw, sizeof raw, "%.128s [C]", name);
+    else
+        snprintf(raw, sizeof raw, "%.128s (%.300s:%d)", name, shown, r->linedef);
+    rd_printable(raw, r->label, sizeof r->label);
 }
 
 static void name_rows(sampler *sm)
@@ -95,17 +118,9 @@ static void name_rows(sampler *sm)
             continue;
         if (!named++)
             lr_sr_name_functions(d, sm->L);
-        char src[512], raw[sizeof r->label + sizeof src], nb[256];
+        char src[512], nb[256];
         lr_sr_func_source(d, &d->fn[i], src, sizeof src);
-        size_t k = strlen(sm->cwd); /* name (file:line), as every label people read */
-        const char *shown = k && !strncmp(src, sm->cwd, k) && src[k] == '/' ? src + k + 1 : src;
-        shown += !strncmp(shown, "./", 2) ? 2 : 0;
-        const char *name = lr_sr_func_name(d, &d->fn[i], nb, sizeof nb);
-        if (d->fn[i].isC)
-            snprintf(raw, sizeof raw, "%.128s [C]", name);
-        else
-            snprintf(raw, sizeof raw, "%.128s (%s:%d)", name, shown, d->fn[i].linedef);
-        rd_printable(raw, r->label, sizeof r->label);
+        label(sm, r, lr_sr_func_name(d, &d->fn[i], nb, sizeof nb), src, d->fn[i].isC);
     }
 }
 
@@ -137,13 +152,61 @@ static void account(sampler *sm)
     }
 }
 
+/* The rows of a Lua 5.4 sample's functions, those new named. */
+static void name_rows54(sampler *sm)
+{
+    r54 *d = sm->d54;
+    int named = 0;
+    for (uint32_t i = 0; i < d->nfn; i++) {
+        row *r = row_at(sm, (const void *)d->fn[i].key, d->fn[i].linedef);
+        if (!r || r->label[0])
+            continue;
+        if (!named++)
+            r54_name_functions(d);
+        char src[512], nb[256];
+        r54_func_source(d, &d->fn[i], src, sizeof src);
+        label(sm, r, r54_func_name(d, &d->fn[i], nb, sizeof nb), src, d->fn[i].isC);
+    }
+}
+
+/* account() of a Lua 5.4 sample (sm->d54). */
+static void account54(sampler *sm)
+{
+    r54 *d = sm->d54;
+    sm->samples++;
+    sm->stamp++;
+    name_rows54(sm);
+    const r54_thread *run = &d->th[d->chain[d->nchain - 1]];
+    if (run->n) {
+        const r54_fn *f = &d->fn[d->fr[run->first].fn];
+        row *r = row_at(sm, (const void *)f->key, f->linedef);
+        if (r)
+            r->self++;
+        sm->in_lua++;
+    }
+    for (uint32_t c = 0; c < d->nchain; c++) {
+        const r54_thread *t = &d->th[d->chain[c]];
+        for (uint32_t k = 0; k < t->n; k++) {
+            const r54_fn *f = &d->fn[d->fr[t->first + k].fn];
+            row *r = row_at(sm, (const void *)f->key, f->linedef);
+            if (r && r->stamp != sm->stamp) {
+                r->stamp = sm->stamp;
+                r->total++;
+            }
+        }
+    }
+}
+
 /* One sample: 0, or -errno (the process is gone or refuses). */
 static int sample(sampler *sm)
 {
-    int e = rd_peek_sample(sm->d, sm->L, &sm->stop, sm->stop_each, &sm->stopped_us);
+    int e = sm->d54 ? r54_sample(sm->d54, &sm->stop, sm->stop_each, &sm->stopped_us)
+                    : rd_peek_sample(sm->d, sm->L, &sm->stop, sm->stop_each, &sm->stopped_us);
     if (e == -EAGAIN)
         return 0;
-    if (!e)
+    if (!e && sm->d54)
+        account54(sm);
+    else if (!e)
         account(sm);
     return e;
 }
@@ -253,6 +316,24 @@ static int run_loop(sampler *sm, const rd_sample_opts *o, const char *cmd)
     return e && e != -ESRCH && e != -ENOENT ? rd_peek_refusal(sm->pid, e) : 0;
 }
 
+/* top of a Lua 5.4 process (rd_peek54), its lua_ident's file in lib. */
+static int top54(sampler *sm, const rd_sample_opts *o, const char *lib)
+{
+    char cmd[4096], shown[4096];
+    int rc = r54_open(o->pid, lib, &sm->stop, &sm->d54);
+    if (!rc) {
+        rd_peek_cmdline(o->pid, cmd, sizeof cmd);
+        rd_printable(cmd, shown, sizeof shown);
+        signal(SIGINT, on_quit);
+        signal(SIGTERM, on_quit);
+        rc = run_loop(sm, o, shown);
+        r54_close(sm->d54);
+    }
+    free(sm->rows);
+    free(sm->d);
+    return rc;
+}
+
 int rd_sample_top(const rd_sample_opts *o)
 {
     sampler sm = {.pid = o->pid, .stop_each = o->stop};
@@ -265,6 +346,9 @@ int rd_sample_top(const rd_sample_opts *o)
     snprintf(link, sizeof link, "/proc/%d/cwd", (int)o->pid);
     ssize_t k = readlink(link, sm.cwd, sizeof sm.cwd - 1);
     sm.cwd[k > 0 ? k : 0] = 0;
+    char v[8];
+    if (rd_peek_release(o->pid, v, shown, sizeof shown) && !strcmp(v, "5.4"))
+        return top54(&sm, o, shown);
     if (rd_peek_other_lua(o->pid, shown, sizeof shown)) {
         fprintf(stderr, "recorderd: %s\n", shown);
         free(sm.d);

@@ -492,6 +492,97 @@ static int add_functions(adder *a)
     return 0;
 }
 
+/* {====================================================================
+ * Functions never called in files Lua 5.1 cannot compile (NEST, 5.4) */
+
+/* A function's range in file f (fid 0: one f has already). */
+typedef struct nested {
+    uint32_t f, line, last, fid;
+} nested;
+
+static int cmp_nested(const void *a, const void *b)
+{
+    const nested *x = a, *y = b;
+    if (x->f != y->f)
+        return x->f < y->f ? -1 : 1;
+    if (x->line != y->line)
+        return x->line < y->line ? -1 : 1;
+    if (x->last != y->last)
+        return x->last < y->last ? -1 : 1;
+    return x->fid < y->fid ? -1 : x->fid > y->fid;
+}
+
+static int same_range(const nested *x, const nested *y)
+{
+    return x->f == y->f && x->line == y->line && x->last == y->last;
+}
+
+/* The nested ranges of files with no executable lines of Lua 5.1's, then
+ * the ranges their functions have (fid 0). */
+static nested *nested_ranges(adder *a, uint32_t *n)
+{
+    const rd_model *m = a->m;
+    uint8_t *mark = calloc(a->c->nf + 1, 1);
+    nested *v = mark ? malloc(((size_t)m->nnest + 1) * sizeof *v) : NULL;
+    uint32_t k = 0, cap = m->nnest + 1;
+    for (uint32_t i = 0; v && i < m->nnest; i++) {
+        const rd_nest *e = &m->nest[i];
+        const rd_cov_file *f = file_of(a, e->fid);
+        if (f && f->path && !f->exact) {
+            v[k++] = (nested){(uint32_t)(f - a->c->f), e->line, e->last, e->fid};
+            mark[f - a->c->f] = 1;
+        }
+    }
+    for (uint32_t fi = 0; v && k && fi < a->c->nf; fi++)
+        for (uint32_t j = 0; mark[fi] && j < a->c->f[fi].nfn; j++) {
+            if (k == cap && rd_grow((void **)&v, &cap, k, sizeof *v)) {
+                free(v);
+                v = NULL;
+                break;
+            }
+            v[k++] = (nested){fi, a->c->f[fi].fn[j].line, a->c->f[fi].fn[j].last, 0};
+        }
+    free(mark);
+    *n = k;
+    return v;
+}
+
+/* Each range a function nested in another came with gets as many
+ * prototypes in its file as it has in the function that has the most
+ * of them (two functions on one line), never called unless traced. */
+static int add_nested(adder *a)
+{
+    uint32_t n = 0, i = 0;
+    if (!a->m->nnest)
+        return 0;
+    nested *v = nested_ranges(a, &n);
+    if (!v)
+        return -ENOMEM;
+    qsort(v, n, sizeof *v, cmp_nested);
+    while (i < n) {
+        uint32_t have = 0, most = 0, j = i;
+        while (j < n && same_range(&v[i], &v[j])) { /* a run per function */
+            uint32_t run = 0, fid = v[j].fid;
+            for (; j < n && same_range(&v[i], &v[j]) && v[j].fid == fid; j++)
+                run++;
+            if (!fid)
+                have = run;
+            else if (run > most)
+                most = run;
+        }
+        for (; have < most; have++)
+            if (!new_fn(&a->c->f[v[i].f], v[i].line, v[i].last)) {
+                free(v);
+                return -ENOMEM;
+            }
+        i = j;
+    }
+    free(v);
+    return 0;
+}
+
+/* }==================================================================== */
+
 int rd_cov_add_model(rd_cov *c, const rd_model *m, const char *basedir)
 {
     adder a = {c, m, calloc(RD_SLOTS(m) + 1, sizeof(uint32_t)), calloc(m->nfunc + 1, 1)};
@@ -506,6 +597,8 @@ int rd_cov_add_model(rd_cov *c, const rd_model *m, const char *basedir)
         e = add_jit_lines(&a);
     if (!e)
         e = add_functions(&a);
+    if (!e)
+        e = add_nested(&a);
     free(a.slotf);
     free(a.ran);
     return e;

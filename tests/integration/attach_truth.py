@@ -112,9 +112,24 @@ frames that were unwound, nothing past the detach). Cases:
               thread list, the resumers are found from the main thread on
   luajitoutside  attach, dump, top, record of a luajit that never loaded
               luatrace: a message that says it is LuaJIT and what to do
-  otherlua    attach, dump, top, record, heap of a plain lua5.4 / lua5.3:
-              a line that names the Lua it runs (and for 5.4 how to trace
-              it); nothing loaded, output unchanged
+  otherlua    attach, heap of a plain lua5.4, and those, dump, top and
+              record of a plain lua5.3 / lua5.2: a line that names the Lua
+              it runs (and for 5.4 how to trace it); dump, top and record
+              of the lua5.4 read it (its busy frames the program's, fib
+              the busiest); nothing loaded, output unchanged
+  outside54   outside with a plain lua5.4 (Debian's 5.4.4): every thread's
+              stack exact to the line, the names as 5.1's dump gives them
+  outside54lines  dump of a plain lua5.4 stopped in functions whose lines
+              need abslineinfo (a gap of over 127 lines, over 128
+              instructions): each frame's line the program's currentline
+  outside54gen  outsidegen with a plain lua5.4
+  outside54busy  outsidebusy with a plain lua5.4
+  outside54top  outsidetop with a plain lua5.4
+  outside54record  outsiderecord with a plain lua5.4
+  outside54misfit  dump of a plain lua5.4 whose memory-error message the
+              test changed in its heap (a layout check's known value): a
+              one-line refusal that names Lua 5.4 and how to start it,
+              exit 1; the program runs on unchanged
   luajitdump  dump of a dormant luajit host busy in Lua: answered from the
               hook, every frame the program's; the JIT left on
   zombie      attach, dump, top, record of an exited, unreaped lua5.1:
@@ -1082,14 +1097,18 @@ def case_luajitoutside(c):
 
 
 def case_otherlua(c):
-    """attach, dump, top, record and heap of a plain lua5.4 (and lua5.3 where
-    installed) that never loaded luatrace: each says which Lua it runs and,
-    for 5.4, how to start it to be traced, exit 1, in one line; nothing
-    loaded into it, its output unchanged (before: 'no Lua 5.1 state', or
+    """attach and heap of a plain lua5.4, and those, dump, top and record of
+    a plain lua5.3 and lua5.2 (where installed), that never loaded luatrace:
+    each says which Lua it runs and, for 5.4, how to start it to be traced,
+    exit 1, in one line; dump of the lua5.4 reads it from outside (its
+    frames those of the program's busy loop, on their lines), top samples
+    it (fib, where the loop spends its time, first), record makes a
+    session of it; nothing
+    loaded into any, its output unchanged (before: 'no Lua 5.1 state', or
     'exports no Lua 5.1 API')."""
-    luas = [l for l in ('lua5.4', 'lua5.3') if shutil.which(l)]
+    luas = [l for l in ('lua5.4', 'lua5.3', 'lua5.2') if shutil.which(l)]
     if not luas:
-        print('SKIP: no lua5.4 nor lua5.3')
+        print('SKIP: no lua5.4 nor lua5.3 nor lua5.2')
         raise SystemExit(harness.SKIP)
     c.write('prog.lua', FIBPROG)
     for lua in luas:
@@ -1101,6 +1120,17 @@ def case_otherlua(c):
         for cmd in ('attach', 'dump', 'top', 'record', 'heap'):
             r = recorderd(c, cmd, str(p.pid), *{'dump': [], 'heap': []}.get(cmd, ['--duration', '0.3']))
             err = r.stderr.decode()
+            if lua == 'lua5.4' and cmd == 'dump':
+                fib_dump54(p, r)
+                continue
+            if lua == 'lua5.4' and cmd == 'record':
+                expect(r.returncode == 0, 'record of a plain lua5.4: %d %r' % (r.returncode, r.stderr))
+                continue
+            if lua == 'lua5.4' and cmd == 'top':
+                rows = top_rows(r.stdout.decode().split('luatrace top: ')[-1])
+                expect(r.returncode == 0 and rows and rows[0].split()[3:] == ['fib', '(prog.lua:1)'],
+                       'top of a plain lua5.4: %d %r %r' % (r.returncode, r.stdout, r.stderr))
+                continue
             want = 'process %d runs Lua %s' % (p.pid, lua[3:])
             expect(r.returncode == 1 and want in err and err.count('\n') == 1 and
                    (lua != 'lua5.4' or 'LUATRACE_ATTACH=1 lua5.4 -lluatrace' in err),
@@ -1108,6 +1138,25 @@ def case_otherlua(c):
         expect('luatrace' not in open('/proc/%d/maps' % p.pid).read(), 'luatrace.so loaded')
         stop_all(c, p)
         os.unlink(os.path.join(c.tmp, 'stop'))
+
+
+def fib_dump54(p, r):
+    """A dump of FIBPROG under lua5.4, read from outside: one thread, from
+    the bottom lua.c's entry, the main chunk on its loop's line (4), then
+    work on its line (2) and fib's calls (line 1), maybe a C function
+    (io.open) on top."""
+    out = r.stdout.decode()
+    blocks = dump_blocks(out)
+    expect(r.returncode == 0 and not r.stderr and 'read from outside' in out and
+           len(blocks) == 1 and blocks[0][0].endswith('(running):'),
+           'dump of a plain lua5.4: %d %r %r' % (r.returncode, out, r.stderr))
+    frames = blocks[0][1][::-1]
+    expect(frames[:2] == ['lua5.4 [C]', 'main chunk (prog.lua:4)'], 'its base: %r' % out)
+    rest = frames[2:]
+    if rest and rest[-1].endswith(' [C]'):
+        rest = rest[:-1]
+    expect(all(f == ('work (prog.lua:2)' if i == 0 else 'fib (prog.lua:1)')
+               for i, f in enumerate(rest)), 'its Lua frames: %r' % out)
 
 
 def case_luajitdump(c):
@@ -1393,6 +1442,120 @@ def case_outside(c):
     case_dumpblocked(c, outside=True)
 
 
+def need_lua54(c):
+    """Runs the case with lua5.4 as its Lua, or skips it."""
+    lua = shutil.which('lua5.4')
+    if not lua:
+        print('SKIP: no lua5.4')
+        raise SystemExit(harness.SKIP)
+    c.args.lua = lua
+
+
+def case_outside54(c):
+    need_lua54(c)
+    case_dumpblocked(c, outside=True)
+
+
+# Lines that lineinfo's deltas cannot carry: a gap of 300 lines (a delta
+# is a signed byte) and a function of over 128 instructions (an absolute
+# line every 128), each frame blocked on the call the truth was taken on.
+LINES54 = WHERE + '''
+local function long(n)
+  local t = {}
+''' + ''.join('  t[%d] = n + %d\n' % (k, k) for k in range(1, 80)) + '''
+  truth("L", where(2)) io.stdout:write("READY\\n") io.stdout:flush() return io.read("l")
+end
+local function gap()
+  local x = 1
+''' + '\n' * 300 + '''
+  local l = long(x)
+  return l
+end
+local l = gap()
+io.stdout:write("got ", tostring(l), "\\n")
+io.stdout:write("hooks ", tostring(debug.gethook()), "\\n")
+'''
+
+
+def case_outside54lines(c):
+    need_lua54(c)
+    c.write('prog.lua', LINES54)
+    want = untraced(c, 'prog.lua', b'go\n')
+    expect(want[0] == 0 and b'got go' in want[1], 'untraced run: %r' % (want,))
+    out, truths, blocks, _ = dump_while_blocked(c, [c.args.lua, 'prog.lua'], want,
+                                                b'hooks nil', outside=True)
+    expect(len(blocks) == 1, 'threads of the dump: %r' % out)
+    seen = [frame_where(f) for f in blocks[0][1]]
+    expect(seen == ['[C]'] + truths['L'].split(), 'dump %s, the program saw %s' % (seen, truths['L']))
+    names = [f.split(' (')[0] for f in blocks[0][1]]
+    expect(names[:5] == ['io.read [C]', 'long', 'gap', 'main chunk', 'lua5.4 [C]'],
+           'names in the dump: %r' % out)
+
+
+def case_outside54top(c):
+    need_lua54(c)
+    case_outsidetop(c)
+
+
+def case_outside54gen(c):
+    need_lua54(c)
+    case_dumpgen(c, outside=True)
+
+
+def case_outside54busy(c):
+    need_lua54(c)
+    case_outsidebusy(c)
+
+
+def case_outside54record(c):
+    need_lua54(c)
+    case_outsiderecord(c)
+
+
+def overwrite_heap(pid, old, new):
+    """Replaces each copy of old in pid's heap and anonymous private
+    memory with new (same length), through /proc/PID/mem: how many."""
+    n = 0
+    with open('/proc/%d/maps' % pid) as maps, open('/proc/%d/mem' % pid, 'r+b', 0) as mem:
+        for line in maps:
+            f = line.split()
+            if f[1] != 'rw-p' or (len(f) > 5 and f[5] != '[heap]'):
+                continue
+            lo, hi = (int(x, 16) for x in f[0].split('-'))
+            mem.seek(lo)
+            try:
+                data = mem.read(min(hi - lo, 64 << 20))
+            except OSError:
+                continue
+            at = data.find(old)
+            while at >= 0:
+                mem.seek(lo + at)
+                mem.write(new)
+                n += 1
+                at = data.find(old, at + 1)
+    return n
+
+
+def case_outside54misfit(c):
+    need_lua54(c)
+    c.write('prog.lua', FIBPROG)
+    p = subprocess.Popen([c.args.lua, 'prog.lua'], cwd=c.tmp, env=c.env(), stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(p)
+    expect(p.stdout.readline() == b'READY\n', 'lua5.4 did not get ready')
+    r = recorderd(c, 'dump', str(p.pid))
+    expect(r.returncode == 0, 'dump before the change: %d %r' % (r.returncode, r.stderr))
+    expect(overwrite_heap(p.pid, b'not enough memory', b'NOT ENOUGH MEMORY') >= 1,
+           'no memory-error message in the heap of lua5.4')
+    r = recorderd(c, 'dump', str(p.pid))
+    err = r.stderr.decode()
+    expect(r.returncode == 1 and not r.stdout and err.count('\n') == 1 and
+           'process %d runs Lua 5.4' % p.pid in err and "layout" in err and
+           'LUATRACE_ATTACH=1 lua5.4 -lluatrace' in err,
+           'dump of a lua5.4 laid out otherwise: %d %r %r' % (r.returncode, r.stdout, err))
+    stop_all(c, p)
+
+
 def case_outsidestopped(c):
     # every walk of the GC list as the program runs failing (as when it
     # frees objects faster than a loaded machine lets recorderd read): the
@@ -1571,11 +1734,12 @@ def case_outsiderecord(c):
     expect(r.returncode == 0, 'report --format folded: %r' % r.stderr)
     w = folded_weights(folded)
     heavy = max(w, key=w.get)
+    base = os.path.basename(os.path.realpath(c.args.lua)) + '@[C]'  # lua.c's pmain: its file
     frames = heavy.split(';')
-    expect(frames[:2] == ['lua5.1@[C]', 'main chunk@prog.lua:0'] and
+    expect(frames[:2] == [base, 'main chunk@prog.lua:0'] and
            frames[-1] == 'hot@prog.lua:2' and frames[-2] == 'function@prog.lua:3' and
            w[heavy] > 0.5 * sum(w.values()), 'heaviest stack %r of %r' % (heavy, w))
-    expect(all(s.startswith('lua5.1@[C];main chunk@prog.lua:0') for s in w), 'stacks: %r' % w)
+    expect(all(s.startswith(base + ';main chunk@prog.lua:0') for s in w), 'stacks: %r' % w)
     again = os.path.join(c.tmp, 'again.folded')
     r = recorderd(c, 'report', os.path.join(session, 'trace.ltr'), '--format', 'folded', '-o', again)
     expect(r.returncode == 0 and folded_weights(again) == w, 'the trace replays otherwise: %r'

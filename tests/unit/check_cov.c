@@ -845,6 +845,62 @@ START_TEST(test_cov_jit_lines)
 }
 END_TEST
 
+static int mnest(rd_model *m, uint32_t fid, uint32_t line, uint32_t last)
+{
+    lt_event ev = {.kind = LT_EV_NEST, .nargs = 3, .a = {fid, line, last}};
+    return rd_model_add_nest(m, &ev);
+}
+
+/* Under Lua 5.4 (NEST records): a file Lua 5.1 cannot compile lists the
+ * functions nested in those that came, called or not, two of one range
+ * twice, none outside its parent's range, of a C or unknown function. */
+START_TEST(test_cov_nest)
+{
+    rd_model m;
+    char got[256];
+    write_file("app.lua", "local a <const> = 1\n"
+                          "local function f() return a end\n"
+                          "local g, h = function() end, function() end\n"
+                          "return f\n");
+    ck_assert_int_eq(rd_model_init(&m), 0);
+    mstr(&m, 1, "app.lua");
+    mstr(&m, 2, "main chunk");
+    mfunc(&m, 1, LT_WHAT_MAIN, 1, 2, 0, 0, 1);
+    mhit(&m, 1, 1, 1);
+    ck_assert_int_eq(mlines(&m, 1, 0, 0x1e), 0);
+    ck_assert_int_eq(mnest(&m, 1, 2, 2), 0);
+    ck_assert_int_eq(mnest(&m, 1, 3, 3), 0);
+    ck_assert_int_eq(mnest(&m, 1, 3, 3), 0);
+    ck_assert_int_eq(mnest(&m, 1, 0, 3), 0); /* no line: ignored */
+    ck_assert_int_eq(mnest(&m, 1, 4, 3), 0); /* ends before it starts */
+    ck_assert_int_eq(mnest(&m, 9, 2, 2), 0); /* unknown function */
+    ck_assert_uint_eq(m.nnest, 3);
+    char *lcov = model_lcov(&m, got, sizeof got);
+    ck_assert_msg(strstr(lcov, "FN:2,function@2\n") && strstr(lcov, "FN:3,function@3\n") &&
+                      strstr(lcov, "FNDA:0,function@2\n") && strstr(lcov, "FNF:4\nFNH:1\n"),
+                  "%s", lcov);
+    free(lcov);
+    /* a nested function called (its own FUNC) takes its range's prototype */
+    ck_assert_int_eq(rd_model_init(&m), 0);
+    mstr(&m, 1, "app.lua");
+    mstr(&m, 2, "main chunk");
+    mstr(&m, 3, "f");
+    mfunc(&m, 1, LT_WHAT_MAIN, 1, 2, 0, 0, 1);
+    mfunc(&m, 2, LT_WHAT_LUA, 1, 3, 2, 2, 1);
+    mhit(&m, 1, 1, 1);
+    mhit(&m, 2, 2, 1);
+    ck_assert_int_eq(mlines(&m, 1, 0, 0x1e), 0);
+    ck_assert_int_eq(mnest(&m, 1, 2, 2), 0);
+    ck_assert_int_eq(mnest(&m, 1, 3, 3), 0);
+    ck_assert_int_eq(mnest(&m, 2, 3, 3), 0); /* outside f's range: ignored */
+    lcov = model_lcov(&m, got, sizeof got);
+    ck_assert_msg(strstr(lcov, "FN:2,f\n") && !strstr(lcov, "function@2") &&
+                      strstr(lcov, "FNF:3\nFNH:2\n"),
+                  "%s", lcov);
+    free(lcov);
+}
+END_TEST
+
 START_TEST(test_cov_session_cwd)
 {
     char buf[256];
@@ -870,7 +926,7 @@ int main(void)
                             test_cov_lcov, test_cov_luacov, test_cov_text, test_cov_merge,
                             test_cov_names, test_cov_changed, test_cov_missing, test_cov_dir,
                             test_cov_patterns, test_cov_lcov_outside, test_cov_untested, test_cov_session_cwd,
-                            test_cov_cobertura, test_cov_jit_lines};
+                            test_cov_cobertura, test_cov_jit_lines, test_cov_nest};
     return ut_main("cov", tests, UT_N(tests), &fx);
 }
 

@@ -141,7 +141,7 @@ END_TEST
 
 START_TEST(test_event_tables)
 {
-    ck_assert_uint_eq(LT_EV_COUNT, 23);
+    ck_assert_uint_eq(LT_EV_COUNT, 24);
     for (unsigned k = 0; k < LT_EV_COUNT; k++) {
         ck_assert(lt_event_name[k] && lt_event_name[k][0]);
         ck_assert_uint_le(lt_event_nargs[k], LT_EVENT_MAX_ARGS);

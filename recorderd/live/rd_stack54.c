@@ -1,0 +1,217 @@
+/* rd_stack54: a Lua 5.4 thread's stack read from outside (rd_peek54.h):
+ * its CallInfo chain from L->ci down to base_ci, each frame's function and
+ * the line it is on (luaG_getfuncline's rule), then the functions' names
+ * from the globals and package.loaded, and the dump's records. Every read
+ * is bounded and may fail: a frame that does not read as one ends the
+ * thread's walk. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lt_event.h"
+#include "rd_lua54.h"
+#include "rd_peek54.h"
+
+enum {
+    CALLS_MAX = 200000,   /* CallInfos walked per thread (LUAI_MAXCCALLS: 200) */
+    LINES_MAX = 1 << 24,
+    SCAN_NODES = 1 << 16 /* nodes read per table when naming */
+};
+
+static uintptr_t ptr_at(const uint8_t *b, int off)
+{
+    uintptr_t v;
+    memcpy(&v, b + off, sizeof v);
+    return v;
+}
+
+static int int_at(const uint8_t *b, int off)
+{
+    int v;
+    memcpy(&v, b + off, sizeof v);
+    return v;
+}
+
+/* {====== lines */
+
+/* The base of pc's line: the last absolute line at or before pc, or
+ * linedefined from pc -1 (getbaseline, with a search instead of its
+ * estimate: the same entry). */
+static int base_line(r54 *d, const uint8_t *pr, int pc, int *basepc)
+{
+    int nabs = int_at(pr, PR4_SIZEABS), lo = 0, hi = nabs - 1, found = -1;
+    uintptr_t abs = ptr_at(pr, PR4_ABS);
+    *basepc = -1;
+    while (lo <= hi && nabs > 0 && nabs < LINES_MAX) {
+        int mid = lo + (hi - lo) / 2, e[2];
+        if (r54_peek(d, abs + 8 * (uintptr_t)mid, e, sizeof e))
+            return -1;
+        if (e[0] <= pc)
+            found = mid, *basepc = e[0], lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    if (found < 0)
+        return int_at(pr, PR4_LINEDEF);
+    int e[2];
+    return r54_peek(d, abs + 8 * (uintptr_t)found, e, sizeof e) ? -1 : e[1];
+}
+
+/* The line instruction pc of prototype pr (copied) is on: the base line
+ * plus lineinfo's signed deltas after it, as luaG_getfuncline adds them. */
+static int func_line(r54 *d, const uint8_t *pr, int pc)
+{
+    uintptr_t li = ptr_at(pr, PR4_LINEINFO);
+    int n = int_at(pr, PR4_SIZELINE), basepc;
+    if (!li || pc < 0 || pc >= n || n > LINES_MAX)
+        return -1;
+    int line = base_line(d, pr, pc, &basepc);
+    int8_t delta[256];
+    for (int at = basepc + 1; at <= pc && line >= 0;) {
+        int k = pc + 1 - at < (int)sizeof delta ? pc + 1 - at : (int)sizeof delta;
+        if (r54_peek(d, li + (uintptr_t)at, delta, (size_t)k))
+            return -1;
+        for (int j = 0; j < k; j++)
+            line += delta[j] == LINE4_ABS ? 0 : delta[j]; /* a mark only at a base */
+        at += k;
+    }
+    return line;
+}
+
+/* }====== */
+
+/* {====== frames */
+
+/* The function d->fn of key, added if new: its index, or -1. */
+static int fn_of(r54 *d, uintptr_t key, uintptr_t cl, const uint8_t *pr)
+{
+    for (uint32_t i = 0; i < d->nfn; i++)
+        if (d->fn[i].key == key)
+            return (int)i;
+    if (d->nfn == R54_FUNCS)
+        return d->truncated = 1, -1;
+    r54_fn *f = &d->fn[d->nfn];
+    *f = (r54_fn){.key = key, .cl = cl, .isC = !pr};
+    if (pr) {
+        f->src = ptr_at(pr, PR4_SOURCE);
+        f->linedef = int_at(pr, PR4_LINEDEF);
+        f->lastline = int_at(pr, PR4_LASTLINE);
+    }
+    return (int)d->nfn++;
+}
+
+/* A coroutine.wrap function (C closure cl, copied, whose one upvalue is a
+ * thread) is told by its body, the function at the bottom of the thread's
+ * stack, as the collector tells it: its index, or -1 if not one. */
+static int wrap_fn(r54 *d, const uint8_t *cl, uintptr_t v)
+{
+    uint8_t ls[L4_SIZE], tv[TV4_SIZE], body[CL4_READ], pr[PR4_READ];
+    if (cl[CL4_NUPVALUES] < 1 || cl[CL4_UPV0 + TV4_TT] != T4_THREAD ||
+        r54_peek(d, ptr_at(cl, CL4_UPV0), ls, sizeof ls) || ls[8] != O4_THREAD ||
+        r54_peek(d, ptr_at(ls, L4_STACK) + TV4_SIZE, tv, sizeof tv) || tv[TV4_TT] != T4_LCL ||
+        r54_peek(d, ptr_at(tv, 0), body, sizeof body) ||
+        r54_peek(d, ptr_at(body, CL4_FP), pr, sizeof pr) || pr[8] != O4_PROTO)
+        return -1;
+    int f = fn_of(d, ptr_at(body, CL4_FP) + 1, v, NULL);
+    if (f >= 0 && !d->fn[f].body_src) {
+        d->fn[f].body_src = ptr_at(pr, PR4_SOURCE);
+        d->fn[f].body_line = int_at(pr, PR4_LINEDEF);
+    }
+    return f;
+}
+
+/* The frame of CallInfo ci (copied): its function and line into *fr.
+ * 0, or -1 if its function does not read as one. */
+static int frame_of(r54 *d, const uint8_t *ci, r54_frame *fr)
+{
+    uint8_t tv[TV4_SIZE], cl[CL4_READ], pr[PR4_READ];
+    uintptr_t func = ptr_at(ci, CI4_FUNC);
+    int f;
+    if (r54_peek(d, func, tv, sizeof tv))
+        return -1;
+    fr->pr = 0;
+    fr->cs = (uint16_t)(ci[CI4_CALLSTATUS] | ci[CI4_CALLSTATUS + 1] << 8);
+    uintptr_t v = ptr_at(tv, 0);
+    if (tv[TV4_TT] == T4_LCF) {
+        f = fn_of(d, v, 0, NULL);
+    } else if (tv[TV4_TT] == T4_CCL && !r54_peek(d, v, cl, sizeof cl) && cl[8] == O4_CCL) {
+        if ((f = wrap_fn(d, cl, v)) < 0)
+            f = fn_of(d, ptr_at(cl, CL4_FP), v, NULL);
+    } else if (tv[TV4_TT] == T4_LCL && !r54_peek(d, v, cl, sizeof cl) && cl[8] == O4_LCL &&
+               !r54_peek(d, ptr_at(cl, CL4_FP), pr, sizeof pr) && pr[8] == O4_PROTO) {
+        int pc = (int)((ptr_at(ci, CI4_SAVEDPC) - ptr_at(pr, PR4_CODE)) / 4) - 1; /* pcRel */
+        f = fn_of(d, ptr_at(cl, CL4_FP), v, pr);
+        fr->line = func_line(d, pr, pc < 0 ? 0 : pc);
+        fr->pr = ptr_at(cl, CL4_FP);
+        fr->pc = pc;
+    } else {
+        return -1;
+    }
+    if (f < 0)
+        return -1;
+    fr->fn = (uint32_t)f;
+    if (d->fn[f].isC)
+        fr->line = 0;
+    return 0;
+}
+
+/* The thread the C function of CallInfo ci resumes, if it is
+ * coroutine.resume (the thread its first argument) or a wrap function (the
+ * thread its one upvalue): 0 if neither. */
+static uintptr_t resumes(r54 *d, const uint8_t *ci)
+{
+    uint8_t tv[2 * TV4_SIZE], cl[CL4_READ];
+    if (r54_peek(d, ptr_at(ci, CI4_FUNC), tv, sizeof tv))
+        return 0;
+    if (tv[TV4_SIZE + TV4_TT] == T4_THREAD)
+        return ptr_at(tv, TV4_SIZE);
+    if (tv[TV4_TT] == T4_CCL && !r54_peek(d, ptr_at(tv, 0), cl, sizeof cl) &&
+        cl[CL4_NUPVALUES] >= 1 && cl[CL4_UPV0 + TV4_TT] == T4_THREAD)
+        return ptr_at(cl, CL4_UPV0);
+    return 0;
+}
+
+/* Names each function of t's frames with no call name yet by the call
+ * its caller made, where that caller is a Lua function and the call no
+ * tail call, a hook or a finalizer (5.4's funcnamefromcall gives none). */
+static void name_calls(r54 *d, const r54_thread *t)
+{
+    for (uint32_t i = 0; i + 1 < t->n; i++) {
+        const r54_frame *callee = &d->fr[t->first + i], *caller = callee + 1;
+        r54_fn *f = &d->fn[callee->fn];
+        if (!f->call_read && caller->pr && !(callee->cs & (CI4_TAIL | CI4_HOOKED)) &&
+            !(caller->cs & (CI4_HOOKED | CI4_FIN)))
+            f->call_read = 1, r54_call_name(d, caller->pr, caller->pc, f->call, sizeof f->call);
+    }
+}
+
+void r54_read_thread(r54 *d, uintptr_t L)
+{
+    uint8_t ls[L4_SIZE], ci[CI4_SIZE];
+    if (d->nth == R54_THREADS || r54_peek(d, L, ls, sizeof ls) || ls[8] != O4_THREAD ||
+        ptr_at(ls, L4_G) != d->g)
+        return;
+    r54_thread *t = &d->th[d->nth++];
+    *t = (r54_thread){.L = L, .first = d->nfr, .status = ls[L4_STATUS]};
+    uintptr_t c = ptr_at(ls, L4_CI), base = L + L4_BASE_CI;
+    for (unsigned k = 0; c && c != base && k < CALLS_MAX; k++) {
+        if (d->nfr == R54_FRAMES) {
+            d->truncated = 1;
+            break;
+        }
+        r54_frame *fr = &d->fr[d->nfr];
+        if (r54_peek(d, c, ci, sizeof ci) || frame_of(d, ci, fr))
+            break;
+        if (!t->n && d->fn[fr->fn].isC)
+            t->target = resumes(d, ci);
+        d->nfr++;
+        t->n++;
+        c = ptr_at(ci, CI4_PREVIOUS);
+    }
+    t->torn = c != base && !d->truncated;
+    for (uint32_t i = 0; i < t->n; i++) /* depth: counted from the bottom, 1 first */
+        d->fr[t->first + i].depth = t->n - i;
+    name_calls(d, t);
+    t->active = t->status == 0 && t->n > 0;
+}
+
+/* }====== */
