@@ -52,14 +52,25 @@ static inline int has_x(uint8_t b)
     return HOT[b] == 2;
 }
 
-/* The bytes of the record at p[0..n) that is not hot; 0 if none is. A
- * short MEM (no tick delta: kept whole in A) is decoded from a base of
- * its own: its length does not depend on it. */
+/* The bytes of the short MEM at p[0..n) (no tick delta: kept whole in A),
+ * field by field as hot_len: it is as common as a hook record in an
+ * allocation-heavy program, and lt_dec_next would decode it twice over. */
+static size_t mem_len(const uint8_t *p, size_t n)
+{
+    size_t k = 1, f;
+    for (unsigned i = 0; i < (p[0] == LT_SHORT_MRE ? 4u : 2u); i++, k += f)
+        if (!(f = uint_len(p + k, n - k)))
+            return 0;
+    return k;
+}
+
+/* The bytes of the record at p[0..n) that is not hot; 0 if none is. */
 static size_t other_len(const uint8_t *p, size_t n)
 {
     lt_event ev;
-    lt_dec d = {0};
-    int k = p[0] >= LT_SHORT_MNEW ? lt_dec_next(&d, p, n, &ev) : lt_event_decode(p, n, &ev);
+    if (p[0] >= LT_SHORT_MNEW && p[0] <= LT_SHORT_MRE)
+        return mem_len(p, n);
+    int k = lt_event_decode(p, n, &ev);
     return k > 0 ? (size_t)k : 0;
 }
 

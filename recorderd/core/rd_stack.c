@@ -1159,16 +1159,37 @@ int rd_stack_event(rd_stack *s, const lt_event *ev)
     return other_event(s, ev);
 }
 
+/* A short MEM at q (bytes up to end), applied: its bytes, 0 if it is
+ * something else or cut short. Between hook records, as often as they in
+ * an allocation-heavy program: its own way, not rd_stack_event's. */
+static int feed_short_mem(rd_stack *s, const uint8_t *q, const uint8_t *end, int *e)
+{
+    lt_event ev;
+    int k;
+    if (*q < LT_SHORT_MNEW || *q > LT_SHORT_MRE ||
+        (k = lt_dec_next(&s->dec, q, (size_t)(end - q), &ev)) <= 0)
+        return 0;
+    s->m->events++; /* on_mem takes it off: no event of the program */
+    *e = on_mem(s, &ev);
+    return k;
+}
+
 /* The hot records of p[0..n) up to the first other one (or one that
- * could be cut short): decoded inline, applied through the leaves. Sets
- * *e to an error; returns the bytes used. */
+ * could be cut short): decoded inline, applied through the leaves; short
+ * MEMs among them too. Sets *e to an error; returns the bytes used. */
 static size_t feed_hot(rd_stack *s, const uint8_t *p, size_t n, int *e)
 {
     const uint8_t *q = p, *end = p + n - (n < LT_HOT_SPAN ? n : LT_HOT_SPAN - 1);
     uint64_t events = 0;
     lt_hot h;
     int k;
-    while (q < end && !*e && (k = lt_dec_hot(&s->dec, q, &h)) > 0) {
+    while (q < end && !*e) {
+        if ((k = lt_dec_hot(&s->dec, q, &h)) <= 0) {
+            if (!(k = feed_short_mem(s, q, p + n, e)))
+                break;
+            q += *e ? 0 : k;
+            continue;
+        }
         events++;
         if (h.kind == LT_EV_LINE)
             *e = frame_line(s, h.depth, h.dt, h.x);

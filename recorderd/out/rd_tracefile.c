@@ -31,10 +31,11 @@
  * readers accept (LT_FILE_ZSTD_WINDOWLOG_MAX). */
 #define ZSTD_LEVEL 3
 /* A memory trace's (run --memory): its MEM records' address deltas are
- * mostly noise to zstd, which at level 3 took 0.57 s of CPU for the 46 MB
+ * mostly noise to zstd, which at level 3 took 0.52 s of CPU for the 45 MB
  * of records of bench/workloads/alloc.lua, more than decoding and applying
  * them, on the drainer's thread, while the program waited for room in the
- * ring; level 1 takes 0.24 s for a file 10% bigger (19.2 MB, 17.4). */
+ * ring; level 1 takes 0.17 s for a file 9% bigger (17.3 MB, 15.9; perf
+ * samples of libzstd in recorderd run --memory, two runs each). */
 #define ZSTD_LEVEL_MEMORY 1
 
 /* Gives the file up after a failed write: cuts it back to its last flush. */
