@@ -75,9 +75,10 @@ static int pin_module(void)
 
 volatile int co_mem_in;
 static co_state *g_mem; /* memory is traced into its ring; NULL: not */
-/* the time is exact (the TSC read at every event): the records' time
- * comes off the program's, and (gc) frames are timed */
-static int g_timed;
+/* the time is exact (the TSC read at every event): a wait for room in
+ * the ring while an allocation is sent comes off the program's time
+ * (co_out_wait), and (gc) frames are timed */
+int co_alloc_timed, co_alloc_sending;
 static const char *g_gc; /* its global_State, for (gc) frames; NULL: none */
 
 /* The short MEM of one call at p (lt_event.h): its end, or NULL where a
@@ -143,11 +144,13 @@ static size_t g_size(const char *g, int off)
     return v;
 }
 
-/* Called with totalbytes not yet counting this call; t: now. */
-static void gc_reached(co_state *s, size_t osize, size_t nsize, uint64_t t)
+/* Called with totalbytes not yet counting this call: the clock is read
+ * only when it reaches the threshold. */
+static void gc_reached(co_state *s, size_t osize, size_t nsize)
 {
     size_t thr = g_size(g_gc, G_THRESHOLD);
     if (g_size(g_gc, G_TOTALBYTES) - osize + nsize >= thr) {
+        uint64_t t = co_clock_tsc();
         s->gc_pending = 1;
         s->gc_thr = thr;
         s->gc_p0 = t > s->last ? t - s->last : 0;
@@ -160,8 +163,7 @@ mem_note(co_state *s, void *q, void *ptr, size_t osize, size_t nsize)
 {
     if (co_mem_in || !s->active || (!ptr && !nsize))
         return;
-    co_mem_in = 1;
-    uint64_t t0 = g_timed ? co_clock_tsc() : 0;
+    co_mem_in = co_alloc_sending = 1;
     if (!ptr)
         osize = 0; /* Lua 5.1 passes 0, another host may pass a type */
     if ((uint64_t)nsize >> 32 || (uint64_t)osize >> 32) { /* a free, then a new block */
@@ -172,12 +174,9 @@ mem_note(co_state *s, void *q, void *ptr, size_t osize, size_t nsize)
     } else {
         put_mem(s, nsize, osize, q, ptr);
     }
-    if (g_timed) { /* the records' time (a wait for room too) is not the program's */
-        uint64_t t1 = co_clock_tsc();
-        s->last += t1 - t0;
-        if (g_gc && !s->gc_pending)
-            gc_reached(s, osize, nsize, t1);
-    }
+    co_alloc_sending = 0;
+    if (g_gc && !s->gc_pending)
+        gc_reached(s, osize, nsize);
     co_mem_in = 0;
 }
 
@@ -220,7 +219,7 @@ int co_alloc_memory(co_state *s, lua_State *L)
     void *ud;
     if (!s) {
         g_mem = NULL;
-        g_timed = 0;
+        co_alloc_timed = 0;
         g_gc = NULL;
         return 0;
     }
@@ -239,10 +238,10 @@ void co_alloc_gc(co_state *s, lua_State *L)
 {
     g_gc = NULL;
     s->gc_pending = 0;
-    g_timed = CO_HAVE_TSC && s->use_tsc && s->sample_every == 1 && !s->no_clock &&
+    co_alloc_timed = CO_HAVE_TSC && s->use_tsc && s->sample_every == 1 && !s->no_clock &&
               !s->tick_mode && !s->jit && s->mem && g_mem == s;
 #ifndef CO_LUA54 /* 5.1's global_State */
-    if (!g_timed || !s->layout_ok)
+    if (!co_alloc_timed || !s->layout_ok)
         return;
     const char *g = lr_ptr_at(L, LS_G);
     size_t total = ((size_t)lua_gc(L, LUA_GCCOUNT, 0) << 10) + (size_t)lua_gc(L, LUA_GCCOUNTB, 0);

@@ -81,7 +81,7 @@ static void count_wait(co_state *s, uint64_t t0, uint64_t slept)
     atomic_fetch_add_explicit(&s->ring.hdr->waited_ns, waited, memory_order_relaxed);
 }
 
-uint8_t *co_out_wait(co_state *s, size_t n)
+static uint8_t *wait_room(co_state *s, size_t n)
 {
     co_hook_slow(s); /* a wait is not the program's time: measure this hook's end */
     if (s->lost)
@@ -118,6 +118,17 @@ uint8_t *co_out_wait(co_state *s, size_t n)
         }
         slept += pause_a_little(round);
     }
+}
+
+/* A wait while an allocation's record is sent (no hook running, whose
+ * end would be measured) comes off the program's time here. */
+uint8_t *co_out_wait(co_state *s, size_t n)
+{
+    uint64_t t0 = co_alloc_sending && co_alloc_timed ? co_clock_tsc() : 0;
+    uint8_t *p = wait_room(s, n);
+    if (t0)
+        s->last += co_clock_tsc() - t0;
+    return p;
 }
 
 /* The GAP record of the events dropped so far. */

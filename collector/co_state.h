@@ -404,6 +404,11 @@ void co_alloc_gc_event(co_state *s, lua_State *L, uint32_t depth, uint64_t t);
  * end of a trace): an allocation then is the collector's, and sends no
  * record (it could land inside one being written). */
 extern volatile int co_mem_in;
+/* Memory is traced with exact time: co_out_wait takes a wait that an
+ * allocation's record made (co_mem_in 1, no hook running) off the
+ * program's time. */
+extern int co_alloc_timed;
+extern int co_alloc_sending; /* mem_note is writing its records */
 
 /* co_calib.c: what each hook costs the program beyond the hook's own
  * measured time, per event: ticks of a line, of a Lua function's call or
