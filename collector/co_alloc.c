@@ -127,7 +127,7 @@ static void put_mem(co_state *s, uint64_t size, uint64_t osize, const void *addr
 
 /* (gc) frames. Lua 5.1 counts the state's bytes after each allocator
  * call (totalbytes) and runs a GC step at the next check once they reach
- * GCthreshold: the VM checks right after its allocations (a table, a
+ * GCthreshold (5.4: once its debt is positive): the VM checks right after its allocations (a table, a
  * concatenation, a closure), the API before its own (lua_pushstring ...).
  * No hook runs inside a step (__gc finalizers run with hooks off), so
  * the allocation that reaches the threshold is noted with the time, and
@@ -144,15 +144,57 @@ static size_t g_size(const char *g, int off)
     return v;
 }
 
-/* Called with totalbytes not yet counting this call: the clock is read
- * only when it reaches the threshold. */
+#ifdef CO_LUA54
+/* Lua 5.4 (5.4.0 to 5.4.7, 64-bit): lua_State's l_G, global_State's
+ * totalbytes and GCdebt. A step runs at the next check once the debt is
+ * positive, and ends setting a debt of zero or less: the debt back there
+ * says a step ran (or, rarely, that frees outside the collector brought
+ * it down). totalbytes moves with it only when the bytes in use change,
+ * not in a steady state. */
+#define G54_L_G 24
+#define G54_TOTAL 16
+#define G54_DEBT 24
+static size_t gc_mark(void)
+{
+    return 0;
+}
+
+static int gc_ran(const co_state *s)
+{
+    (void)s;
+    return (int64_t)g_size(g_gc, G54_DEBT) <= 0;
+}
+
+static int gc_due(size_t osize, size_t nsize)
+{
+    return (int64_t)g_size(g_gc, G54_DEBT) + (int64_t)nsize - (int64_t)osize > 0;
+}
+#else
+/* Lua 5.1: GCthreshold, which a step sets anew, is the mark. */
+static size_t gc_mark(void)
+{
+    return g_size(g_gc, G_THRESHOLD);
+}
+
+static int gc_due(size_t osize, size_t nsize)
+{
+    return g_size(g_gc, G_TOTALBYTES) - osize + nsize >= g_size(g_gc, G_THRESHOLD);
+}
+
+static int gc_ran(const co_state *s)
+{
+    return gc_mark() != s->gc_thr;
+}
+#endif
+
+/* Called before Lua counts this call's bytes: the clock is read only
+ * when a step becomes due. */
 static void gc_reached(co_state *s, size_t osize, size_t nsize)
 {
-    size_t thr = g_size(g_gc, G_THRESHOLD);
-    if (g_size(g_gc, G_TOTALBYTES) - osize + nsize >= thr) {
+    if (gc_due(osize, nsize)) {
         uint64_t t = co_clock_tsc();
         s->gc_pending = 1;
-        s->gc_thr = thr;
+        s->gc_thr = gc_mark();
         s->gc_p0 = t > s->last ? t - s->last : 0;
     }
 }
@@ -163,7 +205,11 @@ mem_note(co_state *s, void *q, void *ptr, size_t osize, size_t nsize)
 {
     if (co_mem_in || !s->active || (!ptr && !nsize))
         return;
-    co_mem_in = co_alloc_sending = 1;
+    co_mem_in = 1;
+    /* a step due or running (its frees): the records' time is not its own,
+     * nor the program's; else only a wait for room is left out (co_out_wait) */
+    uint64_t t0 = s->gc_pending ? co_clock_tsc() : 0;
+    co_alloc_sending = !t0;
     if (!ptr)
         osize = 0; /* Lua 5.1 passes 0, another host may pass a type */
     if ((uint64_t)nsize >> 32 || (uint64_t)osize >> 32) { /* a free, then a new block */
@@ -175,6 +221,8 @@ mem_note(co_state *s, void *q, void *ptr, size_t osize, size_t nsize)
         put_mem(s, nsize, osize, q, ptr);
     }
     co_alloc_sending = 0;
+    if (t0)
+        s->last += co_clock_tsc() - t0;
     if (g_gc && !s->gc_pending)
         gc_reached(s, osize, nsize);
     co_mem_in = 0;
@@ -248,14 +296,19 @@ void co_alloc_gc(co_state *s, lua_State *L)
     if (g && lr_ptr_at(g, G_REGISTRY) == lua_topointer(L, LUA_REGISTRYINDEX) &&
         g_size(g, G_TOTALBYTES) == total && g_size(g, G_THRESHOLD) > 0)
         g_gc = g;
-#else
-    (void)L;
+#else /* 5.4's: its bytes in use are totalbytes + GCdebt */
+    if (!co_alloc_timed || sizeof(void *) != 8)
+        return;
+    const char *g = lr_ptr_at(L, G54_L_G);
+    size_t total = ((size_t)lua_gc(L, LUA_GCCOUNT, 0) << 10) + (size_t)lua_gc(L, LUA_GCCOUNTB, 0);
+    if (g && g_size(g, G54_TOTAL) + g_size(g, G54_DEBT) == total && total > 0)
+        g_gc = g;
 #endif
 }
 
 void co_alloc_gc_event(co_state *s, lua_State *L, uint32_t depth, uint64_t t)
 {
-    if (g_size(g_gc, G_THRESHOLD) == s->gc_thr) {
+    if (!gc_ran(s)) {
         s->gc_p0 = 0; /* no step yet: it comes with a check after this event */
         return;
     }

@@ -43,6 +43,7 @@ program itself measures.
           within a factor 2 of the share the same program measures for
           itself, the collector stopped and its steps called and timed by
           the program (plain lua5.1, same allocations)
+  gc54    (--lua54) the same under Lua 5.4
   lua54   (--lua54) exact and live under Lua 5.4 (its own collector module)
   luajit  (--luajit) exact and live under LuaJIT (the JIT off while
           traced, as always)
@@ -502,11 +503,22 @@ print(string.format("%.4f", gc / (clock() - c)))
 
 
 def case_gc(args, tmp):
+    case_gc_of(args, tmp, args.lua)
+
+
+def case_gc54(args, tmp):
+    if not args.lua54 or not shutil.which(args.lua54):
+        print('no lua5.4')
+        raise SystemExit(harness.SKIP)
+    case_gc_of(args, tmp, args.lua54)
+
+
+def case_gc_of(args, tmp, lua):
     with open(os.path.join(tmp, 'steps.lua'), 'w') as f:
         f.write(GC_STEPS)
-    shares = sorted(float(harness.run_ok([args.lua, 'steps.lua'], tmp).out) for _ in range(3))
+    shares = sorted(float(harness.run_ok([lua, 'steps.lua'], tmp).out) for _ in range(3))
     own = shares[1]
-    out, session = run_memory(args, tmp, 'gc', GC)
+    out, session = run_memory(args, tmp, 'gc', GC, lua=lua)
     check(out.strip() == 'done', 'program printed %r' % out)
     w = folded(session, args, tmp, 'time')
     gc_under = {}
@@ -526,7 +538,7 @@ def case_gc(args, tmp):
     check(own > 0.05, 'the program measured a step share of only %.3f' % own)
     check(own / 2 <= share <= own * 2, '(gc) share of churn %.3f, the program measures %.3f'
           % (share, own))
-    _, plain = run_memory(args, tmp, 'gcplain', GC, extra=())
+    _, plain = run_memory(args, tmp, 'gcplain', GC, extra=(), lua=lua)
     check(not any('(gc)@' in k for k in folded(plain, args, tmp, 'time')),
           '(gc) frames without --memory')
 
