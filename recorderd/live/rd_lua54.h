@@ -20,6 +20,7 @@ enum {
     /* CallInfo */
     CI4_FUNC = 0,
     CI4_PREVIOUS = 16,
+    CI4_NEXT = 24,
     CI4_SAVEDPC = 32,
     CI4_CALLSTATUS = 62,
     CI4_SIZE = 64,

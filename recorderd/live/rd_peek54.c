@@ -23,7 +23,8 @@ enum {
     PER_MAP = 256u << 20, /* bytes scanned from the start of one mapping */
     FIND_MS = 6000,       /* the scan and the walk, the process running */
     STOP_MS = 1000,       /* the read, the process stopped */
-    LIST_MAX = 1 << 26    /* objects walked per list */
+    LIST_MAX = 1 << 26,   /* objects walked per list */
+    SAMPLE_LEAF = 2048    /* a sample's frames from the top (leaf_max) */
 };
 
 static uintptr_t ptr_at(const uint8_t *b, int off)
@@ -365,6 +366,7 @@ int r54_sample(r54 *d, rd_peek_stop *s, int stop, uint64_t *stopped_us)
     d->nth = d->nfr = d->nchain = 0;
     d->late = d->truncated = 0;
     d->deadline_us = t0 + 200 * 1000; /* a forged chain: held no longer */
+    d->leaf_max = SAMPLE_LEAF;
     r54_read_thread(d, d->L);
     follow(d);
     d->deadline_us = 0;

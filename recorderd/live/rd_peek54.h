@@ -17,6 +17,7 @@ enum {
     R54_THREADS = 1024,
     R54_FUNCS = 1024,
     R54_FRAMES = 16384,
+    R54_ROOT = 100, /* bottom frames a sample keeps of a stack cut (leaf_max) */
     R54_NAME = 128,
     OUT54_CAP = 1 << 18 /* bytes of a dump's records */
 };
@@ -48,12 +49,19 @@ typedef struct r54_thread {
     uintptr_t target;   /* the thread its top frame (a C function) resumes */
     uint8_t status, active, in_chain;
     uint8_t torn; /* its walk ended short of base_ci: a stack read as it moved */
+    uint32_t gap; /* frames [first, first+gap) are its top ones, those after
+                     its bottom ones, and frames between them were left out
+                     (leaf_max); 0: none left out */
 } r54_thread;
 
 typedef struct r54 {
     pid_t pid;
     uintptr_t L, g;       /* the main thread, its global_State */
     uint64_t deadline_us; /* reads fail after it (CLOCK_MONOTONIC; 0: never) */
+    /* frames read from a thread's top at most, then R54_ROOT from its
+     * bottom (a sample's: a deep stack read whole each time took longer
+     * than the sampling period); 0: up to R54_FRAMES from the top (dump) */
+    uint32_t leaf_max;
     uint8_t late, truncated;
     r54_thread th[R54_THREADS];
     uint32_t nth;

@@ -28,7 +28,7 @@
 #include "rd_peek54.h"
 #include "rd_util.h"
 
-enum { MAX_DEPTH = 4096, RING_SIZE = 4u << 20 };
+enum { MAX_DEPTH = 4096, CUT_ROOT = 100, RING_SIZE = 4u << 20 };
 
 typedef struct fn_id {
     const void *key;
@@ -242,15 +242,50 @@ static void put_step(rec *r, uint64_t t)
 
 /* }====== */
 
+/* The frame that stands for those a sample left out of a deep stack. */
+static uint32_t gap_fid(rec *r)
+{
+    static const char key; /* no function's */
+    fn_desc fd = {&key, 0, 0, LT_WHAT_C, "[C]", "[...]"};
+    return fid_at(r, &fd);
+}
+
+/* The "[...]" frame into the sample being flattened. */
+static void put_gap(rec *r)
+{
+    uint32_t gid = r->cur_n + 1 < MAX_DEPTH ? gap_fid(r) : 0;
+    if (gid) {
+        r->cur_fid[r->cur_n] = gid;
+        r->cur_line[r->cur_n++] = 0;
+    }
+}
+
+/* Whether the frame at i (from the bottom) of a sample of total frames is
+ * left out: one deeper than MAX_DEPTH keeps its CUT_ROOT bottom frames
+ * and its top ones, a "[...]" frame between (put where i is CUT_ROOT),
+ * so that its time stays on the frames running. */
+static int cut_out(uint32_t i, uint32_t total)
+{
+    return total > MAX_DEPTH && i >= CUT_ROOT && i < total - (MAX_DEPTH - CUT_ROOT - 1);
+}
+
 /* The running chain of the sample read into r->d, bottom first. */
 static void flatten(rec *r)
 {
     lr_sr *d = r->d;
     int named = 0;
+    uint32_t total = 0, i = 0;
     r->cur_n = 0;
+    for (uint32_t c = 0; c < d->nchain; c++)
+        total += d->th[d->chain[c]].n;
     for (uint32_t c = 0; c < d->nchain; c++) {
         const lr_sr_thread *t = &d->th[d->chain[c]];
-        for (uint32_t k = t->n; k-- > 0 && r->cur_n < MAX_DEPTH;) {
+        for (uint32_t k = t->n; k-- > 0 && r->cur_n < MAX_DEPTH; i++) {
+            if (cut_out(i, total)) {
+                if (i == CUT_ROOT)
+                    put_gap(r);
+                continue;
+            }
             const lr_sr_frame *fr = &d->fr[t->first + k];
             const lr_sr_func *f = &d->fn[fr->fn];
             if (!known(r, f->key, f->linedef) && !named++)
@@ -264,7 +299,8 @@ static void flatten(rec *r)
     }
 }
 
-/* flatten() of a Lua 5.4 sample (r->d54). */
+/* flatten() of a Lua 5.4 sample (r->d54); a thread's frames left out
+ * between its top and bottom ones (a deep stack) are one "[...]" frame. */
 static void flatten54(rec *r)
 {
     r54 *d = r->d54;
@@ -273,6 +309,8 @@ static void flatten54(rec *r)
     for (uint32_t c = 0; c < d->nchain; c++) {
         const r54_thread *t = &d->th[d->chain[c]];
         for (uint32_t k = t->n; k-- > 0 && r->cur_n < MAX_DEPTH;) {
+            if (t->gap && k + 1 == t->gap)
+                put_gap(r);
             const r54_frame *fr = &d->fr[t->first + k];
             const r54_fn *f = &d->fn[fr->fn];
             if (!known(r, (const void *)f->key, f->linedef) && !named++)

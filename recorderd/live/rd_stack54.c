@@ -176,12 +176,44 @@ static uintptr_t resumes(r54 *d, const uint8_t *ci)
 static void name_calls(r54 *d, const r54_thread *t)
 {
     for (uint32_t i = 0; i + 1 < t->n; i++) {
+        if (t->gap && i + 1 == t->gap)
+            continue; /* frames left out between them: not caller and callee */
         const r54_frame *callee = &d->fr[t->first + i], *caller = callee + 1;
         r54_fn *f = &d->fn[callee->fn];
         if (!f->call_read && caller->pr && !(callee->cs & (CI4_TAIL | CI4_HOOKED)) &&
             !(caller->cs & (CI4_HOOKED | CI4_FIN)))
             f->call_read = 1, r54_call_name(d, caller->pr, caller->pc, f->call, sizeof f->call);
     }
+}
+
+/* A deep stack's bottom frames, after its top ones (stop: the frame the
+ * walk from the top stopped at, not read): up to R54_ROOT from base_ci's
+ * next, appended top first. Returns base when they were read (the gap
+ * noted, or none where the two walks met), else stop (t torn). */
+static uintptr_t read_root(r54 *d, r54_thread *t, uintptr_t base, uintptr_t stop)
+{
+    uint8_t ci[CI4_SIZE];
+    r54_frame fr[R54_ROOT];
+    uint32_t n = 0;
+    int met = 0;
+    if (r54_peek(d, base, ci, sizeof ci))
+        return stop;
+    for (uintptr_t c = ptr_at(ci, CI4_NEXT); c && n < R54_ROOT; n++) {
+        if (r54_peek(d, c, ci, sizeof ci) || frame_of(d, ci, &fr[n]))
+            return stop;
+        if (c == stop) {
+            met = 1, n++;
+            break;
+        }
+        c = ptr_at(ci, CI4_NEXT);
+    }
+    if (!n || d->nfr + n > R54_FRAMES)
+        return stop;
+    t->gap = met ? 0 : t->n;
+    for (uint32_t i = n; i-- > 0;)
+        d->fr[d->nfr++] = fr[i];
+    t->n += n;
+    return base;
 }
 
 void r54_read_thread(r54 *d, uintptr_t L)
@@ -198,9 +230,21 @@ void r54_read_thread(r54 *d, uintptr_t L)
             d->truncated = 1;
             break;
         }
-        r54_frame *fr = &d->fr[d->nfr];
-        if (r54_peek(d, c, ci, sizeof ci) || frame_of(d, ci, fr))
+        if (d->leaf_max && k == d->leaf_max) {
+            c = read_root(d, t, base, c);
             break;
+        }
+        r54_frame *fr = &d->fr[d->nfr];
+        if (r54_peek(d, c, ci, sizeof ci))
+            break;
+        if (frame_of(d, ci, fr)) {
+            if (k)
+                break;
+            /* the top one only: a call caught half made (5.4 sets L->ci
+             * before the CallInfo's func), its caller whole below it */
+            c = ptr_at(ci, CI4_PREVIOUS);
+            continue;
+        }
         if (!t->n && d->fn[fr->fn].isC)
             t->target = resumes(d, ci);
         d->nfr++;

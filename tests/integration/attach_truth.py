@@ -1512,6 +1512,58 @@ def case_outside54record(c):
     case_outsiderecord(c)
 
 
+# A stack deeper than a sample keeps, blocked in io.read: DEPTH set.
+DEEPREAD = '''
+local function deep(d)
+  if d == 0 then
+    io.stdout:write("READY\\n") io.stdout:flush()
+    return io.read(LINE)
+  end
+  local r = deep(d - 1)
+  return r
+end
+print(deep(DEPTH))
+'''
+
+
+def deep_record(c, depth):
+    """record of a program blocked in io.read under depth calls of deep:
+    every sample whole at both ends, the main chunk at the bottom and
+    io.read on top (a sample keeps the bottom frames and the top ones, a
+    "[...]" frame between, named in profile.txt)."""
+    line = '"l"' if '5.4' in os.path.basename(c.args.lua) else '"*l"'
+    c.write('prog.lua', DEEPREAD.replace('DEPTH', str(depth)).replace('LINE', line))
+    p = subprocess.Popen([c.args.lua, 'prog.lua'], cwd=c.tmp, env=c.env(), stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(p)
+    expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+    out = os.path.join(c.tmp, 'out')
+    r = recorderd(c, 'record', str(p.pid), '--duration', '1', '--rate', '100', '-o', out, '-q')
+    expect(r.returncode == 0, 'record: %d %r' % (r.returncode, r.stderr))
+    session = os.path.join(out, 'prog')
+    folded = os.path.join(c.tmp, 'deep.folded')
+    r = recorderd(c, 'report', session, '--format', 'folded', '-o', folded)
+    expect(r.returncode == 0, 'report --format folded: %r' % r.stderr)
+    w = folded_weights(folded)
+    base = os.path.basename(os.path.realpath(c.args.lua)) + '@[C]'
+    expect(w and all(s.startswith(base + ';main chunk@prog.lua:0;deep@prog.lua:2') and
+                     s.endswith(';deep@prog.lua:2;io.read@[C]') for s in w),
+           'stacks: %r' % {s[:80] + ' ... ' + s[-80:]: v for s, v in w.items()})
+    prof = open(os.path.join(session, 'profile.txt')).read()
+    expect('[...] [C]' in prof, 'no "[...]" frame in profile.txt')
+    print('depth %d: %d samples\' stacks whole at both ends' % (depth, len(w)))
+    p.stdin.close()
+
+
+def case_outsidedeeprecord(c):
+    deep_record(c, 6000)
+
+
+def case_outside54deeprecord(c):
+    need_lua54(c)
+    deep_record(c, 20000)
+
+
 def overwrite_heap(pid, old, new):
     """Replaces each copy of old in pid's heap and anonymous private
     memory with new (same length), through /proc/PID/mem: how many."""
