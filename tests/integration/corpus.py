@@ -286,7 +286,7 @@ def traced(args, prog_dir, prog, tmp):
     outdir = os.path.join(tmp, 'out')
     os.mkdir(outdir)
     cmd = [args.recorderd, 'run', '--quiet', '--out', outdir] + \
-        (['--memory'] if args.memory else []) + ['--', args.lua] + lua_opts(args) + [prog]
+        (['--memory'] if getattr(args, 'memory', False) else []) + ['--', args.lua] + lua_opts(args) + [prog]
     res = run(cmd, prog_dir, base_env())
     return res, outdir
 
@@ -428,7 +428,7 @@ def check(args, tmp):
     session = find_session(outdir)
     lines = report(args, session, 'lines', tmp)
     calls = report(args, session, 'calls', tmp)
-    if args.memory:
+    if getattr(args, 'memory', False):  # randprog.py's arguments have none
         lines, calls = without_gc(lines), without_gc(calls)
     cwd = session_cwd(session)
     ref_lines = reftrace_post.relabel(ref_lines, lambda l: folded_label(l, cwd))
