@@ -726,7 +726,6 @@ uint32_t co_func_id_slow(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *fla
     return fid;
 }
 
-
 uint32_t co_func_gc_id(co_state *s)
 {
     if (s->gc_fid)
