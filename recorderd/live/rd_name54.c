@@ -15,13 +15,6 @@
 
 enum { NODES_MAX = 1 << 16, CHUNK_NODES = 64, LUA_IDSIZE_ = 60 };
 
-static uintptr_t ptr_at(const uint8_t *b, int off)
-{
-    uintptr_t v;
-    memcpy(&v, b + off, sizeof v);
-    return v;
-}
-
 int r54_tstring(r54 *d, uintptr_t ts, char *out, size_t cap)
 {
     uint8_t h[TS4_CONTENTS];
@@ -31,7 +24,7 @@ int r54_tstring(r54 *d, uintptr_t ts, char *out, size_t cap)
     if (h[8] == O4_SHRSTR)
         n = h[TS4_SHRLEN];
     else if (h[8] == O4_LNGSTR)
-        n = (size_t)ptr_at(h, TS4_LNGLEN);
+        n = (size_t)r54_ptr_at(h, TS4_LNGLEN);
     else
         return -1;
     if (n > cap - 1)
@@ -53,7 +46,7 @@ typedef struct walk {
 /* The unnamed function the value tv (a TValue) is, or -1. */
 static int which(const r54 *d, const uint8_t *tv)
 {
-    uintptr_t v = ptr_at(tv, 0);
+    uintptr_t v = r54_ptr_at(tv, 0);
     for (uint32_t i = 0; i < d->nfn; i++) {
         const r54_fn *f = &d->fn[i];
         if (!f->name[0] && ((tv[TV4_TT] == T4_LCF && !f->cl && f->key == v) ||
@@ -75,13 +68,13 @@ static void visit(r54 *d, const uint8_t *nd, const walk *w)
     if (w->only) {
         walk in = {0};
         if ((ktt == T4_SHRSTR || ktt == T4_LNGSTR) && nd[TV4_TT] == T4_TABLE &&
-            r54_tstring(d, ptr_at(nd, ND4_KEY), key, sizeof key) >= 0 && !strcmp(key, w->only))
-            names_in(d, ptr_at(nd, 0), &in);
+            r54_tstring(d, r54_ptr_at(nd, ND4_KEY), key, sizeof key) >= 0 && !strcmp(key, w->only))
+            names_in(d, r54_ptr_at(nd, 0), &in);
         return;
     }
     if ((f < 0 && !(nd[TV4_TT] == T4_TABLE && w->depth == 0)) ||
         (ktt != T4_SHRSTR && ktt != T4_LNGSTR) ||
-        r54_tstring(d, ptr_at(nd, ND4_KEY), key, sizeof key) < 0)
+        r54_tstring(d, r54_ptr_at(nd, ND4_KEY), key, sizeof key) < 0)
         return;
     if (f >= 0) {
         char *name = d->fn[f].name; /* prefix.key, cut to fit */
@@ -95,7 +88,7 @@ static void visit(r54 *d, const uint8_t *nd, const walk *w)
         name[n + k] = 0;
     } else if (strcmp(key, "_G") && strcmp(key, "package") && strcmp(key, "_LOADED")) {
         walk in = {.prefix = key, .depth = 1};
-        names_in(d, ptr_at(nd, 0), &in);
+        names_in(d, r54_ptr_at(nd, 0), &in);
     }
 }
 
@@ -107,7 +100,7 @@ static void names_in(r54 *d, uintptr_t t, const walk *w)
     if (r54_peek(d, t, tb, sizeof tb) || tb[8] != O4_TABLE || tb[TB4_LSIZENODE] > 26)
         return;
     uint32_t size = 1u << tb[TB4_LSIZENODE];
-    uintptr_t node = ptr_at(tb, TB4_NODE);
+    uintptr_t node = r54_ptr_at(tb, TB4_NODE);
     for (uint32_t i = 0; i < size && i < NODES_MAX; i += CHUNK_NODES) {
         uint32_t m = size - i < CHUNK_NODES ? size - i : CHUNK_NODES;
         if (r54_peek(d, node + (uintptr_t)i * ND4_SIZE, nd, (size_t)m * ND4_SIZE))
@@ -124,12 +117,12 @@ void r54_name_functions(r54 *d)
     uint8_t g[G4_READ], tb[TB4_READ], tv[2 * TV4_SIZE];
     if (r54_peek(d, d->g, g, sizeof g) || g[G4_REGISTRY + TV4_TT] != T4_TABLE)
         return;
-    uintptr_t reg = ptr_at(g, G4_REGISTRY);
-    if (r54_peek(d, reg, tb, sizeof tb) || r54_peek(d, ptr_at(tb, TB4_ARRAY), tv, sizeof tv) ||
+    uintptr_t reg = r54_ptr_at(g, G4_REGISTRY);
+    if (r54_peek(d, reg, tb, sizeof tb) || r54_peek(d, r54_ptr_at(tb, TB4_ARRAY), tv, sizeof tv) ||
         tv[TV4_SIZE + TV4_TT] != T4_TABLE)
         return;
     walk top = {0};
-    names_in(d, ptr_at(tv, TV4_SIZE), &top); /* globals, and their tables' fields */
+    names_in(d, r54_ptr_at(tv, TV4_SIZE), &top); /* globals, and their tables' fields */
     walk loaded = {.only = "_LOADED"};
     names_in(d, reg, &loaded); /* package.loaded's modules: MOD.f */
 }

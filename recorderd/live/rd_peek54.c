@@ -27,13 +27,6 @@ enum {
     SAMPLE_LEAF = 2048    /* a sample's frames from the top (leaf_max) */
 };
 
-static uintptr_t ptr_at(const uint8_t *b, int off)
-{
-    uintptr_t v;
-    memcpy(&v, b + off, sizeof v);
-    return v;
-}
-
 int r54_peek(r54 *d, uintptr_t addr, void *dst, size_t n)
 {
     if (d->deadline_us && rd_gcwalk_now_us() >= d->deadline_us) {
@@ -51,7 +44,7 @@ int r54_peek(r54 *d, uintptr_t addr, void *dst, size_t n)
 static int is_main(r54 *d, uintptr_t addr, const uint8_t *b)
 {
     uintptr_t mt;
-    return ptr_at(b, L4_G) == addr + L4_SIZE &&
+    return r54_ptr_at(b, L4_G) == addr + L4_SIZE &&
            !r54_peek(d, addr + L4_SIZE + G4_MAINTHREAD, &mt, sizeof mt) && mt == addr;
 }
 
@@ -133,16 +126,16 @@ static const char *check(r54 *d)
     uintptr_t base_func;
     if (r54_peek(d, d->g, g, sizeof g) || r54_peek(d, d->L, ls, sizeof ls))
         return "its state cannot be read";
-    if (!is_string(d, ptr_at(g, G4_MEMERRMSG), "not enough memory"))
+    if (!is_string(d, r54_ptr_at(g, G4_MEMERRMSG), "not enough memory"))
         return "no memory-error message where 5.4.4 keeps it";
-    if (!is_string(d, ptr_at(g, G4_TMNAME), "__index"))
+    if (!is_string(d, r54_ptr_at(g, G4_TMNAME), "__index"))
         return "no \"__index\" where 5.4.4 keeps the metamethod names";
-    if (g[G4_REGISTRY + TV4_TT] != T4_TABLE || r54_peek(d, ptr_at(g, G4_REGISTRY), tb, sizeof tb) ||
-        r54_peek(d, ptr_at(tb, TB4_ARRAY), tv, sizeof tv) || tv[TV4_TT] != T4_THREAD ||
-        ptr_at(tv, 0) != d->L || tv[TV4_SIZE + TV4_TT] != T4_TABLE)
+    if (g[G4_REGISTRY + TV4_TT] != T4_TABLE || r54_peek(d, r54_ptr_at(g, G4_REGISTRY), tb, sizeof tb) ||
+        r54_peek(d, r54_ptr_at(tb, TB4_ARRAY), tv, sizeof tv) || tv[TV4_TT] != T4_THREAD ||
+        r54_ptr_at(tv, 0) != d->L || tv[TV4_SIZE + TV4_TT] != T4_TABLE)
         return "its registry does not hold the main thread and the globals";
     if (r54_peek(d, d->L + L4_BASE_CI + CI4_FUNC, &base_func, sizeof base_func) ||
-        base_func != ptr_at(ls, L4_STACK) || !ptr_at(ls, L4_CI))
+        base_func != r54_ptr_at(ls, L4_STACK) || !r54_ptr_at(ls, L4_CI))
         return "its main thread's CallInfo is not where 5.4.4 keeps it";
     return NULL;
 }
@@ -189,7 +182,7 @@ static void walk_list(r54 *d, uintptr_t o, found *f)
         }
         if (h[8] == O4_THREAD && o != d->L)
             keep(f, o);
-        o = ptr_at(h, 0);
+        o = r54_ptr_at(h, 0);
     }
 }
 
@@ -201,7 +194,7 @@ static void walk_threads(r54 *d, found *f)
     f->bad = r54_peek(d, d->g, g, sizeof g);
     const int list[] = {G4_ALLGC, G4_FINOBJ, G4_TOBEFNZ};
     for (int i = 0; i < 3 && !f->bad; i++)
-        walk_list(d, ptr_at(g, list[i]), f);
+        walk_list(d, r54_ptr_at(g, list[i]), f);
 }
 
 /* Whether thread L, found earlier, is a live thread of the state still
@@ -209,7 +202,7 @@ static void walk_threads(r54 *d, found *f)
 static int still_live(r54 *d, uintptr_t L, unsigned otherwhite)
 {
     uint8_t h[L4_G + 8];
-    return !r54_peek(d, L, h, sizeof h) && h[8] == O4_THREAD && ptr_at(h, L4_G) == d->g &&
+    return !r54_peek(d, L, h, sizeof h) && h[8] == O4_THREAD && r54_ptr_at(h, L4_G) == d->g &&
            !(h[9] & otherwhite & W4_BITS);
 }
 

@@ -9,7 +9,23 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/types.h>
+
+/* A pointer and an int at off in a copy of 5.4's memory (unaligned). */
+static inline uintptr_t r54_ptr_at(const uint8_t *b, int off)
+{
+    uintptr_t v;
+    memcpy(&v, b + off, sizeof v);
+    return v;
+}
+
+static inline int r54_int_at(const uint8_t *b, int off)
+{
+    int v;
+    memcpy(&v, b + off, sizeof v);
+    return v;
+}
 
 struct rd_peek_stop; /* rd_peek.h's */
 

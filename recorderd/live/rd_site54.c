@@ -51,31 +51,17 @@ typedef struct site {
     uint32_t *code;
 } site;
 
-static uintptr_t ptr_at(const uint8_t *b, int off)
-{
-    uintptr_t v;
-    memcpy(&v, b + off, sizeof v);
-    return v;
-}
-
-static int int_at(const uint8_t *b, int off)
-{
-    int v;
-    memcpy(&v, b + off, sizeof v);
-    return v;
-}
-
 /* The name of the n-th local (1 first) active at pc (luaF_getlocalname). */
 static int local_name(site *s, int n, int pc, char *out, size_t cap)
 {
     uint8_t lv[16];
-    uintptr_t at = ptr_at(s->pr, PR4_LOCVARS);
-    int size = int_at(s->pr, PR4_SIZELOC);
+    uintptr_t at = r54_ptr_at(s->pr, PR4_LOCVARS);
+    int size = r54_int_at(s->pr, PR4_SIZELOC);
     for (int i = 0; i < size && i < CODE_MAX; i++) {
-        if (r54_peek(s->d, at + 16 * (uintptr_t)i, lv, sizeof lv) || int_at(lv, 8) > pc)
+        if (r54_peek(s->d, at + 16 * (uintptr_t)i, lv, sizeof lv) || r54_int_at(lv, 8) > pc)
             return 0;
-        if (pc < int_at(lv, 12) && --n == 0)
-            return r54_tstring(s->d, ptr_at(lv, 0), out, cap) > 0;
+        if (pc < r54_int_at(lv, 12) && --n == 0)
+            return r54_tstring(s->d, r54_ptr_at(lv, 0), out, cap) > 0;
     }
     return 0;
 }
@@ -84,18 +70,18 @@ static int local_name(site *s, int n, int pc, char *out, size_t cap)
 static int kname(site *s, int k, char *out, size_t cap)
 {
     uint8_t tv[TV4_SIZE];
-    if (k < 0 || k >= int_at(s->pr, PR4_SIZEK) ||
-        r54_peek(s->d, ptr_at(s->pr, PR4_K) + (uintptr_t)k * TV4_SIZE, tv, sizeof tv) ||
+    if (k < 0 || k >= r54_int_at(s->pr, PR4_SIZEK) ||
+        r54_peek(s->d, r54_ptr_at(s->pr, PR4_K) + (uintptr_t)k * TV4_SIZE, tv, sizeof tv) ||
         (tv[TV4_TT] != T4_SHRSTR && tv[TV4_TT] != T4_LNGSTR))
         return 0;
-    return r54_tstring(s->d, ptr_at(tv, 0), out, cap) > 0;
+    return r54_tstring(s->d, r54_ptr_at(tv, 0), out, cap) > 0;
 }
 
 static int upvalue_name(site *s, int u, char *out, size_t cap)
 {
     uintptr_t name;
-    return u < int_at(s->pr, PR4_SIZEUPV) &&
-           !r54_peek(s->d, ptr_at(s->pr, PR4_UPVALUES) + 16 * (uintptr_t)u, &name, sizeof name) &&
+    return u < r54_int_at(s->pr, PR4_SIZEUPV) &&
+           !r54_peek(s->d, r54_ptr_at(s->pr, PR4_UPVALUES) + 16 * (uintptr_t)u, &name, sizeof name) &&
            r54_tstring(s->d, name, out, cap) > 0;
 }
 
@@ -158,10 +144,10 @@ int r54_call_name(r54 *d, uintptr_t pr, int pc, char *out, size_t cap)
 {
     site s = {.d = d};
     int ok = 0;
-    if (r54_peek(d, pr, s.pr, sizeof s.pr) || pc < 0 || pc >= int_at(s.pr, PR4_SIZECODE) ||
+    if (r54_peek(d, pr, s.pr, sizeof s.pr) || pc < 0 || pc >= r54_int_at(s.pr, PR4_SIZECODE) ||
         pc >= CODE_MAX || !(s.code = malloc(((size_t)pc + 1) * 4)))
         return 0;
-    if (!r54_peek(d, ptr_at(s.pr, PR4_CODE), s.code, ((size_t)pc + 1) * 4) &&
+    if (!r54_peek(d, r54_ptr_at(s.pr, PR4_CODE), s.code, ((size_t)pc + 1) * 4) &&
         (op_of(s.code[pc]) == OP_CALL || op_of(s.code[pc]) == OP_TAILCALL))
         ok = obj_name(&s, pc, a_of(s.code[pc]), out, cap, 0);
     free(s.code);

@@ -17,20 +17,6 @@ enum {
     SCAN_NODES = 1 << 16 /* nodes read per table when naming */
 };
 
-static uintptr_t ptr_at(const uint8_t *b, int off)
-{
-    uintptr_t v;
-    memcpy(&v, b + off, sizeof v);
-    return v;
-}
-
-static int int_at(const uint8_t *b, int off)
-{
-    int v;
-    memcpy(&v, b + off, sizeof v);
-    return v;
-}
-
 /* {====== lines */
 
 /* The base of pc's line: the last absolute line at or before pc, or
@@ -38,8 +24,8 @@ static int int_at(const uint8_t *b, int off)
  * estimate: the same entry). */
 static int base_line(r54 *d, const uint8_t *pr, int pc, int *basepc)
 {
-    int nabs = int_at(pr, PR4_SIZEABS), lo = 0, hi = nabs - 1, found = -1;
-    uintptr_t abs = ptr_at(pr, PR4_ABS);
+    int nabs = r54_int_at(pr, PR4_SIZEABS), lo = 0, hi = nabs - 1, found = -1;
+    uintptr_t abs = r54_ptr_at(pr, PR4_ABS);
     *basepc = -1;
     while (lo <= hi && nabs > 0 && nabs < LINES_MAX) {
         int mid = lo + (hi - lo) / 2, e[2];
@@ -51,7 +37,7 @@ static int base_line(r54 *d, const uint8_t *pr, int pc, int *basepc)
             hi = mid - 1;
     }
     if (found < 0)
-        return int_at(pr, PR4_LINEDEF);
+        return r54_int_at(pr, PR4_LINEDEF);
     int e[2];
     return r54_peek(d, abs + 8 * (uintptr_t)found, e, sizeof e) ? -1 : e[1];
 }
@@ -60,8 +46,8 @@ static int base_line(r54 *d, const uint8_t *pr, int pc, int *basepc)
  * plus lineinfo's signed deltas after it, as luaG_getfuncline adds them. */
 static int func_line(r54 *d, const uint8_t *pr, int pc)
 {
-    uintptr_t li = ptr_at(pr, PR4_LINEINFO);
-    int n = int_at(pr, PR4_SIZELINE), basepc;
+    uintptr_t li = r54_ptr_at(pr, PR4_LINEINFO);
+    int n = r54_int_at(pr, PR4_SIZELINE), basepc;
     if (!li || pc < 0 || pc >= n || n > LINES_MAX)
         return -1;
     int line = base_line(d, pr, pc, &basepc);
@@ -92,9 +78,9 @@ static int fn_of(r54 *d, uintptr_t key, uintptr_t cl, const uint8_t *pr)
     r54_fn *f = &d->fn[d->nfn];
     *f = (r54_fn){.key = key, .cl = cl, .isC = !pr};
     if (pr) {
-        f->src = ptr_at(pr, PR4_SOURCE);
-        f->linedef = int_at(pr, PR4_LINEDEF);
-        f->lastline = int_at(pr, PR4_LASTLINE);
+        f->src = r54_ptr_at(pr, PR4_SOURCE);
+        f->linedef = r54_int_at(pr, PR4_LINEDEF);
+        f->lastline = r54_int_at(pr, PR4_LASTLINE);
     }
     return (int)d->nfn++;
 }
@@ -106,15 +92,15 @@ static int wrap_fn(r54 *d, const uint8_t *cl, uintptr_t v)
 {
     uint8_t ls[L4_SIZE], tv[TV4_SIZE], body[CL4_READ], pr[PR4_READ];
     if (cl[CL4_NUPVALUES] < 1 || cl[CL4_UPV0 + TV4_TT] != T4_THREAD ||
-        r54_peek(d, ptr_at(cl, CL4_UPV0), ls, sizeof ls) || ls[8] != O4_THREAD ||
-        r54_peek(d, ptr_at(ls, L4_STACK) + TV4_SIZE, tv, sizeof tv) || tv[TV4_TT] != T4_LCL ||
-        r54_peek(d, ptr_at(tv, 0), body, sizeof body) ||
-        r54_peek(d, ptr_at(body, CL4_FP), pr, sizeof pr) || pr[8] != O4_PROTO)
+        r54_peek(d, r54_ptr_at(cl, CL4_UPV0), ls, sizeof ls) || ls[8] != O4_THREAD ||
+        r54_peek(d, r54_ptr_at(ls, L4_STACK) + TV4_SIZE, tv, sizeof tv) || tv[TV4_TT] != T4_LCL ||
+        r54_peek(d, r54_ptr_at(tv, 0), body, sizeof body) ||
+        r54_peek(d, r54_ptr_at(body, CL4_FP), pr, sizeof pr) || pr[8] != O4_PROTO)
         return -1;
-    int f = fn_of(d, ptr_at(body, CL4_FP) + 1, v, NULL);
+    int f = fn_of(d, r54_ptr_at(body, CL4_FP) + 1, v, NULL);
     if (f >= 0 && !d->fn[f].body_src) {
-        d->fn[f].body_src = ptr_at(pr, PR4_SOURCE);
-        d->fn[f].body_line = int_at(pr, PR4_LINEDEF);
+        d->fn[f].body_src = r54_ptr_at(pr, PR4_SOURCE);
+        d->fn[f].body_line = r54_int_at(pr, PR4_LINEDEF);
     }
     return f;
 }
@@ -124,24 +110,24 @@ static int wrap_fn(r54 *d, const uint8_t *cl, uintptr_t v)
 static int frame_of(r54 *d, const uint8_t *ci, r54_frame *fr)
 {
     uint8_t tv[TV4_SIZE], cl[CL4_READ], pr[PR4_READ];
-    uintptr_t func = ptr_at(ci, CI4_FUNC);
+    uintptr_t func = r54_ptr_at(ci, CI4_FUNC);
     int f;
     if (r54_peek(d, func, tv, sizeof tv))
         return -1;
     fr->pr = 0;
     fr->cs = (uint16_t)(ci[CI4_CALLSTATUS] | ci[CI4_CALLSTATUS + 1] << 8);
-    uintptr_t v = ptr_at(tv, 0);
+    uintptr_t v = r54_ptr_at(tv, 0);
     if (tv[TV4_TT] == T4_LCF) {
         f = fn_of(d, v, 0, NULL);
     } else if (tv[TV4_TT] == T4_CCL && !r54_peek(d, v, cl, sizeof cl) && cl[8] == O4_CCL) {
         if ((f = wrap_fn(d, cl, v)) < 0)
-            f = fn_of(d, ptr_at(cl, CL4_FP), v, NULL);
+            f = fn_of(d, r54_ptr_at(cl, CL4_FP), v, NULL);
     } else if (tv[TV4_TT] == T4_LCL && !r54_peek(d, v, cl, sizeof cl) && cl[8] == O4_LCL &&
-               !r54_peek(d, ptr_at(cl, CL4_FP), pr, sizeof pr) && pr[8] == O4_PROTO) {
-        int pc = (int)((ptr_at(ci, CI4_SAVEDPC) - ptr_at(pr, PR4_CODE)) / 4) - 1; /* pcRel */
-        f = fn_of(d, ptr_at(cl, CL4_FP), v, pr);
+               !r54_peek(d, r54_ptr_at(cl, CL4_FP), pr, sizeof pr) && pr[8] == O4_PROTO) {
+        int pc = (int)((r54_ptr_at(ci, CI4_SAVEDPC) - r54_ptr_at(pr, PR4_CODE)) / 4) - 1; /* pcRel */
+        f = fn_of(d, r54_ptr_at(cl, CL4_FP), v, pr);
         fr->line = func_line(d, pr, pc < 0 ? 0 : pc);
-        fr->pr = ptr_at(cl, CL4_FP);
+        fr->pr = r54_ptr_at(cl, CL4_FP);
         fr->pc = pc;
     } else {
         return -1;
@@ -160,13 +146,13 @@ static int frame_of(r54 *d, const uint8_t *ci, r54_frame *fr)
 static uintptr_t resumes(r54 *d, const uint8_t *ci)
 {
     uint8_t tv[2 * TV4_SIZE], cl[CL4_READ];
-    if (r54_peek(d, ptr_at(ci, CI4_FUNC), tv, sizeof tv))
+    if (r54_peek(d, r54_ptr_at(ci, CI4_FUNC), tv, sizeof tv))
         return 0;
     if (tv[TV4_SIZE + TV4_TT] == T4_THREAD)
-        return ptr_at(tv, TV4_SIZE);
-    if (tv[TV4_TT] == T4_CCL && !r54_peek(d, ptr_at(tv, 0), cl, sizeof cl) &&
+        return r54_ptr_at(tv, TV4_SIZE);
+    if (tv[TV4_TT] == T4_CCL && !r54_peek(d, r54_ptr_at(tv, 0), cl, sizeof cl) &&
         cl[CL4_NUPVALUES] >= 1 && cl[CL4_UPV0 + TV4_TT] == T4_THREAD)
-        return ptr_at(cl, CL4_UPV0);
+        return r54_ptr_at(cl, CL4_UPV0);
     return 0;
 }
 
@@ -198,14 +184,14 @@ static uintptr_t read_root(r54 *d, r54_thread *t, uintptr_t base, uintptr_t stop
     int met = 0;
     if (r54_peek(d, base, ci, sizeof ci))
         return stop;
-    for (uintptr_t c = ptr_at(ci, CI4_NEXT); c && n < R54_ROOT; n++) {
+    for (uintptr_t c = r54_ptr_at(ci, CI4_NEXT); c && n < R54_ROOT; n++) {
         if (r54_peek(d, c, ci, sizeof ci) || frame_of(d, ci, &fr[n]))
             return stop;
         if (c == stop) {
             met = 1, n++;
             break;
         }
-        c = ptr_at(ci, CI4_NEXT);
+        c = r54_ptr_at(ci, CI4_NEXT);
     }
     if (!n || d->nfr + n > R54_FRAMES)
         return stop;
@@ -220,11 +206,11 @@ void r54_read_thread(r54 *d, uintptr_t L)
 {
     uint8_t ls[L4_SIZE], ci[CI4_SIZE];
     if (d->nth == R54_THREADS || r54_peek(d, L, ls, sizeof ls) || ls[8] != O4_THREAD ||
-        ptr_at(ls, L4_G) != d->g)
+        r54_ptr_at(ls, L4_G) != d->g)
         return;
     r54_thread *t = &d->th[d->nth++];
     *t = (r54_thread){.L = L, .first = d->nfr, .status = ls[L4_STATUS]};
-    uintptr_t c = ptr_at(ls, L4_CI), base = L + L4_BASE_CI;
+    uintptr_t c = r54_ptr_at(ls, L4_CI), base = L + L4_BASE_CI;
     for (unsigned k = 0; c && c != base && k < CALLS_MAX; k++) {
         if (d->nfr == R54_FRAMES) {
             d->truncated = 1;
@@ -242,14 +228,14 @@ void r54_read_thread(r54 *d, uintptr_t L)
                 break;
             /* the top one only: a call caught half made (5.4 sets L->ci
              * before the CallInfo's func), its caller whole below it */
-            c = ptr_at(ci, CI4_PREVIOUS);
+            c = r54_ptr_at(ci, CI4_PREVIOUS);
             continue;
         }
         if (!t->n && d->fn[fr->fn].isC)
             t->target = resumes(d, ci);
         d->nfr++;
         t->n++;
-        c = ptr_at(ci, CI4_PREVIOUS);
+        c = r54_ptr_at(ci, CI4_PREVIOUS);
     }
     t->torn = c != base && !d->truncated;
     for (uint32_t i = 0; i < t->n; i++) /* depth: counted from the bottom, 1 first */
