@@ -1830,9 +1830,11 @@ io.stdout:write("done\\n")
 # work short and a slow C function (string.rep) called in the slot work is
 # called in: read frame by frame, such a sample read work's callees, then
 # string.rep in work's slot (half the runs of outsiderecordlive, 1 in 13 of
-# FIBPROG's)
+# FIBPROG's); string.rep short enough that fib keeps a fair share of the
+# samples (at 200000 a loaded CI run read fib once in 2 s: reads of a moving
+# stack take longer there and more are dropped)
 FIBPROGC = FIBPROG.replace('for _ = 1, 50 do s = s + fib(16) end', 'for _ = 1, 3 do s = s + fib(12) end').replace(
-    'do work() end', 'do string.rep("x", 200000) work() end')
+    'do work() end', 'do string.rep("x", 50000) work() end')
 
 
 def case_outsiderecordlive(c):
