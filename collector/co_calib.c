@@ -342,6 +342,10 @@ static void calibrate(lua_State *L, lua_CFunction running, int state_ok)
     int sampled = timing && !strcmp(timing, "sample");
     /* LuaJIT: its plain run would be compiled, its traced one not; with
      * sampled time the JIT is off for both (as it is while tracing) */
+    /* lines by sample: no line hook, and ticks in Lua's code that calls
+     * the hook are the hook's (co_tick.c): nothing to estimate */
+    if (sampled && co_module_lines_sampled())
+        return;
     if (g_bias.done || (env && !strcmp(env, "0")) || (co_jit_is() && !sampled) ||
         tsc_forbidden())
         return;

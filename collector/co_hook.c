@@ -815,16 +815,38 @@ static void __attribute__((noinline)) not_lean(co_state *s, lua_State *L, lua_De
  * first, a TICK record where the last record left the stack (not after
  * drops: the resync's records come first). Then the event as with no
  * clock. */
-static void __attribute__((noinline)) tick_hook(co_state *s, lua_State *L, lua_Debug *ar)
+static void tick_event(co_state *s, lua_State *L, lua_Debug *ar)
 {
-    co_tick_in = 1;
-    atomic_signal_fence(memory_order_seq_cst);
-    if (__builtin_expect(co_tick_pending != 0, 0) && s->active && !s->dropped)
-        co_tick_flush(s);
     if (s->lean == CO_LEAN_TICK)
         none_hook(s, L, ar);
     else
         not_lean(s, L, ar);
+}
+
+/* Lines by sample: the probe's count event is the line where the pending
+ * ticks landed, a LINE record before their TICK (co_tick.c). */
+static void __attribute__((noinline)) probe_line(co_state *s, lua_State *L, lua_Debug *ar)
+{
+    if (co_tick_pending && s->active && !s->dropped && lua_getinfo(L, "l", ar) &&
+        ar->currentline > 0) {
+        ar->event = LUA_HOOKLINE;
+        tick_event(s, L, ar);
+    }
+    if (co_tick_pending && s->active && !s->dropped)
+        co_tick_flush(s);
+}
+
+static void __attribute__((noinline)) tick_hook(co_state *s, lua_State *L, lua_Debug *ar)
+{
+    co_tick_in = 1;
+    atomic_signal_fence(memory_order_seq_cst);
+    if (s->lines_sampled && co_tick_unprobe(s, L, ar)) {
+        probe_line(s, L, ar);
+    } else {
+        if (__builtin_expect(co_tick_pending != 0, 0) && s->active && !s->dropped)
+            co_tick_flush(s);
+        tick_event(s, L, ar); /* a count event not the probe's: a chained hook's */
+    }
     atomic_signal_fence(memory_order_seq_cst);
     co_tick_in = 0;
 }
@@ -847,6 +869,17 @@ static void __attribute__((noinline)) mem_hook(co_state *s, lua_State *L, lua_De
     co_mem_in--;
 }
 
+/* Sampled time and lines: the hook's caller learnt (a tick there is the
+ * hook's), then the event. */
+static void __attribute__((noinline)) ticks_lines(co_state *s, lua_State *L, lua_Debug *ar,
+                                                  uintptr_t ra)
+{
+    co_tick_caller_learn(ra);
+    tick_hook(s, L, ar);
+}
+
+int co_mask = CO_MASK_ALL;
+
 /* The hook. Its lean path is the exact one; LUATRACE_TIMING=none's is
  * one compare away, sampled time's two. */
 void co_hook(lua_State *L, lua_Debug *ar)
@@ -858,6 +891,8 @@ void co_hook(lua_State *L, lua_Debug *ar)
             none_hook(s, L, ar);
         else if (s->mem)
             mem_hook(s, L, ar);
+        else if (s->tick_on && s->lines_sampled) /* Lua's code that called us */
+            ticks_lines(s, L, ar, (uintptr_t)__builtin_return_address(0));
         else if (s->tick_on)
             tick_hook(s, L, ar);
         else

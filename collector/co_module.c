@@ -19,6 +19,17 @@
 #define CO_EXPORT __attribute__((visibility("default")))
 #define CO_SENTINEL "luatrace.sentinel"
 
+int co_module_lines_sampled(void)
+{
+    const char *lines = getenv("LUATRACE_LINES");
+#if LUA_VERSION_NUM >= 504 /* its collector's hooks go through the debug API: exact lines */
+    (void)lines;
+    return 0;
+#else
+    return lines && !strcmp(lines, "sample");
+#endif
+}
+
 void co_module_sampled_time(co_state *s, const char *clock)
 {
     s->no_clock = 1;
@@ -406,6 +417,11 @@ static int begin(co_state *s, lua_State *L, const char *name, const char *sock_p
     s->no_clock = timing && !strcmp(timing, "none"); /* or the ack's (co_conn.c) */
     if (timing && !strcmp(timing, "sample") && !calib) /* events as with none, time ticks */
         co_module_sampled_time(s, getenv("LUATRACE_TICK_CLOCK"));
+    co_mask = CO_MASK_ALL;
+    if (s->tick_mode && co_module_lines_sampled()) { /* no line hook (co_tick.c) */
+        s->lines_sampled = 1;
+        co_mask = LUA_MASKCALL | LUA_MASKRET;
+    }
     s->use_tsc = !s->no_clock && co_clock_tsc_ok();
     snprintf(s->sock_path, sizeof s->sock_path, "%s", sock_path ? sock_path : "");
     const char *mode = getenv("LUATRACE_MODE");

@@ -246,8 +246,9 @@ void co_out_clock(co_state *s)
     uint8_t *q = lt_put_head(p, LT_EV_CLOCK, 3);
     q = lt_put_uint(q, ticks);
     q = lt_put_uint(q, ns);
-    q = lt_put_uint(q, s->tick_mode == CO_TICK_CPU    ? LT_CLOCK_CPU
-                       : s->tick_mode == CO_TICK_WALL ? LT_CLOCK_WALL
+    unsigned lines = s->lines_sampled ? LT_CLOCK_LINES_SAMPLED : 0;
+    q = lt_put_uint(q, s->tick_mode == CO_TICK_CPU    ? LT_CLOCK_CPU | lines
+                       : s->tick_mode == CO_TICK_WALL ? LT_CLOCK_WALL | lines
                        : s->no_clock                  ? LT_CLOCK_NONE
                        : s->use_tsc                   ? LT_CLOCK_TSC
                                                       : LT_CLOCK_MONO);

@@ -93,8 +93,11 @@ static inline uintptr_t co_tag_entry(const co_threads *th, uint32_t c, uint32_t 
  * (co_hook.c). */
 #define CO_SAMPLE_EVERY 16
 
-/* The events the collector's hook asks for. */
-#define CO_MASK (LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE)
+/* The events the collector's hook asks for: every line's too, unless
+ * lines are sampled (LUATRACE_LINES=sample, co_tick.c). */
+#define CO_MASK_ALL (LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE)
+extern int co_mask;
+#define CO_MASK co_mask
 
 /* A thread that has a hook of the program's (debug.sethook) which the
  * collector's hook runs after its own ("chained", co_dbghook.c): the
@@ -216,6 +219,7 @@ typedef struct co_state {
     int tick_mode;       /* CO_TICK_*: sampled time (LUATRACE_TIMING=sample, co_tick.c) */
     int tick_on;         /* its timer is armed */
     uint64_t tick_ns;    /* its period */
+    int lines_sampled;   /* no line hook: a tick's line by a probe (co_tick.c) */
 } co_state;
 
 /* co_tick.c: sampled time. tick_mode: */
@@ -232,11 +236,20 @@ uint64_t co_tick_period_ns(void);
 void co_tick_flush(co_state *s);
 /* The signal the ticks come on, 0 before the first timer. */
 int co_tick_signal(void);
+/* Any hook, first, while lines are sampled: takes a tick's probe off
+ * again; 1 if ar is the probe's count event, whose line is the tick's. */
+int co_tick_unprobe(co_state *s, lua_State *L, const lua_Debug *ar);
+/* T is freed: no probe of it to take off. */
+void co_tick_freed(lua_State *T);
+/* ra called the hook: a tick in that function is Lua's work for the hook. */
+void co_tick_caller_learn(uintptr_t ra);
 /* In a fork child (async-signal-safe): no timer of its own yet. */
 void co_tick_forked(void);
 /* co_module.c: sampled time of the clock named (cpu, the default, or
  * wall), no clock read per event. */
 void co_module_sampled_time(co_state *s, const char *clock);
+/* LUATRACE_LINES=sample, where this Lua allows it: lines by sample. */
+int co_module_lines_sampled(void);
 /* co_attach.c: the real-time signal a dormant collector listens on. */
 int co_attach_signal(void);
 

@@ -378,6 +378,7 @@ void co_thread_hook(co_state *s, lua_State *T)
 
 void co_thread_freed(co_state *s, lua_State *T)
 {
+    co_tick_freed(T);
     if (co_nchain)
         co_chain_forget(T);
     if (!s || !s->th.t || !gc_watched(s))

@@ -90,6 +90,101 @@ static int find_text(struct dl_phdr_info *info, size_t size, void *ud)
     return 0;
 }
 
+/* {====== lines by sample (LUATRACE_LINES=sample) ======
+ * Lua 5.1's line hook costs the program traceexec at every instruction,
+ * outside any hook of ours (a loop of long arithmetic lines ran 1.8 times
+ * as long with a hook that did nothing), and that cost follows the code,
+ * so no calibration takes it off. With lines by sample there is no line
+ * hook: a tick says where it landed by a probe. The handler sets a count
+ * hook of 1 on the thread of the last record (lua_sethook: Lua's own lua.c
+ * calls it from a signal handler); at its next instruction the hook is
+ * called with that line, sends it as a LINE record, then the TICK. Every
+ * hook first takes the probe off again: the thread's id travels in its
+ * count (co_thread.c), kept here meanwhile. */
+static lua_State *volatile g_probe_L; /* the thread probed, or NULL */
+static volatile int g_probe_count;    /* its count before */
+
+static void probe_arm(void)
+{
+    co_state *s = co_hook_state();
+    lua_State *L = s ? s->cur_L : NULL;
+    if (!L || !s->lines_sampled || !s->active || g_probe_L || co_nchain)
+        return;
+    g_probe_count = lua_gethookcount(L);
+    g_probe_L = L;
+    atomic_signal_fence(memory_order_seq_cst);
+    lua_sethook(L, co_hook, CO_MASK | LUA_MASKCOUNT, 1);
+}
+
+int co_tick_unprobe(co_state *s, lua_State *L, const lua_Debug *ar)
+{
+    lua_State *P = g_probe_L;
+    if (!P)
+        return 0;
+    /* LuaJIT: one hook and count for every thread */
+    lua_sethook(P, co_hook, CO_MASK, g_probe_count);
+    atomic_signal_fence(memory_order_seq_cst);
+    g_probe_L = NULL;
+    return ar->event == LUA_HOOKCOUNT && (P == L || s->jit);
+}
+
+void co_tick_freed(lua_State *T)
+{
+    if (g_probe_L == T)
+        g_probe_L = NULL;
+}
+
+/* The code that called the hook (Lua's luaD_callhook; LuaJIT's
+ * callhook): a tick there is Lua's work for
+ * the hook, the hook's. Each function's bounds come from the unwind table
+ * (_Unwind_Find_FDE, libgcc's: its FDE's start as encoded on x86-64 and
+ * aarch64, pc-relative 4 bytes, checked against the start libgcc found). */
+struct dwarf_eh_bases {
+    void *tbase, *dbase, *func;
+};
+extern const void *_Unwind_Find_FDE(void *pc, struct dwarf_eh_bases *bases);
+#define CALLERS 4
+static struct {
+    uintptr_t lo, len;
+} g_caller[CALLERS];
+static volatile int g_ncaller;
+static uintptr_t g_unknown; /* the last return address not found */
+
+static int in_caller(uintptr_t pc)
+{
+    int n = g_ncaller;
+    for (int i = 0; i < n; i++)
+        if (pc - g_caller[i].lo < g_caller[i].len)
+            return 1;
+    return 0;
+}
+
+/* A function over 4 KB is no hook's caller: the interpreter's loop, into
+ * which a build inlined it (a tick there may be the program's). */
+void co_tick_caller_learn(uintptr_t ra)
+{
+    if (in_caller(ra) || ra == g_unknown || g_ncaller == CALLERS)
+        return;
+    struct dwarf_eh_bases b = {0, 0, 0};
+    const uint8_t *fde = _Unwind_Find_FDE((void *)(ra - 1), &b);
+    int32_t rel = 0, len = 0;
+    if (fde) {
+        memcpy(&rel, fde + 8, 4);
+        memcpy(&len, fde + 12, 4);
+    }
+    if (!fde || (uintptr_t)(fde + 8) + (uintptr_t)(intptr_t)rel != (uintptr_t)b.func || len <= 0 ||
+        len > 4096 || ra - (uintptr_t)b.func > (uintptr_t)len) {
+        g_unknown = ra;
+        return;
+    }
+    int n = g_ncaller;
+    g_caller[n].lo = (uintptr_t)b.func;
+    g_caller[n].len = (uintptr_t)len;
+    atomic_signal_fence(memory_order_seq_cst);
+    g_ncaller = n + 1;
+}
+/* }====================================================================== */
+
 static void on_tick(int sig, siginfo_t *si, void *uc)
 {
     int perf = g_perf >= 0 && si->si_code > 0 && si->si_fd == g_perf; /* POLL_IN */
@@ -105,10 +200,13 @@ static void on_tick(int sig, siginfo_t *si, void *uc)
     int e = errno;
     int over = perf ? 0 : timer_getoverrun(g_timer); /* async-signal-safe */
     uint64_t n = 1 + (over > 0 ? (uint64_t)over : 0);
-    if (co_tick_in || pc_of(uc) - g_text < g_text_len)
+    uintptr_t pc = pc_of(uc);
+    if (co_tick_in || pc - g_text < g_text_len || in_caller(pc)) {
         __atomic_fetch_add(&g_hook, n, __ATOMIC_RELAXED);
-    else
+    } else {
         co_tick_pending += n; /* the hook reads it with co_tick_in set */
+        probe_arm();
+    }
     errno = e;
 }
 
@@ -220,6 +318,11 @@ void co_tick_arm(co_state *s, int on)
     }
     settime(on ? s->tick_ns : 0);
     s->tick_on = on;
+    lua_State *P = g_probe_L;
+    if (!on && P) { /* its id back in its count */
+        lua_sethook(P, co_hook, CO_MASK, g_probe_count);
+        g_probe_L = NULL;
+    }
 }
 
 uint64_t co_tick_period_ns(void)
@@ -261,4 +364,5 @@ void co_tick_forked(void)
     g_perf = -1;
     co_tick_pending = 0;
     g_hook = 0;
+    g_probe_L = NULL; /* the child's hooks are set again as its trace begins */
 }

@@ -138,7 +138,8 @@
                               *     stream is one without);
                               * 11: MEM (a version 10 stream is one without);
                               * 12: MEM short forms (a version 11 stream is one
-                              *     without: its MEM records are all full), NEST */
+                              *     without: its MEM records are all full), NEST;
+                              *     CLOCK's LT_CLOCK_LINES_SAMPLED */
 
 /* CLOCK's third field: what the ticks are. LT_CLOCK_NONE: the producer
  * read no clock (LUATRACE_TIMING=none, a coverage run): ticks and ns are
@@ -152,6 +153,10 @@
  * (LT_CLOCK_WALL), which TICK records attribute; ticks and ns are 0. */
 #define LT_CLOCK_CPU 3u
 #define LT_CLOCK_WALL 4u
+/* Or'ed into LT_CLOCK_CPU or LT_CLOCK_WALL: lines by sample. The producer
+ * set no line hook; a LINE record says only where the TICK after it
+ * landed, so lines have times but no counts, and coverage is unknown. */
+#define LT_CLOCK_LINES_SAMPLED 16u
 #define LT_EVENT_MAX_ARGS 8
 #define LT_EVENT_HOT_MAX 32 /* bytes: bound of any record without a string */
 #define LT_STR_MAX 4096     /* longest interned string */

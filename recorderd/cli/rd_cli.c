@@ -87,6 +87,7 @@ long rd_cli_seconds_ms(const char *v)
  * "all"; repeatable. A backend's name in it (chrome, lua:FILE.lua) is
  * taken as --backend. 0 until one is given; then the rows to write. */
 static uint32_t rd_cli_formats;
+static uint32_t rd_cli_asked; /* what --format named, without the default rows */
 
 /* One name of a --format list (len bytes at v) into *rows or the
  * backends. Returns 0 or -1. */
@@ -135,7 +136,10 @@ static int rd_cli_format(const char *cmd, int argc, char **argv, int *i)
     rd_cli_formats |= rd_format_rows(RD_FMT_DEFAULT);
     if (rd_backend_known(v)) /* whole: lua:FILE may hold a ',' */
         return rd_cli_add_backend(v) ? -1 : 1;
-    return rd_cli_format_list(cmd, v, &rd_cli_formats) ? -1 : 1;
+    if (rd_cli_format_list(cmd, v, &rd_cli_asked))
+        return -1;
+    rd_cli_formats |= rd_cli_asked;
+    return 1;
 }
 
 int rd_cli_is_out(const char *a)
@@ -173,8 +177,10 @@ static int time_opt(const char *cmd, int argc, char **argv, int *i, rd_session_o
     int is_time = !strcmp(a, "--time");
     if (!v)
         return -1;
-    if (is_time && (!strcmp(v, "sample") || !strcmp(v, "exact")))
+    if (is_time && (!strcmp(v, "sample") || !strcmp(v, "exact"))) {
         so->sample_time = !strcmp(v, "sample");
+        so->time_given = 1;
+    }
     else if (!is_time && (!strcmp(v, "cpu") || !strcmp(v, "wall")))
         so->wall = !strcmp(v, "wall");
     else
@@ -201,5 +207,6 @@ int rd_cli_session_opt(const char *cmd, int argc, char **argv, int *i, rd_sessio
     so->backends = rd_cli_backends;
     so->nbackends = rd_cli_nbackends;
     so->formats = rd_cli_formats;
+    so->formats_asked = rd_cli_asked;
     return b;
 }

@@ -373,7 +373,7 @@ static int format_list(report_opts *o)
  * set), built once for them all. 0, or 1 after saying why not. */
 static int rows_cov(const report_opts *o, const rd_model *m, rd_cov *c, rd_render *r)
 {
-    if (!(o->rows & rd_format_rows(RD_FMT_COV)) || m->sampled_hz)
+    if (!(o->rows & rd_format_rows(RD_FMT_COV)) || !rd_model_lines_counted(m))
         return 0;
     if (rd_cov_add_model(c, m, r->srcdir)) {
         fprintf(stderr, "recorderd report: out of memory for the coverage\n");

@@ -80,6 +80,20 @@ static int sample_opt(int argc, char **argv, int *i, unsigned *hz)
     return 0;
 }
 
+/* run's --lines exact|sample into *lines: 2 sample, 1 exact; 0, or 1
+ * after saying why not. */
+static int lines_opt(int argc, char **argv, int *i, int *lines)
+{
+    const char *v = rd_cli_optval(argc, argv, i);
+    if (v && (!strcmp(v, "exact") || !strcmp(v, "sample"))) {
+        *lines = !strcmp(v, "sample") ? 2 : 1;
+        return 0;
+    }
+    if (v)
+        fprintf(stderr, "recorderd run: --lines %s: exact or sample\n", v);
+    return 1;
+}
+
 /* run's options into o, and so those of its sessions. Returns the index of
  * the command in argv plus 1 (argc + 1: none), or minus the exit status
  * (0: --help): the command may be argv[0] (run lua5.1 app.lua), so its index
@@ -99,6 +113,10 @@ static int parse_run(int argc, char **argv, rd_run_opts *o, rd_session_opts *so)
             o->quiet = 1;
         else if (!strcmp(a, "--no-trace"))
             o->no_trace = 1;
+        else if (!strcmp(a, "--lines") && lines_opt(argc, argv, &i, &o->lines_sampled))
+            return -2;
+        else if (!strcmp(a, "--lines"))
+            continue;
         else if (!strcmp(a, "--sample") && sample_opt(argc, argv, &i, &o->sample_hz))
             return -2;
         else if (!strcmp(a, "--sample"))
@@ -143,6 +161,38 @@ static int check_sample_opts(const rd_run_opts *o, const rd_session_opts *so)
     return why ? 2 : 0;
 }
 
+/* run's time source and lines (o->lines_sampled: 2 --lines sample, 1
+ * --lines exact, 0 neither given). By default sampled time and lines by
+ * sample, the profile that agrees with the plain run (doc/benchmarks.md);
+ * every line counted (exact time unless --time sample) where --lines
+ * exact, --time exact, coverage (--coverage, its reports, --include,
+ * --exclude) or --memory asks for it. 0, or 2 after saying why not. */
+static int pick_time(rd_run_opts *o, rd_session_opts *so)
+{
+    uint32_t cov = so->formats_asked & rd_format_rows(RD_FMT_COV) & ~rd_format_rows(RD_FMT_NOFILE);
+    int want = o->lines_sampled;
+    const rd_format *html = rd_format_find("html"); /* shows time without coverage too */
+    if (html)
+        cov &= ~(1u << (unsigned)(html - rd_formats));
+    int exact = want == 1 || (so->time_given && !so->sample_time) || so->coverage || cov ||
+                so->cov.ninclude || so->cov.nexclude || so->memory;
+    if (want == 2 && exact)
+        return fprintf(stderr, "recorderd run: --lines sample: %s\n",
+                       so->coverage ? "--coverage counts every line"
+                       : so->memory ? "--memory traces every line"
+                       : so->time_given && !so->sample_time ? "needs --time sample (exact time "
+                                                              "counts every line)"
+                                    : "coverage reports need every line (--lines exact)"),
+               2;
+    if (o->sample_hz)
+        return want ? (fprintf(stderr, "recorderd run: --sample and --lines: a sampler has "
+                                       "its own lines\n"), 2) : 0;
+    o->lines_sampled = !exact;
+    if (!exact && !so->time_given)
+        so->sample_time = 1;
+    return 0;
+}
+
 static int unmake_out(const char *dir, int made, int rc)
 {
     if (made)
@@ -163,7 +213,7 @@ static int cmd_run(int argc, char **argv)
         return 2;
     }
     o.out = so.out;
-    if (check_sample_opts(&o, &so))
+    if (check_sample_opts(&o, &so) || pick_time(&o, &so))
         return 2;
     if (so.memory && o.sample_hz) /* a sampled LuaJIT writes from its profiler, no hook */
         return fprintf(stderr, "recorderd run: --memory traces exactly: not with --sample\n"), 2;

@@ -339,6 +339,10 @@ int rd_model_add_nest(rd_model *m, const lt_event *ev)
 /* kind: LT_CLOCK_*; a trace with no clock stays one (every dt is 0). */
 void rd_model_add_clock(rd_model *m, uint64_t ticks, uint64_t ns, uint64_t kind)
 {
+    if ((kind & ~(uint64_t)LT_CLOCK_LINES_SAMPLED) != kind) {
+        kind &= ~(uint64_t)LT_CLOCK_LINES_SAMPLED;
+        m->lines_sampled = kind == LT_CLOCK_CPU || kind == LT_CLOCK_WALL;
+    }
     if (kind == LT_CLOCK_NONE)
         m->untimed = 1;
     if (kind == LT_CLOCK_CPU || kind == LT_CLOCK_WALL)
@@ -364,6 +368,11 @@ double rd_model_ns_per_tick(const rd_model *m)
     return 1.0 / 3.0; /* unknown rate: a guess, only for traces cut short */
 }
 
+int rd_model_lines_counted(const rd_model *m)
+{
+    return !m->sampled_hz && !m->lines_sampled;
+}
+
 const char *rd_model_time_name(const rd_model *m)
 {
     /* "sampled": a sampled session (record, run --sample), no exact events */
@@ -374,9 +383,10 @@ const char *rd_model_time_source(const rd_model *m, char *buf, size_t cap)
 {
     if (m->tick_clock)
         snprintf(buf, cap, "sampled %s time (--time sample): %llu ticks of %.3f ms where the "
-                 "program was, exact stacks and counts; %llu more in the hooks, left out",
+                 "program was, exact stacks and %s; %llu more in the hooks, left out",
                  m->tick_clock == LT_CLOCK_WALL ? "wall-clock" : "CPU",
                  (unsigned long long)m->ticks_n, (double)m->tick_ns / 1e6,
+                 m->lines_sampled ? "calls, lines by sample (--lines sample)" : "counts",
                  (unsigned long long)m->ticks_hook);
     else if (m->untimed)
         snprintf(buf, cap, "none (a coverage run reads no clock)");

@@ -154,6 +154,9 @@ typedef struct rd_model {
     /* a CLOCK said LT_CLOCK_CPU or LT_CLOCK_WALL: the time is TICK records'
      * (that kind), every dt 0; else 0: each event's dt (exact) */
     unsigned tick_clock;
+    /* and LT_CLOCK_LINES_SAMPLED: a LINE only places the next TICK; lines
+     * have times, no counts, and the trace says nothing of coverage */
+    int lines_sampled;
     uint64_t ticks_n, ticks_hook; /* TICK records: ticks charged, and the hook's */
     uint64_t tick_ns;             /* their period (the last TICK's) */
     unsigned sampled_hz; /* a sampled session (record): times are samples, calls entries seen */
@@ -250,6 +253,9 @@ int rd_model_add_lines(rd_model *m, const lt_event *ev);
 #define RD_MAX_NEST (1u << 22)
 int rd_model_add_nest(rd_model *m, const lt_event *ev);
 void rd_model_add_clock(rd_model *m, uint64_t ticks, uint64_t ns, uint64_t kind);
+/* Whether the trace counts every line run (its coverage): not a sampled
+ * session's, nor one with lines by sample. */
+int rd_model_lines_counted(const rd_model *m);
 
 /* Returns the function fid, or the unknown function 0 for bad ids. */
 static inline const rd_func *rd_model_func(const rd_model *m, uint32_t fid)

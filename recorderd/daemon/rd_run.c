@@ -311,6 +311,8 @@ static void child_env(envb *e, const rd_run_opts *o, const char *sock)
         env_set(e, "LUATRACE_TIMING", "sample");
     if (!o->coverage && o->sample_time)
         env_set(e, "LUATRACE_TICK_CLOCK", o->wall ? "wall" : "cpu");
+    if (!o->coverage && o->sample_time)
+        env_set(e, "LUATRACE_LINES", o->lines_sampled ? "sample" : "exact");
     if (o->memory)
         env_set(e, "LUATRACE_MEMORY", "1");
     if (o->sample_hz) {

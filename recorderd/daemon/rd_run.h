@@ -13,6 +13,7 @@ typedef struct rd_run_opts {
     int no_trace; /* --no-trace: reports only */
     int coverage; /* --coverage: LUATRACE_TIMING=none, no clock read */
     int sample_time; /* --time sample: LUATRACE_TIMING=sample (and the ack's) */
+    int lines_sampled; /* --lines sample: LUATRACE_LINES=sample (no line hook) */
     int wall;        /* --clock wall: LUATRACE_TICK_CLOCK=wall */
     int memory;      /* --memory: LUATRACE_MEMORY=1 (doc/memory.md) */
     const char *ring; /* LUATRACE_RING for the child, or NULL */

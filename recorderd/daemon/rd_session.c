@@ -550,6 +550,8 @@ static int write_json(FILE *f, void *ud)
             (double)s->m.waited_ticks * npt, (unsigned long long)s->ring_waited_ns);
     /* the time source: sampled (ticks of a timer's), exact or none */
     fprintf(f, "  \"time\": \"%s\",\n", rd_model_time_name(&s->m));
+    /* every line counted (coverage), or lines by sample (a sampled session's too) */
+    fprintf(f, "  \"lines\": \"%s\",\n", rd_model_lines_counted(&s->m) ? "exact" : "sample");
     if (s->m.tick_clock)
         fprintf(f, "  \"tick\": {\"clock\": \"%s\", \"period_ns\": %llu, \"ticks\": %llu, "
                    "\"hook_ticks\": %llu},\n",

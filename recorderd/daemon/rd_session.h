@@ -30,6 +30,8 @@ typedef struct rd_session_opts {
     int no_trace; /* reports only, no trace.ltr (--no-trace) */
     int coverage; /* --coverage: the ack asks the collector for no clock */
     int sample_time; /* --time sample: the ack asks for sampled time (rd_session_sampled) */
+    int time_given;  /* --time was given (run's default is sampled time, lines by sample) */
+    uint32_t formats_asked; /* the rows --format named (formats adds the default ones) */
     int wall;        /* --clock wall: of CLOCK_MONOTONIC, not the thread's CPU time */
     int memory;      /* --memory: the ack asks for the allocator's calls (MEM records) */
     uint32_t formats; /* the reports to write, bit i for rd_formats[i]; 0: the default ones */

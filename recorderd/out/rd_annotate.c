@@ -88,7 +88,8 @@ static void annotate_one(const annot *a, uint32_t i, FILE *out)
     char *text = NULL, err[PATH_MAX + 64];
     size_t len = 0, at = 0, ln;
     int read = f->path && !rd_lines_read(f->path, &text, &len, err, sizeof err);
-    fprintf(out, "== %s   (hits: line events; ms: time on the line itself)\n", shown);
+    fprintf(out, "== %s   (hits: %s; ms: time on the line itself)\n", shown,
+            rd_model_lines_counted(a->m) ? "line events" : "samples that saw the line");
     if (!read)
         fprintf(out, "   (source not readable: %s; lines with data only)\n",
                 f->path ? err : f->note ? f->note : shown);

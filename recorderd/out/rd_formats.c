@@ -201,6 +201,8 @@ const char *rd_format_left_out(const rd_format *f, const rd_model *m)
 {
     if ((f->flags & RD_FMT_COV) && m->sampled_hz && strcmp(f->name, "html"))
         return "a sampled session has no coverage"; /* samples see some lines run */
+    if ((f->flags & RD_FMT_COV) && m->lines_sampled && strcmp(f->name, "html"))
+        return "lines by sample: no coverage (run --lines exact counts every line)";
     if ((f->flags & RD_FMT_MEM) && !m->has_mem)
         return "the trace has no memory (run --memory)";
     if ((f->flags & RD_FMT_TIME) && m->untimed)

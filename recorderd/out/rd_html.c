@@ -215,6 +215,9 @@ static void put_summary(html *h, const rd_fstat *fs)
     if (m->sampled_hz) /* a line no sample saw may have run a million times */
         snprintf(buf, sizeof buf, "none: samples see some of the lines run, not all "
                                   "(recorderd run traces every line)");
+    else if (m->lines_sampled)
+        snprintf(buf, sizeof buf, "none: lines by sample, calls exact (recorderd run "
+                                  "--lines exact counts every line)");
     summary_row(h, "coverage", buf);
     char note[256];
     if (rd_cov_truncated_note(h->cov, note, sizeof note)[0]) summary_row(h, "INCOMPLETE", note);
@@ -319,7 +322,7 @@ static void put_file_row(html *h, uint32_t i, uint64_t ticks)
     fprintf(h->out, "<tr><td class=\"l\"><a href=\"#src-%u\">", i);
     esc(h, f->path ? rd_label_src(h->m, f->path) : f->name); /* as in the labels */
     fputs("</a></td>", h->out);
-    if (h->m->sampled_hz)
+    if (!rd_model_lines_counted(h->m))
         fputs("<td colspan=\"3\" class=\"l note\">sampled: no coverage</td>", h->out);
     else if (f->exact)
         fprintf(h->out, "<td>%llu / %llu</td><td>%.2f</td><td>%llu / %llu</td>",
@@ -346,9 +349,9 @@ static void put_src_row(html *h, uint32_t line, const rd_cov_line *cl, const rd_
 {
     char hits[32] = "", ms[32] = "", bytes[32] = "";
     const char *cls = cl && cl->hits ? "hit" : cl && cl->exec ? "miss" : "none";
-    if (h->m->sampled_hz) /* no sample on a line is no news about it */
+    if (!rd_model_lines_counted(h->m)) /* no sample on a line is no news about it */
         cls = "none";
-    if (cl && (cl->hits || (cl->exec && !h->m->sampled_hz)))
+    if (cl && (cl->hits || (cl->exec && rd_model_lines_counted(h->m))))
         snprintf(hits, sizeof hits, "%llu", (unsigned long long)cl->hits);
     if (tl) snprintf(ms, sizeof ms, "%.3f", (double)tl->ticks * h->ms_per_tick);
     fprintf(h->out, "<tr class=\"%s\"><td class=\"n\">%u</td>", cls, line);
@@ -416,9 +419,9 @@ static void put_listing(html *h, uint32_t i, const rd_fline *tv, uint32_t nt)
 
 static void put_file_table(html *h, const rd_flines *fl)
 {
-    if (h->m->sampled_hz)
+    if (!rd_model_lines_counted(h->m))
         fputs("<h2 id=\"sources\">Sources</h2>\n<p class=\"note\">hits: the samples that "
-              "saw the line; ms: time on the line itself. A sampled session has no coverage: "
+              "saw the line; ms: time on the line itself. Lines by sample: no coverage, "
               "a line no sample saw may have run.</p>\n",
               h->out);
     else

@@ -473,8 +473,9 @@ int rd_report_summary(const rd_model *m, const char *dir, FILE *out)
     else if (!n && m->sampled_hz)
         fprintf(out, "no samples in Lua: the process ran no Lua code while it was read\n");
     if (m->tick_clock) /* after the table, whose place the summary's readers know */
-        fprintf(out, "time: sampled %s time, exact stacks and counts%s\n",
+        fprintf(out, "time: sampled %s time, exact stacks and %s%s\n",
                 m->tick_clock == LT_CLOCK_WALL ? "wall-clock" : "CPU",
+                m->lines_sampled ? "calls, lines by sample" : "counts",
                 n ? "" : "; no tick landed where the program ran (it ran less than a tick)");
     char page[PATH_MAX + 16], cwd[PATH_MAX];
     snprintf(page, sizeof page, "%s/report.html", dir);

@@ -21,6 +21,23 @@ must pass, with bounds loose enough for a loaded machine.
   ownsig  (--luajit, through its FFI) a program with a SIGPROF timer of its
           own (setitimer, the signal blocked) still finds it pending, as
           untraced: the ticks come on another signal
+  default  plain `recorderd run` (sampled time, lines by sample) of four
+          parts that time themselves (tiny Lua calls, long arithmetic
+          lines, C string building, short lines): each part's share of the
+          profile within 8 points of its share of the plain run's own
+          os.clock (the exact time source was 17 off on such parts)
+  lines   lines by sample: a line of math.sin calls and a line of additions
+          a quarter as long in one function: the first gets at least 75%
+          of the function's line time; calls exact (math.sin's count);
+          profile.txt, session.json and annotate say lines by sample; no
+          coverage.lcov by default
+  exactlines  coverage asks for every line: run -f lcov counts each line
+          exactly (DA of the loop body = its iterations); --lines sample
+          with coverage or --time exact is refused (exit 2, one line)
+  sameshape  coroutines, pcall and error, tail calls and a program's own
+          count hook (debug.sethook) under the default: the output as
+          untraced, every function's calls the same as --time exact's,
+          and every sampled stack one of the exact trace's
 
 A busy machine can skew one run, so split and total try up to 3 times.
 Exit status: 0 pass, 1 fail, 77 skipped (no recorderd)."""
@@ -42,6 +59,96 @@ local function work(n) local x = 0 for i = 1, n do x = (x + i * 3) % 1000003 end
 local function one() local r = work(400000) return r end
 local function three() local r = work(1200000) return r end
 for _ = 1, 4 do one() three() end
+''',
+    'parts.lua': '''
+local fmt, rep, cat = string.format, string.rep, table.concat
+local function tiny(x) return x + 1 end
+local parts = {
+  calls = function(n) local s = 0 for i = 1, n do s = tiny(tiny(s)) end return s end,
+  long = function(n)
+    local a, b, c = 1.5, 2.5, 3.5
+    for i = 1, n do
+      a = (a * 1.0001 + b * 0.9999 - c * 0.5 + i * 0.25) % 1000 + (b - c) * 0.001 + a * 0.0001
+    end
+    return a
+  end,
+  cstr = function(n)
+    local k, t = 0, {}
+    for i = 1, n do
+      t[1], t[2], t[3] = fmt("%08d:%s", i, "abc"), rep("xy", 64), fmt("%.3f", i / 7)
+      k = k + #cat(t, ",")
+    end
+    return k
+  end,
+  short = function(n)
+    local x, y = 0, 1
+    for i = 1, n do
+      x = x + i
+      y = y + x % 3
+      x = x - y % 5
+    end
+    return x
+  end,
+}
+local names = {"calls", "long", "cstr", "short"}
+-- iterations for about 0.15 s of each part, measured untraced (argument)
+local scale = {}
+for i, name in ipairs(names) do scale[name] = tonumber(arg[i]) end
+if not scale.calls then
+  for _, name in ipairs(names) do
+    local n = 1000
+    while true do
+      local t0 = os.clock() parts[name](n) local t = os.clock() - t0
+      if t > 0.05 then io.write(math.floor(n * 0.15 / t), " ") break end
+      n = n * 4
+    end
+  end
+  print()
+  return
+end
+-- called by local names, which name them in the stacks
+local calls, long, cstr, short = parts.calls, parts.long, parts.cstr, parts.short
+local spent = {calls = 0, long = 0, cstr = 0, short = 0}
+for _ = 1, 4 do
+  local t0 = os.clock() calls(math.floor(scale.calls / 4))
+  local t1 = os.clock() long(math.floor(scale.long / 4))
+  local t2 = os.clock() cstr(math.floor(scale.cstr / 4))
+  local t3 = os.clock() short(math.floor(scale.short / 4))
+  local t4 = os.clock()
+  spent.calls, spent.long = spent.calls + t1 - t0, spent.long + t2 - t1
+  spent.cstr, spent.short = spent.cstr + t3 - t2, spent.short + t4 - t3
+end
+for _, name in ipairs(names) do io.write(name, " ", spent[name], "\\n") end
+''',
+    'lines.lua': '''
+local function slow(n)
+  local s = 0
+  for i = 1, n do s = s + math.sin(i) end
+  for i = 1, n / 4 do s = s + i end
+  return s
+end
+local t = {}
+for k = 1, 20 do t[#t + 1] = slow(100000) end
+print(#t)
+''',
+    'shapes.lua': '''
+local calls = 0
+debug.sethook(function() calls = calls + 1 end, "", 1000)
+local function gen(n)
+  return coroutine.wrap(function() for i = 1, n do coroutine.yield(i) end end)
+end
+local function risky(i) if i % 3 == 0 then error("no " .. i) end return i end
+local function tail(n) if n == 0 then return 0 end return tail(n - 1) end
+local function work(i)
+  local s = 0
+  for v in gen(50) do s = s + v end
+  local ok = pcall(risky, i)
+  return s + (ok and 1 or 0) + tail(20)
+end
+local total = 0
+for i = 1, 3000 do total = total + work(i) end
+debug.sethook()
+print(total, calls > 0)
 ''',
     'busy.lua': '''
 local function tiny(x) return x + 1 end
@@ -223,7 +330,119 @@ def case_ownsig(args, tmp):
     harness.expect(session_json(session)['tick']['ticks'] > 0, 'no tick counted')
 
 
-CASES = {'split': case_split, 'total': case_total, 'hook': case_hook, 'io': case_io,
+def plain_parts(args, tmp, scale=None):
+    """parts.lua untraced: {part: os.clock seconds} (scale: the iterations)."""
+    out = harness.run_ok([args.lua, 'parts.lua'] + list(scale or []), tmp).out.decode()
+    return dict((k, float(v)) for k, v in (line.split() for line in out.splitlines()))
+
+
+def case_default(args, tmp):
+    scale = harness.run_ok([args.lua, 'parts.lua'], tmp).out.decode().split()
+
+    def once(attempt):
+        truth = plain_parts(args, tmp, scale)
+        out = os.path.join(tmp, 'default%d' % attempt)
+        harness.run_ok([args.recorderd, 'run', '--quiet', '--format', 'folded', '--out', out, '--',
+                        args.lua, 'parts.lua'] + scale, tmp)
+        session = harness.find_session(out)
+        j = session_json(session)
+        harness.expect(j['time'] == 'sample' and j['lines'] == 'sample',
+                       'the default: time %r, lines %r' % (j['time'], j.get('lines')))
+        w = folded_ns(session)
+        got = {k: under(w, k) for k in truth}
+        tt, tg = sum(truth.values()), max(1, sum(got.values()))
+        worst = 0
+        for k in sorted(truth):
+            p, q = 100 * truth[k] / tt, 100 * got[k] / tg
+            print('%-6s plain %5.1f%%  profile %5.1f%%  %+5.1f' % (k, p, q, q - p))
+            worst = max(worst, abs(q - p))
+        harness.expect(worst <= 8, 'a part %.1f points off its plain share' % worst)
+    retried(once)
+
+
+def case_lines(args, tmp):
+    out = os.path.join(tmp, 'lines')
+    harness.run_ok([args.recorderd, 'run', '--quiet', '--format', 'annotate', '--out', out,
+                    '--', args.lua, 'lines.lua'], tmp)
+    session = harness.find_session(out)
+    harness.expect(session_json(session)['lines'] == 'sample', 'session.json: lines not sample')
+    harness.expect(not os.path.exists(os.path.join(session, 'coverage.lcov')),
+                   'coverage.lcov written for lines by sample')
+    with open(os.path.join(session, 'profile.txt')) as f:
+        prof = f.read()
+    harness.expect('lines by sample' in prof, 'profile.txt does not say lines by sample')
+    sin = [ln for ln in prof.splitlines() if ln.rstrip().endswith('math.sin [C]')]
+    harness.expect(sin and sin[0].split()[0] == '2000000', 'math.sin calls: %r' % sin[:1])
+    with open(os.path.join(session, 'annotate', 'lines.lua.txt')) as f:
+        ann = f.read()
+    harness.expect('samples that saw the line' in ann, 'annotate: hits not called samples')
+    ms = {}
+    for ln in ann.splitlines():
+        f = ln.split()
+        if len(f) >= 3 and f[2] in ('4', '5') and f[0].isdigit():
+            ms[f[2]] = float(f[1])
+    print('line 4 %.1f ms, line 5 %.1f ms' % (ms.get('4', 0), ms.get('5', 0)))
+    heavy, light = ms.get('4', 0), ms.get('5', 0)
+    harness.expect(heavy > 0 and heavy >= 0.75 * (heavy + light),
+                   'the math.sin line got %.1f of %.1f ms' % (heavy, heavy + light))
+
+
+def case_exactlines(args, tmp):
+    out = os.path.join(tmp, 'lcov')
+    harness.run_ok([args.recorderd, 'run', '--quiet', '--format', 'lcov', '--out', out, '--',
+                    args.lua, 'lines.lua'], tmp)
+    session = harness.find_session(out)
+    harness.expect(session_json(session)['lines'] == 'exact', 'run -f lcov: lines not exact')
+    with open(os.path.join(session, 'coverage.lcov')) as f:
+        da = dict(ln[3:].split(',')[:2] for ln in f.read().splitlines() if ln.startswith('DA:'))
+    # line 5's loop body: 25000 iterations of 20 calls, and the loop's end
+    harness.expect(da.get('5') == str(20 * 25001), 'DA of line 5: %r' % da.get('5'))
+    for extra in (['--lines', 'sample', '--format', 'lcov'], ['--lines', 'sample', '--coverage'],
+                  ['--lines', 'sample', '--time', 'exact']):
+        r = harness.run([args.recorderd, 'run'] + extra + ['--', args.lua, 'lines.lua'], tmp,
+                        harness.base_env())
+        err = r.err.decode()
+        harness.expect(r.status == 2 and err.count('\n') == 1 and '--lines sample' in err,
+                       '%s: exit %d, %r' % (' '.join(extra), r.status, err))
+
+
+def calls_of(session):
+    """{function: calls} of profile.txt's self-time table."""
+    with open(os.path.join(session, 'profile.txt')) as f:
+        text = f.read().split('By total time')[0]
+    got = {}
+    for ln in text.splitlines():
+        f = ln.split(None, 6)
+        if len(f) == 7 and f[0].isdigit():
+            got[f[6]] = int(f[0])
+    return got
+
+
+def case_sameshape(args, tmp):
+    plain = harness.run_ok([args.lua, 'shapes.lua'], tmp).out.decode()
+    sessions = {}
+    for how in ('default', 'exact'):
+        out = os.path.join(tmp, 'shape-' + how)
+        extra = ['--time', 'exact'] if how == 'exact' else []
+        r = harness.run_ok([args.recorderd, 'run', '--quiet', '--format', 'profile,folded'] + extra
+                           + ['--out', out, '--', args.lua, 'shapes.lua'], tmp)
+        harness.expect(r.out.decode() == plain, '%s: output %r, untraced %r'
+                       % (how, r.out.decode(), plain))
+        sessions[how] = harness.find_session(out)
+    a, b = calls_of(sessions['default']), calls_of(sessions['exact'])
+    harness.expect(a == b, 'calls differ: %r' % {k: (a.get(k), b.get(k)) for k in set(a) | set(b)
+                                                 if a.get(k) != b.get(k)})
+    sampled, exact = folded_ns(sessions['default']), folded_ns(sessions['exact'])
+    strip = lambda st: ';'.join(f.rsplit(':', 1)[0] for f in st.split(';'))
+    known = set(strip(st) for st in exact)
+    odd = [st for st in sampled if strip(st) not in known]
+    print('%d functions, %d sampled stacks, %d exact' % (len(a), len(sampled), len(exact)))
+    harness.expect(len(a) >= 8 and sampled and not odd, 'stacks the exact trace has not: %r'
+                   % odd[:5])
+
+
+CASES = {'default': case_default, 'lines': case_lines, 'exactlines': case_exactlines,
+         'sameshape': case_sameshape, 'split': case_split, 'total': case_total, 'hook': case_hook, 'io': case_io,
          'wall': case_wall, 'ownsig': case_ownsig}
 
 
