@@ -179,7 +179,12 @@ static void chain(co_state *s, lua_State *T, uint32_t id)
     }
     c->mask = lua_gethookmask(T);
     c->count = lua_gethookcount(T);
-    lua_sethook(T, co_hook, CO_MASK | (c->mask & LUA_MASKCOUNT), c->count);
+    /* a program hooking lines: every thread's line hook back for the rest
+     * of the trace (its coroutines inherit ours; its hook must see them) */
+    if ((c->mask & LUA_MASKLINE) && s->lines_sampled)
+        co_tick_lines_exact(s);
+    /* and the program's line mask: with lines by sample CO_MASK has none */
+    lua_sethook(T, co_hook, CO_MASK | (c->mask & (LUA_MASKCOUNT | LUA_MASKLINE)), c->count);
     co_set_active(s, s->active); /* not lean while a thread is chained */
 }
 

@@ -36,7 +36,7 @@ void co_module_sampled_time(co_state *s, const char *clock)
     s->use_tsc = 0;
     s->sample_every = 1;
     s->tick_mode = clock && !strcmp(clock, "wall") ? CO_TICK_WALL : CO_TICK_CPU;
-    s->tick_ns = co_tick_period_ns();
+    s->tick_ns = co_tick_start_ns(&s->tick_fine);
 }
 
 static void emit_stop(co_state *s, unsigned reason)

@@ -219,6 +219,7 @@ typedef struct co_state {
     int tick_mode;       /* CO_TICK_*: sampled time (LUATRACE_TIMING=sample, co_tick.c) */
     int tick_on;         /* its timer is armed */
     uint64_t tick_ns;    /* its period */
+    uint32_t tick_fine;  /* ticks left at the short first period (co_tick_start_ns) */
     int lines_sampled;   /* no line hook: a tick's line by a probe (co_tick.c) */
 } co_state;
 
@@ -232,6 +233,9 @@ extern volatile int co_tick_in;           /* set while the hook runs */
 void co_tick_arm(co_state *s, int on);
 /* The period: LUATRACE_TICK_US (100 to 1000000), else 1 ms. */
 uint64_t co_tick_period_ns(void);
+/* The first period: 0.1 ms for *fine ticks, then co_tick_period_ns's;
+ * with LUATRACE_TICK_US, that one from the start (*fine 0). */
+uint64_t co_tick_start_ns(uint32_t *fine);
 /* Writes the pending ticks as a TICK record, if any and the ring takes it. */
 void co_tick_flush(co_state *s);
 /* The signal the ticks come on, 0 before the first timer. */
@@ -239,6 +243,9 @@ int co_tick_signal(void);
 /* Any hook, first, while lines are sampled: takes a tick's probe off
  * again; 1 if ar is the probe's count event, whose line is the tick's. */
 int co_tick_unprobe(co_state *s, lua_State *L, const lua_Debug *ar);
+/* Lines by sample no more (a program hooking lines itself): the line hook
+ * for every thread hooked from now on. */
+void co_tick_lines_exact(co_state *s);
 /* T is freed: no probe of it to take off. */
 void co_tick_freed(lua_State *T);
 /* ra called the hook: a tick in that function is Lua's work for the hook. */

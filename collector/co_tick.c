@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <ucontext.h>
@@ -55,6 +56,8 @@ static volatile uint64_t g_hook;   /* ticks that landed in the hook */
 static timer_t g_timer;
 static int g_made;  /* g_timer or g_perf exists (in this process) */
 static int g_perf = -1; /* the task clock's event, else -1: g_timer */
+static dev_t g_perf_dev; /* its file's identity: a program that closed it */
+static ino_t g_perf_ino; /* (closefrom) may have its own file there now */
 static int g_signo; /* the signal our handler is on, 0: none yet */
 static struct sigaction g_old; /* what the program had there before */
 static uintptr_t g_text, g_text_len; /* the collector's code */
@@ -126,6 +129,18 @@ int co_tick_unprobe(co_state *s, lua_State *L, const lua_Debug *ar)
     atomic_signal_fence(memory_order_seq_cst);
     g_probe_L = NULL;
     return ar->event == LUA_HOOKCOUNT && (P == L || s->jit);
+}
+
+void co_tick_lines_exact(co_state *s)
+{
+    lua_State *P = g_probe_L;
+    s->lines_sampled = 0; /* no more probes */
+    atomic_signal_fence(memory_order_seq_cst);
+    if (P) {
+        lua_sethook(P, co_hook, CO_MASK, g_probe_count);
+        g_probe_L = NULL;
+    }
+    co_mask = CO_MASK_ALL;
 }
 
 void co_tick_freed(lua_State *T)
@@ -251,8 +266,14 @@ static int make_perf(uint64_t period_ns)
         close(fd);
         fd = hi;
     }
-    if (fd < 0)
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st)) {
+        if (fd >= 0)
+            close(fd);
         return -1;
+    }
+    g_perf_dev = st.st_dev;
+    g_perf_ino = st.st_ino;
     struct f_owner_ex o = {F_OWNER_TID, (pid_t)syscall(SYS_gettid)};
     if (fcntl(fd, F_SETOWN_EX, &o) || fcntl(fd, F_SETSIG, g_signo) ||
         fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK)) {
@@ -332,6 +353,36 @@ uint64_t co_tick_period_ns(void)
     return (uint64_t)(us >= 100 && us <= 1000000 ? us : 1000) * 1000u;
 }
 
+/* A short program would get a few ticks of 1 ms, and a flame graph of a
+ * few frames: the first CO_TICK_FINE ticks (50 ms of CPU time) come every
+ * 0.1 ms, each TICK record saying its period. A tick costs about 20 us in
+ * the kernel here (a signal), a cost in proportion to the time, not to
+ * where it is spent. Not with LUATRACE_TICK_US, which fixes the period. */
+#define CO_TICK_FINE 500
+#define CO_TICK_FINE_NS 100000u
+
+uint64_t co_tick_start_ns(uint32_t *fine)
+{
+    const char *env = getenv("LUATRACE_TICK_US");
+    *fine = env && *env ? 0 : CO_TICK_FINE;
+    return *fine ? CO_TICK_FINE_NS : co_tick_period_ns();
+}
+
+/* After the fine ticks, the period of the rest (normal context). */
+static void coarse(co_state *s, uint64_t n)
+{
+    s->tick_fine = n >= s->tick_fine ? 0 : s->tick_fine - (uint32_t)n;
+    if (s->tick_fine)
+        return;
+    s->tick_ns = co_tick_period_ns();
+    if (g_perf >= 0) {
+        uint64_t ns = s->tick_ns;
+        (void)ioctl(g_perf, PERF_EVENT_IOC_PERIOD, &ns);
+    } else if (g_made && s->tick_on) {
+        settime(s->tick_ns);
+    }
+}
+
 void co_tick_flush(co_state *s)
 {
     int was = co_tick_in;
@@ -339,13 +390,15 @@ void co_tick_flush(co_state *s)
     atomic_signal_fence(memory_order_seq_cst);
     uint8_t *p = co_tick_pending ? co_out_hot(s) : NULL;
     if (p) {
-        uint64_t n = co_tick_pending;
+        uint64_t n = co_tick_pending, h = __atomic_exchange_n(&g_hook, 0, __ATOMIC_RELAXED);
         co_tick_pending = 0;
         uint8_t *q = lt_put_head(p, LT_EV_TICK, 3);
         q = lt_put_uint(q, n);
-        q = lt_put_uint(q, __atomic_exchange_n(&g_hook, 0, __ATOMIC_RELAXED));
+        q = lt_put_uint(q, h);
         q = lt_put_uint(q, s->tick_ns);
         co_out_hot_end(s, p, q);
+        if (s->tick_fine)
+            coarse(s, n + h);
     }
     atomic_signal_fence(memory_order_seq_cst);
     co_tick_in = was;
@@ -359,8 +412,9 @@ int co_tick_signal(void)
 void co_tick_forked(void)
 {
     g_made = 0; /* the parent's timer is not the child's */
-    if (g_perf >= 0)
-        close(g_perf); /* nor its task clock */
+    struct stat st; /* fstat: async-signal-safe */
+    if (g_perf >= 0 && !fstat(g_perf, &st) && st.st_dev == g_perf_dev && st.st_ino == g_perf_ino)
+        close(g_perf); /* nor its task clock (unless the program closed it: then not ours) */
     g_perf = -1;
     co_tick_pending = 0;
     g_hook = 0;

@@ -29,6 +29,12 @@ typedef struct cmd_help {
     {"--time exact|sample", "sample: time from a CPU-time timer, every event still exact;\n"       \
                             "                                 exact: each event's clock (default)"}
 #define CLOCK {"--clock cpu|wall", "--time sample's clock: CPU time (default), or wall time"}
+#define RUN_TIME                                                                                   \
+    {"--time sample|exact", "sample (default): time from a CPU-time timer, calls and stacks\n"     \
+                            "                                 exact; exact: each event's clock, every line counted"}
+#define LINES                                                                                      \
+    {"--lines sample|exact", "sample (default): a line's time by the ticks, no line hook;\n"      \
+                             "                                 exact: every line counted (coverage; Lua slower)"}
 #define MEMORY                                                                                     \
     {"--memory", "trace every allocation and free too: heap.pb.gz, profile.txt's memory\n"          \
                  "                                 table; report -w bytes|objects|live weighs by them"}
@@ -43,7 +49,9 @@ static const cmd_help helps[] = {
      "run a program traced and write its reports (open report.html first)",
      "Runs CMD traced (lua5.1, lua5.4, luajit): each Lua process it starts is a\n"
      "session, OUT/SCRIPT (a rerun keeps the previous one as OUT/SCRIPT.prev).\n"
-     "Exits with CMD's status.",
+     "Every call is counted and every stack exact; time comes from a CPU-time\n"
+     "timer and lines by sample (--lines exact, coverage's reports or --coverage\n"
+     "count every line). Exits with CMD's status.",
      1,
      {OUT,
       {"-q, --quiet", "no summary on stderr (failures are still said)"},
@@ -53,7 +61,8 @@ static const cmd_help helps[] = {
       COVERAGE,
       INCLUDE,
       EXCLUDE,
-      TIME,
+      RUN_TIME,
+      LINES,
       CLOCK,
       MEMORY,
       {"--sample [HZ]", "a sampler instead of a trace: lua5.1 and lua5.4 read from outside\n"
@@ -61,7 +70,8 @@ static const cmd_help helps[] = {
       NOTRACE,
       BACKEND,
       HELP},
-     "recorderd run --format callgrind -- lua5.1 app.lua"},
+     "recorderd run --format callgrind -- lua5.1 app.lua\n"
+     "  recorderd run --lines exact --format lcov -- lua5.1 tests.lua"},
     {"listen", "listen [OPTIONS]",
      "a daemon that traces every program loading luatrace (lua5.1 -lluatrace)",
      "A daemon: traces the programs that load luatrace (lua5.1 -lluatrace app.lua)\n"

@@ -166,7 +166,7 @@ static int check_sample_opts(const rd_run_opts *o, const rd_session_opts *so)
  * sample, the profile that agrees with the plain run (doc/benchmarks.md);
  * every line counted (exact time unless --time sample) where --lines
  * exact, --time exact, coverage (--coverage, its reports, --include,
- * --exclude) or --memory asks for it. 0, or 2 after saying why not. */
+ * --exclude), --memory or a backend (-b, unless --time sample) asks for it. 0, or 2 after saying why not. */
 static int pick_time(rd_run_opts *o, rd_session_opts *so)
 {
     uint32_t cov = so->formats_asked & rd_format_rows(RD_FMT_COV) & ~rd_format_rows(RD_FMT_NOFILE);
@@ -174,12 +174,16 @@ static int pick_time(rd_run_opts *o, rd_session_opts *so)
     const rd_format *html = rd_format_find("html"); /* shows time without coverage too */
     if (html)
         cov &= ~(1u << (unsigned)(html - rd_formats));
+    /* a streaming backend (a timeline, a user's) reads each event's time */
     int exact = want == 1 || (so->time_given && !so->sample_time) || so->coverage || cov ||
-                so->cov.ninclude || so->cov.nexclude || so->memory;
+                so->cov.ninclude || so->cov.nexclude || so->memory ||
+                (so->nbackends && !so->time_given);
     if (want == 2 && exact)
         return fprintf(stderr, "recorderd run: --lines sample: %s\n",
                        so->coverage ? "--coverage counts every line"
                        : so->memory ? "--memory traces every line"
+                       : so->nbackends && !so->time_given ? "a backend reads each event's time "
+                                                            "(--time exact)"
                        : so->time_given && !so->sample_time ? "needs --time sample (exact time "
                                                               "counts every line)"
                                     : "coverage reports need every line (--lines exact)"),

@@ -382,12 +382,12 @@ const char *rd_model_time_name(const rd_model *m)
 const char *rd_model_time_source(const rd_model *m, char *buf, size_t cap)
 {
     if (m->tick_clock)
-        snprintf(buf, cap, "sampled %s time (--time sample): %llu ticks of %.3f ms where the "
-                 "program was, exact stacks and %s; %llu more in the hooks, left out",
+        snprintf(buf, cap, "sampled %s time (--time sample): %llu ticks where the program was "
+                 "(%.1f ms), exact stacks and %s; %llu more in the hooks (%.1f ms), left out",
                  m->tick_clock == LT_CLOCK_WALL ? "wall-clock" : "CPU",
-                 (unsigned long long)m->ticks_n, (double)m->tick_ns / 1e6,
+                 (unsigned long long)m->ticks_n, (double)m->ticks_ns / 1e6,
                  m->lines_sampled ? "calls, lines by sample (--lines sample)" : "counts",
-                 (unsigned long long)m->ticks_hook);
+                 (unsigned long long)m->ticks_hook, (double)m->ticks_hook_ns / 1e6);
     else if (m->untimed)
         snprintf(buf, cap, "none (a coverage run reads no clock)");
     else

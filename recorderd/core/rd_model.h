@@ -156,6 +156,7 @@ typedef struct rd_model {
     unsigned tick_clock;
     /* and LT_CLOCK_LINES_SAMPLED: a LINE only places the next TICK; lines
      * have times, no counts, and the trace says nothing of coverage */
+    uint64_t ticks_ns, ticks_hook_ns; /* the TICKs' time, the program's and the hooks' */
     int lines_sampled;
     uint64_t ticks_n, ticks_hook; /* TICK records: ticks charged, and the hook's */
     uint64_t tick_ns;             /* their period (the last TICK's) */

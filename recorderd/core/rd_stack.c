@@ -1013,10 +1013,12 @@ static int on_tick(rd_stack *s, const lt_event *ev)
     if (ev->a[0] >> 32 || ev->a[1] >> 32 || ev->a[2] >> 32 || !ev->a[2])
         return s->bad++, 0;
     m->ticks_hook += ev->a[1];
-    m->tick_ns = ev->a[2];
+    m->ticks_hook_ns += ev->a[1] * ev->a[2];
+    m->tick_ns = ev->a[2]; /* the last period: the first ticks are shorter */
     if (s->stopped)
         return 0;
     m->ticks_n += ev->a[0];
+    m->ticks_ns += ev->a[0] * ev->a[2];
     charge(s, current(s), ev->a[0] * ev->a[2] * 16); /* the trace's unit: ns/16 */
     return 0;
 }

@@ -126,7 +126,7 @@ const rd_format rd_formats[] = {
      "memory per stack as a Go heap profile (a trace with memory)", write_heap, NULL},
     {"annotate", "annotate/", 0, "every source line with its events and time", write_annotate,
      annotate_dir},
-    {"lcov", "coverage.lcov", MERGE | DEF, "coverage as an LCOV tracefile", write_lcov, NULL},
+    {"lcov", "coverage.lcov", MERGE | DEF, "coverage as an LCOV tracefile (of a run counting every line)", write_lcov, NULL},
     {"luacov", "luacov.stats.out", MERGE, "coverage in luacov's stats format", write_luacov, NULL},
     {"coverage", "coverage.txt", MERGE, "coverage summary and listings (text)", write_covtext,
      NULL},

@@ -252,8 +252,9 @@ def case_reportlist(c):
     time reports, saying why."""
     prog = c.write('app.lua', 'local function f(i) return i + 1 end\n'
                    'local s = 0\nfor i = 1, 100 do s = f(s) end\nprint(s)\n')
-    harness.run_ok([c.args.recorderd, 'run', '-q', '-o', c.out, '--', c.args.lua, prog], c.tmp,
-                   env=c.env())
+    # every line counted: coverage's reports too, every stack timed
+    harness.run_ok([c.args.recorderd, 'run', '-q', '--lines', 'exact', '-o', c.out, '--',
+                    c.args.lua, prog], c.tmp, env=c.env())
     s = c.session('app')
     r = run([c.args.recorderd, 'report', s, '--format', 'callgrind,chrome,annotate'], c.tmp,
             c.env())

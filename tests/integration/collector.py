@@ -995,7 +995,7 @@ def case_ownframes(c):
     Lua's message and exit status, and no session."""
     prog = c.write('own.lua', SCRIPT)
     c.write('bad.lua', 'local x = = 1\n')
-    base = [c.args.recorderd, 'run', '--out', c.out, '--']
+    base = [c.args.recorderd, 'run', '--time', 'exact', '--out', c.out, '--']
     r = run(base + [c.args.lua, prog], c.tmp, c.env())
     expect(r.status == 0 and r.out == b'55\n', 'run: %r %r' % (r.out, r.err))
     r = run(base + [c.args.lua, '-lluatrace', c.write('ownrl.lua', SCRIPT)], c.tmp, c.env())
@@ -1170,7 +1170,7 @@ def case_runopts(c):
     # each command's own --help: a line per option of its own, the formats
     # where it writes reports, an example (run and attach printed one synopsis)
     options = {'run': ['-o, --out', '-q, --quiet', '-f, --format', '--ring', '--mode',
-                       '--coverage', '--include', '--exclude', '--time', '--clock',
+                       '--coverage', '--include', '--exclude', '--time', '--lines', '--clock',
                        '--memory', '--no-trace', '-b, --backend', '--sample'],
                'listen': ['--socket', '-o, --out', '-f, --format', '--coverage', '--include',
                           '--exclude', '--time', '--clock', '--memory', '--no-trace',
@@ -1215,9 +1215,9 @@ def case_runopts(c):
     expect(r.status == 0 and os.path.exists(os.path.join(c.tmp, 'ran')) and c.session('mark'),
            'a good run: %d %r' % (r.status, r.err))
     # what a person opens by default; the others when asked (--format, by
-    # report's names, repeatable), or rendered later from the trace
-    default = ['coverage.lcov', 'flamegraph.svg', 'profile.txt', 'report.html', 'session.json',
-               'trace.ltr']
+    # report's names, repeatable), or rendered later from the trace; lines
+    # by sample (the default): no coverage.lcov
+    default = ['flamegraph.svg', 'profile.txt', 'report.html', 'session.json', 'trace.ltr']
     got = sorted(os.listdir(c.session('mark')))
     expect(got == default, 'default files: %s' % got)
     r = run([rd, 'run', '-q', '--out', c.out, '--format', 'folded,callgrind', '-f', 'pprof',
@@ -1370,7 +1370,7 @@ def case_names(c):
     # 5.1 names it "?", which is no name: the function's own label
     prog = c.write('varkey.lua', 'local h = {}\nh.a = function(x) return x + 1 end\n'
                    'local k, n = "a", 0\nfor i = 1, 5 do n = h[k](n) end\nprint(n)\n')
-    r = run([c.args.recorderd, 'run', '-q', '--out', c.out, '--format', 'folded', '--',
+    r = run([c.args.recorderd, 'run', '-q', '--time', 'exact', '--out', c.out, '--format', 'folded', '--',
              c.args.lua, prog], c.tmp, c.env())
     folded = open(os.path.join(c.session('varkey'), 'stacks.folded')).read()
     expect(r.status == 0 and 'main chunk@varkey.lua:0;function@varkey.lua:2 ' in folded and
@@ -1476,7 +1476,7 @@ def case_ringwait(c):
     prog = c.write('busy.lua', 'local s = 0\nfor i = 1, 3000000 do s = s + i % 7 end\n'
                    'print(s)\n')
     env = c.env(LUATRACE_TEST_DRAIN_PAUSE_US='2000')
-    r = run([c.args.recorderd, 'run', '--ring', '64K', '--out', c.out, '--', c.args.lua, prog],
+    r = run([c.args.recorderd, 'run', '--lines', 'exact', '--ring', '64K', '--out', c.out, '--', c.args.lua, prog],
             c.tmp, env)
     meta = json.load(open(os.path.join(c.session('busy'), 'session.json')))
     said = re.search(r'luatrace: the program waited (\d+\.\d\d) s of its (\d+\.\d\d) s for '
@@ -1488,7 +1488,7 @@ def case_ringwait(c):
            'a slow recorder: %d %r, ring_waited_ns %s' % (r.status, r.err[-600:],
                                                           meta['ring_waited_ns']))
     small = c.write('small.lua', 'local s = 0\nfor i = 1, 1000 do s = s + i end\nprint(s)\n')
-    r = run([c.args.recorderd, 'run', '--out', c.out, '--', c.args.lua, small], c.tmp, env)
+    r = run([c.args.recorderd, 'run', '--lines', 'exact', '--out', c.out, '--', c.args.lua, small], c.tmp, env)
     meta = json.load(open(os.path.join(c.session('small'), 'session.json')))
     expect(r.status == 0 and b'to make room' not in r.err and meta['ring_waited_ns'] == 0,
            'a program that fits its ring: %r, ring_waited_ns %s' % (r.err[-400:],
@@ -1502,10 +1502,10 @@ def case_dropcount(c):
     room was counted twice (1 996 912 kept and 2 006 594 dropped)."""
     prog = c.write('drops.lua', 'local s = 0\nfor i = 1, 3000000 do s = s + i % 7 end\n'
                    'print(s)\n')
-    r = run([c.args.recorderd, 'run', '-q', '--out', c.out, '--', c.args.lua, prog], c.tmp,
+    r = run([c.args.recorderd, 'run', '-q', '--lines', 'exact', '--out', c.out, '--', c.args.lua, prog], c.tmp,
             c.env())
     whole = json.load(open(os.path.join(c.session('drops'), 'session.json')))['events']
-    r = run([c.args.recorderd, 'run', '-q', '--mode', 'drop', '--ring', '64K', '--out', c.out,
+    r = run([c.args.recorderd, 'run', '-q', '--lines', 'exact', '--mode', 'drop', '--ring', '64K', '--out', c.out,
              '--', c.args.lua, prog], c.tmp, c.env(LUATRACE_TEST_DRAIN_PAUSE_US='2000'))
     meta = json.load(open(os.path.join(c.session('drops'), 'session.json')))
     kept, lost = meta['events'], meta['drops']
@@ -1522,7 +1522,7 @@ def case_summary(c):
     prog = c.write('summary.lua', ''.join('local function f%d() return %d end\n' % (i, i)
                                           for i in range(14)) +
                    'for i = 1, 50 do %s end\n' % ' '.join('f%d()' % i for i in range(14)))
-    r = run([c.args.recorderd, 'run', '--out', c.out, '--', c.args.lua, prog], c.tmp, c.env())
+    r = run([c.args.recorderd, 'run', '--time', 'exact', '--out', c.out, '--', c.args.lua, prog], c.tmp, c.env())
     expect(r.status == 0, 'run: %d %r' % (r.status, r.err))
     session = c.session('summary')
     lines = r.err.decode().split('\n')
@@ -1560,7 +1560,7 @@ def case_requirenames(c):
     c.write('mod_b.lua', work % 300000)
     prog = c.write('req.lua', 'local a = require "mod_a"\nlocal b = require("mod_b")\n'
                    'print(a.s + b.s, pcall(require, 42))\n')
-    r = run([c.args.recorderd, 'run', '-q', '--out', c.out, '--format', 'folded', '--',
+    r = run([c.args.recorderd, 'run', '-q', '--time', 'exact', '--out', c.out, '--format', 'folded', '--',
              c.args.lua, prog], c.tmp, c.env())
     want_sum = sum(i % 7 for i in range(1, 900001)) + sum(i % 7 for i in range(1, 300001))
     expect(r.status == 0 and r.out.startswith(b'%d\tfalse\t' % want_sum),

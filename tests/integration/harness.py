@@ -122,15 +122,18 @@ def find_session(outdir):
     return os.path.join(outdir, dirs[0])
 
 
-def record(args, prog, tmp, formats, *prog_args, timeout=RUN_TIMEOUT):
+def record(args, prog, tmp, formats, *prog_args, timeout=RUN_TIMEOUT, exact=True):
     """recorderd run --format formats -- lua5.1 PROG prog_args, in prog's
     folder, into tmp/out-NAME; a Failure unless it exits 0. (NAME, the
-    session's folder)."""
+    session's folder). exact: with --time exact, every stack timed and
+    every line counted (the reports' tests: a short program gets a few
+    ticks of run's default sampled time)."""
     path = os.path.abspath(prog)
     name = os.path.splitext(os.path.basename(path))[0]
     outdir = os.path.join(tmp, 'out-' + name)
     os.mkdir(outdir)
-    run_ok([args.recorderd, 'run', '--quiet', '--out', outdir, '--format', formats, '--',
+    how = ['--time', 'exact'] if exact else []
+    run_ok([args.recorderd, 'run', '--quiet', '--out', outdir, '--format', formats] + how + ['--',
             args.lua, os.path.basename(path)] + list(prog_args), os.path.dirname(path), timeout)
     return name, find_session(outdir)
 

@@ -66,7 +66,9 @@ def traced(args, name, tmp, coverage):
     prog = os.path.join(args.corpus, name + '.lua')
     outdir = os.path.join(tmp, ('cov-' if coverage else 'timed-') + name)
     counts = os.path.join(tmp, 'clock-' + name)
-    cmd = [args.recorderd, 'run', '--quiet', '--out', outdir]
+    # the timed run counts every line too, as the coverage run
+    cmd = [args.recorderd, 'run', '--quiet', '--out', outdir] + \
+        ([] if coverage else ['--lines', 'exact'])
     if coverage:
         cmd += ['--coverage', '--', 'env', 'LD_PRELOAD=' + args.noclock,
                 'NOCLOCK_OUT=' + counts]

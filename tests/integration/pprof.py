@@ -391,7 +391,8 @@ def bad_bytes(args, tmp):
     with open(prog, 'w') as f:
         f.write(BAD_BYTES)
     outdir = os.path.join(tmp, 'out-bad-bytes')
-    run_ok([args.recorderd, 'run', '--quiet', '--out', outdir, '--format', 'pprof', '--', args.lua, 'bad_bytes.lua'],
+    run_ok([args.recorderd, 'run', '--quiet', '--time', 'exact', '--out', outdir, '--format', 'pprof',
+            '--', args.lua, 'bad_bytes.lua'],
            tmp)
     strs = string_table(os.path.join(harness.find_session(outdir), 'profile.pb.gz'))
     check('\ufffd' in strs and any(s.startswith('\u00e9' * 500) for s in strs),

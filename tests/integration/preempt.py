@@ -139,7 +139,8 @@ def traced_run(args, tmp, tag, cpu, compensate, prog):
     env.pop('LUATRACE_COMPENSATE', None)
     if not compensate:
         env['LUATRACE_COMPENSATE'] = '0'
-    cmd = [args.recorderd, 'run', '--quiet', '-o', outdir, '--'] + prog
+    # exact time: the waits for a CPU it takes off (sampled CPU time has none)
+    cmd = [args.recorderd, 'run', '--quiet', '--time', 'exact', '-o', outdir, '--'] + prog
     res = harness.run(cmd, tmp, env, preexec_fn=pin_to(cpu))
     harness.expect(res.status == 0, '%s exited with %s:\n%s'
                    % (' '.join(cmd), res.status, harness.show_bytes(res.err)))

@@ -51,7 +51,7 @@ def traced_with_hook(args, prog_dir, prog, tmp, helper):
     env['LUA_CPATH'] = '%s/?.so;%s' % (os.path.dirname(helper),
                                        os.environ.get('LUA_CPATH', ';;'))
     env['REFTRACE_OUT'] = truth
-    res = run([args.recorderd, 'run', '--quiet', '--out', outdir, '--',
+    res = run([args.recorderd, 'run', '--quiet', '--lines', 'exact', '--out', outdir, '--',
                args.lua, '-lreftrace', prog], prog_dir, env)
     try:
         lines, calls = reftrace_post.parse(truth)

@@ -332,8 +332,9 @@ def case_deepchain(c):
     prog = c.write('deep.lua', ''.join('function %s() %s() end\n' % (name(i), name(i + 1))
                                        for i in range(1500)) +
                    'function %s() end\n%s()\n' % (name(1500), name(0)))
-    r = run([c.args.recorderd, 'run', '-q', '--out', c.out, '--format', 'folded', '--',
-             c.args.lua, prog], c.tmp, c.env())
+    # exact time: every stack timed (a few ticks would not fill the bound)
+    r = run([c.args.recorderd, 'run', '-q', '--time', 'exact', '--out', c.out, '--format',
+             'folded', '--', c.args.lua, prog], c.tmp, c.env())
     session = c.session('deep')
     with open(os.path.join(session, 'stacks.folded'), 'rb') as f:
         lines = f.read().splitlines()
@@ -410,8 +411,9 @@ def case_manystacks(c):
     weights the session's traced time (before: cut at 64 MiB, as
     luacheck's were)."""
     prog = c.write('many.lua', MANYSTACKS)
-    r = run([c.args.recorderd, 'run', '-q', '--out', c.out, '--format', 'folded', '--',
-             c.args.lua, prog], c.tmp, c.env())
+    # exact time: every one of the stacks timed
+    r = run([c.args.recorderd, 'run', '-q', '--time', 'exact', '--out', c.out, '--format',
+             'folded', '--', c.args.lua, prog], c.tmp, c.env())
     session = c.session('many')
     path = os.path.join(session, 'stacks.folded')
     size = os.path.getsize(path)
@@ -541,7 +543,9 @@ def evil_files(c, gate=None):
 
 def case_escapes(c):
     prog = evil_files(c)
-    r = run([c.args.recorderd, 'run', '--out', c.out, '--', c.args.lua, prog], c.tmp, c.env())
+    # every line counted, every function timed: the names in each report
+    r = run([c.args.recorderd, 'run', '--time', 'exact', '--out', c.out, '--', c.args.lua, prog],
+            c.tmp, c.env())
     expect(r.status == 0 and r.out == b'done\n', 'run: %d %r %r' % (r.status, r.out, r.err))
     no_control("run's summary", r.err)
     # the summary's labels: the names, escaped (its top 10 by self time)
