@@ -933,8 +933,8 @@ def case_luajitcov(c):
     got = {}
     for lua in (c.args.lua, 'luajit'):
         out = os.path.join(c.tmp, os.path.basename(lua))
-        r = run([c.args.recorderd, 'run', '--quiet', '--out', out, '--', lua, prog],
-                c.tmp, c.env())
+        r = run([c.args.recorderd, 'run', '--quiet', '--lines', 'exact', '--out', out, '--', lua,
+                 prog], c.tmp, c.env())
         expect(r.status == 0 and r.out == b'3\n', '%s: %d %r %r' % (lua, r.status, r.out, r.err))
         got[lua] = lcov_functions(os.path.join(out, 'cov', 'coverage.lcov'))
     expect(got[c.args.lua] == got['luajit'], 'functions differ: %s' % got)
@@ -1230,7 +1230,7 @@ def case_runopts(c):
     got = sorted(os.listdir(c.session('mark')))
     want = sorted(default + ['stacks.folded', 'profile.speedscope.json', 'callgrind.out',
                              'profile.pb.gz', 'annotate', 'luacov.stats.out', 'coverage.txt',
-                             'coverage.xml'])
+                             'coverage.xml', 'coverage.lcov'])  # coverage asked: every line
     expect(r.status == 0 and got == want, '--format all: %s' % got)
     later = os.path.join(c.tmp, 'later.out')
     r = run([rd, 'report', c.session('mark'), '--format', 'callgrind', '-o', later], c.tmp,

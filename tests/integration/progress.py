@@ -221,8 +221,8 @@ def check_full_disk(args, tmp, env):
     try:
         with open(os.path.join(tmp, 'full.lua'), 'w') as f:
             f.write(FULL_PROGRAM)
-        cmd = [args.recorderd, 'run', '--out', os.path.join(small, 'out'), '--',
-               args.lua, os.path.join(tmp, 'full.lua')]
+        cmd = [args.recorderd, 'run', '--lines', 'exact', '--out', os.path.join(small, 'out'),
+               '--', args.lua, os.path.join(tmp, 'full.lua')]
         out, tty = under_pty(cmd, env, cwd=tmp)
         with open(os.path.join(small, 'out', 'full', 'session.json')) as f:
             error = json.load(f)['error']
