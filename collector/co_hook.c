@@ -845,6 +845,9 @@ static void __attribute__((noinline)) tick_hook(co_state *s, lua_State *L, lua_D
     } else {
         if (__builtin_expect(co_tick_pending != 0, 0) && s->active && !s->dropped)
             co_tick_flush(s);
+        if (ar->event == LUA_HOOKCOUNT && s->lines_sampled && !co_nchain && !s->jit)
+            lua_sethook(L, co_hook, CO_MASK, 0); /* a coroutine made as a probe was set
+                                                   * inherited it: an id at its next event */
         tick_event(s, L, ar); /* a count event not the probe's: a chained hook's */
     }
     atomic_signal_fence(memory_order_seq_cst);

@@ -111,7 +111,8 @@ static void probe_arm(void)
 {
     co_state *s = co_hook_state();
     lua_State *L = s ? s->cur_L : NULL;
-    if (!L || !s->lines_sampled || !s->active || g_probe_L || co_nchain)
+    if (!L || !s->lines_sampled || !s->active || g_probe_L || co_nchain ||
+        lua_gethook(L) != co_hook || lua_gethookmask(L) != CO_MASK)
         return;
     g_probe_count = lua_gethookcount(L);
     g_probe_L = L;
@@ -119,27 +120,35 @@ static void probe_arm(void)
     lua_sethook(L, co_hook, CO_MASK | LUA_MASKCOUNT, 1);
 }
 
-int co_tick_unprobe(co_state *s, lua_State *L, const lua_Debug *ar)
+/* The probe off again, its thread's id back in its count: the thread
+ * probed, or NULL if none was. Only if the probe is still what its thread
+ * has: the program's debug.sethook may have set another hook since (the
+ * tick came in the call, after its hook event), which stays. */
+static lua_State *probe_off(void)
 {
     lua_State *P = g_probe_L;
-    if (!P)
-        return 0;
+    if (P) {
+        if (lua_gethook(P) == co_hook && lua_gethookmask(P) == (CO_MASK | LUA_MASKCOUNT) &&
+            lua_gethookcount(P) == 1)
+            lua_sethook(P, co_hook, CO_MASK, g_probe_count);
+        atomic_signal_fence(memory_order_seq_cst);
+        g_probe_L = NULL;
+    }
+    return P;
+}
+
+int co_tick_unprobe(co_state *s, lua_State *L, const lua_Debug *ar)
+{
+    lua_State *P = probe_off();
     /* LuaJIT: one hook and count for every thread */
-    lua_sethook(P, co_hook, CO_MASK, g_probe_count);
-    atomic_signal_fence(memory_order_seq_cst);
-    g_probe_L = NULL;
-    return ar->event == LUA_HOOKCOUNT && (P == L || s->jit);
+    return P && ar->event == LUA_HOOKCOUNT && (P == L || s->jit);
 }
 
 void co_tick_lines_exact(co_state *s)
 {
-    lua_State *P = g_probe_L;
     s->lines_sampled = 0; /* no more probes */
     atomic_signal_fence(memory_order_seq_cst);
-    if (P) {
-        lua_sethook(P, co_hook, CO_MASK, g_probe_count);
-        g_probe_L = NULL;
-    }
+    probe_off();
     co_mask = CO_MASK_ALL;
 }
 
@@ -149,9 +158,9 @@ void co_tick_freed(lua_State *T)
         g_probe_L = NULL;
 }
 
-/* The code that called the hook (Lua's luaD_callhook; LuaJIT's
- * callhook): a tick there is Lua's work for
- * the hook, the hook's. Each function's bounds come from the unwind table
+/* The code that called the hook (Lua's luaD_callhook; LuaJIT's callhook):
+ * a tick there is Lua's work for the hook, the hook's. Each function's
+ * bounds come from the unwind table
  * (_Unwind_Find_FDE, libgcc's: its FDE's start as encoded on x86-64 and
  * aarch64, pc-relative 4 bytes, checked against the start libgcc found). */
 struct dwarf_eh_bases {
@@ -339,11 +348,8 @@ void co_tick_arm(co_state *s, int on)
     }
     settime(on ? s->tick_ns : 0);
     s->tick_on = on;
-    lua_State *P = g_probe_L;
-    if (!on && P) { /* its id back in its count */
-        lua_sethook(P, co_hook, CO_MASK, g_probe_count);
-        g_probe_L = NULL;
-    }
+    if (!on)
+        probe_off();
 }
 
 uint64_t co_tick_period_ns(void)
