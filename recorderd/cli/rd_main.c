@@ -113,7 +113,7 @@ static int parse_run(int argc, char **argv, rd_run_opts *o, rd_session_opts *so)
             o->quiet = 1;
         else if (!strcmp(a, "--no-trace"))
             o->no_trace = 1;
-        else if (!strcmp(a, "--lines") && lines_opt(argc, argv, &i, &o->lines_sampled))
+        else if (!strcmp(a, "--lines") && lines_opt(argc, argv, &i, &o->lines_asked))
             return -2;
         else if (!strcmp(a, "--lines"))
             continue;
@@ -161,16 +161,16 @@ static int check_sample_opts(const rd_run_opts *o, const rd_session_opts *so)
     return why ? 2 : 0;
 }
 
-/* run's time source and lines (o->lines_sampled: 2 --lines sample, 1
- * --lines exact, 0 neither given). By default sampled time and lines by
- * sample, the profile that agrees with the plain run (doc/benchmarks.md);
- * every line counted (exact time unless --time sample) where --lines
- * exact, --time exact, coverage (--coverage, its reports, --include,
- * --exclude), --memory or a backend (-b, unless --time sample) asks for it. 0, or 2 after saying why not. */
+/* run's time source and lines into so->sample_time and o->lines_sampled.
+ * By default sampled time and lines by sample, the profile that agrees
+ * with the plain run (doc/benchmarks.md); every line counted (exact time
+ * unless --time sample) where --lines exact, --time exact, coverage
+ * (--coverage, its reports, --include, --exclude), --memory or a backend
+ * (-b, unless --time is given) asks for it. 0, or 2 after saying why not. */
 static int pick_time(rd_run_opts *o, rd_session_opts *so)
 {
     uint32_t cov = so->formats_asked & rd_format_rows(RD_FMT_COV) & ~rd_format_rows(RD_FMT_NOFILE);
-    int want = o->lines_sampled;
+    int want = o->lines_asked;
     const rd_format *html = rd_format_find("html"); /* shows time without coverage too */
     if (html)
         cov &= ~(1u << (unsigned)(html - rd_formats));

@@ -13,7 +13,8 @@ typedef struct rd_run_opts {
     int no_trace; /* --no-trace: reports only */
     int coverage; /* --coverage: LUATRACE_TIMING=none, no clock read */
     int sample_time; /* --time sample: LUATRACE_TIMING=sample (and the ack's) */
-    int lines_sampled; /* --lines sample: LUATRACE_LINES=sample (no line hook) */
+    int lines_asked;   /* --lines as given: 2 sample, 1 exact, 0 none */
+    int lines_sampled; /* lines by sample (run's default): LUATRACE_LINES=sample */
     int wall;        /* --clock wall: LUATRACE_TICK_CLOCK=wall */
     int memory;      /* --memory: LUATRACE_MEMORY=1 (doc/memory.md) */
     const char *ring; /* LUATRACE_RING for the child, or NULL */

@@ -248,6 +248,7 @@ static void drain_loop(rd_session *s)
     int stopping = 0;
     uint64_t end = 0;
     for (unsigned idle = 0;; maybe_live(s, &next_live), rd_tap_poll(s, 0)) {
+        uint64_t was = s->ring.pos;
         int r = drain_once(s);
         if (r < 0) {
             s->truncated = 1;
@@ -267,10 +268,14 @@ static void drain_loop(rd_session *s)
             return;
         }
         if (r > 0) {
-            idle = 0;
+            /* a trickle (a sixteenth of the ring or less: lines by sample,
+             * a quiet server) waits as an idle ring does, rather than wake
+             * every 50 us on the program's other core; a flood goes on */
+            idle = s->ring.pos - was > s->ring.size / 16 ? 0 : idle < 100 ? 100 : idle;
             if (s->drain_pause_us)
                 usleep(s->drain_pause_us);
-            continue;
+            if (!idle)
+                continue;
         }
         /* acquire: pairs with the producer's release of DONE */
         if (atomic_load_explicit(&s->ring.hdr->prod_state, memory_order_acquire) ==
