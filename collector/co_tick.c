@@ -158,8 +158,7 @@ void co_tick_freed(lua_State *T)
         g_probe_L = NULL;
 }
 
-/* The code that called the hook (Lua's luaD_callhook; LuaJIT's callhook):
- * a tick there is Lua's work for the hook, the hook's. Each function's
+/* The code that called the hook (Lua 5.1's luaD_callhook): a tick there is Lua's work for the hook, the hook's. Each function's
  * bounds come from the unwind table
  * (_Unwind_Find_FDE, libgcc's: its FDE's start as encoded on x86-64 and
  * aarch64, pc-relative 4 bytes, checked against the start libgcc found). */
