@@ -350,11 +350,13 @@ HOT void settle_call(rd_stack *s, rd_thread *t, rd_frame *g)
 }
 
 /* The top frame (a fresh Lua call) got its first own record, which says
- * it belongs at `depth`. */
+ * it belongs at `depth`. Only a Lua function tail-calls: under a C caller
+ * (pcall) a record at the caller's depth is the caller's, after the call
+ * raised before any record of its own (lines by sample: no first line). */
 COLD int settle(rd_stack *s, rd_thread *t, uint32_t depth)
 {
     rd_frame *g = &t->f[t->n - 1];
-    if (depth + 1 != g->depth) {
+    if (depth + 1 != g->depth || (t->n > 1 && !t->f[t->n - 2].is_lua)) {
         settle_call(s, t, g);
         return 0;
     }
