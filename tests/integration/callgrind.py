@@ -4,7 +4,8 @@
   callgrind.py --recorderd PATH [--lua lua5.1] PROGRAM...
 
 Runs each Lua PROGRAM under `recorderd run` (from its own directory, in a
-temporary output directory, always removed), then:
+temporary output directory, always removed), once with the default sampled
+time and once with `--time exact --lines exact`, then:
   - callgrind.out has its header keys before `events: ns lines`;
   - `callgrind_annotate --threshold=100` exits 0 without warnings, and its
     PROGRAM TOTALS equal the summary line, the session's traced_ns (the
@@ -33,7 +34,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import corpus  # noqa: E402
 import harness  # noqa: E402
 
-NUM = r'([\d,]+)(?: \([^)]*\))?'
+# callgrind_annotate writes a zero count as "."
+NUM = r'([\d,]+|\.)(?: \([^)]*\))?'
 ROW = re.compile(r'^\s*' + NUM + r'\s+' + NUM + r'\s+(\S.*)$')
 
 
@@ -78,6 +80,10 @@ def read_callgrind(path):
     return head.split('\n'), selfs, text
 
 
+def count(text):
+    return 0 if text == '.' else int(text.replace(',', ''))
+
+
 def annotate(session, tmp, inclusive):
     cmd = ['callgrind_annotate', '--threshold=100', '--auto=no']
     if inclusive:
@@ -90,8 +96,9 @@ def annotate(session, tmp, inclusive):
     for line in res.out.decode('utf-8', 'replace').split('\n'):
         m = ROW.match(line)
         if m:
-            rows[m.group(3)] = (int(m.group(1).replace(',', '')),
-                                int(m.group(2).replace(',', '')))
+            # "(calculated)" when the totals are zero
+            key = m.group(3).replace(' (calculated)', '')
+            rows[key] = (count(m.group(1)), count(m.group(2)))
     check('PROGRAM TOTALS' in rows, 'no PROGRAM TOTALS in:\n%s' % res.out.decode())
     return rows
 
@@ -140,13 +147,14 @@ def check_self(selfs, folded, cwd):
     check(all(selfs[x] <= 1 for x in extra), 'callgrind functions not in folded: %r' % extra)
 
 
-def one(args, prog, tmp):
+def one(args, prog, tmp, opts=()):
     path = os.path.abspath(prog)
-    name = os.path.splitext(os.path.basename(path))[0]
+    name = os.path.splitext(os.path.basename(path))[0] + ('-exact' if opts else '')
     outdir = os.path.join(tmp, 'out-' + name)
     os.mkdir(outdir)
-    harness.run([args.recorderd, 'run', '--quiet', '--out', outdir, '--format', 'callgrind', '--', args.lua,
-                os.path.basename(path)], os.path.dirname(path), harness.base_env())
+    harness.run([args.recorderd, 'run', '--quiet', '--out', outdir, '--format', 'callgrind']
+                + list(opts) + ['--', args.lua, os.path.basename(path)],
+                os.path.dirname(path), harness.base_env())
     session = harness.find_session(outdir)
     cg = os.path.join(session, 'callgrind.out')
     head, selfs, text = read_callgrind(cg)
@@ -205,7 +213,9 @@ def empty_names(args, tmp):
         prog = os.path.join(src, 'empty_names.lua')
         with open(prog, 'w') as f:
             f.write('print(loadstring("return 1", "@")() + loadstring("return 2", "=")())\n')
-        one(args, prog, tmp)
+        # every line and call timed: a program this short may get no
+        # sample at all, and its names would then carry no cost
+        one(args, prog, tmp, ('--time', 'exact', '--lines', 'exact'))
     finally:
         shutil.rmtree(src, ignore_errors=True)
 
@@ -216,7 +226,9 @@ def main(argv):
             print('SKIP: no callgrind_annotate (package valgrind)')
             return harness.SKIP
         for prog in args.programs:
+            # the default samples time: a short program may get few samples
             one(args, prog, tmp)
+            one(args, prog, tmp, ('--time', 'exact', '--lines', 'exact'))
         empty_names(args, tmp)
     return harness.program_main(argv, __doc__, 'luatrace-callgrind-', body,
                                 (ValueError, KeyError, OSError))
