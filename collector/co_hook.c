@@ -873,12 +873,22 @@ static void __attribute__((noinline)) mem_hook(co_state *s, lua_State *L, lua_De
 }
 
 /* Sampled time and lines: the hook's caller learnt (a tick there is the
- * hook's), then the event. */
+ * hook's), then the event; with no probe out, no tick to send and no
+ * thread chained, straight to the clock-free path (nearly every event). */
 static void __attribute__((noinline)) ticks_lines(co_state *s, lua_State *L, lua_Debug *ar,
                                                   uintptr_t ra)
 {
-    co_tick_caller_learn(ra);
-    tick_hook(s, L, ar);
+    if (__builtin_expect(ra != co_tick_ra, 0))
+        co_tick_caller_learn(ra);
+    if (co_probe_L || co_tick_pending || ar->event == LUA_HOOKCOUNT || s->lean != CO_LEAN_TICK) {
+        tick_hook(s, L, ar);
+        return;
+    }
+    co_tick_in = 1;
+    atomic_signal_fence(memory_order_seq_cst);
+    lean_path(s, L, ar, 1, 0);
+    atomic_signal_fence(memory_order_seq_cst);
+    co_tick_in = 0;
 }
 
 int co_mask = CO_MASK_ALL;

@@ -228,6 +228,8 @@ typedef struct co_state {
 #define CO_TICK_WALL 2 /* CLOCK_MONOTONIC */
 extern volatile uint64_t co_tick_pending; /* ticks since the last TICK record */
 extern volatile int co_tick_in;           /* set while the hook runs */
+extern lua_State *volatile co_probe_L;     /* the thread a tick probes, or NULL */
+extern uintptr_t co_tick_ra;               /* a known return address of the hook's caller */
 /* Arms (on) or disarms the timer, creating it in this thread the first
  * time (a message and no time if it cannot). Traced thread only. */
 void co_tick_arm(co_state *s, int on);

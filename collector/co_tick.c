@@ -104,18 +104,18 @@ static int find_text(struct dl_phdr_info *info, size_t size, void *ud)
  * called with that line, sends it as a LINE record, then the TICK. Every
  * hook first takes the probe off again: the thread's id travels in its
  * count (co_thread.c), kept here meanwhile. */
-static lua_State *volatile g_probe_L; /* the thread probed, or NULL */
+lua_State *volatile co_probe_L; /* the thread probed, or NULL */
 static volatile int g_probe_count;    /* its count before */
 
 static void probe_arm(void)
 {
     co_state *s = co_hook_state();
     lua_State *L = s ? s->cur_L : NULL;
-    if (!L || !s->lines_sampled || !s->active || g_probe_L || co_nchain ||
+    if (!L || !s->lines_sampled || !s->active || co_probe_L || co_nchain ||
         lua_gethook(L) != co_hook || lua_gethookmask(L) != CO_MASK)
         return;
     g_probe_count = lua_gethookcount(L);
-    g_probe_L = L;
+    co_probe_L = L;
     atomic_signal_fence(memory_order_seq_cst);
     lua_sethook(L, co_hook, CO_MASK | LUA_MASKCOUNT, 1);
 }
@@ -126,13 +126,13 @@ static void probe_arm(void)
  * tick came in the call, after its hook event), which stays. */
 static lua_State *probe_off(void)
 {
-    lua_State *P = g_probe_L;
+    lua_State *P = co_probe_L;
     if (P) {
         if (lua_gethook(P) == co_hook && lua_gethookmask(P) == (CO_MASK | LUA_MASKCOUNT) &&
             lua_gethookcount(P) == 1)
             lua_sethook(P, co_hook, CO_MASK, g_probe_count);
         atomic_signal_fence(memory_order_seq_cst);
-        g_probe_L = NULL;
+        co_probe_L = NULL;
     }
     return P;
 }
@@ -154,8 +154,8 @@ void co_tick_lines_exact(co_state *s)
 
 void co_tick_freed(lua_State *T)
 {
-    if (g_probe_L == T)
-        g_probe_L = NULL;
+    if (co_probe_L == T)
+        co_probe_L = NULL;
 }
 
 /* The code that called the hook (Lua 5.1's luaD_callhook): a tick there is Lua's work for the hook, the hook's. Each function's
@@ -172,6 +172,7 @@ static struct {
 } g_caller[CALLERS];
 static volatile int g_ncaller;
 static uintptr_t g_unknown; /* the last return address not found */
+uintptr_t co_tick_ra;       /* the last one found: the hook need not look */
 
 static int in_caller(uintptr_t pc)
 {
@@ -186,7 +187,11 @@ static int in_caller(uintptr_t pc)
  * which a build inlined it (a tick there may be the program's). */
 void co_tick_caller_learn(uintptr_t ra)
 {
-    if (in_caller(ra) || ra == g_unknown || g_ncaller == CALLERS)
+    if (in_caller(ra)) {
+        co_tick_ra = ra;
+        return;
+    }
+    if (ra == g_unknown || g_ncaller == CALLERS)
         return;
     struct dwarf_eh_bases b = {0, 0, 0};
     const uint8_t *fde = _Unwind_Find_FDE((void *)(ra - 1), &b);
@@ -205,6 +210,7 @@ void co_tick_caller_learn(uintptr_t ra)
     g_caller[n].len = (uintptr_t)len;
     atomic_signal_fence(memory_order_seq_cst);
     g_ncaller = n + 1;
+    co_tick_ra = ra;
 }
 /* }====================================================================== */
 
@@ -423,5 +429,5 @@ void co_tick_forked(void)
     g_perf = -1;
     co_tick_pending = 0;
     g_hook = 0;
-    g_probe_L = NULL; /* the child's hooks are set again as its trace begins */
+    co_probe_L = NULL; /* the child's hooks are set again as its trace begins */
 }
