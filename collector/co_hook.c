@@ -878,8 +878,8 @@ static void __attribute__((noinline)) mem_hook(co_state *s, lua_State *L, lua_De
 static void __attribute__((noinline)) ticks_lines(co_state *s, lua_State *L, lua_Debug *ar,
                                                   uintptr_t ra)
 {
-    if (__builtin_expect(ra != co_tick_ra, 0))
-        co_tick_caller_learn(ra);
+    if (__builtin_expect(ra != co_tick_ra, 0) || (s->jit && co_tick_walks < CO_TICK_WALKS))
+        co_tick_caller_learn(ra, s->jit);
     if (co_probe_L || co_tick_pending || ar->event == LUA_HOOKCOUNT || s->lean != CO_LEAN_TICK) {
         tick_hook(s, L, ar);
         return;
@@ -904,7 +904,7 @@ void co_hook(lua_State *L, lua_Debug *ar)
             none_hook(s, L, ar);
         else if (s->mem)
             mem_hook(s, L, ar);
-        else if (s->tick_on && s->lines_sampled) /* Lua's code that called us */
+        else if (s->tick_on && (s->lines_sampled || s->jit)) /* Lua's code that called us */
             ticks_lines(s, L, ar, (uintptr_t)__builtin_return_address(0));
         else if (s->tick_on)
             tick_hook(s, L, ar);

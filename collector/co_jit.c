@@ -374,13 +374,16 @@ static int is_cfunction(lua_State *L, lua_Debug *ar)
  * running (pcall's, a __tostring's) at a higher slot too. */
 static uint32_t call_closes(lua_State *L, const co_jframe *f, uint32_t k, uint32_t slot)
 {
+    lua_Debug caller;
+    int64_t cslot = lua_getstack(L, 1, &caller) ? (int64_t)(caller.i_ci & 0xffff) : -1;
     if (k && f[k - 1].slot == slot) {
-        if (f[k - 1].kind != JF_C)
+        /* a tail call's caller (level 1) is the frame below the one it
+         * replaces; a call from further down takes the slot of a Lua frame
+         * an error unwound (no line event in between to say so) */
+        if (f[k - 1].kind != JF_C && (k == 1 || (int64_t)f[k - 2].slot <= cslot))
             return k; /* a tail call */
         k--;
     }
-    lua_Debug caller;
-    int64_t cslot = lua_getstack(L, 1, &caller) ? (int64_t)(caller.i_ci & 0xffff) : -1;
     while (k && (int64_t)f[k - 1].slot > cslot)
         k--;
     return k;
@@ -393,8 +396,12 @@ static uint32_t shadow_depth(co_state *s, lua_State *L, lua_Debug *ar, uint32_t 
     uint32_t slot = (uint32_t)ar->i_ci, k = js->n;
     co_jframe *f = js->f;
     if (k && f[k - 1].kind == JF_FRESH) { /* its first own event */
-        if (ar->event != LUA_HOOKCALL && slot > f[k - 1].slot)
-            f[k - 1].slot = slot;
+        uint32_t own = slot; /* varargs move a frame up after its call */
+        lua_Debug caller;
+        if (ar->event == LUA_HOOKCALL) /* it called: it is the caller */
+            own = lua_getstack(L, 1, &caller) ? (uint32_t)caller.i_ci & 0xffff : 0;
+        if (own > f[k - 1].slot)
+            f[k - 1].slot = own;
         f[k - 1].kind = JF_LUA;
     }
     while (k && f[k - 1].slot > slot)

@@ -26,9 +26,7 @@ int co_module_lines_sampled(void)
     (void)lines;
     return 0;
 #else
-    /* LuaJIT: its stacks are rebuilt from line events too (a pcall's
-     * frames came out under an unknown one without them): exact lines */
-    return lines && !strcmp(lines, "sample") && !co_jit_is();
+    return lines && !strcmp(lines, "sample");
 #endif
 }
 

@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unwind.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -158,21 +159,25 @@ void co_tick_freed(lua_State *T)
         co_probe_L = NULL;
 }
 
-/* The code that called the hook (Lua 5.1's luaD_callhook): a tick there is Lua's work for the hook, the hook's. Each function's
- * bounds come from the unwind table
+/* The code that called the hook: a tick there is Lua's work for the
+ * hook, the hook's. Lua 5.1: luaD_callhook. LuaJIT: callhook and, one
+ * frame up, lj_dispatch_ins or lj_dispatch_call, which the interpreter
+ * calls only while a hook is set (each instruction's check for a new
+ * line, a call's hook). Each function's bounds come from the unwind table
  * (_Unwind_Find_FDE, libgcc's: its FDE's start as encoded on x86-64 and
  * aarch64, pc-relative 4 bytes, checked against the start libgcc found). */
 struct dwarf_eh_bases {
     void *tbase, *dbase, *func;
 };
 extern const void *_Unwind_Find_FDE(void *pc, struct dwarf_eh_bases *bases);
-#define CALLERS 4
+#define CALLERS 6
 static struct {
     uintptr_t lo, len;
 } g_caller[CALLERS];
 static volatile int g_ncaller;
 static uintptr_t g_unknown; /* the last return address not found */
 uintptr_t co_tick_ra;       /* the last one found: the hook need not look */
+unsigned co_tick_walks;     /* LuaJIT: events whose callers were looked for */
 
 static int in_caller(uintptr_t pc)
 {
@@ -183,16 +188,15 @@ static int in_caller(uintptr_t pc)
     return 0;
 }
 
-/* A function over 4 KB is no hook's caller: the interpreter's loop, into
- * which a build inlined it (a tick there may be the program's). */
-void co_tick_caller_learn(uintptr_t ra)
+/* The function holding ra kept as a caller: 1, or 0 if it has no unwind
+ * entry or is over 4 KB (the interpreter's loop, into which a build
+ * inlined luaD_callhook: a tick there may be the program's). */
+static int learn_one(uintptr_t ra)
 {
-    if (in_caller(ra)) {
-        co_tick_ra = ra;
-        return;
-    }
+    if (in_caller(ra))
+        return 1;
     if (ra == g_unknown || g_ncaller == CALLERS)
-        return;
+        return 0;
     struct dwarf_eh_bases b = {0, 0, 0};
     const uint8_t *fde = _Unwind_Find_FDE((void *)(ra - 1), &b);
     int32_t rel = 0, len = 0;
@@ -203,14 +207,50 @@ void co_tick_caller_learn(uintptr_t ra)
     if (!fde || (uintptr_t)(fde + 8) + (uintptr_t)(intptr_t)rel != (uintptr_t)b.func || len <= 0 ||
         len > 4096 || ra - (uintptr_t)b.func > (uintptr_t)len) {
         g_unknown = ra;
-        return;
+        return 0;
     }
     int n = g_ncaller;
     g_caller[n].lo = (uintptr_t)b.func;
     g_caller[n].len = (uintptr_t)len;
     atomic_signal_fence(memory_order_seq_cst);
     g_ncaller = n + 1;
+    return 1;
+}
+
+struct walk {
+    uintptr_t ra, above; /* the hook's return address; the frame above its caller's */
+    int seen;
+};
+
+static _Unwind_Reason_Code walk_frame(struct _Unwind_Context *c, void *arg)
+{
+    struct walk *w = arg;
+    uintptr_t ip = (uintptr_t)_Unwind_GetIP(c);
+    if (w->seen) {
+        w->above = ip;
+        return _URC_END_OF_STACK;
+    }
+    w->seen = ip == w->ra;
+    return _URC_NO_REASON;
+}
+
+/* ra: the hook's return address. up (LuaJIT): the function one frame
+ * further up kept too, for the first CO_TICK_WALKS events (the unwinder
+ * runs then only: calls and the other events come from different
+ * functions). A return address in the collector (its hook before tracing
+ * starts) is no caller: its ticks are the hook's already. */
+void co_tick_caller_learn(uintptr_t ra, int up)
+{
+    if (ra - g_text < g_text_len || !learn_one(ra))
+        return;
     co_tick_ra = ra;
+    if (!up || co_tick_walks >= CO_TICK_WALKS)
+        return;
+    co_tick_walks++;
+    struct walk w = {ra, 0, 0};
+    _Unwind_Backtrace(walk_frame, &w);
+    if (w.above)
+        learn_one(w.above);
 }
 /* }====================================================================== */
 
