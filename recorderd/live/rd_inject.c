@@ -72,6 +72,9 @@ typedef struct target {
     int reused; /* luatrace.so was loaded already */
     const void *L;
     char where[PATH_MAX + 64]; /* the safe point taken, said once loaded */
+    /* why stops were no safe point, said if none was */
+    int n_busy, n_masked, n_lib, n_other;
+    char lib[PATH_MAX]; /* the last library a thread was stopped in */
 } target;
 
 /* A line "Key:\tvalue" of /proc/PID[/task/TID]/status. */
@@ -266,19 +269,42 @@ static int safe_thread(target *t, pid_t tid)
         return 0;
     unsigned long long segv = 1ull << (SIGSEGV - 1);
     if (status_field(t->pid, tid, "SigBlk", v, sizeof v) || (strtoull(v, NULL, 16) & segv) ||
-        status_field(t->pid, tid, "SigIgn", v, sizeof v) || (strtoull(v, NULL, 16) & segv))
+        status_field(t->pid, tid, "SigIgn", v, sizeof v) || (strtoull(v, NULL, 16) & segv)) {
+        t->n_masked++;
         return 0;
+    }
     long long rax = (long long)r.rax;
     if ((long long)r.orig_rax >= 0) { /* in a system call: an interrupted wait only */
         const char *name = wait_name((long)r.orig_rax);
         snprintf(t->where, sizeof t->where, "thread %d, waiting in %s()", (int)tid,
                  name ? name : "a system call");
-        return name && (rax == -512 || rax == -513 || rax == -514 || rax == -516);
+        int ok = name && (rax == -512 || rax == -513 || rax == -514 || rax == -516);
+        t->n_busy += !ok;
+        return ok;
     }
-    if (rd_elf_range(t->pid, r.rip, file, sizeof file))
+    if (rd_elf_range(t->pid, r.rip, file, sizeof file)) {
+        t->n_other++; /* code of no mapped file: a JIT's, a trampoline */
         return 0;
+    }
     snprintf(t->where, sizeof t->where, "thread %d, running the code of %s", (int)tid, file);
-    return !strcmp(file, t->exe) || !strcmp(file, t->lua_lib);
+    int ok = !strcmp(file, t->exe) || !strcmp(file, t->lua_lib);
+    if (!ok) {
+        t->n_lib++;
+        snprintf(t->lib, sizeof t->lib, "%s", file);
+    }
+    return ok;
+}
+
+/* Why no stop was a safe point, in err. */
+static void no_safe_point(const target *t, char *err, size_t cap)
+{
+    snprintf(err, cap,
+             "no safe point in process %d: in %d stops, no thread was in Lua or the "
+             "program's code, nor waiting in a system call such as read or poll "
+             "(%d in the code of %s, %d in another system call, %d with SIGSEGV blocked "
+             "or ignored, %d in code of no file); it was left as it was",
+             (int)t->pid, TRIES, t->n_lib, t->n_lib ? t->lib : "a library", t->n_busy,
+             t->n_masked, t->n_other);
 }
 
 /* Whether the Lua state L is still one of d->pid's. */
@@ -447,11 +473,7 @@ int rd_inject(pid_t pid, int *reused, char *err, size_t cap)
     else if (e)
         snprintf(err, cap, "cannot stop process %d: %s", (int)pid, strerror(-e));
     else if (!tid)
-        snprintf(err, cap,
-                 "no safe point in process %d: in %d stops, no thread was in Lua or "
-                 "the program's code, nor waiting in a system call such as read or "
-                 "poll (each was in the C library); it was left as it was",
-                 (int)pid, TRIES);
+        no_safe_point(&t, err, cap);
     if (!e && tid)
         e = held_calls(&t, tid, err, cap);
     hold_signals(0, &old);
