@@ -252,7 +252,8 @@ int co_tick_unprobe(co_state *s, lua_State *L, const lua_Debug *ar);
 void co_tick_lines_exact(co_state *s);
 /* T is freed: no probe of it to take off. */
 void co_tick_freed(lua_State *T);
-/* ra called the hook: a tick in that function is Lua's work for the hook. */
+/* ra called the hook: a tick in that function is Lua's work for the hook;
+ * up (LuaJIT): in the function one frame further up too (co_tick.c). */
 void co_tick_caller_learn(uintptr_t ra, int up);
 /* In a fork child (async-signal-safe): no timer of its own yet. */
 void co_tick_forked(void);
