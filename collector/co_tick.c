@@ -171,30 +171,60 @@ struct dwarf_eh_bases {
 };
 extern const void *_Unwind_Find_FDE(void *pc, struct dwarf_eh_bases *bases);
 #define CALLERS 6
+/* A LuaJIT hook stub kept: from this many bytes before the return address
+ * of its call to this many after it. x64's (LuaJIT 2.1, vm_x64.dasc):
+ * vm_rethook and vm_inshook enter 0x5c bytes before theirs and dispatch
+ * 0x10 after; vm_callhook 0x2d and 0x28. Its neighbours (vm_record,
+ * vm_hotloop, vm_hotcall) run only with the JIT on, never while traced. */
+#if defined(__x86_64__)
+#define CO_STUB_BEFORE 0x60
+#define CO_STUB_AFTER 0x30
+#else /* not measured: none kept */
+#define CO_STUB_BEFORE 0
+#define CO_STUB_AFTER 0
+#endif
 static struct {
     uintptr_t lo, len;
+    int stub; /* a hook stub's instructions (learn_one) */
 } g_caller[CALLERS];
 static volatile int g_ncaller;
 static uintptr_t g_unknown; /* the last return address not found */
 uintptr_t co_tick_ra;       /* the last one found: the hook need not look */
 unsigned co_tick_walks;     /* LuaJIT: events whose callers were looked for */
 
+/* 0 if pc is in no caller kept, else 1 (2: in a stub's) */
 static int in_caller(uintptr_t pc)
 {
     int n = g_ncaller;
     for (int i = 0; i < n; i++)
         if (pc - g_caller[i].lo < g_caller[i].len)
-            return 1;
+            return 1 + g_caller[i].stub;
     return 0;
 }
 
-/* The function holding ra kept as a caller: 1, or 0 if it has no unwind
- * entry or is over 4 KB (the interpreter's loop, into which a build
- * inlined luaD_callhook: a tick there may be the program's). */
-static int learn_one(uintptr_t ra)
+/* [lo, lo + len) kept as a caller's code (a stub's). */
+static void keep(uintptr_t lo, uintptr_t len, int stub)
 {
-    if (in_caller(ra))
-        return 1;
+    int n = g_ncaller;
+    g_caller[n].lo = lo;
+    g_caller[n].len = len;
+    g_caller[n].stub = stub;
+    atomic_signal_fence(memory_order_seq_cst);
+    g_ncaller = n + 1;
+}
+
+/* The function holding ra kept as a caller: 1 (2: a stub's instructions,
+ * below), or 0 if it has no unwind entry or is over 4 KB (the
+ * interpreter's loop, into which a build inlined luaD_callhook: a tick
+ * there may be the program's). stub 1: in such a function, the few
+ * instructions around ra kept instead (LuaJIT's hook stubs, vm_callhook
+ * and vm_inshook, in its interpreter's code: a call of lj_dispatch_call or
+ * _ins with what it saves and reloads around it); 2: only those. */
+static int learn_one(uintptr_t ra, int stub)
+{
+    int known = in_caller(ra);
+    if (known)
+        return known;
     if (ra == g_unknown || g_ncaller == CALLERS)
         return 0;
     struct dwarf_eh_bases b = {0, 0, 0};
@@ -205,21 +235,28 @@ static int learn_one(uintptr_t ra)
         memcpy(&len, fde + 12, 4);
     }
     if (!fde || (uintptr_t)(fde + 8) + (uintptr_t)(intptr_t)rel != (uintptr_t)b.func || len <= 0 ||
-        len > 4096 || ra - (uintptr_t)b.func > (uintptr_t)len) {
+        ra - (uintptr_t)b.func > (uintptr_t)len) {
         g_unknown = ra;
         return 0;
     }
-    int n = g_ncaller;
-    g_caller[n].lo = (uintptr_t)b.func;
-    g_caller[n].len = (uintptr_t)len;
-    atomic_signal_fence(memory_order_seq_cst);
-    g_ncaller = n + 1;
-    return 1;
+    if (len <= 4096 && stub < 2) {
+        keep((uintptr_t)b.func, (uintptr_t)len, 0);
+        return 1;
+    }
+    if (!stub || len <= 4096 || !CO_STUB_AFTER || ra - (uintptr_t)b.func < CO_STUB_BEFORE ||
+        (uintptr_t)b.func + (uintptr_t)len - ra < CO_STUB_AFTER) {
+        g_unknown = ra;
+        return 0;
+    }
+    keep(ra - CO_STUB_BEFORE, CO_STUB_BEFORE + CO_STUB_AFTER, 1);
+    return 2;
 }
 
+#define CO_UP 2 /* frames above the hook's caller looked at */
+
 struct walk {
-    uintptr_t ra, above; /* the hook's return address; the frame above its caller's */
-    int seen;
+    uintptr_t ra, above[CO_UP]; /* the hook's return address; the frames above its caller's */
+    int seen; /* frames seen from the caller's on */
 };
 
 static _Unwind_Reason_Code walk_frame(struct _Unwind_Context *c, void *arg)
@@ -227,30 +264,33 @@ static _Unwind_Reason_Code walk_frame(struct _Unwind_Context *c, void *arg)
     struct walk *w = arg;
     uintptr_t ip = (uintptr_t)_Unwind_GetIP(c);
     if (w->seen) {
-        w->above = ip;
-        return _URC_END_OF_STACK;
+        w->above[w->seen - 1] = ip;
+        return ++w->seen > CO_UP ? _URC_END_OF_STACK : _URC_NO_REASON;
     }
     w->seen = ip == w->ra;
     return _URC_NO_REASON;
 }
 
-/* ra: the hook's return address. up (LuaJIT): the function one frame
- * further up kept too, for the first CO_TICK_WALKS events (the unwinder
- * runs then only: calls and the other events come from different
- * functions). A return address in the collector (its hook before tracing
- * starts) is no caller: its ticks are the hook's already. */
+/* ra: the hook's return address. up (LuaJIT): the functions further up
+ * kept too, up to its hook stub (callhook, then lj_dispatch_call or _ins,
+ * then the stub; a build that inlined callhook has one level fewer), for
+ * the first CO_TICK_WALKS events (the unwinder runs then only: calls and
+ * the other events come from different functions). A return address in
+ * the collector (its hook before tracing starts) is no caller: its ticks
+ * are the hook's already. */
 void co_tick_caller_learn(uintptr_t ra, int up)
 {
-    if (ra - g_text < g_text_len || !learn_one(ra))
+    if (ra - g_text < g_text_len || !learn_one(ra, 0))
         return;
     co_tick_ra = ra;
     if (!up || co_tick_walks >= CO_TICK_WALKS)
         return;
     co_tick_walks++;
-    struct walk w = {ra, 0, 0};
+    struct walk w = {ra, {0}, 0};
     _Unwind_Backtrace(walk_frame, &w);
-    if (w.above)
-        learn_one(w.above);
+    /* a function, then only a stub: what called lj_dispatch_call is one */
+    if (w.above[0] && learn_one(w.above[0], 1) == 1 && w.above[1])
+        learn_one(w.above[1], 2);
 }
 /* }====================================================================== */
 
