@@ -366,16 +366,14 @@ static int is_cfunction(lua_State *L, lua_Debug *ar)
     return c;
 }
 
-/* A call at slot: the frames [k', k) that are no longer there, k' the
- * result. A C frame at the callee's slot returned; unless the callee
+/* A call at slot from the frame at cslot (level 1; -1: none): the frames
+ * [k', k) that are no longer there, k' the result. A C frame at the callee's slot returned; unless the callee
  * takes a Lua frame's slot (a tail call), so did every frame above its
  * caller (level 1): a C function returns unreported, and a call after it
  * may come at a higher slot than its frame, or the callback of one still
  * running (pcall's, a __tostring's) at a higher slot too. */
-static uint32_t call_closes(lua_State *L, const co_jframe *f, uint32_t k, uint32_t slot)
+static uint32_t call_closes(const co_jframe *f, uint32_t k, uint32_t slot, int64_t cslot)
 {
-    lua_Debug caller;
-    int64_t cslot = lua_getstack(L, 1, &caller) ? (int64_t)(caller.i_ci & 0xffff) : -1;
     if (k && f[k - 1].slot == slot) {
         /* a tail call's caller (level 1) is the frame below the one it
          * replaces; a call from further down takes the slot of a Lua frame
@@ -389,17 +387,17 @@ static uint32_t call_closes(lua_State *L, const co_jframe *f, uint32_t k, uint32
     return k;
 }
 
-/* The event's depth from the shadow stack js of L, which it updates. */
-static uint32_t shadow_depth(co_state *s, lua_State *L, lua_Debug *ar, uint32_t id)
+/* The event's depth from the shadow stack js of L, which it updates;
+ * cslot: a call's caller's slot (caller_slot). */
+static uint32_t shadow_depth(co_state *s, lua_State *L, lua_Debug *ar, uint32_t id, int64_t cslot)
 {
     co_jstack *js = jstack(id);
     uint32_t slot = (uint32_t)ar->i_ci, k = js->n;
     co_jframe *f = js->f;
     if (k && f[k - 1].kind == JF_FRESH) { /* its first own event */
         uint32_t own = slot; /* varargs move a frame up after its call */
-        lua_Debug caller;
         if (ar->event == LUA_HOOKCALL) /* it called: it is the caller */
-            own = lua_getstack(L, 1, &caller) ? (uint32_t)caller.i_ci & 0xffff : 0;
+            own = cslot >= 0 ? (uint32_t)cslot : 0;
         if (own > f[k - 1].slot)
             f[k - 1].slot = own;
         f[k - 1].kind = JF_LUA;
@@ -407,7 +405,7 @@ static uint32_t shadow_depth(co_state *s, lua_State *L, lua_Debug *ar, uint32_t 
     while (k && f[k - 1].slot > slot)
         k--;
     if (ar->event == LUA_HOOKCALL)
-        k = call_closes(L, f, k, slot);
+        k = call_closes(f, k, slot, cslot);
     if (k < js->n) {
         close_frames(s, L, js, k);
         /* a RET may end the trace (a detach read in any_event, the recorder
@@ -463,18 +461,17 @@ static uint32_t shadow_depth(co_state *s, lua_State *L, lua_Debug *ar, uint32_t 
  * that had no call event. A frame whose varargs moved it up after its call
  * keeps its old slot when its first own event was a call: it is known,
  * and takes its slot now. */
-static int unseen_from(lua_State *L, const lua_Debug *ar, co_jstack *js)
+static int unseen_from(lua_State *L, const lua_Debug *ar, co_jstack *js, int64_t cslot)
 {
     uint32_t k = js->n, slot = (uint32_t)ar->i_ci;
     co_jframe *f = js->f;
     int level = ar->event == LUA_HOOKCALL;
-    lua_Debug caller;
     if (ar->event == LUA_HOOKRET || (k && f[k - 1].kind == JF_FRESH))
         return -1; /* a RET's frame is below; a fresh one's first event */
     if (level) {
-        if (!lua_getstack(L, 1, &caller))
+        if (cslot < 0)
             return -1;
-        slot = (uint32_t)caller.i_ci & 0xffff;
+        slot = (uint32_t)cslot;
     }
     while (k && f[k - 1].slot > slot)
         k--;
@@ -487,6 +484,16 @@ static int unseen_from(lua_State *L, const lua_Debug *ar, co_jstack *js)
     return -1;
 }
 
+/* A call's caller (level 1): its slot, or -1 (none); -1 for other events.
+ * Read once an event: the frames do not move while the hook runs. */
+static int64_t caller_slot(lua_State *L, const lua_Debug *ar)
+{
+    lua_Debug caller;
+    if (ar->event != LUA_HOOKCALL || !lua_getstack(L, 1, &caller))
+        return -1;
+    return (int64_t)(caller.i_ci & 0xffff);
+}
+
 void co_jit_event(co_state *s, lua_State *L, lua_Debug *ar)
 {
     if (ar->event != LUA_HOOKCALL && ar->event != LUA_HOOKRET && ar->event != LUA_HOOKLINE) {
@@ -497,14 +504,15 @@ void co_jit_event(co_state *s, lua_State *L, lua_Debug *ar)
     ar->i_ci = slot;
     uint32_t id = L == s->cur_L ? s->cur_id : co_thread_known(s, L);
     co_jstack *js = id && !s->dropped ? jstack(id) : NULL;
-    int from = js ? unseen_from(L, ar, js) : -1;
+    int64_t cslot = js ? caller_slot(L, ar) : -1;
+    int from = js ? unseen_from(L, ar, js, cslot) : -1;
     if (from >= 0) {
         co_hook_snapshot_from(s, L, from);
         if (!s->active)
             return;
         js = jstack(id);
     }
-    uint32_t depth = js ? shadow_depth(s, L, ar, id) : levels(L);
+    uint32_t depth = js ? shadow_depth(s, L, ar, id, cslot) : levels(L);
     if (!s->active)
         return;
     co_jit_ar = ar;
