@@ -367,11 +367,12 @@ static int is_cfunction(lua_State *L, lua_Debug *ar)
 }
 
 /* A call at slot from the frame at cslot (level 1; -1: none): the frames
- * [k', k) that are no longer there, k' the result. A C frame at the callee's slot returned; unless the callee
- * takes a Lua frame's slot (a tail call), so did every frame above its
- * caller (level 1): a C function returns unreported, and a call after it
- * may come at a higher slot than its frame, or the callback of one still
- * running (pcall's, a __tostring's) at a higher slot too. */
+ * [k', k) that are no longer there, k' the result. A C frame at the
+ * callee's slot returned; unless the callee takes a Lua frame's slot (a
+ * tail call), so did every frame above its caller (level 1): a C function
+ * returns unreported, and a call after it may come at a higher slot than
+ * its frame, or the callback of one still running (pcall's, a
+ * __tostring's) at a higher slot too. */
 static uint32_t call_closes(const co_jframe *f, uint32_t k, uint32_t slot, int64_t cslot)
 {
     if (k && f[k - 1].slot == slot) {

@@ -253,7 +253,8 @@ void co_tick_lines_exact(co_state *s);
 /* T is freed: no probe of it to take off. */
 void co_tick_freed(lua_State *T);
 /* ra called the hook: a tick in that function is Lua's work for the hook;
- * up (LuaJIT): in the function one frame further up too (co_tick.c). */
+ * up (LuaJIT): in the function one frame further up too, and in the
+ * interpreter's stub above that (co_tick.c). */
 void co_tick_caller_learn(uintptr_t ra, int up);
 /* In a fork child (async-signal-safe): no timer of its own yet. */
 void co_tick_forked(void);
