@@ -180,21 +180,21 @@ static double median(double *v, int n)
  * lines a line event's, the call loops a call's with its return. A cost
  * that is not a plausible number means no measurement: no BIAS at all
  * rather than a wrong one. */
-static int solve(loop lp[NLOOP])
+static int solve(loop lp[NLOOP], int no_lines)
 {
     double m[NLOOP];
     for (int k = 0; k < NLOOP; k++)
         m[k] = median(lp[k].added, CALIB_ROUNDS);
     double instr = (m[L_LONG] - m[L_SHORT]) / (loop_instr[L_LONG] - loop_instr[L_SHORT]);
-    if (instr < 0)
+    if (instr < 0 || no_lines)
         instr = 0;
     double cost[3];
-    cost[0] = (m[L_SHORT] - loop_instr[L_SHORT] * instr) / 2;
+    cost[0] = no_lines ? 0 : (m[L_SHORT] - loop_instr[L_SHORT] * instr) / 2;
     for (int k = L_LUA; k <= L_C; k++) { /* a call and a return an iteration */
         double lines = (double)lp[k].n[0] / CALIB_N;
         cost[k - 1] = (m[k] - lines * cost[0] - loop_instr[k] * instr) / 2;
     }
-    for (int k = 0; k < 3; k++)
+    for (int k = no_lines; k < 3; k++)
         if (!(cost[k] > 0 && cost[k] < CALIB_MAX))
             return -1;
     if (instr * 16 >= CALIB_MAX)
@@ -250,7 +250,7 @@ static int measure(co_state *s, lua_State *L)
             if (run_loop(s, L, top + 1 + k, &lp[k], r < 0 ? 0 : r))
                 return -1;
     lua_settop(L, top);
-    return solve(lp);
+    return solve(lp, 0);
 }
 
 /* {====== sampled time: what Lua's own dispatch of a hook costs ======
@@ -287,7 +287,8 @@ static uint64_t cpu_ns(void)
  * in 1/16 ns; UINT64_MAX on an error. */
 static uint64_t time_loop(lua_State *L, int fn, int hooked)
 {
-    lua_sethook(L, hooked ? count_hook : NULL, hooked ? CO_MASK : 0, 0);
+    int mask = co_module_lines_sampled() ? LUA_MASKCALL | LUA_MASKRET : CO_MASK_ALL;
+    lua_sethook(L, hooked ? count_hook : NULL, hooked ? mask : 0, 0);
     lua_pushvalue(L, fn);
     lua_pushinteger(L, CALIB_SN);
     uint64_t t0 = cpu_ns();
@@ -304,7 +305,8 @@ static int measure_dispatch(lua_State *L)
         return -1;
     loop lp[NLOOP];
     memset(lp, 0, sizeof lp);
-    for (int k = 0; k < NLOOP; k++) {
+    int no_lines = co_module_lines_sampled(); /* no line hook: the calls only */
+    for (int k = no_lines ? L_LUA : 0; k < NLOOP; k++) {
         uint64_t best[2] = {UINT64_MAX, UINT64_MAX};
         for (int r = -1; r < CALIB_SROUNDS; r++) /* round -1 warms the caches up */
             for (int h = 0; h < 2; h++) {
@@ -321,7 +323,7 @@ static int measure_dispatch(lua_State *L)
     }
     lua_settop(L, top);
     g_bias.in16 = 1;
-    return solve(lp);
+    return solve(lp, no_lines);
 }
 /* }====================================================================== */
 
@@ -344,10 +346,9 @@ static void calibrate(lua_State *L, lua_CFunction running, int state_ok)
      * sampled time the JIT is off for both (as it is while tracing) */
     /* lines by sample: no line hook, and ticks in Lua's code that calls
      * the hook are the hook's (co_tick.c): nothing to estimate */
-    if (sampled && co_module_lines_sampled())
+    if (sampled && co_module_lines_sampled() && !co_jit_is())
         return;
-    if (g_bias.done || (env && !strcmp(env, "0")) || (co_jit_is() && !sampled) ||
-        tsc_forbidden())
+    if (g_bias.done || (env && !strcmp(env, "0")) || tsc_forbidden())
         return;
     if (co_jit_is())
         co_jit_prepare(L);

@@ -266,6 +266,26 @@ static void put_bits(co_state *s, uint32_t fid, uint32_t first, const uint64_t *
     }
 }
 
+/* The CODE record of fid (prototype pt): its instructions per run of one
+ * line, x16, what a line event costs in the instruction hook beyond the
+ * event itself (co_calib.c); as Lua 5.1's (co_func.c), less the function
+ * header (pc 0), which LuaJIT dispatches as a call, not an instruction. */
+static void put_code(co_state *s, uint32_t fid, const uint8_t *pt)
+{
+    uint32_t n = u32_at(pt + g_lay->sizebc), runs = 1;
+    if (n < 2 || n >= JL_LINES)
+        return;
+    for (uint32_t pc = 2; pc < n; pc++)
+        runs += pc_line(g_lay, pt, pc) != pc_line(g_lay, pt, pc - 1);
+    uint8_t *p = co_out_reserve(s, LT_EVENT_HOT_MAX);
+    if (!p)
+        return;
+    uint8_t *q = lt_put_head(p, LT_EV_CODE, 2);
+    q = lt_put_uint(q, fid);
+    q = lt_put_uint(q, (uint64_t)(n - 1) * 16 / runs);
+    lt_ring_commit(&s->ring, (uint64_t)(q - p));
+}
+
 void co_jit_lines(co_state *s, uint32_t fid, const void *fn)
 {
     const uint8_t *pt = g_lay ? proto_of(g_lay, fn) : NULL;
@@ -274,6 +294,7 @@ void co_jit_lines(co_state *s, uint32_t fid, const void *fn)
     uint32_t first = u32_at(pt + g_lay->firstline), n = u32_at(pt + g_lay->numline);
     if (n >= JL_LINES)
         return;
+    put_code(s, fid, pt);
     uint32_t nw = n / 64 + 1;
     uint64_t *bits = co_mem_calloc(nw, sizeof *bits);
     if (!bits)

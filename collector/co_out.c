@@ -246,7 +246,8 @@ void co_out_clock(co_state *s)
     uint8_t *q = lt_put_head(p, LT_EV_CLOCK, 3);
     q = lt_put_uint(q, ticks);
     q = lt_put_uint(q, ns);
-    unsigned lines = s->lines_sampled ? LT_CLOCK_LINES_SAMPLED : 0;
+    unsigned lines = (s->lines_sampled ? LT_CLOCK_LINES_SAMPLED : 0) |
+                     (s->tick_mode && co_jit_is() ? LT_CLOCK_BIAS_AFTER : 0);
     q = lt_put_uint(q, s->tick_mode == CO_TICK_CPU    ? LT_CLOCK_CPU | lines
                        : s->tick_mode == CO_TICK_WALL ? LT_CLOCK_WALL | lines
                        : s->no_clock                  ? LT_CLOCK_NONE

@@ -127,7 +127,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define LT_EVENT_VERSION 12u /* 2: short forms; 3: thread ids (THREAD), switch depths;
+#define LT_EVENT_VERSION 13u /* 2: short forms; 3: thread ids (THREAD), switch depths;
                               * 4: DIR (a version 3 stream is one without);
                               * 5: CLOCK's tsc may be LT_CLOCK_NONE;
                               * 6: BIAS, CODE, HOOK (a version 5 stream is one without);
@@ -139,7 +139,9 @@
                               * 11: MEM (a version 10 stream is one without);
                               * 12: MEM short forms (a version 11 stream is one
                               *     without: its MEM records are all full), NEST;
-                              *     CLOCK's LT_CLOCK_LINES_SAMPLED */
+                              *     CLOCK's LT_CLOCK_LINES_SAMPLED;
+                              * 13: CLOCK's LT_CLOCK_BIAS_AFTER (a version 12
+                              *     stream is one without) */
 
 /* CLOCK's third field: what the ticks are. LT_CLOCK_NONE: the producer
  * read no clock (LUATRACE_TIMING=none, a coverage run): ticks and ns are
@@ -157,6 +159,14 @@
  * set no line hook; a LINE record says only where the TICK after it
  * landed, so lines have times but no counts, and coverage is unknown. */
 #define LT_CLOCK_LINES_SAMPLED 16u
+/* Or'ed into LT_CLOCK_CPU or LT_CLOCK_WALL: BIAS's costs land after their
+ * event, not before it. LuaJIT calls the return hook before the return
+ * instruction runs and the call hook before the callee's first one, so
+ * what a hook costs the program beyond its own ticks (the return's work
+ * and the dispatch after the hook) runs once the event has moved the
+ * stack: a Lua function's return (its call's cost with it) in the caller,
+ * a C function's call in the C function. */
+#define LT_CLOCK_BIAS_AFTER 32u
 #define LT_EVENT_MAX_ARGS 8
 #define LT_EVENT_HOT_MAX 32 /* bytes: bound of any record without a string */
 #define LT_STR_MAX 4096     /* longest interned string */

@@ -339,9 +339,11 @@ int rd_model_add_nest(rd_model *m, const lt_event *ev)
 /* kind: LT_CLOCK_*; a trace with no clock stays one (every dt is 0). */
 void rd_model_add_clock(rd_model *m, uint64_t ticks, uint64_t ns, uint64_t kind)
 {
-    if ((kind & ~(uint64_t)LT_CLOCK_LINES_SAMPLED) != kind) {
-        kind &= ~(uint64_t)LT_CLOCK_LINES_SAMPLED;
-        m->lines_sampled = kind == LT_CLOCK_CPU || kind == LT_CLOCK_WALL;
+    uint64_t flags = kind & (LT_CLOCK_LINES_SAMPLED | LT_CLOCK_BIAS_AFTER);
+    kind &= ~flags;
+    if (kind == LT_CLOCK_CPU || kind == LT_CLOCK_WALL) {
+        m->lines_sampled |= (flags & LT_CLOCK_LINES_SAMPLED) != 0;
+        m->bias_after |= (flags & LT_CLOCK_BIAS_AFTER) != 0;
     }
     if (kind == LT_CLOCK_NONE)
         m->untimed = 1;

@@ -173,6 +173,10 @@ typedef struct rd_model {
      * "Hook overhead compensation") */
     uint64_t bias[4];
     int has_bias;
+    /* sampled time whose CLOCK said LT_CLOCK_BIAS_AFTER (LuaJIT): BIAS's
+     * costs come off after their event: a Lua return's pair (call and
+     * return) from the caller, a C call's from the C function */
+    int bias_after;
     /* bias[] is the BIAS record's (bias_base) times the hook's measured
      * cost an event in the last batch (its HOOK record) over what it was
      * during the calibration (bias_hook16, x16), within [1/2, 3]: the

@@ -809,11 +809,34 @@ static inline uint64_t call_bias(const rd_model *m, const rd_func *fn)
     return m->bias[fn->known && fn->what == LT_WHAT_C ? 2 : 1];
 }
 
+/* Sampled time whose costs land after their event (bias_after, LuaJIT):
+ * the event goes as with no BIAS, then its cost comes off the frame it
+ * left on top (a debit, as unbias makes): the Lua function's call and
+ * return off the caller at the return, a C function's call (the only
+ * event it has, as LuaJIT reports no C return) off the C function. */
+static void debit_after(rd_stack *s, uint64_t b)
+{
+    rd_thread *t = current(s);
+    if (t && b)
+        charge(s, t, (uint64_t)0 - b);
+}
+
+static int call_after(rd_stack *s, uint64_t depth, uint64_t dt, uint64_t fid)
+{
+    int e = call_other(s, depth, dt, fid);
+    const rd_func *fn = fid <= UINT32_MAX ? rd_model_func(s->m, (uint32_t)fid) : NULL;
+    if (!e && s->m->has_bias && fn && fn->known && fn->what == LT_WHAT_C)
+        debit_after(s, 2 * s->m->bias[2]);
+    return e;
+}
+
 /* CALL in a shape frame_call does not take: dt less the hook's cost, then
  * call_other. */
 COLD int call_slow(rd_stack *s, uint64_t depth, uint64_t dt, uint64_t fid)
 {
     const rd_model *m = s->m;
+    if (m->bias_after)
+        return call_after(s, depth, dt, fid);
     if (m->has_bias && fid <= UINT32_MAX)
         dt = unbias(m, dt, call_bias(m, rd_model_func(m, (uint32_t)fid)) +
                                instr_cost(m, current(s), 9));
@@ -826,7 +849,7 @@ COLD int call_slow(rd_stack *s, uint64_t depth, uint64_t dt, uint64_t fid)
 HOT int frame_call(rd_stack *s, uint64_t depth, uint64_t dt, uint64_t fid)
 {
     rd_thread *t = s->cur;
-    if (!t || !t->n || s->ls || t->n >= t->cap)
+    if (!t || !t->n || s->ls || t->n >= t->cap || s->m->bias_after)
         return call_slow(s, depth, dt, fid);
     rd_model *m = s->m;
     rd_frame *f = &t->f[t->n - 1];
@@ -870,6 +893,16 @@ COLD int ret_other(rd_stack *s, uint64_t depth, uint64_t dt)
     return on_ret(s, t, (uint32_t)depth);
 }
 
+static int ret_after(rd_stack *s, uint64_t depth, uint64_t dt)
+{
+    const rd_thread *t = current(s);
+    int lua = t && t->n && t->f[t->n - 1].is_lua && t->f[t->n - 1].depth == depth;
+    int e = ret_other(s, depth, dt);
+    if (!e && s->m->has_bias && lua)
+        debit_after(s, 2 * s->m->bias[1]);
+    return e;
+}
+
 /* The hook's cost before a return from frame f: the returning frame's
  * kind. */
 HOT uint64_t ret_bias(const rd_model *m, const rd_frame *f)
@@ -883,6 +916,8 @@ COLD int ret_slow(rd_stack *s, uint64_t depth, uint64_t dt)
 {
     const rd_model *m = s->m;
     const rd_thread *t = current(s);
+    if (m->bias_after)
+        return ret_after(s, depth, dt);
     if (m->has_bias)
         dt = unbias(m, dt, t && t->n ? ret_bias(m, &t->f[t->n - 1]) : m->bias[1]);
     return ret_other(s, depth, dt);
@@ -893,7 +928,7 @@ COLD int ret_slow(rd_stack *s, uint64_t depth, uint64_t dt)
 HOT int frame_ret(rd_stack *s, uint64_t depth, uint64_t dt)
 {
     rd_thread *t = s->cur;
-    if (!t || !t->n || s->ls)
+    if (!t || !t->n || s->ls || s->m->bias_after)
         return ret_slow(s, depth, dt);
     rd_model *m = s->m;
     rd_frame *f = &t->f[t->n - 1];
@@ -916,7 +951,7 @@ static int thread_event(rd_stack *s, const lt_event *ev)
 {
     rd_thread *t = current(s);
     uint64_t dt = ev->a[0];
-    if (s->m->has_bias && ev->kind != LT_EV_STOP)
+    if (s->m->has_bias && !s->m->bias_after && ev->kind != LT_EV_STOP)
         dt = unbias(s->m, dt, s->m->bias[2]);
     charge(s, t, dt);
     s->cur = NULL;

@@ -1018,6 +1018,34 @@ START_TEST(test_stack_tick_debits)
 }
 END_TEST
 
+/* LuaJIT's sampled time (LT_CLOCK_BIAS_AFTER): an event's cost comes off
+ * after it, where it lands: a Lua function's call and return (twice
+ * BIAS's lua) off its caller at the return, a C function's call (twice
+ * BIAS's c: LuaJIT reports no C return) off the C function; nothing off
+ * a Lua call, a C frame's return or a switch. */
+START_TEST(test_stack_tick_debits_after)
+{
+    EV(CLOCK, 0, 0, LT_CLOCK_CPU | LT_CLOCK_LINES_SAMPLED | LT_CLOCK_BIAS_AFTER);
+    EV(BIAS, 0, 32, 48, 0, 0); /* lines by sample: no line's cost */
+    begin_main(5);
+    EV(LINE, 1, 0, 6);
+    EV(TICK, 1, 0, 1000);   /* main:6 16000 */
+    EV(CALL, 2, 0, F_F);    /* nothing */
+    EV(LINE, 2, 0, 11);
+    EV(TICK, 1, 0, 1000);   /* f:11 16000 */
+    EV(RET, 2, 0);          /* -64 on main:6 */
+    EV(CALL, 2, 0, F_ERROR); /* -96 on error */
+    EV(TICK, 1, 0, 1000);   /* error 16000 */
+    EV(RET, 2, 0);          /* a C frame's: nothing */
+    rd_stack_finish(&S);
+    ck_assert(M.bias_after);
+    ck_assert_uint_eq(line_ticks(F_MAIN, 6), 16000 - 64);
+    ck_assert_uint_eq(line_ticks(F_F, 11), 16000);
+    ck_assert_uint_eq(M.ticks_total, 3 * 16000 - 64 - 96);
+    expect_folded(RD_W_TIME, L_MAIN " 996\n" L_MAIN ";" L_F " 1000\n" L_MAIN ";" L_ERROR " 994\n");
+}
+END_TEST
+
 /* A BIAS record takes the hook's unmeasured cost off every later event's
  * dt: a line's off a LINE, a Lua function's off a CALL of one and the RET
  * of one, a C function's likewise and off a switch (RESUME, YIELD: the
@@ -1370,7 +1398,7 @@ int main(void)
                             test_stack_late_hooked, test_stack_stop_start, test_stack_gap,
                             test_stack_time, test_stack_ticks, test_stack_tick_debits,
                             test_stack_memory, test_stack_memory_table,
-                            test_stack_bias, test_stack_bias_scaled,
+                            test_stack_bias, test_stack_bias_scaled, test_stack_tick_debits_after,
                             test_stack_bias_switches, test_stack_bias_lines,
                             test_stack_wait, test_stack_tail_call_time,
                             test_stack_ret_ignores_unused_args, test_stack_garbage,
