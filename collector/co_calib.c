@@ -338,20 +338,8 @@ static int tsc_forbidden(void)
 
 /* state_ok: the attach's verdict on the fast path, or -1 to verify it
  * from running, as a trace begun by tron or at load does. */
-static void calibrate(lua_State *L, lua_CFunction running, int state_ok)
+static void calibrate_now(lua_State *L, lua_CFunction running, int state_ok, int sampled)
 {
-    const char *env = getenv("LUATRACE_COMPENSATE"), *timing = getenv("LUATRACE_TIMING");
-    int sampled = timing && !strcmp(timing, "sample");
-    /* LuaJIT: its plain run would be compiled, its traced one not; with
-     * sampled time the JIT is off for both (as it is while tracing) */
-    /* lines by sample: no line hook, and ticks in Lua's code that calls
-     * the hook are the hook's (co_tick.c): nothing to estimate */
-    if (sampled && co_module_lines_sampled() && !co_jit_is())
-        return;
-    if (g_bias.done || (env && !strcmp(env, "0")) || tsc_forbidden())
-        return;
-    if (co_jit_is())
-        co_jit_prepare(L);
     g_bias.done = 1;
     co_state *s = co_module_state(), *was = co_hook_state();
     char err[256];
@@ -379,6 +367,27 @@ static void calibrate(lua_State *L, lua_CFunction running, int state_ok)
     co_module_finish(s, LT_R_TROFF);
     co_hook_set_state(was);
     co_attach_serve_pending(); /* a request that came meanwhile found s active */
+}
+
+/* Lines by sample under Lua 5.1: no line hook, and ticks in Lua's code
+ * that calls the hook are the hook's (co_tick.c): nothing to estimate.
+ * LuaJIT: the JIT off for the loops, plain and traced alike, as it is
+ * while tracing; then as the program had it (a listening process is not
+ * traced yet), silently. */
+static void calibrate(lua_State *L, lua_CFunction running, int state_ok)
+{
+    const char *env = getenv("LUATRACE_COMPENSATE"), *timing = getenv("LUATRACE_TIMING");
+    int sampled = timing && !strcmp(timing, "sample");
+    if (sampled && co_module_lines_sampled() && !co_jit_is())
+        return;
+    if (g_bias.done || (env && !strcmp(env, "0")) || tsc_forbidden())
+        return;
+    if (co_jit_is())
+        co_jit_listen(L); /* jit.status, for co_jit_suspend to ask */
+    int jit_was_on = co_jit_is() && co_jit_suspend(L);
+    calibrate_now(L, running, state_ok, sampled);
+    if (jit_was_on)
+        co_jit_restore(L);
 }
 
 void co_calib_run(lua_State *L, lua_CFunction running)

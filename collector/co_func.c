@@ -666,7 +666,10 @@ uint32_t co_func_arg_id(co_state *s, lua_State *L, lua_Debug *ar, uint32_t fid)
 
 /* Under LuaJIT, the Lua function on top of L's stack (popped): by the
  * closure itself, in a table with weak keys (co_jit.c), as no free of it
- * is seen: a closure at a freed one's address is another key. */
+ * is seen: a closure at a freed one's address is another key. (Not by
+ * its prototype in C: one freed and another made at its address may
+ * differ from it only in its chunk's name or its constants, as
+ * protos_recycled.lua's do, and reading those costs what the table does.) */
 static uint32_t jit_lua_fid(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *flags)
 {
     uint32_t fid = co_jit_closure_fid(L);
@@ -685,10 +688,10 @@ uint32_t co_func_id_slow(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *fla
 {
     if (s->nfreed | s->forget_all)
         co_func_forget(s);
-    const uint8_t *cl;
+    const uint8_t *cl = NULL;
     if (s->state_ok) {
         cl = co_func_closure(L, ar);
-    } else {
+    } else if (s->layout_ok) {
         lua_getinfo(L, "f", ar);
         cl = lua_topointer(L, -1);
         lua_pop(L, 1);
@@ -710,7 +713,7 @@ uint32_t co_func_id_slow(co_state *s, lua_State *L, lua_Debug *ar, uint32_t *fla
         isC = lua_iscfunction(L, -1);
         if ((s->jit || CO_BY_CLOSURE) && !isC)
             return jit_lua_fid(s, L, ar, flags);
-        k.key = isC ? co_cpath_shown_key(co_cfunc_key(L, -1)) : (const void *)cl;
+        k.key = isC ? co_cpath_shown_key(co_cfunc_key(L, -1)) : lua_topointer(L, -1);
         lua_pop(L, 1);
     }
     const co_fent *e = co_ftab_find(&s->ft, &k);

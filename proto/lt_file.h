@@ -8,7 +8,10 @@
  *   +--------+--------+--------+
  *   magic "LUATRACE"; version (u32 LE); flags (u32 LE).
  *
- *   Version 14 (written): as 13, the records of LT_EVENT_VERSION 12 (MEM's
+ *   Version 15 (written): as 14, the records of LT_EVENT_VERSION 13 (CLOCK's
+ *   LT_CLOCK_BIAS_AFTER, LuaJIT's sampled time); a build that reads 14
+ *   refuses it by its version (it would take such a CLOCK for no clock).
+ *   Version 14 (read): as 13, the records of LT_EVENT_VERSION 12 (MEM's
  *   short forms, their addresses deltas); a build that reads 13 refuses it
  *   by its version (it would misread the short MEMs as bad records).
  *   Version 13 (read): as 12, the records of LT_EVENT_VERSION 11 (MEM:
@@ -57,9 +60,10 @@
 #include <stdint.h>
 
 #define LT_FILE_MAGIC "LUATRACE"
-#define LT_FILE_VERSION 14u /* 5: the body may be zstd (LT_FILE_ZSTD); 6: LT_CLOCK_NONE; 7: BIAS;
+#define LT_FILE_VERSION 15u /* 5: the body may be zstd (LT_FILE_ZSTD); 6: LT_CLOCK_NONE; 7: BIAS;
                             * 8: LINES; 9: WAIT; 10: LBIAS, LHOOK; 11: LT_FILE_SPLIT;
-                            * 12: TICK; 13: MEM; 14: MEM's short forms */
+                            * 12: TICK; 13: MEM; 14: MEM's short forms;
+                            * 15: LT_CLOCK_BIAS_AFTER */
 #define LT_FILE_VERSION_MIN 3u /* the oldest read: every record of 3 is one of 4 */
 #define LT_FILE_HDR_SIZE 16u
 
