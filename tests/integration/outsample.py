@@ -209,7 +209,11 @@ def case_options(c):
 
 
 def case_reload(c):
-    c.write('round.lua', 'require "luatrace"\nlocal s = 0 for i = 1, 1e7 do s = s + i end\n'
+    # rounds of 4e7 additions (about 0.15 s each under ASan): a round's own
+    # noise (the first one's start, a slow moment; 1e7 gave 69, 48, 45 and
+    # 33 ms once) stays well below what a session that outlived its state
+    # would add, a whole round (its share 0.4 of four)
+    c.write('round.lua', 'require "luatrace"\nlocal s = 0 for i = 1, 4e7 do s = s + i end\n'
                          'print("ROUND", ROUND)\n')
     r = run([c.args.recorderd, 'run', '-q', '--out', c.out, '--sample', '--',
              c.args.reload_plain, 'round.lua', '4'], c.tmp, c.env())
