@@ -283,12 +283,11 @@ static uint64_t cpu_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* CPU time of one run of the loop at fn, with the counting hook or none,
- * in 1/16 ns; UINT64_MAX on an error. */
-static uint64_t time_loop(lua_State *L, int fn, int hooked)
+/* CPU time of one run of the loop at fn, with the counting hook on mask
+ * or none (0), in 1/16 ns; UINT64_MAX on an error. */
+static uint64_t time_loop(lua_State *L, int fn, int mask)
 {
-    int mask = co_module_lines_sampled() ? LUA_MASKCALL | LUA_MASKRET : CO_MASK_ALL;
-    lua_sethook(L, hooked ? count_hook : NULL, hooked ? mask : 0, 0);
+    lua_sethook(L, mask ? count_hook : NULL, mask, 0);
     lua_pushvalue(L, fn);
     lua_pushinteger(L, CALIB_SN);
     uint64_t t0 = cpu_ns();
@@ -306,12 +305,13 @@ static int measure_dispatch(lua_State *L)
     loop lp[NLOOP];
     memset(lp, 0, sizeof lp);
     int no_lines = co_module_lines_sampled(); /* no line hook: the calls only */
+    int mask = no_lines ? LUA_MASKCALL | LUA_MASKRET : CO_MASK_ALL;
     for (int k = no_lines ? L_LUA : 0; k < NLOOP; k++) {
         uint64_t best[2] = {UINT64_MAX, UINT64_MAX};
         for (int r = -1; r < CALIB_SROUNDS; r++) /* round -1 warms the caches up */
             for (int h = 0; h < 2; h++) {
                 memset(g_nev, 0, sizeof g_nev);
-                uint64_t t = time_loop(L, top + 1 + k, h);
+                uint64_t t = time_loop(L, top + 1 + k, h ? mask : 0);
                 if (t == UINT64_MAX)
                     return -1;
                 best[h] = r >= 0 && t < best[h] ? t : best[h];

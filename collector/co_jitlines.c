@@ -275,8 +275,11 @@ static void put_code(co_state *s, uint32_t fid, const uint8_t *pt)
     uint32_t n = u32_at(pt + g_lay->sizebc), runs = 1;
     if (n < 2 || n >= JL_LINES)
         return;
-    for (uint32_t pc = 2; pc < n; pc++)
-        runs += pc_line(g_lay, pt, pc) != pc_line(g_lay, pt, pc - 1);
+    for (uint32_t pc = 2, last = pc_line(g_lay, pt, 1); pc < n; pc++) {
+        uint32_t line = pc_line(g_lay, pt, pc);
+        runs += line != last;
+        last = line;
+    }
     uint8_t *p = co_out_reserve(s, LT_EVENT_HOT_MAX);
     if (!p)
         return;
