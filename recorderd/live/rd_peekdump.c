@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lt_attach.h"
 #include "rd_attach.h"
@@ -26,7 +27,8 @@ enum {
     FIND_MS = 6000, /* finding the states and their threads, the process running */
     STOP_MS = 1000, /* the stacks' read, the process stopped */
     WALK_STOPPED_MS = 250, /* a walk redone stopped, when every walk as it ran failed */
-    NAME_MS = 1500  /* naming the functions, the process running */
+    NAME_MS = 1500, /* naming the functions, the process running */
+    STOP_TRIES = 5  /* stops for a read that catches a thread mid-call */
 };
 
 /* One Lua state of the process: what was found and read of it. */
@@ -117,23 +119,52 @@ static void walk_stopped(dump *x, rd_gcwalk *w)
     }
 }
 
-/* The stacks of every state, the process stopped meanwhile. Returns 0, or
- * rd_peek_stop_all's -errno. */
+/* Whether a thread's read stopped short of its base: stopped halfway
+ * through a call or a return (a few instructions of luaD_precall or
+ * luaD_poscall), its top CallInfo not yet its frame. LUATRACE_TEST_TEAR
+ * (tests only): the first N reads lose the main thread's frames so. */
+static int torn(const dump *x, int *tear)
+{
+    if (*tear > 0 && x->n && x->st[0].d->nth) {
+        (*tear)--;
+        x->st[0].d->th[0].torn = 1;
+        x->st[0].d->th[0].n = 0;
+    }
+    for (int i = 0; i < x->n; i++)
+        for (uint32_t j = 0; j < x->st[i].d->nth; j++)
+            if (x->st[i].d->th[j].torn)
+                return 1;
+    return 0;
+}
+
+/* The stacks of every state, the process stopped meanwhile. A read that
+ * caught a thread halfway through a call is done again at the next stop,
+ * the process let run a moment between (a few tries within STOP_MS, in
+ * all). Returns 0, or rd_peek_stop_all's -errno. */
 static int read_stopped(dump *x, rd_gcwalk *w, rd_peek_stop *stop)
 {
-    uint64_t t0 = rd_gcwalk_now_us();
-    int e = rd_peek_stop_all(x->pid, stop);
-    if (e)
-        return e;
-    walk_stopped(x, w);
+    const char *t = getenv("LUATRACE_TEST_TEAR");
+    int tear = t ? atoi(t) : 0;
     uint64_t deadline = in_ms(STOP_MS);
-    for (int i = 0; i < x->n; i++) {
-        state *s = &x->st[i];
-        s->d->deadline_us = deadline;
-        lr_sr_read_threads(s->d, s->main, s->th, s->nth);
+    x->stopped_us = 0;
+    for (int k = 0; k < STOP_TRIES; k++) {
+        uint64_t t0 = rd_gcwalk_now_us();
+        int e = rd_peek_stop_all(x->pid, stop);
+        if (e)
+            return e;
+        if (!k)
+            walk_stopped(x, w);
+        for (int i = 0; i < x->n; i++) {
+            state *s = &x->st[i];
+            s->d->deadline_us = deadline;
+            lr_sr_read_threads(s->d, s->main, s->th, s->nth);
+        }
+        rd_peek_let_go(stop);
+        x->stopped_us += rd_gcwalk_now_us() - t0;
+        if (!torn(x, &tear) || rd_gcwalk_now_us() >= deadline)
+            break;
+        usleep(200); /* the thread past those few instructions */
     }
-    rd_peek_let_go(stop);
-    x->stopped_us = rd_gcwalk_now_us() - t0;
     return 0;
 }
 
@@ -147,11 +178,15 @@ static int print(dump *x, FILE *out)
         char note[256];
         s->d->deadline_us = in_ms(NAME_MS);
         lr_sr_finish(s->d, s->main);
-        snprintf(note, sizeof note, "read from outside, the process stopped %.1f ms for it%s%s%s",
+        int cut = 0;
+        for (uint32_t j = 0; j < s->d->nth; j++)
+            cut |= s->d->th[j].torn;
+        snprintf(note, sizeof note, "read from outside, the process stopped %.1f ms for it%s%s%s%s",
                  (double)x->stopped_us / 1000.0,
                  x->n > 1 ? "; one of its Lua states" : "",
                  s->d->flags & LT_DUMP_TRUNCATED ? "; too many frames, cut short" : "",
-                 s->d->late ? "; cut short: the read took too long" : "");
+                 s->d->late ? "; cut short: the read took too long" : "",
+                 cut && !s->d->late ? "; a thread caught mid-call at every stop: its stack cut short" : "");
         rd_attach_print_records(out, x->pid, cmd, s->d->out, s->d->nout, note);
         if (s->walk_end != RD_GCWALK_END) {
             fflush(out);

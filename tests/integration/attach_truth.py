@@ -68,6 +68,8 @@ frames that were unwound, nothing past the detach). Cases:
   outsidebusy 40 dumps from outside of a program busy in Lua and coroutines:
               each well formed, its Lua frames the program's lines; the
               program's output unchanged
+  outsidetear a dump whose stopped reads catch the running thread halfway
+              through a call reads it again at the next stop
   outsidegarbage  a dead pid, a process that is not Lua, and processes that
               exit while they are read: a one-line error, never a crash
   outsidetop  top of a program that never loaded the collector: samples
@@ -1661,6 +1663,35 @@ def case_outsidebusy(c):
                 w = frame_where(f)
                 expect(w == '[C]' or (w.startswith('prog.lua:') and
                                       0 < int(w.split(':')[1]) <= nlines), 'frame %r in %r' % (f, out))
+    open(os.path.join(c.tmp, 'stop'), 'w').close()
+    out, err = p.communicate(timeout=120)
+    expect(p.returncode == 0 and out.endswith(b' mismatches 0\n'), 'the program: %d %r %r' % (p.returncode, out, err))
+
+
+
+def case_outsidetear(c):
+    """A dump whose stopped reads catch the running thread halfway through a
+    call (LUATRACE_TEST_TEAR=N: the first N reads count as such) reads it
+    again at the next stop: the running thread's frames are the program's;
+    with every read torn, the dump still ends, after a few stops, and the
+    program runs on unchanged."""
+    c.write('prog.lua', STORM)
+    p = subprocess.Popen([c.args.lua, 'prog.lua'], cwd=c.tmp, env=c.env(),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(p)
+    expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+    for tear in ('1', '3', '1000'):
+        r = recorderd(c, 'dump', str(p.pid), '--timeout', '20', env={'LUATRACE_TEST_TEAR': tear})
+        out = r.stdout.decode()
+        expect(r.returncode == 0 and 'read from outside' in out, 'dump, tear %s: %r %r' % (tear, out, r.stderr))
+        blocks = dump_blocks(out)
+        said = 'a thread caught mid-call at every stop' in out
+        if tear == '1000':  # never read whole: said so
+            expect(said and blocks, 'dump, tear %s: %r' % (tear, out))
+            continue
+        expect(not said and blocks and blocks[0][0].endswith('(running):') and
+               any(frame_where(f).startswith('prog.lua:') for f in blocks[0][1]),
+               'dump, tear %s: the running thread %r' % (tear, out))
     open(os.path.join(c.tmp, 'stop'), 'w').close()
     out, err = p.communicate(timeout=120)
     expect(p.returncode == 0 and out.endswith(b' mismatches 0\n'), 'the program: %d %r %r' % (p.returncode, out, err))
