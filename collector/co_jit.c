@@ -124,16 +124,21 @@ void co_jit_listen(lua_State *L)
     lua_pop(L, 1);
 }
 
-/* Whether the compiler is on: jit.status()'s first result; LuaJIT's
- * default (on) if the jit library was not there to ask. */
+/* Whether the compiler is on: jit.status()'s first result. Off if the jit
+ * library was not there to ask: LuaJIT turns its compiler on when that
+ * library opens (luaopen_jit, which also detects the CPU), so a host
+ * without it runs interpreted, and an "on" restored after the calibration
+ * or a detach would switch on a compiler the host never set up (and trace
+ * with it on: compiled code calls no hook). A sandbox that dropped
+ * package.loaded.jit of a compiler that was on leaves it off after us. */
 static int jit_on(lua_State *L)
 {
     if (g_status_ref == LUA_NOREF || !lua_checkstack(L, 2))
-        return 1;
+        return 0;
     lua_rawgeti(L, LUA_REGISTRYINDEX, g_status_ref);
     if (lua_pcall(L, 0, 1, 0)) {
         lua_pop(L, 1);
-        return 1;
+        return 0;
     }
     int on = lua_toboolean(L, -1);
     lua_pop(L, 1);

@@ -178,10 +178,14 @@ static uint32_t top_node(const rd_thread *t)
 }
 
 /* Listeners see times that never go back: a delayed enter (a Lua call
- * settled late) is moved after anything already reported. */
+ * settled late) is moved after anything already reported. Sampled time's
+ * debits (unbias, debit_after) can take ticks_total below 0 before the
+ * ticks that pay for them come (a C call before the first tick): read as
+ * 0, not as a time past all the others that every later one would wait
+ * for. */
 static uint64_t note_time(rd_stack *s, uint64_t at)
 {
-    if (at < s->ls_t)
+    if ((int64_t)at < 0 || at < s->ls_t)
         at = s->ls_t;
     return s->ls_t = at;
 }
@@ -809,11 +813,17 @@ static inline uint64_t call_bias(const rd_model *m, const rd_func *fn)
     return m->bias[fn->known && fn->what == LT_WHAT_C ? 2 : 1];
 }
 
-/* Sampled time whose costs land after their event (bias_after, LuaJIT):
+/* Sampled time whose costs land after their event (bias_after, LuaJIT;
+ * a BIAS came, else nothing to take off):
  * the event goes as with no BIAS, then its cost comes off the frame it
  * left on top (a debit, as unbias makes): the Lua function's call and
  * return off the caller at the return, a C function's call (the only
  * event it has, as LuaJIT reports no C return) off the C function. */
+static inline int after(const rd_model *m)
+{
+    return m->bias_after && m->has_bias;
+}
+
 static void debit_after(rd_stack *s, uint64_t b)
 {
     rd_thread *t = current(s);
@@ -835,7 +845,7 @@ static int call_after(rd_stack *s, uint64_t depth, uint64_t dt, uint64_t fid)
 COLD int call_slow(rd_stack *s, uint64_t depth, uint64_t dt, uint64_t fid)
 {
     const rd_model *m = s->m;
-    if (m->bias_after)
+    if (after(m))
         return call_after(s, depth, dt, fid);
     if (m->has_bias && fid <= UINT32_MAX)
         dt = unbias(m, dt, call_bias(m, rd_model_func(m, (uint32_t)fid)) +
@@ -849,7 +859,7 @@ COLD int call_slow(rd_stack *s, uint64_t depth, uint64_t dt, uint64_t fid)
 HOT int frame_call(rd_stack *s, uint64_t depth, uint64_t dt, uint64_t fid)
 {
     rd_thread *t = s->cur;
-    if (!t || !t->n || s->ls || t->n >= t->cap || s->m->bias_after)
+    if (!t || !t->n || s->ls || t->n >= t->cap || after(s->m))
         return call_slow(s, depth, dt, fid);
     rd_model *m = s->m;
     rd_frame *f = &t->f[t->n - 1];
@@ -893,10 +903,20 @@ COLD int ret_other(rd_stack *s, uint64_t depth, uint64_t dt)
     return on_ret(s, t, (uint32_t)depth);
 }
 
+/* Whether a RET at depth returns the Lua frame on top: its own, or one a
+ * Lua tail call made a level deeper whose first record this RET is (it
+ * replaces its caller at depth, as settle() finds). */
+static int returns_lua(const rd_thread *t, uint64_t depth)
+{
+    const rd_frame *f = t && t->n ? &t->f[t->n - 1] : NULL;
+    return f && f->is_lua &&
+           (f->depth == depth ||
+            (f->fresh && f->depth == depth + 1 && (t->n == 1 || t->f[t->n - 2].is_lua)));
+}
+
 static int ret_after(rd_stack *s, uint64_t depth, uint64_t dt)
 {
-    const rd_thread *t = current(s);
-    int lua = t && t->n && t->f[t->n - 1].is_lua && t->f[t->n - 1].depth == depth;
+    int lua = returns_lua(current(s), depth);
     int e = ret_other(s, depth, dt);
     if (!e && s->m->has_bias && lua)
         debit_after(s, 2 * s->m->bias[1]);
@@ -916,7 +936,7 @@ COLD int ret_slow(rd_stack *s, uint64_t depth, uint64_t dt)
 {
     const rd_model *m = s->m;
     const rd_thread *t = current(s);
-    if (m->bias_after)
+    if (after(m))
         return ret_after(s, depth, dt);
     if (m->has_bias)
         dt = unbias(m, dt, t && t->n ? ret_bias(m, &t->f[t->n - 1]) : m->bias[1]);
@@ -928,7 +948,7 @@ COLD int ret_slow(rd_stack *s, uint64_t depth, uint64_t dt)
 HOT int frame_ret(rd_stack *s, uint64_t depth, uint64_t dt)
 {
     rd_thread *t = s->cur;
-    if (!t || !t->n || s->ls || s->m->bias_after)
+    if (!t || !t->n || s->ls || after(s->m))
         return ret_slow(s, depth, dt);
     rd_model *m = s->m;
     rd_frame *f = &t->f[t->n - 1];
@@ -951,7 +971,7 @@ static int thread_event(rd_stack *s, const lt_event *ev)
 {
     rd_thread *t = current(s);
     uint64_t dt = ev->a[0];
-    if (s->m->has_bias && !s->m->bias_after && ev->kind != LT_EV_STOP)
+    if (s->m->has_bias && !after(s->m) && ev->kind != LT_EV_STOP)
         dt = unbias(s->m, dt, s->m->bias[2]);
     charge(s, t, dt);
     s->cur = NULL;
@@ -1276,18 +1296,26 @@ int64_t rd_stack_feed(rd_stack *s, const uint8_t *p, size_t n, size_t *at)
     return e ? -ENOMEM : (int64_t)off;
 }
 
-/* Each node's shares other than its first (implied) scaled down to fit
- * its self where their sum passes it. Out of memory: all of them 0. */
+/* Whether share i is held, not implied: every share of the root, the
+ * others but each node's first (rd_tnode). */
+static int share_held(const rd_model *m, uint32_t i)
+{
+    uint32_t n = m->tnode[i].node;
+    return !n || m->node[n].first_tn != i + 1;
+}
+
+/* Each node's held shares scaled down to fit its self where their sum
+ * passes it. Out of memory: all of them 0. */
 static void fit_shares(rd_model *m)
 {
     uint64_t *sum = m->ntnode ? calloc(m->nnode, sizeof *sum) : NULL;
     for (uint32_t i = 0; sum && i < m->ntnode; i++)
-        if (m->node[m->tnode[i].node].first_tn != i + 1)
+        if (share_held(m, i))
             sum[m->tnode[i].node] += m->tnode[i].self;
     for (uint32_t i = 0; i < m->ntnode; i++) {
         rd_tnode *tn = &m->tnode[i];
         uint64_t have = m->node[tn->node].self, s = sum ? sum[tn->node] : UINT64_MAX;
-        if (m->node[tn->node].first_tn != i + 1 && s > have)
+        if (share_held(m, i) && s > have)
             tn->self = sum ? (uint64_t)((double)tn->self * (double)have / (double)s) : 0;
     }
     free(sum);

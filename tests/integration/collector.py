@@ -914,6 +914,29 @@ print(s)
 
 
 
+def case_jitnolib(c):
+    """LuaJIT with package.loaded.jit gone (a sandbox) before -lluatrace:
+    the collector cannot ask whether the compiler was on, so the
+    calibration leaves it as tracing needs it, off (the program asks
+    through jit.status, which it kept), and never turns on a compiler it
+    cannot see (a host that never opened the jit library has none set
+    up); the hot loop's calls are all counted."""
+    if not shutil.which('luajit'):
+        print('SKIP: no luajit')
+        raise SystemExit(SKIP)
+    prog = c.write('nolib.lua', 'local function sq(x) return x * x end\n'
+                   'local s = 0 for i = 1, 200000 do s = s + sq(i % 7) end\n'
+                   'print(s, (status()))\n')
+    c.start_daemon()
+    r = run(['luajit', '-e', 'status = jit.status package.loaded.jit = nil jit = nil', '-lluatrace',
+             prog], c.tmp, c.env(LUATRACE_SOCKET=c.sock, LUATRACE_SHM='nolib'))
+    c.stop_daemon()
+    expect(r.status == 0 and r.out == b'2599975\tfalse\n', 'program: %d %r %r' % (r.status, r.out, r.err))
+    calls = sum(n for stack, n in c.folded(c.session('nolib'), 'calls').items()
+                if stack.split(';')[-1].startswith('sq@'))
+    expect(calls == 200000, 'sq calls: %r of 200000' % calls)
+
+
 def lcov_functions(path):
     with open(path) as f:
         return sorted(l.strip() for l in f if l.startswith(('FN:', 'FNDA:', 'FNF:', 'FNH:')))

@@ -1047,6 +1047,67 @@ START_TEST(test_stack_tick_debits_after)
 }
 END_TEST
 
+/* The same where f does return g() (under LuaJIT a call one deeper, then
+ * with lines by sample g's RET at f's depth is its first record): g's
+ * return is a Lua return, its cost off main after it. */
+START_TEST(test_stack_tick_debits_after_tail)
+{
+    EV(CLOCK, 0, 0, LT_CLOCK_CPU | LT_CLOCK_LINES_SAMPLED | LT_CLOCK_BIAS_AFTER);
+    EV(BIAS, 0, 32, 48, 0, 0);
+    begin_main(5);
+    EV(LINE, 1, 0, 6);
+    EV(TICK, 1, 0, 1000); /* main:6 16000 */
+    EV(CALL, 2, 0, F_F);
+    EV(LINE, 2, 0, 11);
+    EV(CALL, 3, 0, F_G);  /* f:11 does return g() */
+    EV(TICK, 1, 0, 1000); /* g 16000 */
+    EV(RET, 2, 0);        /* g's, at f's depth: -64 on main */
+    rd_stack_finish(&S);
+    ck_assert_uint_eq(line_ticks(F_MAIN, 6), 16000 - 64);
+    ck_assert_uint_eq(M.ticks_total, 2 * 16000 - 64);
+    expect_folded(RD_W_TIME, L_MAIN " 996\n" L_MAIN ";" L_G " 1000\n");
+}
+END_TEST
+
+/* A debit before the first tick takes the total below 0 for a while: the
+ * listener's times stay those of the ticks, not 2^64 less the debit. */
+START_TEST(test_stack_tick_debit_first)
+{
+    EV(CLOCK, 0, 0, LT_CLOCK_CPU | LT_CLOCK_LINES_SAMPLED | LT_CLOCK_BIAS_AFTER);
+    EV(BIAS, 0, 32, 48, 0, 0);
+    begin_main(5);
+    EV(CALL, 2, 0, F_ERROR); /* -96 */
+    EV(RET, 2, 0);
+    EV(CALL, 2, 0, F_F);     /* noted at the total, below 0 */
+    EV(LINE, 2, 0, 11);
+    EV(TICK, 1, 0, 1000);
+    EV(RET, 2, 0);           /* -64 */
+    rd_stack_finish(&S);
+    ck_assert_uint_eq(M.ticks_total, 16000); /* main's debits past its 0: dropped at the root */
+    if (S.ls)
+        ck_assert_uint_le(LAST_T, 16000);
+}
+END_TEST
+
+/* Debits passed up to the root: its shares (each held, the first too)
+ * never add up to more than its self. */
+START_TEST(test_stack_tick_debit_root_shares)
+{
+    EV(CLOCK, 0, 0, LT_CLOCK_CPU | LT_CLOCK_LINES_SAMPLED | LT_CLOCK_BIAS_AFTER);
+    EV(BIAS, 0, 32, 48, 0, 0);
+    ev_start(T_MAIN, LT_R_BEGIN);
+    EV(TICK, 1, 0, 1000);    /* before any frame: the root's, main's share */
+    ev_frame(1, F_MAIN, 5);
+    EV(CALL, 2, 0, F_ERROR); /* -96, with no tick under main */
+    rd_stack_finish(&S);
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < M.ntnode; i++)
+        sum += M.tnode[i].node == 0 ? M.tnode[i].self : 0;
+    ck_assert_uint_eq(M.node[0].self, 16000 - 96);
+    ck_assert_uint_le(sum, M.node[0].self);
+}
+END_TEST
+
 /* A BIAS record takes the hook's unmeasured cost off every later event's
  * dt: a line's off a LINE, a Lua function's off a CALL of one and the RET
  * of one, a C function's likewise and off a switch (RESUME, YIELD: the
@@ -1400,6 +1461,8 @@ int main(void)
                             test_stack_time, test_stack_ticks, test_stack_tick_debits,
                             test_stack_memory, test_stack_memory_table,
                             test_stack_bias, test_stack_bias_scaled, test_stack_tick_debits_after,
+                            test_stack_tick_debits_after_tail, test_stack_tick_debit_first,
+                            test_stack_tick_debit_root_shares,
                             test_stack_bias_switches, test_stack_bias_lines,
                             test_stack_wait, test_stack_tail_call_time,
                             test_stack_ret_ignores_unused_args, test_stack_garbage,
