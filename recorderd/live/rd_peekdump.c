@@ -151,7 +151,7 @@ static int read_stopped(dump *x, rd_gcwalk *w, rd_peek_stop *stop)
         uint64_t t0 = rd_gcwalk_now_us();
         int e = rd_peek_stop_all(x->pid, stop);
         if (e)
-            return e;
+            return k ? 0 : e; /* a later stop refused (exited): the last read stands */
         if (!k)
             walk_stopped(x, w);
         for (int i = 0; i < x->n; i++) {
