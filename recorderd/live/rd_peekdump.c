@@ -121,20 +121,25 @@ static void walk_stopped(dump *x, rd_gcwalk *w)
 
 /* Whether a thread's read stopped short of its base: stopped halfway
  * through a call or a return (a few instructions of luaD_precall or
- * luaD_poscall), its top CallInfo not yet its frame. LUATRACE_TEST_TEAR
- * (tests only): the first N reads lose the main thread's frames so. */
-static int torn(const dump *x, int *tear)
+ * luaD_poscall), its top CallInfo not yet its frame. */
+static int torn(const dump *x)
+{
+    for (int i = 0; i < x->n; i++)
+        for (uint32_t j = 0; j < x->st[i].d->nth; j++)
+            if (x->st[i].d->th[j].torn)
+                return 1;
+    return 0;
+}
+
+/* LUATRACE_TEST_TEAR=N (tests only): the first N reads lose the main
+ * thread's frames as a read caught mid-call does. */
+static void test_tear(dump *x, int *tear)
 {
     if (*tear > 0 && x->n && x->st[0].d->nth) {
         (*tear)--;
         x->st[0].d->th[0].torn = 1;
         x->st[0].d->th[0].n = 0;
     }
-    for (int i = 0; i < x->n; i++)
-        for (uint32_t j = 0; j < x->st[i].d->nth; j++)
-            if (x->st[i].d->th[j].torn)
-                return 1;
-    return 0;
 }
 
 /* The stacks of every state, the process stopped meanwhile. A read that
@@ -161,7 +166,8 @@ static int read_stopped(dump *x, rd_gcwalk *w, rd_peek_stop *stop)
         }
         rd_peek_let_go(stop);
         x->stopped_us += rd_gcwalk_now_us() - t0;
-        if (!torn(x, &tear) || rd_gcwalk_now_us() >= deadline)
+        test_tear(x, &tear);
+        if (!torn(x) || rd_gcwalk_now_us() >= deadline)
             break;
         usleep(200); /* the thread past those few instructions */
     }

@@ -164,7 +164,7 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
-from harness import base_env, Case, cases, expect, Failure  # noqa: E402
+from harness import base_env, Case, cases, expect, Failure, need_luajit  # noqa: E402
 from collector import HOSTRESUME, track_names  # noqa: E402
 
 PRELUDE = harness.LUA_STACK + '''
@@ -545,14 +545,6 @@ io.stdout:write("hooks ", tostring(debug.gethook()), " ", tostring(debug.gethook
 def label_frame(label):
     """'name@SRC:LINE' -> 'SRC:LINE'; 'name@[C]' -> '[C]'."""
     return label.rsplit('@', 1)[1]
-
-
-def need_luajit():
-    lj = shutil.which('luajit')
-    if not lj:
-        print('SKIP: no luajit')
-        raise SystemExit(harness.SKIP)
-    return lj
 
 
 def start(c, text, env_extra=None, whole_path=False, lua=None):
@@ -1642,15 +1634,28 @@ def outside_dump(c, pid):
     return r
 
 
-def case_outsidebusy(c):
-    """Dumps from outside, one after the other, of a program running busy Lua
-    and coroutines: each a well-formed dump whose Lua frames are the
-    program's own lines; the program's output is an untraced run's."""
+def storm_plain(c):
+    """STORM run by plain --lua (no collector), ready."""
     c.write('prog.lua', STORM)
     p = subprocess.Popen([c.args.lua, 'prog.lua'], cwd=c.tmp, env=c.env(),
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     c.procs.append(p)
     expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+    return p
+
+
+def storm_end(c, p):
+    """Stops STORM: its output an untraced run's."""
+    open(os.path.join(c.tmp, 'stop'), 'w').close()
+    out, err = p.communicate(timeout=120)
+    expect(p.returncode == 0 and out.endswith(b' mismatches 0\n'), 'the program: %d %r %r' % (p.returncode, out, err))
+
+
+def case_outsidebusy(c):
+    """Dumps from outside, one after the other, of a program running busy Lua
+    and coroutines: each a well-formed dump whose Lua frames are the
+    program's own lines; the program's output is an untraced run's."""
+    p = storm_plain(c)
     nlines = STORM.count('\n') + 1
     for i in range(40):
         r = outside_dump(c, p.pid)
@@ -1663,10 +1668,7 @@ def case_outsidebusy(c):
                 w = frame_where(f)
                 expect(w == '[C]' or (w.startswith('prog.lua:') and
                                       0 < int(w.split(':')[1]) <= nlines), 'frame %r in %r' % (f, out))
-    open(os.path.join(c.tmp, 'stop'), 'w').close()
-    out, err = p.communicate(timeout=120)
-    expect(p.returncode == 0 and out.endswith(b' mismatches 0\n'), 'the program: %d %r %r' % (p.returncode, out, err))
-
+    storm_end(c, p)
 
 
 def case_outsidetear(c):
@@ -1675,11 +1677,7 @@ def case_outsidetear(c):
     again at the next stop: the running thread's frames are the program's;
     with every read torn, the dump still ends, after a few stops, and the
     program runs on unchanged."""
-    c.write('prog.lua', STORM)
-    p = subprocess.Popen([c.args.lua, 'prog.lua'], cwd=c.tmp, env=c.env(),
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-    c.procs.append(p)
-    expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+    p = storm_plain(c)
     for tear in ('1', '3', '1000'):
         r = recorderd(c, 'dump', str(p.pid), '--timeout', '20', env={'LUATRACE_TEST_TEAR': tear})
         out = r.stdout.decode()
@@ -1692,9 +1690,7 @@ def case_outsidetear(c):
         expect(not said and blocks and blocks[0][0].endswith('(running):') and
                any(frame_where(f).startswith('prog.lua:') for f in blocks[0][1]),
                'dump, tear %s: the running thread %r' % (tear, out))
-    open(os.path.join(c.tmp, 'stop'), 'w').close()
-    out, err = p.communicate(timeout=120)
-    expect(p.returncode == 0 and out.endswith(b' mismatches 0\n'), 'the program: %d %r %r' % (p.returncode, out, err))
+    storm_end(c, p)
 
 
 HOT = '''

@@ -77,7 +77,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from corpus import plain_trace, trace_body  # noqa: E402
 import harness  # noqa: E402
-from harness import SKIP, Failure, base_env, cases, expect, run, wait_file  # noqa: E402
+from harness import Failure, base_env, cases, expect, need_luajit, run, wait_file  # noqa: E402
 
 def same_output(a, b):
     expect(a.out == b.out, 'stdout differs:\n%r\n%r' % (a.out[:300], b.out[:300]))
@@ -921,9 +921,7 @@ def case_jitnolib(c):
     through jit.status, which it kept), and never turns on a compiler it
     cannot see (a host that never opened the jit library has none set
     up); the hot loop's calls are all counted."""
-    if not shutil.which('luajit'):
-        print('SKIP: no luajit')
-        raise SystemExit(SKIP)
+    need_luajit()
     prog = c.write('nolib.lua', 'local function sq(x) return x * x end\n'
                    'local s = 0 for i = 1, 200000 do s = s + sq(i % 7) end\n'
                    'print(s, (status()))\n')
@@ -947,9 +945,7 @@ def case_luajitcov(c):
     the program: one main chunk (LuaJIT gives its last line as the line
     count + 1, Lua 5.1 as 0, and the two made two functions, one never
     called), each function with its calls."""
-    if not shutil.which('luajit'):
-        print('SKIP: no luajit')
-        raise SystemExit(SKIP)
+    need_luajit()
     prog = c.write('cov.lua', 'local function used(x)\n  return x + 1\nend\n'
                    'local function unused()\n  return 0\nend\n'
                    'local s = 0\nfor i = 1, 3 do s = used(s) end\nprint(s)\n')
@@ -1451,9 +1447,7 @@ def case_jitcnames(c):
     for's call site is 'for iterator': ipairs iterator (was ipairs
     (upvalue 1)), string.gmatch iterator and io.lines iterator (were (for
     generator)), coroutine.wrap(jitnames.lua:4)."""
-    if not shutil.which('luajit'):
-        print('SKIP: no luajit')
-        raise SystemExit(SKIP)
+    need_luajit()
     prog = c.write('jitnames.lua', 'for _ in ipairs({1, 2}) do end\n'
                    'for _ in ("a b"):gmatch("%a") do end\n'
                    'for _ in io.lines(arg[0]) do end\n'

@@ -470,6 +470,15 @@ def missing_needs(lua, prog):
     return missing
 
 
+def need_luajit():
+    """luajit's path; else SKIP said and the case ends with SKIP."""
+    lj = shutil.which('luajit')
+    if not lj:
+        print('SKIP: no luajit')
+        raise SystemExit(SKIP)
+    return lj
+
+
 def skip_missing(lua, prog):
     """True, after saying SKIP, when prog needs what lua cannot require."""
     missing = missing_needs(lua, prog)
