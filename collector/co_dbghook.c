@@ -364,12 +364,17 @@ static int l_gethook(lua_State *L)
     lua_State *T = target(L, &arg);
     const co_chain *c = co_nchain ? co_chain_find(T) : NULL;
     if (!c && co_hook_ours(T)) {
-        /* no hook of the program's: what Lua says untraced, the function
-         * of a sethook whose mask installed nothing included */
+#if LUA_VERSION_NUM >= 504
+        lua_pushnil(L); /* no hook of the program's: Lua 5.4 says fail alone */
+        return 1;
+#else
+        /* no hook of the program's: what Lua 5.1 says untraced, the
+         * function of a sethook whose mask installed nothing included */
         table_get(L, &FUNCS_KEY, T);
         lua_pushliteral(L, "");
         lua_pushinteger(L, 0);
         return 3;
+#endif
     }
     lua_Hook h = c ? g_lib_hook : lua_gethook(T);
     if (h == g_lib_hook)

@@ -872,14 +872,26 @@ static void __attribute__((noinline)) mem_hook(co_state *s, lua_State *L, lua_De
     co_mem_in--;
 }
 
+/* Where the unwinder looks above the hook's caller (co_tick.c): LuaJIT's
+ * hook stubs; Lua 5.4's hook-only callers of luaD_hook. */
+#if LUA_VERSION_NUM >= 504
+#define CO_WALK_UP(s) 1
+#define CO_WALK_COUNT(ar) ((ar)->event == LUA_HOOKCOUNT)
+#else
+#define CO_WALK_UP(s) ((s)->jit)
+#define CO_WALK_COUNT(ar) 0
+#endif
+
 /* Sampled time and lines: the hook's caller learnt (a tick there is the
  * hook's), then the event; with no probe out, no tick to send and no
  * thread chained, straight to the clock-free path (nearly every event). */
 static void __attribute__((noinline)) ticks_lines(co_state *s, lua_State *L, lua_Debug *ar,
                                                   uintptr_t ra)
 {
-    if (__builtin_expect(ra != co_tick_ra, 0) || (s->jit && co_tick_walks < CO_TICK_WALKS))
-        co_tick_caller_learn(ra, s->jit);
+    int count = CO_WALK_COUNT(ar); /* a probe: what checks each instruction is above */
+    if (__builtin_expect(ra != co_tick_ra, 0) ||
+        (CO_WALK_UP(s) && co_tick_walks < (count ? 2 : 1) * CO_TICK_WALKS))
+        co_tick_caller_learn(ra, CO_WALK_UP(s), count);
     if (co_probe_L || co_tick_pending || ar->event == LUA_HOOKCOUNT || s->lean != CO_LEAN_TICK) {
         tick_hook(s, L, ar);
         return;

@@ -22,12 +22,7 @@
 int co_module_lines_sampled(void)
 {
     const char *lines = getenv("LUATRACE_LINES");
-#if LUA_VERSION_NUM >= 504 /* its collector's hooks go through the debug API: exact lines */
-    (void)lines;
-    return 0;
-#else
     return lines && !strcmp(lines, "sample");
-#endif
 }
 
 void co_module_sampled_time(co_state *s, const char *clock)

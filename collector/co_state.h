@@ -230,7 +230,7 @@ extern volatile uint64_t co_tick_pending; /* ticks since the last TICK record */
 extern volatile int co_tick_in;           /* set while the hook runs */
 extern lua_State *volatile co_probe_L;     /* the thread a tick probes, or NULL */
 extern uintptr_t co_tick_ra;               /* a known return address of the hook's caller */
-extern unsigned co_tick_walks;             /* LuaJIT: events whose callers were looked for */
+extern unsigned co_tick_walks;             /* LuaJIT, Lua 5.4: events whose callers were looked for */
 #define CO_TICK_WALKS 64
 /* Arms (on) or disarms the timer, creating it in this thread the first
  * time (a message and no time if it cannot). Traced thread only. */
@@ -255,7 +255,7 @@ void co_tick_freed(lua_State *T);
 /* ra called the hook: a tick in that function is Lua's work for the hook;
  * up (LuaJIT): in the function one frame further up too, and in the
  * interpreter's stub above that (co_tick.c). */
-void co_tick_caller_learn(uintptr_t ra, int up);
+void co_tick_caller_learn(uintptr_t ra, int up, int count);
 /* In a fork child (async-signal-safe): no timer of its own yet. */
 void co_tick_forked(void);
 /* co_module.c: sampled time of the clock named (cpu, the default, or

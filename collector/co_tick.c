@@ -190,7 +190,7 @@ static struct {
 static volatile int g_ncaller;
 static uintptr_t g_unknown; /* the last return address not found */
 uintptr_t co_tick_ra;       /* the last one found: the hook need not look */
-unsigned co_tick_walks;     /* LuaJIT: events whose callers were looked for */
+unsigned co_tick_walks;     /* LuaJIT, Lua 5.4: events whose callers were looked for */
 
 /* 0 if pc is in no caller kept, else 1 (2: in a stub's) */
 static int in_caller(uintptr_t pc)
@@ -271,26 +271,58 @@ static _Unwind_Reason_Code walk_frame(struct _Unwind_Context *c, void *arg)
     return _URC_NO_REASON;
 }
 
+#if LUA_VERSION_NUM >= 504
+/* Lua 5.4: the function that called luaD_hook kept too, where it runs
+ * only while a hook is set: luaD_hookcall (a Lua function's call) and
+ * rethook (every return), a few dozen instructions each, and, above a
+ * count event (a probe), luaG_traceexec, which 5.4 runs at a function's
+ * first instruction and after each return while any hook is set. They
+ * are told by their size: a call's or a return's caller of more than
+ * CO_SMALL bytes is code every call runs (precallC, a C function's call;
+ * luaD_poscall, into which a build may inline rethook) and stays the
+ * program's. */
+#define CO_SMALL 256
+
+static void learn_54(uintptr_t up, int count)
+{
+    if (!up || in_caller(up) || g_ncaller == CALLERS)
+        return;
+    struct dwarf_eh_bases b = {0, 0, 0};
+    const uint8_t *fde = _Unwind_Find_FDE((void *)(up - 1), &b);
+    int32_t len = 0;
+    if (fde)
+        memcpy(&len, fde + 12, 4);
+    if (fde && len > 0 && (count || len <= CO_SMALL))
+        learn_one(up, 0);
+}
+#endif
+
 /* ra: the hook's return address. up (LuaJIT): the functions further up
  * kept too, up to its hook stub (callhook, then lj_dispatch_call or _ins,
  * then the stub; a build that inlined callhook has one level fewer), for
  * the first CO_TICK_WALKS events (the unwinder runs then only: calls and
- * the other events come from different functions). A return address in
- * the collector (its hook before tracing starts) is no caller: its ticks
- * are the hook's already. */
-void co_tick_caller_learn(uintptr_t ra, int up)
+ * the other events come from different functions); Lua 5.4: learn_54,
+ * for the first CO_TICK_WALKS events and the first as many count events
+ * (count). A return address in the collector (its hook before tracing
+ * starts) is no caller: its ticks are the hook's already. */
+void co_tick_caller_learn(uintptr_t ra, int up, int count)
 {
     if (ra - g_text < g_text_len || !learn_one(ra, 0))
         return;
     co_tick_ra = ra;
-    if (!up || co_tick_walks >= CO_TICK_WALKS)
+    if (!up || co_tick_walks >= (count ? 2 : 1) * CO_TICK_WALKS)
         return;
     co_tick_walks++;
     struct walk w = {ra, {0}, 0};
     _Unwind_Backtrace(walk_frame, &w);
+#if LUA_VERSION_NUM >= 504
+    learn_54(w.above[0], count);
+#else
+    (void)count;
     /* a function, then only a stub: what called lj_dispatch_call is one */
     if (w.above[0] && learn_one(w.above[0], 1) == 1 && w.above[1])
         learn_one(w.above[1], 2);
+#endif
 }
 /* }====================================================================== */
 

@@ -548,6 +548,27 @@ def case_dbghook(c):
     expect(meta['status'] == 'complete' and meta['bad_records'] == 0, 'session %s' % meta)
 
 
+def case_dbghook54(c):
+    """Lua 5.4's debug.gethook under tracing answers as untraced: a lone
+    fail where the program set no hook (5.1 gives nil, "", 0), also after
+    a mask that installed nothing and for another thread; the program's
+    line and count hooks run as often, in the main thread and in a
+    coroutine; under run's default (lines by sample: the tick's probes
+    are count hooks) and with --lines exact."""
+    lua54 = shutil.which('lua5.4')
+    if not lua54:
+        raise Failure('lua5.4 is not installed (scripts/setup installs it)')
+    prog = os.path.join(c.args.corpus, '..', 'lua54', 'hooks54.lua')
+    plain = run([lua54, prog], c.tmp, c.env())
+    expect(plain.status == 0 and plain.out.startswith(b'none\t1\tnil\n'),
+           'untraced: %d %r %r' % (plain.status, plain.out, plain.err))
+    for how in ([], ['--lines', 'exact']):
+        r = run([c.args.recorderd, 'run', '-q', '--out', c.out] + how + ['--', lua54, prog],
+                c.tmp, c.env(LUATRACE_TICK_US='100'))
+        expect(r.status == 0 and r.out == plain.out,
+               'run %s: %d %r %r' % (' '.join(how), r.status, r.out, r.err))
+
+
 def case_longpath(c):
     """Two modules in a directory whose path is longer than Lua's short_src
     (and than any fixed buffer but the protocol's 4096): each keeps its whole
