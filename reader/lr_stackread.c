@@ -525,6 +525,15 @@ static const void *wrap_body(const uint8_t *c, uint8_t *bpr)
  * function is known by its body's Proto (one past it, never a Lua
  * function's key), as the collector knows it, so that each generator has
  * its own name. */
+/* Whether Lua function f is the one of Proto pr (copied): a Proto freed
+ * leaves its address to the next one made, a chunk loaded later say, so
+ * an address alone names it only while it lives. */
+static int same_proto(const lr_sr_func *f, const uint8_t *pr)
+{
+    return !f->isC && f->src == lr_ptr_at(pr, PR_SOURCE) && f->linedef == lr_int_at(pr, PR_LINEDEF) &&
+           f->lastline == lr_int_at(pr, PR_LASTLINE);
+}
+
 static lr_sr_func *func_of(lr_sr *d, const void *cl, const uint8_t *c, const uint8_t *pr)
 {
     const void *key = lr_ptr_at(c, CL_FP), *body = NULL;
@@ -533,7 +542,7 @@ static lr_sr_func *func_of(lr_sr *d, const void *cl, const uint8_t *c, const uin
     if (flags == LT_FF_WRAP && (body = wrap_body(c, bpr)))
         key = (const char *)body + 1;
     for (uint32_t i = 0; i < d->nfn; i++)
-        if (d->fn[i].key == key)
+        if (d->fn[i].key == key && (c[CL_ISC] || same_proto(&d->fn[i], pr)))
             return &d->fn[i];
     if (d->nfn == MAX_FUNCS)
         return NULL;

@@ -31,8 +31,8 @@
 enum { MAX_DEPTH = 4096, CUT_ROOT = 100, RING_SIZE = 4u << 20 };
 
 typedef struct fn_id {
-    const void *key;
-    int linedef;
+    const void *key, *srcp; /* srcp: a Lua function's Proto.source (TString*) */
+    int linedef, lastline;
     uint32_t fid;
 } fn_id;
 
@@ -127,17 +127,25 @@ static uint32_t put_str(rec *r, const char *s)
 
 /* A sampled function as its FUNC says it. */
 typedef struct fn_desc {
-    const void *key;
+    const void *key, *srcp;
     int linedef, lastline;
     unsigned what; /* LT_WHAT_* */
     const char *src, *name;
 } fn_desc;
 
-/* Whether function key (of linedef) has an id already. */
-static int known(const rec *r, const void *key, int linedef)
+/* Whether fns[i] is function f: its key, and for a Lua function the
+ * source and lines of its Proto (whose address a later one may take). */
+static int same_fn(const fn_id *i, const fn_desc *f)
+{
+    return i->key == f->key && i->srcp == f->srcp && i->linedef == f->linedef &&
+           i->lastline == f->lastline;
+}
+
+/* Whether function f has an id already. */
+static int known(const rec *r, const fn_desc *f)
 {
     for (uint32_t i = 0; i < r->nfn; i++)
-        if (r->fns[i].key == key && r->fns[i].linedef == linedef)
+        if (same_fn(&r->fns[i], f))
             return 1;
     return 0;
 }
@@ -146,7 +154,7 @@ static int known(const rec *r, const void *key, int linedef)
 static uint32_t fid_at(rec *r, const fn_desc *f)
 {
     for (uint32_t i = 0; i < r->nfn; i++)
-        if (r->fns[i].key == f->key && r->fns[i].linedef == f->linedef)
+        if (same_fn(&r->fns[i], f))
             return r->fns[i].fid;
     if (r->nfn == r->capfn) {
         uint32_t cap = r->capfn ? r->capfn * 2 : 256;
@@ -161,7 +169,7 @@ static uint32_t fid_at(rec *r, const fn_desc *f)
     /* flags 0: no pcall or resume to rebuild, the samples say all */
     uint8_t *q = lt_put_func(p, fid, f->what, src_sid, name_sid, f->linedef, f->lastline, 0);
     commit(r, p, q);
-    r->fns[r->nfn++] = (fn_id){f->key, f->linedef, fid};
+    r->fns[r->nfn++] = (fn_id){f->key, f->srcp, f->linedef, f->lastline, fid};
     return fid;
 }
 
@@ -169,12 +177,12 @@ static uint32_t fid_at(rec *r, const fn_desc *f)
 static uint32_t fid_of(rec *r, const lr_sr_func *f)
 {
     char src[LT_STR_MAX + 64], name[256], nb[256];
-    if (known(r, f->key, f->linedef))
-        return fid_at(r, &(fn_desc){.key = f->key, .linedef = f->linedef});
+    fn_desc fd = {f->key, f->src, f->linedef, f->lastline,
+                  f->isC ? LT_WHAT_C : f->main ? LT_WHAT_MAIN : LT_WHAT_LUA, src, name};
+    if (known(r, &fd))
+        return fid_at(r, &fd);
     lr_sr_func_source(r->d, f, src, sizeof src);
     snprintf(name, sizeof name, "%s", lr_sr_func_name(r->d, f, nb, sizeof nb));
-    fn_desc fd = {f->key, f->linedef, f->lastline,
-                  f->isC ? LT_WHAT_C : f->main ? LT_WHAT_MAIN : LT_WHAT_LUA, src, name};
     return fid_at(r, &fd);
 }
 
@@ -182,13 +190,12 @@ static uint32_t fid_of(rec *r, const lr_sr_func *f)
 static uint32_t fid_of54(rec *r, const r54_fn *f)
 {
     char src[LT_STR_MAX + 64], name[256], nb[256];
-    const void *key = (const void *)f->key;
-    if (known(r, key, f->linedef))
-        return fid_at(r, &(fn_desc){.key = key, .linedef = f->linedef});
+    fn_desc fd = {(const void *)f->key, (const void *)f->src, f->linedef, f->lastline,
+                  f->isC ? LT_WHAT_C : !f->linedef ? LT_WHAT_MAIN : LT_WHAT_LUA, src, name};
+    if (known(r, &fd))
+        return fid_at(r, &fd);
     r54_func_source(r->d54, f, src, sizeof src);
     snprintf(name, sizeof name, "%s", r54_func_name(r->d54, f, nb, sizeof nb));
-    fn_desc fd = {key, f->linedef, f->lastline,
-                  f->isC ? LT_WHAT_C : !f->linedef ? LT_WHAT_MAIN : LT_WHAT_LUA, src, name};
     return fid_at(r, &fd);
 }
 
@@ -246,7 +253,7 @@ static void put_step(rec *r, uint64_t t)
 static uint32_t gap_fid(rec *r)
 {
     static const char key; /* no function's */
-    fn_desc fd = {&key, 0, 0, LT_WHAT_C, "[C]", "[...]"};
+    fn_desc fd = {&key, NULL, 0, 0, LT_WHAT_C, "[C]", "[...]"};
     return fid_at(r, &fd);
 }
 
@@ -288,7 +295,8 @@ static void flatten(rec *r)
             }
             const lr_sr_frame *fr = &d->fr[t->first + k];
             const lr_sr_func *f = &d->fn[fr->fn];
-            if (!known(r, f->key, f->linedef) && !named++)
+            if (!known(r, &(fn_desc){.key = f->key, .srcp = f->src, .linedef = f->linedef,
+                                     .lastline = f->lastline}) && !named++)
                 lr_sr_name_functions(d, r->L);
             uint32_t fid = fid_of(r, f);
             if (!fid)
@@ -313,7 +321,8 @@ static void flatten54(rec *r)
                 put_gap(r);
             const r54_frame *fr = &d->fr[t->first + k];
             const r54_fn *f = &d->fn[fr->fn];
-            if (!known(r, (const void *)f->key, f->linedef) && !named++)
+            if (!known(r, &(fn_desc){.key = (const void *)f->key, .srcp = (const void *)f->src,
+                                     .linedef = f->linedef, .lastline = f->lastline}) && !named++)
                 r54_name_functions(d);
             uint32_t fid = fid_of54(r, f);
             if (!fid)

@@ -67,11 +67,21 @@ static int func_line(r54 *d, const uint8_t *pr, int pc)
 
 /* {====== frames */
 
+/* Whether d->fn[i] is the Lua function of Proto pr (copied): a Proto
+ * freed leaves its address to the next one made (a chunk loaded later),
+ * so an address alone names it only while it lives. */
+static int same_proto(const r54 *d, uint32_t i, const uint8_t *pr)
+{
+    const r54_fn *f = &d->fn[i];
+    return !f->isC && f->src == r54_ptr_at(pr, PR4_SOURCE) && f->linedef == r54_int_at(pr, PR4_LINEDEF) &&
+           f->lastline == r54_int_at(pr, PR4_LASTLINE);
+}
+
 /* The function d->fn of key, added if new: its index, or -1. */
 static int fn_of(r54 *d, uintptr_t key, uintptr_t cl, const uint8_t *pr)
 {
     for (uint32_t i = 0; i < d->nfn; i++)
-        if (d->fn[i].key == key)
+        if (d->fn[i].key == key && (!pr || same_proto(d, i, pr)))
             return (int)i;
     if (d->nfn == R54_FUNCS)
         return d->truncated = 1, -1;
