@@ -254,7 +254,8 @@ void co_tick_lines_exact(co_state *s);
 void co_tick_freed(lua_State *T);
 /* ra called the hook: a tick in that function is Lua's work for the hook;
  * up (LuaJIT): in the function one frame further up too, and in the
- * interpreter's stub above that (co_tick.c). */
+ * interpreter's stub above that; (Lua 5.4) in luaD_hook's caller where it
+ * is a hook's only, count: above a probe's count event (co_tick.c). */
 void co_tick_caller_learn(uintptr_t ra, int up, int count);
 /* In a fork child (async-signal-safe): no timer of its own yet. */
 void co_tick_forked(void);
