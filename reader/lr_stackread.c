@@ -521,10 +521,6 @@ static const void *wrap_body(const uint8_t *c, uint8_t *bpr)
     return lr_ptr_at(cl, CL_FP);
 }
 
-/* The function of closure cl (copied in c), found or added. A wrap
- * function is known by its body's Proto (one past it, never a Lua
- * function's key), as the collector knows it, so that each generator has
- * its own name. */
 /* Whether Lua function f is the one of Proto pr (copied): a Proto freed
  * leaves its address to the next one made, a chunk loaded later say, so
  * an address alone names it only while it lives. */
@@ -534,6 +530,10 @@ static int same_proto(const lr_sr_func *f, const uint8_t *pr)
            f->lastline == lr_int_at(pr, PR_LASTLINE);
 }
 
+/* The function of closure cl (copied in c), found or added. A wrap
+ * function is known by its body's Proto (one past it, never a Lua
+ * function's key), as the collector knows it, so that each generator has
+ * its own name. */
 static lr_sr_func *func_of(lr_sr *d, const void *cl, const uint8_t *c, const uint8_t *pr)
 {
     const void *key = lr_ptr_at(c, CL_FP), *body = NULL;
