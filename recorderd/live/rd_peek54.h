@@ -57,6 +57,9 @@ typedef struct r54_frame {
     uintptr_t pr; /* a Lua function's Proto, and */
     int pc;       /* the instruction it is on */
     uint16_t cs;  /* CallInfo.callstatus */
+    uintptr_t slot, val; /* its function's stack slot, and the value read there */
+    uint8_t tt;
+    uint8_t call_ok; /* still running once its caller was read: that caller's pc is its call */
 } r54_frame;
 
 typedef struct r54_thread {

@@ -127,6 +127,10 @@ static int frame_of(r54 *d, const uint8_t *ci, r54_frame *fr)
     fr->pr = 0;
     fr->cs = (uint16_t)(ci[CI4_CALLSTATUS] | ci[CI4_CALLSTATUS + 1] << 8);
     uintptr_t v = r54_ptr_at(tv, 0);
+    fr->slot = func;
+    fr->val = v;
+    fr->tt = tv[TV4_TT];
+    fr->call_ok = 0;
     if (tv[TV4_TT] == T4_LCF) {
         f = fn_of(d, v, 0, NULL);
     } else if (tv[TV4_TT] == T4_CCL && !r54_peek(d, v, cl, sizeof cl) && cl[8] == O4_CCL) {
@@ -166,6 +170,18 @@ static uintptr_t resumes(r54 *d, const uint8_t *ci)
     return 0;
 }
 
+/* A thread read running is not read at one instant: its callee may have
+ * returned, and its caller made another call, between the two reads (a
+ * loop calling hot() and then io.open() had hot named "open"). So the
+ * callee's function slot is read again just after its caller: the same
+ * function there still, its caller's pc is the call that made it. */
+static void still_running(r54 *d, r54_frame *callee)
+{
+    uint8_t tv[TV4_SIZE];
+    callee->call_ok = !r54_peek(d, callee->slot, tv, sizeof tv) && tv[TV4_TT] == callee->tt &&
+                      r54_ptr_at(tv, 0) == callee->val;
+}
+
 /* Names each function of t's frames with no call name yet by the call
  * its caller made, where that caller is a Lua function and the call no
  * tail call, a hook or a finalizer (5.4's funcnamefromcall gives none). */
@@ -176,7 +192,7 @@ static void name_calls(r54 *d, const r54_thread *t)
             continue; /* frames left out between them: not caller and callee */
         const r54_frame *callee = &d->fr[t->first + i], *caller = callee + 1;
         r54_fn *f = &d->fn[callee->fn];
-        if (!f->call_read && caller->pr && !(callee->cs & (CI4_TAIL | CI4_HOOKED)) &&
+        if (!f->call_read && callee->call_ok && caller->pr && !(callee->cs & (CI4_TAIL | CI4_HOOKED)) &&
             !(caller->cs & (CI4_HOOKED | CI4_FIN)))
             f->call_read = 1, r54_call_name(d, caller->pr, caller->pc, f->call, sizeof f->call);
     }
@@ -197,6 +213,7 @@ static uintptr_t read_root(r54 *d, r54_thread *t, uintptr_t base, uintptr_t stop
     for (uintptr_t c = r54_ptr_at(ci, CI4_NEXT); c && n < R54_ROOT; n++) {
         if (r54_peek(d, c, ci, sizeof ci) || frame_of(d, ci, &fr[n]))
             return stop;
+        fr[n].call_ok = 1; /* a deep stack's bottom: callers read first, long lived */
         if (c == stop) {
             met = 1, n++;
             break;
@@ -243,6 +260,8 @@ void r54_read_thread(r54 *d, uintptr_t L)
         }
         if (!t->n && d->fn[fr->fn].isC)
             t->target = resumes(d, ci);
+        if (t->n)
+            still_running(d, &d->fr[d->nfr - 1]);
         d->nfr++;
         t->n++;
         c = r54_ptr_at(ci, CI4_PREVIOUS);
