@@ -1452,11 +1452,7 @@ def case_outside(c):
 
 def need_lua54(c):
     """Runs the case with lua5.4 as its Lua, or skips it."""
-    lua = shutil.which('lua5.4')
-    if not lua:
-        print('SKIP: no lua5.4')
-        raise SystemExit(harness.SKIP)
-    c.args.lua = lua
+    c.args.lua = harness.need_lua54()
 
 
 def case_outside54(c):

@@ -470,6 +470,15 @@ def missing_needs(lua, prog):
     return missing
 
 
+def need_lua54():
+    """lua5.4's path; else SKIP said and the case ends with SKIP."""
+    lua = shutil.which('lua5.4')
+    if not lua:
+        print('SKIP: no lua5.4')
+        raise SystemExit(SKIP)
+    return lua
+
+
 def need_luajit():
     """luajit's path; else SKIP said and the case ends with SKIP."""
     lj = shutil.which('luajit')

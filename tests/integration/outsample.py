@@ -34,7 +34,6 @@ Case cleans up daemons, sockets and shm segments). Cases:
 """
 import json
 import os
-import shutil
 import sys
 
 sys.dont_write_bytecode = True
@@ -269,19 +268,11 @@ def case_reuse(c, lua=None):
 
 
 def case_reuse54(c):
-    lua = shutil.which('lua5.4')
-    if not lua:
-        print('no lua5.4')
-        raise SystemExit(harness.SKIP)
-    case_reuse(c, lua)
+    case_reuse(c, harness.need_lua54())
 
 
 def case_lua54(c):
-    lua = shutil.which('lua5.4')
-    if not lua:
-        print('no lua5.4')
-        raise SystemExit(harness.SKIP)
-    case_shares(c, lua)
+    case_shares(c, harness.need_lua54())
 
 
 def main(argv):
