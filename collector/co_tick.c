@@ -214,13 +214,15 @@ static void keep(uintptr_t lo, uintptr_t len, int stub)
 }
 
 /* The function holding ra kept as a caller: 1 (2: a stub's instructions,
- * below), or 0 if it has no unwind entry or is over 4 KB (the
- * interpreter's loop, into which a build inlined luaD_callhook: a tick
+ * below), or 0 if it has no unwind entry or is over max bytes (CO_WHOLE:
+ * the interpreter's loop, into which a build inlined luaD_callhook: a tick
  * there may be the program's). stub 1: in such a function, the few
  * instructions around ra kept instead (LuaJIT's hook stubs, vm_callhook
  * and vm_inshook, in its interpreter's code: a call of lj_dispatch_call or
  * _ins with what it saves and reloads around it); 2: only those. */
-static int learn_one(uintptr_t ra, int stub)
+#define CO_WHOLE 4096
+
+static int learn_one(uintptr_t ra, int stub, int32_t max)
 {
     int known = in_caller(ra);
     if (known)
@@ -239,11 +241,11 @@ static int learn_one(uintptr_t ra, int stub)
         g_unknown = ra;
         return 0;
     }
-    if (len <= 4096 && stub < 2) {
+    if (len <= max && stub < 2) {
         keep((uintptr_t)b.func, (uintptr_t)len, 0);
         return 1;
     }
-    if (!stub || len <= 4096 || !CO_STUB_AFTER || ra - (uintptr_t)b.func < CO_STUB_BEFORE ||
+    if (!stub || len <= CO_WHOLE || !CO_STUB_AFTER || ra - (uintptr_t)b.func < CO_STUB_BEFORE ||
         (uintptr_t)b.func + (uintptr_t)len - ra < CO_STUB_AFTER) {
         g_unknown = ra;
         return 0;
@@ -285,15 +287,8 @@ static _Unwind_Reason_Code walk_frame(struct _Unwind_Context *c, void *arg)
 
 static void learn_54(uintptr_t up, int count)
 {
-    if (!up || in_caller(up) || g_ncaller == CALLERS)
-        return;
-    struct dwarf_eh_bases b = {0, 0, 0};
-    const uint8_t *fde = _Unwind_Find_FDE((void *)(up - 1), &b);
-    int32_t len = 0;
-    if (fde)
-        memcpy(&len, fde + 12, 4);
-    if (fde && len > 0 && (count || len <= CO_SMALL))
-        learn_one(up, 0);
+    if (up)
+        learn_one(up, 0, count ? CO_WHOLE : CO_SMALL);
 }
 #endif
 
@@ -307,7 +302,7 @@ static void learn_54(uintptr_t up, int count)
  * starts) is no caller: its ticks are the hook's already. */
 void co_tick_caller_learn(uintptr_t ra, int up, int count)
 {
-    if (ra - g_text < g_text_len || !learn_one(ra, 0))
+    if (ra - g_text < g_text_len || !learn_one(ra, 0, CO_WHOLE))
         return;
     co_tick_ra = ra;
     if (!up || co_tick_walks >= (count ? 2 : 1) * CO_TICK_WALKS)
@@ -320,8 +315,8 @@ void co_tick_caller_learn(uintptr_t ra, int up, int count)
 #else
     (void)count;
     /* a function, then only a stub: what called lj_dispatch_call is one */
-    if (w.above[0] && learn_one(w.above[0], 1) == 1 && w.above[1])
-        learn_one(w.above[1], 2);
+    if (w.above[0] && learn_one(w.above[0], 1, CO_WHOLE) == 1 && w.above[1])
+        learn_one(w.above[1], 2, CO_WHOLE);
 #endif
 }
 /* }====================================================================== */
