@@ -12,18 +12,30 @@
 #include "rd_progress.h"
 #include "rd_tracein.h"
 
+/* RD_MEM_PER_BYTE, or LUATRACE_MEM_PER_BYTE's figure (tests lower it). */
+static unsigned per_byte(void)
+{
+    static unsigned k;
+    if (!k) {
+        const char *e = getenv("LUATRACE_MEM_PER_BYTE");
+        long v = e ? strtol(e, NULL, 10) : 0;
+        k = v > 0 && v <= 1 << 20 ? (unsigned)v : RD_MEM_PER_BYTE;
+    }
+    return k;
+}
+
 /* The memory bound (rd_replay.h): 0, or -E2BIG with err. */
 static int within_bound(const rd_stack *s, char *err, size_t cap)
 {
     uint64_t held = rd_model_bytes(s->m) + rd_stack_bytes(s);
-    if (held <= RD_MEM_FLOOR + RD_MEM_PER_BYTE * s->fed)
+    if (held <= RD_MEM_FLOOR + per_byte() * s->fed)
         return 0;
     snprintf(err, cap,
              "the trace would need more memory than its size allows: %llu MiB for %llu KiB of "
              "records, over the limit of %llu MiB + %u bytes per byte of trace (a forged or "
              "corrupt trace)",
              (unsigned long long)(held >> 20), (unsigned long long)(s->fed >> 10),
-             RD_MEM_FLOOR >> 20, RD_MEM_PER_BYTE);
+             RD_MEM_FLOOR >> 20, per_byte());
     return -E2BIG;
 }
 
@@ -37,7 +49,12 @@ static int64_t feed(rd_stack *s, const uint8_t *p, size_t n, size_t *at, char *e
         size_t part = n - off < (64u << 10) ? n - off : (64u << 10), used = 0;
         int64_t k = rd_stack_feed(s, p + off, part, &used);
         *at = off + used;
-        if (k < 0 && k != -EPROTO)
+        if (k == -E2BIG)
+            snprintf(err, cap,
+                     "a stack of more than %u frames, deeper than any Lua allows (a forged or "
+                     "corrupt trace)",
+                     RD_DEPTH_MAX);
+        else if (k < 0 && k != -EPROTO)
             snprintf(err, cap, "out of memory");
         if (k < 0)
             return k;

@@ -9,14 +9,17 @@
 #include "rd_stack.h"
 
 /* What records may make recorderd hold: RD_MEM_FLOOR, plus RD_MEM_PER_BYTE
- * bytes per byte of records applied so far (a trace file's or a ring's).
- * A real trace repeats itself (a loop's calls and lines cost nothing new)
- * and stays far below; a forged one that makes a node, a frame or a label
- * of every few bytes is stopped with -E2BIG and the limit named in err.
- * One record's own share is bounded too: a string by LT_STR_MAX, a label
- * by RD_LABEL_MAX, an id by the ones declared before it. */
+ * bytes per byte of records applied so far (a trace file's or a ring's;
+ * LUATRACE_MEM_PER_BYTE sets another figure, for tests). A loop's calls
+ * and lines cost nothing new; a program whose every call makes a new
+ * stack (mutual recursion: 2^19 distinct stacks from 2.5 MiB of records)
+ * needs about 45 bytes a byte, up to twice that just after its tables
+ * double. Past the limit the replay stops with -E2BIG and the limit named
+ * in err. One record's own share is bounded too: a string by LT_STR_MAX, a
+ * label by RD_LABEL_MAX, an id by the ones declared before it, a thread's
+ * stack by RD_DEPTH_MAX (rd_stack.h). */
 #define RD_MEM_FLOOR (64ull << 20)
-#define RD_MEM_PER_BYTE 16u
+#define RD_MEM_PER_BYTE 128u
 
 /* Applies every complete record in p[0..n). Returns the bytes used (a
  * trailing partial record is left for the next call), or -EPROTO / -ENOMEM

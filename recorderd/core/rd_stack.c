@@ -248,6 +248,10 @@ static int frame_room(rd_stack *s, rd_thread *t)
 {
     if (t->n < t->cap)
         return 0;
+    if (t->n >= RD_DEPTH_MAX) { /* caps double from 8 or 64: one is RD_DEPTH_MAX */
+        s->too_deep = 1;
+        return -E2BIG;
+    }
     if (!t->cap && s->spare) {
         t->f = s->spare;
         t->cap = s->capspare;
@@ -1293,7 +1297,7 @@ int64_t rd_stack_feed(rd_stack *s, const uint8_t *p, size_t n, size_t *at)
         off += (size_t)k;
     }
     *at = off;
-    return e ? -ENOMEM : (int64_t)off;
+    return e ? (s->too_deep ? -E2BIG : -ENOMEM) : (int64_t)off;
 }
 
 /* Whether share i is held, not implied: every share of the root, the

@@ -25,6 +25,11 @@
 
 #include "rd_model.h"
 
+/* The frames one thread's stack may hold: more than any Lua allows (5.1
+ * stops at 20 000 calls, LuaJIT's stack at 65 500 slots, 5.4's at 1 000 000
+ * slots, 3 or more a frame), so a deeper one is forged or corrupt. */
+#define RD_DEPTH_MAX (1u << 20)
+
 typedef struct rd_frame {
     uint32_t depth, fid, node, line;
     uint32_t lix;       /* rd_model line slot + 1 of (fid, line); 0 none */
@@ -99,6 +104,7 @@ typedef struct rd_stack {
     uint64_t ls_t;         /* the last time reported to it */
     lt_dec dec;            /* the record stream's state (rd_replay_feed) */
     uint64_t fed;          /* record bytes applied (rd_replay's memory bound) */
+    int too_deep;          /* a thread's stack passed RD_DEPTH_MAX */
 } rd_stack;
 
 int rd_stack_init(rd_stack *s, rd_model *m);
@@ -116,7 +122,8 @@ int rd_stack_event(rd_stack *s, const lt_event *ev);
  * the steps and short forms, nearly all records, are decoded and applied
  * inline, the others through lt_dec_next and rd_stack_event. Returns the
  * bytes used (a trailing partial record is left), or -EPROTO (bytes that
- * are no record) / -ENOMEM, with *at the offset of the record. */
+ * are no record) / -ENOMEM / -E2BIG (a stack past RD_DEPTH_MAX), with *at
+ * the offset of the record. */
 int64_t rd_stack_feed(rd_stack *s, const uint8_t *p, size_t n, size_t *at);
 
 /* Ends input: completes a pending snapshot, folds the ended coroutines

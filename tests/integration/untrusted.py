@@ -12,9 +12,15 @@ Cases:
   labels      a 2.4 MB trace of 140 000 functions that each have an 8 KB
               label, under a 512 MB address-space limit: the reports, not
               an out of memory (1.59 GB without a limit, before)
-  membound    a trace that makes a call-tree node of every 3 bytes: a clear
-              error naming the memory limit, as a file and through a ring
-              (that session cut, the daemon alive)
+  membound    a trace that makes a call-tree node of every 3 bytes, the
+              limit lowered to 16 bytes a byte (LUATRACE_MEM_PER_BYTE): a
+              clear error naming the memory limit, as a file and through a
+              ring (that session cut, the daemon alive)
+  deepforged  a call chain 1.1 million frames deep, more than any Lua
+              allows, under a 1 GB address-space limit: a clear error
+  widetree    a real program whose every call makes a new stack (mutual
+              recursion, 2^19 distinct stacks): traced whole, not taken for
+              a forged trace, its calls as the program counts them
   deepchain   a chain of 20 000 distinct functions (a 0.5 MB trace): the
               folded stacks stop at 64 MiB + 2 KiB a stack, with a last line [...] holding
               the weight left out; a chain of 4 KB labels: no line past
@@ -214,10 +220,49 @@ LIMIT_NAMED = b'over the limit of 64 MiB + 16 bytes per byte of trace'
 
 
 def case_membound(c):
+    # a real trace may need 45 bytes a byte and more (widetree): the
+    # default limit is above what this trace needs, so it is lowered here
+    # to see that a trace past the limit is stopped and the limit named
+    os.environ['LUATRACE_MEM_PER_BYTE'] = '16'
     trace = write(c, 'nodes.ltr', begin() + nodes_records(1000000) + rec(STOP, 10, 1))
     r = report(c, trace, '--format', 'none', mb=1024)
     expect(r.status == 1 and LIMIT_NAMED in r.err, 'report: %d %r' % (r.status, r.err))
     membound_ring(c)
+
+
+def case_deepforged(c):
+    trace = write(c, 'deep.ltr', begin() + nodes_records(1100000) + rec(STOP, 10, 1))
+    r = report(c, trace, '--format', 'none', mb=1024)
+    said = b'a stack of more than 1048576 frames, deeper than any Lua allows'
+    expect(r.status == 1 and said in r.err, 'report: %d %r' % (r.status, r.err))
+
+
+WIDETREE = '''local calls = {a = 0, b = 0}
+local a, b
+function a(d) calls.a = calls.a + 1 if d == 0 then return 1 end return a(d - 1) + b(d - 1) end
+function b(d) calls.b = calls.b + 1 if d == 0 then return 1 end return b(d - 1) + a(d - 1) end
+print(a(19), calls.a, calls.b)
+'''
+
+
+def case_widetree(c):
+    """The bug: 2.5 MiB of records for 2^20 call-tree nodes (112 MiB)
+    passed the limit of 16 bytes a byte and the session was cut as a
+    forged trace, half its calls missing."""
+    prog = c.write('wide.lua', WIDETREE)
+    r = run([c.args.recorderd, 'run', '-q', '--out', c.out, '--format', 'profile', '--',
+             c.args.lua, prog], c.tmp, c.env())
+    expect(len(r.out.split()) == 3, 'run: %d %r %r' % (r.status, r.out, r.err[-400:]))
+    leaves, na, nb = (int(x) for x in r.out.split())
+    meta = json.load(open(os.path.join(c.session('wide'), 'session.json')))
+    expect(r.status == 0 and leaves == 1 << 19 and b'forged' not in r.err and
+           meta['status'] == 'complete', 'run: %d %r, session %s' % (r.status, r.err, meta))
+    with open(os.path.join(c.session('wide'), 'profile.txt')) as f:
+        rows = re.findall(r'^ +(\d+) +[\d.]+ +[\d.]+ +[\d.]+ +[\d.]+ +[\d.]+  (\w+) \(wide',
+                          f.read().split('By total time')[0], re.M)
+    calls = {name: int(n) for n, name in rows}
+    expect(calls.get('a') == na and calls.get('b') == nb,
+           'calls: traced %s, the program counted a %d, b %d' % (calls, na, nb))
 
 
 def ring_feed(c, data, mm, ring, size, proc):
