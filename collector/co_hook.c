@@ -26,6 +26,35 @@
 static co_state g_dormant;
 static co_state *g_state = &g_dormant;
 
+#ifdef CO_LUA54
+co_ci54 co_ci54_last;
+
+/* co_ci54_depth's slow path: ci is not the last event's (co_state.h). */
+uint32_t co_ci54_move(const void *ci)
+{
+    co_ci54 *c = &co_ci54_last;
+    const void *prev = co_ci_prev(ci);
+    uint32_t d, j = 0;
+    int walk = !c->n || ++c->moves % CO_CI_CHECK == 0;
+    while (!walk && j < c->n && ci != c->anc[j])
+        j++;
+    if (walk)
+        d = co_ci_depth(ci);
+    else if (j < c->n) /* a return to a caller, or a line in it */
+        d = c->depth - j;
+    else if (prev == c->anc[0]) /* a call from the last one */
+        d = c->depth + 1;
+    else
+        d = co_ci_depth(ci);
+    c->anc[0] = ci;
+    for (j = 1; j < CO_CI_ANC && prev; j++, prev = co_ci_prev(prev))
+        c->anc[j] = prev;
+    c->n = j;
+    c->depth = d;
+    return d;
+}
+#endif
+
 co_state *co_hook_state(void)
 {
     return g_state == &g_dormant ? NULL : g_state;
@@ -34,6 +63,7 @@ co_state *co_hook_state(void)
 void co_hook_set_state(co_state *s)
 {
     g_state = s ? s : &g_dormant;
+    co_ci54_forget();
 }
 
 #define CO_INLINE static inline __attribute__((always_inline))
@@ -437,6 +467,7 @@ static void __attribute__((noinline)) inactive(lua_State *L, lua_Debug *ar)
             return;
     }
     lua_sethook(L, NULL, 0, lua_gethookcount(L)); /* its id, if tracing restarts */
+    co_ci54_forget(); /* events stop here */
     if (co_attach_req) /* an attach signal landed meanwhile: keep its hook */
         lua_sethook(L, co_hook, CO_MASK, 0);
 }

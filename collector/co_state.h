@@ -658,19 +658,51 @@ const char *co_jit_getlocal(lua_State *L, const lua_Debug *ar, int n);
  * (func, top, previous). CO_AR_SLOT: LuaJIT's frame slot (co_jit.c). */
 #ifdef CO_LUA54
 enum { CI54_PREVIOUS = 2 * sizeof(void *) };
+static inline const void *co_ci_prev(const void *ci)
+{
+    const void *prev;
+    memcpy(&prev, (const char *)ci + CI54_PREVIOUS, sizeof prev);
+    return prev;
+}
 static inline uint32_t co_ci_depth(const void *ci)
 {
     uint32_t n = 0;
-    for (;;) {
-        const void *prev;
-        memcpy(&prev, (const char *)ci + CI54_PREVIOUS, sizeof prev);
-        if (!prev)
-            return n;
-        ci = prev;
+    while ((ci = co_ci_prev(ci)))
         n++;
-    }
+    return n;
 }
 #define CO_AR_DEPTH(ar) co_ci_depth((ar)->i_ci)
+/* A hook event's depth without walking the whole chain at every event (a
+ * recursion 100 000 deep took 24 s, not 0.2; one caught by pcall at the
+ * stack's limit, 487 s): the last event's CallInfo and its nearest
+ * ancestors are kept with its depth, and the next event's is most often
+ * one of them (a line, a return, a tail call) or just above the last (a
+ * call).
+ * A match is the same frame at the same depth: a CallInfo moves
+ * (luaE_shrinkCI relinks the free ones past L->ci + 1) or is freed only
+ * while no frame uses it, and the push that uses it again is an event
+ * that names it; the first event after an error unwound frames is at most
+ * one above the frame that caught it, which never moved. Frames pushed
+ * while no hook of ours is set break that: co_ci54_forget where co_hook is
+ * set again, and every CO_CI_CHECK-th move is a whole walk anyway. */
+enum { CO_CI_ANC = 4, CO_CI_CHECK = 4096 };
+typedef struct co_ci54 {
+    const void *anc[CO_CI_ANC]; /* the last event's CallInfo, then its callers */
+    uint32_t n, depth;          /* anc's entries (0: none known), anc[0]'s depth */
+    uint32_t moves;
+} co_ci54;
+extern co_ci54 co_ci54_last;
+uint32_t co_ci54_move(const void *ci);
+static inline uint32_t co_ci54_depth(const void *ci)
+{
+    if (ci == co_ci54_last.anc[0] && co_ci54_last.n)
+        return co_ci54_last.depth;
+    return co_ci54_move(ci);
+}
+static inline void co_ci54_forget(void)
+{
+    co_ci54_last.n = 0;
+}
 /* Lua functions known by their closure, in a table with weak keys, as
  * under LuaJIT: no free of a closure is seen (co_alloc.c reads 5.1's), so
  * an address alone could be a collected closure's (co_jitnone.c) */
@@ -690,7 +722,7 @@ static inline void co_ev_normalize(lua_Debug *ar)
     if (ar->istailcall)
         ar->event = LUA_HOOKCALL;
 }
-#define CO_EV_DEPTH(ar) (co_ci_depth((ar)->i_ci) + (uint32_t)((ar)->istailcall != 0))
+#define CO_EV_DEPTH(ar) (co_ci54_depth((ar)->i_ci) + (uint32_t)((ar)->istailcall != 0))
 static inline void co_jit_depth_in(lua_Debug *ar, uint32_t depth) { (void)ar, (void)depth; }
 #else
 #define CO_AR_DEPTH(ar) ((uint32_t)(ar)->i_ci)
@@ -699,6 +731,7 @@ static inline void co_jit_depth_in(lua_Debug *ar, uint32_t depth) { (void)ar, (v
 #define CO_AR_SLOT(ar) ((ar)->i_ci & 0xffff)
 #define co_ev_normalize(ar) ((void)0)
 #define CO_EV_DEPTH(ar) CO_AR_DEPTH(ar)
+#define co_ci54_forget() ((void)0)
 /* LuaJIT: the level's depth in i_ci, its slot kept for the debug API */
 static inline void co_jit_depth_in(lua_Debug *ar, uint32_t depth)
 {

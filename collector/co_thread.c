@@ -364,16 +364,20 @@ uint32_t co_thread_revive(co_state *s, lua_State *T)
     if (!id || th->t[id] != stale(T))
         return 0;
     th->t[id] = T;
-    if (co_hook_ours(T)) /* unhooked if it ran untraced; the program's stays */
+    if (co_hook_ours(T)) { /* unhooked if it ran untraced; the program's stays */
+        co_ci54_forget(); /* it ran with no events */
         lua_sethook(T, co_hook, CO_MASK, CO_TAG(th, id));
+    }
     return id;
 }
 
 void co_thread_hook(co_state *s, lua_State *T)
 {
     uint32_t id = co_thread_known(s, T);
-    if (co_hook_ours(T)) /* else the program's own (co_dbghook.c) stays */
+    if (co_hook_ours(T)) { /* else the program's own (co_dbghook.c) stays */
+        co_ci54_forget(); /* it may have run with no events */
         lua_sethook(T, co_hook, CO_MASK, id ? CO_TAG(&s->th, id) : 0);
+    }
 }
 
 void co_thread_freed(co_state *s, lua_State *T)

@@ -27,7 +27,7 @@
 
 /* The frames one thread's stack may hold: more than any Lua allows (5.1
  * stops at 20 000 calls, LuaJIT's stack at 65 500 slots, 5.4's at 1 000 000
- * slots, 3 or more a frame), so a deeper one is forged or corrupt. */
+ * slots, one or more a frame), so a deeper one is forged or corrupt. */
 #define RD_DEPTH_MAX (1u << 20)
 
 typedef struct rd_frame {

@@ -569,6 +569,42 @@ def case_dbghook54(c):
                'run %s: %d %r %r' % (' '.join(how), r.status, r.out, r.err))
 
 
+DEEP54 = '''local calls = {forever = 0, down = 0}
+local function forever(n) calls.forever = calls.forever + 1 return 1 + forever(n + 1) end
+local ok, e = pcall(forever, 0)
+print(ok, (tostring(e):gsub("^.-:%d+: ", "")))
+local function down(n) calls.down = calls.down + 1 if n == 0 then return 0 end return 1 + down(n - 1) end
+print(down(100000))
+print(calls.forever, calls.down)
+'''
+
+
+def case_deep54(c):
+    """Lua 5.4: a recursion stopped by the stack's limit and caught by
+    pcall, then one 100 000 deep: the run ends (walking every CallInfo at
+    every event, it took 487 s), its output unchanged, every call
+    counted; deep54.lua (the corpus) checks the depths."""
+    lua54 = shutil.which('lua5.4')
+    if not lua54:
+        raise Failure('lua5.4 is not installed (scripts/setup installs it)')
+    prog = c.write('deep54.lua', DEEP54)
+    plain = run([lua54, prog], c.tmp, c.env())
+    r = run([c.args.recorderd, 'run', '-q', '--out', c.out, '-f', 'profile', '--', lua54, prog],
+            c.tmp, c.env())
+    # Lua's hook needs stack room of its own: any hook makes the stack
+    # overflow a few frames earlier, so the counts are the traced run's
+    expect(plain.status == 0 and plain.out.startswith(b'false\tstack overflow\n') and
+           r.status == 0 and r.out.splitlines()[:2] == plain.out.splitlines()[:2],
+           'run: %d %r %r, untraced %r' % (r.status, r.out, r.err, plain.out))
+    with open(os.path.join(c.session('deep54'), 'profile.txt')) as f:
+        rows = re.findall(r'^ +(\d+) +[\d.]+ +[\d.]+ +[\d.]+ +[\d.]+ +[\d.]+  .*\(deep54.lua:(\d+)\)',
+                          f.read().split('By total time')[0], re.M)
+    calls = {int(line): int(n) for n, line in rows}  # forever is on line 2, down on 5
+    counted = [int(x) for x in r.out.split()[-2:]]
+    expect([calls.get(2), calls.get(5)] == counted,
+           'calls %s, the program counted forever %d, down %d' % (calls, *counted))
+
+
 def case_longpath(c):
     """Two modules in a directory whose path is longer than Lua's short_src
     (and than any fixed buffer but the protocol's 4096): each keeps its whole
