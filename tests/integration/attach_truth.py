@@ -154,6 +154,7 @@ import json
 import os
 import re
 import shutil
+import select
 import signal
 import socket
 import subprocess
@@ -1699,6 +1700,18 @@ io.stdout:write("rounds ", rounds > 0 and "some" or "none", "\\n")
 '''
 
 
+def read_until(fd, mark, seconds):
+    """The bytes read from fd until they hold mark (or the time is up)."""
+    got, end = b'', time.monotonic() + seconds
+    while mark not in got and time.monotonic() < end:
+        ready, _, _ = select.select([fd], [], [], max(0.0, end - time.monotonic()))
+        chunk = os.read(fd, 4096) if ready else b''
+        if ready and not chunk:
+            break
+        got += chunk
+    return got
+
+
 def top_rows(table):
     """The rows of one table of top's, after its column heads."""
     lines = table.splitlines()
@@ -1734,9 +1747,14 @@ def case_outsidetop(c):
            'top --stop: %d %r %r' % (r.returncode, out, r.stderr))
     top = subprocess.Popen([c.args.recorderd, 'top', str(p.pid)], stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
-    time.sleep(1.3)
+    # SIGTERM once the first table is out (after a fixed 1.3 s, under ASan
+    # on a loaded machine, there was none yet); read from the pipe itself, not
+    # its buffered file, so that communicate() finds all that is left
+    first = read_until(top.stdout.fileno(), b'luatrace top: ', 30)
+    time.sleep(0.5)  # samples for the last table, which SIGTERM prints
     top.send_signal(signal.SIGTERM)
     tout, terr = top.communicate(timeout=30)
+    tout = first + tout
     expect(top.returncode == 0 and tout.count(b'luatrace top: ') >= 2, 'top after SIGTERM: %d %r %r'
            % (top.returncode, tout, terr))
     top = subprocess.Popen([c.args.recorderd, 'top', str(p.pid)], stdout=subprocess.PIPE,
