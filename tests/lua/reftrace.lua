@@ -212,13 +212,32 @@ local function wrap_body_key(f)
   return "wrap\0" .. b.source .. ":" .. b.linedefined .. "\0" .. dump(body), place
 end
 
+-- A wrap frame's body, kept per position of its thread (st.wrap_f,
+-- st.wrap_key, st.wrap_place) while that frame lives. Lua 5.4's wrap
+-- function resets its coroutine when the body fails (lua_closethread),
+-- before the error reaches a handler running on top of the frame: read
+-- again then, the frame would lose the body it was called with, which
+-- 5.1 still shows (a dead coroutine keeps its frames there). Only the
+-- frame that read it gets it back: a call at position p (another frame
+-- there) forgets it, so a later call of the dead wrap stays generic.
+local function wrap_remembered(st, p, f, key, place)
+  if not st then return key, place end
+  if key then
+    st.wrap_f[p], st.wrap_key[p], st.wrap_place[p] = f, key, place
+  elseif rawequal(st.wrap_f[p], f) then
+    key, place = st.wrap_key[p], st.wrap_place[p]
+  end
+  return key, place
+end
+
 -- The names Lua gives any function a generic for calls (5.1, LuaJIT).
 local FOR_SITE = {["(for generator)"] = true, ["for iterator"] = true}
 
 -- info: getinfo fields "Snf" of a frame that is not a tail pseudo-level;
 -- level: its level, as the caller would pass it to getinfo (require's
--- argument is read there)
-local function label_of(info, level)
+-- argument is read there); st, p: its thread's state and its position
+-- there (a wrap frame's remembered body), nil for a call's first sight
+local function label_of(info, level, st, p)
   local what, f, key, where = info.what, info.func
   local generic_wrap, place, arg
   if what == "C" then
@@ -226,7 +245,7 @@ local function label_of(info, level)
     arg = module_arg(key, level)
     if arg then key = tostring(key) .. "\0" .. arg end
     if key == WRAP_CF then
-      key, place = wrap_body_key(f)
+      key, place = wrap_remembered(st, p, f, wrap_body_key(f))
       generic_wrap = not key
       key = key or WRAP_CF
     end
@@ -327,6 +346,9 @@ local function state_of(T)
       prefix = 0,        -- node of the resumer's stack
       nodes_prefix = 0,  -- prefix the nodes were computed from
       call = false,      -- a Lua function was called: count it at its line
+      -- position -> a wrap frame's closure (weak: a live frame holds it),
+      -- the key and place of its body (wrap_remembered)
+      wrap_f = setmetatable({}, { __mode = "v" }), wrap_key = {}, wrap_place = {},
     }
     states[T] = st
   end
@@ -392,7 +414,7 @@ local function refresh(st, from, D)
   local labs, nodes = st.labels, st.nodes
   for p = from, D do
     local info = getinfo(D - p + 3, "Snf")
-    labs[p] = info.what ~= "tail" and label_of(info, D - p + 3)
+    labs[p] = info.what ~= "tail" and label_of(info, D - p + 3, st, p)
   end
   if st.nodes_prefix ~= st.prefix then
     from = 1
@@ -441,6 +463,7 @@ hook = function(event)
   local st = states[T] or state_of(T)
   local D = top_level(st.depth + 1) - 1
   st.depth = D
+  if event == "call" then st.wrap_f[D] = nil end  -- a new frame at D
   local valid = st.valid
   if event == "return" then
     if st.call then out:write("X return before the first line\n") end
