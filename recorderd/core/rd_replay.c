@@ -12,16 +12,14 @@
 #include "rd_progress.h"
 #include "rd_tracein.h"
 
-/* RD_MEM_PER_BYTE, or LUATRACE_MEM_PER_BYTE's figure (tests lower it). */
+/* RD_MEM_PER_BYTE, or LUATRACE_MEM_PER_BYTE's figure (tests lower it).
+ * Read each time (once per 64 KiB of records): sessions replay on
+ * several threads, and nothing sets it while recorderd runs. */
 static unsigned per_byte(void)
 {
-    static unsigned k;
-    if (!k) {
-        const char *e = getenv("LUATRACE_MEM_PER_BYTE");
-        long v = e ? strtol(e, NULL, 10) : 0;
-        k = v > 0 && v <= 1 << 20 ? (unsigned)v : RD_MEM_PER_BYTE;
-    }
-    return k;
+    const char *e = getenv("LUATRACE_MEM_PER_BYTE");
+    long v = e ? strtol(e, NULL, 10) : 0;
+    return v > 0 && v <= 1 << 20 ? (unsigned)v : RD_MEM_PER_BYTE;
 }
 
 /* The memory bound (rd_replay.h): 0, or -E2BIG with err. */
