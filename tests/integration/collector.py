@@ -548,6 +548,14 @@ def case_dbghook(c):
     expect(meta['status'] == 'complete' and meta['bad_records'] == 0, 'session %s' % meta)
 
 
+def lua54_installed():
+    """lua5.4's path; a failure without it (scripts/setup installs it)."""
+    lua54 = shutil.which('lua5.4')
+    if not lua54:
+        raise Failure('lua5.4 is not installed (scripts/setup installs it)')
+    return lua54
+
+
 def case_dbghook54(c):
     """Lua 5.4's debug.gethook under tracing answers as untraced: a lone
     fail where the program set no hook (5.1 gives nil, "", 0), also after
@@ -555,9 +563,7 @@ def case_dbghook54(c):
     line and count hooks run as often, in the main thread and in a
     coroutine; under run's default (lines by sample: the tick's probes
     are count hooks) and with --lines exact."""
-    lua54 = shutil.which('lua5.4')
-    if not lua54:
-        raise Failure('lua5.4 is not installed (scripts/setup installs it)')
+    lua54 = lua54_installed()
     prog = os.path.join(c.args.corpus, '..', 'lua54', 'hooks54.lua')
     plain = run([lua54, prog], c.tmp, c.env())
     expect(plain.status == 0 and plain.out.startswith(b'none\t1\tnil\n'),
@@ -584,9 +590,7 @@ def case_deep54(c):
     pcall, then one 100 000 deep: the run ends (walking every CallInfo at
     every event, it took 487 s), its output unchanged, every call
     counted; deep54.lua (the corpus) checks the depths."""
-    lua54 = shutil.which('lua5.4')
-    if not lua54:
-        raise Failure('lua5.4 is not installed (scripts/setup installs it)')
+    lua54 = lua54_installed()
     prog = c.write('deep54.lua', DEEP54)
     plain = run([lua54, prog], c.tmp, c.env())
     r = run([c.args.recorderd, 'run', '-q', '--out', c.out, '-f', 'profile', '--', lua54, prog],
@@ -596,10 +600,8 @@ def case_deep54(c):
     expect(plain.status == 0 and plain.out.startswith(b'false\tstack overflow\n') and
            r.status == 0 and r.out.splitlines()[:2] == plain.out.splitlines()[:2],
            'run: %d %r %r, untraced %r' % (r.status, r.out, r.err, plain.out))
-    with open(os.path.join(c.session('deep54'), 'profile.txt')) as f:
-        rows = re.findall(r'^ +(\d+) +[\d.]+ +[\d.]+ +[\d.]+ +[\d.]+ +[\d.]+  .*\(deep54.lua:(\d+)\)',
-                          f.read().split('By total time')[0], re.M)
-    calls = {int(line): int(n) for n, line in rows}  # forever is on line 2, down on 5
+    calls = {int(k.rsplit(':', 1)[1].rstrip(')')): n  # forever is on line 2, down on 5
+             for k, n in harness.calls_of(c.session('deep54')).items() if 'deep54.lua:' in k}
     counted = [int(x) for x in r.out.split()[-2:]]
     expect([calls.get(2), calls.get(5)] == counted,
            'calls %s, the program counted forever %d, down %d' % (calls, *counted))

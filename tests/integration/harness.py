@@ -470,6 +470,18 @@ def missing_needs(lua, prog):
     return missing
 
 
+def calls_of(session):
+    """{function: calls} of profile.txt's self-time table."""
+    with open(os.path.join(session, 'profile.txt')) as f:
+        text = f.read().split('By total time')[0]
+    got = {}
+    for ln in text.splitlines():
+        f = ln.split(None, 6)
+        if len(f) == 7 and f[0].isdigit():
+            got[f[6]] = int(f[0])
+    return got
+
+
 def need_lua54():
     """lua5.4's path; else SKIP said and the case ends with SKIP."""
     lua = shutil.which('lua5.4')

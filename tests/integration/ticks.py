@@ -406,18 +406,6 @@ def case_exactlines(args, tmp):
                        '%s: exit %d, %r' % (' '.join(extra), r.status, err))
 
 
-def calls_of(session):
-    """{function: calls} of profile.txt's self-time table."""
-    with open(os.path.join(session, 'profile.txt')) as f:
-        text = f.read().split('By total time')[0]
-    got = {}
-    for ln in text.splitlines():
-        f = ln.split(None, 6)
-        if len(f) == 7 and f[0].isdigit():
-            got[f[6]] = int(f[0])
-    return got
-
-
 def case_sameshape(args, tmp):
     plain = harness.run_ok([args.lua, 'shapes.lua'], tmp).out.decode()
     sessions = {}
@@ -429,7 +417,7 @@ def case_sameshape(args, tmp):
         harness.expect(r.out.decode() == plain, '%s: output %r, untraced %r'
                        % (how, r.out.decode(), plain))
         sessions[how] = harness.find_session(out)
-    a, b = calls_of(sessions['default']), calls_of(sessions['exact'])
+    a, b = harness.calls_of(sessions['default']), harness.calls_of(sessions['exact'])
     harness.expect(a == b, 'calls differ: %r' % {k: (a.get(k), b.get(k)) for k in set(a) | set(b)
                                                  if a.get(k) != b.get(k)})
     sampled, exact = folded_ns(sessions['default']), folded_ns(sessions['exact'])

@@ -257,10 +257,8 @@ def case_widetree(c):
     meta = json.load(open(os.path.join(c.session('wide'), 'session.json')))
     expect(r.status == 0 and leaves == 1 << 19 and b'forged' not in r.err and
            meta['status'] == 'complete', 'run: %d %r, session %s' % (r.status, r.err, meta))
-    with open(os.path.join(c.session('wide'), 'profile.txt')) as f:
-        rows = re.findall(r'^ +(\d+) +[\d.]+ +[\d.]+ +[\d.]+ +[\d.]+ +[\d.]+  (\w+) \(wide',
-                          f.read().split('By total time')[0], re.M)
-    calls = {name: int(n) for n, name in rows}
+    calls = {k.split(' ', 1)[0]: n for k, n in harness.calls_of(c.session('wide')).items()
+             if 'wide.lua:' in k}
     expect(calls.get('a') == na and calls.get('b') == nb,
            'calls: traced %s, the program counted a %d, b %d' % (calls, na, nb))
 
