@@ -292,8 +292,8 @@ def case_reportlist(c):
            'a list of a backend only: %d %r' % (r.status, r.err))
     harness.run_ok([c.args.recorderd, 'run', '-q', '--coverage', '-o', 'cov', '--', c.args.lua,
                     prog], c.tmp, env=c.env())
-    r = run([c.args.recorderd, 'report', os.path.join(c.tmp, 'cov', 'app'), '--format',
-             'flamegraph,lcov'], c.tmp, c.env())
+    cov = harness.find_session(os.path.join(c.tmp, 'cov'))  # app, or app.PID (another app.lua)
+    r = run([c.args.recorderd, 'report', cov, '--format', 'flamegraph,lcov'], c.tmp, c.env())
     expect(r.status == 0 and b'flamegraph.svg not written: the trace has no time' in r.err and
            b'wrote coverage.lcov in' in r.err, 'a --coverage run: %d %r' % (r.status, r.err))
 

@@ -302,11 +302,17 @@ class Case:
         return run(cmd, self.tmp, env, timeout)
 
     def session(self, name):
+        """The session of ring name: out/NAME, or out/NAME.PID[.N] where
+        another process held that ring name as this one began (the suite
+        runs tests at once: tests/lua/names.lua's ring is named names)."""
         path = os.path.join(self.out, name)
-        if not os.path.isdir(path):
-            raise Failure('no session %s in %s: %s' % (name, self.out,
-                          os.listdir(self.out) if os.path.isdir(self.out) else []))
-        return path
+        have = os.listdir(self.out) if os.path.isdir(self.out) else []
+        if os.path.isdir(path):
+            return path
+        other = [d for d in have if re.fullmatch(re.escape(name) + r'(\.\d+)+', d)]
+        if len(other) != 1:
+            raise Failure('no session %s in %s: %s' % (name, self.out, have))
+        return os.path.join(self.out, other[0])
 
     def folded(self, session, weight='lines'):
         r = run([self.args.recorderd, 'report', session, '--format', 'folded',
