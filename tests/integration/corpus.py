@@ -319,8 +319,8 @@ def human_label(label, cwd=None):
     name, where = label.rsplit('@', 1)
     if where == '?':
         return '? (unknown frame)'
-    if where == '[C]':
-        return name + ' [C]'
+    if where == '[C]' or ':' not in where:  # [unknown resumer]: the reference's
+        return name + ' ' + where
     src, line = where.rsplit(':', 1)
     return '%s (%s:%s)' % (name, short_src(src, cwd), line)
 
@@ -329,7 +329,7 @@ def folded_label(label, cwd=None):
     """A traced label NAME@SRC:LINE as stacks.folded writes it: the same,
     SRC shown short (short_src); '[...]', a cut, as it is."""
     name, at, where = label.rpartition('@')
-    if not at or where in ('?', '[C]'):
+    if not at or where in ('?', '[C]') or ':' not in where:  # [unknown resumer]: the reference's
         return label
     src, line = where.rsplit(':', 1)
     return '%s@%s:%s' % (name, short_src(src, cwd), line)
