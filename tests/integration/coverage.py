@@ -348,7 +348,14 @@ coroutine.wrap = function(f)
   local co = hooked(f)
   return function(...)
     local r = table.pack(coroutine.resume(co, ...))
-    if not r[1] then error(r[2], 0) end
+    if not r[1] then -- as 5.4's wrap: the dead coroutine reset (its
+      local e = r[2] -- pending __close run), the error where it was called
+      if coroutine.status(co) == "dead" then
+        local ok, ce = coroutine.close(co)
+        if not ok then e = ce end
+      end
+      error(e, 2)
+    end
     return table.unpack(r, 2, r.n)
   end
 end
