@@ -145,17 +145,23 @@ static int out_missing(const char *dir)
  * time source of its own to choose. 0, or 2 after saying why. */
 static int check_sample_opts(const rd_run_opts *o, const rd_session_opts *so)
 {
+    /* the coverage rows -f named (report.html shows time without coverage) */
+    uint32_t cov = so->formats_asked & rd_format_rows(RD_FMT_COV) & ~rd_format_rows(RD_FMT_NOFILE);
     uint32_t all = rd_format_rows(0) & ~rd_format_rows(RD_FMT_NOFILE);
-    /* lcov is written by default, so in the rows whatever -f said: as without it */
-    uint32_t cov = so->formats & rd_format_rows(RD_FMT_COV) & ~rd_format_rows(RD_FMT_DEFAULT);
-    const char *why = !o->sample_hz         ? NULL
-                      : so->coverage        ? "--coverage: a sampler sees no coverage (run "
-                                              "--coverage traces exactly, with no clock)"
-                      : so->sample_time     ? "--time: a sampler has its own time (run --time "
-                                              "sample times an exact trace by ticks)"
-                      : cov && so->formats != all ? "--format: a sampled session has no "
-                                                    "coverage reports"
-                                            : NULL;
+    const rd_format *html = rd_format_find("html");
+    if (html)
+        cov &= ~(1u << (unsigned)(html - rd_formats));
+    const char *why = !o->sample_hz  ? NULL
+                      : so->coverage ? "--coverage: a sampler sees no coverage (run "
+                                       "--coverage traces exactly, with no clock)"
+                      : so->time_given ? "--time: a sampler has its own time (run's default "
+                                         "times an exact trace by ticks)"
+                      : cov && so->formats_asked != all ? "--format: a sampled session has no "
+                                                          "coverage reports"
+                      : so->cov.ninclude || so->cov.nexclude ? "--include, --exclude: they "
+                                                               "filter coverage, which a "
+                                                               "sampler has none of"
+                                                             : NULL;
     if (why)
         fprintf(stderr, "recorderd run: --sample and %s\n", why);
     return why ? 2 : 0;

@@ -177,6 +177,11 @@ int rd_sessfile_add_cov(rd_cov *c, const char *path, char *err, size_t cap)
         return -EINVAL;
     }
     int e = rd_replay_path(path, &st, 1, err, cap);
+    if (!e && m.lines_sampled) { /* as its own session wrote none */
+        snprintf(err, cap, "lines by sample (run's default): its lines were not counted, so it "
+                 "has no coverage (run --coverage, or --lines exact, counts every line)");
+        e = -EINVAL;
+    }
     session_dir_of(path, dir, sizeof dir);
     int has_cwd = dir[0] && !rd_sessfile_cwd(dir, cwd, sizeof cwd);
     /* the session's word, as its own reports had it; a bare trace is cut

@@ -125,6 +125,29 @@ def case_runscript(c):
                'run -- %s: %d %r' % (cmd, r.status, r.err))
 
 
+def case_covdefault(c):
+    """Coverage asked of run's default session (lines by sample: its lines
+    were never counted) is refused, alone and in a --merge, never written
+    as every line missed; a --coverage run's has the program's hits."""
+    prog = c.write('app.lua', 'local s = 0\nfor i = 1, 3 do s = s + i end\nprint(s)\n')
+    harness.run_ok([c.args.recorderd, 'run', '-q', '-o', 'dflt', '--', c.args.lua, prog], c.tmp,
+                   env=c.env())
+    harness.run_ok([c.args.recorderd, 'run', '-q', '--coverage', '-o', 'cov', '--', c.args.lua,
+                    prog], c.tmp, env=c.env())
+    dflt = harness.find_session(os.path.join(c.tmp, 'dflt'))
+    cov = harness.find_session(os.path.join(c.tmp, 'cov'))
+    why = b'lines by sample (run\'s default): its lines were not counted, so it has no coverage'
+    for args in ([dflt, '--format', 'lcov'], ['--merge', cov, dflt, '--format', 'cobertura',
+                                              '-o', 'c.xml']):
+        r = run([c.args.recorderd, 'report'] + args, c.tmp, c.env())
+        expect(r.status == 1 and r.out == b'' and why in r.err,
+               'report %s: %d %r %r' % (args, r.status, r.out[:200], r.err))
+    expect(not os.path.exists(os.path.join(c.tmp, 'c.xml')), 'c.xml written')
+    r = run([c.args.recorderd, 'report', cov, '--format', 'lcov'], c.tmp, c.env())
+    expect(r.status == 0 and b'DA:2,4\n' in r.out and b'LH:3\n' in r.out,
+           'report of a --coverage run: %d %r' % (r.status, r.out))
+
+
 def case_emptyout(c):
     """run of a script that does not load, attach and record of a process
     that is not Lua: the --out directory they made is gone again (nothing

@@ -199,7 +199,11 @@ def case_options(c):
     prog = c.write('opts.lua', 'print("ran")\n')
     for extra, said in ((['--coverage'], b'--coverage: a sampler sees no coverage'),
                         (['--time', 'sample'], b'--time: a sampler has its own time'),
-                        (['-f', 'cobertura'], b'--format: a sampled session has no coverage')):
+                        (['--time', 'exact'], b'--time: a sampler has its own time'),
+                        (['-f', 'cobertura'], b'--format: a sampled session has no coverage'),
+                        (['-f', 'lcov'], b'--format: a sampled session has no coverage'),
+                        (['--include', 'x*'], b'--include, --exclude: they filter coverage'),
+                        (['--exclude', 'x*'], b'--include, --exclude: they filter coverage')):
         r = sample_run(c, prog, extra)
         expect(r.status == 2 and r.out == b'' and said in r.err,
                '%s: %d %r %r' % (extra, r.status, r.out, r.err))
