@@ -1,6 +1,7 @@
 /* rd_attach_view: what `dump` and `top` print, from a live session's
  * model and stacks (on its drainer thread). */
 #include <limits.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,7 +174,11 @@ static void draw(const rd_session *s, top_row *rows, uint32_t n, uint64_t dticks
                 (double)rows[i].self * nspt / 1e6, (unsigned long long)rows[i].calls, label);
     }
     fprintf(out, "\n");
-    fflush(out);
+    /* nobody reads (top | head: EPIPE, SIGPIPE ignored): detach as Ctrl-C
+     * does, once (this is the drainer's thread; the loop takes the signal) */
+    static atomic_int gone;
+    if ((fflush(out) == EOF || ferror(out)) && !atomic_exchange(&gone, 1))
+        kill(getpid(), SIGTERM);
 }
 
 void rd_attach_top_view(rd_session *s, void *ud, int last)

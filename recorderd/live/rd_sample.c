@@ -255,7 +255,8 @@ static void draw(sampler *sm, const char *cmd, unsigned hz, FILE *out)
                 r->label);
     }
     fprintf(out, "\n");
-    fflush(out);
+    if (fflush(out) == EOF || ferror(out))
+        g_quit = 1; /* nobody reads (top | head: EPIPE, SIGPIPE ignored): stop */
     for (uint32_t i = 0; i < sm->n; i++)
         sm->rows[i].self = sm->rows[i].total = 0;
     sm->samples = sm->in_lua = sm->stopped_us = 0;

@@ -1719,6 +1719,42 @@ def top_rows(table):
     return [l for l in lines[head[0] + 1 if head else 0:] if l.strip()]
 
 
+def case_toppipe(c):
+    """top | head: once nobody reads its tables (EPIPE: SIGPIPE is ignored),
+    top ends by itself, read from outside and attached; the attached
+    process is detached (dump attaches again) and both programs go on."""
+    for dormant in (False, True):
+        if dormant:
+            p = start(c, HOT)
+        else:
+            c.write('prog.lua', HOT)
+            p = subprocess.Popen([c.args.lua, 'prog.lua'], cwd=c.tmp, env=c.env(),
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 start_new_session=True)
+            c.procs.append(p)
+            expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+        top = subprocess.Popen([c.args.recorderd, 'top', str(p.pid)], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        c.procs.append(top)
+        first = read_until(top.stdout.fileno(), b'luatrace top: ', 30)
+        top.stdout.close()  # as head does after its lines
+        try:
+            top.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            raise Failure('top (%s) still runs 30 s after its reader left'
+                          % ('attached' if dormant else 'outside'))
+        expect(b'luatrace top: ' in first, 'no table: %r' % first)
+        if dormant:
+            r = recorderd(c, 'dump', str(p.pid))
+            expect(r.returncode == 0 and r.stdout.startswith(b'Process %d: ' % p.pid),
+                   'dump after top: %d %r %r' % (r.returncode, r.stdout, r.stderr))
+        c.write('stop', '')
+        out, _ = p.communicate(timeout=60)
+        os.unlink(os.path.join(c.tmp, 'stop'))
+        expect(p.returncode == 0 and out == b'rounds some\n', 'the program: %d %r'
+               % (p.returncode, out))
+
+
 def case_outsidetop(c):
     """top of a program that never loaded the collector: samples read from
     outside, on a pipe no terminal codes; the busiest function is on top;
