@@ -384,7 +384,7 @@ int rd_peek_other_lua(pid_t pid, char *buf, size_t cap)
 {
     char lib[PATH_MAX], v[8];
     uintptr_t at;
-    const char *how = " (record and heap read Lua 5.1 only)";
+    const char *how = " (record reads Lua 5.1 and 5.4 only, heap Lua 5.1 only)";
     if (!rd_elf_find(pid, "luaJIT_setmode", NULL, &at, lib, sizeof lib)) {
         snprintf(buf, cap, "process %d runs LuaJIT (%s). recorderd cannot read a LuaJIT "
                            "process from outside, nor load luatrace into it: start it with "
@@ -402,9 +402,9 @@ int rd_peek_other_lua(pid_t pid, char *buf, size_t cap)
                            "cannot load luatrace into a running Lua 5.4: "
                            "start it with LUATRACE_ATTACH=1 lua5.4 -lluatrace ... (or have it "
                            "call require(\"luatrace\").listen()), and attach, dump and top "
-                           "work on it%s; or trace it from its start: recorderd run -- "
+                           "work on it; or trace it from its start: recorderd run -- "
                            "lua5.4 ...",
-                 (int)pid, lib, how);
+                 (int)pid, lib);
     else
         snprintf(buf, cap, "process %d runs Lua %s (%s): luatrace reads and traces Lua "
                            "5.1, LuaJIT and Lua 5.4 only",
