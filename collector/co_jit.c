@@ -94,7 +94,8 @@ void co_jit_prepare(lua_State *L)
         return;
     setmode(L, 0, CO_LUAJIT_MODE_ENGINE | CO_LUAJIT_MODE_OFF);
     setmode(L, 0, CO_LUAJIT_MODE_ENGINE | CO_LUAJIT_MODE_FLUSH);
-    if (!said++)
+    const char *quiet = getenv("LUATRACE_QUIET"); /* recorderd run -q */
+    if (!said++ && !(quiet && !strcmp(quiet, "1")))
         fprintf(stderr, "luatrace: LuaJIT: the JIT compiler is off while tracing (compiled "
                         "code flushed), so Lua code runs interpreted, as with luajit -joff: "
                         "often several times slower (doc/tracing.md)\n");

@@ -315,6 +315,8 @@ static void child_env(envb *e, const rd_run_opts *o, const char *sock)
         env_set(e, "LUATRACE_LINES", o->lines_sampled ? "sample" : "exact");
     if (o->memory)
         env_set(e, "LUATRACE_MEMORY", "1");
+    if (o->quiet) /* the collector's notes too (LuaJIT's JIT off), not its errors */
+        env_set(e, "LUATRACE_QUIET", "1");
     if (o->sample_hz) {
         char hz[16];
         snprintf(hz, sizeof hz, "%u", o->sample_hz);
