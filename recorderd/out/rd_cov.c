@@ -307,14 +307,19 @@ static int pat_match(const char *pat, const char *s)
 }
 
 /* Patterns see the source as traced (without a leading "./") and, for a
- * file, its absolute path. */
+ * file, its absolute path; a pattern's own leading "./" goes too (--include
+ * ./src matches src/app.lua, as the shell's ./src names that directory). */
 static int any_match(const char *const *pats, unsigned n, const char *name, const char *path)
 {
     while (name[0] == '.' && name[1] == '/')
         name += 2;
-    for (unsigned i = 0; i < n; i++)
-        if (pat_match(pats[i], name) || (path[0] && pat_match(pats[i], path)))
+    for (unsigned i = 0; i < n; i++) {
+        const char *pat = pats[i];
+        while (pat[0] == '.' && pat[1] == '/' && pat[2])
+            pat += 2;
+        if (pat_match(pat, name) || (path[0] && pat_match(pat, path)))
             return 1;
+    }
     return 0;
 }
 

@@ -1093,6 +1093,9 @@ def case_options(ctx):
     expect(names == {'lib/a.lua'}, '--exclude PAT twice: %s' % names)
     names, _ = lcov_of('--include', '*/lib/*', '--include', 'vendor/*')
     expect(names == {'lib/a.lua', 'vendor/c.lua'}, '--include twice: %s' % names)
+    for pat in ('./lib', './lib/', './lib/*'):  # a directory as the shell names it
+        names, _ = lcov_of('--include', pat)
+        expect(names == {'lib/a.lua'}, '--include %s: %s' % (pat, names))
     names, got = lcov_of('--include-untested', 'lib', '--include-untested', work + '/vendor/')
     expect(names == {'main.lua', 'lib/a.lua', 'lib/unused.lua', 'vendor/c.lua'},
            '--include-untested: %s' % names)
