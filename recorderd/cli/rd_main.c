@@ -680,8 +680,16 @@ int main(int argc, char **argv)
     if (!strcmp(c, "--help") || !strcmp(c, "-h"))
         return rd_help_usage(stdout), 0;
     const char *meant = rd_help_closest(c); /* one line, not the whole usage */
-    fprintf(stderr, "recorderd: unknown command %s%s%s%s (recorderd --help lists them)\n",
-            rd_printable(c, (char[128]){0}, 128), meant ? ": did you mean " : "",
-            meant ? meant : "", meant ? "?" : "");
+    char shown[128];
+    rd_printable(c, shown, sizeof shown);
+    if (!meant && c[0] == '-') /* recorderd -o DIR run ... */
+        fprintf(stderr, "recorderd: unknown command %s: options go after the command "
+                        "(recorderd run -o DIR -- lua5.1 app.lua)\n", shown);
+    else if (!meant && strstr(c, "lua")) /* recorderd lua5.1 app.lua */
+        fprintf(stderr, "recorderd: unknown command %s: to trace it, recorderd run -- %s%s\n",
+                shown, shown, argc > 2 ? " ..." : "");
+    else
+        fprintf(stderr, "recorderd: unknown command %s%s%s%s (recorderd --help lists them)\n",
+                shown, meant ? ": did you mean " : "", meant ? meant : "", meant ? "?" : "");
     return 2;
 }

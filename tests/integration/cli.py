@@ -81,6 +81,14 @@ def case_usage(c):
         tail = ': did you mean %s?' % meant if meant else ''
         expect(r.status == 2 and err == 'recorderd: unknown command %s%s (recorderd --help '
                'lists them)\n' % (word, tail), '%s: %d %r' % (word, r.status, err))
+    # a program where the command goes, an option before the command
+    for argv, said in ((['lua5.1', 'app.lua'], 'lua5.1: to trace it, recorderd run -- lua5.1 ...'),
+                       (['luajit'], 'luajit: to trace it, recorderd run -- luajit'),
+                       (['-o', 'x', 'run'], '-o: options go after the command (recorderd run '
+                        '-o DIR -- lua5.1 app.lua)')):
+        r = run([rd] + argv, c.tmp, c.env())
+        expect(r.status == 2 and r.err.decode() == 'recorderd: unknown command %s\n' % said,
+               '%s: %d %r' % (argv, r.status, r.err))
 
 
 COMMANDS = ('run', 'listen', 'attach', 'dump', 'top', 'record', 'report', 'serve', 'status',
