@@ -120,14 +120,19 @@ static void put_quoted(const char *s)
     putchar('\'');
 }
 
-/* Whether dir is one of the colon-separated list's. */
-static int listed(const char *list, const char *dir)
+/* Whether dir is one of the list's, separated by sep. */
+static int listed_by(const char *list, const char *dir, char sep)
 {
     size_t n = strlen(dir);
-    for (const char *p = list; p; p = strchr(p, ':') ? strchr(p, ':') + 1 : NULL)
-        if (!strncmp(p, dir, n) && (p[n] == ':' || !p[n]))
+    for (const char *p = list; p; p = strchr(p, sep) ? strchr(p, sep) + 1 : NULL)
+        if (!strncmp(p, dir, n) && (p[n] == sep || !p[n]))
             return 1;
     return 0;
+}
+
+static int listed(const char *list, const char *dir)
+{
+    return listed_by(list, dir, ':');
 }
 
 /* `recorderd env`: for the shell, as eval "$(recorderd env)" takes it.
@@ -154,7 +159,14 @@ int rd_run_env(void)
             fputs(manpath && *manpath ? ":\"$MANPATH\"\n" : ":\n", stdout);
         }
     }
-    rd_run_cpath(cpath, sizeof cpath);
+    char mod[PATH_MAX + 32], entry[PATH_MAX + 40];
+    rd_run_module_dir(mod, sizeof mod);
+    snprintf(entry, sizeof entry, "%s/?.so", mod);
+    const char *old = getenv("LUA_CPATH");
+    if (old && listed_by(old, entry, ';')) /* a second eval adds nothing */
+        snprintf(cpath, sizeof cpath, "%s", old);
+    else
+        rd_run_cpath(cpath, sizeof cpath);
     fputs("export LUA_CPATH=", stdout);
     put_quoted(cpath);
     putchar('\n');

@@ -1142,13 +1142,15 @@ def case_dashl(c):
     # and, from a build tree, recorderd and its man pages by name
     env.pop('MANPATH', None)
     r = run(['bash', '-c', 'eval "$("$0" env)" && cd / && command -v recorderd && '
-             'man -w recorderd && man -w luatrace && eval "$(recorderd env)" && echo "$PATH"',
+             'man -w recorderd && man -w luatrace && eval "$(recorderd env)" && echo "$PATH" '
+             '&& echo "$LUA_CPATH"',
              c.args.recorderd], c.tmp, env)
     lines = r.out.decode().splitlines()
     here = os.path.dirname(os.path.realpath(c.args.recorderd))
-    expect(r.status == 0 and len(lines) == 4 and lines[0] == os.path.join(here, 'recorderd')
+    expect(r.status == 0 and len(lines) == 5 and lines[0] == os.path.join(here, 'recorderd')
            and lines[1].endswith('/man/man1/recorderd.1') and lines[2].endswith('luatrace.7')
-           and lines[3].split(':').count(here) == 1,  # a second eval adds nothing
+           and lines[3].split(':').count(here) == 1  # a second eval adds nothing
+           and lines[4] + '\n' == want[len("export LUA_CPATH='"):].replace("'", ''),
            'recorderd env, PATH and MANPATH: %d %r %r' % (r.status, r.out, r.err))
 
 
