@@ -75,10 +75,11 @@ class Case(harness.Case):
         return run([self.args.recorderd] + list(argv), cwd or self.tmp, env or self.env(),
                    preexec_fn=pre)
 
-    def traced(self, out, prog, cwd=None, user=None, umask=None, backend=None):
-        """recorderd run --out out -- lua5.1 prog [as user]."""
+    def traced(self, out, prog, cwd=None, user=None, umask=None, backend=None, extra=()):
+        """recorderd run --out out [extra] -- lua5.1 prog [as user]."""
         cmd = [self.args.recorderd, 'run', '--quiet', '--format', 'annotate', '--out', out] + \
-            (['--backend', backend] if backend else []) + ['--', self.args.lua, '-lluatrace', prog]
+            (['--backend', backend] if backend else []) + list(extra) + \
+            ['--', self.args.lua, '-lluatrace', prog]
         pre = (lambda: os.umask(umask)) if umask is not None else None
         return run(self.as_user(user, cmd), cwd or self.tmp, self.env(), preexec_fn=pre)
 
@@ -324,7 +325,8 @@ def case_sources(c):
             f.write('assert(loadstring("local a = 1\\nlocal b = 2\\n", %r))()\n' % ('@' + p))
     os.chown(bdir, buid, buid)
     os.chown(prog, buid, buid)
-    r = c.traced(os.path.join(bdir, 'out'), prog, cwd=bdir, user=b)
+    # every line counted: its coverage report is one that reads the sources
+    r = c.traced(os.path.join(bdir, 'out'), prog, cwd=bdir, user=b, extra=['--lines', 'exact'])
     expect(r.status == 0, 'B\'s run: %r' % r.err)
     trace = os.path.join(bdir, 'out', 'crafted', 'trace.ltr')
     expect(os.stat(trace).st_uid == buid, 'the trace is not B\'s')
