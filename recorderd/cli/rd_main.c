@@ -141,16 +141,22 @@ static int out_missing(const char *dir)
     return lstat(dir, &st) < 0 && errno == ENOENT;
 }
 
+/* The coverage rows -f named, but report.html, which shows time without
+ * coverage too. */
+static uint32_t cov_asked(const rd_session_opts *so)
+{
+    uint32_t cov = so->formats_asked & rd_format_rows(RD_FMT_COV) & ~rd_format_rows(RD_FMT_NOFILE);
+    const rd_format *html = rd_format_find("html");
+    if (html)
+        cov &= ~(1u << (unsigned)(html - rd_formats));
+    return cov;
+}
+
 /* run --sample with an option of a trace: a sampler has no coverage and no
  * time source of its own to choose. 0, or 2 after saying why. */
 static int check_sample_opts(const rd_run_opts *o, const rd_session_opts *so)
 {
-    /* the coverage rows -f named (report.html shows time without coverage) */
-    uint32_t cov = so->formats_asked & rd_format_rows(RD_FMT_COV) & ~rd_format_rows(RD_FMT_NOFILE);
-    uint32_t all = rd_format_rows(0) & ~rd_format_rows(RD_FMT_NOFILE);
-    const rd_format *html = rd_format_find("html");
-    if (html)
-        cov &= ~(1u << (unsigned)(html - rd_formats));
+    uint32_t cov = cov_asked(so), all = rd_format_rows(0) & ~rd_format_rows(RD_FMT_NOFILE);
     const char *why = !o->sample_hz  ? NULL
                       : so->coverage ? "--coverage: a sampler sees no coverage (run "
                                        "--coverage traces exactly, with no clock)"
@@ -175,11 +181,8 @@ static int check_sample_opts(const rd_run_opts *o, const rd_session_opts *so)
  * (-b, unless --time is given) asks for it. 0, or 2 after saying why not. */
 static int pick_time(rd_run_opts *o, rd_session_opts *so)
 {
-    uint32_t cov = so->formats_asked & rd_format_rows(RD_FMT_COV) & ~rd_format_rows(RD_FMT_NOFILE);
+    uint32_t cov = cov_asked(so);
     int want = o->lines_asked;
-    const rd_format *html = rd_format_find("html"); /* shows time without coverage too */
-    if (html)
-        cov &= ~(1u << (unsigned)(html - rd_formats));
     /* a streaming backend (a timeline, a user's) reads each event's time */
     int exact = want == 1 || (so->time_given && !so->sample_time) || so->coverage || cov ||
                 so->cov.ninclude || so->cov.nexclude || so->memory ||
