@@ -88,6 +88,12 @@ long rd_cli_seconds_ms(const char *v)
  * taken as --backend. 0 until one is given; then the rows to write. */
 static uint32_t rd_cli_formats;
 static uint32_t rd_cli_asked; /* what --format named, without the default rows */
+static uint32_t rd_cli_named; /* the rows named one by one (not by "all") */
+
+uint32_t rd_cli_formats_named(void)
+{
+    return rd_cli_named;
+}
 
 /* One name of a --format list (len bytes at v) into *rows or the
  * backends. Returns 0 or -1. */
@@ -102,6 +108,7 @@ static int format_item(const char *cmd, const char *v, size_t len, uint32_t *row
     }
     if (f && f->file) {
         *rows |= 1u << (unsigned)(f - rd_formats);
+        rd_cli_named |= 1u << (unsigned)(f - rd_formats);
         return 0;
     }
     if (rd_backend_known(name)) {
@@ -208,5 +215,7 @@ int rd_cli_session_opt(const char *cmd, int argc, char **argv, int *i, rd_sessio
     so->nbackends = rd_cli_nbackends;
     so->formats = rd_cli_formats;
     so->formats_asked = rd_cli_asked;
+    if (rd_cli_named & rd_format_rows(RD_FMT_MEM)) /* -f heap: what it needs */
+        so->memory = 1;
     return b;
 }

@@ -37,6 +37,9 @@ int rd_cli_add_backend(const char *v);
  * *rows, bit i for rd_formats[i]; a backend's name in it is added as
  * --backend. 0, or -1 after saying what cmd does not know. */
 int rd_cli_format_list(const char *cmd, const char *v, uint32_t *rows);
+/* The rows of rd_formats the --format lists so far named one by one
+ * (not by "all"): what the user asked for by name. */
+uint32_t rd_cli_formats_named(void);
 
 /* -o, --out (and report's --output): where a command writes. */
 int rd_cli_is_out(const char *a);

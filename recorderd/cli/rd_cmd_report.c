@@ -196,6 +196,11 @@ static int write_report(const report_opts *o, rd_model *m)
                         "live\n");
         return 2;
     }
+    if ((fmt->flags & RD_FMT_MEM) && !m->has_mem) {
+        fprintf(stderr, "recorderd report: %s: the trace has no memory (run --memory)\n",
+                fmt->name);
+        return 1;
+    }
     if (r.weight >= RD_W_BYTES && !m->has_mem)
         fprintf(stderr, "recorderd report: warning: the trace has no memory (run --memory): "
                         "every weight is 0\n");
@@ -409,7 +414,8 @@ static int write_rows(const report_opts *o, rd_model *m)
         if (!(o->rows & 1u << i))
             continue;
         const char *why = rd_format_left_out(f, m);
-        if (why && !(f->flags & RD_FMT_MEM)) /* a trace without memory has none: no news */
+        /* a trace without memory has none: no news, unless named */
+        if (why && (!(f->flags & RD_FMT_MEM) || (rd_cli_formats_named() & 1u << i)))
             fprintf(stderr, "recorderd report: %s not written: %s\n", f->file, why);
         else if (why)
             continue;

@@ -229,7 +229,8 @@ static int cmd_run(int argc, char **argv)
     if (check_sample_opts(&o, &so) || pick_time(&o, &so))
         return 2;
     if (so.memory && o.sample_hz) /* a sampled LuaJIT writes from its profiler, no hook */
-        return fprintf(stderr, "recorderd run: --memory traces exactly: not with --sample\n"), 2;
+        return fprintf(stderr, "recorderd run: --memory (and -f heap, which needs it) traces "
+                               "exactly: not with --sample\n"), 2;
     int made = out_missing(o.out), e = check_run_opts(&o);
     if (e)
         return unmake_out(o.out, made, e);

@@ -573,6 +573,36 @@ def case_plain(args, tmp):
         check(json.load(f).get('memory') is False, 'session.json does not say memory false')
 
 
+def case_heapnamed(args, tmp):
+    """-f heap named: run takes it as --memory, run --sample refuses it, and
+    report of a trace without memory says it writes none."""
+    _, session = run_memory(args, tmp, 'live', LIVE, extra=('-f', 'heap'))
+    check(os.path.exists(os.path.join(session, 'heap.pb.gz')), 'run -f heap: no heap.pb.gz')
+    with open(os.path.join(session, 'session.json')) as f:
+        check(json.load(f).get('memory') is True, 'run -f heap: session.json says no memory')
+    res = harness.run([args.recorderd, 'run', '--sample', '-f', 'heap', '--out',
+                       os.path.join(tmp, 'out-s'), '--', args.lua, 'live.lua'], tmp, harness.base_env())
+    check(res.status == 2 and b'-f heap' in res.err, 'run --sample -f heap: %s %r'
+          % (res.status, res.err))
+    _, plain = run_memory(args, tmp, 'plain', LIVE, extra=())
+    pb = os.path.join(tmp, 'p.pb.gz')
+    res = harness.run([args.recorderd, 'report', plain, '--format', 'heap', '-o', pb], tmp,
+                      harness.base_env())
+    check(res.status == 1 and b'no memory' in res.err and not os.path.exists(pb),
+          'report --format heap of a trace without memory: %s %r' % (res.status, res.err))
+    out = os.path.join(tmp, 'rep')
+    res = harness.run([args.recorderd, 'report', plain, '-f', 'heap,profile', '-o', out], tmp,
+                      harness.base_env())
+    check(res.status == 0 and b'heap.pb.gz not written' in res.err
+          and not os.path.exists(os.path.join(out, 'heap.pb.gz'))
+          and os.path.exists(os.path.join(out, 'profile.txt')),
+          'report -f heap,profile without memory: %s %r' % (res.status, res.err))
+    res = harness.run([args.recorderd, 'report', plain, '-f', 'all', '-o', out], tmp,
+                      harness.base_env())
+    check(res.status == 0 and b'heap.pb.gz' not in res.err, 'report -f all names heap.pb.gz: %r'
+          % res.err)
+
+
 def main(argv):
     return harness.tmp_case_main(argv, harness.cases(globals()), 'luatrace-memory-',
                                  add_args=add_args)
