@@ -131,14 +131,34 @@ static int parse_run(int argc, char **argv, rd_run_opts *o, rd_session_opts *so)
     return (i < argc && !strcmp(argv[i], "--") ? i + 1 : i) + 1;
 }
 
-/* Whether --out dir is yet to be made. A command that made it and ends
- * with nothing in it (refused, a script that did not load) removes it
- * again, rather than leave an empty directory behind: rmdir removes only
- * an empty one. */
+/* dir in buf (cap bytes) without its trailing '/'s, then, each time, its
+ * last component cut: 1 while something is left. */
+static int path_up(char *buf, size_t cap, const char *dir)
+{
+    if (dir)
+        snprintf(buf, cap, "%s", dir);
+    else if (strrchr(buf, '/'))
+        *strrchr(buf, '/') = 0;
+    else
+        *buf = 0;
+    for (size_t n = strlen(buf); n > 1 && buf[n - 1] == '/'; n--)
+        buf[n - 1] = 0;
+    return *buf != 0;
+}
+
+/* How many levels of --out dir are yet to be made (its parents too: -o
+ * new/sub makes both). A command that made them and ends with nothing in
+ * them (refused, a script that did not load) removes them again, rather
+ * than leave empty directories behind: rmdir removes only an empty one. */
 static int out_missing(const char *dir)
 {
+    char buf[PATH_MAX];
     struct stat st;
-    return lstat(dir, &st) < 0 && errno == ENOENT;
+    int n = 0;
+    for (int ok = path_up(buf, sizeof buf, dir); ok && lstat(buf, &st) < 0 && errno == ENOENT;
+         ok = path_up(buf, sizeof buf, NULL))
+        n++;
+    return n;
 }
 
 /* The coverage rows -f named, but report.html, which shows time without
@@ -206,10 +226,13 @@ static int pick_time(rd_run_opts *o, rd_session_opts *so)
     return 0;
 }
 
+/* The made levels of dir removed where empty (out_missing). */
 static int unmake_out(const char *dir, int made, int rc)
 {
-    if (made)
-        rmdir(dir);
+    char buf[PATH_MAX];
+    for (int ok = path_up(buf, sizeof buf, dir); ok && made-- > 0 && rmdir(buf) == 0;
+         ok = path_up(buf, sizeof buf, NULL))
+        ;
     return rc;
 }
 
@@ -524,7 +547,7 @@ static int cmd_attach(int argc, char **argv, const char *what)
     o.so.no_files = dump || top;
     o.so.live = dump ? rd_attach_dump_view : top ? rd_attach_top_view : NULL;
     o.so.live_ms = 1000;
-    int made = !o.so.no_files && out_missing(o.so.out);
+    int made = o.so.no_files ? 0 : out_missing(o.so.out);
     return unmake_out(o.so.out, made, rd_attach(&o));
 }
 
