@@ -10,12 +10,20 @@
 #include "rd_luabk.h"
 #include "rd_session.h"
 
+static const char *rd_cli_cmd = ""; /* the command, for messages */
+
+void rd_cli_set_command(const char *cmd)
+{
+    rd_cli_cmd = cmd;
+}
+
 /* Returns the value of option argv[*i] (advancing), or NULL. "--" is no
  * value: `--out -- lua5.1 x.lua` lacks one, it does not name a directory. */
 const char *rd_cli_optval(int argc, char **argv, int *i)
 {
     if (*i + 1 >= argc || !strcmp(argv[*i + 1], "--")) {
-        fprintf(stderr, "recorderd: %s needs a value\n", argv[*i]);
+        fprintf(stderr, "recorderd%s%s: %s needs a value (recorderd%s%s --help)\n",
+                *rd_cli_cmd ? " " : "", rd_cli_cmd, argv[*i], *rd_cli_cmd ? " " : "", rd_cli_cmd);
         return NULL;
     }
     return argv[++*i];

@@ -10,6 +10,8 @@
 /* Returns the value of option argv[*i] (advancing), or NULL with a message.
  * "--" is no value: `--out -- lua5.1 x.lua` lacks one. */
 const char *rd_cli_optval(int argc, char **argv, int *i);
+/* The command (run, report, ...) that rd_cli_optval's message names. */
+void rd_cli_set_command(const char *cmd);
 
 /* v as a whole decimal number from min to max, or -1 ("123abc" is none). */
 long rd_cli_whole(const char *v, long min, long max);

@@ -669,6 +669,7 @@ int main(int argc, char **argv)
         return rd_help_usage(stderr), 2;
     rd_guard_init();
     const char *c = argv[1];
+    rd_cli_set_command(!strcmp(c, "--listen") ? "listen" : c[0] == '-' ? "" : c);
     /* A file over RLIMIT_FSIZE is an error to report (EFBIG), not a death;
      * so is a peer (a traced process, a client) that hangs up before a
      * reply of ours (EPIPE). report, status and stop keep SIGPIPE, so that

@@ -89,6 +89,13 @@ def case_usage(c):
         r = run([rd] + argv, c.tmp, c.env())
         expect(r.status == 2 and r.err.decode() == 'recorderd: unknown command %s\n' % said,
                '%s: %d %r' % (argv, r.status, r.err))
+    # an option without its value names the command whose help to read
+    for argv in (['run', '-o'], ['report', 'x', '-f'], ['listen', '--socket'],
+                 ['--listen', '--socket']):
+        r = run([rd] + argv, c.tmp, c.env())
+        cmd = argv[0].lstrip('-')
+        expect(r.status == 2 and r.err.decode() == 'recorderd %s: %s needs a value (recorderd %s '
+               '--help)\n' % (cmd, argv[-1], cmd), '%s: %d %r' % (argv, r.status, r.err))
 
 
 COMMANDS = ('run', 'listen', 'attach', 'dump', 'top', 'record', 'report', 'serve', 'status',
