@@ -8,8 +8,21 @@
 
 static const rd_memrow zero_row;
 
+/* Row n, as it was before the tail kept (rd_mem_end) before its change. */
+static rd_memrow *row_of(rd_mem *mm, uint32_t n)
+{
+    rd_memslot *r = &mm->row[n];
+    if (r->at != mm->tail_at) {
+        r->was = r->now;
+        r->at = mm->tail_at;
+    }
+    return &r->now;
+}
+
 void rd_mem_free(rd_mem *mm)
 {
+    free(mm->seal_was);
+    free(mm->seal_node);
     free(mm->row);
     free(mm->blk);
     free(mm->line_b);
@@ -19,12 +32,51 @@ void rd_mem_free(rd_mem *mm)
 uint64_t rd_mem_bytes(const rd_mem *mm)
 {
     return (uint64_t)mm->caprow * sizeof *mm->row + (uint64_t)mm->capblk * sizeof *mm->blk +
-           (uint64_t)mm->capline_b * sizeof *mm->line_b;
+           (uint64_t)mm->capline_b * sizeof *mm->line_b +
+           (uint64_t)mm->capseal * (sizeof *mm->seal_was + sizeof *mm->seal_node);
 }
 
 const rd_memrow *rd_mem_row(const rd_mem *mm, uint32_t n)
 {
-    return n < mm->caprow ? &mm->row[n] : &zero_row;
+    return n < mm->caprow ? &mm->row[n].now : &zero_row;
+}
+
+void rd_mem_seal(rd_mem *mm, uint64_t hooks, uint64_t lines)
+{
+    if (!mm->tail_records || mm->tail_at != hooks) /* no allocator call just before */
+        return;
+    mm->sealed = 0;
+    mm->nseal = 0;
+    for (uint32_t n = 0; n < mm->caprow; n++) {
+        if (mm->row[n].at != mm->tail_at)
+            continue;
+        if (mm->nseal == mm->capseal) {
+            uint32_t cap = mm->capseal ? mm->capseal * 2 : 64;
+            rd_memrow *w = realloc(mm->seal_was, cap * sizeof *w);
+            if (w)
+                mm->seal_was = w;
+            uint32_t *v = w ? realloc(mm->seal_node, cap * sizeof *v) : NULL;
+            if (!v)
+                return;
+            mm->seal_node = v;
+            mm->capseal = cap;
+        }
+        mm->seal_was[mm->nseal] = mm->row[n].was;
+        mm->seal_node[mm->nseal++] = n;
+    }
+    mm->sealed = 1;
+    mm->seal_lines = lines;
+    mm->seal_records = mm->tail_records;
+}
+
+void rd_mem_end(rd_mem *mm, uint64_t lines)
+{
+    if (mm->sealed && mm->seal_lines == lines) {
+        for (uint32_t i = 0; i < mm->nseal; i++)
+            mm->row[mm->seal_node[i]].now = mm->seal_was[i];
+        mm->after_end = mm->seal_records;
+    }
+    mm->sealed = 0;
 }
 
 int rd_mem_line(rd_mem *mm, uint32_t lix, uint64_t bytes)
@@ -79,7 +131,7 @@ static int grow_blocks(rd_mem *mm)
 /* The live part of block b leaves its maker's row. */
 static void unlive(rd_mem *mm, const rd_block *b)
 {
-    rd_memrow *r = &mm->row[b->node & ~RD_BLOCK_OBJ];
+    rd_memrow *r = row_of(mm, b->node & ~RD_BLOCK_OBJ);
     r->live_b -= b->size;
     r->live_n -= (b->node & RD_BLOCK_OBJ) != 0;
 }
@@ -140,20 +192,26 @@ static void resize(rd_mem *mm, rd_memrow *r, uint32_t node, uint64_t size, uint6
     int64_t kept = (int64_t)b.size + d;
     b.addr = addr;
     b.size = kept > 0 ? (uint32_t)kept : 0;
-    mm->row[b.node & ~RD_BLOCK_OBJ].live_b += b.size;
-    mm->row[b.node & ~RD_BLOCK_OBJ].live_n += (b.node & RD_BLOCK_OBJ) != 0;
+    rd_memrow *maker = row_of(mm, b.node & ~RD_BLOCK_OBJ);
+    maker->live_b += b.size;
+    maker->live_n += (b.node & RD_BLOCK_OBJ) != 0;
     if (b.size || (b.node & RD_BLOCK_OBJ))
         put_block(mm, b);
 }
 
 int rd_mem_apply(rd_mem *mm, uint32_t node, uint64_t size, uint64_t osize, uint64_t addr,
-                 uint64_t oaddr)
+                 uint64_t oaddr, uint64_t hooks)
 {
     if (node & RD_BLOCK_OBJ)
         return 0; /* never: nodes are far fewer */
     if (node >= mm->caprow && rd_grow((void **)&mm->row, &mm->caprow, node, sizeof *mm->row))
         return -ENOMEM;
-    rd_memrow *r = &mm->row[node];
+    if (mm->tail_at != hooks + 1) { /* the program ran since: a new tail */
+        mm->tail_at = hooks + 1;
+        mm->tail_records = 0;
+    }
+    mm->tail_records++;
+    rd_memrow *r = row_of(mm, node);
     rd_block b;
     mm->records++;
     if (size && oaddr) {

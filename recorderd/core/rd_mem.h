@@ -34,9 +34,24 @@ typedef struct rd_block {
 
 #define RD_BLOCK_OBJ 0x80000000u
 
+/* A node's row, and what it held before the allocator calls since the
+ * program's last hook (the tail: rd_mem_seal, rd_mem_end). */
+typedef struct rd_memslot {
+    rd_memrow now, was;
+    uint64_t at; /* 1 + the hook count when was was taken; 0: never */
+} rd_memslot;
+
 typedef struct rd_mem {
-    rd_memrow *row; /* by node; NULL until the first MEM record */
+    rd_memslot *row; /* by node; NULL until the first MEM record */
     uint32_t caprow;
+    uint64_t tail_at;      /* 1 + the hook count of the tail's records */
+    uint64_t tail_records; /* records in the tail */
+    rd_memrow *seal_was;   /* rd_mem_seal's rows as they were, */
+    uint32_t *seal_node;   /* of these nodes */
+    uint32_t nseal, capseal;
+    uint64_t seal_lines, seal_records; /* when sealed: the lines run, its tail's records */
+    int sealed;
+    uint64_t after_end; /* records left out by rd_mem_end */
     rd_block *blk; /* open addressing by address, linear probing */
     uint32_t capblk, nblk;
     uint64_t *line_b; /* by model line slot: bytes allocated on that line of its
@@ -53,10 +68,29 @@ uint64_t rd_mem_bytes(const rd_mem *mm);
 
 /* One MEM record (lt_event.h) made at node: size, osize, addr, oaddr as
  * the record says, already checked (sizes below 2^32, addr 0 exactly
- * when size is, oaddr 0 exactly when osize is, not both 0). Returns 0 or
- * -ENOMEM (the row could not grow: nothing charged). */
+ * when size is, oaddr 0 exactly when osize is, not both 0), after the
+ * program's hook number hooks (rd_model.hooked). Returns 0 or -ENOMEM
+ * (the row could not grow: nothing charged). */
 int rd_mem_apply(rd_mem *mm, uint32_t node, uint64_t size, uint64_t osize, uint64_t addr,
-                 uint64_t oaddr);
+                 uint64_t oaddr, uint64_t hooks);
+
+/* The end of the program's Lua code, seen at hook number hooks: the
+ * first hook after an error it did not catch (its frames unwound, none of
+ * Lua's left), or the end of the trace with a Lua frame still open (an
+ * error whose collection no hook followed, Ctrl-C, os.exit). The rows as
+ * they were before the allocator calls just before it (the tail) are
+ * kept, with lines, the LINE records run so far. Lua 5.1's and LuaJIT's
+ * interpreters collect all garbage after an uncaught error (Ctrl-C too),
+ * once the main chunk's frames are gone: that frees what the program
+ * held, and would charge it to a frame that no longer runs. Without
+ * memory for it, nothing is kept. */
+void rd_mem_seal(rd_mem *mm, uint64_t hooks, uint64_t lines);
+
+/* The end of the trace, lines LINE records run: if none ran since the
+ * last seal, the sealed rows go back as they were then ("live at the
+ * end" is what the program held when its Lua code ended), and
+ * mm->after_end says how many records were left out. */
+void rd_mem_end(rd_mem *mm, uint64_t lines);
 
 /* The bytes a record of size, osize (as rd_mem_apply's) allocated: a new
  * block's size, a growth's difference, else 0. */

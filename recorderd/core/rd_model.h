@@ -189,6 +189,7 @@ typedef struct rd_model {
     /* hooked: LINE, CALL and RET records, one a hook; a RESUME or YIELD
      * rides in the hook of the event after it, the other records in none */
     uint64_t hooked;
+    uint64_t lines_run; /* LINE records applied: Lua code ran (rd_mem_end) */
     uint64_t hook_events, hook_ticks; /* since the last scaling: hooked at its
                                          start, HOOK ticks */
     uint64_t waited_ticks; /* WAIT records: what the program waited for a CPU,

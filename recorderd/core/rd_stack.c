@@ -332,12 +332,27 @@ static void pop_all(rd_stack *s, rd_thread *t, enum rd_how how)
         pop(s, t, how, s->m->ticks_total);
 }
 
-/* Pops frames deeper than depth: unwinding by an error (E). */
+/* Whether t's stack holds a Lua function's frame. */
+static int has_lua(const rd_thread *t)
+{
+    for (uint32_t i = t->n; i > 0; i--)
+        if (t->f[i - 1].is_lua)
+            return 1;
+    return 0;
+}
+
+/* Pops frames deeper than depth: unwinding by an error (E). One that
+ * leaves no Lua frame, no coroutine resumed, came from an error the
+ * program did not catch: the allocator calls just before this record
+ * may be the interpreter's collection after it (rd_mem_seal). */
 COLD void unwind_deeper(rd_stack *s, rd_thread *t, uint32_t depth)
 {
+    int lua = has_lua(t);
     s->unwinds++;
     while (t->n && t->f[t->n - 1].depth > depth)
         pop(s, t, RD_UNWIND, s->m->ticks_total);
+    if (lua && s->nchain <= 1 && !has_lua(t))
+        rd_mem_seal(&s->m->mem, s->m->hooked, s->m->lines_run);
 }
 
 /* Nearly every record finds nothing to unwind: the test inline. */
@@ -487,6 +502,7 @@ HOT void line_hit(rd_stack *s, rd_thread *t, rd_frame *f, uint32_t line)
         return;
     }
     m->node[f->node].lines++;
+    m->lines_run++;
     if (f->tix)
         m->tnode[f->tix - 1].lines++;
     if (f->line != line || !f->lix)
@@ -667,8 +683,19 @@ static int new_thread(rd_stack *s, uint64_t id, uint64_t addr)
     return 0;
 }
 
+/* The trace ends (a STOP, or no more records): a Lua frame still open
+ * means the program's Lua code ended there, by an error, Ctrl-C (which
+ * takes the hook away: no hook follows the collection) or os.exit. */
+static void end_lua(rd_stack *s)
+{
+    rd_thread *t = current(s);
+    if (t && has_lua(t))
+        rd_mem_seal(&s->m->mem, s->m->hooked + 1, s->m->lines_run);
+}
+
 static void stop_all(rd_stack *s)
 {
+    end_lua(s);
     for (uint32_t i = 0; s->ls && i < s->capth; i++)
         pop_all(s, &s->th[i], RD_STOP);
     for (uint32_t i = 0; i < s->capth; i++) {
@@ -677,6 +704,7 @@ static void stop_all(rd_stack *s)
     }
     s->nth = 0;
     s->nchain = 0;
+    s->cur = NULL; /* end_lua may have cached one */
     s->stopped = 1;
 }
 
@@ -793,6 +821,7 @@ HOT int frame_line(rd_stack *s, uint64_t depth, uint64_t dt, uint64_t line)
         m->line[f->lix - 1].ticks += dt;
     }
     node->lines++;
+    m->lines_run++;
     if (tn)
         tn->lines++;
     m->line[lix - 1].hits++;
@@ -1112,7 +1141,7 @@ static int on_mem(rd_stack *s, const lt_event *ev)
     if (s->stopped)
         return 0;
     rd_thread *t = current(s);
-    int e = rd_mem_apply(&m->mem, t ? top_node(t) : 0, a[0], a[1], a[2], a[3]);
+    int e = rd_mem_apply(&m->mem, t ? top_node(t) : 0, a[0], a[1], a[2], a[3], m->hooked);
     return e ? e : mem_line(s, t, rd_mem_grown(a[0], a[1]));
 }
 
@@ -1244,16 +1273,27 @@ static size_t feed_hot(rd_stack *s, const uint8_t *p, size_t n, int *e)
 {
     const uint8_t *q = p, *end = p + n - (n < LT_HOT_SPAN ? n : LT_HOT_SPAN - 1);
     uint64_t events = 0;
+    int now = 1; /* count the next event at once: it may follow a MEM (rd_mem_seal) */
     lt_hot h;
     int k;
     while (q < end && !*e) {
         if ((k = lt_dec_hot(&s->dec, q, &h)) <= 0) {
+            s->m->events += events; /* a MEM's place among the hooks (rd_mem.h) */
+            s->m->hooked += events;
+            events = 0;
+            now = 1;
             if (!(k = feed_short_mem(s, q, p + n, e)))
                 break;
             q += *e ? 0 : k;
             continue;
         }
-        events++;
+        if (now) {
+            s->m->events++;
+            s->m->hooked++;
+            now = 0;
+        } else {
+            events++;
+        }
         if (h.kind == LT_EV_LINE)
             *e = frame_line(s, h.depth, h.dt, h.x);
         else if (h.kind == LT_EV_CALL)
@@ -1358,6 +1398,9 @@ static void settle_debits(rd_model *m)
 void rd_stack_finish(rd_stack *s)
 {
     end_snapshot(s);
+    if (!s->stopped)
+        end_lua(s);
+    rd_mem_end(&s->m->mem, s->m->lines_run);
     if (s->m->tick_clock && s->m->has_bias)
         settle_debits(s->m);
     if (s->m->fold_shares) /* every coroutine past the kept ones alike */

@@ -568,9 +568,17 @@ static int write_json(FILE *f, void *ud)
         fprintf(f, "  \"tick\": null,\n");
     /* memory (run --memory): whether the trace has it, and its totals */
     fprintf(f, "  \"memory\": %s,\n", s->m.has_mem ? "true" : "false");
-    if (s->m.has_mem)
-        fprintf(f, "  \"memory_records\": %llu,\n  \"memory_live_blocks\": %u,\n",
-                (unsigned long long)s->m.mem.records, s->m.mem.nblk);
+    if (s->m.has_mem) { /* as profile.txt's memory line */
+        uint64_t live_b = 0, live_n = 0;
+        for (uint32_t n = 0; n < s->m.mem.caprow; n++) {
+            live_b += rd_mem_row(&s->m.mem, n)->live_b;
+            live_n += rd_mem_row(&s->m.mem, n)->live_n;
+        }
+        fprintf(f, "  \"memory_records\": %llu,\n  \"memory_live_bytes\": %llu,\n"
+                   "  \"memory_live_objects\": %llu,\n  \"memory_after_end\": %llu,\n",
+                (unsigned long long)s->m.mem.records, (unsigned long long)live_b,
+                (unsigned long long)live_n, (unsigned long long)s->m.mem.after_end);
+    }
     fprintf(f, "  \"cut\": ");
     rd_json_str(f, r->cut);
     fprintf(f, ",\n  \"error\": ");

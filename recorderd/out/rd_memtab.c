@@ -78,6 +78,10 @@ static void head(const rd_model *m, const rd_memrow *all, FILE *out)
             (unsigned long long)m->mem.records, (unsigned long long)all->alloc_b,
             (unsigned long long)all->alloc_n, (unsigned long long)all->freed_b,
             (unsigned long long)all->live_b, (unsigned long long)all->live_n);
+    if (m->mem.after_end)
+        fprintf(out, "as when the program's Lua code ended (an error it did not catch, Ctrl-C, "
+                     "os.exit): %llu allocator calls after it left out\n",
+                (unsigned long long)m->mem.after_end);
     if (m->mem.lost)
         fprintf(out, "LIVE BLOCKS NOT KEPT: %llu (recorderd out of memory): live bytes are low\n",
                 (unsigned long long)m->mem.lost);

@@ -57,6 +57,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -571,6 +572,71 @@ def case_plain(args, tmp):
           'report.html: a memory flame graph or bytes column without memory')
     with open(os.path.join(session, 'session.json')) as f:
         check(json.load(f).get('memory') is False, 'session.json does not say memory false')
+
+
+# A main chunk whose local holds what leak made, then ends by an error it
+# does not catch (error), or waits to be stopped by Ctrl-C (wait).
+UNCAUGHT = '''
+local keep = {}
+local function leak(n) for i = 1, n do keep[#keep + 1] = {} end end
+leak(1000)
+if arg[1] == "error" then error("fatal") end
+if arg[1] == "wait" then
+  io.open("ready", "w"):close()
+  while true do leak(1) keep[#keep] = nil end
+end
+'''
+
+
+def uncaught_of(args, tmp, lua, how):
+    """leak's row of an UNCAUGHT run that ends how (ok, error or sigint)."""
+    with open(os.path.join(tmp, 'unc.lua'), 'w') as f:
+        f.write(UNCAUGHT)
+    out = os.path.join(tmp, 'out-%s-%s' % (os.path.basename(lua), how))
+    cmd = [args.recorderd, 'run', '-q', '--memory', '--out', out, '--', lua, 'unc.lua',
+           'wait' if how == 'sigint' else how]
+    if how != 'sigint':
+        res = harness.run(cmd, tmp, harness.base_env())
+        check(res.status == (0 if how == 'ok' else 1), '%s %s: exit %d %r'
+              % (lua, how, res.status, res.err))
+    else:
+        ready = os.path.join(tmp, 'ready')
+        if os.path.exists(ready):
+            os.unlink(ready)
+        proc = subprocess.Popen(cmd, cwd=tmp, env=harness.base_env(), stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                start_new_session=True)
+        try:
+            harness.wait_file(ready, 'the program to start', proc)
+            time.sleep(0.3)
+            os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C
+            proc.communicate(timeout=60)
+        finally:
+            harness.kill_group(proc)
+            proc.wait()
+    session = harness.find_session(out)
+    with open(os.path.join(session, 'session.json')) as f:
+        after = json.load(f).get('memory_after_end')
+    return memory_table(session)['leak'], after
+
+
+def case_uncaught(args, tmp):
+    """What the main chunk held stays live at the end when the program
+    ends by an error it does not catch or by Ctrl-C: the interpreter's
+    collection after it (Lua 5.1's, LuaJIT's) is left out, said in
+    session.json's memory_after_end."""
+    luas = [args.lua] + [l for l in (args.luajit, args.lua54) if l and shutil.which(l)]
+    for lua in luas:
+        ok, ok_after = uncaught_of(args, tmp, lua, 'ok')
+        check(ok[3] >= 1000 and ok[4] == ok[1], '%s ok: leak %r' % (lua, ok))
+        for how in ('error', 'sigint'):
+            row, after = uncaught_of(args, tmp, lua, how)
+            print('%s %s: leak %r (ok: %r), after the end %r' % (lua, how, row, ok, after))
+            check(row[3] >= 1000 and row[4] >= ok[4],
+                  '%s %s: leak live %d objects, %d bytes; ok %d, %d'
+                  % (lua, how, row[3], row[4], ok[3], ok[4]))
+            check(after is not None, '%s %s: no memory_after_end' % (lua, how))
+        check(ok_after == 0, '%s ok: memory_after_end %r' % (lua, ok_after))
 
 
 def case_heapnamed(args, tmp):
