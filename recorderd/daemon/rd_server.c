@@ -40,7 +40,6 @@ typedef struct rd_conn {
 
 /* Stops tracing: sessions finish and their reports are written (a stop
  * request, SIGTERM, SIGINT). */
-static void rd_server_stop(rd_server *srv);
 
 int rd_server_idle(const rd_server *srv)
 {
@@ -618,7 +617,7 @@ int rd_server_adopt(rd_server *srv, int fd)
 
 /* The socket stays until rd_server_close: while the reports are written,
  * status answers, hellos are refused and a new daemon cannot take it. */
-static void rd_server_stop(rd_server *srv)
+void rd_server_stop(rd_server *srv)
 {
     srv->stopping = 1;
     for (rd_session *s = srv->sessions; s; s = s->next)

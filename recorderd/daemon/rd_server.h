@@ -105,6 +105,10 @@ int rd_server_outside_began(rd_server *srv, void *conn, int ok, const char *text
 void rd_server_outside_ended(rd_server *srv, rd_outside *o, const char *err);
 
 /* Closes every handle (after the loop ran dry or was stopped). */
+/* Ends every session (its reports written, its connection closed; a
+ * process blocked in C detaches at its next Lua event), then idle. */
+void rd_server_stop(rd_server *srv);
+
 void rd_server_close(rd_server *srv);
 
 

@@ -123,13 +123,17 @@ static void close_all(attach_ctx *a)
     rd_server_close(&a->srv);
 }
 
+/* The session ends without the process's answer: its reports are
+ * written and its connection closed (on_idle then ends the loop), where
+ * closing the handles alone left the loop waiting on a process blocked
+ * in C. */
 static void on_grace(uv_timer_t *t)
 {
     attach_ctx *a = t->data;
     fprintf(stderr, "recorderd: process %d has not run Lua since the detach request; "
                     "ending the session (the process detaches at its next Lua event)\n",
             (int)a->o->pid);
-    close_all(a);
+    rd_server_stop(&a->srv);
 }
 
 static int ask_detach(void *ud)

@@ -1755,6 +1755,59 @@ def case_toppipe(c):
                % (p.returncode, out))
 
 
+# A server that runs a little Lua for each line of its stdin, and is
+# blocked in C (read) the rest of the time.
+BLOCKED = r'''
+local function handle(l) io.write("got:", l, "\n") io.flush() end
+print("READY") io.flush()
+for l in io.lines() do handle(l) end
+'''
+
+
+def case_blockedend(c):
+    """attach -d and top -d of a dormant server that answers, runs a little
+    Lua, then blocks in C again: each ends after its duration and the
+    grace (5 s), attach with its session written (it waited forever, its
+    session unwritten); the server detaches at its next Lua event and
+    goes on."""
+    c.write('prog.lua', BLOCKED)
+    c.used.add('attach')
+    for cmd in ('attach', 'top'):
+        p = subprocess.Popen([c.args.lua, '-lluatrace', 'prog.lua'], cwd=c.tmp,
+                             env=c.env(LUATRACE_ATTACH='1'), stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        c.procs.append(p)
+        expect(p.stdout.readline() == b'READY\n', 'the server did not get ready')
+        out = os.path.join(c.tmp, 'out-' + cmd)
+        argv = [c.args.recorderd, cmd, str(p.pid), '-d', '1'] + (['-o', out] if cmd == 'attach' else [])
+        a = subprocess.Popen(argv, cwd=c.tmp, env=base_env(), stdin=subprocess.DEVNULL,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        c.procs.append(a)
+        time.sleep(0.5)  # the request is there: the line's Lua answers it
+        p.stdin.write(b'one\n')
+        p.stdin.flush()
+        expect(p.stdout.readline() == b'got:one\n', 'the server did not answer')
+        try:
+            a_out, a_err = a.communicate(timeout=40)
+        except subprocess.TimeoutExpired:
+            raise Failure('%s -d 1 still runs 40 s on, its process blocked in C' % cmd)
+        expect(a.returncode == 0 and b'has not run Lua since the detach request' in a_err,
+               '%s: %d %r' % (cmd, a.returncode, a_err))
+        if cmd == 'attach':
+            sessions = os.listdir(out)
+            expect(len(sessions) == 1 and os.path.exists(os.path.join(out, sessions[0],
+                                                                      'session.json')),
+                   'attach wrote no session: %r' % sessions)
+        else:
+            expect(a_out.count(b'luatrace top: ') >= 1, 'top printed no table: %r' % a_out)
+        p.stdin.write(b'two\n')
+        p.stdin.close()
+        p.wait(timeout=60)
+        rest, err = p.stdout.read(), p.stderr.read()
+        expect(p.returncode == 0 and rest == b'got:two\n', 'the server after %s: %d %r %r'
+               % (cmd, p.returncode, rest, err))
+
+
 def case_outsidetop(c):
     """top of a program that never loaded the collector: samples read from
     outside, on a pipe no terminal codes; the busiest function is on top;
