@@ -198,6 +198,7 @@ int lt_ring_create(lt_ring *r, const char *name, uint64_t size)
     h->hdr_size = LT_RING_HDR_SIZE;
     h->size = size;
     h->producer_pid = (uint32_t)getpid();
+    lt_ring_fill_ahead(r); /* the first batch, before its publish */
     /* release: a consumer that sees the magic sees the fields above */
     atomic_store_explicit((_Atomic uint64_t *)&h->magic, LT_RING_MAGIC, memory_order_release);
     return 0;

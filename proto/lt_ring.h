@@ -22,6 +22,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define LT_RING_MAGIC 0x31474e4952544cULL /* "LTRING1\0" little endian */
 #define LT_RING_VERSION 1u
@@ -30,6 +31,8 @@
 #define LT_RING_MAX_SIZE (1024ull * 1024u * 1024u)
 #define LT_RING_DEFAULT_SIZE (8u * 1024u * 1024u)
 #define LT_RING_BATCH 4096u
+#define LT_RING_FILL (LT_RING_BATCH + 512u) /* bytes filled ahead at a publish */
+#define LT_RING_FILL_BYTE 0xc1 /* msgpack's one unused byte: no record starts so */
 #define LT_RING_NAME_MAX 64 /* user part of the name, without prefix */
 #define LT_RING_PREFIX "/luatrace-"
 
@@ -63,7 +66,13 @@ struct lt_ring_hdr {
      * clock (64 rounds): the program's time lost to a recorder that could
      * not keep up (0 from a collector that did not count it) */
     _Atomic uint64_t waited_ns;
-    uint8_t pad1[64 - 40];
+    /* at each publish, the bytes from head up to filled are set to
+     * LT_RING_FILL_BYTE, a byte no record begins with: after a producer
+     * that died unannounced (a signal), the consumer reads its records
+     * there, written but never published, up to the first such byte
+     * (lt_ring_fill_ahead). 0 from a collector that does not fill */
+    _Atomic uint64_t filled;
+    uint8_t pad1[64 - 48];
     /* line 2: consumer */
     _Atomic uint64_t tail;
     _Atomic uint32_t cons_state;
@@ -76,6 +85,7 @@ struct lt_ring_hdr {
 _Static_assert(sizeof(struct lt_ring_hdr) == 256, "ring header layout");
 _Static_assert(offsetof(struct lt_ring_hdr, head) == 64, "head on its own line");
 _Static_assert(offsetof(struct lt_ring_hdr, waited_ns) == 96, "waited_ns in the producer's line");
+_Static_assert(offsetof(struct lt_ring_hdr, filled) == 104, "filled in the producer's line");
 _Static_assert(offsetof(struct lt_ring_hdr, tail) == 128, "tail on its own line");
 _Static_assert(offsetof(struct lt_ring_hdr, control) == 192, "control on its own line");
 
@@ -149,12 +159,29 @@ int lt_ring_sweep(void);
 
 /* ---- producer side (the traced thread only) ---- */
 
+/* The free bytes after the producer's position, up to LT_RING_FILL of
+ * them, set to LT_RING_FILL_BYTE, and hdr->filled to their end: what the
+ * next batch writes over. Only free bytes: the consumer has read them. */
+static inline void lt_ring_fill_ahead(lt_ring *r)
+{
+    uint64_t n = LT_RING_FILL;
+    if (r->pos + n - r->peer_seen > r->size)
+        /* acquire: the consumer finished reading bytes before it moved tail */
+        r->peer_seen = atomic_load_explicit(&r->hdr->tail, memory_order_acquire);
+    if (r->pos + n - r->peer_seen > r->size)
+        n = r->peer_seen + r->size - r->pos;
+    memset(r->data + (r->pos & r->mask), LT_RING_FILL_BYTE, (size_t)n); /* mirrored */
+    /* relaxed: read only once the producer is gone */
+    atomic_store_explicit(&r->hdr->filled, r->pos + n, memory_order_relaxed);
+}
+
 /* Makes everything committed visible to the consumer. */
 static inline void lt_ring_publish(lt_ring *r)
 {
     /* release: the record bytes must be visible before the new head */
     atomic_store_explicit(&r->hdr->head, r->pos, memory_order_release);
     r->published = r->pos;
+    lt_ring_fill_ahead(r);
 }
 
 /* Returns where to write n (<= size) contiguous bytes, or NULL if the ring

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <dirent.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -192,6 +193,48 @@ static int drain_once(rd_session *s)
     return used > 0;
 }
 
+/* Whether process pid is gone (or a zombie): it writes no more. */
+static int process_gone(pid_t pid)
+{
+    char buf[512], st;
+    if (pid <= 0)
+        return 0;
+    if (kill(pid, 0) < 0 && errno == ESRCH)
+        return 1;
+    rd_proc_read(pid, "stat", buf, sizeof buf);
+    st = rd_proc_state(buf);
+    return st == 'Z' || st == 'X';
+}
+
+/* A process gone without its STOP (killed by a signal): the records it
+ * wrote but never published (it publishes every LT_RING_BATCH bytes),
+ * from the ring's head up to the first fill byte (lt_ring_fill_ahead).
+ * Only once it is gone: a live producer could be writing there. A short
+ * program killed, or dead of SIGPIPE under `| head`, had no event. */
+static void salvage(rd_session *s)
+{
+    uint64_t at = s->ring.pos;
+    /* relaxed: the producer is gone, its stores are all there */
+    uint64_t filled = atomic_load_explicit(&s->ring.hdr->filled, memory_order_relaxed);
+    if (filled <= at || filled - at > s->ring.size || !process_gone(s->pid))
+        return;
+    const uint8_t *p = s->ring.data + (at & s->ring.mask); /* mirrored */
+    size_t n = (size_t)(filled - at), ok = 0;
+    lt_dec d = s->st.dec;
+    lt_event ev;
+    int k;
+    while (ok < n && p[ok] != LT_RING_FILL_BYTE && (k = lt_dec_next(&d, p + ok, n - ok, &ev)) > 0)
+        ok += (size_t)k;
+    char err[256];
+    int64_t used = ok ? rd_replay_feed(&s->st, p, ok, err, sizeof err) : 0;
+    if (used <= 0)
+        return;
+    rd_tracefile_write(&s->trace, p, (size_t)used);
+    s->bytes += (uint64_t)used;
+    s->unpublished = (uint64_t)used;
+    lt_ring_consume(&s->ring, (uint64_t)used);
+}
+
 /* A producer of the same uid could shrink its shm object under us: the
  * drainer reads the ring only inside rd_guard_call, so the fault ends this
  * session, not the daemon. */
@@ -287,6 +330,7 @@ static void drain_loop(rd_session *s)
         if (atomic_load_explicit(&s->conn_closed, memory_order_acquire)) {
             if (drain_once(s) == 0) {
                 s->truncated = 1; /* gone without saying goodbye */
+                salvage(s);
                 return;
             }
             continue;
@@ -526,12 +570,13 @@ static int write_json(FILE *f, void *ud)
             s->truncated ? "truncated" : "complete", (int)s->pid);
     rd_json_str(f, s->cmd);
     fprintf(f,
-            ",\n  \"events\": %llu,\n  \"bytes\": %llu,\n  \"drops\": %llu,\n"
+            ",\n  \"events\": %llu,\n  \"bytes\": %llu,\n  \"unpublished_bytes\": %llu,\n"
+            "  \"drops\": %llu,\n"
             "  \"traced_ns\": %.0f,\n  \"wall_ns\": %llu,\n  \"functions\": %u,\n"
             "  \"stacks\": %u,\n  \"unwinds\": %llu,\n  \"tail_calls\": %llu,\n"
             "  \"bad_records\": %llu,\n  \"cwd\": ",
             (unsigned long long)s->m.events, (unsigned long long)s->bytes,
-            (unsigned long long)s->drops, ns, s->t1 - s->t0, s->m.nfunc - 1, rd_model_stacks(&s->m),
+            (unsigned long long)s->unpublished, (unsigned long long)s->drops, ns, s->t1 - s->t0, s->m.nfunc - 1, rd_model_stacks(&s->m),
             (unsigned long long)s->st.unwinds, (unsigned long long)s->st.tails,
             (unsigned long long)s->st.bad);
     rd_json_str(f, r->rr.srcdir);

@@ -78,6 +78,7 @@ typedef struct rd_session {
      * and every file that could not be written. */
     char err[1024];
     uint64_t bytes, drops;
+    uint64_t unpublished; /* of bytes: read past the ring's head after the process died */
     uint64_t ring_waited_ns; /* the program's waits for room in the ring (its count) */
     unsigned long long t0, t1;
     void *owner; /* the loop's connection, opaque here */

@@ -22,6 +22,8 @@ daemon, socket and shm segments even when it fails. Cases:
               program runs untraced (not killed by SIGXFSZ)
   killed      recorderd killed with SIGKILL mid-run: the program finishes
               with unchanged output and says once that tracing stopped
+  signalled   a program killed by a signal: its records never published
+              are read once it is gone
   profile     lua5.1 -lluatrace.profile: summary at exit, reports written
   manyfuncs   2600 functions: profile.txt's tables list 2000 each, the
               rest summed up in one row
@@ -2078,6 +2080,40 @@ def case_exit(c):
     expect(rows.get('lua5.1@[C];main chunk@ex.lua:0;deep@ex.lua:2;deep@ex.lua:2;deep@ex.lua:2;'
                     'deep@ex.lua:2;deep@ex.lua:2;deep@ex.lua:2;os.exit@[C]') == 1,
            'os.exit call missing: %s' % rows)
+
+
+SELFKILL = r'''local n, sig = tonumber(arg[1]), arg[2]
+local function f(i) return i + 1 end
+local s = 0
+for _ = 1, n do s = f(s) end
+io.write("did ", s, "\n") io.stdout:flush()
+local pid = io.open("/proc/self/stat"):read("*l"):match("^(%d+)")
+os.execute("kill -" .. sig .. " " .. pid)
+while true do end
+'''
+
+
+def case_signalled(c):
+    """A program killed by a signal (KILL, TERM, PIPE) before it published
+    its last records: recorderd reads them after it is gone, every call of
+    f counted, for 10 calls (nothing published) and 3000 (some); under
+    lua5.1, luajit and lua5.4 where there."""
+    prog = c.write('sk.lua', SELFKILL)
+    luas = [c.args.lua] + [l for l in ('luajit', 'lua5.4') if shutil.which(l)]
+    for lua in luas:
+        for n, sig in ((10, 'KILL'), (3000, 'TERM'), (10, 'PIPE')):
+            out = os.path.join(c.tmp, 'sk-%s-%d-%s' % (os.path.basename(lua), n, sig))
+            r = run([c.args.recorderd, 'run', '-q', '--out', out, '--', lua, prog, str(n), sig],
+                    c.tmp, c.env())
+            want = 128 + getattr(signal, 'SIG' + sig)
+            expect(r.status == want and r.out == b'did %d\n' % n, '%s %d %s: %d %r'
+                   % (lua, n, sig, r.status, r.out))
+            session = harness.find_session(out)
+            meta = json.load(open(os.path.join(session, 'session.json')))
+            calls = {k.split(' (')[0]: v for k, v in harness.calls_of(session).items()}
+            expect(calls.get('f') == n and meta['status'] == 'truncated'
+                   and meta['unpublished_bytes'] > 0 and meta['bad_records'] == 0,
+                   '%s %d %s: f called %r times, %s' % (lua, n, sig, calls.get('f'), meta))
 
 
 CPATH_PROG = r'''print(package.cpath)
