@@ -193,17 +193,24 @@ static int drain_once(rd_session *s)
     return used > 0;
 }
 
-/* Whether process pid is gone (or a zombie): it writes no more. */
+/* Whether process pid is gone (or a zombie): it writes no more. Its
+ * connection closes while it exits, before it is a zombie: up to half a
+ * second for that (a process that closed the connection and runs on
+ * keeps its ring to itself). */
 static int process_gone(pid_t pid)
 {
     char buf[512], st;
-    if (pid <= 0)
-        return 0;
-    if (kill(pid, 0) < 0 && errno == ESRCH)
-        return 1;
-    rd_proc_read(pid, "stat", buf, sizeof buf);
-    st = rd_proc_state(buf);
-    return st == 'Z' || st == 'X';
+    for (int i = 0; pid > 0 && i < 100; i++) {
+        if (kill(pid, 0) < 0 && errno == ESRCH)
+            return 1;
+        rd_proc_read(pid, "stat", buf, sizeof buf);
+        st = rd_proc_state(buf);
+        if (st == 'Z' || st == 'X')
+            return 1;
+        struct timespec ts = {0, 5000000};
+        nanosleep(&ts, NULL);
+    }
+    return 0;
 }
 
 /* A process gone without its STOP (killed by a signal): the records it

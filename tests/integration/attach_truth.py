@@ -1757,7 +1757,7 @@ def case_toppipe(c):
 
 # A server that runs a little Lua for each line of its stdin, and is
 # blocked in C (read) the rest of the time.
-BLOCKED = r'''
+SERVER_STDIN = r'''
 local function handle(l) io.write("got:", l, "\n") io.flush() end
 print("READY") io.flush()
 for l in io.lines() do handle(l) end
@@ -1770,7 +1770,7 @@ def case_blockedend(c):
     grace (5 s), attach with its session written (it waited forever, its
     session unwritten); the server detaches at its next Lua event and
     goes on."""
-    c.write('prog.lua', BLOCKED)
+    c.write('prog.lua', SERVER_STDIN)
     c.used.add('attach')
     for cmd in ('attach', 'top'):
         p = subprocess.Popen([c.args.lua, '-lluatrace', 'prog.lua'], cwd=c.tmp,
