@@ -159,7 +159,7 @@ int rd_run_env(void)
             fputs(manpath && *manpath ? ":\"$MANPATH\"\n" : ":\n", stdout);
         }
     }
-    char mod[PATH_MAX + 32], entry[PATH_MAX + 40];
+    char mod[PATH_MAX + 32], entry[PATH_MAX + 64];
     rd_run_module_dir(mod, sizeof mod);
     snprintf(entry, sizeof entry, "%s/?.so", mod);
     const char *old = getenv("LUA_CPATH");
@@ -170,6 +170,20 @@ int rd_run_env(void)
     fputs("export LUA_CPATH=", stdout);
     put_quoted(cpath);
     putchar('\n');
+    /* lua5.4 reads LUA_CPATH_5_4 first: the 5.4 build, where there is one */
+    module_dir54(mod, sizeof mod);
+    snprintf(entry, sizeof entry, "%s/luatrace.so", mod);
+    if (!access(entry, R_OK)) {
+        snprintf(entry, sizeof entry, "%s/?.so", mod);
+        old = getenv("LUA_CPATH_5_4");
+        if (old && listed_by(old, entry, ';'))
+            snprintf(cpath, sizeof cpath, "%s", old);
+        else
+            rd_run_cpath54(cpath, sizeof cpath);
+        fputs("export LUA_CPATH_5_4=", stdout);
+        put_quoted(cpath);
+        putchar('\n');
+    }
     return ferror(stdout) ? 1 : 0;
 }
 

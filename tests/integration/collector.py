@@ -1140,7 +1140,17 @@ def case_dashl(c):
     # the build tree's collector by a plain path (it was BUILD/recorderd/../collector)
     want = "export LUA_CPATH='%s/?.so;;'\n" % os.path.join(
         os.path.dirname(os.path.dirname(os.path.realpath(c.args.recorderd))), 'collector')
-    expect(r.out.decode().endswith(want), 'recorderd env: %r, want %r' % (r.out, want))
+    expect(want in r.out.decode(), 'recorderd env: %r, want %r' % (r.out, want))
+    # and lua5.4 (LUA_CPATH_5_4 first) finds the 5.4 build, where built
+    col54 = os.path.join(os.path.dirname(want[len("export LUA_CPATH='"):-len("/?.so;;'\n")]),
+                         'collector', 'lua54')
+    if os.path.exists(os.path.join(col54, 'luatrace.so')) and shutil.which('lua5.4'):
+        expect("export LUA_CPATH_5_4='%s/?.so;;'\n" % col54 in r.out.decode(),
+               'recorderd env, no LUA_CPATH_5_4: %r' % r.out)
+        r = run(['sh', '-c', 'eval "$("$0" env)" && lua5.4 -e "require \'luatrace\' print(\'ok\')"',
+                 c.args.recorderd], c.tmp, env)
+        expect(r.status == 0 and r.out == b'ok\n', 'recorderd env, lua5.4: %r %r'
+               % (r.out, r.err))
     # and, from a build tree, recorderd and its man pages by name
     env.pop('MANPATH', None)
     r = run(['bash', '-c', 'eval "$("$0" env)" && cd / && command -v recorderd && '
