@@ -351,18 +351,28 @@ int rd_attach(const rd_attach_opts *o)
                              .stop = o->stop};
         return rd_sample_top(&so);
     }
+    /* Ctrl-C and SIGTERM wait until our handlers take them (start_handles):
+     * before, they killed recorderd mid-injection (ptrace) or without a
+     * word, or the server's handlers swallowed them */
+    sigset_t hold, was;
+    sigemptyset(&hold);
+    sigaddset(&hold, SIGINT);
+    sigaddset(&hold, SIGTERM);
+    sigprocmask(SIG_BLOCK, &hold, &was);
     if ((!e || e == -ENOENT) && !o->dump && !o->keys)
         e = out_ok(o, err, sizeof err) ? -ENOTDIR : e;
     if (e == -ENOENT && !o->dump && !o->keys)
         e = inject(o, &a.mk, err, sizeof err);
     if (e) {
         fprintf(stderr, "recorderd: %s\n", rd_printable(err, err, sizeof err));
+        sigprocmask(SIG_SETMASK, &was, NULL);
         return 1;
     }
     uv_loop_t *loop = uv_default_loop();
     lt_attach_socket_path(geteuid(), o->pid, sock, sizeof sock);
     if (rd_server_init(&a.srv, loop, &o->so, err, sizeof err)) {
         fprintf(stderr, "recorderd: %s\n", rd_printable(err, err, sizeof err));
+        sigprocmask(SIG_SETMASK, &was, NULL);
         return 1;
     }
     if ((e = rd_server_listen(&a.srv, sock, err, sizeof err))) {
@@ -372,6 +382,7 @@ int rd_attach(const rd_attach_opts *o)
         fprintf(stderr, "recorderd: %s\n", rd_printable(err, err, sizeof err));
         rd_server_close(&a.srv);
         uv_run(loop, UV_RUN_DEFAULT);
+        sigprocmask(SIG_SETMASK, &was, NULL);
         return 1;
     }
     a.srv.ud = &a;
@@ -383,6 +394,7 @@ int rd_attach(const rd_attach_opts *o)
     if (o->dump)
         a.srv.on_dump = on_dump;
     start_handles(&a, loop);
+    sigprocmask(SIG_SETMASK, &was, NULL); /* one held meanwhile goes to on_signal */
     a.t_signal = rd_now_ns();
     e = ask(&a, o->dump ? LT_ATTACH_DUMP : LT_ATTACH_TRACE);
     if (e && e != -EAGAIN && e != -ESRCH) { /* ESRCH: on_wait says it exited */

@@ -1808,6 +1808,56 @@ def case_blockedend(c):
                % (cmd, p.returncode, rest, err))
 
 
+def traced_by(pid):
+    """The TracerPid of process pid (0: none)."""
+    try:
+        with open('/proc/%d/status' % pid) as f:
+            for line in f:
+                if line.startswith('TracerPid:'):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def case_earlysignal(c):
+    """Ctrl-C or SIGTERM while attach loads the collector into a process
+    (ptrace): it waits for attach's own handler, which ends the attach at
+    once, exit 0 or 1; it killed recorderd (exit 130 or 143, no word)
+    mid-injection, or was swallowed by the server's handlers before them.
+    The program runs on unchanged."""
+    c.write('prog.lua', HOT)
+    progs = []
+    for sig in (signal.SIGINT, signal.SIGTERM):  # a program each: loaded once, never again
+        p = subprocess.Popen([c.args.lua, 'prog.lua'], cwd=c.tmp, env=c.env(),
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             start_new_session=True)
+        c.procs.append(p)
+        progs.append(p)
+        expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+        a = subprocess.Popen([c.args.recorderd, 'attach', str(p.pid), '-d', '60', '-q', '-o',
+                              os.path.join(c.tmp, 'out-early')], cwd=c.tmp, env=base_env(),
+                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, preexec_fn=lambda: signal.signal(
+                                 signal.SIGINT, signal.SIG_DFL))
+        c.procs.append(a)
+        t0 = time.time()
+        while time.time() - t0 < 10 and traced_by(p.pid) != a.pid and a.poll() is None:
+            time.sleep(0.0002)
+        a.send_signal(sig)
+        try:
+            _, err = a.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            raise Failure('attach -d 60 still runs 30 s after %s' % signal.Signals(sig).name)
+        expect(a.returncode in (0, 1), 'attach after %s while it loads the collector: %d %r'
+               % (signal.Signals(sig).name, a.returncode, err))
+    c.write('stop', '')
+    for p in progs:
+        out, _ = p.communicate(timeout=60)
+        expect(p.returncode == 0 and out == b'rounds some\n', 'the program: %d %r'
+               % (p.returncode, out))
+
+
 def case_outsidetop(c):
     """top of a program that never loaded the collector: samples read from
     outside, on a pipe no terminal codes; the busiest function is on top;
