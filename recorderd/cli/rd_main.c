@@ -402,7 +402,9 @@ static int cmd_listen(int argc, char **argv)
     if (http_auth(http, token_file, token, sizeof token))
         return 2;
     lt_ring_sweep();
-    return serve(path, -1, &so, 0, (unsigned)hello_s * 1000, http, token_file ? token : NULL);
+    int made = out_missing(so.out); /* a listen refused (another listens) leaves none */
+    int rc = serve(path, -1, &so, 0, (unsigned)hello_s * 1000, http, token_file ? token : NULL);
+    return rc ? unmake_out(so.out, made, rc) : rc;
 }
 
 /* status and stop: [--socket PATH] [--json] */

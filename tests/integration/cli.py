@@ -187,6 +187,21 @@ def case_emptyout(c):
     prog = c.write('app.lua', 'print(1)\n')
     r = run([c.args.recorderd, 'run', '-q', '--out', out, '--', c.args.lua, prog], c.tmp, c.env())
     expect(r.status == 0 and os.listdir(out) == ['app'], 'a run: %d %r' % (r.status, r.err))
+    # a listen refused (another listens on its socket) leaves no --out it made
+    sock = os.path.join(c.tmp, 'l.sock')
+    first = subprocess.Popen([c.args.recorderd, 'listen', '--socket', sock, '-o',
+                              os.path.join(c.tmp, 'lo')], cwd=c.tmp, env=c.env(),
+                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        harness.wait_file(sock, 'the first listen', first)
+        r = run([c.args.recorderd, 'listen', '--socket', sock, '-o',
+                 os.path.join(c.tmp, 'lnew', 'sub')], c.tmp, c.env())
+        expect(r.status == 1 and not os.path.exists(os.path.join(c.tmp, 'lnew')),
+               'a refused listen: %d, %r' % (r.status, r.err))
+    finally:
+        first.terminate()
+        first.wait(timeout=30)
 
 
 def case_samplehz(c):
