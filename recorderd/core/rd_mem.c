@@ -8,7 +8,8 @@
 
 static const rd_memrow zero_row;
 
-/* Row n, as it was before the tail kept (rd_mem_end) before its change. */
+/* Row n, to change: what it held before the tail's first change to it is
+ * kept in was (rd_mem_seal). */
 static rd_memrow *row_of(rd_mem *mm, uint32_t n)
 {
     rd_memslot *r = &mm->row[n];
