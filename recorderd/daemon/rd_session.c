@@ -583,7 +583,8 @@ static int write_json(FILE *f, void *ud)
             "  \"stacks\": %u,\n  \"unwinds\": %llu,\n  \"tail_calls\": %llu,\n"
             "  \"bad_records\": %llu,\n  \"cwd\": ",
             (unsigned long long)s->m.events, (unsigned long long)s->bytes,
-            (unsigned long long)s->unpublished, (unsigned long long)s->drops, ns, s->t1 - s->t0, s->m.nfunc - 1, rd_model_stacks(&s->m),
+            (unsigned long long)s->unpublished, (unsigned long long)s->drops, ns, s->t1 - s->t0,
+            s->m.nfunc - 1, rd_model_stacks(&s->m),
             (unsigned long long)s->st.unwinds, (unsigned long long)s->st.tails,
             (unsigned long long)s->st.bad);
     rd_json_str(f, r->rr.srcdir);
