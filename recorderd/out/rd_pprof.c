@@ -541,7 +541,8 @@ common:
                  p->m->sampled_cpu ? "CPU time" : "samples");
     else if (p->heap)
         snprintf(note, sizeof note, "luatrace: %llu allocator calls, every one traced (not "
-                 "sampled); inuse: live when tracing ended", (unsigned long long)p->m->mem.records);
+                 "sampled); inuse: live at the end (doc/memory.md)",
+                 (unsigned long long)p->m->mem.records);
     else
         snprintf(note, sizeof note, "luatrace: %llu events, every call traced (not sampled)",
                  (unsigned long long)p->m->events);

@@ -29,7 +29,7 @@ int rd_pprof_write(const rd_model *m, const rd_pprof_info *info, FILE *out);
 /* heap.pb.gz: the memory of a trace with MEM records (rd_mem.h), as a Go
  * heap profile: one sample per call-tree node with any, values
  * alloc_objects, alloc_space (bytes), inuse_objects, inuse_space (bytes:
- * live when tracing ended), the last the default. Returns as above. */
+ * live at the end: rd_mem_end), the last the default. Returns as above. */
 int rd_pprof_encode_heap(const rd_model *m, const rd_pprof_info *info, rd_pb *out);
 int rd_pprof_write_heap(const rd_model *m, const rd_pprof_info *info, FILE *out);
 
