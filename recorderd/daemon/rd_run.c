@@ -135,13 +135,29 @@ static int listed(const char *list, const char *dir)
     return listed_by(list, dir, ':');
 }
 
+/* export VAR='...': mod's ?.so before what VAR held (make builds it),
+ * or VAR as it is when it lists that already (a second eval adds nothing). */
+static void export_cpath(const char *var, const char *mod, void (*make)(char *, unsigned long))
+{
+    char cpath[PATH_MAX * 2], entry[PATH_MAX + 64];
+    snprintf(entry, sizeof entry, "%s/?.so", mod);
+    const char *old = getenv(var);
+    if (old && listed_by(old, entry, ';'))
+        snprintf(cpath, sizeof cpath, "%s", old);
+    else
+        make(cpath, sizeof cpath);
+    printf("export %s=", var);
+    put_quoted(cpath);
+    putchar('\n');
+}
+
 /* `recorderd env`: for the shell, as eval "$(recorderd env)" takes it.
  * From a build tree also PATH (recorderd by name) and MANPATH (man
  * recorderd): the source tree's man/ holds man1/ and man7/. A MANPATH that
  * ends with ':' keeps man's own search path after it. */
 int rd_run_env(void)
 {
-    char cpath[PATH_MAX * 2], build[PATH_MAX], dir[PATH_MAX + 32];
+    char build[PATH_MAX], dir[PATH_MAX + 32];
     const char *path = getenv("PATH"), *manpath = getenv("MANPATH");
     if (!build_tree(build, sizeof build)) {
         snprintf(dir, sizeof dir, "%s/recorderd", build);
@@ -161,29 +177,12 @@ int rd_run_env(void)
     }
     char mod[PATH_MAX + 32], entry[PATH_MAX + 64];
     rd_run_module_dir(mod, sizeof mod);
-    snprintf(entry, sizeof entry, "%s/?.so", mod);
-    const char *old = getenv("LUA_CPATH");
-    if (old && listed_by(old, entry, ';')) /* a second eval adds nothing */
-        snprintf(cpath, sizeof cpath, "%s", old);
-    else
-        rd_run_cpath(cpath, sizeof cpath);
-    fputs("export LUA_CPATH=", stdout);
-    put_quoted(cpath);
-    putchar('\n');
+    export_cpath("LUA_CPATH", mod, rd_run_cpath);
     /* lua5.4 reads LUA_CPATH_5_4 first: the 5.4 build, where there is one */
     module_dir54(mod, sizeof mod);
     snprintf(entry, sizeof entry, "%s/luatrace.so", mod);
-    if (!access(entry, R_OK)) {
-        snprintf(entry, sizeof entry, "%s/?.so", mod);
-        old = getenv("LUA_CPATH_5_4");
-        if (old && listed_by(old, entry, ';'))
-            snprintf(cpath, sizeof cpath, "%s", old);
-        else
-            rd_run_cpath54(cpath, sizeof cpath);
-        fputs("export LUA_CPATH_5_4=", stdout);
-        put_quoted(cpath);
-        putchar('\n');
-    }
+    if (!access(entry, R_OK))
+        export_cpath("LUA_CPATH_5_4", mod, rd_run_cpath54);
     return ferror(stdout) ? 1 : 0;
 }
 
