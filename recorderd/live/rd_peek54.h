@@ -142,7 +142,8 @@ int r54_tstring(r54 *d, uintptr_t ts, char *out, size_t cap);
 
 /* The name, as the call in Proto pr at pc gives it to the function it
  * calls (a local, global, field, method or upvalue name, as 5.4's
- * getobjname finds it), into out: 1, or 0 if none. */
+ * getobjname finds it), into out: 1, or 0 if none; -1 if the code could
+ * not be read (or the read ran out of time), to be tried again. */
 int r54_call_name(r54 *d, uintptr_t pr, int pc, char *out, size_t cap);
 
 /* Names d's functions from the globals and package.loaded, then writes

@@ -143,15 +143,19 @@ static int obj_name(site *s, int pc, int reg, char *out, size_t cap, int depth)
 int r54_call_name(r54 *d, uintptr_t pr, int pc, char *out, size_t cap)
 {
     site s = {.d = d};
-    int ok = 0;
-    if (r54_peek(d, pr, s.pr, sizeof s.pr) || pc < 0 || pc >= r54_int_at(s.pr, PR4_SIZECODE) ||
-        pc >= CODE_MAX || !(s.code = malloc(((size_t)pc + 1) * 4)))
+    int ok = -1;
+    out[0] = 0;
+    if (r54_peek(d, pr, s.pr, sizeof s.pr))
+        return -1;
+    if (pc < 0 || pc >= r54_int_at(s.pr, PR4_SIZECODE) || pc >= CODE_MAX)
         return 0;
-    if (!r54_peek(d, r54_ptr_at(s.pr, PR4_CODE), s.code, ((size_t)pc + 1) * 4) &&
-        (op_of(s.code[pc]) == OP_CALL || op_of(s.code[pc]) == OP_TAILCALL))
-        ok = obj_name(&s, pc, a_of(s.code[pc]), out, cap, 0);
+    if (!(s.code = malloc(((size_t)pc + 1) * 4)))
+        return -1;
+    if (!r54_peek(d, r54_ptr_at(s.pr, PR4_CODE), s.code, ((size_t)pc + 1) * 4))
+        ok = (op_of(s.code[pc]) == OP_CALL || op_of(s.code[pc]) == OP_TAILCALL) &&
+             obj_name(&s, pc, a_of(s.code[pc]), out, cap, 0);
     free(s.code);
-    if (!ok)
+    if (ok != 1)
         out[0] = 0;
-    return ok;
+    return d->late ? -1 : ok; /* out of time part way: the name may be missing */
 }

@@ -184,7 +184,10 @@ static void still_running(r54 *d, r54_frame *callee)
 
 /* Names each function of t's frames with no call name yet by the call
  * its caller made, where that caller is a Lua function and the call no
- * tail call, a hook or a finalizer (5.4's funcnamefromcall gives none). */
+ * tail call, a hook or a finalizer (5.4's funcnamefromcall gives none).
+ * A read that failed is tried again at the next sample: one that ran out
+ * of time on a loaded machine had left a busy function "function" for
+ * the rest of a top. */
 static void name_calls(r54 *d, const r54_thread *t)
 {
     for (uint32_t i = 0; i + 1 < t->n; i++) {
@@ -194,7 +197,7 @@ static void name_calls(r54 *d, const r54_thread *t)
         r54_fn *f = &d->fn[callee->fn];
         if (!f->call_read && callee->call_ok && caller->pr && !(callee->cs & (CI4_TAIL | CI4_HOOKED)) &&
             !(caller->cs & (CI4_HOOKED | CI4_FIN)))
-            f->call_read = 1, r54_call_name(d, caller->pr, caller->pc, f->call, sizeof f->call);
+            f->call_read = r54_call_name(d, caller->pr, caller->pc, f->call, sizeof f->call) >= 0;
     }
 }
 
