@@ -86,6 +86,10 @@ int co_jit_is(void)
     return known;
 }
 
+/* 1: the JIT-off note is still to be said, at the first event (co_jit_event):
+ * said as the module loads, it came before luajit's "cannot open x.lua". */
+static int g_note;
+
 void co_jit_prepare(lua_State *L)
 {
     static int said;
@@ -96,9 +100,15 @@ void co_jit_prepare(lua_State *L)
     setmode(L, 0, CO_LUAJIT_MODE_ENGINE | CO_LUAJIT_MODE_FLUSH);
     const char *quiet = getenv("LUATRACE_QUIET"); /* recorderd run -q */
     if (!said++ && !(quiet && !strcmp(quiet, "1")))
-        fprintf(stderr, "luatrace: LuaJIT: the JIT compiler is off while tracing (compiled "
-                        "code flushed), so Lua code runs interpreted, as with luajit -joff: "
-                        "often several times slower (doc/tracing.md)\n");
+        g_note = 1;
+}
+
+static void __attribute__((noinline)) say_note(void)
+{
+    g_note = 0;
+    fprintf(stderr, "luatrace: LuaJIT: the JIT compiler is off while tracing (compiled "
+                    "code flushed), so Lua code runs interpreted, as with luajit -joff: "
+                    "often several times slower (doc/tracing.md)\n");
 }
 
 /* {====== live attach (co_attach.c) */
@@ -503,6 +513,8 @@ static int64_t caller_slot(lua_State *L, const lua_Debug *ar)
 
 void co_jit_event(co_state *s, lua_State *L, lua_Debug *ar)
 {
+    if (__builtin_expect(g_note, 0))
+        say_note();
     if (ar->event != LUA_HOOKCALL && ar->event != LUA_HOOKRET && ar->event != LUA_HOOKLINE) {
         co_hook_traced(s, L, ar);
         return;

@@ -445,12 +445,16 @@ static int replay_and_write(const report_opts *o, int streaming, rd_stack *st,
                             rd_backends *bk, const char *dir)
 {
     char err[512] = "";
-    if (rd_replay_path(o->path, st, 1, err, sizeof err)) {
+    int corrupt = rd_replay_path(o->path, st, 1, err, sizeof err);
+    if (corrupt < 0) {
         fprintf(stderr, "recorderd report: %s: %s\n", o->path, rd_printable(err, err, sizeof err));
         return 1;
     }
+    /* corrupt part way: the reports of what came before, and exit 1 */
     if (err[0])
-        fprintf(stderr, "recorderd report: warning: %s: %s\n", o->path, err);
+        fprintf(stderr, "recorderd report: %s%s: %s%s\n", corrupt ? "" : "warning: ", o->path,
+                rd_printable(err, err, sizeof err),
+                corrupt ? "; the reports hold the records before it" : "");
     /* a backend format writes -o FILE; --backend outputs go to -o DIR */
     report_opts to_stdout = *o; /* with --backend, -o is their directory */
     to_stdout.out = NULL;
@@ -461,7 +465,7 @@ static int replay_and_write(const report_opts *o, int streaming, rd_stack *st,
         fprintf(stderr, "recorderd report: %s\n", rd_printable(err, err, sizeof err));
         rc = 1;
     }
-    return rc;
+    return rc || corrupt;
 }
 
 /* A report of one trace that is no coverage, with the backends. */

@@ -393,8 +393,8 @@ const char *rd_model_time_source(const rd_model *m, char *buf, size_t cap)
     else if (m->untimed)
         snprintf(buf, cap, "none (a coverage run reads no clock)");
     else
-        snprintf(buf, cap, "exact (--time exact): each event's clock, the hooks' estimated cost "
-                 "taken off");
+        snprintf(buf, cap, "exact: each event's clock, the hooks' estimated cost taken off "
+                 "(--time exact, or run counting every line: --lines exact, --memory, coverage)");
     return buf;
 }
 

@@ -182,7 +182,9 @@ int rd_replay_path(const char *path, rd_stack *s, int want_progress, char *err, 
     rd_tracein_close(&in);
     progress_clear(&pr);
     rd_stack_finish(s);
-    return e;
+    /* corrupt after the records read (a bad zstd block, junk after the
+     * last frame, a malformed record): those stand, as a cut trace's do */
+    return e == -EPROTO && s->fed ? RD_REPLAY_CORRUPT : e;
 }
 
 /* }====================================================================== */

@@ -33,8 +33,12 @@ int64_t rd_replay_feed(rd_stack *s, const uint8_t *p, size_t n, char *err, size_
  * time left), redrawn with \r at most once a second (LUATRACE_PROGRESS_MS
  * milliseconds, for tests) and erased at the end; nothing otherwise.
  * Returns 0 or a negative errno with err; 0 with a warning in err when the
- * trace is truncated (cut inside a record, or no STOP at its end). Any
- * thread. */
+ * trace is truncated (cut inside a record, or no STOP at its end);
+ * RD_REPLAY_CORRUPT with err when a compressed block or a record is
+ * corrupt: the records before it were replayed, and s finished as for a
+ * truncated trace (a report of them loses nothing that could be read).
+ * Any thread. */
+enum { RD_REPLAY_CORRUPT = 1 };
 int rd_replay_path(const char *path, rd_stack *s, int progress, char *err, size_t cap);
 
 #endif

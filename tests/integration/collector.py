@@ -948,7 +948,8 @@ def case_otherlua(c):
 def case_luajit(c):
     """LuaJIT 2.1 is traced: tron() after a loop the JIT compiled turns the
     JIT off and flushes it (one note on stderr), so the loop's calls after
-    tron() are all in the profile; the output is plain luajit's."""
+    tron() are all in the profile; the output is plain luajit's. run of a
+    missing script prints luajit's error and no note."""
     prog = c.write('hot.lua', '''local function sq(x) return x * x end
 local function loop(n) local s = 0 for i = 1, n do s = s + sq(i % 7) end return s end
 local s = loop(200000) -- compiled: its trace runs the next calls unless flushed
@@ -972,6 +973,12 @@ print(s)
         if line.rstrip().endswith(' sq (hot.lua:1)'):
             calls = int(line.split()[0])
     expect(calls == 300, 'sq calls after tron(): %r' % calls)
+    # a script that is not there: luajit's own error alone, no note of a
+    # JIT turned off for a trace that never began
+    r = run([c.args.recorderd, 'run', '--out', os.path.join(c.tmp, 'none'), '--', 'luajit',
+             'nothere.lua'], c.tmp, c.env())
+    expect(r.status == 1 and b'cannot open nothere.lua' in r.err and b'JIT compiler' not in r.err,
+           'luajit of a missing script: %d %r' % (r.status, r.err))
 
 
 
@@ -2051,6 +2058,12 @@ def case_badtrace(c):
         r = run([c.args.recorderd, 'report', cut], c.tmp, base_env())
         expect(r.status == 1 and b'malformed record at byte %d of the file' % at in r.err,
                'corrupt at %d: %d %r' % (at, r.status, r.err))
+        # the records before it are reported (nothing that could be read is
+        # lost), and stderr says so; none when it is the first
+        calls = [int(l.split()[0]) for l in r.out.decode().splitlines() if l.endswith(' f (loop.lua:1)')]
+        expect((at == 16 and not r.out) or
+               (calls and 0 < calls[0] < 100000 and b'the reports hold the records before it' in r.err),
+               'corrupt at %d: the report of what came before: %r %r' % (at, r.out[:600], r.err))
     # in a compressed trace, by its offset in the decompressed records
     zbody = subprocess.run(['zstd', '-cq'], input=data[16:at] + b'\x93\xff\x00' + data[at:],
                            stdout=subprocess.PIPE, check=True).stdout
@@ -2069,6 +2082,15 @@ def case_badtrace(c):
         expect(r.status == 1 and (b'corrupt compressed trace' in r.err or
                                   at > 16 and b'malformed record' in r.err),
                'garbage at %d: %d %r' % (at, r.status, r.err))
+        # (what comes before garbage inside a zstd block is that block's,
+        # and lost with it: this trace is one block)
+    # junk after a whole trace: every record is reported, the junk said
+    with open(os.path.join(c.tmp, cut), 'wb') as f:
+        f.write(zdata + b'junk after the last frame\n' * 4)
+    r = run([c.args.recorderd, 'report', cut], c.tmp, base_env())
+    calls = [int(l.split()[0]) for l in r.out.decode().splitlines() if l.endswith(' f (loop.lua:1)')]
+    expect(r.status == 1 and set(calls) == {100000} and b'corrupt compressed trace' in r.err,
+           'junk after the trace: %d %r %r' % (r.status, calls, r.err))
 
 
 EXIT = '''
