@@ -45,9 +45,12 @@
 typedef struct co_watch {
     lua_Alloc f;
     void *ud;
-    int frees; /* Protos' and threads' frees are watched (Lua 5.1's layout
-                  verified); 0: memory only (LuaJIT) */
+    int frees; /* FREES_51: Protos' and threads' frees are watched (Lua
+                  5.1's layout verified); FREES_JIT: every free goes to
+                  co_jit_freed; 0: memory only (Lua 5.4) */
 } co_watch;
+
+enum { FREES_51 = 1, FREES_JIT = 2 };
 
 static void *__attribute__((noinline)) watch_free(const co_watch *w, void *ptr, size_t osize)
 {
@@ -232,15 +235,18 @@ mem_note(co_state *s, void *q, void *ptr, size_t osize, size_t nsize)
 static void *watch_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
     const co_watch *w = ud;
+    if (nsize == 0 && w->frees == FREES_JIT)
+        co_jit_freed(ptr); /* before the address can be handed out again */
     if (__builtin_expect(g_mem != NULL, 0)) {
-        void *q = nsize == 0 && (osize == PR_SIZE || osize == LS_SIZE) && w->frees
+        void *q = nsize == 0 && (osize == PR_SIZE || osize == LS_SIZE) && w->frees == FREES_51
                       ? watch_free(w, ptr, osize)
                       : w->f(w->ud, ptr, osize, nsize);
         if (q || !nsize) /* a failed allocation changed nothing */
             mem_note(g_mem, q, ptr, osize, nsize);
         return q;
     }
-    if (__builtin_expect(nsize == 0 && (osize == PR_SIZE || osize == LS_SIZE), 0) && w->frees)
+    if (__builtin_expect(nsize == 0 && (osize == PR_SIZE || osize == LS_SIZE), 0) &&
+        w->frees == FREES_51)
         return watch_free(w, ptr, osize);
     return w->f(w->ud, ptr, osize, nsize);
 }
@@ -260,6 +266,20 @@ static int wrap_memory_only(lua_State *L)
     w->frees = 0;
     lua_setallocf(L, watch_alloc, w);
     return lua_getallocf(L, &ud) == watch_alloc ? 0 : -ENOTSUP;
+}
+
+int co_alloc_watch_jit(lua_State *L)
+{
+    void *ud;
+    if (lua_getallocf(L, &ud) == watch_alloc) { /* memory tracing's, or an earlier trace's */
+        ((co_watch *)ud)->frees = FREES_JIT;
+        return 1;
+    }
+    if (wrap_memory_only(L))
+        return 0;
+    lua_getallocf(L, &ud);
+    ((co_watch *)ud)->frees = FREES_JIT;
+    return 1;
 }
 
 int co_alloc_memory(co_state *s, lua_State *L)
@@ -390,7 +410,7 @@ int co_alloc_watch(lua_State *L)
     if (!w)
         return 0;
     w->f = lua_getallocf(L, &w->ud);
-    w->frees = 1;
+    w->frees = FREES_51;
     lua_setallocf(L, watch_alloc, w);
     return mask;
 }

@@ -537,22 +537,6 @@ static co_fent wrap_key(const void *pr)
                      co_proto_shape(pr), 0, LT_FF_WRAP};
 }
 
-/* Under LuaJIT (no Proto read): the entry of the wraps of the body
- * closure on top of L's stack, its chunk name and lines checked as a Lua
- * function's are (co_func_id_slow). */
-static co_fent jit_wrap_key(lua_State *L)
-{
-    lua_Debug d;
-    co_fent k = {(const char *)lua_topointer(L, -1) + 1, NULL, 0, 0, 0, LT_FF_WRAP};
-    lua_pushvalue(L, -1);
-    if (lua_getinfo(L, ">S", &d)) {
-        k.src = d.source;
-        k.line = d.linedefined;
-        k.shape = (uint32_t)d.lastlinedefined;
-    }
-    return k;
-}
-
 /* A wrap function's name when its call site has none a reader can look up
  * (a generic for's, a call from C): coroutine.wrap(FILE:LINE), where its
  * body (at the top of L) is defined, FILE without its directory. */
@@ -565,6 +549,36 @@ static void wrap_body_name(lua_State *L, char *name, size_t size)
     const char *slash = b.source[0] == '@' ? strrchr(file, '/') : NULL;
     snprintf(name, size, "coroutine.wrap(%s:%d)", slash ? slash + 1 : file,
              b.linedefined > 0 ? b.linedefined : 0);
+}
+
+/* The id of the wraps of the body on top of L (ar: the wrap function's
+ * frame), by the body's code, described if new; kept for the body
+ * closure (co_jit_wrap_set) or, k given, under k (a Proto's key). */
+static uint32_t wrap_new(co_state *s, lua_State *L, lua_Debug *ar, co_fent *k)
+{
+    co_hook_slow(s);
+    uint64_t h = code_hash(s, L) ^ 0x77726170u; /* "wrap": not the body's own entry */
+    char body[CO_NAME_MAX];
+    wrap_body_name(L, body, sizeof body);
+    int room = (s->ct.n + 1) * 2 <= s->ct.cap || !grow_codes(&s->ct);
+    co_cent *c = room ? code_slot(&s->ct, h ? h : 1) : NULL;
+    uint32_t fid;
+    if (c && c->hash) {
+        fid = c->fid;
+    } else {
+        lua_getinfo(L, "f", ar);
+        fid = describe(s, L, ar, 1, LT_FF_WRAP, body, NULL);
+        lua_pop(L, 1);
+        if (c && fid) {
+            *c = (co_cent){h ? h : 1, fid};
+            s->ct.n++;
+        }
+    }
+    if (fid && !k)
+        co_jit_wrap_set(L, fid);
+    else if (fid && ((s->ft.n + 1) * 2 <= s->ft.cap || !co_ftab_grow(&s->ft)))
+        co_ftab_insert(&s->ft, (k->fid = fid, *k));
+    return fid;
 }
 
 /* A wrap function is known by its body: by the body's Proto while it is
@@ -582,31 +596,20 @@ uint32_t co_func_wrap_id(co_state *s, lua_State *L, lua_Debug *ar, lua_State *co
         return e->fid;
     if ((!s->layout_ok && !s->jit && !CO_BY_CLOSURE) || !co || !push_body(L, co))
         return fid;
-    k = s->jit || CO_BY_CLOSURE ? jit_wrap_key(L) : wrap_key(lr_ptr_at(lua_topointer(L, -1), CL_FP));
-    if ((e = co_ftab_find(&s->ft, &k))) {
-        lua_pop(L, 1);
-        return e->fid;
-    }
-    co_hook_slow(s);
-    uint64_t h = code_hash(s, L) ^ 0x77726170u; /* "wrap": not the body's own entry */
-    char body[CO_NAME_MAX];
-    wrap_body_name(L, body, sizeof body);
-    lua_pop(L, 1);
-    int room = (s->ct.n + 1) * 2 <= s->ct.cap || !grow_codes(&s->ct);
-    co_cent *c = room ? code_slot(&s->ct, h ? h : 1) : NULL;
-    if (c && c->hash) {
-        k.fid = c->fid;
+    /* LuaJIT and 5.4: no Proto to key by, and a closure's address is a
+     * new closure's once the GC freed it (two bodies on one line, one
+     * after the other, shared an id): a table with weak keys */
+    int by_closure = s->jit || CO_BY_CLOSURE;
+    if (by_closure) {
+        k.fid = co_jit_wrap_fid(L);
     } else {
-        lua_getinfo(L, "f", ar);
-        k.fid = describe(s, L, ar, 1, LT_FF_WRAP, body, NULL);
-        lua_pop(L, 1);
-        if (c && k.fid) {
-            *c = (co_cent){h ? h : 1, k.fid};
-            s->ct.n++;
-        }
+        k = wrap_key(lr_ptr_at(lua_topointer(L, -1), CL_FP));
+        e = co_ftab_find(&s->ft, &k);
+        k.fid = e ? e->fid : 0;
     }
-    if (k.fid && ((s->ft.n + 1) * 2 <= s->ft.cap || !co_ftab_grow(&s->ft)))
-        co_ftab_insert(&s->ft, k);
+    if (!k.fid && lua_checkstack(L, 1))
+        k.fid = wrap_new(s, L, ar, !by_closure ? &k : NULL);
+    lua_pop(L, 1);
     return k.fid ? k.fid : fid;
 }
 

@@ -148,6 +148,8 @@ typedef struct co_state {
     int discard;   /* LUATRACE_SINK=discard: nobody reads; for scripts/bench */
     lua_State *cur_L;  /* the thread of the last record (kept alive by th.anchor) */
     uint32_t cur_id;   /* its id */
+    lua_State *seen_L; /* LuaJIT: the thread co_jit_event just looked up, and */
+    uint32_t seen_id;  /* its id, for switch_slow in the same event (not 0) */
     /* threads that resumed another from where Lua runs no hooks (a hook,
      * a finalizer: co_untraced.c), innermost last, until each runs traced
      * again: the thread, its id, the depth of its top frame as last sent */
@@ -412,6 +414,10 @@ void co_func_source(const lua_Debug *ar, char *out);
 /* Wraps L's allocator (once per state; the module is pinned in memory from
  * then on). Returns what L's frees report: CO_WATCH_* bits, 0 if none. */
 int co_alloc_watch(lua_State *L);
+/* LuaJIT: wraps L's allocator (or reuses the wrapper memory tracing
+ * installed) so that every free reaches co_jit_freed. 1 if it does, 0 if
+ * the allocator is not ours (LUATRACE_ALLOC=plain, no pinning). */
+int co_alloc_watch_jit(lua_State *L);
 /* Memory tracing (LUATRACE_MEMORY=1): the allocator co_alloc_watch
  * installed (under LuaJIT, one installed here, which watches no frees)
  * sends a MEM record for each call that changes memory while s is active
@@ -626,6 +632,14 @@ void co_jit_set_tag(lua_State *T, uint32_t id);
  * its setting: a table with weak keys, so a collected closure leaves it. */
 uint32_t co_jit_closure_fid(lua_State *L);
 void co_jit_closure_set(lua_State *L, uint32_t fid);
+/* The same for the wraps of the body closure on top of L: their fid (a
+ * Proto's address cannot tell them apart here, and a closure's can be a
+ * new closure's once the GC freed it). */
+uint32_t co_jit_wrap_fid(lua_State *L);
+void co_jit_wrap_set(lua_State *L, uint32_t fid);
+/* The allocator freed the block at p (co_alloc_watch_jit): the copies of
+ * the two tables' entries for p go (co_jit.c). Any thread; no allocation. */
+void co_jit_freed(const void *p);
 /* T's depth (its number of frames), and its shadow stack read again from
  * its frames from level `from`. */
 uint32_t co_jit_depth(lua_State *T);
