@@ -46,11 +46,11 @@ typedef struct co_watch {
     lua_Alloc f;
     void *ud;
     int frees; /* FREES_51: Protos' and threads' frees are watched (Lua
-                  5.1's layout verified); FREES_JIT: every free goes to
-                  co_jit_freed; 0: memory only (Lua 5.4) */
+                  5.1's layout verified); FREES_ALL: every free goes to
+                  co_wcache_freed (LuaJIT, Lua 5.4); 0: memory only */
 } co_watch;
 
-enum { FREES_51 = 1, FREES_JIT = 2 };
+enum { FREES_51 = 1, FREES_ALL = 2 };
 
 static void *__attribute__((noinline)) watch_free(const co_watch *w, void *ptr, size_t osize)
 {
@@ -235,8 +235,8 @@ mem_note(co_state *s, void *q, void *ptr, size_t osize, size_t nsize)
 static void *watch_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
     const co_watch *w = ud;
-    if (nsize == 0 && w->frees == FREES_JIT)
-        co_jit_freed(ptr); /* before the address can be handed out again */
+    if (nsize == 0 && w->frees == FREES_ALL)
+        co_wcache_freed(ptr); /* before the address can be handed out again */
     if (__builtin_expect(g_mem != NULL, 0)) {
         void *q = nsize == 0 && (osize == PR_SIZE || osize == LS_SIZE) && w->frees == FREES_51
                       ? watch_free(w, ptr, osize)
@@ -268,17 +268,17 @@ static int wrap_memory_only(lua_State *L)
     return lua_getallocf(L, &ud) == watch_alloc ? 0 : -ENOTSUP;
 }
 
-int co_alloc_watch_jit(lua_State *L)
+int co_alloc_watch_frees(lua_State *L)
 {
     void *ud;
     if (lua_getallocf(L, &ud) == watch_alloc) { /* memory tracing's, or an earlier trace's */
-        ((co_watch *)ud)->frees = FREES_JIT;
+        ((co_watch *)ud)->frees = FREES_ALL;
         return 1;
     }
     if (wrap_memory_only(L))
         return 0;
     lua_getallocf(L, &ud);
-    ((co_watch *)ud)->frees = FREES_JIT;
+    ((co_watch *)ud)->frees = FREES_ALL;
     return 1;
 }
 

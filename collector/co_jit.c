@@ -239,72 +239,15 @@ static int room(co_jstack *js, uint32_t i)
     return 1;
 }
 
-static int weak_keys(lua_State *L)
-{
-    lua_newtable(L);
-    lua_createtable(L, 0, 1);
-    lua_pushliteral(L, "k");
-    lua_setfield(L, -2, "__mode");
-    lua_setmetatable(L, -2);
-    int ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    return ref == LUA_REFNIL ? LUA_NOREF : ref;
-}
 
-/* {====== copies of the two tables' entries
- * co_jit_tag's and co_jit_closure_fid's lookups are API calls of a few
- * hundred instructions, made on every coroutine switch and every Lua
- * call: the costliest part of LuaJIT's hook. Both tables have weak keys,
- * so an entry leaves them only when its thread or closure is collected,
- * and LuaJIT frees a collected object through the state's allocator, at
- * its address. With the allocator watched (co_alloc_watch_jit), a
- * direct-mapped copy of the entries is therefore exactly the tables: a
- * free drops the copies at its address before the address can be given
- * to a new object. Without the watch (LUATRACE_ALLOC=plain) the tables
- * alone answer. */
-enum { PC_SIZE = 256 };
-
-typedef struct pc_entry {
-    const void *key;
-    uint32_t val;
-} pc_entry;
-
-/* thread -> id, closure -> fid, body closure -> its wraps' fid */
-static pc_entry g_tc[PC_SIZE], g_fc[PC_SIZE], g_wc[PC_SIZE];
-static int g_pc_on;
-
-static unsigned pc_slot(const void *p)
-{
-    uintptr_t a = (uintptr_t)p;
-    return (unsigned)((a >> 4) ^ (a >> 12)) & (PC_SIZE - 1);
-}
-
-void co_jit_freed(const void *p)
-{
-    unsigned i = pc_slot(p);
-    if (g_tc[i].key == p)
-        g_tc[i].key = NULL;
-    if (g_fc[i].key == p)
-        g_fc[i].key = NULL;
-    if (g_wc[i].key == p)
-        g_wc[i].key = NULL;
-}
-
-static void pc_clear(void)
-{
-    memset(g_tc, 0, sizeof g_tc);
-    memset(g_fc, 0, sizeof g_fc);
-    memset(g_wc, 0, sizeof g_wc);
-}
-
-/* }====== */
 
 int co_jit_begin(lua_State *L)
 {
     co_jit_end(L);
-    g_ref = weak_keys(L);
-    g_fref = weak_keys(L);
-    g_wref = weak_keys(L);
-    g_pc_on = co_alloc_watch_jit(L);
+    g_ref = co_weak_table(L);
+    g_fref = co_weak_table(L);
+    g_wref = co_weak_table(L);
+    co_wcache_begin(L);
     return g_ref == LUA_NOREF || g_fref == LUA_NOREF || g_wref == LUA_NOREF ? -1 : 0;
 }
 
@@ -317,8 +260,7 @@ void co_jit_end(lua_State *L)
     if (L && g_wref != LUA_NOREF)
         luaL_unref(L, LUA_REGISTRYINDEX, g_wref);
     g_ref = g_fref = g_wref = LUA_NOREF;
-    g_pc_on = 0;
-    pc_clear();
+    co_wcache_end();
     for (uint32_t i = 0; i < g_js_cap; i++)
         co_mem_free(g_js[i].f);
     co_mem_free(g_js);
@@ -328,9 +270,9 @@ void co_jit_end(lua_State *L)
 
 uint32_t co_jit_tag(lua_State *T)
 {
-    pc_entry *e = &g_tc[pc_slot(T)];
-    if (g_pc_on && e->key == T)
-        return e->val;
+    uint32_t known = co_wcache_get(CO_WC_THREAD, T);
+    if (known)
+        return known;
     if (g_ref == LUA_NOREF || !lua_checkstack(T, 2))
         return 0;
     lua_rawgeti(T, LUA_REGISTRYINDEX, g_ref);
@@ -338,8 +280,7 @@ uint32_t co_jit_tag(lua_State *T)
     lua_rawget(T, -2);
     uint32_t id = (uint32_t)lua_tointeger(T, -1);
     lua_pop(T, 2);
-    if (g_pc_on && id)
-        *e = (pc_entry){T, id};
+    co_wcache_put(CO_WC_THREAD, T, id);
     return id;
 }
 
@@ -355,62 +296,27 @@ void co_jit_set_tag(lua_State *T, uint32_t id)
     lua_pushinteger(T, (lua_Integer)id);
     lua_rawset(T, -3);
     lua_pop(T, 1);
-    if (g_pc_on)
-        g_tc[pc_slot(T)] = (pc_entry){T, id};
-}
-
-/* The value of the object on top of L in the weak table ref, through its
- * copies c (0: none). */
-static uint32_t weak_get(int ref, pc_entry *c, lua_State *L)
-{
-    const void *o = g_pc_on ? lua_topointer(L, -1) : NULL;
-    pc_entry *e = &c[pc_slot(o)];
-    if (o && e->key == o)
-        return e->val;
-    if (ref == LUA_NOREF || !lua_checkstack(L, 2))
-        return 0;
-    lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
-    lua_pushvalue(L, -2);
-    lua_rawget(L, -2);
-    uint32_t v = (uint32_t)lua_tointeger(L, -1);
-    lua_pop(L, 2);
-    if (o && v)
-        *e = (pc_entry){o, v};
-    return v;
-}
-
-static void weak_set(int ref, pc_entry *c, lua_State *L, uint32_t v)
-{
-    if (ref == LUA_NOREF || !lua_checkstack(L, 3))
-        return;
-    lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
-    lua_pushvalue(L, -2);
-    lua_pushinteger(L, (lua_Integer)v);
-    lua_rawset(L, -3);
-    lua_pop(L, 1);
-    const void *o = lua_topointer(L, -1);
-    if (g_pc_on && o)
-        c[pc_slot(o)] = (pc_entry){o, v};
+    co_wcache_put(CO_WC_THREAD, T, id);
 }
 
 uint32_t co_jit_closure_fid(lua_State *L)
 {
-    return weak_get(g_fref, g_fc, L);
+    return co_weak_get(g_fref, CO_WC_CLOSURE, L);
 }
 
 void co_jit_closure_set(lua_State *L, uint32_t fid)
 {
-    weak_set(g_fref, g_fc, L, fid);
+    co_weak_set(g_fref, CO_WC_CLOSURE, L, fid);
 }
 
 uint32_t co_jit_wrap_fid(lua_State *L)
 {
-    return weak_get(g_wref, g_wc, L);
+    return co_weak_get(g_wref, CO_WC_WRAP, L);
 }
 
 void co_jit_wrap_set(lua_State *L, uint32_t fid)
 {
-    weak_set(g_wref, g_wc, L, fid);
+    co_weak_set(g_wref, CO_WC_WRAP, L, fid);
 }
 
 /* The number of T's frames. */

@@ -36,22 +36,12 @@ void co_jit_restore(lua_State *L) { (void)L; }
  * leaves them, so a new one at its address is new. */
 static int g_fref = LUA_NOREF, g_wref = LUA_NOREF;
 
-static int weak_keys(lua_State *L)
-{
-    lua_newtable(L);
-    lua_createtable(L, 0, 1);
-    lua_pushliteral(L, "k");
-    lua_setfield(L, -2, "__mode");
-    lua_setmetatable(L, -2);
-    int ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    return ref == LUA_REFNIL ? LUA_NOREF : ref;
-}
-
 int co_jit_begin(lua_State *L)
 {
     co_jit_end(L);
-    g_fref = weak_keys(L);
-    g_wref = weak_keys(L);
+    g_fref = co_weak_table(L);
+    g_wref = co_weak_table(L);
+    co_wcache_begin(L);
     return g_fref == LUA_NOREF || g_wref == LUA_NOREF ? -1 : 0;
 }
 
@@ -62,37 +52,13 @@ void co_jit_end(lua_State *L)
     if (L && g_wref != LUA_NOREF)
         luaL_unref(L, LUA_REGISTRYINDEX, g_wref);
     g_fref = g_wref = LUA_NOREF;
+    co_wcache_end();
 }
 
-/* The value of the object on top of L in the weak table ref (0: none). */
-static uint32_t weak_get(int ref, lua_State *L)
-{
-    if (ref == LUA_NOREF || !lua_checkstack(L, 2))
-        return 0;
-    lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
-    lua_pushvalue(L, -2);
-    lua_rawget(L, -2);
-    uint32_t v = (uint32_t)lua_tointeger(L, -1);
-    lua_pop(L, 2);
-    return v;
-}
-
-static void weak_set(int ref, lua_State *L, uint32_t v)
-{
-    if (ref == LUA_NOREF || !lua_checkstack(L, 3))
-        return;
-    lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
-    lua_pushvalue(L, -2);
-    lua_pushinteger(L, (lua_Integer)v);
-    lua_rawset(L, -3);
-    lua_pop(L, 1);
-}
-
-uint32_t co_jit_closure_fid(lua_State *L) { return weak_get(g_fref, L); }
-void co_jit_closure_set(lua_State *L, uint32_t fid) { weak_set(g_fref, L, fid); }
-uint32_t co_jit_wrap_fid(lua_State *L) { return weak_get(g_wref, L); }
-void co_jit_wrap_set(lua_State *L, uint32_t fid) { weak_set(g_wref, L, fid); }
-void co_jit_freed(const void *p) { (void)p; }
+uint32_t co_jit_closure_fid(lua_State *L) { return co_weak_get(g_fref, CO_WC_CLOSURE, L); }
+void co_jit_closure_set(lua_State *L, uint32_t fid) { co_weak_set(g_fref, CO_WC_CLOSURE, L, fid); }
+uint32_t co_jit_wrap_fid(lua_State *L) { return co_weak_get(g_wref, CO_WC_WRAP, L); }
+void co_jit_wrap_set(lua_State *L, uint32_t fid) { co_weak_set(g_wref, CO_WC_WRAP, L, fid); }
 uint32_t co_jit_tag(lua_State *T) { (void)T; return 0; }
 void co_jit_set_tag(lua_State *T, uint32_t id) { (void)T; (void)id; }
 uint32_t co_jit_depth(lua_State *T) { (void)T; return 0; }

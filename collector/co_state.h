@@ -414,10 +414,11 @@ void co_func_source(const lua_Debug *ar, char *out);
 /* Wraps L's allocator (once per state; the module is pinned in memory from
  * then on). Returns what L's frees report: CO_WATCH_* bits, 0 if none. */
 int co_alloc_watch(lua_State *L);
-/* LuaJIT: wraps L's allocator (or reuses the wrapper memory tracing
- * installed) so that every free reaches co_jit_freed. 1 if it does, 0 if
- * the allocator is not ours (LUATRACE_ALLOC=plain, no pinning). */
-int co_alloc_watch_jit(lua_State *L);
+/* LuaJIT and Lua 5.4: wraps L's allocator (or reuses the wrapper memory
+ * tracing installed) so that every free reaches co_wcache_freed. 1 if it
+ * does, 0 if the allocator is not ours (LUATRACE_ALLOC=plain, no
+ * pinning). */
+int co_alloc_watch_frees(lua_State *L);
 /* Memory tracing (LUATRACE_MEMORY=1): the allocator co_alloc_watch
  * installed (under LuaJIT, one installed here, which watches no frees)
  * sends a MEM record for each call that changes memory while s is active
@@ -637,9 +638,25 @@ void co_jit_closure_set(lua_State *L, uint32_t fid);
  * new closure's once the GC freed it). */
 uint32_t co_jit_wrap_fid(lua_State *L);
 void co_jit_wrap_set(lua_State *L, uint32_t fid);
-/* The allocator freed the block at p (co_alloc_watch_jit): the copies of
- * the two tables' entries for p go (co_jit.c). Any thread; no allocation. */
-void co_jit_freed(const void *p);
+
+/* ---- co_wcache.c: the tables with weak keys, and a copy of them in C ---- */
+enum { CO_WC_THREAD, CO_WC_CLOSURE, CO_WC_WRAP, CO_WC_N }; /* the copies */
+/* A new table with weak keys in the registry: its ref, or LUA_NOREF. */
+int co_weak_table(lua_State *L);
+/* The value (0: none) of the object on top of L in the table ref, and
+ * its setting, through copy t. */
+uint32_t co_weak_get(int ref, int t, lua_State *L);
+void co_weak_set(int ref, int t, lua_State *L, uint32_t v);
+/* Copy t's value for key (0: not copied), and its setting. */
+uint32_t co_wcache_get(int t, const void *key);
+void co_wcache_put(int t, const void *key, uint32_t val);
+/* A trace's tables begin (the copies used only if frees are watched:
+ * co_alloc_watch_frees) and end. */
+void co_wcache_begin(lua_State *L);
+void co_wcache_end(void);
+/* The allocator freed the block at p: its copies go. Any thread; no
+ * allocation. */
+void co_wcache_freed(const void *p);
 /* T's depth (its number of frames), and its shadow stack read again from
  * its frames from level `from`. */
 uint32_t co_jit_depth(lua_State *T);
