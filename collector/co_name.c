@@ -170,14 +170,20 @@ static void field(lua_State *L, const char *k)
     lua_remove(L, -2);
 }
 
-/* package.loaders[N]: require's searchers, a list no name reaches. */
+/* package.loaders[N] (package.searchers[N] in Lua 5.4): require's
+ * searchers, a list no name reaches. */
 static void scan_loaders(lua_State *L, target *t)
 {
     lua_pushvalue(L, LUA_REGISTRYINDEX);
     field(L, "_LOADED");
     field(L, "package");
+#ifdef CO_LUA54
+    field(L, "searchers");
+    const where w = {"package.searchers", 17, ""};
+#else
     field(L, "loaders");
     const where w = {"package.loaders", 15, ""};
+#endif
     for (int i = 1; i <= 64 && lua_type(L, -1) == LUA_TTABLE; i++) {
         lua_rawgeti(L, -1, i);
         int stop = lua_isnil(L, -1), hit = lua_tocfunction(L, -1) == t->cf;

@@ -116,8 +116,10 @@ static void drop_thread(rd_stack *s, uint64_t id)
     rd_thread *t = find_thread(s, id);
     if (!t)
         return;
-    if (s->ls)
-        pop_all(s, t, RD_UNWIND); /* a coroutine that died with frames left died of an error */
+    /* a coroutine that died with frames left died of an error: they leave
+     * as unwound, and a Lua call with no record of its own yet (lines by
+     * sample: it raised before calling anything) is counted as it leaves */
+    pop_all(s, t, RD_UNWIND);
     s->cur = NULL;
     uint32_t mask = s->capth - 1, i = (uint32_t)(t - s->th);
     if (!s->spare) { /* a coroutine per request: no malloc, memset, free each */

@@ -146,7 +146,7 @@ local function module_arg(key, level)
 end
 
 -- A C function no global or module holds: a library iterator (above),
--- else the shortest of package.loaders[N] and KEY:k, k a string key of a
+-- else the shortest of package.loaders[N] (searchers in 5.4) and KEY:k, k a string key of a
 -- table held by the registry under the string KEY (a metatable:
 -- FILE*:read), or of that table's __index table; else its exported C
 -- symbol (luaopen_lfs).
@@ -160,12 +160,13 @@ local function c_name(f)
     end
   end
   local pkg = rawget(LOADED, "package")
-  local loaders = type(pkg) == "table" and rawget(pkg, "loaders")
+  local lname = type(pkg) == "table" and (rawget(pkg, "loaders") and "loaders" or "searchers")
+  local loaders = lname and rawget(pkg, lname) -- package.searchers in Lua 5.4
   if type(loaders) == "table" then
     for i = 1, 64 do
       local v = rawget(loaders, i)
       if v == nil then break end
-      if same(v, f, cf) then best = shorter(best, "package.loaders[" .. i .. "]") end
+      if same(v, f, cf) then best = shorter(best, "package." .. lname .. "[" .. i .. "]") end
     end
   end
   for key, mt in next, REGISTRY do
