@@ -337,6 +337,59 @@ CO_INLINE void put_call(co_state *s, lua_Debug *ar, uint64_t dt, uint32_t fid)
         put_call_at(s, p, ar, dt, fid);
 }
 
+/* Whether the call ar (a Lua function's: a C function never takes its
+ * caller's place) is a tail call: 5.4 says so (TAILCALL), LuaJIT's shadow
+ * stack does (the call at its caller's slot), and under 5.1 the caller is
+ * a Lua function whose last instruction is OP_TAILCALL (29: 5.1's
+ * lopcodes.h; luaD_precall saved its pc before the hook). */
+CO_INLINE int tail_call(const co_state *s, lua_State *L, const lua_Debug *ar)
+{
+    if (CO_EV_TAIL(ar) || s->jit_tail)
+        return 1;
+#ifdef CO_LUA54
+    (void)L;
+    return 0;
+#else
+    if (!s->state_ok || ar->i_ci < 2)
+        return 0;
+    /* the caller's pc first (a C function's CallInfo keeps a Lua one's pc,
+     * copied by luaD_precall: a pointer into code, or NULL at the base) */
+    const char *ci = (const char *)lr_ptr_at(L, LS_BASE_CI) + (ptrdiff_t)(ar->i_ci - 1) * CI_SIZE;
+    const uint32_t *pc = lr_ptr_at(ci, CI_SAVEDPC);
+    if (__builtin_expect(!pc || (pc[-1] & 0x3f) != 29, 1))
+        return 0;
+    const uint8_t *caller = lr_ptr_at(lr_ptr_at(ci, CI_FUNC), 0);
+    return !caller[CL_ISC] && !co_func_closure(L, ar)[CL_ISC];
+#endif
+}
+
+/* A tail call under lines by sample: recorderd learns where the callee
+ * stands from its next record (one less deep: it took its caller's
+ * place, rd_stack.c), and one that raised before any record of its own
+ * stayed a call under its caller. A LINE of line 0 (no line, no hit) at
+ * the caller's depth says it at once. */
+static void __attribute__((noinline)) put_tail(co_state *s, uint32_t depth)
+{
+    uint8_t *p = co_out_hot(s);
+    if (!p)
+        return;
+    uint8_t *q = lt_put_head(p, LT_EV_LINE, 3);
+    q = lt_put_uint(q, depth);
+    q = lt_put_uint(q, 0);
+    q = lt_put_uint(q, 0);
+    uint64_t pos = co_out_hot_end(s, p, q);
+    s->line_prev = 0;
+    s->line_end = pos;
+    implies(s, pos, depth);
+}
+
+/* After the record of call ar, a Lua function's. */
+CO_INLINE void after_call(co_state *s, lua_State *L, const lua_Debug *ar)
+{
+    if (__builtin_expect(s->lines_sampled, 1) && tail_call(s, L, ar) && CO_EV_DEPTH(ar) > 1)
+        put_tail(s, CO_EV_DEPTH(ar) - 1);
+}
+
 CO_INLINE void on_call(co_state *s, lua_State *L, lua_Debug *ar, uint64_t dt)
 {
     uint32_t flags = 0;
@@ -346,6 +399,8 @@ CO_INLINE void on_call(co_state *s, lua_State *L, lua_Debug *ar, uint64_t dt)
                                   : resume_target(s, L, ar, flags, fid);
     if (fid)
         put_call(s, ar, dt, fid);
+    if (fid)
+        after_call(s, L, ar);
     /* a yield while a thread resumed with hooks off: co_untraced_again
      * looks at the next event (any_event, nuntraced: slow_at is 0) */
     if (__builtin_expect(s->nuntraced != 0, 0) && (flags & LT_FF_YIELD))
@@ -634,7 +689,9 @@ CO_INLINE void lean_call_at(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t
         /* a wrap function: its body's; resume, require: call_event's */
         if (fid && (e->flags & (LT_FF_RESUME | LT_FF_WRAP | CO_FF_BYARG)))
             fid = e->flags == LT_FF_WRAP ? lean_wrap(s, L, cl) : 0;
-        if (__builtin_expect(fid != 0, 1)) {
+        /* a tail call under lines by sample takes the other path (put_tail:
+         * this one stays a leaf) */
+        if (__builtin_expect(fid != 0, 1) && !(s->lines_sampled && tail_call(s, L, ar))) {
             uint64_t dt = lean_dt(s, t0, timed);
             /* co_hook saw pos <= slow_at */
             put_call_at(s, s->ring.data + (s->ring.pos & s->ring.mask), ar, dt, fid);

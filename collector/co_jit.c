@@ -439,6 +439,7 @@ static uint32_t shadow_depth(co_state *s, lua_State *L, lua_Debug *ar, uint32_t 
         c = is_cfunction(L, ar);
         if (same && !c) { /* a tail call: one deeper, then its caller's place */
             f[k - 1].kind = JF_FRESH;
+            s->jit_tail = 1; /* co_hook.c: put_tail */
             return k + 1;
         }
         if (same) { /* a tail call into C: it takes its caller's place, which
@@ -548,5 +549,6 @@ void co_jit_event(co_state *s, lua_State *L, lua_Debug *ar)
     if (__builtin_expect(g_note, 0))
         say_note();
     jit_event(s, L, ar);
+    s->jit_tail = 0;
     s->seen_L = NULL; /* this event's: the GC may free L, and a thread take its place */
 }

@@ -223,6 +223,8 @@ typedef struct co_state {
     uint64_t tick_ns;    /* its period */
     uint32_t tick_fine;  /* ticks left at the short first period (co_tick_start_ns) */
     int lines_sampled;   /* no line hook: a tick's line by a probe (co_tick.c) */
+    int jit_tail;        /* LuaJIT: the call being recorded takes its caller's
+                            place (co_jit.c's shadow stack says so) */
 } co_state;
 
 /* co_tick.c: sampled time. tick_mode: */
@@ -754,6 +756,7 @@ static inline void co_ev_normalize(lua_Debug *ar)
         ar->event = LUA_HOOKCALL;
 }
 #define CO_EV_DEPTH(ar) (co_ci54_depth((ar)->i_ci) + (uint32_t)((ar)->istailcall != 0))
+#define CO_EV_TAIL(ar) ((ar)->istailcall != 0)
 static inline void co_jit_depth_in(lua_Debug *ar, uint32_t depth) { (void)ar, (void)depth; }
 #else
 #define CO_AR_DEPTH(ar) ((uint32_t)(ar)->i_ci)
@@ -762,6 +765,7 @@ static inline void co_jit_depth_in(lua_Debug *ar, uint32_t depth) { (void)ar, (v
 #define CO_AR_SLOT(ar) ((ar)->i_ci & 0xffff)
 #define co_ev_normalize(ar) ((void)0)
 #define CO_EV_DEPTH(ar) CO_AR_DEPTH(ar)
+#define CO_EV_TAIL(ar) 0 /* 5.1 reports a tail call as a call (co_hook.c: tail_call) */
 #define co_ci54_forget() ((void)0)
 /* LuaJIT: the level's depth in i_ci, its slot kept for the debug API */
 static inline void co_jit_depth_in(lua_Debug *ar, uint32_t depth)
