@@ -244,11 +244,13 @@ static int room(co_jstack *js, uint32_t i)
 int co_jit_begin(lua_State *L)
 {
     co_jit_end(L);
+    co_wcache_begin(L);
     g_ref = co_weak_table(L);
     g_fref = co_weak_table(L);
     g_wref = co_weak_table(L);
-    co_wcache_begin(L);
-    return g_ref == LUA_NOREF || g_fref == LUA_NOREF || g_wref == LUA_NOREF ? -1 : 0;
+    return !co_wcache_on() && (g_ref == LUA_NOREF || g_fref == LUA_NOREF || g_wref == LUA_NOREF)
+               ? -1
+               : 0;
 }
 
 void co_jit_end(lua_State *L)
@@ -270,9 +272,8 @@ void co_jit_end(lua_State *L)
 
 uint32_t co_jit_tag(lua_State *T)
 {
-    uint32_t known = co_wcache_get(CO_WC_THREAD, T);
-    if (known)
-        return known;
+    if (co_wcache_on())
+        return co_wcache_get(CO_WC_THREAD, T);
     if (g_ref == LUA_NOREF || !lua_checkstack(T, 2))
         return 0;
     lua_rawgeti(T, LUA_REGISTRYINDEX, g_ref);
@@ -280,7 +281,6 @@ uint32_t co_jit_tag(lua_State *T)
     lua_rawget(T, -2);
     uint32_t id = (uint32_t)lua_tointeger(T, -1);
     lua_pop(T, 2);
-    co_wcache_put(CO_WC_THREAD, T, id);
     return id;
 }
 
@@ -289,6 +289,10 @@ void co_jit_set_tag(lua_State *T, uint32_t id)
     co_jstack *js = jstack(id);
     if (js)
         js->n = 0; /* a new thread's: its frames come with its events */
+    if (co_wcache_on()) {
+        co_wcache_put(CO_WC_THREAD, T, id);
+        return;
+    }
     if (g_ref == LUA_NOREF || !lua_checkstack(T, 3))
         return;
     lua_rawgeti(T, LUA_REGISTRYINDEX, g_ref);
@@ -296,7 +300,6 @@ void co_jit_set_tag(lua_State *T, uint32_t id)
     lua_pushinteger(T, (lua_Integer)id);
     lua_rawset(T, -3);
     lua_pop(T, 1);
-    co_wcache_put(CO_WC_THREAD, T, id);
 }
 
 uint32_t co_jit_closure_fid(lua_State *L)

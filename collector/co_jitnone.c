@@ -39,10 +39,10 @@ static int g_fref = LUA_NOREF, g_wref = LUA_NOREF;
 int co_jit_begin(lua_State *L)
 {
     co_jit_end(L);
+    co_wcache_begin(L);
     g_fref = co_weak_table(L);
     g_wref = co_weak_table(L);
-    co_wcache_begin(L);
-    return g_fref == LUA_NOREF || g_wref == LUA_NOREF ? -1 : 0;
+    return !co_wcache_on() && (g_fref == LUA_NOREF || g_wref == LUA_NOREF) ? -1 : 0;
 }
 
 void co_jit_end(lua_State *L)

@@ -641,24 +641,28 @@ void co_jit_closure_set(lua_State *L, uint32_t fid);
 uint32_t co_jit_wrap_fid(lua_State *L);
 void co_jit_wrap_set(lua_State *L, uint32_t fid);
 
-/* ---- co_wcache.c: the tables with weak keys, and a copy of them in C ---- */
-enum { CO_WC_THREAD, CO_WC_CLOSURE, CO_WC_WRAP, CO_WC_N }; /* the copies */
-/* A new table with weak keys in the registry: its ref, or LUA_NOREF. */
-int co_weak_table(lua_State *L);
-/* The value (0: none) of the object on top of L in the table ref, and
- * its setting, through copy t. */
-uint32_t co_weak_get(int ref, int t, lua_State *L);
-void co_weak_set(int ref, int t, lua_State *L, uint32_t v);
-/* Copy t's value for key (0: not copied), and its setting. */
-uint32_t co_wcache_get(int t, const void *key);
-void co_wcache_put(int t, const void *key, uint32_t val);
-/* A trace's tables begin (the copies used only if frees are watched:
- * co_alloc_watch_frees) and end. */
+/* ---- co_wcache.c: values by an object's address, forgotten as it is freed ---- */
+enum { CO_WC_THREAD, CO_WC_CLOSURE, CO_WC_WRAP, CO_WC_N }; /* what is kept */
+/* A trace's map begins (used if frees are watched: co_alloc_watch_frees;
+ * else the tables below) and ends. co_wcache_on: the map is in use. */
 void co_wcache_begin(lua_State *L);
 void co_wcache_end(void);
-/* The allocator freed the block at p: its copies go. Any thread; no
+int co_wcache_on(void);
+/* A new table with weak keys in the registry: its ref, or LUA_NOREF
+ * (also when the map is in use: none needed). After co_wcache_begin. */
+int co_weak_table(lua_State *L);
+/* Value t (0: none) of the object on top of L, and its setting: the map,
+ * or the table ref. */
+uint32_t co_weak_get(int ref, int t, lua_State *L);
+void co_weak_set(int ref, int t, lua_State *L, uint32_t v);
+/* The map's value t for key (0: none), and its setting. */
+uint32_t co_wcache_get(int t, const void *key);
+void co_wcache_put(int t, const void *key, uint32_t val);
+/* The allocator freed the block at p: the map forgets p. Any thread; no
  * allocation. */
 void co_wcache_freed(const void *p);
+/* The map's thread T (id) was freed: the id is free (co_thread.c). */
+void co_thread_freed_id(const void *T, uint32_t id);
 /* T's depth (its number of frames), and its shadow stack read again from
  * its frames from level `from`. */
 uint32_t co_jit_depth(lua_State *T);

@@ -262,10 +262,11 @@ static void tag_thread(co_state *s, lua_State *T, uint32_t id)
         lua_sethook(T, co_hook, CO_MASK, tag);
 }
 
-/* Freed threads reach co_thread_freed: no weak table, no sweeps. */
+/* Freed threads reach co_thread_freed (Lua 5.1's layout) or, through the
+ * map of co_wcache.c, co_thread_freed_id: no weak table, no sweeps. */
 static int gc_watched(const co_state *s)
 {
-    return (s->watched & CO_WATCH_THREADS) && s->thread_ok;
+    return ((s->watched & CO_WATCH_THREADS) && s->thread_ok) || co_wcache_on();
 }
 
 /* No id for a new thread (no memory, or CO_ID_MAX threads alive): its
@@ -297,6 +298,8 @@ uint32_t co_thread_new(co_state *s, lua_State *T)
         th->next++;
     th->t[id] = T;
     th->live++;
+    if (co_wcache_on())
+        co_wcache_put(CO_WC_THREAD, T, id);
     if (weak) { /* freed threads not watched: the sweep finds them here */
         lua_rawgeti(T, LUA_REGISTRYINDEX, th->weak_ref);
         if (lua_istable(T, -1)) {
@@ -389,6 +392,13 @@ void co_thread_freed(co_state *s, lua_State *T)
         return;
     uint32_t id = tag_id(s, T); /* T's fields are intact until the free */
     if (id && ((uintptr_t)s->th.t[id] & ~CO_STALE) == (uintptr_t)T)
+        co_thread_free_id(&s->th, id);
+}
+
+void co_thread_freed_id(const void *T, uint32_t id)
+{
+    co_state *s = co_hook_state();
+    if (s && s->th.t && id < s->th.cap && ((uintptr_t)s->th.t[id] & ~CO_STALE) == (uintptr_t)T)
         co_thread_free_id(&s->th, id);
 }
 
