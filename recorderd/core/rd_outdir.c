@@ -260,9 +260,64 @@ static int write_stream(int dfd, const char *name, int (*fn)(FILE *, void *), vo
     return e;
 }
 
+/* The descriptor path names when it is one of this process's own, as a
+ * shell's /dev/stdout, /dev/stderr and /dev/fd/N are (symlinks, at most a
+ * few, to /proc/self/fd/N), else -1. Such a path is the descriptor the
+ * user handed us, whatever it is open on: a regular file there (stdout
+ * redirected to one) must be written into, not have its symlink renamed
+ * over (as root that replaced /dev/stdout itself with a file). */
+static int own_fd(const char *path)
+{
+    char buf[PATH_MAX], link[PATH_MAX];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (int hop = 0; hop < 4; hop++) {
+        int n = -1, end = 0;
+        if ((sscanf(buf, "/proc/self/fd/%d%n", &n, &end) == 1 ||
+             sscanf(buf, "/dev/fd/%d%n", &n, &end) == 1) &&
+            n >= 0 && !buf[end])
+            return n;
+        ssize_t k = readlink(buf, link, sizeof link - 1);
+        if (k <= 0)
+            return -1;
+        link[k] = 0;
+        snprintf(buf, sizeof buf, "%s", link);
+    }
+    return -1;
+}
+
+/* The report into descriptor n (own_fd), through a copy of it: 0 or -errno. */
+static int write_fd(int n, int (*fn)(FILE *, void *), void *ud)
+{
+    int fd = fcntl(n, F_DUPFD_CLOEXEC, 3);
+    if (fd < 0)
+        return -errno;
+    out_stream s;
+    FILE *f = stream_open(fd, &s);
+    if (!f) {
+        int e = -errno;
+        close(fd);
+        return e;
+    }
+    int e = fn(f, ud);
+    int w = stream_error(f, &s);
+    if (w && (!e || e == -EIO))
+        e = w;
+    errno = 0;
+    if (fclose(f) && !e)
+        e = errno ? -errno : -EIO;
+    return e;
+}
+
 int rd_out_write_path(const char *path, int (*fn)(FILE *, void *), void *ud, char *err,
                       size_t cap)
 {
+    int own = own_fd(path);
+    if (own >= 0) {
+        int e = write_fd(own, fn, ud);
+        if (e)
+            snprintf(err, cap, "cannot write %s: %s", path, strerror(-e));
+        return e;
+    }
     char dir[PATH_MAX];
     const char *slash = strrchr(path, '/');
     const char *name = slash ? slash + 1 : path;

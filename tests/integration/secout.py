@@ -191,6 +191,20 @@ def case_symlinks(c):
     expect(r.status == 0 and r.out.startswith(b'luatrace profile'), '/dev/stdout: %r' % r.err)
     r = c.rd('report', trace, '-o', '/dev/null')
     expect(r.status == 0 and stat.S_ISCHR(os.stat('/dev/null').st_mode), '/dev/null: %r' % r.err)
+    # a name for one of the process's own descriptors (/dev/stdout's kind:
+    # a symlink to /proc/self/fd/1) with stdout a regular file is written
+    # into, and the symlink stays (as root, renaming over it had replaced
+    # /dev/stdout itself with a file); /dev/fd/1 likewise
+    os.symlink('/proc/self/fd/1', c.path('mystdout'))
+    for name in (c.path('mystdout'), '/dev/fd/1'):
+        with open(c.path('redirected.txt'), 'wb') as f:
+            p = subprocess.run([c.args.recorderd, 'report', trace, '-o', name], cwd=c.tmp,
+                               env=c.env(), stdout=f, stderr=subprocess.PIPE)
+        with open(c.path('redirected.txt'), 'rb') as f:
+            got = f.read()
+        expect(p.returncode == 0 and got.startswith(b'luatrace profile') and
+               os.path.islink(c.path('mystdout')),
+               '-o %s with stdout a file: %d %r %r' % (name, p.returncode, got[:40], p.stderr))
     os.symlink(c.path('out'), c.path('outlink'))
     r = c.traced(c.path('outlink'), 'server.lua')
     expect(r.status == 2 and b'symlink' in r.err, 'run --out SYMLINK: %r' % r.err)
