@@ -933,7 +933,10 @@ static void __attribute__((noinline)) tick_hook(co_state *s, lua_State *L, lua_D
     if (s->lines_sampled && co_tick_unprobe(s, L, ar)) {
         probe_line(s, L, ar);
     } else {
-        if (__builtin_expect(co_tick_pending != 0, 0) && s->active && !s->dropped)
+        /* LuaJIT under lines by sample: co_jit_event sends them once the
+         * frames LuaJIT closed unreported are closed (a C function's) */
+        if (__builtin_expect(co_tick_pending != 0, 0) && s->active && !s->dropped &&
+            !(s->jit && s->lines_sampled && ar->event != LUA_HOOKCOUNT))
             co_tick_flush(s);
         if (ar->event == LUA_HOOKCOUNT && s->lines_sampled && !co_nchain && !s->jit)
             lua_sethook(L, co_hook, CO_MASK, 0); /* a coroutine made as a probe was set

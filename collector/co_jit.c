@@ -526,6 +526,11 @@ static void jit_event(co_state *s, lua_State *L, lua_Debug *ar)
     if (id && L != s->cur_L)
         s->seen_L = L, s->seen_id = id;
     co_jstack *js = id && !s->dropped ? jstack(id) : NULL;
+    /* ticks in C code while a C function is on top are its own: charged
+     * before this event closes it (LuaJIT reports no C return) */
+    if (__builtin_expect(co_tick_pending_c != 0, 0) && js && js->n &&
+        js->f[js->n - 1].kind == JF_C && s->active)
+        co_tick_flush_c(s);
     int64_t cslot = js ? caller_slot(L, ar) : -1;
     int from = js ? unseen_from(L, ar, js, cslot) : -1;
     if (from >= 0) {
@@ -540,6 +545,12 @@ static void jit_event(co_state *s, lua_State *L, lua_Debug *ar)
     co_jit_ar = ar;
     co_jit_slot = slot;
     ar->i_ci = (int)depth;
+    /* lines by sample: the rest of the pending ticks where the program was,
+     * the frames closed, before the event's record (tick_hook left them;
+     * a probe's LINE goes first, probe_line sends them after it) */
+    if (__builtin_expect(co_tick_pending != 0, 0) && s->lines_sampled &&
+        ar->event != LUA_HOOKLINE && s->active && !s->dropped)
+        co_tick_flush(s);
     co_hook_traced(s, L, ar);
     ar->i_ci = slot;
     co_jit_ar = NULL;

@@ -231,6 +231,9 @@ typedef struct co_state {
 #define CO_TICK_CPU 1  /* the traced thread's CPU time */
 #define CO_TICK_WALL 2 /* CLOCK_MONOTONIC */
 extern volatile uint64_t co_tick_pending; /* ticks since the last TICK record */
+/* of co_tick_pending: those that landed outside LuaJIT's interpreter (in a
+ * C function, or C code the interpreter called), once it is known */
+extern volatile uint64_t co_tick_pending_c;
 extern volatile int co_tick_in;           /* set while the hook runs */
 extern lua_State *volatile co_probe_L;     /* the thread a tick probes, or NULL */
 extern uintptr_t co_tick_ra;               /* a known return address of the hook's caller */
@@ -246,6 +249,10 @@ uint64_t co_tick_period_ns(void);
 uint64_t co_tick_start_ns(uint32_t *fine);
 /* Writes the pending ticks as a TICK record, if any and the ring takes it. */
 void co_tick_flush(co_state *s);
+/* LuaJIT: writes co_tick_pending_c alone (a C function on top: LuaJIT
+ * reports no C return, so its time must be charged before the next
+ * event closes it). */
+void co_tick_flush_c(co_state *s);
 /* The signal the ticks come on, 0 before the first timer. */
 int co_tick_signal(void);
 /* Any hook, first, while lines are sampled: takes a tick's probe off

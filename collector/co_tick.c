@@ -52,6 +52,7 @@
 #define CO_TICK_COOKIE 0x4c54 /* our timer's sival_int ("LT") */
 
 volatile uint64_t co_tick_pending; /* ticks of the program since the last TICK */
+volatile uint64_t co_tick_pending_c;
 volatile int co_tick_in;           /* the hook runs: a tick now is the hook's */
 static volatile uint64_t g_hook;   /* ticks that landed in the hook */
 static timer_t g_timer;
@@ -187,6 +188,9 @@ static struct {
     uintptr_t lo, len;
     int stub; /* a hook stub's instructions (learn_one) */
 } g_caller[CALLERS];
+/* LuaJIT's interpreter, the function its hook stubs are in: a tick
+ * elsewhere ran C code (co_tick_pending_c). 0: not found yet. */
+static uintptr_t g_vm_lo, g_vm_len;
 static volatile int g_ncaller;
 static uintptr_t g_unknown; /* the last return address not found */
 uintptr_t co_tick_ra;       /* the last one found: the hook need not look */
@@ -251,6 +255,9 @@ static int learn_one(uintptr_t ra, int stub, int32_t max)
         return 0;
     }
     keep(ra - CO_STUB_BEFORE, CO_STUB_BEFORE + CO_STUB_AFTER, 1);
+    g_vm_lo = (uintptr_t)b.func;
+    atomic_signal_fence(memory_order_seq_cst);
+    g_vm_len = (uintptr_t)len;
     return 2;
 }
 
@@ -341,6 +348,8 @@ static void on_tick(int sig, siginfo_t *si, void *uc)
         __atomic_fetch_add(&g_hook, n, __ATOMIC_RELAXED);
     } else {
         co_tick_pending += n; /* the hook reads it with co_tick_in set */
+        if (g_vm_len && pc - g_vm_lo >= g_vm_len)
+            co_tick_pending_c += n;
         probe_arm();
     }
     errno = e;
@@ -510,6 +519,7 @@ void co_tick_flush(co_state *s)
     if (p) {
         uint64_t n = co_tick_pending, h = __atomic_exchange_n(&g_hook, 0, __ATOMIC_RELAXED);
         co_tick_pending = 0;
+        co_tick_pending_c = 0;
         uint8_t *q = lt_put_head(p, LT_EV_TICK, 3);
         q = lt_put_uint(q, n);
         q = lt_put_uint(q, h);
@@ -517,6 +527,28 @@ void co_tick_flush(co_state *s)
         co_out_hot_end(s, p, q);
         if (s->tick_fine)
             coarse(s, n + h);
+    }
+    atomic_signal_fence(memory_order_seq_cst);
+    co_tick_in = was;
+}
+
+void co_tick_flush_c(co_state *s)
+{
+    int was = co_tick_in;
+    co_tick_in = 1;
+    atomic_signal_fence(memory_order_seq_cst);
+    uint64_t n = co_tick_pending_c;
+    uint8_t *p = n && n <= co_tick_pending ? co_out_hot(s) : NULL;
+    if (p) {
+        co_tick_pending -= n;
+        co_tick_pending_c = 0;
+        uint8_t *q = lt_put_head(p, LT_EV_TICK, 3);
+        q = lt_put_uint(q, n);
+        q = lt_put_uint(q, 0);
+        q = lt_put_uint(q, s->tick_ns);
+        co_out_hot_end(s, p, q);
+        if (s->tick_fine)
+            coarse(s, n);
     }
     atomic_signal_fence(memory_order_seq_cst);
     co_tick_in = was;
