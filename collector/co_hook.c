@@ -157,8 +157,8 @@ static int __attribute__((noinline)) switch_slow(co_state *s, lua_State *L, cons
                                                  uint64_t dt)
 {
     co_hook_slow(s);
-    /* LuaJIT's event looked L up already (a registry lookup, as costly as
-     * the rest of a coroutine switch); the entry is checked again */
+    /* LuaJIT's event looked L up already (co_jit_event); the entry is
+     * checked again */
     uint32_t id = L == s->seen_L && s->th.t[s->seen_id] == L ? s->seen_id : co_thread_known(s, L);
     if (!id && (id = co_thread_revive(s, L)))
         stack_record(s, L, id, LT_R_HOOKED, ar->event == LUA_HOOKCALL); /* not the callee */

@@ -205,9 +205,10 @@ typedef struct co_jstack {
 
 static co_jstack *g_js; /* by thread id */
 static uint32_t g_js_cap;
-static int g_ref = LUA_NOREF;  /* registry: {thread = id}, weak keys */
-static int g_fref = LUA_NOREF; /* registry: {Lua closure = fid}, weak keys */
-static int g_wref = LUA_NOREF; /* registry: {wrap body closure = its wraps' fid} */
+/* registry tables with weak keys, where co_wcache.c's map is not in use
+ * (LUATRACE_ALLOC=plain): {thread = id}, {Lua closure = fid}, {wrap body
+ * closure = its wraps' fid} */
+static int g_ref = LUA_NOREF, g_fref = LUA_NOREF, g_wref = LUA_NOREF;
 
 static co_jstack *jstack(uint32_t id)
 {
@@ -238,8 +239,6 @@ static int room(co_jstack *js, uint32_t i)
     js->cap = cap;
     return 1;
 }
-
-
 
 int co_jit_begin(lua_State *L)
 {
