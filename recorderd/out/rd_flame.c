@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "rd_label.h"
+#include "rd_path.h" /* RD_PATH_MAX: the depth drawn */
 #include "rd_util.h" /* rd_utf8_seq, rd_xml_put */
 
 #define IMG_W 1200.0 /* px */
@@ -74,7 +75,10 @@ static uint64_t self_of(const weight *wt, uint32_t n)
     return wt->mem == RD_FLAME_LIVE ? r->live_b : r->alloc_b;
 }
 
-static uint32_t layout(const weight *wt, fnode *f)
+/* *cut: a frame wide enough was deeper than RD_PATH_MAX (a deep
+ * recursion): not drawn, so that the graph stays a graph (500 000 levels
+ * made a 119 MB file); its time is in the frames above it. */
+static uint32_t layout(const weight *wt, fnode *f, int *cut)
 {
     const rd_model *m = wt->m;
     uint32_t maxd = 0;
@@ -91,6 +95,8 @@ static uint32_t layout(const weight *wt, fnode *f)
         p->cur += w;
         f[n].depth = p->depth + 1;
         f[n].keep = p->keep && f[n].incl && w >= MIN_W;
+        if (f[n].keep && f[n].depth > RD_PATH_MAX)
+            f[n].keep = 0, *cut = 1;
         if (f[n].keep && f[n].depth > maxd) maxd = f[n].depth;
     }
     return maxd;
@@ -233,8 +239,13 @@ static int write_svg(const weight *wt, const char *title, int inline_svg, FILE *
     const rd_model *m = wt->m;
     fnode *f = calloc(m->nnode ? m->nnode : 1, sizeof *f);
     if (!f) return -ENOMEM;
-    uint32_t maxd = m->nnode ? layout(wt, f) : 0;
-    write_head(out, title, maxd, inline_svg, wt->p);
+    int cut = 0;
+    uint32_t maxd = m->nnode ? layout(wt, f, &cut) : 0;
+    char head[512];
+    if (cut) /* the head says so */
+        snprintf(head, sizeof head, "%.400s (frames deeper than %d not drawn)",
+                 title ? title : "luatrace flame graph", RD_PATH_MAX);
+    write_head(out, cut ? head : title, maxd, inline_svg, wt->p);
     for (uint32_t n = 0; n < m->nnode; n++)
         if (f[n].keep) write_frame(wt, f, n, maxd, out);
     fprintf(out, script_head, wt->p);

@@ -144,5 +144,41 @@ START_TEST(test_flame_empty)
 }
 END_TEST
 
+/* A recursion 3000 deep (its time at the bottom) is drawn 1000 frames
+ * deep, and the head says frames were left out: 500 000 levels had made
+ * a 119 MB flamegraph.svg. A 999-deep one is drawn whole, without it. */
+START_TEST(test_flame_deep)
+{
+    uint32_t n = rd_model_child(&M, 0, F_MAIN);
+    for (int i = 0; i < 2999; i++)
+        n = rd_model_child(&M, n, F_WORK);
+    M.node[n].self = 50 * MS;
+    M.ticks_total += 50 * MS;
+    char *svg = render(rd_flame_write_svg, "deep");
+    /* the tree's other frames, and 1000 levels of the chain at most */
+    int frames = count(svg, "<g class=\"f\"");
+    ck_assert_int_le(frames, 1000 + 8);
+    ck_assert_int_ge(frames, 1000);
+    ck_assert_ptr_nonnull(strstr(svg, "deep (frames deeper than 1000 not drawn)"));
+    free(svg);
+    empty_model();
+    str(1, "app.lua");
+    str(2, "main");
+    str(3, "work");
+    func(F_MAIN, LT_WHAT_MAIN, 2, 0);
+    func(F_WORK, LT_WHAT_LUA, 3, 7);
+    n = rd_model_child(&M, 0, F_MAIN);
+    for (int i = 0; i < 998; i++)
+        n = rd_model_child(&M, n, F_WORK);
+    M.node[n].self = 50 * MS;
+    M.ticks_total += 50 * MS;
+    svg = render(rd_flame_write_svg, "deep");
+    ck_assert_int_eq(count(svg, "<g class=\"f\""), 1 + 999);
+    ck_assert_ptr_null(strstr(svg, "not drawn"));
+    free(svg);
+}
+END_TEST
+
 UT_MAIN("flame", setup, teardown, test_flame_widths, test_flame_titles, test_flame_escaping,
-        test_flame_skipped, test_flame_clipped, test_flame_relative, test_flame_empty)
+        test_flame_skipped, test_flame_clipped, test_flame_relative, test_flame_empty,
+        test_flame_deep)
