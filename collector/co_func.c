@@ -317,6 +317,25 @@ static int for_site(const char *name)
 /* Writes the FUNC record (and its strings) for the function at the top.
  * body: for a wrap function, its body's place (wrap_body_name); NULL for
  * any wrap function whose body is unknown. */
+/* LuaJIT: whether the C function on top of L, called at ar, is the cdata
+ * metatable's __call, through which the FFI makes every call of a C
+ * function (one function to the debug API: named after its first call
+ * site, every later FFI call took that name, abs shown as qsort). */
+static int ffi_call(lua_State *L, lua_Debug *ar)
+{
+    int fn = lua_gettop(L), is = 0;
+    if (!lua_checkstack(L, 3) || !lua_getlocal(L, ar, 1))
+        return 0;
+    if (lua_type(L, -1) == 10 /* LuaJIT's cdata */ && lua_getmetatable(L, -1)) {
+        lua_pushliteral(L, "__call");
+        lua_rawget(L, -2);
+        is = lua_rawequal(L, -1, fn);
+        lua_pop(L, 2);
+    }
+    lua_pop(L, 1);
+    return is;
+}
+
 static uint32_t describe(co_state *s, lua_State *L, lua_Debug *ar, int isC, uint32_t flags,
                          const char *body, const char *arg)
 {
@@ -338,6 +357,8 @@ static uint32_t describe(co_state *s, lua_State *L, lua_Debug *ar, int isC, uint
          * by its C name, so that it takes no one else's */
         snprintf(name, sizeof name, "%s",
                  cf == luaopen_luatrace ? "luaopen_luatrace" : "luaopen_luatrace_profile");
+    else if (isC && s->jit && ffi_call(L, ar))
+        snprintf(name, sizeof name, "ffi C call");
     else
         co_name_find(L, lua_gettop(L), s->table_ok, name, sizeof name);
     /* the call site's name only when needed: Lua finds it by re-running the

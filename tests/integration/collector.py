@@ -1574,12 +1574,16 @@ def case_jitcnames(c):
     with no C function (known by its one closure), and where a generic
     for's call site is 'for iterator': ipairs iterator (was ipairs
     (upvalue 1)), string.gmatch iterator and io.lines iterator (were (for
-    generator)), coroutine.wrap(jitnames.lua:4)."""
+    generator)), coroutine.wrap(jitnames.lua:4); every call of a C function
+    through the FFI is one function to LuaJIT, 'ffi C call' (it took its
+    first call site's name: abs called 'labs')."""
     need_luajit()
     prog = c.write('jitnames.lua', 'for _ in ipairs({1, 2}) do end\n'
                    'for _ in ("a b"):gmatch("%a") do end\n'
                    'for _ in io.lines(arg[0]) do end\n'
-                   'for _ in coroutine.wrap(function() coroutine.yield(1) end) do end\n')
+                   'for _ in coroutine.wrap(function() coroutine.yield(1) end) do end\n'
+                   'local ffi = require "ffi" ffi.cdef "int abs(int); long labs(long);"\n'
+                   'local s = ffi.C.labs(-2) for i = 1, 3 do s = s + ffi.C.abs(-i) end\n')
     c.start_daemon()
     r = run(['luajit', '-lluatrace', prog], c.tmp,
             c.env(LUATRACE_SOCKET=c.sock, LUATRACE_SHM='jitnames'))
@@ -1590,8 +1594,11 @@ def case_jitcnames(c):
         leaf = stack.split(';')[-1]
         top[leaf] = top.get(leaf, 0) + n
     for label, n in (('ipairs iterator@[C]', 3), ('string.gmatch iterator@[C]', 3),
-                     ('io.lines iterator@[C]', 5), ('coroutine.wrap(jitnames.lua:4)@[C]', 2)):
+                     ('io.lines iterator@[C]', 7), ('coroutine.wrap(jitnames.lua:4)@[C]', 2),
+                     ('ffi C call@[C]', 4)):
         expect(top.get(label) == n, 'want %d calls of %s: %s' % (n, label, sorted(top)))
+    expect(not [k for k in top if k.startswith(('abs@', 'labs@'))], 'an FFI call named after a '
+           'call site: %s' % sorted(top))
 
 
 SUMMARY_HEAD = re.compile(r'^luatrace: traced time: (\d+\.\d{3}) ms   events: (\d+)$')
