@@ -243,7 +243,10 @@ static int room(co_jstack *js, uint32_t i)
 int co_jit_begin(lua_State *L)
 {
     co_jit_end(L);
-    co_wcache_begin(L);
+    /* LuaJIT keeps the registry tables (co_wcache.c's map stays off): with
+     * the map the hook left less on the program than the calibration's
+     * debit assumes (co_calib.c measures a hook that only counts), and
+     * tiny Lua calls came out 13 points light (bench/RESULTS.md) */
     g_ref = co_weak_table(L);
     g_fref = co_weak_table(L);
     g_wref = co_weak_table(L);

@@ -1,6 +1,7 @@
 /* co_wcache: what the collector knows of a Lua object by its address
- * where no Proto or thread can be read (LuaJIT: thread ids; LuaJIT and
- * Lua 5.4: Lua closures' ids, coroutine.wrap bodies' ids).
+ * where no Proto or thread can be read (Lua 5.4: Lua closures' ids,
+ * coroutine.wrap bodies' ids, threads' ids; LuaJIT keeps the registry
+ * tables, co_jit_begin says why).
  *
  * An address alone could name a collected object's successor. So either
  * the state's allocator is watched (co_alloc_watch_frees: Lua frees a

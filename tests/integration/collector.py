@@ -18,8 +18,8 @@ daemon, socket and shm segments even when it fails. Cases:
   dbghook     the program's own debug.sethook/gethook work as untraced;
               tracing resumes, with whole stacks, when it removes its hook
   heapquiet   the program's own collectgarbage("count") untouched by the
-              collector's ids of closures, coroutines and wraps (5.1,
-              LuaJIT, 5.4; default and --lines exact)
+              collector's ids of closures, coroutines and wraps (5.1 and
+              5.4; default and --lines exact)
   spawn0      LUATRACE_SPAWN=0 with nobody listening: a clear message
   fsizelimit  a file-size limit below the ring: a clear message, the
               program runs untraced (not killed by SIGXFSZ)
@@ -609,11 +609,13 @@ def case_heapquiet(c):
     program's heap (Lua 5.1: by their structures; LuaJIT and Lua 5.4: a
     map in C, forgotten at each free), so first calls of new closures and
     first resumes of new coroutines and wraps allocate nothing the program
-    sees (its GC stopped: exact counts). Under LuaJIT and 5.4 the weak
-    tables that held them were the program's: 3072 bytes for 100 new
-    closures. lua5.1, luajit and lua5.4; run's default and --lines exact."""
+    sees (its GC stopped: exact counts). Under 5.4 the weak tables that
+    held them were the program's: 3072 bytes for 100 new closures. lua5.1
+    and lua5.4; run's default and --lines exact. Not LuaJIT, which keeps
+    the tables (co_jit_begin: the map's lighter hook made the calibration's
+    debit too large)."""
     prog = c.write('heap.lua', HEAP_QUIET)
-    luas = [c.args.lua] + [l for l in (shutil.which('luajit'), lua54_installed()) if l]
+    luas = [c.args.lua, lua54_installed()]
     for lua in luas:
         plain = run([lua, prog], c.tmp, c.env())
         expect(plain.status == 0 and plain.out.startswith(b'new closures'),
