@@ -30,6 +30,7 @@
 #pragma weak lua_gethookmask
 #pragma weak lua_getinfo
 #pragma weak lua_getlocal
+#pragma weak lua_getmetatable
 #pragma weak lua_getstack
 #pragma weak lua_gettop
 #pragma weak lua_getupvalue
