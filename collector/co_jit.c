@@ -205,9 +205,9 @@ typedef struct co_jstack {
 
 static co_jstack *g_js; /* by thread id */
 static uint32_t g_js_cap;
-/* registry tables with weak keys, where co_wcache.c's map is not in use
- * (LUATRACE_ALLOC=plain): {thread = id}, {Lua closure = fid}, {wrap body
- * closure = its wraps' fid} */
+/* registry tables with weak keys (not co_wcache.c's map: co_jit_begin
+ * says why): {thread = id}, {Lua closure = fid}, {wrap body closure = its
+ * wraps' fid} */
 static int g_ref = LUA_NOREF, g_fref = LUA_NOREF, g_wref = LUA_NOREF;
 
 static co_jstack *jstack(uint32_t id)
@@ -250,9 +250,7 @@ int co_jit_begin(lua_State *L)
     g_ref = co_weak_table(L);
     g_fref = co_weak_table(L);
     g_wref = co_weak_table(L);
-    return !co_wcache_on() && (g_ref == LUA_NOREF || g_fref == LUA_NOREF || g_wref == LUA_NOREF)
-               ? -1
-               : 0;
+    return g_ref == LUA_NOREF || g_fref == LUA_NOREF || g_wref == LUA_NOREF ? -1 : 0;
 }
 
 void co_jit_end(lua_State *L)
@@ -264,7 +262,6 @@ void co_jit_end(lua_State *L)
     if (L && g_wref != LUA_NOREF)
         luaL_unref(L, LUA_REGISTRYINDEX, g_wref);
     g_ref = g_fref = g_wref = LUA_NOREF;
-    co_wcache_end();
     for (uint32_t i = 0; i < g_js_cap; i++)
         co_mem_free(g_js[i].f);
     co_mem_free(g_js);
@@ -274,8 +271,6 @@ void co_jit_end(lua_State *L)
 
 uint32_t co_jit_tag(lua_State *T)
 {
-    if (co_wcache_on())
-        return co_wcache_get(CO_WC_THREAD, T);
     if (g_ref == LUA_NOREF || !lua_checkstack(T, 2))
         return 0;
     lua_rawgeti(T, LUA_REGISTRYINDEX, g_ref);
@@ -291,10 +286,6 @@ void co_jit_set_tag(lua_State *T, uint32_t id)
     co_jstack *js = jstack(id);
     if (js)
         js->n = 0; /* a new thread's: its frames come with its events */
-    if (co_wcache_on()) {
-        co_wcache_put(CO_WC_THREAD, T, id);
-        return;
-    }
     if (g_ref == LUA_NOREF || !lua_checkstack(T, 3))
         return;
     lua_rawgeti(T, LUA_REGISTRYINDEX, g_ref);

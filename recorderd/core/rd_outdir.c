@@ -194,6 +194,20 @@ static int stream_error(FILE *f, const out_stream *s)
     return e && s->err ? -s->err : e;
 }
 
+/* Writes the report fn into f (stream_open's, on s) and closes it: 0, or
+ * the first reason it failed (the stream's errno over a writer's EIO). */
+static int write_close(FILE *f, const out_stream *s, int (*fn)(FILE *, void *), void *ud)
+{
+    int e = fn(f, ud);
+    int w = stream_error(f, s);
+    if (w && (!e || e == -EIO)) /* writers say EIO; the stream knows why */
+        e = w;
+    errno = 0;
+    if (fclose(f) && !e)
+        e = errno ? -errno : -EIO;
+    return e;
+}
+
 int rd_out_write(int dfd, const char *name, int (*fn)(FILE *, void *), void *ud)
 {
     char tmp[300];
@@ -208,13 +222,7 @@ int rd_out_write(int dfd, const char *name, int (*fn)(FILE *, void *), void *ud)
         unlinkat(dfd, tmp, 0);
         return e;
     }
-    int e = fn(f, ud);
-    int w = stream_error(f, &s);
-    if (w && (!e || e == -EIO)) /* writers say EIO; the stream knows why */
-        e = w;
-    errno = 0;
-    if (fclose(f) && !e)
-        e = errno ? -errno : -EIO;
+    int e = write_close(f, &s, fn, ud);
     if (!e && renameat(dfd, tmp, dfd, name) < 0)
         e = -errno;
     if (e)
@@ -250,14 +258,7 @@ static int write_stream(int dfd, const char *name, int (*fn)(FILE *, void *), vo
         close(fd);
         return 1;
     }
-    int e = fn(f, ud);
-    int w = stream_error(f, &s);
-    if (w && (!e || e == -EIO))
-        e = w;
-    errno = 0;
-    if (fclose(f) && !e)
-        e = errno ? -errno : -EIO;
-    return e;
+    return write_close(f, &s, fn, ud);
 }
 
 /* The descriptor path names when it is one of this process's own, as a
@@ -298,14 +299,7 @@ static int write_fd(int n, int (*fn)(FILE *, void *), void *ud)
         close(fd);
         return e;
     }
-    int e = fn(f, ud);
-    int w = stream_error(f, &s);
-    if (w && (!e || e == -EIO))
-        e = w;
-    errno = 0;
-    if (fclose(f) && !e)
-        e = errno ? -errno : -EIO;
-    return e;
+    return write_close(f, &s, fn, ud);
 }
 
 int rd_out_write_path(const char *path, int (*fn)(FILE *, void *), void *ud, char *err,
