@@ -86,8 +86,10 @@ static uint8_t *wait_room(co_state *s, size_t n)
     co_hook_slow(s); /* a wait is not the program's time: measure this hook's end */
     if (s->lost)
         return NULL;
-    if (s->discard) {
-        s->ring.peer_seen = s->ring.pos; /* pretend everything was read */
+    if (s->discard) { /* pretend everything was read, the header's tail
+                         * too: lt_ring_fill_ahead reads it again */
+        atomic_store_explicit(&s->ring.hdr->tail, s->ring.pos, memory_order_release);
+        s->ring.peer_seen = s->ring.pos;
         return lt_ring_reserve(&s->ring, n);
     }
     lt_ring_publish(&s->ring); /* the consumer may be waiting for these */

@@ -21,6 +21,8 @@ daemon, socket and shm segments even when it fails. Cases:
               collector's ids of closures, coroutines and wraps (5.1 and
               5.4; default and --lines exact)
   spawn0      LUATRACE_SPAWN=0 with nobody listening: a clear message
+  discard     LUATRACE_SINK=discard past the ring's end: no crash, output
+              unchanged (lua5.1, luajit, lua5.4)
   fsizelimit  a file-size limit below the ring: a clear message, the
               program runs untraced (not killed by SIGXFSZ)
   killed      recorderd killed with SIGKILL mid-run: the program finishes
@@ -1835,6 +1837,33 @@ def case_fsizelimit(c):
     same_output(plain, r)
     err = r.err.decode()
     expect('File too large' in err and 'running untraced' in err, 'unclear message: %r' % err)
+
+
+DISCARD = '''local gen = coroutine.wrap(function() local i = 0 while true do i = i + 1 coroutine.yield(i) end end)
+local function tiny(x) return x + 1 end
+local k = 0
+for _ = 1, 200000 do k = tiny(k) + gen() end
+print(k)
+'''
+
+
+def case_discard(c):
+    """LUATRACE_SINK=discard (scripts/bench's collector column) on a
+    program that writes its 64 KB ring many times over: the output is
+    plain's. The fill ahead of each publish (lt_ring_fill_ahead) read the
+    tail nobody moves and memset past the ring: SIGSEGV once the ring had
+    wrapped. lua5.1, luajit and lua5.4, each where installed (the first
+    two through LUA_CPATH, 5.4 through LUA_CPATH_5_4)."""
+    prog = c.write('discard.lua', DISCARD)
+    luas = [c.args.lua] + [lua for lua in (shutil.which('luajit'), shutil.which('lua5.4')) if lua]
+    for lua in luas:
+        plain = run([lua, prog], c.tmp, c.env())
+        env = c.env(LUATRACE_SINK='discard', LUATRACE_RING='64K',
+                    LUA_CPATH_5_4=c.args.cpath + '/lua54/?.so;;')
+        r = run([lua, '-lluatrace', prog], c.tmp, env)
+        expect(r.status == 0 and r.out == plain.out and plain.out.strip().isdigit(),
+               '%s discard: status %d, %r (untraced %r) %r' % (lua, r.status, r.out, plain.out,
+                                                               r.err[-300:]))
 
 
 def case_spawn0(c):
