@@ -435,7 +435,13 @@ def case_cself(args, tmp):
         out = os.path.join(tmp, 'cself%d' % attempt)
         harness.run_ok([args.recorderd, 'run', '--quiet', '--format', 'folded', '--out', out, '--',
                         args.lua, 'cself.lua'], tmp)
-        w = folded_ns(harness.find_session(out))
+        session = harness.find_session(out)
+        if 'luajit' in os.path.basename(args.lua):
+            # the dispatch calibration, our hook's residue with it (co_calib.c)
+            b = session_json(session).get('bias_ns') or {}
+            harness.expect(b.get('lua_call', 0) > 0 and b.get('c_call', 0) > 0,
+                           'LuaJIT: no calibration: bias_ns %r' % b)
+        w = folded_ns(session)
         c, lua = self_ns(w, 'string.rep'), under(w, 'lua_part')
         got = 100 * c / max(1, c + lua)
         print('string.rep: plain %.1f%%, profile %.1f%%' % (truth, got))
