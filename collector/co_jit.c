@@ -553,7 +553,7 @@ static void jit_event(co_state *s, lua_State *L, lua_Debug *ar)
 
 void co_jit_event(co_state *s, lua_State *L, lua_Debug *ar)
 {
-    if (__builtin_expect(g_note, 0))
+    if (__builtin_expect(g_note, 0) && !s->calib) /* the program's first event */
         say_note();
     jit_event(s, L, ar);
     s->jit_tail = 0;

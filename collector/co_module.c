@@ -433,6 +433,7 @@ static int begin(co_state *s, lua_State *L, const char *name, const char *sock_p
         s->cwd0[0] = 0;
     const char *sink = getenv("LUATRACE_SINK");
     s->discard = calib || (sink && !strcmp(sink, "discard"));
+    s->calib = calib;
     /* the calibration's few records: a big ring costs its setup */
     if (co_module_create_ring(s, name, calib ? 1u << 20 : LT_RING_DEFAULT_SIZE, calib, err, cap))
         return -1;

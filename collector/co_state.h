@@ -146,6 +146,7 @@ typedef struct co_state {
     int key_only;  /* state_ok and watched: a cache hit on the key alone is exact */
     int drop_mode; /* LUATRACE_MODE=drop: never wait for space */
     int discard;   /* LUATRACE_SINK=discard: nobody reads; for scripts/bench */
+    int calib;     /* the calibration's trace (co_calib.c): not the program's events */
     lua_State *cur_L;  /* the thread of the last record (kept alive by th.anchor) */
     uint32_t cur_id;   /* its id */
     lua_State *seen_L; /* LuaJIT: the thread co_jit_event just looked up, and */

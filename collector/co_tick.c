@@ -481,11 +481,12 @@ uint64_t co_tick_period_ns(void)
 }
 
 /* A short program would get a few ticks of 1 ms, and a flame graph of a
- * few frames: the first CO_TICK_FINE ticks (50 ms of CPU time) come every
- * 0.1 ms, each TICK record saying its period. A tick costs about 20 us in
- * the kernel here (a signal), a cost in proportion to the time, not to
- * where it is spent. Not with LUATRACE_TICK_US, which fixes the period. */
-#define CO_TICK_FINE 500
+ * few frames: the first CO_TICK_FINE ticks (20 ms of CPU time) come every
+ * 0.1 ms, each TICK record saying its period. A tick costs 20 to 30 us of
+ * CPU in the kernel here (a signal), a cost in proportion to the time, not
+ * to where it is spent: 500 fine ticks made a 0.1 s program 15% slower,
+ * 200 cost about 6 ms. Not with LUATRACE_TICK_US, which fixes the period. */
+#define CO_TICK_FINE 200
 #define CO_TICK_FINE_NS 100000u
 
 uint64_t co_tick_start_ns(uint32_t *fine)
