@@ -384,13 +384,19 @@ static int spawn(run_ctx *r, const rd_run_opts *o, char **argv, const char *sock
 static int untraced_note(char **argv, int code)
 {
     const char *b = strrchr(argv[0], '/');
-    if (code != 0 && !strncmp(b ? b + 1 : argv[0], "lua", 3) && !getenv("LUA_INIT"))
+    /* lua5.4 reads LUA_INIT_5_4 instead of LUA_INIT where it is set */
+    int init54 = getenv("LUA_INIT_5_4") != NULL;
+    if (code != 0 && !strncmp(b ? b + 1 : argv[0], "lua", 3) && !getenv("LUA_INIT") &&
+        !init54)
         return 0;
     fprintf(stderr, "recorderd: nothing was traced: no Lua process of the command loaded "
                     "luatrace%s\n", code ? "" : " (exit status 125)");
     if (getenv("LUA_INIT"))
         fprintf(stderr, "recorderd: LUA_INIT is set, so run did not set it to load the "
                         "collector: add -lluatrace to the lua5.1 command\n");
+    else if (init54)
+        fprintf(stderr, "recorderd: LUA_INIT_5_4 is set, and lua5.4 reads it instead of run's "
+                        "LUA_INIT: add -lluatrace to the lua5.4 command\n");
     return 1;
 }
 

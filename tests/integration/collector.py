@@ -874,7 +874,8 @@ def case_multistate(c):
 
 def case_untraced(c):
     """recorderd run of a command that loads no collector says so (and why,
-    when LUA_INIT kept run from setting it), with --quiet too; it keeps the
+    when LUA_INIT kept run from setting it, or LUA_INIT_5_4 kept lua5.4 from
+    reading it), with --quiet too; it keeps the
     command's exit status, 125 for one that succeeded."""
     prog = c.write('untraced.lua', 'print("hi") os.exit(3)\n')
     init = c.write('init.lua', 'x = 1\n')
@@ -890,6 +891,12 @@ def case_untraced(c):
     r = run(base + ['--quiet', '--', c.args.lua, prog], c.tmp, c.env(LUA_INIT='@' + init))
     expect(r.status == 3 and note in r.err and b'LUA_INIT is set' in r.err,
            '--quiet: %r' % (r.err,))
+    # lua5.4 reads LUA_INIT_5_4 rather than run's LUA_INIT: the hint names it
+    lua54 = shutil.which('lua5.4')
+    if lua54:
+        r = run(base + ['--', lua54, prog], c.tmp, c.env(LUA_INIT_5_4='@' + init))
+        expect(r.status == 3 and r.out == b'hi\n' and note in r.err and
+               b'LUA_INIT_5_4 is set' in r.err, 'LUA_INIT_5_4: %r' % (r.err,))
     r = run(base + ['-q', '--', c.args.lua, '-e', 'print(1)'], c.tmp, c.env(LUA_INIT='x=1'))
     expect(r.status == 125 and r.out == b'1\n' and note in r.err and b'125' in r.err,
            '-q, exit 0, nothing traced: %d %r' % (r.status, r.err))
