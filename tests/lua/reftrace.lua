@@ -221,12 +221,17 @@ end
 -- 5.1 still shows (a dead coroutine keeps its frames there). Only the
 -- frame that read it gets it back: a call at position p (another frame
 -- there) forgets it, so a later call of the dead wrap stays generic.
+-- Read again while it lives, the frame keeps it whatever the coroutine
+-- now shows: a body that tail-called and then died leaves its callee at
+-- the coroutine's base (5.1, LuaJIT), which is not the body it was called
+-- with.
 local function wrap_remembered(st, p, f, key, place)
   if not st then return key, place end
+  if rawequal(st.wrap_f[p], f) then
+    return st.wrap_key[p], st.wrap_place[p]
+  end
   if key then
     st.wrap_f[p], st.wrap_key[p], st.wrap_place[p] = f, key, place
-  elseif rawequal(st.wrap_f[p], f) then
-    key, place = st.wrap_key[p], st.wrap_place[p]
   end
   return key, place
 end
