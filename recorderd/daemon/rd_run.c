@@ -384,10 +384,12 @@ static int spawn(run_ctx *r, const rd_run_opts *o, char **argv, const char *sock
 static int untraced_note(char **argv, int code)
 {
     const char *b = strrchr(argv[0], '/');
-    /* lua5.4 reads LUA_INIT_5_4 instead of LUA_INIT where it is set */
-    int init54 = getenv("LUA_INIT_5_4") != NULL;
-    if (code != 0 && !strncmp(b ? b + 1 : argv[0], "lua", 3) && !getenv("LUA_INIT") &&
-        !init54)
+    const char *base = b ? b + 1 : argv[0];
+    int lua = !strncmp(base, "lua", 3);
+    /* lua5.4 reads LUA_INIT_5_4 instead of LUA_INIT where it is set: a
+     * lua5.4 command, or one that may start it (a script) */
+    int init54 = getenv("LUA_INIT_5_4") && (!lua || !strncmp(base, "lua5.4", 6));
+    if (code != 0 && lua && !getenv("LUA_INIT") && !init54)
         return 0;
     fprintf(stderr, "recorderd: nothing was traced: no Lua process of the command loaded "
                     "luatrace%s\n", code ? "" : " (exit status 125)");

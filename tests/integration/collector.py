@@ -897,6 +897,10 @@ def case_untraced(c):
         r = run(base + ['--', lua54, prog], c.tmp, c.env(LUA_INIT_5_4='@' + init))
         expect(r.status == 3 and r.out == b'hi\n' and note in r.err and
                b'LUA_INIT_5_4 is set' in r.err, 'LUA_INIT_5_4: %r' % (r.err,))
+    # which lua5.1 does not read: its failure's own message, no hint
+    r = run(base + ['--', c.args.lua, 'nothere.lua'], c.tmp, c.env(LUA_INIT_5_4='x=1'))
+    expect(r.status == 1 and b'nothere.lua' in r.err and note not in r.err,
+           'lua5.1, LUA_INIT_5_4 set, missing script: %d %r' % (r.status, r.err))
     r = run(base + ['-q', '--', c.args.lua, '-e', 'print(1)'], c.tmp, c.env(LUA_INIT='x=1'))
     expect(r.status == 125 and r.out == b'1\n' and note in r.err and b'125' in r.err,
            '-q, exit 0, nothing traced: %d %r' % (r.status, r.err))
