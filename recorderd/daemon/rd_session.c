@@ -32,10 +32,11 @@
  * (rd_outdir: no path is followed twice). A session holds a lock (flock)
  * on its directory while it runs, so that another recorder knows it is
  * live. A directory of the same name left by an earlier run (unlocked, not
- * made by this recorder) is kept as NAME.prev, replacing the one before,
- * and the session takes NAME: reruns do not pile up. A name live
- * elsewhere, or used already by this recorder (one command's processes
- * never replace each other), gives NAME.PID[.N]. */
+ * made by this recorder, a session's: is_session) is kept as NAME.prev,
+ * replacing the one before (a session's too), and the session takes NAME:
+ * reruns do not pile up. A name live elsewhere, used already by this
+ * recorder (one command's processes never replace each other), or held by
+ * anything but a session gives NAME.PID[.N]. */
 
 /* The directories this recorder made, by name (loop thread only). */
 static char **made;
@@ -91,12 +92,34 @@ static int remove_tree(int dfd, const char *leaf, int depth)
     return e ? e : unlinkat(dfd, leaf, AT_REMOVEDIR) < 0 && errno != ENOENT ? -errno : 0;
 }
 
+/* Whether leaf under dfd is a session's directory (a session.json or a
+ * trace.ltr in it, regular files): a directory of the user's that shares
+ * the name (a script's package, app.lua beside app/, under -o .) is never
+ * moved aside or removed. 0 also where leaf is missing. */
+static int is_session(int dfd, const char *leaf)
+{
+    int fd = openat(dfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    struct stat st;
+    int yes = (fstatat(fd, "session.json", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)) ||
+              (fstatat(fd, "trace.ltr", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode));
+    close(fd);
+    return yes;
+}
+
 /* Moves leaf (an earlier run's, its lock held in fd) to leaf.prev,
- * replacing that. Returns 0 or a negative errno. */
+ * replacing that if it is a session's. Returns 0 or a negative errno
+ * (-EEXIST: leaf.prev is something else). */
 static int keep_previous(rd_session *s, const rd_session_opts *o, const char *leaf, int fd)
 {
     char prev[sizeof s->name + 40];
     snprintf(prev, sizeof prev, "%s.prev", leaf);
+    struct stat st;
+    if (fstatat(o->out_fd, prev, &st, AT_SYMLINK_NOFOLLOW) == 0 && !is_session(o->out_fd, prev)) {
+        close(fd);
+        return -EEXIST;
+    }
     int e = remove_tree(o->out_fd, prev, 0);
     if (!e && renameat(o->out_fd, leaf, o->out_fd, prev) < 0)
         e = -errno;
@@ -112,7 +135,7 @@ static int claim(rd_session *s, const rd_session_opts *o, const char *leaf, int 
 {
     int fd = rd_out_subdir(o->out_fd, leaf, 1);
     if (fd == -EEXIST) {
-        if (!may_replace || made_here(leaf))
+        if (!may_replace || made_here(leaf) || !is_session(o->out_fd, leaf))
             return -EEXIST;
         int old = lock_fd(openat(o->out_fd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
         if (old < 0 || keep_previous(s, o, leaf, old))

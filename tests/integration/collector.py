@@ -21,6 +21,8 @@ daemon, socket and shm segments even when it fails. Cases:
               collector's ids of closures, coroutines and wraps (5.1 and
               5.4; default and --lines exact)
   spawn0      LUATRACE_SPAWN=0 with nobody listening: a clear message
+  userdir     run -o . beside the script's own package directory: the
+              user's directories are never moved aside or removed
   discard     LUATRACE_SINK=discard past the ring's end: no crash, output
               unchanged (lua5.1, luajit, lua5.4)
   fsizelimit  a file-size limit below the ring: a clear message, the
@@ -1875,6 +1877,46 @@ def case_discard(c):
         expect(r.status == 0 and r.out == plain.out and plain.out.strip().isdigit(),
                '%s discard: status %d, %r (untraced %r) %r' % (lua, r.status, r.out, plain.out,
                                                                r.err[-300:]))
+
+
+def case_userdir(c):
+    """run -o . beside a script's own package directory (app.lua and
+    app/util.lua): the directory is the user's, not a session's, so it is
+    never moved aside as app.prev nor removed by the rerun after; the
+    session takes app.PID. A user's NAME.prev is left alone too. Before,
+    the first run renamed app/ to app.prev/ (the program's require failed)
+    and the second removed it with everything in it."""
+    w = os.path.join(c.tmp, 'proj')
+    os.makedirs(os.path.join(w, 'app'))
+    with open(os.path.join(w, 'app', 'util.lua'), 'w') as f:
+        f.write('return "util ok"\n')
+    with open(os.path.join(w, 'app.lua'), 'w') as f:
+        f.write('print(require("app.util"))\n')
+    c.used.add('app')
+    env = c.env()
+    env['LUA_PATH'] = './?.lua;;'
+    for _ in range(2):
+        r = run([c.args.recorderd, 'run', '-q', '-o', '.', '--', c.args.lua, 'app.lua'], w, env)
+        expect(r.status == 0 and r.out == b'util ok\n', 'run -o .: %d %r %r'
+               % (r.status, r.out, r.err[-300:]))
+        expect(os.path.isfile(os.path.join(w, 'app', 'util.lua')) and
+               not os.path.exists(os.path.join(w, 'app.prev')),
+               'the package directory moved: %s' % sorted(os.listdir(w)))
+    sessions = [n for n in os.listdir(w) if n.startswith('app.') and n != 'app.lua']
+    expect(len(sessions) == 2 and all(os.path.isfile(os.path.join(w, n, 'session.json'))
+                                      for n in sessions), 'sessions: %s' % sorted(os.listdir(w)))
+    # a session NAME rerun while the user's NAME.prev holds files
+    prog = c.write('foo.lua', 'print("foo")\n')
+    out = os.path.join(c.tmp, 'fo')
+    base = [c.args.recorderd, 'run', '-q', '-o', out, '--', c.args.lua, prog]
+    r = run(base, c.tmp, c.env())
+    os.makedirs(os.path.join(out, 'foo.prev'))
+    with open(os.path.join(out, 'foo.prev', 'keep'), 'w') as f:
+        f.write('mine\n')
+    r = run(base, c.tmp, c.env())
+    expect(r.status == 0 and os.path.isfile(os.path.join(out, 'foo.prev', 'keep')) and
+           os.path.isfile(os.path.join(out, 'foo', 'session.json')) and len(os.listdir(out)) == 3,
+           'the user\'s foo.prev: %s %r' % (sorted(os.listdir(out)), r.err[-300:]))
 
 
 def case_spawn0(c):
