@@ -748,11 +748,15 @@ static void write_all(rd_session *s, const char *cwd)
     rd_cov_free(&cov);
 }
 
-/* Prints the summary of a finished model (rd_report_summary), and where
- * the previous run's reports went (prev: NULL or "" for none). */
-static void rd_session_summary(const rd_model *m, const char *dir, const char *prev, FILE *out)
+/* Prints the summary of a finished model (rd_report_summary), whether
+ * its trace ended early, and where the previous run's reports went (prev:
+ * NULL or "" for none). */
+static void rd_session_summary(const rd_model *m, const char *dir, const char *prev,
+                               int cut_short, FILE *out)
 {
     rd_report_summary(m, dir, out);
+    if (cut_short)
+        fprintf(out, "luatrace: %s\n", RD_REPORT_CUT_SHORT);
     char shown[PATH_MAX];
     if (prev && prev[0])
         fprintf(out, "previous run: %s/\n", rd_printable(prev, shown, sizeof shown));
@@ -831,7 +835,7 @@ static void drainer(void *arg)
     if (!s->opts->no_files)
         write_all(s, cwd);
     if (s->summary) {
-        rd_session_summary(&s->m, s->dir, s->prev, stderr);
+        rd_session_summary(&s->m, s->dir, s->prev, s->truncated, stderr);
         waited_note(s, stderr);
     }
     atomic_store_explicit(&s->done, 1, memory_order_release);

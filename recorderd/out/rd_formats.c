@@ -19,7 +19,7 @@
 static int write_profile(FILE *f, const rd_render *r)
 {
     return rd_report_profile(r->m, r->header ? r->title : NULL, r->header ? r->cmd : NULL,
-                             RD_PROFILE_ROWS, f);
+                             RD_PROFILE_ROWS, r->truncated, f);
 }
 
 static int write_folded(FILE *f, const rd_render *r)

@@ -337,7 +337,7 @@ static void table_calls(const rd_model *m, const rd_fstat *fs, uint32_t *ids, ui
 }
 
 int rd_report_profile(const rd_model *m, const char *title, const char *cmd, unsigned top,
-                      FILE *out)
+                      int cut_short, FILE *out)
 {
     rd_fstat *fs = rd_report_fstats(m);
     uint32_t *ids = malloc((m->nfunc + 1) * sizeof *ids);
@@ -356,6 +356,8 @@ int rd_report_profile(const rd_model *m, const char *title, const char *cmd, uns
             title ? rd_printable(title, shown, sizeof shown) : "");
     if (cmd)
         fprintf(out, "command: %s\n", rd_printable(cmd, shown, sizeof shown));
+    if (cut_short)
+        fprintf(out, "%s\n", RD_REPORT_CUT_SHORT);
     if (m->untimed)
         fprintf(out, "no time: a coverage run (LUATRACE_TIMING=none) read no clock; counts "
                      "only\nevents: %llu   functions: %u   stacks: %u\n",

@@ -55,8 +55,16 @@ int rd_report_folded(const rd_model *m, enum rd_weight w, FILE *out, double *cut
  * included. Returns 0 or -ENOMEM. */
 int rd_report_memory(const rd_model *m, unsigned top, FILE *out);
 
+/* What profile.txt and run's summary say of a trace cut short (its
+ * process killed, its ring lost): said where people look, not only in
+ * session.json's status. */
+#define RD_REPORT_CUT_SHORT                                                                       \
+    "INCOMPLETE: the trace ended early (the process was killed, or its trace broke off): "       \
+    "these are its events until then"
+
+/* cut_short: the trace ended early (RD_REPORT_CUT_SHORT after the head). */
 int rd_report_profile(const rd_model *m, const char *title, const char *cmd, unsigned top,
-                      FILE *out);
+                      int cut_short, FILE *out);
 
 /* The summary `run` prints on stderr: traced time and events, the top 10
  * functions by self time, and the page to open: DIR/report.html (DIR/

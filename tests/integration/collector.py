@@ -909,8 +909,10 @@ def case_untraced(c):
     r = run(base + ['--', 'true'], c.tmp, c.env())
     expect(r.status == 125 and note in r.err, 'true: %d %r' % (r.status, r.err))
     r = run(base + ['--quiet', '--', c.args.lua, prog], c.tmp, c.env())
-    expect(r.status == 3 and note not in r.err and os.listdir(c.out) == ['untraced'],
-           'traced: %r' % (r.err,))
+    expect(r.status == 3 and note not in r.err and os.listdir(c.out) == ['untraced'] and
+           b'INCOMPLETE' not in r.err, 'traced: %r' % (r.err,))
+    with open(os.path.join(c.out, 'untraced', 'profile.txt')) as f:
+        expect('INCOMPLETE' not in f.read(), 'a complete session said INCOMPLETE')
     # a rerun takes the name again and keeps the previous run as NAME.prev,
     # the one before is gone: directories do not pile up
     def pid_of(name):
@@ -2268,7 +2270,8 @@ def case_signalled(c):
     """A program killed by a signal (KILL, TERM, PIPE) before it published
     its last records: recorderd reads them after it is gone, every call of
     f counted, for 10 calls (nothing published) and 3000 (some); under
-    lua5.1, luajit and lua5.4 where there."""
+    lua5.1, luajit and lua5.4 where there. profile.txt and run's summary
+    say INCOMPLETE."""
     prog = c.write('sk.lua', SELFKILL)
     luas = [c.args.lua] + [l for l in ('luajit', 'lua5.4') if shutil.which(l)]
     for lua in luas:
@@ -2285,6 +2288,14 @@ def case_signalled(c):
             expect(calls.get('f') == n and meta['status'] == 'truncated'
                    and meta['unpublished_bytes'] > 0 and meta['bad_records'] == 0,
                    '%s %d %s: f called %r times, %s' % (lua, n, sig, calls.get('f'), meta))
+            # said where people look, not only in session.json
+            with open(os.path.join(session, 'profile.txt')) as f:
+                head = f.read().split('\n')[:3]
+            expect(head[2].startswith('INCOMPLETE: the trace ended early'),
+                   '%s %d %s: profile.txt head %r' % (lua, n, sig, head))
+    r = run([c.args.recorderd, 'run', '--out', os.path.join(c.tmp, 'sk-summary'), '--',
+             c.args.lua, prog, '10', 'KILL'], c.tmp, c.env())
+    expect(b'luatrace: INCOMPLETE: the trace ended early' in r.err, 'summary: %r' % r.err)
 
 
 CPATH_PROG = r'''print(package.cpath)

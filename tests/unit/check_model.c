@@ -113,7 +113,7 @@ static int do_folded(FILE *f)
 
 static int do_profile(FILE *f)
 {
-    return rd_report_profile(&M, "t", "lua5.1 app.lua", 20, f);
+    return rd_report_profile(&M, "t", "lua5.1 app.lua", 20, 0, f);
 }
 
 static int do_speedscope(FILE *f)

@@ -180,7 +180,7 @@ static int table_rows(const char *text, const char *title, row *rows, int cap)
 
 static int do_profile(FILE *f, const void *top)
 {
-    return rd_report_profile(&M, "demo", "lua5.1 app.lua", *(const unsigned *)top, f);
+    return rd_report_profile(&M, "demo", "lua5.1 app.lua", *(const unsigned *)top, 0, f);
 }
 
 #define NEAR(x, y) ck_assert_msg(((x) - (y)) < 0.01 && ((y) - (x)) < 0.01, "%f != %f", x, y)

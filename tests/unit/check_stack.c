@@ -1375,7 +1375,7 @@ START_TEST(test_stack_random_records)
     FILE *f = open_memstream(&buf, &len);
     for (int w = RD_W_TIME; w <= RD_W_CALLS; w++)
         ck_assert_int_eq(rd_report_folded(&M, (enum rd_weight)w, f, NULL), 0);
-    ck_assert_int_eq(rd_report_profile(&M, "random", NULL, 0, f), 0);
+    ck_assert_int_eq(rd_report_profile(&M, "random", NULL, 0, 0, f), 0);
     ck_assert_int_eq(rd_report_annotate_stream(&M, NULL, "/nonexistent", f), 0);
     fclose(f);
     free(buf);
