@@ -159,8 +159,10 @@ static const cmd_help helps[] = {
      "recorderd heap 1234 --diff 10"},
     {"env", "env",
      "print the LUA_CPATH with which lua5.1 -lluatrace finds luatrace.so",
-     "Prints the export LUA_CPATH=... that lets lua5.1 -lluatrace find this\n"
-     "recorderd's luatrace.so (the build tree's, or the installed one).",
+     "Prints the exports that let lua5.1 (and luajit) -lluatrace find this\n"
+     "recorderd's luatrace.so (LUA_CPATH; LUA_CPATH_5_4 for lua5.4's build), the\n"
+     "build tree's or the installed one, and PATH and MANPATH for recorderd and\n"
+     "its man pages.",
      0,
      {HELP},
      "eval \"$(recorderd env)\""},
@@ -193,9 +195,8 @@ static const cmd_help helps[] = {
      {{"-f, --format NAME|LIST", "the report (below; default profile), or several: a LIST of"},
       {"", "names joined with ',', or all, into the session directory or -o DIR"},
       {"-o, --out FILE", "write it there (annotate, a LIST: a directory; --backend: theirs)"},
-      {"-w, --weight time|lines|calls|bytes|objects|live",
-       "what a folded stack weighs (default time; folded only; the last three:\n"
-       "                                 a memory trace's bytes allocated, objects, live bytes)"},
+      {"-w, --weight W", "what a folded stack weighs: time (default), lines, calls, or"},
+      {"", "a memory trace's bytes (allocated), objects or live (bytes); folded only"},
       {"--merge", "several sessions: their coverage adds up (default format lcov)"},
       INCLUDE,
       EXCLUDE,

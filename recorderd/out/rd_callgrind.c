@@ -319,8 +319,11 @@ static void put_functions(cg *c)
     }
 }
 
-static void put_header(const cg *c, const char *cmd, FILE *out)
+/* The time's kind, as kcachegrind shows it: sampled time of the CPU
+ * clock is CPU time. */
+static void put_header(const cg *c, const rd_model *m, const char *cmd, FILE *out)
 {
+    const char *kind = m->tick_clock == LT_CLOCK_CPU ? "CPU time (ns)" : "Wall time (ns)";
     fprintf(out, "# callgrind format\nversion: 1\ncreator: recorderd-0.1\n");
     if (cmd) {
         fputs("cmd: ", out);
@@ -328,9 +331,9 @@ static void put_header(const cg *c, const char *cmd, FILE *out)
         fputc('\n', out);
     }
     fprintf(out,
-            "positions: line\nevent: ns : Wall time (ns)\nevent: lines : Line events\n"
+            "positions: line\nevent: ns : %s\nevent: lines : Line events\n"
             "events: ns lines\nsummary: %llu %llu\n\n",
-            (unsigned long long)c->ns_sum, (unsigned long long)c->lines_sum);
+            kind, (unsigned long long)c->ns_sum, (unsigned long long)c->lines_sum);
 }
 
 static int alloc_cg(cg *c, walk_state *w, const rd_model *m)
@@ -384,7 +387,7 @@ int rd_callgrind_write(const rd_model *m, const char *cmd, const char *srcdir, F
         e = fclose(c.out) ? -ENOMEM : 0; /* the summary needs the body's sums */
     }
     if (!e) {
-        put_header(&c, cmd, out);
+        put_header(&c, m, cmd, out);
         fwrite(body, 1, len, out);
         e = ferror(out) ? -EIO : 0;
     }

@@ -198,6 +198,22 @@ START_TEST(test_callgrind_empty)
 }
 END_TEST
 
+/* Sampled time of the CPU clock is CPU time in kcachegrind's event list;
+ * of the wall clock (--clock wall) and exact time, wall time. */
+START_TEST(test_callgrind_cpu_time)
+{
+    M.tick_clock = LT_CLOCK_CPU;
+    char *got = render(NULL, NULL);
+    ck_assert_ptr_nonnull(strstr(got, "\nevent: ns : CPU time (ns)\n"));
+    free(got);
+    M.tick_clock = LT_CLOCK_WALL;
+    got = render(NULL, NULL);
+    ck_assert_ptr_nonnull(strstr(got, "\nevent: ns : Wall time (ns)\n"));
+    free(got);
+    M.tick_clock = 0;
+}
+END_TEST
+
 /* A source that resolves against srcdir is named by its absolute path. */
 START_TEST(test_callgrind_paths)
 {
@@ -253,4 +269,5 @@ START_TEST(test_callgrind_tail_call)
 END_TEST
 
 UT_MAIN("callgrind", model_setup, model_teardown, test_callgrind_text, test_callgrind_rounding,
-        test_callgrind_empty, test_callgrind_paths, test_callgrind_tail_call)
+        test_callgrind_empty, test_callgrind_cpu_time, test_callgrind_paths,
+        test_callgrind_tail_call)
