@@ -86,8 +86,8 @@ static void check_steps(const uint8_t *p, size_t n)
 static void write_reports(const rd_model *m)
 {
     FILE *out = sink();
-    rd_report_profile(m, "fuzz", "lua5.1 fuzz.lua", 0, out);
-    rd_report_profile(m, NULL, NULL, 20, out);
+    rd_report_profile(m, "fuzz", "lua5.1 fuzz.lua", 0, 1, out);
+    rd_report_profile(m, NULL, NULL, 20, 0, out);
     rd_report_folded(m, RD_W_TIME, out, NULL);
     rd_report_folded(m, RD_W_LINES, out, NULL);
     rd_report_folded(m, RD_W_CALLS, out, NULL);
