@@ -232,6 +232,15 @@ static int calib_loops(lua_State *L)
     return 0;
 }
 
+/* s, begun as a discarding trace of L (no recorder), traces L from here
+ * as start() does. */
+static void trace_here(co_state *s, lua_State *L)
+{
+    co_attach_begin(s, L, 0);
+    co_thread_current(s, L);
+    co_set_active(s, 1);
+}
+
 /* The loops, in s begun as a discarding trace of L (no recorder). */
 static int measure(co_state *s, lua_State *L)
 {
@@ -242,9 +251,7 @@ static int measure(co_state *s, lua_State *L)
     memset(lp, 0, sizeof lp);
     memset(&g_dec, 0, sizeof g_dec);
     g_read = 0;
-    co_attach_begin(s, L, 0); /* as start() does */
-    co_thread_current(s, L);
-    co_set_active(s, 1);
+    trace_here(s, L);
     for (int r = -1; r < CALIB_ROUNDS; r++) /* round -1 warms the caches up */
         for (int k = 0; k < NLOOP; k++)
             if (run_loop(s, L, top + 1 + k, &lp[k], r < 0 ? 0 : r))
@@ -344,17 +351,15 @@ static int best_runs(lua_State *L, int fn, const lua_Hook *hooks, int n, int mas
  * A hook of ours displaces more of the interpreter's caches than one that
  * only counts (a C call: about 1 ns more here). Both hooks are timed
  * between TSC reads and their time inside taken out: the difference is
- * our hook's extra. Runs our hook in s, a discarding trace. Returns -1 if
- * it measured nothing (lp as it was). */
-static int real_residue(co_state *s, lua_State *L, int first, loop lp[NLOOP])
+ * our hook's extra. Runs our hook in s, a discarding trace. Where it
+ * measures nothing, lp stays as it was: the counting hook's alone. */
+static void real_residue(co_state *s, lua_State *L, int first, loop lp[NLOOP])
 {
     int no_clock = s->no_clock, use_tsc = s->use_tsc;
     s->no_clock = 1; /* as sampled time's events: no clock read */
     s->use_tsc = 0;
     s->lines_sampled = 1;
-    co_attach_begin(s, L, 0); /* as start() does */
-    co_thread_current(s, L);
-    co_set_active(s, 1);
+    trace_here(s, L);
     uint64_t a0, n0, a1, n1;
     co_clock_pair(1, &a0, &n0);
     static const lua_Hook hooks[2] = {timed_count, timed_real};
@@ -367,7 +372,7 @@ static int real_residue(co_state *s, lua_State *L, int first, loop lp[NLOOP])
     s->no_clock = no_clock;
     s->use_tsc = use_tsc;
     if (e || a1 <= a0 || n1 <= n0)
-        return -1;
+        return;
     double ns16 = 16.0 * (double)(n1 - n0) / (double)(a1 - a0); /* a TSC tick */
     for (int k = L_LUA; k <= L_C; k++) {
         double d = (((double)best[k][1] - (double)tsc[k][1] * ns16) -
@@ -380,7 +385,6 @@ static int real_residue(co_state *s, lua_State *L, int first, loop lp[NLOOP])
         for (int r = 0; r < CALIB_ROUNDS; r++)
             lp[k].added[r] += d;
     }
-    return 0;
 }
 
 static int measure_dispatch(co_state *s, lua_State *L)
@@ -402,8 +406,8 @@ static int measure_dispatch(co_state *s, lua_State *L)
         for (int e = 0; e < 3; e++) /* as a run of CALIB_N iterations counts them */
             lp[k].n[e] = g_nev[e] * CALIB_N / CALIB_SN;
     }
-    if (co_jit_is() && no_lines && CO_HAVE_TSC && co_clock_tsc_ok())
-        (void)real_residue(s, L, top + 1, lp); /* else the counting hook's alone */
+    if (co_jit_is() && no_lines && s->use_tsc)
+        real_residue(s, L, top + 1, lp);
     lua_settop(L, top);
     g_bias.in16 = 1;
     return solve(lp, no_lines);
