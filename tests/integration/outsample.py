@@ -243,7 +243,7 @@ local w = 0 for i = 1, 2e7 do w = w + i end
 for k = 1, 10 do
   local src = ("\n"):rep(k) ..
               "local function spin(n) local s = 0 for i = 1, n do s = s + i % 7 end return s end\n" ..
-              "return spin(8000000)\n" .. (" "):rep(40 - k)
+              "return spin(24000000)\n" .. (" "):rep(40 - k)
   local f = assert((loadstring or load)(src, "=chunk" .. k))
   f()
   f = nil
@@ -260,20 +260,24 @@ def case_reuse(c, lua=None):
     the last one was, are 10 functions, each on its own line (the reader
     took a later one for the first it saw at its address: 2 of 20 seen
     under 5.4; 5.1's allocator put these elsewhere, and 2 of 30 chunks
-    of one shape were seen). Each runs 0.1 s or more: a sampler starved
-    by other tests for a few ms misses none."""
+    of one shape were seen). Each runs 0.15 s or more (5.1 here): a
+    sampler starved by other tests for a while misses none (CI's sanitize
+    stage once missed all of chunk 1 when each ran 55 ms: its time went to
+    the main chunk, the last stack seen before the sampler's gap)."""
     prog = c.write('reuse.lua', REUSE)
     r = sample_run(c, prog, lua=lua)
     expect(r.status == 0 and r.out == b'done\n', 'status %d, %r %r' % (r.status, r.out, r.err))
     seen = {}
-    for stack in c.folded(c.session('reuse'), weight='time'):
+    stacks = c.folded(c.session('reuse'), weight='time')
+    for stack in stacks:
         for f in stack.split(';'):
             src, _, line = f.rpartition('@')[2].partition(':')
             if src.startswith('chunk') and line != '0':
                 seen.setdefault(int(src[5:]), set()).add(int(line))
     wrong = {k: v for k, v in seen.items() if v != {k + 1}}
     expect(not wrong and sorted(seen) == list(range(1, 11)),
-           'functions seen by chunk (want chunk k\'s on line k + 1, all 10): %s' % seen)
+           'functions seen by chunk (want chunk k\'s on line k + 1, all 10): %s; stacks: %s'
+           % (seen, stacks))
 
 
 def case_reuse54(c):
