@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <lauxlib.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -808,13 +809,49 @@ static void open_traced(lua_State *L, const char *name, int private_summary,
     }
 }
 
+#ifndef CO_LUA54
+/* Lua 5.4 loaded the 5.1 build: a LUA_CPATH set by hand, which every Lua
+ * reads unless LUA_CPATH_5_4 is set. The refusal says where 5.4's build
+ * is: beside ours where it is there (lib/lua/5.1 and lib/lua/5.4 once
+ * installed, collector/ and collector/lua54/ in a build tree). */
+static const char *build_5_1(void)
+{
+    static char why[PATH_MAX + 256];
+    char dir[PATH_MAX] = "", its[PATH_MAX + 32] = "";
+    Dl_info in;
+    if (dladdr((void *)build_5_1, &in) && in.dli_fname && strlen(in.dli_fname) < sizeof dir) {
+        strcpy(dir, in.dli_fname);
+        char *slash = strrchr(dir, '/');
+        *(slash ? slash : dir) = 0;
+        size_t n = strlen(dir);
+        if (n > 4 && !strcmp(dir + n - 4, "/5.1"))
+            snprintf(its, sizeof its, "%.*s/5.4", (int)(n - 4), dir);
+        else
+            snprintf(its, sizeof its, "%s/lua54", dir);
+        char so[sizeof its + 16];
+        snprintf(so, sizeof so, "%s/luatrace.so", its);
+        if (access(so, R_OK))
+            its[0] = 0;
+    }
+    if (its[0])
+        snprintf(why, sizeof why, "\1this luatrace.so is built for Lua 5.1 and LuaJIT; Lua 5.4's is "
+                 "%s/luatrace.so: LUA_CPATH_5_4='%s/?.so;;' lua5.4 ..., or recorderd run", its, its);
+    else
+        snprintf(why, sizeof why, "\1this luatrace.so is built for Lua 5.1 and LuaJIT; Lua 5.4 "
+                 "loads the one built for it (lib/lua/5.4/luatrace.so) from LUA_CPATH_5_4, or use "
+                 "recorderd run");
+    return why;
+}
+#endif
+
 /* Which Lua loaded us, if not Lua 5.1: by the symbols it exports (our own
  * references to the API are weak, co_weak.h, so that we got this far).
- * NULL for Lua 5.1. */
+ * NULL for Lua 5.1. A text starting with \1 is the whole reason. */
 static const char *other_lua(void)
 {
 #ifdef CO_LUA54
-    /* the 5.4 build (lib/lua/5.4): only lua5.4 finds it there */
+    /* the 5.4 build (lib/lua/5.4): only lua5.4 finds it there (another
+     * Lua led to it by hand fails to load it: its references are strong) */
     return dlsym(RTLD_DEFAULT, "lua_newuserdatauv") && dlsym(RTLD_DEFAULT, "lua_setcstacklimit")
                ? NULL : "this Lua (a luatrace.so built for Lua 5.4)";
 #else
@@ -822,7 +859,9 @@ static const char *other_lua(void)
         return NULL; /* LuaJIT 2.1: co_jit.c */
     if (lua_tointeger && luaL_register && lua_getfield && !dlsym(RTLD_DEFAULT, "lua_callk"))
         return NULL;
-    return dlsym(RTLD_DEFAULT, "lua_newuserdatauv") ? "Lua 5.4"
+    return dlsym(RTLD_DEFAULT, "lua_newuserdatauv") && dlsym(RTLD_DEFAULT, "lua_setcstacklimit")
+               ? build_5_1()
+           : dlsym(RTLD_DEFAULT, "lua_newuserdatauv") ? "Lua 5.4"
            : dlsym(RTLD_DEFAULT, "lua_rotate")      ? "Lua 5.3"
            : dlsym(RTLD_DEFAULT, "lua_callk")       ? "Lua 5.2"
                                                     : "this Lua";
@@ -833,9 +872,12 @@ static const char *other_lua(void)
  * every Lua, with the same calling convention. */
 static int refuse_other_lua(lua_State *L, const char *which)
 {
-    char msg[160];
-    snprintf(msg, sizeof msg, "luatrace: %s is not supported (Lua 5.1, 5.4 and LuaJIT 2.1 are)",
-             which);
+    char msg[PATH_MAX + 320];
+    if (which[0] == '\1')
+        snprintf(msg, sizeof msg, "luatrace: %s", which + 1);
+    else
+        snprintf(msg, sizeof msg, "luatrace: %s is not supported (Lua 5.1, 5.4 and LuaJIT 2.1 are)",
+                 which);
     lua_pushstring(L, msg);
     return lua_error(L);
 }

@@ -979,7 +979,8 @@ def case_otherlua(c):
     corpus54-*): require
     "luatrace" and -lluatrace give a clear refusal, not "undefined symbol";
     under recorderd run each says it runs untraced, naming its script, its
-    output unchanged. (LuaJIT 2.1 is traced: case_luajit, corpus-luajit-*.)"""
+    output unchanged. (LuaJIT 2.1 is traced: case_luajit, corpus-luajit-*.)
+    lua5.4 led to the 5.1 build by LUA_CPATH is told where its own is."""
     # every Lua API reference of the module is weak (co_weak.h), or a Lua
     # that lacks the function refuses to load it before it can say why
     nm = subprocess.run(['nm', '-D', '--undefined-only', os.path.join(c.args.cpath, 'luatrace.so')],
@@ -1010,6 +1011,20 @@ def case_otherlua(c):
         r = run(base + [lua, '-e', 'x = 1'], c.tmp, c.env())
         expect(r.status == 125 and b'nothing was traced' in r.err,
                '%s under run: %d %r' % (lua, r.status, r.err))
+    # lua5.4 led to the 5.1 build by a LUA_CPATH set by hand (no
+    # LUA_CPATH_5_4): told where 5.4's build is, which then loads
+    lua54 = shutil.which('lua5.4')
+    if not lua54:
+        raise Failure('lua5.4 is not installed (scripts/setup installs it)')
+    r = run([lua54, '-e', 'print(pcall(require, "luatrace"))'], c.tmp, c.env())
+    its = os.path.join(os.path.realpath(c.args.cpath), 'lua54')
+    want = ('false\tluatrace: this luatrace.so is built for Lua 5.1 and LuaJIT; Lua 5.4\'s is '
+            '%s/luatrace.so: LUA_CPATH_5_4=\'%s/?.so;;\' lua5.4 ..., or recorderd run\n'
+            % (its, its)).encode()
+    expect(r.status == 0 and r.out == want, 'lua5.4 require of the 5.1 build: %r %r' % (r.out, r.err))
+    r = run([lua54, '-e', 'print(pcall(require, "luatrace"))'], c.tmp,
+            c.env(LUA_CPATH_5_4=its + '/?.so;;'))
+    expect(r.status == 0 and r.out.startswith(b'true'), 'lua5.4 with its build: %r %r' % (r.out, r.err))
 
 
 def case_luajit(c):
