@@ -468,6 +468,23 @@ static int replay_and_write(const report_opts *o, int streaming, rd_stack *st,
     return rc || corrupt;
 }
 
+/* What the backends wrote, said as the formats' files are (a Lua
+ * backend's are its own to say). */
+static void say_backends(const report_opts *o, int streaming, const char *dir)
+{
+    for (unsigned i = 0; i < rd_cli_nbackends; i++) {
+        const char *file = rd_backend_file(rd_cli_backends[i]);
+        if (!file)
+            continue;
+        if (streaming && o->out)
+            fprintf(stderr, "recorderd report: wrote %s\n", o->out);
+        else if (!strcmp(dir, "."))
+            fprintf(stderr, "recorderd report: wrote %s\n", file);
+        else
+            fprintf(stderr, "recorderd report: wrote %s in %s\n", file, dir);
+    }
+}
+
 /* A report of one trace that is no coverage, with the backends. */
 static int cmd_view(const report_opts *o, int streaming)
 {
@@ -491,6 +508,8 @@ static int cmd_view(const report_opts *o, int streaming)
     rd_backends_info(&bk, &info);
     rd_backends_attach(&bk, &st);
     rc = replay_and_write(o, streaming, &st, &bk, info.dir);
+    if (!rc)
+        say_backends(o, streaming, info.dir);
 close:
     rd_backends_close(&bk);
 out:

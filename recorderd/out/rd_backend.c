@@ -13,30 +13,39 @@
 static const struct {
     const char *prefix;
     rd_backend_create_fn *create;
+    const char *file; /* what it writes, NULL: its own choice */
 } kinds[] = {
-    {"chrome", rd_chrome_create},
-    {"speedscope-evented", rd_speedscope_evented_create},
-    {"lua:", rd_luabk_create}, /* a user backend: lua:FILE.lua */
-    {NULL, NULL}, /* the table's end */
+    {"chrome", rd_chrome_create, RD_CHROME_FILE},
+    {"speedscope-evented", rd_speedscope_evented_create, RD_SPEEDSCOPE_EVENTED_FILE},
+    {"lua:", rd_luabk_create, NULL}, /* a user backend: lua:FILE.lua */
+    {NULL, NULL, NULL}, /* the table's end */
 };
 
-static rd_backend_create_fn *lookup(const char *spec, const char **arg)
+/* The row of kinds spec names (*arg: what follows its prefix), or -1. */
+static int lookup(const char *spec, const char **arg)
 {
-    for (size_t i = 0; kinds[i].prefix; i++) {
+    for (int i = 0; kinds[i].prefix; i++) {
         size_t n = strlen(kinds[i].prefix);
         int with_arg = kinds[i].prefix[n - 1] == ':';
         if (with_arg ? !strncmp(spec, kinds[i].prefix, n) : !strcmp(spec, kinds[i].prefix)) {
             *arg = spec + (with_arg ? n : strlen(spec));
-            return kinds[i].create;
+            return i;
         }
     }
-    return NULL;
+    return -1;
 }
 
 int rd_backend_known(const char *spec)
 {
     const char *arg;
-    return lookup(spec, &arg) != NULL;
+    return lookup(spec, &arg) >= 0;
+}
+
+const char *rd_backend_file(const char *spec)
+{
+    const char *arg;
+    int i = lookup(spec, &arg);
+    return i < 0 ? NULL : kinds[i].file;
 }
 
 #define FAN(call)                                                                                  \
@@ -87,7 +96,8 @@ int rd_backends_open(rd_backends *set, const char *const *specs, unsigned n, con
     for (unsigned i = 0; i < n; i++) {
         const char *arg;
         char why[256] = "";
-        rd_backend_create_fn *create = lookup(specs[i], &arg);
+        int k = lookup(specs[i], &arg);
+        rd_backend_create_fn *create = k < 0 ? NULL : kinds[k].create;
         rd_backend *b = create ? create(arg, m, why, sizeof why) : NULL;
         if (!b) {
             snprintf(err, cap, "backend %s: %s", specs[i], create ? why : "unknown backend");

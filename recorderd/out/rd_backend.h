@@ -49,6 +49,10 @@ typedef struct rd_backends {
 /* 1 if spec names a known backend kind (arguments are checked at open). */
 int rd_backend_known(const char *spec);
 
+/* The file a backend of spec writes in its directory: NULL if it chooses
+ * (a Lua backend) or spec is none. */
+const char *rd_backend_file(const char *spec);
+
 /* Opens the backends of specs[0..n). On failure nothing stays open and err
  * says which spec failed and why. */
 int rd_backends_open(rd_backends *set, const char *const *specs, unsigned n, const rd_model *m,

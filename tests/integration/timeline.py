@@ -318,9 +318,17 @@ def one(args, prog, tmp, npm, devtools):
     for fmt, fname in (('chrome', 'trace.chrome.json'),
                        ('speedscope-evented', 'trace.speedscope.json')):
         out = os.path.join(tmp, name + '-' + fname)
-        views.run_ok([args.recorderd, 'report', session, '--format', fmt, '-o', out], tmp)
+        r = views.run_ok([args.recorderd, 'report', session, '--format', fmt, '-o', out], tmp)
         check(events_only(out) == events_only(os.path.join(session, fname)),
               'report --format %s differs from the session\'s %s' % (fmt, fname))
+        check(r.err == b'recorderd report: wrote %s\n' % out.encode(),
+              'report --format %s -o FILE said %r' % (fmt, r.err))
+        # no -o: the backend's own file in the working directory, said so
+        here = os.path.join(tmp, name + '-here-' + fmt)
+        os.mkdir(here)
+        r = views.run_ok([args.recorderd, 'report', session, '--format', fmt], here)
+        check(os.listdir(here) == [fname] and r.err == b'recorderd report: wrote %s\n' % fname.encode(),
+              'report --format %s: wrote %s, said %r' % (fmt, os.listdir(here), r.err))
     views.validate_offline(evjs, tmp)
     views.validator_can_fail(evjs, tmp)
     extra = ', speedscope format valid'
