@@ -225,9 +225,11 @@ void rd_sessfile_render(const char *path, const rd_model *m, rd_sessfile_meta *t
 {
     int cwd = !rd_sessfile_str(path, "cwd", t->cwd, sizeof t->cwd) && t->cwd[0] == '/';
     int cmd = !rd_sessfile_str(path, "command", t->command, sizeof t->command);
+    /* a session's name, as its own reports have it: profile.txt's header */
+    int name = !rd_sessfile_str(path, "session", t->name, sizeof t->name) && t->name[0];
     char dir[PATH_MAX];
     session_dir_of(path, dir, sizeof dir);
-    *r = (rd_render){m, NULL, path, cmd ? t->command : NULL, cwd ? t->cwd : NULL, 0,
-                     trace_start_ns(path, m), dir[0] && rd_sessfile_truncated(dir) > 0,
-                     RD_W_TIME, 0, NULL, 0};
+    *r = (rd_render){m, NULL, name ? t->name : path, cmd ? t->command : NULL, cwd ? t->cwd : NULL,
+                     0, trace_start_ns(path, m), dir[0] && rd_sessfile_truncated(dir) > 0,
+                     RD_W_TIME, name, NULL, 0};
 }

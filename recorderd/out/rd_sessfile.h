@@ -29,11 +29,13 @@ unsigned rd_sessfile_sampling(const char *path, rd_model *m);
 
 /* What session.json says of the traced program, kept for an rd_render. */
 typedef struct rd_sessfile_meta {
-    char cwd[PATH_MAX], command[4096];
+    char cwd[PATH_MAX], command[4096], name[256];
 } rd_sessfile_meta;
 
 /* The render context of a replayed model m of path (a session directory or
- * a trace file): its title is path; relative sources resolve against the
+ * a trace file): its title is the session's name (profile.txt then names
+ * it and its command, as the session's own does), else path; relative
+ * sources resolve against the
  * cwd session.json records (else ours), its command and whether it was cut
  * short come from there too (unknown for a trace file on its own), and its
  * start from the trace file's time. t holds the strings r points to. */

@@ -1823,6 +1823,11 @@ def case_labels(c):
     cg = open(os.path.join(session, 'callgrind.out')).read()
     pb = gzip.open(os.path.join(session, 'profile.pb.gz')).read()
     later = run([c.args.recorderd, 'report', session, '--format', 'profile'], '/', base_env())
+    # the same header as the session's own: its name and command
+    head = profile_text(session).split('\n')[:2]
+    expect(head[0].startswith('luatrace profile: ') and head[1].startswith('command: ') and
+           later.out.decode().split('\n')[:2] == head,
+           'report --format profile begins %r, profile.txt %r' % (later.out[:200], head))
     for what, text in (('profile.txt', profile_text(session)), ('report --format profile',
                        later.out.decode()), ('callgrind.out', cg), ('pprof', pb.decode('utf-8', 'replace'))):
         expect(label in text and 'main chunk (app/main.lua:0)' in text,
