@@ -15,7 +15,9 @@
  * names alone, puts run's directory in front for the time of the search.
  * Every other name goes straight to Lua's require, as a C call inside this
  * one (no frame of its own: the same stacks, the same messages). Lua 5.1
- * only (LuaJIT's cpath is left as run made it). */
+ * and LuaJIT keep the package table in require's environment, 5.4 in its
+ * upvalue (co_lua54.h's LUA_ENVIRONINDEX): ours has it there too, so Lua's
+ * require, called inside ours, finds it where it looks. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,11 +26,35 @@
 
 #include "co_state.h"
 
+/* What run put in front of the cpath this Lua reads; 5.4's ";;" adds no
+ * ';' after Lua's default, so LUATRACE_RUN_CPATH_TAIL is 5.1's alone. */
+#ifdef CO_LUA54
+#define CO_RUN_CPATH "LUATRACE_RUN_CPATH_5_4"
+#define CO_LUA54_BUILD 1
+#else
+#define CO_RUN_CPATH "LUATRACE_RUN_CPATH"
+#define CO_LUA54_BUILD 0
+#endif
+
 static lua_CFunction g_require; /* Lua's own */
 
 static int ours(const char *name)
 {
     return name && !strncmp(name, "luatrace", 8) && (!name[8] || name[8] == '.');
+}
+
+/* C function f with the package table at t where require keeps it: its
+ * environment (5.1, LuaJIT), its upvalue (5.4) */
+static void push_require(lua_State *L, lua_CFunction f, int t)
+{
+#ifdef CO_LUA54
+    lua_pushvalue(L, t);
+    lua_pushcclosure(L, f, 1);
+#else
+    lua_pushcfunction(L, f);
+    lua_pushvalue(L, t);
+    lua_setfenv(L, -2);
+#endif
 }
 
 /* package.cpath = text, in the package table at t */
@@ -41,7 +67,7 @@ static void set_cpath(lua_State *L, int t, const char *text, size_t n)
 
 static int co_require(lua_State *L)
 {
-    const char *add = getenv("LUATRACE_RUN_CPATH");
+    const char *add = getenv(CO_RUN_CPATH);
     if (!ours(lua_tostring(L, 1)) || !add || lua_gettop(L) != 1)
         return g_require(L);
     lua_pushvalue(L, LUA_ENVIRONINDEX); /* the package table, as require's */
@@ -55,9 +81,8 @@ static int co_require(lua_State *L)
     lua_concat(L, 2);
     set_cpath(L, t, lua_tostring(L, -1), lua_objlen(L, -1));
     lua_pop(L, 1);
+    push_require(L, g_require, t); /* a frame here: only for luatrace */
     lua_pushvalue(L, 1);
-    lua_pushcfunction(L, g_require); /* a frame here: only for luatrace */
-    lua_insert(L, -2);
     int e = lua_pcall(L, 1, 1, 0);
     set_cpath(L, t, was ? was : "", was ? n : 0);
     if (e)
@@ -85,7 +110,7 @@ static void strip(lua_State *L, int t, const char *add)
     if (c && n >= k && !memcmp(c, add, k)) {
         const char *tail = getenv("LUATRACE_RUN_CPATH_TAIL");
         size_t end = n;
-        if (tail && !strcmp(tail, "1") && end > k && c[end - 1] == ';')
+        if (!CO_LUA54_BUILD && tail && !strcmp(tail, "1") && end > k && c[end - 1] == ';')
             end--;
         set_cpath(L, t, c + k, end - k);
     }
@@ -95,13 +120,9 @@ static void strip(lua_State *L, int t, const char *add)
 /* At the first traced call of a start-up load on the main thread. */
 void co_cpath_hide(lua_State *L)
 {
-    const char *add = getenv("LUATRACE_RUN_CPATH");
-    if (!add || !*add || co_jit_is() || g_require)
+    const char *add = getenv(CO_RUN_CPATH);
+    if (!add || !*add || g_require)
         return;
-#ifdef CO_LUA54 /* require keeps package in an upvalue, not an environment:
-                 * the program's package.cpath keeps run's directory */
-    return;
-#endif
     co_module_push_globals(L);
     int g = lua_gettop(L);
     lua_pushliteral(L, "require");
@@ -112,9 +133,7 @@ void co_cpath_hide(lua_State *L)
     if (req && lua_istable(L, t)) {
         strip(L, t, add);
         g_require = req;
-        lua_pushcfunction(L, co_require);
-        lua_pushvalue(L, t);
-        lua_setfenv(L, -2);
+        push_require(L, co_require, t);
         lua_pushliteral(L, "require");
         lua_insert(L, -2);
         lua_rawset(L, g);

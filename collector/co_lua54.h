@@ -27,10 +27,9 @@ static inline int co_lua_resume(lua_State *co, int n)
 /* with its debug information: the hash of a function's code (co_func.c) */
 #define lua_dump(L, w, d) lua_dump((L), (w), (d), 0)
 
-/* co_cpath.c's wrapper of require sits in require's environment, which
- * 5.4 has not (co_cpath_hide returns first there): these only compile */
+/* require's package table: 5.1 keeps it in require's environment, 5.4 in
+ * its first upvalue (co_cpath.c's wrapper of require, a closure with it) */
 #define LUA_ENVIRONINDEX lua_upvalueindex(1)
 #define lua_getfenv(L, i) ((void)lua_getupvalue((L), (i), 1))
-#define lua_setfenv(L, i) lua_pop((L), 1)
 
 #endif

@@ -325,6 +325,11 @@ static void child_env(envb *e, const rd_run_opts *o, const char *sock)
         const char *old = getenv("LUA_CPATH");
         if (!old || !*old) /* ";;": Lua's default, then a ';' of ours */
             env_set(e, "LUATRACE_RUN_CPATH_TAIL", "1");
+        /* and what LUA_CPATH_5_4 gained (5.4 adds no ';' after ";;") */
+        char add54[PATH_MAX + 40];
+        module_dir54(add54, sizeof add54 - 8);
+        snprintf(add54 + strlen(add54), sizeof add54 - strlen(add54), "/?.so;");
+        env_set(e, "LUATRACE_RUN_CPATH_5_4", add54);
     }
     if (o->ring)
         env_set(e, "LUATRACE_RING", o->ring);

@@ -2331,21 +2331,31 @@ def case_cpath(c):
     program and the Lua processes it starts still see their own
     package.cpath, so a "module not found" message lists what it lists
     untraced (one more file per name tried, before). With LUA_CPATH unset
-    (Lua's default) and set."""
+    (Lua's default) and set; lua5.1, LuaJIT and lua5.4 (with
+    LUA_CPATH_5_4 set too). The program's own require "luatrace" still
+    finds the collector."""
     prog = c.write('cp.lua', CPATH_PROG)
-    for cpath in (None, '/nowhere/?.so;;', '/nowhere/?.so'):
+    mine = c.write('mine.lua', 'local lt = require "luatrace" print(type(lt.tron))\n')
+    cases = [(c.args.lua, cp, None) for cp in (None, '/nowhere/?.so;;', '/nowhere/?.so')]
+    cases += [(harness.need_luajit(), cp, None) for cp in (None, '/nowhere/?.so;;')]
+    cases += [(harness.need_lua54(), cp, cp54) for cp, cp54 in
+              ((None, None), ('/nowhere/?.so;;', None), ('/nowhere/?.so', '/nowhere54/?.so;;'))]
+    for lua, cpath, cpath54 in cases:
         env = c.env()
-        env.pop('LUA_CPATH', None)
-        if cpath:
-            env['LUA_CPATH'] = cpath
-        plain = run([c.args.lua, prog], c.tmp, env)
+        for k, v in (('LUA_CPATH', cpath), ('LUA_CPATH_5_4', cpath54)):
+            env.pop(k, None)
+            if v:
+                env[k] = v
+        plain = run([lua, prog], c.tmp, env)
         shutil.rmtree(c.out, ignore_errors=True)
-        r = run([c.args.recorderd, 'run', '-q', '--out', c.out, '--', c.args.lua, prog], c.tmp,
-                env)
+        r = run([c.args.recorderd, 'run', '-q', '--out', c.out, '--', lua, prog], c.tmp, env)
         expect(b"module 'no.such.mod' not found" in plain.out,
                'plain run: %r' % plain.out)
         same_output(plain, r)
-        expect(os.path.isdir(c.session('cp')), 'not traced')
+        expect(os.path.isdir(c.session('cp')), '%s: not traced' % lua)
+        r = run([c.args.recorderd, 'run', '-q', '--out', c.out, '--', lua, mine], c.tmp, env)
+        expect(r.status == 0 and r.out == b'function\n', '%s: require "luatrace": %r %r'
+               % (lua, r.out, r.err))
 
 
 SIGINT_PROG = r'''local pid = io.open("/proc/self/stat"):read("*n")
