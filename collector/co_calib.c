@@ -440,14 +440,10 @@ static void calibrate_now(lua_State *L, lua_CFunction running, int state_ok, int
         co_func_fast_path(s);
     }
     co_hook_set_state(s);
-    uint64_t t0, n0, t1, n1;
-    co_clock_pair(s->use_tsc, &t0, &n0);
     if (!s->no_clock && (sampled ? measure_dispatch(s, L) : measure(s, L)) == 0)
         g_bias.ok = 1;
     else
         memset(g_bias.tick, 0, sizeof g_bias.tick);
-    co_clock_pair(s->use_tsc, &t1, &n1); /* the rate, for sampled time's BIAS in ns */
-    g_bias.ns_tick = t1 > t0 && n1 > n0 ? (double)(n1 - n0) / (double)(t1 - t0) : 0;
     lua_sethook(L, NULL, 0, 0);
     lua_settop(L, top);
     co_thread_free(s, L); /* its registry entries */

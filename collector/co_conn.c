@@ -226,6 +226,8 @@ static int hello(co_state *s, int fd, char *err, size_t cap)
         s->tick_mode = 0;
     } else if (!strcmp(m.timing, "cpu") || !strcmp(m.timing, "wall")) { /* listen --time sample */
         co_module_sampled_time(s, m.timing);
+        if (m.lines_sampled) /* and lines by sample, as run's default: no line hook */
+            co_module_lines_by_sample(s);
     }
     if (!e && m.ok && m.memory) /* listen --memory: co_module.c's memory_begin */
         s->mem = 1;

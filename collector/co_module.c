@@ -35,6 +35,12 @@ void co_module_sampled_time(co_state *s, const char *clock)
     s->tick_ns = co_tick_start_ns(&s->tick_fine);
 }
 
+void co_module_lines_by_sample(co_state *s)
+{
+    s->lines_sampled = 1;
+    co_mask = LUA_MASKCALL | LUA_MASKRET;
+}
+
 static void emit_stop(co_state *s, unsigned reason)
 {
     if (s->tick_on) /* the ticks up to here, where they landed */
@@ -414,10 +420,8 @@ static int begin(co_state *s, lua_State *L, const char *name, const char *sock_p
     if (timing && !strcmp(timing, "sample") && !calib) /* events as with none, time ticks */
         co_module_sampled_time(s, getenv("LUATRACE_TICK_CLOCK"));
     co_mask = CO_MASK_ALL;
-    if (s->tick_mode && co_module_lines_sampled()) { /* no line hook (co_tick.c) */
-        s->lines_sampled = 1;
-        co_mask = LUA_MASKCALL | LUA_MASKRET;
-    }
+    if (s->tick_mode && co_module_lines_sampled()) /* no line hook (co_tick.c) */
+        co_module_lines_by_sample(s);
     s->use_tsc = !s->no_clock && co_clock_tsc_ok();
     snprintf(s->sock_path, sizeof s->sock_path, "%s", sock_path ? sock_path : "");
     const char *mode = getenv("LUATRACE_MODE");

@@ -261,16 +261,21 @@ void co_out_clock(co_state *s)
 void co_out_bias(co_state *s)
 {
     const co_bias *b = co_calib_bias();
-    int ok = b->ok && (!s->tick_mode || b->in16 || (b->ns_tick > 0.01 && b->ns_tick < 100));
+    /* sampled time takes the dispatch calibration's figures (in16) and no
+     * other: the exact timing's (a listening process calibrated before
+     * the ack asked for sampled time) hold the hook's own cost, whose
+     * ticks are left out already; debited again, they took the whole
+     * time of call-dense code. Lines by sample under Lua 5.1 and 5.4 need
+     * none (co_calib.c). */
+    int ok = b->ok && (!s->tick_mode || b->in16) && !(s->lines_sampled && !s->jit);
     uint8_t *p = ok ? co_out_reserve(s, LT_EVENT_HOT_MAX) : NULL;
     if (!p)
         return;
     /* sampled time: in 1/16 ns, the trace's unit, and no scaling (no hook
      * is timed): recorderd takes each event's cost off where it ran */
-    double k_ns = !s->tick_mode ? 1 : b->in16 ? 1 : b->ns_tick * 16;
     uint8_t *q = lt_put_head(p, LT_EV_BIAS, 5);
     for (int k = 0; k < 4; k++)
-        q = lt_put_uint(q, (uint64_t)((double)b->tick[k] * k_ns + 0.5));
+        q = lt_put_uint(q, (uint64_t)((double)b->tick[k] + 0.5));
     q = lt_put_uint(q, s->tick_mode ? 0 : b->hook16);
     lt_ring_commit(&s->ring, (uint64_t)(q - p));
     p = b->hook16_line && !s->tick_mode ? co_out_reserve(s, LT_EVENT_HOT_MAX) : NULL;

@@ -274,6 +274,8 @@ void co_tick_forked(void);
 /* co_module.c: sampled time of the clock named (cpu, the default, or
  * wall), no clock read per event. */
 void co_module_sampled_time(co_state *s, const char *clock);
+/* With sampled time: lines by sample, no line hook (co_mask). */
+void co_module_lines_by_sample(co_state *s);
 /* LUATRACE_LINES=sample, where this Lua allows it: lines by sample. */
 int co_module_lines_sampled(void);
 /* co_attach.c: the real-time signal a dormant collector listens on. */
@@ -462,7 +464,6 @@ typedef struct co_bias {
     uint64_t tick[4];
     uint64_t hook16; /* x16, the hook's measured ticks an event meanwhile */
     uint64_t hook16_line; /* the same for the lean path's line hooks only */
-    double ns_tick;       /* the TSC's ns a tick meanwhile (sampled time's BIAS is in ns/16) */
     int in16;             /* tick[] are in 1/16 ns (measured for sampled time), not ticks */
     int done, ok;
 } co_bias;

@@ -158,7 +158,8 @@ int lt_ctl_pack(const lt_ctl_msg *m, msgpack_sbuffer *sb)
         }
     } else if (m->type == LT_CTL_ACK) {
         int timing = m->ok && m->timing[0], memory = m->ok && m->memory;
-        msgpack_pack_map(&pk, 4 + timing + memory);
+        int lines = timing && m->lines_sampled && strcmp(m->timing, "none");
+        msgpack_pack_map(&pk, 4 + timing + memory + lines);
         pack_kv_str(&pk, "type", "ack");
         pack_kv_uint(&pk, "v", LT_CTL_VERSION);
         pack_key(&pk, "ok");
@@ -168,6 +169,10 @@ int lt_ctl_pack(const lt_ctl_msg *m, msgpack_sbuffer *sb)
             pack_kv_str(&pk, "timing", m->timing);
         if (memory) {
             pack_key(&pk, "memory");
+            msgpack_pack_true(&pk);
+        }
+        if (lines) {
+            pack_key(&pk, "lines_sampled");
             msgpack_pack_true(&pk);
         }
     } else if (m->type == LT_CTL_DUMP) {
@@ -340,6 +345,12 @@ static int parse_kv(const msgpack_object_kv *kv, lt_ctl_msg *m, unsigned *seen)
         if (kv->val.type != MSGPACK_OBJECT_BOOLEAN)
             return -EPROTO;
         m->memory = kv->val.via.boolean;
+        return 0;
+    }
+    if (key_is(kv, "lines_sampled")) {
+        if (kv->val.type != MSGPACK_OBJECT_BOOLEAN)
+            return -EPROTO;
+        m->lines_sampled = kv->val.via.boolean;
         return 0;
     }
     return 0;

@@ -14,13 +14,18 @@
  *                           it does. An
  *                           older recorderd ignores the key and opens the ring,
  *                           which does not exist: it refuses, the program runs
- *   recorderd -> collector  {type:"ack", v, ok, session | err [, timing] [, memory]}
+ *   recorderd -> collector  {type:"ack", v, ok, session | err [, timing] [, memory]
+ *                            [, lines_sampled]}
  *                           timing "none": trace with no clock (a coverage
  *                           run, listen/attach --coverage); a collector
  *                           that does not know the key times as usual;
  *                           memory true: trace the allocator too (listen
  *                           --memory, MEM records), ignored by one that
- *                           does not know it
+ *                           does not know it; lines_sampled true (with
+ *                           timing "cpu" or "wall"): no line hook, a tick
+ *                           finds its line by a probe (listen and attach
+ *                           as run's default), ignored by one that does
+ *                           not know it (it counts every line)
  *   client    -> recorderd  {type:"status", v}  reply {type:"status", v, text, json}
  *   client    -> recorderd  {type:"stop", v}    reply {type:"ack", v, ok, session:""}
  *   collector -> recorderd  {type:"dump", v, pid, len, flags} then len bytes
@@ -71,6 +76,8 @@ typedef struct lt_ctl_msg {
     char timing[8];             /* ack: "none" asks for no clock, "cpu" or "wall" for sampled
                                    time of that clock; "" as the collector likes */
     int memory;                 /* ack: trace the allocator's calls (MEM records) */
+    int lines_sampled;          /* ack, with timing "cpu" or "wall": no line hook, lines by
+                                   sample (run's default) */
 } lt_ctl_msg;
 
 /* The daemon's socket when none is given (doc/commands.md):

@@ -226,6 +226,14 @@ static int pick_time(rd_run_opts *o, rd_session_opts *so)
     return 0;
 }
 
+/* listen and attach --time sample: lines by sample too, as run's default,
+ * unless what is asked needs every line (as pick_time says for run). */
+static void live_lines(rd_session_opts *so)
+{
+    so->lines_sampled = so->sample_time && !so->coverage && !cov_asked(so) &&
+                        !so->cov.ninclude && !so->cov.nexclude && !so->memory;
+}
+
 /* The made levels of dir removed where empty (out_missing). */
 static int unmake_out(const char *dir, int made, int rc)
 {
@@ -401,6 +409,7 @@ static int cmd_listen(int argc, char **argv)
      * used again (NAME.PID) is never reclaimed by a program otherwise */
     if (http_auth(http, token_file, token, sizeof token))
         return 2;
+    live_lines(&so);
     lt_ring_sweep();
     int made = out_missing(so.out); /* a listen refused (another listens) leaves none */
     int rc = serve(path, -1, &so, 0, (unsigned)hello_s * 1000, http, token_file ? token : NULL);
@@ -544,6 +553,7 @@ static int cmd_attach(int argc, char **argv, const char *what)
         return fprintf(stderr, "recorderd %s: give the process id\n", what), 2;
     if (not_a_process(what, o.pid))
         return 1;
+    live_lines(&o.so);
     o.dump = dump;
     o.keys = top;
     o.so.no_files = dump || top;

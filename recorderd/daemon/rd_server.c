@@ -131,8 +131,10 @@ static void send_ack(rd_conn *c, int ok, const char *text)
     snprintf(m.text, sizeof m.text, "%.*s", (int)sizeof m.text - 1, text);
     if (c->srv->opts.coverage) /* a coverage run: the collector reads no clock */
         snprintf(m.timing, sizeof m.timing, "none");
-    else if (c->srv->opts.sample_time) /* sampled time of that clock */
+    else if (c->srv->opts.sample_time) { /* sampled time of that clock */
         snprintf(m.timing, sizeof m.timing, "%s", c->srv->opts.wall ? "wall" : "cpu");
+        m.lines_sampled = c->srv->opts.lines_sampled;
+    }
     m.memory = c->srv->opts.memory; /* listen --memory */
     send_reply(c, !ok, fill_ack, &m);
 }

@@ -31,6 +31,7 @@ typedef struct rd_session_opts {
     int coverage; /* --coverage: the ack asks the collector for no clock */
     int sample_time; /* --time sample: the ack asks for sampled time (rd_session_sampled) */
     int time_given;  /* --time was given (run's default is sampled time, lines by sample) */
+    int lines_sampled; /* with sample_time: the ack asks for lines by sample too */
     uint32_t formats_asked; /* the rows --format named (formats adds the default ones) */
     int wall;        /* --clock wall: of CLOCK_MONOTONIC, not the thread's CPU time */
     int memory;      /* --memory: the ack asks for the allocator's calls (MEM records) */

@@ -312,7 +312,8 @@ def case_reportlist(c):
     r = run([c.args.recorderd, 'report', s, '--format', 'callgrind,chrome,annotate'], c.tmp,
             c.env())
     expect(r.status == 0 and r.out == b'' and
-           r.err == ('recorderd report: wrote callgrind.out, annotate/ in %s\n' % s).encode() and
+           r.err == ('recorderd report: wrote callgrind.out, annotate/ in %s\n'
+                     'recorderd report: wrote trace.chrome.json in %s\n' % (s, s)).encode() and
            os.path.isfile(os.path.join(s, 'trace.chrome.json')) and
            os.path.isfile(os.path.join(s, 'annotate', 'app.lua.txt')),
            'report --format callgrind,chrome,annotate: %d %r %r' % (r.status, r.err, os.listdir(s)))

@@ -163,6 +163,16 @@ START_TEST(test_ctl_ack_round_trip)
     ck_assert_int_eq(pack_parse(&in, &out), 0);
     ck_assert_str_eq(out.timing, "none");
     ck_assert_str_eq(out.text, in.text);
+    ck_assert_int_eq(out.lines_sampled, 0);
+
+    /* listen/attach --time sample: lines by sample, only with sampled time */
+    in.lines_sampled = 1;
+    ck_assert_int_eq(pack_parse(&in, &out), 0);
+    ck_assert_int_eq(out.lines_sampled, 0); /* timing "none": not sent */
+    snprintf(in.timing, sizeof in.timing, "cpu");
+    ck_assert_int_eq(pack_parse(&in, &out), 0);
+    ck_assert_str_eq(out.timing, "cpu");
+    ck_assert_int_eq(out.lines_sampled, 1);
 }
 END_TEST
 
