@@ -654,6 +654,8 @@ static void detach(co_state *s, lua_State *L)
     co_thread_free(s, L);
     co_module_finish(s, LT_R_DETACH);
     co_set_active(s, 0);
+    co_tick_release(s); /* sampled time's timer: no descriptor left behind */
+    co_mask = CO_MASK_ALL; /* dormant as before: the next trace asks anew */
     s->attached = 0;
     if (!co_chain_release(s, L)) /* else the program's hook stays, alone */
         lua_sethook(L, NULL, 0, 0);

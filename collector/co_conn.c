@@ -142,6 +142,18 @@ static int send_all(int fd, const char *p, size_t n)
     return 0;
 }
 
+/* LuaJIT calibrated for exact time (a listening process started without
+ * LUATRACE_TIMING=sample) keeps it when asked for sampled time: sampled
+ * time there needs the dispatch calibration's figures (co_calib.c), and
+ * without them its event-dense code came out twice its share (a wrap
+ * generator, tiny calls), where exact time with its own calibration
+ * agrees with -joff. The CLOCK record says which the trace has. */
+static int exact_fits(const co_state *s)
+{
+    const co_bias *b = co_calib_bias();
+    return co_jit_is() && !s->no_clock && b->ok && !b->in16;
+}
+
 /* Waits up to 10 s for the ack. */
 static int read_ack(int fd, lt_ctl_msg *m)
 {
@@ -224,8 +236,8 @@ static int hello(co_state *s, int fd, char *err, size_t cap)
         s->use_tsc = 0;
         s->sample_every = 1;
         s->tick_mode = 0;
-    } else if (!strcmp(m.timing, "cpu") || !strcmp(m.timing, "wall")) { /* listen --time sample */
-        co_module_sampled_time(s, m.timing);
+    } else if ((!strcmp(m.timing, "cpu") || !strcmp(m.timing, "wall")) && !exact_fits(s)) {
+        co_module_sampled_time(s, m.timing); /* listen --time sample, attach */
         if (m.lines_sampled) /* and lines by sample, as run's default: no line hook */
             co_module_lines_by_sample(s);
     }

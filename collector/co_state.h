@@ -269,6 +269,9 @@ void co_tick_freed(lua_State *T);
  * interpreter's stub above that; (Lua 5.4) in luaD_hook's caller where it
  * is a hook's only, count: above a probe's count event (co_tick.c). */
 void co_tick_caller_learn(uintptr_t ra, int up, int count);
+/* The timer off and gone (its descriptor closed), its handler left in
+ * place: an attached trace's detach leaves no descriptor behind. */
+void co_tick_release(co_state *s);
 /* In a fork child (async-signal-safe): no timer of its own yet. */
 void co_tick_forked(void);
 /* co_module.c: sampled time of the clock named (cpu, the default, or

@@ -560,6 +560,24 @@ int co_tick_signal(void)
     return g_signo;
 }
 
+void co_tick_release(co_state *s)
+{
+    co_tick_arm(s, 0);
+    if (!g_made)
+        return;
+    /* the handler stays: a tick already queued would meet the default
+     * action of a real-time signal, which ends the process */
+    if (g_perf >= 0)
+        close(g_perf);
+    else
+        timer_delete(g_timer);
+    g_perf = -1;
+    g_made = 0;
+    co_tick_pending = 0;
+    co_tick_pending_c = 0;
+    g_hook = 0;
+}
+
 void co_tick_forked(void)
 {
     g_made = 0; /* the parent's timer is not the child's */

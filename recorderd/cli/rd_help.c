@@ -26,8 +26,11 @@ typedef struct cmd_help {
 #define INCLUDE {"--include PAT", "coverage: only sources matching the shell pattern (repeatable)"}
 #define EXCLUDE {"--exclude PAT", "coverage: leave out sources matching it (repeatable)"}
 #define TIME                                                                                       \
-    {"--time exact|sample", "sample: time from a CPU-time timer, every event still exact;\n"       \
-                            "                                 exact: each event's clock (default)"}
+    {"--time exact|sample", "sample: time from a CPU-time timer, lines by sample, every call\n"    \
+                            "                                 still exact; exact: each event's clock (default)"}
+#define ATTACH_TIME                                                                                \
+    {"--time sample|exact", "sample (default): time from a CPU-time timer, lines by sample;\n"     \
+                            "                                 exact: each event's clock, every line counted"}
 #define CLOCK {"--clock cpu|wall", "--time sample's clock: CPU time (default), or wall time"}
 #define RUN_TIME                                                                                   \
     {"--time sample|exact", "sample (default): time from a CPU-time timer, calls and stacks\n"     \
@@ -98,7 +101,9 @@ static const cmd_help helps[] = {
      "Traces a running Lua 5.1 process until the duration ends, Ctrl-C or SIGTERM;\n"
      "its session is OUT/attach.PID. A process that never loaded luatrace gets it\n"
      "loaded with ptrace (x86-64), where no lock of the C library is held; it stays\n"
-     "loaded, inert, after the detach, and the next attach reuses it.",
+     "loaded, inert, after the detach, and the next attach reuses it. Time is\n"
+     "run's: a CPU-time timer and lines by sample (coverage, --memory count every\n"
+     "line; LuaJIT keeps each event's clock, its calibration's).",
      1,
      {{"-d, --duration SECONDS", "how long to trace (default: until Ctrl-C)"},
       OUT,
@@ -106,6 +111,8 @@ static const cmd_help helps[] = {
       COVERAGE,
       INCLUDE,
       EXCLUDE,
+      ATTACH_TIME,
+      CLOCK,
       MEMORY,
       NOTRACE,
       TIMEOUT,

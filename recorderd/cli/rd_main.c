@@ -227,11 +227,16 @@ static int pick_time(rd_run_opts *o, rd_session_opts *so)
 }
 
 /* listen and attach --time sample: lines by sample too, as run's default,
- * unless what is asked needs every line (as pick_time says for run). */
-static void live_lines(rd_session_opts *so)
+ * unless what is asked needs every line (as pick_time says for run).
+ * attach (dflt): sampled time by default, as run, where nothing asks for
+ * every line or each event's time (a backend). */
+static void live_lines(rd_session_opts *so, int dflt)
 {
-    so->lines_sampled = so->sample_time && !so->coverage && !cov_asked(so) &&
-                        !so->cov.ninclude && !so->cov.nexclude && !so->memory;
+    int every = so->coverage || cov_asked(so) || so->cov.ninclude || so->cov.nexclude ||
+                so->memory;
+    if (dflt && !so->time_given && !every && !so->nbackends)
+        so->sample_time = 1;
+    so->lines_sampled = so->sample_time && !every;
 }
 
 /* The made levels of dir removed where empty (out_missing). */
@@ -409,7 +414,7 @@ static int cmd_listen(int argc, char **argv)
      * used again (NAME.PID) is never reclaimed by a program otherwise */
     if (http_auth(http, token_file, token, sizeof token))
         return 2;
-    live_lines(&so);
+    live_lines(&so, 0);
     lt_ring_sweep();
     int made = out_missing(so.out); /* a listen refused (another listens) leaves none */
     int rc = serve(path, -1, &so, 0, (unsigned)hello_s * 1000, http, token_file ? token : NULL);
@@ -553,7 +558,7 @@ static int cmd_attach(int argc, char **argv, const char *what)
         return fprintf(stderr, "recorderd %s: give the process id\n", what), 2;
     if (not_a_process(what, o.pid))
         return 1;
-    live_lines(&o.so);
+    live_lines(&o.so, !dump);
     o.dump = dump;
     o.keys = top;
     o.so.no_files = dump || top;

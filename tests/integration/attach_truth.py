@@ -10,6 +10,8 @@ begins: its own stack from debug.getinfo (the same frames debug.traceback
 prints). The session's folded stacks must hold exactly that stack; the
 stacks after it must be the program's real ones (nothing left over from
 frames that were unwound, nothing past the detach). Cases:
+  sampled     attach's default: sampled time and lines by sample, the shares
+              of a pair of parts near the plain run's
   recursion   attach 60 calls deep
   unwinding   attach inside an xpcall message handler, while an error is
               on its way out of three frames
@@ -574,12 +576,17 @@ def recorderd(c, *args, timeout=60, env=None):
 def attach(c, p, duration='0.5', until=None):
     """Attaches to p for duration, or with until (a line p writes on stdout
     once what the case needs is traced) until p says so: a case that needs
-    the trace to reach a point never depends on the machine's speed."""
+    the trace to reach a point never depends on the machine's speed. With
+    --time exact: every stack the trace went through has time of its own,
+    so the stacks by time are all of them (sampled time, attach's default,
+    gives none to a stack no tick landed in; case_sampled checks it)."""
     if until is None:
-        r = recorderd(c, 'attach', str(p.pid), '--duration', duration, '--out', c.out)
+        r = recorderd(c, 'attach', str(p.pid), '--time', 'exact', '--duration', duration,
+                      '--out', c.out)
         expect(r.returncode == 0, 'attach failed: %r' % r.stderr)
     else:
-        a = subprocess.Popen([c.args.recorderd, 'attach', str(p.pid), '--out', c.out],
+        a = subprocess.Popen([c.args.recorderd, 'attach', str(p.pid), '--time', 'exact',
+                              '--out', c.out],
                              cwd=c.tmp, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE)
         c.procs.append(a)
@@ -613,6 +620,80 @@ def expect_only(stacks, truth, what, allowed_prefixes=((),)):
     for s in found:
         expect(any(s == list(p) + truth for p in allowed_prefixes),
                '%s: stack %s, the program saw %s' % (what, s, truth))
+
+
+SAMPLED = PRELUDE + '''
+local function tiny(x) return x + 1 end
+local function calls(n) local s = 0 for i = 1, n do s = tiny(tiny(s)) end return s end
+local function lines(n)
+  local a = 1.5
+  for i = 1, n do a = (a * 1.0001 + i * 0.25) % 1000 + a * 0.0001 - (a - i) * 0.00001 end
+  return a
+end
+local function rec(n) if n == 0 then wait() else rec(n - 1) end return n end
+rec(3)
+local ta, tb = 0, 0
+while luatrace.tracing() do
+  local t0 = os.clock() calls(20000) local t1 = os.clock() lines(20000)
+  ta, tb = ta + (t1 - t0), tb + (os.clock() - t1)
+end
+io.stderr:write("TRUTH wait ", truth, "\\n")
+'''
+
+
+def case_sampled(c):
+    """attach's default time is run's: sampled CPU time, lines by sample
+    (session.json says so; no coverage report); the stacks it shows are
+    the program's, from its root; a part of tiny calls gets its share of
+    the plain program's time within 10 points (exact time with every line
+    hooked gave 25% of a pair that is 35% plain: the bound catches that)."""
+    prog = c.write('plain.lua', SAMPLED.split('local luatrace')[0] + '''
+local function tiny(x) return x + 1 end
+local function calls(n) local s = 0 for i = 1, n do s = tiny(tiny(s)) end return s end
+local function lines(n)
+  local a = 1.5
+  for i = 1, n do a = (a * 1.0001 + i * 0.25) % 1000 + a * 0.0001 - (a - i) * 0.00001 end
+  return a
+end
+local ta, tb = 0, 0
+for _ = 1, 40 do
+  local t0 = os.clock() calls(20000) local t1 = os.clock() lines(20000)
+  ta, tb = ta + (t1 - t0), tb + (os.clock() - t1)
+end
+print(string.format("%.3f", 100 * ta / (ta + tb)))
+''')
+    plain = harness.run([c.args.lua, prog], c.tmp, base_env())
+    expect(plain.status == 0, 'plain run: %r' % plain.err)
+    own = float(plain.out)
+    p = start(c, SAMPLED)
+    r = recorderd(c, 'attach', str(p.pid), '--duration', '1.5', '--out', c.out)
+    expect(r.returncode == 0, 'attach failed: %r' % r.stderr)
+    out, err = p.communicate(timeout=60)
+    expect(p.returncode == 0, 'the program failed (%d): %r' % (p.returncode, err))
+    session = c.session('attach.%d' % p.pid)
+    meta = c.meta(session)
+    expect(meta['status'] == 'complete' and meta['time'] == 'sample' and
+           meta['lines'] == 'sample' and meta['bad_records'] == 0,
+           'session: %r' % {k: meta.get(k) for k in ('status', 'time', 'lines', 'bad_records')})
+    expect(not os.path.exists(os.path.join(session, 'coverage.lcov')), 'coverage.lcov written')
+    folded = c.folded(session, 'time')
+    w = {'calls': 0, 'lines': 0}
+
+    def defined(name):
+        at = SAMPLED.split('\n').index([l for l in SAMPLED.split('\n')
+                                        if l.startswith('local function %s(' % name)][0])
+        return 'prog.lua:%d' % (at + 1)
+
+    for stack, n in folded.items():
+        frames = [label_frame(f) for f in stack.split(';')]
+        expect(frames[:2] == ['[C]', 'prog.lua:0'], 'a stack off the root: %s' % stack)
+        for part in w:
+            if defined(part) in frames:
+                w[part] += n
+    expect(w['calls'] > 0 and w['lines'] > 0, 'parts not timed: %r' % w)
+    share = 100.0 * w['calls'] / (w['calls'] + w['lines'])
+    print('calls part: plain %.1f%%, attach %.1f%%' % (own, share))
+    expect(abs(share - own) <= 10, 'share %.1f%% against the plain run\'s %.1f%%' % (share, own))
 
 
 def case_recursion(c):
