@@ -672,6 +672,11 @@ int rd_record_free(rd_recording *r, char *err, size_t cap)
             e = -EAGAIN;
     else if (r->err)
         rd_peek_refusal_msg(r->o->pid, e = r->err, err, cap);
+    if (r->s->err[0]) { /* its reports' (a full disk), as a listening server says them */
+        char shown[sizeof r->s->err + 64];
+        fprintf(stderr, "recorderd: session %s (pid %d): %s\n", r->s->name, (int)r->o->pid,
+                rd_printable(r->s->err, shown, sizeof shown));
+    }
     rd_session_free(r->s);
     rec_free(r);
     return e;

@@ -13,6 +13,7 @@ frames that were unwound, nothing past the detach). Cases:
   sampled     attach's default: sampled time and lines by sample, the shares
               of a pair of parts near the plain run's
   recursion   attach 60 calls deep
+  recordfull  record whose reports do not fit: stderr says what was not written
   unwinding   attach inside an xpcall message handler, while an error is
               on its way out of three frames
   coroutine   attach while a coroutine runs (main is suspended in resume)
@@ -2025,6 +2026,34 @@ def case_recordsummary(c):
            'samples saw\n' in err, 'the summary does not say it is sampled: %r' % err)
     open(os.path.join(c.tmp, 'stop'), 'w').close()
     out, perr = p.communicate(timeout=60)
+    expect(p.returncode == 0 and out == b'rounds some\n', 'the program: %d %r %r'
+           % (p.returncode, out, perr))
+
+
+def case_recordfull(c):
+    """record whose reports do not fit (a full disk: a 16 KB tmpfs as -o,
+    in a mount namespace of its own; root only): stderr names what it
+    could not write and why, as a listening server does; it said nothing,
+    its summary pointing at a directory without them."""
+    c.write('prog.lua', HOTCO)
+    p = subprocess.Popen([c.args.lua, 'prog.lua'], cwd=c.tmp, env=c.env(),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(p)
+    expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+    os.makedirs(c.out, exist_ok=True)
+    script = 'mount -t tmpfs -o size=16k tmpfs "$1" || exit 77; shift; exec "$@"'
+    r = subprocess.run(['unshare', '-m', 'sh', '-c', script, 'sh', c.out, c.args.recorderd,
+                        'record', str(p.pid), '--duration', '0.5', '-o',
+                        c.out], cwd=c.tmp, env=base_env(), stdin=subprocess.DEVNULL,
+                       capture_output=True, timeout=60)
+    open(os.path.join(c.tmp, 'stop'), 'w').close()
+    out, perr = p.communicate(timeout=60)
+    if os.geteuid() != 0 or r.returncode == 77 or b'unshare failed' in r.stderr:
+        print('SKIP: needs root, unshare and a tmpfs mount')
+        raise SystemExit(77)
+    err = r.stderr.decode()
+    expect(re.search(r'\nrecorderd: session prog \(pid %d\): .*cannot write .*'
+                     r'No space left on device' % p.pid, err), 'record: %d %r' % (r.returncode, err))
     expect(p.returncode == 0 and out == b'rounds some\n', 'the program: %d %r %r'
            % (p.returncode, out, perr))
 
