@@ -5,6 +5,7 @@
 #include "rd_attach.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -319,8 +320,16 @@ static int out_ok(const rd_attach_opts *o, char *err, size_t cap)
         snprintf(err, cap, "cannot create a session directory in %s", why);
         return fd;
     }
+    /* opened, but maybe not writable (a read-only mount, another's mode):
+     * found now, not once luatrace.so is loaded into the process */
+    int e = faccessat(fd, ".", W_OK | X_OK, AT_EACCESS) ? -errno : 0;
     close(fd);
-    return 0;
+    if (e) {
+        char shown[300];
+        snprintf(err, cap, "cannot create a session directory in %s: %s",
+                 rd_printable(o->so.out, shown, sizeof shown), strerror(-e));
+    }
+    return e;
 }
 
 /* A process with no dormant collector: load one (rd_inject), unless it is

@@ -991,7 +991,8 @@ io.stdout:write("got ", l, "\\n")
 def case_badout(c):
     """attach with an --out where no session can be made: refused at once
     (exit 1, why), before the process is asked anything, whether it has a
-    dormant collector or not (then luatrace.so is not loaded into it). An
+    dormant collector or not (then luatrace.so is not loaded into it), also
+    a directory that opens but is read-only (root: a read-only mount). An
     --out removed while the attach waits: the process's hello is refused,
     and the attach ends at once, not at --timeout."""
     afile = os.path.join(c.tmp, 'afile')
@@ -1009,6 +1010,19 @@ def case_badout(c):
         expect(r.returncode == 1 and 'cannot create a session directory in %s' % bad in err
                and 'did not answer' not in err and 'loaded into it' not in err,
                'attach with --out under a file: %d %r' % (r.returncode, err))
+    # a directory that opens but takes no file (a read-only mount, in a
+    # mount namespace of its own: root only): refused before the load too
+    ro = os.path.join(c.tmp, 'ro')
+    os.makedirs(ro)
+    script = 'mount -t tmpfs -o ro,size=16k tmpfs "$1" || exit 77; shift; exec "$@"'
+    r = subprocess.run(['unshare', '-m', 'sh', '-c', script, 'sh', ro, c.args.recorderd, 'attach',
+                        str(plain.pid), '--out', ro, '--timeout', '30'], cwd=c.tmp,
+                       env=base_env(), stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
+    if os.geteuid() == 0 and r.returncode != 77 and b'unshare failed' not in r.stderr:
+        err = r.stderr.decode()
+        expect(r.returncode == 1 and 'cannot create a session directory in %s: Read-only file '
+               'system' % ro in err and 'loaded into it' not in err,
+               'attach with a read-only --out: %d %r' % (r.returncode, err))
     maps = open('/proc/%d/maps' % plain.pid).read()
     expect('luatrace' not in maps, 'luatrace.so was loaded for an attach that could not write')
     stop_all(c, dormant, plain)
