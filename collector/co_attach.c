@@ -717,6 +717,13 @@ void co_attach_serve(lua_State *L, lua_Debug *ar)
     co_thread_current(s, L);
     co_set_active(s, 1);
     co_thread_hook(s, L);
+    /* and the main thread, as the signal handler hooks it: a request that
+     * came while a trace whose recorderd was gone still ran is served
+     * here after its detach unhooked main, maybe on a coroutine about to
+     * die; with no walk of every thread (Lua 5.4) nothing else ran the
+     * trace's hook again, and the process answered no attach for good */
+    if (g_main && g_main != L && !s->jit)
+        set_if_ours(g_main, co_hook, CO_MASK);
     if (req == LT_ATTACH_DUMP) {
         co_set_active(s, 0); /* no STOP: the stacks are the whole message */
         detach(s, L);
