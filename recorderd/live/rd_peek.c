@@ -112,7 +112,7 @@ static long tracer_of(pid_t pid, pid_t tid)
 
 /* Stops every task of pid. Returns 0, or -errno of the first refusal
  * (-EBUSY: another process traces it). */
-int rd_peek_stop_all(pid_t pid, rd_peek_stop *s)
+static int stop_once(pid_t pid, rd_peek_stop *s)
 {
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
@@ -144,6 +144,35 @@ int rd_peek_stop_all(pid_t pid, rd_peek_stop *s)
     if (e)
         rd_peek_let_go(s);
     return e;
+}
+
+/* stop_once, again while another reader holds the process for a moment
+ * (a dump, another recorderd's sample under --stop: 2 ms or so), up to
+ * BUSY_WAIT_MS; a refusal (-EPERM) is asked once more, as that reader may
+ * have let go between our PTRACE_SEIZE and our look at its TracerPid. */
+#define BUSY_WAIT_MS 100
+int rd_peek_stop_all(pid_t pid, rd_peek_stop *s)
+{
+    int e = stop_once(pid, s);
+    if (e == -EPERM)
+        e = stop_once(pid, s);
+    for (int ms = 0; e == -EBUSY && ms < BUSY_WAIT_MS; ms++) {
+        usleep(1000);
+        e = stop_once(pid, s);
+    }
+    return e;
+}
+
+int rd_peek_skip_busy(int e, uint64_t *since_ms)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    uint64_t now = (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
+    if (e != -EBUSY && e != -EPERM)
+        return 0;
+    if (!*since_ms)
+        *since_ms = now;
+    return now - *since_ms < RD_PEEK_BUSY_MS;
 }
 
 static uint64_t now_us(void)

@@ -30,6 +30,15 @@ int rd_peek_dump(pid_t pid, FILE *out);
 int rd_peek_stop_all(pid_t pid, rd_peek_stop *s);
 void rd_peek_let_go(rd_peek_stop *s);
 
+/* A sampler that stops the process for each read (--stop) and met e: 1
+ * if the sample is to be skipped, 0 if e ends the sampling. Another
+ * reader holding the process for a moment (a dump: -EBUSY, or -EPERM
+ * once it let go before its tracer could be named) is skipped for up to
+ * RD_PEEK_BUSY_MS in a row; *since (0 at first) is when the run of
+ * refusals began, reset by the caller after a sample that succeeds. */
+#define RD_PEEK_BUSY_MS 2000
+int rd_peek_skip_busy(int e, uint64_t *since_ms);
+
 /* One sample of the running chain of the state whose main thread is L
  * (lr_sr_read without the GC list). With stop, the process is held
  * stopped for the read (exact, about 2 ms of the process's time a sample:

@@ -398,7 +398,7 @@ static void sampler(void *arg)
     rec *r = arg;
     if (r->o->held)
         wait_held(r);
-    uint64_t t0 = now_ns(), period = 1000000000u / r->o->hz, next = t0;
+    uint64_t t0 = now_ns(), period = 1000000000u / r->o->hz, next = t0, busy = 0;
     int e = first_sample(r, t0);
     if (!e)
         put_begin(r);
@@ -413,9 +413,11 @@ static void sampler(void *arg)
         for (int k = 0; (e = sample(r)) == -EAGAIN && k < 3; k++)
             ;
         if (!e)
-            put_step(r, step_ns(r));
+            put_step(r, step_ns(r)), busy = 0;
         else if (e == -EAGAIN) /* still moving: the next sample */
             e = 0;
+        else if (r->o->stop && rd_peek_skip_busy(e, &busy))
+            e = 0; /* another reader's moment (a dump): the next sample */
     }
     r->err = e;
     if (r->samples)

@@ -293,9 +293,15 @@ static int run_loop(sampler *sm, const rd_sample_opts *o, const char *cmd)
     }
     uint64_t t0 = now_ms(), next_draw = t0 + 1000, period = 1000 / o->hz;
     int e = 0;
+    uint64_t busy = 0; /* since when another reader holds it (--stop) */
+    int read_once = 0;
     for (uint64_t next = t0; !g_quit && !e;) {
-        if ((e = sample(sm)))
+        if ((e = sample(sm)) && read_once && sm->stop_each && rd_peek_skip_busy(e, &busy))
+            e = 0; /* a dump's moment: this sample is skipped */
+        else if (e)
             break;
+        else
+            busy = 0, read_once = 1;
         uint64_t t = now_ms();
         if (t >= next_draw || (sm->redraw && sm->samples)) {
             draw(sm, cmd, o->hz, stdout);

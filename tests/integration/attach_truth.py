@@ -15,6 +15,7 @@ frames that were unwound, nothing past the detach). Cases:
   recursion   attach 60 calls deep
   killedco    an attach killed mid-trace, another at once: served on a
               coroutine, the main thread hooked too (5.4 answered no more)
+  stopdumps   top --stop and record --stop beside dumps: all end well
   recordfull  record whose reports do not fit: stderr says what was not written
   unwinding   attach inside an xpcall message handler, while an error is
               on its way out of three frames
@@ -2125,6 +2126,35 @@ def case_recordfull(c):
     err = r.stderr.decode()
     expect(re.search(r'\nrecorderd: session prog \(pid %d\): .*cannot write .*'
                      r'No space left on device' % p.pid, err), 'record: %d %r' % (r.returncode, err))
+    expect(p.returncode == 0 and out == b'rounds some\n', 'the program: %d %r %r'
+           % (p.returncode, out, perr))
+
+
+def case_stopdumps(c):
+    """top --stop and record --stop of a program read from outside while
+    dumps of it come and go: each stop meets the other reader's for a
+    moment only, and waits it out (or skips that sample); all of them end
+    well. top and record exited 1, 'being traced by process N', and some
+    dumps were refused (a helper's hunt)."""
+    c.write('prog.lua', HOTCO)
+    p = subprocess.Popen([c.args.lua, 'prog.lua'], cwd=c.tmp, env=c.env(),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(p)
+    expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+    for cmd in (['top', str(p.pid), '-d', '2', '--stop'],
+                ['record', str(p.pid), '-d', '2', '--stop', '-q', '-o', c.out]):
+        long = subprocess.Popen([c.args.recorderd] + cmd, cwd=c.tmp, env=base_env(),
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE)
+        c.procs.append(long)
+        time.sleep(0.3)
+        dumps = [recorderd(c, 'dump', str(p.pid)) for _ in range(8)]
+        _, err = long.communicate(timeout=60)
+        expect(long.returncode == 0, '%s beside dumps: %d %r' % (cmd[0], long.returncode, err))
+        bad = [(d.returncode, d.stderr[:200]) for d in dumps if d.returncode != 0]
+        expect(not bad, 'dumps beside %s: %r' % (cmd[0], bad))
+    open(os.path.join(c.tmp, 'stop'), 'w').close()
+    out, perr = p.communicate(timeout=60)
     expect(p.returncode == 0 and out == b'rounds some\n', 'the program: %d %r %r'
            % (p.returncode, out, perr))
 
