@@ -721,9 +721,10 @@ void co_attach_serve(lua_State *L, lua_Debug *ar)
      * came while a trace whose recorderd was gone still ran is served
      * here after its detach unhooked main, maybe on a coroutine about to
      * die; with no walk of every thread (Lua 5.4) nothing else ran the
-     * trace's hook again, and the process answered no attach for good */
-    if (g_main && g_main != L && !s->jit)
-        set_if_ours(g_main, co_hook, CO_MASK);
+     * trace's hook again, and the process answered no attach for good.
+     * Only a main thread with no hook: ours carries its id in its count */
+    if (g_main && g_main != L && !s->jit && !lua_gethook(g_main))
+        lua_sethook(g_main, co_hook, CO_MASK, 0);
     if (req == LT_ATTACH_DUMP) {
         co_set_active(s, 0); /* no STOP: the stacks are the whole message */
         detach(s, L);
