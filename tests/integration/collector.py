@@ -1357,7 +1357,7 @@ def case_runopts(c):
                           '--exclude', '--time', '--clock', '--memory', '--no-trace',
                           '-b, --backend', '--hello-timeout', '--http', '--http-token-file'],
                'attach': ['-d, --duration', '-o, --out', '-f, --format', '--coverage',
-                          '--include', '--exclude', '--memory',
+                          '--include', '--exclude', '--time', '--clock', '--memory',
                           '--no-trace', '--timeout', '-b, --backend', '-q, --quiet'],
                'report': ['-f, --format', '-o, --out', '-w, --weight', '--merge', '--include',
                           '--exclude', '--include-untested', '-b, --backend'],

@@ -293,7 +293,8 @@ def one(args, prog, tmp, npm):
         if fmt == 'flamegraph':
             check_svg(out, None)
         else:
-            check_speedscope(out, folded, session, cwd)
+            # named as the session's own: the session's name, from session.json
+            check_speedscope(out, folded, os.path.basename(session), cwd)
     validate_offline(js, tmp)
     validator_can_fail(js, tmp)
     extra = ', format valid'
