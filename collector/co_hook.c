@@ -865,13 +865,17 @@ static void traced_event(co_state *s, lua_State *L, lua_Debug *ar)
 static void __attribute__((noinline)) chained_event(co_state *s, lua_State *L, lua_Debug *ar)
 {
     lua_Debug given = *ar; /* as Lua gave it: our getinfo calls fill in ar */
+    const co_chain *c = co_nchain ? co_chain_find(L) : NULL;
+    co_chain was = c ? *c : (co_chain){0}; /* a detach in this event releases it */
     if (ar->event != LUA_HOOKCOUNT)
         traced_event(s, L, ar);
-    /* found after: naming a function allocates, and a chained thread the
-     * GC frees meanwhile leaves the table, moving other entries */
-    const co_chain *c = co_nchain ? co_chain_find(L) : NULL;
+    /* found again after: naming a function allocates, and a chained thread
+     * the GC frees meanwhile leaves the table, moving other entries */
+    c = co_nchain ? co_chain_find(L) : NULL;
     if (c)
         co_chain_call(c, L, &given);
+    else if (was.T == L && !s->active) /* detached meanwhile: the program's hook alone */
+        co_chain_call(&was, L, &given);
 }
 
 void co_hook_traced(co_state *s, lua_State *L, lua_Debug *ar)

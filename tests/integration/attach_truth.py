@@ -13,6 +13,8 @@ frames that were unwound, nothing past the detach). Cases:
   sampled     attach's default: sampled time and lines by sample, the shares
               of a pair of parts near the plain run's
   recursion   attach 60 calls deep
+  detachhook  the program's own hook on a coroutine sees every event across
+              four attaches (a detach swallowed one)
   killedco    an attach killed mid-trace, another at once: served on a
               coroutine, the main thread hooked too (5.4 answered no more)
   stopdumps   top --stop and record --stop beside dumps: all end well
@@ -981,6 +983,38 @@ def case_killedfirst(c):
         raise Failure('the request that came during a failed one was lost')
     conn2.close()  # this one fails too: the program stays dormant
     stop_all(c, p)
+
+
+HOOKEDCO = '''io.stdout:write("READY\\n") io.stdout:flush()
+local function f(i) return i * 2 end
+local function g() for i = 1, 1000 do f(i) coroutine.yield() end end
+local rounds, bad = 0, 0
+while not io.open("stop") do
+  rounds = rounds + 1
+  local n = 0
+  local co = coroutine.create(g)
+  debug.sethook(co, function() n = n + 1 end, "cr")
+  while coroutine.resume(co) do end
+  if n ~= 4002 then bad = bad + 1 io.stderr:write("round ", rounds, ": ", n, " events\\n") end
+end
+print("done", bad)
+'''
+
+
+def case_detachhook(c):
+    """A coroutine with the program's own call/return hook, attached to and
+    detached from four times: the hook sees every one of its events, the
+    one during which a detach happened included (Lua 5.1 lost it: the
+    detach gave the thread its hook back, and the event went to nobody)."""
+    p = start(c, HOOKEDCO)
+    for _ in range(4):
+        r = recorderd(c, 'attach', str(p.pid), '-d', '0.3', '-q', '--no-trace', '--out', c.out)
+        expect(r.returncode == 0, 'attach: %d %r' % (r.returncode, r.stderr))
+        shutil.rmtree(c.out, ignore_errors=True)
+    open(os.path.join(c.tmp, 'stop'), 'w').close()
+    out, err = p.communicate(timeout=60)
+    expect(p.returncode == 0 and out == b'done\t0\n' and not err,
+           'the program\'s hook: %d %r %r' % (p.returncode, out, err))
 
 
 COWRAPS = '''io.stdout:write("READY\\n") io.stdout:flush()
