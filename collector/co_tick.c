@@ -13,12 +13,12 @@
  * the interrupted pc, inside the collector's own code.
  * The timer is armed while tracing is on (co_set_active), disarmed at
  * troff and at the end; a fork child has none (POSIX timers are not
- * inherited) until its own trace arms one. CPU time comes from the
- * kernel's task clock (perf_event_open's software event, an hrtimer that
- * runs only while the thread does: a signal every period of its CPU time)
- * where the kernel allows it, else from a POSIX CPU-time timer, which the
- * kernel checks only at its tick (every 4 ms at HZ=250: fewer, heavier
- * samples; the expirations since the last one count).
+ * inherited) until its own trace arms one. CPU time comes from a POSIX
+ * CPU-time timer, which the kernel checks only at its tick (every 4 ms at
+ * HZ=250: the expirations since the last one count, so a sample weighs
+ * the CPU time since the one before); the kernel's task clock
+ * (perf_event_open, a signal every period of CPU time) only where
+ * LUATRACE_TICK_PERF=1 asks for it (make_perf says why not by default).
  * The signal is SIGRTMIN+6
  * (LUATRACE_TICK_SIGNAL=N another), or the next real-time one whose
  * handler is the default when the program has one of its own there. A
@@ -375,12 +375,21 @@ static int pick_signal(void)
 }
 
 /* The kernel's task clock of this thread, a signal each period_ns of its
- * CPU time: g_perf, or -1 (not allowed, not there: LUATRACE_TICK_PERF=0
- * never asks). Its descriptor above 2, as the collector's others. */
+ * CPU time: g_perf, or -1 (not allowed, not there, or not asked for:
+ * only LUATRACE_TICK_PERF=1 asks). Its descriptor above 2, as the
+ * collector's others. Not the default: its signal is sent as the thread
+ * leaves the CPU too, which breaks a nanosleep, poll or select in C code
+ * with EINTR; one queued as the process calls execve survives the exec
+ * and kills the new program (the handler is gone, the default action of
+ * a real-time signal ends a process); and with the user's queue of
+ * real-time signals full the kernel sends SIGIO instead, which ends the
+ * process too. A POSIX timer has none of these (it fires only while the
+ * thread runs, exec deletes it with its signal, its signal is
+ * preallocated), at the kernel tick's granularity. */
 static int make_perf(uint64_t period_ns)
 {
     const char *env = getenv("LUATRACE_TICK_PERF");
-    if (env && !strcmp(env, "0"))
+    if (!env || strcmp(env, "1"))
         return -1;
     struct perf_event_attr a;
     memset(&a, 0, sizeof a);
@@ -414,8 +423,13 @@ static int make_perf(uint64_t period_ns)
 }
 
 /* The handler on g_signo, and the timer of this thread's clock. */
-static int make_timer(const co_state *s)
+static int make_timer(co_state *s)
 {
+    struct sigaction now;
+    /* a signal kept from an earlier trace (an attach's) whose handler the
+     * program has replaced since: its handler got every tick */
+    if (g_signo && (sigaction(g_signo, NULL, &now) || now.sa_sigaction != on_tick))
+        g_signo = 0;
     if (!g_signo) {
         int n = pick_signal();
         dl_iterate_phdr(find_text, (void *)(uintptr_t)on_tick);
@@ -442,6 +456,10 @@ static int make_timer(const co_state *s)
     if (timer_create(c, &ev, &g_timer))
         return -errno;
     g_made = 1;
+    if (c == CLOCK_THREAD_CPUTIME_ID) { /* fires at the kernel's tick: fine ticks come */
+        s->tick_fine = 0;               /* as one bunch, and tell no more than 1 ms ones */
+        s->tick_ns = co_tick_period_ns();
+    }
     return 0;
 }
 

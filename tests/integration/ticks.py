@@ -18,6 +18,8 @@ must pass, with bounds loose enough for a loaded machine.
   wall    --clock wall: a program sleeping 0.6 s after 0.2 s of CPU time
           gets that sleep in its profile (20-95%: a busy machine stretches
           the CPU part), the CPU clock does not count it (under 15%)
+  sleepexec  (--luajit, its FFI) waits in C and an execvp: no EINTR, the
+          new program runs
   ownsig  (--luajit, through its FFI) a program with a SIGPROF timer of its
           own (setitimer, the signal blocked) still finds it pending, as
           untraced: the ticks come on another signal
@@ -177,6 +179,29 @@ p:close()
 local x = 0
 for i = 1, 300000 do x = x + i % 3 end
 print(#got, got:gsub("\\n", ","), x, os.time() - t0 < 5)
+''',
+    'sleepexec.lua': '''
+local ffi = require "ffi"
+ffi.cdef[[
+typedef struct { long tv_sec; long tv_nsec; } lt_ts;
+int nanosleep(const lt_ts *req, lt_ts *rem);
+int poll(void *fds, unsigned long nfds, int timeout);
+int execvp(const char *file, char *const argv[]);
+]]
+local function spin(n) local s = 0 for i = 1, n do s = s + i % 7 end return s end
+local ts, nano, poll = ffi.new("lt_ts", 0, 2000000), 0, 0
+for _ = 1, 150 do
+  spin(30000) -- CPU time between the waits: ticks come due about them
+  if ffi.C.nanosleep(ts, nil) ~= 0 then nano = nano + 1 end
+  if ffi.C.poll(nil, 0, 2) ~= 0 then poll = poll + 1 end
+end
+print("EINTR", nano, poll)
+io.stdout:flush()
+local argv = ffi.new("char *[4]")
+argv[0], argv[1], argv[2] = ffi.cast("char *", "sh"), ffi.cast("char *", "-c"),
+                            ffi.cast("char *", "echo exec-ok")
+spin(3000000) -- the exec comes with the CPU time running
+ffi.C.execvp("sh", argv)
 ''',
     'ownsig.lua': '''
 local ffi = require "ffi"
@@ -342,6 +367,23 @@ def case_ownsig(args, tmp):
     harness.expect(session_json(session)['tick']['ticks'] > 0, 'no tick counted')
 
 
+def case_sleepexec(args, tmp):
+    """A program (LuaJIT's FFI) that sleeps in C (nanosleep, poll) between
+    bits of CPU time, then replaces itself with execvp: traced with sampled
+    CPU time, no wait returns EINTR and the new program runs, as untraced.
+    The task clock's signal (perf_event_open, the default before) broke
+    waits as the thread left the CPU, and one queued by execve killed the
+    new program ('Real-time signal 6')."""
+    if not args.luajit or not shutil.which(args.luajit):
+        print('SKIP: no luajit (--luajit)')
+        raise SystemExit(harness.SKIP)
+    plain = harness.run_ok([args.luajit, 'sleepexec.lua'], tmp).out.decode()
+    harness.expect(plain == 'EINTR\t0\t0\nexec-ok\n', 'untraced: %r' % plain)
+    for k in range(3):
+        out, _ = run_sampled(args, tmp, 'sleepexec.lua', lua=args.luajit, attempt=k)
+        harness.expect(out == plain, 'traced (run %d): %r, untraced %r' % (k, out, plain))
+
+
 def plain_parts(args, tmp, scale=None):
     """parts.lua untraced: {part: os.clock seconds} (scale: the iterations)."""
     out = harness.run_ok([args.lua, 'parts.lua'] + list(scale or []), tmp).out.decode()
@@ -479,7 +521,7 @@ def case_sameshape(args, tmp):
 
 CASES = {'default': case_default, 'lines': case_lines, 'exactlines': case_exactlines,
          'sameshape': case_sameshape, 'split': case_split, 'total': case_total, 'hook': case_hook, 'io': case_io,
-         'wall': case_wall, 'ownsig': case_ownsig, 'cself': case_cself}
+         'wall': case_wall, 'ownsig': case_ownsig, 'sleepexec': case_sleepexec, 'cself': case_cself}
 
 
 def main(argv):
