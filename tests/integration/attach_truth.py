@@ -13,6 +13,8 @@ frames that were unwound, nothing past the detach). Cases:
   sampled     attach's default: sampled time and lines by sample, the shares
               of a pair of parts near the plain run's
   recursion   attach 60 calls deep
+  ticksig     (luajit) a program's own disposition of the tick signal, set
+              between two attaches, stays; the second attach has ticks
   detachhook  the program's own hook on a coroutine sees every event across
               four attaches (a detach swallowed one)
   killedco    an attach killed mid-trace, another at once: served on a
@@ -1015,6 +1017,49 @@ def case_detachhook(c):
     out, err = p.communicate(timeout=60)
     expect(p.returncode == 0 and out == b'done\t0\n' and not err,
            'the program\'s hook: %d %r %r' % (p.returncode, out, err))
+
+
+TICKSIG = '''local ffi = require "ffi"
+ffi.cdef[[
+int __libc_current_sigrtmin(void);
+typedef void (*lt_handler)(int);
+lt_handler signal(int sig, lt_handler h);
+]]
+io.stdout:write("READY\\n") io.stdout:flush()
+local function tiny(x) return x + 1 end
+local function work() local s = 0 for i = 1, 20000 do s = tiny(s) end return s end
+local sig = ffi.C.__libc_current_sigrtmin() + 6
+while not io.open("ignore") do work() end
+ffi.C.signal(sig, ffi.cast("lt_handler", 1)) -- SIG_IGN: the program's own
+io.stdout:write("IGNORED\\n") io.stdout:flush()
+while not io.open("stop") do work() end
+local was = ffi.C.signal(sig, ffi.cast("lt_handler", 0))
+print("done", ffi.cast("intptr_t", was) == 1)
+'''
+
+
+def case_ticksig(c):
+    """The tick signal after a detach: its handler stays, and a program
+    that puts its own disposition there before the next attach keeps it;
+    that attach's timer takes another signal, and its session has ticks.
+    (The signal was reused: the program's handler got every tick, or, as
+    here, the ignored ticks left the session without time.) LuaJIT started
+    with LUATRACE_TIMING=sample, so that its attaches take sampled time."""
+    lj = need_luajit()
+    p = start(c, TICKSIG, lua=lj, env_extra={'LUATRACE_TIMING': 'sample'})
+    for k, then in ((0, 'ignore'), (1, 'stop')):
+        out = os.path.join(c.tmp, 'o%d' % k)
+        r = recorderd(c, 'attach', str(p.pid), '-d', '0.5', '-q', '--out', out)
+        expect(r.returncode == 0, 'attach %d: %d %r' % (k, r.returncode, r.stderr))
+        meta = c.meta(os.path.join(out, 'attach.%d' % p.pid))
+        expect(meta['time'] == 'sample' and (meta.get('tick') or {}).get('ticks', 0) > 0,
+               'attach %d: no ticks: %r' % (k, {x: meta.get(x) for x in ('time', 'tick')}))
+        open(os.path.join(c.tmp, then), 'w').close()
+        if k == 0:
+            expect(p.stdout.readline() == b'IGNORED\n', 'the program did not ignore the signal')
+    out, err = p.communicate(timeout=60)
+    expect(p.returncode == 0 and out == b'done\ttrue\n', 'the program: %d %r %r'
+           % (p.returncode, out, err))
 
 
 COWRAPS = '''io.stdout:write("READY\\n") io.stdout:flush()
