@@ -97,9 +97,10 @@ static const cmd_help helps[] = {
       HELP},
      "recorderd listen --out /tmp/traces --format folded &"},
     {"attach", "attach PID [OPTIONS]",
-     "trace a running Lua 5.1 process for a while",
-     "Traces a running Lua 5.1 process until the duration ends, Ctrl-C or SIGTERM;\n"
-     "its session is OUT/attach.PID. A process that never loaded luatrace gets it\n"
+     "trace a running Lua process for a while",
+     "Traces a running Lua process until the duration ends, Ctrl-C or SIGTERM; its\n"
+     "session is OUT/attach.PID. Lua 5.1, LuaJIT and 5.4 that loaded luatrace\n"
+     "dormant (LUATRACE_ATTACH=1); a Lua 5.1 process that never loaded it gets it\n"
      "loaded with ptrace (x86-64), where no lock of the C library is held; it stays\n"
      "loaded, inert, after the detach, and the next attach reuses it. Time is\n"
      "run's: a CPU-time timer and lines by sample (coverage, --memory count every\n"

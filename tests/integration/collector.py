@@ -1785,16 +1785,17 @@ def case_labels(c):
     lt = os.path.join(c.tmp, 'lt')
     for d in ('a/share/lua/5.1', 'b/lib/lua/5.1', 'tree/share/lua/5.1/pkg'):
         os.makedirs(os.path.join(lt, d))
-    dup = 'return {f = function() local s = 0 for i = 1, 10000 do s = s + i end return s end}\n'
+    # each function runs tens of ms: sampled time (4 ms ticks) gives each a share
+    dup = 'return {f = function() local s = 0 for i = 1, 6000000 do s = s + i end return s end}\n'
     for d in ('a/share/lua/5.1', 'b/lib/lua/5.1'):
         c.write(os.path.join('lt', d, 'dup.lua'), dup)
     c.write('lt/tree/share/lua/5.1/pkg/mod.lua', 'local M = {}\nfunction M.work() local s = 0 '
-            'for i = 1, 20000 do s = s + i end return s end\nreturn M\n')
+            'for i = 1, 8000000 do s = s + i end return s end\nreturn M\n')
     c.write('app/lib/m.lua', 'return {work = function(n) local s = 0\n'
             '  for i = 1, n do s = s + i end return s end}\n')
     prog = c.write('app/main.lua', 'package.path = %r .. ";" .. %r .. ";" .. package.path\n'
                    'local m, inspect = require "m", require "inspect"\n'
-                   'print(m.work(20000), inspect({1}))\n'
+                   'print(m.work(8000000), inspect({1}))\n'
                    'local mod = require "pkg.mod"\n'
                    'print(dofile(%r).f(), dofile(%r).f(), mod.work())\n'
                    % (os.path.join(c.tmp, 'app', 'lib', '?.lua'),
