@@ -2758,7 +2758,10 @@ def case_hostattach(c):
             break
         time.sleep(0.01)
     time.sleep(0.2)
-    r = recorderd(c, 'attach', str(p.pid), '--duration', '0.5', '--out', c.out)
+    # --time exact: the tracks' spans below are a timeline's, which needs
+    # each event's time (sampled time moves in 4 ms steps of CPU time, and
+    # a host mostly in C gave the trace a few: a short track spanned half)
+    r = recorderd(c, 'attach', str(p.pid), '--time', 'exact', '--duration', '0.5', '--out', c.out)
     expect(r.returncode == 0, 'attach failed: %r' % r.stderr)
     _, err = p.communicate(timeout=120)
     out = open(path, 'rb').read()
