@@ -142,7 +142,8 @@ local function slow(n)
   return s
 end
 local t = {}
-for k = 1, 20 do t[#t + 1] = slow(100000) end
+-- 100 rounds: some hundreds of ms, tens of samples of 4 ms on each line
+for k = 1, 100 do t[#t + 1] = slow(100000) end
 print(#t)
 ''',
     'shapes.lua': '''
@@ -429,7 +430,7 @@ def case_lines(args, tmp):
         prof = f.read()
     harness.expect('lines by sample' in prof, 'profile.txt does not say lines by sample')
     sin = [ln for ln in prof.splitlines() if ln.rstrip().endswith('math.sin [C]')]
-    harness.expect(sin and sin[0].split()[0] == '2000000', 'math.sin calls: %r' % sin[:1])
+    harness.expect(sin and sin[0].split()[0] == '10000000', 'math.sin calls: %r' % sin[:1])
     with open(os.path.join(session, 'annotate', 'lines.lua.txt')) as f:
         ann = f.read()
     harness.expect('samples that saw the line' in ann, 'annotate: hits not called samples')
@@ -452,8 +453,8 @@ def case_exactlines(args, tmp):
     harness.expect(session_json(session)['lines'] == 'exact', 'run -f lcov: lines not exact')
     with open(os.path.join(session, 'coverage.lcov')) as f:
         da = dict(ln[3:].split(',')[:2] for ln in f.read().splitlines() if ln.startswith('DA:'))
-    # line 5's loop body: 25000 iterations of 20 calls, and the loop's end
-    harness.expect(da.get('5') == str(20 * 25001), 'DA of line 5: %r' % da.get('5'))
+    # line 5's loop body: 25000 iterations of 100 calls, and the loop's end
+    harness.expect(da.get('5') == str(100 * 25001), 'DA of line 5: %r' % da.get('5'))
     for extra in (['--lines', 'sample', '--format', 'lcov'], ['--lines', 'sample', '--coverage'],
                   ['--lines', 'sample', '--time', 'exact']):
         r = harness.run([args.recorderd, 'run'] + extra + ['--', args.lua, 'lines.lua'], tmp,
