@@ -630,7 +630,8 @@ def expect_only(stacks, truth, what, allowed_prefixes=((),)):
                '%s: stack %s, the program saw %s' % (what, s, truth))
 
 
-SAMPLED = PRELUDE + '''
+# the pair of parts, in the attached program and in its plain twin
+SAMPLED_PARTS = '''
 local function tiny(x) return x + 1 end
 local function calls(n) local s = 0 for i = 1, n do s = tiny(tiny(s)) end return s end
 local function lines(n)
@@ -638,6 +639,9 @@ local function lines(n)
   for i = 1, n do a = (a * 1.0001 + i * 0.25) % 1000 + a * 0.0001 - (a - i) * 0.00001 end
   return a
 end
+'''
+
+SAMPLED = PRELUDE + SAMPLED_PARTS + '''
 local function rec(n) if n == 0 then wait() else rec(n - 1) end return n end
 rec(3)
 local ta, tb = 0, 0
@@ -655,14 +659,7 @@ def case_sampled(c):
     the program's, from its root; a part of tiny calls gets its share of
     the plain program's time within 10 points (exact time with every line
     hooked gave 25% of a pair that is 35% plain: the bound catches that)."""
-    prog = c.write('plain.lua', SAMPLED.split('local luatrace')[0] + '''
-local function tiny(x) return x + 1 end
-local function calls(n) local s = 0 for i = 1, n do s = tiny(tiny(s)) end return s end
-local function lines(n)
-  local a = 1.5
-  for i = 1, n do a = (a * 1.0001 + i * 0.25) % 1000 + a * 0.0001 - (a - i) * 0.00001 end
-  return a
-end
+    prog = c.write('plain.lua', SAMPLED_PARTS + '''
 local ta, tb = 0, 0
 for _ = 1, 40 do
   local t0 = os.clock() calls(20000) local t1 = os.clock() lines(20000)
