@@ -199,13 +199,18 @@ static int check_sample_opts(const rd_run_opts *o, const rd_session_opts *so)
  * unless --time sample) where --lines exact, --time exact, coverage
  * (--coverage, its reports, --include, --exclude), --memory or a backend
  * (-b, unless --time is given) asks for it. 0, or 2 after saying why not. */
+/* Whether what so asks for needs every line: coverage (--coverage, its
+ * reports, --include, --exclude) or --memory. */
+static int every_line(const rd_session_opts *so)
+{
+    return so->coverage || cov_asked(so) || so->cov.ninclude || so->cov.nexclude || so->memory;
+}
+
 static int pick_time(rd_run_opts *o, rd_session_opts *so)
 {
-    uint32_t cov = cov_asked(so);
     int want = o->lines_asked;
     /* a streaming backend (a timeline, a user's) reads each event's time */
-    int exact = want == 1 || (so->time_given && !so->sample_time) || so->coverage || cov ||
-                so->cov.ninclude || so->cov.nexclude || so->memory ||
+    int exact = want == 1 || (so->time_given && !so->sample_time) || every_line(so) ||
                 (so->nbackends && !so->time_given);
     if (want == 2 && exact)
         return fprintf(stderr, "recorderd run: --lines sample: %s\n",
@@ -232,8 +237,7 @@ static int pick_time(rd_run_opts *o, rd_session_opts *so)
  * every line or each event's time (a backend). */
 static void live_lines(rd_session_opts *so, int dflt)
 {
-    int every = so->coverage || cov_asked(so) || so->cov.ninclude || so->cov.nexclude ||
-                so->memory;
+    int every = every_line(so);
     if (dflt && !so->time_given && !every && !so->nbackends)
         so->sample_time = 1;
     so->lines_sampled = so->sample_time && !every;
