@@ -65,8 +65,15 @@ static const char calib_src[] =
     "    nop()\n"
     "  end\n"
     "end\n"
-    "return short, long, luacalls, ccalls\n";
-enum { L_SHORT, L_LONG, L_LUA, L_C, NLOOP };
+    "local function wraps(n)\n"
+    "  local gen = coroutine.wrap(function() while true do coroutine.yield() end end)\n"
+    "  for _ = 1, n do\n"
+    "    gen()\n"
+    "  end\n"
+    "end\n"
+    "return short, long, luacalls, ccalls, wraps\n";
+/* L_WRAP: a wrap generator resumed n times (LuaJIT's switch_cost only) */
+enum { L_SHORT, L_LONG, L_LUA, L_C, NLOOP, L_WRAP = NLOOP };
 static const double loop_instr[NLOOP] = {2, 33, 4, 3};
 
 static co_bias g_bias;
@@ -221,13 +228,14 @@ static int solve(loop lp[NLOOP], int no_lines)
     return 0;
 }
 
-/* The calibration's NLOOP loops, made and left on L's stack: 0 or -1. */
+/* The calibration's loops (NLOOP, then L_WRAP), made and left on L's
+ * stack: 0 or -1. */
 static int calib_loops(lua_State *L)
 {
     if (luaL_loadbuffer(L, calib_src, sizeof calib_src - 1, "=(luatrace calibration)"))
         return -1;
     lua_pushcfunction(L, calib_nop);
-    if (lua_pcall(L, 1, NLOOP, 0))
+    if (lua_pcall(L, 1, NLOOP + 1, 0))
         return -1;
     return 0;
 }
@@ -272,6 +280,10 @@ static int measure(co_state *s, lua_State *L)
  * trace's unit. solve() then gives a line's, a call's with its return and an
  * instruction's cost, which recorderd takes off where each event ran. */
 #define CALIB_SN (CALIB_N * 8) /* iterations a run */
+/* a wrap generator's run: our hook at a switch is some 0.5 us, so that
+ * CALIB_SN of them in every round would add 25 ms to each LuaJIT start */
+#define CALIB_WN (CALIB_N / 2)
+static int g_iters = CALIB_SN; /* of time_loop's runs */
 #define CALIB_SROUNDS 11
 
 static uint64_t g_nev[3]; /* LINE, CALL, RET */
@@ -315,7 +327,7 @@ static uint64_t time_loop(lua_State *L, int fn, lua_Hook hook, int mask)
 {
     lua_sethook(L, mask ? hook : NULL, mask, 0);
     lua_pushvalue(L, fn);
-    lua_pushinteger(L, CALIB_SN);
+    lua_pushinteger(L, g_iters);
     g_hook_tsc = 0;
     uint64_t t0 = cpu_ns();
     int e = lua_pcall(L, 1, 0, 0);
@@ -324,9 +336,14 @@ static uint64_t time_loop(lua_State *L, int fn, lua_Hook hook, int mask)
     return e ? UINT64_MAX : t * 16;
 }
 
+/* Every run of best_runs' last call: its time (1/16 ns) and its timed
+ * hooks' TSC ticks, by hook and round. */
+#define CALIB_HOOKS 4
+static uint64_t g_run[CALIB_HOOKS][CALIB_SROUNDS], g_run_tsc[CALIB_HOOKS][CALIB_SROUNDS];
+
 /* The fastest of CALIB_SROUNDS runs of the loop at fn under each of n
- * hooks (NULL: plain), in 1/16 ns, and the timed hooks' TSC ticks in that
- * run. Returns -1 on an error. */
+ * (<= CALIB_HOOKS) hooks (NULL: plain), in 1/16 ns, and the timed hooks'
+ * TSC ticks in that run. Returns -1 on an error. */
 static int best_runs(lua_State *L, int fn, const lua_Hook *hooks, int n, int mask,
                      uint64_t *best, uint64_t *tsc)
 {
@@ -338,7 +355,11 @@ static int best_runs(lua_State *L, int fn, const lua_Hook *hooks, int n, int mas
             uint64_t t = time_loop(L, fn, hooks[h], hooks[h] ? mask : 0);
             if (t == UINT64_MAX)
                 return -1;
-            if (r >= 0 && t < best[h]) {
+            if (r < 0)
+                continue;
+            g_run[h][r] = t;
+            g_run_tsc[h][r] = g_hook_tsc;
+            if (t < best[h]) {
                 best[h] = t;
                 tsc[h] = g_hook_tsc;
             }
@@ -346,13 +367,40 @@ static int best_runs(lua_State *L, int fn, const lua_Hook *hooks, int n, int mas
     return 0;
 }
 
+/* LuaJIT: what a coroutine switch costs the program beyond the C calls
+ * that make it (the wrap's and yield's, c_call each as recorderd debits
+ * them), per switch in 1/16 ns, from g_run: a wrap generator's loop (two
+ * switches an iteration) run plain (hook 0), under the counting hook (1:
+ * what LuaJIT's dispatch of a hook adds), and under ours (2) and the
+ * counting hook (3) each between TSC reads (ns16: a TSC tick in 1/16
+ * ns): the difference of those two outside their reads is what ours
+ * leaves beyond the counting hook's. Our hook does more at a switch (the
+ * threads' ids) and displaces more of the caches than at a call; left
+ * on the program, a wrap generator's part of a pair came out 10 to 12
+ * points heavy. Each round's differences, the hooks side by side, and
+ * their medians: the fastest runs of each (as the call loops take) gave
+ * half this figure, and half the correction. 0 if nothing plausible. */
+static uint64_t switch_cost(double calls, double c_call, double ns16)
+{
+    double added[CALIB_SROUNDS], residue[CALIB_SROUNDS];
+    for (int r = 0; r < CALIB_SROUNDS; r++) {
+        added[r] = (double)g_run[1][r] - (double)g_run[0][r];
+        residue[r] = ((double)g_run[2][r] - (double)g_run_tsc[2][r] * ns16) -
+                     ((double)g_run[3][r] - (double)g_run_tsc[3][r] * ns16);
+    }
+    double sw = ((median(added, CALIB_SROUNDS) + median(residue, CALIB_SROUNDS)) / CALIB_WN -
+                 calls * c_call) / 2;
+    return sw > 0 && sw < 4 * c_call ? (uint64_t)sw : 0;
+}
+
 /* LuaJIT: what our hook leaves on the program beyond what the counting
- * hook does, per iteration of the loops at fn (1/16 ns), added to theirs.
- * A hook of ours displaces more of the interpreter's caches than one that
- * only counts (a C call: about 1 ns more here). Both hooks are timed
- * between TSC reads and their time inside taken out: the difference is
- * our hook's extra. Runs our hook in s, a discarding trace. Where it
- * measures nothing, lp stays as it was: the counting hook's alone. */
+ * hook does, per iteration of the loops at first + k (1/16 ns), added to
+ * theirs. A hook of ours displaces more of the interpreter's caches than
+ * one that only counts (a C call: about 1 ns more here). Both hooks are
+ * timed between TSC reads and their time inside taken out: the
+ * difference is our hook's extra. Then a switch's cost (switch_cost).
+ * Runs our hook in s, a discarding trace. Where it measures nothing, lp
+ * stays as it was: the counting hook's alone. */
 static void real_residue(co_state *s, lua_State *L, int first, loop lp[NLOOP])
 {
     int no_clock = s->no_clock, use_tsc = s->use_tsc;
@@ -363,10 +411,16 @@ static void real_residue(co_state *s, lua_State *L, int first, loop lp[NLOOP])
     uint64_t a0, n0, a1, n1;
     co_clock_pair(1, &a0, &n0);
     static const lua_Hook hooks[2] = {timed_count, timed_real};
-    uint64_t best[NLOOP][2], tsc[NLOOP][2];
+    static const lua_Hook wrap_hooks[CALIB_HOOKS] = {NULL, count_hook, timed_real, timed_count};
+    uint64_t best[NLOOP][2], tsc[NLOOP][2], wbest[CALIB_HOOKS], wtsc[CALIB_HOOKS];
     int e = 0;
     for (int k = L_LUA; k <= L_C && !e; k++)
         e = best_runs(L, first + k, hooks, 2, LUA_MASKCALL | LUA_MASKRET, best[k], tsc[k]);
+    g_iters = CALIB_WN;
+    int we = e || best_runs(L, first + L_WRAP, wrap_hooks, CALIB_HOOKS,
+                            LUA_MASKCALL | LUA_MASKRET, wbest, wtsc);
+    g_iters = CALIB_SN;
+    double wcalls = (double)g_nev[1] / CALIB_WN; /* timed_count's, the last run */
     co_clock_pair(1, &a1, &n1);
     co_set_active(s, 0);
     s->no_clock = no_clock;
@@ -385,6 +439,8 @@ static void real_residue(co_state *s, lua_State *L, int first, loop lp[NLOOP])
         for (int r = 0; r < CALIB_ROUNDS; r++)
             lp[k].added[r] += d;
     }
+    if (!we) /* a C call's debit: its loop's whole figure (no return event) */
+        g_bias.switch16 = switch_cost(wcalls, lp[L_C].added[0], ns16);
 }
 
 static int measure_dispatch(co_state *s, lua_State *L)

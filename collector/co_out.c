@@ -278,6 +278,12 @@ void co_out_bias(co_state *s)
         q = lt_put_uint(q, (uint64_t)((double)b->tick[k] + 0.5));
     q = lt_put_uint(q, s->tick_mode ? 0 : b->hook16);
     lt_ring_commit(&s->ring, (uint64_t)(q - p));
+    p = b->switch16 && s->tick_mode ? co_out_reserve(s, LT_EVENT_HOT_MAX) : NULL;
+    if (p) { /* LuaJIT's: taken off after each switch */
+        q = lt_put_head(p, LT_EV_SBIAS, 1);
+        q = lt_put_uint(q, b->switch16);
+        lt_ring_commit(&s->ring, (uint64_t)(q - p));
+    }
     p = b->hook16_line && !s->tick_mode ? co_out_reserve(s, LT_EVENT_HOT_MAX) : NULL;
     if (!p)
         return;

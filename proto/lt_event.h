@@ -40,6 +40,11 @@
  * them for the executable lines within the function's range (the whole
  * file for a main chunk) instead of what Lua 5.1's compiler gives.
  *
+ * SBIAS (14; LuaJIT's sampled time, with LT_CLOCK_BIAS_AFTER) follows the
+ * BIAS: what a coroutine switch costs the program beyond the C calls that
+ * made it, in 1/16 ns, taken off the frame on top of the thread switched
+ * to, after each RESUME and YIELD.
+ *
  * NEST (Lua 5.4) follows the LINES of a function: one per function nested
  * in it, at any depth, called or not, its linedefined and lastlinedefined
  * (a range twice if two such functions share it). Coverage lists every
@@ -127,7 +132,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define LT_EVENT_VERSION 13u /* 2: short forms; 3: thread ids (THREAD), switch depths;
+#define LT_EVENT_VERSION 14u /* 2: short forms; 3: thread ids (THREAD), switch depths;
                               * 4: DIR (a version 3 stream is one without);
                               * 5: CLOCK's tsc may be LT_CLOCK_NONE;
                               * 6: BIAS, CODE, HOOK (a version 5 stream is one without);
@@ -141,7 +146,8 @@
                               *     without: its MEM records are all full), NEST;
                               *     CLOCK's LT_CLOCK_LINES_SAMPLED;
                               * 13: CLOCK's LT_CLOCK_BIAS_AFTER (a version 12
-                              *     stream is one without) */
+                              *     stream is one without);
+                              * 14: SBIAS (a version 13 stream is one without) */
 
 /* CLOCK's third field: what the ticks are. LT_CLOCK_NONE: the producer
  * read no clock (LUATRACE_TIMING=none, a coverage run): ticks and ns are
@@ -196,7 +202,8 @@
     X(LHOOK, 'j', 2, "ticks hooks")                                                               \
     X(TICK, 't', 3, "n hook period_ns")                                                          \
     X(MEM, 'm', 4, "size osize addr oaddr")                                                     \
-    X(NEST, 'n', 3, "fid line lastline")
+    X(NEST, 'n', 3, "fid line lastline")                                                        \
+    X(SBIAS, 'V', 1, "switch16")
 
 enum lt_kind {
 #define LT_X_ENUM(name, letter, nargs, doc) LT_EV_##name,

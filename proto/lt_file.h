@@ -8,7 +8,10 @@
  *   +--------+--------+--------+
  *   magic "LUATRACE"; version (u32 LE); flags (u32 LE).
  *
- *   Version 15 (written): as 14, the records of LT_EVENT_VERSION 13 (CLOCK's
+ *   Version 16 (written): as 15, the records of LT_EVENT_VERSION 14 (SBIAS:
+ *   a coroutine switch's cost under LuaJIT's sampled time); a build that
+ *   reads 15 refuses it by its version (it would take SBIAS for a bad record).
+ *   Version 15 (read): as 14, the records of LT_EVENT_VERSION 13 (CLOCK's
  *   LT_CLOCK_BIAS_AFTER, LuaJIT's sampled time); a build that reads 14
  *   refuses it by its version (it would take such a CLOCK for no clock).
  *   Version 14 (read): as 13, the records of LT_EVENT_VERSION 12 (MEM's
@@ -60,10 +63,10 @@
 #include <stdint.h>
 
 #define LT_FILE_MAGIC "LUATRACE"
-#define LT_FILE_VERSION 15u /* 5: the body may be zstd (LT_FILE_ZSTD); 6: LT_CLOCK_NONE; 7: BIAS;
+#define LT_FILE_VERSION 16u /* 5: the body may be zstd (LT_FILE_ZSTD); 6: LT_CLOCK_NONE; 7: BIAS;
                             * 8: LINES; 9: WAIT; 10: LBIAS, LHOOK; 11: LT_FILE_SPLIT;
                             * 12: TICK; 13: MEM; 14: MEM's short forms;
-                            * 15: LT_CLOCK_BIAS_AFTER */
+                            * 15: LT_CLOCK_BIAS_AFTER; 16: SBIAS */
 #define LT_FILE_VERSION_MIN 3u /* the oldest read: every record of 3 is one of 4 */
 #define LT_FILE_HDR_SIZE 16u
 

@@ -186,6 +186,7 @@ typedef struct rd_model {
     uint64_t bias_base[4], bias_hook16, bias_hook16_line;
     uint64_t line_ticks, line_hooks; /* LHOOK's since the last scaling */
     uint64_t bias_floor; /* a nanosecond in ticks: no dt goes below it */
+    uint64_t bias_switch; /* SBIAS: a coroutine switch's cost, off after it (bias_after) */
     /* hooked: LINE, CALL and RET records, one a hook; a RESUME or YIELD
      * rides in the hook of the event after it, the other records in none */
     uint64_t hooked;

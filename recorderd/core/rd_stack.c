@@ -1001,7 +1001,8 @@ HOT int frame_ret(rd_stack *s, uint64_t depth, uint64_t dt)
 /* RESUME, YIELD, STOP: dt first, then the thread changes. A switch
  * carries the dt of the event it came with (that event's record has 0):
  * mostly a C function's return (yield's in the coroutine, resume's in
- * its resumer), whose hook cost BIAS gives. */
+ * its resumer), whose hook cost BIAS gives; under bias_after (LuaJIT),
+ * SBIAS's cost comes off the thread switched to, where it ran. */
 static int thread_event(rd_stack *s, const lt_event *ev)
 {
     rd_thread *t = current(s);
@@ -1010,16 +1011,21 @@ static int thread_event(rd_stack *s, const lt_event *ev)
         dt = unbias(s->m, dt, s->m->bias[2]);
     charge(s, t, dt);
     s->cur = NULL;
+    int e;
     switch (ev->kind) {
     case LT_EV_RESUME:
-        return ev->a[1] ? note_thread_e(s, on_resume(s, t, ev->a[1])) : (s->bad++, 0);
+        e = ev->a[1] ? note_thread_e(s, on_resume(s, t, ev->a[1])) : (s->bad++, 0);
+        break;
     case LT_EV_YIELD:
-        return ev->a[1] ? note_thread_e(s, on_yield(s, t, ev->a[1], ev->a[3] != 0))
-                        : (s->bad++, 0);
+        e = ev->a[1] ? note_thread_e(s, on_yield(s, t, ev->a[1], ev->a[3] != 0)) : (s->bad++, 0);
+        break;
     default: /* STOP */
         stop_all(s);
         return 0;
     }
+    if (!e && after(s->m))
+        debit_after(s, s->m->bias_switch);
+    return e;
 }
 
 static inline int frame_event(rd_stack *s, const lt_event *ev)
@@ -1181,6 +1187,10 @@ COLD int other_event(rd_stack *s, const lt_event *ev)
         m->events--;
         if (!m->bias_hook16_line) /* a trace before LHOOK: every hook's mean */
             scale_bias(m, ev->a[0]);
+        return 0;
+    case LT_EV_SBIAS:
+        m->events--;
+        m->bias_switch = ev->a[0] < (1u << 20) ? ev->a[0] : 0; /* beyond: none */
         return 0;
     case LT_EV_LBIAS:
         m->events--;

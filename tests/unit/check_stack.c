@@ -1047,6 +1047,31 @@ START_TEST(test_stack_tick_debits_after)
 }
 END_TEST
 
+/* With SBIAS (LuaJIT's switch cost), a RESUME's and a YIELD's cost comes
+ * off the frame on top of the thread switched to, after the switch: the
+ * coroutine's yield after it is resumed again, main's resume after the
+ * yield; with no SBIAS, nothing (test_stack_tick_debits_after). */
+START_TEST(test_stack_tick_debits_switch)
+{
+    EV(CLOCK, 0, 0, LT_CLOCK_CPU | LT_CLOCK_LINES_SAMPLED | LT_CLOCK_BIAS_AFTER);
+    EV(BIAS, 0, 32, 48, 0, 0);
+    EV(SBIAS, 8);
+    co_first_resume();       /* -96 on resume, then -8 on co's base: resume */
+    EV(TICK, 1, 0, 1000);    /* co:41 16000 */
+    ev_call(2, F_YIELD);     /* -96 on yield */
+    ev_yield(T_MAIN, 0);     /* -8 on main's resume */
+    EV(TICK, 1, 0, 1000);    /* resume 16000 */
+    ev_resume(T_CO);         /* -8 on co's yield */
+    EV(TICK, 1, 0, 1000);    /* yield 16000 */
+    rd_stack_finish(&S);
+    ck_assert_uint_eq(M.bias_switch, 8);
+    ck_assert_uint_eq(M.ticks_total, 3 * 16000 - 2 * 96 - 3 * 8);
+    /* resume 16000 - 96 - 8 - 8, yield 16000 - 96 - 8, in 1/16 */
+    expect_folded(RD_W_TIME, L_MAIN ";" L_RESUME " 993\n" L_MAIN ";" L_RESUME ";" L_CO " 1000\n"
+                  L_MAIN ";" L_RESUME ";" L_CO ";" L_YIELD " 994\n");
+}
+END_TEST
+
 /* The same where f does return g() (under LuaJIT a call one deeper, then
  * with lines by sample g's RET at f's depth is its first record): g's
  * return is a Lua return, its cost off main after it. */
@@ -1461,7 +1486,7 @@ int main(void)
                             test_stack_time, test_stack_ticks, test_stack_tick_debits,
                             test_stack_memory, test_stack_memory_table,
                             test_stack_bias, test_stack_bias_scaled, test_stack_tick_debits_after,
-                            test_stack_tick_debits_after_tail, test_stack_tick_debit_first,
+                            test_stack_tick_debits_switch, test_stack_tick_debits_after_tail, test_stack_tick_debit_first,
                             test_stack_tick_debit_root_shares,
                             test_stack_bias_switches, test_stack_bias_lines,
                             test_stack_wait, test_stack_tail_call_time,
