@@ -65,14 +65,16 @@ static const char calib_src[] =
     "    nop()\n"
     "  end\n"
     "end\n"
+    "local gen = coroutine.wrap(function() while true do coroutine.yield() end end)\n"
     "local function wraps(n)\n"
-    "  local gen = coroutine.wrap(function() while true do coroutine.yield() end end)\n"
     "  for _ = 1, n do\n"
     "    gen()\n"
     "  end\n"
     "end\n"
     "return short, long, luacalls, ccalls, wraps\n";
-/* L_WRAP: a wrap generator resumed n times (LuaJIT's switch_cost only) */
+/* L_WRAP: a wrap generator resumed n times (LuaJIT's switch_cost only),
+ * made once: a new one in each run made the GC's steps land in some runs
+ * (the plain run of 125 iterations took 16 to 68 ns an iteration) */
 enum { L_SHORT, L_LONG, L_LUA, L_C, NLOOP, L_WRAP = NLOOP };
 static const double loop_instr[NLOOP] = {2, 33, 4, 3};
 
@@ -282,7 +284,7 @@ static int measure(co_state *s, lua_State *L)
 #define CALIB_SN (CALIB_N * 8) /* iterations a run */
 /* a wrap generator's run: our hook at a switch is some 0.5 us, so that
  * CALIB_SN of them in every round would add 25 ms to each LuaJIT start */
-#define CALIB_WN (CALIB_N / 2)
+#define CALIB_WN (CALIB_N * 2)
 static int g_iters = CALIB_SN; /* of time_loop's runs */
 #define CALIB_SROUNDS 11
 
