@@ -341,7 +341,25 @@ static uint64_t time_loop(lua_State *L, int fn, lua_Hook hook, int mask)
 /* Every run of best_runs' last call: its time (1/16 ns) and its timed
  * hooks' TSC ticks, by hook and round. */
 #define CALIB_HOOKS 4
-static uint64_t g_run[CALIB_HOOKS][CALIB_SROUNDS], g_run_tsc[CALIB_HOOKS][CALIB_SROUNDS];
+typedef struct runs {
+    uint64_t t[CALIB_HOOKS][CALIB_SROUNDS], tsc[CALIB_HOOKS][CALIB_SROUNDS];
+} runs;
+static runs g_runs;
+
+/* The median of what hook a left outside its TSC reads beyond what hook b
+ * did, the two side by side in each round of rn, per iteration of n, in
+ * 1/16 ns (ns16: a TSC tick in 1/16 ns). Side by side, because the
+ * machine's speed moves between rounds: the fastest run of each, one
+ * against the other, moved 3 ns a Lua call from one start to the next,
+ * these medians 1. */
+static double residue_median(const runs *rn, int a, int b, int n, double ns16)
+{
+    double d[CALIB_SROUNDS];
+    for (int r = 0; r < CALIB_SROUNDS; r++)
+        d[r] = ((double)rn->t[a][r] - (double)rn->tsc[a][r] * ns16) -
+               ((double)rn->t[b][r] - (double)rn->tsc[b][r] * ns16);
+    return median(d, CALIB_SROUNDS) / n;
+}
 
 /* The fastest of CALIB_SROUNDS runs of the loop at fn under each of n
  * (<= CALIB_HOOKS) hooks (NULL: plain), in 1/16 ns, and the timed hooks'
@@ -359,8 +377,8 @@ static int best_runs(lua_State *L, int fn, const lua_Hook *hooks, int n, int mas
                 return -1;
             if (r < 0)
                 continue;
-            g_run[h][r] = t;
-            g_run_tsc[h][r] = g_hook_tsc;
+            g_runs.t[h][r] = t;
+            g_runs.tsc[h][r] = g_hook_tsc;
             if (t < best[h]) {
                 best[h] = t;
                 tsc[h] = g_hook_tsc;
@@ -371,7 +389,7 @@ static int best_runs(lua_State *L, int fn, const lua_Hook *hooks, int n, int mas
 
 /* LuaJIT: what a coroutine switch costs the program beyond the C calls
  * that make it (the wrap's and yield's, c_call each as recorderd debits
- * them), per switch in 1/16 ns, from g_run: a wrap generator's loop (two
+ * them), per switch in 1/16 ns, from rn: a wrap generator's loop (two
  * switches an iteration) run plain (hook 0), under the counting hook (1:
  * what LuaJIT's dispatch of a hook adds), and under ours (2) and the
  * counting hook (3) each between TSC reads (ns16: a TSC tick in 1/16
@@ -379,18 +397,14 @@ static int best_runs(lua_State *L, int fn, const lua_Hook *hooks, int n, int mas
  * leaves beyond the counting hook's. Our hook does more at a switch (the
  * threads' ids) and displaces more of the caches than at a call; left
  * on the program, a wrap generator's part of a pair came out 10 to 12
- * points heavy. Each round's differences, the hooks side by side, and
- * their medians: the fastest runs of each (as the call loops take) gave
- * half this figure, and half the correction. 0 if nothing plausible. */
-static uint64_t switch_cost(double calls, double c_call, double ns16)
+ * points heavy. The medians of each round's differences, the hooks side
+ * by side (residue_median). 0 if nothing plausible was measured. */
+static uint64_t switch_cost(const runs *rn, double calls, double c_call, double ns16)
 {
-    double added[CALIB_SROUNDS], residue[CALIB_SROUNDS];
-    for (int r = 0; r < CALIB_SROUNDS; r++) {
-        added[r] = (double)g_run[1][r] - (double)g_run[0][r];
-        residue[r] = ((double)g_run[2][r] - (double)g_run_tsc[2][r] * ns16) -
-                     ((double)g_run[3][r] - (double)g_run_tsc[3][r] * ns16);
-    }
-    double sw = ((median(added, CALIB_SROUNDS) + median(residue, CALIB_SROUNDS)) / CALIB_WN -
+    double added[CALIB_SROUNDS];
+    for (int r = 0; r < CALIB_SROUNDS; r++)
+        added[r] = (double)rn->t[1][r] - (double)rn->t[0][r];
+    double sw = (median(added, CALIB_SROUNDS) / CALIB_WN + residue_median(rn, 2, 3, CALIB_WN, ns16) -
                  calls * c_call) / 2;
     return sw > 0 && sw < 4 * c_call ? (uint64_t)sw : 0;
 }
@@ -400,7 +414,8 @@ static uint64_t switch_cost(double calls, double c_call, double ns16)
  * theirs. A hook of ours displaces more of the interpreter's caches than
  * one that only counts (a C call: about 1 ns more here). Both hooks are
  * timed between TSC reads and their time inside taken out: the
- * difference is our hook's extra. Then a switch's cost (switch_cost).
+ * difference is our hook's extra (residue_median). Then a switch's cost
+ * (switch_cost).
  * Runs our hook in s, a discarding trace. Where it measures nothing, lp
  * stays as it was: the counting hook's alone. */
 static void real_residue(co_state *s, lua_State *L, int first, loop lp[NLOOP])
@@ -414,13 +429,17 @@ static void real_residue(co_state *s, lua_State *L, int first, loop lp[NLOOP])
     co_clock_pair(1, &a0, &n0);
     static const lua_Hook hooks[2] = {timed_count, timed_real};
     static const lua_Hook wrap_hooks[CALIB_HOOKS] = {NULL, count_hook, timed_real, timed_count};
-    uint64_t best[NLOOP][2], tsc[NLOOP][2], wbest[CALIB_HOOKS], wtsc[CALIB_HOOKS];
+    uint64_t best[CALIB_HOOKS], tsc[CALIB_HOOKS];
+    static runs rn[NLOOP + 1]; /* by loop */
     int e = 0;
-    for (int k = L_LUA; k <= L_C && !e; k++)
-        e = best_runs(L, first + k, hooks, 2, LUA_MASKCALL | LUA_MASKRET, best[k], tsc[k]);
+    for (int k = L_LUA; k <= L_C && !e; k++) {
+        e = best_runs(L, first + k, hooks, 2, LUA_MASKCALL | LUA_MASKRET, best, tsc);
+        rn[k] = g_runs;
+    }
     g_iters = CALIB_WN;
     int we = e || best_runs(L, first + L_WRAP, wrap_hooks, CALIB_HOOKS,
-                            LUA_MASKCALL | LUA_MASKRET, wbest, wtsc);
+                            LUA_MASKCALL | LUA_MASKRET, best, tsc);
+    rn[L_WRAP] = g_runs;
     g_iters = CALIB_SN;
     double wcalls = (double)g_nev[1] / CALIB_WN; /* timed_count's, the last run */
     co_clock_pair(1, &a1, &n1);
@@ -431,8 +450,7 @@ static void real_residue(co_state *s, lua_State *L, int first, loop lp[NLOOP])
         return;
     double ns16 = 16.0 * (double)(n1 - n0) / (double)(a1 - a0); /* a TSC tick */
     for (int k = L_LUA; k <= L_C; k++) {
-        double d = (((double)best[k][1] - (double)tsc[k][1] * ns16) -
-                    ((double)best[k][0] - (double)tsc[k][0] * ns16)) / CALIB_SN;
+        double d = residue_median(&rn[k], 1, 0, CALIB_SN, ns16);
         /* a small correction (about 1 ns a C call, a tenth of the loop's
          * figure): one as large as half the figure is a run the machine
          * disturbed, and the counting hook's figure stands alone */
@@ -442,7 +460,7 @@ static void real_residue(co_state *s, lua_State *L, int first, loop lp[NLOOP])
             lp[k].added[r] += d;
     }
     if (!we) /* a C call's debit: its loop's whole figure (no return event) */
-        g_bias.switch16 = switch_cost(wcalls, lp[L_C].added[0], ns16);
+        g_bias.switch16 = switch_cost(&rn[L_WRAP], wcalls, lp[L_C].added[0], ns16);
 }
 
 static int measure_dispatch(co_state *s, lua_State *L)
