@@ -38,7 +38,7 @@
  * calls of a Lua function (GETUPVAL, CALL, its RETURN, FORLOOP: 4; 3 lines,
  * a call, a return); calls of a C function (3; 2 lines, a call, a return). */
 static const char calib_src[] =
-    "local nop = ...\n"
+    "local nop, wrap, yield = ...\n"
     "local function short(n)\n"
     "  local x = 0\n"
     "  for i = 1, n do\n"
@@ -65,16 +65,19 @@ static const char calib_src[] =
     "    nop()\n"
     "  end\n"
     "end\n"
-    "local gen = coroutine.wrap(function() while true do coroutine.yield() end end)\n"
+    "local gen\n"
     "local function wraps(n)\n"
+    "  gen = gen or wrap(function() while true do yield() end end)\n"
     "  for _ = 1, n do\n"
     "    gen()\n"
     "  end\n"
     "end\n"
-    "return short, long, luacalls, ccalls, wraps\n";
+    "return short, long, luacalls, ccalls, wrap and yield and wraps\n";
 /* L_WRAP: a wrap generator resumed n times (LuaJIT's switch_cost only),
- * made once: a new one in each run made the GC's steps land in some runs
- * (the plain run of 125 iterations took 16 to 68 ns an iteration) */
+ * made once, at its first run (a new one in each run made the GC's steps
+ * land in some runs: the plain run of 125 iterations took 16 to 68 ns an
+ * iteration), by the library's wrap and yield (calib_loops), never the
+ * program's: nil where the program replaced them before loading us */
 enum { L_SHORT, L_LONG, L_LUA, L_C, NLOOP, L_WRAP = NLOOP };
 static const double loop_instr[NLOOP] = {2, 33, 4, 3};
 
@@ -230,14 +233,36 @@ static int solve(loop lp[NLOOP], int no_lines)
     return 0;
 }
 
-/* The calibration's loops (NLOOP, then L_WRAP), made and left on L's
- * stack: 0 or -1. */
+/* coroutine[k] if the library's (a C function), else nil, read raw
+ * from the globals at g: the program's own would run its code. */
+static void push_co_cfunction(lua_State *L, int g, const char *k)
+{
+    lua_pushliteral(L, "coroutine");
+    lua_rawget(L, g);
+    if (lua_istable(L, -1)) {
+        lua_pushstring(L, k);
+        lua_rawget(L, -2);
+        lua_remove(L, -2);
+    }
+    if (!lua_iscfunction(L, -1)) {
+        lua_pop(L, 1);
+        lua_pushnil(L);
+    }
+}
+
+/* The calibration's loops (NLOOP, then L_WRAP: nil without the library's
+ * wrap and yield), made and left on L's stack: 0 or -1. */
 static int calib_loops(lua_State *L)
 {
     if (luaL_loadbuffer(L, calib_src, sizeof calib_src - 1, "=(luatrace calibration)"))
         return -1;
     lua_pushcfunction(L, calib_nop);
-    if (lua_pcall(L, 1, NLOOP + 1, 0))
+    co_module_push_globals(L);
+    int g = lua_gettop(L);
+    push_co_cfunction(L, g, "wrap");
+    push_co_cfunction(L, g, "yield");
+    lua_remove(L, g);
+    if (lua_pcall(L, 3, NLOOP + 1, 0))
         return -1;
     return 0;
 }
@@ -437,8 +462,9 @@ static void real_residue(co_state *s, lua_State *L, int first, loop lp[NLOOP])
         rn[k] = g_runs;
     }
     g_iters = CALIB_WN;
-    int we = e || best_runs(L, first + L_WRAP, wrap_hooks, CALIB_HOOKS,
-                            LUA_MASKCALL | LUA_MASKRET, best, tsc);
+    int we = e || lua_isnil(L, first + L_WRAP) ||
+             best_runs(L, first + L_WRAP, wrap_hooks, CALIB_HOOKS,
+                       LUA_MASKCALL | LUA_MASKRET, best, tsc);
     rn[L_WRAP] = g_runs;
     g_iters = CALIB_SN;
     double wcalls = (double)g_nev[1] / CALIB_WN; /* timed_count's, the last run */
