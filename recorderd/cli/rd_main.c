@@ -193,12 +193,6 @@ static int check_sample_opts(const rd_run_opts *o, const rd_session_opts *so)
     return why ? 2 : 0;
 }
 
-/* run's time source and lines into so->sample_time and o->lines_sampled.
- * By default sampled time and lines by sample, the profile that agrees
- * with the plain run (doc/benchmarks.md); every line counted (exact time
- * unless --time sample) where --lines exact, --time exact, coverage
- * (--coverage, its reports, --include, --exclude), --memory or a backend
- * (-b, unless --time is given) asks for it. 0, or 2 after saying why not. */
 /* Whether what so asks for needs every line: coverage (--coverage, its
  * reports, --include, --exclude) or --memory. */
 static int every_line(const rd_session_opts *so)
@@ -206,6 +200,12 @@ static int every_line(const rd_session_opts *so)
     return so->coverage || cov_asked(so) || so->cov.ninclude || so->cov.nexclude || so->memory;
 }
 
+/* run's time source and lines into so->sample_time and o->lines_sampled.
+ * By default sampled time and lines by sample, the profile that agrees
+ * with the plain run (doc/benchmarks.md); every line counted (exact time
+ * unless --time sample) where --lines exact, --time exact, coverage
+ * (--coverage, its reports, --include, --exclude), --memory or a backend
+ * (-b, unless --time is given) asks for it. 0, or 2 after saying why not. */
 static int pick_time(rd_run_opts *o, rd_session_opts *so)
 {
     int want = o->lines_asked;
