@@ -670,6 +670,24 @@ print(string.format("%.3f", 100 * ta / (ta + tb)))
     plain = harness.run([c.args.lua, prog], c.tmp, base_env())
     expect(plain.status == 0, 'plain run: %r' % plain.err)
     own = float(plain.out)
+    # the share is a sample of some 350 ticks of 4 ms (fewer of them the
+    # program's under AddressSanitizer, whose hook takes most): a fair
+    # profile misses the bound now and then, a biased one every time
+    last = None
+    for attempt in range(3):
+        try:
+            return sampled_share(c, own)
+        except Failure as e:
+            last = e
+            print('attempt %d: %s' % (attempt + 1, e))
+            for q in c.procs:  # not to run beside the next attempt
+                if q.poll() is None:
+                    q.kill()
+                    q.wait()
+    raise last
+
+
+def sampled_share(c, own):
     p = start(c, SAMPLED)
     r = recorderd(c, 'attach', str(p.pid), '--duration', '1.5', '--out', c.out)
     expect(r.returncode == 0, 'attach failed: %r' % r.stderr)
