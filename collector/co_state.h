@@ -259,6 +259,12 @@ int co_tick_signal(void);
 /* Any hook, first, while lines are sampled: takes a tick's probe off
  * again; 1 if ar is the probe's count event, whose line is the tick's. */
 int co_tick_unprobe(co_state *s, lua_State *L, const lua_Debug *ar);
+/* The count T had before a probe was set on it, if c, what T's count
+ * reads, is the probe's (1); else c. A tick may probe the current thread
+ * wherever the collector runs outside a hook (co_tick_in is 0), as
+ * tracing begins: read there, the probe's 1 named no id, and the id
+ * written back (co_thread_hook) was none. */
+int co_tick_count(const lua_State *T, int c);
 /* Lines by sample no more (a program hooking lines itself): the line hook
  * for every thread hooked from now on. */
 void co_tick_lines_exact(co_state *s);

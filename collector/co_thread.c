@@ -334,8 +334,9 @@ static uint32_t tag_id(co_state *s, lua_State *T)
         return ch->id;
     if (s->jit)
         return co_jit_tag(T);
-    uint32_t c = (uint32_t)(s->thread_ok ? lr_int_at(T, LS_HOOKCOUNT) : lua_gethookcount(T)), id;
-    (void)co_tag_entry(&s->th, c, &id);
+    int c = s->thread_ok ? lr_int_at(T, LS_HOOKCOUNT) : lua_gethookcount(T);
+    uint32_t id;
+    (void)co_tag_entry(&s->th, (uint32_t)co_tick_count(T, c), &id); /* a probe's 1 is no id */
     return id;
 }
 

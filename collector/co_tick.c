@@ -139,6 +139,12 @@ static lua_State *probe_off(void)
     return P;
 }
 
+int co_tick_count(const lua_State *T, int c)
+{
+    /* c read first: a probe set since holds the count c was (its own read) */
+    return c == 1 && T == co_probe_L ? g_probe_count : c;
+}
+
 int co_tick_unprobe(co_state *s, lua_State *L, const lua_Debug *ar)
 {
     lua_State *P = probe_off();
