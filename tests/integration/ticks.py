@@ -42,6 +42,13 @@ must pass, with bounds loose enough for a loaded machine.
           and every sampled stack one of the exact trace's
   cself   a C function's own time (string.rep beside a Lua loop) within 10
           points of its plain share (LuaJIT: it got none)
+  earlytick  (--earlytick, tests/hosts/earlytick.c preloaded) a tick
+          landing the moment the timer is armed, as tracing begins, probes
+          the main thread before its hook takes its id: the main thread
+          keeps its id (one THREAD record for it) and the calls and stacks
+          of coroutine.wrap bodies that die and coroutines that yield are
+          --time exact's (the main thread got a new id when the first
+          coroutine gave back control, its stack under the coroutine's)
 
 A busy machine can skew one run, so split and total try up to 3 times.
 Exit status: 0 pass, 1 fail, 77 skipped (no recorderd)."""
@@ -55,6 +62,7 @@ import tempfile
 
 sys.dont_write_bytecode = True  # keep the source tree clean
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import collector  # noqa: E402  (trace_records)
 import harness  # noqa: E402
 
 PROGRAMS = {
@@ -67,6 +75,19 @@ for _ = 1, 20 do
   t0 = clock() lua_part() tl = tl + clock() - t0
 end
 print("rep", tc, "lua", tl)
+''',
+    'wrapdie.lua': '''
+local function body(n) return n + 1 end
+local function gen(n) for i = 1, n do coroutine.yield(i) end end
+local function run(n)
+  local w = coroutine.wrap(body)
+  local co = coroutine.create(gen)
+  local _, v = coroutine.resume(co, n)
+  return w(n) + v
+end
+local t = 0
+for i = 1, 3 do t = t + run(i) end
+print(t)
 ''',
     'split.lua': '''
 local function work(n) local x = 0 for i = 1, n do x = (x + i * 3) % 1000003 end return x end
@@ -523,9 +544,47 @@ def case_sameshape(args, tmp):
                    % odd[:5])
 
 
+def case_earlytick(args, tmp):
+    if not args.earlytick:
+        print('skipped: no --earlytick')
+        return
+    plain = harness.run_ok([args.lua, 'wrapdie.lua'], tmp).out.decode()
+    env = harness.base_env()  # after AddressSanitizer's runtime, if preloaded
+    env['LD_PRELOAD'] = ':'.join(x for x in (env.get('LD_PRELOAD'), args.earlytick) if x)
+    folded = {}
+    for how in ('default', 'exact'):
+        out = os.path.join(tmp, 'early-' + how)
+        extra = ['--time', 'exact'] if how == 'exact' else []
+        r = harness.run([args.recorderd, 'run', '--quiet'] + extra + ['--out', out, '--',
+                         args.lua, 'wrapdie.lua'], tmp, env)
+        harness.expect(r.status == 0 and r.out.decode() == plain, '%s: status %d, output %r,'
+                       ' untraced %r' % (how, r.status, r.out.decode(), plain))
+        session = harness.find_session(out)
+        path = os.path.join(tmp, 'early-%s.folded' % how)
+        harness.run_ok([args.recorderd, 'report', session, '--format', 'folded', '--weight',
+                        'calls', '-o', path], tmp)
+        with open(path) as f:
+            folded[how] = dict((st, int(n)) for st, _, n in
+                               (ln.rstrip('\n').rpartition(' ') for ln in f))
+        if how == 'default':  # the tick came: the program alone gets none (a few ms)
+            j = session_json(session)
+            harness.expect(j['traced_ns'] > 0 and j['bad_records'] == 0,
+                           'no early tick, or bad records: %s' % j)
+            # THREAD records' addresses, the main thread's first
+            addrs = [a[1] for k, a in collector.trace_records(os.path.join(session, 'trace.ltr'))
+                     if k == collector.EV_THREAD]
+            harness.expect(addrs.count(addrs[0]) == 1, 'the main thread got %d ids'
+                           % addrs.count(addrs[0]))
+    a, b = folded['default'], folded['exact']
+    harness.expect(a == b and len(a) >= 8, 'calls by stack differ from --time exact\'s: %r'
+                   % {k: (a.get(k), b.get(k)) for k in set(a) | set(b) if a.get(k) != b.get(k)})
+    print('%d stacks, as --time exact' % len(a))
+
+
 CASES = {'default': case_default, 'lines': case_lines, 'exactlines': case_exactlines,
          'sameshape': case_sameshape, 'split': case_split, 'total': case_total, 'hook': case_hook, 'io': case_io,
-         'wall': case_wall, 'ownsig': case_ownsig, 'sleepexec': case_sleepexec, 'cself': case_cself}
+         'wall': case_wall, 'ownsig': case_ownsig, 'sleepexec': case_sleepexec, 'cself': case_cself,
+         'earlytick': case_earlytick}
 
 
 def main(argv):
@@ -533,6 +592,7 @@ def main(argv):
     p.add_argument('--recorderd', required=True)
     p.add_argument('--lua', default='lua5.1')
     p.add_argument('--luajit', help='ownsig: LuaJIT, whose FFI sets the timer')
+    p.add_argument('--earlytick', help='earlytick: tests/hosts/earlytick.so')
     p.add_argument('cases', nargs='+', choices=sorted(CASES))
     args = p.parse_args(argv)
     if not harness.have_recorderd(args.recorderd):
