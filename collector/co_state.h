@@ -236,6 +236,22 @@ extern volatile uint64_t co_tick_pending; /* ticks since the last TICK record */
  * C function, or C code the interpreter called), once it is known */
 extern volatile uint64_t co_tick_pending_c;
 extern volatile int co_tick_in;           /* set while the hook runs */
+/* The collector's own work on a thread's hook outside a hook (as tracing
+ * begins): a tick there is the collector's and sets no probe, which
+ * would land between the count's read and its write (co_tick_count).
+ * Returns what co_tick_in was, for co_tick_leave. */
+static inline int co_tick_enter(void)
+{
+    int was = co_tick_in;
+    co_tick_in = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    return was;
+}
+static inline void co_tick_leave(int was)
+{
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    co_tick_in = was;
+}
 extern lua_State *volatile co_probe_L;     /* the thread a tick probes, or NULL */
 extern uintptr_t co_tick_ra;               /* a known return address of the hook's caller */
 extern unsigned co_tick_walks;             /* LuaJIT, Lua 5.4: events whose callers were looked for */

@@ -249,7 +249,7 @@ static int grow(co_threads *th)
  * then only the count changes, written where the layout is verified. */
 static void tag_thread(co_state *s, lua_State *T, uint32_t id)
 {
-    int tag = CO_TAG(&s->th, id);
+    int was = co_tick_enter(), tag = CO_TAG(&s->th, id);
     co_chain *ch = co_nchain ? co_chain_find(T) : NULL;
     if (s->jit) /* LuaJIT: one hook and count for the VM; the id in a table */
         co_jit_set_tag(T, id);
@@ -260,6 +260,7 @@ static void tag_thread(co_state *s, lua_State *T, uint32_t id)
         memcpy((char *)T + LS_HOOKCOUNT, &tag, sizeof tag); /* Lua ignores it: no count mask */
     else if (co_hook_ours(T)) /* also the count mask a chained creator passed on */
         lua_sethook(T, co_hook, CO_MASK, tag);
+    co_tick_leave(was);
 }
 
 /* Freed threads reach co_thread_freed (Lua 5.1's layout) or, through the
@@ -377,11 +378,13 @@ uint32_t co_thread_revive(co_state *s, lua_State *T)
 
 void co_thread_hook(co_state *s, lua_State *T)
 {
+    int was = co_tick_enter();
     uint32_t id = co_thread_known(s, T);
     if (co_hook_ours(T)) { /* else the program's own (co_dbghook.c) stays */
         co_ci54_forget(); /* it may have run with no events */
         lua_sethook(T, co_hook, CO_MASK, id ? CO_TAG(&s->th, id) : 0);
     }
+    co_tick_leave(was);
 }
 
 void co_thread_freed(co_state *s, lua_State *T)
