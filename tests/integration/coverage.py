@@ -337,7 +337,9 @@ local function dump()
 end
 REF54_KEEP = setmetatable({}, {__gc = dump})
 local exit, create, wrap = os.exit, coroutine.create, coroutine.wrap
-os.exit = function(...) dump() return exit(...) end
+-- os.exit(code, true) closes the state: the main thread's pending __close
+-- run after the call, and REF54_KEEP's __gc (marked first, run last) dumps
+os.exit = function(code, close, ...) if not close then dump() end return exit(code, close, ...) end
 local function hooked(f)
   local co = create(f)
   sethook(co, hook, "cl")
