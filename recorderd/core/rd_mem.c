@@ -26,6 +26,7 @@ void rd_mem_free(rd_mem *mm)
     free(mm->seal_node);
     free(mm->row);
     free(mm->blk);
+    free(mm->big);
     free(mm->line_b);
     *mm = (rd_mem){0};
 }
@@ -33,6 +34,7 @@ void rd_mem_free(rd_mem *mm)
 uint64_t rd_mem_bytes(const rd_mem *mm)
 {
     return (uint64_t)mm->caprow * sizeof *mm->row + (uint64_t)mm->capblk * sizeof *mm->blk +
+           (uint64_t)mm->capbig * sizeof *mm->big +
            (uint64_t)mm->capline_b * sizeof *mm->line_b +
            (uint64_t)mm->capseal * (sizeof *mm->seal_was + sizeof *mm->seal_node);
 }
@@ -129,18 +131,42 @@ static int grow_blocks(rd_mem *mm)
     return 0;
 }
 
-/* The live part of block b leaves its maker's row. */
-static void unlive(rd_mem *mm, const rd_block *b)
+/* Blocks of 4 GiB or more kept at once, at most: a list searched whole
+ * (a program has a few; a forged trace would make each search long). */
+#define RD_BIG_MAX 1024u
+
+/* The bytes block b (out of the table) is charged with: a big one's
+ * (RD_BLOCK_BIG) leave mm->big. */
+static uint64_t take_size(rd_mem *mm, const rd_block *b)
+{
+    if (b->size != RD_BLOCK_BIG)
+        return b->size;
+    for (uint32_t i = 0; i < mm->nbig; i++) {
+        if (mm->big[i].addr == b->addr) {
+            uint64_t size = mm->big[i].size;
+            mm->big[i] = mm->big[--mm->nbig];
+            return size;
+        }
+    }
+    return 0;
+}
+
+/* The live part of block b (size bytes) leaves its maker's row. */
+static void unlive(rd_mem *mm, const rd_block *b, uint64_t size)
 {
     rd_memrow *r = row_of(mm, b->node & ~RD_BLOCK_OBJ);
-    r->live_b -= b->size;
+    r->live_b -= size;
     r->live_n -= (b->node & RD_BLOCK_OBJ) != 0;
 }
 
-/* Keeps block b (a new address); a table that cannot grow loses it. */
-static void put_block(rd_mem *mm, rd_block b)
+/* Keeps block b (a new address) of size bytes; a table that cannot grow
+ * loses it. */
+static void put_block(rd_mem *mm, rd_block b, uint64_t size)
 {
-    if ((mm->nblk + 1) * 2 > mm->capblk && grow_blocks(mm)) {
+    if (((mm->nblk + 1) * 2 > mm->capblk && grow_blocks(mm)) ||
+        (size >= RD_BLOCK_BIG && mm->nbig == mm->capbig &&
+         (mm->nbig >= RD_BIG_MAX ||
+          rd_grow((void **)&mm->big, &mm->capbig, mm->nbig, sizeof *mm->big)))) {
         mm->lost++;
         return;
     }
@@ -148,7 +174,10 @@ static void put_block(rd_mem *mm, rd_block b)
     while (mm->blk[j].addr && mm->blk[j].addr != b.addr)
         j = (j + 1) & (mm->capblk - 1);
     if (mm->blk[j].addr) /* an address seen twice: the trace lost its free */
-        unlive(mm, &mm->blk[j]);
+        unlive(mm, &mm->blk[j], take_size(mm, &mm->blk[j]));
+    b.size = size < RD_BLOCK_BIG ? (uint32_t)size : RD_BLOCK_BIG;
+    if (b.size == RD_BLOCK_BIG)
+        mm->big[mm->nbig++] = (rd_bigblock){b.addr, size};
     mm->nblk += !mm->blk[j].addr;
     mm->blk[j] = b;
 }
@@ -189,15 +218,16 @@ static void resize(rd_mem *mm, rd_memrow *r, uint32_t node, uint64_t size, uint6
         r->freed_b += (uint64_t)-d;
     if (!take_block(mm, oaddr, &b)) /* not seen made: its growth alone is live here */
         b = (rd_block){addr, node, 0};
-    unlive(mm, &b);
-    int64_t kept = (int64_t)b.size + d;
+    uint64_t had = take_size(mm, &b);
+    unlive(mm, &b, had);
+    int64_t kept = (int64_t)had + d;
+    uint64_t now = kept > 0 ? (uint64_t)kept : 0;
     b.addr = addr;
-    b.size = kept > 0 ? (uint32_t)kept : 0;
     rd_memrow *maker = row_of(mm, b.node & ~RD_BLOCK_OBJ);
-    maker->live_b += b.size;
+    maker->live_b += now;
     maker->live_n += (b.node & RD_BLOCK_OBJ) != 0;
-    if (b.size || (b.node & RD_BLOCK_OBJ))
-        put_block(mm, b);
+    if (now || (b.node & RD_BLOCK_OBJ))
+        put_block(mm, b, now);
 }
 
 int rd_mem_apply(rd_mem *mm, uint32_t node, uint64_t size, uint64_t osize, uint64_t addr,
@@ -222,11 +252,11 @@ int rd_mem_apply(rd_mem *mm, uint32_t node, uint64_t size, uint64_t osize, uint6
         r->alloc_b += size;
         r->live_n++;
         r->live_b += size;
-        put_block(mm, (rd_block){addr, node | RD_BLOCK_OBJ, (uint32_t)size});
+        put_block(mm, (rd_block){addr, node | RD_BLOCK_OBJ, 0}, size);
     } else {
         r->freed_b += osize;
         if (take_block(mm, oaddr, &b))
-            unlive(mm, &b);
+            unlive(mm, &b, take_size(mm, &b));
         else
             mm->unknown_free++;
     }

@@ -3,7 +3,8 @@
  * there, the bytes freed there, and what of it is live; and the table of
  * live blocks (address -> allocating node, size) that keeps "live" exact.
  * Memory is the live blocks' (16 bytes each, at most twice over for the
- * hash's room) and a row per node, never the number of records.
+ * hash's room; a block of 4 GiB or more, 16 more for its size) and a row
+ * per node, never the number of records.
  *
  * Counting (doc/memory.md): a new block is an object and its bytes
  * allocated where it was made; a free is its bytes freed where it was
@@ -29,10 +30,16 @@ typedef struct rd_memrow {
 typedef struct rd_block {
     uint64_t addr; /* 0: an empty slot */
     uint32_t node; /* the maker; RD_BLOCK_OBJ set: an object of it (made, not grown) */
-    uint32_t size; /* its bytes the node is charged with */
+    uint32_t size; /* its bytes the node is charged with; RD_BLOCK_BIG: in rd_mem.big */
 } rd_block;
 
 #define RD_BLOCK_OBJ 0x80000000u
+#define RD_BLOCK_BIG UINT32_MAX /* a block of this size or more (4 GiB) */
+
+/* The size of a block of RD_BLOCK_BIG bytes or more (a few at most). */
+typedef struct rd_bigblock {
+    uint64_t addr, size;
+} rd_bigblock;
 
 /* A node's row, and what it held before the allocator calls since the
  * program's last hook (the tail: rd_mem_seal, rd_mem_end). */
@@ -54,6 +61,8 @@ typedef struct rd_mem {
     uint64_t after_end; /* records left out by rd_mem_end */
     rd_block *blk; /* open addressing by address, linear probing */
     uint32_t capblk, nblk;
+    rd_bigblock *big; /* the sizes of the blocks in blk of RD_BLOCK_BIG */
+    uint32_t capbig, nbig;
     uint64_t *line_b; /* by model line slot: bytes allocated on that line of its
                          function's own frame (report.html's sources); NULL until
                          the first */
@@ -67,8 +76,9 @@ void rd_mem_free(rd_mem *mm);
 uint64_t rd_mem_bytes(const rd_mem *mm);
 
 /* One MEM record (lt_event.h) made at node: size, osize, addr, oaddr as
- * the record says, already checked (sizes below 2^32, addr 0 exactly
- * when size is, oaddr 0 exactly when osize is, not both 0), after the
+ * the record says, already checked (a reallocation's sizes below 2^32,
+ * addr 0 exactly when size is, oaddr 0 exactly when osize is, not both
+ * 0), after the
  * program's hook number hooks (rd_model.hooked). Returns 0 or -ENOMEM
  * (the row could not grow: nothing charged). */
 int rd_mem_apply(rd_mem *mm, uint32_t node, uint64_t size, uint64_t osize, uint64_t addr,

@@ -1135,7 +1135,8 @@ static int mem_line(rd_stack *s, rd_thread *t, uint64_t bytes)
 
 /* A MEM: one call of the allocator where the last record left the stack
  * of its thread (its top frame; the node it hangs under if none), as a
- * TICK. Not the program's event. Fields that cannot be (sizes past 2^32,
+ * TICK. Not the program's event. Fields that cannot be (a reallocation's
+ * sizes past 2^32, which the collector sends as a free and a new block;
  * an address where the size says none, or none where it says one): a bad
  * record. After a STOP, none is applied (the collector sends none). */
 static int on_mem(rd_stack *s, const lt_event *ev)
@@ -1143,7 +1144,8 @@ static int on_mem(rd_stack *s, const lt_event *ev)
     rd_model *m = s->m;
     const uint64_t *a = ev->a;
     m->events--;
-    if (a[0] >> 32 || a[1] >> 32 || !a[0] != !a[2] || !a[1] != !a[3] || (!a[2] && !a[3]))
+    if ((a[0] && a[1] && (a[0] >> 32 || a[1] >> 32)) || !a[0] != !a[2] || !a[1] != !a[3] ||
+        (!a[2] && !a[3]))
         return s->bad++, 0;
     m->has_mem = 1;
     if (s->stopped)

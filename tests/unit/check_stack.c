@@ -950,7 +950,7 @@ START_TEST(test_stack_memory)
     EV(RET, 2, 0);
     EV(MEM, 0, 1, 0, 0);            /* bad: no address at all */
     EV(MEM, 8, 0, 0, 0);            /* bad: a size without an address */
-    EV(MEM, 1ull << 32, 0, 0x4000, 0); /* bad: past 2^32 */
+    EV(MEM, 1ull << 32, 8, 0x4000, 0x5000); /* bad: a reallocation past 2^32 */
     ck_assert_uint_eq(S.bad, 3);
     ck_assert(M.has_mem);
     uint32_t nf = rd_model_child_find(&M, rd_model_child_find(&M, 0, F_MAIN), F_F);
@@ -969,6 +969,49 @@ START_TEST(test_stack_memory)
     ck_assert_uint_eq(M.mem.unknown_free, 1);
     expect_folded(RD_W_LIVE, L_MAIN ";" L_F " 160\n");
     expect_folded(RD_W_BYTES, L_MAIN ";" L_F " 140\n" L_MAIN ";" L_G " 60\n");
+}
+END_TEST
+
+/* Blocks of 4 GiB or more (the collector sends a reallocation of one as
+ * a free and a new block): allocated, live and freed whole, as any other;
+ * before, every record of one was bad and the block went uncounted. */
+START_TEST(test_stack_memory_big)
+{
+    const uint64_t G = 1ull << 30;
+    begin_main(5);
+    EV(CALL, 2, 0, F_F);
+    EV(LINE, 2, 0, 11);
+    EV(MEM, 5 * G, 0, 0x10000, 0);   /* f makes a block of 5 GiB */
+    EV(MEM, 6 * G, 0, 0x20000, 0);   /* one of 6 */
+    EV(MEM, 4 * G - 1, 0, 0x30000, 0); /* one of the 32-bit mark exactly */
+    EV(MEM, 100, 0, 0x40000, 0);     /* and a small one */
+    EV(RET, 2, 0);
+    EV(CALL, 2, 0, F_G);
+    EV(LINE, 2, 0, 21);
+    EV(MEM, 0, 5 * G, 0, 0x10000);   /* g frees the first */
+    EV(MEM, 7 * G, 0, 0x20000, 0);   /* makes one where the second was (its free lost) */
+    EV(MEM, 0, 4 * G - 1, 0, 0x30000); /* frees the third */
+    EV(RET, 2, 0);
+    ck_assert_uint_eq(S.bad, 0);
+    uint32_t nf = rd_model_child_find(&M, rd_model_child_find(&M, 0, F_MAIN), F_F);
+    uint32_t ng = rd_model_child_find(&M, rd_model_child_find(&M, 0, F_MAIN), F_G);
+    const rd_memrow *f = rd_mem_row(&M.mem, nf), *g = rd_mem_row(&M.mem, ng);
+    ck_assert_uint_eq(f->alloc_n, 4);
+    ck_assert_uint_eq(f->alloc_b, 15 * G - 1 + 100);
+    ck_assert_uint_eq(f->live_n, 1);
+    ck_assert_uint_eq(f->live_b, 100);
+    ck_assert_uint_eq(g->alloc_n, 1);
+    ck_assert_uint_eq(g->alloc_b, 7 * G);
+    ck_assert_uint_eq(g->freed_b, 9 * G - 1);
+    ck_assert_uint_eq(g->live_n, 1);
+    ck_assert_uint_eq(g->live_b, 7 * G);
+    ck_assert_uint_eq(M.mem.nblk, 2);
+    ck_assert_uint_eq(M.mem.nbig, 1);
+    ck_assert_uint_eq(M.mem.unknown_free, 0);
+    EV(CALL, 2, 0, F_F);
+    EV(MEM, 0, 7 * G, 0, 0x20000);   /* f frees g's */
+    ck_assert_uint_eq(rd_mem_row(&M.mem, ng)->live_b, 0);
+    ck_assert_uint_eq(M.mem.nbig, 0);
 }
 END_TEST
 
@@ -1484,7 +1527,7 @@ int main(void)
                             test_stack_wrap_error, test_stack_wrap_nested_error,
                             test_stack_late_hooked, test_stack_stop_start, test_stack_gap,
                             test_stack_time, test_stack_ticks, test_stack_tick_debits,
-                            test_stack_memory, test_stack_memory_table,
+                            test_stack_memory, test_stack_memory_big, test_stack_memory_table,
                             test_stack_bias, test_stack_bias_scaled, test_stack_tick_debits_after,
                             test_stack_tick_debits_switch, test_stack_tick_debits_after_tail, test_stack_tick_debit_first,
                             test_stack_tick_debit_root_shares,
