@@ -13,8 +13,9 @@
  * or a shrink (the difference freed there), no object, and the block
  * stays its maker's, its live bytes changed by the difference. A block
  * the trace never saw made (before tracing, or the collector's own):
- * its free is still bytes freed, but no live bytes leave anywhere; a
- * growth of it is live at the node that grew it, without an object.
+ * its free is still bytes freed, but no live bytes leave anywhere. Its
+ * first growth makes it a block of the node that grew it, without an
+ * object, which then stays that node's as any block its maker's.
  * One model is used by one thread at a time. */
 #ifndef RD_MEM_H
 #define RD_MEM_H
