@@ -196,11 +196,16 @@ static int time_opt(const char *cmd, int argc, char **argv, int *i, rd_session_o
         so->sample_time = !strcmp(v, "sample");
         so->time_given = 1;
     }
-    else if (!is_time && (!strcmp(v, "cpu") || !strcmp(v, "wall")))
+    else if (!is_time && (!strcmp(v, "cpu") || !strcmp(v, "wall"))) {
         so->wall = !strcmp(v, "wall");
-    else
+        so->clock_given = 1;
+    } else
         return fprintf(stderr, "recorderd %s: %s %s: %s\n", cmd, a, v,
                        is_time ? "exact or sample" : "cpu or wall"), -1;
+    if (so->clock_given && so->time_given && !so->sample_time) /* else silently unused */
+        return fprintf(stderr, "recorderd %s: --clock is the clock of sampled time (--time "
+                               "sample): not with --time exact, which reads each event's "
+                               "clock\n", cmd), -1;
     return 1;
 }
 

@@ -31,7 +31,7 @@ typedef struct cmd_help {
 #define ATTACH_TIME                                                                                \
     {"--time sample|exact", "sample (default): time from a CPU-time timer, lines by sample;\n"     \
                             "                                 exact: each event's clock, every line counted"}
-#define CLOCK {"--clock cpu|wall", "--time sample's clock: CPU time (default), or wall time"}
+#define CLOCK {"--clock cpu|wall", "--time sample's clock (so it implies it): CPU time (default), or wall"}
 #define RUN_TIME                                                                                   \
     {"--time sample|exact", "sample (default): time from a CPU-time timer, calls and stacks\n"     \
                             "                                 exact; exact: each event's clock, every line counted"}

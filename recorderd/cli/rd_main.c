@@ -208,6 +208,8 @@ static int every_line(const rd_session_opts *so)
  * (-b, unless --time is given) asks for it. 0, or 2 after saying why not. */
 static int pick_time(rd_run_opts *o, rd_session_opts *so)
 {
+    if (so->clock_given && !o->sample_hz) /* --clock asks for sampled time, as --time sample */
+        so->time_given = so->sample_time = 1;
     int want = o->lines_asked;
     /* a streaming backend (a timeline, a user's) reads each event's time */
     int exact = want == 1 || (so->time_given && !so->sample_time) || every_line(so) ||
@@ -237,6 +239,8 @@ static int pick_time(rd_run_opts *o, rd_session_opts *so)
  * every line or each event's time (a backend). */
 static void live_lines(rd_session_opts *so, int dflt)
 {
+    if (so->clock_given) /* --clock asks for sampled time, as --time sample */
+        so->time_given = so->sample_time = 1;
     int every = every_line(so);
     if (dflt && !so->time_given && !every && !so->nbackends)
         so->sample_time = 1;

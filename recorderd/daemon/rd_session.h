@@ -34,6 +34,7 @@ typedef struct rd_session_opts {
     int lines_sampled; /* with sample_time: the ack asks for lines by sample too */
     uint32_t formats_asked; /* the rows --format named (formats adds the default ones) */
     int wall;        /* --clock wall: of CLOCK_MONOTONIC, not the thread's CPU time */
+    int clock_given; /* --clock was given: sampled time's clock, so it asks for sampled time */
     int memory;      /* --memory: the ack asks for the allocator's calls (MEM records) */
     uint32_t formats; /* the reports to write, bit i for rd_formats[i]; 0: the default ones */
     unsigned sample_hz; /* a sampled session (record): its samples per second */

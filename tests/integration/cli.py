@@ -44,11 +44,16 @@ Cases:
   helpopts    every --option a command's --help names is one that command
               takes (run, listen, attach and serve said "(--weight)" of the
               folded format, and refused --weight as an unknown option)
+  clockexact  run --clock wall with every line counted (--lines exact,
+              --memory) times by wall-clock ticks, as --time sample --clock
+              wall does (the clock was dropped: exact time); with --time
+              exact it is refused, exit 2, in either order
   otheruser   record and top of another user's process (as nobody, of a
               root lua5.1; root only): "belongs to uid 0", not the long
               ptrace_scope advice
 """
 
+import json
 import os
 import pty
 import re
@@ -213,6 +218,28 @@ def case_samplehz(c):
     r = run([c.args.recorderd, 'run', '-q', '-o', c.out, '--sample', c.args.lua, prog], c.tmp,
             c.env())
     expect(r.status == 0 and r.out == b'1\n', '--sample lua5.1: %d %r' % (r.status, r.err))
+
+
+def case_clockexact(c):
+    prog = c.write('app.lua', 'print(1)\n')
+    rd = c.args.recorderd
+    for opts in (['--clock', 'wall', '--lines', 'exact'], ['--clock', 'wall', '--memory'],
+                 ['--lines', 'exact', '--clock', 'wall']):
+        shutil.rmtree(c.out, ignore_errors=True)
+        r = run([rd, 'run', '-q', '-o', c.out] + opts + ['--', c.args.lua, prog], c.tmp, c.env())
+        expect(r.status == 0 and r.out == b'1\n', 'run %s: %d %r' % (opts, r.status, r.err))
+        with open(os.path.join(c.session('app'), 'session.json')) as f:
+            js = json.load(f)
+        expect(js['time'] == 'sample' and js['lines'] == 'exact'
+               and (js['tick'] or {}).get('clock') == 'wall',
+               'run %s: time %r lines %r tick %r' % (opts, js['time'], js['lines'], js['tick']))
+    shutil.rmtree(c.out, ignore_errors=True)
+    for opts in (['--clock', 'wall', '--time', 'exact'], ['--time', 'exact', '--clock', 'cpu']):
+        r = run([rd, 'run', '-o', c.out] + opts + ['--', c.args.lua, prog], c.tmp, c.env())
+        expect(r.status == 2 and r.out == b'' and r.err == b'recorderd run: --clock is the clock '
+               b'of sampled time (--time sample): not with --time exact, which reads each '
+               b"event's clock\n" and not os.path.exists(c.out),
+               'run %s: %d %r' % (opts, r.status, r.err))
 
 
 def case_runnocmd(c):
