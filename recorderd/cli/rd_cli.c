@@ -1,6 +1,7 @@
 /* rd_cli: what every command's argument parsing shares. */
 #include "rd_cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,12 +19,18 @@ void rd_cli_set_command(const char *cmd)
 }
 
 /* Returns the value of option argv[*i] (advancing), or NULL. "--" is no
- * value: `--out -- lua5.1 x.lua` lacks one, it does not name a directory. */
+ * value: `--out -- lua5.1 x.lua` lacks one, it does not name a directory;
+ * nor is an option (--NAME, -X): `-o --memory -- lua5.1 x.lua` forgot the
+ * directory, it does not mean one named --memory (traced without memory). */
 const char *rd_cli_optval(int argc, char **argv, int *i)
 {
-    if (*i + 1 >= argc || !strcmp(argv[*i + 1], "--")) {
-        fprintf(stderr, "recorderd%s%s: %s needs a value (recorderd%s%s --help)\n",
-                *rd_cli_cmd ? " " : "", rd_cli_cmd, argv[*i], *rd_cli_cmd ? " " : "", rd_cli_cmd);
+    const char *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+    int opt = v && v[0] == '-' && (v[1] == '-' || (isalpha((unsigned char)v[1]) && !v[2]));
+    if (!v || opt) {
+        fprintf(stderr, "recorderd%s%s: %s needs a value%s%s (recorderd%s%s --help)\n",
+                *rd_cli_cmd ? " " : "", rd_cli_cmd, argv[*i],
+                v && strcmp(v, "--") ? ", not the option " : "", v && strcmp(v, "--") ? v : "",
+                *rd_cli_cmd ? " " : "", rd_cli_cmd);
         return NULL;
     }
     return argv[++*i];

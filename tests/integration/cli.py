@@ -48,6 +48,9 @@ Cases:
               --memory) times by wall-clock ticks, as --time sample --clock
               wall does (the clock was dropped: exact time); with --time
               exact it is refused, exit 2, in either order
+  optvalopt   an option where a value belongs (run -o --memory -- lua5.1
+              app.lua, -o -q): refused, exit 2, naming it (it made a
+              directory --memory and ran untraced for memory)
   otheruser   record and top of another user's process (as nobody, of a
               root lua5.1; root only): "belongs to uid 0", not the long
               ptrace_scope advice
@@ -240,6 +243,19 @@ def case_clockexact(c):
                b'of sampled time (--time sample): not with --time exact, which reads each '
                b"event's clock\n" and not os.path.exists(c.out),
                'run %s: %d %r' % (opts, r.status, r.err))
+
+
+def case_optvalopt(c):
+    prog = c.write('app.lua', 'print(1)\n')
+    for opt in ('--memory', '-q'):
+        r = run([c.args.recorderd, 'run', '-o', opt, '--', c.args.lua, prog], c.tmp, c.env())
+        expect(r.status == 2 and r.out == b'' and r.err == ('recorderd run: -o needs a value, '
+               'not the option %s (recorderd run --help)\n' % opt).encode()
+               and not os.path.exists(os.path.join(c.tmp, opt)),
+               'run -o %s: %d %r %r' % (opt, r.status, r.out, r.err))
+    r = run([c.args.recorderd, 'run', '-o', '--', c.args.lua, prog], c.tmp, c.env())
+    expect(r.status == 2 and r.err == b'recorderd run: -o needs a value (recorderd run --help)\n',
+           'run -o --: %d %r' % (r.status, r.err))
 
 
 def case_runnocmd(c):
