@@ -473,7 +473,8 @@ int rd_report_summary(const rd_model *m, const char *dir, FILE *out)
         fprintf(out, "no samples: the program ran less than a sample period (1/%u s of CPU "
                      "time)\n", m->sampled_hz);
     else if (!n && m->sampled_hz)
-        fprintf(out, "no samples in Lua: the process ran no Lua code while it was read\n");
+        fprintf(out, "no samples in Lua: the process ran no Lua code while it was read, or "
+                     "less than a sample period (1/%u s)\n", m->sampled_hz);
     if (m->tick_clock) /* after the table, whose place the summary's readers know */
         fprintf(out, "time: sampled %s time, exact stacks and %s%s\n",
                 m->tick_clock == LT_CLOCK_WALL ? "wall-clock" : "CPU",

@@ -51,6 +51,9 @@ Cases:
   optvalopt   an option where a value belongs (run -o --memory -- lua5.1
               app.lua, -o -q): refused, exit 2, naming it (it made a
               directory --memory and ran untraced for memory)
+  samplenone  run --sample 1 of a program shorter than a sample period: the
+              summary's "no samples in Lua" says it may have run less than
+              one (it said only that no Lua code ran)
   otheruser   record and top of another user's process (as nobody, of a
               root lua5.1; root only): "belongs to uid 0", not the long
               ptrace_scope advice
@@ -256,6 +259,15 @@ def case_optvalopt(c):
     r = run([c.args.recorderd, 'run', '-o', '--', c.args.lua, prog], c.tmp, c.env())
     expect(r.status == 2 and r.err == b'recorderd run: -o needs a value (recorderd run --help)\n',
            'run -o --: %d %r' % (r.status, r.err))
+
+
+def case_samplenone(c):
+    prog = c.write('app.lua', 'print(1)\n')
+    r = run([c.args.recorderd, 'run', '-o', c.out, '--sample', '1', '--', c.args.lua, prog],
+            c.tmp, c.env())
+    expect(r.status == 0 and r.out == b'1\n' and b'\nno samples in Lua: the process ran no Lua '
+           b'code while it was read, or less than a sample period (1/1 s)\n' in r.err,
+           'run --sample 1: %d %r' % (r.status, r.err))
 
 
 def case_runnocmd(c):
