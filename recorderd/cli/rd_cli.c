@@ -53,7 +53,14 @@ int rd_cli_is_help(const char *a)
 /* Exit status 2, naming what was not understood. */
 int rd_cli_unknown(const char *cmd, const char *a)
 {
-    fprintf(stderr, "recorderd %s: unknown option %s (see recorderd %s --help)\n", cmd, a, cmd);
+    const char *eq = !strncmp(a, "--", 2) ? strchr(a, '=') : NULL;
+    if (eq) /* --out=DIR: a value goes after a space (--out DIR) */
+        fprintf(stderr, "recorderd %s: unknown option %s: options take their value after a "
+                        "space, %.*s %s (see recorderd %s --help)\n",
+                cmd, a, (int)(eq - a), a, eq + 1, cmd);
+    else
+        fprintf(stderr, "recorderd %s: unknown option %s (see recorderd %s --help)\n", cmd, a,
+                cmd);
     return 2;
 }
 

@@ -74,8 +74,7 @@ static int report_arg(int argc, char **argv, int *i, report_opts *o)
     else if (a[0] != '-')
         o->inputs[o->ninputs++] = a;
     else
-        return fprintf(stderr, "recorderd report: unknown option %s (see recorderd report "
-                               "--help)\n", a), -1;
+        return rd_cli_unknown("report", a), -1;
     return 0;
 }
 

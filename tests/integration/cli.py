@@ -54,6 +54,9 @@ Cases:
   samplenone  run --sample 1 of a program shorter than a sample period: the
               summary's "no samples in Lua" says it may have run less than
               one (it said only that no Lua code ran)
+  optequals   --out=DIR, --format=html (run, report): unknown, and the
+              message says to put the value after a space (it said only
+              "unknown option --out=DIR", of an option --help lists)
   otheruser   record and top of another user's process (as nobody, of a
               root lua5.1; root only): "belongs to uid 0", not the long
               ptrace_scope advice
@@ -268,6 +271,17 @@ def case_samplenone(c):
     expect(r.status == 0 and r.out == b'1\n' and b'\nno samples in Lua: the process ran no Lua '
            b'code while it was read, or less than a sample period (1/1 s)\n' in r.err,
            'run --sample 1: %d %r' % (r.status, r.err))
+
+
+def case_optequals(c):
+    prog = c.write('app.lua', 'print(1)\n')
+    for cmd, opt, spaced in ((['run'], '--out=o', '--out o'), (['run'], '--format=html',
+                             '--format html'), (['report', 'x'], '--format=html', '--format html')):
+        r = run([c.args.recorderd] + cmd + [opt, '--', c.args.lua, prog], c.tmp, c.env())
+        expect(r.status == 2 and r.out == b'' and r.err == ('recorderd %s: unknown option %s: '
+               'options take their value after a space, %s (see recorderd %s --help)\n'
+               % (cmd[0], opt, spaced, cmd[0])).encode(),
+               '%s %s: %d %r' % (cmd[0], opt, r.status, r.err))
 
 
 def case_runnocmd(c):
