@@ -253,10 +253,12 @@ const char *rd_help_closest(const char *word)
 {
     const char *best = NULL;
     unsigned bd = 3;
-    for (size_t i = 0; i < NHELPS; i++) {
-        unsigned d = distance(word, helps[i].name);
+    static const char *const flags[] = {"--version", "--help"}; /* recorderd --versoin */
+    for (size_t i = 0; i < NHELPS + 2; i++) {
+        const char *name = i < NHELPS ? helps[i].name : flags[i - NHELPS];
+        unsigned d = distance(word, name);
         if (d < bd && d * 2 <= strlen(word) + 1) /* r: run, record or report? */
-            bd = d, best = helps[i].name;
+            bd = d, best = name;
     }
     return best;
 }

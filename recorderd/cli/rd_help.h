@@ -8,7 +8,7 @@
 /* The synopsis of every command, each with a line saying what it is for. */
 void rd_help_usage(FILE *f);
 
-/* The command a mistyped one was meant to be (at most 2 letters added,
+/* The command (or --version, --help) a mistyped one was meant to be (at most 2 letters added,
  * dropped or changed: rn, reprot), or NULL. */
 const char *rd_help_closest(const char *word);
 

@@ -57,6 +57,8 @@ Cases:
   optequals   --out=DIR, --format=html (run, report): unknown, and the
               message says to put the value after a space (it said only
               "unknown option --out=DIR", of an option --help lists)
+  usageflag   recorderd --versoin, --hlep: "did you mean --version?" (it
+              said options go after the command, of a mistyped --version)
   otheruser   record and top of another user's process (as nobody, of a
               root lua5.1; root only): "belongs to uid 0", not the long
               ptrace_scope advice
@@ -282,6 +284,14 @@ def case_optequals(c):
                'options take their value after a space, %s (see recorderd %s --help)\n'
                % (cmd[0], opt, spaced, cmd[0])).encode(),
                '%s %s: %d %r' % (cmd[0], opt, r.status, r.err))
+
+
+def case_usageflag(c):
+    for word, meant in (('--versoin', '--version'), ('--hlep', '--help'), ('-help', '--help')):
+        r = run([c.args.recorderd, word], c.tmp, c.env())
+        expect(r.status == 2 and r.out == b'' and r.err == ('recorderd: unknown command %s: did '
+               'you mean %s? (recorderd --help lists them)\n' % (word, meant)).encode(),
+               '%s: %d %r' % (word, r.status, r.err))
 
 
 def case_runnocmd(c):
