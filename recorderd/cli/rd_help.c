@@ -54,7 +54,8 @@ static const cmd_help helps[] = {
      "session, OUT/SCRIPT (a rerun keeps the previous one as OUT/SCRIPT.prev).\n"
      "Every call is counted and every stack exact; time comes from a CPU-time\n"
      "timer and lines by sample (--lines exact, coverage's reports or --coverage\n"
-     "count every line). Exits with CMD's status.",
+     "count every line). Exits with CMD's status (125 when it exited 0 and no\n"
+     "Lua process of it loaded luatrace: nothing was traced).",
      1,
      {OUT,
       {"-q, --quiet", "no summary on stderr (failures are still said)"},
