@@ -671,20 +671,15 @@ print(string.format("%.3f", 100 * ta / (ta + tb)))
     expect(plain.status == 0, 'plain run: %r' % plain.err)
     own = float(plain.out)
     # the share is a sample of some 350 ticks of 4 ms (fewer of them the
-    # program's under AddressSanitizer, whose hook takes most): a fair
-    # profile misses the bound now and then, a biased one every time
-    last = None
-    for attempt in range(3):
-        try:
-            return sampled_share(c, own)
-        except Failure as e:
-            last = e
-            print('attempt %d: %s' % (attempt + 1, e))
-            for q in c.procs:  # not to run beside the next attempt
-                if q.poll() is None:
-                    q.kill()
-                    q.wait()
-    raise last
+    # program's under AddressSanitizer, whose hook takes most)
+    def once(attempt):
+        for q in c.procs:  # a failed attempt's program: not beside this one
+            if q.poll() is None:
+                q.kill()
+                q.wait()
+        sampled_share(c, own)
+
+    harness.retried(once)
 
 
 def sampled_share(c, own):

@@ -50,6 +50,19 @@ def expect(cond, what):
         raise Failure(what)
 
 
+def retried(body, attempts=3):
+    """body(attempt) until it passes, at most attempts times: for a bound
+    a fair sample misses now and then, and a biased one every time."""
+    last = None
+    for attempt in range(attempts):
+        try:
+            return body(attempt)
+        except Failure as e:
+            last = e
+            print('attempt %d: %s' % (attempt + 1, e))
+    raise last
+
+
 # {======================================================================
 # Processes
 

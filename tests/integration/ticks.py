@@ -289,17 +289,6 @@ def under(w, name):
     return sum(n for s, n in w.items() if any(f.startswith(name + '@') for f in s.split(';')))
 
 
-def retried(body):
-    last = None
-    for attempt in range(3):
-        try:
-            return body(attempt)
-        except harness.Failure as e:
-            last = e
-            print('attempt %d: %s' % (attempt + 1, e))
-    raise last
-
-
 def case_split(args, tmp):
     env = harness.base_env()
     if 'libasan' in env.get('LD_PRELOAD', ''):
@@ -319,7 +308,7 @@ def case_split(args, tmp):
         r = three / one
         print('three/one %.2f (want 3 within 35%%)' % r)
         harness.expect(1.95 <= r <= 4.05, 'three/one %.2f' % r)
-    retried(once)
+    harness.retried(once)
 
 
 def case_total(args, tmp):
@@ -339,7 +328,7 @@ def case_total(args, tmp):
             harness.expect('time: sampled CPU time' in f.read(), 'profile.txt: no time source')
         with open(os.path.join(session, 'report.html')) as f:
             harness.expect('time source' in f.read(), 'report.html: no time source row')
-    retried(once)
+    harness.retried(once)
 
 
 def case_hook(args, tmp):
@@ -365,7 +354,7 @@ def case_io(args, tmp):
 
 def case_wall(args, tmp):
     for extra, lo, hi in ((('--clock', 'wall'), 0.2, 0.95), ((), 0.0, 0.15)):
-        retried(lambda attempt: wall_once(args, tmp, extra, lo, hi, attempt))
+        harness.retried(lambda attempt: wall_once(args, tmp, extra, lo, hi, attempt))
 
 
 def wall_once(args, tmp, extra, lo, hi, attempt):
@@ -436,7 +425,7 @@ def case_default(args, tmp):
             print('%-6s plain %5.1f%%  profile %5.1f%%  %+5.1f' % (k, p, q, q - p))
             worst = max(worst, abs(q - p))
         harness.expect(worst <= 8, 'a part %.1f points off its plain share' % worst)
-    retried(once)
+    harness.retried(once)
 
 
 def case_lines(args, tmp):
@@ -514,7 +503,7 @@ def case_cself(args, tmp):
         print('string.rep: plain %.1f%%, profile %.1f%%' % (truth, got))
         harness.expect(abs(got - truth) <= 10, 'string.rep %.1f%% of the profile, %.1f%% plain'
                        % (got, truth))
-    retried(once)
+    harness.retried(once)
 
 
 def lua_cmd(lua):
