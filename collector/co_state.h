@@ -236,10 +236,11 @@ extern volatile uint64_t co_tick_pending; /* ticks since the last TICK record */
  * C function, or C code the interpreter called), once it is known */
 extern volatile uint64_t co_tick_pending_c;
 extern volatile int co_tick_in;           /* set while the hook runs */
-/* The collector's own work on a thread's hook outside a hook (as tracing
- * begins): a tick there is the collector's and sets no probe, which
- * would land between the count's read and its write (co_tick_count).
- * Returns what co_tick_in was, for co_tick_leave. */
+/* Collector work that may also run outside a hook (a TICK record's
+ * flush; a thread's hook and count set as tracing begins): a tick there
+ * is the collector's and sets no probe, which would land between a
+ * count's read and its write (co_tick_count). Returns what co_tick_in
+ * was, for co_tick_leave. */
 static inline int co_tick_enter(void)
 {
     int was = co_tick_in;

@@ -537,9 +537,7 @@ static void coarse(co_state *s, uint64_t n)
 
 void co_tick_flush(co_state *s)
 {
-    int was = co_tick_in;
-    co_tick_in = 1;
-    atomic_signal_fence(memory_order_seq_cst);
+    int was = co_tick_enter();
     uint8_t *p = co_tick_pending ? co_out_hot(s) : NULL;
     if (p) {
         uint64_t n = co_tick_pending, h = __atomic_exchange_n(&g_hook, 0, __ATOMIC_RELAXED);
@@ -553,15 +551,12 @@ void co_tick_flush(co_state *s)
         if (s->tick_fine)
             coarse(s, n + h);
     }
-    atomic_signal_fence(memory_order_seq_cst);
-    co_tick_in = was;
+    co_tick_leave(was);
 }
 
 void co_tick_flush_c(co_state *s)
 {
-    int was = co_tick_in;
-    co_tick_in = 1;
-    atomic_signal_fence(memory_order_seq_cst);
+    int was = co_tick_enter();
     uint64_t n = co_tick_pending_c;
     uint8_t *p = n && n <= co_tick_pending ? co_out_hot(s) : NULL;
     if (p) {
@@ -575,8 +570,7 @@ void co_tick_flush_c(co_state *s)
         if (s->tick_fine)
             coarse(s, n);
     }
-    atomic_signal_fence(memory_order_seq_cst);
-    co_tick_in = was;
+    co_tick_leave(was);
 }
 
 int co_tick_signal(void)
