@@ -246,3 +246,39 @@ int rd_cli_session_opt(const char *cmd, int argc, char **argv, int *i, rd_sessio
         so->memory = 1;
     return b;
 }
+
+/* The first format named one by one in rows, or NULL. */
+static const rd_format *first_named(uint32_t rows)
+{
+    for (unsigned i = 0; i < rd_nformats; i++)
+        if (rows & rd_cli_named & 1u << i)
+            return &rd_formats[i];
+    return NULL;
+}
+
+/* --coverage makes the collectors read no clock: what asks for time with
+ * it would be dropped (--time, --clock: coverage won) or come out empty
+ * (stacks.folded; flamegraph.svg and speedscope left out), so it is
+ * refused before anything is traced, as run --sample refuses coverage. */
+int rd_cli_session_check(const char *cmd, const rd_session_opts *so)
+{
+    uint32_t by_time = rd_format_rows(RD_FMT_TIME) | rd_format_rows(RD_FMT_BYTIME);
+    const rd_format *f = first_named(by_time);
+    if (!so->coverage)
+        return 0;
+    if (so->time_given || so->clock_given)
+        return fprintf(stderr, "recorderd %s: --coverage reads no clock, so %s %s would be "
+                               "dropped: for coverage with %s time, leave out --coverage and "
+                               "add -f lcov (it counts every line)\n", cmd,
+                       so->time_given ? "--time" : "--clock",
+                       so->time_given ? (so->sample_time ? "sample" : "exact")
+                                      : (so->wall ? "wall" : "cpu"),
+                       so->time_given && !so->sample_time ? "exact" : "sampled"), 2;
+    if (f)
+        return fprintf(stderr, "recorderd %s: --coverage reads no clock, so --format %s, "
+                               "weighed by time, would be empty: for time, leave out --coverage "
+                               "(-f lcov keeps the coverage)%s\n", cmd, f->name,
+                       f->flags & RD_FMT_BYTIME ? ", or fold the calls later: recorderd report "
+                                                  "SESSION -f folded --weight calls" : ""), 2;
+    return 0;
+}

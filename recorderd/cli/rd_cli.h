@@ -55,4 +55,9 @@ struct rd_session_opts;
 int rd_cli_session_opt(const char *cmd, int argc, char **argv, int *i,
                        struct rd_session_opts *so);
 
+/* What rd_cli_session_opt took that does not go together (--coverage with
+ * --time, --clock or a format weighed by time), for run, listen and attach
+ * once every option is read: 0, or exit status 2 after saying why. */
+int rd_cli_session_check(const char *cmd, const struct rd_session_opts *so);
+
 #endif

@@ -22,7 +22,9 @@ typedef struct cmd_help {
     {"-f, --format LIST", "also write these reports: names joined with ',', or all (below)"}
 #define BACKEND {"-b, --backend SPEC", "also run a streaming backend (repeatable; below)"}
 #define NOTRACE {"--no-trace", "keep no trace.ltr: the reports only"}
-#define COVERAGE {"--coverage", "read no clock: counts, stacks and coverage only (no time)"}
+#define COVERAGE                                                                                   \
+    {"--coverage", "read no clock: counts, stacks and coverage only (no time); not\n"              \
+                   "                                 with --time, --clock, -f folded|flamegraph|speedscope"}
 #define INCLUDE {"--include PAT", "coverage: only sources matching the shell pattern (repeatable)"}
 #define EXCLUDE {"--exclude PAT", "coverage: leave out sources matching it (repeatable)"}
 #define TIME                                                                                       \

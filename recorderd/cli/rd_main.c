@@ -270,7 +270,7 @@ static int cmd_run(int argc, char **argv)
         return 2;
     }
     o.out = so.out;
-    if (check_sample_opts(&o, &so) || pick_time(&o, &so))
+    if (check_sample_opts(&o, &so) || rd_cli_session_check("run", &so) || pick_time(&o, &so))
         return 2;
     if (so.memory && o.sample_hz) /* a sampled LuaJIT writes from its profiler, no hook */
         return fprintf(stderr, "recorderd run: --memory (and -f heap, which needs it) traces "
@@ -420,7 +420,7 @@ static int cmd_listen(int argc, char **argv)
     }
     /* rings of programs killed before a recorder took them: a name never
      * used again (NAME.PID) is never reclaimed by a program otherwise */
-    if (http_auth(http, token_file, token, sizeof token))
+    if (rd_cli_session_check("listen", &so) || http_auth(http, token_file, token, sizeof token))
         return 2;
     live_lines(&so, 0);
     lt_ring_sweep();
@@ -564,6 +564,8 @@ static int cmd_attach(int argc, char **argv, const char *what)
     }
     if (!o.pid)
         return fprintf(stderr, "recorderd %s: give the process id\n", what), 2;
+    if (!dump && !top && rd_cli_session_check(what, &o.so))
+        return 2;
     if (not_a_process(what, o.pid))
         return 1;
     live_lines(&o.so, !dump);

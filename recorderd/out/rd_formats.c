@@ -113,7 +113,7 @@ static int write_none(FILE *f, const rd_render *r)
 
 const rd_format rd_formats[] = {
     {"profile", "profile.txt", DEF, "functions by self and total time (text)", write_profile, NULL},
-    {"folded", "stacks.folded", 0, "folded stacks, for flamegraph.pl", write_folded,
+    {"folded", "stacks.folded", RD_FMT_BYTIME, "folded stacks, for flamegraph.pl", write_folded,
      NULL},
     {"flamegraph", "flamegraph.svg", DEF | TIME, "interactive flame graph (SVG)", write_flame,
      NULL},
@@ -207,5 +207,8 @@ const char *rd_format_left_out(const rd_format *f, const rd_model *m)
         return "the trace has no memory (run --memory)";
     if ((f->flags & RD_FMT_TIME) && m->untimed)
         return "the trace has no time (a --coverage run)";
+    if ((f->flags & RD_FMT_BYTIME) && m->untimed) /* its calls still fold */
+        return "the trace has no time (a --coverage run): recorderd report SESSION -f folded "
+               "--weight calls folds its calls";
     return NULL;
 }

@@ -43,6 +43,10 @@ enum {
     RD_FMT_TIME = 16,   /* weighs by time only: not written for a trace with none */
     RD_FMT_BINARY = 32, /* not text: report refuses to write it to a terminal */
     RD_FMT_MEM = 64,    /* memory only: not written for a trace without (run --memory) */
+    /* a session weighs it by time, as RD_FMT_TIME, though report's --weight
+     * can weigh it otherwise: a session of a trace with no time leaves it
+     * out rather than write it empty */
+    RD_FMT_BYTIME = 128,
 };
 
 typedef struct rd_format {

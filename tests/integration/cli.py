@@ -59,6 +59,15 @@ Cases:
               "unknown option --out=DIR", of an option --help lists)
   usageflag   recorderd --versoin, --hlep: "did you mean --version?" (it
               said options go after the command, of a mistyped --version)
+  covtime     run --coverage with --time or --clock (either order, either
+              value), and listen's and attach's: refused, exit 2, saying to
+              leave out --coverage and add -f lcov (coverage won and the
+              time asked for was dropped without a word); -f lcov with
+              --time sample is sampled time with every line counted
+  covfolded   run --coverage -f folded (speedscope, flamegraph): refused,
+              exit 2, naming report --weight calls (it wrote an empty
+              stacks.folded); -f all leaves stacks.folded out instead, and
+              report -f folded --weight calls of the session folds its calls
   otheruser   record and top of another user's process (as nobody, of a
               root lua5.1; root only): "belongs to uid 0", not the long
               ptrace_scope advice
@@ -324,6 +333,72 @@ def case_reportdir(c):
             expect(r.status == 1 and err.count('\n') == 1 and what in err
                    and err.startswith('recorderd report: '),
                    'report %s %s: %d %r' % (merge, arg, r.status, err))
+
+
+COV_TIME = ('recorderd %s: --coverage reads no clock, so %s would be dropped: for coverage '
+            'with %s time, leave out --coverage and add -f lcov (it counts every line)\n')
+
+
+def case_covtime(c):
+    prog = c.write('app.lua', 'print(1)\n')
+    rd = c.args.recorderd
+    for opts, asked, kind in ((['--coverage', '--time', 'sample'], '--time sample', 'sampled'),
+                              (['--time', 'sample', '--coverage'], '--time sample', 'sampled'),
+                              (['--coverage', '--time', 'exact'], '--time exact', 'exact'),
+                              (['--clock', 'wall', '--coverage'], '--clock wall', 'sampled')):
+        r = run([rd, 'run', '-o', c.out] + opts + ['--', c.args.lua, prog], c.tmp, c.env())
+        expect(r.status == 2 and r.out == b'' and not os.path.exists(c.out)
+               and r.err == (COV_TIME % ('run', asked, kind)).encode(),
+               'run %s: %d %r' % (opts, r.status, r.err))
+    # the same check, before listen binds its socket or attach touches a process
+    sock = os.path.join(c.tmp, 'l.sock')
+    for cmd in (['listen', '--socket', sock], ['attach', str(os.getpid())]):
+        r = run([rd] + cmd + ['-o', c.out, '--coverage', '--time', 'sample'], c.tmp, c.env())
+        expect(r.status == 2 and r.err == (COV_TIME % (cmd[0], '--time sample',
+                                                       'sampled')).encode()
+               and not os.path.exists(sock) and not os.path.exists(c.out),
+               '%s: %d %r' % (cmd[0], r.status, r.err))
+    # what the message offers: coverage with sampled time
+    r = run([rd, 'run', '-q', '-o', c.out, '--time', 'sample', '-f', 'lcov', '--', c.args.lua,
+             prog], c.tmp, c.env())
+    expect(r.status == 0 and r.out == b'1\n', 'run --time sample -f lcov: %d %r'
+           % (r.status, r.err))
+    with open(os.path.join(c.session('app'), 'session.json')) as f:
+        js = json.load(f)
+    expect(js['time'] == 'sample' and js['lines'] == 'exact' and js['timing'] != 'none'
+           and os.path.getsize(os.path.join(c.session('app'), 'coverage.lcov')) > 0,
+           'run --time sample -f lcov: %r' % js)
+
+
+def case_covfolded(c):
+    prog = c.write('app.lua', 'local function f() end\nfor i = 1, 3 do f() end\n')
+    rd = c.args.recorderd
+    for fmt in ('folded', 'callgrind,folded', 'speedscope', 'flamegraph'):
+        r = run([rd, 'run', '--coverage', '-f', fmt, '-o', c.out, '--', c.args.lua, prog],
+                c.tmp, c.env())
+        name = fmt.split(',')[-1]
+        later = (', or fold the calls later: recorderd report SESSION -f folded --weight calls'
+                 if name == 'folded' else '')
+        expect(r.status == 2 and r.out == b'' and not os.path.exists(c.out)
+               and r.err == ('recorderd run: --coverage reads no clock, so --format %s, '
+                             'weighed by time, would be empty: for time, leave out --coverage '
+                             '(-f lcov keeps the coverage)%s\n' % (name, later)).encode(),
+               'run --coverage -f %s: %d %r' % (fmt, r.status, r.err))
+    # every format: those weighed by time left out, none written empty
+    harness.run_ok([rd, 'run', '-q', '--coverage', '-f', 'all', '-o', c.out, '--', c.args.lua,
+                    prog], c.tmp, env=c.env())
+    sess = c.session('app')
+    have = sorted(os.listdir(sess))
+    expect('stacks.folded' not in have and 'callgrind.out' in have
+           and 'coverage.lcov' in have, '-f all: %r' % have)
+    r = run([rd, 'report', sess, '-f', 'folded', '--weight', 'calls'], c.tmp, c.env())
+    expect(r.status == 0 and b';f@app.lua:1 3\n' in r.out,
+           'report -f folded --weight calls: %d %r %r' % (r.status, r.out, r.err))
+    r = run([rd, 'report', sess, '-f', 'folded,callgrind'], c.tmp, c.env())
+    expect(r.status == 0 and not os.path.exists(os.path.join(sess, 'stacks.folded'))
+           and b'stacks.folded not written: the trace has no time (a --coverage run): '
+               b'recorderd report SESSION -f folded --weight calls folds its calls\n' in r.err,
+           'report -f folded,callgrind: %d %r' % (r.status, r.err))
 
 
 def case_listenhttp(c):
