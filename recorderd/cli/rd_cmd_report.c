@@ -20,6 +20,7 @@
 #include "rd_sessfile.h"
 #include "rd_srcperm.h"
 #include "rd_util.h"
+#include "lt_file.h"
 
 typedef struct report_opts {
     const char *path, *format, *weight, *out;
@@ -534,13 +535,94 @@ static void source_owners(const report_opts *o)
     }
 }
 
+/* The directory above path into buf: its last component cut ("." for a
+ * bare name); path/.. where that component is "." or "..". */
+static void parent_of(const char *path, char *buf, size_t cap)
+{
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/')
+        n--;
+    const char *slash = memrchr(path, '/', n), *base = slash ? slash + 1 : path;
+    size_t blen = n - (size_t)(base - path);
+    if ((blen == 1 && base[0] == '.') || (blen == 2 && !strncmp(base, "..", 2)))
+        snprintf(buf, cap, "%.*s/..", (int)n, path);
+    else if (!slash)
+        snprintf(buf, cap, ".");
+    else
+        snprintf(buf, cap, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+}
+
+/* 1 if dir holds a regular file name (a session's session.json). */
+static int has_file(const char *dir, const char *name)
+{
+    char f[PATH_MAX + 32];
+    struct stat st;
+    snprintf(f, sizeof f, "%s/%s", dir, name);
+    return stat(f, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* 1 if path is a regular file that begins as a trace does (a trace.ltr
+ * copied or renamed): a pipe (<(zstdcat ...)) is not read here, its bytes
+ * are the replay's. */
+static int is_trace_file(const char *path, const struct stat *st)
+{
+    char magic[sizeof LT_FILE_MAGIC - 1];
+    FILE *f = S_ISREG(st->st_mode) ? fopen(path, "rb") : NULL;
+    int yes = f && fread(magic, 1, sizeof magic, f) == sizeof magic &&
+              !memcmp(magic, LT_FILE_MAGIC, sizeof magic);
+    if (f)
+        fclose(f);
+    return yes;
+}
+
+/* The session a path inside it names (session.json, profile.txt,
+ * report.html, coverage.lcov, annotate/ and its files: anything of a
+ * session directory but its trace), as a new string, or NULL when path is
+ * a trace, a session, or in none. Report reads a session, not that file:
+ * the user meant the session, whose reports it rebuilds. */
+static char *session_of(const char *path)
+{
+    char dir[PATH_MAX], up[PATH_MAX];
+    struct stat st;
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    if (stat(path, &st) < 0 || !strcmp(base, "trace.ltr") || is_trace_file(path, &st))
+        return NULL; /* a trace's own errors say what is wrong with it */
+    if (S_ISDIR(st.st_mode) && (has_file(path, "trace.ltr") || has_file(path, "session.json")))
+        return NULL;
+    parent_of(path, dir, sizeof dir); /* out/app/profile.txt */
+    if (has_file(dir, "session.json"))
+        return strdup(dir);
+    parent_of(dir, up, sizeof up); /* out/app/annotate/app.lua.txt */
+    return has_file(up, "session.json") ? strdup(up) : NULL;
+}
+
+/* Each input that is a file of a session replaced by its session (kept in
+ * made, to be freed), with a line saying so. */
+static void inputs_to_sessions(report_opts *o, char **made)
+{
+    for (unsigned i = 0; i < o->ninputs; i++) {
+        char *dir = session_of(o->inputs[i]);
+        if (!dir)
+            continue;
+        fprintf(stderr, "recorderd report: %s is not a trace: reporting its session, %s\n",
+                o->inputs[i], dir);
+        made[i] = dir;
+        o->inputs[i] = dir;
+    }
+    o->path = o->inputs[0];
+}
+
 int rd_cmd_report(int argc, char **argv)
 {
     report_opts o;
     int streaming = 0, rc;
+    char **made = calloc((size_t)argc + 1, sizeof *made); /* inputs_to_sessions' */
+    if (!made)
+        return fprintf(stderr, "recorderd report: out of memory\n"), 1;
     if (parse_report(argc, argv, &o)) {
         rc = o.help ? rd_help("report", stdout) : 2;
     } else {
+        inputs_to_sessions(&o, made);
         source_owners(&o);
         if (is_coverage(o.format))
             rc = cmd_coverage(&o);
@@ -549,6 +631,9 @@ int rd_cmd_report(int argc, char **argv)
         else if (rc < 0 && !(rc = check_view(&o, &streaming)))
             rc = cmd_view(&o, streaming);
     }
-    free(o.inputs); /* o.path points into argv */
+    free(o.inputs); /* o.path points into argv, or made */
+    for (int i = 0; i < argc; i++)
+        free(made[i]);
+    free(made);
     return rc;
 }

@@ -201,7 +201,8 @@ static const cmd_help helps[] = {
     {"report", "report SESSION_DIR|TRACE_FILE [OPTIONS]",
      "render any report from a session's trace; merge coverage",
      "Renders a report from a session's trace, to stdout or -o; coverage reports\n"
-     "may merge several sessions.",
+     "may merge several sessions. A file in a session directory (session.json,\n"
+     "profile.txt, ...) stands for its session, as a line on stderr says.",
      2,
      {{"-f, --format NAME|LIST", "the report (below; default profile), or several: a LIST of"},
       {"", "names joined with ',', or all, into the session directory or -o DIR"},

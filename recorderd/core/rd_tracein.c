@@ -86,6 +86,9 @@ int rd_tracein_open(rd_tracein *r, const char *path, char *err, size_t cap)
     size_t got = fread(hdr, 1, sizeof hdr, r->f);
     r->pos = got;
     int e = lt_file_check(hdr, got, &r->flags, err, cap);
+    if (e && (got < 8 || memcmp(hdr, LT_FILE_MAGIC, 8))) /* not a trace at all: what is */
+        snprintf(err, cap, "not a luatrace trace file (bad magic): give a session directory "
+                 "(luatrace-out/NAME) or its trace.ltr");
     if (!e && (r->flags & LT_FILE_ZSTD))
         e = rd_unzip_start(&r->uz, r->f, r->pos, (r->flags & LT_FILE_SPLIT) != 0, err, cap);
     if (e)

@@ -68,6 +68,10 @@ Cases:
               exit 2, naming report --weight calls (it wrote an empty
               stacks.folded); -f all leaves stacks.folded out instead, and
               report -f folded --weight calls of the session folds its calls
+  reportfile  report of a file in a session directory (session.json,
+              profile.txt, coverage.lcov, annotate/...): reports that
+              session, saying so (it said "bad magic"); a file in no
+              session says what to give; a renamed trace is read as before
   otheruser   record and top of another user's process (as nobody, of a
               root lua5.1; root only): "belongs to uid 0", not the long
               ptrace_scope advice
@@ -399,6 +403,42 @@ def case_covfolded(c):
            and b'stacks.folded not written: the trace has no time (a --coverage run): '
                b'recorderd report SESSION -f folded --weight calls folds its calls\n' in r.err,
            'report -f folded,callgrind: %d %r' % (r.status, r.err))
+
+
+def case_reportfile(c):
+    prog = c.write('app.lua', 'print(1)\n')
+    rd = c.args.recorderd
+    harness.run_ok([rd, 'run', '-q', '-f', 'all', '-o', c.out, '--', c.args.lua, prog], c.tmp,
+                   env=c.env())
+    sess = os.path.relpath(c.session('app'), c.tmp)
+    whole = run([rd, 'report', sess], c.tmp, c.env())
+    expect(whole.status == 0 and whole.out.startswith(b'luatrace profile: app\n'),
+           'report %s: %d %r' % (sess, whole.status, whole.err))
+    for name in ('session.json', 'profile.txt', 'report.html', 'coverage.lcov',
+                 'stacks.folded', 'profile.pb.gz', 'annotate', 'annotate/app.lua.txt'):
+        arg = os.path.join(sess, name)
+        r = run([rd, 'report', arg], c.tmp, c.env())
+        expect(r.status == 0 and r.out == whole.out
+               and r.err == ('recorderd report: %s is not a trace: reporting its session, '
+                             '%s\n' % (arg, sess)).encode(),
+               'report %s: %d %r' % (arg, r.status, r.err))
+    # from inside the session
+    r = run([rd, 'report', 'session.json'], os.path.join(c.tmp, sess), c.env())
+    expect(r.status == 0 and r.out == whole.out, 'report session.json: %d %r'
+           % (r.status, r.err))
+    # a trace is a trace, wherever it is and whatever its name
+    shutil.copy(os.path.join(c.tmp, sess, 'trace.ltr'), os.path.join(c.tmp, 'copy.bin'))
+    r = run([rd, 'report', os.path.join(sess, 'trace.ltr')], c.tmp, c.env())
+    expect(r.status == 0 and r.err == b'' and r.out == whole.out, 'report trace.ltr: %d %r'
+           % (r.status, r.err))
+    r = run([rd, 'report', 'copy.bin'], c.tmp, c.env())  # no session.json: no header
+    expect(r.status == 0 and r.err == b'' and r.out.split(b'\n')[1:] ==
+           whole.out.split(b'\n')[2:], 'report copy.bin: %d %r' % (r.status, r.err))
+    c.write('notes.txt', 'not a trace\n')
+    r = run([rd, 'report', 'notes.txt'], c.tmp, c.env())
+    expect(r.status == 1 and r.err == b'recorderd report: notes.txt: not a luatrace trace file '
+           b'(bad magic): give a session directory (luatrace-out/NAME) or its trace.ltr\n',
+           'report notes.txt: %d %r' % (r.status, r.err))
 
 
 def case_listenhttp(c):
