@@ -72,14 +72,40 @@ static const char calib_src[] =
     "    gen()\n"
     "  end\n"
     "end\n"
-    "return short, long, luacalls, ccalls, wrap and yield and wraps\n";
+    "local function far(n)\n"
+    "  local x, d = 0, 0\n"
+    "  if n < 0 then\n"
+    "    d = 1 d = 2 d = 3 d = 4 d = 5 d = 6 d = 7 d = 8 d = 9 d = 10\n"
+    "    d = 1 d = 2 d = 3 d = 4 d = 5 d = 6 d = 7 d = 8 d = 9 d = 10\n"
+    "    d = 1 d = 2 d = 3 d = 4 d = 5 d = 6 d = 7 d = 8 d = 9 d = 10\n"
+    "    d = 1 d = 2 d = 3 d = 4 d = 5 d = 6 d = 7 d = 8 d = 9 d = 10\n"
+    "    d = 1 d = 2 d = 3 d = 4 d = 5 d = 6 d = 7 d = 8 d = 9 d = 10\n"
+    "    d = 1 d = 2 d = 3 d = 4 d = 5 d = 6 d = 7 d = 8 d = 9 d = 10\n"
+    "    d = 1 d = 2 d = 3 d = 4 d = 5 d = 6 d = 7 d = 8 d = 9 d = 10\n"
+    "    d = 1 d = 2 d = 3 d = 4 d = 5 d = 6 d = 7 d = 8 d = 9 d = 10\n"
+    "    d = 1 d = 2 d = 3 d = 4 d = 5 d = 6 d = 7 d = 8 d = 9 d = 10\n"
+    "    d = 1 d = 2 d = 3 d = 4 d = 5 d = 6 d = 7 d = 8 d = 9 d = 10\n"
+    "  end\n"
+    "  for i = 1, n do\n"
+    "    x = x + i\n"
+    "  end\n"
+    "  return x + d\n"
+    "end\n"
+    "return short, long, luacalls, ccalls, wrap and yield and wraps, far\n";
 /* L_WRAP: a wrap generator resumed n times (LuaJIT's switch_cost only),
  * made once, at its first run (a new one in each run made the GC's steps
  * land in some runs: the plain run of 125 iterations took 16 to 68 ns an
  * iteration), by the library's wrap and yield (calib_loops), never the
  * program's: nil where the program replaced them before loading us */
-enum { L_SHORT, L_LONG, L_LUA, L_C, NLOOP, L_WRAP = NLOOP };
+enum { L_SHORT, L_LONG, L_LUA, L_C, NLOOP, L_WRAP = NLOOP, L_FAR };
 static const double loop_instr[NLOOP] = {2, 33, 4, 3};
+/* L_FAR: the short loop 103 instructions further into its function (100
+ * of them skipped), for Lua 5.4's cost of a line's steps (step_cost) */
+#ifdef CO_LUA54
+#define CO_STEPS 1
+#else
+#define CO_STEPS 0
+#endif
 
 static co_bias g_bias;
 
@@ -262,7 +288,7 @@ static int calib_loops(lua_State *L)
     push_co_cfunction(L, g, "wrap");
     push_co_cfunction(L, g, "yield");
     lua_remove(L, g);
-    if (lua_pcall(L, 3, NLOOP + 1, 0))
+    if (lua_pcall(L, 3, NLOOP + 2, 0))
         return -1;
     return 0;
 }
@@ -276,6 +302,24 @@ static void trace_here(co_state *s, lua_State *L)
     co_set_active(s, 1);
 }
 
+/* Lua 5.4 finds a line event's line by walking its function's lineinfo,
+ * a step an instruction, from the last absolute line before it (one each
+ * 128 instructions at most) or from the function's start: a line far
+ * into a function cost 47 ns a hook where the short loop's cost 10.
+ * That is what the far loop adds over the short one an iteration, over
+ * its line events' extra steps (FAR_STEPS each), in the units of tick[]
+ * x16; recorderd takes it off each line times its function's mean steps
+ * (WALK, co_lines54.c). */
+#define FAR_STEPS 103 /* the far loop's pcs past the short loop's (luac5.4 -l) */
+static void step_cost(const loop *shortl, const loop *far)
+{
+    double d[CALIB_ROUNDS], lines = (double)far->n[0] / CALIB_N;
+    for (int r = 0; r < CALIB_ROUNDS; r++)
+        d[r] = far->added[r] - shortl->added[r];
+    double step = lines > 0 ? median(d, CALIB_ROUNDS) / (lines * FAR_STEPS) : 0;
+    g_bias.step16 = step > 0 && step * 16 < CALIB_MAX ? (uint64_t)(step * 16) : 0;
+}
+
 /* The loops, in s begun as a discarding trace of L (no recorder). */
 static int measure(co_state *s, lua_State *L)
 {
@@ -287,11 +331,18 @@ static int measure(co_state *s, lua_State *L)
     memset(&g_dec, 0, sizeof g_dec);
     g_read = 0;
     trace_here(s, L);
-    for (int r = -1; r < CALIB_ROUNDS; r++) /* round -1 warms the caches up */
+    loop far;
+    memset(&far, 0, sizeof far);
+    for (int r = -1; r < CALIB_ROUNDS; r++) { /* round -1 warms the caches up */
         for (int k = 0; k < NLOOP; k++)
             if (run_loop(s, L, top + 1 + k, &lp[k], r < 0 ? 0 : r))
                 return -1;
+        if (CO_STEPS && run_loop(s, L, top + 1 + L_FAR, &far, r < 0 ? 0 : r))
+            return -1;
+    }
     lua_settop(L, top);
+    if (CO_STEPS)
+        step_cost(&lp[L_SHORT], &far);
     return solve(lp, 0);
 }
 
@@ -499,15 +550,22 @@ static int measure_dispatch(co_state *s, lua_State *L)
     int no_lines = co_module_lines_sampled(); /* no line hook: the calls only */
     int mask = no_lines ? LUA_MASKCALL | LUA_MASKRET : CO_MASK_ALL;
     static const lua_Hook hooks[2] = {NULL, count_hook};
-    for (int k = no_lines ? L_LUA : 0; k < NLOOP; k++) {
+    loop far;
+    int nloop = CO_STEPS && !no_lines ? L_FAR + 1 : NLOOP;
+    for (int k = no_lines ? L_LUA : 0; k < nloop; k++) {
         uint64_t best[2], tsc[2];
+        loop *l = k == L_FAR ? &far : k < NLOOP ? &lp[k] : NULL;
+        if (!l)
+            continue;
         if (best_runs(L, top + 1 + k, hooks, 2, mask, best, tsc))
             return -1;
         for (int r = 0; r < CALIB_ROUNDS; r++)
-            lp[k].added[r] = ((double)best[1] - (double)best[0]) / CALIB_SN;
+            l->added[r] = ((double)best[1] - (double)best[0]) / CALIB_SN;
         for (int e = 0; e < 3; e++) /* as a run of CALIB_N iterations counts them */
-            lp[k].n[e] = g_nev[e] * CALIB_N / CALIB_SN;
+            l->n[e] = g_nev[e] * CALIB_N / CALIB_SN;
     }
+    if (nloop > NLOOP)
+        step_cost(&lp[L_SHORT], &far);
     if (co_jit_is() && no_lines && s->use_tsc)
         real_residue(s, L, top + 1, lp);
     lua_settop(L, top);

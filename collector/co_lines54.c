@@ -35,11 +35,18 @@
 #define L54_LINEDEF 44    /* linedefined */
 #define L54_LASTLINE 48   /* lastlinedefined */
 #define L54_P 72          /* p */
+#define L54_SIZECODE 24   /* sizecode */
+#define L54_CODE 64       /* code */
 #define L54_LINEINFO 88   /* lineinfo */
 #define L54_ABS 96        /* abslineinfo: {int pc; int line;} */
 #define L54_VLCL 6        /* tt of a Lua closure: LUA_VLCL */
 #define L54_VPROTO 10     /* of a prototype: LUA_VPROTO */
 #define L54_ABSLINE (-0x80) /* lineinfo's mark of an absolute line */
+/* opcodes (lopcodes.h, 5.4.0 to 5.4.7) */
+#define L54_OP_MMBIN 46    /* OP_MMBIN, MMBINI, MMBINK: 46 to 48 */
+#define L54_OP_JMP 56
+#define L54_OP_FORLOOP 73
+#define L54_OP_TFORLOOP 77
 #define L54_DEPTH 256     /* nesting walked at most (5.4's parser: 200) */
 #define L54_MAX (1 << 24) /* a prototype claiming more is not read */
 
@@ -259,12 +266,89 @@ static void put_nest(co_state *s, uint32_t fid, const l54_set *nest)
     }
 }
 
+/* The pc a backward jump at pc goes to (JMP, FORLOOP, TFORLOOP), else -1
+ * (lopcodes.h: JMP's sJ, 25 bits from bit 7 less 2^24 - 1, from the next
+ * pc; the loops' Bx, 17 bits from bit 15, back from the next pc). */
+static int back_target(uint32_t i, int pc)
+{
+    int op = (int)(i & 0x7f);
+    if (op == L54_OP_JMP)
+        return (int)(i >> 7) - 16777215 < 0 ? pc + 1 + ((int)(i >> 7) - 16777215) : -1;
+    if (op == L54_OP_FORLOOP || op == L54_OP_TFORLOOP)
+        return pc + 1 - (int)(i >> 15);
+    return -1;
+}
+
+/* What a line event costs in fid (prototype pt) beyond the event itself
+ * (co_calib.c), as two records:
+ * - CODE: its instructions per run of one line, x16: luaG_traceexec runs
+ *   at every instruction while a line hook is set (as 5.1's traceexec,
+ *   co_func.c). An MMBIN after an arithmetic instruction is not counted:
+ *   it runs only when a metamethod is called.
+ * - WALK: the mean steps, x16, of the walk through lineinfo that finds a
+ *   new line's number, from the last absolute line at or before its first
+ *   instruction, else from the function's start (5.4's getbaseline).
+ * Per line event: a run of one line's instructions has one, and so does
+ * each turn of a loop within one run (a jump back into it: a loop on one
+ * line), which runs only the loop's part of the run.
+ * Without them recorderd took no instruction's cost off, and code of
+ * short lines came out 25 to 33 points heavy under --time exact. */
+static void put_code(co_state *s, uint32_t fid, const uint8_t *pt)
+{
+    const int8_t *li = (const int8_t *)ptr_at(pt + L54_LINEINFO);
+    const uint32_t *code = (const uint32_t *)ptr_at(pt + L54_CODE);
+    const uint8_t *abs = ptr_at(pt + L54_ABS);
+    int n = i32_at(pt + L54_SIZELINE), ncode = i32_at(pt + L54_SIZECODE);
+    int nabs = i32_at(pt + L54_SIZEABS), line = i32_at(pt + L54_LINEDEF);
+    int prev = -1, base = -1, k = 0, run = 0;
+    uint64_t runs = 0, steps = 0, ins = 0;
+    if (!li || !code || n <= 0 || n != ncode || n > L54_MAX || nabs < 0 || nabs > L54_MAX)
+        return;
+    for (int pc = 0; pc < n; pc++) {
+        if (li[pc] != L54_ABSLINE) {
+            line += li[pc];
+        } else { /* as own_lines */
+            while (k < nabs && i32_at(abs + 8 * k) < pc)
+                k++;
+            if (k >= nabs || i32_at(abs + 8 * k) != pc)
+                return;
+            line = i32_at(abs + 8 * k + 4);
+            base = pc;
+        }
+        if (pc == 0 && g_skip_prep && pt[L54_VARARG])
+            continue; /* VARARGPREP: no line */
+        if (line != prev) {
+            runs++;
+            steps += (uint64_t)(pc - base);
+            run = pc;
+        }
+        prev = line;
+        ins += (code[pc] & 0x7f) - L54_OP_MMBIN >= 3u;
+        int to = back_target(code[pc], pc);
+        if (to >= run && to < pc) { /* a loop within this run */
+            runs++;
+            steps += (uint64_t)(to >= base ? to - base : pc - base);
+        }
+    }
+    uint8_t *p = runs ? co_out_reserve(s, LT_EVENT_HOT_MAX) : NULL;
+    if (!p)
+        return;
+    uint8_t *q = lt_put_head(p, LT_EV_CODE, 2);
+    q = lt_put_uint(q, fid);
+    q = lt_put_uint(q, ins * 16 / runs);
+    q = lt_put_head(q, LT_EV_WALK, 2);
+    q = lt_put_uint(q, fid);
+    q = lt_put_uint(q, steps * 16 / runs);
+    lt_ring_commit(&s->ring, (uint64_t)(q - p));
+}
+
 void co_jit_lines(co_state *s, uint32_t fid, const void *fn)
 {
     const uint8_t *pt = g_ok ? proto_of(fn) : NULL;
     l54_set set = {0}, nest = {0};
     if (!pt)
         return;
+    put_code(s, fid, pt);
     all_lines(pt, &set, &nest, 0);
     set_sort(&set);
     if (!set.oom)

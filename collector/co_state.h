@@ -491,6 +491,7 @@ typedef struct co_bias {
     uint64_t hook16; /* x16, the hook's measured ticks an event meanwhile */
     uint64_t hook16_line; /* the same for the lean path's line hooks only */
     uint64_t switch16;    /* LuaJIT, sampled time: a coroutine switch's cost, 1/16 ns */
+    uint64_t step16;      /* Lua 5.4: a step of a line's lookup, x16 as tick[3] */
     int in16;             /* tick[] are in 1/16 ns (measured for sampled time), not ticks */
     int done, ok;
 } co_bias;

@@ -45,6 +45,14 @@
  * made it, in 1/16 ns, taken off the frame on top of the thread switched
  * to, after each RESUME and YIELD.
  *
+ * WBIAS (15; Lua 5.4, every line hooked) follows the BIAS: what a step
+ * of 5.4's walk through a function's line info costs a line event, in
+ * BIAS's instr units (x16). 5.4 finds a line's number by walking the line
+ * info from the last absolute line before it, a step an instruction (at
+ * most 128): WALK, after a Lua function's FUNC, gives its line runs' mean
+ * steps, x16; recorderd takes step16 x steps16 / 256 off each of its
+ * LINEs, with BIAS's line and instructions.
+ *
  * NEST (Lua 5.4) follows the LINES of a function: one per function nested
  * in it, at any depth, called or not, its linedefined and lastlinedefined
  * (a range twice if two such functions share it). Coverage lists every
@@ -132,7 +140,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define LT_EVENT_VERSION 14u /* 2: short forms; 3: thread ids (THREAD), switch depths;
+#define LT_EVENT_VERSION 15u /* 2: short forms; 3: thread ids (THREAD), switch depths;
                               * 4: DIR (a version 3 stream is one without);
                               * 5: CLOCK's tsc may be LT_CLOCK_NONE;
                               * 6: BIAS, CODE, HOOK (a version 5 stream is one without);
@@ -147,7 +155,9 @@
                               *     CLOCK's LT_CLOCK_LINES_SAMPLED;
                               * 13: CLOCK's LT_CLOCK_BIAS_AFTER (a version 12
                               *     stream is one without);
-                              * 14: SBIAS (a version 13 stream is one without) */
+                              * 14: SBIAS (a version 13 stream is one without);
+                              * 15: WBIAS, WALK, CLOCK's LT_CLOCK_LINE_INSTR (a
+                              *     version 14 stream is one without) */
 
 /* CLOCK's third field: what the ticks are. LT_CLOCK_NONE: the producer
  * read no clock (LUATRACE_TIMING=none, a coverage run): ticks and ns are
@@ -173,6 +183,12 @@
  * stack: a Lua function's return (its call's cost with it) in the caller,
  * a C function's call in the C function. */
 #define LT_CLOCK_BIAS_AFTER 32u
+/* Or'ed into any kind but LT_CLOCK_NONE (record version 15): a LINE's
+ * cost (BIAS's instr times CODE's ipl16) stands for its line's every
+ * instruction, the calls in it included, and a CALL's and a RET's take
+ * none (Lua 5.1 and 5.4). Without it (LuaJIT, older traces) half a line's
+ * instructions come off each CALL and RET too. */
+#define LT_CLOCK_LINE_INSTR 64u
 #define LT_EVENT_MAX_ARGS 8
 #define LT_EVENT_HOT_MAX 32 /* bytes: bound of any record without a string */
 #define LT_STR_MAX 4096     /* longest interned string */
@@ -203,7 +219,9 @@
     X(TICK, 't', 3, "n hook period_ns")                                                          \
     X(MEM, 'm', 4, "size osize addr oaddr")                                                     \
     X(NEST, 'n', 3, "fid line lastline")                                                        \
-    X(SBIAS, 'V', 1, "switch16")
+    X(SBIAS, 'V', 1, "switch16")                                                                 \
+    X(WBIAS, 'W', 1, "step16")                                                                   \
+    X(WALK, 'k', 2, "fid steps16")
 
 enum lt_kind {
 #define LT_X_ENUM(name, letter, nargs, doc) LT_EV_##name,

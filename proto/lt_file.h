@@ -8,7 +8,10 @@
  *   +--------+--------+--------+
  *   magic "LUATRACE"; version (u32 LE); flags (u32 LE).
  *
- *   Version 16 (written): as 15, the records of LT_EVENT_VERSION 14 (SBIAS:
+ *   Version 17 (written): as 16, the records of LT_EVENT_VERSION 15 (WBIAS
+ *   and WALK: Lua 5.4's cost of finding a line); a build that reads 16
+ *   refuses it by its version (it would take them for bad records).
+ *   Version 16 (read): as 15, the records of LT_EVENT_VERSION 14 (SBIAS:
  *   a coroutine switch's cost under LuaJIT's sampled time); a build that
  *   reads 15 refuses it by its version (it would take SBIAS for a bad record).
  *   Version 15 (read): as 14, the records of LT_EVENT_VERSION 13 (CLOCK's
@@ -63,10 +66,10 @@
 #include <stdint.h>
 
 #define LT_FILE_MAGIC "LUATRACE"
-#define LT_FILE_VERSION 16u /* 5: the body may be zstd (LT_FILE_ZSTD); 6: LT_CLOCK_NONE; 7: BIAS;
+#define LT_FILE_VERSION 17u /* 5: the body may be zstd (LT_FILE_ZSTD); 6: LT_CLOCK_NONE; 7: BIAS;
                             * 8: LINES; 9: WAIT; 10: LBIAS, LHOOK; 11: LT_FILE_SPLIT;
                             * 12: TICK; 13: MEM; 14: MEM's short forms;
-                            * 15: LT_CLOCK_BIAS_AFTER; 16: SBIAS */
+                            * 15: LT_CLOCK_BIAS_AFTER; 16: SBIAS; 17: WBIAS, WALK */
 #define LT_FILE_VERSION_MIN 3u /* the oldest read: every record of 3 is one of 4 */
 #define LT_FILE_HDR_SIZE 16u
 

@@ -294,7 +294,7 @@ int rd_model_add_func(rd_model *m, const lt_event *ev)
     uint32_t dup = f->dup;
     int again = f->known; /* a forged redefinition keeps its number */
     *f = (rd_func){(uint32_t)ev->a[3], (uint32_t)ev->a[2], (uint32_t)ev->a[4],
-                   (uint32_t)ev->a[5], (uint8_t)ev->a[1], (uint8_t)ev->a[6], 1, dup, calls, 0, 0, 0, 0};
+                   (uint32_t)ev->a[5], (uint8_t)ev->a[1], (uint8_t)ev->a[6], 1, dup, calls, 0, 0, 0, 0, 0};
     if (fid >= m->nfunc)
         m->nfunc = (uint32_t)fid + 1;
     if (func_dir(m, f))
@@ -339,8 +339,9 @@ int rd_model_add_nest(rd_model *m, const lt_event *ev)
 /* kind: LT_CLOCK_*; a trace with no clock stays one (every dt is 0). */
 void rd_model_add_clock(rd_model *m, uint64_t ticks, uint64_t ns, uint64_t kind)
 {
-    uint64_t flags = kind & (LT_CLOCK_LINES_SAMPLED | LT_CLOCK_BIAS_AFTER);
+    uint64_t flags = kind & (LT_CLOCK_LINES_SAMPLED | LT_CLOCK_BIAS_AFTER | LT_CLOCK_LINE_INSTR);
     kind &= ~flags;
+    m->line_instr |= (flags & LT_CLOCK_LINE_INSTR) != 0;
     if (kind == LT_CLOCK_CPU || kind == LT_CLOCK_WALL) {
         m->lines_sampled |= (flags & LT_CLOCK_LINES_SAMPLED) != 0;
         m->bias_after |= (flags & LT_CLOCK_BIAS_AFTER) != 0;

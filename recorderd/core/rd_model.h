@@ -27,6 +27,7 @@ typedef struct rd_func {
     uint32_t dsrc; /* a relative file read in another directory (DIR): its
                       rd_dsrc + 1; else 0 */
     uint32_t ipl16; /* CODE: its instructions per run of a line, x16 */
+    uint32_t walk16; /* WALK (Lua 5.4): a new line's steps through its line info, x16 */
     uint32_t jl_first, jl_n; /* LINES: its rd_jlines, [jl_first, jl_first + jl_n) */
 } rd_func;
 
@@ -177,6 +178,9 @@ typedef struct rd_model {
      * costs come off after their event: a Lua return's pair (call and
      * return) from the caller, a C call's from the C function */
     int bias_after;
+    /* CLOCK said LT_CLOCK_LINE_INSTR: a LINE's cost takes off its line's
+     * instructions, a CALL's and a RET's none (rd_stack.c) */
+    int line_instr;
     /* bias[] is the BIAS record's (bias_base) times the hook's measured
      * cost an event in the last batch (its HOOK record) over what it was
      * during the calibration (bias_hook16, x16), within [1/2, 3]: the
@@ -187,6 +191,9 @@ typedef struct rd_model {
     uint64_t line_ticks, line_hooks; /* LHOOK's since the last scaling */
     uint64_t bias_floor; /* a nanosecond in ticks: no dt goes below it */
     uint64_t bias_switch; /* SBIAS: a coroutine switch's cost, off after it (bias_after) */
+    /* WBIAS (Lua 5.4): x16 as bias[3], a step of a line's lookup, times a
+     * LINE's function's walk16; scaled as bias[] (bias_step_base) */
+    uint64_t bias_step, bias_step_base;
     /* hooked: LINE, CALL and RET records, one a hook; a RESUME or YIELD
      * rides in the hook of the event after it, the other records in none */
     uint64_t hooked;

@@ -761,18 +761,34 @@ static inline uint64_t unbias(const rd_model *m, uint64_t dt, uint64_t b)
     return dt > b + f ? dt - b : dt < f ? dt : f;
 }
 
-/* What traceexec cost the instructions before an event in frame f (the
- * top one): a line's worth before a LINE (whole), half of one before a
- * CALL or a RET. */
-HOT uint64_t frame_instr_cost(const rd_model *m, const rd_frame *f, unsigned shift)
+/* What traceexec cost the instructions before a CALL or a RET in frame f
+ * (the top one): half a line's (CODE), unless a LINE's cost stands for its
+ * line's every instruction, calls in it or not (line_instr: Lua 5.1 and
+ * 5.4; counted at calls too, tiny calls came out 10 to 15 points light). */
+HOT uint64_t frame_instr_cost(const rd_model *m, const rd_frame *f)
 {
-    return f->fid < m->nfunc ? m->bias[3] * m->func[f->fid].ipl16 >> shift : 0;
+    return f->fid < m->nfunc && !m->line_instr ? m->bias[3] * m->func[f->fid].ipl16 >> 9 : 0;
+}
+
+/* What a LINE costs in frame f beyond the event: its line's instructions
+ * (CODE) and, under Lua 5.4, the steps that found its number (WBIAS,
+ * WALK). */
+static inline uint64_t frame_line_cost(const rd_model *m, const rd_frame *f)
+{
+    const rd_func *fn = f->fid < m->nfunc ? &m->func[f->fid] : NULL;
+    return fn ? (m->bias[3] * fn->ipl16 + m->bias_step * fn->walk16) >> 8 : 0;
 }
 
 /* frame_instr_cost of t's top frame; 0 without one. */
-static inline uint64_t instr_cost(const rd_model *m, const rd_thread *t, unsigned shift)
+static inline uint64_t instr_cost(const rd_model *m, const rd_thread *t)
 {
-    return t && t->n ? frame_instr_cost(m, &t->f[t->n - 1], shift) : 0;
+    return t && t->n ? frame_instr_cost(m, &t->f[t->n - 1]) : 0;
+}
+
+/* frame_line_cost of t's top frame; 0 without one. */
+static inline uint64_t line_cost(const rd_model *m, const rd_thread *t)
+{
+    return t && t->n ? frame_line_cost(m, &t->f[t->n - 1]) : 0;
 }
 
 /* The leaves below take the hook's cost off dt once they have the top
@@ -782,7 +798,7 @@ COLD int line_slow(rd_stack *s, uint64_t depth, uint64_t dt, uint64_t line)
 {
     const rd_model *m = s->m;
     if (m->has_bias)
-        dt = unbias(m, dt, m->bias[0] + instr_cost(m, current(s), 8));
+        dt = unbias(m, dt, m->bias[0] + line_cost(m, current(s)));
     return line_top(s, depth, dt, line);
 }
 
@@ -803,7 +819,7 @@ HOT int frame_line(rd_stack *s, uint64_t depth, uint64_t dt, uint64_t line)
         !(lix = rd_model_line_cached(m, f->fid, (uint32_t)line)))
         return line_slow(s, depth, dt, line);
     if (m->has_bias)
-        dt = unbias(m, dt, m->bias[0] + frame_instr_cost(m, f, 8));
+        dt = unbias(m, dt, m->bias[0] + frame_line_cost(m, f));
     rd_node *node = &m->node[f->node];
     rd_tnode *tn = f->tix ? &m->tnode[f->tix - 1] : NULL;
     m->ticks_total += dt;
@@ -884,7 +900,7 @@ COLD int call_slow(rd_stack *s, uint64_t depth, uint64_t dt, uint64_t fid)
         return call_after(s, depth, dt, fid);
     if (m->has_bias && fid <= UINT32_MAX)
         dt = unbias(m, dt, call_bias(m, rd_model_func(m, (uint32_t)fid)) +
-                               instr_cost(m, current(s), 9));
+                               instr_cost(m, current(s)));
     return call_other(s, depth, dt, fid);
 }
 
@@ -910,7 +926,7 @@ HOT int frame_call(rd_stack *s, uint64_t depth, uint64_t dt, uint64_t fid)
     if (!node || !t->track || !cn->hot_tn || cn->hot_track != t->track - 1)
         return call_slow(s, depth, dt, fid);
     if (m->has_bias) /* before the call */
-        dt = unbias(m, dt, call_bias(m, fn) + frame_instr_cost(m, f, 9));
+        dt = unbias(m, dt, call_bias(m, fn) + frame_instr_cost(m, f));
     uint8_t lua = fn->known && fn->what != LT_WHAT_C;
     m->ticks_total += dt;
     charge_top(m, f, dt); /* its line cached or none: the checks above */
@@ -962,7 +978,7 @@ static int ret_after(rd_stack *s, uint64_t depth, uint64_t dt)
  * kind. */
 HOT uint64_t ret_bias(const rd_model *m, const rd_frame *f)
 {
-    return f->is_lua ? m->bias[1] + frame_instr_cost(m, f, 9) : m->bias[2];
+    return f->is_lua ? m->bias[1] + frame_instr_cost(m, f) : m->bias[2];
 }
 
 /* RET in a shape frame_ret does not take: dt less the hook's cost, then
@@ -1063,6 +1079,7 @@ static void set_bias_scale(rd_model *m, double r)
     r = r < 0.5 ? 0.5 : r > 3 ? 3 : r;
     for (int k = 0; k < 4; k++)
         m->bias[k] = (uint64_t)((double)m->bias_base[k] * r);
+    m->bias_step = (uint64_t)((double)m->bias_step_base * r);
 }
 
 static void scale_bias(rd_model *m, uint64_t ticks)
@@ -1189,6 +1206,14 @@ COLD int other_event(rd_stack *s, const lt_event *ev)
         m->events--;
         if (!m->bias_hook16_line) /* a trace before LHOOK: every hook's mean */
             scale_bias(m, ev->a[0]);
+        return 0;
+    case LT_EV_WBIAS:
+        m->events--;
+        m->bias_step = m->bias_step_base = ev->a[0] < (1u << 20) ? ev->a[0] : 0; /* beyond: none */
+        return 0;
+    case LT_EV_WALK:
+        if (ev->a[0] < m->nfunc && ev->a[1] < (1u << 16))
+            m->func[ev->a[0]].walk16 = (uint32_t)ev->a[1];
         return 0;
     case LT_EV_SBIAS:
         m->events--;

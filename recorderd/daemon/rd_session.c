@@ -622,10 +622,10 @@ static int write_json(FILE *f, void *ud)
     double npt = rd_model_ns_per_tick(&s->m);
     if (s->m.has_bias)
         fprintf(f, "  \"bias_ns\": {\"line\": %.1f, \"lua_call\": %.1f, \"c_call\": %.1f, "
-                   "\"instruction\": %.2f, \"switch\": %.1f},\n",
+                   "\"instruction\": %.2f, \"switch\": %.1f, \"line_step\": %.3f},\n",
                 (double)s->m.bias_base[0] * npt, (double)s->m.bias_base[1] * npt,
                 (double)s->m.bias_base[2] * npt, (double)s->m.bias_base[3] * npt / 16,
-                (double)s->m.bias_switch * npt);
+                (double)s->m.bias_switch * npt, (double)s->m.bias_step_base * npt / 16);
     else
         fprintf(f, "  \"bias_ns\": null,\n");
     fprintf(f, "  \"waited_ns\": %.0f,\n  \"ring_waited_ns\": %llu,\n",

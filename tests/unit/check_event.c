@@ -92,10 +92,10 @@ static void check_decoded(const rec *r, const lt_event *ev, const uint8_t *base)
 }
 
 /* A trace file of version 3 (before DIR) or 4 is still read, flags
- * ignored; 16 is written (5 to 15 are still read: BIAS and CODE came with
+ * ignored; 17 is written (5 to 16 are still read: BIAS and CODE came with
  * 7, LINES with 8, WAIT with 9, LBIAS and LHOOK with 10, split blocks with
  * 11, TICK with 12, MEM with 13, MEM's short forms with 14, CLOCK's
- * LT_CLOCK_BIAS_AFTER with 15, SBIAS with 16), its flags say zstd, zstd and split, or nothing; split without zstd,
+ * LT_CLOCK_BIAS_AFTER with 15, SBIAS with 16, WBIAS and WALK with 17), its flags say zstd, zstd and split, or nothing; split without zstd,
  * split before 11, unknown flags and other versions are refused with a
  * message. */
 START_TEST(test_file_versions)
@@ -104,7 +104,7 @@ START_TEST(test_file_versions)
     char err[160];
     uint32_t flags;
     lt_file_header(h, LT_FILE_ZSTD | LT_FILE_SPLIT);
-    ck_assert_uint_eq(h[8], 16);
+    ck_assert_uint_eq(h[8], 17);
     ck_assert_int_eq(lt_file_check(h, sizeof h, &flags, err, sizeof err), 0);
     ck_assert_uint_eq(flags, LT_FILE_ZSTD | LT_FILE_SPLIT);
     lt_file_header(h, 0);
@@ -130,19 +130,19 @@ START_TEST(test_file_versions)
         ck_assert_int_eq(lt_file_check(h, sizeof h, &flags, err, sizeof err), 0);
         ck_assert_uint_eq(flags, 0);
     }
-    for (uint8_t v = 0; v < 18; v++) {
+    for (uint8_t v = 0; v < 19; v++) {
         h[8] = v;
-        if (v >= 3 && v <= 16)
+        if (v >= 3 && v <= 17)
             continue;
         ck_assert_int_eq(lt_file_check(h, sizeof h, &flags, err, sizeof err), -EPROTO);
-        ck_assert_ptr_nonnull(strstr(err, "this build reads versions 3 to 16"));
+        ck_assert_ptr_nonnull(strstr(err, "this build reads versions 3 to 17"));
     }
 }
 END_TEST
 
 START_TEST(test_event_tables)
 {
-    ck_assert_uint_eq(LT_EV_COUNT, 25);
+    ck_assert_uint_eq(LT_EV_COUNT, 27);
     for (unsigned k = 0; k < LT_EV_COUNT; k++) {
         ck_assert(lt_event_name[k] && lt_event_name[k][0]);
         ck_assert_uint_le(lt_event_nargs[k], LT_EVENT_MAX_ARGS);

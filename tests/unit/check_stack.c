@@ -1237,6 +1237,52 @@ START_TEST(test_stack_bias_scaled)
 }
 END_TEST
 
+/* Lua 5.4 (WBIAS, WALK): a LINE's cost adds the steps that found its
+ * line, WBIAS's cost a step (x16, as BIAS's instr) times its function's
+ * mean steps (WALK, x16), with its instructions' (CODE); a CALL and a RET
+ * take half a line's instructions and no steps. HOOK scales the steps'
+ * cost with the other figures. */
+START_TEST(test_stack_bias_walk)
+{
+    EV(CLOCK, 0, 0, 0);
+    EV(BIAS, 5, 10, 3, 32, 160); /* an instruction 2 ticks; hooks 10 */
+    EV(WBIAS, 8);                /* a step half a tick */
+    EV(CODE, F_MAIN, 48);        /* 3 instructions a line: 6 ticks */
+    EV(WALK, F_MAIN, 160);       /* 10 steps a line: 5 ticks */
+    begin_main(5);
+    EV(LINE, 1, 100, 6);  /* main:5 gets 100 - 5 - 6 - 5 */
+    EV(CALL, 2, 100, F_F); /* main:6 100 - 10 - 3: no steps */
+    EV(RET, 2, 100);       /* f: 90, no CODE of its own */
+    ck_assert_uint_eq(line_ticks(F_MAIN, 5), 84);
+    ck_assert_uint_eq(line_ticks(F_MAIN, 6), 87);
+    for (int i = 0; i < 300; i++)
+        EV(LINE, 1, 100, 7); /* 84 each: main:6 once, then main:7 */
+    EV(HOOK, 20 * 303);      /* twice the calibration's: every cost twice */
+    ck_assert_uint_eq(M.bias_step, 16);
+    EV(LINE, 1, 100, 8); /* main:7 gets 100 - 10 - 12 - 10 */
+    ck_assert_uint_eq(line_ticks(F_MAIN, 7), 299 * 84 + 68);
+}
+END_TEST
+
+/* A CLOCK with LT_CLOCK_LINE_INSTR (Lua 5.1, 5.4): a LINE takes its
+ * line's instructions off, a CALL and a RET none (without it, half a
+ * line's: test_stack_bias_walk). */
+START_TEST(test_stack_bias_line_instr)
+{
+    EV(CLOCK, 0, 0, LT_CLOCK_MONO | LT_CLOCK_LINE_INSTR);
+    EV(BIAS, 5, 10, 3, 32, 0); /* an instruction 2 ticks */
+    EV(CODE, F_MAIN, 48);      /* 3 instructions a line: 6 ticks */
+    EV(CODE, F_F, 32);
+    begin_main(5);
+    EV(LINE, 1, 100, 6);   /* main:5 gets 100 - 5 - 6 */
+    EV(CALL, 2, 100, F_F); /* main:6 100 - 10 */
+    EV(RET, 2, 100);       /* f 100 - 10 */
+    ck_assert_uint_eq(line_ticks(F_MAIN, 5), 89);
+    ck_assert_uint_eq(line_ticks(F_MAIN, 6), 90);
+    expect_folded(RD_W_TIME, L_MAIN " 179\n" L_MAIN ";" L_F " 90\n");
+}
+END_TEST
+
 /* With LBIAS, LHOOK records scale the calibration's figures by the line
  * hooks' measured cost alone, and HOOK records (every hook's) no longer
  * do: line hooks at twice the calibration's double the figures, whatever
@@ -1528,7 +1574,7 @@ int main(void)
                             test_stack_late_hooked, test_stack_stop_start, test_stack_gap,
                             test_stack_time, test_stack_ticks, test_stack_tick_debits,
                             test_stack_memory, test_stack_memory_big, test_stack_memory_table,
-                            test_stack_bias, test_stack_bias_scaled, test_stack_tick_debits_after,
+                            test_stack_bias, test_stack_bias_scaled, test_stack_bias_walk, test_stack_bias_line_instr, test_stack_tick_debits_after,
                             test_stack_tick_debits_switch, test_stack_tick_debits_after_tail, test_stack_tick_debit_first,
                             test_stack_tick_debit_root_shares,
                             test_stack_bias_switches, test_stack_bias_lines,
