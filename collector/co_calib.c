@@ -36,7 +36,10 @@
  * them: short lines (ADD, FORLOOP: 2; 2 lines); long lines (32 ADD,
  * FORLOOP: 33; 2 lines), whose difference is 31 instructions and no event;
  * calls of a Lua function (GETUPVAL, CALL, its RETURN, FORLOOP: 4; 3 lines,
- * a call, a return); calls of a C function (3; 2 lines, a call, a return). */
+ * a call, a return); calls of a C function (3; 2 lines, a call, a return).
+ * Then a wrap generator's (LuaJIT) and the far loop (Lua 5.4): the short
+ * loop after 100 instructions it skips (FAR_PAD, ten LOADIs a line). */
+#define FAR_PAD "    d = 1 d = 2 d = 3 d = 4 d = 5 d = 6 d = 7 d = 8 d = 9 d = 10\n"
 static const char calib_src[] =
     "local nop, wrap, yield = ...\n"
     "local function short(n)\n"
@@ -75,16 +78,7 @@ static const char calib_src[] =
     "local function far(n)\n"
     "  local x, d = 0, 0\n"
     "  if n < 0 then\n"
-    "    d = 1 d = 2 d = 3 d = 4 d = 5 d = 6 d = 7 d = 8 d = 9 d = 10\n"
-    "    d = 1 d = 2 d = 3 d = 4 d = 5 d = 6 d = 7 d = 8 d = 9 d = 10\n"
-    "    d = 1 d = 2 d = 3 d = 4 d = 5 d = 6 d = 7 d = 8 d = 9 d = 10\n"
-    "    d = 1 d = 2 d = 3 d = 4 d = 5 d = 6 d = 7 d = 8 d = 9 d = 10\n"
-    "    d = 1 d = 2 d = 3 d = 4 d = 5 d = 6 d = 7 d = 8 d = 9 d = 10\n"
-    "    d = 1 d = 2 d = 3 d = 4 d = 5 d = 6 d = 7 d = 8 d = 9 d = 10\n"
-    "    d = 1 d = 2 d = 3 d = 4 d = 5 d = 6 d = 7 d = 8 d = 9 d = 10\n"
-    "    d = 1 d = 2 d = 3 d = 4 d = 5 d = 6 d = 7 d = 8 d = 9 d = 10\n"
-    "    d = 1 d = 2 d = 3 d = 4 d = 5 d = 6 d = 7 d = 8 d = 9 d = 10\n"
-    "    d = 1 d = 2 d = 3 d = 4 d = 5 d = 6 d = 7 d = 8 d = 9 d = 10\n"
+    FAR_PAD FAR_PAD FAR_PAD FAR_PAD FAR_PAD FAR_PAD FAR_PAD FAR_PAD FAR_PAD FAR_PAD
     "  end\n"
     "  for i = 1, n do\n"
     "    x = x + i\n"
