@@ -339,7 +339,14 @@ static int inject(const rd_attach_opts *o, lt_attach_marker *mk, char *err, size
     char where[512];
     int reused = 0, e = rd_inject(o->pid, &reused, err, cap);
     snprintf(where, sizeof where, "%s", err);
-    if (!e && !(e = check_target(o->pid, mk, err, cap)))
+    if (!e && (e = check_target(o->pid, mk, err, cap)) == -ENOENT) {
+        /* loaded, but no marker: it exited as it was loaded (its marker
+         * removed at the exit, or never made) */
+        for (int k = 0; k < 30 && !rd_peek_gone(o->pid); k++)
+            usleep(10000);
+        if (rd_peek_gone(o->pid))
+            snprintf(err, cap, "process %d exited", (int)o->pid), e = -ESRCH;
+    } else if (!e)
         fprintf(stderr, "recorderd: process %d had no dormant collector: %s (%s; it stays, "
                         "inert, after the detach)\n", (int)o->pid,
                 reused ? "its luatrace.so, loaded before, listens again"

@@ -294,8 +294,13 @@ static int snapshot(const rd_heap_opts *o, const void *main, snap *s, char *err,
     if (e == -ENOMEM)
         return snprintf(err, cap, "out of memory for %lu objects (--max-objects)",
                         o->max_objects), e;
-    if (e == -ESRCH)
-        return snprintf(err, cap, "process %d exited during the read", (int)o->pid), e;
+    /* gone by the end of the read: its heap may have been read as
+     * lua_close freed it (a third of it counted, no error), or the read
+     * failed for that (said "cannot be read") */
+    for (int k = 0; e && e != -ENOMEM && e != -ESRCH && k < 30 && !rd_peek_gone(o->pid); k++)
+        usleep(10000); /* a read that failed: the process may be on its way out */
+    if (e == -ESRCH || (e != -ENOMEM && rd_peek_gone(o->pid)))
+        return snprintf(err, cap, "process %d exited during the read", (int)o->pid), -ESRCH;
     if (e)
         return snprintf(err, cap, "process %d: its Lua state cannot be read (exited, or not "
                                   "Lua 5.1's layout)", (int)o->pid), e;
@@ -502,6 +507,8 @@ static const void *find_main(pid_t pid, char *err, size_t cap)
         int n = rd_peek_find_running(d, found, stop);
         if (n < 0)
             rd_peek_refusal_msg(pid, n, err, cap);
+        else if (!n && rd_peek_gone(pid)) /* exited as its state was looked for */
+            snprintf(err, cap, "process %d exited", (int)pid);
         else if (!n)
             snprintf(err, cap, "process %d has no Lua 5.1 state that recorderd can find",
                      (int)pid);

@@ -451,6 +451,23 @@ static int held_calls(const target *t, pid_t tid, char *err, size_t cap)
     return e;
 }
 
+/* A refusal of a process that exited as it was looked at: said as such.
+ * As it exits its mappings go (no lua_sethook, no dlopen found) and its
+ * Lua state is freed (no state found) before it becomes a zombie, so
+ * "exports no Lua 5.1 API" or "has no Lua 5.1 state" was said of a
+ * lua5.1 that had just ended; those get 300 ms to end, as
+ * rd_peek_find_running gives its scan. */
+static int exited_meanwhile(pid_t pid, int e, char *err, size_t cap)
+{
+    int wait = e == -ENOENT || e == -ESRCH ? 30 : 0;
+    for (int k = 0; k < wait && !rd_peek_gone(pid); k++)
+        usleep(10000);
+    if (!rd_peek_gone(pid))
+        return e;
+    snprintf(err, cap, "process %d exited", (int)pid);
+    return -ESRCH;
+}
+
 int rd_inject(pid_t pid, int *reused, char *err, size_t cap)
 {
     target t = {.pid = pid};
@@ -460,7 +477,7 @@ int rd_inject(pid_t pid, int *reused, char *err, size_t cap)
     ssize_t n = readlink(link, t.exe, sizeof t.exe - 1);
     t.exe[n > 0 ? n : 0] = 0;
     if (e || (e = find_parts(&t, err, cap)))
-        return e;
+        return exited_meanwhile(pid, e, err, cap);
     sigset_t old;
     hold_signals(1, &old);
     pid_t tid = safe_point(&t, &e);
@@ -481,6 +498,8 @@ int rd_inject(pid_t pid, int *reused, char *err, size_t cap)
         e = -EAGAIN;
     if (!e)
         snprintf(err, cap, "%s", t.where);
+    else
+        e = exited_meanwhile(pid, e, err, cap);
     *reused = t.reused;
     return e;
 }

@@ -32,6 +32,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 sys.dont_write_bytecode = True  # keep the source tree clean
@@ -192,6 +193,52 @@ def wait_blocked(pid, what, timeout=30):
             return
         time.sleep(0.005)
     raise Failure('%s: process %d never blocked in a system call' % (what, pid))
+
+
+EXITING = r'''
+local stop = ...
+local function rec(n)
+  if n == 0 then local s = 0 for i = 1, 20000 do s = s + i end return s end
+  return rec(n - 1) + 1
+end
+io.stdout:write("ready\n") io.stdout:flush()
+while true do
+  rec(60)
+  local f = io.open(stop) if f then f:close() break end
+end
+'''
+
+
+def exit_race(c, start, cmd, rounds=16):
+    """recorderd CMD PID of a lua5.1 (never loaded luatrace, started by
+    start(argv), a Popen) that exits while it is read: the stop file is
+    made 0 to 14 ms after recorderd starts, so that the process exits as
+    recorderd looks for its Lua API, its state or reads its heap. Each
+    round must end in success (0) or a refusal saying that it exited
+    (exit 1), never one saying it has no Lua or cannot be read. Returns
+    the statuses and messages."""
+    c.write('exiting.lua', EXITING)
+    seen = []
+    for i in range(rounds):
+        stop = os.path.join(c.tmp, 'stop%d' % i)
+        p = start([c.args.lua, 'exiting.lua', stop])
+        expect(p.stdout.readline() == b'ready\n', 'exiting.lua did not start')
+        timer = threading.Timer((i % 8) * 0.002, lambda s=stop: open(s, 'w').close())
+        timer.start()
+        r = run([c.args.recorderd] + [a.replace('PID', str(p.pid)) for a in cmd], c.tmp,
+                base_env())
+        timer.join()
+        p.wait(timeout=30)
+        err = r.err.decode(errors='replace')
+        lines = [ln for ln in err.splitlines() if ln.startswith('recorderd: ')
+                 and 'luatrace.so is loaded into it now' not in ln]
+        print('round %d: %d %r' % (i, r.status, lines))
+        seen.append((r.status, lines))
+        expect(r.status == 0 or (r.status == 1 and lines and
+                                 re.search(r'process %d exited|no process %d' % (p.pid, p.pid), lines[-1])),
+               'round %d: %s of a process that exited meanwhile: %d %r'
+               % (i, ' '.join(cmd), r.status, err))
+    return seen
 
 
 def forge_ring(c, name, size=65536):

@@ -26,6 +26,11 @@ started in a session of its own and killed whatever happens. Cases:
             not be read said, nothing of 2 GB counted, the process alive
   refusals  a process with no Lua (sleep), a bad --top, no pid: a clear
             error, exit 1 or 2
+  exiting   a process that exits while heap looks for its state or reads
+            it (16 rounds, its exit 0 to 14 ms after heap starts): a report,
+            or "process N exited" (it said "has no Lua 5.1 state that
+            recorderd can find", or "its Lua state cannot be read", or gave
+            a third of the heap as lua_close freed it, exit 0)
 """
 import os
 import re
@@ -217,6 +222,10 @@ def case_refusals(c):
     expect(r.status == 2 and b'--top takes rows' in r.err, '%d %r' % (r.status, r.err))
     r = run([c.args.recorderd, 'heap'], c.tmp, base_env())
     expect(r.status == 2 and b'give the process id' in r.err, '%d %r' % (r.status, r.err))
+
+
+def case_exiting(c):
+    harness.exit_race(c, c.start, ['heap', 'PID'])
 
 
 def main(argv):

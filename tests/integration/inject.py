@@ -46,6 +46,9 @@ attach):
           process with no Lua, and one with no thread at a safe point (the
           host's Lua thread waiting in futex, its main thread in
           pthread_join): recorderd gives up after 200 stops
+  exiting a lua5.1 that exits as recorderd looks for its Lua API or loads
+          luatrace (16 rounds): a session or "process N exited", not a
+          refusal saying it has no Lua API, no state or no collector
 """
 
 import os
@@ -553,13 +556,30 @@ CASES['sigpending'] = case_sigpending
 CASES['threadid'] = case_threadid
 
 
+def case_exiting(c):
+    """A process that exits as recorderd looks for its Lua API or loads
+    luatrace: a session, or "process N exited" (it said "exports no Lua
+    5.1 API (lua_sethook)", "has no Lua 5.1 state", or "has no dormant
+    luatrace collector ... start it with LUATRACE_ATTACH=1")."""
+    def start_plain(argv):
+        env = base_env()
+        for k in [k for k in env if k.startswith('LUATRACE') or k == 'LUA_CPATH']:
+            del env[k]
+        p = subprocess.Popen(argv, cwd=c.tmp, env=env, stdin=subprocess.DEVNULL,
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                             start_new_session=True)
+        c.procs.append(p)
+        return p
+    harness.exit_race(c, start_plain, ['attach', 'PID', '--out', c.out, '-q'])
+
+
 def main(argv):
     def add_args(ap):
         ap.add_argument('--host', required=True, help='tests/hosts/inject_host')
         ap.add_argument('--static', help='tests/hosts/inject_static (refuse)')
         ap.add_argument('--count', type=int,
                         default=int(os.environ.get('LUATRACE_INJECT_COUNT') or 50))
-    return harness.case_main(argv, dict(CASES, refuse=case_refuse), 'luatrace-inject-',
+    return harness.case_main(argv, dict(CASES, refuse=case_refuse, exiting=case_exiting), 'luatrace-inject-',
                              add_args, make=InjectCase, paths=('host', 'static'))
 
 
