@@ -37,6 +37,7 @@ typedef struct attach_ctx {
     int have_tty;
     int detaching, closed, started, warned;
     int asked_now; /* dump: DUMP_NOW sent */
+    int outside; /* dump: nobody answered, read it from outside instead */
     int unsent; /* a request the kernel refused to queue (EAGAIN): sent again */
     int said_full;
     unsigned long long t_signal; /* when the first request was tried */
@@ -194,6 +195,19 @@ static char proc_state(pid_t pid)
     return kill(pid, 0) == 0 || errno == EPERM ? 'R' : 0;
 }
 
+/* Whether dump can read pid from outside (rd_peek_dump): Lua 5.1 or 5.4,
+ * not LuaJIT nor another release. A dormant collector that does not
+ * answer DUMP_NOW (the process stopped, or Lua 5.4, whose signal handler
+ * reads nothing) is read that way: dump waited until --timeout and
+ * failed, where the same program without the collector is dumped. */
+static int readable(pid_t pid)
+{
+    char why[1024], v[8], lib[PATH_MAX];
+    if (!rd_peek_other_lua(pid, why, sizeof why))
+        return 1;
+    return rd_peek_release(pid, v, lib, sizeof lib) && !strcmp(v, "5.4");
+}
+
 /* Until the process answers: say why nothing happens, give up at last. */
 static void on_wait(uv_timer_t *t)
 {
@@ -216,6 +230,13 @@ static void on_wait(uv_timer_t *t)
     char state = a->srv.conns ? 'R' : proc_state(a->o->pid);
     if (!state || state == 'Z' || state == 'X') {
         fprintf(stderr, "recorderd: process %d exited before it answered\n", (int)a->o->pid);
+        a->detaching = 1;
+        close_all(a);
+        return;
+    }
+    if (a->o->dump && a->asked_now && !a->unsent && !a->srv.conns &&
+        rd_now_ns() - a->t_sent >= LT_ATTACH_DUMP_NOW_MS * 1000000ull && readable(a->o->pid)) {
+        a->outside = 1; /* stopped, or a handler that cannot read its Lua (5.4) */
         a->detaching = 1;
         close_all(a);
         return;
@@ -427,5 +448,7 @@ int rd_attach(const rd_attach_opts *o)
     char ring[64];
     lt_attach_ring_name(o->pid, ring, sizeof ring);
     lt_ring_unlink(ring);
+    if (a.outside) /* its hooks, set by the request, go at its next Lua event */
+        return rd_peek_dump(o->pid, stdout);
     return a.srv.nstarted || a.srv.ndumps ? 0 : 1;
 }

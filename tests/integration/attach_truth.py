@@ -66,6 +66,12 @@ frames that were unwound, nothing past the detach). Cases:
   outside     dumpblocked of a plain lua5.1 that never loaded the collector:
               read from outside (ptrace stop, process_vm_readv), as exact
   outsidehost dumphost read from outside
+  dormant54blocked  dumpblocked of a lua5.4 with a dormant collector, whose
+              signal handler reads nothing: read from outside at once (it
+              waited until --timeout and failed)
+  dormantstopped  dump of a dormant lua5.1 stopped with SIGSTOP: read from
+              outside at once, left stopped, its output unchanged (it waited
+              until --timeout and failed)
   busy        dump, top and attach of a process another attach traces:
               refused in words, exit 1; both go on unhurt
   dumpgen     dump of two coroutine.wrap generators, one running the other in
@@ -1579,7 +1585,8 @@ def untraced(c, prog, stdin):
     return r.returncode, r.stdout
 
 
-def dump_while_blocked(c, argv, want, hooks, outside=False, dump_env=None):
+def dump_while_blocked(c, argv, want, hooks, outside=False, dump_env=None, note=None,
+                       env_extra=None):
     """Starts argv (dormant collector; with outside, none: the dump reads it
     from outside) and waits for its READY; dumps it while it sits in C;
     unblocks it with "go". Its output and status must be want's (the
@@ -1588,7 +1595,8 @@ def dump_while_blocked(c, argv, want, hooks, outside=False, dump_env=None):
     program's stderr."""
     want_rc, want_out = want
     c.used.add('attach')
-    env = c.env() if outside else c.env(LUATRACE_ATTACH='1')
+    env = c.env(**(env_extra or {})) if outside else c.env(LUATRACE_ATTACH='1',
+                                                           **(env_extra or {}))
     p = subprocess.Popen(argv, cwd=c.tmp, env=env, stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     c.procs.append(p)
@@ -1597,7 +1605,7 @@ def dump_while_blocked(c, argv, want, hooks, outside=False, dump_env=None):
     r = recorderd(c, 'dump', str(p.pid), '--timeout', '20', env=dump_env)
     out = r.stdout.decode()
     expect(r.returncode == 0 and not r.stderr, 'dump failed: %r %r' % (r.stdout, r.stderr))
-    note = 'read from outside' if outside else 'blocked in C'
+    note = note or ('read from outside' if outside else 'blocked in C')
     expect(note in out.splitlines()[1], 'no word that it was %s: %r' % (note, out))
     rest, err = p.communicate(b'go\n', timeout=60)
     expect(p.returncode == want_rc and b'READY\n' + rest == want_out,
@@ -1702,6 +1710,57 @@ def need_lua54(c):
 def case_outside54(c):
     need_lua54(c)
     case_dumpblocked(c, outside=True)
+
+
+def case_dormant54blocked(c):
+    """dumpblocked of a lua5.4 with a dormant collector, whose signal
+    handler reads no stacks (DUMP_NOW goes unanswered): read from outside,
+    as exact, at once. It waited until --timeout (20 s here) and failed,
+    where the same program without the collector is dumped."""
+    need_lua54(c)
+    c.write('prog.lua', BLOCKED)
+    want = untraced(c, 'prog.lua', b'go\n')
+    t0 = time.monotonic()
+    out, truths, blocks, _ = dump_while_blocked(
+        c, [c.args.lua, '-lluatrace', 'prog.lua'], want, b'got go', note='read from outside',
+        env_extra={'LUA_CPATH_5_4': os.path.join(c.args.cpath, 'lua54', '?.so') + ';;'})
+    seen = [[frame_where(f) for f in fr] for _, fr in blocks]
+    wantst = [['[C]'] + truths['B'].split(), ['[C]'] + truths['A'].split(),
+              ['[C]'] + truths['main'].split(), truths['D'].split()]
+    expect(seen == wantst, 'dump %s, the program saw %s' % (seen, wantst))
+    print('dumped and unblocked in %.2f s' % (time.monotonic() - t0))
+
+
+def case_dormantstopped(c):
+    """dump of a lua5.1 with a dormant collector held stopped (SIGSTOP: a
+    hung server stopped to look at it): read from outside, at once, the
+    process left stopped; continued, its output is an untraced run's. It
+    waited until --timeout and failed ("is stopped ... waiting")."""
+    c.write('prog.lua', BLOCKED)
+    want_rc, want_out = untraced(c, 'prog.lua', b'go\n')
+    c.used.add('attach')
+    p = subprocess.Popen([c.args.lua, '-lluatrace', 'prog.lua'], cwd=c.tmp,
+                         env=c.env(LUATRACE_ATTACH='1'), stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(p)
+    expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+    harness.wait_blocked(p.pid, 'the program')
+    os.kill(p.pid, signal.SIGSTOP)
+    t0 = time.monotonic()
+    r = recorderd(c, 'dump', str(p.pid), '--timeout', '20')
+    took = time.monotonic() - t0
+    out = r.stdout.decode()
+    expect(r.returncode == 0 and not r.stderr and 'read from outside' in out.splitlines()[1],
+           'dump of the stopped process: %d %r %r' % (r.returncode, out, r.stderr))
+    expect(took < 10, 'the dump took %.1f s' % took)
+    blocks = dump_blocks(out)
+    expect([fr[0] for _, fr in blocks][:1] == ['io.read [C]'], 'its stack: %r' % out)
+    expect(harness.proc_state(p.pid) in ('T', 't'), 'the process was let go: %s'
+           % harness.proc_state(p.pid))
+    os.kill(p.pid, signal.SIGCONT)
+    rest, err = p.communicate(b'go\n', timeout=60)
+    expect(p.returncode == want_rc and b'READY\n' + rest == want_out,
+           'traced run: %d %r, untraced: %d %r' % (p.returncode, rest, want_rc, want_out))
 
 
 # Lines that lineinfo's deltas cannot carry: a gap of 300 lines (a delta
