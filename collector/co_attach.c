@@ -239,6 +239,17 @@ static void dump_now(void)
 static void on_lua_thread(int v)
 {
     co_state *s = co_module_state();
+    if (v == LT_ATTACH_DETACH) {
+        /* the control word is read on the slow path: the next event takes
+         * it (as after a drop; co_out_hot_slow sets slow_at again). Where
+         * it was read only once per LT_RING_BATCH bytes, a program running
+         * a few events a second (a server waiting for requests) ended its
+         * trace minutes later: recorderd gave up after its grace, with no
+         * event published, and every attach meanwhile waited in vain */
+        if (s->active && s->ring.hdr)
+            s->slow_at = 0;
+        return;
+    }
     if (v == LT_ATTACH_DUMP_NOW && !s->active && !s->ring.hdr) /* a ring open: the hook serves */
         dump_now();
     if (v != LT_ATTACH_TRACE && v != LT_ATTACH_DUMP)
@@ -270,7 +281,8 @@ static void on_signal(int sig, siginfo_t *si, void *ctx)
 {
     (void)ctx;
     int v = si->si_code == SI_QUEUE ? si->si_value.sival_int : 0;
-    if (v != LT_ATTACH_TRACE && v != LT_ATTACH_DUMP && v != LT_ATTACH_DUMP_NOW)
+    if (v != LT_ATTACH_TRACE && v != LT_ATTACH_DUMP && v != LT_ATTACH_DUMP_NOW &&
+        v != LT_ATTACH_DETACH)
         return; /* not from recorderd */
     __atomic_add_fetch(&g_in_handler, 1, __ATOMIC_SEQ_CST);
     if (!__atomic_load_n(&g_closing, __ATOMIC_SEQ_CST)) { /* else too late */

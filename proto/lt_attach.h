@@ -11,7 +11,11 @@
  *   traced process does (lt_ctl), then streams records into its ring.
  * - To detach, recorderd stores LT_CONTROL_DETACH in the ring's control
  *   word: the collector ends the trace at its next event and goes back to
- *   dormant.
+ *   dormant. It reads the word on its slow path only (once per
+ *   LT_RING_BATCH bytes of records), which a program that runs a few
+ *   events a second takes minutes later: if the trace has not ended
+ *   LT_ATTACH_DETACH_NUDGE_MS after the store, recorderd sends
+ *   LT_ATTACH_DETACH, and the handler makes the next event take it.
  * - dump of a process blocked in C: if no connection came within
  *   LT_ATTACH_DUMP_NOW_MS of LT_ATTACH_DUMP, recorderd sends
  *   LT_ATTACH_DUMP_NOW. If a DUMP is still pending (no Lua event served
@@ -35,9 +39,11 @@ enum lt_attach_req {
     LT_ATTACH_TRACE = 1, /* trace until detached */
     LT_ATTACH_DUMP = 2,  /* send every thread's stack, then detach */
     LT_ATTACH_DUMP_NOW = 3, /* a DUMP still pending: answer from the handler */
+    LT_ATTACH_DETACH = 4, /* the control word says detach: look at it at the next event */
 };
 
 #define LT_ATTACH_DUMP_NOW_MS 250 /* recorderd's wait before DUMP_NOW */
+#define LT_ATTACH_DETACH_NUDGE_MS 100 /* recorderd's wait before DETACH */
 
 /* Flags of a dump message (lt_ctl_msg.flags). */
 enum lt_dump_flag {

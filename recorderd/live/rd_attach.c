@@ -31,7 +31,7 @@ typedef struct attach_ctx {
     rd_server srv;
     const rd_attach_opts *o;
     lt_attach_marker mk;
-    uv_timer_t wait_timer, stop_timer, grace_timer;
+    uv_timer_t wait_timer, stop_timer, grace_timer, nudge_timer;
     uv_signal_t sigint, sigterm;
     uv_tty_t tty;
     int have_tty;
@@ -116,6 +116,7 @@ static void close_all(attach_ctx *a)
     uv_close((uv_handle_t *)&a->wait_timer, NULL);
     uv_close((uv_handle_t *)&a->stop_timer, NULL);
     uv_close((uv_handle_t *)&a->grace_timer, NULL);
+    uv_close((uv_handle_t *)&a->nudge_timer, NULL);
     uv_close((uv_handle_t *)&a->sigint, NULL);
     uv_close((uv_handle_t *)&a->sigterm, NULL);
     if (a->have_tty) {
@@ -145,6 +146,20 @@ static int ask_detach(void *ud)
     return 0;
 }
 
+/* The trace has not ended since the control word was set: the collector
+ * reads it on its slow path, which a program running few events (a server
+ * waiting for requests) takes minutes later. The signal makes its next
+ * event take it (an older collector ignores it). */
+static void on_nudge(uv_timer_t *t)
+{
+    attach_ctx *a = t->data;
+    union sigval v = {.sival_int = LT_ATTACH_DETACH};
+    rd_session *s = the_session(a);
+    if (s && !s->ring_lost && !atomic_load(&s->stat_writing) && !atomic_load(&s->done) &&
+        !atomic_load(&s->conn_closed))
+        sigqueue(a->o->pid, a->mk.signo, v);
+}
+
 /* Ends the trace: the collector sees the control word at its next event. */
 static void detach(attach_ctx *a)
 {
@@ -156,8 +171,10 @@ static void detach(attach_ctx *a)
         close_all(a);
         return;
     }
-    if (!s->ring_lost)
+    if (!s->ring_lost) {
         rd_guard_call(ask_detach, s); /* a ring shrunk: the session is cut already */
+        uv_timer_start(&a->nudge_timer, on_nudge, LT_ATTACH_DETACH_NUDGE_MS, 0);
+    }
     uv_timer_start(&a->grace_timer, on_grace, a->o->grace_ms, 0);
 }
 
@@ -312,9 +329,10 @@ static int start_handles(attach_ctx *a, uv_loop_t *loop)
     uv_timer_init(loop, &a->wait_timer);
     uv_timer_init(loop, &a->stop_timer);
     uv_timer_init(loop, &a->grace_timer);
+    uv_timer_init(loop, &a->nudge_timer);
     uv_signal_init(loop, &a->sigint);
     uv_signal_init(loop, &a->sigterm);
-    a->wait_timer.data = a->stop_timer.data = a->grace_timer.data = a;
+    a->wait_timer.data = a->stop_timer.data = a->grace_timer.data = a->nudge_timer.data = a;
     a->sigint.data = a->sigterm.data = a;
     uv_signal_start(&a->sigint, on_signal, SIGINT);
     uv_signal_start(&a->sigterm, on_signal, SIGTERM);

@@ -32,6 +32,11 @@ frames that were unwound, nothing past the detach). Cases:
               a wrap function, resumed by main: the resumers' stacks in
               their order
   inc         attach while the program sits in C (os.execute "sleep")
+  idledetach  attach -d 1 of a program running a few events every 0.2 s (a
+              server waiting for requests), twice, 5.1 and 5.4: each ends
+              in time, complete, with the calls (it waited its 5 s grace
+              for a detach read once per 4 KiB of records: 0 events, and
+              the next attach was not answered)
   dump        dump while in C (os.execute "sleep 1"): answered by the signal
               handler (DUMP_NOW) or, if slower, when it returns to Lua; the
               stack exact either way
@@ -794,6 +799,50 @@ def case_inc(c):
     truths, stacks, err = attach(c, p, duration='2')
     expect('TRACING true' in err, 'not tracing once back from C: %r' % err)
     expect_only(stacks, truths['blocked'], 'attached while in C')
+
+
+# A server waiting for requests: a few events every 0.2 s, in C between.
+IDLE = '''
+local function handle(i) io.stdout:write("req ", i, "\\n") io.stdout:flush() end
+io.stdout:write("READY\\n") io.stdout:flush()
+for i = 1, tonumber(arg[1]) do os.execute("sleep 0.2") handle(i) end
+io.stdout:write("done\\n")
+'''
+
+
+def case_idledetach(c):
+    """attach -d 1 of a dormant program that runs a few events every 0.2 s
+    (a server waiting for requests), twice in a row, Lua 5.1 and 5.4: each
+    ends within a second of its duration, a complete session with the
+    requests' calls of handle, and the program's output unchanged. The
+    collector read the detach only on its slow path, once per 4 KiB of
+    records (a minute of this program): the attach waited its 5 s grace,
+    'has not run Lua since the detach request', and gave a truncated
+    session of 0 events; the next attach then 'did not answer'."""
+    rounds = 40
+    want = b''.join(b'req %d\n' % i for i in range(1, rounds + 1)) + b'done\n'
+    for lua in (c.args.lua, harness.need_lua54()):
+        p = start(c, IDLE.replace("arg[1]", str(rounds)), lua=lua, env_extra={
+            'LUA_CPATH_5_4': os.path.join(c.args.cpath, 'lua54', '?.so') + ';;'})
+        for k in range(2):
+            t0 = time.monotonic()
+            r = recorderd(c, 'attach', str(p.pid), '--duration', '1', '--out',
+                          os.path.join(c.tmp, 'o%d' % k))
+            took = time.monotonic() - t0
+            err = r.stderr.decode()
+            expect(r.returncode == 0 and 'has not run Lua' not in err,
+                   '%s attach %d: %d %r' % (lua, k, r.returncode, err))
+            meta = c.meta(os.path.join(c.tmp, 'o%d' % k, 'attach.%d' % p.pid))
+            calls = harness.calls_of(os.path.join(c.tmp, 'o%d' % k, 'attach.%d' % p.pid))
+            handled = sum(n for f, n in calls.items() if f.startswith('handle '))
+            print('%s attach %d: %.2f s, %d events, handle called %d times'
+                  % (lua, k, took, meta['events'], handled))
+            expect(meta['status'] == 'complete' and handled >= 2,
+                   '%s attach %d: %r, handle called %d times' % (lua, k, meta, handled))
+            expect(took < 3.5, '%s attach %d took %.1f s' % (lua, k, took))
+        out, perr = p.communicate(timeout=60)
+        expect(p.returncode == 0 and b'READY\n' + out == b'READY\n' + want,
+               '%s: the program changed: %d %r %r' % (lua, p.returncode, out, perr))
 
 
 def case_dump(c):
