@@ -257,6 +257,15 @@ static void on_lua_thread(int v)
     co_attach_req = v;
     if (!s->active) /* else served once that trace ends (detach re-hooks) */
         hook_every_thread(co_hook, CO_MASK);
+    else if (s->attached && s->ring.hdr) {
+        /* a recorderd asks while another's trace runs: that one was killed
+         * (its socket bound, a second one is refused before it asks). The
+         * next event looks (any_event): the program found it gone only
+         * once the ring filled, hours later for a server waiting for
+         * requests, and answered no attach or dump meanwhile */
+        s->conn_check = 1;
+        s->slow_at = 0;
+    }
 }
 
 /* The handler on a thread that does not run Lua (the rule at the top):

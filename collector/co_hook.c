@@ -565,6 +565,13 @@ any_event(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
         if (!s->active)
             return;
     }
+    if (__builtin_expect(s->conn_check, 0)) { /* a request came: is our recorder there? */
+        s->conn_check = 0;
+        if (co_conn_gone(s)) {
+            co_out_gone(s);
+            return;
+        }
+    }
     if (ar->event >= LUA_HOOKCOUNT) {
         /* a tail return is implied by depths, a count event (a coroutine
          * that inherited a chained thread's mask) is no event of ours:

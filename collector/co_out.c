@@ -20,6 +20,11 @@ static void co_out_lost(co_state *s, const char *why)
     fprintf(stderr, "luatrace: tracing stopped: %s; the program continues untraced\n", why);
 }
 
+void co_out_gone(co_state *s)
+{
+    co_out_lost(s, "recorderd went away");
+}
+
 /* Returns the ns it asked to sleep. */
 static uint64_t pause_a_little(unsigned round)
 {

@@ -208,6 +208,8 @@ typedef struct co_state {
     const void *outside_state; /* and says where its lua_State is */
     pid_t outside_tid;         /* and which thread runs it */
     int attached;       /* started by `recorderd attach`: end silently */
+    volatile int conn_check; /* an attach request came while attached: is the
+                                recorder of this trace still there? (any_event) */
     char sock_path[108]; /* the recorder to register with, "" = search */
     char shm[LT_RING_NAME_MAX + 1];
     uint64_t wait_max_ns; /* LUATRACE_WAIT_MAX: longest wait on a ring nobody reads */
@@ -543,6 +545,9 @@ void co_hook_set_state(co_state *s);
 
 /* Writes the GAP record of events dropped since the last one, if any. */
 void co_hook_flush_gap(co_state *s);
+
+/* The recorder went away: tracing stops for good (attached: silently). */
+void co_out_gone(co_state *s);
 
 /* Writes the pending GAP record (co_out_gap); returns 1 if none is left. */
 int co_out_gap(co_state *s);

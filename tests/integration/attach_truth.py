@@ -32,6 +32,9 @@ frames that were unwound, nothing past the detach). Cases:
               a wrap function, resumed by main: the resumers' stacks in
               their order
   inc         attach while the program sits in C (os.execute "sleep")
+  killedidle  an attach killed (SIGKILL) while tracing a program that runs
+              few events, then attach and dump, 5.1 and 5.4: answered at
+              once (they waited until the ring filled, hours)
   idledetach  attach -d 1 of a program running a few events every 0.2 s (a
               server waiting for requests), twice, 5.1 and 5.4: each ends
               in time, complete, with the calls (it waited its 5 s grace
@@ -842,6 +845,45 @@ def case_idledetach(c):
             expect(took < 3.5, '%s attach %d took %.1f s' % (lua, k, took))
         out, perr = p.communicate(timeout=60)
         expect(p.returncode == 0 and b'READY\n' + out == b'READY\n' + want,
+               '%s: the program changed: %d %r %r' % (lua, p.returncode, out, perr))
+
+
+def case_killedidle(c):
+    """An attach killed (SIGKILL: a lost terminal) while it traces a program
+    that runs a few events every 0.2 s, then attach -d 1 and dump, Lua 5.1
+    and 5.4: both answered at once, the session complete, the program's
+    output unchanged. The collector found its recorderd gone only once the
+    ring (8 MB) filled, hours later for such a program: every attach and
+    dump meanwhile 'did not answer within 10000 ms'."""
+    rounds = 40
+    want = b''.join(b'req %d\n' % i for i in range(1, rounds + 1)) + b'done\n'
+    for lua in (c.args.lua, harness.need_lua54()):
+        p = start(c, IDLE.replace("arg[1]", str(rounds)), lua=lua, env_extra={
+            'LUA_CPATH_5_4': os.path.join(c.args.cpath, 'lua54', '?.so') + ';;'})
+        first = subprocess.Popen([c.args.recorderd, 'attach', str(p.pid), '--out',
+                                  os.path.join(c.tmp, 'first')],
+                                 cwd=c.tmp, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL, start_new_session=True)
+        c.procs.append(first)
+        session = os.path.join(c.tmp, 'first', 'attach.%d' % p.pid)
+        harness.wait_file(session, 'the first attach', first)
+        time.sleep(0.5)  # traced: the hello was acked (the session is made at it)
+        first.kill()
+        first.wait()
+        t0 = time.monotonic()
+        r = recorderd(c, 'attach', str(p.pid), '--duration', '1', '--out',
+                      os.path.join(c.tmp, 'second'), '--timeout', '5')
+        took = time.monotonic() - t0
+        expect(r.returncode == 0, '%s: attach after a killed one: %d %r'
+               % (lua, r.returncode, r.stderr))
+        meta = c.meta(os.path.join(c.tmp, 'second', 'attach.%d' % p.pid))
+        expect(meta['status'] == 'complete' and meta['events'] > 0 and took < 3.5,
+               '%s: %.1f s, %r' % (lua, took, meta))
+        r = recorderd(c, 'dump', str(p.pid), '--timeout', '5')
+        expect(r.returncode == 0 and (b'handle' in r.stdout or b'os.execute' in r.stdout),
+               '%s: dump: %d %r %r' % (lua, r.returncode, r.stdout, r.stderr))
+        out, perr = p.communicate(timeout=60)
+        expect(p.returncode == 0 and out == want and not perr,
                '%s: the program changed: %d %r %r' % (lua, p.returncode, out, perr))
 
 
