@@ -101,13 +101,13 @@ static const cmd_help helps[] = {
      "recorderd listen --out /tmp/traces --format folded &"},
     {"attach", "attach PID [OPTIONS]",
      "trace a running Lua process for a while",
-     "Traces a running Lua process until the duration ends, Ctrl-C or SIGTERM; its\n"
-     "session is OUT/attach.PID. Lua 5.1, LuaJIT and 5.4 that loaded luatrace\n"
-     "dormant (LUATRACE_ATTACH=1); a Lua 5.1 process that never loaded it gets it\n"
-     "loaded with ptrace (x86-64), where no lock of the C library is held; it stays\n"
-     "loaded, inert, after the detach, and the next attach reuses it. Time is\n"
-     "run's: a CPU-time timer and lines by sample (coverage, --memory count every\n"
-     "line; LuaJIT keeps each event's clock, its calibration's).",
+     "Traces a running Lua process until the duration ends, Ctrl-C, SIGTERM or\n"
+     "SIGHUP; its session is OUT/attach.PID. Lua 5.1, LuaJIT and 5.4 that loaded\n"
+     "luatrace dormant (LUATRACE_ATTACH=1); a Lua 5.1 process that never loaded it\n"
+     "gets it loaded with ptrace (x86-64), where no lock of the C library is held;\n"
+     "it stays loaded, inert, after the detach, and the next attach reuses it.\n"
+     "Time is run's: a CPU-time timer and lines by sample (coverage, --memory count\n"
+     "every line; LuaJIT keeps each event's clock, its calibration's).",
      1,
      {{"-d, --duration SECONDS", "how long to trace (default: until Ctrl-C)"},
       OUT,
@@ -145,8 +145,8 @@ static const cmd_help helps[] = {
     {"record", "record PID [OPTIONS]",
      "a sampled session of a process that never loaded luatrace",
      "A sampled session of a process that never loaded luatrace, read from\n"
-     "outside until the duration ends, Ctrl-C, SIGTERM or the process exits:\n"
-     "OUT/SCRIPT with the reports of a traced session, marked sampled.",
+     "outside until the duration ends, Ctrl-C, SIGTERM, SIGHUP or the process\n"
+     "exits: OUT/SCRIPT with the reports of a traced session, marked sampled.",
      0,
      {{"-d, --duration SECONDS", "how long to sample (default: until Ctrl-C)"},
       {"--rate HZ", "samples per second, 1 to 1000 (100)"},

@@ -32,7 +32,7 @@ typedef struct attach_ctx {
     const rd_attach_opts *o;
     lt_attach_marker mk;
     uv_timer_t wait_timer, stop_timer, grace_timer, nudge_timer;
-    uv_signal_t sigint, sigterm;
+    uv_signal_t sigint, sigterm, sighup;
     uv_tty_t tty;
     int have_tty;
     int detaching, closed, started, warned;
@@ -119,6 +119,7 @@ static void close_all(attach_ctx *a)
     uv_close((uv_handle_t *)&a->nudge_timer, NULL);
     uv_close((uv_handle_t *)&a->sigint, NULL);
     uv_close((uv_handle_t *)&a->sigterm, NULL);
+    uv_close((uv_handle_t *)&a->sighup, NULL);
     if (a->have_tty) {
         uv_tty_reset_mode();
         uv_close((uv_handle_t *)&a->tty, NULL);
@@ -332,10 +333,15 @@ static int start_handles(attach_ctx *a, uv_loop_t *loop)
     uv_timer_init(loop, &a->nudge_timer);
     uv_signal_init(loop, &a->sigint);
     uv_signal_init(loop, &a->sigterm);
+    uv_signal_init(loop, &a->sighup);
     a->wait_timer.data = a->stop_timer.data = a->grace_timer.data = a->nudge_timer.data = a;
-    a->sigint.data = a->sigterm.data = a;
+    a->sigint.data = a->sigterm.data = a->sighup.data = a;
     uv_signal_start(&a->sigint, on_signal, SIGINT);
     uv_signal_start(&a->sigterm, on_signal, SIGTERM);
+    /* a lost terminal (ssh gone) ends it as SIGTERM does: it killed
+     * recorderd with the session's reports unwritten (trace.ltr alone) and
+     * the program tracing into a ring nobody read */
+    uv_signal_start(&a->sighup, on_signal, SIGHUP);
     uv_timer_start(&a->wait_timer, on_wait, 20, 20);
     if (a->o->keys && isatty(0) && uv_tty_init(loop, &a->tty, 0, 1) == 0) {
         a->have_tty = 1;
@@ -406,13 +412,14 @@ int rd_attach(const rd_attach_opts *o)
                              .stop = o->stop};
         return rd_sample_top(&so);
     }
-    /* Ctrl-C and SIGTERM wait until our handlers take them (start_handles):
+    /* Ctrl-C, SIGTERM and SIGHUP wait until our handlers take them (start_handles):
      * before, they killed recorderd mid-injection (ptrace) or without a
      * word, or the server's handlers swallowed them */
     sigset_t hold, was;
     sigemptyset(&hold);
     sigaddset(&hold, SIGINT);
     sigaddset(&hold, SIGTERM);
+    sigaddset(&hold, SIGHUP);
     sigprocmask(SIG_BLOCK, &hold, &was);
     if ((!e || e == -ENOENT) && !o->dump && !o->keys)
         e = out_ok(o, err, sizeof err) ? -ENOTDIR : e;

@@ -686,7 +686,7 @@ int rd_record_free(rd_recording *r, char *err, size_t cap)
 
 /* rd_record's: the signals end the sampling, the session's end the loop. */
 typedef struct cli_rec {
-    uv_signal_t sigint, sigterm;
+    uv_signal_t sigint, sigterm, sighup;
 } cli_rec;
 
 static void cli_end(rd_recording *r, void *ud)
@@ -695,6 +695,7 @@ static void cli_end(rd_recording *r, void *ud)
     cli_rec *c = ud;
     uv_close((uv_handle_t *)&c->sigint, NULL);
     uv_close((uv_handle_t *)&c->sigterm, NULL);
+    uv_close((uv_handle_t *)&c->sighup, NULL);
 }
 
 int rd_record(const rd_record_opts *o)
@@ -707,9 +708,11 @@ int rd_record(const rd_record_opts *o)
         return fprintf(stderr, "recorderd: out of memory\n"), 1;
     uv_signal_init(loop, &c.sigint);
     uv_signal_init(loop, &c.sigterm);
-    c.sigint.data = c.sigterm.data = r;
+    uv_signal_init(loop, &c.sighup);
+    c.sigint.data = c.sigterm.data = c.sighup.data = r;
     uv_signal_start(&c.sigint, on_signal, SIGINT);
     uv_signal_start(&c.sigterm, on_signal, SIGTERM);
+    uv_signal_start(&c.sighup, on_signal, SIGHUP); /* a lost terminal: as SIGTERM */
     uv_run(loop, UV_RUN_DEFAULT);
     int e = rd_record_free(r, err, sizeof err);
     if (err[0])

@@ -333,6 +333,7 @@ static int top54(sampler *sm, const rd_sample_opts *o, const char *lib)
         rd_printable(cmd, shown, sizeof shown);
         signal(SIGINT, on_quit);
         signal(SIGTERM, on_quit);
+        signal(SIGHUP, on_quit);
         rc = run_loop(sm, o, shown);
         r54_close(sm->d54);
     }
@@ -377,6 +378,7 @@ int rd_sample_top(const rd_sample_opts *o)
         lr_sr_find_specials(sm.d, sm.L);
         signal(SIGINT, on_quit);
         signal(SIGTERM, on_quit);
+        signal(SIGHUP, on_quit);
         rc = run_loop(&sm, o, shown);
     }
     free(sm.rows);

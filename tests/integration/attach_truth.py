@@ -32,6 +32,9 @@ frames that were unwound, nothing past the detach). Cases:
               a wrap function, resumed by main: the resumers' stacks in
               their order
   inc         attach while the program sits in C (os.execute "sleep")
+  hangup      SIGHUP (a lost terminal) ends attach, record and top as
+              SIGTERM does: sessions complete (it killed them, a trace.ltr
+              alone left)
   killedidle  an attach killed (SIGKILL) while tracing a program that runs
               few events, then attach and dump, 5.1 and 5.4: answered at
               once (they waited until the ring filled, hours)
@@ -885,6 +888,48 @@ def case_killedidle(c):
         out, perr = p.communicate(timeout=60)
         expect(p.returncode == 0 and out == want and not perr,
                '%s: the program changed: %d %r %r' % (lua, p.returncode, out, perr))
+
+
+SPIN = '''
+local function work(n) local s = 0 for i = 1, n do s = s + i % 7 end return s end
+io.stdout:write("READY\\n") io.stdout:flush()
+while not io.open("stop") do work(1000) end
+io.stdout:write("done\\n")
+'''
+
+
+def case_hangup(c):
+    """SIGHUP (the terminal of recorderd lost: an ssh session gone) ends
+    attach and record as SIGTERM does: exit 0, the session complete with
+    its reports; top ends at once; the program answers a dump afterwards
+    and its output is unchanged. SIGHUP killed them (status 129), the
+    session directory left with a trace.ltr alone and, for attach, the
+    program tracing into a ring nobody read."""
+    p = start(c, SPIN)
+    for cmd in ('attach', 'record', 'top'):
+        out = os.path.join(c.tmp, 'hup-' + cmd)
+        argv = [c.args.recorderd, cmd, str(p.pid)] + (['--out', out] if cmd != 'top' else [])
+        a = subprocess.Popen(argv, cwd=c.tmp, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, start_new_session=True)
+        c.procs.append(a)
+        time.sleep(1.5)
+        a.send_signal(signal.SIGHUP)
+        _, err = a.communicate(timeout=60)
+        expect(a.returncode == 0, '%s on SIGHUP: %d %r' % (cmd, a.returncode, err))
+        if cmd != 'top':
+            session = [os.path.join(out, d) for d in os.listdir(out)]
+            expect(len(session) == 1, '%s: sessions %r' % (cmd, session))
+            meta = c.meta(session[0])
+            expect(meta['status'] == 'complete' and meta['events'] > 0 and
+                   os.path.exists(os.path.join(session[0], 'report.html')),
+                   '%s on SIGHUP: %r %r' % (cmd, meta, os.listdir(session[0])))
+    r = recorderd(c, 'dump', str(p.pid), '--timeout', '10')
+    expect(r.returncode == 0 and b'work (prog.lua' in r.stdout, 'dump after: %d %r %r'
+           % (r.returncode, r.stdout, r.stderr))
+    open(os.path.join(c.tmp, 'stop'), 'w').close()
+    out, err = p.communicate(timeout=60)
+    expect(p.returncode == 0 and out == b'done\n' and not err,
+           'the program changed: %d %r %r' % (p.returncode, out, err))
 
 
 def case_dump(c):
