@@ -292,7 +292,7 @@ static void on_dump(rd_server *srv, uint32_t flags, const uint8_t *p, size_t n)
                  ? "taken by the signal handler, as no Lua event answered: the process is "
                    "blocked in C, in the C function on top of the running thread"
                  : "taken by the signal handler while Lua was running: approximate",
-             flags & LT_DUMP_TRUNCATED ? "; too many frames, cut short" : "");
+             flags & LT_DUMP_TRUNCATED ? "; too many threads or frames, cut short" : "");
     rd_attach_print_records(stdout, a->o->pid, cmd, p, n, note);
     a->detaching = 1;
     close_all(a);

@@ -263,7 +263,7 @@ static int print(r54 *d, uint64_t stopped_us, FILE *out)
     r54_records(d);
     rd_peek_cmdline(d->pid, cmd, sizeof cmd);
     snprintf(note, sizeof note, "read from outside, the process stopped %.1f ms for it%s%s",
-             (double)stopped_us / 1000.0, d->truncated ? "; too many frames, cut short" : "",
+             (double)stopped_us / 1000.0, d->truncated ? "; too many threads or frames, cut short" : "",
              d->late ? "; cut short: the read took too long" : "");
     rd_attach_print_records(out, d->pid, cmd, d->out, d->nout, note);
     return 0;

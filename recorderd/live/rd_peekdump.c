@@ -190,7 +190,7 @@ static int print(dump *x, FILE *out)
         snprintf(note, sizeof note, "read from outside, the process stopped %.1f ms for it%s%s%s%s",
                  (double)x->stopped_us / 1000.0,
                  x->n > 1 ? "; one of its Lua states" : "",
-                 s->d->flags & LT_DUMP_TRUNCATED ? "; too many frames, cut short" : "",
+                 s->d->flags & LT_DUMP_TRUNCATED ? "; too many threads or frames, cut short" : "",
                  s->d->late ? "; cut short: the read took too long" : "",
                  cut && !s->d->late ? "; a thread caught mid-call at every stop: its stack cut short" : "");
         rd_attach_print_records(out, x->pid, cmd, s->d->out, s->d->nout, note);

@@ -235,8 +235,11 @@ static uintptr_t read_root(r54 *d, r54_thread *t, uintptr_t base, uintptr_t stop
 void r54_read_thread(r54 *d, uintptr_t L)
 {
     uint8_t ls[L4_SIZE], ci[CI4_SIZE];
-    if (d->nth == R54_THREADS || r54_peek(d, L, ls, sizeof ls) || ls[8] != O4_THREAD ||
-        r54_ptr_at(ls, L4_G) != d->g)
+    if (d->nth == R54_THREADS) { /* said: a dump left 4000 coroutines out silently */
+        d->truncated = 1;
+        return;
+    }
+    if (r54_peek(d, L, ls, sizeof ls) || ls[8] != O4_THREAD || r54_ptr_at(ls, L4_G) != d->g)
         return;
     r54_thread *t = &d->th[d->nth++];
     *t = (r54_thread){.L = L, .first = d->nfr, .status = ls[L4_STATUS]};

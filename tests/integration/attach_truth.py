@@ -77,6 +77,8 @@ frames that were unwound, nothing past the detach). Cases:
   outside     dumpblocked of a plain lua5.1 that never loaded the collector:
               read from outside (ptrace stop, process_vm_readv), as exact
   outsidehost dumphost read from outside
+  outsidemanyco  dump of 1500 suspended coroutines, 5.1 and 5.4: cut short,
+              said (5.4 said nothing)
   dormant54blocked  dumpblocked of a lua5.4 with a dormant collector, whose
               signal handler reads nothing: read from outside at once (it
               waited until --timeout and failed)
@@ -1846,6 +1848,38 @@ def need_lua54(c):
 def case_outside54(c):
     need_lua54(c)
     case_dumpblocked(c, outside=True)
+
+
+MANYCO = '''
+local cos = {}
+for i = 1, 1500 do
+  cos[i] = coroutine.create(function() coroutine.yield() end) coroutine.resume(cos[i])
+end
+io.stdout:write("READY\\n") io.stdout:flush()
+io.read()
+io.stdout:write(#cos, "\\n")
+'''
+
+
+def case_outsidemanyco(c):
+    """dump from outside of a program with 1500 coroutines suspended, more
+    than a dump shows (1024 threads), lua5.1 and lua5.4: the dump says it
+    is cut short; 5.4's showed 1023 of them and said nothing."""
+    c.write('prog.lua', MANYCO)
+    for lua in (c.args.lua, harness.need_lua54()):
+        p = subprocess.Popen([lua, 'prog.lua'], cwd=c.tmp, env=c.env(), stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             start_new_session=True)
+        c.procs.append(p)
+        expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+        r = recorderd(c, 'dump', str(p.pid))
+        out = r.stdout.decode()
+        shown = len([ln for ln in out.splitlines() if ln.startswith('Coroutine ')])
+        print('%s: %d coroutines shown; %s' % (lua, shown, out.splitlines()[1]))
+        expect(r.returncode == 0 and 'cut short' in out.splitlines()[1] and 1000 < shown < 1500,
+               '%s: %d, %d coroutines shown, %r' % (lua, r.returncode, shown, out[:300]))
+        rest, _ = p.communicate(b'\n', timeout=60)
+        expect(p.returncode == 0 and rest == b'1500\n', '%s: the program changed: %r' % (lua, rest))
 
 
 def case_dormant54blocked(c):
