@@ -38,6 +38,7 @@ typedef struct attach_ctx {
     int detaching, closed, started, warned;
     int asked_now; /* dump: DUMP_NOW sent */
     int outside; /* dump: nobody answered, read it from outside instead */
+    int interrupted; /* Ctrl-C, SIGTERM or SIGHUP came */
     int unsent; /* a request the kernel refused to queue (EAGAIN): sent again */
     int said_full;
     unsigned long long t_signal; /* when the first request was tried */
@@ -195,6 +196,7 @@ static void on_signal(uv_signal_t *h, int sig)
 {
     attach_ctx *a = h->data;
     (void)sig;
+    a->interrupted = 1;
     if (a->detaching)
         close_all(a); /* a second Ctrl-C: do not wait */
     else
@@ -475,5 +477,8 @@ int rd_attach(const rd_attach_opts *o)
     lt_ring_unlink(ring);
     if (a.outside) /* its hooks, set by the request, go at its next Lua event */
         return rd_peek_dump(o->pid, stdout);
+    if (a.interrupted && !a.srv.nstarted && !a.srv.ndumps) /* it said nothing, exit 1 */
+        fprintf(stderr, "recorderd: interrupted before process %d answered: nothing %s\n",
+                (int)o->pid, o->dump ? "dumped" : "traced");
     return a.srv.nstarted || a.srv.ndumps ? 0 : 1;
 }

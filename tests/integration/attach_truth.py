@@ -35,6 +35,8 @@ frames that were unwound, nothing past the detach). Cases:
   hangup      SIGHUP (a lost terminal) ends attach, record and top as
               SIGTERM does: sessions complete (it killed them, a trace.ltr
               alone left)
+  interrupted attach interrupted before the program answered: a line says
+              so (exit 1, nothing said); the program runs on untraced
   killedidle  an attach killed (SIGKILL) while tracing a program that runs
               few events, then attach and dump, 5.1 and 5.4: answered at
               once (they waited until the ring filled, hours)
@@ -851,6 +853,38 @@ def case_idledetach(c):
         out, perr = p.communicate(timeout=60)
         expect(p.returncode == 0 and b'READY\n' + out == b'READY\n' + want,
                '%s: the program changed: %d %r %r' % (lua, p.returncode, out, perr))
+
+
+def case_interrupted(c):
+    """attach and dump interrupted (SIGTERM, SIGINT) before the program,
+    blocked in io.read, answered: exit 1 with a line saying so (it was
+    exit 1 and not a word); the program, unblocked, runs on untraced, its
+    output unchanged, no hook left."""
+    c.write('prog.lua', 'io.stdout:write("READY\\n") io.stdout:flush()\n'
+                        'local l = io.read()\n'
+                        'io.stdout:write(l, " ", tostring(debug.gethook()), "\\n")\n')
+    c.used.add('attach')
+    p = subprocess.Popen([c.args.lua, '-lluatrace', 'prog.lua'], cwd=c.tmp,
+                         env=c.env(LUATRACE_ATTACH='1'), stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(p)
+    expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+    harness.wait_blocked(p.pid, 'the program')
+    for cmd, sig in (('attach', signal.SIGTERM), ('attach', signal.SIGINT)):
+        a = subprocess.Popen([c.args.recorderd, cmd, str(p.pid), '--out', c.out], cwd=c.tmp,
+                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, start_new_session=True)
+        c.procs.append(a)
+        time.sleep(0.5)
+        a.send_signal(sig)
+        _, err = a.communicate(timeout=30)
+        expect(a.returncode == 1 and
+               err.decode().endswith('recorderd: interrupted before process %d answered: '
+                                     'nothing traced\n' % p.pid),
+               '%s interrupted: %d %r' % (cmd, a.returncode, err))
+    out, err = p.communicate(b'go\n', timeout=30)
+    expect(p.returncode == 0 and out == b'go nil\n', 'the program changed: %d %r %r'
+           % (p.returncode, out, err))
 
 
 def case_killedidle(c):
