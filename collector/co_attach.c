@@ -250,6 +250,13 @@ static void on_lua_thread(int v)
             s->slow_at = 0;
         return;
     }
+    if (v == LT_ATTACH_FLUSH) { /* top of a program running few events */
+        if (s->active && s->ring.hdr && s->attached) {
+            s->flush_req = 1;
+            s->slow_at = 0;
+        }
+        return;
+    }
     if (v == LT_ATTACH_DUMP_NOW && !s->active && !s->ring.hdr) /* a ring open: the hook serves */
         dump_now();
     if (v != LT_ATTACH_TRACE && v != LT_ATTACH_DUMP)
@@ -291,7 +298,7 @@ static void on_signal(int sig, siginfo_t *si, void *ctx)
     (void)ctx;
     int v = si->si_code == SI_QUEUE ? si->si_value.sival_int : 0;
     if (v != LT_ATTACH_TRACE && v != LT_ATTACH_DUMP && v != LT_ATTACH_DUMP_NOW &&
-        v != LT_ATTACH_DETACH)
+        v != LT_ATTACH_DETACH && v != LT_ATTACH_FLUSH)
         return; /* not from recorderd */
     __atomic_add_fetch(&g_in_handler, 1, __ATOMIC_SEQ_CST);
     if (!__atomic_load_n(&g_closing, __ATOMIC_SEQ_CST)) { /* else too late */

@@ -565,6 +565,10 @@ any_event(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t0)
         if (!s->active)
             return;
     }
+    if (__builtin_expect(s->flush_req, 0)) { /* top waits: the records so far */
+        s->flush_req = 0;
+        lt_ring_publish(&s->ring);
+    }
     if (__builtin_expect(s->conn_check, 0)) { /* a request came: is our recorder there? */
         s->conn_check = 0;
         if (co_conn_gone(s)) {

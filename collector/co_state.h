@@ -210,6 +210,8 @@ typedef struct co_state {
     int attached;       /* started by `recorderd attach`: end silently */
     volatile int conn_check; /* an attach request came while attached: is the
                                 recorder of this trace still there? (any_event) */
+    volatile int flush_req; /* recorderd top saw nothing for a second: publish
+                               what is written at the next event (any_event) */
     char sock_path[108]; /* the recorder to register with, "" = search */
     char shm[LT_RING_NAME_MAX + 1];
     uint64_t wait_max_ns; /* LUATRACE_WAIT_MAX: longest wait on a ring nobody reads */

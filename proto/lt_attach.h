@@ -16,6 +16,8 @@
  *   events a second takes minutes later: if the trace has not ended
  *   LT_ATTACH_DETACH_NUDGE_MS after the store, recorderd sends
  *   LT_ATTACH_DETACH, and the handler makes the next event take it.
+ *   Likewise `top`, when no record came for a second, sends
+ *   LT_ATTACH_FLUSH: the next event publishes the records written so far.
  * - dump of a process blocked in C: if no connection came within
  *   LT_ATTACH_DUMP_NOW_MS of LT_ATTACH_DUMP, recorderd sends
  *   LT_ATTACH_DUMP_NOW. If a DUMP is still pending (no Lua event served
@@ -40,6 +42,7 @@ enum lt_attach_req {
     LT_ATTACH_DUMP = 2,  /* send every thread's stack, then detach */
     LT_ATTACH_DUMP_NOW = 3, /* a DUMP still pending: answer from the handler */
     LT_ATTACH_DETACH = 4, /* the control word says detach: look at it at the next event */
+    LT_ATTACH_FLUSH = 5, /* publish the records written so far at the next event (top) */
 };
 
 #define LT_ATTACH_DUMP_NOW_MS 250 /* recorderd's wait before DUMP_NOW */

@@ -31,7 +31,8 @@ typedef struct attach_ctx {
     rd_server srv;
     const rd_attach_opts *o;
     lt_attach_marker mk;
-    uv_timer_t wait_timer, stop_timer, grace_timer, nudge_timer;
+    uv_timer_t wait_timer, stop_timer, grace_timer, nudge_timer, flush_timer;
+    uint64_t flush_seen; /* top: the session's events at the last flush_timer */
     uv_signal_t sigint, sigterm, sighup;
     uv_tty_t tty;
     int have_tty;
@@ -118,6 +119,7 @@ static void close_all(attach_ctx *a)
     uv_close((uv_handle_t *)&a->stop_timer, NULL);
     uv_close((uv_handle_t *)&a->grace_timer, NULL);
     uv_close((uv_handle_t *)&a->nudge_timer, NULL);
+    uv_close((uv_handle_t *)&a->flush_timer, NULL);
     uv_close((uv_handle_t *)&a->sigint, NULL);
     uv_close((uv_handle_t *)&a->sigterm, NULL);
     uv_close((uv_handle_t *)&a->sighup, NULL);
@@ -160,6 +162,24 @@ static void on_nudge(uv_timer_t *t)
     if (s && !s->ring_lost && !atomic_load(&s->stat_writing) && !atomic_load(&s->done) &&
         !atomic_load(&s->conn_closed))
         sigqueue(a->o->pid, a->mk.signo, v);
+}
+
+/* top, every second: no record came since the last time, though the
+ * program may have run (records are published once per LT_RING_BATCH
+ * bytes, a minute's worth of a server waiting for requests, whose top
+ * said "0 events" every second): the signal makes its next event publish
+ * them. A busy program, whose records come, gets no signal. */
+static void on_flush(uv_timer_t *t)
+{
+    attach_ctx *a = t->data;
+    rd_session *s = the_session(a);
+    if (!s || a->detaching || s->ring_lost || atomic_load(&s->stat_writing))
+        return;
+    uint64_t n = atomic_load_explicit(&s->stat_events, memory_order_relaxed);
+    union sigval v = {.sival_int = LT_ATTACH_FLUSH};
+    if (n == a->flush_seen)
+        sigqueue(a->o->pid, a->mk.signo, v);
+    a->flush_seen = n;
 }
 
 /* Ends the trace: the collector sees the control word at its next event. */
@@ -235,6 +255,8 @@ static void on_wait(uv_timer_t *t)
     if (a->srv.nstarted) {
         if (!a->started && a->o->duration_ms)
             uv_timer_start(&a->stop_timer, on_stop_timer, a->o->duration_ms, 0);
+        if (!a->started && a->o->keys)
+            uv_timer_start(&a->flush_timer, on_flush, 1000, 1000);
         a->started = 1;
         uv_timer_stop(t);
         return;
@@ -333,10 +355,12 @@ static int start_handles(attach_ctx *a, uv_loop_t *loop)
     uv_timer_init(loop, &a->stop_timer);
     uv_timer_init(loop, &a->grace_timer);
     uv_timer_init(loop, &a->nudge_timer);
+    uv_timer_init(loop, &a->flush_timer);
     uv_signal_init(loop, &a->sigint);
     uv_signal_init(loop, &a->sigterm);
     uv_signal_init(loop, &a->sighup);
-    a->wait_timer.data = a->stop_timer.data = a->grace_timer.data = a->nudge_timer.data = a;
+    a->wait_timer.data = a->stop_timer.data = a->grace_timer.data = a->nudge_timer.data =
+        a->flush_timer.data = a;
     a->sigint.data = a->sigterm.data = a->sighup.data = a;
     uv_signal_start(&a->sigint, on_signal, SIGINT);
     uv_signal_start(&a->sigterm, on_signal, SIGTERM);

@@ -35,6 +35,8 @@ frames that were unwound, nothing past the detach). Cases:
   hangup      SIGHUP (a lost terminal) ends attach, record and top as
               SIGTERM does: sessions complete (it killed them, a trace.ltr
               alone left)
+  topidle     top of a program working in bursts between waits in C: its
+              function listed (every table said 0 events)
   interrupted attach interrupted before the program answered: a line says
               so (exit 1, nothing said); the program runs on untraced
   killedidle  an attach killed (SIGKILL) while tracing a program that runs
@@ -853,6 +855,32 @@ def case_idledetach(c):
         out, perr = p.communicate(timeout=60)
         expect(p.returncode == 0 and b'READY\n' + out == b'READY\n' + want,
                '%s: the program changed: %d %r %r' % (lua, p.returncode, out, perr))
+
+
+BURST = '''
+local function burst() local s = 0 for i = 1, 3e6 do s = s + i % 7 end return s end
+io.stdout:write("READY\\n") io.stdout:flush()
+for i = 1, 30 do burst() os.execute("sleep 0.3") end
+io.stdout:write("done\\n")
+'''
+
+
+def case_topidle(c):
+    """top -d 4 (no terminal: a table a second) of a dormant program that
+    works in bursts between waits in C, few events each: its burst function
+    is listed with its time and calls within the 4 s. The records were
+    published once per 4 KiB, a minute of this program: every table said
+    0 events; now top asks for them (the attach signal, LT_ATTACH_FLUSH)
+    after a second with none."""
+    p = start(c, BURST)
+    r = recorderd(c, 'top', str(p.pid), '-d', '4')
+    out = r.stdout.decode()
+    rows = re.findall(r'\n +[\d.]+ +[\d.]+ +[\d.]+ +(\d+)  burst \(prog\.lua:2\)\n', out)
+    print('burst rows: %r' % rows)
+    expect(r.returncode == 0 and rows and sum(int(n) for n in rows) >= 2,
+           'top of a program working in bursts: %d %r %r' % (r.returncode, out, r.stderr))
+    os.killpg(p.pid, signal.SIGKILL)
+    p.wait()
 
 
 def case_interrupted(c):
