@@ -235,17 +235,19 @@ static char proc_state(pid_t pid)
     return kill(pid, 0) == 0 || errno == EPERM ? 'R' : 0;
 }
 
-/* Whether dump can read pid from outside (rd_peek_dump): Lua 5.1 or 5.4,
- * not LuaJIT nor another release. A dormant collector that does not
- * answer DUMP_NOW (the process stopped, or Lua 5.4, whose signal handler
- * reads nothing) is read that way: dump waited until --timeout and
- * failed, where the same program without the collector is dumped. */
-static int readable(pid_t pid)
+/* Whether dump should read pid from outside (rd_peek_dump) as its
+ * dormant collector did not answer DUMP_NOW: a Lua 5.4 (whose signal
+ * handler reads nothing), or any Lua recorderd reads held stopped (which
+ * runs no handler); dump waited until --timeout and failed, where the
+ * same program without the collector is dumped. A 5.1 whose handler
+ * could not check its layout still waits for a Lua event, as before. */
+static int readable(pid_t pid, char state)
 {
     char why[1024], v[8], lib[PATH_MAX];
-    if (!rd_peek_other_lua(pid, why, sizeof why))
-        return 1;
-    return rd_peek_release(pid, v, lib, sizeof lib) && !strcmp(v, "5.4");
+    int v54 = rd_peek_release(pid, v, lib, sizeof lib) && !strcmp(v, "5.4");
+    if (state == 'T' || state == 't')
+        return v54 || !rd_peek_other_lua(pid, why, sizeof why);
+    return v54;
 }
 
 /* Until the process answers: say why nothing happens, give up at last. */
@@ -277,7 +279,8 @@ static void on_wait(uv_timer_t *t)
         return;
     }
     if (a->o->dump && a->asked_now && !a->unsent && !a->srv.conns &&
-        rd_now_ns() - a->t_sent >= LT_ATTACH_DUMP_NOW_MS * 1000000ull && readable(a->o->pid)) {
+        rd_now_ns() - a->t_sent >= LT_ATTACH_DUMP_NOW_MS * 1000000ull &&
+        readable(a->o->pid, state)) {
         a->outside = 1; /* stopped, or a handler that cannot read its Lua (5.4) */
         a->detaching = 1;
         close_all(a);
