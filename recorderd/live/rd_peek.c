@@ -365,11 +365,26 @@ static long proc_uid(pid_t pid)
     return stat(proc, &st) < 0 ? -1 : (long)st.st_uid;
 }
 
+/* Whether pid is a kernel thread (PF_KTHREAD in /proc/PID/stat's flags):
+ * ptrace refuses it with EPERM, which was said as a debugger or Yama. */
+static int kernel_thread(pid_t pid)
+{
+    char buf[1024];
+    size_t n = rd_proc_read(pid, "stat", buf, sizeof buf - 1);
+    buf[n] = 0;
+    const char *p = strrchr(buf, ')');
+    unsigned long flags = 0;
+    return p && sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %lu", &flags) == 1 &&
+           (flags & 0x00200000ul);
+}
+
 void rd_peek_refusal_msg(pid_t pid, int e, char *buf, size_t cap)
 {
     long tracer;
     long uid = e == -EPERM && geteuid() ? proc_uid(pid) : -1;
-    if (uid >= 0 && uid != (long)geteuid()) /* the common reason, said first */
+    if (e == -EPERM && kernel_thread(pid))
+        snprintf(buf, cap, "process %d is a kernel thread: it runs no Lua", (int)pid);
+    else if (uid >= 0 && uid != (long)geteuid()) /* the common reason, said first */
         snprintf(buf, cap, "process %d belongs to uid %ld: read only your own processes "
                  "(or run recorderd as root)", (int)pid, uid);
     else if (e == -EPERM)

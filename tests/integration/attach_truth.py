@@ -81,6 +81,8 @@ frames that were unwound, nothing past the detach). Cases:
   outside     dumpblocked of a plain lua5.1 that never loaded the collector:
               read from outside (ptrace stop, process_vm_readv), as exact
   outsidehost dumphost read from outside
+  kthread     dump, top, record, heap of a kernel thread: said so (it said
+              a debugger or Yama refused)
   outsidemanyco  dump of 1500 suspended coroutines, 5.1 and 5.4: cut short,
               said (5.4 said nothing)
   dormant54blocked  dumpblocked of a lua5.4 with a dormant collector, whose
@@ -1921,6 +1923,34 @@ io.stdout:write("READY\\n") io.stdout:flush()
 io.read()
 io.stdout:write(#cos, "\\n")
 '''
+
+
+def kernel_thread():
+    """A kernel thread's pid (PF_KTHREAD in its stat flags), or None."""
+    for d in sorted((d for d in os.listdir('/proc') if d.isdigit()), key=int):
+        try:
+            with open('/proc/%s/stat' % d) as f:
+                flags = int(f.read().rpartition(')')[2].split()[6])
+        except (OSError, ValueError, IndexError):
+            continue
+        if flags & 0x00200000:
+            return int(d)
+    return None
+
+
+def case_kthread(c):
+    """dump, top, record and heap of a kernel thread (a mistyped pid): "is
+    a kernel thread", exit 1. They said the kernel refused ptrace because
+    another debugger may be attached or Yama restricts it."""
+    pid = kernel_thread()
+    if pid is None:
+        print('skipped: no kernel thread in sight')
+        raise SystemExit(harness.SKIP)
+    for cmd in (['dump'], ['top', '-d', '1'], ['record', '-d', '1', '-o', c.out], ['heap']):
+        r = recorderd(c, cmd[0], str(pid), *cmd[1:])
+        err = r.stderr.decode()
+        expect(r.returncode == 1 and err == 'recorderd: process %d is a kernel thread: it runs '
+               'no Lua\n' % pid, '%s of kernel thread %d: %d %r' % (cmd[0], pid, r.returncode, err))
 
 
 def case_outsidemanyco(c):
