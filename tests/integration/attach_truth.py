@@ -81,6 +81,8 @@ frames that were unwound, nothing past the detach). Cases:
   outside     dumpblocked of a plain lua5.1 that never loaded the collector:
               read from outside (ptrace stop, process_vm_readv), as exact
   outsidehost dumphost read from outside
+  rootother   as root, dump and top of another user's lua5.1 read it from
+              outside, as record does (they refused); attach refuses
   kthread     dump, top, record, heap of a kernel thread: said so (it said
               a debugger or Yama refused)
   outsidemanyco  dump of 1500 suspended coroutines, 5.1 and 5.4: cut short,
@@ -1936,6 +1938,39 @@ def kernel_thread():
         if flags & 0x00200000:
             return int(d)
     return None
+
+
+def case_rootother(c):
+    """As root, dump and top of another user's lua5.1 (nobody's, one that
+    never loaded luatrace) read it from outside, as record and heap do, and
+    as their refusal to a user advises ("or run recorderd as root"); attach
+    still refuses it. dump and top said "attach only to your own
+    processes", as root too. Root only (else skipped)."""
+    if os.geteuid() != 0 or not shutil.which('setpriv'):
+        print('skipped: needs root and setpriv')
+        raise SystemExit(harness.SKIP)
+    c.write('prog.lua', 'local function wait() io.stdout:write("READY\\n") io.stdout:flush() '
+                        'return io.read() end\nwait()\n')
+    os.chmod(c.tmp, 0o755)
+    os.chmod(os.path.join(c.tmp, 'prog.lua'), 0o644)
+    p = subprocess.Popen(['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups',
+                          c.args.lua, 'prog.lua'], cwd=c.tmp, env=c.env(), stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(p)
+    expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+    harness.wait_blocked(p.pid, 'the program')
+    r = recorderd(c, 'dump', str(p.pid))
+    expect(r.returncode == 0 and 'read from outside' in r.stdout.decode() and
+           re.search(r'\n    io.read \[C\]\n    wait \(prog.lua:1\)\n', r.stdout.decode()),
+           'dump as root: %d %r %r' % (r.returncode, r.stdout, r.stderr))
+    r = recorderd(c, 'top', str(p.pid), '-d', '1')
+    expect(r.returncode == 0 and 'read from outside' in r.stdout.decode(),
+           'top as root: %d %r %r' % (r.returncode, r.stdout, r.stderr))
+    r = recorderd(c, 'attach', str(p.pid), '-d', '1', '--out', c.out)
+    expect(r.returncode == 1 and b'attach only to your own processes' in r.stderr,
+           'attach as root: %d %r' % (r.returncode, r.stderr))
+    out, _ = p.communicate(b'\n', timeout=30)
+    expect(p.returncode == 0, 'the program failed: %d' % p.returncode)
 
 
 def case_kthread(c):
