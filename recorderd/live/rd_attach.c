@@ -33,6 +33,8 @@ typedef struct attach_ctx {
     lt_attach_marker mk;
     uv_timer_t wait_timer, stop_timer, grace_timer, nudge_timer, flush_timer;
     uint64_t flush_seen; /* top: the session's events at the last flush_timer */
+    unsigned long long t_detach; /* when the detach word was set */
+    unsigned nudge_at; /* ms after t_detach of the next DETACH signal */
     uv_signal_t sigint, sigterm, sighup;
     uv_tty_t tty;
     int have_tty;
@@ -159,9 +161,20 @@ static void on_nudge(uv_timer_t *t)
     attach_ctx *a = t->data;
     union sigval v = {.sival_int = LT_ATTACH_DETACH};
     rd_session *s = the_session(a);
-    if (s && !s->ring_lost && !atomic_load(&s->stat_writing) && !atomic_load(&s->done) &&
-        !atomic_load(&s->conn_closed))
-        sigqueue(a->o->pid, a->mk.signo, v);
+    if (!s || s->ring_lost || atomic_load(&s->stat_writing) || atomic_load(&s->done) ||
+        atomic_load(&s->conn_closed)) {
+        uv_timer_stop(t);
+        return;
+    }
+    /* every 100 ms while the queue of pending signals is full (EAGAIN, as
+     * ask() retries), else again at 0.5, 1.5 and 3 s: a sent one can be
+     * lost (its slow_at write overwritten by a hook it interrupted, which
+     * a loaded machine makes likelier) and the program kept its trace */
+    unsigned long long since = (rd_now_ns() - a->t_detach) / 1000000ull;
+    if (since + 50 < a->nudge_at)
+        return;
+    if (sigqueue(a->o->pid, a->mk.signo, v) == 0)
+        a->nudge_at = a->nudge_at < 500 ? 500 : a->nudge_at < 1500 ? 1500 : a->nudge_at < 3000 ? 3000 : ~0u;
 }
 
 /* top, every second: no record came since the last time, though the
@@ -195,7 +208,10 @@ static void detach(attach_ctx *a)
     }
     if (!s->ring_lost) {
         rd_guard_call(ask_detach, s); /* a ring shrunk: the session is cut already */
-        uv_timer_start(&a->nudge_timer, on_nudge, LT_ATTACH_DETACH_NUDGE_MS, 0);
+        a->t_detach = rd_now_ns();
+        a->nudge_at = LT_ATTACH_DETACH_NUDGE_MS;
+        uv_timer_start(&a->nudge_timer, on_nudge, LT_ATTACH_DETACH_NUDGE_MS,
+                       LT_ATTACH_DETACH_NUDGE_MS);
     }
     uv_timer_start(&a->grace_timer, on_grace, a->o->grace_ms, 0);
 }
@@ -428,6 +444,37 @@ static int inject(const rd_attach_opts *o, lt_attach_marker *mk, char *err, size
     return e;
 }
 
+/* The ring of a trace the process runs for another recorder (run,
+ * listen, its private serve), into name: a luatrace ring it maps that is
+ * not its attach ring. 1 if any. Such a process answers no request until
+ * that trace ends: attach loaded nothing ("its luatrace.so ... listens
+ * again"), then said it waited for Lua to run (it was running) until
+ * --timeout, and dump and top went the same way. */
+static int traced_ring(pid_t pid, char *name, size_t cap)
+{
+    char path[64], line[4096], mine[64];
+    snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
+    lt_attach_ring_name(pid, mine, sizeof mine);
+    FILE *f = fopen(path, "r");
+    int found = 0;
+    if (!f)
+        return 0;
+    while (!found && fgets(line, sizeof line, f)) {
+        const char *at = strstr(line, " /dev/shm" LT_RING_PREFIX);
+        if (!at)
+            continue;
+        at += strlen(" /dev/shm" LT_RING_PREFIX);
+        size_t n = strcspn(at, " \n");
+        if (n && n < cap && !(n == strlen(mine) && !strncmp(at, mine, n))) {
+            memcpy(name, at, n);
+            name[n] = 0;
+            found = 1;
+        }
+    }
+    fclose(f);
+    return found;
+}
+
 int rd_attach(const rd_attach_opts *o)
 {
     attach_ctx a = {.o = o};
@@ -439,6 +486,17 @@ int rd_attach(const rd_attach_opts *o)
      * collector, if any, serves that user's recorderd only */
     if (e == -EPERM && !geteuid() && (o->dump || o->keys))
         e = -ENOENT;
+    char tring[LT_RING_NAME_MAX + 1];
+    if ((!e || e == -ENOENT) && traced_ring(o->pid, tring, sizeof tring)) {
+        if (!o->dump && !o->keys) {
+            fprintf(stderr, "recorderd: process %d is traced already, by the recorder of its "
+                            "ring %s (recorderd run or listen): its session has every event; "
+                            "attach works on a process whose collector is dormant\n",
+                    (int)o->pid, rd_printable(tring, tring, sizeof tring));
+            return 1;
+        }
+        e = -ENOENT; /* dump and top: read it from outside */
+    }
     if (e == -ENOENT && o->dump) /* no collector: read it from outside */
         return rd_peek_dump(o->pid, stdout);
     if (e == -ENOENT && o->keys) {

@@ -81,6 +81,9 @@ frames that were unwound, nothing past the detach). Cases:
   outside     dumpblocked of a plain lua5.1 that never loaded the collector:
               read from outside (ptrace stop, process_vm_readv), as exact
   outsidehost dumphost read from outside
+  tracedbyrun attach, dump, top of a lua5.1 recorderd run traces: attach
+              refuses at once, dump and top read it from outside (all
+              waited until --timeout)
   rootother   as root, dump and top of another user's lua5.1 read it from
               outside, as record does (they refused); attach refuses
   kthread     dump, top, record, heap of a kernel thread: said so (it said
@@ -992,7 +995,7 @@ def case_hangup(c):
                    os.path.exists(os.path.join(session[0], 'report.html')),
                    '%s on SIGHUP: %r %r' % (cmd, meta, os.listdir(session[0])))
     r = recorderd(c, 'dump', str(p.pid), '--timeout', '10')
-    expect(r.returncode == 0 and b'work (prog.lua' in r.stdout, 'dump after: %d %r %r'
+    expect(r.returncode == 0 and b'main chunk (prog.lua:' in r.stdout, 'dump after: %d %r %r'
            % (r.returncode, r.stdout, r.stderr))
     open(os.path.join(c.tmp, 'stop'), 'w').close()
     out, err = p.communicate(timeout=60)
@@ -1938,6 +1941,46 @@ def kernel_thread():
         if flags & 0x00200000:
             return int(d)
     return None
+
+
+def case_tracedbyrun(c):
+    """attach, dump and top of a lua5.1 that recorderd run traces: attach
+    says at once that it is traced already (by the recorder of its ring)
+    and does nothing; dump and top read it from outside; the run's session
+    is complete and the program's output unchanged. attach said luatrace.so
+    'listens again', then that it waited for Lua to run (it was running)
+    until --timeout, and dump and top did not answer either."""
+    c.write('spin.lua', SPIN)
+    run = subprocess.Popen([c.args.recorderd, 'run', '-q', '-o', os.path.join(c.tmp, 'runout'),
+                            '--', c.args.lua, 'spin.lua'], cwd=c.tmp, env=c.env(),
+                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(run)
+    expect(run.stdout.readline() == b'READY\n', 'the program did not get ready')
+    lua = [int(t) for t in open('/proc/%d/task/%d/children' % (run.pid, run.pid)).read().split()]
+    expect(len(lua) == 1, 'the run\'s children: %r' % lua)
+    pid = lua[0]
+    t0 = time.monotonic()
+    r = recorderd(c, 'attach', str(pid), '-d', '1', '--out', c.out, '--timeout', '5')
+    took = time.monotonic() - t0
+    expect(r.returncode == 1 and r.stderr.decode() ==
+           'recorderd: process %d is traced already, by the recorder of its ring spin '
+           '(recorderd run or listen): its session has every event; attach works on a process '
+           'whose collector is dormant\n' % pid and took < 2,
+           'attach of a traced process: %d %r in %.1f s' % (r.returncode, r.stderr, took))
+    r = recorderd(c, 'dump', str(pid), '--timeout', '5')
+    expect(r.returncode == 0 and 'read from outside' in r.stdout.decode() and
+           'work (spin.lua:' in r.stdout.decode(),
+           'dump of a traced process: %d %r %r' % (r.returncode, r.stdout, r.stderr))
+    r = recorderd(c, 'top', str(pid), '-d', '1', '--timeout', '5')
+    expect(r.returncode == 0 and 'read from outside' in r.stdout.decode(),
+           'top of a traced process: %d %r %r' % (r.returncode, r.stdout, r.stderr))
+    open(os.path.join(c.tmp, 'stop'), 'w').close()
+    out, err = run.communicate(timeout=60)
+    expect(run.returncode == 0 and out == b'done\n', 'the run: %d %r %r'
+           % (run.returncode, out, err))
+    meta = c.meta(os.path.join(c.tmp, 'runout', 'spin'))
+    expect(meta['status'] == 'complete', 'the run\'s session: %r' % meta)
 
 
 def case_rootother(c):
