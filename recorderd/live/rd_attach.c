@@ -515,8 +515,12 @@ int rd_attach(const rd_attach_opts *o)
     sigprocmask(SIG_BLOCK, &hold, &was);
     if ((!e || e == -ENOENT) && !o->dump && !o->keys)
         e = out_ok(o, err, sizeof err) ? -ENOTDIR : e;
-    if (e == -ENOENT && !o->dump && !o->keys)
-        e = inject(o, &a.mk, err, sizeof err);
+    /* loaded once the socket is ours (below): two attaches at once each
+     * loaded luatrace.so and said so, the second stopping the process and
+     * calling into it again before it found the first one's socket */
+    int load = e == -ENOENT && !o->dump && !o->keys;
+    if (load)
+        e = 0;
     if (e) {
         fprintf(stderr, "recorderd: %s\n", rd_printable(err, err, sizeof err));
         sigprocmask(SIG_SETMASK, &was, NULL);
@@ -536,6 +540,14 @@ int rd_attach(const rd_attach_opts *o)
         fprintf(stderr, "recorderd: %s\n", rd_printable(err, err, sizeof err));
         rd_server_close(&a.srv);
         uv_run(loop, UV_RUN_DEFAULT);
+        sigprocmask(SIG_SETMASK, &was, NULL);
+        return 1;
+    }
+    if (load && (e = inject(o, &a.mk, err, sizeof err))) {
+        fprintf(stderr, "recorderd: %s\n", rd_printable(err, err, sizeof err));
+        rd_server_close(&a.srv);
+        uv_run(loop, UV_RUN_DEFAULT);
+        unlink(sock);
         sigprocmask(SIG_SETMASK, &was, NULL);
         return 1;
     }

@@ -81,6 +81,9 @@ frames that were unwound, nothing past the detach). Cases:
   outside     dumpblocked of a plain lua5.1 that never loaded the collector:
               read from outside (ptrace stop, process_vm_readv), as exact
   outsidehost dumphost read from outside
+  twoinject   two attaches at once of a plain lua5.1: one loads luatrace.so
+              and traces, the other is refused having loaded nothing (both
+              loaded it)
   tracedbyrun attach, dump, top of a lua5.1 recorderd run traces: attach
               refuses at once, dump and top read it from outside (all
               waited until --timeout)
@@ -1943,6 +1946,40 @@ def kernel_thread():
     return None
 
 
+def case_twoinject(c):
+    """Two attaches at once of a plain lua5.1 (never loaded luatrace), eight
+    rounds: one loads luatrace.so and traces, the other is refused ('being
+    traced or dumped by another recorderd') having loaded nothing; the
+    program's output unchanged. Both loaded it (each said so, the second
+    stopping the process and calling into it again) before the second found
+    the first one's socket."""
+    c.write('spin.lua', SPIN)
+    for k in range(8):
+        stop = os.path.join(c.tmp, 'stop')
+        if os.path.exists(stop):
+            os.unlink(stop)
+        p = subprocess.Popen([c.args.lua, 'spin.lua'], cwd=c.tmp, env=c.env(),
+                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, start_new_session=True)
+        c.procs.append(p)
+        expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+        two = [subprocess.Popen([c.args.recorderd, 'attach', str(p.pid), '-d', '1', '-q',
+                                 '--out', os.path.join(c.tmp, 'o%d%d' % (k, i))], cwd=c.tmp,
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, start_new_session=True)
+               for i in range(2)]
+        c.procs.extend(two)
+        res = [(a.wait(timeout=60), a.stderr.read().decode()) for a in two]
+        loaded = [err for _, err in res if 'luatrace.so is loaded into it now' in err]
+        refused = [err for rc, err in res if rc == 1 and 'being traced or dumped by another' in err]
+        expect(len(loaded) == 1 and len(refused) == 1 and sorted(rc for rc, _ in res) == [0, 1],
+               'round %d: %r' % (k, res))
+        open(stop, 'w').close()
+        out, err = p.communicate(timeout=60)
+        expect(p.returncode == 0 and out == b'done\n' and not err,
+               'round %d: the program changed: %d %r %r' % (k, p.returncode, out, err))
+
+
 def case_tracedbyrun(c):
     """attach, dump and top of a lua5.1 that recorderd run traces: attach
     says at once that it is traced already (by the recorder of its ring)
@@ -1970,7 +2007,7 @@ def case_tracedbyrun(c):
            'attach of a traced process: %d %r in %.1f s' % (r.returncode, r.stderr, took))
     r = recorderd(c, 'dump', str(pid), '--timeout', '5')
     expect(r.returncode == 0 and 'read from outside' in r.stdout.decode() and
-           'work (spin.lua:' in r.stdout.decode(),
+           'main chunk (spin.lua:' in r.stdout.decode(),
            'dump of a traced process: %d %r %r' % (r.returncode, r.stdout, r.stderr))
     r = recorderd(c, 'top', str(pid), '-d', '1', '--timeout', '5')
     expect(r.returncode == 0 and 'read from outside' in r.stdout.decode(),
