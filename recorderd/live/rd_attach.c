@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -533,7 +534,23 @@ int rd_attach(const rd_attach_opts *o)
         sigprocmask(SIG_SETMASK, &was, NULL);
         return 1;
     }
-    if ((e = rd_server_listen(&a.srv, sock, err, sizeof err))) {
+    /* the check of a live socket, the removal of a stale one and the bind,
+     * one attach at a time: two at once each found no listener (the
+     * other's bound, not yet listening, or not yet bound), the later
+     * removed the other's socket and bound its own, and both loaded
+     * luatrace.so; the one whose socket was gone waited until --timeout */
+    char dir[sizeof sock];
+    snprintf(dir, sizeof dir, "%s", sock);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = 0;
+    int dfd = slash ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+    if (dfd >= 0)
+        flock(dfd, LOCK_EX);
+    e = rd_server_listen(&a.srv, sock, err, sizeof err);
+    if (dfd >= 0)
+        close(dfd); /* and its lock */
+    if (e) {
         if (e == -EADDRINUSE) /* its socket is the one we would listen on */
             snprintf(err, sizeof err, "process %d is being traced or dumped by another "
                      "recorderd (attach, dump or top): try again once that ends", (int)o->pid);
