@@ -291,9 +291,11 @@ static int param(const char *query, const char *key, char *buf, size_t cap)
 {
     size_t k = strlen(key);
     for (const char *p = query; p && *p; p = strchr(p, '&') ? strchr(p, '&') + 1 : NULL) {
-        if (strncmp(p, key, k) || p[k] != '=')
+        if (strncmp(p, key, k) || (p[k] != '=' && p[k] != '&' && p[k]))
             continue;
-        const char *v = p + k + 1, *end = strchr(v, '&');
+        /* a key with no '=' is given with an empty value, as with one:
+         * ?seconds&pid=N is refused as ?seconds=&pid=N is, not 30 s */
+        const char *v = p + k + (p[k] == '='), *end = strchr(v, '&');
         size_t n = end ? (size_t)(end - v) : strlen(v);
         snprintf(buf, cap, "%.*s", (int)(n < cap ? n : cap - 1), v);
         return 1;

@@ -335,6 +335,8 @@ def case_garbage(d):
         (b'GET /debug/pprof/profile?seconds=0&pid=%d HTTP/1.1\r\n\r\n' % me, 400),
         (b'GET /debug/pprof/profile?seconds=301&pid=%d HTTP/1.1\r\n\r\n' % me, 400),
         (b'GET /debug/pprof/profile?seconds=x&pid=%d HTTP/1.1\r\n\r\n' % me, 400),
+        (b'GET /debug/pprof/profile?seconds&pid=%d HTTP/1.1\r\n\r\n' % me, 400),
+        (b'GET /debug/pprof/profile?seconds=1&pid HTTP/1.1\r\n\r\n', 400),
         (b'GET /debug/pprof/profile?seconds=1&pid=%d HTTP/1.1\r\n\r\n' % me, 404),  # not Lua
         (b'GET /sessions HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello', 413),
         (b'GET /sessions HTTP/1.1\r\nX-Big: ' + b'a' * 9000 + b'\r\n\r\n', 431),
