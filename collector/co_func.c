@@ -282,22 +282,43 @@ static uint32_t fflags(const co_state *s, const void *cf)
     return 0;
 }
 
-/* The CODE record of Lua closure cl: its instructions per run of one line,
+/* 5.1's backward jump at pc k (JMP 22 or FORLOOP 31 with a negative sBx:
+ * 18 bits from bit 14, less 2^17 - 1, from the next pc; lopcodes.h): its
+ * target, else -1. */
+static int back_target(uint32_t i, int k)
+{
+    int op = (int)(i & 0x3f), sbx = (int)(i >> 14) - 131071;
+    return (op == 22 || op == 31) && sbx < 0 ? k + 1 + sbx : -1;
+}
+
+/* The CODE record of Lua closure cl: its instructions per line event,
  * x16, what a line event costs in traceexec beyond the event itself
- * (co_calib.c). */
+ * (co_calib.c). A run of one line's instructions has one event, and so
+ * does each turn of a loop within one run (a jump back into it: 5.1 calls
+ * the line hook at every jump back), which runs only the loop's part:
+ * counted by runs alone, a one-line loop in a longer function took its
+ * function's instructions off each turn (cogen's loop over a table came
+ * out light, the generator beside it 12 points heavy). */
 static uint8_t *put_code(uint8_t *q, uint32_t fid, const void *cl)
 {
     const uint8_t *pr = lr_ptr_at(cl, CL_FP);
     int n = lr_int_at(pr, PR_SIZECODE), nl = lr_int_at(pr, PR_SIZELINE);
     const int *li = lr_ptr_at(pr, PR_LINEINFO);
-    if (n <= 0 || nl != n || !li)
+    const uint32_t *code = lr_ptr_at(pr, PR_CODE);
+    if (n <= 0 || nl != n || !li || !code)
         return q;
-    uint32_t runs = 1;
-    for (int k = 1; k < n; k++)
-        runs += li[k] != li[k - 1];
+    uint32_t events = 1;
+    for (int k = 0, run = 0; k < n; k++) {
+        if (k && li[k] != li[k - 1]) {
+            events++;
+            run = k;
+        }
+        int to = back_target(code[k], k);
+        events += to >= run && to < k;
+    }
     q = lt_put_head(q, LT_EV_CODE, 2);
     q = lt_put_uint(q, fid);
-    return lt_put_uint(q, (uint64_t)n * 16 / runs);
+    return lt_put_uint(q, (uint64_t)n * 16 / events);
 }
 
 static int is_main_thread(lua_State *L)

@@ -2,6 +2,7 @@
 """What a line event costs under Lua 5.4: the CODE and WALK records.
 
   code54.py PROGRAM.lua --recorderd PATH --lua lua5.4 [--luac luac5.4]
+            [--lua51 lua5.1 [--luac51 luac5.1]]
 
 `recorderd run --time exact -- lua5.4 PROGRAM` (every line hooked); then
 each Lua function's CODE and WALK records in trace.ltr must be what
@@ -16,7 +17,8 @@ the collector's reading of 5.4's Proto):
   line (pc + 1 where the function has no absolute line info: under 128
   instructions, no jump of 128 lines) x16 over its line events.
 A vararg function's VARARGPREP (pc 1) has no line (5.4.4 on). Under Lua
-5.1 (--lua51 given) the same run has no WALK and no WBIAS.
+5.1 (--lua51 given), CODE the same way against luac5.1's listing (every
+instruction counted), and no WALK nor WBIAS.
 Exit 77 without lua5.4 or luac5.4.
 """
 
@@ -38,10 +40,10 @@ HEAD = re.compile(r'^(main|function) <[^>]*:(\d+),(\d+)> \((\d+) instructions?')
 INSTR = re.compile(r'^\t(\d+)\t\[(\d+)\]\t(\S+)\s*(.*)$')
 
 
-def listing(args, path):
+def listing(luac, path):
     """{linedefined: [(pc from 0, line, opcode, jump target from 0 or None)]}
-    from luac5.4 -l."""
-    res = run([args.luac, '-l', '-p', path], os.path.dirname(path), base_env())
+    from luac -l."""
+    res = run([luac, '-l', '-p', path], os.path.dirname(path), base_env())
     expect(res.status == 0, 'luac failed: %s' % show_bytes(res.err))
     funcs, cur = {}, None
     for row in res.out.decode().split('\n'):
@@ -75,6 +77,17 @@ def expected(code):
     return ins * 16 // events, steps * 16 // events
 
 
+def code_by_line(recs):
+    """{linedefined: {kind: value}} of the CODE and WALK records."""
+    line_of, got = {}, {}
+    for kind, a in recs:
+        if kind == EV_FUNC:
+            line_of[a[0]] = a[4]  # fid -> linedefined
+        elif kind in (EV_CODE, EV_WALK) and line_of.get(a[0]) is not None:
+            got.setdefault(line_of[a[0]], {})[kind] = a[1]
+    return got
+
+
 def traced(args, tmp, lua, path, name):
     """The records of a --time exact run of path under lua."""
     out = os.path.join(tmp, 'out-' + name)
@@ -87,14 +100,8 @@ def traced(args, tmp, lua, path, name):
 
 
 def check54(args, tmp, path):
-    recs = traced(args, tmp, args.lua, path, '54')
-    line_of, got = {}, {}
-    for kind, a in recs:
-        if kind == EV_FUNC:
-            line_of[a[0]] = a[4]  # fid -> linedefined
-        elif kind in (EV_CODE, EV_WALK) and line_of.get(a[0]) is not None:
-            got.setdefault(line_of[a[0]], {})[kind] = a[1]
-    want = {ld: expected(code) for ld, code in listing(args, path).items()}
+    got = code_by_line(traced(args, tmp, args.lua, path, '54'))
+    want = {ld: expected(code) for ld, code in listing(args.luac, path).items()}
     bad = []
     for ld, (ipl16, walk16) in sorted(want.items()):
         g = got.get(ld, {})
@@ -105,16 +112,36 @@ def check54(args, tmp, path):
     print('lua5.4: %d functions as luac5.4 lists them' % len(want))
 
 
+P51 = """local function oneline(n) local s = 0 for i = 1, n do s = s + i end return s end
+local function nested(t, n)
+  local k = 0
+  for _ = 1, n do for i = 1, #t do k = k + t[i] end end
+  local i = 0
+  while i < n do
+    i = i + 1
+  end
+  for _, v in ipairs(t) do k = k + v end
+  return k
+end
+print(oneline(10), nested({1, 2, 3}, 4))
+"""
+
+
 def check51(args, tmp):
-    """Lua 5.1 knows no WALK or WBIAS: its line lookup is a table read."""
+    """Lua 5.1: CODE as luac5.1 lists the code (all of it counted), and no
+    WALK or WBIAS (its line lookup is a table read)."""
     prog = os.path.join(tmp, 'p51.lua')
-    with open(prog, 'w') as f:  # 5.1's syntax: no // operator
-        f.write('local function f(n) local s = 0 for i = 1, n do s = s + i end return s end\n'
-                'print(f(10))\n')
-    kinds = {k for k, _ in traced(args, tmp, args.lua51, prog, '51')}
-    expect(EV_CODE in kinds and not kinds & {EV_WALK, EV_WBIAS},
-           'lua5.1: record kinds %s' % sorted(kinds, key=str))
-    print('lua5.1: CODE, no WALK or WBIAS')
+    with open(prog, 'w') as f:
+        f.write(P51)
+    recs = traced(args, tmp, args.lua51, prog, '51')
+    kinds = {k for k, _ in recs}
+    expect(not kinds & {EV_WALK, EV_WBIAS}, 'lua5.1: record kinds %s' % sorted(kinds, key=str))
+    got = code_by_line(recs)
+    want = {ld: expected(code)[0] for ld, code in listing(args.luac51, prog).items()}
+    bad = ['function at line %d: CODE %s, luac5.1 says %d' % (ld, got.get(ld, {}).get(EV_CODE), v)
+           for ld, v in sorted(want.items()) if got.get(ld, {}).get(EV_CODE) != v]
+    expect(not bad, 'CODE against luac5.1:\n  ' + '\n  '.join(bad))
+    print('lua5.1: %d functions as luac5.1 lists them, no WALK or WBIAS' % len(want))
 
 
 def body(args, tmp):
@@ -124,7 +151,8 @@ def body(args, tmp):
         return SKIP
     for prog in args.programs:
         check54(args, tmp, os.path.abspath(prog))
-    if args.lua51:
+    args.luac51 = args.luac51 or shutil.which('luac5.1')
+    if args.lua51 and args.luac51:
         check51(args, tmp)
     return 0
 
@@ -132,6 +160,7 @@ def body(args, tmp):
 def add_args(ap):
     ap.add_argument('--luac')
     ap.add_argument('--lua51')
+    ap.add_argument('--luac51')
     ap.set_defaults(lua='lua5.4')
 
 
