@@ -902,11 +902,7 @@ def case_interrupted(c):
                         'local l = io.read()\n'
                         'io.stdout:write(l, " ", tostring(debug.gethook()), "\\n")\n')
     c.used.add('attach')
-    p = subprocess.Popen([c.args.lua, '-lluatrace', 'prog.lua'], cwd=c.tmp,
-                         env=c.env(LUATRACE_ATTACH='1'), stdin=subprocess.PIPE,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-    c.procs.append(p)
-    expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+    p = start_dormant(c)
     harness.wait_blocked(p.pid, 'the program')
     for cmd, sig in (('attach', signal.SIGTERM), ('attach', signal.SIGINT)):
         a = subprocess.Popen([c.args.recorderd, cmd, str(p.pid), '--out', c.out], cwd=c.tmp,
@@ -1395,11 +1391,7 @@ def case_badout(c):
 def gone_out_dir(c):
     """badout's second half: the --out removed while the attach waits."""
     c.write('read.lua', BLOCKREAD)
-    p = subprocess.Popen([c.args.lua, '-lluatrace', 'read.lua'], cwd=c.tmp,
-                         env=c.env(LUATRACE_ATTACH='1'), stdin=subprocess.PIPE,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-    c.procs.append(p)
-    expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+    p = start_dormant(c, 'read.lua')
     # in io.read, not on its way there: a request that came before would be
     # served by a Lua event before the --out is removed
     harness.wait_blocked(p.pid, 'the program')
@@ -1709,11 +1701,7 @@ def attach_nofd(c, opts):
     session complete with a report.html. Returns the session directory."""
     c.write('prog.lua', NOFD)
     c.used.add('attach')
-    p = subprocess.Popen([c.args.lua, '-lluatrace', 'prog.lua'], cwd=c.tmp,
-                         env=c.env(LUATRACE_ATTACH='1'), stdin=subprocess.PIPE,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-    c.procs.append(p)
-    expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+    p = start_dormant(c)
     r = recorderd(c, 'attach', str(p.pid), *opts, '--duration', '0.3', '--out', c.out)
     expect(r.returncode == 0, 'attach %s failed (%d): %r' % (opts, r.returncode, r.stderr))
     expect(b'traced time' not in r.stderr and b'open:' not in r.stderr,
@@ -2116,11 +2104,7 @@ def case_dormantstopped(c):
     c.write('prog.lua', BLOCKED)
     want_rc, want_out = untraced(c, 'prog.lua', b'go\n')
     c.used.add('attach')
-    p = subprocess.Popen([c.args.lua, '-lluatrace', 'prog.lua'], cwd=c.tmp,
-                         env=c.env(LUATRACE_ATTACH='1'), stdin=subprocess.PIPE,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-    c.procs.append(p)
-    expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+    p = start_dormant(c)
     harness.wait_blocked(p.pid, 'the program')
     os.kill(p.pid, signal.SIGSTOP)
     t0 = time.monotonic()
@@ -2452,11 +2436,7 @@ def case_blockedend(c):
     c.write('prog.lua', SERVER_STDIN)
     c.used.add('attach')
     for cmd in ('attach', 'top'):
-        p = subprocess.Popen([c.args.lua, '-lluatrace', 'prog.lua'], cwd=c.tmp,
-                             env=c.env(LUATRACE_ATTACH='1'), stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-        c.procs.append(p)
-        expect(p.stdout.readline() == b'READY\n', 'the server did not get ready')
+        p = start_dormant(c, what='the server')
         out = os.path.join(c.tmp, 'out-' + cmd)
         argv = [c.args.recorderd, cmd, str(p.pid), '-d', '1'] + (['-o', out] if cmd == 'attach' else [])
         a = subprocess.Popen(argv, cwd=c.tmp, env=base_env(), stdin=subprocess.DEVNULL,
@@ -2774,6 +2754,18 @@ def case_outsiderecordlivec(c):
     record_live(c, FIBPROGC)
 
 
+def start_dormant(c, name='prog.lua', what='the program'):
+    """lua -lluatrace name (written in c.tmp, which writes READY first) with
+    a dormant collector (LUATRACE_ATTACH=1), its stdin a pipe; returns its
+    Popen once it is ready."""
+    p = subprocess.Popen([c.args.lua, '-lluatrace', name], cwd=c.tmp,
+                         env=c.env(LUATRACE_ATTACH='1'), stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(p)
+    expect(p.stdout.readline() == b'READY\n', '%s did not get ready' % what)
+    return p
+
+
 def start_ready(c, prog):
     """prog.lua (which writes READY, then runs until a file named stop
     appears) started in c.tmp; returns its Popen once it is ready."""
@@ -3073,11 +3065,7 @@ def case_dumpdeep(c):
     want_rc, want_out = untraced(c, 'prog.lua', b'go\n')
     expect(want_rc == 0 and b'got go' in want_out, 'untraced run: %d %r' % (want_rc, want_out))
     c.used.add('attach')
-    p = subprocess.Popen([c.args.lua, '-lluatrace', 'prog.lua'], cwd=c.tmp,
-                         env=c.env(LUATRACE_ATTACH='1'), stdin=subprocess.PIPE,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-    c.procs.append(p)
-    expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+    p = start_dormant(c)
     time.sleep(0.3)
     r = recorderd(c, 'dump', str(p.pid), '--timeout', '30')
     out = r.stdout.decode()
