@@ -297,26 +297,18 @@ static void put_code(co_state *s, uint32_t fid, const uint8_t *pt)
 {
     const int8_t *li = (const int8_t *)ptr_at(pt + L54_LINEINFO);
     const uint32_t *code = (const uint32_t *)ptr_at(pt + L54_CODE);
-    const uint8_t *abs = ptr_at(pt + L54_ABS);
-    int n = i32_at(pt + L54_SIZELINE), ncode = i32_at(pt + L54_SIZECODE);
-    int nabs = i32_at(pt + L54_SIZEABS), line = i32_at(pt + L54_LINEDEF);
-    int prev = -1, base = -1, k = 0, run = 0;
+    int n = i32_at(pt + L54_SIZELINE), first = g_skip_prep && pt[L54_VARARG];
+    int prev = -1, base = -1, run = 0;
     uint64_t runs = 0, steps = 0, ins = 0;
-    if (!li || !code || n <= 0 || n != ncode || n > L54_MAX || nabs < 0 || nabs > L54_MAX)
+    l54_set own = {0}; /* the line of each pc from first on */
+    if (!li || !code || n != i32_at(pt + L54_SIZECODE))
         return;
-    for (int pc = 0; pc < n; pc++) {
-        if (li[pc] != L54_ABSLINE) {
-            line += li[pc];
-        } else { /* as own_lines */
-            while (k < nabs && i32_at(abs + 8 * k) < pc)
-                k++;
-            if (k >= nabs || i32_at(abs + 8 * k) != pc)
-                return;
-            line = i32_at(abs + 8 * k + 4);
-            base = pc;
-        }
-        if (pc == 0 && g_skip_prep && pt[L54_VARARG])
+    own_lines(pt, g_skip_prep, &own);
+    for (int pc = 0; !own.oom && own.n == (size_t)(n - first) && pc < n; pc++) {
+        base = li[pc] == L54_ABSLINE ? pc : base; /* its absolute line */
+        if (pc < first)
             continue; /* VARARGPREP: no line */
+        int line = (int)own.v[pc - first];
         if (line != prev) {
             runs++;
             steps += (uint64_t)(pc - base);
@@ -330,6 +322,7 @@ static void put_code(co_state *s, uint32_t fid, const uint8_t *pt)
             steps += (uint64_t)(to >= base ? to - base : pc - base);
         }
     }
+    co_mem_free(own.v);
     uint8_t *p = runs ? co_out_reserve(s, LT_EVENT_HOT_MAX) : NULL;
     if (!p)
         return;
