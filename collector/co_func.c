@@ -314,7 +314,7 @@ static uint8_t *put_code(uint8_t *q, uint32_t fid, const void *cl)
             run = k;
         }
         int to = back_target(code[k], k);
-        events += to >= run && to < k;
+        events += to >= run && to <= k; /* an empty loop jumps to itself */
     }
     q = lt_put_head(q, LT_EV_CODE, 2);
     q = lt_put_uint(q, fid);

@@ -42,6 +42,7 @@ static const jl_layout g_layouts[] = {
 #define JL_LINES (1u << 24) /* a prototype claiming more lines is not read */
 
 static const jl_layout *g_lay; /* the verified layout, or NULL */
+static uint8_t g_back[256];    /* the ops that jump back (learn_back), by number */
 
 static const uint8_t *ref_at(const jl_layout *y, const uint8_t *p)
 {
@@ -97,6 +98,12 @@ static uint32_t pc_line(const jl_layout *y, const uint8_t *pt, uint32_t pc)
         d = u32_at(li + 4 * (pc - 1));
     }
     return first + d;
+}
+
+/* Instruction pc of pt (its bytecode follows the GCproto). */
+static uint32_t bc_at(const jl_layout *y, const uint8_t *pt, uint32_t pc)
+{
+    return u32_at(pt + y->pt_size + 4 * (size_t)pc);
 }
 
 /* The next child of pt: the first prototype among its collectable
@@ -203,6 +210,44 @@ static void push_util(lua_State *L)
         lua_pushnil(L);
 }
 
+/* The loops of g_loops jump back with FORL, ITERL and JMP, in this order. */
+static const char g_loops[] = "local t = ...\n"
+                              "for i = 1, 2 do end\n"
+                              "for k in t do end\n"
+                              "while t do end\n";
+
+/* Learns the numbers of the ops that jump back (they differ between LuaJIT
+ * versions) from g_loops' bytecode as we read it, each instruction checked
+ * against jit.util.funcbc's and taken where its mode says its D is a jump
+ * (BCMjump, 13) that goes back. A blacklisted loop's FORL and ITERL
+ * become IFORL and IITERL, the next ops (lj_bc.h's order). Anything else
+ * than the three expected: none learned, and CODE counts no loop turn. */
+static void learn_back(lua_State *L, const jl_layout *y, int util)
+{
+    int top = lua_gettop(L), found[3], nf = 0, ok = 1;
+    const uint8_t *pt = NULL;
+    if (luaL_loadstring(L, g_loops) == 0)
+        pt = proto_of(y, lua_topointer(L, -1));
+    for (uint32_t pc = 1; pt && ok && pc < u32_at(pt + y->sizebc); pc++) {
+        lua_settop(L, top + 1);
+        lua_getfield(L, util, "funcbc");
+        lua_pushvalue(L, top + 1);
+        lua_pushinteger(L, (lua_Integer)pc);
+        if (lua_pcall(L, 2, 2, 0) || !lua_isnumber(L, -2) || !lua_isnumber(L, -1))
+            break;
+        uint32_t ins = bc_at(y, pt, pc), mode = (uint32_t)lua_tointeger(L, -1);
+        ok = (uint32_t)lua_tointeger(L, -2) == ins;
+        if (ok && (mode >> 7 & 15) == 13 && ins >> 16 < 0x8000)
+            ok = nf < 3 ? (found[nf++] = (int)(ins & 0xff), 1) : 0;
+    }
+    lua_settop(L, top);
+    if (!ok || nf != 3 || found[0] == found[1] || found[1] == found[2] || found[0] == found[2])
+        return;
+    for (int i = 0; i < 3; i++)
+        g_back[found[i]] = 1;
+    g_back[(found[0] + 1) & 0xff] = g_back[(found[1] + 1) & 0xff] = 1;
+}
+
 int co_jit_lines_check(lua_State *L)
 {
     static int done;
@@ -221,6 +266,8 @@ int co_jit_lines_check(lua_State *L)
             if (pt == want && same_lines(L, y, util, fi, pt) && same_child(L, y, util, fi, pt))
                 g_lay = y;
         }
+        if (g_lay)
+            learn_back(L, g_lay, util);
     }
     lua_settop(L, top);
     return g_lay != NULL;
@@ -266,19 +313,26 @@ static void put_bits(co_state *s, uint32_t fid, uint32_t first, const uint64_t *
     }
 }
 
-/* The CODE record of fid (prototype pt): its instructions per run of one
- * line, x16, what a line event costs in the instruction hook beyond the
+/* The CODE record of fid (prototype pt): its instructions per line
+ * event, x16, what a line event costs in the instruction hook beyond the
  * event itself (co_calib.c); as Lua 5.1's (co_func.c), less the function
- * header (pc 0), which LuaJIT dispatches as a call, not an instruction. */
+ * header (pc 0), which LuaJIT dispatches as a call, not an instruction.
+ * Each turn of a loop within one run of a line is a line event too
+ * (lj_dispatch_ins calls the hook at every jump back). */
 static void put_code(co_state *s, uint32_t fid, const uint8_t *pt)
 {
     uint32_t n = u32_at(pt + g_lay->sizebc), runs = 1;
     if (n < 2 || n >= JL_LINES)
         return;
-    for (uint32_t pc = 2, last = pc_line(g_lay, pt, 1); pc < n; pc++) {
-        uint32_t line = pc_line(g_lay, pt, pc);
-        runs += line != last;
+    for (uint32_t pc = 1, run = 1, last = pc_line(g_lay, pt, 1); pc < n; pc++) {
+        uint32_t line = pc_line(g_lay, pt, pc), ins = bc_at(g_lay, pt, pc);
+        if (line != last) {
+            runs++;
+            run = pc;
+        }
         last = line;
+        int64_t to = (int64_t)pc + 1 + (int64_t)(ins >> 16) - 0x8000;
+        runs += g_back[ins & 0xff] && to >= run && to <= pc;
     }
     uint8_t *p = co_out_reserve(s, LT_EVENT_HOT_MAX);
     if (!p)

@@ -317,7 +317,7 @@ static void put_code(co_state *s, uint32_t fid, const uint8_t *pt)
         prev = line;
         ins += (code[pc] & 0x7f) - L54_OP_MMBIN >= 3u;
         int to = back_target(code[pc], pc);
-        if (to >= run && to < pc) { /* a loop within this run */
+        if (to >= run && to <= pc) { /* a loop within this run (or a jump to itself) */
             runs++;
             steps += (uint64_t)(to >= base ? to - base : pc - base);
         }

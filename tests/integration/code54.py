@@ -2,7 +2,7 @@
 """What a line event costs under Lua 5.4: the CODE and WALK records.
 
   code54.py PROGRAM.lua --recorderd PATH --lua lua5.4 [--luac luac5.4]
-            [--lua51 lua5.1 [--luac51 luac5.1]]
+            [--lua51 lua5.1 [--luac51 luac5.1] [--luajit luajit]]
 
 `recorderd run --time exact -- lua5.4 PROGRAM` (every line hooked); then
 each Lua function's CODE and WALK records in trace.ltr must be what
@@ -18,7 +18,8 @@ the collector's reading of 5.4's Proto):
   instructions, no jump of 128 lines) x16 over its line events.
 A vararg function's VARARGPREP (pc 1) has no line (5.4.4 on). Under Lua
 5.1 (--lua51 given), CODE the same way against luac5.1's listing (every
-instruction counted), and no WALK nor WBIAS.
+instruction counted), and no WALK nor WBIAS; under LuaJIT (--luajit too),
+CODE against jit.util's listing of its bytecode.
 Exit 77 without lua5.4 or luac5.4.
 """
 
@@ -72,7 +73,7 @@ def expected(code):
             events, steps, start = events + 1, steps + pc + 1, pc
         prev = line
         ins += op not in MMBIN
-        if op in BACK and to is not None and start <= to < pc:
+        if op in BACK and to is not None and start <= to <= pc:
             events, steps = events + 1, steps + to + 1
     return ins * 16 // events, steps * 16 // events
 
@@ -113,6 +114,7 @@ def check54(args, tmp, path):
 
 
 P51 = """local function oneline(n) local s = 0 for i = 1, n do s = s + i end return s end
+local function spin(n) for _ = 1, n do end while n > 0 do n = n - 1 end return n end
 local function nested(t, n)
   local k = 0
   for _ = 1, n do for i = 1, #t do k = k + t[i] end end
@@ -123,7 +125,7 @@ local function nested(t, n)
   for _, v in ipairs(t) do k = k + v end
   return k
 end
-print(oneline(10), nested({1, 2, 3}, 4))
+print(oneline(10), spin(3), nested({1, 2, 3}, 4))
 """
 
 
@@ -144,6 +146,53 @@ def check51(args, tmp):
     print('lua5.1: %d functions as luac5.1 lists them, no WALK or WBIAS' % len(want))
 
 
+# Each prototype's (linedefined, instructions, line events) as LuaJIT's
+# own jit.util and jit.vmdef list them (names, not the collector's read of
+# the GCproto): pc 0, the header, is no instruction; a line event at each
+# change of line and at each jump back within a run of one line.
+JIT_LIST = r"""
+local util, vmdef = require 'jit.util', require 'jit.vmdef'
+local BACK = {FORL = true, IFORL = true, ITERL = true, IITERL = true, JMP = true}
+local function walk(f)
+  local info = util.funcinfo(f)
+  local n, events, run, last = info.bytecodes, 1, 1, nil
+  for pc = 1, n - 1 do
+    local line = util.funcinfo(f, pc).currentline
+    if last and line ~= last then events, run = events + 1, pc end
+    last = line
+    local ins, m = util.funcbc(f, pc)
+    local op = vmdef.bcnames:sub(bit.band(ins, 0xff) * 6 + 1, bit.band(ins, 0xff) * 6 + 6)
+    local to = pc + 1 + bit.rshift(ins, 16) - 0x8000
+    if BACK[op:match('%S+')] and to >= run and to <= pc then events = events + 1 end
+  end
+  print(info.linedefined, n - 1, events)
+  for i = -1, -1000, -1 do
+    local k = util.funck(f, i)
+    if k == nil then break end
+    if type(k) == 'proto' then walk(k) end
+  end
+end
+walk(assert(loadfile(arg[1])))
+"""
+
+
+def check_jit(args, tmp):
+    """LuaJIT: CODE as its own jit.util lists the bytecode."""
+    prog = os.path.join(tmp, 'p51.lua')
+    lister = os.path.join(tmp, 'jitlist.lua')
+    with open(lister, 'w') as f:
+        f.write(JIT_LIST)
+    res = run([args.luajit, lister, prog], tmp, base_env())
+    expect(res.status == 0, 'jit.util listing failed: %s' % show_bytes(res.err))
+    rows = [r.split() for r in res.out.decode().strip().split('\n')]
+    want = {int(ld): int(n) * 16 // int(ev) for ld, n, ev in rows}
+    got = code_by_line(traced(args, tmp, args.luajit, prog, 'jit'))
+    bad = ['function at line %d: CODE %s, jit.util says %d' % (ld, got.get(ld, {}).get(EV_CODE), v)
+           for ld, v in sorted(want.items()) if got.get(ld, {}).get(EV_CODE) != v]
+    expect(not bad, 'CODE against jit.util:\n  ' + '\n  '.join(bad))
+    print('luajit: %d functions as jit.util lists them' % len(want))
+
+
 def body(args, tmp):
     args.luac = args.luac or shutil.which('luac5.4')
     if not shutil.which(args.lua) or not args.luac:
@@ -154,6 +203,8 @@ def body(args, tmp):
     args.luac51 = args.luac51 or shutil.which('luac5.1')
     if args.lua51 and args.luac51:
         check51(args, tmp)
+        if args.luajit and shutil.which(args.luajit):
+            check_jit(args, tmp)
     return 0
 
 
@@ -161,6 +212,7 @@ def add_args(ap):
     ap.add_argument('--luac')
     ap.add_argument('--lua51')
     ap.add_argument('--luac51')
+    ap.add_argument('--luajit')
     ap.set_defaults(lua='lua5.4')
 
 

@@ -41,5 +41,7 @@ local function strings(n)
   return table.concat(parts, ",")
 end
 
-local total = oneline(10) + arith(3, 4) + whileloop(9) + forin({4, 5, 6}) + repeatloop(5)
+local function spin(n) for _ = 1, n do end return n end
+
+local total = spin(3) + oneline(10) + arith(3, 4) + whileloop(9) + forin({4, 5, 6}) + repeatloop(5)
 print(total, #strings(20))
