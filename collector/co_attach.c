@@ -622,10 +622,16 @@ static void begin_all(lua_State **t, size_t n, void *ud)
 }
 
 /* Whether the thread list can be walked: verified when listening, else
- * (tron() without listen) at the first need. */
+ * (tron() without listen) at the first need. Never under Lua 5.4: the
+ * walk and its check read 5.1's global_State, past the end of 5.4's
+ * blocks; its resumers are found through the API (api_chain). */
 static int walk_ok(co_state *s, lua_State *L)
 {
     static int checked, ok;
+#ifdef CO_LUA54
+    (void)s, (void)L, (void)checked, (void)ok;
+    return 0;
+#endif
     if (g_main)
         return g_walk_ok;
     if (!checked && s->th.main) {
@@ -637,11 +643,18 @@ static int walk_ok(co_state *s, lua_State *L)
 
 enum { CHAIN_MAX = 256 };
 
-/* LuaJIT, no thread list: the threads from the main one to L, each
- * resuming the next (coroutine.resume, a wrap function), so that L's stack
- * hangs under theirs; or the main thread alone if it runs no frame (a host
- * resumed L from C). Returns how many, 0 if neither (L's stack alone). */
-static size_t jit_chain(co_state *s, lua_State *L, lua_State **t)
+/* LuaJIT and Lua 5.4, no thread list: the threads from the main one to
+ * L, each resuming the next (coroutine.resume, a wrap function), so that
+ * L's stack hangs under theirs; or the main thread alone if it runs no
+ * frame (a host resumed L from C). Returns how many, 0 if neither (L's
+ * stack alone). */
+#ifdef CO_LUA54
+#define CO_API_CHAIN(s) 1
+#else
+#define CO_API_CHAIN(s) ((s)->jit)
+#endif
+
+static size_t api_chain(co_state *s, lua_State *L, lua_State **t)
 {
     lua_State *main = s->th.main ? s->th.main : g_main, *x = main;
     lua_Debug ar;
@@ -665,7 +678,7 @@ void co_attach_begin(co_state *s, lua_State *L, int attach)
     size_t n;
     if ((attach || L != s->th.main) && walk_ok(s, L))
         each_thread(L, begin_all, &c);
-    else if (s->jit && (n = jit_chain(s, L, chain)))
+    else if (CO_API_CHAIN(s) && (n = api_chain(s, L, chain)))
         begin_all(chain, n, &c);
     else
         co_hook_snapshot(s, L, LT_R_BEGIN);

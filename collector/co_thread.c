@@ -119,16 +119,25 @@ static int co_thread_layout_check(lua_State *L)
 /* }====== */
 
 /* The main thread of L's state: L itself if lua_pushthread says so, else
- * global_State's mainthread where the layout is verified, else NULL. */
+ * (Lua 5.4) the registry's, else global_State's mainthread where the
+ * layout is verified, else NULL. */
 static lua_State *main_thread(lua_State *L, int thread_ok)
 {
     int is_main = lua_pushthread(L);
     lua_pop(L, 1);
     if (is_main)
         return L;
+#ifdef CO_LUA54 /* tron() in a coroutine: its resumers are found from main */
+    (void)thread_ok;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
+    lua_State *m = lua_tothread(L, -1);
+    lua_pop(L, 1);
+    return m;
+#else
     const void *g = thread_ok ? lr_ptr_at(L, LS_G) : NULL;
     const uint8_t *m = g ? lr_ptr_at(g, G_MAINTHREAD) : NULL;
     return m && m[LS_TT] == LUA_TTHREAD && lr_ptr_at(m, LS_G) == g ? (lua_State *)m : NULL;
+#endif
 }
 
 int co_thread_init(co_state *s, lua_State *L)

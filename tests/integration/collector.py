@@ -405,6 +405,34 @@ def case_tronco(c):
     expect(names and names[0] == 'main' and names.count('main') == 1, 'tracks: %s' % names)
 
 
+def case_tronco54(c):
+    """tronco under Lua 5.4 (whose coroutine.running() also answers in
+    the main thread: the probe asks its second result). 5.4's collector
+    cannot walk 5.1's thread list: the resumers are found from the main
+    thread down through each coroutine.resume and wrap call with the
+    API. Before, only the coroutine that called tron() was traced, its
+    stack from its own body: main, its resumer and the coroutine
+    suspended before never had a hook (2 of the 8 probes seen)."""
+    lua54 = lua54_installed()
+    prog = c.write('tronco.lua', TRONCO.replace(
+        'if coroutine.running() then', 'if not select(2, coroutine.running()) then'))
+    c.start_daemon()
+    r = run([lua54, prog], c.tmp, c.env(LUATRACE_SOCKET=c.sock,
+                                        LUA_CPATH_5_4=c.args.cpath + '/lua54/?.so;;'))
+    c.stop_daemon()
+    out = r.out.decode().splitlines()
+    expect(r.status == 0 and out[-1] == 'true', 'program failed: %r %r' % (out, r.err))
+    truth = truths(out)
+    expect(sum(truth.values()) == 8, 'want 8 traced probes: %s' % truth)
+    session = c.session('tronco')
+    expect_probe_stacks(c, session, truth)
+    with open(os.path.join(session, 'session.json')) as f:
+        meta = json.load(f)
+    expect(meta['bad_records'] == 0, 'session %s' % meta)
+    names = track_names(c, session)
+    expect(names and names[0] == 'main' and names.count('main') == 1, 'tracks: %s' % names)
+
+
 DBGHOOK = WHERE + '''
 -- the program's own debug hooks while it is traced: every probe is traced,
 -- the program's hook on its thread (hooked) or not (traced)
