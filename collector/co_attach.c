@@ -197,11 +197,83 @@ void co_attach_rearm(lua_State *T)
         set_if_ours(T, co_hook, CO_MASK);
 }
 
+#ifdef CO_LUA54
+/* Lua 5.4 (5.4.0 to 5.4.7, LP64; recorderd's rd_lua54.h reads the same
+ * from outside): what the handler reads to follow main's resumes. */
+enum {
+    L54_TT = 8,
+    L54_STATUS = 10,
+    L54_TOP = 16,
+    L54_G = 24,
+    L54_CI = 32,
+    L54_STACK = 48,
+    L54_BASE_CI = 96,
+    CI54_FUNC = 0,
+    TV54_TT = 8,
+    TV54_SIZE = 16,
+    T54_LCF = 0x16,    /* a light C function's tag: coroutine.resume */
+    T54_CCL = 0x66,    /* a C closure's: a wrap function */
+    T54_THREAD = 0x48, /* a thread's, in a TValue */
+    O54_THREAD = 0x08, /* and in its own header */
+    CL54_F = 24,
+    CL54_UPV0 = 32,
+    RESUMED_MAX = 256
+};
+static const void *g_cf_resume, *g_cf_wrap; /* set when listening */
+
+/* The thread T runs in its top frame, a coroutine.resume or a wrap call
+ * (its argument, or the wrap's upvalue), else NULL. Only slots below T's
+ * top are read, which the GC keeps alive (a frame in the middle of being
+ * pushed may name a stale function: whatever it names there is live);
+ * the thread must look like one of this state's, not yet dead. */
+static lua_State *resumed54(const char *T, const char *g)
+{
+    const char *ci = rd_ptr(T, L54_CI), *stack = rd_ptr(T, L54_STACK);
+    const char *top = rd_ptr(T, L54_TOP), *func, *arg;
+    if (!ci || ci == T + L54_BASE_CI || !stack)
+        return NULL;
+    func = rd_ptr(ci, CI54_FUNC);
+    if (func < stack || func + TV54_SIZE > top)
+        return NULL;
+    uint8_t tt = (uint8_t)func[TV54_TT];
+    if (tt == T54_LCF && g_cf_resume && rd_ptr(func, 0) == g_cf_resume &&
+        func + 2 * TV54_SIZE <= top)
+        arg = func + TV54_SIZE;
+    else if (tt == T54_CCL && g_cf_wrap && rd_ptr(rd_ptr(func, 0), CL54_F) == g_cf_wrap)
+        arg = (const char *)rd_ptr(func, 0) + CL54_UPV0;
+    else
+        return NULL;
+    const char *x = (uint8_t)arg[TV54_TT] == T54_THREAD ? rd_ptr(arg, 0) : NULL;
+    if (!x || x == T || (uint8_t)x[L54_TT] != O54_THREAD || rd_ptr(x, L54_G) != g ||
+        x[L54_STATUS] != 0)
+        return NULL;
+    return (lua_State *)x;
+}
+
+/* Lua 5.4's hooks are per thread and its thread list is not walked: with
+ * main alone hooked, a program running a coroutine (main waiting in
+ * coroutine.resume) had no event until it yielded back to main, and an
+ * attach gave up after its timeout. The threads main resumes, each the
+ * next's resumer, get the hook too. Async-signal-safe as below. */
+static void hook_resumed54(lua_Hook h, int mask)
+{
+    const char *T = (const char *)g_main, *g = rd_ptr(T, L54_G);
+    lua_State *x;
+    for (int n = 0; n < RESUMED_MAX && (x = resumed54(T, g)); n++) {
+        set_if_ours(x, h, mask);
+        T = (const char *)x;
+    }
+}
+#endif
+
 /* Async-signal-safe: no allocation, no Lua API but lua_gethook and
  * lua_sethook. */
 static void hook_every_thread(lua_Hook h, int mask)
 {
     set_if_ours(g_main, h, mask);
+#ifdef CO_LUA54
+    hook_resumed54(h, mask);
+#endif
     if (!g_walk_ok)
         return;
     char *g = rd_ptr(g_main, LS_G);
@@ -427,7 +499,13 @@ static void lua_checks(lua_State *L)
     }
 #ifdef CO_LUA54
     /* nor under 5.4: its global_State is not 5.1's, and reading 5.1's
-     * offsets read past the end of its blocks (AddressSanitizer said so) */
+     * offsets read past the end of its blocks (AddressSanitizer said so);
+     * the handler follows main's resumes by these two (hook_resumed54) */
+    co_state s;
+    memset(&s, 0, sizeof s);
+    co_module_special_functions(&s, L);
+    g_cf_resume = (const void *)s.cf_resume;
+    g_cf_wrap = (const void *)s.cf_wrap;
     return;
 #endif
     g_walk_ok = walk_check(g_main, L);

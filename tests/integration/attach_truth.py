@@ -31,6 +31,8 @@ frames that were unwound, nothing past the detach). Cases:
   conested    attach in a coroutine resumed by one that a coroutine called as
               a wrap function, resumed by main: the resumers' stacks in
               their order
+  coroutine54, conested54  the same two under Lua 5.4 (per-thread hooks:
+              the handler hooks the threads main resumes, not main alone)
   inc         attach while the program sits in C (os.execute "sleep")
   hangup      SIGHUP (a lost terminal) ends attach, record and top as
               SIGTERM does: sessions complete (it killed them, a trace.ltr
@@ -765,8 +767,13 @@ def case_unwinding(c):
     expect_only(stacks, truths['after'], 'after the error unwound')
 
 
-def case_coroutine(c, lua=None):
-    p = start(c, COROUTINE, lua=lua)
+def lua54_env(c):
+    """The environment that finds the 5.4 build of the collector."""
+    return {'LUA_CPATH_5_4': os.path.join(c.args.cpath, 'lua54', '?.so') + ';;'}
+
+
+def case_coroutine(c, lua=None, env_extra=None):
+    p = start(c, COROUTINE, lua=lua, env_extra=env_extra)
     truths, stacks, _ = attach(c, p, until=b'AFTER\n')
     # Code in a coroutine hangs under its resumer's stack (the main chunk in
     # coroutine.resume): the collector sends the resume chain at attach.
@@ -775,11 +782,28 @@ def case_coroutine(c, lua=None):
     expect_only(stacks, truths['after'], 'after the coroutine yielded')
 
 
-def case_conested(c, lua=None):
-    p = start(c, CONESTED, lua=lua)
+def case_conested(c, lua=None, env_extra=None):
+    p = start(c, CONESTED, lua=lua, env_extra=env_extra)
     truths, stacks, _ = attach(c, p)
     expect(truths['wait'].count('[C]') == 4, 'the truth: %s' % truths['wait'])
     expect_only(stacks, truths['wait'], 'attached three coroutines deep')
+
+
+def case_coroutine54(c):
+    """coroutine under Lua 5.4, whose hooks are per thread: the signal
+    handler hooks the main thread and the threads it resumes, read from
+    its coroutine.resume or wrap frame (it hooked main alone, which sat in
+    coroutine.resume while the coroutine ran on: no event came, and the
+    attach gave up after its --timeout)."""
+    need_lua54(c)
+    case_coroutine(c, env_extra=lua54_env(c))
+
+
+def case_conested54(c):
+    """conested under Lua 5.4: the chain of three resumers (a resume, a
+    wrap call, a resume) followed from the main thread by the handler."""
+    need_lua54(c)
+    case_conested(c, env_extra=lua54_env(c))
 
 
 def case_hookedmain(c):
