@@ -19,7 +19,8 @@
  * second Ctrl-C still kills, as untraced. A main thread with the
  * program's own hook chained after the collector's (co_dbghook.c) loses
  * that hook, as lstop takes it off, and stays traced. Tracing off, or a
- * handler that is not lua.c's: nothing changes. LuaJIT (co_jit.c hooks differently): not taken. */
+ * handler that is not lua.c's: nothing changes. LuaJIT (co_jit.c hooks differently): not taken.
+ * Lua 5.4's lua.c does the same with the line mask added (LSTOP_MASK). */
 #include <signal.h>
 #include <stddef.h>
 #include <string.h>
@@ -29,8 +30,15 @@
 
 #include "co_state.h"
 
-/* laction's hook: lua_sethook(L, lstop, CALL | RET | COUNT, 1) */
+/* laction's hook: lua_sethook(L, lstop, CALL | RET | COUNT, 1); Lua
+ * 5.4's lua.c asks for line events too (a mask it did not know, the
+ * handler left lstop in place: a 5.4 program that caught the error ran on
+ * untraced) */
+#if LUA_VERSION_NUM >= 504
+#define LSTOP_MASK (LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE | LUA_MASKCOUNT)
+#else
 #define LSTOP_MASK (LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT)
+#endif
 
 static struct sigaction g_old;    /* lua.c's handler */
 static lua_State *volatile g_main; /* NULL: not installed, or closing */
@@ -47,7 +55,11 @@ static void co_interrupt(lua_State *L, lua_Debug *ar)
     } else {
         lua_sethook(L, g_hook, g_mask, g_count);
     }
-    if (ar->event != LUA_HOOKCOUNT && lua_gethook(L) == co_hook) /* the collector's too */
+    /* the collector's event too; a line only if it counts lines (5.4's
+     * lstop fires at any event of its mask, which the collector's may
+     * lack) */
+    if (ar->event != LUA_HOOKCOUNT && lua_gethook(L) == co_hook &&
+        (ar->event != LUA_HOOKLINE || (g_mask & LUA_MASKLINE)))
         co_hook(L, ar);
     luaL_error(L, "interrupted!"); /* lstop's words, at lstop's event */
 }

@@ -2460,6 +2460,36 @@ def case_sigint(c):
            'hooked: calls after the interrupt: %s' % rows)
 
 
+def case_sigint54(c):
+    """sigint's first program under Lua 5.4, whose lua.c puts lstop on the
+    main thread with the line mask too (call, return, line and count 1):
+    what the program runs after it caught "interrupted!" is traced (the
+    collector's handler did not know that mask, and lstop took the hook
+    off for good: nothing after the interrupt was traced, the session
+    said complete). Under 5.4 the program's own hook is not chained (the
+    thread is not traced while it has one): no hooked variant here."""
+    lua54 = lua54_installed()
+    prog = c.write('sig.lua', SIGINT_PROG)
+    env = c.env(LUA_CPATH_5_4=c.args.cpath + '/lua54/?.so;;')
+    for opts in ([], ['-e', 'x = 1']):
+        cmd = [lua54] + opts + [prog]
+        plain = run(cmd, c.tmp, env)
+        expect(plain.out == b'false\tinterrupted!\n3000\n', 'plain run: %r' % plain.out)
+        for how in ([], ['--lines', 'exact']):
+            shutil.rmtree(c.out, ignore_errors=True)
+            r = run([c.args.recorderd, 'run', '-q', '--out', c.out] + how + ['--'] + cmd,
+                    c.tmp, env)
+            same_output(plain, r)
+            rows = c.folded(c.session('sig'), 'calls')
+            top = 'lua5.4@[C];main chunk@sig.lua:0;'
+            expect(rows.get(top + 'work@sig.lua:2') == 1000 and rows.get(top + 'print@[C]') == 2,
+                   '%s %s: calls after the interrupt: %s' % (opts, how, rows))
+            spin = top + 'pcall@[C];function@sig.lua:3'
+            expect(rows.get(spin) == 1
+                   and all(k.startswith(spin) for k in rows if 'sig.lua:3' in k),
+                   '%s %s: spin (under pcall, until interrupted): %s' % (opts, how, rows))
+
+
 def trace_records(path, offsets=None):
     """The records of a trace.ltr as (kind, args) tuples; short forms and
     steps as ('short', byte). Enough of lt_event.h for the tests. Each
