@@ -133,7 +133,12 @@ static int same_name(const rd_cov_fn *fn, const char *name)
  * takes one of them, first the one of its name (from an earlier model),
  * else one not named yet, else any free one; when the model has more
  * functions of the range than f has prototypes (the source changed), they
- * add up in the first. A range f lacks is created. */
+ * add up in the first. A range f lacks is created, and so is one more of
+ * a range in a file that was not compiled (Lua 5.4's syntax, which
+ * recorderd's Lua 5.1 cannot compile): its prototypes are the traced
+ * functions, so each one the model has is another (the second of two on
+ * one line was counted as the first, and NEST's count then added a
+ * never-called one in its place). */
 static rd_cov_fn *fn_for(rd_cov_file *f, uint32_t line, uint32_t last, const char *name,
                          uint32_t model)
 {
@@ -148,7 +153,7 @@ static rd_cov_fn *fn_for(rd_cov_file *f, uint32_t line, uint32_t last, const cha
             pick[k] = fn;
     }
     for (int k = 0; k < 4; k++)
-        if (pick[k])
+        if (pick[k] && (k < 3 || f->exact))
             return pick[k];
     return new_fn(f, line, last);
 }

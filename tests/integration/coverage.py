@@ -1421,6 +1421,38 @@ def case_sameline(ctx):
     print('sameline: ok')
 
 
+# Lua 5.4's syntax (<close>): recorderd's Lua 5.1 cannot compile the
+# file, so its prototypes are the functions the trace has
+SAMELINE54_PROG = '''local mk = function(i) return function() return i end end
+local s = 0
+for i = 1, 5 do s = s + mk(i)() end
+local inc, dec = function(x) return x + 1 end, function(x) return x - 1 end
+local t <close> = nil
+print(s, inc(1), inc(2))
+'''
+
+
+def case_sameline54(ctx):
+    """sameline where Lua 5.1 cannot compile the file (5.4's <close>):
+    two functions traced on one line range are two functions, each with
+    its own calls. Before, the second was counted as the first (mk 10
+    calls, its inner function 0: FNH 3 of 5, want 4)."""
+    lua54 = harness.need_lua54()
+    work = os.path.join(ctx.tmp, 'sameline54')
+    os.mkdir(work)
+    prog = os.path.join(work, 'prog.lua')
+    with open(prog, 'w') as f:
+        f.write(SAMELINE54_PROG)
+    res, session = ctx.traced([lua54, 'prog.lua'], work)
+    expect(res.status == 0 and res.out == b'15\t2\t3\n', 'run: %d %r %r'
+           % (res.status, res.out, res.err))
+    lcov = read_lcov(os.path.join(session, 'coverage.lcov'), session_cwd(session))
+    want = {'main chunk': 1, 'mk': 5, 'function@1': 5, 'inc': 2, 'function@4': 0}
+    expect(lcov[prog]['fnda'] == want and lcov[prog]['totals']['FNF'] == 5 and
+           lcov[prog]['totals']['FNH'] == 4, 'functions: %s' % lcov[prog])
+    print('sameline54: ok')
+
+
 def case_luacheck(ctx):
     luacheck = shutil.which('luacheck')
     pl = os.path.join(LUA_DIR, 'pl')
