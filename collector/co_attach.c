@@ -219,7 +219,28 @@ enum {
     CL54_UPV0 = 32,
     RESUMED_MAX = 256
 };
-static const void *g_cf_resume, *g_cf_wrap; /* set when listening */
+static const void *g_cf_resume, *g_cf_wrap; /* set when listening, if layout54_ok */
+
+/* The offsets and tags above, on L as it runs (lua_gettop is L->top less
+ * its frame's function and one slot, whatever the frame), on a thread
+ * made for it and on values pushed: a Lua 5.4 whose layout differs has
+ * its resumers left unhooked rather than read wrong in a signal handler. */
+static int layout54_ok(lua_State *L)
+{
+    const char *T = (const char *)L, *ci = rd_ptr(T, L54_CI), *stack = rd_ptr(T, L54_STACK);
+    const char *func = ci ? rd_ptr(ci, CI54_FUNC) : NULL, *top;
+    if ((uint8_t)T[L54_TT] != O54_THREAD || T[L54_STATUS] != 0 || !stack || func < stack ||
+        !lua_checkstack(L, 2))
+        return 0;
+    lua_State *x = lua_newthread(L);
+    lua_pushthread(L);
+    top = rd_ptr(T, L54_TOP);
+    int ok = top == func + TV54_SIZE * (1 + lua_gettop(L)) &&
+             (uint8_t)top[-TV54_SIZE + TV54_TT] == T54_THREAD && rd_ptr(top - TV54_SIZE, 0) == T &&
+             (uint8_t)((const char *)x)[L54_TT] == O54_THREAD && rd_ptr(x, L54_G) == rd_ptr(T, L54_G);
+    lua_pop(L, 2);
+    return ok;
+}
 
 /* The thread T runs in its top frame, a coroutine.resume or a wrap call
  * (its argument, or the wrap's upvalue), else NULL. Only slots below T's
@@ -228,6 +249,8 @@ static const void *g_cf_resume, *g_cf_wrap; /* set when listening */
  * the thread must look like one of this state's, not yet dead. */
 static lua_State *resumed54(const char *T, const char *g)
 {
+    if (!g_cf_resume && !g_cf_wrap) /* not listening, or not this layout */
+        return NULL;
     const char *ci = rd_ptr(T, L54_CI), *stack = rd_ptr(T, L54_STACK);
     const char *top = rd_ptr(T, L54_TOP), *func, *arg;
     if (!ci || ci == T + L54_BASE_CI || !stack)
@@ -504,6 +527,8 @@ static void lua_checks(lua_State *L)
     co_state s;
     memset(&s, 0, sizeof s);
     co_module_special_functions(&s, L);
+    if (!layout54_ok(L))
+        return;
     g_cf_resume = (const void *)s.cf_resume;
     g_cf_wrap = (const void *)s.cf_wrap;
     return;
