@@ -146,6 +146,17 @@ CO_INLINE int maybe_untraced(const co_state *s)
     return s->nuntraced || lr_hooks_off(s->cur_L);
 }
 
+/* Whether L, a thread never seen, has frames below its event's (its
+ * first event is not its body's call): it started where no hook is
+ * called, and yielded. LuaJIT calls none in a __gc finalizer or a
+ * jit.attach handler, whatever thread they resume. Its frames come from
+ * its stack then, not as unknown ones. */
+static int ran_unseen(lua_State *L, const lua_Debug *ar)
+{
+    lua_Debug below;
+    return lua_getstack(L, ar->event == LUA_HOOKCALL, &below);
+}
+
 /* L runs now, another thread ran the previous event. R if that thread is
  * still running (it resumed L), Y if it yielded, finished or died; the
  * previous thread is alive (anchored), whatever the program did since.
@@ -162,7 +173,9 @@ static int __attribute__((noinline)) switch_slow(co_state *s, lua_State *L, cons
     uint32_t id = L == s->seen_L && s->th.t[s->seen_id] == L ? s->seen_id : co_thread_known(s, L);
     if (!id && (id = co_thread_revive(s, L)))
         stack_record(s, L, id, LT_R_HOOKED, ar->event == LUA_HOOKCALL); /* not the callee */
-    if (!id && !(id = co_thread_new(s, L)))
+    if (!id && (id = co_thread_new(s, L)) && ran_unseen(L, ar))
+        stack_record(s, L, id, LT_R_HOOKED, ar->event == LUA_HOOKCALL);
+    if (!id)
         return 0;
     int st;
     int resumed = co_thread_resumed(s, s->cur_L, &st);
