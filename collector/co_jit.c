@@ -17,7 +17,10 @@
  * with weak keys {thread = id} (the count cannot carry them). Where the
  * shadow stack is not known (a switch to a thread not known, or stale, a
  * resync) the depth is the number of the thread's levels, and the shadow
- * stack is read again from its frames.
+ * stack is read again from its frames. So it is on a switch to a thread
+ * whose frame at the event's slot is not the function the shadow stack
+ * has there: LuaJIT calls no hook in a __gc finalizer or a jit.attach
+ * handler, and a coroutine one resumes may yield from other frames.
  *
  * Everything else goes through the debug API: none of the 5.1 layout
  * reads apply (s->layout_ok and the rest stay 0). */
@@ -196,6 +199,7 @@ enum { JF_LUA, JF_C,
 typedef struct co_jframe {
     uint32_t slot;
     uint32_t kind;
+    const void *fn; /* the function it runs (lua_topointer), NULL: not known */
 } co_jframe;
 
 typedef struct co_jstack {
@@ -339,10 +343,12 @@ void co_jit_rebuild(uint32_t id, lua_State *T, int from, int fresh_top)
     js->n = 0;
     for (int level = (int)n - 1; level >= from; level--, k++) {
         lua_Debug ar;
-        if (!room(js, k) || !lua_getstack(T, level, &ar) || !lua_getinfo(T, "S", &ar))
+        if (!room(js, k) || !lua_getstack(T, level, &ar) || !lua_getinfo(T, "Sf", &ar))
             return;
+        const void *fn = lua_topointer(T, -1);
+        lua_pop(T, 1);
         uint32_t kind = ar.what[0] == 'C' ? JF_C : fresh_top && level == 0 ? JF_FRESH : JF_LUA;
-        js->f[k] = (co_jframe){(uint32_t)ar.i_ci & 0xffff, kind};
+        js->f[k] = (co_jframe){(uint32_t)ar.i_ci & 0xffff, kind, fn};
         js->n = k + 1;
     }
 }
@@ -368,11 +374,14 @@ static void close_frames(co_state *s, lua_State *L, const co_jstack *js, uint32_
     }
 }
 
-static int is_cfunction(lua_State *L, lua_Debug *ar)
+/* Whether the callee of a call is a C function; fn: the callee. */
+static int is_cfunction(lua_State *L, lua_Debug *ar, const void **fn)
 {
+    *fn = NULL;
     if (!lua_getinfo(L, "f", ar))
         return 0;
     int c = lua_iscfunction(L, -1);
+    *fn = lua_topointer(L, -1);
     lua_pop(L, 1);
     return c;
 }
@@ -431,10 +440,12 @@ static uint32_t shadow_depth(co_state *s, lua_State *L, lua_Debug *ar, uint32_t 
     }
     js->n = k;
     int same = k && f[k - 1].slot == slot, c = 0;
+    const void *fn = NULL;
     if (ar->event == LUA_HOOKCALL) {
-        c = is_cfunction(L, ar);
+        c = is_cfunction(L, ar, &fn);
         if (same && !c) { /* a tail call: one deeper, then its caller's place */
             f[k - 1].kind = JF_FRESH;
+            f[k - 1].fn = fn;
             s->jit_tail = 1; /* co_hook.c: put_tail */
             return k + 1;
         }
@@ -447,7 +458,7 @@ static uint32_t shadow_depth(co_state *s, lua_State *L, lua_Debug *ar, uint32_t 
             js = s->active ? jstack(id) : NULL; /* the trace may have ended */
             if (!js)
                 return k;
-            js->f[k - 1] = (co_jframe){slot, JF_C};
+            js->f[k - 1] = (co_jframe){slot, JF_C, fn};
             js->n = k;
             return k;
         }
@@ -460,7 +471,7 @@ static uint32_t shadow_depth(co_state *s, lua_State *L, lua_Debug *ar, uint32_t 
     }
     if (room(js, k)) { /* a call, or a line of a frame never seen */
         f = js->f;
-        f[k] = (co_jframe){slot, c ? JF_C : ar->event == LUA_HOOKCALL ? JF_FRESH : JF_LUA};
+        f[k] = (co_jframe){slot, c ? JF_C : ar->event == LUA_HOOKCALL ? JF_FRESH : JF_LUA, fn};
         js->n = k + 1;
     }
     return k + 1;
@@ -497,6 +508,33 @@ static int unseen_from(lua_State *L, const lua_Debug *ar, co_jstack *js, int64_t
     return -1;
 }
 
+/* On a switch to a known thread: the level from which its stack must be
+ * sent again because it ran where LuaJIT calls no hook (a __gc finalizer
+ * or a jit.attach handler resumed it) and yielded from other frames: the
+ * frame of the event (the caller's, for a call) is at a slot where the
+ * shadow stack has none, or runs another function than it saw there. A
+ * thread switched to is resumed (a yield returned, no vararg frame still
+ * to move), or new (no frame yet, or a caller nowhere: -1). */
+static int stale_from(lua_State *L, const lua_Debug *ar, const co_jstack *js, int64_t cslot)
+{
+    int level = ar->event == LUA_HOOKCALL;
+    if ((level && cslot < 0) || !js->n || js->f[js->n - 1].kind == JF_FRESH)
+        return -1;
+    uint32_t slot = level ? (uint32_t)cslot : (uint32_t)ar->i_ci, k = js->n;
+    while (k && js->f[k - 1].slot > slot)
+        k--;
+    if (!k || js->f[k - 1].slot != slot)
+        return level; /* a frame never seen */
+    if (!js->f[k - 1].fn)
+        return -1;
+    lua_Debug at;
+    if (!lua_getstack(L, level, &at) || !lua_getinfo(L, "f", &at))
+        return -1;
+    int other = lua_topointer(L, -1) != js->f[k - 1].fn;
+    lua_pop(L, 1);
+    return other ? level : -1;
+}
+
 /* A call's caller (level 1): its slot, or -1 (none); -1 for other events.
  * Read once an event: the frames do not move while the hook runs. */
 static int64_t caller_slot(lua_State *L, const lua_Debug *ar)
@@ -526,6 +564,8 @@ static void jit_event(co_state *s, lua_State *L, lua_Debug *ar)
         co_tick_flush_c(s);
     int64_t cslot = js ? caller_slot(L, ar) : -1;
     int from = js ? unseen_from(L, ar, js, cslot) : -1;
+    if (from < 0 && js && L != s->cur_L)
+        from = stale_from(L, ar, js, cslot);
     if (from >= 0) {
         co_hook_snapshot_from(s, L, from);
         if (!s->active)

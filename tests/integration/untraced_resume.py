@@ -29,6 +29,7 @@ called where the resume is). Cases:
 
 import json
 import os
+import shutil
 import sys
 
 sys.dont_write_bytecode = True
@@ -426,6 +427,70 @@ def case_gcresume(c):
     finalizer and coroutine.resume, the resumer's stacks after it are
     whole."""
     check(c, 'gcresume', GCRESUME, 17)
+
+
+# LuaJIT runs a finalizer with its hooks off, whatever thread it resumes:
+# a coroutine seen before that a finalizer resumes runs unseen, and yields
+# from other frames (g and h, where f was); its next events, traced, must
+# find those frames, not f's. Probes inside the finalizer's run say
+# nothing (nothing is traced there).
+JITGC = harness.LUA_FOLDED + """
+local resumer_of = setmetatable({}, {__mode = "k"})
+local in_gc, gen_thread, pending = false, nil, nil
+local function stack(level)
+  local co = coroutine.running()
+  local pre = co and (co == gen_thread and pending or resumer_of[co])
+  return (pre and pre .. ";[C];" or "") .. folded(level + 1)
+end
+local function resume_from(co) resumer_of[co] = stack(3) end
+local function drive(co) resume_from(co) local ok, v = coroutine.resume(co) return v end
+local function probe() if not in_gc then print("TRUTH " .. stack(2)) end end
+local function f(n) probe() local v = coroutine.yield("f" .. n) probe() return v end
+local function h(n) probe() local v = coroutine.yield("h" .. n) probe() return v end
+local function g(n) local r = h(n) probe() return r end
+local function body()
+  f(1)
+  g(2) -- reached in the finalizer: g and h unseen, h yields
+  f(3)
+  g(4)
+  return "end"
+end
+local co = coroutine.create(body)
+print(drive(co))
+local gen = coroutine.wrap(function()
+  gen_thread = coroutine.running()
+  while true do f(5) g(6) end
+end)
+local function drive_gen() pending = stack(2) local v = gen() return v end
+print(drive_gen())
+local function mk(fn) local u = newproxy(true) getmetatable(u).__gc = fn return u end
+mk(function()
+  in_gc = true
+  resume_from(co) coroutine.resume(co)
+  gen() -- f returns, g(6) and h unseen
+  in_gc = false
+end)
+collectgarbage()
+probe()
+print(drive(co))
+print(drive(co))
+print(drive(co))
+print(drive(co))
+print(drive_gen(), drive_gen())
+"""
+
+
+def case_jitgcresume(c):
+    """LuaJIT: a coroutine and a wrap generator seen before, resumed by a
+    __gc finalizer (hooks off) into other frames, then resumed traced:
+    every probe's stack after it is the one debug.getinfo sees, no
+    unknown frame."""
+    luajit = shutil.which('luajit')
+    if not luajit:
+        print('skip: no luajit')
+        return harness.SKIP
+    c.args.lua = luajit
+    check(c, 'jitgcresume', JITGC, 15)
 
 
 def case_hooktime(c):
