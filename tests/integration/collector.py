@@ -384,14 +384,8 @@ print(luatrace.tracing())
 '''
 
 
-def case_tronco(c):
-    """tron() in a coroutine resumed by another: every later stack of the
-    main thread, of that coroutine, of the one between and of one
-    suspended before is debug.getinfo's; main is the first track."""
-    prog = c.write('tronco.lua', TRONCO)
-    c.start_daemon()
-    r = c.lua(prog, c.env(LUATRACE_SOCKET=c.sock))
-    c.stop_daemon()
+def check_tronco(c, r):
+    """tronco's run r: its probes' stacks are debug.getinfo's, main first."""
     out = r.out.decode().splitlines()
     expect(r.status == 0 and out[-1] == 'true', 'program failed: %r %r' % (out, r.err))
     truth = truths(out)
@@ -403,6 +397,17 @@ def case_tronco(c):
     expect(meta['bad_records'] == 0, 'session %s' % meta)
     names = track_names(c, session)
     expect(names and names[0] == 'main' and names.count('main') == 1, 'tracks: %s' % names)
+
+
+def case_tronco(c):
+    """tron() in a coroutine resumed by another: every later stack of the
+    main thread, of that coroutine, of the one between and of one
+    suspended before is debug.getinfo's; main is the first track."""
+    prog = c.write('tronco.lua', TRONCO)
+    c.start_daemon()
+    r = c.lua(prog, c.env(LUATRACE_SOCKET=c.sock))
+    c.stop_daemon()
+    check_tronco(c, r)
 
 
 def case_tronco54(c):
@@ -420,17 +425,7 @@ def case_tronco54(c):
     r = run([lua54, prog], c.tmp, c.env(LUATRACE_SOCKET=c.sock,
                                         LUA_CPATH_5_4=c.args.cpath + '/lua54/?.so;;'))
     c.stop_daemon()
-    out = r.out.decode().splitlines()
-    expect(r.status == 0 and out[-1] == 'true', 'program failed: %r %r' % (out, r.err))
-    truth = truths(out)
-    expect(sum(truth.values()) == 8, 'want 8 traced probes: %s' % truth)
-    session = c.session('tronco')
-    expect_probe_stacks(c, session, truth)
-    with open(os.path.join(session, 'session.json')) as f:
-        meta = json.load(f)
-    expect(meta['bad_records'] == 0, 'session %s' % meta)
-    names = track_names(c, session)
-    expect(names and names[0] == 'main' and names.count('main') == 1, 'tracks: %s' % names)
+    check_tronco(c, r)
 
 
 DBGHOOK = WHERE + '''
