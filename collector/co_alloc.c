@@ -148,13 +148,12 @@ static size_t g_size(const char *g, int off)
 }
 
 #ifdef CO_LUA54
-/* Lua 5.4 (5.4.0 to 5.4.7, 64-bit): lua_State's l_G, global_State's
+/* Lua 5.4 (5.4.0 to 5.4.7, 64-bit): global_State's
  * totalbytes and GCdebt. A step runs at the next check once the debt is
  * positive, and ends setting a debt of zero or less: the debt back there
  * says a step ran (or, rarely, that frees outside the collector brought
  * it down). totalbytes moves with it only when the bytes in use change,
  * not in a steady state. */
-#define G54_L_G 24
 #define G54_TOTAL 16
 #define G54_DEBT 24
 static size_t gc_mark(void)
@@ -319,7 +318,7 @@ void co_alloc_gc(co_state *s, lua_State *L)
 #else /* 5.4's: its bytes in use are totalbytes + GCdebt */
     if (!co_alloc_timed || sizeof(void *) != 8)
         return;
-    const char *g = lr_ptr_at(L, G54_L_G);
+    const char *g = lr_ptr_at(L, L54_G);
     size_t total = ((size_t)lua_gc(L, LUA_GCCOUNT, 0) << 10) + (size_t)lua_gc(L, LUA_GCCOUNTB, 0);
     if (g && g_size(g, G54_TOTAL) + g_size(g, G54_DEBT) == total && total > 0)
         g_gc = g;

@@ -199,16 +199,9 @@ void co_attach_rearm(lua_State *T)
 
 #ifdef CO_LUA54
 /* Lua 5.4 (5.4.0 to 5.4.7, LP64; recorderd's rd_lua54.h reads the same
- * from outside): what the handler reads to follow main's resumes. */
+ * from outside): what the handler reads to follow main's resumes, beside
+ * lua_State's and CallInfo's offsets (co_state.h). */
 enum {
-    L54_TT = 8,
-    L54_STATUS = 10,
-    L54_TOP = 16,
-    L54_G = 24,
-    L54_CI = 32,
-    L54_STACK = 48,
-    L54_BASE_CI = 96,
-    CI54_FUNC = 0,
     TV54_TT = 8,
     TV54_SIZE = 16,
     T54_LCF = 0x16,    /* a light C function's tag: coroutine.resume */

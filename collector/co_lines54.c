@@ -26,7 +26,6 @@
 #include "co_state.h"
 
 /* Offsets in LClosure and Proto on a 64-bit build, 5.4.0 to 5.4.7. */
-#define L54_TT 8          /* CommonHeader's tt */
 #define L54_CL_P 24       /* LClosure's p */
 #define L54_VARARG 11     /* Proto's is_vararg */
 #define L54_SIZELINE 28   /* sizelineinfo */

@@ -738,7 +738,20 @@ const char *co_jit_getlocal(lua_State *L, const lua_Debug *ar, int n);
  * walk costs a load per frame, the layout is 5.4's from 5.4.0 to 5.4.7
  * (func, top, previous). CO_AR_SLOT: LuaJIT's frame slot (co_jit.c). */
 #ifdef CO_LUA54
-enum { CI54_PREVIOUS = 2 * sizeof(void *) };
+/* Offsets in Lua 5.4's objects, 5.4.0 to 5.4.7 on LP64, for the few reads
+ * of them: any object's header tag (CommonHeader's tt); lua_State's
+ * status, top, l_G, ci, stack and base_ci; CallInfo's func and previous. */
+enum {
+    L54_TT = 8,
+    L54_STATUS = 10,
+    L54_TOP = 16,
+    L54_G = 24,
+    L54_CI = 32,
+    L54_STACK = 48,
+    L54_BASE_CI = 96,
+    CI54_FUNC = 0,
+    CI54_PREVIOUS = 2 * sizeof(void *)
+};
 static inline const void *co_ci_prev(const void *ci)
 {
     const void *prev;
