@@ -382,15 +382,25 @@ const char *rd_model_time_name(const rd_model *m)
     return m->sampled_hz ? "sampled" : m->tick_clock ? "sample" : m->untimed ? "none" : "exact";
 }
 
+int rd_model_few_samples(const rd_model *m)
+{
+    return m->tick_clock && m->ticks_samples < RD_FEW_SAMPLES;
+}
+
 const char *rd_model_time_source(const rd_model *m, char *buf, size_t cap)
 {
     if (m->tick_clock)
         snprintf(buf, cap, "sampled %s time (--time sample): %llu ticks where the program was "
-                 "(%.1f ms), exact stacks and %s; %llu more in the hooks (%.1f ms), left out",
+                 "(%.1f ms, %llu samples), exact stacks and %s; %llu more in the hooks "
+                 "(%.1f ms), left out%s",
                  m->tick_clock == LT_CLOCK_WALL ? "wall-clock" : "CPU",
                  (unsigned long long)m->ticks_n, (double)m->ticks_ns / 1e6,
+                 (unsigned long long)m->ticks_samples,
                  m->lines_sampled ? "calls, lines by sample (--lines sample)" : "counts",
-                 (unsigned long long)m->ticks_hook, (double)m->ticks_hook_ns / 1e6);
+                 (unsigned long long)m->ticks_hook, (double)m->ticks_hook_ns / 1e6,
+                 rd_model_few_samples(m) ? "; few samples, times rough: run it longer, or use "
+                                           "--time exact"
+                                         : "");
     else if (m->untimed)
         snprintf(buf, cap, "none (a coverage run reads no clock)");
     else

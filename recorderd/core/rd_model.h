@@ -160,6 +160,10 @@ typedef struct rd_model {
     uint64_t ticks_ns, ticks_hook_ns; /* the TICKs' time, the program's and the hooks' */
     int lines_sampled;
     uint64_t ticks_n, ticks_hook; /* TICK records: ticks charged, and the hook's */
+    /* TICK records charged: the samples (a signal's ticks, the expirations
+     * since the kernel last looked, come in one; so do the signals that
+     * land in one C call), what a share's precision rests on */
+    uint64_t ticks_samples;
     uint64_t tick_ns;             /* their period (the last TICK's) */
     unsigned sampled_hz; /* a sampled session (record): times are samples, calls entries seen */
     int sampled_cpu;     /* a sample weighs its thread's CPU time since the last (LuaJIT's
@@ -416,6 +420,11 @@ double rd_model_ns_per_tick(const rd_model *m);
  * time (the ticks, their period, those the hooks took), each event's
  * clock (exact), or none; returns buf. Its name alone: rd_model_time_name. */
 const char *rd_model_time_source(const rd_model *m, char *buf, size_t cap);
+/* Sampled time with fewer samples where the program was than RD_FEW_SAMPLES:
+ * a function's share is rough (its samples' count varies by about its
+ * square root from run to run), which the reports say. */
+#define RD_FEW_SAMPLES 100
+int rd_model_few_samples(const rd_model *m);
 /* "sample" (--time sample), "exact", "none", or "sampled" (a sampled session) */
 const char *rd_model_time_name(const rd_model *m);
 

@@ -1133,6 +1133,7 @@ static int on_tick(rd_stack *s, const lt_event *ev)
     if (s->stopped)
         return 0;
     m->ticks_n += ev->a[0];
+    m->ticks_samples += ev->a[0] != 0;
     m->ticks_ns += ev->a[0] * ev->a[2];
     charge(s, current(s), ev->a[0] * ev->a[2] * 16); /* the trace's unit: ns/16 */
     return 0;

@@ -636,11 +636,12 @@ static int write_json(FILE *f, void *ud)
     fprintf(f, "  \"lines\": \"%s\",\n", rd_model_lines_counted(&s->m) ? "exact" : "sample");
     if (s->m.tick_clock)
         fprintf(f, "  \"tick\": {\"clock\": \"%s\", \"period_ns\": %llu, \"ticks\": %llu, "
-                   "\"hook_ticks\": %llu, \"ns\": %llu, \"hook_ns\": %llu},\n",
+                   "\"samples\": %llu, \"hook_ticks\": %llu, \"ns\": %llu, "
+                   "\"hook_ns\": %llu},\n",
                 s->m.tick_clock == LT_CLOCK_WALL ? "wall" : "cpu",
                 (unsigned long long)s->m.tick_ns, (unsigned long long)s->m.ticks_n,
-                (unsigned long long)s->m.ticks_hook, (unsigned long long)s->m.ticks_ns,
-                (unsigned long long)s->m.ticks_hook_ns);
+                (unsigned long long)s->m.ticks_samples, (unsigned long long)s->m.ticks_hook,
+                (unsigned long long)s->m.ticks_ns, (unsigned long long)s->m.ticks_hook_ns);
     else
         fprintf(f, "  \"tick\": null,\n");
     /* memory (run --memory): whether the trace has it, and its totals */

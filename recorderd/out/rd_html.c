@@ -163,7 +163,7 @@ static void summary_row(html *h, const char *key, const char *value)
 static void put_summary(html *h, const rd_fstat *fs)
 {
     const rd_model *m = h->m;
-    char buf[320];
+    char buf[512];
     uint32_t nf = 0, nc = 0, nmain = 0; /* run: all, C, main chunks */
     for (uint32_t f = 0; f < m->nfunc; f++) {
         int run = fs[f].calls || fs[f].self || fs[f].total;

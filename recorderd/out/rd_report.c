@@ -366,7 +366,7 @@ int rd_report_profile(const rd_model *m, const char *title, const char *cmd, uns
         fprintf(out, "traced time: %.3f ms   events: %llu   functions: %u   stacks: %u\n", ms,
                 (unsigned long long)m->events, n, rd_model_stacks(m));
     if (!m->sampled_hz) {
-        char src[256];
+        char src[512];
         fprintf(out, "time: %s\n", rd_model_time_source(m, src, sizeof src));
     }
     if (m->sampled_jit)
@@ -479,7 +479,10 @@ int rd_report_summary(const rd_model *m, const char *dir, FILE *out)
         fprintf(out, "time: sampled %s time, exact stacks and %s%s\n",
                 m->tick_clock == LT_CLOCK_WALL ? "wall-clock" : "CPU",
                 m->lines_sampled ? "calls, lines by sample" : "counts",
-                n ? "" : "; no tick landed where the program ran (it ran less than a tick)");
+                !n ? "; no tick landed where the program ran (it ran less than a tick)"
+                : rd_model_few_samples(m) ? "; few samples, times rough: run it longer, "
+                                            "or use --time exact"
+                                          : "");
     char page[PATH_MAX + 16], cwd[PATH_MAX];
     snprintf(page, sizeof page, "%s/report.html", dir);
     int there = !access(page, R_OK);

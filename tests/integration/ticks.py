@@ -42,6 +42,11 @@ must pass, with bounds loose enough for a loaded machine.
           and every sampled stack one of the exact trace's
   cself   a C function's own time (string.rep beside a Lua loop) within 10
           points of its plain share (LuaJIT: it got none)
+  samples  a loop of some 0.05 s of CPU gets fewer than 100 samples, and
+          says so where its times are read: run's summary on stderr,
+          profile.txt and report.html ("few samples, times rough"), and
+          session.json's tick.samples (at least one, at most its ticks); the
+          same loop 40 times as long has 100 or more and says nothing of it
   earlytick  (--earlytick, tests/hosts/earlytick.c preloaded) a tick
           landing the moment the timer is armed, as tracing begins, probes
           the main thread before its hook takes its id: the main thread
@@ -185,6 +190,11 @@ local total = 0
 for i = 1, 3000 do total = total + work(i) end
 debug.sethook()
 print(total, calls > 0)
+''',
+    'short.lua': '''
+local x = 0
+for i = 1, 2000000 * (tonumber(arg[1]) or 1) do x = (x + i * 3) % 1000003 end
+print(x)
 ''',
     'busy.lua': '''
 local function tiny(x) return x + 1 end
@@ -342,6 +352,42 @@ def case_hook(args, tmp):
     harness.expect(j['traced_ns'] < 0.85 * cpu,
                    'the program got %.3f s of %.3f s traced CPU: the hooks charged to it'
                    % (j['traced_ns'] / 1e9, cpu / 1e9))
+
+
+FEW = 'few samples, times rough'
+
+
+def samples_run(args, tmp, prog, arg=(), attempt=0):
+    """recorderd run (the default, summary on) -- lua PROG ARG: (stderr,
+    session.json's tick, profile.txt, report.html)."""
+    out = os.path.join(tmp, 'samples%d-%s' % (attempt, '-'.join(arg)))
+    res = harness.run_ok([args.recorderd, 'run', '--out', out, '--', args.lua, prog] + list(arg),
+                         tmp)
+    session = harness.find_session(out)
+    texts = []
+    for name in ('profile.txt', 'report.html'):
+        with open(os.path.join(session, name)) as f:
+            texts.append(f.read())
+    return res.err.decode(), session_json(session)['tick'], texts[0], texts[1]
+
+
+def case_samples(args, tmp):
+    err, tick, profile, page = samples_run(args, tmp, 'short.lua')
+    print('short: %d samples, %d ticks' % (tick['samples'], tick['ticks']))
+    harness.expect(0 < tick['samples'] < 100 and tick['samples'] <= tick['ticks'],
+                   'short: session.json tick %r' % tick)
+    for where, text in (('the summary', err), ('profile.txt', profile), ('report.html', page)):
+        harness.expect(FEW in text, 'short: %s does not say %r' % (where, FEW))
+    harness.expect('%d samples' % tick['samples'] in profile, 'profile.txt: no sample count')
+
+    def once(attempt):
+        err, tick, profile, page = samples_run(args, tmp, 'short.lua', ['40'], attempt)
+        print('short x40: %d samples, %d ticks' % (tick['samples'], tick['ticks']))
+        harness.expect(100 <= tick['samples'] <= tick['ticks'], 'short x40: session.json tick %r'
+                       % tick)
+        for where, text in (('the summary', err), ('profile.txt', profile), ('report.html', page)):
+            harness.expect(FEW not in text, 'short x40: %s says %r' % (where, FEW))
+    harness.retried(once)
 
 
 def case_io(args, tmp):
@@ -573,7 +619,7 @@ def case_earlytick(args, tmp):
 CASES = {'default': case_default, 'lines': case_lines, 'exactlines': case_exactlines,
          'sameshape': case_sameshape, 'split': case_split, 'total': case_total, 'hook': case_hook, 'io': case_io,
          'wall': case_wall, 'ownsig': case_ownsig, 'sleepexec': case_sleepexec, 'cself': case_cself,
-         'earlytick': case_earlytick}
+         'earlytick': case_earlytick, 'samples': case_samples}
 
 
 def main(argv):
