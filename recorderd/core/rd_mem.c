@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "rd_model.h" /* rd_grow */
 
@@ -67,6 +68,8 @@ void rd_mem_seal(rd_mem *mm, uint64_t hooks, uint64_t lines)
         mm->seal_was[mm->nseal] = mm->row[n].was;
         mm->seal_node[mm->nseal++] = n;
     }
+    memcpy(mm->seal_line, mm->tail_line, mm->ntail_line * sizeof *mm->tail_line);
+    mm->nseal_line = mm->ntail_line;
     mm->sealed = 1;
     mm->seal_lines = lines;
     mm->seal_records = mm->tail_records;
@@ -77,9 +80,23 @@ void rd_mem_end(rd_mem *mm, uint64_t lines)
     if (mm->sealed && mm->seal_lines == lines) {
         for (uint32_t i = 0; i < mm->nseal; i++)
             mm->row[mm->seal_node[i]].now = mm->seal_was[i];
+        for (uint32_t i = 0; i < mm->nseal_line; i++)
+            mm->line_b[mm->seal_line[i].lix - 1] = mm->seal_line[i].was;
         mm->after_end = mm->seal_records;
     }
     mm->sealed = 0;
+}
+
+/* Notes line slot lix's bytes before the tail's first allocation on it:
+ * the tail's line is the same for all its records but across a switch
+ * of threads, so the last one noted is checked first. */
+static void note_tail_line(rd_mem *mm, uint32_t lix)
+{
+    for (uint32_t i = mm->ntail_line; i > 0; i--)
+        if (mm->tail_line[i - 1].lix == lix)
+            return;
+    if (mm->ntail_line < RD_TAIL_LINES)
+        mm->tail_line[mm->ntail_line++] = (rd_lineslot){lix, mm->line_b[lix - 1]};
 }
 
 int rd_mem_line(rd_mem *mm, uint32_t lix, uint64_t bytes)
@@ -89,6 +106,10 @@ int rd_mem_line(rd_mem *mm, uint32_t lix, uint64_t bytes)
     if (lix > mm->capline_b &&
         rd_grow((void **)&mm->line_b, &mm->capline_b, lix - 1, sizeof *mm->line_b))
         return -ENOMEM;
+    /* an uncaught error's collection may grow a block (Lua 5.1's string
+     * table made anew smaller) on the line that raised it: its bytes go
+     * back with the rows (rd_mem_end) */
+    note_tail_line(mm, lix);
     mm->line_b[lix - 1] += bytes;
     return 0;
 }
@@ -240,6 +261,7 @@ int rd_mem_apply(rd_mem *mm, uint32_t node, uint64_t size, uint64_t osize, uint6
     if (mm->tail_at != hooks + 1) { /* the program ran since: a new tail */
         mm->tail_at = hooks + 1;
         mm->tail_records = 0;
+        mm->ntail_line = 0;
     }
     mm->tail_records++;
     rd_memrow *r = row_of(mm, node);

@@ -42,6 +42,17 @@ typedef struct rd_bigblock {
     uint64_t addr, size;
 } rd_bigblock;
 
+/* A line slot's bytes before the tail's first allocation on it
+ * (rd_mem_line), put back as the rows are (rd_mem_end). */
+typedef struct rd_lineslot {
+    uint32_t lix;
+    uint64_t was;
+} rd_lineslot;
+
+/* The tail's line slots kept, at most: a tail is one frame's line, or a
+ * few across a switch of threads. */
+#define RD_TAIL_LINES 16u
+
 /* A node's row, and what it held before the allocator calls since the
  * program's last hook (the tail: rd_mem_seal, rd_mem_end). */
 typedef struct rd_memslot {
@@ -57,6 +68,10 @@ typedef struct rd_mem {
     rd_memrow *seal_was;   /* rd_mem_seal's rows as they were, */
     uint32_t *seal_node;   /* of these nodes */
     uint32_t nseal, capseal;
+    rd_lineslot tail_line[RD_TAIL_LINES]; /* the lines the tail allocated on, */
+    uint32_t ntail_line;                  /* how many (more lines: theirs stay) */
+    rd_lineslot seal_line[RD_TAIL_LINES]; /* the sealed tail's */
+    uint32_t nseal_line;
     uint64_t seal_lines, seal_records; /* when sealed: the lines run, its tail's records */
     int sealed;
     uint64_t after_end; /* records left out by rd_mem_end */
@@ -90,7 +105,7 @@ int rd_mem_apply(rd_mem *mm, uint32_t node, uint64_t size, uint64_t osize, uint6
  * Lua's left), or the end of the trace with a Lua frame still open (an
  * error whose collection no hook followed, Ctrl-C, os.exit). The rows as
  * they were before the allocator calls just before it (the tail) are
- * kept, with lines, the LINE records run so far. Lua 5.1's and LuaJIT's
+ * kept, and so are the bytes of the lines they allocated on, with lines, the LINE records run so far. Lua 5.1's and LuaJIT's
  * interpreters collect all garbage after an uncaught error (Ctrl-C too),
  * once the main chunk's frames are gone: that frees what the program
  * held, and would charge it to a frame that no longer runs. Without
@@ -98,7 +113,7 @@ int rd_mem_apply(rd_mem *mm, uint32_t node, uint64_t size, uint64_t osize, uint6
 void rd_mem_seal(rd_mem *mm, uint64_t hooks, uint64_t lines);
 
 /* The end of the trace, lines LINE records run: if none ran since the
- * last seal, the sealed rows go back as they were then ("live at the
+ * last seal, the sealed rows and lines go back as they were then ("live at the
  * end" is what the program held when its Lua code ended), and
  * mm->after_end says how many records were left out. */
 void rd_mem_end(rd_mem *mm, uint64_t lines);

@@ -47,6 +47,10 @@ program itself measures.
   lua54   (--lua54) exact and live under Lua 5.4 (its own collector module)
   luajit  (--luajit) exact and live under LuaJIT (the JIT off while
           traced, as always)
+  uncaughtlines  report.html's bytes on the lines of a function that an
+          uncaught error ended in (Lua 5.1's collection after it making
+          its string table anew) add up to its self allocated bytes, as
+          without the error (also under --luajit, --lua54)
   plain   a trace without --memory has no heap.pb.gz and no memory table,
           report.html no memory flame graph and no bytes column, and
           session.json says memory false
@@ -637,6 +641,45 @@ def case_uncaught(args, tmp):
                   % (lua, how, row[3], row[4], ok[3], ok[4]))
             check(after is not None, '%s %s: no memory_after_end' % (lua, how))
         check(ok_after == 0, '%s ok: memory_after_end %r' % (lua, ok_after))
+
+
+# Strings enough for Lua 5.1's string table to grow large, then an error
+# the VM raises on fail's line 5: the interpreter's collection after it
+# makes the string table anew, smaller, while fail is still the top frame.
+UNCAUGHT_LINE = '''
+function fill(n) local t = {} for i = 1, n do t[i] = "s" .. i end return #t end
+function fail(n)
+  local x = {n}
+  return x.nope + 1
+end
+fill(100000)
+fail(3)
+'''
+
+
+def case_uncaughtlines(args, tmp):
+    """report.html's bytes on the lines of the function an uncaught error
+    ended in add up to its self allocated bytes: the interpreter's
+    collection after it is left out of the lines as of the memory table
+    (Lua 5.1's new string table was on the line that raised)."""
+    luas = [args.lua] + [l for l in (args.luajit, args.lua54) if l and shutil.which(l)]
+    for lua in luas:
+        name = 'uncl-' + os.path.basename(lua)
+        with open(os.path.join(tmp, name + '.lua'), 'w') as f:
+            f.write(UNCAUGHT_LINE)
+        out = os.path.join(tmp, 'out-' + name)
+        res = harness.run([args.recorderd, 'run', '-q', '--memory', '--out', out, '--', lua,
+                           name + '.lua'], tmp, harness.base_env(), timeout=300)
+        check(res.status == 1 and b'nope' in res.err, '%s: exit %d %r' % (lua, res.status, res.err))
+        session = harness.find_session(out)
+        t = memory_table(session)
+        with open(os.path.join(session, 'report.html')) as f:
+            lines = src_bytes(f.read())
+        got = sum(lines.get(k, 0) for k in range(3, 6))  # its 'end' line the chunk's closure
+        print('%s: fail\'s lines %d, self allocated %d; fill\'s line %d, self %d'
+              % (lua, got, t['fail'][5], lines.get(2, 0), t['fill'][5]))
+        check(got == t['fail'][5], "%s: fail's lines %d, self allocated %d"
+              % (lua, got, t['fail'][5]))
 
 
 def case_heapnamed(args, tmp):
