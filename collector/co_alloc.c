@@ -83,6 +83,7 @@ static co_state *g_mem; /* memory is traced into its ring; NULL: not */
  * (co_out_wait), and (gc) frames are timed */
 int co_alloc_timed, co_alloc_sending;
 static const char *g_gc; /* its global_State, for (gc) frames; NULL: none */
+static const char *g_due; /* the same for co_alloc_step_due, whatever the time */
 
 /* The short MEM of one call at p (lt_event.h): its end, or NULL where a
  * delta does not fit. */
@@ -167,9 +168,9 @@ static int gc_ran(const co_state *s)
     return (int64_t)g_size(g_gc, G54_DEBT) <= 0;
 }
 
-static int gc_due(size_t osize, size_t nsize)
+static int gc_due_in(const char *g, size_t osize, size_t nsize)
 {
-    return (int64_t)g_size(g_gc, G54_DEBT) + (int64_t)nsize - (int64_t)osize > 0;
+    return (int64_t)g_size(g, G54_DEBT) + (int64_t)nsize - (int64_t)osize > 0;
 }
 #else
 /* Lua 5.1: GCthreshold, which a step sets anew, is the mark. */
@@ -178,9 +179,9 @@ static size_t gc_mark(void)
     return g_size(g_gc, G_THRESHOLD);
 }
 
-static int gc_due(size_t osize, size_t nsize)
+static int gc_due_in(const char *g, size_t osize, size_t nsize)
 {
-    return g_size(g_gc, G_TOTALBYTES) - osize + nsize >= g_size(g_gc, G_THRESHOLD);
+    return g_size(g, G_TOTALBYTES) - osize + nsize >= g_size(g, G_THRESHOLD);
 }
 
 static int gc_ran(const co_state *s)
@@ -193,7 +194,7 @@ static int gc_ran(const co_state *s)
  * when a step becomes due. */
 static void gc_reached(co_state *s, size_t osize, size_t nsize)
 {
-    if (gc_due(osize, nsize)) {
+    if (gc_due_in(g_gc, osize, nsize)) {
         uint64_t t = co_clock_tsc();
         s->gc_pending = 1;
         s->gc_thr = gc_mark();
@@ -287,7 +288,7 @@ int co_alloc_memory(co_state *s, lua_State *L)
     if (!s) {
         g_mem = NULL;
         co_alloc_timed = 0;
-        g_gc = NULL;
+        g_gc = g_due = NULL;
         return 0;
     }
 #ifdef CO_LUA54
@@ -301,28 +302,58 @@ int co_alloc_memory(co_state *s, lua_State *L)
     return 0;
 }
 
+/* The state's global_State, its layout verified against what lua_gc
+ * says (5.1: the registry too); NULL if not. */
+static const char *verified_g(co_state *s, lua_State *L)
+{
+    size_t total = ((size_t)lua_gc(L, LUA_GCCOUNT, 0) << 10) + (size_t)lua_gc(L, LUA_GCCOUNTB, 0);
+#ifndef CO_LUA54 /* 5.1's global_State */
+    const char *g = s->layout_ok ? lr_ptr_at(L, LS_G) : NULL;
+    if (g && lr_ptr_at(g, G_REGISTRY) == lua_topointer(L, LUA_REGISTRYINDEX) &&
+        g_size(g, G_TOTALBYTES) == total && g_size(g, G_THRESHOLD) > 0)
+        return g;
+#else /* 5.4's: its bytes in use are totalbytes + GCdebt */
+    (void)s;
+    const char *g = sizeof(void *) == 8 ? lr_ptr_at(L, L54_G) : NULL;
+    if (g && g_size(g, G54_TOTAL) + g_size(g, G54_DEBT) == total && total > 0)
+        return g;
+#endif
+    return NULL;
+}
+
 void co_alloc_gc(co_state *s, lua_State *L)
 {
-    g_gc = NULL;
+    g_gc = g_due = NULL;
     s->gc_pending = 0;
     co_alloc_timed = CO_HAVE_TSC && s->use_tsc && s->sample_every == 1 && !s->no_clock &&
               !s->tick_mode && !s->jit && s->mem && g_mem == s;
-#ifndef CO_LUA54 /* 5.1's global_State */
-    if (!co_alloc_timed || !s->layout_ok)
+    if (!s->jit && s->mem && g_mem == s)
+        g_due = verified_g(s, L);
+    if (co_alloc_timed)
+        g_gc = g_due;
+}
+
+/* A GC step the collector's own API call would run (a step due when its
+ * hook names a new function: lua_pushstring checks the GC) frees the
+ * program's blocks while co_mem_in hides them: their records would be
+ * lost, the blocks live to the end for recorderd. So such a step runs
+ * here first, before any record of the event is begun, its frees
+ * recorded under the frame on top, as where the program's own check
+ * would have run it. Lua 5.1 and 5.4 (a global_State verified); not
+ * LuaJIT. */
+void co_alloc_step_due(lua_State *L)
+{
+    if (!g_due || !g_mem || !g_mem->active || !gc_due_in(g_due, 0, 0))
         return;
-    const char *g = lr_ptr_at(L, LS_G);
-    size_t total = ((size_t)lua_gc(L, LUA_GCCOUNT, 0) << 10) + (size_t)lua_gc(L, LUA_GCCOUNTB, 0);
-    if (g && lr_ptr_at(g, G_REGISTRY) == lua_topointer(L, LUA_REGISTRYINDEX) &&
-        g_size(g, G_TOTALBYTES) == total && g_size(g, G_THRESHOLD) > 0)
-        g_gc = g;
-#else /* 5.4's: its bytes in use are totalbytes + GCdebt */
-    if (!co_alloc_timed || sizeof(void *) != 8)
+#ifdef CO_LUA54 /* its debt grows while the program stopped the GC: a step
+                 * is then no step, and LUA_GCSTEP would force one */
+    if (!lua_gc(L, LUA_GCISRUNNING, 0))
         return;
-    const char *g = lr_ptr_at(L, L54_G);
-    size_t total = ((size_t)lua_gc(L, LUA_GCCOUNT, 0) << 10) + (size_t)lua_gc(L, LUA_GCCOUNTB, 0);
-    if (g && g_size(g, G54_TOTAL) + g_size(g, G54_DEBT) == total && total > 0)
-        g_gc = g;
 #endif
+    int in = co_mem_in;
+    co_mem_in = 0;
+    lua_gc(L, LUA_GCSTEP, 0);
+    co_mem_in = in;
 }
 
 void co_alloc_gc_event(co_state *s, lua_State *L, uint32_t depth, uint64_t t)

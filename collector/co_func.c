@@ -362,6 +362,7 @@ static uint32_t describe(co_state *s, lua_State *L, lua_Debug *ar, int isC, uint
 {
     /* a file's whole path: two files must never share a cut one */
     char name[CO_NAME_MAX], src[LT_STR_MAX + 1];
+    co_alloc_step_due(L); /* naming it may allocate: a step due runs before, seen */
     lua_getinfo(L, "S", ar);
     unsigned what = isC ? LT_WHAT_C : !strcmp(ar->what, "main") ? LT_WHAT_MAIN : LT_WHAT_LUA;
     lua_CFunction cf = isC ? lua_tocfunction(L, -1) : NULL;

@@ -472,6 +472,10 @@ int co_alloc_memory(co_state *s, lua_State *L);
  * the time is exact (the TSC read at every event) and the state's
  * global_State layout verified; else none. After co_alloc_memory. */
 void co_alloc_gc(co_state *s, lua_State *L);
+/* In the hook (co_mem_in set), before the collector calls the Lua API
+ * where it may allocate: runs a GC step already due, its frees recorded
+ * (Lua 5.1 and 5.4 with memory traced; else nothing). */
+void co_alloc_step_due(lua_State *L);
 /* In the hook of event ar of thread L (co_mem_in set): if a step ran
  * since an allocation reached the threshold, a CALL and a RET of (gc)
  * under the frame on top take its time (from that allocation to t). */

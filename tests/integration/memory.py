@@ -51,6 +51,9 @@ program itself measures.
           uncaught error ended in (Lua 5.1's collection after it making
           its string table anew) add up to its self allocated bytes, as
           without the error (also under --luajit, --lua54)
+  hookstep  live at the end equals the program's own count when GC steps
+          fall due as the collector names new functions (their frees
+          recorded), lua5.1 (exact and sampled time) and --lua54
   plain   a trace without --memory has no heap.pb.gz and no memory table,
           report.html no memory flame graph and no bytes column, and
           session.json says memory false
@@ -680,6 +683,52 @@ def case_uncaughtlines(args, tmp):
               % (lua, got, t['fail'][5], lines.get(2, 0), t['fill'][5]))
         check(got == t['fail'][5], "%s: fail's lines %d, self allocated %d"
               % (lua, got, t['fail'][5]))
+
+
+# A step of the collector due when a new function is first called: the
+# junk tables grow (no GC check there), then the hook names the function
+# (lua_pushstring checks the GC). Then all of it collected: what is left
+# is keep's strings, the program's own count.
+HOOKSTEP = '''
+local load = loadstring or load
+collectgarbage("collect")
+local c0 = collectgarbage("count")
+local fs = {}
+for i = 1, 3000 do fs[i] = load("return function(t) t[#t + 1] = 'x' .. " .. i .. " end")() end
+local keep = {}
+function work(n)
+  for i = 1, n do
+    local junk = {}
+    for j = 1, 40 do junk[j] = j end
+    fs[i](keep)
+  end
+end
+work(3000)
+fs = nil
+collectgarbage("collect")
+collectgarbage("collect")
+print(string.format("%.0f", (collectgarbage("count") - c0) * 1024))
+'''
+
+
+def case_hookstep(args, tmp):
+    """Live at the end equals the program's own count when GC steps fall
+    due as the collector's hook names new functions: the step's frees are
+    recorded (Lua 5.1, exact and sampled time, and Lua 5.4)."""
+    runs = [(args.lua, ('--memory',)), (args.lua, ('--memory', '--time', 'sample'))]
+    if args.lua54 and shutil.which(args.lua54):
+        runs.append((args.lua54, ('--memory',)))
+    for k, (lua, extra) in enumerate(runs):
+        out, session = run_memory(args, tmp, 'hookstep%d' % k, HOOKSTEP, extra=extra, lua=lua)
+        want = int(out.strip())
+        with open(os.path.join(session, 'profile.txt')) as f:
+            live = int(re.search(r'live at the end (\d+) bytes', f.read()).group(1))
+        work = memory_table(session)['work']
+        print('%s %s: program %d, live at the end %d; work %r' % (lua, extra, want, live, work))
+        check(want > 100000 and abs(live - want) <= 0.05 * want,
+              '%s %s: live at the end %d, the program holds %d' % (lua, extra, live, want))
+        check(work[3] <= 3010, '%s %s: work has %d objects live, its junk collected'
+              % (lua, extra, work[3]))
 
 
 def case_heapnamed(args, tmp):
