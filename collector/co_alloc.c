@@ -302,12 +302,38 @@ int co_alloc_memory(co_state *s, lua_State *L)
     return 0;
 }
 
+#ifndef CO_LUA54
+/* LuaJIT 2.1 with 64-bit refs (co_jit_gc64): lua_State's glref, and its
+ * global_State's allocf, allocd, then GCState's total and threshold. */
+#define LJ_L_G 16
+#define LJ_G_ALLOCD 8
+#define LJ_G_TOTAL 16
+#define LJ_G_THRESHOLD 24
+static int g_due_jit; /* g_due is LuaJIT's */
+
+/* LuaJIT's global_State, checked by our allocator in it and its bytes
+ * in use; NULL if not. */
+static const char *verified_jit_g(lua_State *L, size_t total)
+{
+    void *ud;
+    const char *g = co_jit_gc64() ? lr_ptr_at(L, LJ_L_G) : NULL;
+    if (g && lua_getallocf(L, &ud) == watch_alloc && lr_ptr_at(g, 0) == (void *)watch_alloc &&
+        lr_ptr_at(g, LJ_G_ALLOCD) == ud && g_size(g, LJ_G_TOTAL) == total &&
+        g_size(g, LJ_G_THRESHOLD) > 0)
+        return g;
+    return NULL;
+}
+#endif
+
 /* The state's global_State, its layout verified against what lua_gc
  * says (5.1: the registry too); NULL if not. */
 static const char *verified_g(co_state *s, lua_State *L)
 {
     size_t total = ((size_t)lua_gc(L, LUA_GCCOUNT, 0) << 10) + (size_t)lua_gc(L, LUA_GCCOUNTB, 0);
 #ifndef CO_LUA54 /* 5.1's global_State */
+    g_due_jit = s->jit;
+    if (s->jit)
+        return verified_jit_g(L, total);
     const char *g = s->layout_ok ? lr_ptr_at(L, LS_G) : NULL;
     if (g && lr_ptr_at(g, G_REGISTRY) == lua_topointer(L, LUA_REGISTRYINDEX) &&
         g_size(g, G_TOTALBYTES) == total && g_size(g, G_THRESHOLD) > 0)
@@ -327,7 +353,7 @@ void co_alloc_gc(co_state *s, lua_State *L)
     s->gc_pending = 0;
     co_alloc_timed = CO_HAVE_TSC && s->use_tsc && s->sample_every == 1 && !s->no_clock &&
               !s->tick_mode && !s->jit && s->mem && g_mem == s;
-    if (!s->jit && s->mem && g_mem == s)
+    if (s->mem && g_mem == s)
         g_due = verified_g(s, L);
     if (co_alloc_timed)
         g_gc = g_due;
@@ -339,12 +365,20 @@ void co_alloc_gc(co_state *s, lua_State *L)
  * lost, the blocks live to the end for recorderd. So such a step runs
  * here first, before any record of the event is begun, its frees
  * recorded under the frame on top, as where the program's own check
- * would have run it. Lua 5.1 and 5.4 (a global_State verified); not
- * LuaJIT. */
+ * would have run it. Lua 5.1, 5.4 and LuaJIT with 64-bit refs (a
+ * global_State verified). */
 void co_alloc_step_due(lua_State *L)
 {
-    if (!g_due || !g_mem || !g_mem->active || !gc_due_in(g_due, 0, 0))
+    if (!g_due || !g_mem || !g_mem->active)
         return;
+#ifndef CO_LUA54
+    if (g_due_jit ? g_size(g_due, LJ_G_TOTAL) < g_size(g_due, LJ_G_THRESHOLD)
+                  : !gc_due_in(g_due, 0, 0))
+        return;
+#else
+    if (!gc_due_in(g_due, 0, 0))
+        return;
+#endif
 #ifdef CO_LUA54 /* its debt grows while the program stopped the GC: a step
                  * is then no step, and LUA_GCSTEP would force one */
     if (!lua_gc(L, LUA_GCISRUNNING, 0))

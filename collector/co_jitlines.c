@@ -360,3 +360,8 @@ void co_jit_lines(co_state *s, uint32_t fid, const void *fn)
     put_bits(s, fid, first, bits, nw);
     co_mem_free(bits);
 }
+
+int co_jit_gc64(void)
+{
+    return g_lay && g_lay->ref == 8;
+}

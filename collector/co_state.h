@@ -474,7 +474,7 @@ int co_alloc_memory(co_state *s, lua_State *L);
 void co_alloc_gc(co_state *s, lua_State *L);
 /* In the hook (co_mem_in set), before the collector calls the Lua API
  * where it may allocate: runs a GC step already due, its frees recorded
- * (Lua 5.1 and 5.4 with memory traced; else nothing). */
+ * (memory traced, the global_State verified; else nothing). */
 void co_alloc_step_due(lua_State *L);
 /* In the hook of event ar of thread L (co_mem_in set): if a step ran
  * since an allocation reached the threshold, a CALL and a RET of (gc)
@@ -725,6 +725,8 @@ void co_hook_traced(co_state *s, lua_State *L, lua_Debug *ar);
  * prototypes can be read (checked once, at load: runs Lua, never from a
  * hook). */
 int co_jit_lines_check(lua_State *L);
+/* LuaJIT: co_jit_lines_check found its 64-bit refs (LJ_GC64); else 0. */
+int co_jit_gc64(void);
 /* The LINES records of fid, the Lua function fn (lua_topointer), after its
  * FUNC: the lines of its bytecode and of the functions nested in it. */
 void co_jit_lines(co_state *s, uint32_t fid, const void *fn);

@@ -53,7 +53,8 @@ program itself measures.
           without the error (also under --luajit, --lua54)
   hookstep  live at the end equals the program's own count when GC steps
           fall due as the collector names new functions (their frees
-          recorded), lua5.1 (exact and sampled time) and --lua54
+          recorded), lua5.1 (exact and sampled time), --lua54 and
+          --luajit (there no more than it)
   plain   a trace without --memory has no heap.pb.gz and no memory table,
           report.html no memory flame graph and no bytes column, and
           session.json says memory false
@@ -714,10 +715,11 @@ print(string.format("%.0f", (collectgarbage("count") - c0) * 1024))
 def case_hookstep(args, tmp):
     """Live at the end equals the program's own count when GC steps fall
     due as the collector's hook names new functions: the step's frees are
-    recorded (Lua 5.1, exact and sampled time, and Lua 5.4)."""
+    recorded (Lua 5.1, exact and sampled time, Lua 5.4; under LuaJIT the
+    program's count also holds the collector's registry tables of
+    closures, doc/memory.md: live at the end is no more than it)."""
     runs = [(args.lua, ('--memory',)), (args.lua, ('--memory', '--time', 'sample'))]
-    if args.lua54 and shutil.which(args.lua54):
-        runs.append((args.lua54, ('--memory',)))
+    runs += [(lua, ('--memory',)) for lua in (args.lua54, args.luajit) if lua and shutil.which(lua)]
     for k, (lua, extra) in enumerate(runs):
         out, session = run_memory(args, tmp, 'hookstep%d' % k, HOOKSTEP, extra=extra, lua=lua)
         want = int(out.strip())
@@ -725,7 +727,8 @@ def case_hookstep(args, tmp):
             live = int(re.search(r'live at the end (\d+) bytes', f.read()).group(1))
         work = memory_table(session)['work']
         print('%s %s: program %d, live at the end %d; work %r' % (lua, extra, want, live, work))
-        check(want > 100000 and abs(live - want) <= 0.05 * want,
+        jit = lua == args.luajit
+        check(want > 100000 and (live <= want if jit else abs(live - want) <= 0.05 * want),
               '%s %s: live at the end %d, the program holds %d' % (lua, extra, live, want))
         check(work[3] <= 3010, '%s %s: work has %d objects live, its junk collected'
               % (lua, extra, work[3]))
