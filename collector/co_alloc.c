@@ -359,6 +359,21 @@ void co_alloc_gc(co_state *s, lua_State *L)
         g_gc = g_due;
 }
 
+/* Whether the GC's next check runs a step (g_due verified). */
+static int step_due(lua_State *L)
+{
+#ifndef CO_LUA54
+    (void)L;
+    if (g_due_jit) /* lj_gc_check's test */
+        return g_size(g_due, LJ_G_TOTAL) >= g_size(g_due, LJ_G_THRESHOLD);
+    return gc_due_in(g_due, 0, 0);
+#else
+    /* its debt grows while the program stopped the GC: no step is due
+     * then, and LUA_GCSTEP would force one */
+    return gc_due_in(g_due, 0, 0) && lua_gc(L, LUA_GCISRUNNING, 0);
+#endif
+}
+
 /* A GC step the collector's own API call would run (a step due when its
  * hook names a new function: lua_pushstring checks the GC) frees the
  * program's blocks while co_mem_in hides them: their records would be
@@ -369,21 +384,8 @@ void co_alloc_gc(co_state *s, lua_State *L)
  * global_State verified). */
 void co_alloc_step_due(lua_State *L)
 {
-    if (!g_due || !g_mem || !g_mem->active)
+    if (!g_due || !g_mem || !g_mem->active || !step_due(L))
         return;
-#ifndef CO_LUA54
-    if (g_due_jit ? g_size(g_due, LJ_G_TOTAL) < g_size(g_due, LJ_G_THRESHOLD)
-                  : !gc_due_in(g_due, 0, 0))
-        return;
-#else
-    if (!gc_due_in(g_due, 0, 0))
-        return;
-#endif
-#ifdef CO_LUA54 /* its debt grows while the program stopped the GC: a step
-                 * is then no step, and LUA_GCSTEP would force one */
-    if (!lua_gc(L, LUA_GCISRUNNING, 0))
-        return;
-#endif
     int in = co_mem_in;
     co_mem_in = 0;
     lua_gc(L, LUA_GCSTEP, 0);

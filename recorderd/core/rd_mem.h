@@ -105,16 +105,17 @@ int rd_mem_apply(rd_mem *mm, uint32_t node, uint64_t size, uint64_t osize, uint6
  * Lua's left), or the end of the trace with a Lua frame still open (an
  * error whose collection no hook followed, Ctrl-C, os.exit). The rows as
  * they were before the allocator calls just before it (the tail) are
- * kept, and so are the bytes of the lines they allocated on, with lines, the LINE records run so far. Lua 5.1's and LuaJIT's
- * interpreters collect all garbage after an uncaught error (Ctrl-C too),
- * once the main chunk's frames are gone: that frees what the program
- * held, and would charge it to a frame that no longer runs. Without
- * memory for it, nothing is kept. */
+ * kept, and the bytes of the lines it allocated on, with lines, the LINE
+ * records run so far. Lua 5.1's and LuaJIT's interpreters collect all
+ * garbage after an uncaught error (Ctrl-C too), once the main chunk's
+ * frames are gone: that frees what the program held, and would charge it
+ * to a frame that no longer runs. Without memory for it, nothing is
+ * kept. */
 void rd_mem_seal(rd_mem *mm, uint64_t hooks, uint64_t lines);
 
 /* The end of the trace, lines LINE records run: if none ran since the
- * last seal, the sealed rows and lines go back as they were then ("live at the
- * end" is what the program held when its Lua code ended), and
+ * last seal, the sealed rows and lines go back as they were then ("live
+ * at the end" is what the program held when its Lua code ended), and
  * mm->after_end says how many records were left out. */
 void rd_mem_end(rd_mem *mm, uint64_t lines);
 
