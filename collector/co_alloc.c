@@ -381,10 +381,13 @@ static int step_due(lua_State *L)
  * here first, before any record of the event is begun, its frees
  * recorded under the frame on top, as where the program's own check
  * would have run it. Lua 5.1, 5.4 and LuaJIT with 64-bit refs (a
- * global_State verified). */
+ * global_State verified). Not while a stack is being sent (a function
+ * first met in it): a free's MEM between its START and FRAMEs would
+ * end it for recorderd, its frames taken for bad records; that step's
+ * frees stay hidden, as before. */
 void co_alloc_step_due(lua_State *L)
 {
-    if (!g_due || !g_mem || !g_mem->active || !step_due(L))
+    if (!g_due || !g_mem || !g_mem->active || g_mem->snapping || !step_due(L))
         return;
     int in = co_mem_in;
     co_mem_in = 0;

@@ -1111,7 +1111,9 @@ static void stack_record(co_state *s, lua_State *L, uint32_t id, unsigned reason
     q = lt_put_uint(q, id);
     q = lt_put_uint(q, reason);
     co_out_hot_end(s, p, q);
+    s->snapping = 1;
     snapshot_frames(s, L, from, s->active);
+    s->snapping = 0;
     if (s->jit)
         co_jit_rebuild(id, L, from, 0);
 }

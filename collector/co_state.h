@@ -122,6 +122,9 @@ typedef struct co_episode {
 typedef struct co_state {
     lt_ring ring;
     int active;    /* hooks emit events (set with co_set_active) */
+    /* a stack is being sent (START, then its FRAMEs): no MEM record may
+     * come between them, which would end it for recorderd */
+    int snapping;
     int lean;      /* CO_LEAN_*: which of co_hook's lean paths apply */
     int lost;      /* the recorder went away: tracing abandoned for good */
     int use_tsc;   /* ticks are TSC, else CLOCK_MONOTONIC ns */
