@@ -274,6 +274,8 @@ static uint32_t fflags(const co_state *s, const void *cf)
         return LT_FF_WRAP;
     if (cf == (const void *)s->cf_yield)
         return LT_FF_YIELD;
+    if (s->cf_close && cf == (const void *)s->cf_close)
+        return CO_FF_CLOSE;
     if (cf == co_cpath_shown_key((const void *)s->cf_require))
         return CO_FF_BYARG;
     for (int i = 0; i < 4; i++)
@@ -489,7 +491,7 @@ static uint32_t lua_func_fid(co_state *s, lua_State *L, lua_Debug *ar)
 static uint32_t func_new(co_state *s, lua_State *L, lua_Debug *ar, co_fent k, int isC)
 {
     k.flags = isC ? fflags(s, k.key) : 0;
-    k.fid = isC ? describe(s, L, ar, isC, k.flags & ~CO_FF_BYARG, NULL, NULL)
+    k.fid = isC ? describe(s, L, ar, isC, k.flags & ~CO_FF_OWN, NULL, NULL)
                 : lua_func_fid(s, L, ar);
     if (!k.fid)
         return 0;

@@ -318,6 +318,21 @@ resume_target(co_state *s, lua_State *L, lua_Debug *ar, uint32_t flags, uint32_t
     return body ? body : co_func_wrap_id(s, L, ar, co, fid);
 }
 
+/* coroutine.close (5.4): the coroutine runs its pending __close
+ * metamethods on its own thread, its frames already gone (the reset
+ * unwinds it to its base first). One suspended since before an attach had
+ * no hook, and those calls went unseen: hooked here as a thread that never
+ * ran (no snapshot: none of its frames is left), as a resume hooks its
+ * target. A thread traced from its start has its hook already. */
+static uint32_t __attribute__((noinline))
+close_target(co_state *s, lua_State *L, lua_Debug *ar, uint32_t fid)
+{
+    lua_State *co = resume_arg(s, L, ar);
+    if (co && co != L && hook_of(s, co) == NULL)
+        co_thread_hook(s, co);
+    return fid;
+}
+
 /* Short forms (lt_event.h) apply while nothing was written since the
  * record that implies them (no other record, no GAP: the ring position is
  * still the one after it, read after co_out_hot) and the event fits. */
@@ -407,9 +422,10 @@ CO_INLINE void on_call(co_state *s, lua_State *L, lua_Debug *ar, uint64_t dt)
 {
     uint32_t flags = 0;
     uint32_t fid = co_func_id(s, L, ar, &flags);
-    if (__builtin_expect(flags & (LT_FF_RESUME | LT_FF_WRAP | CO_FF_BYARG), 0))
-        fid = flags & CO_FF_BYARG ? co_func_arg_id(s, L, ar, fid)
-                                  : resume_target(s, L, ar, flags, fid);
+    if (__builtin_expect(flags & (LT_FF_RESUME | LT_FF_WRAP | CO_FF_OWN), 0))
+        fid = flags & CO_FF_BYARG   ? co_func_arg_id(s, L, ar, fid)
+              : flags & CO_FF_CLOSE ? close_target(s, L, ar, fid)
+                                    : resume_target(s, L, ar, flags, fid);
     if (fid)
         put_call(s, ar, dt, fid);
     if (fid)
@@ -711,7 +727,7 @@ CO_INLINE void lean_call_at(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t
         const co_fent *e = co_ftab_first(&s->ft, lr_ptr_at(cl, CL_FP));
         uint32_t fid = e ? e->fid : 0;
         /* a wrap function: its body's; resume, require: call_event's */
-        if (fid && (e->flags & (LT_FF_RESUME | LT_FF_WRAP | CO_FF_BYARG)))
+        if (fid && (e->flags & (LT_FF_RESUME | LT_FF_WRAP | CO_FF_OWN)))
             fid = e->flags == LT_FF_WRAP ? lean_wrap(s, L, cl) : 0;
         /* a tail call under lines by sample takes the other path (put_tail:
          * this one stays a leaf) */

@@ -337,6 +337,7 @@ void co_module_special_functions(co_state *s, lua_State *L)
         int co = lua_gettop(L);
         s->cf_resume = field_cfunction(L, co, "resume");
         s->cf_yield = field_cfunction(L, co, "yield");
+        s->cf_close = field_cfunction(L, co, "close"); /* 5.4's; else NULL */
         raw_field(L, co, "wrap");
         /* wrap takes Lua functions only: an empty chunk (on any failure
          * an error message replaces wrap on the stack). A Lua function in

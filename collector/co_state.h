@@ -203,6 +203,7 @@ typedef struct co_state {
     ino_t sock_ino;
     co_threads th;
     lua_CFunction cf_pcall, cf_xpcall, cf_resume, cf_wrap, cf_yield;
+    lua_CFunction cf_close; /* coroutine.close (5.4): its coroutine runs __close */
     lua_CFunction cf_require, cf_loader[4]; /* named by the module they load */
     pid_t recorder_pid; /* private recorder we spawned, or 0 */
     int wait_bye;       /* at exit, wait until the recorder closes */
@@ -424,6 +425,10 @@ int co_running_top(lua_State *L);
 /* A function cache entry's flag of the collector's own, never sent: the
  * function is named by its first argument (co_func_arg_id). */
 #define CO_FF_BYARG (1u << 30)
+/* Another, never sent: coroutine.close, whose coroutine may run __close
+ * metamethods (co_hook.c's close_target). */
+#define CO_FF_CLOSE (1u << 29)
+#define CO_FF_OWN (CO_FF_BYARG | CO_FF_CLOSE)
 /* A call of require or of a package loader (fid): its own id per module
  * name, its first argument ("require \"a.b\""), so that a profile says
  * which module's loading takes the time. Returns fid when the argument is

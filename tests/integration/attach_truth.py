@@ -33,6 +33,11 @@ frames that were unwound, nothing past the detach). Cases:
               their order
   coroutine54, conested54  the same two under Lua 5.4 (per-thread hooks:
               the handler hooks the threads main resumes, not main alone)
+  close54     coroutine.close under Lua 5.4 of a coroutine suspended and of
+              one dead of an error before the attach, each with a
+              to-be-closed variable pending: its __close runs on that
+              coroutine, which had no hook (its calls went unseen); each
+              call traced under coroutine.close, as the program saw it
   inc         attach while the program sits in C (os.execute "sleep")
   hangup      SIGHUP (a lost terminal) ends attach, record and top as
               SIGTERM does: sessions complete (it killed them, a trace.ltr
@@ -293,6 +298,32 @@ wrapped = coroutine.wrap(b_body)
 coroutine.resume(A)
 detached()
 io.stderr:write("TRUTH wait ", truth, " ", chain, " [C] prog.lua:0 [C]\\n")
+'''
+
+# coroutine.close (5.4) of two coroutines left before the attach with a
+# to-be-closed variable pending: its __close runs on that coroutine
+CLOSE54 = PRELUDE + '''
+local closes, seen = 0, {}
+local function onclose() closes = closes + 1 seen[#seen + 1] = frames(2) end
+local function closer() return setmetatable({}, {__close = function() onclose() end}) end
+local function leaf() coroutine.yield() end
+local function mid() local x <close> = closer() leaf() end
+local function failing() local x <close> = closer() error("boom") end
+local A = coroutine.create(mid)
+coroutine.resume(A)
+local E = coroutine.create(failing)
+coroutine.resume(E)
+local function closing()
+  wait()
+  coroutine.close(A)
+  coroutine.close(E)
+  local below = frames(2)
+  io.stdout:write("CLOSED\\n") io.stdout:flush()
+  detached()
+  for _, s in ipairs(seen) do io.stderr:write("TRUTH close ", s, " [C] ", below, "\\n") end
+  io.stderr:write("CLOSES ", closes, "\\n")
+end
+closing()
 '''
 
 HOOKEDMAIN = PRELUDE + '''
@@ -804,6 +835,18 @@ def case_conested54(c):
     wrap call, a resume) followed from the main thread by the handler."""
     need_lua54(c)
     case_conested(c, env_extra=lua54_env(c))
+
+
+def case_close54(c):
+    need_lua54(c)
+    p = start(c, CLOSE54, env_extra=lua54_env(c))
+    truths, stacks, err = attach(c, p, until=b'CLOSED\n')
+    expect('CLOSES 2' in err, 'the closers did not run twice: %r' % err)
+    calls = c.folded(c.session('attach.%d' % p.pid), 'calls')
+    leaf = truths['close'][-1]  # onclose, which each __close calls
+    got = sum(n for s, n in calls.items() if label_frame(s.split(';')[-1]) == leaf)
+    expect(got == 2, 'calls of the __close handler traced: %d of 2 (%s)' % (got, calls))
+    expect_only(stacks, truths['close'], 'a __close run by coroutine.close')
 
 
 def case_hookedmain(c):
