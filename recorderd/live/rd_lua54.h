@@ -25,6 +25,7 @@ enum {
     CI4_CALLSTATUS = 62,
     CI4_SIZE = 64,
     CI4_C = 1 << 1,    /* CIST_C: a C function */
+    CI4_FRESH = 1 << 2,  /* CIST_FRESH: a Lua function called from C */
     CI4_HOOKED = 1 << 3, /* CIST_HOOKED: a debug hook runs */
     CI4_TAIL = 1 << 5,   /* CIST_TAIL: tail called */
     CI4_FIN = 1 << 7,    /* CIST_FIN: it "called" a finalizer */

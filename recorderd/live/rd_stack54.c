@@ -182,6 +182,27 @@ static void still_running(r54 *d, r54_frame *callee)
                       r54_ptr_at(tv, 0) == callee->val;
 }
 
+/* A C function's slot is read after its callee's frame: between the two
+ * reads the callee may have returned and another call taken the slot
+ * (string.rep where work had called fib, a wrap function where gsub had
+ * called its callback), and the sample joined two moments. So, after the
+ * C function's read, the callee must still be above it: the thread's top
+ * is not the C function's CallInfo (c), the callee's CallInfo (callee_ci)
+ * still follows it on the same slot, with the same function there; and a
+ * Lua callee of C was called from C (CIST_FRESH), not by a Lua caller. */
+static int callee_above(r54 *d, uintptr_t L, uintptr_t c, uintptr_t callee_ci, r54_frame *callee)
+{
+    uint8_t ci[CI4_SIZE];
+    uintptr_t top;
+    if (callee->pr && !(callee->cs & CI4_FRESH))
+        return 0;
+    if (r54_peek(d, L + L4_CI, &top, sizeof top) || top == c ||
+        r54_peek(d, callee_ci, ci, sizeof ci) || r54_ptr_at(ci, CI4_PREVIOUS) != c ||
+        r54_ptr_at(ci, CI4_FUNC) != callee->slot)
+        return 0;
+    return callee->call_ok; /* its slot read again after the C function's */
+}
+
 /* Names each function of t's frames with no call name yet by the call
  * its caller made, where that caller is a Lua function and the call no
  * tail call, a hook or a finalizer (5.4's funcnamefromcall gives none).
@@ -243,7 +264,7 @@ void r54_read_thread(r54 *d, uintptr_t L)
         return;
     r54_thread *t = &d->th[d->nth++];
     *t = (r54_thread){.L = L, .first = d->nfr, .status = ls[L4_STATUS]};
-    uintptr_t c = r54_ptr_at(ls, L4_CI), base = L + L4_BASE_CI;
+    uintptr_t c = r54_ptr_at(ls, L4_CI), base = L + L4_BASE_CI, above = 0;
     for (unsigned k = 0; c && c != base && k < CALLS_MAX; k++) {
         if (d->nfr == R54_FRAMES) {
             d->truncated = 1;
@@ -268,8 +289,11 @@ void r54_read_thread(r54 *d, uintptr_t L)
             t->target = resumes(d, ci);
         if (t->n)
             still_running(d, &d->fr[d->nfr - 1]);
+        if (t->n && d->fn[fr->fn].isC && !callee_above(d, L, c, above, &d->fr[d->nfr - 1]))
+            break; /* torn: the sample is read again */
         d->nfr++;
         t->n++;
+        above = c;
         c = r54_ptr_at(ci, CI4_PREVIOUS);
     }
     t->torn = c != base && !d->truncated;

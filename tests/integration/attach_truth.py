@@ -178,6 +178,11 @@ frames that were unwound, nothing past the detach). Cases:
   outside54busy  outsidebusy with a plain lua5.4
   outside54top  outsidetop with a plain lua5.4
   outside54record  outsiderecord with a plain lua5.4
+  outside54recordlivec  outsiderecordlivec with a plain lua5.4, whose
+              CallInfos are read one by one: a C function's slot read after
+              its callee returned (string.rep where work had called fib)
+              must not join two moments (1 to 2% of the samples had fib
+              above string.rep or io.open)
   outside54misfit  dump of a plain lua5.4 whose memory-error message the
               test changed in its heap (a layout check's known value): a
               one-line refusal that names Lua 5.4 and how to start it,
@@ -2819,6 +2824,23 @@ def case_outsiderecordlivec(c):
     """The same where work returns often and a C function runs in its slot
     between calls: no stack with fib above anything but work."""
     record_live(c, FIBPROGC)
+
+
+def case_outside54recordlivec(c):
+    need_lua54(c)
+    p = start_ready(c, FIBPROGC)
+    w = record_folded(c, p, 2, 400)
+    expect(len(w) > 3, 'too few stacks: %r' % w)
+    # frames by place: 5.4 names work and fib by the reads that first see them
+    bad = {}
+    for s, n in w.items():
+        f = [label_frame(x) for x in s.split(';')]
+        fib = 'prog.lua:1' in f
+        if f[:2] != ['[C]', 'prog.lua:0'] or (fib and (f[2] != 'prog.lua:2' or
+                                                       set(f[3:]) != {'prog.lua:1'})):
+            bad[s] = n
+    expect(not bad, '%d of %d stacks join two moments: %r' % (len(bad), len(w), bad))
+    stop_ready(c, p)
 
 
 def start_dormant(c, name='prog.lua', what='the program'):
