@@ -213,6 +213,7 @@ enum {
     RESUMED_MAX = 256
 };
 static const void *g_cf_resume, *g_cf_wrap; /* set when listening, if layout54_ok */
+static const void *g_cf_close; /* coroutine.close: its thread runs __close */
 
 /* The offsets and tags above, on L as it runs (lua_gettop is L->top less
  * its frame's function and one slot, whatever the frame), on a thread
@@ -236,7 +237,8 @@ static int layout54_ok(lua_State *L)
 }
 
 /* The thread T runs in its top frame, a coroutine.resume or a wrap call
- * (its argument, or the wrap's upvalue), else NULL. Only slots below T's
+ * (its argument, or the wrap's upvalue), or a coroutine.close that runs
+ * the thread's __close metamethods (its argument), else NULL. Only slots below T's
  * top are read, which the GC keeps alive (a frame in the middle of being
  * pushed may name a stale function: whatever it names there is live);
  * the thread must look like one of this state's, not yet dead. */
@@ -252,8 +254,8 @@ static lua_State *resumed54(const char *T, const char *g)
     if (func < stack || func + TV54_SIZE > top)
         return NULL;
     uint8_t tt = (uint8_t)func[TV54_TT];
-    if (tt == T54_LCF && g_cf_resume && rd_ptr(func, 0) == g_cf_resume &&
-        func + 2 * TV54_SIZE <= top)
+    const void *cf = tt == T54_LCF ? rd_ptr(func, 0) : NULL;
+    if (cf && (cf == g_cf_resume || cf == g_cf_close) && func + 2 * TV54_SIZE <= top)
         arg = func + TV54_SIZE;
     else if (tt == T54_CCL && g_cf_wrap && rd_ptr(rd_ptr(func, 0), CL54_F) == g_cf_wrap)
         arg = (const char *)rd_ptr(func, 0) + CL54_UPV0;
@@ -524,6 +526,7 @@ static void lua_checks(lua_State *L)
         return;
     g_cf_resume = (const void *)s.cf_resume;
     g_cf_wrap = (const void *)s.cf_wrap;
+    g_cf_close = (const void *)s.cf_close;
     return;
 #endif
     g_walk_ok = walk_check(g_main, L);
@@ -604,8 +607,9 @@ static int resumer(lua_State *T)
 }
 
 /* The thread resumer T is resuming: coroutine.resume's first argument, or
- * the thread of the coroutine.wrap function it called; NULL if neither (a
- * C function that called lua_resume). */
+ * the thread of the coroutine.wrap function it called, or coroutine.close's
+ * argument (5.4: running its __close metamethods); NULL if none (a C
+ * function that called lua_resume). */
 static lua_State *resumes(const co_state *s, lua_State *T)
 {
     lua_Debug ar;
@@ -613,7 +617,9 @@ static lua_State *resumes(const co_state *s, lua_State *T)
     if (!lua_getstack(T, 0, &ar) || !lua_checkstack(T, 2) || !lua_getinfo(T, "f", &ar))
         return NULL;
     const void *f = co_cfunc_key(T, -1); /* LuaJIT's fast functions too */
-    if (f && f == (const void *)s->cf_resume && lua_getlocal(T, &ar, 1)) {
+    int by_arg = f && (f == (const void *)s->cf_resume ||
+                       (s->cf_close && f == (const void *)s->cf_close));
+    if (by_arg && lua_getlocal(T, &ar, 1)) {
         co = lua_tothread(T, -1);
         lua_pop(T, 1);
     } else if (f && f == (const void *)s->cf_wrap && lua_getupvalue(T, -1, 1)) {

@@ -33,6 +33,11 @@ frames that were unwound, nothing past the detach). Cases:
               their order
   coroutine54, conested54  the same two under Lua 5.4 (per-thread hooks:
               the handler hooks the threads main resumes, not main alone)
+  closing54   an attach while coroutine.close runs the __close of a coroutine
+              suspended before it (Lua 5.4): the signal handler follows
+              coroutine.close as it follows a resume, so the attach begins
+              at once (it waited until the __close returned), the stack
+              under main's coroutine.close
   close54     coroutine.close under Lua 5.4 of a coroutine suspended and of
               one dead of an error before the attach, each with a
               to-be-closed variable pending: its __close runs on that
@@ -327,6 +332,22 @@ local function closing()
   detached()
   for _, s in ipairs(seen) do io.stderr:write("TRUTH close ", s, " [C] ", below, "\\n") end
   io.stderr:write("CLOSES ", closes, "\\n")
+end
+closing()
+'''
+
+# an attach while coroutine.close runs a __close on a coroutine that was
+# suspended before it
+CLOSING54 = PRELUDE + '''
+local function inner() wait() return 1 end
+local function mid() local x <close> = setmetatable({}, {__close = function() inner() end}) coroutine.yield() end
+local A = coroutine.create(mid)
+coroutine.resume(A)
+local function closing()
+  coroutine.close(A)
+  local below = frames(2)
+  detached()
+  io.stderr:write("TRUTH wait ", truth, " [C] ", below, "\\n")
 end
 closing()
 '''
@@ -852,6 +873,13 @@ def case_close54(c):
     got = sum(n for s, n in calls.items() if label_frame(s.split(';')[-1]) == leaf)
     expect(got == 2, 'calls of the __close handler traced: %d of 2 (%s)' % (got, calls))
     expect_only(stacks, truths['close'], 'a __close run by coroutine.close')
+
+
+def case_closing54(c):
+    need_lua54(c)
+    p = start(c, CLOSING54, env_extra=lua54_env(c))
+    truths, stacks, _ = attach(c, p)
+    expect_only(stacks, truths['wait'], 'attached in a __close that coroutine.close runs')
 
 
 def case_hookedmain(c):
