@@ -120,12 +120,19 @@ static void read_cmdline(char *buf, size_t cap)
     if (fd < 0)
         return;
     ssize_t n = read(fd, buf, cap - 1);
+    char more;
+    /* a command line longer than the message holds (a linter given a
+     * directory's files) ends with "...": cut without a mark, the
+     * session's command read as the whole of it */
+    int cut = n == (ssize_t)cap - 1 && cap > 4 && read(fd, &more, 1) == 1;
     close(fd);
     n = n < 0 ? 0 : n;
     buf[n] = 0;
     for (ssize_t i = 0; i + 1 < n; i++)
         if (!buf[i])
             buf[i] = ' ';
+    if (cut)
+        memcpy(buf + n - 3, "...", 3);
 }
 
 static int send_all(int fd, const char *p, size_t n)

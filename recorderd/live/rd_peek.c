@@ -350,10 +350,21 @@ void rd_peek_init(lr_sr *d, pid_t pid)
 
 void rd_peek_cmdline(pid_t pid, char *buf, size_t cap)
 {
-    size_t n = rd_proc_read(pid, "cmdline", buf, cap);
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(buf, 1, cap - 1, f) : 0;
+    /* a command line longer than buf ends with "...", as the collector's
+     * own does: cut without a mark, it read as the whole command */
+    int cut = f && n == cap - 1 && cap > 4 && fgetc(f) != EOF;
+    if (f)
+        fclose(f);
+    buf[n] = 0;
     for (size_t i = 0; i + 1 < n; i++)
         if (!buf[i])
             buf[i] = ' ';
+    if (cut)
+        memcpy(buf + n - 3, "...", 3);
 }
 
 /* The uid of process pid, or -1. */

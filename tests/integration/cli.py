@@ -72,6 +72,11 @@ Cases:
               profile.txt, coverage.lcov, annotate/...): reports that
               session, saying so (it said "bad magic"); a file in no
               session says what to give; a renamed trace is read as before
+  longcmd     a command line longer than the session's command holds (a
+              linter given a directory's files): session.json and
+              report.html end it with "..." (it was cut mid-argument
+              without a mark, as if that were the whole command); a short
+              one is whole
   otheruser   record and top of another user's process (as nobody, of a
               root lua5.1; root only): "belongs to uid 0", not the long
               ptrace_scope advice
@@ -167,6 +172,25 @@ def case_runscript(c):
         r = run([c.args.recorderd, 'run', '--', cmd], c.tmp, c.env())
         expect(r.status == 127 and r.err == ('recorderd: %s\n' % what).encode(),
                'run -- %s: %d %r' % (cmd, r.status, r.err))
+
+
+def case_longcmd(c):
+    prog = c.write('app.lua', 'print(select("#", ...))\n')
+    many = ['argument-number-%d' % i for i in range(60)]
+    for args, cut in ((['a', 'b'], False), (many, True)):
+        harness.run_ok([c.args.recorderd, 'run', '-q', '-o', 'out', '--', c.args.lua, prog] + args,
+                       c.tmp, env=c.env())
+        whole = ' '.join([c.args.lua, prog] + args)
+        with open(os.path.join(c.tmp, 'out', 'app', 'session.json')) as f:
+            cmd = json.load(f)['command']
+        if cut:
+            expect(cmd.endswith('...') and whole.startswith(cmd[:-3]) and len(cmd) > 400,
+                   'a cut command without its mark: %r' % cmd[-60:])
+            with open(os.path.join(c.tmp, 'out', 'app', 'report.html')) as f:
+                expect(cmd in f.read(), 'report.html: not the command %r' % cmd[-60:])
+        else:
+            expect(cmd == whole, 'a short command changed: %r, not %r' % (cmd, whole))
+        shutil.rmtree(os.path.join(c.tmp, 'out'))
 
 
 def case_covdefault(c):
