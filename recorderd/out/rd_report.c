@@ -448,21 +448,30 @@ int rd_report_summary(const rd_model *m, const char *dir, FILE *out)
     for (uint32_t f = 0; f < m->nfunc; f++)
         if (m->untimed ? fs[f].calls : fs[f].self)
             ids[n++] = f;
-    rank r = {fs, m->untimed ? BY_CALLS : BY_SELF};
+    /* a traced run shorter than a tick has no self time anywhere, but its
+     * calls are exact: they are listed, not an empty table under its
+     * heading, as if nothing ran (a sampled session's calls are only
+     * what its samples saw: none) */
+    int by_calls = m->untimed || (!n && m->tick_clock && !m->sampled_hz);
+    for (uint32_t f = 0; f < m->nfunc && by_calls && !m->untimed; f++)
+        if (fs[f].calls)
+            ids[n++] = f;
+    rank r = {fs, by_calls ? BY_CALLS : BY_SELF};
     qsort_r(ids, n, sizeof *ids, cmp_fid, &r);
     double k = rd_model_ns_per_tick(m) / 1e6, all = (double)m->ticks_total;
     summary_head(m, k, all, out);
-    if (m->untimed)
-        fprintf(out, "%10s  %s\n", "calls", "function (top 10 by calls)");
+    if (by_calls)
+        fprintf(out, "%10s  %s\n", "calls", m->untimed ? "function (top 10 by calls)"
+                                                      : "function (top 10 by calls: no time)");
     else
         fprintf(out, "%12s %6s %10s  %s\n", "self ms", "self%", "calls",
                 "function (top 10 by self time)");
-    for (uint32_t i = 0; i < n && i < SUMMARY_TOP && m->untimed; i++) {
+    for (uint32_t i = 0; i < n && i < SUMMARY_TOP && by_calls; i++) {
         char label[RD_LABEL_MAX];
         plain_label(m, ids[i], label, sizeof label);
         fprintf(out, "%10llu  %s\n", (unsigned long long)fs[ids[i]].calls, label);
     }
-    for (uint32_t i = 0; i < n && i < SUMMARY_TOP && !m->untimed; i++) {
+    for (uint32_t i = 0; i < n && i < SUMMARY_TOP && !by_calls; i++) {
         char label[RD_LABEL_MAX];
         plain_label(m, ids[i], label, sizeof label);
         fprintf(out, "%12.3f %6.2f %10llu  %s\n", (double)fs[ids[i]].self * k,
@@ -479,7 +488,8 @@ int rd_report_summary(const rd_model *m, const char *dir, FILE *out)
         fprintf(out, "time: sampled %s time, exact stacks and %s%s\n",
                 m->tick_clock == LT_CLOCK_WALL ? "wall-clock" : "CPU",
                 m->lines_sampled ? "calls, lines by sample" : "counts",
-                !n ? "; no tick landed where the program ran (it ran less than a tick)"
+                by_calls ? "; no tick landed where the program ran (it ran less than a "
+                           "tick): use --time exact for its time"
                 : rd_model_few_samples(m) ? "; few samples, times rough: run it longer, "
                                             "or use --time exact"
                                           : "");

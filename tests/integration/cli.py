@@ -72,6 +72,10 @@ Cases:
               profile.txt, coverage.lcov, annotate/...): reports that
               session, saying so (it said "bad magic"); a file in no
               session says what to give; a renamed trace is read as before
+  notick      run of a program shorter than a tick (default sampled time):
+              the summary lists its exact calls, top 10 by calls, and says
+              to use --time exact (it printed the table's heading and no
+              row, as if nothing ran)
   longcmd     a command line longer than the session's command holds (a
               linter given a directory's files): session.json and
               report.html end it with "..." (it was cut mid-argument
@@ -172,6 +176,23 @@ def case_runscript(c):
         r = run([c.args.recorderd, 'run', '--', cmd], c.tmp, c.env())
         expect(r.status == 127 and r.err == ('recorderd: %s\n' % what).encode(),
                'run -- %s: %d %r' % (cmd, r.status, r.err))
+
+
+def case_notick(c):
+    prog = c.write('app.lua', 'local function tiny(i) return i end\n'
+                   'for i = 1, 7 do tiny(i) end\nprint("done")\n')
+
+    def body(attempt):
+        r = run([c.args.recorderd, 'run', '-o', c.out, '--', c.args.lua, prog], c.tmp, c.env())
+        err = r.err.decode()
+        expect(r.status == 0 and r.out == b'done\n', 'run: %d %r' % (r.status, r.err))
+        if 'top 10 by self time' in err:  # a tick landed after all: no case
+            raise harness.Failure('a tick landed in the tiny program: %r' % err)
+        expect('     calls  function (top 10 by calls: no time)\n'
+               '         7  tiny (app.lua:1)\n' in err
+               and 'no tick landed where the program ran (it ran less than a tick): use '
+               '--time exact for its time\n' in err, 'no calls listed: %r' % err)
+    harness.retried(body)
 
 
 def case_longcmd(c):
