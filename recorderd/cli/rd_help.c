@@ -39,7 +39,8 @@ typedef struct cmd_help {
                             "                                 exact; exact: each event's clock, every line counted"}
 #define LINES                                                                                      \
     {"--lines sample|exact", "sample (default): a line's time by the ticks, no line hook;\n"      \
-                             "                                 exact: every line counted (coverage; Lua slower)"}
+                             "                                 exact: every line counted (coverage; Lua slower), and with\n"     \
+                             "                                 it time exact unless --time sample is given"}
 #define MEMORY                                                                                     \
     {"--memory", "trace every allocation and free too: heap.pb.gz, profile.txt's memory\n"          \
                  "                                 table; report -w bytes|objects|live weighs by them"}
