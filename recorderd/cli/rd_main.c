@@ -33,7 +33,7 @@
 
 /* run's --ring, --mode and --out, checked before anything runs: a bad one
  * would otherwise leave the whole command to run untraced. */
-static int check_run_opts(const rd_run_opts *o)
+static int check_run_opts(const rd_run_opts *o, int default_out)
 {
     uint64_t size;
     if (o->ring && lt_ring_parse_size(o->ring, &size)) {
@@ -52,6 +52,9 @@ static int check_run_opts(const rd_run_opts *o)
         close(fd);
     if (e == -EPERM || e == -ELOOP) /* the out-directory rule, said by rd_out_open */
         fprintf(stderr, "recorderd run: --out %s\n", err);
+    else if (e && default_out) /* no --out was given: "--out" named nothing typed */
+        fprintf(stderr, "recorderd run: cannot write the reports in ./%s (the default --out): "
+                        "%s; give -o DIR\n", o->out, strerror(-e));
     else if (e)
         fprintf(stderr, "recorderd run: --out %s: cannot create or write it: %s\n", o->out,
                 strerror(-e));
@@ -259,8 +262,9 @@ static int unmake_out(const char *dir, int made, int rc)
 
 static int cmd_run(int argc, char **argv)
 {
+    static const char default_out[] = "luatrace-out";
     rd_run_opts o = {0};
-    rd_session_opts so = {.out = "luatrace-out"};
+    rd_session_opts so = {.out = default_out};
     int i = parse_run(argc, argv, &o, &so) - 1;
     if (i < 0)
         return -(i + 1);
@@ -275,7 +279,7 @@ static int cmd_run(int argc, char **argv)
     if (so.memory && o.sample_hz) /* a sampled LuaJIT writes from its profiler, no hook */
         return fprintf(stderr, "recorderd run: --memory (and -f heap, which needs it) traces "
                                "exactly: not with --sample\n"), 2;
-    int made = out_missing(o.out), e = check_run_opts(&o);
+    int made = out_missing(o.out), e = check_run_opts(&o, so.out == default_out);
     if (e)
         return unmake_out(o.out, made, e);
     o.backends = so.backends;

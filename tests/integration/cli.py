@@ -72,6 +72,10 @@ Cases:
               profile.txt, coverage.lcov, annotate/...): reports that
               session, saying so (it said "bad magic"); a file in no
               session says what to give; a renamed trace is read as before
+  defaultout  run where ./luatrace-out cannot be written, no -o given: the
+              message names it as the default and says to give -o DIR (it
+              said "--out luatrace-out", an option never typed); a given
+              --out is named as before; nothing runs, exit 2
   notick      run of a program shorter than a tick (default sampled time):
               the summary lists its exact calls, top 10 by calls, and says
               to use --time exact (it printed the table's heading and no
@@ -176,6 +180,18 @@ def case_runscript(c):
         r = run([c.args.recorderd, 'run', '--', cmd], c.tmp, c.env())
         expect(r.status == 127 and r.err == ('recorderd: %s\n' % what).encode(),
                'run -- %s: %d %r' % (cmd, r.status, r.err))
+
+
+def case_defaultout(c):
+    prog = c.write('app.lua', 'io.open("ran", "w"):close()\n')
+    c.write('luatrace-out', 'not a directory\n')  # as unwritable as it gets for root
+    for opts, said in (([], 'recorderd run: cannot write the reports in ./luatrace-out (the '
+                        'default --out): Not a directory; give -o DIR\n'),
+                       (['-o', 'luatrace-out'], 'recorderd run: --out luatrace-out: cannot create '
+                        'or write it: Not a directory\n')):
+        r = run([c.args.recorderd, 'run'] + opts + ['--', c.args.lua, prog], c.tmp, c.env())
+        expect(r.status == 2 and r.err.decode() == said, 'run %s: %d %r' % (opts, r.status, r.err))
+        expect(not os.path.exists(os.path.join(c.tmp, 'ran')), 'run %s ran the command' % opts)
 
 
 def case_notick(c):
