@@ -31,6 +31,27 @@
 #include "rd_server.h"
 #include "rd_util.h"
 
+/* The directory of the session directories, made and writable, else 2
+ * after saying why: before any program runs or connects, not at each
+ * session's start (a daemon listened on, refusing every program). */
+static int check_out(const char *cmd, const char *out, int default_out)
+{
+    char err[PATH_MAX + 128];
+    int fd = rd_out_open(out, 1, err, sizeof err); /* opened again by the server */
+    int e = fd < 0 ? fd : faccessat(fd, ".", W_OK | X_OK, AT_EACCESS) < 0 ? -errno : 0;
+    if (fd >= 0)
+        close(fd);
+    if (e == -EPERM || e == -ELOOP) /* the out-directory rule, said by rd_out_open */
+        fprintf(stderr, "recorderd %s: --out %s\n", cmd, err);
+    else if (e && default_out) /* no --out was given: "--out" named nothing typed */
+        fprintf(stderr, "recorderd %s: cannot write the reports in ./%s (the default --out): "
+                        "%s; give -o DIR\n", cmd, out, strerror(-e));
+    else if (e)
+        fprintf(stderr, "recorderd %s: --out %s: cannot create or write it: %s\n", cmd, out,
+                strerror(-e));
+    return e ? 2 : 0;
+}
+
 /* run's --ring, --mode and --out, checked before anything runs: a bad one
  * would otherwise leave the whole command to run untraced. */
 static int check_run_opts(const rd_run_opts *o, int default_out)
@@ -45,20 +66,7 @@ static int check_run_opts(const rd_run_opts *o, int default_out)
         fprintf(stderr, "recorderd run: --mode is wait or drop\n");
         return 2;
     }
-    char err[PATH_MAX + 128];
-    int fd = rd_out_open(o->out, 1, err, sizeof err); /* opened again by the server */
-    int e = fd < 0 ? fd : faccessat(fd, ".", W_OK | X_OK, AT_EACCESS) < 0 ? -errno : 0;
-    if (fd >= 0)
-        close(fd);
-    if (e == -EPERM || e == -ELOOP) /* the out-directory rule, said by rd_out_open */
-        fprintf(stderr, "recorderd run: --out %s\n", err);
-    else if (e && default_out) /* no --out was given: "--out" named nothing typed */
-        fprintf(stderr, "recorderd run: cannot write the reports in ./%s (the default --out): "
-                        "%s; give -o DIR\n", o->out, strerror(-e));
-    else if (e)
-        fprintf(stderr, "recorderd run: --out %s: cannot create or write it: %s\n", o->out,
-                strerror(-e));
-    return e ? 2 : 0;
+    return check_out("run", o->out, default_out);
 }
 
 /* run's --sample [HZ]: LuaJIT's profiler at HZ samples a second (1000 if
@@ -386,8 +394,9 @@ static int http_auth(const char *http, const char *token_file, char *token, size
 
 static int cmd_listen(int argc, char **argv)
 {
+    static const char default_out[] = "luatrace-out";
     char path[PATH_MAX];
-    rd_session_opts so = {.out = "luatrace-out"};
+    rd_session_opts so = {.out = default_out};
     long hello_s = RD_HELLO_MS / 1000;
     const char *http = NULL, *token_file = NULL;
     static char token[RD_HTTP_TOKEN_MAX]; /* the daemon's, for as long as it serves */
@@ -429,6 +438,8 @@ static int cmd_listen(int argc, char **argv)
     live_lines(&so, 0);
     lt_ring_sweep();
     int made = out_missing(so.out); /* a listen refused (another listens) leaves none */
+    if (check_out("listen", so.out, so.out == default_out))
+        return unmake_out(so.out, made, 2);
     int rc = serve(path, -1, &so, 0, (unsigned)hello_s * 1000, http, token_file ? token : NULL);
     return rc ? unmake_out(so.out, made, rc) : rc;
 }

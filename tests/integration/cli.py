@@ -75,7 +75,9 @@ Cases:
   defaultout  run where ./luatrace-out cannot be written, no -o given: the
               message names it as the default and says to give -o DIR (it
               said "--out luatrace-out", an option never typed); a given
-              --out is named as before; nothing runs, exit 2
+              --out is named as before; nothing runs, exit 2. listen there
+              is refused alike, before its socket is bound (it listened,
+              then refused every program that connected)
   notick      run of a program shorter than a tick (default sampled time):
               the summary lists its exact calls, top 10 by calls, and says
               to use --time exact (it printed the table's heading and no
@@ -192,6 +194,10 @@ def case_defaultout(c):
         r = run([c.args.recorderd, 'run'] + opts + ['--', c.args.lua, prog], c.tmp, c.env())
         expect(r.status == 2 and r.err.decode() == said, 'run %s: %d %r' % (opts, r.status, r.err))
         expect(not os.path.exists(os.path.join(c.tmp, 'ran')), 'run %s ran the command' % opts)
+        sock = os.path.join(c.tmp, 's')
+        r = run([c.args.recorderd, 'listen', '--socket', sock] + opts, c.tmp, c.env(), 10)
+        expect(r.status == 2 and r.err.decode() == said.replace('recorderd run', 'recorderd listen')
+               and not os.path.exists(sock), 'listen %s: %d %r' % (opts, r.status, r.err))
 
 
 def case_notick(c):

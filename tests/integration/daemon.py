@@ -26,8 +26,10 @@ shm segments even when it fails. Cases:
   notsocket   listen --socket on a file that is not a socket (a regular
               file, a directory, a symlink): refused, named, left alone
   restart     daemon SIGKILLed, a new one on the same socket serves on
-  unwritable  an output directory that cannot be created: a clear refusal,
-              the program runs untraced, the daemon survives
+  unwritable  an output directory that cannot be created: listen refuses to
+              start (exit 2, no socket); one made unwritable once it
+              listens: a clear refusal, the program runs untraced, the
+              daemon survives
   badinput    garbage, bad msgpack, a huge message, a bad ring name on the
               socket: each connection refused, the daemon survives
   otheruser   a program of another user (nobody): its collector refuses
@@ -469,8 +471,18 @@ def case_restart(d):
 
 
 def case_unwritable(d):
-    d.out = '/dev/null/luatrace-out'
+    # an --out it cannot make is refused before the socket is bound (it
+    # listened, then refused every program that connected)
+    r = run([d.args.recorderd, 'listen', '--socket', d.sock, '--out', '/dev/null/luatrace-out'],
+            d.tmp, base_env(), 10)
+    expect(r.status == 2 and r.err == b'recorderd listen: --out /dev/null/luatrace-out: cannot '
+           b'create or write it: Not a directory\n' and not os.path.exists(d.sock),
+           'listen --out /dev/null/...: %d %r' % (r.status, r.err))
+    # one it can no longer write once it listens: each program refused, said
     d.start_daemon()
+    shutil.rmtree(d.out)
+    with open(d.out, 'w') as f:
+        f.write('in the way\n')
     hello = d.write('hello.lua', 'print("hi")\n')
     r = run([d.args.lua, '-lluatrace', hello], d.tmp, d.traced_env('nowhere'))
     expect(r.status == 0 and r.out == b'hi\n', 'program changed: %r' % r.out)
