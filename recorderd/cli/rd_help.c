@@ -170,7 +170,7 @@ static const cmd_help helps[] = {
       HELP},
      "recorderd heap 1234 --diff 10"},
     {"env", "env",
-     "print the LUA_CPATH with which lua5.1 -lluatrace finds luatrace.so",
+     "print the exports that find luatrace.so, recorderd and its man pages",
      "Prints the exports that let lua5.1 (and luajit) -lluatrace find this\n"
      "recorderd's luatrace.so (LUA_CPATH; LUA_CPATH_5_4 for lua5.4's build), the\n"
      "build tree's or the installed one, and PATH and MANPATH for recorderd and\n"
