@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "rd_formats.h"
+#include "rd_help.h"
 #include "rd_luabk.h"
 #include "rd_session.h"
 
@@ -53,11 +54,14 @@ int rd_cli_is_help(const char *a)
 /* Exit status 2, naming what was not understood. */
 int rd_cli_unknown(const char *cmd, const char *a)
 {
-    const char *eq = !strncmp(a, "--", 2) ? strchr(a, '=') : NULL;
+    const char *eq = !strncmp(a, "--", 2) ? strchr(a, '=') : NULL, *meant;
     if (eq) /* --out=DIR: a value goes after a space (--out DIR) */
         fprintf(stderr, "recorderd %s: unknown option %s: options take their value after a "
                         "space, %.*s %s (see recorderd %s --help)\n",
                 cmd, a, (int)(eq - a), a, eq + 1, cmd);
+    else if ((meant = rd_help_closest_opt(cmd, a))) /* --fromat: one line naming --format */
+        fprintf(stderr, "recorderd %s: unknown option %s: did you mean %s? (see recorderd %s "
+                        "--help)\n", cmd, a, meant, cmd);
     else
         fprintf(stderr, "recorderd %s: unknown option %s (see recorderd %s --help)\n", cmd, a,
                 cmd);

@@ -268,6 +268,31 @@ const char *rd_help_closest(const char *word)
     return best;
 }
 
+const char *rd_help_closest_opt(const char *cmd, const char *word)
+{
+    static char best[40];
+    unsigned bd = 3;
+    best[0] = 0;
+    for (size_t i = 0; i < NHELPS && strncmp(word, "--", 2) == 0; i++) {
+        if (strcmp(helps[i].name, cmd))
+            continue;
+        const help_opt *o = helps[i].opt;
+        for (size_t k = 0; k < sizeof helps[i].opt / sizeof *o && o[k].opt; k++)
+            for (const char *p = strstr(o[k].opt, "--"); p; p = strstr(p + 2, "--")) {
+                char name[40]; /* "-o, --out DIR": --out */
+                size_t n = strcspn(p, " ,|");
+                if (n >= sizeof name)
+                    continue;
+                memcpy(name, p, n);
+                name[n] = 0;
+                unsigned d = distance(word, name);
+                if (d < bd && d * 2 <= strlen(word) - 2 + 1) /* --x is no --ring */
+                    bd = d, memcpy(best, name, n + 1);
+            }
+    }
+    return best[0] ? best : NULL;
+}
+
 /* The formats of the registry: the session's (default ones marked), or
  * report's (every one). */
 static void print_formats(FILE *f, int session)

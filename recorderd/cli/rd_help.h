@@ -12,6 +12,10 @@ void rd_help_usage(FILE *f);
  * dropped or changed: rn, reprot), or NULL. */
 const char *rd_help_closest(const char *word);
 
+/* The --option of cmd's --help that a mistyped one (--fromat, --line) was
+ * meant to be, as rd_help_closest finds a command, or NULL. */
+const char *rd_help_closest_opt(const char *cmd, const char *word);
+
 /* cmd's help (run, listen, attach, dump, top, status, stop, serve,
  * report). Returns 0 (exit status), or 2 with the synopsis on stderr for a
  * command that has none. */

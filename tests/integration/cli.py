@@ -72,6 +72,10 @@ Cases:
               profile.txt, coverage.lcov, annotate/...): reports that
               session, saying so (it said "bad magic"); a file in no
               session says what to give; a renamed trace is read as before
+  optypo      a mistyped --option (run --fromat, --line, report --wieght,
+              attach --durtion, listen --sokcet): "did you mean --format?"
+              naming the option of that command's --help (it said only
+              "unknown option"); one far from any (--bogus) as before
   defaultout  run where ./luatrace-out cannot be written, no -o given: the
               message names it as the default and says to give -o DIR (it
               said "--out luatrace-out", an option never typed); a given
@@ -182,6 +186,20 @@ def case_runscript(c):
         r = run([c.args.recorderd, 'run', '--', cmd], c.tmp, c.env())
         expect(r.status == 127 and r.err == ('recorderd: %s\n' % what).encode(),
                'run -- %s: %d %r' % (cmd, r.status, r.err))
+
+
+def case_optypo(c):
+    prog = c.write('app.lua', 'io.open("ran", "w"):close()\n')
+    for cmd, typo, meant in ((['run'], '--fromat', '--format'), (['run'], '--line', '--lines'),
+                             (['run'], '--sampel', '--sample'), (['report', 'x'], '--wieght',
+                             '--weight'), (['attach', '1'], '--durtion', '--duration'),
+                             (['listen'], '--sokcet', '--socket'), (['run'], '--bogus', None)):
+        r = run([c.args.recorderd] + cmd + [typo, 'x', '--', c.args.lua, prog], c.tmp, c.env(), 10)
+        hint = ': did you mean %s?' % meant if meant else ''
+        expect(r.status == 2 and r.out == b'' and r.err.decode() == 'recorderd %s: unknown option '
+               '%s%s (see recorderd %s --help)\n' % (cmd[0], typo, hint, cmd[0]),
+               '%s %s: %d %r' % (cmd[0], typo, r.status, r.err))
+        expect(not os.path.exists(os.path.join(c.tmp, 'ran')), '%s %s ran it' % (cmd[0], typo))
 
 
 def case_defaultout(c):
