@@ -398,9 +398,21 @@ static int untraced_note(char **argv, int code)
         return 0;
     fprintf(stderr, "recorderd: nothing was traced: no Lua process of the command loaded "
                     "luatrace%s\n", code ? "" : " (exit status 125)");
-    if (getenv("LUA_INIT"))
+    char shown[128];
+    rd_printable(base, shown, sizeof shown);
+    /* the interpreter the user ran (lua5.4, luajit), not always lua5.1 */
+    /* lua, lua5.4, luajit, luajit-2.1...: a Lua interpreter, not a Lua
+     * script's name (luacheck), which takes no -lluatrace */
+    int interp = !strcmp(base, "lua") || !strncmp(base, "lua5.", 5) ||
+                 !strncmp(base, "luajit", 6);
+    if (getenv("LUA_INIT") && interp)
         fprintf(stderr, "recorderd: LUA_INIT is set, so run did not set it to load the "
-                        "collector: add -lluatrace to the lua5.1 command\n");
+                        "collector: add -lluatrace (recorderd run -- %s -lluatrace ...)\n",
+                shown);
+    else if (getenv("LUA_INIT"))
+        fprintf(stderr, "recorderd: LUA_INIT is set, so run did not set it to load the "
+                        "collector: add -lluatrace to the command of each Lua it starts "
+                        "(lua5.1 -lluatrace ...)\n");
     else if (init54)
         fprintf(stderr, "recorderd: LUA_INIT_5_4 is set, and lua5.4 reads it instead of run's "
                         "LUA_INIT: add -lluatrace to the lua5.4 command\n");

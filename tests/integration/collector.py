@@ -899,8 +899,8 @@ def case_multistate(c):
 
 def case_untraced(c):
     """recorderd run of a command that loads no collector says so (and why,
-    when LUA_INIT kept run from setting it, or LUA_INIT_5_4 kept lua5.4 from
-    reading it), with --quiet too; it keeps the
+    when LUA_INIT kept run from setting it, naming the interpreter given, or
+    LUA_INIT_5_4 kept lua5.4 from reading it), with --quiet too; it keeps the
     command's exit status, 125 for one that succeeded."""
     prog = c.write('untraced.lua', 'print("hi") os.exit(3)\n')
     init = c.write('init.lua', 'x = 1\n')
@@ -911,6 +911,18 @@ def case_untraced(c):
     r = run(base + ['--', c.args.lua, prog], c.tmp, c.env(LUA_INIT='@' + init))
     expect(r.status == 3 and r.out == b'hi\n' and note in r.err and b'LUA_INIT is set' in r.err,
            'LUA_INIT: %r' % (r.err,))
+    # the hint names the interpreter run was given (it said lua5.1 of any),
+    # and of a command that is no interpreter, the Lua it starts
+    for lua in (c.args.lua, shutil.which('lua5.4'), shutil.which('luajit'), 'sh'):
+        if not lua:
+            continue
+        cmd = [lua, prog] if lua != 'sh' else ['sh', '-c', '%s %s' % (c.args.lua, prog)]
+        r = run(base + ['--'] + cmd, c.tmp, c.env(LUA_INIT='@' + init))
+        hint = ('add -lluatrace (recorderd run -- %s -lluatrace ...)' % os.path.basename(lua)
+                if lua != 'sh' else 'add -lluatrace to the command of each Lua it starts '
+                '(lua5.1 -lluatrace ...)')
+        expect(r.status == 3 and r.err.decode().endswith('LUA_INIT is set, so run did not set it '
+               'to load the collector: %s\n' % hint), 'LUA_INIT, %s: %r' % (lua, r.err))
     # --quiet silences the summary, never this failure; a command that
     # succeeded with nothing traced exits 125
     r = run(base + ['--quiet', '--', c.args.lua, prog], c.tmp, c.env(LUA_INIT='@' + init))
