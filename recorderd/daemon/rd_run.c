@@ -400,9 +400,9 @@ static int untraced_note(char **argv, int code)
                     "luatrace%s\n", code ? "" : " (exit status 125)");
     char shown[128];
     rd_printable(base, shown, sizeof shown);
-    /* the interpreter the user ran (lua5.4, luajit), not always lua5.1 */
-    /* lua, lua5.4, luajit, luajit-2.1...: a Lua interpreter, not a Lua
-     * script's name (luacheck), which takes no -lluatrace */
+    /* the hint names the interpreter the user ran (it said lua5.1 of any):
+     * lua, lua5.4, luajit, luajit-2.1..., not a Lua script's name
+     * (luacheck), which takes no -lluatrace */
     int interp = !strcmp(base, "lua") || !strncmp(base, "lua5.", 5) ||
                  !strncmp(base, "luajit", 6);
     if (getenv("LUA_INIT") && interp)
