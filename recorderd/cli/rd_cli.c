@@ -150,12 +150,29 @@ static int format_item(const char *cmd, const char *v, size_t len, uint32_t *row
 int rd_cli_format_list(const char *cmd, const char *v, uint32_t *rows)
 {
     for (const char *p = v; *p;) {
-        size_t n = strcspn(p, ",");
-        if (n && format_item(cmd, p, n, rows))
+        size_t n = strcspn(p, ","), k = strspn(p, " "); /* "callgrind, pprof" quoted */
+        size_t end = n;
+        while (end > k && p[end - 1] == ' ')
+            end--;
+        if (end > k && format_item(cmd, p + k, end - k, rows))
             return -1;
         p += n + (p[n] == ',');
     }
     return 0;
+}
+
+int rd_cli_format_split(const char *cmd, const char *v, const char *next)
+{
+    char first[64];
+    size_t len = strlen(v), n = next ? strcspn(next, ",") : 0;
+    if (!len || v[len - 1] != ',' || !n || n >= sizeof first)
+        return 0;
+    snprintf(first, sizeof first, "%.*s", (int)n, next);
+    if (!rd_format_find(first) && strcmp(first, "all") && !rd_backend_known(first))
+        return 0;
+    fprintf(stderr, "recorderd %s: --format %s %s: join the names with no space (--format "
+                    "%s%s)\n", cmd, v, next, v, next);
+    return 1;
 }
 
 /* 1 if argv[*i] was --format (taken), 0 if not, -1 on a bad value. */
@@ -164,7 +181,7 @@ static int rd_cli_format(const char *cmd, int argc, char **argv, int *i)
     if (strcmp(argv[*i], "--format") && strcmp(argv[*i], "-f"))
         return 0;
     const char *v = rd_cli_optval(argc, argv, i);
-    if (!v)
+    if (!v || rd_cli_format_split(cmd, v, *i + 1 < argc ? argv[*i + 1] : NULL))
         return -1;
     rd_cli_formats |= rd_format_rows(RD_FMT_DEFAULT);
     if (rd_backend_known(v)) /* whole: lua:FILE may hold a ',' */

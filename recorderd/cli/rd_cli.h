@@ -39,6 +39,13 @@ int rd_cli_add_backend(const char *v);
  * *rows, bit i for rd_formats[i]; a backend's name in it is added as
  * --backend. 0, or -1 after saying what cmd does not know. */
 int rd_cli_format_list(const char *cmd, const char *v, uint32_t *rows);
+
+/* --format callgrind, pprof: the shell split the list after its ',' (a
+ * list of one, "callgrind,", is one on purpose), and the next word, a
+ * format's name, would be taken for the command (run: "cannot run
+ * pprof") or a trace (report). 1 after saying so, else 0. */
+int rd_cli_format_split(const char *cmd, const char *v, const char *next);
+
 /* The rows of rd_formats the --format lists so far named one by one
  * (not by "all"): what the user asked for by name. */
 uint32_t rd_cli_formats_named(void);

@@ -99,6 +99,9 @@ static int parse_report(int argc, char **argv, report_opts *o)
     o->weight = o->weight ? o->weight : "time";
     if (!o->path)
         fprintf(stderr, "recorderd report: give a session directory or a trace file\n");
+    else if (o->ninputs > 1 && !o->merge && rd_cli_format_split("report", o->format,
+                                                                   o->inputs[1]))
+        return -1; /* -f callgrind, html: html was read as a trace */
     else if (o->ninputs > 1 && !o->merge)
         fprintf(stderr, "recorderd report: several traces given: add --merge to merge them\n");
     return o->path && (o->ninputs == 1 || o->merge) ? 0 : -1;

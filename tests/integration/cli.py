@@ -72,6 +72,12 @@ Cases:
               profile.txt, coverage.lcov, annotate/...): reports that
               session, saying so (it said "bad magic"); a file in no
               session says what to give; a renamed trace is read as before
+  formatspace run --format callgrind, pprof (a space after the ','): refused,
+              exit 2, saying to join the names with no space (run took
+              pprof for the command: "cannot run pprof", exit 127), and so
+              does report (html read as a second trace); the list quoted,
+              "callgrind, pprof", writes both; a list of one, "callgrind,",
+              stays one
   optypo      a mistyped --option (run --fromat, --line, report --wieght,
               attach --durtion, listen --sokcet): "did you mean --format?"
               naming the option of that command's --help (it said only
@@ -186,6 +192,25 @@ def case_runscript(c):
         r = run([c.args.recorderd, 'run', '--', cmd], c.tmp, c.env())
         expect(r.status == 127 and r.err == ('recorderd: %s\n' % what).encode(),
                'run -- %s: %d %r' % (cmd, r.status, r.err))
+
+
+def case_formatspace(c):
+    prog = c.write('app.lua', 'io.open("ran", "w"):close()\n')
+    said = '--format callgrind, %s: join the names with no space (--format callgrind,%s)\n'
+    r = run([c.args.recorderd, 'run', '-o', c.out, '--format', 'callgrind,', 'pprof', '--',
+             c.args.lua, prog], c.tmp, c.env())
+    expect(r.status == 2 and r.err.decode() == 'recorderd run: ' + said % ('pprof', 'pprof')
+           and not os.path.exists(os.path.join(c.tmp, 'ran')), 'run: %d %r' % (r.status, r.err))
+    harness.run_ok([c.args.recorderd, 'run', '-q', '-o', c.out, '--format', 'callgrind, pprof',
+                    '--', c.args.lua, prog], c.tmp, env=c.env())
+    s = c.session('app')
+    for f in ('callgrind.out', 'profile.pb.gz'):
+        expect(os.path.isfile(os.path.join(s, f)), 'quoted list: no %s' % f)
+    r = run([c.args.recorderd, 'report', s, '-f', 'callgrind,', 'html'], c.tmp, c.env())
+    expect(r.status == 2 and r.err.decode() == 'recorderd report: ' + said % ('html', 'html'),
+           'report: %d %r' % (r.status, r.err))
+    # a list of one, "callgrind,", is one on purpose (written into the session)
+    harness.run_ok([c.args.recorderd, 'report', s, '-f', 'callgrind,'], c.tmp, env=c.env())
 
 
 def case_optypo(c):
