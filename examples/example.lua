@@ -42,7 +42,7 @@ local function sorted(freq)
   return keys
 end
 
-local text = make_text(600000) -- about half a second of work: sampled time takes a tick each 4 ms
+local text = make_text(2000000) -- some 0.6 s of CPU: sampled time samples it every 4 ms
 local freq = count(producer(text))
 for _, k in ipairs(sorted(freq)) do
   print(string.format("%-6s %d", k, freq[k]))
