@@ -387,15 +387,29 @@ int rd_model_few_samples(const rd_model *m)
     return m->tick_clock && m->ticks_samples < RD_FEW_SAMPLES;
 }
 
+/* Sampled time with BIAS (LuaJIT): the ms its debits took off the ticks
+ * where the program was (its traced time is the rest), as "; N ms of them
+ * ..." in buf; else "". */
+static const char *debited(const rd_model *m, char *buf, size_t cap)
+{
+    double off = (double)m->ticks_ns / 1e6 - (double)m->ticks_total / 16e6;
+    buf[0] = 0;
+    if (m->has_bias && off >= 0.05)
+        snprintf(buf, cap, "; %.1f ms of them taken off as the interpreter's cost of each hook, "
+                           "estimated", off);
+    return buf;
+}
+
 const char *rd_model_time_source(const rd_model *m, char *buf, size_t cap)
 {
+    char off[128];
     if (m->tick_clock)
         snprintf(buf, cap, "sampled %s time (--time sample): %llu ticks where the program was "
-                 "(%.1f ms, %llu samples), exact stacks and %s; %llu more in the hooks "
+                 "(%.1f ms, %llu samples%s), exact stacks and %s; %llu more in the hooks "
                  "(%.1f ms), left out%s",
                  m->tick_clock == LT_CLOCK_WALL ? "wall-clock" : "CPU",
                  (unsigned long long)m->ticks_n, (double)m->ticks_ns / 1e6,
-                 (unsigned long long)m->ticks_samples,
+                 (unsigned long long)m->ticks_samples, debited(m, off, sizeof off),
                  m->lines_sampled ? "calls, lines by sample (--lines sample)" : "counts",
                  (unsigned long long)m->ticks_hook, (double)m->ticks_hook_ns / 1e6,
                  rd_model_few_samples(m) ? "; few samples, times rough: run it longer, or use "

@@ -46,7 +46,9 @@ must pass, with bounds loose enough for a loaded machine.
           says so where its times are read: run's summary on stderr,
           profile.txt and report.html ("few samples, times rough"), and
           session.json's tick.samples (at least one, at most its ticks); the
-          same loop 40 times as long has 100 or more and says nothing of it
+          same loop 40 times as long has 100 or more and says nothing of it.
+          Under --luajit, tiny calls: profile.txt's time line says how many
+          ms LuaJIT's debits took off, and the traced time is the rest
   earlytick  (--earlytick, tests/hosts/earlytick.c preloaded) a tick
           landing the moment the timer is armed, as tracing begins, probes
           the main thread before its hook takes its id: the main thread
@@ -60,6 +62,7 @@ Exit status: 0 pass, 1 fail, 77 skipped (no recorderd)."""
 import argparse
 import json
 import os
+import re
 import shutil
 import signal
 import sys
@@ -371,6 +374,24 @@ def samples_run(args, tmp, prog, arg=(), attempt=0):
     return res.err.decode(), session_json(session)['tick'], texts[0], texts[1]
 
 
+def jit_debits(args, tmp):
+    """LuaJIT's debits: profile.txt's time line says how many of the
+    program's ms they took off, and the traced time is the rest."""
+    out = os.path.join(tmp, 'samples-jit')
+    harness.run_ok([args.recorderd, 'run', '--quiet', '--out', out, '--', args.luajit, 'busy.lua'],
+                   tmp)
+    with open(os.path.join(harness.find_session(out), 'profile.txt')) as f:
+        text = f.read()
+    traced = re.search(r'traced time: ([\d.]+) ms', text)
+    ticks = re.search(r'\(([\d.]+) ms, \d+ samples; ([\d.]+) ms of them taken off', text)
+    harness.expect(traced and ticks, 'luajit: no debits said: %r' % text[:600])
+    rest = float(ticks.group(1)) - float(ticks.group(2))
+    print('luajit: %s ms of ticks, %s taken off, traced %s' % (ticks.group(1), ticks.group(2),
+                                                               traced.group(1)))
+    harness.expect(abs(rest - float(traced.group(1))) <= 0.15,
+                   'luajit: ticks less debits %.1f ms, traced %s ms' % (rest, traced.group(1)))
+
+
 def case_samples(args, tmp):
     err, tick, profile, page = samples_run(args, tmp, 'short.lua')
     print('short: %d samples, %d ticks' % (tick['samples'], tick['ticks']))
@@ -379,6 +400,9 @@ def case_samples(args, tmp):
     for where, text in (('the summary', err), ('profile.txt', profile), ('report.html', page)):
         harness.expect(FEW in text, 'short: %s does not say %r' % (where, FEW))
     harness.expect('%d samples' % tick['samples'] in profile, 'profile.txt: no sample count')
+    harness.expect('taken off' not in profile, 'Lua 5.1 (no debits): %r' % profile[:400])
+    if args.luajit and shutil.which(args.luajit):
+        jit_debits(args, tmp)
 
     def once(attempt):
         err, tick, profile, page = samples_run(args, tmp, 'short.lua', ['40'], attempt)
