@@ -309,7 +309,6 @@ int co_alloc_memory(co_state *s, lua_State *L)
 #define LJ_G_ALLOCD 8
 #define LJ_G_TOTAL 16
 #define LJ_G_THRESHOLD 24
-static int g_due_jit; /* g_due is LuaJIT's */
 
 /* LuaJIT's global_State, checked by our allocator in it and its bytes
  * in use; NULL if not. */
@@ -331,7 +330,6 @@ static const char *verified_g(co_state *s, lua_State *L)
 {
     size_t total = ((size_t)lua_gc(L, LUA_GCCOUNT, 0) << 10) + (size_t)lua_gc(L, LUA_GCCOUNTB, 0);
 #ifndef CO_LUA54 /* 5.1's global_State */
-    g_due_jit = s->jit;
     if (s->jit)
         return verified_jit_g(L, total);
     const char *g = s->layout_ok ? lr_ptr_at(L, LS_G) : NULL;
@@ -359,15 +357,16 @@ void co_alloc_gc(co_state *s, lua_State *L)
         g_gc = g_due;
 }
 
-/* Whether the GC's next check runs a step (g_due verified). */
-static int step_due(lua_State *L)
+/* Whether the GC's next check runs a step (g_due verified for s). */
+static int step_due(const co_state *s, lua_State *L)
 {
 #ifndef CO_LUA54
     (void)L;
-    if (g_due_jit) /* lj_gc_check's test */
+    if (s->jit) /* lj_gc_check's test */
         return g_size(g_due, LJ_G_TOTAL) >= g_size(g_due, LJ_G_THRESHOLD);
     return gc_due_in(g_due, 0, 0);
 #else
+    (void)s;
     /* its debt grows while the program stopped the GC: no step is due
      * then, and LUA_GCSTEP would force one */
     return gc_due_in(g_due, 0, 0) && lua_gc(L, LUA_GCISRUNNING, 0);
@@ -387,7 +386,7 @@ static int step_due(lua_State *L)
  * frees stay hidden, as before. */
 void co_alloc_step_due(lua_State *L)
 {
-    if (!g_due || !g_mem || !g_mem->active || g_mem->snapping || !step_due(L))
+    if (!g_due || !g_mem || !g_mem->active || g_mem->snapping || !step_due(g_mem, L))
         return;
     int in = co_mem_in;
     co_mem_in = 0;
