@@ -31,6 +31,9 @@
 #include "rd_server.h"
 #include "rd_util.h"
 
+/* run's and listen's --out when none is given: check_out names it so */
+static const char g_default_out[] = "luatrace-out";
+
 /* The directory of the session directories, made and writable, else 2
  * after saying why: before any program runs or connects, not at each
  * session's start (a daemon listened on, refusing every program). */
@@ -270,9 +273,8 @@ static int unmake_out(const char *dir, int made, int rc)
 
 static int cmd_run(int argc, char **argv)
 {
-    static const char default_out[] = "luatrace-out";
     rd_run_opts o = {0};
-    rd_session_opts so = {.out = default_out};
+    rd_session_opts so = {.out = g_default_out};
     int i = parse_run(argc, argv, &o, &so) - 1;
     if (i < 0)
         return -(i + 1);
@@ -287,7 +289,7 @@ static int cmd_run(int argc, char **argv)
     if (so.memory && o.sample_hz) /* a sampled LuaJIT writes from its profiler, no hook */
         return fprintf(stderr, "recorderd run: --memory (and -f heap, which needs it) traces "
                                "exactly: not with --sample\n"), 2;
-    int made = out_missing(o.out), e = check_run_opts(&o, so.out == default_out);
+    int made = out_missing(o.out), e = check_run_opts(&o, so.out == g_default_out);
     if (e)
         return unmake_out(o.out, made, e);
     o.backends = so.backends;
@@ -394,9 +396,8 @@ static int http_auth(const char *http, const char *token_file, char *token, size
 
 static int cmd_listen(int argc, char **argv)
 {
-    static const char default_out[] = "luatrace-out";
     char path[PATH_MAX];
-    rd_session_opts so = {.out = default_out};
+    rd_session_opts so = {.out = g_default_out};
     long hello_s = RD_HELLO_MS / 1000;
     const char *http = NULL, *token_file = NULL;
     static char token[RD_HTTP_TOKEN_MAX]; /* the daemon's, for as long as it serves */
@@ -438,7 +439,7 @@ static int cmd_listen(int argc, char **argv)
     live_lines(&so, 0);
     lt_ring_sweep();
     int made = out_missing(so.out); /* a listen refused (another listens) leaves none */
-    if (check_out("listen", so.out, so.out == default_out))
+    if (check_out("listen", so.out, so.out == g_default_out))
         return unmake_out(so.out, made, 2);
     int rc = serve(path, -1, &so, 0, (unsigned)hello_s * 1000, http, token_file ? token : NULL);
     return rc ? unmake_out(so.out, made, rc) : rc;
