@@ -412,9 +412,7 @@ const char *rd_model_time_source(const rd_model *m, char *buf, size_t cap)
                  (unsigned long long)m->ticks_samples, debited(m, off, sizeof off),
                  m->lines_sampled ? "calls, lines by sample (--lines sample)" : "counts",
                  (unsigned long long)m->ticks_hook, (double)m->ticks_hook_ns / 1e6,
-                 rd_model_few_samples(m) ? "; few samples, times rough: run it longer, or use "
-                                           "--time exact"
-                                         : "");
+                 rd_model_few_samples(m) ? "; " RD_FEW_SAMPLES_SAID : "");
     else if (m->untimed)
         snprintf(buf, cap, "none (a coverage run reads no clock)");
     else

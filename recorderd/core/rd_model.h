@@ -424,6 +424,7 @@ const char *rd_model_time_source(const rd_model *m, char *buf, size_t cap);
  * a function's share is rough (its samples' count varies by about its
  * square root from run to run), which the reports say. */
 #define RD_FEW_SAMPLES 100
+#define RD_FEW_SAMPLES_SAID "few samples, times rough: run it longer, or use --time exact"
 int rd_model_few_samples(const rd_model *m);
 /* "sample" (--time sample), "exact", "none", or "sampled" (a sampled session) */
 const char *rd_model_time_name(const rd_model *m);

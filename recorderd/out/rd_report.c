@@ -490,8 +490,7 @@ int rd_report_summary(const rd_model *m, const char *dir, FILE *out)
                 m->lines_sampled ? "calls, lines by sample" : "counts",
                 by_calls ? "; no tick landed where the program ran (it ran less than a "
                            "tick): use --time exact for its time"
-                : rd_model_few_samples(m) ? "; few samples, times rough: run it longer, "
-                                            "or use --time exact"
+                : rd_model_few_samples(m) ? "; " RD_FEW_SAMPLES_SAID
                                           : "");
     char page[PATH_MAX + 16], cwd[PATH_MAX];
     snprintf(page, sizeof page, "%s/report.html", dir);
