@@ -405,11 +405,12 @@ const char *rd_model_time_source(const rd_model *m, char *buf, size_t cap)
     char off[128];
     if (m->tick_clock)
         snprintf(buf, cap, "sampled %s time (--time sample): %llu ticks where the program was "
-                 "(%.1f ms, %llu samples%s), exact stacks and %s; %llu more in the hooks "
+                 "(%.1f ms, %llu samples%s), %s stacks and %s; %llu more in the hooks "
                  "(%.1f ms), left out%s",
                  m->tick_clock == LT_CLOCK_WALL ? "wall-clock" : "CPU",
                  (unsigned long long)m->ticks_n, (double)m->ticks_ns / 1e6,
                  (unsigned long long)m->ticks_samples, debited(m, off, sizeof off),
+                 m->dropped ? "incomplete (events dropped):" : "exact",
                  m->lines_sampled ? "calls, lines by sample (--lines sample)" : "counts",
                  (unsigned long long)m->ticks_hook, (double)m->ticks_hook_ns / 1e6,
                  rd_model_few_samples(m) ? "; " RD_FEW_SAMPLES_SAID : "");

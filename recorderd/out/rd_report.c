@@ -485,8 +485,9 @@ int rd_report_summary(const rd_model *m, const char *dir, FILE *out)
         fprintf(out, "no samples in Lua: the process ran no Lua code while it was read, or "
                      "less than a sample period (1/%u s)\n", m->sampled_hz);
     if (m->tick_clock) /* after the table, whose place the summary's readers know */
-        fprintf(out, "time: sampled %s time, exact stacks and %s%s\n",
+        fprintf(out, "time: sampled %s time, %sstacks and %s%s\n",
                 m->tick_clock == LT_CLOCK_WALL ? "wall-clock" : "CPU",
+                m->dropped ? "" : "exact ", /* not after DROPPED EVENTS */
                 m->lines_sampled ? "calls, lines by sample" : "counts",
                 by_calls ? "; no tick landed where the program ran (it ran less than a "
                            "tick): use --time exact for its time"

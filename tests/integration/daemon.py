@@ -268,23 +268,42 @@ def case_lossless(d):
     folded_equal(d, d.session('lossless'), ref, 'lossless')
 
 
-def case_drop(d):
+def dropped_run(d, shm, **env):
+    """A program traced in drop mode while the daemon is frozen: it must
+    not wait, nor change, and its report must say events were dropped.
+    Returns the session's directory."""
     prog = d.write('gated.lua', GATED.replace('ROUNDS', '3000'))
     plain = subprocess.run([d.args.lua, prog], cwd=d.tmp, env=d.env(), input=b'go\n',
                            capture_output=True, timeout=60)
     os.unlink(os.path.join(d.tmp, 'phase2.done'))
     d.start_daemon()
-    p, blocked = gated_run(d, 'drop', 3000, LUATRACE_MODE='drop')
+    p, blocked = gated_run(d, shm, 3000, LUATRACE_MODE='drop', **env)
     out, err, rc = wait(p)
     d.stop_daemon()
     expect(not blocked, 'drop mode waited for the frozen daemon')
     expect(out == plain.stdout and rc == 0 and not err, 'program changed: %r %r' % (out, err))
-    meta = d.meta(d.session('drop'))
+    meta = d.meta(d.session(shm))
     expect(meta['status'] == 'complete', 'session %s' % meta)
     expect(meta['drops'] > 0, 'no drops counted: %s' % meta)
-    r = run([d.args.recorderd, 'report', d.session('drop')], d.tmp, base_env())
+    r = run([d.args.recorderd, 'report', d.session(shm)], d.tmp, base_env())
     expect(r.status == 0, 'report after drops failed: %r' % r.err)
     expect(b'DROPPED EVENTS' in r.out, 'the profile does not say events were dropped')
+    return d.session(shm), r.out
+
+
+def case_drop(d):
+    dropped_run(d, 'drop')
+
+
+def case_dropsampled(d):
+    """Sampled time with drops: profile.txt's time line (what report
+    prints) must not call the stacks exact, as it did above DROPPED
+    EVENTS."""
+    session, text = dropped_run(d, 'dropsampled', LUATRACE_TIMING='sample')
+    with open(os.path.join(session, 'profile.txt'), 'rb') as f:
+        expect(f.read() == text, 'report printed another profile than profile.txt')
+    expect(b'incomplete (events dropped): stacks and' in text and b'exact stacks' not in text,
+           'the time line: %r' % text[:600])
 
 
 DROPPY = '''
