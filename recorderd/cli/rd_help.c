@@ -179,7 +179,8 @@ static const cmd_help helps[] = {
      {HELP},
      "eval \"$(recorderd env)\""},
     {"status", "status [OPTIONS]", "the sessions the daemon is serving",
-     "The daemon's sessions: events, rate, ring fill, drops.", 0,
+     "The daemon's sessions: events, rate, ring fill, drops. Without --socket,\n"
+     "each recorderd run in progress too (a run has a daemon of its own).", 0,
      {SOCKET, {"--json", "as JSON"}, HELP},
      "recorderd status --json"},
     {"stop", "stop [OPTIONS]", "stop the daemon once every report is written",

@@ -449,7 +449,7 @@ static int cmd_listen(int argc, char **argv)
 static int cmd_client(int argc, char **argv, int stop)
 {
     char path[PATH_MAX];
-    int json = 0;
+    int json = 0, given = 0;
     lt_ctl_default_path(path, sizeof path);
     for (int i = 0; i < argc; i++) {
         const char *v;
@@ -460,11 +460,13 @@ static int cmd_client(int argc, char **argv, int stop)
         else if (strcmp(argv[i], "--socket"))
             return rd_cli_unknown(stop ? "stop" : "status", argv[i]);
         else if ((v = rd_cli_optval(argc, argv, &i)))
-            snprintf(path, sizeof path, "%s", v);
+            given = snprintf(path, sizeof path, "%s", v) >= 0;
         else
             return 2;
     }
-    return stop ? rd_client_stop(path) : rd_client_status(path, json);
+    if (stop)
+        return rd_client_stop(path);
+    return json || given ? rd_client_status(path, json) : rd_client_status_all(path);
 }
 
 static int cmd_serve(int argc, char **argv)

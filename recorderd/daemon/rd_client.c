@@ -2,27 +2,33 @@
 #include "rd_client.h"
 
 #include <errno.h>
+#include <glob.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lt_ctl.h"
 #include "lt_trust.h"
+#include "rd_run.h"
 #include "rd_util.h"
 
 /* Sends a bare request of type t and reads the reply until the daemon
  * closes: 30 s at most for the first bytes, then tail_ms (-1: no limit).
- * Returns the unpacked reply in r, or an error. */
+ * Returns the unpacked reply in r, or an error; quiet: no message when
+ * nothing listens on path (a run's socket left by a killed run). */
 static int request(const char *path, enum lt_ctl_type t, int tail_ms, msgpack_unpacked *r,
-                   char **buf)
+                   char **buf, int quiet)
 {
     char why[1024];
     int fd = lt_trust_connect(path, why, sizeof why); /* nothing is sent to a stranger */
     if (fd == -EPERM)
         fprintf(stderr, "recorderd: %s\n", why);
+    else if (fd < 0 && quiet)
+        return fd;
     else if (fd < 0)
         fprintf(stderr, "recorderd: no daemon answers on %s: %s (start one with recorderd "
                         "listen &, or give its --socket)\n", path, strerror(-fd));
@@ -64,15 +70,18 @@ static int request(const char *path, enum lt_ctl_type t, int tail_ms, msgpack_un
     return e;
 }
 
-int rd_client_status(const char *path, int json)
+/* head: printed before the daemon's text, if it answers */
+static int status(const char *path, int json, int quiet, const char *head)
 {
     msgpack_unpacked r;
     msgpack_unpacked_init(&r);
     char *buf = NULL;
-    int e = request(path, LT_CTL_STATUS, 30000, &r, &buf);
+    int e = request(path, LT_CTL_STATUS, 30000, &r, &buf, quiet);
     uint32_t len = 0;
     const char *s = e ? NULL : lt_ctl_field(&r.data, json ? "json" : "text", &len);
     int shown = s != NULL;
+    if (s && head)
+        fputs(head, stdout);
     if (s) /* a daemon's text, with the traced programs' names in it */
         rd_write_printable(stdout, s, len);
     else if (!e && (s = lt_ctl_field(&r.data, "err", &len)) != NULL) {
@@ -87,13 +96,42 @@ int rd_client_status(const char *path, int json)
     return shown ? 0 : 1;
 }
 
+int rd_client_status(const char *path, int json)
+{
+    return status(path, json, 0, NULL);
+}
+
+int rd_client_status_all(const char *path)
+{
+    glob_t g;
+    size_t runs = 0;
+    if (glob(RD_RUN_DIR "*/sock", 0, NULL, &g))
+        g.gl_pathc = 0; /* none (GLOB_NOMATCH), or none readable */
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        struct stat st;
+        if (lstat(g.gl_pathv[i], &st) || !S_ISSOCK(st.st_mode) || st.st_uid != geteuid())
+            g.gl_pathv[i][0] = 0; /* another user's runs are not ours to list */
+        else
+            runs++;
+    }
+    /* no listen daemon but runs: their status, without "no daemon answers" */
+    int rc = runs && access(path, F_OK) ? 1 : status(path, 0, 0, NULL), shown = !rc;
+    for (size_t i = 0; i < g.gl_pathc; i++)
+        if (g.gl_pathv[i][0])
+            shown += !status(g.gl_pathv[i], 0, 1, shown ? "\nrecorderd run (a daemon of its own):\n"
+                                                          : "recorderd run (a daemon of its own):\n");
+    if (g.gl_pathc)
+        globfree(&g);
+    return shown ? 0 : status(path, 0, 0, NULL); /* runs all gone: path's message */
+}
+
 int rd_client_stop(const char *path)
 {
     msgpack_unpacked r;
     msgpack_unpacked_init(&r);
     char *buf = NULL;
     /* the daemon holds the connection open until it exits, its reports written */
-    int e = request(path, LT_CTL_STOP, -1, &r, &buf);
+    int e = request(path, LT_CTL_STOP, -1, &r, &buf, 0);
     lt_ctl_msg m;
     int acked = !e && lt_ctl_parse(&r.data, &m) == 0 && m.type == LT_CTL_ACK;
     int ok = acked && m.ok;

@@ -421,7 +421,7 @@ static int untraced_note(char **argv, int code)
 
 int rd_run(const rd_run_opts *o, char **argv)
 {
-    char tmp[] = "/tmp/luatrace-run-XXXXXX", sock[64], err[512];
+    char tmp[] = RD_RUN_DIR "XXXXXX", sock[64], err[512];
     run_ctx r = {.code = 127};
     rd_session_opts so = {.out = o->out, .summary = !o->quiet, .no_trace = o->no_trace,
                           .coverage = o->coverage, .sample_time = o->sample_time, .wall = o->wall,

@@ -27,6 +27,10 @@ typedef struct rd_run_opts {
     const rd_outside_ops *outside; /* sampling from outside (Lua 5.1's --sample), or NULL */
 } rd_run_opts;
 
+/* Each run's private daemon listens on RD_RUN_DIR "XXXXXX/sock" (a
+ * directory of mkdtemp's, the user's own); status finds them there. */
+#define RD_RUN_DIR "/tmp/luatrace-run-"
+
 /* The exit status of a command that succeeded with nothing traced: a run
  * meant to trace must not pass silently (a CI job's coverage). */
 enum { RD_RUN_UNTRACED = 125 };

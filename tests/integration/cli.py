@@ -97,6 +97,9 @@ Cases:
               report.html end it with "..." (it was cut mid-argument
               without a mark, as if that were the whole command); a short
               one is whole
+  statusrun   status with no --socket during a `recorderd run`: the run's
+              sessions (its daemon is private; status said "no daemon
+              answers"), and not once it has ended
   otheruser   record and top of another user's process (as nobody, of a
               root lua5.1; root only): "belongs to uid 0", not the long
               ptrace_scope advice
@@ -107,8 +110,10 @@ import os
 import pty
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -689,6 +694,39 @@ def case_nodaemon(c):
         err = r.err.decode()
         expect(r.status == 1 and err.count('\n') == 1 and 'no daemon answers on %s' % c.sock in err
                and 'start one with recorderd listen' in err, '%s: %d %r' % (cmd, r.status, err))
+
+
+def case_statusrun(c):
+    """recorderd status with no --socket while a `recorderd run` traces:
+    run's daemon is private, and status said "no daemon answers" (exit 1);
+    it now shows the run's sessions, and forgets the run once it ended."""
+    prog = c.write('waitrun.lua', 'local function f() end\nfor _ = 1, 1000 do f() end\n'
+                   'io.read()\n')
+    p = subprocess.Popen([c.args.recorderd, 'run', '-q', '--out', 'out', '--', c.args.lua, prog],
+                         cwd=c.tmp, env=c.env(), stdin=subprocess.PIPE,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         start_new_session=True)
+    try:
+        for _ in range(500):  # until its session traces
+            r = run([c.args.recorderd, 'status'], c.tmp, c.env())
+            if b'waitrun.lua' in r.out:
+                break
+            time.sleep(0.02)
+        expect(r.status == 0 and b'recorderd run (a daemon of its own):\n' in r.out and
+               b'no daemon answers' not in r.err, 'during the run: %d %r %r'
+               % (r.status, r.out, r.err))
+        p.stdin.write(b'\n')
+        p.stdin.close()
+        expect(p.wait(timeout=60) == 0, 'the run failed: %r' % p.stderr.read())
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+        p.stderr.close()
+    r = run([c.args.recorderd, 'status'], c.tmp, c.env())
+    expect(b'waitrun.lua' not in r.out, 'the run ended but is listed: %r' % r.out)
+    # runs of other tests may be listed; with none, the message is as before
+    expect(r.status == 0 or b'no daemon answers on' in r.err, 'after: %d %r' % (r.status, r.err))
 
 
 def case_otheruser(c):
