@@ -202,10 +202,66 @@ static void gc_reached(co_state *s, size_t osize, size_t nsize)
     }
 }
 
+/* Frees made inside the hook by a GC step that the collector's own API
+ * calls ran (a step brought due partway through the hook, or due as it
+ * began while it sends a stack): the program's blocks, with the
+ * collector's garbage, which recorderd ignores as blocks it never saw
+ * made. A record then would land inside the event's, so they wait here
+ * and go out once the hook's records are written (co_alloc_flush), as
+ * frees the program made right after the hook. Only if a step may have
+ * run (a GC check would have run one: due as the hook began or after one
+ * of its allocator calls); else they are the collector's own (a string
+ * table grown) and stay unrecorded, as do more than fit. */
+#define DEFER_MAX 4096
+static struct {
+    void *ptr;
+    size_t osize;
+} g_defer[DEFER_MAX];
+static unsigned g_ndefer;
+static int g_was_due;
+int co_alloc_deferring;
+
+static int due_in(const co_state *s, size_t osize, size_t nsize);
+static int step_due(const co_state *s, lua_State *L);
+
+void co_alloc_defer(co_state *s, lua_State *L)
+{
+    co_alloc_deferring = 1;
+    g_was_due = g_due && step_due(s, L);
+}
+
+/* In the hook: what the allocator did (ptr, osize bytes, became nsize). */
+static void deferred(const co_state *s, void *ptr, size_t osize, size_t nsize)
+{
+    g_was_due |= g_due && due_in(s, osize, nsize);
+    if (co_mem_in && ptr && !nsize && g_ndefer < DEFER_MAX) {
+        g_defer[g_ndefer].ptr = ptr;
+        g_defer[g_ndefer++].osize = osize;
+    }
+}
+
+void co_alloc_flush(co_state *s, lua_State *L)
+{
+    co_alloc_deferring = 0;
+    co_mem_in++; /* no allocation comes of it; nor any other record */
+#ifdef CO_LUA54 /* its debt grows while the program stopped the GC */
+    int ran = g_ndefer && g_was_due && lua_gc(L, LUA_GCISRUNNING, 0);
+#else
+    (void)L;
+    int ran = g_was_due;
+#endif
+    for (unsigned i = 0; i < g_ndefer && ran && s->active && g_mem == s; i++)
+        put_mem(s, 0, g_defer[i].osize, NULL, g_defer[i].ptr);
+    g_ndefer = 0;
+    co_mem_in--;
+}
+
 /* The allocator changed memory: ptr (osize bytes) became q (nsize). */
 static void __attribute__((noinline))
 mem_note(co_state *s, void *q, void *ptr, size_t osize, size_t nsize)
 {
+    if (co_alloc_deferring)
+        deferred(s, ptr, ptr ? osize : 0, nsize);
     if (co_mem_in || !s->active || (!ptr && !nsize))
         return;
     co_mem_in = 1;
@@ -285,6 +341,7 @@ int co_alloc_watch_frees(lua_State *L)
 int co_alloc_memory(co_state *s, lua_State *L)
 {
     void *ud;
+    g_ndefer = 0; /* an earlier trace's frees are not this one's */
     if (!s) {
         g_mem = NULL;
         co_alloc_timed = 0;
@@ -357,19 +414,31 @@ void co_alloc_gc(co_state *s, lua_State *L)
         g_gc = g_due;
 }
 
+/* Whether the GC's next check would run a step once an allocator call
+ * (osize bytes became nsize) is counted (g_due verified for s; under Lua
+ * 5.4 the debt grows while the program stopped the GC too, and no step
+ * runs then). */
+static int due_in(const co_state *s, size_t osize, size_t nsize)
+{
+#ifndef CO_LUA54
+    if (s->jit) /* lj_gc_check's test */
+        return g_size(g_due, LJ_G_TOTAL) - osize + nsize >= g_size(g_due, LJ_G_THRESHOLD);
+#else
+    (void)s;
+#endif
+    return gc_due_in(g_due, osize, nsize);
+}
+
 /* Whether the GC's next check runs a step (g_due verified for s). */
 static int step_due(const co_state *s, lua_State *L)
 {
 #ifndef CO_LUA54
     (void)L;
-    if (s->jit) /* lj_gc_check's test */
-        return g_size(g_due, LJ_G_TOTAL) >= g_size(g_due, LJ_G_THRESHOLD);
-    return gc_due_in(g_due, 0, 0);
+    return due_in(s, 0, 0);
 #else
-    (void)s;
     /* its debt grows while the program stopped the GC: no step is due
      * then, and LUA_GCSTEP would force one */
-    return gc_due_in(g_due, 0, 0) && lua_gc(L, LUA_GCISRUNNING, 0);
+    return due_in(s, 0, 0) && lua_gc(L, LUA_GCISRUNNING, 0);
 #endif
 }
 
@@ -382,8 +451,10 @@ static int step_due(const co_state *s, lua_State *L)
  * would have run it. Lua 5.1, 5.4 and LuaJIT with 64-bit refs (a
  * global_State verified). Not while a stack is being sent (a function
  * first met in it): a free's MEM between its START and FRAMEs would
- * end it for recorderd, its frames taken for bad records; that step's
- * frees stay hidden, as before. */
+ * end it for recorderd, its frames taken for bad records; that step
+ * runs inside the API call then, its frees sent after the hook
+ * (co_alloc_flush), as those of a step that the hook's own allocations
+ * bring due partway through. */
 void co_alloc_step_due(lua_State *L)
 {
     if (!g_due || !g_mem || !g_mem->active || g_mem->snapping || !step_due(g_mem, L))

@@ -998,6 +998,7 @@ static void __attribute__((noinline)) tick_hook(co_state *s, lua_State *L, lua_D
 static void __attribute__((noinline)) mem_hook(co_state *s, lua_State *L, lua_Debug *ar)
 {
     co_mem_in++;
+    co_alloc_defer(s, L); /* a GC step's frees in here go out after */
     if (s->gc_pending && s->active)
         co_alloc_gc_event(s, L, depth_before(ar), co_clock_tsc());
     if (s->tick_on)
@@ -1007,6 +1008,7 @@ static void __attribute__((noinline)) mem_hook(co_state *s, lua_State *L, lua_De
     else
         traced_event(s, L, ar);
     co_mem_in--;
+    co_alloc_flush(s, L);
 }
 
 /* Where the unwinder looks above the hook's caller (co_tick.c): LuaJIT's

@@ -497,6 +497,12 @@ extern volatile int co_mem_in;
  * program's time. */
 extern int co_alloc_timed;
 extern int co_alloc_sending; /* mem_note is writing its records */
+/* The hook while memory is traced: from co_alloc_defer (co_mem_in set)
+ * the allocator's frees wait; co_alloc_flush, once the hook's records are
+ * written (co_mem_in 0 again), sends them if a GC step ran meanwhile. */
+extern int co_alloc_deferring;
+void co_alloc_defer(co_state *s, lua_State *L);
+void co_alloc_flush(co_state *s, lua_State *L);
 
 /* co_calib.c: what each hook costs the program beyond the hook's own
  * measured time, per event: ticks of a line, of a Lua function's call or
