@@ -243,13 +243,14 @@ static void deferred(const co_state *s, void *ptr, size_t osize, size_t nsize)
 void co_alloc_flush(co_state *s, lua_State *L)
 {
     co_alloc_deferring = 0;
-    co_mem_in++; /* no allocation comes of it; nor any other record */
+    /* none while another record is being written (a hook inside tron) */
+    int ran = g_ndefer && g_was_due && !co_mem_in;
 #ifdef CO_LUA54 /* its debt grows while the program stopped the GC */
-    int ran = g_ndefer && g_was_due && lua_gc(L, LUA_GCISRUNNING, 0);
+    ran = ran && lua_gc(L, LUA_GCISRUNNING, 0);
 #else
     (void)L;
-    int ran = g_was_due;
 #endif
+    co_mem_in++; /* no allocation comes of it; nor any other record */
     for (unsigned i = 0; i < g_ndefer && ran && s->active && g_mem == s; i++)
         put_mem(s, 0, g_defer[i].osize, NULL, g_defer[i].ptr);
     g_ndefer = 0;
