@@ -307,13 +307,18 @@ local function hook(ev, line)
   local src = info.source
   if src == "=(command line)" then return end -- this reference's own
   if ev == "line" then
+    if not line then return end -- stripped (string.dump(f, true)): no lines
     local t = hits[src] or {}
     hits[src] = t
     t[line] = (t[line] or 0) + 1
   else
-    local f = getinfo(2, "f").func
+    local info = getinfo(2, "fl")
+    local f = info.func
     if seen[f] then return end
     seen[f] = true
+    -- C or stripped (string.dump(f, true), luac -s): no lines; 5.4.4's
+    -- getinfo "L" reads a stripped vararg function's lineinfo (NULL)
+    if info.currentline < 0 then return end
     local t = exec[src] or {}
     exec[src] = t
     for l in pairs(getinfo(f, "L").activelines or {}) do t[l] = true end
@@ -404,6 +409,7 @@ class Ctx:
         env['LUA_CPATH'] = '%s/?.so;%s' % (self.refdir, env.get('LUA_CPATH', ';;'))
         pre = ['-e', REF54_LUA] if is54(cmd[0]) else ['-lrefcount']
         res = run(cmd[:1] + pre + cmd[1:], cwd, env, timeout=300)
+        self.ref_res = res
         counts = {}
         try:
             with open(out) as f:
@@ -930,8 +936,15 @@ def check_session(ctx, session, cwd, ref=None, skip=()):
 def case_program(ctx):
     path = os.path.abspath(ctx.args.program)
     cwd, prog = os.path.dirname(path), os.path.basename(path)
-    _, session = ctx.traced([ctx.args.lua, prog], cwd)
+    res, session = ctx.traced([ctx.args.lua, prog], cwd)
     ref = ctx.reference([ctx.args.lua, prog], cwd)
+    # a reference that failed part-way (its own hook raising, or lua5.4
+    # crashing under it) counted only the lines before it: the two runs
+    # must end with one status (not one output: REF54_LUA's own wrap
+    # raises a failed body's message without 5.4's position)
+    expect(ctx.ref_res.status == res.status,
+           'the reference run ended otherwise than the traced run (status %r, %r); stderr:\n%s'
+           % (ctx.ref_res.status, res.status, show_bytes(ctx.ref_res.err)))
     lcov, total = check_session(ctx, session, cwd, ref)
     if is54(ctx.args.lua):
         check_activelines(ctx.ref_exec, lcov, cwd)
