@@ -546,8 +546,29 @@ static int switch_to(rd_stack *s, uint64_t id, uint32_t base, int resumed)
     return 0;
 }
 
+/* A RESUME of a thread on the chain below its top is no resume (a thread
+ * there is running or normal): C runs Lua on that thread while the top
+ * still runs (luv calls its callbacks on the main thread, also under a
+ * uv.run called in a coroutine). The thread is pushed again, the chain
+ * above it kept: the RESUME of the thread just below such a repeated
+ * entry is that run ending, back to the thread it ran on top of. Cutting
+ * the chain back to the thread instead lost the coroutines above it, and
+ * the one on top, resumed again, hung under the main thread's frames,
+ * not its resumer's. */
 static int on_resume(rd_stack *s, rd_thread *t, uint64_t id)
 {
+    int at = chain_find(s, id);
+    if (at >= 0 && (uint32_t)at + 1 < s->nchain) {
+        uint32_t top = s->nchain - 1;
+        int nested = 0;
+        for (uint32_t i = 0; i < top && !nested; i++)
+            nested = s->chain[i] == s->chain[top];
+        if (nested && (uint32_t)at + 1 == top) {
+            s->nchain = top;
+            return 0;
+        }
+        return get_thread(s, id) && !chain_push(s, id) ? 0 : -ENOMEM;
+    }
     return switch_to(s, id, t ? top_node(t) : 0, 1);
 }
 

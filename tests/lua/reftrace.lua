@@ -366,6 +366,10 @@ local function switch_to(T)
   if i then  -- a yield or a death gave control back to T
     for j = #chain, i + 1, -1 do
       local co = chain[j]
+      -- still "normal": not left, but T runs while co does, called from
+      -- C on T (luv's callbacks run on the main thread while uv.run runs
+      -- in a coroutine); co and the chain above T stay as they are
+      if co_status(co) == "normal" then break end
       in_chain[co] = nil
       chain[j] = nil
       if co_status(co) == "dead" then

@@ -626,6 +626,40 @@ START_TEST(test_stack_coroutine_resume_elsewhere)
 }
 END_TEST
 
+/* C runs Lua on the main thread while a coroutine two deep still runs
+ * (luv's callbacks under a uv.run called in co2): the collector sends a
+ * RESUME of main, on the chain below, then one of co2 when that run ends.
+ * main runs with its own frames and the chain above it kept: back in co2,
+ * its frames still hang under co's resume, not under main's frames (they
+ * did once: the RESUME of main cut the chain back to it). */
+START_TEST(test_stack_coroutine_nested_run)
+{
+    co_first_resume();
+    ev_call(2, F_RESUME);
+    ev_resume(T_CO2);
+    ev_call(1, F_A);
+    ev_line(1, 51);
+    ev_call(2, F_PCALL); /* uv.run */
+    ev_resume(T_MAIN);   /* its callback, on the main thread */
+    ev_call(3, F_G);
+    ev_line(3, 21);
+    expect_stack(T_MAIN, F_MAIN, F_RESUME, F_G);
+    ev_ret(3);
+    ev_resume(T_CO2); /* the callback's run is over */
+    ev_ret(2);
+    ev_line(1, 52);
+    expect_stack(T_CO2, F_A);
+    ev_call(2, F_YIELD);
+    ev_yield(T_CO, 0);
+    ev_ret(2); /* co's resume returns */
+    ev_line(1, 42);
+    expect_stack(T_CO, F_CO);
+    expect_folded(RD_W_LINES, L_MAIN " 1\n" L_MAIN ";" L_RESUME ";" L_CO " 2\n"
+                  L_MAIN ";" L_RESUME ";" L_CO ";" L_RESUME ";a@app.lua:50 2\n"
+                  L_MAIN ";" L_RESUME ";" L_G " 1\n");
+}
+END_TEST
+
 /* co returns: the YIELD that follows says it is dead, and it is forgotten. */
 START_TEST(test_stack_coroutine_death)
 {
@@ -1568,7 +1602,8 @@ int main(void)
                             test_stack_tail_nested, test_stack_tail_recursion,
                             test_stack_call_same_depth, test_stack_c_call,
                             test_stack_coroutine_resume, test_stack_coroutine_yield,
-                            test_stack_coroutine_resume_elsewhere, test_stack_coroutine_death,
+                            test_stack_coroutine_resume_elsewhere, test_stack_coroutine_nested_run,
+                            test_stack_coroutine_death,
                             test_stack_many_coroutines, test_stack_thread_reused,
                             test_stack_wrap_error, test_stack_wrap_nested_error,
                             test_stack_late_hooked, test_stack_stop_start, test_stack_gap,
