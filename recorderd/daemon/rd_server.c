@@ -74,11 +74,21 @@ static void conn_free(uv_handle_t *h)
     maybe_idle(srv);
 }
 
+/* A connection closed while its session runs (its ack could not be sent:
+ * the process died between its hello and the ack, and the write's EPIPE
+ * came before the read's EOF, which the close then never delivers): the
+ * session learns that its process is gone, as from that EOF, and forgets
+ * the connection, which is freed now, not when its reports are written. */
 static void conn_close(rd_conn *c)
 {
     if (c->closing)
         return;
     c->closing = 1;
+    if (c->sess) {
+        rd_session_conn_closed(c->sess);
+        c->sess->owner = NULL;
+        c->sess = NULL;
+    }
     uv_close((uv_handle_t *)&c->hello_timer, conn_free);
     uv_close((uv_handle_t *)&c->pipe, conn_free);
 }

@@ -57,6 +57,7 @@ shm segments even when it fails. Cases:
 
 import json
 import os
+import random
 import resource
 import shutil
 import signal
@@ -572,6 +573,50 @@ def case_hangup(d):
     time.sleep(0.3)
     d.alive()
     d.stop_daemon()
+
+
+def case_hellodied(d):
+    """Producers that die just after a valid hello, while the daemon starts
+    their session (a traced process killed under load as it registers):
+    the ack's write fails with EPIPE before the read sees the EOF. Each
+    session must end, truncated, and the daemon live on. Before, the
+    failed ack closed and freed the connection the session still pointed
+    to: the session waited for an EOF that never came ('tracing' with 0
+    events, 43 s after its process was killed), and its end closed the
+    freed connection: the daemon aborted (uv_close: Assertion `0' failed,
+    in 200 tries out of 200)."""
+    tries = 200
+    names = ['died-%d-%d' % (os.getpid(), i) for i in range(tries)]
+    for name in names:
+        fd, path, mm, data = forge_ring(d, name)
+        data.close()
+        mm.close()
+        os.close(fd)
+    d.start_daemon()
+    for name in names:
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(10)
+        try:
+            s.connect(d.sock)
+        except OSError as e:
+            raise Failure('the daemon stopped answering (status %s): %s'
+                          % (d.daemon.poll(), e))
+        s.sendall(hello_bytes(name, os.getpid()))
+        time.sleep(random.uniform(0, 0.004))  # dies as the daemon answers
+        s.close()
+    deadline = time.monotonic() + 30
+    while True:
+        d.alive()
+        st = d.status()
+        if not st['sessions']:
+            break
+        expect(time.monotonic() < deadline, 'sessions never ended: %s'
+               % [(x['session'], x['state']) for x in st['sessions']][:5])
+        time.sleep(0.2)
+    d.stop_daemon()
+    for name in names:
+        meta = d.meta(d.session(name))
+        expect(meta['status'] == 'truncated', '%s: %s' % (name, meta['status']))
 
 
 def case_sigbus(d):
