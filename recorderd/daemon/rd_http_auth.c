@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rd_sockdiag.h"
+
 /* {====== the kernel's socket table */
 
 /* An end of a TCP connection as /proc/net/tcp{,6} prints it: the address
@@ -119,6 +121,9 @@ long rd_http_peer_uid(const struct sockaddr *peer, const struct sockaddr *local)
     endpoint p, l, p4, l4;
     if (endpoint_of(peer, &p) || endpoint_of(local, &l) || p.v6 != l.v6)
         return -1;
+    long known = rd_sockdiag_uid(peer, local); /* the kernel's lookup, if it answers */
+    if (known != RD_SOCKDIAG_UNAVAILABLE)
+        return known;
     if (!p.v6)
         return find_uid("/proc/net/tcp", &p, &l);
     long uid = find_uid("/proc/net/tcp6", &p, &l);

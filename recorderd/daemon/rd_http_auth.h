@@ -1,7 +1,7 @@
 /* rd_http_auth: who is asking the pprof endpoint. A client on a loopback
- * address is a user of this machine: the kernel's socket table
- * (/proc/net/tcp, tcp6) names the uid that owns the client's end of the
- * connection, as identd reads it. A client from elsewhere proves itself
+ * address is a user of this machine: the kernel's socket table (asked
+ * through sock_diag, rd_sockdiag.h; else /proc/net/tcp, tcp6) names the
+ * uid that owns the client's end of the connection, as identd reads it. A client from elsewhere proves itself
  * with a bearer token, the content of a file only the daemon's user can
  * read (--http-token-file). */
 #ifndef RD_HTTP_AUTH_H
