@@ -15,7 +15,8 @@ enum {
     RD_HTTP_MAX_CONNS = 16,   /* connections at once, the owner's not counted; more: 503 */
     RD_HTTP_MAX_PER_CLIENT = 4, /* of one client (a user here, or an address) at once */
     RD_HTTP_MAX_HEAD = 8192,  /* request line and headers, bytes */
-    RD_HTTP_MAX_URL = 2048
+    RD_HTTP_MAX_URL = 2048,
+    RD_HTTP_LINGER_MS = 2000  /* after an answer, until the client leaves, at most */
 };
 
 typedef struct rd_http rd_http;

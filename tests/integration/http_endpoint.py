@@ -398,6 +398,36 @@ def case_slow(d):
     d.serving()
 
 
+def case_refusedread(d):
+    """Clients refused before their request is read (503: a client's 5th
+    connection at once) must read the refusal, not a reset. Before, the
+    daemon closed the connection with the request unread, which makes
+    the kernel reset it, and the client's kernel dropped the 503 it had
+    not read yet: 7 clients in 16 got ECONNRESET instead."""
+    d.start(timeout=20)
+    held, refused = [], []
+    try:
+        for _ in range(4):
+            s = socket.create_connection(('127.0.0.1', d.port), timeout=30)
+            s.sendall(b'GET /sessions HTTP/1.1\r\n')  # never ends: holds a place
+            held.append(s)
+        for _ in range(30):
+            s = socket.create_connection(('127.0.0.1', d.port), timeout=30)
+            refused.append(s)
+            s.sendall(b'GET /sessions HTTP/1.1\r\nHost: x\r\n\r\n')
+        time.sleep(0.5)  # every refusal sent, and any reset with it
+        for i, s in enumerate(refused):
+            try:
+                st, body = read_answer(s)
+            except ConnectionResetError:
+                raise Failure('client %d of 30: reset instead of its 503' % (i + 1))
+            expect(st == 503 and b'of yours' in body, 'client %d: %d %r' % (i + 1, st, body))
+    finally:
+        for s in held + refused:
+            s.close()
+    d.serving()
+
+
 def cpu_secs(pid):
     """utime + stime of process pid, in seconds."""
     with open('/proc/%d/stat' % pid) as f:
