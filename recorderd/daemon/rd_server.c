@@ -196,6 +196,14 @@ void rd_server_note(rd_server *srv, const char *fmt, ...)
  * its sessions refused meanwhile; the daemon stays. */
 static int open_out(rd_server *srv, char *err, size_t cap)
 {
+    struct stat st;
+    if (srv->opts.out_fd >= 0 && fstat(srv->opts.out_fd, &st) == 0 && st.st_nlink == 0) {
+        /* removed while the daemon runs (rm -rf luatrace-out): made again,
+         * checked as at the start, rather than every later process refused
+         * for good; the sessions under way keep their own directory */
+        close(srv->opts.out_fd);
+        srv->opts.out_fd = -1;
+    }
     if (srv->opts.no_files || srv->opts.out_fd >= 0)
         return 0;
     int fd = rd_out_open(srv->opts.out, 1, err, cap);

@@ -517,6 +517,27 @@ def case_unwritable(d):
     d.stop_daemon()
 
 
+def case_outremoved(d):
+    """The output directory removed while the daemon listens (rm -rf
+    luatrace-out between runs): the next program is traced into it made
+    again. Before, the daemon kept the removed directory open and refused
+    every later program for good ('cannot create a session directory in
+    out: No such file or directory'; they ran untraced) until restarted."""
+    d.start_daemon()
+    hello = d.write('hello.lua', 'local function f() return 1 end\nf()\nprint("hi")\n')
+    for round in range(3):
+        name = 'again%d' % round
+        r = run([d.args.lua, '-lluatrace', hello], d.tmp, d.traced_env(name))
+        expect(r.status == 0 and r.out == b'hi\n' and not r.err,
+               'round %d: %d %r %r' % (round, r.status, r.out, r.err))
+        wait_file(os.path.join(d.out, name, 'session.json'), 'round %d' % round, d.daemon)
+        shutil.rmtree(d.out)
+    d.alive()
+    errors = d.status()['errors']
+    expect(not errors, 'the daemon met problems: %s' % errors)
+    d.stop_daemon()
+
+
 def pack_str(s):
     b = s.encode()
     return (bytes([0xa0 | len(b)]) if len(b) < 32 else bytes([0xd9, len(b)])) + b
