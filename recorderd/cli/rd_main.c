@@ -707,11 +707,36 @@ static void hold_std_fds(void)
     }
 }
 
+static int command(int argc, char **argv);
+
+/* What a command printed reached stdout: a dump or a heap report saved to
+ * a full disk (> /dev/full, ENOSPC) exited 0 with nothing saved. A pipe's
+ * reader that had enough (| head) is its own business, not an error. */
+static int stdout_written(int status)
+{
+    struct stat st;
+    errno = 0;
+    int flushed = fflush(stdout) != EOF, e = errno; /* an earlier write's errno is lost */
+    if ((flushed && !ferror(stdout)) ||
+        (fstat(STDOUT_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))))
+        return status;
+    fprintf(stderr, "recorderd: cannot write the output on stdout%s%s\n", e ? ": " : "",
+            e ? strerror(e) : "");
+    return status ? status : 1;
+}
+
 int main(int argc, char **argv)
 {
     hold_std_fds();
     if (argc < 2)
         return rd_help_usage(stderr), 2;
+    int status = command(argc, argv);
+    /* report says which of its outputs failed, stdout too */
+    return strcmp(argv[1], "report") ? stdout_written(status) : status;
+}
+
+static int command(int argc, char **argv)
+{
     rd_guard_init();
     const char *c = argv[1];
     rd_cli_set_command(!strcmp(c, "--listen") ? "listen" : c[0] == '-' ? "" : c);

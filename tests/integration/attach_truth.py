@@ -2156,6 +2156,44 @@ def case_kthread(c):
                'no Lua\n' % pid, '%s of kernel thread %d: %d %r' % (cmd[0], pid, r.returncode, err))
 
 
+def case_dumpfull(c):
+    """dump and heap of a program, their output saved to a full disk
+    (> /dev/full): exit 1 and a line saying the output was not written,
+    where they exited 0 with nothing saved; to a pipe whose reader had
+    enough (| head -1) they still exit 0, and to a file they write it all.
+    The program is not touched."""
+    prog = c.write('full.lua', 'print("READY")\nio.stdout:flush()\nlocal l = io.read()\nprint("got", l)\n')
+    p = subprocess.Popen([c.args.lua, prog], cwd=c.tmp, env=c.env(), stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(p)
+    expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+    harness.wait_blocked(p.pid, 'full.lua')
+    for cmd in ('dump', 'heap'):
+        with open('/dev/full', 'w') as full:
+            r = subprocess.run([c.args.recorderd, cmd, str(p.pid)], cwd=c.tmp, env=base_env(),
+                               stdin=subprocess.DEVNULL, stdout=full, stderr=subprocess.PIPE,
+                               timeout=60)
+        expect(r.returncode == 1 and b'recorderd: cannot write the output on stdout' in r.stderr,
+               '%s > /dev/full: %d %r' % (cmd, r.returncode, r.stderr))
+    d = subprocess.Popen([c.args.recorderd, 'dump', str(p.pid)], cwd=c.tmp, env=base_env(),
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    first = d.stdout.readline()
+    d.stdout.close()  # the reader had enough
+    err = d.stderr.read()
+    expect(d.wait(timeout=60) == 0 and first.startswith(b'Process %d' % p.pid),
+           'dump | head -1: %d %r %r' % (d.returncode, first, err))
+    with open(os.path.join(c.tmp, 'dump.txt'), 'w') as f:
+        r = subprocess.run([c.args.recorderd, 'dump', str(p.pid)], cwd=c.tmp, env=base_env(),
+                           stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.PIPE, timeout=60)
+    with open(os.path.join(c.tmp, 'dump.txt'), 'rb') as f:
+        saved = f.read()
+    expect(r.returncode == 0 and b'io.read' in saved, 'dump > file: %d %r %r'
+           % (r.returncode, r.stderr, saved[:300]))
+    out, err = p.communicate(b'line\n', timeout=30)
+    expect(p.returncode == 0 and out == b'got\tline\n' and not err,
+           'the program: %d %r %r' % (p.returncode, out, err))
+
+
 def case_outsidemanyco(c):
     """dump from outside of a program with 1500 coroutines suspended, more
     than a dump shows (1024 threads), lua5.1 and lua5.4: the dump says it
