@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -120,6 +121,27 @@ size_t rd_proc_read(int pid, const char *name, char *buf, size_t cap)
         fclose(f);
     buf[n] = 0;
     return n;
+}
+
+int rd_proc_maps(int pid, const char *path)
+{
+    char maps[64];
+    snprintf(maps, sizeof maps, "/proc/%d/maps", pid);
+    FILE *f = fopen(maps, "re");
+    if (!f)
+        return 1;
+    char *line = NULL;
+    size_t cap = 0, n = strlen(path);
+    int found = 0;
+    while (!found && getline(&line, &cap, f) > 0) {
+        /* the path is the last field: "... INODE    PATH[ (deleted)]\n" */
+        const char *p = strstr(line, path);
+        found = p && p > line && p[-1] == ' ' && (p[n] == '\n' || p[n] == ' ' || !p[n]);
+    }
+    int err = ferror(f);
+    free(line);
+    fclose(f);
+    return found || err;
 }
 
 char rd_proc_state(const char *stat)

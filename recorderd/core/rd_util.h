@@ -39,6 +39,11 @@ unsigned long long rd_now_ns(void);
  * length, 0 when it cannot be read (the process is gone). */
 size_t rd_proc_read(int pid, const char *name, char *buf, size_t cap);
 
+/* Whether process pid maps the file at path (also once removed: "path
+ * (deleted)"), by /proc/PID/maps: 0 when it does not (nor anything, a
+ * zombie), 1 when it does or when that cannot be read. */
+int rd_proc_maps(int pid, const char *path);
+
 /* The state letter of a /proc stat line (after the command's last ')'),
  * or 0 if there is none. */
 char rd_proc_state(const char *stat);

@@ -216,19 +216,24 @@ static int drain_once(rd_session *s)
     return used > 0;
 }
 
-/* Whether process pid is gone (or a zombie): it writes no more. Its
+/* Whether s's producer writes no more: its process is gone (or a zombie),
+ * or no longer maps the ring, as after an execve, where it lives on as
+ * another program (a launcher script that execs its server: the records
+ * after the last batch it published were lost, 245 calls of 1000). Its
  * connection closes while it exits, before it is a zombie: up to half a
  * second for that (a process that closed the connection and runs on
  * keeps its ring to itself). */
-static int process_gone(pid_t pid)
+static int process_gone(const rd_session *s)
 {
-    char buf[512], st;
+    char buf[512], st, shm[sizeof s->ring.name + 16];
+    pid_t pid = s->pid;
+    snprintf(shm, sizeof shm, "/dev/shm%s", s->ring.name);
     for (int i = 0; pid > 0 && i < 100; i++) {
         if (kill(pid, 0) < 0 && errno == ESRCH)
             return 1;
         rd_proc_read(pid, "stat", buf, sizeof buf);
         st = rd_proc_state(buf);
-        if (st == 'Z' || st == 'X')
+        if (st == 'Z' || st == 'X' || !rd_proc_maps(pid, shm))
             return 1;
         struct timespec ts = {0, 5000000};
         nanosleep(&ts, NULL);
@@ -246,7 +251,7 @@ static void salvage(rd_session *s)
     uint64_t at = s->ring.pos;
     /* relaxed: the producer is gone, its stores are all there */
     uint64_t filled = atomic_load_explicit(&s->ring.hdr->filled, memory_order_relaxed);
-    if (filled <= at || filled - at > s->ring.size || !process_gone(s->pid))
+    if (filled <= at || filled - at > s->ring.size || !process_gone(s))
         return;
     const uint8_t *p = s->ring.data + (at & s->ring.mask); /* mirrored */
     size_t n = (size_t)(filled - at), ok = 0;

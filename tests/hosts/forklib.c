@@ -5,7 +5,10 @@
  *   local status = forklib.wait(pid)  -- the child's exit status
  *   forklib.exit(n)                   -- _exit(n): no atexit handlers
  *   forklib.closefrom(n)              -- closes every descriptor from n on,
- *                                        as a daemon does (co_preempt.c) */
+ *                                        as a daemon does (co_preempt.c)
+ *   forklib.exec(path, arg1, ...)     -- execv(path, {path, arg1, ...}): a
+ *                                        launcher that becomes its server;
+ *                                        returns only on failure */
 #include <lauxlib.h>
 #include <lua.h>
 #include <sys/wait.h>
@@ -40,12 +43,26 @@ static int l_closefrom(lua_State *L)
     return 0;
 }
 
+static int l_exec(lua_State *L)
+{
+    int n = lua_gettop(L);
+    const char *argv[16];
+    if (n > 15)
+        n = 15;
+    for (int i = 0; i < n; i++)
+        argv[i] = luaL_checkstring(L, i + 1);
+    argv[n] = NULL;
+    execv(argv[0], (char *const *)argv);
+    return luaL_error(L, "execv %s failed", argv[0]);
+}
+
 int luaopen_forklib(lua_State *L);
 
 int luaopen_forklib(lua_State *L)
 {
     static const luaL_Reg f[] = {{"fork", l_fork}, {"wait", l_wait}, {"exit", l_exit},
-                                  {"closefrom", l_closefrom}, {NULL, NULL}};
+                                  {"closefrom", l_closefrom}, {"exec", l_exec},
+                                  {NULL, NULL}};
     luaL_register(L, "forklib", f);
     return 1;
 }

@@ -47,7 +47,7 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
-from harness import SKIP, base_env, Case, cases, expect, Failure, run, shm_segments  # noqa: E402
+from harness import SKIP, base_env, Case, cases, expect, Failure, run, shm_segments, wait_file  # noqa: E402
 
 # A fake recorderd: logs what it receives to LOG. MODE ack: acks any hello
 # (ok) and never reads the ring nor closes. MODE esc: answers a hello with a
@@ -519,6 +519,38 @@ def case_fork(d):
                'child session %s: %r' % (name, stacks))
         ks.add(tuple(sorted(d.folded(d.session(name), 'lines').items())))
     expect(len(ks) == 2, 'the two children have the same trace')
+
+
+EXECS = r"""
+local forklib = require "forklib"
+local function f(i) return i end
+for i = 1, 1000 do f(i) end
+print("exec")
+io.stdout:flush()
+forklib.exec("/bin/sleep", "1")
+"""
+
+
+def case_exec(d):
+    """A traced lua5.1 that execs another program (a launcher becoming its
+    server), which lives on: the session has every call made before the
+    exec, 1000. Before, it had 755: the records written since the last
+    published batch were left in the ring, as the process had not died
+    (truncated is said all the same: the trace had no end)."""
+    if not d.args.forklib:
+        raise Failure('--forklib is needed')
+    prog = d.write('execs.lua', EXECS)
+    env = d.env(LUATRACE_SOCKET=d.sock, LUATRACE_SHM='execs')
+    env['LUA_CPATH'] = '%s/?.so;%s/?.so;;' % (d.args.cpath, os.path.dirname(d.args.forklib))
+    d.start_daemon()
+    r = d.lua(prog, env, traced=True)
+    expect(r.status == 0 and r.out == b'exec\n' and r.err == b'',
+           'program changed: %d %r %r' % (r.status, r.out, r.err))
+    wait_file(os.path.join(d.out, 'execs', 'session.json'), 'the session', d.daemon)
+    d.stop_daemon()
+    calls = d.folded(d.session('execs'), 'calls')
+    n = sum(v for k, v in calls.items() if k.endswith(';f@execs.lua:3'))
+    expect(n == 1000, 'f called %d times in the session, 1000 in the program: %s' % (n, calls))
 
 
 def case_idle(d):
