@@ -355,6 +355,8 @@ static int serve(const char *path, int fd, rd_session_opts *so, int once, unsign
         uv_run(loop, UV_RUN_DEFAULT);
         return 1;
     }
+    if (path)
+        rd_server_watch_socket(&srv); /* without it, the socket's file is not watched */
     if (http && serve_http(&srv, &hp, http, token)) {
         rd_server_close(&srv);
         uv_run(loop, UV_RUN_DEFAULT);

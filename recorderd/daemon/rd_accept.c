@@ -45,6 +45,8 @@ static void on_listen(uv_poll_t *h, int status, int events);
 static void on_pause_end(uv_timer_t *t)
 {
     rd_server *srv = t->data;
+    if (srv->relistening) /* the new listener starts accepting itself */
+        return;
     if (srv->reserve_fd < 0)
         srv->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     uv_poll_start(&srv->listener, UV_READABLE, on_listen);
@@ -136,10 +138,40 @@ int rd_accept_listen(rd_server *srv, const char *path, char *err, size_t cap)
     return 0;
 }
 
+/* The old listener's handle is closed: it watches the new socket. */
+static void on_listener_closed(uv_handle_t *h)
+{
+    rd_server *srv = h->data;
+    srv->relistening = 0;
+    if (!srv->listening) /* closed for good meanwhile: rd_accept_close */
+        return;
+    if (uv_poll_init(srv->loop, &srv->listener, srv->listen_fd) == 0) {
+        srv->listener.data = srv;
+        uv_poll_start(&srv->listener, UV_READABLE, on_listen);
+    }
+}
+
+int rd_accept_rebind(rd_server *srv, const char *path, char *err, size_t cap)
+{
+    if (srv->relistening)
+        return 0;
+    int fd = bind_socket(path, err, cap);
+    if (fd < 0)
+        return fd;
+    uv_timer_stop(&srv->pause);
+    uv_poll_stop(&srv->listener);
+    srv->relistening = 1;
+    uv_close((uv_handle_t *)&srv->listener, on_listener_closed);
+    close(srv->listen_fd); /* its pending connections are refused: they were unreachable */
+    srv->listen_fd = fd;
+    return 0;
+}
+
 void rd_accept_close(rd_server *srv)
 {
     uv_poll_stop(&srv->listener);
-    uv_close((uv_handle_t *)&srv->listener, NULL);
+    if (!srv->relistening) /* else closing already */
+        uv_close((uv_handle_t *)&srv->listener, NULL);
     uv_close((uv_handle_t *)&srv->pause, NULL);
     close(srv->listen_fd);
     if (srv->reserve_fd >= 0)

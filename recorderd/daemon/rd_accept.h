@@ -12,6 +12,11 @@
  * negative errno with the reason in err. */
 int rd_accept_listen(rd_server *srv, const char *path, char *err, size_t cap);
 
+/* A new socket bound on path (its file was removed), accepted from in
+ * place of the old one, which is closed. Returns 0 or a negative errno
+ * with the reason in err. */
+int rd_accept_rebind(rd_server *srv, const char *path, char *err, size_t cap);
+
 /* Stops accepting and closes the socket (its file stays). */
 void rd_accept_close(rd_server *srv);
 

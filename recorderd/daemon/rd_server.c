@@ -635,6 +635,43 @@ int rd_server_adopt(rd_server *srv, int fd)
     return e;
 }
 
+/* The socket's file removed while the daemon listens: made again (its
+ * directory too, checked as at the start), once the file is gone, never
+ * over a file someone put there. Nothing could reach the daemon without
+ * it, not even stop: a daemon whose socket a cleaner of /tmp removed ran
+ * on, unreachable, and every program ran untraced. */
+static void on_watch(uv_timer_t *t)
+{
+    rd_server *srv = t->data;
+    struct stat st;
+    char err[512];
+    if (!srv->listening || srv->stopping || srv->relistening || lstat(srv->path, &st) == 0 ||
+        errno != ENOENT)
+        return;
+    int e = prepare_dir(srv->path, err, sizeof err);
+    if (!e)
+        e = rd_accept_rebind(srv, srv->path, err, sizeof err);
+    if (e) {
+        if (!srv->watch_said++)
+            rd_server_note(srv, "the socket %s was removed and cannot be made again: %s",
+                           srv->path, err);
+        return;
+    }
+    srv->watch_said = 0;
+    rd_server_note(srv, "the socket %s was removed: listening on it again", srv->path);
+}
+
+int rd_server_watch_socket(rd_server *srv)
+{
+    int e = uv_timer_init(srv->loop, &srv->watch);
+    if (e)
+        return e;
+    srv->watch.data = srv;
+    srv->watching = 1;
+    uv_unref((uv_handle_t *)&srv->watch);
+    return uv_timer_start(&srv->watch, on_watch, RD_SERVER_WATCH_MS, RD_SERVER_WATCH_MS);
+}
+
 /* The socket stays until rd_server_close: while the reports are written,
  * status answers, hellos are refused and a new daemon cannot take it. */
 void rd_server_stop(rd_server *srv)
@@ -649,6 +686,10 @@ void rd_server_stop(rd_server *srv)
 
 void rd_server_close(rd_server *srv)
 {
+    if (srv->watching) {
+        srv->watching = 0;
+        uv_close((uv_handle_t *)&srv->watch, NULL);
+    }
     if (srv->listening) {
         srv->listening = 0;
         rd_accept_close(srv);

@@ -30,6 +30,7 @@ typedef struct rd_outside_ops {
 } rd_outside_ops;
 
 #define RD_SERVER_ERRORS 8
+#define RD_SERVER_WATCH_MS 2000
 #define RD_HELLO_MS 10000 /* default bound on a connection's first message (--hello-timeout) */
 
 struct rd_server {
@@ -39,6 +40,9 @@ struct rd_server {
     int reserve_fd;     /* spare, for refusing a connection out of descriptors */
     uv_timer_t pause;   /* accepting waits for a spare descriptor */
     int listening;
+    int relistening;    /* the listener's handle closes, to watch a new socket */
+    uv_timer_t watch;   /* looks for the socket's file (rd_server_watch_socket) */
+    int watching, watch_said;
     uv_async_t wake;
     uv_signal_t sigint, sigterm;
     rd_session_opts opts;
@@ -89,6 +93,11 @@ int rd_server_init(rd_server *srv, uv_loop_t *loop, const rd_session_opts *opts,
  * nobody behind it is replaced, any other file is left alone: -EEXIST).
  * Returns 0 or -errno with err. */
 int rd_server_listen(rd_server *srv, const char *path, char *err, size_t cap);
+
+/* After rd_server_listen: every RD_SERVER_WATCH_MS, a socket file removed
+ * (a cleaner of /tmp, rm, its directory gone) is made again, noted, so
+ * that programs, status and stop still reach the daemon. */
+int rd_server_watch_socket(rd_server *srv);
 
 /* Serves one already connected socket (the private recorder). */
 int rd_server_adopt(rd_server *srv, int fd);

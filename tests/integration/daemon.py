@@ -538,6 +538,39 @@ def case_outremoved(d):
     d.stop_daemon()
 
 
+def case_sockremoved(d):
+    """The daemon's socket file removed while it listens (a cleaner of
+    /tmp, XDG_RUNTIME_DIR removed, rm), then its directory too: each time
+    the daemon binds it again within seconds, says so, and programs,
+    status and stop reach it. Before, it ran on unreachable: programs ran
+    untraced, status and stop said no daemon answers."""
+    d.start_daemon()
+    hello = d.write('hello.lua', 'local function f() return 1 end\nf()\nprint("hi")\n')
+    for round, gone in enumerate((d.sock, os.path.dirname(d.sock))):
+        if gone == d.sock:
+            os.unlink(gone)
+        else:
+            shutil.rmtree(gone)
+        deadline = time.monotonic() + 10
+        while not os.path.exists(d.sock):
+            expect(d.daemon.poll() is None, 'the daemon died')
+            expect(time.monotonic() < deadline, 'round %d: the socket was not made again'
+                   % round)
+            time.sleep(0.05)
+        name = 'back%d' % round
+        r = run([d.args.lua, '-lluatrace', hello], d.tmp, d.traced_env(name))
+        expect(r.status == 0 and r.out == b'hi\n' and not r.err,
+               'round %d: %d %r %r' % (round, r.status, r.out, r.err))
+        wait_file(os.path.join(d.out, name, 'session.json'), 'round %d' % round, d.daemon)
+        errors = d.status()['errors']
+        expect(len(errors) == round + 1 and 'was removed: listening on it again' in errors[-1],
+               'round %d: status says %s' % (round, errors))
+    r = run([d.args.recorderd, 'stop', '--socket', d.sock], d.tmp, base_env())
+    expect(r.status == 0, 'stop: %d %r' % (r.status, r.err))
+    expect(d.daemon.wait(timeout=30) == 0, 'the daemon exited %s' % d.daemon.returncode)
+    expect(not os.path.exists(d.sock), 'the socket is left')
+
+
 def pack_str(s):
     b = s.encode()
     return (bytes([0xa0 | len(b)]) if len(b) < 32 else bytes([0xd9, len(b)])) + b
