@@ -355,8 +355,10 @@ static int serve(const char *path, int fd, rd_session_opts *so, int once, unsign
         uv_run(loop, UV_RUN_DEFAULT);
         return 1;
     }
-    if (path)
-        rd_server_watch_socket(&srv); /* without it, the socket's file is not watched */
+    if (path) { /* listen: a daemon outlives what is removed under it */
+        rd_server_watch_socket(&srv);
+        srv.remake_out = 1;
+    }
     if (http && serve_http(&srv, &hp, http, token)) {
         rd_server_close(&srv);
         uv_run(loop, UV_RUN_DEFAULT);

@@ -197,10 +197,12 @@ void rd_server_note(rd_server *srv, const char *fmt, ...)
 static int open_out(rd_server *srv, char *err, size_t cap)
 {
     struct stat st;
-    if (srv->opts.out_fd >= 0 && fstat(srv->opts.out_fd, &st) == 0 && st.st_nlink == 0) {
+    if (srv->remake_out && srv->opts.out_fd >= 0 && fstat(srv->opts.out_fd, &st) == 0 &&
+        st.st_nlink == 0) {
         /* removed while the daemon runs (rm -rf luatrace-out): made again,
          * checked as at the start, rather than every later process refused
-         * for good; the sessions under way keep their own directory */
+         * for good; the sessions under way keep their own directory. Not
+         * for attach, whose one session is refused (attach-badout) */
         close(srv->opts.out_fd);
         srv->opts.out_fd = -1;
     }

@@ -43,6 +43,7 @@ struct rd_server {
     int relistening;    /* the listener's handle closes, to watch a new socket */
     uv_timer_t watch;   /* looks for the socket's file (rd_server_watch_socket) */
     int watching, watch_said;
+    int remake_out;     /* listen: an --out removed is made again at the next hello */
     uv_async_t wake;
     uv_signal_t sigint, sigterm;
     rd_session_opts opts;
