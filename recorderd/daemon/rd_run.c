@@ -396,8 +396,11 @@ static int untraced_note(char **argv, int code)
     int init54 = getenv("LUA_INIT_5_4") && (!lua || !strncmp(base, "lua5.4", 6));
     if (code != 0 && lua && !getenv("LUA_INIT") && !init54)
         return 0;
+    /* a collector that loaded and could not begin (no room in /dev/shm)
+     * said why above: the note must not deny it was loaded */
     fprintf(stderr, "recorderd: nothing was traced: no Lua process of the command loaded "
-                    "luatrace%s\n", code ? "" : " (exit status 125)");
+                    "luatrace, or none could begin to trace (its message above says why)%s\n",
+            code ? "" : " (exit status 125)");
     char shown[128];
     rd_printable(base, shown, sizeof shown);
     /* the hint names the interpreter the user ran (it said lua5.1 of any):

@@ -100,6 +100,9 @@ Cases:
   statusrun   status with no --socket during a `recorderd run`: the run's
               sessions (its daemon is private; status said "no daemon
               answers"), and not once it has ended
+  cannotbegin run of a program whose collector loaded and could not begin
+              (a bad LUATRACE_RING): its message, and run's note that
+              nothing was traced does not deny it was loaded
   otheruser   record and top of another user's process (as nobody, of a
               root lua5.1; root only): "belongs to uid 0", not the long
               ptrace_scope advice
@@ -727,6 +730,19 @@ def case_statusrun(c):
     expect(b'waitrun.lua' not in r.out, 'the run ended but is listed: %r' % r.out)
     # runs of other tests may be listed; with none, the message is as before
     expect(r.status == 0 or b'no daemon answers on' in r.err, 'after: %d %r' % (r.status, r.err))
+
+
+def case_cannotbegin(c):
+    """A collector that loaded but could not begin (here a bad
+    LUATRACE_RING; a full /dev/shm alike) says why, and run's note that
+    nothing was traced no longer denies that it was loaded."""
+    prog = c.write('begin.lua', 'print(1)\n')
+    r = run([c.args.recorderd, 'run', '--out', 'out', '--', c.args.lua, prog], c.tmp,
+            c.env(LUATRACE_RING='900G'))
+    err = r.err.decode()
+    expect(r.status == 125 and r.out == b'1\n' and 'LUATRACE_RING=900G' in err and
+           'or none could begin to trace (its message above says why)' in err,
+           '%d %r %r' % (r.status, r.out, err))
 
 
 def case_otheruser(c):
