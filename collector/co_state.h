@@ -499,7 +499,9 @@ extern int co_alloc_timed;
 extern int co_alloc_sending; /* mem_note is writing its records */
 /* The hook while memory is traced: from co_alloc_defer (co_mem_in set)
  * the allocator's frees wait; co_alloc_flush, once the hook's records are
- * written (co_mem_in 0 again), sends them if a GC step ran meanwhile. */
+ * written (co_mem_in 0 again), sends them if a GC step may have run
+ * meanwhile (the state was due as the hook began or after one of its
+ * allocator calls), else drops them (the collector's own). */
 extern int co_alloc_deferring;
 void co_alloc_defer(co_state *s, lua_State *L);
 void co_alloc_flush(co_state *s, lua_State *L);
