@@ -132,6 +132,14 @@ local function longlines(n)
 end
 local function cfind(n) local k = 0 for _ = 1, n do if find(big, "y", 1, true) then k = k + 1 end end return k end
 local text = ("lorem ipsum dolor sit amet "):rep(8)
+-- a numeric for over a 64-element array: no event in the loop (iter's
+-- and pairs' second part)
+local function arraysum(n)
+  local t = {} for i = 1, 64 do t[i] = i end
+  local k = 0
+  for _ = 1, n do for i = 1, #t do k = k + t[i] end end
+  return k
+end
 
 local extra = {
   -- OOP: a method through an __index table, __add, an __index function
@@ -316,12 +324,7 @@ local extra = {
       for _ = 1, n do for _, v in nxt, t, 0 do k = k + v end end
       return k
     end,
-    function(n)
-      local t = {} for i = 1, 64 do t[i] = i end
-      local k = 0
-      for _ = 1, n do for i = 1, #t do k = k + t[i] end end
-      return k
-    end,
+    arraysum,
   },
   -- pairs over a hash table (next, a C call per element) / a numeric for
   -- over an array
@@ -332,12 +335,7 @@ local extra = {
       for _ = 1, n do for _, v in pairs(h) do k = k + v end end
       return k
     end,
-    function(n)
-      local t = {} for i = 1, 64 do t[i] = i end
-      local k = 0
-      for _ = 1, n do for i = 1, #t do k = k + t[i] end end
-      return k
-    end,
+    arraysum,
   },
   -- error() four calls deep under xpcall with debug.traceback as the
   -- handler / long lines
