@@ -171,8 +171,11 @@ static int __attribute__((noinline)) switch_slow(co_state *s, lua_State *L, cons
     /* LuaJIT's event looked L up already (co_jit_event); the entry is
      * checked again */
     uint32_t id = L == s->seen_L && s->th.t[s->seen_id] == L ? s->seen_id : co_thread_known(s, L);
-    if (!id && (id = co_thread_revive(s, L)))
-        stack_record(s, L, id, LT_R_HOOKED, ar->event == LUA_HOOKCALL); /* not the callee */
+    if (!id && (id = co_thread_revive(s, L))) {
+        unsigned why = L == co_rehook_other ? LT_R_REHOOKED : LT_R_HOOKED;
+        co_rehook_other = why == LT_R_REHOOKED ? NULL : co_rehook_other;
+        stack_record(s, L, id, why, ar->event == LUA_HOOKCALL); /* not the callee */
+    }
     if (!id && (id = co_thread_new(s, L)) && ran_unseen(L, ar))
         stack_record(s, L, id, LT_R_HOOKED, ar->event == LUA_HOOKCALL);
     if (!id)
@@ -970,10 +973,26 @@ static void __attribute__((noinline)) probe_line(co_state *s, lua_State *L, lua_
         co_tick_flush(s);
 }
 
+/* co_rehook.c put the hook back on the thread of the last record: unless
+ * another thread runs now (the switch back sends it, stale), its stack
+ * goes before this event's records and the ticks that came meanwhile,
+ * as after drops (resync). */
+static void __attribute__((noinline)) rehooked(co_state *s, lua_State *L, const lua_Debug *ar)
+{
+    co_rehook_cur = 0;
+    uint32_t id;
+    if (!s->active || L != s->cur_L || !(id = co_thread_revive(s, L)))
+        return;
+    co_hook_slow(s);
+    stack_record(s, L, id, LT_R_REHOOKED, ar->event == LUA_HOOKCALL);
+}
+
 static void __attribute__((noinline)) tick_hook(co_state *s, lua_State *L, lua_Debug *ar)
 {
     co_tick_in = 1;
     atomic_signal_fence(memory_order_seq_cst);
+    if (__builtin_expect(co_rehook_cur != 0, 0))
+        rehooked(s, L, ar);
     if (s->lines_sampled && co_tick_unprobe(s, L, ar)) {
         probe_line(s, L, ar);
     } else {

@@ -1037,6 +1037,14 @@ const void *co_cpath_shown_key(const void *key);
 void co_sigint_install(lua_State *L);
 void co_sigint_closing(void);
 
+/* A C library took the collector's hook off a thread (co_rehook.c): from
+ * the tick's handler, the thread of the last record and the main thread
+ * get it back. co_rehook_cur: the first was; its next hook sends its
+ * stack. co_rehook_other: the main thread was, its START's reason. */
+void co_rehook_check(co_state *s);
+extern volatile int co_rehook_cur;
+extern lua_State *volatile co_rehook_other;
+
 /* lua_close has begun (the sentinel's finalizer): requests are ignored;
  * returns once no handler is under way. */
 void co_attach_closing(void);

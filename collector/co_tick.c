@@ -356,6 +356,7 @@ static void on_tick(int sig, siginfo_t *si, void *uc)
         co_tick_pending += n; /* the hook reads it with co_tick_in set */
         if (g_vm_len && pc - g_vm_lo >= g_vm_len)
             co_tick_pending_c += n;
+        co_rehook_check(co_hook_state());
         probe_arm();
     }
     errno = e;

@@ -248,6 +248,10 @@ enum lt_fflag {
 enum lt_reason {
     LT_R_BEGIN = 0,  /* START: tracing begins (tron, load) */
     LT_R_HOOKED = 1, /* START: snapshot of a coroutine hooked late */
+    LT_R_REHOOKED = 2, /* START: snapshot of a thread whose hook C code took
+                        * off and the collector put back: its events between
+                        * were not traced (a reader that does not know
+                        * this reason reads it as HOOKED) */
     LT_R_TROFF = 0,  /* STOP: troff() */
     LT_R_EXIT = 1,   /* STOP: process exit (os.exit, end of main) */
     LT_R_CLOSE = 2,  /* STOP: lua_close */

@@ -410,7 +410,9 @@ const char *rd_model_time_source(const rd_model *m, char *buf, size_t cap)
                  m->tick_clock == LT_CLOCK_WALL ? "wall-clock" : "CPU",
                  (unsigned long long)m->ticks_n, (double)m->ticks_ns / 1e6,
                  (unsigned long long)m->ticks_samples, debited(m, off, sizeof off),
-                 m->dropped ? "incomplete (events dropped):" : "exact",
+                 m->dropped    ? "incomplete (events dropped):"
+                 : m->rehooked ? "incomplete (the hook taken off by C code):"
+                               : "exact",
                  m->lines_sampled ? "calls, lines by sample (--lines sample)" : "counts",
                  (unsigned long long)m->ticks_hook, (double)m->ticks_hook_ns / 1e6,
                  rd_model_few_samples(m) ? "; " RD_FEW_SAMPLES_SAID : "");

@@ -172,6 +172,9 @@ typedef struct rd_model {
                             not from outside: times are CPU time */
     uint64_t events, ticks_total;
     uint64_t dropped; /* events the producer dropped (GAP records) */
+    uint64_t rehooked; /* times C code took the collector's hook off a thread
+                          and the collector put it back (START LT_R_REHOOKED):
+                          the events between are missing */
     /* BIAS: ticks taken off each event's dt, what a hook costs the program
      * beyond its measured time: a line; a Lua call or return; a C call or
      * return; x16, a Lua instruction run under the line hook (doc/design.md,

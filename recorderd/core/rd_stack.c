@@ -1274,6 +1274,7 @@ COLD int other_event(rd_stack *s, const lt_event *ev)
     case LT_EV_START:
         if (!ev->a[0])
             return s->bad++, 0;
+        m->rehooked += ev->a[1] == LT_R_REHOOKED;
         begin_snapshot(s, ev->a[0], ev->a[1] == LT_R_BEGIN);
         return 0;
     case LT_EV_THREAD:

@@ -606,12 +606,13 @@ static int write_json(FILE *f, void *ud)
     rd_json_str(f, s->cmd);
     fprintf(f,
             ",\n  \"events\": %llu,\n  \"bytes\": %llu,\n  \"unpublished_bytes\": %llu,\n"
-            "  \"drops\": %llu,\n"
+            "  \"drops\": %llu,\n  \"rehooked\": %llu,\n"
             "  \"traced_ns\": %.0f,\n  \"wall_ns\": %llu,\n  \"functions\": %u,\n"
             "  \"stacks\": %u,\n  \"unwinds\": %llu,\n  \"tail_calls\": %llu,\n"
             "  \"bad_records\": %llu,\n  \"cwd\": ",
             (unsigned long long)s->m.events, (unsigned long long)s->bytes,
-            (unsigned long long)s->unpublished, (unsigned long long)s->drops, ns, s->t1 - s->t0,
+            (unsigned long long)s->unpublished, (unsigned long long)s->drops,
+            (unsigned long long)s->m.rehooked, ns, s->t1 - s->t0,
             s->m.nfunc - 1, rd_model_stacks(&s->m),
             (unsigned long long)s->st.unwinds, (unsigned long long)s->st.tails,
             (unsigned long long)s->st.bad);

@@ -226,6 +226,11 @@ static void put_summary(html *h, const rd_fstat *fs)
                  (unsigned long long)m->dropped);
         summary_row(h, "DROPPED EVENTS", buf);
     }
+    if (m->rehooked) {
+        snprintf(buf, sizeof buf, "%llu times by C code: calls and lines until the next tick "
+                 "are missing", (unsigned long long)m->rehooked);
+        summary_row(h, "HOOK TAKEN OFF", buf);
+    }
     fputs("</table>\n", h->out);
 }
 

@@ -552,6 +552,11 @@ common:
                  (unsigned long long)p->m->dropped);
         rd_pb_varint(p->out, P_COMMENT, str(p, note));
     }
+    if (p->m->rehooked) {
+        snprintf(note, sizeof note, "HOOK TAKEN OFF %llu times by C code: calls and lines "
+                 "until the next tick are missing", (unsigned long long)p->m->rehooked);
+        rd_pb_varint(p->out, P_COMMENT, str(p, note));
+    }
 }
 
 static void pp_free(pp *p)

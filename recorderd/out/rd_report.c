@@ -386,6 +386,11 @@ int rd_report_profile(const rd_model *m, const char *title, const char *cmd, uns
                      "collector out of memory): stacks were "
                      "resynchronised after each gap, times and counts are incomplete\n",
                 (unsigned long long)m->dropped);
+    if (m->rehooked)
+        fprintf(out, "HOOK TAKEN OFF: %llu times C code removed the collector's hook from a "
+                     "thread (luaposix's posix.signal does at each signal it handles); it was "
+                     "put back at the next tick: calls and lines between are missing\n",
+                (unsigned long long)m->rehooked);
     if (m->untimed) {
         table_calls(m, fs, ids, n, top, out);
     } else {
@@ -434,6 +439,10 @@ static void summary_head(const rd_model *m, double k, double all, FILE *out)
     if (m->dropped)
         fprintf(out, "DROPPED EVENTS: %llu: times and counts are incomplete\n",
                 (unsigned long long)m->dropped);
+    if (m->rehooked)
+        fprintf(out, "HOOK TAKEN OFF %llu times by C code (luaposix's posix.signal?): calls "
+                     "and lines until the next tick were not traced\n",
+                (unsigned long long)m->rehooked);
 }
 
 int rd_report_summary(const rd_model *m, const char *dir, FILE *out)
@@ -487,7 +496,7 @@ int rd_report_summary(const rd_model *m, const char *dir, FILE *out)
     if (m->tick_clock) /* after the table, whose place the summary's readers know */
         fprintf(out, "time: sampled %s time, %sstacks and %s%s\n",
                 m->tick_clock == LT_CLOCK_WALL ? "wall-clock" : "CPU",
-                m->dropped ? "" : "exact ", /* not after DROPPED EVENTS */
+                m->dropped || m->rehooked ? "" : "exact ", /* not after DROPPED EVENTS */
                 m->lines_sampled ? "calls, lines by sample" : "counts",
                 by_calls ? "; no tick landed where the program ran (it ran less than a "
                            "tick): use --time exact for its time"

@@ -2497,6 +2497,76 @@ def case_sigint54(c):
                    '%s %s: spin (under pcall, until interrupted): %s' % (opts, how, rows))
 
 
+SIGHOOK_PROG = r'''local sh = require(arg[1])
+local SIGUSR1, n = 10, 0
+sh.catch(SIGUSR1, function() n = n + 1 end)
+local function work() local x = 0 for k = 1, 50 do x = x + k end return x end
+local function late() return n end
+local made = 0
+for _ = 1, 20000 do work() made = made + 1 end
+sh.raise(SIGUSR1)
+for _ = 1, 200000 do work() made = made + 1 end
+-- taken while a coroutine runs: the main thread's hook goes as it yields back
+local co = coroutine.wrap(function() sh.raise(SIGUSR1) coroutine.yield() end)
+co()
+for _ = 1, 200000 do work() made = made + 1 end
+print(late(), made)
+'''
+
+
+def sighook_check(c, cmd, env, top):
+    """SIGHOOK_PROG (or a program of its shape) run plain and by run: the
+    same output; after each signal, whose hook took every hook off the
+    main thread, the main thread is traced again: late() and print once
+    each, where the program called them, and work() more than the calls
+    before the first signal and half of those after each (the calls
+    between a signal and the next tick are not traced); session.json
+    counts the two removals."""
+    plain = run(cmd, c.tmp, env)
+    expect(plain.out == b'2\t420000\n', 'plain run: %r %r' % (plain.out, plain.err))
+    shutil.rmtree(c.out, ignore_errors=True)
+    r = run([c.args.recorderd, 'run', '-q', '--out', c.out, '--'] + cmd, c.tmp, env)
+    same_output(plain, r)
+    session = c.session('sigprog')
+    rows = c.folded(session, 'calls')
+    work = rows.get(top + 'work@sigprog.lua:4', 0)
+    expect(rows.get(top + 'late@sigprog.lua:5') == 1 and rows.get(top + 'print@[C]') == 1
+           and 220000 < work <= 420000, 'calls after the signals: %s' % rows)
+    with open(os.path.join(session, 'session.json')) as f:
+        meta = json.load(f)
+    expect(meta.get('rehooked') == 2 and meta['bad_records'] == 0, 'session: %s' % meta)
+    with open(os.path.join(session, 'profile.txt')) as f:
+        expect('HOOK TAKEN OFF: 2 times' in f.read(), 'profile.txt says nothing of it')
+
+
+def case_sighook(c):
+    """A C library that runs a Lua function on a signal as luaposix's
+    posix.signal does (tests/hosts/sighook.c: its hook takes every hook
+    off the main thread first): what the program runs after the signal is
+    traced again from the next tick on (it ran untraced for good, the
+    session saying complete), also where the signal came while a
+    coroutine ran. Then luaposix itself, where it is installed."""
+    env = c.env(LUA_CPATH=c.args.sighook + '/?.so;;')
+    prog = c.write('sigprog.lua', SIGHOOK_PROG)
+    sighook_check(c, [c.args.lua, prog, 'sighook'], env, 'lua5.1@[C];main chunk@sigprog.lua:0;')
+    if run([c.args.lua, '-e', 'require "posix.signal"'], c.tmp, env).status != 0:
+        print('luaposix not installed: its run skipped')
+        return
+    shim = c.write('posixsig.lua', 'local ps = require "posix.signal"\n'
+                   'return {catch = function(n, f) ps.signal(n, f) end, raise = ps.raise}\n')
+    env = c.env(LUA_PATH=c.tmp + '/?.lua;;')
+    sighook_check(c, [c.args.lua, prog, 'posixsig'], env, 'lua5.1@[C];main chunk@sigprog.lua:0;')
+
+
+def case_sighook54(c):
+    """sighook under Lua 5.4 (its default, and --lines exact's probes
+    are none)."""
+    lua54 = lua54_installed()
+    env = c.env(LUA_CPATH_5_4=c.args.cpath + '/lua54/?.so;' + c.args.sighook + '/?.so;;')
+    prog = c.write('sigprog.lua', SIGHOOK_PROG)
+    sighook_check(c, [lua54, prog, 'sighook54'], env, 'lua5.4@[C];main chunk@sigprog.lua:0;')
+
+
 def trace_records(path, offsets=None):
     """The records of a trace.ltr as (kind, args) tuples; short forms and
     steps as ('short', byte). Enough of lt_event.h for the tests. Each
@@ -2679,6 +2749,7 @@ def main(argv):
         ap.add_argument('--resume-host', help='tests/hosts/resume_host (case hostresume)')
         ap.add_argument('--multi-host', help='tests/hosts/multi_host (case multistate)')
         ap.add_argument('--nomem', help='tests/hosts/nomem.so (case nomem)')
+        ap.add_argument('--sighook', help='the directory of tests/hosts/sighook.so (case sighook)')
         ap.add_argument('--corpus', default=os.path.join(os.path.dirname(__file__), '..', 'lua'))
     return harness.case_main(argv, cases(globals()), 'luatrace-collector-', add_args)
 
