@@ -979,8 +979,10 @@ static void __attribute__((noinline)) probe_line(co_state *s, lua_State *L, lua_
  * as after drops (resync). */
 static void __attribute__((noinline)) rehooked(co_state *s, lua_State *L, const lua_Debug *ar)
 {
-    co_rehook_cur = 0;
     uint32_t id;
+    if (s->jit) /* co_jit_event sends it, its shadow stack with it */
+        return;
+    co_rehook_cur = 0;
     if (!s->active || L != s->cur_L || !(id = co_thread_revive(s, L)))
         return;
     co_hook_slow(s);
@@ -1169,11 +1171,11 @@ void co_hook_snapshot_caller(co_state *s, lua_State *L)
         stack_record(s, L, id, LT_R_BEGIN, 1);
 }
 
-void co_hook_snapshot_from(co_state *s, lua_State *L, int from)
+void co_hook_snapshot_from(co_state *s, lua_State *L, int from, unsigned reason)
 {
     uint32_t id = co_thread_id(s, L);
     if (id)
-        stack_record(s, L, id, LT_R_HOOKED, from);
+        stack_record(s, L, id, reason, from);
 }
 
 void co_hook_attach_thread(co_state *s, lua_State *L, lua_State *co)

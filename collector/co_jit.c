@@ -566,8 +566,14 @@ static void jit_event(co_state *s, lua_State *L, lua_Debug *ar)
     int from = js ? unseen_from(L, ar, js, cslot) : -1;
     if (from < 0 && js && L != s->cur_L)
         from = stale_from(L, ar, js, cslot);
+    unsigned why = LT_R_HOOKED;
+    if (__builtin_expect(co_rehook_cur != 0, 0)) { /* co_rehook.c: events were missed */
+        co_rehook_cur = 0;
+        from = js ? ar->event == LUA_HOOKCALL : -1; /* a call's callee comes with it */
+        why = LT_R_REHOOKED;
+    }
     if (from >= 0) {
-        co_hook_snapshot_from(s, L, from);
+        co_hook_snapshot_from(s, L, from, why);
         if (!s->active)
             return;
         js = jstack(id);

@@ -14,9 +14,12 @@
  * Its next event sends its stack again (a START of reason
  * LT_R_REHOOKED, which recorderd counts and reports): the events between the
  * removal and the tick are missing, and the session says so. A thread
- * with the program's hook chained after ours (co_dbghook.c) is left alone,
- * as is LuaJIT, whose one hook is the whole state's (co_jit.c). Exact time
- * has no tick: there the hook stays off, as doc/tracing.md says. */
+ * with the program's hook chained after ours (co_dbghook.c) is left alone.
+ * LuaJIT has one hook for the whole state (co_jit.c): it goes back on, and
+ * the next event, in whatever thread, sends that thread's stack (its
+ * shadow stack rebuilt with it); other threads heal as after a finalizer
+ * (unseen_from, stale_from). Exact time has no tick: there the hook stays
+ * off, as doc/tracing.md says. */
 #include "co_state.h"
 
 volatile int co_rehook_cur; /* the thread of the last record was re-hooked */
@@ -53,12 +56,21 @@ static void rehook_one(co_state *s, lua_State *T, int cur)
 }
 
 /* From the tick's signal handler, outside the hook and the collector's
- * code: lua_sethook is what lua.c's own handler calls there. */
+ * code: lua_sethook is what lua.c's (and luajit.c's) own handler calls
+ * there. */
 void co_rehook_check(co_state *s)
 {
-    if (!s || !s->active || s->jit || !s->tick_on)
+    if (!s || !s->active || !s->tick_on)
         return;
     lua_State *cur = s->cur_L;
+    if (s->jit) {
+        if (cur && !lua_gethook(cur) && !lua_gethookmask(cur) && !lua_gethookcount(cur)) {
+            co_probe_L = NULL;
+            lua_sethook(cur, co_hook, CO_MASK, 0);
+            co_rehook_cur = 1;
+        }
+        return;
+    }
     rehook_one(s, cur, 1);
     if (s->th.main != cur)
         rehook_one(s, s->th.main, 0);

@@ -581,7 +581,7 @@ void co_hook_snapshot(co_state *s, lua_State *L, unsigned reason);
 void co_hook_snapshot_caller(co_state *s, lua_State *L);
 /* START (LT_R_HOOKED) + FRAME records of L's stack from level from: frames
  * the hooks did not report (LuaJIT: co_jit.c). */
-void co_hook_snapshot_from(co_state *s, lua_State *L, int from);
+void co_hook_snapshot_from(co_state *s, lua_State *L, int from, unsigned reason);
 
 /* Installs the hook on L (and records its stack if it already has one). */
 void co_hook_attach_thread(co_state *s, lua_State *L, lua_State *co);

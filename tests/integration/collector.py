@@ -2502,6 +2502,13 @@ local SIGUSR1, n = 10, 0
 sh.catch(SIGUSR1, function() n = n + 1 end)
 local function work() local x = 0 for k = 1, 50 do x = x + k end return x end
 local function late() return n end
+-- taken six calls deep: the stack after it is deep's
+local function deep(k)
+  if k > 0 then return deep(k - 1) + 1 end
+  sh.raise(SIGUSR1)
+  for _ = 1, 400000 do work() end
+  return 0
+end
 local made = 0
 for _ = 1, 20000 do work() made = made + 1 end
 sh.raise(SIGUSR1)
@@ -2510,6 +2517,7 @@ for _ = 1, 200000 do work() made = made + 1 end
 local co = coroutine.wrap(function() sh.raise(SIGUSR1) coroutine.yield() end)
 co()
 for _ = 1, 200000 do work() made = made + 1 end
+deep(5)
 print(late(), made)
 '''
 
@@ -2520,23 +2528,29 @@ def sighook_check(c, cmd, env, top):
     main thread, the main thread is traced again: late() and print once
     each, where the program called them, and work() more than the calls
     before the first signal and half of those after each (the calls
-    between a signal and the next tick are not traced); session.json
-    counts the two removals."""
+    between a signal and the next tick are not traced: a few ms of CPU,
+    some 25 under load), the calls deep() made under it; session.json
+    counts the three removals."""
     plain = run(cmd, c.tmp, env)
-    expect(plain.out == b'2\t420000\n', 'plain run: %r %r' % (plain.out, plain.err))
+    expect(plain.out == b'3\t420000\n', 'plain run: %r %r' % (plain.out, plain.err))
     shutil.rmtree(c.out, ignore_errors=True)
     r = run([c.args.recorderd, 'run', '-q', '--out', c.out, '--'] + cmd, c.tmp, env)
     same_output(plain, r)
     session = c.session('sigprog')
     rows = c.folded(session, 'calls')
     work = rows.get(top + 'work@sigprog.lua:4', 0)
+    deep = top + ';'.join(['deep@sigprog.lua:7'] * 6) + ';'
+    deep_work = rows.get(deep + 'work@sigprog.lua:4', 0)
     expect(rows.get(top + 'late@sigprog.lua:5') == 1 and rows.get(top + 'print@[C]') == 1
-           and 220000 < work <= 420000, 'calls after the signals: %s' % rows)
+           and 220000 < work <= 420000 and 200000 < deep_work <= 400000
+           and all(k.startswith(deep) for k in rows if k.endswith('work@sigprog.lua:4')
+                   and k != top + 'work@sigprog.lua:4'),
+           'calls after the signals: %s' % rows)
     with open(os.path.join(session, 'session.json')) as f:
         meta = json.load(f)
-    expect(meta.get('rehooked') == 2 and meta['bad_records'] == 0, 'session: %s' % meta)
+    expect(meta.get('rehooked') == 3 and meta['bad_records'] == 0, 'session: %s' % meta)
     with open(os.path.join(session, 'profile.txt')) as f:
-        expect('HOOK TAKEN OFF: 2 times' in f.read(), 'profile.txt says nothing of it')
+        expect('HOOK TAKEN OFF: 3 times' in f.read(), 'profile.txt says nothing of it')
 
 
 def case_sighook(c):
@@ -2545,10 +2559,15 @@ def case_sighook(c):
     off the main thread first): what the program runs after the signal is
     traced again from the next tick on (it ran untraced for good, the
     session saying complete), also where the signal came while a
-    coroutine ran. Then luaposix itself, where it is installed."""
+    coroutine ran, or six calls deep; under LuaJIT too (its one hook is
+    the state's). Then luaposix itself, where it is installed."""
     env = c.env(LUA_CPATH=c.args.sighook + '/?.so;;')
     prog = c.write('sigprog.lua', SIGHOOK_PROG)
     sighook_check(c, [c.args.lua, prog, 'sighook'], env, 'lua5.1@[C];main chunk@sigprog.lua:0;')
+    luajit = shutil.which('luajit')
+    if not luajit:
+        raise Failure('luajit is not installed (scripts/setup installs it)')
+    sighook_check(c, [luajit, prog, 'sighook'], env, 'luajit@[C];main chunk@sigprog.lua:0;')
     if run([c.args.lua, '-e', 'require "posix.signal"'], c.tmp, env).status != 0:
         print('luaposix not installed: its run skipped')
         return
