@@ -341,6 +341,7 @@ static int serve(const char *path, int fd, rd_session_opts *so, int once, unsign
     rd_http_pprof hp;
     char err[512];
     uv_loop_t *loop = uv_default_loop();
+    rd_session_malloc_opts();
     if (rd_server_init(&srv, loop, so, err, sizeof err)) {
         fprintf(stderr, "recorderd: %s\n", err);
         return 1;

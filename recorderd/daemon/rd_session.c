@@ -4,6 +4,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <dirent.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -960,6 +963,24 @@ void rd_session_free(rd_session *s)
     if (s->dirfd >= 0)
         close(s->dirfd);
     free(s);
+#ifdef __GLIBC__
+    /* a session's model is tens of MB, freed here: the free pages inside
+     * glibc's arenas go back too (rd_session_malloc_opts: their tops) */
+    malloc_trim(0);
+#endif
+}
+
+void rd_session_malloc_opts(void)
+{
+#ifdef __GLIBC__
+    /* fixed thresholds, as glibc's dynamic ones grow to 32 MB (mmap) and
+     * 64 MB (trim) after one big block, and each drainer thread's arena
+     * then keeps that much free at its top for good (malloc_trim leaves
+     * the top of a thread's arena alone): 70 MB resident after 4 sessions
+     * of luacheck over Penlight, 9.5 MB with these */
+    mallopt(M_MMAP_THRESHOLD, 4 << 20);
+    mallopt(M_TRIM_THRESHOLD, 1 << 20);
+#endif
 }
 
 /* }====================================================================== */

@@ -107,5 +107,8 @@ void rd_session_stop(rd_session *s);
 
 /* Loop thread, after done: joins the drainer and frees everything. */
 void rd_session_free(rd_session *s);
+/* The allocator's options for a daemon that outlives its sessions (listen,
+ * serve): what a session freed goes back to the system. Before any thread. */
+void rd_session_malloc_opts(void);
 
 #endif
