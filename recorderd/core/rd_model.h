@@ -57,7 +57,10 @@ typedef struct rd_node {
     uint64_t self; /* ticks */
     uint64_t lines;
     uint64_t calls;
-    uint32_t call_line; /* caller's line at the node's first call; 0 unknown */
+    /* caller's line at the node's first call; 0 unknown, as under lines by
+     * sample, where a frame's line is the one its last tick found, often
+     * not the call's (callgrind put a table.concat after a loop on the loop) */
+    uint32_t call_line;
     uint32_t hot_tn, hot_track; /* last rd_tnode of this node looked up + 1, its track */
     uint32_t first_tn; /* its first rd_tnode + 1 (not in the hash); 0 none */
 } rd_node;

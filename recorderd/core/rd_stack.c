@@ -280,7 +280,7 @@ static rd_frame *push_frame(rd_stack *s, rd_thread *t, uint32_t depth, uint32_t 
     *f = (rd_frame){.depth = depth, .fid = fid, .node = node, .is_lua = (uint8_t)lua,
                     .t_call = m->ticks_total};
     t->n = n + 1;
-    if (n && !m->node[node].call_line) /* the call site, for callgrind */
+    if (n && !m->node[node].call_line && !m->lines_sampled) /* the call site (rd_node.call_line) */
         m->node[node].call_line = f[-1].line;
     uint32_t tn = share(s, t, node);
     f->tix = frame_tix(m, node, tn);
@@ -956,7 +956,7 @@ HOT int frame_call(rd_stack *s, uint64_t depth, uint64_t dt, uint64_t fid)
                       .tix = cn->hot_tn == cn->first_tn ? 0 : cn->hot_tn}; /* frame_tix */
     t->n++;
     rd_node *child = &m->node[node];
-    if (!child->call_line) /* the call site, for callgrind */
+    if (!child->call_line && !m->lines_sampled) /* the call site (rd_node.call_line) */
         child->call_line = f->line;
     if (!lua) { /* counted now; a Lua call once settled */
         child->calls++;

@@ -22,7 +22,9 @@
  * its calls out can exceed its total. The call line is the caller's line
  * at the child node's first call: the call tree keys a node by (parent,
  * function), so calls from several lines of one frame to the same
- * function are reported at the first of them.
+ * function are reported at the first of them; a call from no known line
+ * (every call under lines by sample, rd_model.h) is on the caller's
+ * linedefined, as its self time on no line.
  *
  * Nanoseconds are rounded cumulatively over the self cost lines in output
  * order: each line gets round(sum so far) - (what was printed so far), so
@@ -285,6 +287,8 @@ static void put_self(cg *c, uint32_t fid, uint32_t *li)
     }
 }
 
+/* A call from an unknown line (lines by sample, stripped code) is on the
+ * caller's linedefined, as its self time on no line is. */
 static void put_edge(cg *c, uint32_t fk, const cg_edge *e)
 {
     uint32_t ck = file_key(c, e->callee);
@@ -292,8 +296,10 @@ static void put_edge(cg *c, uint32_t fk, const cg_edge *e)
         put_file(c, "cfl", ck);
     put_fn(c, "cfn", e->callee);
     const rd_func *f = rd_model_func(c->m, e->callee);
+    const rd_func *from = rd_model_func(c->m, e->caller == c->root ? 0 : e->caller);
+    uint32_t line = e->line ? e->line : from->known && from->what != LT_WHAT_C ? from->linedefined : 0;
     fprintf(c->out, "calls=%llu %u\n%u %llu %llu\n", (unsigned long long)e->calls,
-            f->known && f->what != LT_WHAT_C ? f->linedefined : 0, e->line,
+            f->known && f->what != LT_WHAT_C ? f->linedefined : 0, line,
             (unsigned long long)to_ns((double)e->ticks, c->k), (unsigned long long)e->lines);
 }
 

@@ -220,6 +220,38 @@ def empty_names(args, tmp):
         shutil.rmtree(src, ignore_errors=True)
 
 
+SAMPLED_CALL = """local function f()
+  local s = 0
+  for i = 1, 3e7 do s = s + i end
+  local r = string.rep("x", s % 3)
+  return r
+end
+f()
+"""
+
+
+def sampled_call_line(args, tmp):
+    """Under the default lines by sample, a frame's line is the one its
+    last tick found: the call of string.rep on line 4, after the loop of
+    line 3 that takes every tick, was put on line 3. A call's line is
+    unknown there, and callgrind.out puts it on the caller's linedefined
+    (1), as its self time on no line."""
+    prog = os.path.join(tmp, 'sampled_call.lua')
+    with open(prog, 'w') as f:
+        f.write(SAMPLED_CALL)
+    outdir = os.path.join(tmp, 'out-sampled-call')
+    os.mkdir(outdir)
+    run_ok([args.recorderd, 'run', '--quiet', '--out', outdir, '--format', 'callgrind',
+            '--', args.lua, 'sampled_call.lua'], tmp)
+    with open(os.path.join(harness.find_session(outdir), 'callgrind.out')) as f:
+        text = f.read()
+    m = re.search(r'^cfn=\(\d+\) string\.rep \[C\]\ncalls=1 0\n(\d+) ', text, re.M)
+    check(m, 'no call of string.rep in:\n%s' % text)
+    check(m.group(1) == '1', 'string.rep called from line %s, not 1 (f\'s linedefined):\n%s'
+          % (m.group(1), text))
+    print('sampled_call: string.rep on the caller\'s linedefined')
+
+
 def main(argv):
     def body(args, tmp):
         if not shutil.which('callgrind_annotate'):
@@ -230,6 +262,7 @@ def main(argv):
             one(args, prog, tmp)
             one(args, prog, tmp, ('--time', 'exact', '--lines', 'exact'))
         empty_names(args, tmp)
+        sampled_call_line(args, tmp)
     return harness.program_main(argv, __doc__, 'luatrace-callgrind-', body,
                                 (ValueError, KeyError, OSError))
 
