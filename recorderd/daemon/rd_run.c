@@ -378,6 +378,42 @@ static int spawn(run_ctx *r, const rd_run_opts *o, char **argv, const char *sock
     return e;
 }
 
+/* The file cmd runs (as execvp finds it) into path, and the interpreter
+ * its #! line names, when that is a Lua luatrace does not trace (lua, as
+ * Debian's alternatives choose it, lua5.2, lua5.3: busted and luacheck
+ * start with #!/usr/bin/env lua) into lua: 1, else 0. */
+static int other_lua_script(const char *cmd, char *path, size_t cap, char *lua, size_t lcap)
+{
+    const char *dirs = strchr(cmd, '/') ? "" : getenv("PATH");
+    FILE *f = NULL;
+    for (const char *d = dirs; d && !f;) {
+        const char *end = strchr(d, ':');
+        size_t n = end ? (size_t)(end - d) : strlen(d);
+        if (!strchr(cmd, '/'))
+            snprintf(path, cap, "%.*s%s%s", (int)n, d, n ? "/" : "", cmd);
+        else
+            snprintf(path, cap, "%s", cmd);
+        f = access(path, X_OK) == 0 ? fopen(path, "r") : NULL;
+        d = end ? end + 1 : NULL;
+    }
+    if (!f)
+        return 0;
+    char line[256];
+    int ok = fgets(line, sizeof line, f) && !strncmp(line, "#!", 2);
+    fclose(f);
+    if (!ok)
+        return 0;
+    line[strcspn(line, "\r\n")] = 0;
+    /* the last word: the interpreter, or the name env looks up */
+    char *w = line + strlen(line);
+    while (w > line + 2 && w[-1] != ' ' && w[-1] != '\t' && w[-1] != '/')
+        w--;
+    if (strcmp(w, "lua") && strncmp(w, "lua5.2", 6) && strncmp(w, "lua5.3", 6))
+        return 0;
+    snprintf(lua, lcap, "%.*s", (int)(lcap - 1), w);
+    return 1;
+}
+
 /* The command ended and no process of it connected: say why that may be,
  * rather than leave the user looking for a session that is not there. Not
  * for a Lua interpreter that failed under run's LUA_INIT: it loaded the
@@ -419,6 +455,18 @@ static int untraced_note(char **argv, int code)
     else if (init54)
         fprintf(stderr, "recorderd: LUA_INIT_5_4 is set, and lua5.4 reads it instead of run's "
                         "LUA_INIT: add -lluatrace to the lua5.4 command\n");
+    char path[PATH_MAX], named[64];
+    if (!interp && other_lua_script(argv[0], path, sizeof path, named, sizeof named)) {
+        /* a test runner whose #! line picks the system's lua, which may
+         * be 5.2 or 5.3: the note above is all it said */
+        char cmd[256], at[256];
+        rd_printable(argv[0], cmd, sizeof cmd);
+        rd_printable(path, at, sizeof at);
+        rd_printable(named, named, sizeof named);
+        fprintf(stderr, "recorderd: %s runs under %s, as its #! line says: name the "
+                        "interpreter: recorderd run -- lua5.1 %s%s\n",
+                cmd, named, at, argv[1] ? " ..." : "");
+    }
     return 1;
 }
 

@@ -103,6 +103,12 @@ Cases:
   cannotbegin run of a program whose collector loaded and could not begin
               (a bad LUATRACE_RING): its message, and run's note that
               nothing was traced does not deny it was loaded
+  shebang     run -- ./runner, a script whose #! line runs a Lua luatrace
+              does not trace (lua5.3; busted's #!/usr/bin/env lua is 5.2
+              on Debian): the note that nothing was traced names the
+              command to type, lua5.1 and the script's path as found on
+              PATH (it said only that nothing was traced); a script run
+              by lua5.1 is traced, with no such line
   otheruser   record and top of another user's process (as nobody, of a
               root lua5.1; root only): "belongs to uid 0", not the long
               ptrace_scope advice
@@ -743,6 +749,26 @@ def case_cannotbegin(c):
     expect(r.status == 125 and r.out == b'1\n' and 'LUATRACE_RING=900G' in err and
            'or none could begin to trace (its message above says why)' in err,
            '%d %r %r' % (r.status, r.out, err))
+
+
+def case_shebang(c):
+    bindir = os.path.join(c.tmp, 'bin')
+    os.mkdir(bindir)
+    for name, lua in (('runner53', 'lua5.3'), ('runner51', 'lua5.1')):
+        path = os.path.join(bindir, name)
+        with open(path, 'w') as f:
+            f.write('#!/usr/bin/env %s\nprint("ran")\n' % lua)
+        os.chmod(path, 0o755)
+    env = c.env(PATH=bindir + os.pathsep + os.environ['PATH'])
+    for cmd, shown in (('runner53', bindir + '/runner53'), ('bin/runner53', 'bin/runner53')):
+        r = run([c.args.recorderd, 'run', '--out', c.out, '--', cmd, 'a'], c.tmp, env)
+        want = ('recorderd: %s runs under lua5.3, as its #! line says: name the interpreter: '
+                'recorderd run -- lua5.1 %s ...\n' % (cmd, shown)).encode()
+        expect(r.status == 125 and r.out == b'ran\n' and r.err.endswith(want),
+               'run -- %s: %d %r %r' % (cmd, r.status, r.out, r.err))
+    r = run([c.args.recorderd, 'run', '-q', '--out', c.out, '--', 'runner51'], c.tmp, env)
+    expect(r.status == 0 and r.out == b'ran\n' and b'#!' not in r.err,
+           'run -- runner51: %d %r %r' % (r.status, r.out, r.err))
 
 
 def case_otheruser(c):
