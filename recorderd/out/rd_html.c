@@ -280,16 +280,21 @@ static int cmp_calls(const void *a, const void *b, void *ctx)
     return fs[x].calls < fs[y].calls ? 1 : fs[x].calls > fs[y].calls ? -1 : x < y ? -1 : x > y;
 }
 
+/* A trace with no time (a coverage run) has no time columns in any table:
+ * they held 0.000 on every row. */
 static void put_func_row(html *h, const rd_fstat *f, uint32_t fid)
 {
     const rd_model *m = h->m;
     double all = (double)m->ticks_total, k = h->ms_per_tick;
-    fprintf(h->out,
-            "<tr><td>%llu</td><td>%.3f</td><td>%.2f</td><td>%.3f</td><td>%.2f</td>"
-            "<td class=\"l\">",
-            (unsigned long long)f->calls, (double)f->self * k,
-            all > 0 ? 100.0 * (double)f->self / all : 0.0, (double)f->total * k,
-            all > 0 ? 100.0 * (double)f->total / all : 0.0);
+    if (m->untimed)
+        fprintf(h->out, "<tr><td>%llu</td><td class=\"l\">", (unsigned long long)f->calls);
+    else
+        fprintf(h->out,
+                "<tr><td>%llu</td><td>%.3f</td><td>%.2f</td><td>%.3f</td><td>%.2f</td>"
+                "<td class=\"l\">",
+                (unsigned long long)f->calls, (double)f->self * k,
+                all > 0 ? 100.0 * (double)f->self / all : 0.0, (double)f->total * k,
+                all > 0 ? 100.0 * (double)f->total / all : 0.0);
     char label[RD_LABEL_MAX];
     rd_label_human(m, fid, 0, label, sizeof label);
     esc(h, label);
@@ -305,9 +310,9 @@ static int put_top(html *h, const rd_fstat *fs)
         if (fs[f].calls || fs[f].self || fs[f].total) ids[n++] = f;
     qsort_r(ids, n, sizeof *ids, m->untimed ? cmp_calls : cmp_self, (void *)fs);
     fprintf(h->out, "<h2 id=\"top\">Top functions by %s</h2>\n<table class=\"top\">\n"
-                    "<tr><th>calls</th><th>self ms</th><th>self%%</th><th>total ms</th>"
-                    "<th>total%%</th><th class=\"l\">function</th></tr>\n",
-            m->untimed ? "calls (no time: a coverage run)" : "self time");
+                    "<tr><th>calls</th>%s<th class=\"l\">function</th></tr>\n",
+            m->untimed ? "calls (no time: a coverage run)" : "self time",
+            m->untimed ? "" : "<th>self ms</th><th>self%</th><th>total ms</th><th>total%</th>");
     for (uint32_t i = 0; i < n && i < TOP_FUNCS; i++)
         put_func_row(h, &fs[ids[i]], ids[i]);
     fputs("</table>\n", h->out);
@@ -336,7 +341,10 @@ static void put_file_row(html *h, uint32_t i, uint64_t ticks)
                 (unsigned long long)t.fns_hit, (unsigned long long)t.fns);
     else
         fputs("<td colspan=\"3\" class=\"l note\">executable lines unknown</td>", h->out);
-    fprintf(h->out, "<td>%.3f</td></tr>\n", (double)ticks * h->ms_per_tick);
+    if (h->m->untimed)
+        fputs("</tr>\n", h->out);
+    else
+        fprintf(h->out, "<td>%.3f</td></tr>\n", (double)ticks * h->ms_per_tick);
 }
 
 /* A cell shaded from white (cold) to orange-red (the hottest line). */
@@ -361,7 +369,8 @@ static void put_src_row(html *h, uint32_t line, const rd_cov_line *cl, const rd_
     if (tl) snprintf(ms, sizeof ms, "%.3f", (double)tl->ticks * h->ms_per_tick);
     fprintf(h->out, "<tr class=\"%s\"><td class=\"n\">%u</td>", cls, line);
     heat_cell(h, cl && h->max_hits ? (double)cl->hits / (double)h->max_hits : 0, hits);
-    heat_cell(h, tl && h->max_ticks ? (double)tl->ticks / (double)h->max_ticks : 0, ms);
+    if (!h->m->untimed)
+        heat_cell(h, tl && h->max_ticks ? (double)tl->ticks / (double)h->max_ticks : 0, ms);
     if (h->m->has_mem) {
         if (tl && tl->bytes) snprintf(bytes, sizeof bytes, "%llu", (unsigned long long)tl->bytes);
         heat_cell(h, tl && h->max_bytes ? (double)tl->bytes / (double)h->max_bytes : 0, bytes);
@@ -414,9 +423,9 @@ static void put_listing(html *h, uint32_t i, const rd_fline *tv, uint32_t nt)
         }
         fputs("; lines with data only</p>\n", h->out);
     }
-    fprintf(h->out, "<table class=\"src\">\n<tr><th>line</th><th>hits</th><th>ms</th>%s"
+    fprintf(h->out, "<table class=\"src\">\n<tr><th>line</th><th>hits</th>%s%s"
                     "<th class=\"l\">source</th></tr>\n",
-            h->m->has_mem ? "<th>bytes</th>" : "");
+            h->m->untimed ? "" : "<th>ms</th>", h->m->has_mem ? "<th>bytes</th>" : "");
     put_rows(h, f, tv, nt, text, len);
     fputs("</table>\n", h->out);
     free(text);
@@ -428,6 +437,10 @@ static void put_file_table(html *h, const rd_flines *fl)
         fputs("<h2 id=\"sources\">Sources</h2>\n<p class=\"note\">hits: the samples that "
               "saw the line; ms: time on the line itself. Lines by sample: no coverage, "
               "a line no sample saw may have run.</p>\n",
+              h->out);
+    else if (h->m->untimed)
+        fputs("<h2 id=\"sources\">Sources and coverage</h2>\n<p class=\"note\">hits: line "
+              "events; green: run, red: executable but never run.</p>\n",
               h->out);
     else
         fputs("<h2 id=\"sources\">Sources and coverage</h2>\n<p class=\"note\">hits: line "
@@ -447,9 +460,9 @@ static void put_file_table(html *h, const rd_flines *fl)
         esc(h, note);
         fputs("</p>\n", h->out);
     }
-    fputs("<table class=\"files\">\n<tr><th class=\"l\">file</th><th>lines hit</th><th>%</th>"
-          "<th>functions hit</th><th>ms</th></tr>\n",
-          h->out);
+    fprintf(h->out, "<table class=\"files\">\n<tr><th class=\"l\">file</th><th>lines hit</th>"
+                    "<th>%%</th><th>functions hit</th>%s</tr>\n",
+            h->m->untimed ? "" : "<th>ms</th>");
     uint64_t chunk_ticks = 0;
     uint32_t chunks = 0;
     for (uint32_t i = 0; i < h->cov->nf; i++) {
@@ -465,11 +478,13 @@ static void put_file_table(html *h, const rd_flines *fl)
             put_file_row(h, i, ticks);
         }
     }
+    char ms[48] = "";
+    if (!h->m->untimed)
+        snprintf(ms, sizeof ms, "<td>%.3f</td>", (double)chunk_ticks * h->ms_per_tick);
     if (chunks)
         fprintf(h->out, "<tr><td class=\"l\">%u chunk%s loaded from strings or named with "
                 "&apos;=&apos;</td><td colspan=\"3\" class=\"l note\">no source: their hit lines "
-                "are in coverage.txt</td><td>%.3f</td></tr>\n", chunks, chunks == 1 ? "" : "s",
-                (double)chunk_ticks * h->ms_per_tick);
+                "are in coverage.txt</td>%s</tr>\n", chunks, chunks == 1 ? "" : "s", ms);
     fputs("</table>\n", h->out);
 }
 

@@ -16,7 +16,10 @@ html.parser:
     coverage lines hit/total as coverage.lcov (LH/LF summed), the top
     function and its self time as profile.txt's first row;
   - `recorderd report S --format html -o F` writes a page with the same
-    summary.
+    summary;
+  - a coverage run (--coverage: no clock) has no time column in any table
+    (top functions, files, listings) and says nothing of ms: every cell
+    held 0.000.
 If chromium is installed, it also renders the page headless (--dump-dom)
 and the DOM must hold the flame graph and the tables; otherwise that part
 is skipped with a note.
@@ -246,6 +249,27 @@ def one(args, path, tmp, evil=False, extra=()):
     print('%s: %d bytes, top %s, %s' % (name, len(raw), top, check_chromium(page, tmp)))
 
 
+def coverage_run(args, tmp):
+    src = os.path.join(tmp, 'cov')
+    os.mkdir(src)
+    prog = os.path.join(src, 'cov.lua')
+    with open(prog, 'w') as f:
+        f.write('local function f(x)\n  if x then return 1 end\n  return 2\nend\nprint(f(true))\n')
+    outdir = os.path.join(tmp, 'out-cov')
+    os.mkdir(outdir)
+    run_ok([args.recorderd, 'run', '--quiet', '--coverage', '--out', outdir, '--',
+            args.lua, 'cov.lua'], src)
+    raw, p = parse(os.path.join(harness.find_session(outdir), 'report.html'))
+    heads = [row for _, row in p.rows if row and row[0] in ('calls', 'file', 'line')]
+    timecols = {'self ms', 'self%', 'total ms', 'total%', 'ms'}
+    check(len(heads) == 3 and not any(timecols & set(row) for row in heads) and
+          heads[0] == ['calls', 'function'], 'time columns in a coverage run: %r' % heads)
+    check('ms:' not in raw and '0.000' not in raw, 'a coverage run\'s page speaks of ms')
+    cov = [row for sec, row in p.rows if sec == 'top' and row and row[0].isdigit()]
+    check(cov and all(len(row) == 2 for row in cov), 'top rows: %r' % cov)
+    print('cov: no time columns in a coverage run')
+
+
 def main(argv):
     def body(args, tmp):
         src = os.path.join(tmp, 'src')
@@ -260,6 +284,7 @@ def main(argv):
         one(args, odd, tmp, extra=[os.fsdecode(b'\xff')])
         for prog in args.programs:
             one(args, os.path.abspath(prog), tmp)
+        coverage_run(args, tmp)
     return harness.program_main(argv, __doc__, 'luatrace-html-', body,
                                 (ValueError, KeyError, AttributeError, StopIteration), programs='*')
 
