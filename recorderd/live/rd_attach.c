@@ -316,10 +316,15 @@ static void on_wait(uv_timer_t *t)
                             "LuaJIT-compiled code)...\n", (int)a->o->pid);
     }
     if (waited >= a->o->timeout_ms) {
+        /* a server idle between requests (blocked in epoll) answers at its
+         * next one: say how to wait for it rather than leave 10 s the rule */
         fprintf(stderr, "recorderd: process %d did not answer within %u ms%s\n", (int)a->o->pid,
                 a->o->timeout_ms,
                 a->unsent ? " (the request could not be sent: its user's queue of pending "
-                            "signals stayed full, RLIMIT_SIGPENDING)" : "");
+                            "signals stayed full, RLIMIT_SIGPENDING)"
+                : a->o->dump ? ""
+                             : ": it ran no Lua meanwhile, and answers at its next Lua "
+                               "event; --timeout SECONDS waits longer");
         a->detaching = 1;
         close_all(a);
     }

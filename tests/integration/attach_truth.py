@@ -28,6 +28,10 @@ frames that were unwound, nothing past the detach). Cases:
               hook: it starts when the program removes it
   diedwaiting the process dies (in C) while an attach waits: recorderd says so
               at once, exit 1
+  idlewait    attach to a program idle in C (a server between requests)
+              that runs no Lua until --timeout: the failure says it answers
+              at its next Lua event and that --timeout waits longer (it
+              said only "did not answer within 1000 ms")
   conested    attach in a coroutine resumed by one that a coroutine called as
               a wrap function, resumed by main: the resumers' stacks in
               their order
@@ -913,6 +917,18 @@ def case_diedwaiting(c):
             r.wait()
     expect(r.returncode == 1 and b'process %d exited before it answered' % p.pid in err,
            'recorderd attach to a process that died: %d %r' % (r.returncode, err))
+
+
+def case_idlewait(c):
+    c.write('prog.lua', 'io.stdout:write("READY\\n") io.stdout:flush()\nio.read()\n')
+    p = start_dormant(c)
+    harness.wait_blocked(p.pid, 'the program')  # in read()
+    r = recorderd(c, 'attach', str(p.pid), '--duration', '1', '--timeout', '1', '--out', c.out)
+    want = (b'recorderd: process %d did not answer within 1000 ms: it ran no Lua meanwhile, '
+            b'and answers at its next Lua event; --timeout SECONDS waits longer\n' % p.pid)
+    expect(r.returncode == 1 and r.stderr.endswith(want),
+           'attach to an idle program: %d %r' % (r.returncode, r.stderr))
+    p.communicate(b'\n', timeout=30)
 
 
 def case_inc(c):
