@@ -725,6 +725,24 @@ static void make_cov(report_ctx *r, rd_cov *cov, const char *cwd)
     r->rr.cov = cov;
 }
 
+/* The coverage in one line for the summary, when coverage.lcov was
+ * written: a --coverage run's summary listed calls only, and the figure
+ * its user ran it for was in the files alone. */
+static void say_coverage(rd_session *s, const report_ctx *r, const rd_cov *cov)
+{
+    s->cov_said[0] = 0;
+    for (unsigned i = 0; i < rd_nformats; i++) {
+        if (strcmp(rd_formats[i].name, "lcov") || left_out(r, i) || r->err[i] || !r->rr.cov)
+            continue;
+        rd_cov_total t = rd_cov_total_of(cov);
+        snprintf(s->cov_said, sizeof s->cov_said,
+                 "coverage: %llu of %llu lines (%.2f%%), %llu of %llu functions (%s)",
+                 (unsigned long long)t.hit, (unsigned long long)t.lines,
+                 t.lines ? 100.0 * (double)t.hit / (double)t.lines : 0.0,
+                 (unsigned long long)t.fns_hit, (unsigned long long)t.fns, rd_formats[i].file);
+    }
+}
+
 /* Every report asked for, then session.json. When the disk is full, a
  * trace it cut is given up for the reports that did not fit, and they are
  * tried again. */
@@ -752,6 +770,7 @@ static void write_all(rd_session *s, const char *cwd)
     }
     write_session_json(&r, own);
     rd_progress_clear(&r.progress);
+    say_coverage(s, &r, &cov);
     if (r.cut[0]) { /* with --quiet too: a report is not what it seems */
         char shown[sizeof r.cut + 128];
         fprintf(stderr, "luatrace: %s: %s\n", rd_printable(s->name, shown, sizeof shown), r.cut);
@@ -763,9 +782,11 @@ static void write_all(rd_session *s, const char *cwd)
  * its trace ended early, and where the previous run's reports went (prev:
  * NULL or "" for none). */
 static void rd_session_summary(const rd_model *m, const char *dir, const char *prev,
-                               int cut_short, FILE *out)
+                               int cut_short, const char *cov, FILE *out)
 {
     rd_report_summary(m, dir, out);
+    if (cov[0])
+        fprintf(out, "%s\n", cov);
     if (cut_short)
         fprintf(out, "luatrace: %s\n", RD_REPORT_CUT_SHORT);
     char shown[PATH_MAX];
@@ -846,7 +867,7 @@ static void drainer(void *arg)
     if (!s->opts->no_files)
         write_all(s, cwd);
     if (s->summary) {
-        rd_session_summary(&s->m, s->dir, s->prev, s->truncated, stderr);
+        rd_session_summary(&s->m, s->dir, s->prev, s->truncated, s->cov_said, stderr);
         waited_note(s, stderr);
     }
     atomic_store_explicit(&s->done, 1, memory_order_release);

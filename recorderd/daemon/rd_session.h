@@ -72,6 +72,8 @@ typedef struct rd_session {
     const char *const *backends;
     unsigned nbackends;
     int truncated;
+    /* the summary's coverage line once coverage.lcov is written, or "" */
+    char cov_said[160];
     int ring_lost; /* the mapping faulted: never touch the ring again */
     rd_tracefile trace;
     int trace_removed; /* the partial trace was deleted to make room for reports */

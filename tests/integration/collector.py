@@ -1739,7 +1739,9 @@ def case_summary(c):
     session.json), the top 10 functions by self time (profile.txt's first
     rows, those with self time), and the report.html to open, relative to
     our working directory (--out given whole). It was two 20-row tables
-    and the session directory, no page named."""
+    and the session directory, no page named. A run that counts every line
+    says its coverage after it, as coverage.lcov has it (a --coverage run
+    listed calls only: its coverage was in the files alone)."""
     prog = c.write('summary.lua', ''.join('local function f%d() return %d end\n' % (i, i)
                                           for i in range(14)) +
                    'for i = 1, 50 do %s end\n' % ' '.join('f%d()' % i for i in range(14)))
@@ -1763,7 +1765,19 @@ def case_summary(c):
     expect([m.groups() for m in rows] == want,
            'summary rows %r, profile.txt %r' % ([m.groups() for m in rows], want))
     page = os.path.join(os.path.relpath(c.out, c.tmp), 'summary', 'report.html')
-    expect(lines[12:] == ['open: ' + page, ''], 'after the table: %r' % lines[12:])
+    # every line counted (exact time): the coverage of coverage.lcov in a line
+    sums = {}
+    for l in open(os.path.join(session, 'coverage.lcov')):
+        key, _, v = l.strip().partition(':')
+        if key in ('LF', 'LH', 'FNF', 'FNH'):
+            sums[key] = sums.get(key, 0) + int(v)
+    cov = 'coverage: %d of %d lines (%.2f%%), %d of %d functions (coverage.lcov)' % (
+        sums['LH'], sums['LF'], 100.0 * sums['LH'] / sums['LF'], sums['FNH'], sums['FNF'])
+    expect(lines[12:] == ['open: ' + page, cov, ''], 'after the table: %r' % lines[12:])
+    r = run([c.args.recorderd, 'run', '--coverage', '--out', c.out, '--', c.args.lua, prog],
+            c.tmp, c.env())
+    expect(r.status == 0 and ('\nopen: %s\n%s\nprevious run: ' % (page, cov)) in r.err.decode(),
+           '--coverage: %d %r' % (r.status, r.err))
     expect(os.path.isfile(os.path.join(c.tmp, page)), 'no %s' % page)
 
 
