@@ -782,6 +782,9 @@ static int command(int argc, char **argv)
     }
     if (!strcmp(c, "--help") || !strcmp(c, "-h"))
         return rd_help_usage(stdout), 0;
+    /* git's and go's habit: `recorderd help` was "did you mean heap?" */
+    if (!strcmp(c, "help"))
+        return argc > 2 ? rd_help(argv[2], stdout) : (rd_help_usage(stdout), 0);
     const char *meant = rd_help_closest(c); /* one line, not the whole usage */
     char shown[128];
     rd_printable(c, shown, sizeof shown);

@@ -8,7 +8,9 @@ doc/commands.md gives.
 Cases:
   usage       recorderd --help says what each command is for, in a line
               under its synopsis; a mistyped command is one line naming
-              the command meant (it printed the whole usage), exit 2
+              the command meant (it printed the whole usage), exit 2;
+              recorderd help [CMD] is --help, or CMD --help (help was
+              "did you mean heap?")
   runnodash   run without "--", the command first (run lua5.1 app.lua): the
               program runs traced (it ran nothing, exit 0, before)
   runscript   run -- app.lua (lua5.1 forgotten): a script not on PATH or not
@@ -157,6 +159,17 @@ def case_usage(c):
         r = run([rd] + argv, c.tmp, c.env())
         expect(r.status == 2 and r.err.decode() == 'recorderd: unknown command %s\n' % said,
                '%s: %d %r' % (argv, r.status, r.err))
+    # help, as git and go take it: the usage, or a command's --help (it
+    # said "did you mean heap?")
+    r = run([rd, 'help'], c.tmp, c.env())
+    expect(r.status == 0 and r.out == run([rd, '--help'], c.tmp, c.env()).out and not r.err,
+           'help: %d %r %r' % (r.status, r.out[:80], r.err))
+    r = run([rd, 'help', 'attach'], c.tmp, c.env())
+    expect(r.status == 0 and r.out == run([rd, 'attach', '--help'], c.tmp, c.env()).out,
+           'help attach: %d %r %r' % (r.status, r.out[:80], r.err))
+    r = run([rd, 'help', 'bogus'], c.tmp, c.env())
+    expect(r.status == 2 and r.err.startswith(b'usage: recorderd COMMAND'),
+           'help bogus: %d %r' % (r.status, r.err[:80]))
     # an option without its value names the command whose help to read
     for argv in (['run', '-o'], ['report', 'x', '-f'], ['listen', '--socket'],
                  ['--listen', '--socket']):
