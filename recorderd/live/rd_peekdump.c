@@ -214,7 +214,7 @@ static int none(pid_t pid, rd_peek_stop *stop)
     rd_peek_cmdline(pid, cmd, sizeof cmd);
     fprintf(stderr,
             "recorderd: process %d has no Lua 5.1 state that recorderd can find "
-            "(not Lua 5.1, or not yet started): %s\n",
+            "(not a Lua 5.1 or 5.4 program, or its Lua not started yet): %s\n",
             (int)pid, cmd);
     return 1;
 }

@@ -581,7 +581,7 @@ static int find_state(rec *r, char *err, size_t cap)
         return rd_peek_refusal_msg(r->o->pid, n, err, cap), n;
     if (!n) {
         snprintf(err, cap, "process %d has no Lua 5.1 state that recorderd can find "
-                           "(not Lua 5.1, or not yet started)", (int)r->o->pid);
+                           "(not a Lua 5.1 or 5.4 program, or its Lua not started yet)", (int)r->o->pid);
         return -ENOEXEC;
     }
     r->L = found[0];

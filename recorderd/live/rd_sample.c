@@ -372,7 +372,7 @@ int rd_sample_top(const rd_sample_opts *o)
         rc = rd_peek_refusal(o->pid, e);
     else if (!n)
         fprintf(stderr, "recorderd: process %d has no Lua 5.1 state that recorderd can find "
-                        "(not Lua 5.1, or not yet started): %s\n", (int)o->pid, shown);
+                        "(not a Lua 5.1 or 5.4 program, or its Lua not started yet): %s\n", (int)o->pid, shown);
     else {
         sm.L = found[0];
         lr_sr_find_specials(sm.d, sm.L);

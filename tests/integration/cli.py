@@ -111,6 +111,9 @@ Cases:
               command to type, lua5.1 and the script's path as found on
               PATH (it said only that nothing was traced); a script run
               by lua5.1 is traced, with no such line
+  notlua      dump, top and record of a process that runs no Lua (sleep):
+              "not a Lua 5.1 or 5.4 program" (it said "not Lua 5.1", as
+              if 5.4 were not read), exit 1
   otheruser   record and top of another user's process (as nobody, of a
               root lua5.1; root only): "belongs to uid 0", not the long
               ptrace_scope advice
@@ -782,6 +785,22 @@ def case_shebang(c):
     r = run([c.args.recorderd, 'run', '-q', '--out', c.out, '--', 'runner51'], c.tmp, env)
     expect(r.status == 0 and r.out == b'ran\n' and b'#!' not in r.err,
            'run -- runner51: %d %r %r' % (r.status, r.out, r.err))
+
+
+def case_notlua(c):
+    p = subprocess.Popen(['sleep', '60'], cwd=c.tmp, start_new_session=True)
+    try:
+        for cmd in (['dump', str(p.pid)], ['top', str(p.pid), '-d', '1'],
+                    ['record', str(p.pid), '-d', '1', '-o', c.out]):
+            r = run([c.args.recorderd] + cmd, c.tmp, c.env())
+            err = r.err.decode()
+            expect(r.status == 1 and ('process %d has no Lua 5.1 state that recorderd can find '
+                                      '(not a Lua 5.1 or 5.4 program, or its Lua not started '
+                                      'yet)' % p.pid) in err,
+                   '%s: %d %r' % (cmd, r.status, err))
+    finally:
+        p.kill()
+        p.wait()
 
 
 def case_otheruser(c):
