@@ -11,6 +11,7 @@
 #include "rd_help.h"
 #include "rd_luabk.h"
 #include "rd_session.h"
+#include "rd_util.h"
 
 static const char *rd_cli_cmd = ""; /* the command, for messages */
 
@@ -217,6 +218,24 @@ static int pattern_opt(const char *cmd, int argc, char **argv, int *i, rd_cov_op
     (incl ? rd_cli_include : rd_cli_exclude)[(*n)++] = v;
     co->include = rd_cli_include;
     co->exclude = rd_cli_exclude;
+    return 1;
+}
+
+int rd_cli_expanded_pattern(const char *cmd, char **argv, int i)
+{
+    if (i < 2 || (strcmp(argv[i - 2], "--include") && strcmp(argv[i - 2], "--exclude")))
+        return 0;
+    const char *v = argv[i - 1], *a = argv[i];
+    const char *vs = strrchr(v, '/'), *as = strrchr(a, '/');
+    /* a pattern given quoted keeps its '*': a session directory after it is one */
+    if (!vs || !as || vs - v != as - a || strncmp(v, a, (size_t)(vs - v)) || strpbrk(v, "*?["))
+        return 0;
+    char sa[256], sv[256];
+    rd_printable(a, sa, sizeof sa);
+    rd_printable(v, sv, sizeof sv);
+    fprintf(stderr, "recorderd %s: %s after %s %s: the shell expanded a pattern; quote it "
+                    "(%s '%.*s/*')\n",
+            cmd, sa, argv[i - 2], sv, argv[i - 2], (int)(vs - v), sv);
     return 1;
 }
 

@@ -24,6 +24,12 @@ int rd_cli_is_help(const char *a);
 /* Exit status 2, naming what was not understood. */
 int rd_cli_unknown(const char *cmd, const char *a);
 
+/* An unquoted --include or --exclude pattern (/usr/ then a star) that the shell
+ * expanded: its second path, argv[i], would be taken for run's command or
+ * report's second trace. When argv[i] follows the value of one of them in
+ * the same directory, says to quote it and returns 1; else 0. */
+int rd_cli_expanded_pattern(const char *cmd, char **argv, int i);
+
 /* --backend SPEC, repeatable (run, listen, serve, attach, report). */
 extern const char *rd_cli_backends[RD_MAX_BACKENDS];
 extern unsigned rd_cli_nbackends;

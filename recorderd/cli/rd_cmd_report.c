@@ -72,6 +72,8 @@ static int report_arg(int argc, char **argv, int *i, report_opts *o)
         return o->help = 1, -1;
     if (!strcmp(a, "--merge"))
         o->merge = 1;
+    else if (a[0] != '-' && rd_cli_expanded_pattern("report", argv, *i))
+        return -1;
     else if (a[0] != '-')
         o->inputs[o->ninputs++] = a;
     else

@@ -137,6 +137,8 @@ static int parse_run(int argc, char **argv, rd_run_opts *o, rd_session_opts *so)
             continue;
         else if (rd_cli_is_help(a))
             return -rd_help("run", stdout);
+        else if (a[0] != '-' && rd_cli_expanded_pattern("run", argv, i))
+            return -2;
         else if (a[0] != '-')
             break; /* the command, without "--" */
         else

@@ -114,6 +114,11 @@ Cases:
   notlua      dump, top and record of a process that runs no Lua (sleep):
               "not a Lua 5.1 or 5.4 program" (it said "not Lua 5.1", as
               if 5.4 were not read), exit 1
+  globbed     run and report with --exclude /usr/* unquoted, which the shell
+              expands (--exclude /usr/bin /usr/etc ...): exit 2, saying to
+              quote the pattern (run ran /usr/etc: "permission denied",
+              127; report said "several traces given: add --merge"); the
+              quoted pattern as before
   otheruser   record and top of another user's process (as nobody, of a
               root lua5.1; root only): "belongs to uid 0", not the long
               ptrace_scope advice
@@ -801,6 +806,27 @@ def case_notlua(c):
     finally:
         p.kill()
         p.wait()
+
+
+def case_globbed(c):
+    prog = c.write('app.lua', 'print("ran")\n')
+    said = ("recorderd %s: /usr/etc after --exclude /usr/bin: the shell expanded a pattern; "
+            "quote it (--exclude '/usr/*')\n")
+    glob = ['--exclude', '/usr/bin', '/usr/etc', '/usr/lib']
+    r = run([c.args.recorderd, 'run', '-q', '--coverage', '--out', c.out] + glob +
+            ['--', c.args.lua, prog], c.tmp, c.env())
+    expect(r.status == 2 and r.out == b'' and r.err == (said % 'run').encode(),
+           'run: %d %r %r' % (r.status, r.out, r.err))
+    r = run([c.args.recorderd, 'run', '-q', '--coverage', '--out', c.out, '--exclude', '/usr/*',
+             '--', c.args.lua, prog], c.tmp, c.env())
+    expect(r.status == 0 and r.out == b'ran\n', 'run, quoted: %d %r' % (r.status, r.err))
+    session = c.session('app')
+    r = run([c.args.recorderd, 'report', session, '-f', 'lcov'] + glob, c.tmp, c.env())
+    expect(r.status == 2 and r.err == (said % 'report').encode(),
+           'report: %d %r' % (r.status, r.err))
+    r = run([c.args.recorderd, 'report', '--exclude', '/usr/*', session, '-f', 'lcov'], c.tmp,
+            c.env())
+    expect(r.status == 0 and b'SF:app.lua' in r.out, 'report, quoted: %d %r' % (r.status, r.err))
 
 
 def case_otheruser(c):
