@@ -315,6 +315,16 @@ static void on_wait(uv_timer_t *t)
                             "threads with the program's own debug hook, or running "
                             "LuaJIT-compiled code)...\n", (int)a->o->pid);
     }
+    if (a->o->keys && a->o->duration_ms && waited >= a->o->duration_ms &&
+        waited < a->o->timeout_ms) {
+        /* top -d 3 is a view of 3 s: it waited out --timeout (10 s) */
+        fprintf(stderr, "recorderd: process %d ran no Lua in the %.1f s of --duration: nothing "
+                        "to show (it answers at its next Lua event)\n",
+                (int)a->o->pid, a->o->duration_ms / 1000.0);
+        a->detaching = 1;
+        close_all(a);
+        return;
+    }
     if (waited >= a->o->timeout_ms) {
         /* a server idle between requests (blocked in epoll) answers at its
          * next one: say how to wait for it rather than leave 10 s the rule */

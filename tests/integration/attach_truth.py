@@ -31,7 +31,8 @@ frames that were unwound, nothing past the detach). Cases:
   idlewait    attach to a program idle in C (a server between requests)
               that runs no Lua until --timeout: the failure says it answers
               at its next Lua event and that --timeout waits longer (it
-              said only "did not answer within 1000 ms")
+              said only "did not answer within 1000 ms"); top -d 1 of it
+              ends after its second, saying so (it waited out --timeout)
   conested    attach in a coroutine resumed by one that a coroutine called as
               a wrap function, resumed by main: the resumers' stacks in
               their order
@@ -928,6 +929,13 @@ def case_idlewait(c):
             b'and answers at its next Lua event; --timeout SECONDS waits longer\n' % p.pid)
     expect(r.returncode == 1 and r.stderr.endswith(want),
            'attach to an idle program: %d %r' % (r.returncode, r.stderr))
+    t0 = time.monotonic()
+    r = recorderd(c, 'top', str(p.pid), '--duration', '1', '--timeout', '20')
+    took = time.monotonic() - t0
+    want = (b'recorderd: process %d ran no Lua in the 1.0 s of --duration: nothing to show '
+            b'(it answers at its next Lua event)\n' % p.pid)
+    expect(r.returncode == 1 and r.stderr.endswith(want) and took < 10,
+           'top -d 1 of an idle program: %d after %.1f s %r' % (r.returncode, took, r.stderr))
     p.communicate(b'\n', timeout=30)
 
 
