@@ -54,6 +54,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "co_clock.h"
@@ -325,10 +326,36 @@ static void dump_now(void)
     errno = saved;
 }
 
-/* The handler on the thread that runs Lua: it walks, or reads the stack. */
-static void on_lua_thread(int v)
+/* Whether the signal came while the thread waited in a system call (x86-64:
+ * the instruction before its pc is syscall), outside any hook and
+ * allocation of ours (sampled time marks the hook's whole run): no record
+ * is half written then. */
+static int idle_in_syscall(const co_state *s, const void *ctx)
+{
+#if defined(__x86_64__)
+    const ucontext_t *u = ctx;
+    const uint8_t *pc = (const uint8_t *)u->uc_mcontext.gregs[REG_RIP];
+    /* at it: a call the kernel restarts (SA_RESTART) is rewound to it */
+    return s->tick_on && !co_tick_in && !co_mem_in && pc &&
+           ((pc[-2] == 0x0f && pc[-1] == 0x05) || (pc[0] == 0x0f && pc[1] == 0x05));
+#else
+    (void)s, (void)ctx;
+    return 0;
+#endif
+}
+
+/* The handler on the thread that runs Lua: it walks, or reads the stack.
+ * A detach or a flush asked of a process waiting in C (a server between
+ * requests) publishes the records so far at once: else those since the
+ * last LT_RING_BATCH bytes waited for its next Lua event, and a detach
+ * ended its session after recorderd's grace with none of them (attach -d
+ * of a server that served a request, then waited). */
+static void on_lua_thread(int v, const void *ctx)
 {
     co_state *s = co_module_state();
+    if ((v == LT_ATTACH_DETACH || v == LT_ATTACH_FLUSH) && s->active && s->ring.hdr &&
+        s->attached && idle_in_syscall(s, ctx))
+        lt_ring_publish(&s->ring);
     if (v == LT_ATTACH_DETACH) {
         /* the control word is read on the slow path: the next event takes
          * it (as after a drop; co_out_hot_slow sets slow_at again). Where
@@ -385,7 +412,6 @@ static void elsewhere(int sig, siginfo_t *si, int v)
 
 static void on_signal(int sig, siginfo_t *si, void *ctx)
 {
-    (void)ctx;
     int v = si->si_code == SI_QUEUE ? si->si_value.sival_int : 0;
     if (v != LT_ATTACH_TRACE && v != LT_ATTACH_DUMP && v != LT_ATTACH_DUMP_NOW &&
         v != LT_ATTACH_DETACH && v != LT_ATTACH_FLUSH)
@@ -393,7 +419,7 @@ static void on_signal(int sig, siginfo_t *si, void *ctx)
     __atomic_add_fetch(&g_in_handler, 1, __ATOMIC_SEQ_CST);
     if (!__atomic_load_n(&g_closing, __ATOMIC_SEQ_CST)) { /* else too late */
         if (g_lua_tid == self_tid())
-            on_lua_thread(v);
+            on_lua_thread(v, ctx);
         else
             elsewhere(sig, si, v);
     }

@@ -110,7 +110,8 @@ static const cmd_help helps[] = {
      "Time is run's: a CPU-time timer and lines by sample (coverage, --memory count\n"
      "every line; LuaJIT keeps each event's clock, its calibration's).",
      1,
-     {{"-d, --duration SECONDS", "how long to trace (default: until Ctrl-C)"},
+     {{"-d, --duration SECONDS", "how long to trace from now, a wait for the process's first "
+                                 "Lua event included (default: until Ctrl-C)"},
       OUT,
       FORMAT,
       COVERAGE,

@@ -582,10 +582,18 @@ static int cmd_attach(int argc, char **argv, const char *what)
     rd_attach_opts o = {.timeout_ms = 10000, .grace_ms = 5000, .hz = 100};
     int dump = !strcmp(what, "dump"), top = !strcmp(what, "top");
     o.so = (rd_session_opts){.out = "luatrace-out", .summary = !dump && !top};
+    int timeout_given = 0;
     for (int i = 0; i < argc; i++) {
+        timeout_given |= !strcmp(argv[i], "--timeout");
         int e = attach_arg(what, !dump && !top, argc, argv, &i, &o);
         if (e)
             return e < 0 ? rd_help(what, stdout) : e;
+    }
+    /* attach -d 30 of a server idle between requests: 30 s from now, its
+     * first request waited for in them (not --timeout's 10 s) */
+    if (!dump && !top && o.duration_ms && !timeout_given) {
+        o.window = 1;
+        o.timeout_ms = o.duration_ms;
     }
     if (!o.pid)
         return fprintf(stderr, "recorderd %s: give the process id\n", what), 2;

@@ -267,13 +267,24 @@ static int readable(pid_t pid, char state)
     return v54;
 }
 
+/* The stop timer's ms once the process answered: the duration, or what is
+ * left of its window (at least 1 ms: an answer in its last moment is
+ * traced, briefly). */
+static uint64_t window_left(const attach_ctx *a)
+{
+    uint64_t waited = (rd_now_ns() - a->t_signal) / 1000000ull;
+    if (!a->o->window)
+        return a->o->duration_ms;
+    return waited < a->o->duration_ms ? a->o->duration_ms - waited : 1;
+}
+
 /* Until the process answers: say why nothing happens, give up at last. */
 static void on_wait(uv_timer_t *t)
 {
     attach_ctx *a = t->data;
     if (a->srv.nstarted) {
         if (!a->started && a->o->duration_ms)
-            uv_timer_start(&a->stop_timer, on_stop_timer, a->o->duration_ms, 0);
+            uv_timer_start(&a->stop_timer, on_stop_timer, window_left(a), 0);
         if (!a->started && a->o->keys)
             uv_timer_start(&a->flush_timer, on_flush, 1000, 1000);
         a->started = 1;
@@ -315,12 +326,13 @@ static void on_wait(uv_timer_t *t)
                             "threads with the program's own debug hook, or running "
                             "LuaJIT-compiled code)...\n", (int)a->o->pid);
     }
-    if (a->o->keys && a->o->duration_ms && waited >= a->o->duration_ms &&
-        waited < a->o->timeout_ms) {
-        /* top -d 3 is a view of 3 s: it waited out --timeout (10 s) */
+    if (a->o->duration_ms && waited >= a->o->duration_ms &&
+        ((a->o->keys && waited < a->o->timeout_ms) || a->o->window)) {
+        /* top -d 3 is a view of 3 s: it waited out --timeout (10 s); attach
+         * -d 30 of a server idle between requests watches for 30 s */
         fprintf(stderr, "recorderd: process %d ran no Lua in the %.1f s of --duration: nothing "
-                        "to show (it answers at its next Lua event)\n",
-                (int)a->o->pid, a->o->duration_ms / 1000.0);
+                        "to %s (it answers at its next Lua event)\n",
+                (int)a->o->pid, a->o->duration_ms / 1000.0, a->o->keys ? "show" : "trace");
         a->detaching = 1;
         close_all(a);
         return;

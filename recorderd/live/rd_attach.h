@@ -13,6 +13,8 @@ typedef struct rd_attach_opts {
     pid_t pid;
     unsigned duration_ms; /* 0: until Ctrl-C (or q) */
     unsigned timeout_ms;  /* give up if the process does not answer */
+    int window;           /* attach -d without --timeout: the duration is the whole
+                             window from the request, the wait for an answer in it */
     unsigned grace_ms;    /* after a detach request, before giving up */
     int dump;             /* ask for the stacks only */
     int keys;             /* q on a terminal detaches (top) */

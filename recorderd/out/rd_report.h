@@ -59,8 +59,8 @@ int rd_report_memory(const rd_model *m, unsigned top, FILE *out);
  * process killed, its ring lost): said where people look, not only in
  * session.json's status. */
 #define RD_REPORT_CUT_SHORT                                                                       \
-    "INCOMPLETE: the trace ended early (the process was killed or exec'd another program, or " \
-    "its trace broke off): "                                                                     \
+    "INCOMPLETE: the trace ended early (the process was killed or exec'd another program, "    \
+    "waited in C past an attach's end, or its trace broke off): "                               \
     "these are its events until then"
 
 /* cut_short: the trace ended early (RD_REPORT_CUT_SHORT after the head). */

@@ -939,6 +939,45 @@ def case_idlewait(c):
     p.communicate(b'\n', timeout=30)
 
 
+WINDOW = '''
+local function work(i) return i * 2 end
+io.stdout:write("READY\\n") io.stdout:flush()
+io.read()
+for i = 1, 100 do work(i) end
+io.read()
+'''
+
+
+def case_window(c):
+    """attach -d of a server idle between requests watches for the whole
+    duration from the command, the wait for its first Lua event included
+    (it gave up at --timeout's 10 s, though the operator asked for 14): a
+    program idle for 11 s, then 100 calls, is traced with them, exit 0.
+    One idle for the whole window ends with 'ran no Lua in the 2.0 s of
+    --duration', exit 1."""
+    c.write('prog.lua', WINDOW)
+    p = start_dormant(c)
+    harness.wait_blocked(p.pid, 'the program')  # in read()
+    r = recorderd(c, 'attach', str(p.pid), '-d', '2', '-q', '--out', c.out)
+    want = (b'recorderd: process %d ran no Lua in the 2.0 s of --duration: nothing to trace '
+            b'(it answers at its next Lua event)\n' % p.pid)
+    expect(r.returncode == 1 and r.stderr.endswith(want),
+           'attach -d 2 of an idle program: %d %r' % (r.returncode, r.stderr))
+    a = subprocess.Popen([c.args.recorderd, 'attach', str(p.pid), '-d', '14', '-q', '--out',
+                          c.out], cwd=c.tmp, env=base_env(), stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(a)
+    time.sleep(11)  # past --timeout's default: the window is the duration
+    p.stdin.write(b'\n')
+    p.stdin.flush()
+    _, err = a.communicate(timeout=60)
+    expect(a.returncode == 0, 'attach -d 14: exit %d %r' % (a.returncode, err))
+    calls = c.folded(c.session('attach.%d' % p.pid), 'calls')
+    got = sum(n for k, n in calls.items() if k.endswith('work@prog.lua:2'))
+    expect(got == 100, 'work calls in the window: %d (%s) %r' % (got, calls, err))
+    p.communicate(b'\n', timeout=30)
+
+
 def case_inc(c):
     p = start(c, INC)
     harness.wait_blocked(p.pid, 'the program')  # inside os.execute("sleep 1")
