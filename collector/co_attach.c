@@ -335,9 +335,14 @@ static int idle_in_syscall(const co_state *s, const void *ctx)
 #if defined(__x86_64__)
     const ucontext_t *u = ctx;
     const uint8_t *pc = (const uint8_t *)u->uc_mcontext.gregs[REG_RIP];
-    /* at it: a call the kernel restarts (SA_RESTART) is rewound to it */
-    return s->tick_on && !co_tick_in && !co_mem_in && pc &&
-           ((pc[-2] == 0x0f && pc[-1] == 0x05) || (pc[0] == 0x0f && pc[1] == 0x05));
+    if (!s->tick_on || co_tick_in || co_mem_in || !pc)
+        return 0;
+    /* at it: a call the kernel restarts (SA_RESTART) is rewound to it. Only
+     * bytes of pc's own page are read (it is mapped; its neighbours, at
+     * the edge of LuaJIT's machine code say, may not be) */
+    uintptr_t in = (uintptr_t)pc & 4095;
+    return (in >= 2 && pc[-2] == 0x0f && pc[-1] == 0x05) ||
+           (in <= 4094 && pc[0] == 0x0f && pc[1] == 0x05);
 #else
     (void)s, (void)ctx;
     return 0;
