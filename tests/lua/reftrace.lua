@@ -236,6 +236,20 @@ local function wrap_remembered(st, p, f, key, place)
   return key, place
 end
 
+-- LuaJIT's FFI makes every call of a C function (ffi.C.qsort(...), a
+-- callback's caller) through one function, the cdata metatable's __call;
+-- the collector names it "ffi C call" (doc/tracing.md), as the call site
+-- would name only its first use: a C frame at level (label_of's caller's)
+-- whose first argument is a cdata with f as its __call.
+local getmetatable_raw = debug.getmetatable
+local function ffi_call(f, level)
+  if not ONE_HOOK or not level then return false end
+  local _, a = getlocal(level + 2, 1)  -- past label_of and this function
+  if type(a) ~= "cdata" then return false end
+  local mt = getmetatable_raw(a)
+  return type(mt) == "table" and rawequal(rawget(mt, "__call"), f)
+end
+
 -- The names Lua gives any function a generic for calls (5.1, LuaJIT).
 local FOR_SITE = {["(for generator)"] = true, ["for iterator"] = true}
 
@@ -281,7 +295,8 @@ local function label_of(info, level, st, p)
     -- Lua 5.1 names a call through a variable key "?": no name either
     local site = info.name ~= "" and info.name ~= "?" and info.name or nil
     if place and site and FOR_SITE[site] then site = nil end
-    name = global_name(f) or (what == "C" and c_name(f)) or site or place
+    name = (what == "C" and ffi_call(f, level) and "ffi C call") or global_name(f)
+      or (what == "C" and c_name(f)) or site or place
       or (what == "C" and cmod(f)) or "function"
     if arg then name = name .. ' "' .. arg .. '"' end
   end
