@@ -6,7 +6,9 @@
 -- recursing in C between the calls); a callback called from Lua through
 -- its pointer; cb:set swapping the Lua function behind one pointer; qsort
 -- run inside a coroutine whose comparator resumes another coroutine; a
--- comparator that tries to yield (refused across the C call).
+-- comparator that tries to yield (refused across the C call); errors
+-- raised in callbacks unwinding through libc's frames, caught by pcall
+-- outside them or ending a coroutine.
 
 local ffi = require "ffi"
 
@@ -162,7 +164,36 @@ local yco = coroutine.create(function()
 end)
 print("yield refused", coroutine.resume(yco))
 
-for _, cb in ipairs({ asc_cb, desc_cb, odd_cb, digit_cb, outer_cb, tree_cmp, walk_cb,
+-- errors raised in callbacks unwind through qsort's C frames (LuaJIT
+-- unwinds C code with unwind tables): caught by pcall around the C call,
+-- a table error, an error two callbacks deep, one killing a coroutine
+local fails = 0
+local fail_cb = ffi.cast("cmp_fn", function(pa, pb)
+  fails = fails + 1
+  if fails % 5 == 0 then error("comparison " .. fails) end
+  return compare(ival(pa), ival(pb))
+end)
+local tfail_cb = ffi.cast("cmp_fn", function(pa, pb)
+  local a, b = ival(pa), ival(pb)
+  if a == 4 or b == 4 then error({ bad = a + b }) end
+  return compare(a, b)
+end)
+print("fail 1", pcall(sorted, { 5, 1, 4, 2, 3, 9 }, fail_cb))
+print("fail 2", pcall(function() return sorted({ 8, 6, 7, 5, 3, 0, 9 }, fail_cb) end))
+local okt, et = pcall(sorted, { 9, 4, 1, 7 }, tfail_cb)
+print("table error", okt, type(et) == "table" and et.bad)
+local deep_cb = ffi.cast("cmp_fn", function(pa, pb)
+  local inner = sorted({ ival(pa), ival(pb), 4 }, tfail_cb)
+  return compare(inner[1], inner[2])
+end)
+local okd, ed = pcall(sorted, { 3, 2, 1 }, deep_cb)
+print("two deep", okd, type(ed) == "table" and ed.bad)
+local dying = coroutine.create(function() return sorted({ 4, 3, 2, 1 }, tfail_cb) end)
+local okc, ec = coroutine.resume(dying)
+print("coroutine dies", okc, type(ec) == "table" and ec.bad, coroutine.status(dying))
+print("after errors", table.concat((sorted({ 3, 1, 2 }, asc_cb)), " "))
+
+for _, cb in ipairs({ fail_cb, tfail_cb, deep_cb, asc_cb, desc_cb, odd_cb, digit_cb, outer_cb, tree_cmp, walk_cb,
                       swap_cb, co_cb, y_cb }) do
   cb:free()
 end
