@@ -8,7 +8,8 @@
 -- run inside a coroutine whose comparator resumes another coroutine; a
 -- comparator that tries to yield (refused across the C call); errors
 -- raised in callbacks unwinding through libc's frames, caught by pcall
--- outside them or ending a coroutine.
+-- outside them or ending a coroutine; a comparator resuming a generator
+-- that sorts with another callback on its own coroutine.
 
 local ffi = require "ffi"
 
@@ -193,7 +194,32 @@ local okc, ec = coroutine.resume(dying)
 print("coroutine dies", okc, type(ec) == "table" and ec.bad, coroutine.status(dying))
 print("after errors", table.concat((sorted({ 3, 1, 2 }, asc_cb)), " "))
 
-for _, cb in ipairs({ fail_cb, tfail_cb, deep_cb, asc_cb, desc_cb, odd_cb, digit_cb, outer_cb, tree_cmp, walk_cb,
+-- a comparator resuming a wrap generator that runs qsort with another
+-- callback on its own coroutine: callbacks of two threads interleaved,
+-- from the main thread and from a coroutine suspended between sorts
+local inner_cb = ffi.cast("cmp_fn", function(pa, pb) return compare(ival(pb), ival(pa)) end)
+local sorter = coroutine.wrap(function()
+  local k = 0
+  while true do
+    k = k + 1
+    coroutine.yield(sorted({ k, 3, 1, 2 }, inner_cb)[1])
+  end
+end)
+local cross_cb = ffi.cast("cmp_fn", function(pa, pb)
+  sorter()
+  return compare(ival(pa), ival(pb))
+end)
+print("cross", table.concat((sorted({ 5, 2, 4, 1 }, cross_cb)), " "))
+local xco = coroutine.create(function()
+  local r = sorted({ 9, 7, 8 }, cross_cb)
+  coroutine.yield(table.concat(r, " "))
+  return table.concat((sorted({ 6, 4 }, cross_cb)), " ")
+end)
+print("cross co", coroutine.resume(xco))
+print("cross main", table.concat((sorted({ 3, 2 }, cross_cb)), " "))
+print("cross co", coroutine.resume(xco))
+
+for _, cb in ipairs({ inner_cb, cross_cb, fail_cb, tfail_cb, deep_cb, asc_cb, desc_cb, odd_cb, digit_cb, outer_cb, tree_cmp, walk_cb,
                       swap_cb, co_cb, y_cb }) do
   cb:free()
 end
