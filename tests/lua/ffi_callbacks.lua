@@ -176,7 +176,9 @@ local fail_cb = ffi.cast("cmp_fn", function(pa, pb)
 end)
 local tfail_cb = ffi.cast("cmp_fn", function(pa, pb)
   local a, b = ival(pa), ival(pb)
-  if a == 4 or b == 4 then error({ bad = a + b }) end
+  -- the same error whichever pair holds the 4: the pairs a qsort compares
+  -- are its own (AddressSanitizer's qsort, preloaded, compares others)
+  if a == 4 or b == 4 then error({ bad = 4 }) end
   return compare(a, b)
 end)
 print("fail 1", pcall(sorted, { 5, 1, 4, 2, 3, 9 }, fail_cb))
