@@ -137,6 +137,40 @@ CO_INLINE uint32_t depth_before(const lua_Debug *ar)
 
 static void stack_record(co_state *s, lua_State *L, uint32_t id, unsigned reason, int from);
 
+/* A line (or count) hook called on a thread whose status is LUA_YIELD is
+ * taken by Lua 5.1's VM for a hook that yielded: luaV_execute returns
+ * with the function's frame left on the stack (5.4 throws LUA_YIELD). A
+ * thread has that status while suspended, and C can still call Lua on it
+ * (luv, required inside a coroutine under 5.1, keeps that thread and runs
+ * its callbacks there): under the line hook those calls never returned
+ * and the program broke (collector-suspendedcall). So such a thread runs
+ * without the line hook, its calls and returns still traced, until it is
+ * seen running (status 0: resumed for real), when the hook gets it back,
+ * as do the coroutines it created meanwhile (they inherited its mask).
+ * Not under LuaJIT, whose one hook is every thread's and which has no
+ * such test. */
+static void __attribute__((noinline)) lines_guard_slow(co_state *s, lua_State *L, int suspended)
+{
+    if (lua_gethook(L) != co_hook || (co_nchain && co_chain_find(L)))
+        return; /* a chained thread's mask and count are the program's */
+    int mask = lua_gethookmask(L);
+    if (suspended && (mask & LUA_MASKLINE)) {
+        lua_sethook(L, co_hook, mask & ~LUA_MASKLINE, lua_gethookcount(L)); /* its id */
+        s->lines_off = 1;
+    } else if (!suspended && !(mask & LUA_MASKLINE)) {
+        lua_sethook(L, co_hook, mask | LUA_MASKLINE, lua_gethookcount(L));
+    }
+}
+
+/* On a switch to L, of status st: lines_guard_slow where it may act. */
+CO_INLINE void lines_guard(co_state *s, lua_State *L, unsigned st)
+{
+    if (__builtin_expect((st == LUA_YIELD || s->lines_off) && (CO_MASK & LUA_MASKLINE) &&
+                             !s->jit,
+                         0))
+        lines_guard_slow(s, L, st == LUA_YIELD);
+}
+
 /* The thread of the last record may have resumed another where Lua runs
  * no hooks (co_untraced.c): the switch takes switch_slow. While such a
  * thread is known (nuntraced), slow_at is 0 (co_out.c): every event takes
@@ -180,6 +214,7 @@ static int __attribute__((noinline)) switch_slow(co_state *s, lua_State *L, cons
         stack_record(s, L, id, LT_R_HOOKED, ar->event == LUA_HOOKCALL);
     if (!id)
         return 0;
+    lines_guard(s, L, (unsigned)lua_status(L));
     int st;
     int resumed = co_thread_resumed(s, s->cur_L, &st);
     int r = s->thread_ok && maybe_untraced(s)
@@ -219,6 +254,7 @@ CO_INLINE uint32_t switch_fast_id(const co_state *s, lua_State *L)
  * record's (depth_before). */
 CO_INLINE void switch_fast(co_state *s, lua_State *L, uint32_t depth, uint64_t dt, uint32_t id)
 {
+    lines_guard(s, L, ((const uint8_t *)L)[LS_STATUS]);
     const char *o = (const char *)s->cur_L;
     unsigned st = (uint8_t)o[LS_STATUS];
     int resumed = st == 0 && (lr_ptr_at(o, LS_CI) > lr_ptr_at(o, LS_BASE_CI) ||

@@ -232,6 +232,8 @@ typedef struct co_state {
     uint64_t tick_ns;    /* its period */
     uint32_t tick_fine;  /* ticks left at the short first period (co_tick_start_ns) */
     int lines_sampled;   /* no line hook: a tick's line by a probe (co_tick.c) */
+    int lines_off;       /* a thread ran with its line hook taken off
+                            (co_hook.c's lines_guard): switches check */
     int jit_tail;        /* LuaJIT: the call being recorded takes its caller's
                             place (co_jit.c's shadow stack says so) */
 } co_state;

@@ -2777,6 +2777,63 @@ def case_iterprobe(c):
     expect(leaves.get('string.gmatch iterator@[C]') == 3, 'gmatch iterator: %s' % sorted(leaves))
 
 
+SUSPENDED_CALL = r'''local uv
+local function body()
+  uv = require "luv" -- under 5.1 luv keeps this thread: its callbacks run on it
+  local got = coroutine.yield("loaded")
+  return "done " .. got
+end
+local co = coroutine.create(function() return body() end)
+print(coroutine.resume(co))
+local function tick(n) return n * 2 end
+local count = 0
+local timer = uv.new_timer()
+timer:start(1, 1, function()
+  count = count + 1
+  tick(count)
+  if count == 3 then timer:stop() timer:close() end
+end)
+uv.run()
+print("count", count)
+print(coroutine.resume(co, "x"))
+'''
+
+
+def case_suspendedcall(c):
+    """C calling Lua on a suspended coroutine's thread (luv, required inside
+    a coroutine, keeps that thread under 5.1 and runs its timer callbacks
+    on it, while the coroutine stays suspended), traced with every line
+    counted: Lua 5.1's VM takes a line hook that returns on a thread of
+    status LUA_YIELD for a hook that yielded and leaves the function
+    there, so the program broke under the line hook (its callback frames
+    piled up until a stack overflow, exit 255). It must run as untraced;
+    the callbacks' calls are counted under uv.run, and once the coroutine
+    is resumed for real its lines are counted again."""
+    probe = run([c.args.lua, '-e', 'require "luv"'], c.tmp, c.env())
+    if probe.status != 0:
+        print('SKIP: lua5.1 cannot require luv (lua-luv)')
+        raise SystemExit(harness.SKIP)
+    prog = c.write('susp.lua', SUSPENDED_CALL)
+    plain = c.lua(prog, c.env())
+    r = run([c.args.recorderd, 'run', '-q', '--lines', 'exact', '--out', c.out, '--',
+             c.args.lua, prog], c.tmp, c.env())
+    same_output(plain, r)
+    expect(r.status == 0, 'exit status %d: %r' % (r.status, r.err[-300:]))
+    calls = c.folded(c.session('susp'), 'calls')
+    leaves = {}
+    for stack, n in calls.items():
+        if ';luv.run@[C];' in stack:
+            leaf = stack.split(';')[-1]
+            leaves[leaf] = leaves.get(leaf, 0) + n
+    expect(leaves.get('function@susp.lua:12') == 3 and leaves.get('tick@susp.lua:9') == 3,
+           'callbacks under uv.run: %s' % leaves)
+    lines = c.folded(c.session('susp'), 'lines')
+    resumed = sum(n for stack, n in lines.items()
+                  if stack.endswith(';coroutine.resume@[C];body@susp.lua:2'))
+    expect(resumed == 3, 'lines of body (3, 4, then 5 after the second resume): %d in %s'
+           % (resumed, sorted(lines)))
+
+
 def main(argv):
     def add_args(ap):
         ap.add_argument('--resume-host', help='tests/hosts/resume_host (case hostresume)')
