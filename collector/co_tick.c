@@ -113,8 +113,12 @@ static void probe_arm(void)
 {
     co_state *s = co_hook_state();
     lua_State *L = s ? s->cur_L : NULL;
+    /* not a suspended thread C runs Lua on: Lua 5.1 would take the count
+     * hook for one that yielded (co_hook.c's lines_guard); the tick goes
+     * without a line */
     if (!L || !s->lines_sampled || !s->active || co_probe_L || co_nchain ||
-        lua_gethook(L) != co_hook || lua_gethookmask(L) != CO_MASK)
+        lua_gethook(L) != co_hook || lua_gethookmask(L) != CO_MASK ||
+        (!s->jit && lua_status(L) == LUA_YIELD))
         return;
     g_probe_count = lua_gethookcount(L);
     co_probe_L = L;

@@ -2808,7 +2808,8 @@ def case_suspendedcall(c):
     there, so the program broke under the line hook (its callback frames
     piled up until a stack overflow, exit 255). It must run as untraced;
     the callbacks' calls are counted under uv.run, and once the coroutine
-    is resumed for real its lines are counted again."""
+    is resumed for real its lines are counted again. Under run's default
+    (lines by sample) no tick's probe lands on that thread."""
     probe = run([c.args.lua, '-e', 'require "luv"'], c.tmp, c.env())
     if probe.status != 0:
         print('SKIP: lua5.1 cannot require luv (lua-luv)')
@@ -2832,6 +2833,16 @@ def case_suspendedcall(c):
                   if stack.endswith(';coroutine.resume@[C];body@susp.lua:2'))
     expect(resumed == 3, 'lines of body (3, 4, then 5 after the second resume): %d in %s'
            % (resumed, sorted(lines)))
+    # run's default, lines by sample: a tick's probe, a count hook, must
+    # not land on that thread either (the same break, once a tick came
+    # while a callback ran: about 0.1 s of callbacks here)
+    heavy = c.write('suspheavy.lua', SUSPENDED_CALL.replace(
+        'tick(count)', 'tick(count) local s = 0 for i = 1, 1500000 do s = s + i % 7 end'))
+    plain = c.lua(heavy, c.env())
+    r = run([c.args.recorderd, 'run', '-q', '--out', c.out, '--', c.args.lua, heavy], c.tmp,
+            c.env())
+    same_output(plain, r)
+    expect(r.status == 0, 'lines by sample: exit status %d: %r' % (r.status, r.err[-300:]))
 
 
 def main(argv):
