@@ -49,6 +49,25 @@ static inline uint32_t co_func_id(co_state *s, lua_State *L, lua_Debug *ar, uint
     return co_func_id_slow(s, L, ar, flags);
 }
 
+/* Whether T's top frame (Lua 5.1 layout: thread_ok) calls
+ * coroutine.resume or a wrap function. For a thread of status LUA_YIELD
+ * that says it runs all the same: C called Lua on the suspended thread
+ * (luv, required inside a coroutine, runs its callbacks on that thread)
+ * and that Lua resumed the thread running now; a thread that yielded has
+ * coroutine.yield (or the C function that yielded) on top. */
+static inline int co_func_top_resumes(const co_state *s, lua_State *T)
+{
+    const char *ci = lr_ptr_at(T, LS_CI);
+    if (ci <= (const char *)lr_ptr_at(T, LS_BASE_CI))
+        return 0;
+    const char *func = lr_ptr_at(ci, CI_FUNC);
+    if (lr_int_at(func, TV_TT) != LUA_TFUNCTION)
+        return 0;
+    const uint8_t *cl = lr_ptr_at(func, 0);
+    const void *f = cl[CL_ISC] ? lr_ptr_at(cl, CL_FP) : NULL;
+    return f && (f == (const void *)s->cf_resume || f == (const void *)s->cf_wrap);
+}
+
 /* push_body's function (co_func.c) read from co's structures, without a
  * push: the bottom frame's function (ci->func of base_ci + 1) of a started
  * coroutine, stack index 1 of one not started. NULL: none, or a C one. */

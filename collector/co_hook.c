@@ -257,8 +257,9 @@ CO_INLINE void switch_fast(co_state *s, lua_State *L, uint32_t depth, uint64_t d
     lines_guard(s, L, ((const uint8_t *)L)[LS_STATUS]);
     const char *o = (const char *)s->cur_L;
     unsigned st = (uint8_t)o[LS_STATUS];
-    int resumed = st == 0 && (lr_ptr_at(o, LS_CI) > lr_ptr_at(o, LS_BASE_CI) ||
-                              o == (const char *)s->th.main);
+    int resumed = st == 0 ? lr_ptr_at(o, LS_CI) > lr_ptr_at(o, LS_BASE_CI) ||
+                                o == (const char *)s->th.main
+                          : st == LUA_YIELD && co_func_top_resumes(s, s->cur_L);
     int dead = st != LUA_YIELD;
     put_switch(s, s->ring.data + (s->ring.pos & s->ring.mask), resumed, dt, id, depth, dead);
     if (!resumed && dead)

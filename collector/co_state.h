@@ -882,8 +882,9 @@ static inline void co_thread_dead(co_state *s, uint32_t id)
 
 /* 1 if T resumed another thread (it runs, with a frame; or T is the main
  * thread, which a host's lua_resume from C leaves with none, and which
- * never dies): else it yielded, returned or died. *status is
- * lua_status(T). */
+ * never dies; or, 5.1's layout read, T is suspended but runs Lua C called
+ * on it, which is resuming: co_func_top_resumes): else it yielded,
+ * returned or died. *status is lua_status(T). */
 int co_thread_resumed(const co_state *s, lua_State *T, int *status);
 
 /* ---- co_dbghook.c ---- */

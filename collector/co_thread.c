@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "lr_layout.h"
+#include "co_func.h"
 #include "co_mem.h"
 #include "co_state.h"
 
@@ -425,6 +426,8 @@ int co_thread_resumed(const co_state *s, lua_State *T, int *status)
 {
     if (s->thread_ok) {
         *status = ((const uint8_t *)T)[LS_STATUS];
+        if (*status == LUA_YIELD) /* suspended, yet it may run what C called */
+            return co_func_top_resumes(s, T);
         return *status == 0 &&
                ((const char *)lr_ptr_at(T, LS_CI) > (const char *)lr_ptr_at(T, LS_BASE_CI) ||
                 T == s->th.main);

@@ -2791,6 +2791,13 @@ local timer = uv.new_timer()
 timer:start(1, 1, function()
   count = count + 1
   tick(count)
+  if count == 2 then -- made here, it inherits this thread's hook
+    local inner = coroutine.wrap(function(a)
+      local b = a + 1
+      return b * 2
+    end)
+    inner(count)
+  end
   if count == 3 then timer:stop() timer:close() end
 end)
 uv.run()
@@ -2808,7 +2815,9 @@ def case_suspendedcall(c):
     there, so the program broke under the line hook (its callback frames
     piled up until a stack overflow, exit 255). It must run as untraced;
     the callbacks' calls are counted under uv.run, and once the coroutine
-    is resumed for real its lines are counted again. Under run's default
+    is resumed for real its lines are counted again, and so are those of
+    a coroutine a callback made (it inherited the thread's hook). Under
+    run's default
     (lines by sample) no tick's probe lands on that thread."""
     probe = run([c.args.lua, '-e', 'require "luv"'], c.tmp, c.env())
     if probe.status != 0:
@@ -2833,6 +2842,11 @@ def case_suspendedcall(c):
                   if stack.endswith(';coroutine.resume@[C];body@susp.lua:2'))
     expect(resumed == 3, 'lines of body (3, 4, then 5 after the second resume): %d in %s'
            % (resumed, sorted(lines)))
+    # under the callback's wrap call, as the coroutine it resumed
+    inner = lines.get('lua5.1@[C];main chunk@susp.lua:0;luv.run@[C];body@susp.lua:2;'
+                      'coroutine.yield@[C];function@susp.lua:12;inner@[C];function@susp.lua:16')
+    expect(inner == 2, 'lines of the coroutine made in a callback: %s in %s'
+           % (inner, sorted(lines)))
     # run's default, lines by sample: a tick's probe, a count hook, must
     # not land on that thread either (the same break, once a tick came
     # while a callback ran: about 0.1 s of callbacks here)
