@@ -404,17 +404,18 @@ const char *rd_model_time_source(const rd_model *m, char *buf, size_t cap)
 {
     char off[128];
     if (m->tick_clock)
-        snprintf(buf, cap, "sampled %s time (--time sample): %llu ticks where the program was "
-                 "(%.1f ms, %llu samples%s), %s stacks and %s; %llu more in the hooks "
-                 "(%.1f ms), left out%s",
+        /* ms and samples, not the timer's ticks: a user asked what a tick
+         * was, and how 679 of them came in 154 samples */
+        snprintf(buf, cap, "sampled %s time (--time sample): %.1f ms where the program was, "
+                 "in %llu samples%s; %s stacks and %s; %.1f ms more in the hooks, left out%s",
                  m->tick_clock == LT_CLOCK_WALL ? "wall-clock" : "CPU",
-                 (unsigned long long)m->ticks_n, (double)m->ticks_ns / 1e6,
+                 (double)m->ticks_ns / 1e6,
                  (unsigned long long)m->ticks_samples, debited(m, off, sizeof off),
                  m->dropped    ? "incomplete (events dropped):"
                  : m->rehooked ? "incomplete (the hook taken off by C code):"
                                : "exact",
                  m->lines_sampled ? "calls, lines by sample (--lines sample)" : "counts",
-                 (unsigned long long)m->ticks_hook, (double)m->ticks_hook_ns / 1e6,
+                 (double)m->ticks_hook_ns / 1e6,
                  rd_model_few_samples(m) ? "; " RD_FEW_SAMPLES_SAID : "");
     else if (m->untimed)
         snprintf(buf, cap, "none (a coverage run reads no clock)");

@@ -383,7 +383,8 @@ def jit_debits(args, tmp):
     with open(os.path.join(harness.find_session(out), 'profile.txt')) as f:
         text = f.read()
     traced = re.search(r'traced time: ([\d.]+) ms', text)
-    ticks = re.search(r'\(([\d.]+) ms, \d+ samples; ([\d.]+) ms of them taken off', text)
+    ticks = re.search(r'([\d.]+) ms where the program was, in \d+ samples; ([\d.]+) ms of them '
+                      r'taken off', text)
     harness.expect(traced and ticks, 'luajit: no debits said: %r' % text[:600])
     rest = float(ticks.group(1)) - float(ticks.group(2))
     print('luajit: %s ms of ticks, %s taken off, traced %s' % (ticks.group(1), ticks.group(2),
