@@ -281,7 +281,7 @@ static uint32_t fflags(const co_state *s, const void *cf)
     for (int i = 0; i < 4; i++)
         if (s->cf_loader[i] && cf == (const void *)s->cf_loader[i])
             return CO_FF_BYARG;
-    return 0;
+    return co_sigwatch_foreign(cf) ? CO_FF_SIGS : 0;
 }
 
 /* 5.1's backward jump at pc k (JMP 22 or FORLOOP 31 with a negative sBx:
@@ -491,7 +491,7 @@ static uint32_t lua_func_fid(co_state *s, lua_State *L, lua_Debug *ar)
 static uint32_t func_new(co_state *s, lua_State *L, lua_Debug *ar, co_fent k, int isC)
 {
     k.flags = isC ? fflags(s, k.key) : 0;
-    k.fid = isC ? describe(s, L, ar, isC, k.flags & ~CO_FF_OWN, NULL, NULL)
+    k.fid = isC ? describe(s, L, ar, isC, k.flags & ~(CO_FF_OWN | CO_FF_SIGS), NULL, NULL)
                 : lua_func_fid(s, L, ar);
     if (!k.fid)
         return 0;

@@ -470,6 +470,8 @@ CO_INLINE void on_call(co_state *s, lua_State *L, lua_Debug *ar, uint64_t dt)
         put_call(s, ar, dt, fid);
     if (fid)
         after_call(s, L, ar);
+    if (__builtin_expect(flags & CO_FF_SIGS, 0)) /* it may set a signal's handler */
+        co_sigwatch_after(s);
     /* a yield while a thread resumed with hooks off: co_untraced_again
      * looks at the next event (any_event, nuntraced: slow_at is 0) */
     if (__builtin_expect(s->nuntraced != 0, 0) && (flags & LT_FF_YIELD))
@@ -766,8 +768,9 @@ CO_INLINE void lean_call_at(co_state *s, lua_State *L, lua_Debug *ar, uint64_t t
         const uint8_t *cl = co_func_closure(L, ar);
         const co_fent *e = co_ftab_first(&s->ft, lr_ptr_at(cl, CL_FP));
         uint32_t fid = e ? e->fid : 0;
-        /* a wrap function: its body's; resume, require: call_event's */
-        if (fid && (e->flags & (LT_FF_RESUME | LT_FF_WRAP | CO_FF_OWN)))
+        /* a wrap function: its body's; resume, require, a module's C
+         * function (co_sigwatch.c): call_event's */
+        if (fid && (e->flags & (LT_FF_RESUME | LT_FF_WRAP | CO_FF_OWN | CO_FF_SIGS)))
             fid = e->flags == LT_FF_WRAP ? lean_wrap(s, L, cl) : 0;
         /* a tail call under lines by sample takes the other path (put_tail:
          * this one stays a leaf) */

@@ -204,6 +204,8 @@ int co_out_gap(co_state *s)
 uint8_t *co_out_hot_slow(co_state *s)
 {
     lt_ring *r = &s->ring;
+    if (__builtin_expect(s->sig_check, 0)) /* after a module's C function */
+        co_sigwatch_check(s);
     if (r->pos - r->published >= LT_RING_BATCH) {
         lt_ring_publish(r);
         if (s->pre_min != CO_PREEMPT_NEVER)

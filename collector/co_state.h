@@ -234,6 +234,7 @@ typedef struct co_state {
     int lines_sampled;   /* no line hook: a tick's line by a probe (co_tick.c) */
     int lines_off;       /* a thread ran with its line hook taken off
                             (co_hook.c's lines_guard): switches check */
+    int sig_check;       /* a module's C function was called: co_sigwatch_check */
     int jit_tail;        /* LuaJIT: the call being recorded takes its caller's
                             place (co_jit.c's shadow stack says so) */
 } co_state;
@@ -283,6 +284,24 @@ void co_tick_flush(co_state *s);
 void co_tick_flush_c(co_state *s);
 /* The signal the ticks come on, 0 before the first timer. */
 int co_tick_signal(void);
+/* The handler on the tick's signal is no longer ours (the program set its
+ * own, or the default): the ticks move to another signal (co_sigwatch.c). */
+void co_tick_retake(co_state *s);
+
+/* co_sigwatch.c: whether C function cf is outside Lua's core (a module's),
+ * so that a call of it may have reset the tick's signal. */
+int co_sigwatch_foreign(const void *cf);
+/* After such a call, at the next record's slow path: the handler checked. */
+void co_sigwatch_check(co_state *s);
+/* Such a call is made: the next record takes the ring's slow path, which
+ * checks (only while ticks run). */
+static inline void co_sigwatch_after(co_state *s)
+{
+    if (s->tick_on) {
+        s->sig_check = 1;
+        s->slow_at = 0;
+    }
+}
 /* Any hook, first, while lines are sampled: takes a tick's probe off
  * again; 1 if ar is the probe's count event, whose line is the tick's. */
 int co_tick_unprobe(co_state *s, lua_State *L, const lua_Debug *ar);
@@ -431,6 +450,9 @@ int co_running_top(lua_State *L);
  * metamethods (co_hook.c's close_target). */
 #define CO_FF_CLOSE (1u << 29)
 #define CO_FF_OWN (CO_FF_BYARG | CO_FF_CLOSE)
+/* Another: a C function of no Lua core's, which may set a signal's handler
+ * (co_sigwatch.c). */
+#define CO_FF_SIGS (1u << 28)
 /* A call of require or of a package loader (fid): its own id per module
  * name, its first argument ("require \"a.b\""), so that a profile says
  * which module's loading takes the time. Returns fid when the argument is

@@ -583,6 +583,24 @@ int co_tick_signal(void)
     return g_signo;
 }
 
+void co_tick_retake(co_state *s)
+{
+    struct sigaction now;
+    if (!g_made || !g_signo || sigaction(g_signo, NULL, &now) ||
+        ((now.sa_flags & SA_SIGINFO) && now.sa_sigaction == on_tick))
+        return;
+    /* this timer sends g_signo: a new one, on the signal make_timer picks
+     * (g_signo's again where the program set the default back) */
+    if (g_perf >= 0)
+        close(g_perf);
+    else
+        timer_delete(g_timer);
+    g_perf = -1;
+    g_made = 0;
+    s->tick_on = 0;
+    co_tick_arm(s, 1);
+}
+
 void co_tick_release(co_state *s)
 {
     co_tick_arm(s, 0);

@@ -49,6 +49,12 @@ must pass, with bounds loose enough for a loaded machine.
           same loop 40 times as long has 100 or more and says nothing of it.
           Under --luajit, tiny calls: profile.txt's time line says how many
           ms LuaJIT's debits took off, and the traced time is the rest
+  sigreset  (luaposix) a program that, traced, sets every signal back to
+          its default (a daemon's start), or takes SIGRTMIN..SIGRTMIN+16
+          for handlers of its own: it runs to its end as untraced (the
+          tick's signal met the default action: exit 168), its handlers
+          get no tick (they got 1000 a second), and the ticks go on, on
+          another signal (the time after counts); under --luajit too
   earlytick  (--earlytick, tests/hosts/earlytick.c preloaded) a tick
           landing the moment the timer is armed, as tracing begins, probes
           the main thread before its hook takes its id: the main thread
@@ -265,6 +271,21 @@ local pend = ffi.new("lt_sigset")
 ffi.C.sigpending(pend)
 print("SIGPROF pending", ffi.C.sigismember(pend, SIGPROF) == 1)
 ''',
+    'sigreset.lua': '''
+local sig = require "posix.signal"
+local function work(n) local s = 0 for i = 1, n do s = s + i % 7 end return s end
+work(2e5) -- the ticks have begun
+local got = 0
+for n = 1, 64 do
+  if arg[1] == "default" then pcall(sig.signal, n, sig.SIG_DFL)
+  elseif n >= 34 and n <= 50 then -- glibc's SIGRTMIN is 34: the tick's is SIGRTMIN+6
+    sig.signal(n, function() got = got + 1 end)
+  end
+end
+work(2e7)
+print(arg[1], "handler calls", got)
+print(os.clock())
+''',
     'sleepy.lua': '''
 local function spin() local t = os.clock() while os.clock() - t < 0.2 do end end
 local function nap() os.execute("sleep 0.6") end
@@ -469,6 +490,30 @@ def case_sleepexec(args, tmp):
         harness.expect(out == plain, 'traced (run %d): %r, untraced %r' % (k, out, plain))
 
 
+def case_sigreset(args, tmp):
+    if harness.run([args.lua, '-e', 'require "posix.signal"'], tmp, None).status != 0:
+        print('SKIP: luaposix is not installed')
+        raise SystemExit(harness.SKIP)
+    luas = [args.lua] + ([args.luajit] if args.luajit and shutil.which(args.luajit) else [])
+    for lua in luas:
+        for mode in ('default', 'own'):
+            plain = harness.run_ok([lua, 'sigreset.lua', mode], tmp).out.decode()
+            out = os.path.join(tmp, 'sigreset-%s-%s' % (os.path.basename(lua), mode))
+            r = harness.run([args.recorderd, 'run', '--quiet', '--out', out, '--', lua,
+                             'sigreset.lua', mode], tmp, None)
+            traced = r.out.decode()
+            harness.expect(r.status == 0 and traced.split('\n')[0] == plain.split('\n')[0],
+                           '%s %s: status %d, output %r, untraced %r'
+                           % (lua, mode, r.status, traced, plain))
+            j = session_json(harness.find_session(out))
+            cpu = float(traced.split('\n')[1])
+            ticked = (j['tick']['ns'] + j['tick']['hook_ns']) / 1e9
+            print('%s %s: %.3f s of ticks, %.3f s of CPU' % (lua, mode, ticked, cpu))
+            harness.expect(j['status'] == 'complete' and ticked >= 0.5 * cpu,
+                           '%s %s: the ticks stopped (%.3f s of %.3f s of CPU): %s'
+                           % (lua, mode, ticked, cpu, j))
+
+
 def plain_parts(args, tmp, scale=None):
     """parts.lua untraced: {part: os.clock seconds} (scale: the iterations)."""
     out = harness.run_ok([args.lua, 'parts.lua'] + list(scale or []), tmp).out.decode()
@@ -644,7 +689,7 @@ def case_earlytick(args, tmp):
 CASES = {'default': case_default, 'lines': case_lines, 'exactlines': case_exactlines,
          'sameshape': case_sameshape, 'split': case_split, 'total': case_total, 'hook': case_hook, 'io': case_io,
          'wall': case_wall, 'ownsig': case_ownsig, 'sleepexec': case_sleepexec, 'cself': case_cself,
-         'earlytick': case_earlytick, 'samples': case_samples}
+         'earlytick': case_earlytick, 'samples': case_samples, 'sigreset': case_sigreset}
 
 
 def main(argv):
