@@ -51,6 +51,31 @@ typedef struct attach_ctx {
 
 static char proc_state(pid_t pid);
 
+/* Whether pid has a handler on signal signo (/proc's SigCgt). A program
+ * that set its dormant collector's signal back to the default (a daemon's
+ * start resets every signal) or to its own handler would be ended by a
+ * request (the default action of a real-time signal), or have its
+ * handler run: no request is sent then. 1 where /proc does not say. */
+static int catches(pid_t pid, int signo)
+{
+    char buf[4096];
+    size_t n = rd_proc_read(pid, "status", buf, sizeof buf - 1);
+    buf[n < sizeof buf ? n : sizeof buf - 1] = 0;
+    const char *p = strstr(buf, "\nSigCgt:");
+    if (!p || signo < 1 || signo > 64)
+        return 1;
+    return (int)(strtoull(p + 8, NULL, 16) >> (signo - 1) & 1);
+}
+
+/* sigqueue of request v to the process, if it still has a handler on the
+ * signal (catches): 0, or -errno (-ENOTCONN: it has none). */
+static int send_req(const attach_ctx *a, union sigval v)
+{
+    if (!catches(a->o->pid, a->mk.signo))
+        return -ENOTCONN;
+    return sigqueue(a->o->pid, a->mk.signo, v) ? -errno : 0;
+}
+
 /* The checks before anything is sent: the process exists, is ours, and
  * has a dormant collector (a marker matching its start time). */
 static int check_target(pid_t pid, lt_attach_marker *mk, char *err, size_t cap)
@@ -82,6 +107,14 @@ static int check_target(pid_t pid, lt_attach_marker *mk, char *err, size_t cap)
                  (int)pid);
         return -ENOENT;
     }
+    if (!catches(pid, mk->signo)) {
+        snprintf(err, cap,
+                 "process %d no longer handles signal %d, which its dormant collector listens "
+                 "on (the program set it back to its default, or to a handler of its own): a "
+                 "request would end it, or run its handler; nothing sent",
+                 (int)pid, mk->signo);
+        return -ENOTCONN;
+    }
     return 0;
 }
 
@@ -99,12 +132,12 @@ static rd_session *the_session(attach_ctx *a)
 static int ask(attach_ctx *a, int req)
 {
     union sigval v = {.sival_int = req};
-    if (sigqueue(a->o->pid, a->mk.signo, v) == 0) {
+    int e = send_req(a, v);
+    if (!e) {
         a->unsent = 0;
         a->t_sent = rd_now_ns();
         return 0;
     }
-    int e = -errno;
     a->unsent = e == -EAGAIN ? req : 0;
     if (e == -EAGAIN && !a->said_full++)
         fprintf(stderr, "recorderd: process %d cannot be sent the request yet: its user's "
@@ -174,7 +207,7 @@ static void on_nudge(uv_timer_t *t)
     unsigned long long since = (rd_now_ns() - a->t_detach) / 1000000ull;
     if (since + 50 < a->nudge_at)
         return;
-    if (sigqueue(a->o->pid, a->mk.signo, v) == 0)
+    if (send_req(a, v) == 0)
         a->nudge_at = a->nudge_at < 500 ? 500 : a->nudge_at < 1500 ? 1500 : a->nudge_at < 3000 ? 3000 : ~0u;
 }
 
@@ -192,7 +225,7 @@ static void on_flush(uv_timer_t *t)
     uint64_t n = atomic_load_explicit(&s->stat_events, memory_order_relaxed);
     union sigval v = {.sival_int = LT_ATTACH_FLUSH};
     if (n == a->flush_seen)
-        sigqueue(a->o->pid, a->mk.signo, v);
+        (void)send_req(a, v);
     a->flush_seen = n;
 }
 
@@ -514,6 +547,10 @@ int rd_attach(const rd_attach_opts *o)
      * collector, if any, serves that user's recorderd only */
     if (e == -EPERM && !geteuid() && (o->dump || o->keys))
         e = -ENOENT;
+    /* its collector cannot be asked (no handler on its signal): dump and
+     * top read it from outside, as a process that has none */
+    if (e == -ENOTCONN && (o->dump || o->keys))
+        e = -ENOENT;
     char tring[LT_RING_NAME_MAX + 1];
     if ((!e || e == -ENOENT) && traced_ring(o->pid, tring, sizeof tring)) {
         if (!o->dump && !o->keys) {
@@ -608,7 +645,13 @@ int rd_attach(const rd_attach_opts *o)
     a.t_signal = rd_now_ns();
     e = ask(&a, o->dump ? LT_ATTACH_DUMP : LT_ATTACH_TRACE);
     if (e && e != -EAGAIN && e != -ESRCH) { /* ESRCH: on_wait says it exited */
-        fprintf(stderr, "recorderd: cannot signal process %d: %s\n", (int)o->pid, strerror(-e));
+        if (e == -ENOTCONN) /* the program reset the signal since check_target */
+            fprintf(stderr, "recorderd: process %d no longer handles signal %d, which its "
+                            "dormant collector listens on: nothing sent\n",
+                    (int)o->pid, a.mk.signo);
+        else
+            fprintf(stderr, "recorderd: cannot signal process %d: %s\n", (int)o->pid,
+                    strerror(-e));
         a.detaching = 1;
         close_all(&a);
     }

@@ -28,6 +28,11 @@ frames that were unwound, nothing past the detach). Cases:
               hook: it starts when the program removes it
   diedwaiting the process dies (in C) while an attach waits: recorderd says so
               at once, exit 1
+  sigreset    (luaposix) a dormant program that set every signal back to its
+              default (a daemon's start), the attach signal with them: attach
+              refuses, saying why (exit 1), and dump and top read it from
+              outside; the program runs on to its end (the attach signal
+              ended it: 'Real-time signal 7')
   idlewait    attach to a program idle in C (a server between requests)
               that runs no Lua until --timeout: the failure says it answers
               at its next Lua event and that --timeout waits longer (it
@@ -1444,6 +1449,37 @@ def case_ticksig(c):
             expect(p.stdout.readline() == b'IGNORED\n', 'the program did not ignore the signal')
     out, err = p.communicate(timeout=60)
     expect(p.returncode == 0 and out == b'done\ttrue\n', 'the program: %d %r %r'
+           % (p.returncode, out, err))
+
+
+SIGRESET = '''local sig = require "posix.signal"
+for n = 1, 64 do pcall(sig.signal, n, sig.SIG_DFL) end
+io.stdout:write("READY\\n") io.stdout:flush()
+local function work() local s = 0 for i = 1, 20000 do s = s + i % 7 end return s end
+while not io.open("stop") do work() end
+print("done")
+'''
+
+
+def case_sigreset(c):
+    if subprocess.run([c.args.lua, '-e', 'require "posix.signal"'],
+                      capture_output=True).returncode != 0:
+        print('SKIP: luaposix is not installed')
+        raise SystemExit(harness.SKIP)
+    p = start(c, SIGRESET)
+    r = recorderd(c, 'attach', str(p.pid), '-d', '0.5', '-q', '--out', c.out)
+    want = b'recorderd: process %d no longer handles signal ' % p.pid
+    expect(r.returncode == 1 and r.stderr.startswith(want) and b'nothing sent' in r.stderr,
+           'attach: %d %r' % (r.returncode, r.stderr))
+    r = recorderd(c, 'dump', str(p.pid))
+    expect(r.returncode == 0 and b'work (prog.lua:4)' in r.stdout,
+           'dump: %d %r %r' % (r.returncode, r.stdout, r.stderr))
+    r = recorderd(c, 'top', str(p.pid), '-d', '0.5')
+    expect(r.returncode == 0 and b'work (prog.lua:4)' in r.stdout,
+           'top: %d %r %r' % (r.returncode, r.stdout, r.stderr))
+    open(os.path.join(c.tmp, 'stop'), 'w').close()
+    out, err = p.communicate(timeout=60)
+    expect(p.returncode == 0 and out == b'done\n', 'the program: %d %r %r'
            % (p.returncode, out, err))
 
 
