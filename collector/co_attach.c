@@ -707,6 +707,7 @@ typedef struct begin_ctx {
     co_state *s;
     lua_State *L;
     int attach; /* hook every thread (attach), else the resumers (tron) */
+    int from;   /* L's stack from this level (1: a call event's callee left out) */
 } begin_ctx;
 
 /* The stacks a trace begins with, when L is not the main thread or may
@@ -727,13 +728,16 @@ static void begin_all(lua_State **t, size_t n, void *ud)
         first = t[0];
     else if (L != main && main && lua_status(main) == 0 && lua_checkstack(main, LUA_MINSTACK))
         first = main;
-    co_hook_snapshot(s, first ? first : L, LT_R_BEGIN);
+    if (first)
+        co_hook_snapshot(s, first, LT_R_BEGIN);
+    else
+        co_hook_snapshot_from(s, L, c->from, LT_R_BEGIN);
     for (size_t i = 1; i < r; i++) {
         co_hook_snapshot(s, t[i], LT_R_HOOKED);
         co_hook_resume_record(s, t[i]);
     }
     if (first) {
-        co_hook_snapshot(s, L, LT_R_HOOKED);
+        co_hook_snapshot_from(s, L, c->from, LT_R_HOOKED);
         co_hook_resume_record(s, L);
     }
     if (!c->attach) { /* tron: others are met when resumed (co_hook.c) */
@@ -804,9 +808,9 @@ static size_t api_chain(co_state *s, lua_State *L, lua_State **t)
     return lua_status(main) == 0 && !lua_getstack(main, 0, &ar) ? 1 : 0;
 }
 
-void co_attach_begin(co_state *s, lua_State *L, int attach)
+void co_attach_begin_from(co_state *s, lua_State *L, int attach, int from)
 {
-    begin_ctx c = {s, L, attach};
+    begin_ctx c = {s, L, attach, from};
     lua_State *chain[CHAIN_MAX];
     size_t n;
     if ((attach || L != s->th.main) && walk_ok(s, L))
@@ -814,7 +818,12 @@ void co_attach_begin(co_state *s, lua_State *L, int attach)
     else if (CO_API_CHAIN(s) && (n = api_chain(s, L, chain)))
         begin_all(chain, n, &c);
     else
-        co_hook_snapshot(s, L, LT_R_BEGIN);
+        co_hook_snapshot_from(s, L, from, LT_R_BEGIN);
+}
+
+void co_attach_begin(co_state *s, lua_State *L, int attach)
+{
+    co_attach_begin_from(s, L, attach, 0);
 }
 
 static void unhook_all(lua_State **t, size_t n, void *ud)

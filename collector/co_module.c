@@ -141,12 +141,15 @@ void co_module_forked(lua_State *L, lua_Debug *ar)
     /* as an attach begins: every thread's stack, suspended coroutines too
      * (the parent traced them; the child's new tables know none) */
     s->cur_L = L;
-    co_attach_begin(s, L, 1);
+    /* a call's callee is left out and the call sent: the child made it
+     * (LuaJIT's first event after fork(), which reports no C return: the
+     * child's first call went uncounted) */
+    int call = ar->event == LUA_HOOKCALL;
+    co_attach_begin_from(s, L, 1, call);
     co_thread_current(s, L);
     co_set_active(s, 1);
     co_thread_hook(s, L);
-    /* a call is in the snapshot already; a line or a return is not */
-    if (ar->event == LUA_HOOKLINE || ar->event == LUA_HOOKRET)
+    if (call || ar->event == LUA_HOOKLINE || ar->event == LUA_HOOKRET)
         co_hook_emit(s, L, ar, 0);
     co_preempt_begin(s);
     s->last = co_now(s);

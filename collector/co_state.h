@@ -1102,6 +1102,9 @@ void co_attach_serve_pending(void);
  * resumed one another (when the thread list can be walked). attach: hook
  * every other thread too (else they are hooked when resumed). */
 void co_attach_begin(co_state *s, lua_State *L, int attach);
+/* The same, L's stack from level from (1: without a call event's callee,
+ * whose call then goes as a call). */
+void co_attach_begin_from(co_state *s, lua_State *L, int attach, int from);
 
 /* ---- co_sigdump.c: dump read by the signal handler ---- */
 
