@@ -109,6 +109,8 @@ static void in_forked_child(void)
     if (!s)
         return;
     co_fork_pending = s->active && !s->attached && !s->lost;
+    if (co_fork_pending)
+        co_rehook_forked(s);
     co_set_active(s, 0);
     s->lost = 1;
     if (co_conn_ours(s)) /* else the program closed it, and the number is its own */

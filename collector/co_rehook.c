@@ -55,6 +55,24 @@ static void rehook_one(co_state *s, lua_State *T, int cur)
         co_rehook_other = T; /* the switch to it sends it (stale) */
 }
 
+/* A fork child begins its own trace at its first Lua event
+ * (co_module_forked), which a child forked between such a removal and the
+ * parent's next tick never had: no timer is inherited, so nothing put the
+ * hook back, and the child ran untraced to its end (a server's worker
+ * forked from a SIGCHLD handler's stretch, say). Under exact time, where
+ * no tick heals the parent, every child forked after the removal did. So
+ * the child hooks the thread of the last record and the main thread if
+ * they have no hook at all; the child's trace starts from every thread's
+ * stack and sets the hooks again. Async-signal-safe (pthread_atfork's
+ * child handler): lua_sethook, as from a signal handler. */
+void co_rehook_forked(co_state *s)
+{
+    lua_State *T[2] = {s->cur_L, s->th.main};
+    for (int i = 0; i < 2; i++)
+        if (T[i] && !lua_gethook(T[i]) && !lua_gethookmask(T[i]) && !lua_gethookcount(T[i]))
+            lua_sethook(T[i], co_hook, CO_MASK, 0);
+}
+
 /* From the tick's signal handler, outside the hook and the collector's
  * code: lua_sethook is what lua.c's (and luajit.c's) own handler calls
  * there. */

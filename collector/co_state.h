@@ -1068,6 +1068,9 @@ void co_sigint_closing(void);
  * stack. co_rehook_other: the main thread was, its START's reason. */
 void co_rehook_check(co_state *s);
 extern volatile int co_rehook_cur;
+/* In a fork child that will trace itself: the same threads given a hook
+ * where such a removal left none, so that its first Lua event comes. */
+void co_rehook_forked(co_state *s);
 extern lua_State *volatile co_rehook_other;
 
 /* lua_close has begun (the sentinel's finalizer): requests are ignored;

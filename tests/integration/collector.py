@@ -2633,6 +2633,39 @@ def case_forkcalls(c):
         fork_child_calls(c, [lua, prog], env, 'forkcalls')
 
 
+SIGFORK_PROG = r'''local sh, fl = require(arg[1]), require "forklib"
+local SIGUSR1, n = 10, 0
+sh.catch(SIGUSR1, function() n = n + 1 end)
+local function work() local x = 0 for k = 1, 50 do x = x + k end return x end
+for _ = 1, 1000 do work() end
+sh.raise(SIGUSR1) -- its hook took every hook off the main thread
+local pid = fl.fork()
+if pid == 0 then
+  for _ = 1, 30000 do work() end
+  os.exit(0)
+end
+print(n, fl.wait(pid))
+'''
+
+
+def case_sigfork(c):
+    """A child forked after a C library took every hook off the main
+    thread (tests/hosts/sighook.c, as luaposix's posix.signal does at each
+    signal), before any tick put it back: the child is traced as a session
+    of its own, its 30000 calls of work() counted (it had no hook and no
+    timer to put one back, and ran untraced, leaving no session; under
+    --time exact, every child forked after such a signal did). lua5.1 and
+    LuaJIT, sampled time and --time exact."""
+    env = c.env(LUA_CPATH=c.args.sighook + '/?.so;;')
+    prog = c.write('sigfork.lua', SIGFORK_PROG)
+    for lua in (c.args.lua, shutil.which('luajit')):
+        if not lua:
+            raise Failure('luajit is not installed (scripts/setup installs it)')
+        plain = run([lua, prog, 'sighook'], c.tmp, env)
+        expect(plain.out == b'1\t0\n', 'plain run: %r %r' % (plain.out, plain.err))
+        fork_child_calls(c, [lua, prog, 'sighook'], env, 'sigfork')
+
+
 def case_sighook54(c):
     """sighook under Lua 5.4 (its default, and --lines exact's probes
     are none)."""
