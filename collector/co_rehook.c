@@ -41,7 +41,10 @@ static void rehook_one(co_state *s, lua_State *T, int cur)
         return;
     if (co_nchain && co_chain_find(T))
         return;
-    uint32_t id = cur ? s->cur_id : id_by_scan(&s->th, T);
+    /* cur_id may be 0: an attach begins in a thread whose count holds no
+     * id yet (the attach signal's hook has count 0), and keeps 0 there
+     * until a switch of threads; then by a scan too */
+    uint32_t id = cur && s->cur_id ? s->cur_id : id_by_scan(&s->th, T);
     if (!id || ((uintptr_t)s->th.t[id] & ~CO_STALE) != (uintptr_t)T)
         return;
     if (co_probe_L == T) /* the removal took the probe with it */

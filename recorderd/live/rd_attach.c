@@ -44,6 +44,7 @@ typedef struct attach_ctx {
     int outside; /* dump: nobody answered, read it from outside instead */
     int interrupted; /* Ctrl-C, SIGTERM or SIGHUP came */
     int unsent; /* a request the kernel refused to queue (EAGAIN): sent again */
+    int req;    /* the first request (TRACE or DUMP): sent again (on_wait) */
     int said_full;
     unsigned long long t_signal; /* when the first request was tried */
     unsigned long long t_sent; /* when the last request was queued */
@@ -333,6 +334,15 @@ static void on_wait(uv_timer_t *t)
         ask(a, LT_ATTACH_DUMP_NOW);
     }
     char state = a->srv.conns ? 'R' : proc_state(a->o->pid);
+    /* Running, yet no answer: C code may have taken the request's hook off
+     * before its first event (luaposix's posix.signal takes every hook off
+     * at each signal it handles: a storm of them loses the request, and a
+     * dormant collector has no tick to put it back). The handler sets it
+     * again. Only while the process runs: a wait in C (nanosleep, poll)
+     * would return EINTR. */
+    if (state == 'R' && !a->unsent && !a->asked_now && !a->srv.conns && a->req &&
+        rd_now_ns() - a->t_sent >= 100 * 1000000ull)
+        ask(a, a->req);
     if (!state || state == 'Z' || state == 'X') {
         fprintf(stderr, "recorderd: process %d exited before it answered\n", (int)a->o->pid);
         a->detaching = 1;
@@ -643,7 +653,8 @@ int rd_attach(const rd_attach_opts *o)
     start_handles(&a, loop);
     sigprocmask(SIG_SETMASK, &was, NULL); /* one held meanwhile goes to on_signal */
     a.t_signal = rd_now_ns();
-    e = ask(&a, o->dump ? LT_ATTACH_DUMP : LT_ATTACH_TRACE);
+    a.req = o->dump ? LT_ATTACH_DUMP : LT_ATTACH_TRACE;
+    e = ask(&a, a.req);
     if (e && e != -EAGAIN && e != -ESRCH) { /* ESRCH: on_wait says it exited */
         if (e == -ENOTCONN) /* the program reset the signal since check_target */
             fprintf(stderr, "recorderd: process %d no longer handles signal %d, which its "

@@ -33,6 +33,11 @@ frames that were unwound, nothing past the detach). Cases:
               refuses, saying why (exit 1), and dump and top read it from
               outside; the program runs on to its end (the attach signal
               ended it: 'Real-time signal 7')
+  sigstorm    (luaposix) attach to a program whose signal handler (posix.signal)
+              takes every hook off the main thread at each signal, 1000 a
+              second: the ticks put the hook back (a signal during the
+              attach's start left the thread without the id the re-hook
+              looked for: it stayed off, the detach waited out its grace)
   idlewait    attach to a program idle in C (a server between requests)
               that runs no Lua until --timeout: the failure says it answers
               at its next Lua event and that --timeout waits longer (it
@@ -1481,6 +1486,48 @@ def case_sigreset(c):
     out, err = p.communicate(timeout=60)
     expect(p.returncode == 0 and out == b'done\n', 'the program: %d %r %r'
            % (p.returncode, out, err))
+
+
+SIGSTORM = '''local sig = require "posix.signal"
+local u, pt = require "posix.unistd", require "posix.time"
+local n = 0
+sig.signal(sig.SIGUSR1, function() n = n + 1 end)
+local parent = u.getpid()
+local child = u.fork()
+if child == 0 then -- a signal every ms while the parent lives
+  while sig.kill(parent, sig.SIGUSR1) == 0 do pt.nanosleep({tv_sec = 0, tv_nsec = 1000000}) end
+  u._exit(0)
+end
+io.stdout:write("READY\\n") io.stdout:flush()
+local function work() local s = 0 for i = 1, 30 do s = s + i end return s end
+while not io.open("stop") do work() end
+-- no signal after lua_close: luaposix leaves its handler on as it is unloaded
+sig.kill(child, sig.SIGKILL)
+require("posix.sys.wait").wait(child)
+sig.signal(sig.SIGUSR1, sig.SIG_IGN)
+print("done", n > 0)
+'''
+
+
+def case_sigstorm(c):
+    if subprocess.run([c.args.lua, '-e', 'require "posix.signal"'],
+                      capture_output=True).returncode != 0:
+        print('SKIP: luaposix is not installed')
+        raise SystemExit(harness.SKIP)
+    p = start(c, SIGSTORM)
+    r = recorderd(c, 'attach', str(p.pid), '-d', '1', '-q', '--out', c.out)
+    expect(r.returncode == 0 and b'has not run Lua' not in r.stderr,
+           'attach: %d %r' % (r.returncode, r.stderr))
+    open(os.path.join(c.tmp, 'stop'), 'w').close()
+    out, err = p.communicate(timeout=60)
+    expect(p.returncode == 0 and out == b'done\ttrue\n', 'the program: %d %r %r'
+           % (p.returncode, out, err))
+    session = c.session('attach.%d' % p.pid)
+    meta = c.meta(session)
+    work = sum(n for k, n in c.folded(session, 'calls').items() if k.endswith('work@prog.lua:12'))
+    print('%d work() calls, %d re-hooks' % (work, meta.get('rehooked', 0)))
+    expect(meta['status'] == 'complete' and meta.get('rehooked', 0) >= 5 and work > 10000,
+           'session: %d work() calls, %r' % (work, meta))
 
 
 COWRAPS = '''io.stdout:write("READY\\n") io.stdout:flush()
