@@ -448,7 +448,11 @@ static int make_timer(co_state *s)
         memset(&sa, 0, sizeof sa);
         sa.sa_sigaction = on_tick;
         sa.sa_flags = SA_SIGINFO | SA_RESTART;
-        sigemptyset(&sa.sa_mask);
+        /* every signal held while it runs: a handler of the program's that
+         * sets a hook of its own (luaposix's) landing between our look at
+         * the hook and our lua_sethook (probe_arm, co_rehook_check) had its
+         * hook overwritten, and its Lua handler waited for the next signal */
+        sigfillset(&sa.sa_mask);
         if (!n || sigaction(n, &sa, &g_old))
             return -EBUSY;
         g_signo = n;
