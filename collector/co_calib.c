@@ -440,6 +440,11 @@ static uint64_t time_inactive(lua_State *L, int fn, int mask)
     lua_sethook(L, inactive_hook, mask, 0);
     lua_pushcfunction(L, calib_nop);
     int e = lua_pcall(L, 0, 0, 0);
+    /* no hook ran: this runs inside one (an attach begins in our hook),
+     * where the loop runs in that same dispatch, the hook set and none
+     * called */
+    if (!e && g_inactive_ref != LUA_NOREF)
+        inactive_hook(L, NULL);
     lua_sethook(L, NULL, 0, 0);
     if (e)
         lua_pop(L, 1);
