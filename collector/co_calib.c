@@ -409,8 +409,6 @@ static uint64_t cpu_ns(void)
 static int g_inactive_ref = LUA_NOREF; /* the loop to run, in the registry */
 static uint64_t g_inactive_t;          /* its CPU time, 1/16 ns; UINT64_MAX: failed */
 
-static uint64_t cpu_ns(void);
-
 static void inactive_hook(lua_State *L, lua_Debug *ar)
 {
     (void)ar;
