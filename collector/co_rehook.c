@@ -35,9 +35,15 @@ static uint32_t id_by_scan(const co_threads *th, const lua_State *T)
     return 0;
 }
 
+/* T has no hook, no mask and no count: what only such a removal leaves */
+static int hooks_gone(lua_State *T)
+{
+    return T && !lua_gethook(T) && !lua_gethookmask(T) && !lua_gethookcount(T);
+}
+
 static void rehook_one(co_state *s, lua_State *T, int cur)
 {
-    if (!T || lua_gethook(T) || lua_gethookmask(T) || lua_gethookcount(T))
+    if (!hooks_gone(T))
         return;
     if (co_nchain && co_chain_find(T))
         return;
@@ -85,7 +91,7 @@ void co_rehook_check(co_state *s)
         return;
     lua_State *cur = s->cur_L;
     if (s->jit) {
-        if (cur && !lua_gethook(cur) && !lua_gethookmask(cur) && !lua_gethookcount(cur)) {
+        if (hooks_gone(cur)) {
             co_probe_L = NULL;
             lua_sethook(cur, co_hook, CO_MASK, 0);
             co_rehook_cur = 1;

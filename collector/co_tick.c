@@ -587,6 +587,17 @@ int co_tick_signal(void)
     return g_signo;
 }
 
+/* The timer gone (its handler stays where it is). */
+static void drop_timer(void)
+{
+    if (g_perf >= 0)
+        close(g_perf);
+    else
+        timer_delete(g_timer);
+    g_perf = -1;
+    g_made = 0;
+}
+
 void co_tick_retake(co_state *s)
 {
     struct sigaction now;
@@ -595,12 +606,7 @@ void co_tick_retake(co_state *s)
         return;
     /* this timer sends g_signo: a new one, on the signal make_timer picks
      * (g_signo's again where the program set the default back) */
-    if (g_perf >= 0)
-        close(g_perf);
-    else
-        timer_delete(g_timer);
-    g_perf = -1;
-    g_made = 0;
+    drop_timer();
     s->tick_on = 0;
     co_tick_arm(s, 1);
 }
@@ -612,12 +618,7 @@ void co_tick_release(co_state *s)
         return;
     /* the handler stays: a tick already queued would meet the default
      * action of a real-time signal, which ends the process */
-    if (g_perf >= 0)
-        close(g_perf);
-    else
-        timer_delete(g_timer);
-    g_perf = -1;
-    g_made = 0;
+    drop_timer();
     co_tick_pending = 0;
     co_tick_pending_c = 0;
     g_hook = 0;

@@ -1457,6 +1457,14 @@ def case_ticksig(c):
            % (p.returncode, out, err))
 
 
+def need_luaposix(c):
+    """Skips the case where luaposix is not installed."""
+    if subprocess.run([c.args.lua, '-e', 'require "posix.signal"'],
+                      capture_output=True).returncode != 0:
+        print('SKIP: luaposix is not installed')
+        raise SystemExit(harness.SKIP)
+
+
 SIGRESET = '''local sig = require "posix.signal"
 for n = 1, 64 do pcall(sig.signal, n, sig.SIG_DFL) end
 io.stdout:write("READY\\n") io.stdout:flush()
@@ -1467,10 +1475,7 @@ print("done")
 
 
 def case_sigreset(c):
-    if subprocess.run([c.args.lua, '-e', 'require "posix.signal"'],
-                      capture_output=True).returncode != 0:
-        print('SKIP: luaposix is not installed')
-        raise SystemExit(harness.SKIP)
+    need_luaposix(c)
     p = start(c, SIGRESET)
     r = recorderd(c, 'attach', str(p.pid), '-d', '0.5', '-q', '--out', c.out)
     want = b'recorderd: process %d no longer handles signal ' % p.pid
@@ -1510,10 +1515,7 @@ print("done", n > 0)
 
 
 def case_sigstorm(c):
-    if subprocess.run([c.args.lua, '-e', 'require "posix.signal"'],
-                      capture_output=True).returncode != 0:
-        print('SKIP: luaposix is not installed')
-        raise SystemExit(harness.SKIP)
+    need_luaposix(c)
     p = start(c, SIGSTORM)
     r = recorderd(c, 'attach', str(p.pid), '-d', '1', '-q', '--out', c.out)
     expect(r.returncode == 0 and b'has not run Lua' not in r.stderr,
