@@ -1755,7 +1755,14 @@ def luajit_case(c, off):
     expect(meta['status'] == 'complete' and meta['bad_records'] == 0,
            'session not clean: %r' % meta)
     stacks = [[label_frame(f) for f in s.split(';')] for s in c.folded(session, 'time')]
-    expect_only(stacks, truth, 'attached 18 calls deep under luajit')
+    # every stack through lwait, cut there: lwait's own time is a few
+    # lines between 20 calls of hot(), and with the JIT off the debit of
+    # those calls can leave it none, so no stack need end in it
+    through = [s[:s.index(truth[-1]) + 1] for s in stacks if truth[-1] in s]
+    expect(through, 'no stack through %s; stacks: %s' % (truth[-1], stacks))
+    for s in through:
+        expect(s == truth, 'attached 18 calls deep under luajit: stack %s, the program saw %s'
+               % (s, truth))
     for s in stacks:  # every stack stands on the real root
         expect(s[:2] == truth[:2], 'a stack off the root: %s' % s)
 
