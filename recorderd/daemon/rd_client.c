@@ -16,6 +16,50 @@
 #include "rd_run.h"
 #include "rd_util.h"
 
+/* The state letter of the process at the other end of fd (its
+ * /proc/PID/stat), its pid in *pid; 0 if not known. */
+static char peer_state(int fd, pid_t *pid)
+{
+    struct ucred cr;
+    socklen_t len = sizeof cr;
+    char buf[512];
+    *pid = 0;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 || cr.pid <= 0 ||
+        !rd_proc_read(cr.pid, "stat", buf, sizeof buf))
+        return 0;
+    *pid = cr.pid;
+    return rd_proc_state(buf);
+}
+
+/* Waits up to ms for fd to be readable, a second at a time: a daemon
+ * stopped (SIGSTOP, a debugger) cannot answer, and is said so at once
+ * rather than after the whole wait (a user waited 30 s for status).
+ * 1: readable, 0: timed out, -ESRCH: the daemon is stopped (said; a
+ * request of type t already sent waits in its socket). */
+static int wait_answer(int fd, int ms, const char *path, enum lt_ctl_type t)
+{
+    for (int left = ms; ms < 0 || left > 0;) {
+        int slice = ms < 0 || left > 1000 ? 1000 : left;
+        struct pollfd p = {fd, POLLIN, 0};
+        int r = poll(&p, 1, slice);
+        if (r > 0)
+            return 1;
+        if (r < 0 && errno != EINTR)
+            return 0;
+        pid_t pid;
+        char st = peer_state(fd, &pid);
+        if (st == 'T' || st == 't') {
+            fprintf(stderr, "recorderd: the daemon on %s (pid %d) is stopped (SIGSTOP or a "
+                            "debugger) and cannot answer: kill -CONT %d resumes it%s\n",
+                    path, (int)pid, (int)pid,
+                    t == LT_CTL_STOP ? ", and then it stops (the request waits for it)" : "");
+            return -ESRCH;
+        }
+        left -= slice;
+    }
+    return 0;
+}
+
 /* Sends a bare request of type t and reads the reply until the daemon
  * closes: 30 s at most for the first bytes, then tail_ms (-1: no limit).
  * Returns the unpacked reply in r, or an error; quiet: no message when
@@ -45,9 +89,9 @@ static int request(const char *path, enum lt_ctl_type t, int tail_ms, msgpack_un
     size_t have = 0, cap = 1 << 16;
     *buf = malloc(cap);
     while (!e && *buf) {
-        struct pollfd p = {fd, POLLIN, 0};
-        if (poll(&p, 1, have ? tail_ms : 30000) <= 0) {
-            e = -ETIMEDOUT;
+        int w = wait_answer(fd, have ? tail_ms : 30000, path, t);
+        if (w <= 0) {
+            e = w < 0 ? w : -ETIMEDOUT;
             break;
         }
         if (have == cap && !(*buf = realloc(*buf, cap *= 2)))
@@ -65,7 +109,7 @@ static int request(const char *path, enum lt_ctl_type t, int tail_ms, msgpack_un
     if (!e && (len <= 0 || msgpack_unpack_next(r, *buf, (size_t)len, &off) !=
                                MSGPACK_UNPACK_SUCCESS))
         e = -EPROTO;
-    if (e && e != -ENOENT)
+    if (e && e != -ENOENT && e != -ESRCH) /* -ESRCH: said (wait_answer) */
         fprintf(stderr, "recorderd: bad or no answer from %s: %s\n", path, strerror(-e));
     return e;
 }

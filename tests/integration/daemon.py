@@ -15,6 +15,9 @@ shm segments even when it fails. Cases:
               drops counted and reported, the session completes
   dropstacks  drop mode, the daemon frozen and thawed 30 times: no stack
               that the lossless run does not have (stacks sent after gaps)
+  stopped     status and stop against a daemon frozen by SIGSTOP: said at
+              once, with its pid; resumed, it answers, and stop's request
+              stops it
   killed      a traced process SIGKILLed: its session is written, marked
               truncated; the daemon serves the next one
   stopwait    `recorderd stop` while a program of 3000 functions traces:
@@ -172,6 +175,33 @@ def case_status(d):
     expect(d.meta(d.session('slow'))['status'] == 'complete', 'session not complete')
     r = run([d.args.recorderd, 'status', '--socket', d.sock], d.tmp, base_env())
     expect(r.status == 1 and b'no daemon answers' in r.err, 'status without daemon: %r' % r.err)
+
+
+def case_stopped(d):
+    """status and stop against a daemon frozen by SIGSTOP: each says at
+    once that the daemon (its pid) is stopped and how to resume it, exit 1
+    (before: status waited 30 s, then 'bad or no answer'); stop's request
+    waits in the socket, and the daemon, resumed, stops."""
+    d.start_daemon()
+    pid = d.daemon.pid
+    try:
+        os.kill(pid, signal.SIGSTOP)
+        for cmd in (['status'], ['status', '--json'], ['stop']):
+            r = run([d.args.recorderd] + cmd + ['--socket', d.sock], d.tmp, base_env(), timeout=60)
+            err = r.err.decode()
+            expect(r.status == 1 and '(pid %d) is stopped' % pid in err and
+                   'kill -CONT %d' % pid in err and err.count('\n') == 1 and not r.out,
+                   '%s of a stopped daemon: %d %r %r' % (cmd[0], r.status, r.out, err))
+            expect(('then it stops' in err) == (cmd == ['stop']), 'stop\'s note: %r' % err)
+            if cmd != ['stop']:  # resumed, it answers
+                os.kill(pid, signal.SIGCONT)
+                expect(d.status()['sessions'] == [], 'status after SIGCONT')
+                os.kill(pid, signal.SIGSTOP)
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    d.daemon.wait(timeout=30)  # the stop waiting in its socket
+    expect(d.daemon.returncode == 0, 'daemon exit %d' % d.daemon.returncode)
+    expect(not os.path.exists(d.sock), 'socket left behind')
 
 
 def rss_kb(pid):
