@@ -257,19 +257,9 @@ void co_alloc_flush(co_state *s, lua_State *L)
     co_mem_in--;
 }
 
-/* The allocator changed memory: ptr (osize bytes) became q (nsize). */
-static void __attribute__((noinline))
-mem_note(co_state *s, void *q, void *ptr, size_t osize, size_t nsize)
+/* The record(s) of one call: ptr (osize bytes) became q (nsize). */
+static void send_mem(co_state *s, void *q, void *ptr, size_t osize, size_t nsize)
 {
-    if (co_alloc_deferring)
-        deferred(s, ptr, ptr ? osize : 0, nsize);
-    if (co_mem_in || !s->active || (!ptr && !nsize))
-        return;
-    co_mem_in = 1;
-    /* a step due or running (its frees): the records' time is not its own,
-     * nor the program's; else only a wait for room is left out (co_out_wait) */
-    uint64_t t0 = s->gc_pending ? co_clock_tsc() : 0;
-    co_alloc_sending = !t0;
     if (!ptr)
         osize = 0; /* Lua 5.1 passes 0, another host may pass a type */
     if ((uint64_t)nsize >> 32 || (uint64_t)osize >> 32) { /* a free, then a new block */
@@ -280,6 +270,43 @@ mem_note(co_state *s, void *q, void *ptr, size_t osize, size_t nsize)
     } else {
         put_mem(s, nsize, osize, q, ptr);
     }
+}
+
+/* Between troff and tron: a free or reallocation may be of a block made
+ * while traced. Sent all the same, after the STOP: recorderd counts none
+ * of it, but if tracing restarts, the blocks it freed are no longer live
+ * (else a block made in one region and freed between two stayed live at
+ * the end, and its address taken again looked like a lost free). A new
+ * block is none of the trace's: not sent. */
+static void mem_note_off(co_state *s, void *q, void *ptr, size_t osize, size_t nsize)
+{
+    if (!ptr || !s->mem_off || s->lost)
+        return;
+    co_mem_in = 1;
+    send_mem(s, q, ptr, osize, nsize);
+    co_mem_in = 0;
+}
+
+/* The allocator changed memory: ptr (osize bytes) became q (nsize). */
+static void __attribute__((noinline))
+mem_note(co_state *s, void *q, void *ptr, size_t osize, size_t nsize)
+{
+    if (co_alloc_deferring)
+        deferred(s, ptr, ptr ? osize : 0, nsize);
+    if (co_mem_in || (!ptr && !nsize))
+        return;
+    if (!s->active) {
+        mem_note_off(s, q, ptr, osize, nsize);
+        return;
+    }
+    co_mem_in = 1;
+    /* a step due or running (its frees): the records' time is not its own,
+     * nor the program's; else only a wait for room is left out (co_out_wait) */
+    uint64_t t0 = s->gc_pending ? co_clock_tsc() : 0;
+    co_alloc_sending = !t0;
+    if (!ptr)
+        osize = 0;
+    send_mem(s, q, ptr, osize, nsize);
     co_alloc_sending = 0;
     if (t0)
         s->last += co_clock_tsc() - t0;

@@ -69,6 +69,7 @@ void co_module_finish(co_state *s, unsigned reason)
      * trace would not say how it ended, nor what it lost. Not after a wait
      * reached LUATRACE_WAIT_MAX: recorderd is not reading. */
     s->drop_mode = s->stalled;
+    s->mem_off = 0; /* the state's close frees everything: none of it sent */
     if (s->active) {
         co_hook_flush_gap(s);
         emit_stop(s, reason);
@@ -670,6 +671,7 @@ static void start(co_state *s, lua_State *L)
     if (s->active || s->lost)
         return;
     co_thread_stale_all(s); /* tracing restarts: recorderd forgot their stacks */
+    s->mem_off = 0;
     /* tron() in a coroutine: its resumers, main first, are traced from here */
     co_attach_begin(s, L, 0);
     co_thread_current(s, L);
@@ -734,6 +736,7 @@ static int l_troff(lua_State *L)
         co_mem_in++;
         emit_stop(s, LT_R_TROFF);
         co_set_active(s, 0); /* other threads unhook at their next event */
+        s->mem_off = s->mem; /* until tron: frees still sent (co_alloc.c) */
         if (!co_chain_release(s, L)) /* else the program's hook stays, alone */
             lua_sethook(L, NULL, 0, lua_gethookcount(L)); /* its id, if tracing restarts */
         co_mem_in--;

@@ -138,6 +138,10 @@ typedef struct co_state {
     int thread_ok; /* lua_State layout verified for the switch path (co_thread.c) */
     int watched;   /* CO_WATCH_*: what the state's allocator reports (co_alloc.c) */
     int mem;       /* LUATRACE_MEMORY=1: the allocator's calls are traced (MEM) */
+    /* troff with memory traced, until tron: frees and reallocations still
+     * go as MEM records (recorderd takes the blocks they free out of the
+     * live ones if tracing restarts: co_alloc.c mem_note_off) */
+    int mem_off;
     /* (gc) frames (co_alloc.c): an allocation brought the state's bytes to
      * its GC threshold gc_p0 ticks of program time after the last hook (0:
      * before this interval); a step runs at the next check */

@@ -29,6 +29,7 @@ void rd_mem_free(rd_mem *mm)
     free(mm->blk);
     free(mm->big);
     free(mm->line_b);
+    free(mm->off_node);
     *mm = (rd_mem){0};
 }
 
@@ -37,6 +38,7 @@ uint64_t rd_mem_bytes(const rd_mem *mm)
     return (uint64_t)mm->caprow * sizeof *mm->row + (uint64_t)mm->capblk * sizeof *mm->blk +
            (uint64_t)mm->capbig * sizeof *mm->big +
            (uint64_t)mm->capline_b * sizeof *mm->line_b +
+           (uint64_t)mm->capoff * sizeof *mm->off_node +
            (uint64_t)mm->capseal * (sizeof *mm->seal_was + sizeof *mm->seal_node);
 }
 
@@ -283,4 +285,39 @@ int rd_mem_apply(rd_mem *mm, uint32_t node, uint64_t size, uint64_t osize, uint6
             mm->unknown_free++;
     }
     return 0;
+}
+
+int rd_mem_off(rd_mem *mm, uint64_t size, uint64_t addr, uint64_t oaddr)
+{
+    rd_block b;
+    if (!oaddr || !take_block(mm, oaddr, &b)) /* a new block, or not the trace's */
+        return 0;
+    uint64_t had = take_size(mm, &b), now = size < had ? size : had;
+    uint32_t n = b.node & ~RD_BLOCK_OBJ;
+    rd_memslot *r = &mm->row[n];
+    if (!r->off_n && !r->off_b) {
+        if (mm->noff == mm->capoff &&
+            rd_grow((void **)&mm->off_node, &mm->capoff, mm->noff, sizeof *mm->off_node)) {
+            put_block(mm, b, had); /* back: live it stays */
+            return -ENOMEM;
+        }
+        mm->off_node[mm->noff++] = n;
+    }
+    r->off_b += had - now;
+    r->off_n += !size && (b.node & RD_BLOCK_OBJ);
+    b.addr = addr;
+    if (size && (now || (b.node & RD_BLOCK_OBJ)))
+        put_block(mm, b, now);
+    return 0;
+}
+
+void rd_mem_resume(rd_mem *mm)
+{
+    for (uint32_t i = 0; i < mm->noff; i++) {
+        rd_memslot *r = &mm->row[mm->off_node[i]];
+        r->now.live_b -= r->off_b;
+        r->now.live_n -= r->off_n;
+        r->off_b = r->off_n = 0;
+    }
+    mm->noff = 0;
 }

@@ -58,6 +58,9 @@ typedef struct rd_lineslot {
 typedef struct rd_memslot {
     rd_memrow now, was;
     uint64_t at; /* 1 + the hook count when was was taken; 0: never */
+    /* live objects and bytes of the node's blocks freed while tracing was
+     * off, taken from now if it restarts (rd_mem_off, rd_mem_resume) */
+    uint64_t off_n, off_b;
 } rd_memslot;
 
 typedef struct rd_mem {
@@ -83,6 +86,8 @@ typedef struct rd_mem {
                          function's own frame (report.html's sources); NULL until
                          the first */
     uint32_t capline_b;
+    uint32_t *off_node; /* the nodes with off_n or off_b, */
+    uint32_t noff, capoff;
     uint64_t records;      /* MEM records applied */
     uint64_t unknown_free; /* frees of blocks the trace did not see made */
     uint64_t lost;         /* blocks not kept (no memory): their live bytes unknown */
@@ -99,6 +104,18 @@ uint64_t rd_mem_bytes(const rd_mem *mm);
  * (the row could not grow: nothing charged). */
 int rd_mem_apply(rd_mem *mm, uint32_t node, uint64_t size, uint64_t osize, uint64_t addr,
                  uint64_t oaddr, uint64_t hooks);
+
+/* One MEM record while tracing is off (after a STOP: troff): a free or
+ * reallocation of a block the trace may have seen made. Nothing is
+ * counted, but the block leaves the table (a reallocation's moves,
+ * charged at most its new size) and its bytes are noted off its maker's
+ * live ones: they leave them if tracing restarts (rd_mem_resume); else
+ * live at the end is what was live at the STOP. 0 or -ENOMEM. */
+int rd_mem_off(rd_mem *mm, uint64_t size, uint64_t addr, uint64_t oaddr);
+
+/* Tracing restarts (START after a STOP): the blocks freed while it was
+ * off leave their makers' live bytes. */
+void rd_mem_resume(rd_mem *mm);
 
 /* The end of the program's Lua code, seen at hook number hooks: the
  * first hook after an error it did not catch (its frames unwound, none of

@@ -665,6 +665,8 @@ static int end_snapshot(rd_stack *s)
     s->cur = NULL;
     if (s->snap_begin) {
         s->nchain = 0;
+        if (s->stopped) /* tron after troff */
+            rd_mem_resume(&s->m->mem);
         s->stopped = 0;
         if (chain_push(s, s->snap_thread))
             return -ENOMEM;
@@ -1177,7 +1179,8 @@ static int mem_line(rd_stack *s, rd_thread *t, uint64_t bytes)
  * TICK. Not the program's event. Fields that cannot be (a reallocation's
  * sizes past 2^32, which the collector sends as a free and a new block;
  * an address where the size says none, or none where it says one): a bad
- * record. After a STOP, none is applied (the collector sends none). */
+ * record. After a STOP (troff), the collector sends frees and
+ * reallocations only: rd_mem_off, none counted. */
 static int on_mem(rd_stack *s, const lt_event *ev)
 {
     rd_model *m = s->m;
@@ -1187,8 +1190,8 @@ static int on_mem(rd_stack *s, const lt_event *ev)
         (!a[2] && !a[3]))
         return s->bad++, 0;
     m->has_mem = 1;
-    if (s->stopped)
-        return 0;
+    if (s->stopped) /* troff: a free of a block made while traced, maybe */
+        return rd_mem_off(&m->mem, a[0], a[2], a[3]);
     rd_thread *t = current(s);
     int e = rd_mem_apply(&m->mem, t ? top_node(t) : 0, a[0], a[1], a[2], a[3], m->hooked);
     return e ? e : mem_line(s, t, rd_mem_grown(a[0], a[1]));

@@ -61,6 +61,13 @@ program itself measures.
           it), and the frees of the steps the collector's own API calls
           run in the hook are recorded after it (the junk not left live),
           lua5.1, --lua54, --luajit
+  tronoff  troff, then tron again (one session): what leak_a made in the
+          first region and the program freed between the two is not live
+          at the end (it was, and its addresses taken again looked like
+          lost frees); what keep_a made and kept, and grow_a's table
+          grown between the regions, are all live; leak_b's live bytes in
+          the second region are what the program measured, within 1%;
+          lua5.1, --lua54 and --luajit
   plain   a trace without --memory has no heap.pb.gz and no memory table,
           report.html no memory flame graph and no bytes column, and
           session.json says memory false
@@ -422,6 +429,55 @@ def case_tron(args, tmp):
     print('tron{memory = true}: leak %r' % (leak,))
     check(leak and leak[0] >= 40000 and leak[1] > 20000 * 40 and leak[4] == leak[1],
           'tron{memory = true}: leak %r' % (leak,))
+
+
+# Traced from the start (run --memory), the collector stopped but between
+# the two regions, where the program collects what leak_a made.
+TRONOFF = '''
+local luatrace = require "luatrace"
+collectgarbage("stop")
+local held = {}
+function keep_a(n) for i = 1, n do held[i] = {i, i} end end
+function grow_a(n) local t = {} for i = 1, n do t[i] = i end return t end
+function leak_a(n) local t = {} for i = 1, n do t[i] = {i} end return t end
+function leak_b(n) local t = {} for i = 1, n do t[i] = {i, i, i} end return t end
+local function measure(f, n)
+  local c0 = collectgarbage("count")
+  local r = f(n)
+  return r, string.format("%.0f", (collectgarbage("count") - c0) * 1024)
+end
+local _, ka = measure(keep_a, 2000)
+local g = grow_a(100)
+local a = leak_a(5000)
+luatrace.troff()
+a = nil
+for i = 101, 1000 do g[i] = i end
+collectgarbage("collect")
+collectgarbage("stop")
+luatrace.tron()
+local b, kb = measure(leak_b, 3000)
+luatrace.troff()
+print(ka, kb, #b, #g)
+'''
+
+
+def case_tronoff(args, tmp):
+    luas = [args.lua] + [lua for lua in (args.lua54, args.luajit) if lua and shutil.which(lua)]
+    for lua in luas:
+        out, session = run_memory(args, tmp, 'tronoff-' + os.path.basename(lua),
+                                  TRONOFF, lua=lua)
+        ka, kb = (int(v) for v in out.split()[:2])
+        table = memory_table(session)
+        row = {k: table.get(k, (0,) * 6) for k in ('keep_a', 'grow_a', 'leak_a', 'leak_b')}
+        print('%s: program keep_a %d leak_b %d; profile %r' % (lua, ka, kb, row))
+        check(row['leak_a'][0] >= 5000 and row['leak_a'][3] == 0 and row['leak_a'][4] == 0,
+              '%s: leak_a, freed between the regions, is live: %r' % (lua, row['leak_a']))
+        check(row['keep_a'][1] > 0 and abs(row['keep_a'][4] - ka) <= 0.01 * ka,
+              '%s: keep_a live %d, program %d' % (lua, row['keep_a'][4], ka))
+        check(row['grow_a'][1] > 0 and row['grow_a'][4] == row['grow_a'][1],
+              '%s: grow_a live %d of %d' % (lua, row['grow_a'][4], row['grow_a'][1]))
+        check(kb > 10000 and abs(row['leak_b'][4] - kb) <= 0.01 * kb,
+              '%s: leak_b live %d, program %d' % (lua, row['leak_b'][4], kb))
 
 
 def varint(b, at):
