@@ -683,6 +683,30 @@ static void start(co_state *s, lua_State *L)
 
 static int tron_body(lua_State *L);
 
+/* tron's settings (argument 1) say memory = true. */
+static int asks_memory(lua_State *L)
+{
+    if (!lua_istable(L, 1))
+        return 0;
+    lua_getfield(L, 1, "memory");
+    int on = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return on;
+}
+
+/* tron{memory = true} in a trace that began without memory (recorderd run
+ * without --memory traces from the start): said once, not ignored
+ * silently (a user took the trace for a memory profile's). */
+static void memory_too_late(void)
+{
+    static int said;
+    if (said++)
+        return;
+    fprintf(stderr, "luatrace: tron: memory = true: this trace began without memory and stays "
+                    "so (recorderd run --memory, or LUATRACE_MEMORY=1, traces memory from the "
+                    "start)\n");
+}
+
 /* tron and troff: what they allocate is the collector's (co_mem_in). */
 static int l_tron(lua_State *L)
 {
@@ -715,6 +739,8 @@ static int tron_body(lua_State *L)
             g_tron_memory = lua_toboolean(L, -1);
         }
         s = setup(L, name && *name ? name : LT_RING_NAME_SCRIPT, 0, l_tron);
+    } else if (!s->mem && asks_memory(L)) {
+        memory_too_late();
     }
     if (s && co_jit_is() && !s->active)
         co_jit_prepare(L);

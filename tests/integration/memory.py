@@ -68,6 +68,9 @@ program itself measures.
           grown between the regions, are all live; leak_b's live bytes in
           the second region are what the program measured, within 1%;
           lua5.1, --lua54 and --luajit
+  tronlate  tron{memory = true} in a trace begun without memory (run
+          without --memory): stderr says, once, that it has none; under
+          run --memory nothing is said
   plain   a trace without --memory has no heap.pb.gz and no memory table,
           report.html no memory flame graph and no bytes column, and
           session.json says memory false
@@ -478,6 +481,27 @@ def case_tronoff(args, tmp):
               '%s: grow_a live %d of %d' % (lua, row['grow_a'][4], row['grow_a'][1]))
         check(kb > 10000 and abs(row['leak_b'][4] - kb) <= 0.01 * kb,
               '%s: leak_b live %d, program %d' % (lua, row['leak_b'][4], kb))
+
+
+TRONLATE = '''
+local luatrace = require "luatrace"
+print(luatrace.tron{memory = true})
+luatrace.troff()
+print(luatrace.tron{memory = true})
+'''
+
+
+def case_tronlate(args, tmp):
+    with open(os.path.join(tmp, 'late.lua'), 'w') as f:
+        f.write(TRONLATE)
+    for extra, want in (((), 1), (('--memory',), 0)):
+        res = harness.run_ok([args.recorderd, 'run', '--quiet', '--out', os.path.join(tmp, 'o')]
+                             + list(extra) + ['--', args.lua, 'late.lua'], tmp)
+        said = res.err.decode().count('memory = true: this trace began without memory')
+        print('run %s: said %d times; %r' % (' '.join(extra), said, res.out))
+        check(res.out.decode().split() == ['true', 'true'], 'tron: %r' % res.out)
+        check(said == want, 'run %s: the message %d times, not %d: %r'
+              % (' '.join(extra), said, want, res.err))
 
 
 def varint(b, at):
