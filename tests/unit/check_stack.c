@@ -1006,6 +1006,56 @@ START_TEST(test_stack_memory)
 }
 END_TEST
 
+/* After a STOP (troff) the collector sends frees and reallocations: none
+ * is counted, and live stays as at the STOP (a trace that ends so); at
+ * the next START the blocks freed meanwhile leave their maker's live
+ * bytes, one reallocated stays its maker's, charged at most its new
+ * size; a new block or an unknown one is nothing. Before, they were
+ * ignored: what the program freed between troff and tron stayed live. */
+START_TEST(test_stack_memory_off)
+{
+    begin_main(5);
+    ev_call(2, F_F);
+    ev_line(2, 11);
+    EV(MEM, 100, 0, 0x1000, 0);
+    EV(MEM, 40, 0, 0x2000, 0);
+    EV(MEM, 24, 0, 0x3000, 0);
+    ev_ret(2);
+    EV(STOP, 0, LT_R_TROFF);
+    EV(MEM, 0, 100, 0, 0x1000);        /* freed while off */
+    EV(MEM, 16, 40, 0x6000, 0x2000);   /* shrunk and moved */
+    EV(MEM, 0, 24, 0, 0x3000);         /* freed, */
+    EV(MEM, 24, 0, 0x3000, 0);         /* its address taken by a block made while off */
+    EV(MEM, 0, 8, 0, 0x9000);          /* none of the trace's */
+    uint32_t nf = rd_model_child_find(&M, rd_model_child_find(&M, 0, F_MAIN), F_F);
+    const rd_memrow *f = rd_mem_row(&M.mem, nf);
+    ck_assert_uint_eq(f->live_b, 164); /* as at the STOP, until tracing restarts */
+    ck_assert_uint_eq(f->live_n, 3);
+    ck_assert_uint_eq(M.mem.records, 3);
+    begin_main(6);
+    ev_line(1, 7); /* the START's snapshot ends */
+    f = rd_mem_row(&M.mem, nf);
+    ck_assert_uint_eq(f->alloc_n, 3);
+    ck_assert_uint_eq(f->alloc_b, 164);
+    ck_assert_uint_eq(f->freed_b, 0);
+    ck_assert_uint_eq(f->live_b, 16);
+    ck_assert_uint_eq(f->live_n, 1);
+    ck_assert_uint_eq(M.mem.nblk, 1);
+    ck_assert_uint_eq(M.mem.unknown_free, 0);
+    ev_call(2, F_G);
+    ev_line(2, 21);
+    EV(MEM, 0, 16, 0, 0x6000); /* g frees f's block */
+    EV(MEM, 0, 24, 0, 0x3000); /* and the one made while off */
+    ev_ret(2);
+    uint32_t ng = rd_model_child_find(&M, rd_model_child_find(&M, 0, F_MAIN), F_G);
+    ck_assert_uint_eq(rd_mem_row(&M.mem, nf)->live_b, 0);
+    ck_assert_uint_eq(rd_mem_row(&M.mem, nf)->live_n, 0);
+    ck_assert_uint_eq(rd_mem_row(&M.mem, ng)->freed_b, 40);
+    ck_assert_uint_eq(M.mem.unknown_free, 1);
+    ck_assert_uint_eq(S.bad, 0);
+}
+END_TEST
+
 /* Blocks of 4 GiB or more (the collector sends a reallocation of one as
  * a free and a new block): allocated, live and freed whole, as any other;
  * before, every record of one was bad and the block went uncounted. */
@@ -1608,7 +1658,7 @@ int main(void)
                             test_stack_wrap_error, test_stack_wrap_nested_error,
                             test_stack_late_hooked, test_stack_stop_start, test_stack_gap,
                             test_stack_time, test_stack_ticks, test_stack_tick_debits,
-                            test_stack_memory, test_stack_memory_big, test_stack_memory_table,
+                            test_stack_memory, test_stack_memory_big, test_stack_memory_off, test_stack_memory_table,
                             test_stack_bias, test_stack_bias_scaled, test_stack_bias_walk, test_stack_bias_line_instr, test_stack_tick_debits_after,
                             test_stack_tick_debits_switch, test_stack_tick_debits_after_tail, test_stack_tick_debit_first,
                             test_stack_tick_debit_root_shares,
