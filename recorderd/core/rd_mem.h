@@ -86,7 +86,7 @@ typedef struct rd_mem {
                          function's own frame (report.html's sources); NULL until
                          the first */
     uint32_t capline_b;
-    uint32_t *off_node; /* the nodes with off_n or off_b, */
+    uint32_t *off_node; /* the nodes whose off_n or off_b is set */
     uint32_t noff, capoff;
     uint64_t records;      /* MEM records applied */
     uint64_t unknown_free; /* frees of blocks the trace did not see made */
