@@ -10,8 +10,14 @@
  * the type its reference said, sizes are bounded, addresses aligned), and
  * what fails is counted in w->bad and left out, never followed. The walk
  * is bounded by max_objects (memory: an rd_hobj and two set slots each)
- * and by the deadline. Weak tables are walked as strong ones: what only
- * they hold shows up under them.
+ * and by the deadline. Weak tables are walked as Lua 5.1's collector
+ * keeps what they hold: a weak value that is not a string is not
+ * followed, nor a weak key that is not a string, whose entry's value is
+ * (5.1 marks it). A key the walk did not reach is dead: the walk is made
+ * again without its entries, until no more die (as collections do, one
+ * each: a value that holds its own key keeps the entry for good, 5.1's
+ * leak). Before, weak tables were walked as strong ones, and a weak
+ * cache showed as keeping what only it referenced.
  *
  * Small reads go through a cache of blocks copied whole (objects made
  * together lie together); a table's parts are read in chunks. */
@@ -207,8 +213,110 @@ static void each(rd_heapwalk *w, uint32_t i, uintptr_t at, size_t n, size_t stri
     }
 }
 
+/* {====== weak tables */
+
+enum { WEAK_K = 1, WEAK_V = 2, MODE_NODES = 1024, MAX_WALKS = 32 };
+
+/* A collectable value that is not a string: what weakness lets go. */
+static int weak_kind(int tt)
+{
+    return tt > LUA_TSTRING && tt <= LUA_TTHREAD;
+}
+
+/* The string at ts is s (n bytes). */
+static int string_is(rd_heapwalk *w, uintptr_t ts, const char *s, size_t n)
+{
+    uint8_t h[TS_SIZE];
+    char buf[8];
+    uint64_t len;
+    if (n > sizeof buf || rd(w, ts, h, sizeof h) || h[LS_TT] != LUA_TSTRING)
+        return 0;
+    memcpy(&len, h + TS_LEN, sizeof len);
+    return len == n && !rd(w, ts + TS_SIZE, buf, n) && !memcmp(buf, s, n);
+}
+
+/* WEAK_K and WEAK_V of the metatable at mt's __mode (as Lua's collector
+ * reads it: a string holding 'k', 'v'); 0 if none, or unreadable. */
+static int weak_mode(rd_heapwalk *w, uintptr_t mt)
+{
+    uint8_t b[TABLE_SIZE], nd[ND_SIZE], h[TS_SIZE];
+    if (!mt || rd(w, mt, b, sizeof b) || b[LS_TT] != LUA_TTABLE || b[TB_LSIZENODE] > 28)
+        return 0;
+    size_t nh = (size_t)1 << b[TB_LSIZENODE];
+    for (size_t k = 0; k < nh && k < MODE_NODES; k++) {
+        if (rd(w, ptr_at(b, TB_NODE) + k * ND_SIZE, nd, sizeof nd))
+            return 0;
+        if (lr_int_at(nd, ND_KEYTT) != LUA_TSTRING || lr_int_at(nd, TV_TT) != LUA_TSTRING ||
+            !string_is(w, ptr_at(nd, ND_KEY), "__mode", 6))
+            continue;
+        uint64_t len;
+        char mode[8] = {0};
+        uintptr_t v = ptr_at(nd, 0);
+        if (rd(w, v, h, sizeof h))
+            return 0;
+        memcpy(&len, h + TS_LEN, sizeof len);
+        if (rd(w, v + TS_SIZE, mode, len < sizeof mode - 1 ? (size_t)len : sizeof mode - 1))
+            return 0;
+        return (strchr(mode, 'k') ? WEAK_K : 0) | (strchr(mode, 'v') ? WEAK_V : 0);
+    }
+    return 0;
+}
+
+/* Keys of weak-key entries: sets of addresses, open addressing, at most
+ * half full. Where key is in set (cap slots), or the empty slot for it. */
+static uintptr_t *key_slot(uintptr_t *set, size_t cap, uintptr_t key)
+{
+    size_t h = (size_t)((key >> 3) * 0x9E3779B97F4A7C15ull);
+    while (set[h & (cap - 1)] && set[h & (cap - 1)] != key)
+        h++;
+    return &set[h & (cap - 1)];
+}
+
+/* Adds key to the set. 0, or -1 (out of memory). */
+static int key_put(uintptr_t **set, size_t *cap, size_t *n, uintptr_t key)
+{
+    if (2 * (*n + 1) > *cap) {
+        size_t ncap = *cap ? *cap * 2 : 1024;
+        uintptr_t *t = calloc(ncap, sizeof *t);
+        if (!t)
+            return -1;
+        for (size_t k = 0; k < *cap; k++)
+            if ((*set)[k])
+                *key_slot(t, ncap, (*set)[k]) = (*set)[k];
+        free(*set);
+        *set = t;
+        *cap = ncap;
+    }
+    uintptr_t *at = key_slot(*set, *cap, key);
+    *n += !*at;
+    *at = key;
+    return 0;
+}
+
+static int key_has(uintptr_t *set, size_t cap, uintptr_t key)
+{
+    return cap && *key_slot(set, cap, key) == key;
+}
+
+/* After a walk: the weak keys it met that it did not reach are dead (a
+ * collection clears their entries); returns how many more there are. A
+ * key once dead stays so: a walk without its entries reaches less. */
+static size_t kill_unreached(rd_heapwalk *w)
+{
+    size_t before = w->ndead;
+    for (size_t k = 0; k < w->capwk; k++)
+        if (w->wk[k] && !*slot(w, w->wk[k]) &&
+            key_put(&w->dead, &w->capdead, &w->ndead, w->wk[k]))
+            return 0; /* out of memory: this walk's figures stand */
+    return w->ndead - before;
+}
+
+/* }====== */
+
 static void array_elem(rd_heapwalk *w, uint32_t i, size_t k, const uint8_t *e)
 {
+    if ((w->weak & WEAK_V) && weak_kind(lr_int_at(e, TV_TT)))
+        return;
     add_value(w, i, HE_INDEX, k + 1, e);
 }
 
@@ -231,14 +339,24 @@ static void node_elem(rd_heapwalk *w, uint32_t i, size_t k, const uint8_t *nd)
     int ktt = lr_int_at(nd, ND_KEYTT);
     uint64_t key;
     memcpy(&key, nd + ND_KEY, sizeof key);
-    if (ktt == LUA_TSTRING)
-        add_value(w, i, HE_FIELD, key, nd);
-    else if (ktt == LUA_TNUMBER)
-        add_value(w, i, HE_NUMKEY, key, nd);
-    else /* what the key is, for the path: its type, a boolean's value */
-        add_value(w, i, HE_OTHERKEY, (uint64_t)ktt | (ktt == LUA_TBOOLEAN && key ? 256 : 0), nd);
-    if (ktt >= LUA_TSTRING && ktt <= LUA_TTHREAD)
+    int weak_key = (w->weak & WEAK_K) && weak_kind(ktt);
+    if (weak_key && key_has(w->dead, w->capdead, (uintptr_t)key))
+        return; /* its key is dead: a collection clears the entry */
+    if (!((w->weak & WEAK_V) && weak_kind(lr_int_at(nd, TV_TT)))) {
+        if (ktt == LUA_TSTRING)
+            add_value(w, i, HE_FIELD, key, nd);
+        else if (ktt == LUA_TNUMBER)
+            add_value(w, i, HE_NUMKEY, key, nd);
+        else /* what the key is, for the path: its type, a boolean's value */
+            add_value(w, i, HE_OTHERKEY, (uint64_t)ktt | (ktt == LUA_TBOOLEAN && key ? 256 : 0),
+                      nd);
+    }
+    if (weak_key) { /* not followed: reached otherwise, or dead (kill_unreached) */
+        if (key_put(&w->wk, &w->capwk, &w->nwk, (uintptr_t)key))
+            add(w, i, HE_KEY, 0, (uintptr_t)key, ktt); /* no memory: as a strong one */
+    } else if (ktt >= LUA_TSTRING && ktt <= LUA_TTHREAD) {
         add(w, i, HE_KEY, 0, (uintptr_t)key, ktt);
+    }
 }
 
 static int table(rd_heapwalk *w, uint32_t i, const uint8_t *b)
@@ -260,9 +378,11 @@ static int table(rd_heapwalk *w, uint32_t i, const uint8_t *b)
     w->o[i].extra = (uint16_t)(dummy ? 0 : lsize + 1);
     if (ptr_at(b, TB_METATABLE))
         add(w, i, HE_META, 0, ptr_at(b, TB_METATABLE), LUA_TTABLE);
+    w->weak = weak_mode(w, ptr_at(b, TB_METATABLE));
     each(w, i, ptr_at(b, TB_ARRAY), (size_t)na, TV_SIZE, array_elem);
     if (!dummy)
         each(w, i, nodes, nh, ND_SIZE, node_elem);
+    w->weak = 0;
     return 0;
 }
 
@@ -446,21 +566,17 @@ static int root(rd_heapwalk *w, int k)
     return 0;
 }
 
-int rd_heapwalk_run(rd_heapwalk *w)
+/* One walk from the roots, the dead keys' entries left out. */
+static int walk(rd_heapwalk *w)
 {
-    w->cap = w->max_objects < 65536 ? w->max_objects : 65536;
-    w->o = malloc(w->cap * sizeof *w->o);
-    for (w->set_cap = 16; w->set_cap < 2 * w->cap;)
-        w->set_cap *= 2;
-    w->set = calloc(w->set_cap, sizeof *w->set);
-    w->cache = calloc(1, sizeof(cache));
-    w->n = w->bad = 0;
-    w->cut = w->gone = 0;
-    if (!w->o || !w->set || !w->cache)
-        return -ENOMEM;
-    memset(((cache *)w->cache)->at, 0xff, sizeof ((cache *)w->cache)->at);
     int e = 0;
     size_t i = 0;
+    w->n = w->bad = 0;
+    w->cut = 0;
+    memset(w->set, 0, w->set_cap * sizeof *w->set);
+    if (w->wk) /* none until a weak key is met */
+        memset(w->wk, 0, w->capwk * sizeof *w->wk);
+    w->nwk = 0;
     for (int r = HR_GLOBALS; r <= HR_MAIN && w->cut != 2; r++) {
         if (root(w, r)) { /* the state cannot be read: at once, a failure; later, a change */
             e = r == HR_GLOBALS ? -EFAULT : (w->bad++, 0);
@@ -476,6 +592,30 @@ int rd_heapwalk_run(rd_heapwalk *w)
             expand(w, (uint32_t)i);
         }
     }
+    return e;
+}
+
+int rd_heapwalk_run(rd_heapwalk *w)
+{
+    w->cap = w->max_objects < 65536 ? w->max_objects : 65536;
+    w->o = malloc(w->cap * sizeof *w->o);
+    for (w->set_cap = 16; w->set_cap < 2 * w->cap;)
+        w->set_cap *= 2;
+    w->set = calloc(w->set_cap, sizeof *w->set);
+    w->cache = calloc(1, sizeof(cache));
+    w->gone = 0;
+    w->ndead = 0;
+    if (w->dead)
+        memset(w->dead, 0, w->capdead * sizeof *w->dead);
+    if (!w->o || !w->set || !w->cache)
+        return -ENOMEM;
+    memset(((cache *)w->cache)->at, 0xff, sizeof ((cache *)w->cache)->at);
+    int e;
+    /* again while weak keys die, as many walks as collections would take
+     * (a chain of them one at a time: up to MAX_WALKS, then what the last
+     * walk had stands, as a walk cut short does) */
+    for (int k = 1; !(e = walk(w)) && !w->cut && k < MAX_WALKS && kill_unreached(w); k++)
+        ;
     for (size_t i = 0; i < w->n; i++)
         w->o[i].sub = w->o[i].size, w->o[i].nsub = 1;
     for (size_t i = w->n; i-- > 0;) /* children come after their parents */
@@ -491,9 +631,13 @@ void rd_heapwalk_free(rd_heapwalk *w)
     free(w->o);
     free(w->set);
     free(w->cache);
+    free(w->wk);
+    free(w->dead);
     w->o = NULL;
     w->set = NULL;
     w->cache = NULL;
+    w->wk = w->dead = NULL;
+    w->nwk = w->capwk = w->ndead = w->capdead = 0;
 }
 
 size_t rd_heapwalk_string(const rd_heapwalk *w, uintptr_t ts, char *buf, size_t cap)

@@ -60,6 +60,11 @@ typedef struct rd_heapwalk {
     uint32_t *set;
     size_t set_cap;
     void *cache;
+    int weak;              /* the table being read: its __mode's WEAK_* */
+    uintptr_t *wk;         /* the weak keys a walk met (a set of addresses) */
+    size_t nwk, capwk;
+    uintptr_t *dead;       /* weak keys no walk reached: their entries left out */
+    size_t ndead, capdead;
 } rd_heapwalk;
 
 /* Walks the state whose main thread is w->main in w->pid. Returns 0, or

@@ -18,6 +18,15 @@ started in a session of its own and killed whatever happens. Cases:
   chain     a linked list growing beside an array of tables: both show,
             the list once by what holds it (_G.list), never a .next.next
             row, in what keeps the most and in what grew (--diff 1)
+  weak      weak tables, the collector stopped: a cache of weak values
+            (8000 of them held by it alone, 2000 also by _G.strongs), weak
+            keys held by nothing else, weak keys an anchor holds (their
+            values reached through them), a chain of weak keys from a
+            global, and values that hold their own key (directly, or two
+            entries each other's: Lua 5.1 keeps them): what was reached plus the state's own bytes equal what
+            the same program counts after two full collections (within
+            1%), and no row says the cache keeps its 8000 (they were
+            walked as strong: 1.2 MB of garbage shown as kept)
   keys      tables under odd keys: each path says its key as Lua would
             write it (escapes, a NUL, "", a keyword, true, a function, a
             long key cut with ...), no two alike
@@ -179,6 +188,59 @@ def case_chain(c):
         expect(any(re.search(r'\s_G\.keep2( \(|$)', line) for line in text.splitlines()),
                '%s has no _G.keep2 row:\n%s' % (part, text))
         expect('.next' not in text, '%s shows links of the chain:\n%s' % (part, text))
+
+
+# arg[1] "collect": two full collections before it says ready (the truth
+# of what the weak tables keep); else their garbage is still there
+WEAK = '''
+collectgarbage("stop")
+weakcache = setmetatable({}, {__mode = "v"})
+strongs = {}
+for i = 1, 10000 do
+  local o = {i, i, i, i, i, i}
+  weakcache[i] = o
+  if i % 5 == 0 then strongs[#strongs + 1] = o end
+end
+ek = setmetatable({}, {__mode = "k"})
+anchors = {}
+for i = 1, 1000 do local k = {i} anchors[i] = k ek[k] = {i, i, i, i, i, i, i, i} end
+for i = 1, 3000 do ek[{i}] = {i, i, i, i, i, i, i, i} end
+for i = 1, 500 do local k = {i} ek[k] = {owner = k, i, i, i, i} end -- 5.1 keeps them
+local d, e = {}, {} ek[d] = e ek[e] = d -- and these
+local a, b, c = {}, {}, {}
+chain = a
+ek[a] = b ek[b] = c ek[c] = {"end"}
+if arg[1] == "collect" then
+  collectgarbage("collect") collectgarbage("collect") collectgarbage("stop")
+end
+io.stdout:write(string.format("%d\\n", collectgarbage("count") * 1024))
+io.stdout:flush()
+io.read()
+'''
+
+
+def case_weak(c):
+    c.write('weak.lua', WEAK)
+    counts, seen = [], []
+    for how in ('collect', 'keep'):
+        p = c.start([c.args.lua, 'weak.lua', how])
+        counts.append(int(p.stdout.readline()))
+        r = heap(c, p.pid, '--stop')
+        out = r.out.decode()
+        expect(r.status == 0, 'status %d, %r' % (r.status, r.err))
+        m = re.search(r'reached from its roots: ([\d.]+ \w?B) in \d+ objects; the state\'s own: '
+                      r'([\d.]+ \w?B)', out)
+        expect(m, 'no figures:\n' + out)
+        seen.append(kib(m.group(1)) + kib(m.group(2)))
+        expect(not re.search(r'_G\.weakcache \(\d+ entries', out),
+               'the weak cache keeps its entries:\n' + out)
+    truth, garbage = counts[0], counts[1] - counts[0]
+    print('after two collections the program counts %d bytes (%d more before them); reached '
+          'and the state\'s own: %.0f after, %.0f before' % (truth, garbage, seen[0], seen[1]))
+    expect(garbage > truth, 'the weak tables hold too little garbage: %d, %d' % (garbage, truth))
+    for s in seen:
+        expect(abs(s - truth) <= truth * 0.01, 'heap says %.0f bytes, the program %d after '
+               'collecting' % (s, truth))
 
 
 KEYS = r'''
