@@ -130,10 +130,13 @@ void co_chain_call(const co_chain *c, lua_State *L, lua_Debug *ar)
     if (ar->event == LUA_HOOKCALL && ar->istailcall) /* co_ev_normalize's */
         ar->event = LUA_HOOKTAILCALL;
     int bit = ar->event == LUA_HOOKTAILCALL ? LUA_MASKCALL : 1 << ar->event;
+    /* 5.4's luaG_traceexec has the same order, its instruction in the
+     * running CallInfo's savedpc (a C frame's: not a count or line event) */
+    const void *pc = ar->i_ci ? lr_ptr_at(ar->i_ci, CI54_SAVEDPC) : NULL;
 #else
     int bit = ar->event == LUA_HOOKTAILRET ? LUA_MASKRET : 1 << ar->event;
-#endif
     const void *pc = lr_ptr_at(L, LS_SAVEDPC);
+#endif
     int mask = ar->event == LUA_HOOKLINE && g_count.L == L && g_count.pc == pc ? g_count.mask
                                                                                : c->mask;
     g_count.L = ar->event == LUA_HOOKCOUNT ? L : NULL;
@@ -148,23 +151,41 @@ int co_chain_release(co_state *s, lua_State *L)
     co_chain *c = co_nchain ? co_chain_find(L) : NULL;
     if (!c)
         return 0;
+#ifdef CO_LUA54
+    /* lua_sethook restarts the count: under 5.4, whose hookcount is not
+     * read (no layout of its lua_State is checked), it starts again */
+    lua_sethook(L, g_lib_hook, c->mask, c->count);
+#else
     /* lua_sethook restarts the count: the program's goes on where it was
      * (chained threads are of a state whose layout was verified) */
     int left;
     memcpy(&left, (const char *)L + LS_HOOKLEFT, sizeof left);
     lua_sethook(L, g_lib_hook, c->mask, c->count);
     memcpy((char *)L + LS_HOOKLEFT, &left, sizeof left);
+#endif
     chain_remove(s, c);
     return 1;
 }
 
+/* Whether freed threads are reported, so that an entry cannot outlive its
+ * thread: Lua 5.1's allocator watch reads them (its layout verified);
+ * 5.4's map of co_wcache.c sees every free (co_wcache_freed forgets the
+ * entry), unless LUATRACE_ALLOC=plain left the allocator alone. */
+static int frees_seen(const co_state *s)
+{
+#ifdef CO_LUA54
+    (void)s;
+    return co_wcache_on();
+#else
+    return s->thread_ok && (s->watched & CO_WATCH_THREADS);
+#endif
+}
+
 /* Whether T, about to get the program's hook, can stay traced: while
- * tracing, where freed threads are reported (an entry must not outlive its
- * thread) and the table has room. */
+ * tracing, where freed threads are reported and the table has room. */
 static int can_chain(const co_state *s, const lua_State *T)
 {
-    return s && s->active && s->thread_ok && (s->watched & CO_WATCH_THREADS) &&
-           (co_chain_find(T) || co_nchain < CO_CHAIN_MAX);
+    return s && s->active && frees_seen(s) && (co_chain_find(T) || co_nchain < CO_CHAIN_MAX);
 }
 
 /* The library has just hooked T for the program: the collector's hook goes

@@ -800,7 +800,8 @@ enum {
     L54_STACK = 48,
     L54_BASE_CI = 96,
     CI54_FUNC = 0,
-    CI54_PREVIOUS = 2 * sizeof(void *)
+    CI54_PREVIOUS = 2 * sizeof(void *),
+    CI54_SAVEDPC = 4 * sizeof(void *) /* u.l.savedpc, past next */
 };
 static inline const void *co_ci_prev(const void *ci)
 {

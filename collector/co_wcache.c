@@ -89,6 +89,10 @@ int co_wcache_on(void)
  * across a call that may allocate. */
 void co_wcache_freed(const void *p)
 {
+    /* a thread the program hooked (co_dbghook.c); not a NULL "free", which
+     * would find the chain table's first empty slot */
+    if (g_on && co_nchain && p)
+        co_chain_forget(p);
     wc_entry *e = g_on ? find(p) : NULL;
     if (!e)
         return;

@@ -3,7 +3,8 @@
 
   proghook.py PROGRAM.lua --recorderd PATH [--lua lua5.1] [--reftrace-c SO] [--save DIR]
 
-The program runs under `recorderd run -- lua5.1 -lreftrace PROG`: reftrace's
+The program runs under `recorderd run -- lua5.1 -lreftrace PROG` (or lua5.4,
+with the helper built against 5.4: --reftrace-c): reftrace's
 debug.sethook is then the program's own hook, which the collector chains
 behind its own (collector/co_dbghook.c), one per coroutine. In a fresh
 temporary directory (always removed):
@@ -29,14 +30,12 @@ import reftrace_post  # noqa: E402
 from harness import (SKIP, Failure, run, base_env, in_tmpdir,  # noqa: E402
                      have_recorderd, find_session, skip_missing)
 
-# lua.c's -lreftrace: require called from pmain, reftrace.lua's main chunk
-REF_LOAD = 'lua5.1@[C];require "reftrace"@[C]'
-
-
-def own(key):
-    """Is this stack reftrace's own (its load), not the program's?"""
-    return (key == REF_LOAD or key.startswith(REF_LOAD + ';')
-            or '/reftrace.lua:' in key)
+def own(key, lua):
+    """Is this stack reftrace's own (its load: lua.c's -lreftrace, require
+    called from pmain, then reftrace.lua's main chunk), not the program's?
+    lua: the interpreter, whose name roots every stack (lua5.1, lua5.4)."""
+    load = '%s@[C];require "reftrace"@[C]' % os.path.basename(lua)
+    return key == load or key.startswith(load + ';') or '/reftrace.lua:' in key
 
 
 def traced_with_hook(args, prog_dir, prog, tmp, helper):
@@ -77,7 +76,7 @@ def check(args, tmp):
     got = {}
     for weight in ('lines', 'calls'):
         d = corpus.report(args, session, weight, tmp)
-        got[weight] = {k: v for k, v in d.items() if not own(k)}
+        got[weight] = {k: v for k, v in d.items() if not own(k, args.lua)}
     cwd = corpus.session_cwd(session)
     ref_lines = reftrace_post.relabel(reftrace_post.cut_deep(ref_lines),
                                       lambda l: corpus.folded_label(l, cwd))
@@ -103,7 +102,7 @@ def main(argv):
     p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     p.add_argument('program', help='a .lua file of tests/lua')
     p.add_argument('--recorderd', required=True, help='the recorderd binary')
-    p.add_argument('--lua', default='lua5.1', help='the Lua 5.1 interpreter')
+    p.add_argument('--lua', default='lua5.1', help='the interpreter: lua5.1 or lua5.4')
     p.add_argument('--reftrace-c', help='reftrace_c.so (built here when not given)')
     p.add_argument('--save', help='on mismatch, write the folded files here')
     args = p.parse_args(argv)
