@@ -419,6 +419,22 @@ static int other_lua_script(const char *cmd, char *path, size_t cap, char *lua, 
  * for a Lua interpreter that failed under run's LUA_INIT: it loaded the
  * collector, and never ran its script (missing, a syntax error, a bad
  * option), which its own message says. */
+/* Whether a Lua interpreter's options (those before its script, as
+ * lua.c reads them) include -E: Lua 5.2 and later then ignore LUA_INIT
+ * and LUA_CPATH, both of which run sets to load the collector. */
+static int ignores_env(char **argv)
+{
+    for (int i = 1; argv[i] && argv[i][0] == '-' && argv[i][1]; i++) {
+        if (!strcmp(argv[i], "--"))
+            return 0;
+        if (!strcmp(argv[i], "-E"))
+            return 1;
+        if ((!strcmp(argv[i], "-e") || !strcmp(argv[i], "-l")) && argv[i + 1])
+            i++; /* the option's argument, not an option */
+    }
+    return 0;
+}
+
 /* Says that nothing was traced, with --quiet too (a failure, not a
  * summary): 1, or 0 where the command's own failure says why (a Lua
  * interpreter that failed under run's LUA_INIT). */
@@ -430,7 +446,7 @@ static int untraced_note(char **argv, int code)
     /* lua5.4 reads LUA_INIT_5_4 instead of LUA_INIT where it is set: a
      * lua5.4 command, or one that may start it (a script) */
     int init54 = getenv("LUA_INIT_5_4") && (!lua || !strncmp(base, "lua5.4", 6));
-    if (code != 0 && lua && !getenv("LUA_INIT") && !init54)
+    if (code != 0 && lua && !getenv("LUA_INIT") && !init54 && !ignores_env(argv))
         return 0;
     /* a collector that loaded and could not begin (no room in /dev/shm)
      * said why above: the note must not deny it was loaded */
@@ -455,6 +471,9 @@ static int untraced_note(char **argv, int code)
     else if (init54)
         fprintf(stderr, "recorderd: LUA_INIT_5_4 is set, and lua5.4 reads it instead of run's "
                         "LUA_INIT: add -lluatrace to the lua5.4 command\n");
+    else if (interp && ignores_env(argv))
+        fprintf(stderr, "recorderd: %s -E ignores LUA_INIT and LUA_CPATH, which run sets to "
+                        "load the collector: drop -E\n", shown);
     char path[PATH_MAX], named[64];
     if (!interp && other_lua_script(argv[0], path, sizeof path, named, sizeof named)) {
         /* a test runner whose #! line picks the system's lua, which may

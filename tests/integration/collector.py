@@ -934,6 +934,15 @@ def case_untraced(c):
         r = run(base + ['--', lua54, prog], c.tmp, c.env(LUA_INIT_5_4='@' + init))
         expect(r.status == 3 and r.out == b'hi\n' and note in r.err and
                b'LUA_INIT_5_4 is set' in r.err, 'LUA_INIT_5_4: %r' % (r.err,))
+        # lua5.4 -E ignores LUA_INIT and LUA_CPATH: the hint says to drop
+        # it (the note alone said "its message above says why", above which
+        # nothing was); -E past -e's argument, not that argument
+        for opts in (['-E'], ['-e', 'y=2', '-W', '-E']):
+            r = run(base + ['--', lua54] + opts + [prog], c.tmp, c.env())
+            expect(r.status == 3 and r.out == b'hi\n' and note in r.err and
+                   r.err.decode().endswith('recorderd: lua5.4 -E ignores LUA_INIT and LUA_CPATH, '
+                                           'which run sets to load the collector: drop -E\n'),
+                   'lua5.4 %s: %d %r' % (' '.join(opts), r.status, r.err))
     # which lua5.1 does not read: its failure's own message, no hint
     r = run(base + ['--', c.args.lua, 'nothere.lua'], c.tmp, c.env(LUA_INIT_5_4='x=1'))
     expect(r.status == 1 and b'nothere.lua' in r.err and note not in r.err,
