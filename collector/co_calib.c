@@ -678,9 +678,11 @@ static void calibrate_now(lua_State *L, lua_CFunction running, int state_ok, int
         co_func_fast_path(s);
     }
     co_hook_set_state(s);
-    if (!s->no_clock && (sampled ? measure_dispatch(s, L) : measure(s, L)) == 0)
+    if (!s->no_clock && (sampled ? measure_dispatch(s, L) : measure(s, L)) == 0) {
         g_bias.ok = 1;
-    else
+        if (sampled && co_jit_is() && co_module_lines_sampled())
+            co_calhist_apply(&g_bias); /* a dear moment's figures: the user's cheaper ones */
+    } else
         memset(g_bias.tick, 0, sizeof g_bias.tick);
     lua_sethook(L, NULL, 0, 0);
     lua_settop(L, top);

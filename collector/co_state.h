@@ -546,6 +546,7 @@ typedef struct co_bias {
     uint64_t step16;      /* Lua 5.4: a step of a line's lookup, x16 as tick[3] */
     int in16;             /* tick[] are in 1/16 ns (measured for sampled time), not ticks */
     int done, ok;
+    int from_history;     /* LuaJIT: tick[1], tick[2], switch16 are co_calhist.c's */
 } co_bias;
 /* Measures it once per process, in L outside any hook, before tracing
  * begins; running is the C function running in L (co_func_state_check).
@@ -554,6 +555,9 @@ void co_calib_run(lua_State *L, lua_CFunction running);
 /* The same for a trace that an attach will begin, with its state_ok. */
 void co_calib_run_state(lua_State *L, int state_ok);
 const co_bias *co_calib_bias(void);
+/* co_calhist.c: LuaJIT's sampled-time figures b, kept with the user's
+ * last hour's; b takes the cheaper quarter's if it is dearer by a fifth. */
+void co_calhist_apply(co_bias *b);
 /* The BIAS record, after the CLOCK at a trace's start. */
 void co_out_bias(co_state *s);
 /* ---- co_preempt.c: time spent preempted is nobody's ---- */

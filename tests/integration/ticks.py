@@ -55,6 +55,10 @@ must pass, with bounds loose enough for a loaded machine.
           tick's signal met the default action: exit 168), its handlers
           get no tick (they got 1000 a second), and the ticks go on, on
           another signal (the time after counts); under --luajit too
+  calibhistory  (LuaJIT) the calibration's history: a dear start takes
+          the cheaper figures of the last hour's, not another build's, not
+          an old one's, not from a file others may write, nor when
+          LUATRACE_CALIB_HISTORY=0
   earlytick  (--earlytick, tests/hosts/earlytick.c preloaded) a tick
           landing the moment the timer is armed, as tracing begins, probes
           the main thread before its hook takes its id: the main thread
@@ -686,7 +690,68 @@ def case_earlytick(args, tmp):
     print('%d stacks, as --time exact' % len(a))
 
 
-CASES = {'default': case_default, 'lines': case_lines, 'exactlines': case_exactlines,
+def calib_run(args, tmp, hist, k):
+    """A short LuaJIT run under the default with LUATRACE_CALIB_HISTORY
+    = hist: session.json's bias_ns."""
+    out = os.path.join(tmp, 'calib%d' % k)
+    harness.run_ok([args.recorderd, 'run', '--quiet', '--out', out, '--', args.lua, 'split.lua'],
+                   tmp, env=dict(harness.base_env(), LUATRACE_CALIB_HISTORY=hist))
+    j = session_json(harness.find_session(out))
+    harness.expect(j['time'] == 'sample' and j['bias_ns'], 'no calibration: %r' % j.get('bias_ns'))
+    return j['bias_ns']
+
+
+def history(path):
+    with open(path) as f:
+        return [line.split() for line in f]
+
+
+def write_history(path, rows, mode=0o600):
+    with open(path, 'w') as f:
+        f.writelines(' '.join(r) + '\n' for r in rows)
+    os.chmod(path, mode)
+
+
+def case_calibhistory(args, tmp):
+    """(LuaJIT) each calibration's figures go to the history file, with
+    the binary's and the collector's identity; a start that calibrates
+    dearer by a fifth than the cheaper quarter of the last hour's (three
+    at least) takes those: seeded at 1, 2 and 3 ns, the next run's
+    bias_ns says 1, 2, 3. Not taken: LUATRACE_CALIB_HISTORY=0 (nothing
+    written either), entries of another build or older than an hour, a
+    file others may write."""
+    hist = os.path.join(tmp, 'calib')
+    for k in range(3):
+        calib_run(args, tmp, hist, k)
+    rows = history(hist)
+    harness.expect(len(rows) == 3 and all(len(r) == 7 and r[0] == '1' for r in rows) and
+                   len({(r[2], r[3]) for r in rows}) == 1, 'the history: %r' % rows)
+    harness.expect(os.stat(hist).st_mode & 0o077 == 0, 'the history is open to others')
+    measured = [int(r[4]) for r in rows]
+    harness.expect(all(m > 2 * 16 for m in measured), 'a Lua call measured at %r' % measured)
+    cheap = [r[:4] + ['16', '32', '48'] for r in rows]
+    write_history(hist, cheap)
+    b = calib_run(args, tmp, hist, 3)
+    harness.expect((b['lua_call'], b['c_call'], b['switch']) == (1.0, 2.0, 3.0),
+                   'the history\'s cheaper figures not taken: %r' % b)
+    harness.expect(len(history(hist)) == 4 and int(history(hist)[3][4]) > 32,
+                   'the run\'s own figures not kept: %r' % history(hist))
+    write_history(hist, cheap)
+    b = calib_run(args, tmp, '0', 4)
+    harness.expect(b['lua_call'] > 2, 'LUATRACE_CALIB_HISTORY=0 took the history: %r' % b)
+    harness.expect(len(history(hist)) == 3, 'LUATRACE_CALIB_HISTORY=0 wrote it')
+    other = [r[:3] + ['%x' % (int(r[3], 16) ^ 1)] + r[4:] for r in cheap]
+    old = [[r[0], str(int(r[1]) - 7200)] + r[2:] for r in cheap]
+    for k, (rows, mode, what) in enumerate(((other, 0o600, 'another build\'s'), (old, 0o600, 'old'),
+                                            (cheap, 0o622, 'a file others may write'))):
+        write_history(hist, rows, mode)
+        b = calib_run(args, tmp, hist, 5 + k)
+        harness.expect(b['lua_call'] > 2, '%s entries taken: %r' % (what, b))
+    print('history taken when seeded cheaper; not from another build, old entries, '
+          'a file open to others, nor with LUATRACE_CALIB_HISTORY=0')
+
+
+CASES = {'default': case_default, 'calibhistory': case_calibhistory, 'lines': case_lines, 'exactlines': case_exactlines,
          'sameshape': case_sameshape, 'split': case_split, 'total': case_total, 'hook': case_hook, 'io': case_io,
          'wall': case_wall, 'ownsig': case_ownsig, 'sleepexec': case_sleepexec, 'cself': case_cself,
          'earlytick': case_earlytick, 'samples': case_samples, 'sigreset': case_sigreset}
