@@ -407,6 +407,7 @@ static uint64_t cpu_ns(void)
  * tiny calls came out 14 to 24 points light on a machine where it was 9
  * ns an event (measure_dispatch takes the middle of the two). */
 static int g_inactive_ref = LUA_NOREF; /* the loop to run, in the registry */
+static int g_in_hook; /* the calibration ran inside a hook: its figures are not a start's */
 static uint64_t g_inactive_t;          /* its CPU time, 1/16 ns; UINT64_MAX: failed */
 
 static void inactive_hook(lua_State *L, lua_Debug *ar)
@@ -441,8 +442,10 @@ static uint64_t time_inactive(lua_State *L, int fn, int mask)
     /* no hook ran: this runs inside one (an attach begins in our hook),
      * where the loop runs in that same dispatch, the hook set and none
      * called */
-    if (!e && g_inactive_ref != LUA_NOREF)
+    if (!e && g_inactive_ref != LUA_NOREF) {
         inactive_hook(L, NULL);
+        g_in_hook = 1;
+    }
     lua_sethook(L, NULL, 0, 0);
     if (e)
         lua_pop(L, 1);
@@ -680,8 +683,10 @@ static void calibrate_now(lua_State *L, lua_CFunction running, int state_ok, int
     co_hook_set_state(s);
     if (!s->no_clock && (sampled ? measure_dispatch(s, L) : measure(s, L)) == 0) {
         g_bias.ok = 1;
-        if (sampled && co_jit_is() && co_module_lines_sampled())
-            co_calhist_apply(&g_bias); /* a dear moment's figures: the user's cheaper ones */
+        /* a dear moment's figures: the user's cheaper ones; not those of a
+         * calibration inside a hook (an attach's), measured otherwise */
+        if (sampled && co_jit_is() && co_module_lines_sampled() && !g_in_hook)
+            co_calhist_apply(&g_bias);
     } else
         memset(g_bias.tick, 0, sizeof g_bias.tick);
     lua_sethook(L, NULL, 0, 0);
