@@ -33,6 +33,8 @@ int r54_peek(r54 *d, uintptr_t addr, void *dst, size_t n)
         d->late = 1;
         return -1;
     }
+    if (d->snap && r54_snap_read(d, addr, dst, n)) /* a sample's thread, copied at once */
+        return 0;
     struct iovec l = {dst, n}, r = {(void *)addr, n};
     return n && (!addr || process_vm_readv(d->pid, &l, 1, &r, 1, 0) != (ssize_t)n) ? -1 : 0;
 }
@@ -318,8 +320,10 @@ int r54_find(pid_t pid, const char *lib, rd_peek_stop *s, r54 **out, char *err, 
     if (s)
         rd_peek_let_go(s);
     r54 *d = calloc(1, sizeof *d);
-    if (!d)
+    if (!d || r54_snap_open(d)) {
+        free(d);
         return snprintf(err, cap, "out of memory"), -ENOMEM;
+    }
     d->pid = pid;
     d->deadline_us = rd_gcwalk_now_us() + FIND_MS * 1000;
     const char *why = (d->L = find_main(d)) ? (d->g = d->L + L4_SIZE, check(d)) : NULL;
@@ -330,7 +334,7 @@ int r54_find(pid_t pid, const char *lib, rd_peek_stop *s, r54 **out, char *err, 
         e = -ENOEXEC, misfit(pid, lib, why ? why : "no Lua 5.4 state was found in its memory",
                              err, cap);
     if (e)
-        free(d);
+        r54_close(d);
     else
         *out = d;
     return e;
@@ -347,6 +351,8 @@ int r54_open(pid_t pid, const char *lib, rd_peek_stop *s, r54 **out)
 
 void r54_close(r54 *d)
 {
+    if (d)
+        r54_snap_close(d);
     free(d);
 }
 

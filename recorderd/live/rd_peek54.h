@@ -2,7 +2,8 @@
  * the collector, read from outside as rd_peek reads Lua 5.1 (ptrace stop,
  * process_vm_readv, nothing written to it). rd_peek54.c finds the state and
  * checks the layout (rd_lua54.h) against it; rd_stack54.c reads the
- * threads' stacks and names the functions. */
+ * threads' stacks and names the functions; rd_snap54.c copies a sample's
+ * thread at one moment for them. */
 #ifndef RD_PEEK54_H
 #define RD_PEEK54_H
 
@@ -28,6 +29,7 @@ static inline int r54_int_at(const uint8_t *b, int off)
 }
 
 struct rd_peek_stop; /* rd_peek.h's */
+typedef struct r54_snap r54_snap; /* rd_snap54.c's */
 
 enum {
     R54_THREADS = 1024,
@@ -42,6 +44,7 @@ typedef struct r54_fn {
     uintptr_t key; /* Proto* of a Lua function, else the lua_CFunction */
     uintptr_t cl;  /* a closure seen running it (0: a light C function) */
     uintptr_t src; /* Proto.source (TString*) */
+    uintptr_t code, ncode; /* a Lua function's Proto.code and its size in bytes */
     int linedef, lastline;
     uint8_t isC;
     char name[R54_NAME]; /* a table path from the globals, or empty */
@@ -92,6 +95,7 @@ typedef struct r54 {
     uint8_t *out; /* the dump's records (lt_event.h), OUT54_CAP bytes */
     size_t nout;
     uint32_t next_sid;
+    r54_snap *snap; /* a sample's copy of the thread read (rd_snap54.c); NULL: all read live */
 } r54;
 
 /* `recorderd dump PID` of a Lua 5.4 process (lib: the file defining
@@ -135,6 +139,21 @@ int r54_peek(r54 *d, uintptr_t addr, void *dst, size_t n);
 
 /* Reads thread L's stack into d (the process stopped). */
 void r54_read_thread(r54 *d, uintptr_t L);
+
+/* A sample's thread copied at one moment (rd_snap54.c), for r54_peek to
+ * serve its reads from: r54_snap_open makes d->snap (0, or -1 out of
+ * memory), r54_snap_close frees it. r54_snap_take copies thread L (its
+ * lua_State, its stack's top, the pages its CallInfos were found in),
+ * r54_snap_end stops serving the copy. r54_snap_read: 1 with n bytes at
+ * addr from the copy, 0 if they are not all in it. r54_snap_note: the
+ * CallInfo at ci, read live, has its page copied from the next sample
+ * on. All do nothing without d->snap. */
+int r54_snap_open(r54 *d);
+void r54_snap_close(r54 *d);
+void r54_snap_take(r54 *d, uintptr_t L);
+void r54_snap_end(r54 *d);
+int r54_snap_read(r54 *d, uintptr_t addr, void *dst, size_t n);
+void r54_snap_note(r54 *d, uintptr_t ci);
 
 /* String ts's bytes into out (NUL-terminated, cut at cap - 1): its
  * length, or -1 if it does not read as a string. */

@@ -39,6 +39,7 @@ typedef struct sampler {
     row *rows;
     uint32_t n, cap, stamp;
     uint64_t samples, in_lua; /* in this interval */
+    uint64_t dropped;         /* reads caught mid-change, in this interval: no sample */
     uint64_t stopped_us;      /* how long the process was held stopped, in this interval */
     int stop_each;            /* --stop: hold the process stopped for each read */
     int by_total;             /* rows by total samples (key t), else by self (key s) */
@@ -202,8 +203,10 @@ static int sample(sampler *sm)
 {
     int e = sm->d54 ? r54_sample(sm->d54, &sm->stop, sm->stop_each, &sm->stopped_us)
                     : rd_peek_sample(sm->d, sm->L, &sm->stop, sm->stop_each, &sm->stopped_us);
-    if (e == -EAGAIN)
+    if (e == -EAGAIN) {
+        sm->dropped++; /* said: a part often caught moving gets fewer samples */
         return 0;
+    }
     if (!e && sm->d54)
         account54(sm);
     else if (!e)
@@ -243,9 +246,10 @@ static void draw(sampler *sm, const char *cmd, unsigned hz, FILE *out)
     if (sm->stop_each)
         snprintf(held, sizeof held, "the process held stopped %.1f ms",
                  (double)sm->stopped_us / 1000.0);
-    fprintf(out, "%llu samples at %u Hz in the last interval, %llu in Lua (read from outside, "
-                 "%s)\nsorted by %s time: t sorts by total, s by self; q or Ctrl-C stops\n\n",
-            (unsigned long long)sm->samples, hz, (unsigned long long)sm->in_lua, held,
+    fprintf(out, "%llu samples at %u Hz in the last interval, %llu in Lua, %llu reads dropped "
+                 "(read from outside, %s)\nsorted by %s time: t sorts by total, s by self; q or Ctrl-C stops\n\n",
+            (unsigned long long)sm->samples, hz, (unsigned long long)sm->in_lua,
+            (unsigned long long)sm->dropped, held,
             sm->by_total ? "total" : "self");
     fprintf(out, "%7s %7s %8s  %s\n", "%self", "%total", "samples", "function");
     for (uint32_t i = 0; i < sm->n && i < 20 && (sm->rows[i].self || sm->rows[i].total); i++) {
@@ -259,7 +263,7 @@ static void draw(sampler *sm, const char *cmd, unsigned hz, FILE *out)
         g_quit = 1; /* nobody reads (top | head: EPIPE, SIGPIPE ignored): stop */
     for (uint32_t i = 0; i < sm->n; i++)
         sm->rows[i].self = sm->rows[i].total = 0;
-    sm->samples = sm->in_lua = sm->stopped_us = 0;
+    sm->samples = sm->in_lua = sm->dropped = sm->stopped_us = 0;
 }
 
 /* Waits up to ms for a key: 1 if it asks to stop (q, Q, Ctrl-C); t and s

@@ -91,6 +91,8 @@ static int fn_of(r54 *d, uintptr_t key, uintptr_t cl, const uint8_t *pr)
         f->src = r54_ptr_at(pr, PR4_SOURCE);
         f->linedef = r54_int_at(pr, PR4_LINEDEF);
         f->lastline = r54_int_at(pr, PR4_LASTLINE);
+        f->code = r54_ptr_at(pr, PR4_CODE);
+        f->ncode = 4 * (uintptr_t)(unsigned)r54_int_at(pr, PR4_SIZECODE);
     }
     return (int)d->nfn++;
 }
@@ -115,9 +117,35 @@ static int wrap_fn(r54 *d, const uint8_t *cl, uintptr_t v)
     return f;
 }
 
+/* The Lua function of a frame whose slot no longer holds it, told by
+ * the code its pc is in (savedpc, of the CallInfo ci), among those seen:
+ * its index, or -1. A sample's copy is a few microseconds long, and a
+ * recursion as fast as fib's calls and returns in it: the stack may be
+ * copied a moment before or after a CallInfo, and a caller's slot then
+ * holds a callee's result or its argument (a third of fib's samples were
+ * dropped so). A caller's savedpc is the call it made, in its own code;
+ * the Proto, found again where it was, must still be that function's. */
+static int fn_by_code(r54 *d, const uint8_t *ci, uint8_t *pr)
+{
+    uintptr_t pc = r54_ptr_at(ci, CI4_SAVEDPC);
+    for (uint32_t i = 0; i < d->nfn; i++) {
+        const r54_fn *f = &d->fn[i];
+        if (f->isC || f->body_src || pc < f->code || pc - f->code >= f->ncode)
+            continue;
+        return !r54_peek(d, f->key, pr, PR4_READ) && pr[8] == O4_PROTO &&
+                       r54_ptr_at(pr, PR4_CODE) == f->code && same_proto(d, i, pr)
+                   ? (int)i
+                   : -1;
+    }
+    return -1;
+}
+
 /* The frame of CallInfo ci (copied): its function and line into *fr.
- * 0, or -1 if its function does not read as one. */
-static int frame_of(r54 *d, const uint8_t *ci, r54_frame *fr)
+ * 0, or -1 if its function does not read as one. by_code: a Lua frame
+ * whose slot no longer holds its function is told by its pc (fn_by_code);
+ * not a thread's top one, which may be a call half made (its savedpc
+ * still its CallInfo's last occupant's). */
+static int frame_of(r54 *d, const uint8_t *ci, r54_frame *fr, int by_code)
 {
     uint8_t tv[TV4_SIZE], cl[CL4_READ], pr[PR4_READ];
     uintptr_t func = r54_ptr_at(ci, CI4_FUNC);
@@ -143,6 +171,13 @@ static int frame_of(r54 *d, const uint8_t *ci, r54_frame *fr)
         fr->line = func_line(d, pr, pc < 0 ? 0 : pc);
         fr->pr = r54_ptr_at(cl, CL4_FP);
         fr->pc = pc;
+    } else if (by_code && !(fr->cs & CI4_C) && (f = fn_by_code(d, ci, pr)) >= 0) {
+        int pc = (int)((r54_ptr_at(ci, CI4_SAVEDPC) - d->fn[f].code) / 4) - 1;
+        fr->line = func_line(d, pr, pc < 0 ? 0 : pc);
+        fr->pr = d->fn[f].key;
+        fr->pc = pc;
+        fr->val = d->fn[f].cl; /* not the slot's: its callee's call is not named by it */
+        fr->tt = T4_LCL;
     } else {
         return -1;
     }
@@ -235,7 +270,7 @@ static uintptr_t read_root(r54 *d, r54_thread *t, uintptr_t base, uintptr_t stop
     if (r54_peek(d, base, ci, sizeof ci))
         return stop;
     for (uintptr_t c = r54_ptr_at(ci, CI4_NEXT); c && n < R54_ROOT; n++) {
-        if (r54_peek(d, c, ci, sizeof ci) || frame_of(d, ci, &fr[n]))
+        if (r54_peek(d, c, ci, sizeof ci) || frame_of(d, ci, &fr[n], 1))
             return stop;
         fr[n].call_ok = 1; /* a deep stack's bottom: callers read first, long lived */
         if (c == stop) {
@@ -260,8 +295,11 @@ void r54_read_thread(r54 *d, uintptr_t L)
         d->truncated = 1;
         return;
     }
-    if (r54_peek(d, L, ls, sizeof ls) || ls[8] != O4_THREAD || r54_ptr_at(ls, L4_G) != d->g)
+    r54_snap_take(d, L);
+    if (r54_peek(d, L, ls, sizeof ls) || ls[8] != O4_THREAD || r54_ptr_at(ls, L4_G) != d->g) {
+        r54_snap_end(d);
         return;
+    }
     r54_thread *t = &d->th[d->nth++];
     *t = (r54_thread){.L = L, .first = d->nfr, .status = ls[L4_STATUS]};
     uintptr_t c = r54_ptr_at(ls, L4_CI), base = L + L4_BASE_CI, above = 0;
@@ -275,9 +313,10 @@ void r54_read_thread(r54 *d, uintptr_t L)
             break;
         }
         r54_frame *fr = &d->fr[d->nfr];
+        r54_snap_note(d, c);
         if (r54_peek(d, c, ci, sizeof ci))
             break;
-        if (frame_of(d, ci, fr)) {
+        if (frame_of(d, ci, fr, k > 0)) {
             if (k)
                 break;
             /* the top one only: a call caught half made (5.4 sets L->ci
@@ -296,6 +335,7 @@ void r54_read_thread(r54 *d, uintptr_t L)
         above = c;
         c = r54_ptr_at(ci, CI4_PREVIOUS);
     }
+    r54_snap_end(d); /* the names and lines below: code and strings, read live */
     t->torn = c != base && !d->truncated;
     for (uint32_t i = 0; i < t->n; i++) /* depth: counted from the bottom, 1 first */
         d->fr[t->first + i].depth = t->n - i;

@@ -27,6 +27,11 @@ Case cleans up daemons, sockets and shm segments). Cases:
             folded,pprof taken
   lua54     shares under lua5.4 (the 5.4 collector's hello, recorderd's
             reader of 5.4): skipped without lua5.4
+  fib54     a Lua 5.4 program (it never loads luatrace) alternating a fast
+            recursion (fib) and a flat loop, timing each itself: top of it
+            and run --sample give fib its share within 10 and 6 points
+            (read frame by frame as it ran, fib's stack was torn under two
+            reads in three and top gave it 10-19% of 43%)
   reload    a C host that closes its state and makes a new one, 4 times,
             each running the same loop: a session per state, each with
             about a quarter of the time (a session lasting to the
@@ -35,6 +40,7 @@ Case cleans up daemons, sockets and shm segments). Cases:
 import json
 import os
 import re
+import subprocess
 import sys
 
 sys.dont_write_bytecode = True
@@ -286,6 +292,88 @@ def case_reuse54(c):
 
 def case_lua54(c):
     case_shares(c, harness.need_lua54())
+
+
+# A fast recursion against a flat loop, each timed by the program, in
+# rounds until a file named stop exists (ROUNDS at most); FIB_N, SPIN_N set.
+FIBSPIN = '''
+local function fib(n) if n < 2 then return n end return fib(n - 1) + fib(n - 2) end
+local function spin(n) local s = 0 for i = 1, n do s = s + i % 7 end return s end
+local ta, tb = 0, 0
+io.stdout:write("READY\\n") io.stdout:flush()
+for r = 1, ROUNDS do
+  local t0 = os.clock() fib(FIB_N)
+  local t1 = os.clock() spin(SPIN_N)
+  local t2 = os.clock()
+  ta, tb = ta + (t1 - t0), tb + (t2 - t1)
+  if r % 4 == 0 and io.open("stop") then break end
+end
+io.stderr:write(string.format("own %.6f %.6f\\n", ta, tb))
+'''
+
+
+def fibspin(c, lua, rounds):
+    return c.write('fibspin.lua', FIBSPIN.replace('ROUNDS', str(rounds))
+                   .replace('FIB_N', '25').replace('SPIN_N', '800000'))
+
+
+def own_fib(err):
+    own = err.decode()
+    expect(own.startswith('own ') and own.count('\n') == 1, 'stderr: %r' % own)
+    ta, tb = (float(x) for x in own.split()[1:3])
+    return 100 * ta / (ta + tb)
+
+
+# fib and spin by where they are defined (fib may be named at its call
+# site, "function" or "fib")
+FIBSPIN_AT = {'fibspin.lua:2': 'fib', 'fibspin.lua:3': 'spin'}
+
+
+def top_fib(out):
+    """fib's share of the self samples of fib and spin, over top's tables."""
+    n = {'fib': 0, 'spin': 0}
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) == 5 and f[4].strip('()') in FIBSPIN_AT:
+            n[FIBSPIN_AT[f[4].strip('()')]] += int(f[2])
+    expect(n['fib'] > 0 and n['spin'] > 0, 'parts not sampled: %r\n%s' % (n, out))
+    return 100 * n['fib'] / (n['fib'] + n['spin'])
+
+
+def case_fib54(c):
+    lua = harness.need_lua54()
+    prog = fibspin(c, lua, 100000)
+    p = subprocess.Popen([lua, prog], cwd=c.tmp, env=c.env(), stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        expect(p.stdout.readline() == b'READY\n', 'the program did not start')
+        r = run([c.args.recorderd, 'top', str(p.pid), '--rate', '1000', '--duration', '3'],
+                c.tmp, c.env())
+        c.write('stop', '')
+        _, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    expect(r.status == 0, 'top: %d %r' % (r.status, r.err))
+    own, share = own_fib(err), top_fib(r.out.decode())
+    print('fib: own %.1f%%, top %.1f%%' % (own, share))
+    expect(abs(share - own) <= 10, 'top gave fib %.1f%% against the program\'s own %.1f%%'
+           % (share, own))
+    os.unlink(os.path.join(c.tmp, 'stop'))
+    prog = fibspin(c, lua, 80)
+    r = sample_run(c, prog, lua=lua)
+    expect(r.status == 0, 'status %d, stderr %r' % (r.status, r.err))
+    w = {'fib': 0, 'spin': 0}
+    for stack, n in c.folded(c.session('fibspin'), weight='time').items():
+        parts = [FIBSPIN_AT[f.rpartition('@')[2]] for f in stack.split(';')
+                 if f.rpartition('@')[2] in FIBSPIN_AT]
+        if parts:
+            w[parts[0]] += n
+    own, share = own_fib(r.err), 100 * w['fib'] / max(1, w['fib'] + w['spin'])
+    print('fib: own %.1f%%, run --sample %.1f%%' % (own, share))
+    expect(abs(share - own) <= 6, 'run --sample gave fib %.1f%% against the program\'s own '
+           '%.1f%%' % (share, own))
 
 
 def main(argv):
