@@ -173,6 +173,8 @@ typedef struct rd_model {
                             profiler, run --sample from outside), not the time between */
     int sampled_jit;     /* sampled by LuaJIT's profiler in the process (its hello said so),
                             not from outside: times are CPU time */
+    uint64_t sampled_dropped; /* samples read from outside and dropped after their tries
+                                 (stacks caught moving): record's, run --sample's */
     uint64_t events, ticks_total;
     uint64_t dropped; /* events the producer dropped (GAP records) */
     uint64_t rehooked; /* times C code took the collector's hook off a thread

@@ -620,9 +620,9 @@ static int write_json(FILE *f, void *ud)
             (unsigned long long)s->st.unwinds, (unsigned long long)s->st.tails,
             (unsigned long long)s->st.bad);
     rd_json_str(f, r->rr.srcdir);
-    fprintf(f, ",\n  \"trace\": \"%s\",\n  \"sampled_hz\": %u,\n  \"sampler\": \"%s\",\n"
-               "  \"sample_clock\": \"%s\",\n  \"timing\": \"%s\",\n",
-            trace_state(s), s->m.sampled_hz,
+    fprintf(f, ",\n  \"trace\": \"%s\",\n  \"sampled_hz\": %u,\n  \"sampled_dropped\": %llu,\n"
+               "  \"sampler\": \"%s\",\n  \"sample_clock\": \"%s\",\n  \"timing\": \"%s\",\n",
+            trace_state(s), s->m.sampled_hz, (unsigned long long)s->m.sampled_dropped,
             !s->m.sampled_hz ? "none" : s->m.sampled_jit ? "luajit" : "outside",
             !s->m.sampled_hz ? "none" : s->m.sampled_cpu ? "cpu" : "wall",
             s->m.untimed ? "none" : "timed");

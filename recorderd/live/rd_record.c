@@ -63,6 +63,11 @@ struct rd_recording {
     uint32_t fid[MAX_DEPTH], line[MAX_DEPTH], n; /* the last sample's stack, bottom first */
     uint32_t cur_fid[MAX_DEPTH], cur_line[MAX_DEPTH], cur_n;
     uint64_t last_ns, samples; /* last_ns: the step clock's (step_ns) */
+    /* samples dropped after their tries (stacks caught moving), said in
+     * session.json. Their time stays with the sample before, as a part
+     * of the program often caught moving is most often the one read
+     * last: left out, it took fib in Lua 5.1 from 43% to 26-34% */
+    uint64_t dropped;
     int cpu_fd; /* o->cpu_tid's schedstat, or -1: steps are wall time */
     int err; /* why sampling ended early (-errno), 0 if it did not */
     void (*on_end)(rd_recording *, void *);
@@ -415,13 +420,14 @@ static void sampler(void *arg)
         if (!e)
             put_step(r, step_ns(r)), busy = 0;
         else if (e == -EAGAIN) /* still moving: the next sample */
-            e = 0;
+            r->dropped++, e = 0;
         else if (r->o->stop && rd_peek_skip_busy(e, &busy))
             e = 0; /* another reader's moment (a dump): the next sample */
     }
     r->err = e;
     if (r->samples)
         put(r, LT_EV_STOP, 2, step_ns(r) - r->last_ns, e ? LT_R_EXIT : LT_R_DETACH, 0);
+    r->s->m.sampled_dropped = r->dropped; /* for session.json, written once the session ends */
     lt_ring_publish(&r->ring);
     atomic_store_explicit(&r->ring.hdr->prod_state, LT_PROD_DONE, memory_order_release);
     rd_session_conn_closed(r->s);
