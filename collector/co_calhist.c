@@ -157,14 +157,12 @@ static unsigned long long cheap_quarter(const hist *h, int n, const hist *e, siz
     return v[(m - 1) / 4];
 }
 
-/* *fig, unless it is dearer by a fifth than the cheaper quarter's q (or
- * none, 0, was measured): then q. 1 if it took q. */
-static int take(uint64_t *fig, unsigned long long q)
+/* *fig stays, unless it is dearer by a fifth than the cheaper quarter's
+ * q (or none, 0, was measured): then q. */
+static void take(uint64_t *fig, unsigned long long q)
 {
-    if (!q || (*fig && (double)*fig <= 1.2 * (double)q))
-        return 0;
-    *fig = q;
-    return 1;
+    if (q && (!*fig || (double)*fig > 1.2 * (double)q))
+        *fig = q;
 }
 
 void co_calhist_apply(co_bias *b)
@@ -190,8 +188,7 @@ void co_calhist_apply(co_bias *b)
     if (!e.exe || !e.so)
         return;
     /* a dear moment's figures: the cheap ones' instead */
-    int took = take(&b->tick[1], cheap_quarter(h, n, &e, offsetof(hist, tick1)));
-    took |= take(&b->tick[2], cheap_quarter(h, n, &e, offsetof(hist, tick2)));
-    took |= take(&b->switch16, cheap_quarter(h, n, &e, offsetof(hist, sw)));
-    b->from_history = took;
+    take(&b->tick[1], cheap_quarter(h, n, &e, offsetof(hist, tick1)));
+    take(&b->tick[2], cheap_quarter(h, n, &e, offsetof(hist, tick2)));
+    take(&b->switch16, cheap_quarter(h, n, &e, offsetof(hist, sw)));
 }

@@ -546,7 +546,6 @@ typedef struct co_bias {
     uint64_t step16;      /* Lua 5.4: a step of a line's lookup, x16 as tick[3] */
     int in16;             /* tick[] are in 1/16 ns (measured for sampled time), not ticks */
     int done, ok;
-    int from_history;     /* LuaJIT: tick[1], tick[2], switch16 are co_calhist.c's */
 } co_bias;
 /* Measures it once per process, in L outside any hook, before tracing
  * begins; running is the C function running in L (co_func_state_check).
