@@ -945,6 +945,7 @@ CO_EXPORT int luaopen_luatrace(lua_State *L)
     const char *other = other_lua();
     if (other)
         return refuse_other_lua(L, other);
+    co_thread_note_main(L); /* loaded on LuaJIT's main thread: tron() in a coroutine finds it */
     if (sample_mode(0))
         return co_jit_is() ? co_sample_open(L, co_sample_hz(), 0)
                            : co_outside_open(L, co_sample_hz());

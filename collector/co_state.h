@@ -656,6 +656,7 @@ int co_untraced_again(co_state *s, lua_State *L, const lua_Debug *ar, uint64_t d
 /* A fresh id table for a new trace (a new epoch), its weak table and the
  * anchor thread in L's registry; sets s->thread_ok. Returns 0 or -1. */
 int co_thread_init(co_state *s, lua_State *L);
+void co_thread_note_main(lua_State *L);
 
 /* Frees the table; releases the registry entries if L is given. */
 void co_thread_free(co_state *s, lua_State *L);

@@ -119,15 +119,55 @@ static int co_thread_layout_check(lua_State *L)
 
 /* }====== */
 
+/* The registry's key of the main thread as the collector saw it run
+ * (co_thread_note_main). */
+static const char g_main_key;
+
+/* LuaJIT keeps its main thread where only its own layout reaches (no
+ * LUA_RIDX_MAINTHREAD, no 5.1 global_State), so the collector notes it in
+ * the registry whenever it runs there: the module's load (a program's
+ * require at its top, -lluatrace) and every trace begun on it. Without it
+ * tron() in a coroutine had no main thread to follow the resumers from
+ * (api_chain), and the trace began with that coroutine's stack alone.
+ * Lua 5.1 and 5.4 have theirs (below): nothing noted. */
+void co_thread_note_main(lua_State *L)
+{
+    if (!co_jit_is() || !lua_checkstack(L, 2))
+        return;
+    if (!lua_pushthread(L)) {
+        lua_pop(L, 1);
+        return;
+    }
+    lua_pushlightuserdata(L, (void *)&g_main_key);
+    lua_insert(L, -2);
+    lua_rawset(L, LUA_REGISTRYINDEX);
+}
+
+#ifndef CO_LUA54
+/* The main thread as co_thread_note_main saw it, else NULL. */
+static lua_State *noted_main(lua_State *L)
+{
+    if (!lua_checkstack(L, 1))
+        return NULL;
+    lua_pushlightuserdata(L, (void *)&g_main_key);
+    lua_rawget(L, LUA_REGISTRYINDEX);
+    lua_State *m = lua_tothread(L, -1);
+    lua_pop(L, 1);
+    return m;
+}
+#endif
+
 /* The main thread of L's state: L itself if lua_pushthread says so, else
  * (Lua 5.4) the registry's, else global_State's mainthread where the
- * layout is verified, else NULL. */
+ * layout is verified, else (LuaJIT) the one the collector saw run. */
 static lua_State *main_thread(lua_State *L, int thread_ok)
 {
     int is_main = lua_pushthread(L);
     lua_pop(L, 1);
-    if (is_main)
+    if (is_main) {
+        co_thread_note_main(L);
         return L;
+    }
 #ifdef CO_LUA54 /* tron() in a coroutine: its resumers are found from main */
     (void)thread_ok;
     lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
@@ -137,6 +177,8 @@ static lua_State *main_thread(lua_State *L, int thread_ok)
 #else
     const void *g = thread_ok ? lr_ptr_at(L, LS_G) : NULL;
     const uint8_t *m = g ? lr_ptr_at(g, G_MAINTHREAD) : NULL;
+    if (!g)
+        return noted_main(L);
     return m && m[LS_TT] == LUA_TTHREAD && lr_ptr_at(m, LS_G) == g ? (lua_State *)m : NULL;
 #endif
 }

@@ -428,6 +428,21 @@ def case_tronco54(c):
     check_tronco(c, r)
 
 
+def case_troncojit(c):
+    """tronco under LuaJIT, which has neither 5.1's thread list nor 5.4's
+    registry entry of the main thread: the collector notes the main thread
+    when it runs there (the program's require). Before, tron() in the
+    coroutine found no main thread to follow the resumers from: the probes
+    of the coroutine and of its resumer until they next switched hung
+    under their own bodies (tronco.lua:39;..., tronco.lua:47;...)."""
+    need_luajit()
+    prog = c.write('tronco.lua', TRONCO)
+    c.start_daemon()
+    r = run(['luajit', prog], c.tmp, c.env(LUATRACE_SOCKET=c.sock))
+    c.stop_daemon()
+    check_tronco(c, r)
+
+
 DBGHOOK = WHERE + '''
 -- the program's own debug hooks while it is traced: every probe is traced,
 -- the program's hook on its thread (hooked) or not (traced)
