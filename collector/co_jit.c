@@ -35,6 +35,7 @@
 
 /* luajit.h's, not installed with Debian's luajit package */
 #define CO_LUAJIT_MODE_ENGINE 0
+#define CO_LUAJIT_MODE_DEBUG 1 /* named, never handled by setmode */
 #define CO_LUAJIT_MODE_OFF 0x0000
 #define CO_LUAJIT_MODE_ON 0x0100
 #define CO_LUAJIT_MODE_FLUSH 0x0200
@@ -87,6 +88,30 @@ int co_jit_is(void)
     if (known < 0)
         known = dlsym(RTLD_DEFAULT, "luaJIT_setmode") != NULL;
     return known;
+}
+
+static int gc_probe(lua_State *L)
+{
+    co_setmode_fn setmode = (co_setmode_fn)lua_touserdata(L, 1);
+    setmode(L, 0, CO_LUAJIT_MODE_DEBUG); /* no such mode: nothing changes */
+    return 0;
+}
+
+/* Whether L runs inside a __gc finalizer, where LuaJIT's setmode raises
+ * ("bad action while in __gc metamethod") whatever the mode: tron() there
+ * cannot turn the compiler off (co_jit_prepare, the calibration's
+ * co_jit_suspend). The probe asks for a mode setmode does not have, which
+ * makes no change (it aborts a recording, which the JIT starts again),
+ * in protected mode. */
+int co_jit_in_gc(lua_State *L)
+{
+    co_setmode_fn setmode = (co_setmode_fn)dlsym(RTLD_DEFAULT, "luaJIT_setmode");
+    if (!setmode || !lua_checkstack(L, 2))
+        return 0;
+    int r = lua_cpcall(L, gc_probe, (void *)setmode);
+    if (r)
+        lua_pop(L, 1); /* the error */
+    return r != 0;
 }
 
 /* 1: the JIT-off note is still to be said, at the first event (co_jit_event):
