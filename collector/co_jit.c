@@ -35,7 +35,6 @@
 
 /* luajit.h's, not installed with Debian's luajit package */
 #define CO_LUAJIT_MODE_ENGINE 0
-#define CO_LUAJIT_MODE_DEBUG 1 /* named, never handled by setmode */
 #define CO_LUAJIT_MODE_OFF 0x0000
 #define CO_LUAJIT_MODE_ON 0x0100
 #define CO_LUAJIT_MODE_FLUSH 0x0200
@@ -90,28 +89,35 @@ int co_jit_is(void)
     return known;
 }
 
-static int gc_probe(lua_State *L)
+static int g_probe_ran;
+
+static void probe_hook(lua_State *L, lua_Debug *ar)
 {
-    co_setmode_fn setmode = (co_setmode_fn)lua_touserdata(L, 1);
-    setmode(L, 0, CO_LUAJIT_MODE_DEBUG); /* no such mode: nothing changes */
-    return 0;
+    (void)L, (void)ar;
+    g_probe_ran = 1;
 }
 
-/* Whether L runs inside a __gc finalizer, where LuaJIT's setmode raises
- * ("bad action while in __gc metamethod") whatever the mode: tron() there
- * cannot turn the compiler off (co_jit_prepare, the calibration's
- * co_jit_suspend). The probe asks for a mode setmode does not have, which
- * makes no change (it aborts a recording, which the JIT starts again),
- * in protected mode. */
-int co_jit_in_gc(lua_State *L)
+/* Whether LuaJIT calls no hook here: a __gc finalizer, a jit.attach
+ * handler, a jit.profile callback, a hook. tron() must not begin there:
+ * it could not trace what runs, and it cannot turn the compiler off
+ * (co_jit_prepare, the calibration's co_jit_suspend): LuaJIT's setmode
+ * raises in a finalizer ("bad action while in __gc metamethod") and a
+ * flush in a trace event's handler crashes it. A call hook set for one
+ * call of an empty chunk tells: it runs unless hooks are off. The
+ * program's hook, mask and count are put back. */
+int co_jit_hooks_off(lua_State *L)
 {
-    co_setmode_fn setmode = (co_setmode_fn)dlsym(RTLD_DEFAULT, "luaJIT_setmode");
-    if (!setmode || !lua_checkstack(L, 2))
-        return 0;
-    int r = lua_cpcall(L, gc_probe, (void *)setmode);
+    lua_Hook h = lua_gethook(L);
+    int mask = lua_gethookmask(L), count = lua_gethookcount(L);
+    if (!lua_checkstack(L, 2) || luaL_loadbuffer(L, "", 0, "=luatrace") != 0)
+        return 0; /* no room, or no memory (its message on the stack: tron's result) */
+    g_probe_ran = 0;
+    lua_sethook(L, probe_hook, LUA_MASKCALL, 0);
+    int r = lua_pcall(L, 0, 0, 0);
+    lua_sethook(L, h, mask, count);
     if (r)
-        lua_pop(L, 1); /* the error */
-    return r != 0;
+        lua_pop(L, 1);
+    return !g_probe_ran;
 }
 
 /* 1: the JIT-off note is still to be said, at the first event (co_jit_event):

@@ -28,7 +28,7 @@ const void *co_cfunc_key(lua_State *L, int idx)
 
 int co_jit_is(void) { return 0; }
 void co_jit_prepare(lua_State *L) { (void)L; }
-int co_jit_in_gc(lua_State *L) { (void)L; return 0; }
+int co_jit_hooks_off(lua_State *L) { (void)L; return 0; }
 void co_jit_listen(lua_State *L) { (void)L; }
 int co_jit_suspend(lua_State *L) { (void)L; return 0; }
 void co_jit_restore(lua_State *L) { (void)L; }

@@ -719,11 +719,11 @@ static int l_tron(lua_State *L)
 static int tron_body(lua_State *L)
 {
     co_state *s = co_hook_state();
-    if (co_jit_is() && !(s && s->active) && co_jit_in_gc(L)) {
-        /* the compiler cannot be turned off here: LuaJIT's setmode would
-         * raise, and the program die of it */
-        fprintf(stderr, "luatrace: tron: LuaJIT cannot turn its compiler off inside a __gc "
-                        "finalizer; tracing not begun\n");
+    if (co_jit_is() && !(s && s->active) && co_jit_hooks_off(L)) {
+        /* nothing here would be traced, and turning the compiler off
+         * would raise (a finalizer) or crash LuaJIT (a trace event) */
+        fprintf(stderr, "luatrace: tron: LuaJIT runs no hook here (a __gc finalizer, a "
+                        "jit.attach handler); tracing not begun\n");
         lua_pushboolean(L, 0);
         return 1;
     }

@@ -715,7 +715,7 @@ int co_jit_is(void);
 /* Turns LuaJIT's compiler off and flushes its compiled code (outside any
  * hook: compiled code calls no hook); says so once on stderr. */
 void co_jit_prepare(lua_State *L);
-int co_jit_in_gc(lua_State *L);
+int co_jit_hooks_off(lua_State *L);
 /* Live attach: listen() keeps jit.status (outside any hook); the attach
  * hook turns the compiler off and flushes (returns 1 if it was on), the
  * detach turns it on again (only if it was). */

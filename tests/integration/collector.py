@@ -443,8 +443,18 @@ def case_troncojit(c):
     check_tronco(c, r)
 
 
-TRONGC = '''local lt = require "luatrace"
+TRONGC = """local lt = require "luatrace"
 local function work(n) local s = 0 for i = 1, n do s = s + i end return s end
+local said = false
+local function handler(what)
+  if not said then said = true print("attach tron", what, lt.tron({shm = "trongc"})) end
+end
+jit.attach(handler, "trace")
+local function hot(x) return x + 1 end
+local h = 0
+for i = 1, 200000 do h = hot(h) end
+jit.attach(handler)
+print("hot", h)
 local p = newproxy(true)
 getmetatable(p).__gc = function()
   print("gc tron", lt.tron({shm = "trongc"}))
@@ -456,24 +466,27 @@ print("tracing", lt.tracing())
 print("tron", lt.tron({shm = "trongc"}))
 print("work", work(20))
 lt.troff()
-'''
+"""
 
 
 def case_trongcjit(c):
-    """tron() inside a __gc finalizer under LuaJIT: the compiler cannot be
-    turned off there (LuaJIT's setmode raises 'bad action while in __gc
-    metamethod'), so tron() says so and returns false; the program goes on,
-    and a tron() after it traces. Before, the calibration's setmode raised
-    out of tron(): the program died of it, with a daemon or without."""
+    """tron() where LuaJIT runs no hook, a jit.attach handler (a trace
+    event) and a __gc finalizer: it could not trace there, nor turn the
+    compiler off (the calibration's and co_jit_prepare's setmode), so it
+    says so and returns false; the program goes on, and a tron() after it
+    traces. Before, in the finalizer setmode raised 'bad action while in
+    __gc metamethod' out of tron(), and in the handler the flush crashed
+    LuaJIT (SIGSEGV), with a daemon or without."""
     need_luajit()
     prog = c.write('trongc.lua', TRONGC)
     c.start_daemon()
     r = run(['luajit', prog], c.tmp, c.env(LUATRACE_SOCKET=c.sock))
     c.stop_daemon()
-    expect(r.status == 0 and r.out == b'gc tron\tfalse\ngc work\t55\ntracing\tfalse\n'
-           b'tron\ttrue\nwork\t210\n', 'program: %d %r %r' % (r.status, r.out, r.err))
-    expect(b'tron: LuaJIT cannot turn its compiler off inside a __gc finalizer' in r.err,
-           'no word of the refusal: %r' % r.err)
+    expect(r.status == 0 and r.out == b'attach tron\tstart\tfalse\nhot\t200000\n'
+           b'gc tron\tfalse\ngc work\t55\ntracing\tfalse\ntron\ttrue\nwork\t210\n',
+           'program: %d %r %r' % (r.status, r.out, r.err))
+    expect(r.err.count(b'tron: LuaJIT runs no hook here') == 2,
+           'no word of the refusals: %r' % r.err)
     calls = {stack.split(';')[-1]: n for stack, n in c.folded(c.session('trongc'), 'calls').items()}
     expect(calls.get('work@trongc.lua:2') == 1, 'work after tron(): %s' % calls)
 
