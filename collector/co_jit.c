@@ -98,7 +98,10 @@ static void probe_hook(lua_State *L, lua_Debug *ar)
 }
 
 /* Whether LuaJIT calls no hook here: a __gc finalizer, a jit.attach
- * handler, a jit.profile callback, a hook. tron() must not begin there:
+ * handler, a hook (not a jit.profile callback: LuaJIT clears the hooks
+ * there without marking a hook active, and puts its saved ones back after
+ * it, so a trace begun there loses its hook; not told apart through the
+ * API). tron() must not begin there:
  * it could not trace what runs, and it cannot turn the compiler off
  * (co_jit_prepare, the calibration's co_jit_suspend): LuaJIT's setmode
  * raises in a finalizer ("bad action while in __gc metamethod") and a
