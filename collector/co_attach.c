@@ -494,6 +494,11 @@ int co_attach_listen(lua_State *L, char *err, size_t cap)
         snprintf(err, cap, "this process listens for attach on another Lua state");
         return -EBUSY;
     }
+    if (co_jit_is() && co_jit_hooks_off(L)) { /* the calibration's flush: as tron() */
+        snprintf(err, cap, "LuaJIT runs no hook here (a __gc finalizer, a jit.attach handler): "
+                           "call listen() from other code");
+        return -EINVAL;
+    }
     lt_attach_marker m = {getpid(), lt_attach_start_time(getpid()), co_attach_signal()};
     int e = lt_attach_make_dir(getuid());
     if (e) {

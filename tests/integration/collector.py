@@ -491,6 +491,40 @@ def case_trongcjit(c):
     expect(calls.get('work@trongc.lua:2') == 1, 'work after tron(): %s' % calls)
 
 
+LISTENGC = """local lt = require "luatrace"
+local said = false
+local function handler(what)
+  if not said then said = true print("attach listen", what, lt.listen()) end
+end
+jit.attach(handler, "trace")
+local function hot(x) return x + 1 end
+local h = 0
+for i = 1, 200000 do h = hot(h) end
+jit.attach(handler)
+print("hot", h)
+local p = newproxy(true)
+getmetatable(p).__gc = function() print("gc listen", lt.listen()) end
+p = nil
+collectgarbage() collectgarbage()
+print("listen", lt.listen())
+"""
+
+
+def case_listengcjit(c):
+    """listen() where LuaJIT runs no hook, a jit.attach handler and a __gc
+    finalizer: nil and why (its calibration would flush the compiled code
+    there, as tron()'s: trongcjit); a listen() after them listens. Before,
+    LuaJIT crashed in the handler, and setmode raised out of listen() in
+    the finalizer."""
+    need_luajit()
+    prog = c.write('listengc.lua', LISTENGC)
+    r = run(['luajit', prog], c.tmp, c.env())
+    why = b'LuaJIT runs no hook here (a __gc finalizer, a jit.attach handler): call listen() from other code'
+    expect(r.status == 0 and r.out == b'attach listen\tstart\tnil\t' + why + b'\nhot\t200000\n'
+           b'gc listen\tnil\t' + why + b'\nlisten\ttrue\n',
+           'program: %d %r %r' % (r.status, r.out, r.err))
+
+
 DBGHOOK = WHERE + '''
 -- the program's own debug hooks while it is traced: every probe is traced,
 -- the program's hook on its thread (hooked) or not (traced)
