@@ -840,6 +840,13 @@ static void open_traced(lua_State *L, const char *name, int private_summary,
                         lua_CFunction running)
 {
     open_table(L);
+    if (co_jit_is() && !co_hook_state() && co_jit_hooks_off(L)) {
+        /* a require in a __gc finalizer or a jit.attach handler: the
+         * compiler cannot be turned off there (as in tron_body) */
+        fprintf(stderr, "luatrace: require: LuaJIT runs no hook here (a __gc finalizer, a "
+                        "jit.attach handler); running untraced\n");
+        return;
+    }
     if (co_jit_is() && co_module_claim(L) && !co_hook_state())
         co_jit_prepare(L); /* here, outside any hook */
     if (!co_module_claim(L))

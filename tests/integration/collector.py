@@ -525,6 +525,32 @@ def case_listengcjit(c):
            'program: %d %r %r' % (r.status, r.out, r.err))
 
 
+REQUIREGC = """local p = newproxy(true)
+getmetatable(p).__gc = function()
+  local lt = require "luatrace"
+  print("gc require", type(lt), lt.tracing())
+end
+p = nil
+collectgarbage() collectgarbage()
+print("end")
+"""
+
+
+def case_requiregcjit(c):
+    """require "luatrace" with LUATRACE_SHM set, first made inside a __gc
+    finalizer under LuaJIT: the module loads untraced and says so (the
+    compiler cannot be turned off there: trongcjit); the program goes on.
+    Before, setmode raised out of require and the program died."""
+    need_luajit()
+    prog = c.write('requiregc.lua', REQUIREGC)
+    c.start_daemon()
+    r = run(['luajit', prog], c.tmp, c.env(LUATRACE_SOCKET=c.sock, LUATRACE_SHM='requiregc'))
+    c.stop_daemon()
+    expect(r.status == 0 and r.out == b'gc require\ttable\tfalse\nend\n',
+           'program: %d %r %r' % (r.status, r.out, r.err))
+    expect(b'require: LuaJIT runs no hook here' in r.err, 'no word of it: %r' % r.err)
+
+
 DBGHOOK = WHERE + '''
 -- the program's own debug hooks while it is traced: every probe is traced,
 -- the program's hook on its thread (hooked) or not (traced)
