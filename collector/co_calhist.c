@@ -18,9 +18,10 @@
  * with the Lua binary's and the collector's identity and the time; a
  * figure dearer by a fifth than the cheaper quarter of the last hour's
  * (three at least, this one among them) takes that instead, each figure
- * apart (a Lua call's, a C call's, a switch's). A new build
- * of either, or an hour, starts afresh. LUATRACE_CALIB_HISTORY=0: none
- * read or written; =/PATH: that file instead. Nothing here runs in a hook: once, at the calibration. */
+ * apart (a Lua call's, a C call's, a switch's). A new build of either, or
+ * an hour, starts afresh. LUATRACE_CALIB_HISTORY=0: none read or written;
+ * =/PATH: that file instead. Nothing here runs in a hook: it runs once,
+ * at the calibration, before tracing begins. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
