@@ -23,9 +23,7 @@
  * =/PATH: that file instead. Nothing here runs in a hook: it runs once,
  * at the calibration, before tracing begins. */
 #include <dlfcn.h>
-#include <errno.h>
 #include <fcntl.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,15 +32,20 @@
 #include <unistd.h>
 
 #include "co_state.h"
+#include "lt_attach.h"
 
 #define HIST_MAX 32    /* entries kept */
 #define HIST_AGE 3600  /* seconds an entry counts */
 #define HIST_MIN 3     /* entries of this build, this one among them, to compare with */
 
+/* the figures kept: a Lua call's, a C call's (co_bias tick[1], tick[2])
+ * and a switch's (switch16) */
+enum { F_LUA, F_C, F_SWITCH, NFIG };
+
 typedef struct hist {
     long long t;
     unsigned long long exe, so; /* identities (key_of) */
-    unsigned long long tick1, tick2, sw;
+    unsigned long long fig[NFIG];
 } hist;
 
 /* A file's identity: device, inode and modification time, mixed. */
@@ -63,24 +66,20 @@ static unsigned long long so_key(void)
     return dladdr((void *)so_key, &di) && di.dli_fname ? key_of(di.dli_fname) : 0;
 }
 
-/* The private directory (made 0700 if missing, refused if someone
- * else's or open to others) and the file's path in it; -1 if none. */
+/* The history's path, in the user's private directory (lt_user_dir:
+ * made 0700 if missing, refused if someone else's or open to others); -1
+ * if none. */
 static int hist_path(char *buf, size_t cap)
 {
-    struct stat st;
-    snprintf(buf, cap, "/tmp/luatrace-%u", (unsigned)geteuid());
-    if (mkdir(buf, 0700) < 0 && errno != EEXIST)
-        return -1;
-    if (lstat(buf, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
-        (st.st_mode & 077))
+    if (lt_user_dir(geteuid(), buf, cap))
         return -1;
     size_t n = strlen(buf);
     snprintf(buf + n, cap - n, "/calib");
     return 0;
 }
 
-/* The file's entries younger than HIST_AGE, at most HIST_MAX (the last). */
-static int hist_read(const char *path, hist *h, long long now)
+/* The file's entries younger than HIST_AGE, at most max (the last). */
+static int hist_read(const char *path, hist *h, int max, long long now)
 {
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     struct stat st;
@@ -96,12 +95,12 @@ static int hist_read(const char *path, hist *h, long long now)
     }
     int n = 0;
     hist e;
-    while (fscanf(f, "1 %lld %llx %llx %llu %llu %llu\n", &e.t, &e.exe, &e.so, &e.tick1,
-                  &e.tick2, &e.sw) == 6) {
+    while (fscanf(f, "1 %lld %llx %llx %llu %llu %llu\n", &e.t, &e.exe, &e.so, &e.fig[F_LUA],
+                  &e.fig[F_C], &e.fig[F_SWITCH]) == 6) {
         if (e.t > now || now - e.t > HIST_AGE)
             continue;
-        if (n == HIST_MAX) {
-            memmove(h, h + 1, (HIST_MAX - 1) * sizeof *h);
+        if (n == max) { /* the oldest goes */
+            memmove(h, h + 1, (size_t)(max - 1) * sizeof *h);
             n--;
         }
         h[n++] = e;
@@ -126,8 +125,8 @@ static void hist_write(const char *path, const hist *h, int n)
         return;
     }
     for (int i = 0; i < n; i++)
-        fprintf(f, "1 %lld %llx %llx %llu %llu %llu\n", h[i].t, h[i].exe, h[i].so, h[i].tick1,
-                h[i].tick2, h[i].sw);
+        fprintf(f, "1 %lld %llx %llx %llu %llu %llu\n", h[i].t, h[i].exe, h[i].so,
+                h[i].fig[F_LUA], h[i].fig[F_C], h[i].fig[F_SWITCH]);
     if (fclose(f) != 0 || rename(tmp, path) < 0)
         unlink(tmp);
 }
@@ -138,20 +137,17 @@ static int by_value(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Of field f of the entries of this build (e's keys), e among them, not
+/* Of figure k of the entries of this build (e's keys), e among them, not
  * 0 (nothing plausible measured): the cheaper quarter's dearest, or 0 if
  * there are fewer than HIST_MIN. Each figure apart: a start may find one
  * dear and another not (or none: a switch's). */
-static unsigned long long cheap_quarter(const hist *h, int n, const hist *e, size_t f)
+static unsigned long long cheap_quarter(const hist *h, int n, const hist *e, int k)
 {
-    unsigned long long v[HIST_MAX + 1];
+    unsigned long long v[HIST_MAX];
     int m = 0;
-    for (int i = 0; i < n; i++) {
-        unsigned long long x;
-        memcpy(&x, (const char *)&h[i] + f, sizeof x);
-        if (h[i].exe == e->exe && h[i].so == e->so && x)
-            v[m++] = x;
-    }
+    for (int i = 0; i < n; i++)
+        if (h[i].exe == e->exe && h[i].so == e->so && h[i].fig[k])
+            v[m++] = h[i].fig[k];
     if (m < HIST_MIN)
         return 0;
     qsort(v, (size_t)m, sizeof *v, by_value);
@@ -176,20 +172,17 @@ void co_calhist_apply(co_bias *b)
         strcpy(path, env);
     else if (hist_path(path, sizeof path))
         return;
-    static hist h[HIST_MAX + 1];
+    static hist h[HIST_MAX];
     long long now = (long long)time(NULL);
-    int n = hist_read(path, h, now);
-    hist e = {now, key_of("/proc/self/exe"), so_key(), b->tick[1], b->tick[2], b->switch16};
-    if (n == HIST_MAX) { /* room for e: the oldest goes */
-        memmove(h, h + 1, (HIST_MAX - 1) * sizeof *h);
-        n--;
-    }
+    int n = hist_read(path, h, HIST_MAX - 1, now); /* room for this start's */
+    uint64_t *fig[NFIG] = {&b->tick[1], &b->tick[2], &b->switch16};
+    hist e = {now, key_of("/proc/self/exe"), so_key(), {0}};
+    for (int k = 0; k < NFIG; k++)
+        e.fig[k] = *fig[k];
     h[n++] = e;
     hist_write(path, h, n);
     if (!e.exe || !e.so)
         return;
-    /* a dear moment's figures: the cheap ones' instead */
-    take(&b->tick[1], cheap_quarter(h, n, &e, offsetof(hist, tick1)));
-    take(&b->tick[2], cheap_quarter(h, n, &e, offsetof(hist, tick2)));
-    take(&b->switch16, cheap_quarter(h, n, &e, offsetof(hist, sw)));
+    for (int k = 0; k < NFIG; k++) /* a dear moment's figures: the cheap ones' instead */
+        take(fig[k], cheap_quarter(h, n, &e, k));
 }

@@ -31,12 +31,17 @@ static int private_dir(const char *path, uid_t uid)
     return 0;
 }
 
+int lt_user_dir(uid_t uid, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "/tmp/luatrace-%u", (unsigned)uid);
+    return private_dir(buf, uid);
+}
+
 int lt_attach_make_dir(uid_t uid)
 {
     char dir[128], parent[128];
     lt_attach_dir(uid, dir, sizeof dir);
-    snprintf(parent, sizeof parent, "/tmp/luatrace-%u", (unsigned)uid);
-    int e = private_dir(parent, uid);
+    int e = lt_user_dir(uid, parent, sizeof parent);
     return e ? e : private_dir(dir, uid);
 }
 

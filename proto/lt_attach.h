@@ -71,6 +71,11 @@ typedef struct lt_attach_marker {
  * existing one belongs to uid and is private. Returns 0 or -errno. */
 int lt_attach_make_dir(uid_t uid);
 
+/* The same for uid's own directory, /tmp/luatrace-UID (the attach
+ * directory's parent; the collector's calibration history), its path in
+ * buf. Returns 0 or -errno. */
+int lt_user_dir(uid_t uid, char *buf, size_t cap);
+
 /* Paths of pid's marker and socket. */
 void lt_attach_marker_path(uid_t uid, pid_t pid, char *buf, size_t cap);
 void lt_attach_socket_path(uid_t uid, pid_t pid, char *buf, size_t cap);
