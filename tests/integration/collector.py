@@ -443,11 +443,13 @@ def case_troncojit(c):
     check_tronco(c, r)
 
 
-TRONGC = """local lt = require "luatrace"
-local function work(n) local s = 0 for i = 1, n do s = s + i end return s end
-local said = false
+def in_trace_event(label, call):
+    """Lua: `call` made once inside a jit.attach handler (a trace event,
+    where LuaJIT runs no hook) while a hot loop gets compiled, its results
+    printed after label and the event; then "hot" and the loop's sum."""
+    return """local said = false
 local function handler(what)
-  if not said then said = true print("attach tron", what, lt.tron({shm = "trongc"})) end
+  if not said then said = true print("%s", what, %s) end
 end
 jit.attach(handler, "trace")
 local function hot(x) return x + 1 end
@@ -455,7 +457,12 @@ local h = 0
 for i = 1, 200000 do h = hot(h) end
 jit.attach(handler)
 print("hot", h)
-local p = newproxy(true)
+""" % (label, call)
+
+
+TRONGC = """local lt = require "luatrace"
+local function work(n) local s = 0 for i = 1, n do s = s + i end return s end
+""" + in_trace_event('attach tron', 'lt.tron({shm = "trongc"})') + """local p = newproxy(true)
 getmetatable(p).__gc = function()
   print("gc tron", lt.tron({shm = "trongc"}))
   print("gc work", work(10))
@@ -492,17 +499,7 @@ def case_trongcjit(c):
 
 
 LISTENGC = """local lt = require "luatrace"
-local said = false
-local function handler(what)
-  if not said then said = true print("attach listen", what, lt.listen()) end
-end
-jit.attach(handler, "trace")
-local function hot(x) return x + 1 end
-local h = 0
-for i = 1, 200000 do h = hot(h) end
-jit.attach(handler)
-print("hot", h)
-local p = newproxy(true)
+""" + in_trace_event('attach listen', 'lt.listen()') + """local p = newproxy(true)
 getmetatable(p).__gc = function() print("gc listen", lt.listen()) end
 p = nil
 collectgarbage() collectgarbage()
