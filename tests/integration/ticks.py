@@ -549,30 +549,39 @@ def case_default(args, tmp):
 
 
 def case_lines(args, tmp):
-    out = os.path.join(tmp, 'lines')
-    harness.run_ok([args.recorderd, 'run', '--quiet', '--format', 'annotate', '--out', out,
-                    '--', args.lua, 'lines.lua'], tmp)
-    session = harness.find_session(out)
-    harness.expect(session_json(session)['lines'] == 'sample', 'session.json: lines not sample')
-    harness.expect(not os.path.exists(os.path.join(session, 'coverage.lcov')),
-                   'coverage.lcov written for lines by sample')
-    with open(os.path.join(session, 'profile.txt')) as f:
-        prof = f.read()
-    harness.expect('lines by sample' in prof, 'profile.txt does not say lines by sample')
-    sin = [ln for ln in prof.splitlines() if ln.rstrip().endswith('math.sin [C]')]
-    harness.expect(sin and sin[0].split()[0] == '10000000', 'math.sin calls: %r' % sin[:1])
-    with open(os.path.join(session, 'annotate', 'lines.lua.txt')) as f:
-        ann = f.read()
-    harness.expect('samples that saw the line' in ann, 'annotate: hits not called samples')
-    ms = {}
-    for ln in ann.splitlines():
-        f = ln.split()
-        if len(f) >= 3 and f[2] in ('4', '5') and f[0].isdigit():
-            ms[f[2]] = float(f[1])
-    print('line 4 %.1f ms, line 5 %.1f ms' % (ms.get('4', 0), ms.get('5', 0)))
-    heavy, light = ms.get('4', 0), ms.get('5', 0)
-    harness.expect(heavy > 0 and heavy >= 0.75 * (heavy + light),
-                   'the math.sin line got %.1f of %.1f ms' % (heavy, heavy + light))
+    """Lines by sample: a tick lands on the program's current line. The
+    math.sin line is about 95% of the two lines' own time plain; its own
+    time is what is left after 10M C calls' debits, so a dear calibration
+    on a loaded machine can take a fair part of it: retried, as a bias
+    would fail every attempt."""
+    def once(attempt):
+        out = os.path.join(tmp, 'lines%d' % attempt)
+        harness.run_ok([args.recorderd, 'run', '--quiet', '--format', 'annotate', '--out', out,
+                        '--', args.lua, 'lines.lua'], tmp)
+        session = harness.find_session(out)
+        info = session_json(session)
+        harness.expect(info['lines'] == 'sample', 'session.json: lines not sample')
+        harness.expect(not os.path.exists(os.path.join(session, 'coverage.lcov')),
+                       'coverage.lcov written for lines by sample')
+        with open(os.path.join(session, 'profile.txt')) as f:
+            prof = f.read()
+        harness.expect('lines by sample' in prof, 'profile.txt does not say lines by sample')
+        sin = [ln for ln in prof.splitlines() if ln.rstrip().endswith('math.sin [C]')]
+        harness.expect(sin and sin[0].split()[0] == '10000000', 'math.sin calls: %r' % sin[:1])
+        with open(os.path.join(session, 'annotate', 'lines.lua.txt')) as f:
+            ann = f.read()
+        harness.expect('samples that saw the line' in ann, 'annotate: hits not called samples')
+        ms = {}
+        for ln in ann.splitlines():
+            f = ln.split()
+            if len(f) >= 3 and f[2] in ('4', '5') and f[0].isdigit():
+                ms[f[2]] = float(f[1])
+        print('line 4 %.1f ms, line 5 %.1f ms' % (ms.get('4', 0), ms.get('5', 0)))
+        heavy, light = ms.get('4', 0), ms.get('5', 0)
+        harness.expect(heavy > 0 and heavy >= 0.75 * (heavy + light),
+                       'the math.sin line got %.1f of %.1f ms (bias_ns %r)'
+                       % (heavy, heavy + light, info.get('bias_ns')))
+    harness.retried(once)
 
 
 def case_exactlines(args, tmp):
