@@ -555,7 +555,8 @@ void co_calib_run(lua_State *L, lua_CFunction running);
 void co_calib_run_state(lua_State *L, int state_ok);
 const co_bias *co_calib_bias(void);
 /* co_calhist.c: LuaJIT's sampled-time figures b, kept with the user's
- * last hour's; b takes the cheaper quarter's if it is dearer by a fifth. */
+ * last hour's; b takes the cheaper quarter's if it is dearer by a fifth
+ * (a call's: or cheaper by half). */
 void co_calhist_apply(co_bias *b);
 /* The BIAS record, after the CLOCK at a trace's start. */
 void co_out_bias(co_state *s);

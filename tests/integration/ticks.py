@@ -726,7 +726,8 @@ def case_calibhistory(args, tmp):
     the binary's and the collector's identity; a start that calibrates
     dearer by a fifth than the cheaper quarter of the last hour's (three
     at least) takes those: seeded at 1, 0.5 and 0.06 ns, the next run's
-    bias_ns says 1, 0.5, 0.1. Not taken: LUATRACE_CALIB_HISTORY=0 (nothing
+    bias_ns says 1, 0.5, 0.1; a call's figure cheaper than half of theirs
+    takes it too (seeded at 200 ns). Not taken: LUATRACE_CALIB_HISTORY=0 (nothing
     written either), entries of another build or older than an hour, a
     file others may write."""
     hist = os.path.join(tmp, 'calib')
@@ -747,6 +748,14 @@ def case_calibhistory(args, tmp):
                    'the history\'s cheaper figures not taken: %r' % b)
     harness.expect(len(history(hist)) == 4 and int(history(hist)[3][4]) > 32,
                    'the run\'s own figures not kept: %r' % history(hist))
+    # a call's figure far cheaper than the history's (a start once measured
+    # 1.8 ns against 4.1 to 5.9): the cheaper quarter's, 200 ns here, as
+    # no start measures 100; a switch's cheap figure may stay
+    dear = [r[:4] + ['3200', '3200', '16'] for r in rows] + [rows[0][:4] + ['3200', '3200', '16']]
+    write_history(hist, dear)
+    b = calib_run(args, tmp, hist, 9)
+    harness.expect((b['lua_call'], b['c_call']) == (200.0, 200.0),
+                   'a call\'s figure far below the history\'s kept: %r' % b)
     write_history(hist, cheap)
     b = calib_run(args, tmp, '0', 4)
     harness.expect(b['lua_call'] > 2, 'LUATRACE_CALIB_HISTORY=0 took the history: %r' % b)
