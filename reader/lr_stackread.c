@@ -33,16 +33,20 @@ static void begin(lr_sr *d)
     g_late = 0;
 }
 
+static uint64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
 /* Every read of memory that may be anything passes here: memory laid out
  * to make the walks long (a forged state, a list that loops) ends them at
  * the caller's deadline, checked every 64 reads (a few tens of us). */
 static int copy_in(struct iovec *l, unsigned long n, struct iovec *r)
 {
-    if (g_deadline_us && ++g_reads % 64 == 0 && !g_late) {
-        struct timespec t;
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        g_late = (uint64_t)t.tv_sec * 1000000 + (uint64_t)t.tv_nsec / 1000 >= g_deadline_us;
-    }
+    if (g_deadline_us && ++g_reads % 64 == 0 && !g_late)
+        g_late = now_ns() / 1000 >= g_deadline_us;
     return g_late ? -1 : (int)process_vm_readv(g_pid, l, n, r, n, 0);
 }
 
@@ -625,8 +629,10 @@ static int window(lr_sr *d, const void *L, const uint8_t *ls, size_t ci_lo, size
     ssize_t want = (ssize_t)(l[0].iov_len + l[1].iov_len + l[2].iov_len + (far ? TV_SIZE : 0));
     d->sn_nci = d->sn_ntv = 0;
     d->sn_far = far;
-    if (copy_in(l, (unsigned long)k, r) != want ||
-        !same_blocks(ls2, ls))
+    uint64_t t0 = now_ns();
+    ssize_t got = copy_in(l, (unsigned long)k, r);
+    d->sn_quick = now_ns() - t0 <= SNAP_QUICK_US * 1000u; /* next_window clears it */
+    if (got != want || !same_blocks(ls2, ls))
         return -1;
     d->sn_ci = base + ci_lo * CI_SIZE;
     d->sn_nci = ci_hi - ci_lo;
@@ -645,12 +651,13 @@ static int holds_top(const lr_sr *d, const uint8_t *ls)
 
 /* Copies thread L's lua_State (ls: read once already) again, with its
  * CallInfos up to a few past its ci and its stack slots up to a few past
- * its top, by one window: a running thread's frames then come from one
- * moment. Read frame by frame (about 20 us), a low frame whose function
- * returned meanwhile, and another called in its slot, joined callees read
- * before it (io.open calling fib). Tried again, from the newer copy, when
- * the thread grew past the window or its stack moved (reallocated) since
- * ls was read. Returns 0 (ls the copy's), or -1. */
+ * its top, by one window: a running thread's frames then come from about
+ * one moment (1.4 us on average here: a recursion as fast as fib still
+ * moves under it, see fn_by_code). Read frame by frame (about 20 us), a
+ * low frame whose function returned meanwhile, and another called in its
+ * slot, joined callees read before it (io.open calling fib). Tried again,
+ * from the newer copy, when the thread grew past the window or its stack
+ * moved (reallocated) since ls was read. Returns 0 (ls the copy's), or -1. */
 static int snapshot(lr_sr *d, const void *L, uint8_t *ls)
 {
     uint8_t ls2[LS_READ];
@@ -693,8 +700,10 @@ static int next_window(lr_sr *d, const void *L, const uint8_t *ls, uint32_t i, c
     if (f < stack || (size_t)(f - stack) % TV_SIZE)
         return -1;
     size_t ci_hi = (size_t)i + 2, tv_hi = (size_t)(f - stack) / TV_SIZE + 1;
-    if (window(d, L, ls, ci_hi > SNAP_CI ? ci_hi - SNAP_CI : 0, ci_hi,
-               tv_hi > SNAP_TV ? tv_hi - SNAP_TV : 0, tv_hi, far, ls2) ||
+    int e = window(d, L, ls, ci_hi > SNAP_CI ? ci_hi - SNAP_CI : 0, ci_hi,
+                   tv_hi > SNAP_TV ? tv_hi - SNAP_TV : 0, tv_hi, far, ls2);
+    d->sn_quick = 0; /* copied after the frames above: not of their moment */
+    if (e ||
         (const char *)lr_ptr_at(ls2, LS_CI) < d->sn_ci + (d->sn_nci - 1) * CI_SIZE)
         return -1;
     const uint8_t *c = d->sn_cis + (d->sn_nci - 1) * CI_SIZE; /* up, copied again */
@@ -797,35 +806,105 @@ static int pc_in(const uint8_t *pr, const void *savedpc, int top)
     return off % 4 == 0 && off >= (top ? 0 : 4) && off / 4 <= lr_int_at(pr, PR_SIZECODE);
 }
 
-/* One frame, of CallInfo c whose function's slot is tv (copied; the top
- * one if top). Its Proto and pc, if Lua, go to pr and *pc for naming the
- * frame above. Returns -1 if the frame cannot be read or is not a frame
- * of its function, else 1 if it has lost tail calls. */
-static int read_frame(lr_sr *d, lr_sr_thread *t, const uint8_t *ls, const uint8_t *c,
-                      const uint8_t *tv, int top, lr_sr_func **fo, uint8_t *pr, int *pc)
+/* The walk of one thread's frames, top first: what each frame is checked
+ * against, and names the frame above by. */
+typedef struct walk {
+    uint32_t n;   /* L->ci's index: the frame L->savedpc is of, if a Lua one */
+    uint32_t top; /* the top frame read: n, or n - 1 if n was caught moving */
+    uint8_t up[CI_SIZE], up_tv[TV_SIZE], tv[TV_SIZE], pr[PR_READ];
+    lr_sr_func *callee; /* the function of the frame above, NULL on top */
+    const void *cpc;    /* c_agrees's */
+    int tail;           /* the frame above has lost tail calls */
+    uint8_t by_code, up_by_code; /* this frame, the one above, told by its pc */
+} walk;
+
+/* CallInfo i of the thread whose lua_State is ls, if in the window. */
+static const uint8_t *ci_copied(const lr_sr *d, const uint8_t *ls, uint32_t i)
 {
-    if (lr_int_at(tv, TV_TT) != LUA_TFUNCTION || read_closure(d, lr_ptr_at(tv, 0)))
+    const char *ci = (const char *)lr_ptr_at(ls, LS_BASE_CI) + (size_t)i * CI_SIZE;
+    uintptr_t off = (uintptr_t)ci - (uintptr_t)d->sn_ci;
+    return d->sn_nci && off < d->sn_nci * CI_SIZE ? d->sn_cis + off : NULL;
+}
+
+/* Frame i's function by its slot (w->tv), into d->k_c (d->k_p), and the
+ * saved pc its line is at into *spc: 0, or -1 if the slot holds no
+ * function, or a Lua one whose code that pc is not in. L->ci's frame is
+ * at L->savedpc; read running, at its CallInfo's saved pc if not there:
+ * it has called since the lua_State was copied, or is returning. */
+static int fn_by_slot(lr_sr *d, const uint8_t *ls, const uint8_t *c, walk *w, uint32_t i,
+                      const void **spc)
+{
+    int at_l = i == w->n;
+    if (lr_int_at(w->tv, TV_TT) != LUA_TFUNCTION || read_closure(d, lr_ptr_at(w->tv, 0)))
+        return -1;
+    *spc = at_l ? lr_ptr_at(ls, LS_SAVEDPC) : lr_ptr_at(c, CI_SAVEDPC);
+    if (d->k_c[CL_ISC] || pc_in(d->k_p, *spc, at_l))
+        return 0;
+    *spc = lr_ptr_at(c, CI_SAVEDPC);
+    return at_l && d->running && pc_in(d->k_p, *spc, 0) ? 0 : -1;
+}
+
+/* Frame i's function by its saved pc, among the functions seen before
+ * whose Proto still holds that code, into d->k_c (d->k_p): 0, or -1. Read
+ * running only: the copy of a thread spans a microsecond or more, and a
+ * recursion as fast as fib calls and returns under it, so a frame's slot
+ * often holds its callee's result by then (up to nine reads of fib in ten
+ * were dropped so). Only a frame whose slot holds no function (it
+ * returned: the result is there), in the top window copied within
+ * SNAP_QUICK_US: its CallInfo is of a frame that ran in that time. A slot
+ * holding another function is a frame made since, not yet called through
+ * (its saved pc still its last occupant's): told by that pc, the x
+ * recursion outsiderecorddeep ends read above the y one it begins. L->ci's
+ * pc is L->savedpc, unless that is its caller's call (a C function runs,
+ * or a call is half made: its function is not known). */
+static int fn_by_code(lr_sr *d, const uint8_t *ls, const uint8_t *c, walk *w, uint32_t i,
+                      const void **spc)
+{
+    int at_l = i == w->n;
+    const uint8_t *below = at_l ? ci_copied(d, ls, i - 1) : NULL;
+    const lr_code_fn *f;
+    *spc = at_l ? lr_ptr_at(ls, LS_SAVEDPC) : lr_ptr_at(c, CI_SAVEDPC);
+    if (!d->running || !d->sn_quick || lr_int_at(w->tv, TV_TT) == LUA_TFUNCTION ||
+        (at_l && (!below || lr_ptr_at(below, CI_SAVEDPC) == *spc)))
+        return -1;
+    for (uint32_t at = 0; (f = lr_code_find(&d->code, *spc, &at)); at++)
+        if (!read_closure(d, f->cl) && !d->k_c[CL_ISC] && lr_ptr_at(d->k_c, CL_FP) == f->pr &&
+            lr_ptr_at(d->k_p, PR_CODE) == f->code && pc_in(d->k_p, *spc, at_l))
+            return 0;
+    return -1;
+}
+
+/* Frame i, of CallInfo c (copied; its function's slot in w->tv): its
+ * function and line onto d->fr, its Proto and pc (if Lua) into w->pr and
+ * *pc for naming the frame above. Returns -1 if the frame cannot be read
+ * or is not a frame of its function, else 1 if it has lost tail calls. */
+static int read_frame(lr_sr *d, lr_sr_thread *t, const uint8_t *ls, const uint8_t *c, walk *w,
+                      uint32_t i, lr_sr_func **fo, int *pc)
+{
+    const void *spc;
+    w->by_code = 0;
+    if (fn_by_slot(d, ls, c, w, i, &spc) && (w->by_code = 1, fn_by_code(d, ls, c, w, i, &spc)))
         return -1;
     const uint8_t *cl = d->k_c;
-    const void *spc = top ? lr_ptr_at(ls, LS_SAVEDPC) : lr_ptr_at(c, CI_SAVEDPC);
+    const void *clp = d->k_cl;
     *pc = -1;
-    if (!cl[CL_ISC] && !pc_in(d->k_p, spc, top))
-        return -1;
-    if (!cl[CL_ISC])
-        memcpy(pr, d->k_p, PR_READ);
-    lr_sr_func *f = func_of(d, lr_ptr_at(tv, 0), cl, pr);
+    if (!cl[CL_ISC]) {
+        memcpy(w->pr, d->k_p, PR_READ);
+        lr_code_note(&d->code, clp, lr_ptr_at(cl, CL_FP), w->pr);
+    }
+    lr_sr_func *f = func_of(d, clp, cl, w->pr);
     if (!f || d->nfr == MAX_FRAMES) {
         d->flags |= LT_DUMP_TRUNCATED;
         return -1;
     }
     if (!cl[CL_ISC])
-        *pc = pc_of(pr, spc);
-    if (top) {
+        *pc = pc_of(w->pr, spc);
+    if (i == w->top) {
         t->top_c = cl[CL_ISC];
         t->target = resumed(d, c, cl, f);
     }
     d->fr[d->nfr++] =
-        (lr_sr_frame){(uint32_t)(f - d->fn), cl[CL_ISC] ? 0 : cached_line(d, pr, *pc), 0};
+        (lr_sr_frame){(uint32_t)(f - d->fn), cl[CL_ISC] ? 0 : cached_line(d, w->pr, *pc), 0};
     *fo = f;
     /* a Lua frame with lost tail calls was not called by the frame below */
     return !cl[CL_ISC] && lr_int_at(c, CI_TAILCALLS) > 0;
@@ -842,7 +921,8 @@ static int calls(const uint8_t *c, const uint8_t *up)
 /* Whether a running thread's top CallInfo c is its frame: L->base is
  * c's base but while a call (luaD_precall) or a return (luaD_poscall) is
  * half done, c still a returned frame's or c's function not yet its base's
- * (a yielded thread's base is its yield's values). */
+ * (a yielded thread's base is its yield's values). Asked of a process held
+ * stopped only: read as it runs, c is copied a moment after L->base. */
 static int settled(const uint8_t *c, const uint8_t *ls)
 {
     return ls[LS_STATUS] != 0 || lr_ptr_at(c, CI_BASE) == lr_ptr_at(ls, LS_BASE);
@@ -883,12 +963,68 @@ static int in_tailcall(lr_sr *d, const void *savedpc)
     return d->op_val[h] == OP_TAILCALL;
 }
 
+/* Names the frame above (w->callee) by the call of Lua frame f (CallInfo
+ * c, at pc): at once if the process is held stopped, else its call site
+ * kept, named once the read is over. Not where either frame was told by
+ * its pc: its slot holds no closure of that call. */
+static void name_callee(lr_sr *d, walk *w, const uint8_t *c, const lr_sr_func *f, int pc)
+{
+    lr_sr_func *callee = w->callee;
+    if (!callee || w->tail || callee->call[0] || callee->site.pr || f->isC || w->by_code ||
+        w->up_by_code)
+        return;
+    lr_sr_site st = {.pr = lr_ptr_at(d->k_c, CL_FP), .cl = lr_ptr_at(w->tv, 0),
+                     .env = lr_ptr_at(d->k_c, CL_ENV), .base = lr_ptr_at(c, CI_BASE), .pc = pc,
+                     .func = lr_ptr_at(w->up, CI_FUNC), .callee = lr_ptr_at(w->up_tv, 0)};
+    if (!d->running)
+        call_name(d, &st, w->pr, callee->call, sizeof callee->call);
+    else if (!read_slot(d, st.func + TV_SIZE, st.arg1)) /* self, in the window */
+        callee->site = st; /* named later, if needed: checking other sites costs */
+}
+
+/* Frame i of thread t onto d->fr, checked against the frame above it:
+ * 0, or -1 if the two cannot be read as of one moment. */
+static int walk_frame(lr_sr *d, lr_sr_thread *t, const uint8_t *ls, walk *w, uint32_t i)
+{
+    lr_sr_func *f;
+    int pc;
+    const uint8_t *up = i < w->top ? w->up : NULL;
+    const uint8_t *c = ci_at(d, t->L, ls, i, up, w->up_tv, w->tv);
+    /* L->base tells a call half made only in a process held stopped: read
+     * running, its lua_State and CallInfos are copied moments apart */
+    int k = c && calls(c, up) && (i < w->n || d->running || settled(c, ls))
+                ? read_frame(d, t, ls, c, w, i, &f, &pc)
+                : -1;
+    if (k >= 0 && (!c_agrees(c, ls, f->isC, i == w->n, &w->cpc) ||
+                   (w->callee && !w->callee->isC && !f->isC &&
+                    in_tailcall(d, lr_ptr_at(c, CI_SAVEDPC))))) {
+        d->nfr--;
+        k = -1;
+    }
+    if (k < 0)
+        return -1;
+    d->fr[d->nfr - 1].depth = i;
+    t->n++;
+    name_callee(d, w, c, f, pc);
+    w->callee = f;
+    w->tail = k;
+    w->up_by_code = w->by_code;
+    memcpy(w->up, c, CI_SIZE);
+    memcpy(w->up_tv, w->tv, TV_SIZE);
+    return 0;
+}
+
 /* Every frame of thread L, top first; names callees from their callers.
  * Copied window by window (one process_vm_readv each, the top one first:
- * snapshot, next_window), each frame checked against the one above it. */
+ * snapshot, next_window), each frame checked against the one above it.
+ * Read running, a top frame caught moving (a C function returning, a
+ * call half made, or one that returned before its CallInfo was copied) is
+ * left out and its caller is the top: dropped, such reads left top with
+ * a fifth to three quarters of fib's share. */
 static void read_thread(lr_sr *d, const void *L)
 {
-    uint8_t ls[LS_READ], pr[PR_READ], up[CI_SIZE], up_tv[TV_SIZE], tv[TV_SIZE];
+    uint8_t ls[LS_READ];
+    walk w;
     if (d->nth == MAX_THREADS)
         d->flags |= LT_DUMP_TRUNCATED;
     if (d->nth == MAX_THREADS || peek(L, ls, sizeof ls) || ls[LS_TT] != LUA_TTHREAD ||
@@ -900,42 +1036,19 @@ static void read_thread(lr_sr *d, const void *L)
         t->torn = 1;
         return;
     }
-    const char *base = lr_ptr_at(ls, LS_BASE_CI);
-    uint32_t n = (uint32_t)(((const char *)lr_ptr_at(ls, LS_CI) - base) / CI_SIZE), i;
-    lr_sr_func *callee = NULL;
-    const void *cpc = NULL;
-    int tail = 0;
-    for (i = n; i >= 1; i--) {
-        lr_sr_func *f;
-        const uint8_t *c = ci_at(d, L, ls, i, i < n ? up : NULL, up_tv, tv);
-        int pc, k = c && calls(c, i < n ? up : NULL) && (i < n || settled(c, ls))
-                        ? read_frame(d, t, ls, c, tv, i == n, &f, pr, &pc)
-                        : -1;
-        if (k >= 0 && (!c_agrees(c, ls, f->isC, i == n, &cpc) ||
-                       (callee && !callee->isC && !f->isC && in_tailcall(d, lr_ptr_at(c, CI_SAVEDPC))))) {
-            d->nfr--;
-            k = -1;
-        }
-        if (k < 0)
+    memset(&w, 0, sizeof w);
+    w.n = w.top = (uint32_t)(((const char *)lr_ptr_at(ls, LS_CI) -
+                              (const char *)lr_ptr_at(ls, LS_BASE_CI)) / CI_SIZE);
+    uint32_t i;
+    for (i = w.n; i >= 1; i--) {
+        if (!walk_frame(d, t, ls, &w, i))
+            continue;
+        if (i != w.n || i < 2 || !d->running)
             break;
-        d->fr[d->nfr - 1].depth = i;
-        t->n++;
-        if (callee && !tail && !callee->call[0] && !callee->site.pr && !f->isC) {
-            lr_sr_site st = {.pr = lr_ptr_at(d->k_c, CL_FP), .cl = lr_ptr_at(tv, 0),
-                             .env = lr_ptr_at(d->k_c, CL_ENV), .base = lr_ptr_at(c, CI_BASE), .pc = pc,
-                             .func = lr_ptr_at(up, CI_FUNC), .callee = lr_ptr_at(up_tv, 0)};
-            if (!d->running)
-                call_name(d, &st, pr, callee->call, sizeof callee->call);
-            else if (!read_slot(d, st.func + TV_SIZE, st.arg1)) /* self, in the window */
-                callee->site = st; /* named later, if needed: checking other sites costs */
-        }
-        callee = f;
-        tail = k;
-        memcpy(up, c, CI_SIZE);
-        memcpy(up_tv, tv, TV_SIZE);
+        w.top = i - 1; /* caught moving: its caller on top */
     }
     t->torn = i >= 1 && d->nfr < MAX_FRAMES;
-    d->sn_nci = d->sn_ntv = 0;
+    d->sn_nci = d->sn_ntv = d->sn_quick = 0;
     d->sn_far = NULL;
     t->active = ls[LS_STATUS] == 0 && t->n > 0;
     t->dead = ls[LS_STATUS] > LUA_YIELD;

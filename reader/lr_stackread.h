@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "lr_code.h"
 #include "lr_layout.h"
 
 enum {
@@ -57,6 +58,7 @@ enum {
     OUT_CAP = 1 << 18,
     SNAP_CI = 512,  /* CallInfos, */
     SNAP_TV = 2048, /* and stack slots, a thread's snapshot copies at most */
+    SNAP_QUICK_US = 10, /* a copy longer than this was held up: frames told by pc refused */
     OP_CACHE = 64,
     CL_CACHE = 16
 };
@@ -112,7 +114,10 @@ typedef struct lr_sr {
     const void *g;
     /* the process runs while it is read (the caller's to set): a name at
      * a call site is given only where no other call site can have given
-     * another (the caller's saved pc may be another call's) */
+     * another (the caller's saved pc may be another call's); a frame whose
+     * slot holds something else by the time it is copied is told by its
+     * saved pc (code, below), and a top frame caught halfway through a
+     * call or a return is left out, its caller the top */
     uint8_t running;
     lr_sr_thread th[MAX_THREADS];
     uint32_t nth;
@@ -147,6 +152,11 @@ typedef struct lr_sr {
     uint8_t sn_cis[SNAP_CI * CI_SIZE], sn_tvs[SNAP_TV * TV_SIZE];
     const void *sn_far; /* and one slot below them, if not NULL */
     uint8_t sn_far_tv[TV_SIZE];
+    uint8_t sn_quick; /* the window is the top one, copied within SNAP_QUICK_US */
+    /* the Lua functions seen running, kept from read to read: a frame
+     * whose slot no longer holds its function (read running) is told by
+     * its saved pc */
+    lr_code code;
     /* when reads must end (CLOCK_MONOTONIC, us; 0: never), the caller's to
      * set; late: a read ended so, its threads or names may be missing */
     uint64_t deadline_us;
