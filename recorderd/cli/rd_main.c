@@ -786,7 +786,10 @@ static int command(int argc, char **argv)
             return rd_cli_is_help(argv[2]) ? rd_help("env", stdout) : rd_cli_unknown("env", argv[2]);
         return rd_run_env();
     }
-    if (!strcmp(c, "--version")) {
+    /* -V, -v and version as other tools take them: a first try at the
+     * version was told that options go after the command */
+    if (!strcmp(c, "--version") || (argc == 2 && (!strcmp(c, "-V") || !strcmp(c, "-v") ||
+                                                  !strcmp(c, "version")))) {
         printf("recorderd %s\n", RD_VERSION);
         return 0;
     }

@@ -60,7 +60,8 @@ Cases:
               message says to put the value after a space (it said only
               "unknown option --out=DIR", of an option --help lists)
   usageflag   recorderd --versoin, --hlep: "did you mean --version?" (it
-              said options go after the command, of a mistyped --version)
+              said options go after the command, of a mistyped --version);
+              -V, -v and version print the version as --version does
   covtime     run --coverage with --time or --clock (either order, either
               value), and listen's and attach's: refused, exit 2, saying to
               leave out --coverage and add -f lcov (coverage won and the
@@ -445,6 +446,12 @@ def case_optequals(c):
 
 
 def case_usageflag(c):
+    want = run([c.args.recorderd, '--version'], c.tmp, c.env()).out
+    expect(want.startswith(b'recorderd ') and want.count(b'\n') == 1, '--version: %r' % want)
+    for word in ('-V', '-v', 'version'):
+        r = run([c.args.recorderd, word], c.tmp, c.env())
+        expect(r.status == 0 and r.out == want and r.err == b'', '%s: %d %r %r'
+               % (word, r.status, r.out, r.err))
     for word, meant in (('--versoin', '--version'), ('--hlep', '--help'), ('-help', '--help')):
         r = run([c.args.recorderd, word], c.tmp, c.env())
         expect(r.status == 2 and r.out == b'' and r.err == ('recorderd: unknown command %s: did '
