@@ -495,8 +495,8 @@ int co_attach_listen(lua_State *L, char *err, size_t cap)
         return -EBUSY;
     }
     if (co_jit_is() && co_jit_hooks_off(L)) { /* the calibration's flush: as tron() */
-        snprintf(err, cap, "LuaJIT runs no hook here (a __gc finalizer, a jit.attach handler): "
-                           "call listen() from other code");
+        snprintf(err, cap, "LuaJIT runs no hook %s: call listen() from other code",
+                 co_jit_no_hook_where(L));
         return -EINVAL;
     }
     lt_attach_marker m = {getpid(), lt_attach_start_time(getpid()), co_attach_signal()};

@@ -123,6 +123,13 @@ int co_jit_hooks_off(lua_State *L)
     return !g_probe_ran;
 }
 
+const char *co_jit_no_hook_where(lua_State *L)
+{
+    /* hooks off and the program's own hook set: most likely inside it */
+    return co_hook_ours(L) ? "here (a __gc finalizer, a jit.attach handler)"
+                           : "inside a debug hook (the program's own, debug.sethook)";
+}
+
 /* 1: the JIT-off note is still to be said, at the first event (co_jit_event):
  * said as the module loads, it came before luajit's "cannot open x.lua". */
 static int g_note;

@@ -29,6 +29,7 @@ const void *co_cfunc_key(lua_State *L, int idx)
 int co_jit_is(void) { return 0; }
 void co_jit_prepare(lua_State *L) { (void)L; }
 int co_jit_hooks_off(lua_State *L) { (void)L; return 0; }
+const char *co_jit_no_hook_where(lua_State *L) { (void)L; return ""; }
 void co_jit_listen(lua_State *L) { (void)L; }
 int co_jit_suspend(lua_State *L) { (void)L; return 0; }
 void co_jit_restore(lua_State *L) { (void)L; }

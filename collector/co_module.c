@@ -722,8 +722,8 @@ static int tron_body(lua_State *L)
     if (co_jit_is() && !(s && s->active) && co_jit_hooks_off(L)) {
         /* nothing here would be traced, and turning the compiler off
          * would raise (a finalizer) or crash LuaJIT (a trace event) */
-        fprintf(stderr, "luatrace: tron: LuaJIT runs no hook here (a __gc finalizer, a "
-                        "jit.attach handler); tracing not begun\n");
+        fprintf(stderr, "luatrace: tron: LuaJIT runs no hook %s; tracing not begun\n",
+                co_jit_no_hook_where(L));
         lua_pushboolean(L, 0);
         return 1;
     }
@@ -843,8 +843,8 @@ static void open_traced(lua_State *L, const char *name, int private_summary,
     if (co_jit_is() && !co_hook_state() && co_jit_hooks_off(L)) {
         /* a require in a __gc finalizer or a jit.attach handler: the
          * compiler cannot be turned off there (as in tron_body) */
-        fprintf(stderr, "luatrace: require: LuaJIT runs no hook here (a __gc finalizer, a "
-                        "jit.attach handler); running untraced\n");
+        fprintf(stderr, "luatrace: require: LuaJIT runs no hook %s; running untraced\n",
+                co_jit_no_hook_where(L));
         return;
     }
     if (co_jit_is() && co_module_claim(L) && !co_hook_state())

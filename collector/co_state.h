@@ -717,6 +717,9 @@ int co_jit_is(void);
  * hook: compiled code calls no hook); says so once on stderr. */
 void co_jit_prepare(lua_State *L);
 int co_jit_hooks_off(lua_State *L);
+/* Where co_jit_hooks_off's L may be, after "LuaJIT runs no hook ": in
+ * the program's own hook if it has one. */
+const char *co_jit_no_hook_where(lua_State *L);
 /* Live attach: listen() keeps jit.status (outside any hook); the attach
  * hook turns the compiler off and flushes (returns 1 if it was on), the
  * detach turns it on again (only if it was). */

@@ -476,6 +476,42 @@ lt.troff()
 """
 
 
+TRONHOOK = """
+local lt = require "luatrace"
+local said
+debug.sethook(function()
+  if said == nil then said = lt.tron({shm = "tronhook"}) end
+end, "c")
+local function work(n) local s = 0 for i = 1, n do s = s + i end return s end
+print("work", work(10))
+debug.sethook()
+print("in hook", said)
+print("after", lt.tron({shm = "tronhook"}), work(20))
+lt.troff()
+"""
+
+
+def case_tronhookjit(c):
+    """tron() inside the program's own debug hook under LuaJIT, which runs
+    no hook there: it refuses as in a finalizer, and says where it is
+    (it named a __gc finalizer and a jit.attach handler, places the
+    program had none of); a tron() after the hook is removed traces."""
+    need_luajit()
+    prog = c.write('tronhook.lua', TRONHOOK)
+    c.start_daemon()
+    r = run(['luajit', prog], c.tmp, c.env(LUATRACE_SOCKET=c.sock))
+    c.stop_daemon()
+    expect(r.status == 0 and r.out == b'work\t55\nin hook\tfalse\nafter\ttrue\t210\n',
+           'program: %d %r %r' % (r.status, r.out, r.err))
+    lines = r.err.decode().splitlines()
+    expect(lines[:1] == ['luatrace: tron: LuaJIT runs no hook inside a debug hook (the program\'s '
+                         'own, debug.sethook); tracing not begun'] and
+           all(ln.startswith('luatrace: LuaJIT: the JIT compiler is off') for ln in lines[1:]),
+           'stderr: %r' % r.err)
+    calls = {stack.split(';')[-1]: n for stack, n in c.folded(c.session('tronhook'), 'calls').items()}
+    expect(calls.get('work@tronhook.lua:7') == 1, 'work after tron(): %s' % calls)
+
+
 def case_trongcjit(c):
     """tron() where LuaJIT runs no hook, a jit.attach handler (a trace
     event) and a __gc finalizer: it could not trace there, nor turn the
