@@ -841,8 +841,9 @@ static void open_traced(lua_State *L, const char *name, int private_summary,
 {
     open_table(L);
     if (co_jit_is() && !co_hook_state() && co_jit_hooks_off(L)) {
-        /* a require in a __gc finalizer or a jit.attach handler: the
-         * compiler cannot be turned off there (as in tron_body) */
+        /* a require in a __gc finalizer, a jit.attach handler or the
+         * program's own hook: nothing there is traced, and in the first
+         * two the compiler cannot be turned off (as in tron_body) */
         fprintf(stderr, "luatrace: require: LuaJIT runs no hook %s; running untraced\n",
                 co_jit_no_hook_where(L));
         return;
