@@ -1,9 +1,10 @@
 /* rd_name54: the names of a Lua 5.4 dump's functions and its records
  * (rd_peek54.h). A function is named by where the program keeps it, as
- * the 5.1 reader names it: a global (fib), a field of a global table
- * (io.read) or of a module in package.loaded (mod.f); a main chunk is
- * "main chunk"; a C function with no such name by the file that defines it
- * (lua5.4 for lua.c's pmain). The records are those of lr_stackread, so
+ * the collector (co_name) and the 5.1 reader name it: the shortest of a
+ * global (fib) and a field of a module in package.loaded (io.read,
+ * mod.f); a main chunk is "main chunk"; else by its call (rd_site54.c); a
+ * C function with none of these by the file that defines it (lua5.4 for
+ * lua.c's pmain). The records are those of lr_stackread, so
  * dump prints them as it prints 5.1's. */
 #include <stdio.h>
 #include <string.h>
@@ -37,20 +38,26 @@ int r54_tstring(r54 *d, uintptr_t ts, char *out, size_t cap)
 
 /* {====== names */
 
+/* How a table's nodes name functions: its prefix (NULL for the globals)
+ * joined to each string key (W_NAMES); the registry: its _LOADED only
+ * (W_REGISTRY); _LOADED: each module, a table under a string key but _G
+ * (the globals, however set), searched with its key as prefix. */
+enum { W_NAMES, W_REGISTRY, W_LOADED };
 typedef struct walk {
-    const char *prefix; /* the table's own name, or NULL at the top */
-    int depth;          /* 0: look into the tables found too */
-    const char *only;   /* look into this key's table only (the registry's) */
+    int how;
+    const char *prefix;
 } walk;
 
-/* The unnamed function the value tv (a TValue) is, or -1. */
-static int which(const r54 *d, const uint8_t *tv)
+/* The functions the value tv (a TValue) is: the next index from i of
+ * d->fn, or -1 (one C function may sit in several d->fn entries: a light
+ * one and closures of it). */
+static int which(const r54 *d, const uint8_t *tv, uint32_t i)
 {
     uintptr_t v = r54_ptr_at(tv, 0);
-    for (uint32_t i = 0; i < d->nfn; i++) {
+    for (; i < d->nfn; i++) {
         const r54_fn *f = &d->fn[i];
-        if (!f->name[0] && ((tv[TV4_TT] == T4_LCF && !f->cl && f->key == v) ||
-                            ((tv[TV4_TT] == T4_LCL || tv[TV4_TT] == T4_CCL) && f->cl == v)))
+        if ((tv[TV4_TT] == T4_LCF && !f->cl && f->key == v) ||
+            ((tv[TV4_TT] == T4_LCL || tv[TV4_TT] == T4_CCL) && f->cl == v))
             return (int)i;
     }
     return -1;
@@ -58,42 +65,48 @@ static int which(const r54 *d, const uint8_t *tv)
 
 static void names_in(r54 *d, uintptr_t t, const walk *w);
 
-/* One node of a table being searched: names the function its value is,
- * by its string key; looks into a table one level down. */
+/* Offers name (prefix.key, cut to fit) to function f: kept if shorter
+ * than the one it has, or as long and smaller in bytes, as the
+ * collector's co_name keeps the shortest path. */
+static void offer(r54_fn *f, const char *prefix, const char *key)
+{
+    char cand[R54_NAME];
+    size_t n = prefix ? strlen(prefix) : 0, k = strlen(key);
+    n = n > R54_NAME - 2 ? R54_NAME - 2 : n;
+    memcpy(cand, prefix ? prefix : "", n);
+    if (prefix)
+        cand[n++] = '.';
+    k = k > R54_NAME - 1 - n ? R54_NAME - 1 - n : k;
+    memcpy(cand + n, key, k);
+    cand[n + k] = 0;
+    size_t cl = n + k, bl = strlen(f->name);
+    if (!f->name[0] || cl < bl || (cl == bl && strcmp(cand, f->name) < 0))
+        memcpy(f->name, cand, cl + 1);
+}
+
+/* One node of a table being searched: names the functions its value is,
+ * by its string key; in the registry and _LOADED, the tables to search. */
 static void visit(r54 *d, const uint8_t *nd, const walk *w)
 {
     char key[R54_NAME];
-    int f = which(d, nd);
     uint8_t ktt = nd[ND4_KEYTT];
-    if (w->only) {
-        walk in = {0};
-        if ((ktt == T4_SHRSTR || ktt == T4_LNGSTR) && nd[TV4_TT] == T4_TABLE &&
-            r54_tstring(d, r54_ptr_at(nd, ND4_KEY), key, sizeof key) >= 0 && !strcmp(key, w->only))
-            names_in(d, r54_ptr_at(nd, 0), &in);
-        return;
-    }
-    if ((f < 0 && !(nd[TV4_TT] == T4_TABLE && w->depth == 0)) ||
-        (ktt != T4_SHRSTR && ktt != T4_LNGSTR) ||
+    if ((ktt != T4_SHRSTR && ktt != T4_LNGSTR) || (w->how != W_NAMES && nd[TV4_TT] != T4_TABLE) ||
         r54_tstring(d, r54_ptr_at(nd, ND4_KEY), key, sizeof key) < 0)
         return;
-    if (f >= 0) {
-        char *name = d->fn[f].name; /* prefix.key, cut to fit */
-        size_t n = w->prefix ? strlen(w->prefix) : 0, k = strlen(key);
-        n = n > R54_NAME - 2 ? R54_NAME - 2 : n;
-        memcpy(name, w->prefix ? w->prefix : "", n);
-        if (w->prefix)
-            name[n++] = '.';
-        k = k > R54_NAME - 1 - n ? R54_NAME - 1 - n : k;
-        memcpy(name + n, key, k);
-        name[n + k] = 0;
-    } else if (strcmp(key, "_G") && strcmp(key, "package") && strcmp(key, "_LOADED")) {
-        walk in = {.prefix = key, .depth = 1};
+    if (w->how == W_REGISTRY && !strcmp(key, "_LOADED")) {
+        walk in = {W_LOADED, NULL};
         names_in(d, r54_ptr_at(nd, 0), &in);
+    } else if (w->how == W_LOADED && strcmp(key, "_G")) {
+        walk in = {W_NAMES, key};
+        names_in(d, r54_ptr_at(nd, 0), &in);
+    } else if (w->how == W_NAMES) {
+        for (int f = which(d, nd, 0); f >= 0; f = which(d, nd, (uint32_t)f + 1))
+            offer(&d->fn[f], w->prefix, key);
     }
 }
 
-/* Names the functions kept in table t's hash part (and, at depth 0, in
- * the tables it holds). */
+/* Names the functions kept in table t's hash part (its array part has no
+ * string keys). */
 static void names_in(r54 *d, uintptr_t t, const walk *w)
 {
     uint8_t tb[TB4_READ], nd[CHUNK_NODES * ND4_SIZE];
@@ -110,8 +123,12 @@ static void names_in(r54 *d, uintptr_t t, const walk *w)
     }
 }
 
-/* The registry's globals (array slot LUA_RIDX_GLOBALS) and package.loaded
- * (its "_LOADED", found as a table field of it). */
+/* As the collector names a function (co_name_find): the shortest of its
+ * global names (the globals' own keys, not their tables': a global alias
+ * of a module, J = require "json", named it J.encode where the trace has
+ * json.encode) and MOD.key for each module of package.loaded; ties to
+ * the smaller bytes. The globals are the registry's array slot
+ * LUA_RIDX_GLOBALS, package.loaded its "_LOADED". */
 void r54_name_functions(r54 *d)
 {
     uint8_t g[G4_READ], tb[TB4_READ], tv[2 * TV4_SIZE];
@@ -121,10 +138,9 @@ void r54_name_functions(r54 *d)
     if (r54_peek(d, reg, tb, sizeof tb) || r54_peek(d, r54_ptr_at(tb, TB4_ARRAY), tv, sizeof tv) ||
         tv[TV4_SIZE + TV4_TT] != T4_TABLE)
         return;
-    walk top = {0};
-    names_in(d, r54_ptr_at(tv, TV4_SIZE), &top); /* globals, and their tables' fields */
-    walk loaded = {.only = "_LOADED"};
-    names_in(d, reg, &loaded); /* package.loaded's modules: MOD.f */
+    walk globals = {W_NAMES, NULL}, registry = {W_REGISTRY, NULL};
+    names_in(d, r54_ptr_at(tv, TV4_SIZE), &globals);
+    names_in(d, reg, &registry);
 }
 
 /* }====== */
@@ -198,7 +214,7 @@ const char *r54_func_name(r54 *d, const r54_fn *f, char *buf, size_t cap)
 {
     return !f->isC && f->linedef == 0 ? "main chunk"
            : f->name[0]               ? f->name
-           : f->call[0]               ? f->call
+           : f->call[0] && !(f->body_src && !strcmp(f->call, "for iterator")) ? f->call
            : f->body_src              ? wrap_name(d, f, buf, cap)
            : f->isC                   ? c_name(d, f, buf, cap)
                                       : "function";

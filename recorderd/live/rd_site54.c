@@ -2,8 +2,13 @@
  * caller's code (rd_peek54.h): what 5.4's funcnamefromcode and getobjname
  * find for a call, OP_CALL or OP_TAILCALL, whose function register was
  * last set by a local's declaration, a global or field read, a method
- * lookup (OP_SELF), an upvalue or a constant. The instruction formats and
- * which opcodes set register A are facts of 5.4.4's lopcodes.h and .c. */
+ * lookup (OP_SELF), an upvalue or a constant; "for iterator" for a generic
+ * for's call (OP_TFORCALL); and for a metamethod, the event its
+ * instruction raises without its "__" (index, newindex, add, lt, close,
+ * ...), as debug.getinfo's name gives it and the collector then names the
+ * function. The instruction formats and which opcodes set register A are
+ * facts of 5.4.4's lopcodes.h and .c. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,11 +21,33 @@ enum {
     OP_LOADNIL = 8,
     OP_GETUPVAL = 9,
     OP_GETTABUP = 11,
+    OP_GETTABLE = 12,
+    OP_GETI = 13,
     OP_GETFIELD = 14,
+    OP_SETTABUP = 15,
+    OP_SETTABLE = 16,
+    OP_SETI = 17,
+    OP_SETFIELD = 18,
     OP_SELF = 20,
+    OP_MMBIN = 46,
+    OP_MMBINI = 47,
+    OP_MMBINK = 48,
+    OP_UNM = 49,
+    OP_BNOT = 50,
+    OP_LEN = 52,
+    OP_CONCAT = 53,
+    OP_CLOSE = 54,
     OP_JMP = 56,
+    OP_EQ = 57,
+    OP_LT = 58,
+    OP_LE = 59,
+    OP_LTI = 62,
+    OP_LEI = 63,
+    OP_GTI = 64,
+    OP_GEI = 65,
     OP_CALL = 68,
     OP_TAILCALL = 69,
+    OP_RETURN = 70,
     OP_TFORCALL = 76,
     NUM_OPS = 83,
     CODE_MAX = 1 << 16, /* a caller longer is not read */
@@ -140,6 +167,48 @@ static int obj_name(site *s, int pc, int reg, char *out, size_t cap, int depth)
     }
 }
 
+/* The events of 5.4.4's ltm.h (TMS), in its order, without their "__":
+ * what funcnamefromcode calls the metamethod an instruction runs. */
+static const char *const EVENT[] = {"index", "newindex", "gc",  "mode", "len",    "eq",   "add",
+                                    "sub",   "mul",      "mod", "pow",  "div",    "idiv", "band",
+                                    "bor",   "bxor",     "shl", "shr",  "unm",    "bnot", "lt",
+                                    "le",    "concat",   "call", "close"};
+enum { TM_INDEX = 0, TM_NEWINDEX = 1, TM_LEN = 4, TM_EQ = 5, TM_UNM = 18, TM_BNOT = 19,
+       TM_LT = 20, TM_LE = 21, TM_CONCAT = 22, TM_CLOSE = 24, TM_N = 25 };
+
+/* The metamethod instruction i runs (funcnamefromcode's switch), or -1. */
+static int event_of(uint32_t i)
+{
+    switch (op_of(i)) {
+    case OP_SELF: case OP_GETTABUP: case OP_GETTABLE: case OP_GETI: case OP_GETFIELD:
+        return TM_INDEX;
+    case OP_SETTABUP: case OP_SETTABLE: case OP_SETI: case OP_SETFIELD:
+        return TM_NEWINDEX;
+    case OP_MMBIN: case OP_MMBINI: case OP_MMBINK:
+        return c_of(i) < TM_N ? c_of(i) : -1;
+    case OP_UNM: return TM_UNM;
+    case OP_BNOT: return TM_BNOT;
+    case OP_LEN: return TM_LEN;
+    case OP_CONCAT: return TM_CONCAT;
+    case OP_EQ: return TM_EQ; /* OP_EQK, OP_EQI call none */
+    case OP_LT: case OP_LTI: case OP_GTI: return TM_LT;
+    case OP_LE: case OP_LEI: case OP_GEI: return TM_LE;
+    case OP_CLOSE: case OP_RETURN: return TM_CLOSE;
+    default: return -1;
+    }
+}
+
+/* A name that is no call's: the generic for's, or a metamethod's. */
+static int other_name(uint32_t i, char *out, size_t cap)
+{
+    int tm = event_of(i);
+    const char *name = op_of(i) == OP_TFORCALL ? "for iterator" : tm >= 0 ? EVENT[tm] : NULL;
+    if (!name)
+        return 0;
+    snprintf(out, cap, "%s", name);
+    return 1;
+}
+
 int r54_call_name(r54 *d, uintptr_t pr, int pc, char *out, size_t cap)
 {
     site s = {.d = d};
@@ -152,8 +221,9 @@ int r54_call_name(r54 *d, uintptr_t pr, int pc, char *out, size_t cap)
     if (!(s.code = malloc(((size_t)pc + 1) * 4)))
         return -1;
     if (!r54_peek(d, r54_ptr_at(s.pr, PR4_CODE), s.code, ((size_t)pc + 1) * 4))
-        ok = (op_of(s.code[pc]) == OP_CALL || op_of(s.code[pc]) == OP_TAILCALL) &&
-             obj_name(&s, pc, a_of(s.code[pc]), out, cap, 0);
+        ok = op_of(s.code[pc]) == OP_CALL || op_of(s.code[pc]) == OP_TAILCALL
+                 ? obj_name(&s, pc, a_of(s.code[pc]), out, cap, 0)
+                 : other_name(s.code[pc], out, cap);
     free(s.code);
     if (ok != 1)
         out[0] = 0;

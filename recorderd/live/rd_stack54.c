@@ -240,10 +240,10 @@ static int callee_above(r54 *d, uintptr_t L, uintptr_t c, uintptr_t callee_ci, r
 
 /* Names each function of t's frames with no call name yet by the call
  * its caller made, where that caller is a Lua function and the call no
- * tail call, a hook or a finalizer (5.4's funcnamefromcall gives none).
- * A read that failed is tried again at the next sample: one that ran out
- * of time on a loaded machine had left a busy function "function" for
- * the rest of a top. */
+ * tail call or hook (5.4's funcnamefromcall gives none); a finalizer, "__gc",
+ * whatever its caller, as Lua names it. A read that failed is tried again
+ * at the next sample: one that ran out of time on a loaded machine had
+ * left a busy function "function" for the rest of a top. */
 static void name_calls(r54 *d, const r54_thread *t)
 {
     for (uint32_t i = 0; i + 1 < t->n; i++) {
@@ -251,9 +251,15 @@ static void name_calls(r54 *d, const r54_thread *t)
             continue; /* frames left out between them: not caller and callee */
         const r54_frame *callee = &d->fr[t->first + i], *caller = callee + 1;
         r54_fn *f = &d->fn[callee->fn];
-        if (!f->call_read && callee->call_ok && caller->pr && !(callee->cs & (CI4_TAIL | CI4_HOOKED)) &&
-            !(caller->cs & (CI4_HOOKED | CI4_FIN)))
+        if (f->call_read || !callee->call_ok || (callee->cs & (CI4_TAIL | CI4_HOOKED)) ||
+            (caller->cs & CI4_HOOKED))
+            continue;
+        if (caller->cs & CI4_FIN) {
+            memcpy(f->call, "__gc", 5);
+            f->call_read = 1;
+        } else if (caller->pr) {
             f->call_read = r54_call_name(d, caller->pr, caller->pc, f->call, sizeof f->call) >= 0;
+        }
     }
 }
 

@@ -205,6 +205,12 @@ frames that were unwound, nothing past the detach). Cases:
               its callee returned (string.rep where work had called fib)
               must not join two moments (1 to 2% of the samples had fib
               above string.rep or io.open)
+  outside54names  dump of a plain lua5.4 with coroutines suspended in a
+              metamethod (add, index, lt, concat, close), a Lua function a
+              generic for calls, a module function called through a global
+              alias and a shorter module name, a field of a global table:
+              each named as recorderd run's trace of the same program names
+              it (they were "function", J.f, J.longer_name, GT.gtf)
   outside54misfit  dump of a plain lua5.4 whose memory-error message the
               test changed in its heap (a layout check's known value): a
               one-line refusal that names Lua 5.4 and how to start it,
@@ -2477,6 +2483,110 @@ local l = gap()
 io.stdout:write("got ", tostring(l), "\\n")
 io.stdout:write("hooks ", tostring(debug.gethook()), "\\n")
 '''
+
+
+NAMES54_JMOD = '''local M = {}
+function M.f(note) note() end
+function M.longer_name(note) note() end
+return M
+'''
+
+NAMES54_KMOD = '''local M = {}
+M.s = require("jmod").longer_name
+return M
+'''
+
+# Coroutines suspended (in note) inside functions named only by how they
+# are called or kept; each one's TRUTH: its place (currentline, then
+# linedefined) and the name Lua's debug.getinfo gives it. Unblocked, each
+# runs to its end.
+NAMES54 = '''local kmod = require "kmod"
+J = require "jmod"
+GT = {}
+local function note()
+  local i = debug.getinfo(2, "nSl")
+  io.stderr:write("TRUTH ", i.short_src:gsub("^%./", ""), ":", i.currentline, " ",
+                  i.linedefined, " ", tostring(i.name), "\\n")
+  coroutine.yield()
+end
+function GT.gtf() note() end
+local V = setmetatable({}, {
+  __add = function(a, b) note() return 0 end,
+  __index = function(t, k) note() end,
+  __lt = function(a, b) note() return false end,
+  __concat = function(a, b) note() return "" end,
+  __close = function() note() end})
+local function it() note() end
+local bodies = {
+  function() J.f(note) end,
+  function() kmod.s(note) end,
+  function() GT.gtf() end,
+  function() local _ = V + 1 end,
+  function() local _ = V.x end,
+  function() local _ = V < V end,
+  function() local _ = V .. "x" end,
+  function() do local c <close> = V end end,
+  function() for _ in it do break end end,
+}
+local cos = {}
+for i, b in ipairs(bodies) do cos[i] = coroutine.create(b) assert(coroutine.resume(cos[i])) end
+io.stdout:write("READY\\n") io.stdout:flush()
+io.read()
+for _, co in ipairs(cos) do assert(coroutine.resume(co)) assert(coroutine.status(co) == "dead") end
+io.stdout:write("done\\n")
+'''
+
+
+def profile_names(path):
+    """{'SRC:LINEDEFINED': name} of profile.txt's first table."""
+    names = {}
+    for line in open(path):
+        m = re.match(r'^\s*\d+(?:\s+[\d.]+){5}\s+(.+) \(([^()]+:\d+)\)$', line)
+        if m:
+            names.setdefault(m.group(2), m.group(1))
+    return names
+
+
+def case_outside54names(c):
+    need_lua54(c)
+    c.write('jmod.lua', NAMES54_JMOD)
+    c.write('kmod.lua', NAMES54_KMOD)
+    c.write('prog.lua', NAMES54)
+    r = subprocess.run([c.args.recorderd, 'run', '-q', '-o', 'traced', '--', c.args.lua,
+                        'prog.lua'], cwd=c.tmp, env=c.env(), input=b'go\n', capture_output=True,
+                       timeout=120)
+    expect(r.returncode == 0 and r.stdout == b'READY\ndone\n', 'recorderd run: %d %r %r'
+           % (r.returncode, r.stdout, r.stderr))
+    traced = profile_names(os.path.join(c.tmp, 'traced', 'prog', 'profile.txt'))
+    want = untraced(c, 'prog.lua', b'go\n')
+    out, _, blocks, err = dump_while_blocked(c, [c.args.lua, 'prog.lua'], want, b'done',
+                                             outside=True)
+    truth = {}  # 'SRC:CURRENTLINE' -> ('SRC:LINEDEFINED', Lua's name)
+    for line in err.decode().splitlines():
+        if not line.startswith('TRUTH '):
+            continue
+        _, at, linedef, name = line.split(' ', 3)
+        truth[at] = (at.rsplit(':', 1)[0] + ':' + linedef, name)
+    seen = {}
+    for head, fr in blocks:
+        if not head.startswith('Coroutine '):
+            continue
+        expect(len(fr) >= 3 and fr[0] == 'coroutine.yield [C]' and fr[1].startswith('note ('),
+               'a coroutine\'s stack: %r' % fr)
+        name, at = fr[2].rsplit(' (', 1)
+        expect(at[:-1] in truth, '%r is no place the program noted: %r' % (fr[2], truth))
+        place, lua_name = truth[at[:-1]]
+        seen[place] = name
+        print('%-14s dump %-14s trace %-14s debug.getinfo %s'
+              % (place, name, traced.get(place), lua_name))
+    expect(len(seen) == len(truth) == 9, 'coroutines: %r, noted: %r' % (seen, truth))
+    wrong = {p: (n, traced.get(p)) for p, n in seen.items() if n != traced.get(p)}
+    expect(not wrong, 'named otherwise than the trace (dump, trace): %r' % wrong)
+    # the trace's names are Lua's own for those it names by their call
+    for at, (place, lua_name) in truth.items():
+        if place.startswith('prog.lua'):
+            expect(seen[place] == lua_name, '%s: dump %r, debug.getinfo %r'
+                   % (place, seen[place], lua_name))
 
 
 def case_outside54lines(c):
