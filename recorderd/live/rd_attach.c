@@ -48,6 +48,7 @@ typedef struct attach_ctx {
     int said_full;
     unsigned long long t_signal; /* when the first request was tried */
     unsigned long long t_sent; /* when the last request was queued */
+    unsigned long long t_first; /* when the first one was queued (0: not yet) */
 } attach_ctx;
 
 static char proc_state(pid_t pid);
@@ -137,6 +138,8 @@ static int ask(attach_ctx *a, int req)
     if (!e) {
         a->unsent = 0;
         a->t_sent = rd_now_ns();
+        if (!a->t_first)
+            a->t_first = a->t_sent;
         return 0;
     }
     a->unsent = e == -EAGAIN ? req : 0;
@@ -328,8 +331,12 @@ static void on_wait(uv_timer_t *t)
     unsigned long long waited = (rd_now_ns() - a->t_signal) / 1000000ull;
     if (a->unsent && !a->srv.conns)
         ask(a, a->unsent);
-    if (a->o->dump && !a->asked_now && !a->unsent && !a->srv.conns &&
-        rd_now_ns() - a->t_sent >= LT_ATTACH_DUMP_NOW_MS * 1000000ull) {
+    /* from the first DUMP queued, not the last: a running process is asked
+     * again every 100 ms (below), and one running Lua with no hook
+     * called (a __gc finalizer, where Lua calls no hook) was never sent
+     * DUMP_NOW, its dump waited until --timeout and failed */
+    if (a->o->dump && !a->asked_now && !a->unsent && !a->srv.conns && a->t_first &&
+        rd_now_ns() - a->t_first >= LT_ATTACH_DUMP_NOW_MS * 1000000ull) {
         a->asked_now = 1; /* no Lua event came: blocked in C? the handler answers */
         ask(a, LT_ATTACH_DUMP_NOW);
     }

@@ -211,6 +211,10 @@ frames that were unwound, nothing past the detach). Cases:
               alias and a shorter module name, a field of a global table:
               each named as recorderd run's trace of the same program names
               it (they were "function", J.f, J.longer_name, GT.gtf)
+  dumpfinalizer  dump of a dormant lua5.1 and lua5.4 running Lua in a __gc
+              finalizer (where Lua calls no hook): answered (they waited
+              until --timeout and failed), the finalizer named __gc under
+              5.4, as the trace names it; the same of a plain lua5.4
   outside54misfit  dump of a plain lua5.4 whose memory-error message the
               test changed in its heap (a layout check's known value): a
               one-line refusal that names Lua 5.4 and how to start it,
@@ -2587,6 +2591,45 @@ def case_outside54names(c):
         if place.startswith('prog.lua'):
             expect(seen[place] == lua_name, '%s: dump %r, debug.getinfo %r'
                    % (place, seen[place], lua_name))
+
+
+# A finalizer running Lua for good: Lua calls no hook in it, so a dormant
+# collector's request is never served by an event.
+FINALIZER = '''local function spin() local x = 0 while true do x = x + 1 end end
+local function fin() io.stdout:write("READY\\n") io.stdout:flush() spin() end
+%s
+collectgarbage()
+'''
+
+
+def case_dumpfinalizer(c):
+    runs = [('lua5.1', c.args.lua, 'local p = newproxy(true) getmetatable(p).__gc = fin p = nil',
+             True)]
+    if shutil.which('lua5.4') and os.path.exists(os.path.join(c.args.cpath, 'lua54',
+                                                              'luatrace.so')):
+        runs += [('lua5.4', 'lua5.4', 'setmetatable({}, {__gc = fin})', True),
+                 ('lua5.4', 'lua5.4', 'setmetatable({}, {__gc = fin})', False)]
+    for which, lua, make, dormant in runs:
+        c.write('prog.lua', FINALIZER % make)
+        env = c.env(LUATRACE_ATTACH='1', LUA_CPATH_5_4=os.path.join(c.args.cpath, 'lua54', '?.so')
+                    + ';;') if dormant else c.env()
+        c.used.add('attach')
+        p = subprocess.Popen([lua] + (['-lluatrace'] if dormant else []) + ['prog.lua'],
+                             cwd=c.tmp, env=env, stdin=subprocess.DEVNULL,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             start_new_session=True)
+        c.procs.append(p)
+        expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+        r = recorderd(c, 'dump', str(p.pid), '--timeout', '20')
+        out = r.stdout.decode()
+        print(which, 'dormant' if dormant else 'plain', out)
+        expect(r.returncode == 0, 'dump of %s in a finalizer: %d %r %r'
+               % (which, r.returncode, out, r.stderr))
+        frames = dump_blocks(out)[0][1]
+        fin = '__gc' if which == 'lua5.4' else 'function'
+        expect(frames[0].startswith('spin (prog.lua:') and frames[1].startswith(fin + ' (prog.lua:')
+               and 'collectgarbage [C]' in frames, 'its stack: %r' % frames)
+        c.kill_programs([p])
 
 
 def case_outside54lines(c):
