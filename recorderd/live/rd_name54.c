@@ -220,6 +220,12 @@ const char *r54_func_name(r54 *d, const r54_fn *f, char *buf, size_t cap)
                                       : "function";
 }
 
+int r54_func_named(const r54_fn *f)
+{
+    return (!f->isC && f->linedef == 0) || f->name[0] ||
+           (f->call[0] && !(f->body_src && !strcmp(f->call, "for iterator")));
+}
+
 void r54_func_source(r54 *d, const r54_fn *f, char *out, size_t cap)
 {
     if (f->isC)

@@ -133,6 +133,11 @@ void r54_name_functions(r54 *d);
  * source as short_src ("[C]" for a C function) into out. */
 const char *r54_func_name(r54 *d, const r54_fn *f, char *buf, size_t cap);
 void r54_func_source(r54 *d, const r54_fn *f, char *out, size_t cap);
+/* Whether f's name is one it keeps: a main chunk's, a global or module
+ * name, or its call's. Else (a fallback: "function", a wrap function's
+ * body, a C function's file) a later sample may read its call, and a
+ * sampled view names it again then. */
+int r54_func_named(const r54_fn *f);
 
 /* Copies n bytes at addr of d->pid: 0, or -1 (also past the deadline). */
 int r54_peek(r54 *d, uintptr_t addr, void *dst, size_t n);

@@ -34,6 +34,7 @@ typedef struct fn_id {
     const void *key, *srcp; /* srcp: a Lua function's Proto.source (TString*) */
     int linedef, lastline;
     uint32_t fid;
+    uint8_t fallback; /* its FUNC named it by a fallback (r54_func_named): sent again */
 } fn_id;
 
 struct rd_recording {
@@ -136,6 +137,7 @@ typedef struct fn_desc {
     int linedef, lastline;
     unsigned what; /* LT_WHAT_* */
     const char *src, *name;
+    int fallback; /* name is a fallback, a later sample may find its own */
 } fn_desc;
 
 /* Whether fns[i] is function f: its key, and for a Lua function the
@@ -155,12 +157,45 @@ static int known(const rec *r, const fn_desc *f)
     return 0;
 }
 
-/* The id of function f, its STR and FUNC written if new. */
-static uint32_t fid_at(rec *r, const fn_desc *f)
+/* f's STR records and its FUNC, with id fid. */
+static void put_func(rec *r, const fn_desc *f, uint32_t fid)
+{
+    uint32_t src_sid = put_str(r, f->src), name_sid = put_str(r, f->name);
+    uint8_t *p = room(r, 64);
+    /* flags 0: no pcall or resume to rebuild, the samples say all */
+    uint8_t *q = lt_put_func(p, fid, f->what, src_sid, name_sid, f->linedef, f->lastline, 0);
+    commit(r, p, q);
+}
+
+/* The entry of function f in r->fns, or NULL. */
+static fn_id *entry(rec *r, const fn_desc *f)
 {
     for (uint32_t i = 0; i < r->nfn; i++)
         if (same_fn(&r->fns[i], f))
-            return r->fns[i].fid;
+            return &r->fns[i];
+    return NULL;
+}
+
+/* Whether function f has an id named by a fallback, so that its name is
+ * to be made again (fid_of54). */
+static int renamable(rec *r, const fn_desc *f)
+{
+    const fn_id *e = entry(r, f);
+    return e && e->fallback;
+}
+
+/* The id of function f, its STR and FUNC written if new; written again,
+ * the same id, where it was named by a fallback and f has a name of its
+ * own now (the model takes the later FUNC's name). */
+static uint32_t fid_at(rec *r, const fn_desc *f)
+{
+    fn_id *e = entry(r, f);
+    if (e && e->fallback && f->name && !f->fallback) {
+        put_func(r, f, e->fid);
+        e->fallback = 0;
+    }
+    if (e)
+        return e->fid;
     if (r->nfn == r->capfn) {
         uint32_t cap = r->capfn ? r->capfn * 2 : 256;
         fn_id *n = realloc(r->fns, cap * sizeof *n);
@@ -169,12 +204,9 @@ static uint32_t fid_at(rec *r, const fn_desc *f)
         r->fns = n;
         r->capfn = cap;
     }
-    uint32_t src_sid = put_str(r, f->src), name_sid = put_str(r, f->name), fid = r->nfn + 1;
-    uint8_t *p = room(r, 64);
-    /* flags 0: no pcall or resume to rebuild, the samples say all */
-    uint8_t *q = lt_put_func(p, fid, f->what, src_sid, name_sid, f->linedef, f->lastline, 0);
-    commit(r, p, q);
-    r->fns[r->nfn++] = (fn_id){f->key, f->srcp, f->linedef, f->lastline, fid};
+    uint32_t fid = r->nfn + 1;
+    put_func(r, f, fid);
+    r->fns[r->nfn++] = (fn_id){f->key, f->srcp, f->linedef, f->lastline, fid, (uint8_t)f->fallback};
     return fid;
 }
 
@@ -183,7 +215,7 @@ static uint32_t fid_of(rec *r, const lr_sr_func *f)
 {
     char src[LT_STR_MAX + 64], name[256], nb[256];
     fn_desc fd = {f->key, f->src, f->linedef, f->lastline,
-                  f->isC ? LT_WHAT_C : f->main ? LT_WHAT_MAIN : LT_WHAT_LUA, src, name};
+                  f->isC ? LT_WHAT_C : f->main ? LT_WHAT_MAIN : LT_WHAT_LUA, src, name, 0};
     if (known(r, &fd))
         return fid_at(r, &fd);
     lr_sr_func_source(r->d, f, src, sizeof src);
@@ -196,8 +228,9 @@ static uint32_t fid_of54(rec *r, const r54_fn *f)
 {
     char src[LT_STR_MAX + 64], name[256], nb[256];
     fn_desc fd = {(const void *)f->key, (const void *)f->src, f->linedef, f->lastline,
-                  f->isC ? LT_WHAT_C : !f->linedef ? LT_WHAT_MAIN : LT_WHAT_LUA, src, name};
-    if (known(r, &fd))
+                  f->isC ? LT_WHAT_C : !f->linedef ? LT_WHAT_MAIN : LT_WHAT_LUA, src, name,
+                  !r54_func_named(f)};
+    if (known(r, &fd) && (fd.fallback || !renamable(r, &fd)))
         return fid_at(r, &fd);
     r54_func_source(r->d54, f, src, sizeof src);
     snprintf(name, sizeof name, "%s", r54_func_name(r->d54, f, nb, sizeof nb));
@@ -258,7 +291,7 @@ static void put_step(rec *r, uint64_t t)
 static uint32_t gap_fid(rec *r)
 {
     static const char key; /* no function's */
-    fn_desc fd = {&key, NULL, 0, 0, LT_WHAT_C, "[C]", "[...]"};
+    fn_desc fd = {&key, NULL, 0, 0, LT_WHAT_C, "[C]", "[...]", 0};
     return fid_at(r, &fd);
 }
 

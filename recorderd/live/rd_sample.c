@@ -28,6 +28,7 @@ typedef struct row {
     uint32_t stamp; /* the last sample that counted its total */
     uint64_t self, total;
     char label[256];
+    uint8_t fallback; /* labelled by a fallback name (r54_func_named): labelled again */
 } row;
 
 typedef struct sampler {
@@ -160,13 +161,17 @@ static void name_rows54(sampler *sm)
     int named = 0;
     for (uint32_t i = 0; i < d->nfn; i++) {
         row *r = row_at(sm, (const void *)d->fn[i].key, d->fn[i].linedef);
-        if (!r || r->label[0])
+        /* a fallback name is given again once the function has a name of
+         * its own: its call read by a later sample (the first one saw it
+         * tail called, say), as the trace names it by its first call */
+        if (!r || (r->label[0] && !(r->fallback && r54_func_named(&d->fn[i]))))
             continue;
-        if (!named++)
+        if (!r->label[0] && !named++)
             r54_name_functions(d);
         char src[512], nb[256];
         r54_func_source(d, &d->fn[i], src, sizeof src);
         label(sm, r, r54_func_name(d, &d->fn[i], nb, sizeof nb), src, d->fn[i].isC);
+        r->fallback = !r54_func_named(&d->fn[i]);
     }
 }
 

@@ -215,6 +215,11 @@ frames that were unwound, nothing past the detach). Cases:
               finalizer (where Lua calls no hook): answered (they waited
               until --timeout and failed), the finalizer named __gc under
               5.4, as the trace names it; the same of a plain lua5.4
+  outside54renamed  top and record of a plain lua5.4 first seen in a
+              function it tail called (no name), then in the same function
+              called by its name: named by it from then on, as the trace
+              names it by its first call (it stayed "function" for the whole
+              view and session)
   outside54misfit  dump of a plain lua5.4 whose memory-error message the
               test changed in its heap (a layout check's known value): a
               one-line refusal that names Lua 5.4 and how to start it,
@@ -2867,6 +2872,81 @@ def top_rows(table):
     lines = table.splitlines()
     head = [i for i, l in enumerate(lines) if l.split()[:2] == ['%self', '%total']]
     return [l for l in lines[head[0] + 1 if head else 0:] if l.strip()]
+
+
+# work is called by its name first (the trace names it so), then waits
+# in io.read tail called (no name to read: 5.4's getinfo gives none), then
+# called by its name again, under phase2.
+RENAMED54 = '''local M = {}
+function M.work(n, tag)
+  if tag then io.stdout:write(tag, "\\n") io.stdout:flush() return io.read("l") end
+  return n
+end
+local function viatail(tag) return M.work(0, tag) end
+local function phase2(tag) local r = M.work(0, tag) return r end
+M.work(1)
+viatail("READY")
+phase2("PHASE2")
+'''
+
+
+def top_tables(fd, until, seconds=60):
+    """top's tables read from fd until one holds until: (all text, that table)."""
+    got, end = b'', time.monotonic() + seconds
+    while time.monotonic() < end:
+        got += read_until(fd, b'luatrace top: ', max(0.0, end - time.monotonic()))
+        tables = got.decode(errors='replace').split('luatrace top: ')
+        done = [t for t in tables[1:-1] if until in t]  # whole ones: another began after
+        if done:
+            return got, done[0]
+    raise Failure('no table of top with %r: %r' % (until, got))
+
+
+def case_outside54renamed(c):
+    need_lua54(c)
+    c.write('prog.lua', RENAMED54)
+    r = subprocess.run([c.args.recorderd, 'run', '-q', '-o', 'traced', '--', c.args.lua,
+                        'prog.lua'], cwd=c.tmp, env=c.env(), input=b'a\nb\n', capture_output=True,
+                       timeout=120)
+    traced = profile_names(os.path.join(c.tmp, 'traced', 'prog', 'profile.txt'))
+    expect(r.returncode == 0 and traced.get('prog.lua:2') == 'work', 'the trace: %d %r %r'
+           % (r.returncode, traced, r.stderr))
+    p = subprocess.Popen([c.args.lua, 'prog.lua'], cwd=c.tmp, env=c.env(), stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(p)
+    expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+    top = subprocess.Popen([c.args.recorderd, 'top', str(p.pid)], cwd=c.tmp,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    c.procs.append(top)
+    rec = subprocess.Popen([c.args.recorderd, 'record', str(p.pid), '-q', '-o', 'rec'], cwd=c.tmp,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    c.procs.append(rec)
+    _, first = top_tables(top.stdout.fileno(), '(prog.lua:2)')
+    rows = [l.split(None, 3)[3] for l in top_rows(first)]
+    expect('function (prog.lua:2)' in rows, 'tail called, work has no name yet: %r' % first)
+    p.stdin.write(b'a\n')
+    p.stdin.flush()
+    expect(p.stdout.readline() == b'PHASE2\n', 'the program did not go on')
+    _, later = top_tables(top.stdout.fileno(), 'phase2 (prog.lua:')
+    rows = [l.split(None, 3)[3] for l in top_rows(later)]
+    print(later)
+    expect('work (prog.lua:2)' in rows and 'function (prog.lua:2)' not in rows,
+           'work called by its name, top: %r' % later)
+    top.send_signal(signal.SIGTERM)
+    top.communicate(timeout=30)
+    rec.send_signal(signal.SIGTERM)
+    _, rerr = rec.communicate(timeout=60)
+    expect(rec.returncode == 0, 'record: %d %r' % (rec.returncode, rerr))
+    names = profile_names(os.path.join(c.tmp, 'rec', 'prog', 'profile.txt'))
+    print(names)
+    if 'phase2' in names.values():  # a sample of record's saw the named call
+        expect(names.get('prog.lua:2') == 'work', 'record named work %r' % names.get('prog.lua:2'))
+    else:
+        print('record took no sample of phase2: its names not checked')
+    p.stdin.write(b'b\n')
+    p.stdin.flush()
+    out, err = p.communicate(timeout=60)
+    expect(p.returncode == 0, 'the program: %d %r' % (p.returncode, err))
 
 
 def case_toppipe(c):
