@@ -123,6 +123,46 @@ static void names_in(r54 *d, uintptr_t t, const walk *w)
     }
 }
 
+/* The globals table (the registry's LUA_RIDX_GLOBALS), or 0. */
+static uintptr_t globals(r54 *d, uintptr_t *registry)
+{
+    uint8_t g[G4_READ], tb[TB4_READ], tv[2 * TV4_SIZE];
+    if (r54_peek(d, d->g, g, sizeof g) || g[G4_REGISTRY + TV4_TT] != T4_TABLE)
+        return 0;
+    uintptr_t reg = r54_ptr_at(g, G4_REGISTRY);
+    if (r54_peek(d, reg, tb, sizeof tb) || r54_peek(d, r54_ptr_at(tb, TB4_ARRAY), tv, sizeof tv) ||
+        tv[TV4_SIZE + TV4_TT] != T4_TABLE)
+        return 0;
+    if (registry)
+        *registry = reg;
+    return r54_ptr_at(tv, TV4_SIZE);
+}
+
+uintptr_t r54_global_cfn(r54 *d, const char *name)
+{
+    uint8_t tb[TB4_READ], nd[CHUNK_NODES * ND4_SIZE], cl[CL4_READ];
+    char key[R54_NAME];
+    uintptr_t t = globals(d, NULL);
+    if (!t || r54_peek(d, t, tb, sizeof tb) || tb[8] != O4_TABLE || tb[TB4_LSIZENODE] > 26)
+        return 0;
+    uint32_t size = 1u << tb[TB4_LSIZENODE];
+    uintptr_t node = r54_ptr_at(tb, TB4_NODE);
+    for (uint32_t i = 0; i < size && i < NODES_MAX; i += CHUNK_NODES) {
+        uint32_t m = size - i < CHUNK_NODES ? size - i : CHUNK_NODES;
+        if (r54_peek(d, node + (uintptr_t)i * ND4_SIZE, nd, (size_t)m * ND4_SIZE))
+            return 0;
+        for (uint32_t j = 0; j < m; j++) {
+            const uint8_t *e = nd + j * ND4_SIZE;
+            if ((e[ND4_KEYTT] == T4_SHRSTR || e[ND4_KEYTT] == T4_LNGSTR) && e[TV4_TT] == T4_CCL &&
+                r54_tstring(d, r54_ptr_at(e, ND4_KEY), key, sizeof key) >= 0 && !strcmp(key, name))
+                return !r54_peek(d, r54_ptr_at(e, 0), cl, sizeof cl) && cl[8] == O4_CCL
+                           ? r54_ptr_at(cl, CL4_FP)
+                           : 0;
+        }
+    }
+    return 0;
+}
+
 /* As the collector names a function (co_name_find): the shortest of its
  * global names (the globals' own keys, not their tables': a global alias
  * of a module, J = require "json", named it J.encode where the trace has
@@ -131,16 +171,12 @@ static void names_in(r54 *d, uintptr_t t, const walk *w)
  * LUA_RIDX_GLOBALS, package.loaded its "_LOADED". */
 void r54_name_functions(r54 *d)
 {
-    uint8_t g[G4_READ], tb[TB4_READ], tv[2 * TV4_SIZE];
-    if (r54_peek(d, d->g, g, sizeof g) || g[G4_REGISTRY + TV4_TT] != T4_TABLE)
+    uintptr_t reg, g = globals(d, &reg);
+    if (!g)
         return;
-    uintptr_t reg = r54_ptr_at(g, G4_REGISTRY);
-    if (r54_peek(d, reg, tb, sizeof tb) || r54_peek(d, r54_ptr_at(tb, TB4_ARRAY), tv, sizeof tv) ||
-        tv[TV4_SIZE + TV4_TT] != T4_TABLE)
-        return;
-    walk globals = {W_NAMES, NULL}, registry = {W_REGISTRY, NULL};
-    names_in(d, r54_ptr_at(tv, TV4_SIZE), &globals);
-    names_in(d, reg, &registry);
+    walk in_globals = {W_NAMES, NULL}, in_registry = {W_REGISTRY, NULL};
+    names_in(d, g, &in_globals);
+    names_in(d, reg, &in_registry);
 }
 
 /* }====== */
@@ -212,6 +248,10 @@ static const char *wrap_name(r54 *d, const r54_fn *f, char *buf, size_t cap)
 
 const char *r54_func_name(r54 *d, const r54_fn *f, char *buf, size_t cap)
 {
+    if (f->argfn) { /* require "a.b", as the collector names each module's */
+        snprintf(buf, cap, "%.100s \"%s\"", f->name[0] ? f->name : "require", f->arg);
+        return buf;
+    }
     return !f->isC && f->linedef == 0 ? "main chunk"
            : f->name[0]               ? f->name
            : f->call[0] && !(f->body_src && !strcmp(f->call, "for iterator")) ? f->call

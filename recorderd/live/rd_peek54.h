@@ -37,6 +37,8 @@ enum {
     R54_FRAMES = 16384,
     R54_ROOT = 100, /* bottom frames a sample keeps of a stack cut (leaf_max) */
     R54_NAME = 128,
+    R54_ARG = 200,     /* a longer module name: require's calls not told apart (co_func's ARG_MAX) */
+    R54_ARGKEY = 0x10, /* keys of require's calls: below any address of code or data */
     OUT54_CAP = 1 << 18 /* bytes of a dump's records */
 };
 
@@ -52,6 +54,10 @@ typedef struct r54_fn {
     uint8_t call_read;   /* its call was read for a name (once) */
     uintptr_t body_src;  /* a coroutine.wrap function's: its body's source, */
     int body_line;       /* and linedefined (its key: the body's Proto + 1) */
+    /* require called with arg, as the collector tells its calls apart
+     * (require "a.b"): argfn its C function, key R54_ARGKEY + its index */
+    uintptr_t argfn;
+    char arg[R54_ARG + 1];
 } r54_fn;
 
 typedef struct r54_frame {
@@ -96,6 +102,8 @@ typedef struct r54 {
     size_t nout;
     uint32_t next_sid;
     r54_snap *snap; /* a sample's copy of the thread read (rd_snap54.c); NULL: all read live */
+    uintptr_t cf_require; /* the C function of the global require, once looked up */
+    uint8_t require_looked;
 } r54;
 
 /* `recorderd dump PID` of a Lua 5.4 process (lib: the file defining
@@ -125,6 +133,9 @@ int r54_sample(r54 *d, struct rd_peek_stop *s, int stop, uint64_t *stopped_us);
 
 /* Fills d->chain from d->th (main first). */
 void r54_chain(r54 *d);
+
+/* The C function of the C closure global name holds (require), or 0. */
+uintptr_t r54_global_cfn(r54 *d, const char *name);
 
 /* Names d's unnamed functions from the globals and package.loaded. */
 void r54_name_functions(r54 *d);

@@ -97,6 +97,32 @@ static int fn_of(r54 *d, uintptr_t key, uintptr_t cl, const uint8_t *pr)
     return (int)d->nfn++;
 }
 
+/* A call of require (C closure v, of C function cf; its frame's function
+ * slot at func) told by its argument, the module's name, as the
+ * collector tells them (co_func_arg_id: require "a.b"): its index, or -1
+ * if the argument is no string of 1 to R54_ARG bytes. ll_require keeps
+ * the name in its first slot (lua_settop(L, 1)) while it runs. */
+static int require_fn(r54 *d, uintptr_t cf, uintptr_t v, uintptr_t func)
+{
+    uint8_t tv[TV4_SIZE];
+    char arg[R54_ARG + 2];
+    int n;
+    if (r54_peek(d, func + TV4_SIZE, tv, sizeof tv) ||
+        (tv[TV4_TT] != T4_SHRSTR && tv[TV4_TT] != T4_LNGSTR) ||
+        (n = r54_tstring(d, r54_ptr_at(tv, 0), arg, sizeof arg)) <= 0 || n > R54_ARG ||
+        memchr(arg, 0, (size_t)n))
+        return -1;
+    for (uint32_t i = 0; i < d->nfn; i++)
+        if (d->fn[i].argfn == cf && !strcmp(d->fn[i].arg, arg))
+            return (int)i;
+    if (d->nfn == R54_FUNCS)
+        return d->truncated = 1, -1;
+    r54_fn *f = &d->fn[d->nfn];
+    *f = (r54_fn){.key = R54_ARGKEY + d->nfn, .cl = v, .isC = 1, .argfn = cf};
+    memcpy(f->arg, arg, (size_t)n + 1);
+    return (int)d->nfn++;
+}
+
 /* A coroutine.wrap function (C closure cl, copied, whose one upvalue is a
  * thread) is told by its body, the function at the bottom of the thread's
  * stack, as the collector tells it: its index, or -1 if not one. */
@@ -162,8 +188,14 @@ static int frame_of(r54 *d, const uint8_t *ci, r54_frame *fr, int by_code)
     if (tv[TV4_TT] == T4_LCF) {
         f = fn_of(d, v, 0, NULL);
     } else if (tv[TV4_TT] == T4_CCL && !r54_peek(d, v, cl, sizeof cl) && cl[8] == O4_CCL) {
-        if ((f = wrap_fn(d, cl, v)) < 0)
-            f = fn_of(d, r54_ptr_at(cl, CL4_FP), v, NULL);
+        if (!d->require_looked) {
+            d->cf_require = r54_global_cfn(d, "require");
+            d->require_looked = 1;
+        }
+        uintptr_t cf = r54_ptr_at(cl, CL4_FP);
+        if ((!d->cf_require || cf != d->cf_require || (f = require_fn(d, cf, v, func)) < 0) &&
+            (f = wrap_fn(d, cl, v)) < 0)
+            f = fn_of(d, cf, v, NULL);
     } else if (tv[TV4_TT] == T4_LCL && !r54_peek(d, v, cl, sizeof cl) && cl[8] == O4_LCL &&
                !r54_peek(d, r54_ptr_at(cl, CL4_FP), pr, sizeof pr) && pr[8] == O4_PROTO) {
         int pc = (int)((r54_ptr_at(ci, CI4_SAVEDPC) - r54_ptr_at(pr, PR4_CODE)) / 4) - 1; /* pcRel */

@@ -220,6 +220,10 @@ frames that were unwound, nothing past the detach). Cases:
               called by its name: named by it from then on, as the trace
               names it by its first call (it stayed "function" for the whole
               view and session)
+  outside54require  dump and record of a plain lua5.4 waiting in the main
+              chunk of a module that a module's main chunk requires: each
+              call of require named by its module, require "a.b", as the
+              trace names them (both were "require")
   outside54misfit  dump of a plain lua5.4 whose memory-error message the
               test changed in its heap (a layout check's known value): a
               one-line refusal that names Lua 5.4 and how to start it,
@@ -2635,6 +2639,45 @@ def case_dumpfinalizer(c):
         expect(frames[0].startswith('spin (prog.lua:') and frames[1].startswith(fin + ' (prog.lua:')
                and 'collectgarbage [C]' in frames, 'its stack: %r' % frames)
         c.kill_programs([p])
+
+
+def case_outside54require(c):
+    need_lua54(c)
+    os.makedirs(os.path.join(c.tmp, 'a'))
+    c.write('a/b.lua', 'local c = require "c"\nreturn {c = c}\n')
+    c.write('c.lua', 'io.stdout:write("READY\\n") io.stdout:flush()\nreturn io.read("l")\n')
+    c.write('prog.lua', 'local ab = require "a.b"\nio.stdout:write(ab.c, "\\n")\n')
+    r = subprocess.run([c.args.recorderd, 'run', '-q', '-o', 'traced', '--', c.args.lua,
+                        'prog.lua'], cwd=c.tmp, env=c.env(), input=b'go\n', capture_output=True,
+                       timeout=120)
+    expect(r.returncode == 0 and r.stdout == b'READY\ngo\n', 'recorderd run: %d %r %r'
+           % (r.returncode, r.stdout, r.stderr))
+    text = open(os.path.join(c.tmp, 'traced', 'prog', 'profile.txt')).read()
+    want = ['require "c" [C]', 'require "a.b" [C]']
+    expect(all(w in text for w in want), 'the trace names %r: %r' % (want, text))
+    p = subprocess.Popen([c.args.lua, 'prog.lua'], cwd=c.tmp, env=c.env(), stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(p)
+    expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+    harness.wait_blocked(p.pid, 'the program')
+    rec = subprocess.Popen([c.args.recorderd, 'record', str(p.pid), '-q', '-o', 'rec', '--rate',
+                            '1000'], cwd=c.tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           stdin=subprocess.DEVNULL)
+    c.procs.append(rec)
+    d = recorderd(c, 'dump', str(p.pid))
+    frames = dump_blocks(d.stdout.decode())[0][1]
+    expect(d.returncode == 0 and frames[0] == 'io.read [C]' and frames[2] == want[0] and
+           frames[4] == want[1], 'dump: %r %r' % (d.stdout, d.stderr))
+    rec.send_signal(signal.SIGTERM)
+    _, rerr = rec.communicate(timeout=60)
+    expect(rec.returncode == 0, 'record: %d %r' % (rec.returncode, rerr))
+    prof = open(os.path.join(c.tmp, 'rec', 'prog', 'profile.txt')).read()
+    if 'io.read [C]' in prof:  # a sample was taken
+        expect(all(w in prof for w in want) and 'require [C]' not in prof, 'record: %r' % prof)
+    else:
+        print('record took no sample: its names not checked')
+    out, err = p.communicate(b'go\n', timeout=60)
+    expect(p.returncode == 0 and out == b'go\n', 'the program: %d %r %r' % (p.returncode, out, err))
 
 
 def case_outside54lines(c):
