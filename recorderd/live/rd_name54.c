@@ -232,6 +232,55 @@ static const char *c_name(r54 *d, const r54_fn *f, char *buf, size_t cap)
     return buf;
 }
 
+/* Whether C function cf is defined in the file of the Lua library (that
+ * of the global require's C function). */
+static int in_lua_lib(r54 *d, uintptr_t cf)
+{
+    char a[4096], b[4096];
+    if (!d->require_looked) {
+        d->cf_require = r54_global_cfn(d, "require");
+        d->require_looked = 1;
+    }
+    return d->cf_require && !rd_elf_range(d->pid, cf, a, sizeof a) &&
+           !rd_elf_range(d->pid, d->cf_require, b, sizeof b) && a[0] && !strcmp(a, b);
+}
+
+/* The standard library's iterators, named as the collector names them
+ * (co_name_iterators: it calls ipairs, string.gmatch and io.lines to
+ * learn their C functions, which no table holds): C functions of the Lua
+ * library told by what 5.4.4 gives them. string.gmatch's, a closure of
+ * three upvalues: the subject and pattern strings and its state, a
+ * userdata; io.lines's (and a file's lines), a closure of 3 + n: the file
+ * (a userdata), n (an integer), whether to close it (a boolean) and n
+ * formats; ipairs's, a light C function a generic for calls whose state
+ * is no string (utf8.codes's, the library's other light iterator, has
+ * its subject string for a state). NULL if none. */
+static const char *lib_iterator(r54 *d, const r54_fn *f)
+{
+    enum { T4_USERDATA = 0x47, T4_INT = 0x03, T4_FALSE = 0x01, T4_TRUE = 0x11 };
+    uint8_t cl[CL4_UPV0 + 3 * TV4_SIZE];
+    if (!f->isC || f->argfn || f->body_src)
+        return NULL;
+    if (!f->cl) /* a light C function */
+        return f->for_state && f->for_state - 1 != T4_SHRSTR && f->for_state - 1 != T4_LNGSTR &&
+                       in_lua_lib(d, f->key)
+                   ? "ipairs iterator"
+                   : NULL;
+    if (r54_peek(d, f->cl, cl, sizeof cl) || cl[8] != O4_CCL)
+        return NULL;
+    int n = cl[CL4_NUPVALUES];
+    const uint8_t *u = cl + CL4_UPV0;
+    int str0 = u[TV4_TT] == T4_SHRSTR || u[TV4_TT] == T4_LNGSTR;
+    int str1 = u[TV4_SIZE + TV4_TT] == T4_SHRSTR || u[TV4_SIZE + TV4_TT] == T4_LNGSTR;
+    uint8_t t2 = u[2 * TV4_SIZE + TV4_TT];
+    if (n == 3 && str0 && str1 && t2 == T4_USERDATA)
+        return in_lua_lib(d, f->key) ? "string.gmatch iterator" : NULL;
+    if (n >= 3 && u[TV4_TT] == T4_USERDATA && u[TV4_SIZE + TV4_TT] == T4_INT &&
+        (t2 == T4_FALSE || t2 == T4_TRUE) && (int64_t)r54_ptr_at(u, TV4_SIZE) == n - 3)
+        return in_lua_lib(d, f->key) ? "io.lines iterator" : NULL;
+    return NULL;
+}
+
 /* A wrap function's name, as the collector gives it: coroutine.wrap(FILE:
  * LINE), where its body is defined, FILE without its directory. */
 static const char *wrap_name(r54 *d, const r54_fn *f, char *buf, size_t cap)
@@ -252,8 +301,10 @@ const char *r54_func_name(r54 *d, const r54_fn *f, char *buf, size_t cap)
         snprintf(buf, cap, "%.100s \"%s\"", f->name[0] ? f->name : "require", f->arg);
         return buf;
     }
+    const char *iter;
     return !f->isC && f->linedef == 0 ? "main chunk"
            : f->name[0]               ? f->name
+           : (iter = lib_iterator(d, f)) ? iter
            : f->call[0] && !(f->body_src && !strcmp(f->call, "for iterator")) ? f->call
            : f->body_src              ? wrap_name(d, f, buf, cap)
            : f->isC                   ? c_name(d, f, buf, cap)

@@ -58,6 +58,7 @@ typedef struct r54_fn {
      * (require "a.b"): argfn its C function, key R54_ARGKEY + its index */
     uintptr_t argfn;
     char arg[R54_ARG + 1];
+    uint8_t for_state; /* called by a generic for: its state's tag + 1 (0: not seen) */
 } r54_fn;
 
 typedef struct r54_frame {

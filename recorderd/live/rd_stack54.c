@@ -291,6 +291,10 @@ static void name_calls(r54 *d, const r54_thread *t)
             f->call_read = 1;
         } else if (caller->pr) {
             f->call_read = r54_call_name(d, caller->pr, caller->pc, f->call, sizeof f->call) >= 0;
+            uint8_t tv[TV4_SIZE]; /* OP_TFORCALL's copy: the for's state is its first argument */
+            if (f->isC && !strcmp(f->call, "for iterator") &&
+                !r54_peek(d, callee->slot + TV4_SIZE, tv, sizeof tv))
+                f->for_state = (uint8_t)(tv[TV4_TT] + 1);
         }
     }
 }

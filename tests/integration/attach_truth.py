@@ -224,6 +224,11 @@ frames that were unwound, nothing past the detach). Cases:
               chunk of a module that a module's main chunk requires: each
               call of require named by its module, require "a.b", as the
               trace names them (both were "require")
+  outside54iterators  dump of a plain lua5.4 inside the iterators of
+              ipairs (under an __index it calls), io.lines and string.gmatch:
+              each named as the trace names it, "ipairs iterator" and so on
+              (they were "lua5.4", the interpreter's file, and its entry
+              then "lua5.4#2")
   outside54misfit  dump of a plain lua5.4 whose memory-error message the
               test changed in its heap (a layout check's known value): a
               one-line refusal that names Lua 5.4 and how to start it,
@@ -2679,6 +2684,64 @@ def case_outside54require(c):
         print('record took no sample: its names not checked')
     out, err = p.communicate(b'go\n', timeout=60)
     expect(p.returncode == 0 and out == b'go\n', 'the program: %d %r %r' % (p.returncode, out, err))
+
+
+# The library's iterators: ipairs's waiting under an __index it calls,
+# io.lines's waiting for a line, string.gmatch's in a match of n^2 steps.
+ITERATORS54 = '''local n = tonumber(arg[1])
+local t = setmetatable({}, {__index = function(_, i)
+  if i == 2 then io.stdout:write("READY\\n") io.stdout:flush() io.read("l") end
+  if i <= 2 then return i end
+end})
+for _, v in ipairs(t) do end
+io.stdout:write("LINES\\n") io.stdout:flush()
+for l in io.lines() do end
+io.stdout:write("GMATCH\\n") io.stdout:flush()
+for w in string.rep("a", n):gmatch("a-b") do end
+io.stdout:write("done\\n")
+'''
+
+
+def case_outside54iterators(c):
+    need_lua54(c)
+    c.write('prog.lua', ITERATORS54)
+    r = subprocess.run([c.args.recorderd, 'run', '-q', '-o', 'traced', '--', c.args.lua,
+                        'prog.lua', '10'], cwd=c.tmp, env=c.env(), input=b'x\nl1\nl2\n',
+                       capture_output=True, timeout=120)
+    text = open(os.path.join(c.tmp, 'traced', 'prog', 'profile.txt')).read()
+    want = ['ipairs iterator [C]', 'io.lines iterator [C]', 'string.gmatch iterator [C]']
+    expect(r.returncode == 0 and all(w in text for w in want), 'the trace: %d %r %r'
+           % (r.returncode, text, r.stderr))
+    p = subprocess.Popen([c.args.lua, 'prog.lua', '200000'], cwd=c.tmp, env=c.env(),
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         start_new_session=True)
+    c.procs.append(p)
+    exe = os.path.basename(os.path.realpath(c.args.lua))
+
+    def frames():
+        d = recorderd(c, 'dump', str(p.pid))
+        expect(d.returncode == 0, 'dump: %r %r' % (d.stdout, d.stderr))
+        return dump_blocks(d.stdout.decode())[0][1]
+
+    expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+    harness.wait_blocked(p.pid, 'the program')
+    fr = frames()
+    expect(fr[2:4] == [want[0], 'main chunk (prog.lua:6)'] and fr[-1] == exe + ' [C]',
+           'in ipairs\'s iterator: %r' % fr)
+    p.stdin.write(b'x\n')
+    p.stdin.flush()
+    expect(p.stdout.readline() == b'LINES\n', 'the program did not go on')
+    harness.wait_blocked(p.pid, 'the program')
+    fr = frames()
+    expect(fr == [want[1], 'main chunk (prog.lua:8)', exe + ' [C]'], 'in io.lines\'s: %r' % fr)
+    p.stdin.close()
+    expect(p.stdout.readline() == b'GMATCH\n', 'the program did not go on')
+    for _ in range(100):  # until the read lands in the match, not string.rep or the call
+        fr = frames()
+        if fr[1:] == ['main chunk (prog.lua:10)', exe + ' [C]'] and fr[0] not in (
+                'string.rep [C]', 'string.gmatch [C]'):
+            break
+    expect(fr[0] == want[2], 'in string.gmatch\'s: %r' % fr)
 
 
 def case_outside54lines(c):
