@@ -138,29 +138,62 @@ static uintptr_t globals(r54 *d, uintptr_t *registry)
     return r54_ptr_at(tv, TV4_SIZE);
 }
 
-uintptr_t r54_global_cfn(r54 *d, const char *name)
+/* The value under string key name in table t's hash part, into tv: 0, or
+ * -1 if there is none (or t does not read as a table). */
+static int field(r54 *d, uintptr_t t, const char *name, uint8_t tv[TV4_SIZE])
 {
-    uint8_t tb[TB4_READ], nd[CHUNK_NODES * ND4_SIZE], cl[CL4_READ];
+    uint8_t tb[TB4_READ], nd[CHUNK_NODES * ND4_SIZE];
     char key[R54_NAME];
-    uintptr_t t = globals(d, NULL);
     if (!t || r54_peek(d, t, tb, sizeof tb) || tb[8] != O4_TABLE || tb[TB4_LSIZENODE] > 26)
-        return 0;
+        return -1;
     uint32_t size = 1u << tb[TB4_LSIZENODE];
     uintptr_t node = r54_ptr_at(tb, TB4_NODE);
     for (uint32_t i = 0; i < size && i < NODES_MAX; i += CHUNK_NODES) {
         uint32_t m = size - i < CHUNK_NODES ? size - i : CHUNK_NODES;
         if (r54_peek(d, node + (uintptr_t)i * ND4_SIZE, nd, (size_t)m * ND4_SIZE))
-            return 0;
+            return -1;
         for (uint32_t j = 0; j < m; j++) {
             const uint8_t *e = nd + j * ND4_SIZE;
-            if ((e[ND4_KEYTT] == T4_SHRSTR || e[ND4_KEYTT] == T4_LNGSTR) && e[TV4_TT] == T4_CCL &&
-                r54_tstring(d, r54_ptr_at(e, ND4_KEY), key, sizeof key) >= 0 && !strcmp(key, name))
-                return !r54_peek(d, r54_ptr_at(e, 0), cl, sizeof cl) && cl[8] == O4_CCL
-                           ? r54_ptr_at(cl, CL4_FP)
-                           : 0;
+            if ((e[ND4_KEYTT] == T4_SHRSTR || e[ND4_KEYTT] == T4_LNGSTR) && e[TV4_TT] != T4_NIL &&
+                r54_tstring(d, r54_ptr_at(e, ND4_KEY), key, sizeof key) >= 0 && !strcmp(key, name)) {
+                memcpy(tv, e, TV4_SIZE);
+                return 0;
+            }
         }
     }
-    return 0;
+    return -1;
+}
+
+/* The C function of C closure tv (a TValue), or 0. */
+static uintptr_t cfn_of(r54 *d, const uint8_t *tv)
+{
+    uint8_t cl[CL4_READ];
+    return tv[TV4_TT] == T4_CCL && !r54_peek(d, r54_ptr_at(tv, 0), cl, sizeof cl) && cl[8] == O4_CCL
+               ? r54_ptr_at(cl, CL4_FP)
+               : 0;
+}
+
+void r54_find_loaders(r54 *d)
+{
+    uint8_t tv[TV4_SIZE], tb[TB4_READ], arr[R54_SEARCHERS * TV4_SIZE];
+    uintptr_t reg, g = globals(d, &reg);
+    d->require_looked = 1;
+    if (!g)
+        return;
+    if (!field(d, g, "require", tv))
+        d->cf_require = cfn_of(d, tv);
+    /* package.searchers, as the collector finds it: _LOADED.package's */
+    if (field(d, reg, "_LOADED", tv) || tv[TV4_TT] != T4_TABLE ||
+        field(d, r54_ptr_at(tv, 0), "package", tv) || tv[TV4_TT] != T4_TABLE ||
+        field(d, r54_ptr_at(tv, 0), "searchers", tv) || tv[TV4_TT] != T4_TABLE ||
+        r54_peek(d, r54_ptr_at(tv, 0), tb, sizeof tb))
+        return;
+    unsigned n = (unsigned)r54_int_at(tb, TB4_ALIMIT);
+    n = n < R54_SEARCHERS ? n : R54_SEARCHERS;
+    if (!n || r54_peek(d, r54_ptr_at(tb, TB4_ARRAY), arr, n * TV4_SIZE))
+        return;
+    for (unsigned i = 0; i < n; i++)
+        d->cf_searcher[i] = cfn_of(d, arr + i * TV4_SIZE);
 }
 
 /* As the collector names a function (co_name_find): the shortest of its
@@ -237,10 +270,8 @@ static const char *c_name(r54 *d, const r54_fn *f, char *buf, size_t cap)
 static int in_lua_lib(r54 *d, uintptr_t cf)
 {
     char a[4096], b[4096];
-    if (!d->require_looked) {
-        d->cf_require = r54_global_cfn(d, "require");
-        d->require_looked = 1;
-    }
+    if (!d->require_looked)
+        r54_find_loaders(d);
     return d->cf_require && !rd_elf_range(d->pid, cf, a, sizeof a) &&
            !rd_elf_range(d->pid, d->cf_require, b, sizeof b) && a[0] && !strcmp(a, b);
 }
@@ -297,6 +328,10 @@ static const char *wrap_name(r54 *d, const r54_fn *f, char *buf, size_t cap)
 
 const char *r54_func_name(r54 *d, const r54_fn *f, char *buf, size_t cap)
 {
+    if (f->argfn && f->searcher) { /* package.searchers[2] "a.b" */
+        snprintf(buf, cap, "package.searchers[%d] \"%s\"", f->searcher, f->arg);
+        return buf;
+    }
     if (f->argfn) { /* require "a.b", as the collector names each module's */
         snprintf(buf, cap, "%.100s \"%s\"", f->name[0] ? f->name : "require", f->arg);
         return buf;
@@ -313,7 +348,7 @@ const char *r54_func_name(r54 *d, const r54_fn *f, char *buf, size_t cap)
 
 int r54_func_named(const r54_fn *f)
 {
-    return (!f->isC && f->linedef == 0) || f->name[0] ||
+    return (!f->isC && f->linedef == 0) || f->name[0] || f->argfn ||
            (f->call[0] && !(f->body_src && !strcmp(f->call, "for iterator")));
 }
 

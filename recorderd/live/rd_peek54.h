@@ -39,6 +39,7 @@ enum {
     R54_NAME = 128,
     R54_ARG = 200,     /* a longer module name: require's calls not told apart (co_func's ARG_MAX) */
     R54_ARGKEY = 0x10, /* keys of require's calls: below any address of code or data */
+    R54_SEARCHERS = 4, /* package.searchers told by their argument, as the collector's first four */
     OUT54_CAP = 1 << 18 /* bytes of a dump's records */
 };
 
@@ -57,6 +58,7 @@ typedef struct r54_fn {
     /* require called with arg, as the collector tells its calls apart
      * (require "a.b"): argfn its C function, key R54_ARGKEY + its index */
     uintptr_t argfn;
+    uint8_t searcher; /* package.searchers[N]'s N, 0 for require */
     char arg[R54_ARG + 1];
     uint8_t for_state; /* called by a generic for: its state's tag + 1 (0: not seen) */
 } r54_fn;
@@ -103,7 +105,8 @@ typedef struct r54 {
     size_t nout;
     uint32_t next_sid;
     r54_snap *snap; /* a sample's copy of the thread read (rd_snap54.c); NULL: all read live */
-    uintptr_t cf_require; /* the C function of the global require, once looked up */
+    uintptr_t cf_require; /* the C function of the global require, once looked up, */
+    uintptr_t cf_searcher[R54_SEARCHERS]; /* and those of package.searchers[1..4] */
     uint8_t require_looked;
 } r54;
 
@@ -135,8 +138,9 @@ int r54_sample(r54 *d, struct rd_peek_stop *s, int stop, uint64_t *stopped_us);
 /* Fills d->chain from d->th (main first). */
 void r54_chain(r54 *d);
 
-/* The C function of the C closure global name holds (require), or 0. */
-uintptr_t r54_global_cfn(r54 *d, const char *name);
+/* Looks up, once, the C functions named by their first argument: the
+ * global require's and those of package.searchers[1..4]. */
+void r54_find_loaders(r54 *d);
 
 /* Names d's unnamed functions from the globals and package.loaded. */
 void r54_name_functions(r54 *d);

@@ -102,7 +102,7 @@ static int fn_of(r54 *d, uintptr_t key, uintptr_t cl, const uint8_t *pr)
  * collector tells them (co_func_arg_id: require "a.b"): its index, or -1
  * if the argument is no string of 1 to R54_ARG bytes. ll_require keeps
  * the name in its first slot (lua_settop(L, 1)) while it runs. */
-static int require_fn(r54 *d, uintptr_t cf, uintptr_t v, uintptr_t func)
+static int require_fn(r54 *d, uintptr_t cf, uintptr_t v, uintptr_t func, int searcher)
 {
     uint8_t tv[TV4_SIZE];
     char arg[R54_ARG + 2];
@@ -118,7 +118,8 @@ static int require_fn(r54 *d, uintptr_t cf, uintptr_t v, uintptr_t func)
     if (d->nfn == R54_FUNCS)
         return d->truncated = 1, -1;
     r54_fn *f = &d->fn[d->nfn];
-    *f = (r54_fn){.key = R54_ARGKEY + d->nfn, .cl = v, .isC = 1, .argfn = cf};
+    *f = (r54_fn){.key = R54_ARGKEY + d->nfn, .cl = v, .isC = 1, .argfn = cf,
+                  .searcher = (uint8_t)searcher};
     memcpy(f->arg, arg, (size_t)n + 1);
     return (int)d->nfn++;
 }
@@ -188,12 +189,13 @@ static int frame_of(r54 *d, const uint8_t *ci, r54_frame *fr, int by_code)
     if (tv[TV4_TT] == T4_LCF) {
         f = fn_of(d, v, 0, NULL);
     } else if (tv[TV4_TT] == T4_CCL && !r54_peek(d, v, cl, sizeof cl) && cl[8] == O4_CCL) {
-        if (!d->require_looked) {
-            d->cf_require = r54_global_cfn(d, "require");
-            d->require_looked = 1;
-        }
+        if (!d->require_looked)
+            r54_find_loaders(d);
         uintptr_t cf = r54_ptr_at(cl, CL4_FP);
-        if ((!d->cf_require || cf != d->cf_require || (f = require_fn(d, cf, v, func)) < 0) &&
+        int by_arg = cf && cf == d->cf_require ? 0 : -1;
+        for (int i = 0; i < R54_SEARCHERS && by_arg < 0; i++)
+            by_arg = cf && cf == d->cf_searcher[i] ? i + 1 : -1;
+        if ((by_arg < 0 || (f = require_fn(d, cf, v, func, by_arg)) < 0) &&
             (f = wrap_fn(d, cl, v)) < 0)
             f = fn_of(d, cf, v, NULL);
     } else if (tv[TV4_TT] == T4_LCL && !r54_peek(d, v, cl, sizeof cl) && cl[8] == O4_LCL &&

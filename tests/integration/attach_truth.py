@@ -229,6 +229,10 @@ frames that were unwound, nothing past the detach). Cases:
               each named as the trace names it, "ipairs iterator" and so on
               (they were "lua5.4", the interpreter's file, and its entry
               then "lua5.4#2")
+  outside54searcher  dump of a plain lua5.4 whose require waits in
+              package.searchers[2] (the module's file a FIFO no one writes
+              yet): named package.searchers[2] "c", as the trace names it
+              (it was "lua5.4#2", the interpreter's entry's file)
   outside54misfit  dump of a plain lua5.4 whose memory-error message the
               test changed in its heap (a layout check's known value): a
               one-line refusal that names Lua 5.4 and how to start it,
@@ -2742,6 +2746,47 @@ def case_outside54iterators(c):
                 'string.rep [C]', 'string.gmatch [C]'):
             break
     expect(fr[0] == want[2], 'in string.gmatch\'s: %r' % fr)
+
+
+def case_outside54searcher(c):
+    need_lua54(c)
+    c.write('c.lua', 'return 7\n')
+    c.write('prog.lua', 'io.stdout:write("READY\\n") io.stdout:flush()\n'
+                        'io.stdout:write(require "c", "\\n")\n')
+    r = subprocess.run([c.args.recorderd, 'run', '-q', '-o', 'traced', '--', c.args.lua,
+                        'prog.lua'], cwd=c.tmp, env=c.env(), capture_output=True, timeout=120)
+    text = open(os.path.join(c.tmp, 'traced', 'prog', 'profile.txt')).read()
+    want = 'package.searchers[2] "c" [C]'
+    expect(r.returncode == 0 and want in text, 'the trace: %d %r %r' % (r.returncode, text, r.stderr))
+    fifo = os.path.join(c.tmp, 'c.lua')
+    os.unlink(fifo)
+    os.mkfifo(fifo)
+    p = subprocess.Popen([c.args.lua, 'prog.lua'], cwd=c.tmp, env=c.env(), stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    c.procs.append(p)
+    expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+    harness.wait_blocked(p.pid, 'the program')  # in fopen of the FIFO, in the Lua searcher
+    d = recorderd(c, 'dump', str(p.pid))
+    frames = dump_blocks(d.stdout.decode())[0][1]
+    exe = os.path.basename(os.path.realpath(c.args.lua))
+    expect(d.returncode == 0 and frames == [want, 'require "c" [C]', 'main chunk (prog.lua:2)',
+                                            exe + ' [C]'], 'dump: %r %r' % (d.stdout, d.stderr))
+    for text in (b'', b'return 7\n'):  # the searcher's test of the file, then its load
+        # each open pairs with one of the program's: wait for it in the
+        # open of the FIFO (else the load's open found the test's still
+        # open, took the text, and the load's own waited for good)
+        for _ in range(6000):
+            try:
+                with open('/proc/%d/wchan' % p.pid) as w:
+                    if w.read() == 'wait_for_partner':
+                        break
+            except OSError:
+                pass
+            time.sleep(0.005)
+        with open(fifo, 'wb') as f:
+            f.write(text)
+    out, err = p.communicate(timeout=60)
+    expect(p.returncode == 0 and out == b'7\n', 'the program: %d %r %r' % (p.returncode, out, err))
 
 
 def case_outside54lines(c):
