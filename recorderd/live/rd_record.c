@@ -35,6 +35,7 @@ typedef struct fn_id {
     int linedef, lastline;
     uint32_t fid;
     uint8_t fallback; /* its FUNC named it by a fallback (r54_func_named): sent again */
+    char *label; /* a Lua function's NAME@SRC (malloc), or NULL */
 } fn_id;
 
 struct rd_recording {
@@ -60,9 +61,13 @@ struct rd_recording {
     char msg[1024];
     char name[LT_RING_NAME_MAX + 16], cmd[4096], cwd[4096]; /* read with the state */
     fn_id *fns;
-    uint32_t nfn, capfn, next_sid;
+    uint32_t nfn, capfn, next_sid, next_fid;
     uint32_t fid[MAX_DEPTH], line[MAX_DEPTH], n; /* the last sample's stack, bottom first */
     uint32_t cur_fid[MAX_DEPTH], cur_line[MAX_DEPTH], cur_n;
+    /* each frame's function as read (a Proto, a C function): a chunk
+     * loaded again shares its id with the last load (fid_at), but a frame
+     * of another load is another call */
+    const void *key[MAX_DEPTH], *cur_key[MAX_DEPTH];
     uint64_t last_ns, samples; /* last_ns: the step clock's (step_ns) */
     /* samples dropped after their tries (stacks caught moving), said in
      * session.json. Their time stays with the sample before, as a part
@@ -204,9 +209,28 @@ static uint32_t fid_at(rec *r, const fn_desc *f)
         r->fns = n;
         r->capfn = cap;
     }
-    uint32_t fid = r->nfn + 1;
-    put_func(r, f, fid);
-    r->fns[r->nfn++] = (fn_id){f->key, f->srcp, f->linedef, f->lastline, fid, (uint8_t)f->fallback};
+    /* A Lua function of a chunk loaded again (a module reloaded: require
+     * after package.loaded.mod = nil, dofile in a loop) is a new Proto of
+     * the same code: the id of the one before of the same name, source and
+     * lines, as the trace gives it one id (it is known by its code).
+     * Each load had an id, and a label of its own: main chunk#2, #3... */
+    char *label = NULL;
+    if (f->what != LT_WHAT_C && f->name && f->src &&
+        (label = malloc(strlen(f->name) + strlen(f->src) + 2)))
+        sprintf(label, "%s@%s", f->name, f->src);
+    uint32_t fid = 0;
+    for (uint32_t i = 0; label && i < r->nfn && !fid; i++) {
+        const fn_id *o = &r->fns[i];
+        if (o->label && o->linedef == f->linedef && o->lastline == f->lastline &&
+            !strcmp(o->label, label))
+            fid = o->fid;
+    }
+    if (!fid) {
+        fid = ++r->next_fid;
+        put_func(r, f, fid);
+    }
+    r->fns[r->nfn++] = (fn_id){f->key,  f->srcp,          f->linedef, f->lastline,
+                               fid,     (uint8_t)f->fallback, label};
     return fid;
 }
 
@@ -257,6 +281,7 @@ static void put_begin(rec *r)
     for (uint32_t i = r->cur_n; i-- > 0;)
         put(r, LT_EV_FRAME, 3, i + 1, r->cur_fid[i], r->cur_line[i]);
     memcpy(r->fid, r->cur_fid, r->cur_n * sizeof r->fid[0]);
+    memcpy(r->key, r->cur_key, r->cur_n * sizeof r->key[0]);
     memcpy(r->line, r->cur_line, r->cur_n * sizeof r->line[0]);
     r->n = r->cur_n;
     r->last_ns = step_ns(r);
@@ -269,7 +294,7 @@ static void put_begin(rec *r)
 static void put_step(rec *r, uint64_t t)
 {
     uint32_t k = 0, m = r->cur_n;
-    while (k < r->n && k < m && r->fid[k] == r->cur_fid[k])
+    while (k < r->n && k < m && r->fid[k] == r->cur_fid[k] && r->key[k] == r->cur_key[k])
         k++;
     uint64_t dt = t - r->last_ns;
     for (uint32_t i = r->n; i-- > k; dt = 0)
@@ -279,6 +304,7 @@ static void put_step(rec *r, uint64_t t)
     if (m)
         put(r, LT_EV_LINE, 3, m, dt, r->cur_line[m - 1]);
     memcpy(r->fid, r->cur_fid, m * sizeof r->fid[0]);
+    memcpy(r->key, r->cur_key, m * sizeof r->key[0]);
     memcpy(r->line, r->cur_line, m * sizeof r->line[0]);
     r->n = m;
     r->last_ns = t;
@@ -301,6 +327,7 @@ static void put_gap(rec *r)
     uint32_t gid = r->cur_n + 1 < MAX_DEPTH ? gap_fid(r) : 0;
     if (gid) {
         r->cur_fid[r->cur_n] = gid;
+        r->cur_key[r->cur_n] = NULL;
         r->cur_line[r->cur_n++] = 0;
     }
 }
@@ -340,6 +367,7 @@ static void flatten(rec *r)
             if (!fid)
                 continue;
             r->cur_fid[r->cur_n] = fid;
+            r->cur_key[r->cur_n] = f->key;
             r->cur_line[r->cur_n++] = fr->line;
         }
     }
@@ -366,6 +394,7 @@ static void flatten54(rec *r)
             if (!fid)
                 continue;
             r->cur_fid[r->cur_n] = fid;
+            r->cur_key[r->cur_n] = (const void *)f->key;
             r->cur_line[r->cur_n++] = fr->line > 0 ? (uint32_t)fr->line : 0;
         }
     }
@@ -637,6 +666,8 @@ static void rec_free(rec *r)
         close(r->so.out_fd);
     if (r->cpu_fd >= 0)
         close(r->cpu_fd);
+    for (uint32_t i = 0; i < r->nfn; i++)
+        free(r->fns[i].label);
     free(r->fns);
     free(r->d);
     if (r->d54)

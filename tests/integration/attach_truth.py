@@ -233,6 +233,10 @@ frames that were unwound, nothing past the detach). Cases:
               package.searchers[2] (the module's file a FIFO no one writes
               yet): named package.searchers[2] "c", as the trace names it
               (it was "lua5.4#2", the interpreter's entry's file)
+  outsidereload  record of a lua5.1 and a lua5.4 loading one module three
+              times (package.loaded.m = nil), its main chunk waiting each
+              time: one function, as in the trace (each load was another:
+              main chunk#2, main chunk#3)
   outside54misfit  dump of a plain lua5.4 whose memory-error message the
               test changed in its heap (a layout check's known value): a
               one-line refusal that names Lua 5.4 and how to start it,
@@ -2787,6 +2791,55 @@ def case_outside54searcher(c):
             f.write(text)
     out, err = p.communicate(timeout=60)
     expect(p.returncode == 0 and out == b'7\n', 'the program: %d %r %r' % (p.returncode, out, err))
+
+
+RELOAD_MOD = '''for i = 1, 3 do
+  package.loaded.m = nil
+  require "m"
+end
+io.stdout:write("done\\n")
+'''
+
+
+def case_outsidereload(c):
+    luas = [c.args.lua] + ([shutil.which('lua5.4')] if shutil.which('lua5.4') else [])
+    c.write('m.lua', 'io.stdout:write("READY\\n") io.stdout:flush()\nio.read("*l")\nreturn {}\n')
+    c.write('prog.lua', RELOAD_MOD)
+    for lua in luas:
+        r = subprocess.run([c.args.recorderd, 'run', '-q', '-o', 'traced', '--', lua, 'prog.lua'],
+                           cwd=c.tmp, env=c.env(), input=b'a\nb\nc\n', capture_output=True,
+                           timeout=120)
+        traced = profile_names(os.path.join(c.tmp, 'traced', 'prog', 'profile.txt'))
+        expect(r.returncode == 0 and traced.get('m.lua:0') == 'main chunk', 'the trace: %d %r %r'
+               % (r.returncode, traced, r.stderr))
+        p = subprocess.Popen([lua, 'prog.lua'], cwd=c.tmp, env=c.env(), stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        c.procs.append(p)
+        expect(p.stdout.readline() == b'READY\n', 'the program did not get ready')
+        rec = subprocess.Popen([c.args.recorderd, 'record', str(p.pid), '-q', '-o', 'rec',
+                                '--rate', '1000'], cwd=c.tmp, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        c.procs.append(rec)
+        for k in range(3):
+            if k:
+                expect(p.stdout.readline() == b'READY\n', 'the program did not load it again')
+            harness.wait_blocked(p.pid, 'the program')
+            time.sleep(0.5)  # samples of this load (checked below: not assumed)
+            p.stdin.write(b'x\n')
+            p.stdin.flush()
+        expect(p.stdout.readline() == b'done\n', 'the program did not end')
+        _, rerr = rec.communicate(timeout=60)
+        expect(rec.returncode == 0, 'record: %d %r' % (rec.returncode, rerr))
+        text = open(os.path.join(c.tmp, 'rec', 'prog', 'profile.txt')).read()
+        rows = [l for l in text.splitlines() if '(m.lua:0)' in l]
+        print(lua, rows)
+        expect(rows and all(l.split()[-2] == 'chunk' for l in rows), 'each load apart: %r' % rows)
+        # each load the samples saw is a call of it (the first: in the first sample's stack)
+        seen = int(rows[0].split()[0])
+        expect(seen <= 2, 'calls: %r' % rows)
+        if seen < 2:
+            print('the samples saw %d of the loads after the first' % seen)
+        p.communicate(timeout=60)
 
 
 def case_outside54lines(c):
