@@ -2,7 +2,8 @@
  * from a Proto laid out in this process's own memory as 5.4.4 lays it out
  * (rd_lua54.h) and read back through process_vm_readv as a live process's
  * is. A local called by way of OP_MOVE is named by the local, a field by
- * its key; a pc that is no call gives no name (0); a read out of time
+ * its key; a pc that is no call and runs no metamethod gives no name
+ * (0), one that runs one its event ("index"); a read out of time
  * gives -1, so that a sampler tries again rather than keep "function". */
 #include <check.h>
 #include <stdint.h>
@@ -104,10 +105,21 @@ END_TEST
 START_TEST(test_site54_nocall)
 {
     char out[64] = "x";
-    ck_assert_int_eq(r54_call_name(D, (uintptr_t)PR, 4, out, sizeof out), 0);
+    ck_assert_int_eq(r54_call_name(D, (uintptr_t)PR, 1, out, sizeof out), 0); /* LOADK */
     ck_assert_str_eq(out, "");
     ck_assert_int_eq(r54_call_name(D, (uintptr_t)PR, 7, out, sizeof out), 0); /* past the code */
     ck_assert_int_eq(r54_call_name(D, (uintptr_t)PR, -1, out, sizeof out), 0);
+}
+END_TEST
+
+/* An instruction that runs a metamethod names the function it calls by
+ * its event, as 5.4's funcnamefromcode: GETFIELD's __index is "index"
+ * (debug.getinfo's name inside it). */
+START_TEST(test_site54_metamethod)
+{
+    char out[64] = "x";
+    ck_assert_int_eq(r54_call_name(D, (uintptr_t)PR, 4, out, sizeof out), 1);
+    ck_assert_str_eq(out, "index");
 }
 END_TEST
 
@@ -124,4 +136,4 @@ START_TEST(test_site54_late)
 END_TEST
 
 UT_MAIN("site54", setup, teardown, test_site54_local, test_site54_field, test_site54_nocall,
-        test_site54_late)
+        test_site54_metamethod, test_site54_late)
