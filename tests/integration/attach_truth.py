@@ -1131,8 +1131,8 @@ def case_interrupted(c):
 def case_killedidle(c):
     """An attach killed (SIGKILL: a lost terminal) while it traces a program
     that runs a few events every 0.2 s, then attach -d 1 and dump, Lua 5.1
-    and 5.4: both answered at once, the session complete, the program's
-    output unchanged. The collector found its recorderd gone only once the
+    and 5.4: both answered within --timeout, the session complete, the
+    program's output unchanged. The collector found its recorderd gone only once the
     ring (8 MB) filled, hours later for such a program: every attach and
     dump meanwhile 'did not answer within 10000 ms'."""
     rounds = 40
@@ -1154,10 +1154,14 @@ def case_killedidle(c):
         r = recorderd(c, 'attach', str(p.pid), '--duration', '1', '--out',
                       os.path.join(c.tmp, 'second'), '--timeout', '5')
         took = time.monotonic() - t0
+        print('%s: the second attach (--duration 1) took %.1f s' % (lua, took))
         expect(r.returncode == 0, '%s: attach after a killed one: %d %r'
                % (lua, r.returncode, r.stderr))
         meta = c.meta(os.path.join(c.tmp, 'second', 'attach.%d' % p.pid))
-        expect(meta['status'] == 'complete' and meta['events'] > 0 and took < 3.5,
+        # answered within --timeout (5 s, half the old wait): the time the
+        # attach took is no bound (its reports' share of it grows under
+        # AddressSanitizer: 4.0 s there in a loaded CI stage, 1.3 s here)
+        expect(meta['status'] == 'complete' and meta['events'] > 0,
                '%s: %.1f s, %r' % (lua, took, meta))
         r = recorderd(c, 'dump', str(p.pid), '--timeout', '5')
         expect(r.returncode == 0 and (b'handle' in r.stdout or b'os.execute' in r.stdout),
