@@ -890,7 +890,8 @@ static int read_frame(lr_sr *d, lr_sr_thread *t, const uint8_t *ls, const uint8_
     *pc = -1;
     if (!cl[CL_ISC]) {
         memcpy(w->pr, d->k_p, PR_READ);
-        lr_code_note(&d->code, clp, lr_ptr_at(cl, CL_FP), w->pr);
+        if (d->running) /* fn_by_code's, which a stopped read never asks */
+            lr_code_note(&d->code, clp, lr_ptr_at(cl, CL_FP), w->pr);
     }
     lr_sr_func *f = func_of(d, clp, cl, w->pr);
     if (!f || d->nfr == MAX_FRAMES) {

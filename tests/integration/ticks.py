@@ -751,7 +751,7 @@ def case_calibhistory(args, tmp):
     # a call's figure far cheaper than the history's (a start once measured
     # 1.8 ns against 4.1 to 5.9): the cheaper quarter's, 200 ns here, as
     # no start measures 100; a switch's cheap figure may stay
-    dear = [r[:4] + ['3200', '3200', '16'] for r in rows] + [rows[0][:4] + ['3200', '3200', '16']]
+    dear = [r[:4] + ['3200', '3200', '16'] for r in rows + rows[:1]]
     write_history(hist, dear)
     b = calib_run(args, tmp, hist, 9)
     harness.expect((b['lua_call'], b['c_call']) == (200.0, 200.0),
